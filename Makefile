@@ -1,0 +1,38 @@
+# playbook: `make demo` runs the main job on the bundled transcripts; `make test` runs the checks.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PYTHON ?= python3
+
+.PHONY: help venv test lint typecheck pytest demo bench clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP) ## Create .venv and install the project with its dev tools
+
+lint: venv ## ruff
+	$(VENV)/bin/ruff check core flows tests bench
+
+typecheck: venv ## mypy over core and flows
+	$(VENV)/bin/mypy
+
+pytest: venv ## the test suite
+	$(VENV)/bin/pytest
+
+test: lint typecheck pytest ## lint, type-check and run the tests
+
+demo: venv ## Ingest the bundled sample transcripts, run the nightly job, export the playbook
+	$(PY) -m flows.demo
+
+bench: venv ## Run the benchmarks (ratios measured in one run)
+	$(PY) bench/bench_apply.py
+
+clean: ## Remove the virtual environment and generated data
+	rm -rf $(VENV) data/*.duckdb data/out

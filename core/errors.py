@@ -1,0 +1,78 @@
+"""The one exception tree of playbook.
+
+```
+PlaybookError
+ +-- TransientError          worth retrying: the same call may succeed later
+ |    +-- DatabaseBusyError  another process holds the database file
+ |    +-- ModelCallError     the model API failed after the SDK's own retries
+ +-- TerminalError           retrying changes nothing: fix the input or the config
+      +-- PlaybookFileError  a playbook.json that cannot be read or written
+      +-- SectionsError      a sections.yaml that breaks the section rules
+      +-- SchemaVersionError a database written by a newer playbook
+      +-- StoreError         a request the store cannot satisfy (unknown version, ...)
+      +-- PromptError        a prompt template whose manifest does not hold
+      +-- ConfigError        missing or contradictory configuration
+```
+
+Messages are one sentence naming the thing in backticks, plus the next step.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "DatabaseBusyError",
+    "ModelCallError",
+    "PlaybookError",
+    "PlaybookFileError",
+    "PromptError",
+    "SchemaVersionError",
+    "SectionsError",
+    "StoreError",
+    "TerminalError",
+    "TransientError",
+]
+
+
+class PlaybookError(Exception):
+    """Base of every error this project raises on purpose."""
+
+
+class TransientError(PlaybookError):
+    """A failure that may go away if the same thing is tried again."""
+
+
+class TerminalError(PlaybookError):
+    """A failure that repeats until the input or configuration changes."""
+
+
+class DatabaseBusyError(TransientError):
+    """Another process holds the DuckDB file."""
+
+
+class ModelCallError(TransientError):
+    """A model call that failed after the client's own retries."""
+
+
+class PlaybookFileError(TerminalError):
+    """A playbook.json that is corrupt, unreadable or unwritable."""
+
+
+class SectionsError(TerminalError):
+    """A section set (sections.yaml) that violates the section rules."""
+
+
+class SchemaVersionError(TerminalError):
+    """A database whose schema is newer than this program understands."""
+
+
+class StoreError(TerminalError):
+    """A store request that cannot be satisfied (unknown playbook or version, ...)."""
+
+
+class PromptError(TerminalError):
+    """A prompt template that lacks a placeholder or names an unknown schema."""
+
+
+class ConfigError(TerminalError):
+    """Configuration that is missing or contradicts itself."""

@@ -1,0 +1,240 @@
+"""Pydantic contracts for everything that crosses a boundary.
+
+Playbooks, operations, the two LLM outputs and the apply report are serialised to files, to DuckDB JSON
+columns and to prompts. Each top-level payload carries `contract_version`; a payload with another
+version is refused rather than silently reinterpreted (seed 004_).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "AddOp",
+    "ApplyReport",
+    "BulletTag",
+    "CuratorOutput",
+    "DeleteOp",
+    "Entry",
+    "EvaluationOutcome",
+    "MergeOp",
+    "OpOutcome",
+    "OpType",
+    "Operation",
+    "Playbook",
+    "PruneRecord",
+    "ReflectorOutput",
+    "UpdateOp",
+]
+
+CONTRACT_VERSION: Literal[1] = 1
+
+NonEmptyStr = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
+OpType = Literal["ADD", "UPDATE", "MERGE", "DELETE"]
+
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Entry(BaseModel):
+    """One lesson: a stable id, its text and its helpful/harmful counters."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    name: NonEmptyStr
+    text: NonEmptyStr
+    helpful: NonNegativeInt = 0
+    harmful: NonNegativeInt = 0
+
+
+class Playbook(_Contract):
+    """A sectioned list of entries. Sections are kept in canonical order, empty ones included."""
+
+    contract_version: Literal[1] = CONTRACT_VERSION
+    version: str = "1.0"
+    last_updated: str | None = None
+    sections: dict[str, list[Entry]]
+
+    def entries(self) -> list[tuple[str, Entry]]:
+        """All (section, entry) pairs in canonical order."""
+        return [(name, entry) for name, items in self.sections.items() for entry in items]
+
+    def find(self, name: str) -> tuple[str, Entry] | None:
+        """The (section, entry) with id `name`, or None."""
+        for section, items in self.sections.items():
+            for entry in items:
+                if entry.name == name:
+                    return section, entry
+        return None
+
+    def size(self) -> int:
+        """Number of entries across all sections."""
+        return sum(len(items) for items in self.sections.values())
+
+
+class AddOp(_Contract):
+    """ADD: a new entry in `section` (OTHERS when missing or unknown)."""
+
+    type: Literal["ADD"] = "ADD"
+    text: NonEmptyStr
+    section: str | None = None
+
+
+class UpdateOp(_Contract):
+    """UPDATE: replace the text of `target_id`, keeping its id, counters and section."""
+
+    type: Literal["UPDATE"] = "UPDATE"
+    target_id: NonEmptyStr
+    text: NonEmptyStr
+
+
+class MergeOp(_Contract):
+    """MERGE: replace two or more entries by one whose counters are their sums."""
+
+    type: Literal["MERGE"] = "MERGE"
+    source_ids: Annotated[list[str], Field(min_length=2)]
+    merged_text: NonEmptyStr
+    section: str | None = None
+
+
+class DeleteOp(_Contract):
+    """DELETE: remove `target_id`; `reason` is reported, never stored in the playbook."""
+
+    type: Literal["DELETE"] = "DELETE"
+    target_id: NonEmptyStr
+    reason: str = ""
+
+
+Operation = Annotated[AddOp | UpdateOp | MergeOp | DeleteOp, Field(discriminator="type")]
+
+
+class BulletTag(_Contract):
+    """The reflector's verdict on one entry it saw in the playbook."""
+
+    name: str
+    tag: str
+    rationale: str = ""
+
+
+class ReflectorOutput(_Contract):
+    """Reflector step: a diagnosis of the session and tags on the playbook entries."""
+
+    contract_version: Literal[1] = CONTRACT_VERSION
+    analysis: str = ""
+    bullet_tags: list[BulletTag] = Field(default_factory=list)
+
+
+class CuratorOutput(_Contract):
+    """Curator step: its reasoning and the operations it proposes.
+
+    Operations stay raw dicts here: they are untrusted until the engine has validated each one, and an
+    invalid one must be recorded as skipped with its reason rather than reject the whole output.
+    """
+
+    contract_version: Literal[1] = CONTRACT_VERSION
+    reasoning: str = ""
+    operations: list[Any] = Field(default_factory=list)
+
+
+class OpOutcome(_Contract):
+    """What happened to one proposed operation."""
+
+    index: int
+    type: str
+    status: Literal["applied", "skipped", "truncated"]
+    reason: str = ""
+    entry_id: str | None = None
+    target_ids: list[str] = Field(default_factory=list)
+    section: str | None = None
+    old_text: str | None = None
+    new_text: str | None = None
+    raw: Any = None
+
+
+class EvaluationOutcome(_Contract):
+    """What happened to one helpful/harmful/neutral verdict."""
+
+    name: str
+    rating: str
+    status: Literal["applied", "ignored", "unknown_name", "invalid"]
+    rationale: str = ""
+
+
+class PruneRecord(_Contract):
+    """An entry removed by pruning (harmful >= 3 and harmful > helpful)."""
+
+    name: str
+    section: str
+    text: str
+    helpful: int
+    harmful: int
+
+
+class ApplyReport(_Contract):
+    """The structured form of the seeds' diagnostics (OBS-CUR-001..004 and the prune report)."""
+
+    contract_version: Literal[1] = CONTRACT_VERSION
+    proposed: int = 0
+    truncated_from: int | None = None
+    outcomes: list[OpOutcome] = Field(default_factory=list)
+    evaluations: list[EvaluationOutcome] = Field(default_factory=list)
+    pruned: list[PruneRecord] = Field(default_factory=list)
+    rolled_back: str | None = None
+    entries_before: int = 0
+    entries_after: int = 0
+
+    def applied(self, op_type: str | None = None) -> int:
+        """Number of operations applied, optionally of one type."""
+        return sum(1 for o in self.outcomes if o.status == "applied" and (op_type is None or o.type == op_type))
+
+    def skipped(self, op_type: str | None = None) -> int:
+        """Number of operations skipped (truncated ones excluded), optionally of one type."""
+        return sum(1 for o in self.outcomes if o.status == "skipped" and (op_type is None or o.type == op_type))
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Applied and skipped counts per operation type, unknown types under `unknown`."""
+        table: dict[str, dict[str, int]] = {
+            t: {"applied": 0, "skipped": 0} for t in ("ADD", "UPDATE", "MERGE", "DELETE", "unknown")
+        }
+        for o in self.outcomes:
+            if o.status == "truncated":
+                continue
+            key = o.type if o.type in table else "unknown"
+            table[key][o.status] += 1
+        return table
+
+    def merge(self, other: ApplyReport) -> ApplyReport:
+        """A report holding this one's records followed by `other`'s."""
+        return ApplyReport(
+            proposed=self.proposed + other.proposed,
+            truncated_from=self.truncated_from or other.truncated_from,
+            outcomes=[*self.outcomes, *other.outcomes],
+            evaluations=[*self.evaluations, *other.evaluations],
+            pruned=[*self.pruned, *other.pruned],
+            rolled_back=self.rolled_back or other.rolled_back,
+            entries_before=self.entries_before,
+            entries_after=other.entries_after,
+        )
+
+    def summary(self) -> str:
+        """The seeds' OBS-CUR-001 summary text."""
+        c = self.counts()
+        lines = ["Curator operations summary:"]
+        for t in ("ADD", "UPDATE", "MERGE", "DELETE"):
+            lines.append(f"  {t}: {c[t]['applied']} applied, {c[t]['skipped']} skipped")
+        lines.append(f"  Unknown type: {c['unknown']['skipped']} skipped")
+        if self.truncated_from is not None:
+            lines.append(f"  Operations list truncated from {self.truncated_from} to 10")
+        reasons = [o.reason for o in self.outcomes if o.status == "skipped"]
+        if reasons:
+            lines.append("  Skip reasons:")
+            lines.extend(f"    - {r}" for r in reasons)
+        if self.pruned:
+            lines.append(f"  Pruned: {', '.join(p.name for p in self.pruned)}")
+        if self.rolled_back:
+            lines.append(f"  Rolled back: {self.rolled_back}")
+        return "\n".join(lines)

@@ -1,0 +1,487 @@
+"""The deterministic engine: apply curator operations, evaluations and pruning to a playbook.
+
+Semantics follow the seeds (000_ data contract, 001_ design, 002_ requirements) to the edge cases:
+
+- at most the first 10 operations of a call are considered (CON-CUR-004); the rest are `truncated`;
+- operations apply in list order, each seeing the state the previous ones left (REQ-CUR-005);
+- an invalid operation is skipped with a reason, never raised (INV-CUR-002);
+- the caller's playbook is never mutated: entries are immutable and every list is copied, so an
+  unexpected exception simply returns the caller's object unchanged (INV-CUR-001); an empty operation
+  list returns the very same object (SCN-CUR-014-04).
+
+Functions here take values and return values; nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.models import (
+    AddOp,
+    ApplyReport,
+    BulletTag,
+    CuratorOutput,
+    DeleteOp,
+    Entry,
+    EvaluationOutcome,
+    MergeOp,
+    OpOutcome,
+    Playbook,
+    PruneRecord,
+    ReflectorOutput,
+    UpdateOp,
+)
+from core.sections import DEFAULT_SECTIONS, SectionSet
+
+__all__ = [
+    "MAX_OPERATIONS",
+    "PRUNE_MIN_HARMFUL",
+    "apply_evaluations",
+    "apply_operations",
+    "apply_session",
+    "empty_playbook",
+    "next_entry_id",
+    "normalize_playbook",
+    "parse_operation",
+    "prune",
+    "should_prune",
+]
+
+MAX_OPERATIONS = 10
+PRUNE_MIN_HARMFUL = 3
+_KNOWN_TYPES = ("ADD", "UPDATE", "MERGE", "DELETE")
+
+
+def empty_playbook(sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
+    """A playbook with every section of `sections` and no entries."""
+    return Playbook(sections={name: [] for name in sections.names})
+
+
+def normalize_playbook(playbook: Playbook, sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
+    """Return `playbook` with exactly the canonical sections, in order.
+
+    Missing sections are added empty; entries of a non-canonical section move to the section its name
+    resolves to (the fallback when it resolves to none). Returns the same object when nothing changes.
+    """
+    if list(playbook.sections) == sections.names:
+        return playbook
+    new: dict[str, list[Entry]] = {name: [] for name in sections.names}
+    for raw_name, items in playbook.sections.items():
+        new[sections.resolve(raw_name)].extend(items)
+    return playbook.model_copy(update={"sections": new})
+
+
+def next_entry_id(existing: Iterable[str], slug: str) -> str:
+    """`{slug}-NNN` with NNN one above the highest number used among `existing` ids.
+
+    Zero-padded to three digits; past 999 the number simply grows (`pat-1000`).
+    """
+    pattern = re.compile(rf"^{re.escape(slug)}-(\d+)$")
+    highest = 0
+    for name in existing:
+        match = pattern.match(name)
+        if match:
+            highest = max(highest, int(match.group(1)))
+    return f"{slug}-{highest + 1:03d}"
+
+
+def should_prune(entry: Entry) -> bool:
+    """The seeds' pruning rule: harmful >= 3 and harmful > helpful (so never a 0/0 entry)."""
+    return entry.harmful >= PRUNE_MIN_HARMFUL and entry.harmful > entry.helpful
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+def _nonempty_str(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | str:
+    """Validate one raw operation (untrusted model output).
+
+    Returns:
+        The typed operation, or the skip reason (the seeds' wording) when it is invalid.
+    """
+    if not isinstance(raw, dict):
+        return f"Operation is not an object: {type(raw).__name__}"
+    op_type = raw.get("type", "")
+    if op_type == "ADD":
+        if not _nonempty_str(raw.get("text")):
+            return "ADD: empty or missing text"
+        section = raw.get("section")
+        return AddOp(text=raw["text"], section=section if isinstance(section, str) else None)
+    if op_type == "UPDATE":
+        if not _nonempty_str(raw.get("target_id")):
+            return "UPDATE: empty or missing target_id"
+        if not _nonempty_str(raw.get("text")):
+            return "UPDATE: empty or missing text"
+        return UpdateOp(target_id=raw["target_id"], text=raw["text"])
+    if op_type == "MERGE":
+        source_ids = raw.get("source_ids")
+        if not isinstance(source_ids, list) or len(source_ids) < 2:
+            return "MERGE: source_ids has fewer than 2 entries"
+        if not _nonempty_str(raw.get("merged_text")):
+            return "MERGE: empty or missing merged_text"
+        section = raw.get("section")
+        # Non-string ids can never name an entry; keep them visible as "not found" below.
+        return MergeOp(
+            source_ids=[s if isinstance(s, str) else repr(s) for s in source_ids],
+            merged_text=raw["merged_text"],
+            section=section if isinstance(section, str) else None,
+        )
+    if op_type == "DELETE":
+        if not _nonempty_str(raw.get("target_id")):
+            return "DELETE: empty or missing target_id"
+        reason = raw.get("reason", "")
+        return DeleteOp(target_id=raw["target_id"], reason=reason if isinstance(reason, str) else str(reason))
+    return f"Unknown operation type: {op_type!r}"
+
+
+# --- working state ------------------------------------------------------------------------------
+
+
+class _State:
+    """Mutable working copy: fresh lists of immutable entries plus lookup indexes."""
+
+    def __init__(self, playbook: Playbook, sections: SectionSet) -> None:
+        self.sections = sections
+        self.lists: dict[str, list[Entry]] = {name: [] for name in sections.names}
+        for raw_name, items in playbook.sections.items():
+            self.lists[sections.resolve(raw_name)].extend(items)
+        self.where: dict[str, str] = {}
+        self.texts: Counter[str] = Counter()
+        for name, items in self.lists.items():
+            for entry in items:
+                self.where[entry.name] = name
+                self.texts[entry.text] += 1
+        self._highest: dict[str, str] = {}
+
+    def entry(self, name: str) -> Entry:
+        section = self.where[name]
+        return next(e for e in self.lists[section] if e.name == name)
+
+    def new_id(self, section: str) -> str:
+        slug = self.sections.slug_of(section)
+        candidate = next_entry_id((e.name for e in self.lists[section]), slug)
+        # Ids must stay unique across sections even if a hand-edited file put `pat-007` elsewhere.
+        while candidate in self.where:
+            candidate = next_entry_id([candidate], slug)
+        return candidate
+
+    def append(self, section: str, entry: Entry) -> None:
+        self.lists[section].append(entry)
+        self.where[entry.name] = section
+        self.texts[entry.text] += 1
+
+    def remove(self, name: str) -> Entry:
+        section = self.where.pop(name)
+        kept: list[Entry] = []
+        removed: Entry | None = None
+        for e in self.lists[section]:
+            if e.name == name and removed is None:
+                removed = e
+            else:
+                kept.append(e)
+        assert removed is not None
+        self.lists[section] = kept
+        self.texts[removed.text] -= 1
+        return removed
+
+    def replace(self, name: str, new: Entry) -> None:
+        section = self.where[name]
+        items = self.lists[section]
+        for i, e in enumerate(items):
+            if e.name == name:
+                self.texts[e.text] -= 1
+                items[i] = new
+                self.texts[new.text] += 1
+                return
+
+    def playbook(self, template: Playbook) -> Playbook:
+        return template.model_copy(update={"sections": self.lists})
+
+
+def _preview(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
+    """Apply one raw operation to `state`, returning what happened to it."""
+    op = parse_operation(raw)
+    raw_type = raw.get("type", "") if isinstance(raw, dict) else ""
+    op_type = raw_type if raw_type in _KNOWN_TYPES else "unknown"
+    if isinstance(op, str):
+        return OpOutcome(index=index, type=op_type, status="skipped", reason=op, raw=raw)
+
+    if isinstance(op, AddOp):
+        section = state.sections.resolve(op.section)
+        if state.texts[op.text] > 0:
+            return OpOutcome(
+                index=index,
+                type="ADD",
+                status="skipped",
+                section=section,
+                new_text=op.text,
+                reason=f'ADD: duplicate text "{_preview(op.text)}"',
+                raw=raw,
+            )
+        new_id = state.new_id(section)
+        state.append(section, Entry(name=new_id, text=op.text))
+        return OpOutcome(
+            index=index,
+            type="ADD",
+            status="applied",
+            entry_id=new_id,
+            section=section,
+            new_text=op.text,
+            raw=raw,
+        )
+
+    if isinstance(op, UpdateOp):
+        if op.target_id not in state.where:
+            return OpOutcome(
+                index=index,
+                type="UPDATE",
+                status="skipped",
+                target_ids=[op.target_id],
+                reason=f"UPDATE: target_id {op.target_id!r} not found",
+                raw=raw,
+            )
+        old = state.entry(op.target_id)
+        state.replace(op.target_id, old.model_copy(update={"text": op.text}))
+        return OpOutcome(
+            index=index,
+            type="UPDATE",
+            status="applied",
+            entry_id=op.target_id,
+            target_ids=[op.target_id],
+            section=state.where[op.target_id],
+            old_text=old.text,
+            new_text=op.text,
+            raw=raw,
+        )
+
+    if isinstance(op, MergeOp):
+        valid: list[str] = []
+        missing: list[str] = []
+        for sid in op.source_ids:
+            if sid in state.where:
+                # A repeated id must not count its counters twice (INV-CUR-003 sums sources once).
+                if sid not in valid:
+                    valid.append(sid)
+            else:
+                missing.append(sid)
+        notes = "; ".join(f"MERGE: source_id {sid!r} not found" for sid in missing)
+        if len(valid) < 2:
+            reason = "MERGE: fewer than 2 valid source_ids remain after filtering"
+            return OpOutcome(
+                index=index,
+                type="MERGE",
+                status="skipped",
+                target_ids=list(op.source_ids),
+                reason=f"{reason} ({notes})" if notes else reason,
+                raw=raw,
+            )
+        section = state.sections.lookup(op.section) or state.where[valid[0]]
+        sources = [state.entry(sid) for sid in valid]
+        new_id = state.new_id(section)
+        state.append(
+            section,
+            Entry(
+                name=new_id,
+                text=op.merged_text,
+                helpful=sum(e.helpful for e in sources),
+                harmful=sum(e.harmful for e in sources),
+            ),
+        )
+        for sid in valid:
+            state.remove(sid)
+        return OpOutcome(
+            index=index,
+            type="MERGE",
+            status="applied",
+            entry_id=new_id,
+            target_ids=valid,
+            section=section,
+            new_text=op.merged_text,
+            reason=notes,
+            old_text="\n".join(e.text for e in sources),
+            raw=raw,
+        )
+
+    # DELETE
+    if op.target_id not in state.where:
+        return OpOutcome(
+            index=index,
+            type="DELETE",
+            status="skipped",
+            target_ids=[op.target_id],
+            reason=f"DELETE: target_id {op.target_id!r} not found",
+            raw=raw,
+        )
+    section = state.where[op.target_id]
+    removed = state.remove(op.target_id)
+    return OpOutcome(
+        index=index,
+        type="DELETE",
+        status="applied",
+        entry_id=op.target_id,
+        target_ids=[op.target_id],
+        section=section,
+        old_text=removed.text,
+        reason=op.reason,
+        raw=raw,
+    )
+
+
+def apply_operations(
+    playbook: Playbook,
+    operations: Sequence[Any],
+    *,
+    sections: SectionSet = DEFAULT_SECTIONS,
+    limit: int | None = MAX_OPERATIONS,
+) -> tuple[Playbook, ApplyReport]:
+    """Apply curator operations (ADD, UPDATE, MERGE, DELETE) in order.
+
+    Args:
+        playbook: the current playbook; never mutated.
+        operations: raw operations as the model proposed them (validated here, one by one).
+        sections: the playbook's section set.
+        limit: how many operations are considered (CON-CUR-004); None only for the seeds'
+            legacy `new_key_points` path, which never had a limit.
+
+    Returns:
+        The new playbook and the report. With an empty list, the very same playbook object. If an
+        unexpected exception occurs, the caller's playbook unchanged and `report.rolled_back` set.
+    """
+    size = playbook.size()
+    if not operations:
+        return playbook, ApplyReport(entries_before=size, entries_after=size)
+    report = ApplyReport(proposed=len(operations), entries_before=size)
+    if limit is not None and len(operations) > limit:
+        report.truncated_from = len(operations)
+    try:
+        state = _State(playbook, sections)
+        for index, raw in enumerate(operations):
+            if limit is not None and index >= limit:
+                raw_type = raw.get("type", "") if isinstance(raw, dict) else ""
+                report.outcomes.append(
+                    OpOutcome(
+                        index=index,
+                        type=raw_type if raw_type in _KNOWN_TYPES else "unknown",
+                        status="truncated",
+                        reason=f"Operations list truncated from {len(operations)} to {limit}",
+                        raw=raw,
+                    )
+                )
+                continue
+            report.outcomes.append(_apply_one(state, index, raw))
+        result = state.playbook(playbook)
+    except Exception as exc:
+        return playbook, ApplyReport(
+            proposed=len(operations),
+            truncated_from=report.truncated_from,
+            rolled_back=f"{type(exc).__name__}: {exc}",
+            entries_before=size,
+            entries_after=size,
+        )
+    report.entries_after = result.size()
+    return result, report
+
+
+def _evaluation_fields(item: object) -> tuple[str, str, str] | None:
+    """(name, rating, rationale) of an evaluation in either shape, or None when malformed."""
+    if isinstance(item, BulletTag):
+        return item.name, item.tag, item.rationale
+    if not isinstance(item, dict):
+        return None
+    name = item.get("name")
+    rating = item.get("rating", item.get("tag"))
+    rationale = item.get("rationale", "")
+    if not isinstance(name, str) or not isinstance(rating, str):
+        return None
+    return name, rating, rationale if isinstance(rationale, str) else str(rationale)
+
+
+def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[Playbook, list[EvaluationOutcome]]:
+    """Count helpful/harmful verdicts on existing entries.
+
+    Accepts `{name, rating}` (the seeds' evaluations) and `{name, tag, rationale}` (bullet tags).
+    helpful or harmful add one to that counter; neutral and unknown values change nothing; names that
+    match no entry are reported. Never mutates `playbook`.
+    """
+    outcomes: list[EvaluationOutcome] = []
+    deltas: dict[str, list[int]] = {}
+    ids = {entry.name for _, entry in playbook.entries()}
+    for item in evaluations:
+        fields = _evaluation_fields(item)
+        if fields is None:
+            outcomes.append(EvaluationOutcome(name=str(item)[:80], rating="", status="invalid"))
+            continue
+        name, rating, rationale = fields
+        verdict = rating.strip().casefold()
+        if name not in ids:
+            outcomes.append(EvaluationOutcome(name=name, rating=rating, status="unknown_name", rationale=rationale))
+            continue
+        if verdict not in ("helpful", "harmful"):
+            outcomes.append(EvaluationOutcome(name=name, rating=rating, status="ignored", rationale=rationale))
+            continue
+        delta = deltas.setdefault(name, [0, 0])
+        delta[0 if verdict == "helpful" else 1] += 1
+        outcomes.append(EvaluationOutcome(name=name, rating=verdict, status="applied", rationale=rationale))
+    if not deltas:
+        return playbook, outcomes
+    new_sections = {
+        section: [
+            e.model_copy(update={"helpful": e.helpful + deltas[e.name][0], "harmful": e.harmful + deltas[e.name][1]})
+            if e.name in deltas
+            else e
+            for e in items
+        ]
+        for section, items in playbook.sections.items()
+    }
+    return playbook.model_copy(update={"sections": new_sections}), outcomes
+
+
+def prune(playbook: Playbook) -> tuple[Playbook, list[PruneRecord]]:
+    """Remove every entry with harmful >= 3 and harmful > helpful; never mutates `playbook`."""
+    pruned = [
+        PruneRecord(name=e.name, section=s, text=e.text, helpful=e.helpful, harmful=e.harmful)
+        for s, e in playbook.entries()
+        if should_prune(e)
+    ]
+    if not pruned:
+        return playbook, []
+    gone = {p.name for p in pruned}
+    new_sections = {s: [e for e in items if e.name not in gone] for s, items in playbook.sections.items()}
+    return playbook.model_copy(update={"sections": new_sections}), pruned
+
+
+def apply_session(
+    playbook: Playbook,
+    reflector: ReflectorOutput,
+    curator: CuratorOutput,
+    *,
+    sections: SectionSet = DEFAULT_SECTIONS,
+) -> tuple[Playbook, ApplyReport]:
+    """One session's full apply step: bullet tags, then operations, then pruning.
+
+    Tags come first because the reflector judged the entries of the frozen playbook; applying them
+    before a MERGE means the merged entry inherits those verdicts in its summed counters.
+    """
+    before = playbook.size()
+    tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags)
+    changed, report = apply_operations(tagged, curator.operations, sections=sections)
+    final, pruned = prune(changed)
+    return final, report.model_copy(
+        update={
+            "evaluations": evaluations,
+            "pruned": pruned,
+            "entries_before": before,
+            "entries_after": final.size(),
+        }
+    )

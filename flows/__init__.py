@@ -1,0 +1,1 @@
+"""The imperative shell: Prefect flows and tasks, and the `playbook` CLI."""

@@ -1,0 +1,229 @@
+"""Hypothesis properties of the engine: invariants under arbitrary (also malformed) input, and seed 003_."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from core import operations as engine
+from core.models import ApplyReport, BulletTag, CuratorOutput, Entry, OpOutcome, Playbook, ReflectorOutput
+from core.operations import apply_evaluations, apply_operations, apply_session
+from core.sections import DEFAULT_SECTIONS
+
+NAMES = DEFAULT_SECTIONS.names
+texts = st.text(min_size=1, max_size=12).filter(lambda s: s.strip() != "")
+
+
+@st.composite
+def playbooks(draw: st.DrawFn) -> Playbook:
+    sections: dict[str, list[Entry]] = {}
+    for name in NAMES:
+        slug = DEFAULT_SECTIONS.slug_of(name)
+        numbers = draw(st.lists(st.integers(1, 30), unique=True, max_size=4))
+        sections[name] = [
+            Entry(
+                name=f"{slug}-{n:03d}",
+                text=draw(texts),
+                helpful=draw(st.integers(0, 6)),
+                harmful=draw(st.integers(0, 6)),
+            )
+            for n in numbers
+        ]
+    return Playbook(sections=sections)
+
+
+def ids_of(playbook: Playbook) -> list[str]:
+    return [e.name for _, e in playbook.entries()]
+
+
+def junk() -> st.SearchStrategy[Any]:
+    return st.one_of(st.none(), st.integers(), st.text(max_size=6), st.lists(st.integers(), max_size=2), st.just(""))
+
+
+def raw_operations(ids: list[str]) -> st.SearchStrategy[Any]:
+    some_id = st.one_of(st.sampled_from(ids), junk()) if ids else junk()
+    section = st.one_of(st.sampled_from([*NAMES, "others", " Mistakes to avoid ", "bogus"]), junk())
+    field = st.one_of(texts, junk())
+    op = st.fixed_dictionaries(
+        {"type": st.sampled_from(["ADD", "UPDATE", "MERGE", "DELETE", "add", "REPLACE", ""])},
+        optional={
+            "text": field,
+            "section": section,
+            "target_id": some_id,
+            "merged_text": field,
+            "source_ids": st.one_of(st.lists(some_id, max_size=4), junk()),
+            "reason": field,
+        },
+    )
+    return st.one_of(op, junk())
+
+
+@st.composite
+def scenario(draw: st.DrawFn) -> tuple[Playbook, list[Any], list[Any]]:
+    playbook = draw(playbooks())
+    ids = ids_of(playbook)
+    ops = draw(st.lists(raw_operations(ids), max_size=14))
+    name = st.one_of(st.sampled_from(ids), st.text(max_size=5)) if ids else st.text(max_size=5)
+    evals = draw(
+        st.lists(
+            st.one_of(
+                st.fixed_dictionaries({"name": name, "tag": st.sampled_from(["helpful", "harmful", "neutral", "meh"])}),
+                st.fixed_dictionaries({"name": name, "rating": st.sampled_from(["helpful", "harmful", "neutral"])}),
+                junk(),
+            ),
+            max_size=6,
+        )
+    )
+    return playbook, ops, evals
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenario())
+def test_invariants_hold_for_any_input(case: tuple[Playbook, list[Any], list[Any]]) -> None:
+    playbook, ops, evals = case
+    before = playbook.model_dump()
+    tagged, _ = apply_evaluations(playbook, evals)
+    result, report = apply_operations(tagged, ops)
+    assert playbook.model_dump() == before  # input untouched
+    ids = ids_of(result)
+    assert len(ids) == len(set(ids))  # unique ids
+    assert list(result.sections) == NAMES  # canonical sections
+    assert all(e.helpful >= 0 and e.harmful >= 0 for _, e in result.entries())
+    assert report.applied() <= 10
+    assert sum(1 for o in report.outcomes if o.status != "truncated") == min(len(ops), 10)
+    assert report.rolled_back is None
+    for section, entry in result.entries():  # ids carry their section's slug unless inherited
+        if entry.name not in ids_of(tagged):
+            assert entry.name.startswith(DEFAULT_SECTIONS.slug_of(section) + "-")
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenario())
+def test_counters_are_conserved_except_for_deletes(case: tuple[Playbook, list[Any], list[Any]]) -> None:
+    playbook, ops, _ = case
+    result, report = apply_operations(playbook, ops)
+    # Replay the outcomes on a name -> entry map to know each deleted entry's counters.
+    removed_helpful = 0
+    state = {e.name: e for _, e in playbook.entries()}
+    for o in report.outcomes:
+        if o.status != "applied":
+            continue
+        if o.type == "DELETE":
+            removed_helpful += state.pop(o.entry_id or "").helpful
+        elif o.type == "MERGE":
+            merged = [state.pop(i) for i in o.target_ids]
+            state[o.entry_id or ""] = Entry(name=o.entry_id or "", text="m", helpful=sum(e.helpful for e in merged))
+        elif o.type == "ADD":
+            state[o.entry_id or ""] = Entry(name=o.entry_id or "", text="a")
+    assert (
+        sum(e.helpful for _, e in result.entries()) == sum(e.helpful for _, e in playbook.entries()) - removed_helpful
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenario(), st.integers(0, 9))
+def test_rollback_leaves_input_untouched(case: tuple[Playbook, list[Any], list[Any]], fail_at: int) -> None:
+    playbook, ops, _ = case
+    before = playbook.model_dump()
+    real = engine._apply_one
+    calls = {"n": 0}
+
+    def flaky(state: Any, index: int, raw: object) -> OpOutcome:
+        calls["n"] += 1
+        if calls["n"] > fail_at:
+            raise RuntimeError("injected failure")
+        return real(state, index, raw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_apply_one", flaky)
+        result, report = apply_operations(playbook, ops)
+    if ops and fail_at < min(len(ops), 10):
+        assert result is playbook and report.rolled_back == "RuntimeError: injected failure"
+    assert playbook.model_dump() == before
+
+
+# --- seed 003_ properties --------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenario())
+def test_property_1_json_round_trip(case: tuple[Playbook, list[Any], list[Any]]) -> None:
+    playbook, ops, _evals = case
+    reflector = ReflectorOutput(analysis="a", bullet_tags=[BulletTag(name="pat-001", tag="helpful")])
+    curator = CuratorOutput(reasoning="r", operations=[o for o in ops if isinstance(o, dict)])
+    result, report = apply_session(playbook, reflector, curator)
+    for model in (playbook, result, report, reflector, curator):
+        assert type(model).model_validate_json(model.model_dump_json()) == model
+
+
+@pytest.mark.parametrize(
+    ("model", "payload"),
+    [
+        (ApplyReport, {"outcomes": "not a list"}),
+        (ApplyReport, {"entries_before": "many"}),
+        (Entry, {"name": "x", "text": "y", "helpful": -1}),
+        (Entry, {"name": "", "text": "y"}),
+        (Playbook, {"sections": []}),
+        (ReflectorOutput, {"bullet_tags": "x"}),
+        (CuratorOutput, {"operations": 3}),
+        (Playbook, {"contract_version": 2, "sections": {}}),
+    ],
+)
+def test_property_2_type_errors_rejected(model: type[Any], payload: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        model.model_validate(payload)
+
+
+@settings(max_examples=200, deadline=None)
+@given(playbooks(), st.sampled_from(["helpful", "harmful", "neutral"]), st.data())
+def test_property_3_counter_update(playbook: Playbook, tag: str, data: st.DataObject) -> None:
+    ids = ids_of(playbook)
+    if not ids:
+        return
+    target = data.draw(st.sampled_from(ids))
+    result, _ = apply_evaluations(playbook, [BulletTag(name=target, tag=tag)])
+    old, new = playbook.find(target), result.find(target)
+    assert old and new
+    assert new[1].helpful - old[1].helpful == (tag == "helpful")
+    assert new[1].harmful - old[1].harmful == (tag == "harmful")
+
+
+@settings(max_examples=200, deadline=None)
+@given(playbooks(), texts, st.sampled_from(NAMES))
+def test_property_4_add(playbook: Playbook, text: str, section: str) -> None:
+    result, _ = apply_operations(playbook, [{"type": "ADD", "text": text, "section": section}])
+    if any(e.text == text for _, e in playbook.entries()):
+        assert result.size() == playbook.size()
+        return
+    assert result.size() == playbook.size() + 1
+    assert result.sections[section][-1].text == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(playbooks(), texts, st.data())
+def test_property_5_update(playbook: Playbook, text: str, data: st.DataObject) -> None:
+    ids = ids_of(playbook)
+    if not ids:
+        return
+    target = data.draw(st.sampled_from(ids))
+    result, _ = apply_operations(playbook, [{"type": "UPDATE", "target_id": target, "text": text}])
+    assert result.size() == playbook.size()
+    old, new = playbook.find(target), result.find(target)
+    assert old and new and new[1].text == text and new[0] == old[0]
+    assert (new[1].helpful, new[1].harmful) == (old[1].helpful, old[1].harmful)
+
+
+@settings(max_examples=200, deadline=None)
+@given(playbooks(), st.data())
+def test_property_6_delete(playbook: Playbook, data: st.DataObject) -> None:
+    ids = ids_of(playbook)
+    if not ids:
+        return
+    target = data.draw(st.sampled_from(ids))
+    result, _ = apply_operations(playbook, [{"type": "DELETE", "target_id": target}])
+    assert result.size() == playbook.size() - 1
+    assert result.find(target) is None
