@@ -13,7 +13,7 @@ OUT = Path("data/out")
 
 def main() -> None:
     """Load a playbook, apply one session's reflector + curator output, print the report."""
-    playbook = playbook_from_dict(load_playbook(Path("data/samples/playbook.json")))
+    playbook = playbook_from_dict(load_playbook(Path("data/demo-playbook.json")))
     reflector = ReflectorOutput(
         analysis="The agent retried a failing pytest run without reading the error.",
         bullet_tags=[{"name": "pat-001", "tag": "helpful"}, {"name": "mis-001", "tag": "harmful"}],
@@ -21,8 +21,11 @@ def main() -> None:
     curator = CuratorOutput(
         reasoning="Record the retry lesson, sharpen pat-001, merge the two duplicates.",
         operations=[
-            {"type": "ADD", "text": "Read the first failing assertion before re-running tests.",
-             "section": "mistakes to avoid"},
+            {
+                "type": "ADD",
+                "text": "Read the first failing assertion before re-running tests.",
+                "section": "mistakes to avoid",
+            },
             {"type": "UPDATE", "target_id": "pat-001", "text": "Run the narrowest failing test first (pytest -x -k)."},
             {"type": "MERGE", "source_ids": ["oth-001", "oth-002"], "merged_text": "Use pathlib for all paths."},
             {"type": "DELETE", "target_id": "pat-999", "reason": "hallucinated id"},

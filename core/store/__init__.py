@@ -1,0 +1,1 @@
+"""DuckDB storage: schema and migrations, ingest, versioned playbooks, analytics."""

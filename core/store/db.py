@@ -1,0 +1,124 @@
+"""Opening the DuckDB file: lock errors translated, migrations run forward, newer files refused."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from core.errors import DatabaseBusyError, SchemaVersionError, StoreError
+from core.store.schema import MIGRATIONS, VIEWS
+
+__all__ = ["DEFAULT_DB", "LATEST_SCHEMA", "connect", "open_db", "transaction"]
+
+DEFAULT_DB = Path("data/playbook.duckdb")
+LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
+_PID_RE = re.compile(r"\(PID (\d+)\)")
+
+
+def _translate_open_error(path: Path, exc: duckdb.Error) -> Exception:
+    text = str(exc)
+    if "Could not set lock" in text or "Conflicting lock" in text:
+        match = _PID_RE.search(text)
+        who = f"process {match.group(1)}" if match else "another process"
+        return DatabaseBusyError(f"Database `{path}` is in use by {who}; wait for it to finish or pass another `--db`.")
+    return StoreError(f"Cannot open database `{path}`: {text.splitlines()[0]}")
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version ("
+        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ DEFAULT now())"
+    )
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    current = (row[0] if row else None) or 0
+    if current > LATEST_SCHEMA:
+        raise SchemaVersionError(
+            f"Database `{path}` has schema version {current}, newer than this playbook understands"
+            f" ({LATEST_SCHEMA}); upgrade playbook or use another `--db`."
+        )
+    pending = [m for m in MIGRATIONS if m[0] > current]
+    if pending:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for version, name, sql in pending:
+                con.execute(sql)
+                con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+    # Views and macros are derived objects: recreated on every open so they always match the code.
+    con.execute(VIEWS)
+
+
+def connect(
+    path: Path | str, *, read_only: bool = False, memory_limit: str | None = "2GB"
+) -> duckdb.DuckDBPyConnection:
+    """Open `path` (created if missing), translate lock errors, and migrate it to the latest schema.
+
+    Raises:
+        DatabaseBusyError: another process holds the file.
+        SchemaVersionError: the file was written by a newer version of playbook.
+        StoreError: the file cannot be opened for another reason.
+    """
+    path = Path(path)
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.exists():
+        raise StoreError(f"Database `{path}` does not exist; run `playbook ingest` first or pass `--db`.")
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        raise _translate_open_error(path, exc) from exc
+    try:
+        if memory_limit:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
+        if read_only:
+            row = (
+                con.execute("SELECT max(version) FROM schema_version").fetchone()
+                if _has_table(con, "schema_version")
+                else (0,)
+            )
+            current = (row[0] if row else None) or 0
+            if current > LATEST_SCHEMA:
+                raise SchemaVersionError(
+                    f"Database `{path}` has schema version {current}, newer than this playbook understands"
+                    f" ({LATEST_SCHEMA}); upgrade playbook or use another `--db`."
+                )
+        else:
+            _migrate(con, path)
+    except Exception:
+        con.close()
+        raise
+    return con
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    row = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
+    return bool(row and row[0])
+
+
+@contextmanager
+def open_db(path: Path | str, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Context manager around `connect` that always closes the connection."""
+    con = connect(path, read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Explicit BEGIN/COMMIT/ROLLBACK: a multi-statement `execute` is not atomic from Python."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")

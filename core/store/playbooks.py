@@ -1,0 +1,315 @@
+"""Versioned playbooks: type-2 entry rows, one transaction per version, history, diff and revert.
+
+An entry row is valid for versions `valid_from <= v < valid_to` (`valid_to` NULL while current), so
+storage grows with the number of changes, not versions x size, and any version is rebuilt with one range
+predicate (the `playbook_at` table macro). Everything that belongs to one version (the version row,
+entry changes, the operation log, evaluations, prunes and the session ledger row) is written in ONE
+transaction: a crash leaves either the whole version or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import duckdb
+
+from core.errors import StoreError
+from core.models import ApplyReport, Entry, Playbook
+from core.sections import DEFAULT_SECTIONS, Section, SectionSet
+from core.store.db import transaction
+
+__all__ = [
+    "Change",
+    "current_version",
+    "diff_versions",
+    "ensure_playbook",
+    "history",
+    "list_playbooks",
+    "load_version",
+    "mark_session",
+    "revert",
+    "sections_of",
+    "write_version",
+]
+
+Source = Literal["init", "session", "import", "revert"]
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    cur = con.execute(sql, params or [])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def list_playbooks(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Names of the playbooks in the database."""
+    return [r[0] for r in con.execute("SELECT name FROM playbooks ORDER BY name").fetchall()]
+
+
+def ensure_playbook(con: duckdb.DuckDBPyConnection, name: str, sections: SectionSet = DEFAULT_SECTIONS) -> SectionSet:
+    """Create playbook `name` with an empty version 0 if missing; return its section set."""
+    row = con.execute("SELECT sections_json FROM playbooks WHERE name = ?", [name]).fetchone()
+    if row:
+        return _section_set(row[0])
+    with transaction(con):
+        con.execute("INSERT INTO playbooks (name, sections_json) VALUES (?, ?)", [name, sections.model_dump_json()])
+        con.execute(
+            "INSERT INTO versions (playbook, version, source, note) VALUES (?, 0, 'init', 'empty playbook')", [name]
+        )
+    return sections
+
+
+def _section_set(raw: str) -> SectionSet:
+    data = json.loads(raw)
+    return SectionSet(sections=tuple(Section(**s) for s in data["sections"]), fallback=data["fallback"])
+
+
+def sections_of(con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
+    """The section set of playbook `name`."""
+    row = con.execute("SELECT sections_json FROM playbooks WHERE name = ?", [name]).fetchone()
+    if not row:
+        raise StoreError(f"Playbook `{name}` does not exist; create it with `playbook import` or `playbook curate`.")
+    return _section_set(row[0])
+
+
+def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """The newest version number of playbook `name`."""
+    row = con.execute("SELECT max(version) FROM versions WHERE playbook = ?", [name]).fetchone()
+    if not row or row[0] is None:
+        raise StoreError(f"Playbook `{name}` does not exist; create it with `playbook import` or `playbook curate`.")
+    return int(row[0])
+
+
+def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
+    """Rebuild playbook `name` at `version` (default: the newest)."""
+    latest = current_version(con, name)
+    v = latest if version is None else version
+    if v < 0 or v > latest:
+        raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
+    sections = sections_of(con, name)
+    rows = con.execute(
+        "SELECT section, name, text, helpful, harmful FROM playbook_at(?, ?) ORDER BY section, position",
+        [name, v],
+    ).fetchall()
+    by_section: dict[str, list[Entry]] = {s: [] for s in sections.names}
+    for section, entry_name, text, helpful, harmful in rows:
+        by_section.setdefault(section, []).append(Entry(name=entry_name, text=text, helpful=helpful, harmful=harmful))
+    created = con.execute("SELECT created_at FROM versions WHERE playbook = ? AND version = ?", [name, v]).fetchone()
+    return Playbook(
+        version="1.0",
+        last_updated=created[0].isoformat(timespec="seconds") if created and created[0] else None,
+        sections=by_section,
+    )
+
+
+def _plan(
+    open_rows: dict[str, tuple[str, int, str, int, int]], new: Playbook
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """(names whose open row closes, rows to insert) to go from the open rows to `new`.
+
+    Unchanged entries keep their row while their relative order holds; everything else gets a new row.
+    """
+    close: list[str] = []
+    insert: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for section, items in new.sections.items():
+        last = -1
+        for e in items:
+            seen.add(e.name)
+            old = open_rows.get(e.name)
+            if old and old[0] == section and old[1] > last and old[2:] == (e.text, e.helpful, e.harmful):
+                last = old[1]
+                continue
+            if old:
+                close.append(e.name)
+            last += 1
+            insert.append(
+                {
+                    "name": e.name,
+                    "section": section,
+                    "position": last,
+                    "text": e.text,
+                    "helpful": e.helpful,
+                    "harmful": e.harmful,
+                }
+            )
+    close.extend(n for n in open_rows if n not in seen)
+    return close, insert
+
+
+def write_version(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    new: Playbook,
+    *,
+    source: Source,
+    session_id: str | None = None,
+    report: ApplyReport | None = None,
+    run_id: str | None = None,
+    note: str | None = None,
+    expected_parent: int | None = None,
+) -> int:
+    """Store `new` as the next version of `name`, with its report, in one transaction.
+
+    Args:
+        expected_parent: when given, the write is refused if another writer added a version since.
+
+    Returns:
+        The new version number.
+    """
+    report = report or ApplyReport()
+    with transaction(con):
+        parent = current_version(con, name)
+        if expected_parent is not None and parent != expected_parent:
+            raise StoreError(
+                f"Playbook `{name}` moved to version {parent} while version {expected_parent} was being extended;"
+                " run again."
+            )
+        version = parent + 1
+        open_rows = {
+            r[0]: (r[1], r[2], r[3], r[4], r[5])
+            for r in con.execute(
+                "SELECT name, section, position, text, helpful, harmful FROM entries"
+                " WHERE playbook = ? AND valid_to IS NULL",
+                [name],
+            ).fetchall()
+        }
+        close, insert = _plan(open_rows, new)
+        if close:
+            con.execute(
+                "UPDATE entries SET valid_to = ? WHERE playbook = ? AND valid_to IS NULL AND name IN"
+                " (SELECT unnest(?))",
+                [version, name, close],
+            )
+        if insert:
+            con.execute(
+                "INSERT INTO entries SELECT ?, r.name, r.section, r.position, r.text, r.helpful, r.harmful, ?, NULL"
+                " FROM (SELECT unnest(?) AS r)",
+                [name, version, insert],
+            )
+        counts = report.counts()
+        con.execute(
+            "INSERT INTO versions (playbook, version, source, session_id, parent_version, run_id, ops_proposed,"
+            " ops_applied, ops_skipped, evaluations, pruned, n_entries, note)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                name,
+                version,
+                source,
+                session_id,
+                parent,
+                run_id,
+                report.proposed,
+                report.applied(),
+                sum(c["skipped"] for c in counts.values()),
+                sum(1 for e in report.evaluations if e.status == "applied"),
+                len(report.pruned),
+                new.size(),
+                note,
+            ],
+        )
+        if report.outcomes:
+            con.execute(
+                "INSERT INTO operations SELECT ?, ?, ?, r.idx, r.type, r.status, r.reason, r.entry_id, r.target_ids,"
+                " r.section, r.old_text, r.new_text, r.raw FROM (SELECT unnest(?) AS r)",
+                [
+                    name,
+                    version,
+                    session_id,
+                    [
+                        {
+                            "idx": o.index,
+                            "type": o.type,
+                            "status": o.status,
+                            "reason": o.reason,
+                            "entry_id": o.entry_id,
+                            "target_ids": json.dumps(o.target_ids),
+                            "section": o.section,
+                            "old_text": o.old_text,
+                            "new_text": o.new_text,
+                            "raw": json.dumps(o.raw, default=str),
+                        }
+                        for o in report.outcomes
+                    ],
+                ],
+            )
+        if report.evaluations:
+            con.execute(
+                "INSERT INTO evaluations SELECT ?, ?, ?, r.name, r.rating, r.status, r.rationale"
+                " FROM (SELECT unnest(?) AS r)",
+                [
+                    name,
+                    version,
+                    session_id,
+                    [e.model_dump(include={"name", "rating", "status", "rationale"}) for e in report.evaluations],
+                ],
+            )
+        if report.pruned:
+            con.execute(
+                "INSERT INTO prunes SELECT ?, ?, ?, r.name, r.section, r.text, r.helpful, r.harmful"
+                " FROM (SELECT unnest(?) AS r)",
+                [name, version, session_id, [p.model_dump() for p in report.pruned]],
+            )
+        if source == "session" and session_id is not None:
+            _mark(con, name, session_id, version, "applied", None)
+    return version
+
+
+def _mark(
+    con: duckdb.DuckDBPyConnection, name: str, session_id: str, version: int | None, status: str, reason: str | None
+) -> None:
+    con.execute("DELETE FROM applied_sessions WHERE playbook = ? AND session_id = ?", [name, session_id])
+    con.execute(
+        "INSERT INTO applied_sessions (playbook, session_id, version, status, reason) VALUES (?, ?, ?, ?, ?)",
+        [name, session_id, version, status, reason],
+    )
+
+
+def mark_session(con: duckdb.DuckDBPyConnection, name: str, session_id: str, status: str, reason: str) -> None:
+    """Record a session as handled without a new version (for example `skipped: too short`)."""
+    with transaction(con):
+        _mark(con, name, session_id, None, status, reason)
+
+
+def history(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
+    """One dict per version: version, created_at, source, session_id, ops_applied, ops_skipped, pruned, ..."""
+    current_version(con, name)
+    return _rows(
+        con,
+        "SELECT version, created_at, source, session_id, parent_version, ops_proposed, ops_applied, ops_skipped,"
+        " evaluations, pruned, n_entries, note FROM versions WHERE playbook = ? ORDER BY version",
+        [name],
+    )
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entry's difference between two versions."""
+
+    kind: Literal["added", "removed", "changed"]
+    name: str
+    section: str
+    before: Entry | None
+    after: Entry | None
+
+
+def diff_versions(con: duckdb.DuckDBPyConnection, name: str, v1: int, v2: int) -> list[Change]:
+    """Entries added, removed or changed (text, counters or section) from `v1` to `v2`."""
+    a = {e.name: (s, e) for s, e in load_version(con, name, v1).entries()}
+    b = {e.name: (s, e) for s, e in load_version(con, name, v2).entries()}
+    changes: list[Change] = []
+    for entry_name, (section, entry) in b.items():
+        if entry_name not in a:
+            changes.append(Change("added", entry_name, section, None, entry))
+        elif a[entry_name] != (section, entry):
+            changes.append(Change("changed", entry_name, section, a[entry_name][1], entry))
+    changes.extend(Change("removed", n, s, e, None) for n, (s, e) in a.items() if n not in b)
+    return changes
+
+
+def revert(con: duckdb.DuckDBPyConnection, name: str, version: int, *, run_id: str | None = None) -> int:
+    """A new version equal to `version`: history is never rewritten."""
+    target = load_version(con, name, version)
+    return write_version(con, name, target, source="revert", run_id=run_id, note=f"revert to version {version}")

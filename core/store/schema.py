@@ -1,0 +1,250 @@
+"""Numbered, named migrations and the derived analytics views.
+
+Each migration runs once, in order, inside one transaction, and is recorded in `schema_version`.
+Never edit a released migration: add a new one.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS", "VIEWS"]
+
+_INITIAL = """
+CREATE TABLE files (
+    path VARCHAR PRIMARY KEY,
+    size BIGINT NOT NULL,
+    mtime DOUBLE NOT NULL,
+    content_hash VARCHAR,
+    format VARCHAR,
+    session_id VARCHAR,
+    status VARCHAR NOT NULL,          -- ok | empty | failed | unrecognised
+    n_lines BIGINT DEFAULT 0,
+    bad_lines BIGINT DEFAULT 0,
+    noise_records BIGINT DEFAULT 0,
+    error VARCHAR,
+    is_main BOOLEAN DEFAULT true,     -- false for Claude Code subagent files
+    cwd VARCHAR,
+    git_branch VARCHAR,
+    agent_version VARCHAR,
+    title VARCHAR,
+    ingested_at TIMESTAMPTZ DEFAULT now()
+);
+
+CREATE TABLE sessions (
+    session_id VARCHAR PRIMARY KEY,
+    format VARCHAR NOT NULL,
+    source_path VARCHAR NOT NULL,
+    project VARCHAR,
+    cwd VARCHAR,
+    git_branch VARCHAR,
+    agent_version VARCHAR,
+    title VARCHAR,
+    started_at TIMESTAMPTZ,
+    ended_at TIMESTAMPTZ,
+    n_messages BIGINT DEFAULT 0,
+    n_user_prompts BIGINT DEFAULT 0,
+    n_tool_calls BIGINT DEFAULT 0,
+    n_tool_errors BIGINT DEFAULT 0,
+    n_noise_records BIGINT DEFAULT 0,
+    n_bad_lines BIGINT DEFAULT 0,
+    ingested_at TIMESTAMPTZ DEFAULT now()
+);
+
+CREATE TABLE messages (
+    session_id VARCHAR NOT NULL,
+    source_path VARCHAR NOT NULL,
+    seq BIGINT NOT NULL,              -- record order within the source file
+    part INTEGER NOT NULL,            -- content block within the record
+    ts TIMESTAMPTZ,
+    role VARCHAR NOT NULL,            -- user | assistant | tool
+    kind VARCHAR NOT NULL,            -- text | thinking | tool_use | tool_result | summary | image
+    text VARCHAR,
+    tool_name VARCHAR,
+    tool_input VARCHAR,
+    tool_use_id VARCHAR,
+    is_error BOOLEAN DEFAULT false,
+    message_key VARCHAR,              -- lines sharing one assistant message.id share this key
+    is_sidechain BOOLEAN DEFAULT false,
+    agent_id VARCHAR,
+    is_meta BOOLEAN DEFAULT false,    -- injected context (system reminders, environment blocks)
+    is_prompt BOOLEAN DEFAULT false   -- a real user prompt
+);
+
+CREATE TABLE playbooks (
+    name VARCHAR PRIMARY KEY,
+    sections_json VARCHAR NOT NULL,
+    created_at TIMESTAMPTZ DEFAULT now()
+);
+
+CREATE TABLE versions (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    source VARCHAR NOT NULL,          -- init | session | import | revert
+    session_id VARCHAR,
+    parent_version INTEGER,
+    run_id VARCHAR,
+    ops_proposed INTEGER DEFAULT 0,
+    ops_applied INTEGER DEFAULT 0,
+    ops_skipped INTEGER DEFAULT 0,
+    evaluations INTEGER DEFAULT 0,
+    pruned INTEGER DEFAULT 0,
+    n_entries INTEGER DEFAULT 0,
+    note VARCHAR,
+    PRIMARY KEY (playbook, version)
+);
+
+-- Type-2 rows: an entry row is valid for versions valid_from <= v < valid_to (NULL = still valid).
+CREATE TABLE entries (
+    playbook VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    section VARCHAR NOT NULL,
+    position INTEGER NOT NULL,
+    text VARCHAR NOT NULL,
+    helpful INTEGER NOT NULL,
+    harmful INTEGER NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER
+);
+CREATE INDEX entries_open ON entries (playbook, valid_to);
+
+CREATE TABLE operations (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    session_id VARCHAR,
+    idx INTEGER NOT NULL,
+    type VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,          -- applied | skipped | truncated
+    reason VARCHAR,
+    entry_id VARCHAR,
+    target_ids VARCHAR,
+    section VARCHAR,
+    old_text VARCHAR,
+    new_text VARCHAR,
+    raw VARCHAR
+);
+
+CREATE TABLE evaluations (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    session_id VARCHAR,
+    name VARCHAR,
+    rating VARCHAR,
+    status VARCHAR,
+    rationale VARCHAR
+);
+
+CREATE TABLE prunes (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    session_id VARCHAR,
+    name VARCHAR NOT NULL,
+    section VARCHAR NOT NULL,
+    text VARCHAR NOT NULL,
+    helpful INTEGER NOT NULL,
+    harmful INTEGER NOT NULL
+);
+
+CREATE TABLE applied_sessions (
+    playbook VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    version INTEGER,
+    status VARCHAR NOT NULL,          -- applied | skipped
+    reason VARCHAR,
+    applied_at TIMESTAMPTZ DEFAULT now(),
+    PRIMARY KEY (playbook, session_id)
+);
+"""
+
+_LLM_AND_RUNS = """
+CREATE TABLE llm_calls (
+    prompt_hash VARCHAR NOT NULL,
+    step VARCHAR NOT NULL,            -- reflector | curator | reflection
+    session_id VARCHAR,
+    playbook VARCHAR,
+    playbook_version INTEGER,
+    provider VARCHAR NOT NULL,
+    model VARCHAR,
+    raw_text VARCHAR,
+    parsed VARCHAR,
+    input_tokens BIGINT DEFAULT 0,
+    output_tokens BIGINT DEFAULT 0,
+    cache_read_tokens BIGINT DEFAULT 0,
+    cache_write_tokens BIGINT DEFAULT 0,
+    cost_usd DOUBLE DEFAULT 0,
+    latency_ms DOUBLE DEFAULT 0,
+    error VARCHAR,
+    run_id VARCHAR,
+    created_at TIMESTAMPTZ DEFAULT now()
+);
+CREATE INDEX llm_calls_hash ON llm_calls (prompt_hash);
+
+CREATE TABLE runs (
+    run_id VARCHAR PRIMARY KEY,
+    kind VARCHAR NOT NULL,            -- nightly | curate | backfill | ingest
+    playbook VARCHAR,
+    provider VARCHAR,
+    started_at TIMESTAMPTZ NOT NULL,
+    finished_at TIMESTAMPTZ,
+    status VARCHAR NOT NULL,          -- running | ok | partial | failed
+    sessions_considered INTEGER DEFAULT 0,
+    sessions_applied INTEGER DEFAULT 0,
+    sessions_skipped INTEGER DEFAULT 0,
+    sessions_failed INTEGER DEFAULT 0,
+    ops_applied INTEGER DEFAULT 0,
+    ops_skipped INTEGER DEFAULT 0,
+    pruned INTEGER DEFAULT 0,
+    evaluations INTEGER DEFAULT 0,
+    input_tokens BIGINT DEFAULT 0,
+    output_tokens BIGINT DEFAULT 0,
+    cost_usd DOUBLE DEFAULT 0,
+    duration_s DOUBLE DEFAULT 0,
+    report VARCHAR
+);
+"""
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
+    (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
+]
+
+VIEWS = """
+CREATE OR REPLACE MACRO playbook_at(pb, v) AS TABLE
+    SELECT e.section, e.position, e.name, e.text, e.helpful, e.harmful
+    FROM entries e
+    WHERE e.playbook = pb AND e.valid_from <= v AND (e.valid_to IS NULL OR e.valid_to > v);
+
+CREATE OR REPLACE VIEW v_operations_daily AS
+    SELECT o.playbook, date_trunc('day', v.created_at) AS day, o.type, o.status, count(*) AS n
+    FROM operations o JOIN versions v USING (playbook, version)
+    GROUP BY ALL;
+
+CREATE OR REPLACE VIEW v_skip_reasons AS
+    SELECT o.playbook, date_trunc('day', v.created_at) AS day, o.type,
+           regexp_replace(o.reason, '''[^'']*''', '<id>', 'g') AS reason, count(*) AS n
+    FROM operations o JOIN versions v USING (playbook, version)
+    WHERE o.status = 'skipped'
+    GROUP BY ALL;
+
+CREATE OR REPLACE VIEW v_section_sizes AS
+    SELECT v.playbook, v.version, v.created_at, e.section, count(e.name) AS n_entries
+    FROM versions v
+    JOIN entries e ON e.playbook = v.playbook AND e.valid_from <= v.version
+        AND (e.valid_to IS NULL OR e.valid_to > v.version)
+    GROUP BY ALL;
+
+CREATE OR REPLACE VIEW v_entry_lifetimes AS
+    SELECT e.playbook, e.name, min(e.valid_from) AS born, max(coalesce(e.valid_to, -1)) AS died_raw,
+           bool_or(e.valid_to IS NULL) AS alive,
+           arg_max(e.text, e.valid_from) AS last_text,
+           arg_max(e.helpful, e.valid_from) AS helpful, arg_max(e.harmful, e.valid_from) AS harmful,
+           count(*) AS n_revisions
+    FROM entries e GROUP BY e.playbook, e.name;
+
+CREATE OR REPLACE VIEW v_prunes AS
+    SELECT p.*, v.created_at FROM prunes p JOIN versions v USING (playbook, version);
+
+CREATE OR REPLACE VIEW v_run_costs AS
+    SELECT run_id, kind, playbook, started_at, sessions_applied, input_tokens, output_tokens, cost_usd,
+           CASE WHEN sessions_applied > 0 THEN cost_usd / sessions_applied END AS cost_per_applied_session
+    FROM runs;
+"""

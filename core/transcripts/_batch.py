@@ -1,0 +1,30 @@
+"""Temp tables one ingest batch fills: normalised parts, per-file stats and per-file metadata."""
+
+from __future__ import annotations
+
+import duckdb
+
+# Real lines reach 1 MB; allow far more so a big tool result is parsed rather than lost.
+MAX_OBJECT_SIZE = 256 * 1024 * 1024
+
+_TABLES = """
+CREATE OR REPLACE TEMP TABLE _batch_files (path VARCHAR, session_id VARCHAR, format VARCHAR, is_main BOOLEAN);
+CREATE OR REPLACE TEMP TABLE _parts AS SELECT * FROM messages LIMIT 0;
+CREATE OR REPLACE TEMP TABLE _file_stats (path VARCHAR, n_lines BIGINT, bad_lines BIGINT, noise_records BIGINT);
+CREATE OR REPLACE TEMP TABLE _file_meta (
+    path VARCHAR, session_id VARCHAR, cwd VARCHAR, git_branch VARCHAR, agent_version VARCHAR, title VARCHAR
+);
+"""
+
+
+def reset_batch(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str, str, bool]]) -> None:
+    """Create empty batch tables and register `(path, session_id, format, is_main)` rows."""
+    con.execute(_TABLES)
+    if files:
+        con.executemany("INSERT INTO _batch_files VALUES (?, ?, ?, ?)", files)
+
+
+def drop_batch(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the batch temp tables."""
+    for table in ("_batch_files", "_parts", "_file_stats", "_file_meta"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")

@@ -1,0 +1,118 @@
+"""Codex CLI rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), current and older layouts.
+
+Current layout: every line is `{timestamp, type, payload}` with `type` one of `session_meta`,
+`response_item`, `event_msg`, `turn_context`, `compacted`. Older layout: a first line
+`{id, timestamp, instructions, git}` then bare response items (`{type: "message", role, content}`,
+`function_call`, ...) and `{record_type: "state"}` lines. Both are normalised in SQL.
+
+User prompts come from `event_msg/user_message` when the file has them (the response-item copy of a
+user turn also carries injected environment blocks); otherwise from user response items.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from core.transcripts._batch import MAX_OBJECT_SIZE
+
+__all__ = ["load_codex"]
+
+_LINES = f"""
+CREATE OR REPLACE TEMP TABLE _cx_lines AS
+WITH raw AS (
+    SELECT filename AS path, row_number() OVER () AS seq, json AS j
+    FROM read_ndjson_objects($files, filename = true, ignore_errors = true,
+                             maximum_object_size = {MAX_OBJECT_SIZE})
+), shaped AS (
+    SELECT r.path, b.session_id, r.seq, r.j IS NULL AS bad,
+           CASE WHEN json_type(r.j, '$.payload') = 'OBJECT' THEN r.j->>'$.type'
+                WHEN r.j->>'$.record_type' IS NOT NULL THEN 'state'
+                WHEN r.j->>'$.type' IS NULL AND r.j->>'$.id' IS NOT NULL THEN 'session_meta'
+                ELSE 'response_item' END AS rtype,
+           CASE WHEN json_type(r.j, '$.payload') = 'OBJECT' THEN r.j->'$.payload' ELSE r.j END AS p,
+           try_cast(r.j->>'$.timestamp' AS TIMESTAMPTZ) AS ts
+    FROM raw r JOIN _batch_files b ON b.path = r.path
+)
+SELECT *, p->>'$.type' AS ptype, p->>'$.role' AS role,
+       bool_or(rtype = 'event_msg' AND p->>'$.type' = 'user_message') OVER (PARTITION BY path) AS has_events
+FROM shaped
+"""
+
+_PARTS = """
+INSERT INTO _parts
+WITH items AS (
+    SELECT *,
+        CASE
+            WHEN rtype = 'event_msg' AND ptype = 'user_message' THEN 'prompt'
+            WHEN rtype = 'response_item' AND ptype = 'message' AND role = 'user' AND NOT has_events THEN 'user'
+            WHEN rtype = 'response_item' AND ptype = 'message' AND role = 'assistant' THEN 'assistant'
+            WHEN rtype = 'response_item' AND ptype = 'reasoning' THEN 'thinking'
+            WHEN rtype = 'response_item' AND ptype IN ('function_call', 'custom_tool_call', 'local_shell_call',
+                                                      'web_search_call') THEN 'tool_use'
+            WHEN rtype = 'response_item' AND ptype IN ('function_call_output', 'custom_tool_call_output',
+                                                      'local_shell_call_output') THEN 'tool_result'
+            WHEN rtype = 'compacted' THEN 'summary'
+        END AS what,
+        CASE json_type(p, '$.output') WHEN 'VARCHAR' THEN p->>'$.output' ELSE (p->'$.output')::VARCHAR END AS output
+    FROM _cx_lines WHERE NOT bad
+), texts AS (
+    SELECT *,
+        CASE what
+            WHEN 'prompt' THEN p->>'$.message'
+            WHEN 'user' THEN array_to_string(json_extract_string(p, '$.content[*].text'), chr(10))
+            WHEN 'assistant' THEN array_to_string(json_extract_string(p, '$.content[*].text'), chr(10))
+            WHEN 'thinking' THEN array_to_string(json_extract_string(p, '$.summary[*].text'), chr(10))
+            WHEN 'tool_result' THEN CASE WHEN json_valid(output) AND json_type(output, '$.output') = 'VARCHAR'
+                                         THEN output->>'$.output' ELSE output END
+            WHEN 'summary' THEN p->>'$.message'
+        END AS text
+    FROM items WHERE what IS NOT NULL
+)
+SELECT session_id, path, seq, 0, ts,
+       CASE what WHEN 'prompt' THEN 'user' WHEN 'user' THEN 'user' WHEN 'summary' THEN 'user'
+                 WHEN 'tool_result' THEN 'tool' ELSE 'assistant' END AS role,
+       CASE what WHEN 'prompt' THEN 'text' WHEN 'user' THEN 'text' WHEN 'assistant' THEN 'text' ELSE what END AS kind,
+       text,
+       CASE WHEN what = 'tool_use' THEN coalesce(p->>'$.name', CASE ptype WHEN 'web_search_call' THEN 'web_search'
+                                                                        WHEN 'local_shell_call' THEN 'shell' END) END,
+       CASE WHEN what = 'tool_use' THEN coalesce(p->>'$.arguments', p->>'$.input', (p->'$.action')::VARCHAR) END,
+       p->>'$.call_id',
+       what = 'tool_result' AND coalesce(
+           try_cast(CASE WHEN json_valid(output) THEN output->>'$.metadata.exit_code' END AS INTEGER),
+           try_cast(regexp_extract(output, '(?i)exit(?:ed with)? code:? (-?\\d+)', 1) AS INTEGER),
+           0) <> 0,
+       path || ':' || seq, false, NULL,
+       what = 'user' AND starts_with(ltrim(text), '<'),
+       what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<'))
+FROM texts
+"""
+
+_STATS = """
+INSERT INTO _file_stats
+SELECT path, count(*), count(*) FILTER (WHERE bad),
+       count(*) FILTER (WHERE NOT bad AND NOT (
+           (rtype = 'event_msg' AND ptype = 'user_message')
+           OR (rtype = 'response_item' AND ptype = 'message' AND role = 'user' AND NOT has_events)
+           OR (rtype = 'response_item' AND ptype = 'message' AND role = 'assistant')
+           OR (rtype = 'response_item' AND ptype IN ('reasoning', 'function_call', 'custom_tool_call',
+               'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output',
+               'local_shell_call_output'))
+           OR rtype = 'compacted'))
+FROM _cx_lines GROUP BY path;
+
+INSERT INTO _file_meta
+SELECT path, any_value(session_id),
+       arg_min(p->>'$.cwd', seq) FILTER (WHERE p->>'$.cwd' IS NOT NULL),
+       arg_min(p->>'$.git.branch', seq) FILTER (WHERE p->>'$.git.branch' IS NOT NULL),
+       arg_min(coalesce(p->>'$.cli_version', p->>'$.version'), seq) FILTER (WHERE rtype = 'session_meta'),
+       NULL
+FROM _cx_lines GROUP BY path;
+"""
+
+
+def load_codex(con: duckdb.DuckDBPyConnection, files: list[str]) -> None:
+    """Normalise Codex rollout files (already in `_batch_files`) into the batch temp tables."""
+    con.execute(_LINES, {"files": files})
+    con.execute(_PARTS)
+    con.execute(_STATS)
+    con.execute("DROP TABLE _cx_lines")

@@ -1,0 +1,98 @@
+"""Plain message logs: a JSON array (or `{"messages": [...]}`) or JSONL of `{role, content}` objects.
+
+`content` is a string or a list of blocks (`{type: "text", text}`, `tool_use`, `tool_result`); roles
+other than user/assistant/tool (system, developer) are counted as noise. These logs are small and rare,
+so they are parsed in Python.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+__all__ = ["load_messages", "parse_messages"]
+
+Row = tuple[Any, ...]
+
+
+def _blocks(content: object) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content]
+    return []
+
+
+def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, int]:
+    """Rows for `_parts` plus (n_records, bad_lines, noise_records) of one message log."""
+    raw = path.read_bytes()
+    records: list[object] = []
+    bad = 0
+    text = raw.decode("utf-8", errors="replace")
+    stripped = text.lstrip()
+    whole: object = None
+    if stripped.startswith(("[", "{")):
+        try:
+            whole = json.loads(stripped)
+        except ValueError:
+            whole = None
+    if isinstance(whole, list):
+        records = whole
+    elif isinstance(whole, dict) and isinstance(whole.get("messages"), list):
+        records = whole["messages"]
+    else:
+        for line in raw.splitlines():
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line.decode("utf-8")))
+            except (UnicodeDecodeError, ValueError):
+                bad += 1
+    rows: list[Row] = []
+    noise = 0
+    for seq, record in enumerate(records, start=1):
+        if not isinstance(record, dict) or record.get("role") not in ("user", "assistant", "tool"):
+            noise += 1
+            continue
+        role = record["role"]
+        for part, block in enumerate(_blocks(record.get("content"))):
+            kind = str(block.get("type", "text"))
+            is_error = bool(block.get("is_error", False))
+            body = block.get("text") if kind == "text" else block.get("content")
+            if kind == "tool_result" and isinstance(body, list):
+                body = "\n".join(str(b.get("text", "")) for b in body if isinstance(b, dict))
+            rows.append(
+                (
+                    session_id,
+                    str(path),
+                    seq,
+                    part,
+                    None,
+                    "tool" if kind == "tool_result" else role,
+                    kind if kind in ("text", "tool_use", "tool_result", "thinking", "image") else "text",
+                    body if isinstance(body, str) else (json.dumps(body) if body is not None else None),
+                    block.get("name"),
+                    json.dumps(block["input"]) if "input" in block else None,
+                    block.get("id") or block.get("tool_use_id"),
+                    is_error,
+                    f"{path}:{seq}",
+                    False,
+                    None,
+                    False,
+                    role == "user" and kind == "text",
+                )
+            )
+    return rows, len(records) + bad, bad, noise
+
+
+def load_messages(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str]]) -> None:
+    """Parse `(path, session_id)` message logs into the batch temp tables."""
+    for path, session_id in files:
+        rows, n_lines, bad, noise = parse_messages(Path(path), session_id)
+        if rows:
+            con.executemany(f"INSERT INTO _parts VALUES ({', '.join('?' * 17)})", rows)
+        con.execute("INSERT INTO _file_stats VALUES (?, ?, ?, ?)", [path, n_lines, bad, noise])
+        con.execute("INSERT INTO _file_meta VALUES (?, ?, NULL, NULL, NULL, NULL)", [path, session_id])

@@ -1,0 +1,77 @@
+"""Configuration from flags, environment (`PLAYBOOK_*`) and a `playbook.toml` file, in that precedence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+__all__ = ["Settings", "load_settings"]
+
+
+def _config_file() -> Path:
+    return Path(os.environ.get("PLAYBOOK_CONFIG", "playbook.toml"))
+
+
+class Settings(BaseSettings):
+    """Every setting, with its default. Flags override the environment, which overrides the file."""
+
+    model_config = SettingsConfigDict(env_prefix="PLAYBOOK_", extra="ignore")
+
+    db: Path = Path("data/playbook.duckdb")
+    playbook: str = "default"
+    playbooks: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["default"])
+    transcripts: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    llm: str = "auto"
+    reflector_model: str = "claude-sonnet-4-5"
+    curator_model: str = "claude-sonnet-4-5"
+    epoch_size: int = 8
+    concurrency: int = 4
+    min_messages: int = 4
+    cost_cap_usd: float = 20.0
+    max_input_tokens: int = 24_000
+    request_timeout_s: float = 120.0
+    max_retries: int = 4
+    retry_after_cap_s: float = 60.0
+    prompts_dir: Path | None = None
+    out_dir: Path = Path("data/out")
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
+    )
+    anthropic_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
+    )
+
+    @field_validator("transcripts", "playbooks", mode="before")
+    @classmethod
+    def _split_lists(cls, value: Any) -> Any:
+        """`PLAYBOOK_TRANSCRIPTS=a:b` or `a,b` (the environment has no lists)."""
+        if isinstance(value, str):
+            return [part for part in value.replace(os.pathsep, ",").split(",") if part.strip()]
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags (init) > environment > playbook.toml."""
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings with the flags the user actually passed (None means "not given")."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

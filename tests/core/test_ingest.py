@@ -1,0 +1,154 @@
+"""Ingest: idempotency, growing files, bad inputs that never abort a run, and nothing lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from core.store.ingest import ingest
+
+SHORT = "claude-code/spotter/short.jsonl"
+
+
+def table_counts(con: duckdb.DuckDBPyConnection) -> tuple[Any, ...]:
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM sessions), (SELECT count(*) FROM files)"
+    ).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def user_line(text: str, session: str = "s1", uuid: str = "u1") -> str:
+    return json.dumps(
+        {
+            "type": "user",
+            "sessionId": session,
+            "uuid": uuid,
+            "cwd": "/work/proj",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": text},
+        }
+    )
+
+
+def test_second_run_is_idempotent(con: duckdb.DuckDBPyConnection, samples: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    shutil.copytree(samples, archive)
+    first = ingest(con, [archive])
+    before = table_counts(con)
+    second = ingest(con, [archive])
+    assert (first.count("new"), first.count("empty"), second.count("unchanged")) == (13, 1, 14)
+    assert second.messages == 0 and table_counts(con) == before
+    # Same bytes, new mtime: the content hash recognises the file.
+    os.utime(archive / SHORT, (1, 1))
+    third = ingest(con, [archive])
+    assert third.count("unchanged") == 14 and table_counts(con) == before
+
+
+def test_growing_file_replaces_its_session(con: duckdb.DuckDBPyConnection, samples: Path, tmp_path: Path) -> None:
+    lines = (samples / SHORT).read_bytes().splitlines(keepends=True)
+    path = tmp_path / "proj" / "short.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"".join(lines[:8]))
+    ingest(con, [path])
+    partial = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = 'short'").fetchone()
+    with path.open("ab") as fh:
+        fh.write(b"".join(lines[8:]))
+    summary = ingest(con, [path])
+    assert [r.status for r in summary.results] == ["changed"]
+    full = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = 'short'").fetchone()
+    assert partial != full and full == (3, 2)
+    fresh = duckdb.connect()
+    from core.store.db import _migrate  # the same schema, on a second, from-scratch database
+
+    _migrate(fresh, Path(":memory:"))
+    ingest(fresh, [samples / SHORT])
+    assert table_counts(con)[0] == table_counts(fresh)[0]  # no duplicated messages
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "bad"),
+    [
+        ("malformed.jsonl", lambda: (user_line("a") + "\n{not json\n" + user_line("b", uuid="u2") + "\n").encode(), 1),
+        ("latin1.jsonl", lambda: (user_line("a") + "\n").encode() + b'{"type": "user", "x": "\xff\xfe"}\n', 1),
+        ("huge.jsonl", lambda: (user_line("x" * 1_200_000) + "\n" + user_line("b", uuid="u2") + "\n").encode(), 0),
+    ],
+)
+def test_bad_lines_are_counted_not_fatal(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path, samples: Path, name: str, payload: Any, bad: int
+) -> None:
+    path = tmp_path / "proj" / name
+    path.parent.mkdir()
+    path.write_bytes(payload())
+    summary = ingest(con, [path, samples / SHORT])
+    result = next(r for r in summary.results if r.path.endswith(name))
+    assert (result.status, result.bad_lines) == ("new", bad)
+    row = con.execute("SELECT n_messages, n_bad_lines FROM sessions WHERE session_id = ?", [path.stem]).fetchone()
+    assert row is not None and row[1] == bad and row[0] >= 1
+    if name == "huge.jsonl":
+        text = con.execute("SELECT max(length(text)) FROM messages WHERE session_id = 'huge'").fetchone()
+        assert text == (1_200_000,)
+    assert con.execute("SELECT count(*) FROM sessions WHERE session_id = 'short'").fetchone() == (1,)
+
+
+def test_empty_and_unreadable_files_are_reported(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path, samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    locked = tmp_path / "locked.jsonl"
+    locked.write_text(user_line("secret") + "\n")
+    real_open = Path.open
+
+    def guarded_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name == "locked.jsonl":
+            raise PermissionError(13, "Permission denied")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded_open)
+    summary = ingest(con, [empty, locked, samples / SHORT, tmp_path / "missing.jsonl"])
+    statuses = {Path(r.path).name: (r.status, r.error) for r in summary.results}
+    assert statuses["empty.jsonl"] == ("empty", None)
+    assert statuses["locked.jsonl"] == ("failed", "unreadable: Permission denied")
+    assert statuses["missing.jsonl"] == ("failed", "no such file or folder")
+    assert statuses["short.jsonl"][0] == "new"
+    assert not summary.nothing_readable
+    # The failed file is retried on the next run once it is readable again.
+    monkeypatch.setattr(Path, "open", real_open)
+    again = ingest(con, [locked])
+    assert [r.status for r in again.results] == ["new"]
+
+
+def test_nothing_readable(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    junk = tmp_path / "notes.json"
+    junk.write_text('{"hello": "world"}')
+    summary = ingest(con, [junk, tmp_path / "nope"])
+    assert summary.nothing_readable
+    assert [r.status for r in summary.results] == ["failed", "unrecognised"]
+
+
+def test_failed_reparse_keeps_previous_messages(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path, samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "proj" / "short.jsonl"
+    path.parent.mkdir()
+    shutil.copy(samples / SHORT, path)
+    ingest(con, [path])
+    before = table_counts(con)
+    with path.open("ab") as fh:
+        fh.write((user_line("more", session="short", uuid="late") + "\n").encode())
+    import core.store.ingest as ingest_module
+
+    def broken(con: duckdb.DuckDBPyConnection, files: list[str]) -> None:
+        raise duckdb.IOException("IO Error: disk went away")
+
+    monkeypatch.setattr(ingest_module, "load_claude_code", broken)
+    summary = ingest(con, [path])
+    assert [(r.status, r.error) for r in summary.results] == [("failed", "IO Error: disk went away")]
+    assert table_counts(con)[:2] == before[:2]  # the old session is intact

@@ -1,0 +1,252 @@
+"""Readers on the real transcripts: counts checked against counts derived here from the raw lines."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from core.store.ingest import ingest
+from core.transcripts import detect_format, session_id_for
+
+CLAUDE_NOISE = {"progress", "file-history-snapshot", "queue-operation", "system", "summary"}
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def _reminder(text: object) -> bool:
+    return isinstance(text, str) and text.lstrip().startswith("<system-reminder>")
+
+
+def claude_expected(files: list[Path]) -> dict[str, int]:
+    """Counts for one Claude Code session (main file plus subagents), straight from the JSON."""
+    messages: set[str] = set()
+    prompts = tool_calls = tool_errors = noise = 0
+    for path in files:
+        for i, rec in enumerate(records(path)):
+            kind = rec.get("type")
+            if kind in CLAUDE_NOISE:
+                noise += 1
+                continue
+            if kind not in ("user", "assistant"):
+                continue
+            content = rec.get("message", {}).get("content")
+            meta = bool(rec.get("isMeta"))
+            key = rec["message"].get("id") or f"{path}:{i}"
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+            visible = [
+                b for b in blocks if b.get("type") != "tool_result" and not meta and not _reminder(b.get("text"))
+            ]
+            if visible:
+                messages.add(key)
+            tool_calls += sum(1 for b in blocks if b.get("type") == "tool_use")
+            tool_errors += sum(1 for b in blocks if b.get("type") == "tool_result" and b.get("is_error") is True)
+            if kind == "user" and not meta and not rec.get("isCompactSummary") and not rec.get("isSidechain"):
+                texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+                if any(not _reminder(t) and not t.startswith("[Request interrupted") for t in texts):
+                    prompts += 1
+    return {
+        "n_messages": len(messages),
+        "n_user_prompts": prompts,
+        "n_tool_calls": tool_calls,
+        "n_tool_errors": tool_errors,
+        "n_noise_records": noise,
+    }
+
+
+def codex_expected(path: Path) -> dict[str, int]:
+    calls = errors = prompts = 0
+    for rec in records(path):
+        payload = rec.get("payload", {})
+        if rec.get("type") == "event_msg" and payload.get("type") == "user_message":
+            prompts += 1
+        if rec.get("type") != "response_item":
+            continue
+        if payload.get("type") in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            calls += 1
+        if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
+            out = payload.get("output")
+            match = re.search(r"(?i)exit(?:ed with)? code:? (-?\d+)", out if isinstance(out, str) else "")
+            errors += bool(match and int(match.group(1)) != 0)
+    return {"n_tool_calls": calls, "n_tool_errors": errors, "n_user_prompts": prompts}
+
+
+def session_row(con: duckdb.DuckDBPyConnection, session_id: str) -> dict[str, Any]:
+    cur = con.execute("SELECT * FROM sessions WHERE session_id = ?", [session_id])
+    names = [d[0] for d in cur.description]
+    row = cur.fetchone()
+    assert row is not None, session_id
+    return dict(zip(names, row, strict=True))
+
+
+CLAUDE_SESSIONS = {
+    "8463c716-a2ea-4c14-9efa-87158ebd9f20": [
+        "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+        "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl",
+        "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-acompact-f46190.jsonl",
+    ],
+    "short": ["claude-code/spotter/short.jsonl"],
+    "fe5e1c67-53e7-4862-81ae-d0e013e3270b": [
+        "claude-code/claude-code-viewer/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+    ],
+    "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8": [
+        "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl"
+    ],
+    "0d3a8e6f-290f-4105-a327-a2496e5e2a83": [
+        "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+    ],
+    "7acd37a8-2745-4b58-a8a9-46164b22ad9e": [
+        "claude-code/claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl"
+    ],
+    "4e27c414-a885-46a0-b5c8-d58e1417377d": [
+        "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl"
+    ],
+}
+
+CODEX_SESSIONS = {
+    "019e9625-802f-7e91-840a-cfe88d14117a": "codex/agent-history/session-01.jsonl",
+    "019c8a4d-8f45-7010-8b5d-7fad920aa6f9": "codex/localpush/sessions/2026/02/23/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl",
+    "019c8a59-e9dd-71f0-9ae3-4079fe9726a9": "codex/localpush/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
+    "019c8a70-dda7-7f33-98ea-f30553347322": "codex/localpush/sessions/2026/02/23/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl",
+}
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
+    from core.store.db import connect
+
+    con = connect(tmp_path_factory.mktemp("db") / "t.duckdb")
+    ingest(con, [Path(__file__).resolve().parents[2] / "data" / "samples"])
+    return con
+
+
+@pytest.mark.parametrize("session_id", sorted(CLAUDE_SESSIONS))
+def test_claude_code_counts_match_raw_lines(
+    ingested: duckdb.DuckDBPyConnection, samples: Path, session_id: str
+) -> None:
+    expected = claude_expected([samples / f for f in CLAUDE_SESSIONS[session_id]])
+    row = session_row(ingested, session_id)
+    assert {k: row[k] for k in expected} == expected
+    assert row["format"] == "claude-code" and row["n_bad_lines"] == 0
+
+
+@pytest.mark.parametrize("session_id", sorted(CODEX_SESSIONS))
+def test_codex_counts_match_raw_lines(ingested: duckdb.DuckDBPyConnection, samples: Path, session_id: str) -> None:
+    expected = codex_expected(samples / CODEX_SESSIONS[session_id])
+    row = session_row(ingested, session_id)
+    assert {k: row[k] for k in expected} == expected
+    assert row["format"] == "codex"
+
+
+def test_session_metadata(ingested: duckdb.DuckDBPyConnection) -> None:
+    row = session_row(ingested, "short")
+    assert (row["project"], row["git_branch"], row["agent_version"]) == ("spotter", "master", "2.1.38")
+    assert row["started_at"].isoformat().startswith("2026-02-10T21:11:56")
+    row = session_row(ingested, "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")
+    assert row["title"] == "Cache Version Compatibility Tests Added"
+
+
+def test_subagents_attached_as_sidechain(ingested: duckdb.DuckDBPyConnection) -> None:
+    rows = ingested.execute(
+        "SELECT agent_id, bool_and(is_sidechain), count(*) FROM messages"
+        " WHERE session_id = '8463c716-a2ea-4c14-9efa-87158ebd9f20' AND source_path LIKE '%subagents%'"
+        " GROUP BY agent_id ORDER BY agent_id"
+    ).fetchall()
+    assert [(r[0], r[1]) for r in rows] == [("a7be2f0", True), ("acompact-f46190", True)]
+
+
+def test_assistant_lines_sharing_message_id_are_one_message(ingested: duckdb.DuckDBPyConnection, samples: Path) -> None:
+    ids = Counter(
+        rec["message"]["id"] for rec in records(samples / CLAUDE_SESSIONS["short"][0]) if rec.get("type") == "assistant"
+    )
+    assert max(ids.values()) > 1  # the fixture does split one message over several lines
+    keys = ingested.execute(
+        "SELECT count(DISTINCT message_key) FROM messages WHERE session_id = 'short' AND role = 'assistant'"
+    ).fetchone()
+    assert keys == (len(ids),)
+
+
+def test_thinking_kept_and_marked(ingested: duckdb.DuckDBPyConnection) -> None:
+    row = ingested.execute("SELECT count(*) FROM messages WHERE session_id = 'short' AND kind = 'thinking'").fetchone()
+    assert row == (1,)
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        ("claude-code/spotter/short.jsonl", "claude-code"),
+        ("claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl", "claude-code"),
+        (
+            "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/"
+            "4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl",
+            "claude-code",
+        ),
+        ("codex/agent-history/session-01.jsonl", "codex"),
+    ],
+)
+def test_detect_format_on_real_files(samples: Path, relative: str, expected: str) -> None:
+    path = samples / relative
+    assert detect_format(path, path.read_bytes()[:65536]) == expected
+
+
+def test_codex_older_layout_and_messages_format(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    old = tmp_path / "rollout-2025-05-01T10-00-00-abc.jsonl"
+    old.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "id": "old-session-1",
+                    "timestamp": "2025-05-01T10:00:00Z",
+                    "instructions": "",
+                    "git": {"branch": "dev"},
+                },
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the build"}]},
+                {"record_type": "state"},
+                {"type": "function_call", "name": "shell", "arguments": '{"cmd": ["make"]}', "call_id": "c1"},
+                {
+                    "type": "function_call_output",
+                    "call_id": "c1",
+                    "output": json.dumps({"output": "boom", "metadata": {"exit_code": 2}}),
+                },
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "fixed"}]},
+            ]
+        )
+        + "\n"
+    )
+    log = tmp_path / "chats" / "talk.json"
+    log.parent.mkdir()
+    log.write_text(
+        json.dumps(
+            [
+                {"role": "system", "content": "be nice"},
+                {"role": "user", "content": "hello"},
+                {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+            ]
+        )
+    )
+    assert detect_format(old, old.read_bytes()) == "codex"
+    assert session_id_for(old, "codex", old.read_bytes()) == "old-session-1"
+    summary = ingest(con, [old, log])
+    assert [r.status for r in summary.results] == ["new", "new"]
+    old_row = session_row(con, "old-session-1")
+    assert (old_row["n_tool_calls"], old_row["n_tool_errors"], old_row["n_user_prompts"], old_row["git_branch"]) == (
+        1,
+        1,
+        1,
+        "dev",
+    )
+    chat = session_row(con, "chats/talk")
+    assert (chat["format"], chat["n_messages"], chat["n_user_prompts"], chat["n_noise_records"]) == (
+        "messages",
+        2,
+        1,
+        1,
+    )

@@ -1,0 +1,203 @@
+"""The `playbook` CLI through typer's CliRunner: exit codes, output, and the error contract."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+SEED_PLAYBOOK = {
+    "version": "1.0",
+    "last_updated": None,
+    "sections": {
+        "PATTERNS & APPROACHES": [
+            {"name": "pat-001", "text": "Run the failing test first.", "helpful": 2, "harmful": 0}
+        ],
+        "MISTAKES TO AVOID": [],
+        "USER PREFERENCES": [],
+        "PROJECT CONTEXT": [],
+        "OTHERS": [{"name": "oth-001", "text": "Prefer pathlib.", "helpful": 0, "harmful": 0}],
+    },
+}
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "cli.duckdb")
+
+
+@pytest.fixture
+def imported(db: str, tmp_path: Path) -> str:
+    path = tmp_path / "playbook.json"
+    path.write_text(json.dumps(SEED_PLAYBOOK))
+    code, out, _ = run("import", str(path), "--db", db)
+    assert code == 0 and "as version 1" in out
+    return db
+
+
+def test_ingest_summary_and_sessions_json(db: str, samples: Path) -> None:
+    code, out, _ = run("ingest", str(samples), "--db", db)
+    assert code == 0
+    assert "files new" in out and "13" in out and "sessions written" in out and "MB/s" in out
+    code, out, _ = run("sessions", "--db", db, "--json", "--project", "spotter")
+    rows = json.loads(out)
+    assert [r["session_id"] for r in rows] == ["short"]  # 8463c716 ran in the spotter-fum worktree
+    assert set(rows[0]) >= {
+        "session_id",
+        "project",
+        "format",
+        "source_path",
+        "started_at",
+        "ended_at",
+        "n_messages",
+        "n_user_prompts",
+        "n_tool_calls",
+        "n_tool_errors",
+    }
+    code, out, _ = run("sessions", "--db", db, "--json", "--since", "2026-02-11")
+    assert {r["session_id"] for r in json.loads(out)} == {
+        "8463c716-a2ea-4c14-9efa-87158ebd9f20",
+        "019c8a4d-8f45-7010-8b5d-7fad920aa6f9",
+        "019c8a59-e9dd-71f0-9ae3-4079fe9726a9",
+        "019c8a70-dda7-7f33-98ea-f30553347322",
+        "019e9625-802f-7e91-840a-cfe88d14117a",
+    }
+
+
+def test_ingest_exits_nonzero_only_when_nothing_readable(db: str, tmp_path: Path, samples: Path) -> None:
+    junk = tmp_path / "junk.json"
+    junk.write_text("{}")
+    code, _, err = run("ingest", str(junk), str(tmp_path / "missing"), "--db", db)
+    assert code == 1 and "failed:" in err and "no such file or folder" in err
+    code, _, _ = run("ingest", str(junk), str(samples / "claude-code" / "spotter" / "short.jsonl"), "--db", db)
+    assert code == 0
+
+
+def test_ingest_without_paths_explains(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PLAYBOOK_TRANSCRIPTS", raising=False)
+    code, _, err = run("ingest", "--db", db)
+    assert code == 1
+    assert "Error: No transcript folders given; pass PATH, or set `transcripts`" in err
+
+
+def test_show_json_is_the_seeds_shape(imported: str) -> None:
+    _, out, _ = run("show", "--db", imported, "--format", "json")
+    data = json.loads(out)
+    assert set(data) == {"version", "last_updated", "sections"}
+    assert data["sections"] == SEED_PLAYBOOK["sections"]
+    _code, out, _ = run("show", "--db", imported)
+    assert "[pat-001] helpful=2 harmful=0 :: Run the failing test first." in out
+
+
+def test_history_json(imported: str) -> None:
+    _code, out, _ = run("history", "--db", imported, "--json")
+    rows = json.loads(out)
+    assert [
+        (r["version"], r["session_id"], r["ops_applied"], r["ops_skipped"], r["pruned"], r["n_entries"]) for r in rows
+    ] == [(0, None, 0, 0, 0, 0), (1, None, 0, 0, 0, 2)]
+    assert all("created_at" in r for r in rows)
+
+
+def test_diff_and_revert(imported: str, tmp_path: Path) -> None:
+    changed = json.loads(json.dumps(SEED_PLAYBOOK))
+    changed["sections"]["OTHERS"] = []
+    changed["sections"]["USER PREFERENCES"] = [{"name": "pref-001", "text": "Tabs.", "helpful": 0, "harmful": 0}]
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(changed))
+    assert run("import", str(path), "--db", imported)[0] == 0
+    code, out, _ = run("diff", "1", "2", "--db", imported)
+    assert "+ [pref-001] Tabs." in out and "- [oth-001] Prefer pathlib." in out
+    code, out, _ = run("revert", "1", "--db", imported)
+    assert code == 0 and "Version 3 of playbook `default` restores version 1." in out
+    code, out, _ = run("diff", "1", "3", "--db", imported)
+    assert "No differences" in out
+
+
+def test_export_claude_md_keeps_the_rest_byte_for_byte(imported: str, tmp_path: Path) -> None:
+    target = tmp_path / "CLAUDE.md"
+    before = "# My project\r\n\nSome notes — ünïcode.\n\n<!-- playbook:begin -->\nold\n<!-- playbook:end -->\n\ntail\n"
+    target.write_bytes(before.encode())
+    code, _, _ = run("export", "--format", "claude-md", "--out", str(target), "--db", imported)
+    assert code == 0
+    after = target.read_bytes().decode()
+    head, tail = before.split("<!-- playbook:begin")[0], before.split("<!-- playbook:end -->")[1]
+    assert after.startswith(head) and after.endswith(tail)
+    assert "**[pat-001]** Run the failing test first." in after and "\nold\n" not in after
+    # A second export changes nothing.
+    run("export", "--format", "claude-md", "--out", str(target), "--db", imported)
+    assert target.read_bytes().decode() == after
+
+
+def test_export_json_markdown_parquet(imported: str, tmp_path: Path) -> None:
+    code, out, _ = run("export", "--db", imported)
+    assert json.loads(out)["sections"] == SEED_PLAYBOOK["sections"]
+    code, out, _ = run("export", "--format", "markdown", "--db", imported)
+    assert out.startswith("# Playbook") and "## PATTERNS & APPROACHES" in out
+    code, out, _ = run("export", "--parquet", str(tmp_path / "pq"), "--db", imported)
+    assert code == 0 and (tmp_path / "pq" / "entries.parquet").exists()
+
+
+def test_errors_are_one_line_with_exit_1(db: str, tmp_path: Path) -> None:
+    code, _out, err = run("show", "--db", db, "--playbook", "nope")
+    assert code == 1 and err.strip() == (
+        "Error: Playbook `nope` does not exist; create it with `playbook import` or `playbook curate`."
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops")
+    code, _, err = run("import", str(bad), "--db", db)
+    assert code == 1 and err.startswith(f"Error: Playbook `{bad}` is not valid JSON") and "Traceback" not in err
+    assert bad.read_text() == "{oops"
+    code, _, _ = run("show", "--format", "yaml", "--db", db)
+    assert code == 2
+
+
+def test_second_writer_cli_message(db: str) -> None:
+    assert run("import", "--help")[0] == 0
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys; c = duckdb.connect({db!r}); print('held', flush=True); sys.stdin.readline()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        code, _, err = run("history", "--db", db)
+        assert code == 1
+        assert (
+            err.strip() == f"Error: Database `{db}` is in use by process {holder.pid}; wait for it to finish or"
+            " pass another `--db`."
+        )
+    finally:
+        holder.communicate("\n")
+
+
+def test_db_from_environment(imported: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAYBOOK_DB", imported)
+    code, out, _ = run("history", "--json")
+    assert code == 0 and len(json.loads(out)) == 2
+
+
+def test_config_file(imported: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "playbook.toml"
+    config.write_text(f'db = "{imported}"\nplaybook = "default"\n')
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.delenv("PLAYBOOK_DB", raising=False)
+    code, out, _ = run("history", "--json")
+    assert code == 0 and len(json.loads(out)) == 2
