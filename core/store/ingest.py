@@ -169,50 +169,31 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
 
 
 def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[list[FileResult], int]:
-    """Replace the batch's messages and recompute its sessions in one transaction."""
-    stats = {
-        row[0]: row[1:]
-        for row in con.execute("SELECT path, n_lines, bad_lines, noise_records FROM _file_stats").fetchall()
-    }
-    meta = {
-        row[0]: row[1:]
-        for row in con.execute("SELECT path, cwd, git_branch, agent_version, title FROM _file_meta").fetchall()
-    }
-    row = con.execute("SELECT count(*) FROM _parts").fetchone()
-    n_parts = int(row[0]) if row else 0
-    results: list[FileResult] = []
+    """Replace the batch's messages, ledger rows and sessions in one transaction."""
+    ledger = [
+        {"path": str(w.path), "size": w.size, "mtime": w.mtime, "digest": w.digest, "is_main": w.is_main} for w in batch
+    ]
     with transaction(con):
         con.execute("DELETE FROM messages WHERE source_path IN (SELECT path FROM _batch_files)")
         con.execute("INSERT INTO messages SELECT * FROM _parts")
-        for w in batch:
-            n_lines, bad, noise = stats.get(str(w.path), (0, 0, 0))
-            cwd, branch, version, title = meta.get(str(w.path), (None, None, None, None))
-            result = FileResult(str(w.path), w.status, w.size, w.fmt, w.session_id, int(bad))
-            con.execute("DELETE FROM files WHERE path = ?", [result.path])
-            con.execute(
-                "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"
-                " noise_records, is_main, cwd, git_branch, agent_version, title)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    result.path,
-                    w.size,
-                    w.mtime,
-                    w.digest,
-                    w.fmt,
-                    w.session_id,
-                    n_lines,
-                    bad,
-                    noise,
-                    w.is_main,
-                    cwd,
-                    branch,
-                    version,
-                    title,
-                ],
-            )
-            results.append(result)
+        con.execute("DELETE FROM files WHERE path IN (SELECT path FROM _batch_files)")
+        con.execute(
+            "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"
+            " noise_records, is_main, cwd, git_branch, agent_version, title)"
+            " SELECT l.path, l.size, l.mtime, l.digest, b.format, b.session_id, 'ok', coalesce(s.n_lines, 0),"
+            " coalesce(s.bad_lines, 0), coalesce(s.noise_records, 0), l.is_main, m.cwd, m.git_branch,"
+            " m.agent_version, m.title"
+            " FROM (SELECT unnest(?) AS l) JOIN _batch_files b ON b.path = l.path"
+            " LEFT JOIN _file_stats s ON s.path = l.path LEFT JOIN _file_meta m ON m.path = l.path",
+            [ledger],
+        )
         con.execute(_RECOMPUTE_SESSIONS)
-    return results, n_parts
+    bad = dict(con.execute("SELECT path, bad_lines FROM _file_stats").fetchall())
+    row = con.execute("SELECT count(*) FROM _parts").fetchone()
+    results = [
+        FileResult(str(w.path), w.status, w.size, w.fmt, w.session_id, int(bad.get(str(w.path), 0))) for w in batch
+    ]
+    return results, int(row[0]) if row else 0
 
 
 def _batches(work: list[_Work], limit: int) -> Iterable[list[_Work]]:

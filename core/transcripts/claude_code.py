@@ -1,8 +1,8 @@
 """Claude Code JSONL (`<projects>/<project>/<session>.jsonl`, `<session>/subagents/agent-*.jsonl`).
 
-Parsing is DuckDB's: `read_ndjson_objects` scans the files and every field is extracted in SQL, so a
-batch of files is normalised without a Python loop over lines. A malformed or non-UTF-8 line becomes a
-NULL row (counted as a bad line). Kept: user and assistant text, tool calls, tool results with
+Parsing is DuckDB's: `read_json` with explicit columns scans the files and content blocks are parsed once
+into typed structs, so a batch of files is normalised without a Python loop over lines. A malformed or
+non-UTF-8 line becomes a NULL row (counted as a bad line). Kept: user and assistant text, tool calls, tool results with
 `is_error`, thinking (marked), compaction summaries. Dropped but counted: `progress`,
 `file-history-snapshot`, `queue-operation`, `system` and `summary` (title) records.
 """
@@ -17,35 +17,42 @@ __all__ = ["load_claude_code"]
 
 NOISE_TYPES = ("progress", "file-history-snapshot", "queue-operation", "system", "summary")
 
+_COLUMNS = (
+    "{type: 'VARCHAR', sessionId: 'VARCHAR', timestamp: 'VARCHAR', uuid: 'VARCHAR', cwd: 'VARCHAR',"
+    " gitBranch: 'VARCHAR', version: 'VARCHAR', isSidechain: 'BOOLEAN', isMeta: 'BOOLEAN',"
+    " isCompactSummary: 'BOOLEAN', agentId: 'VARCHAR', summary: 'VARCHAR',"
+    " message: 'STRUCT(id VARCHAR, content JSON)'}"
+)
+# Content blocks are parsed once, into typed structs, instead of one JSON parse per extracted field.
+_BLOCK = (
+    '[{"type": "VARCHAR", "text": "VARCHAR", "thinking": "VARCHAR", "name": "VARCHAR", "id": "VARCHAR",'
+    ' "input": "JSON", "tool_use_id": "VARCHAR", "content": "JSON", "is_error": "BOOLEAN"}]'
+)
+
+# A line DuckDB cannot parse (malformed JSON, invalid UTF-8) comes back as a row of NULLs: counted as bad.
 _LINES = f"""
 CREATE OR REPLACE TEMP TABLE _cc_lines AS
 WITH raw AS (
-    SELECT filename AS path, row_number() OVER () AS seq, json AS j
-    FROM read_ndjson_objects($files, filename = true, ignore_errors = true,
-                             maximum_object_size = {MAX_OBJECT_SIZE})
+    SELECT filename AS path, row_number() OVER () AS seq, *
+    FROM read_json($files, format = 'newline_delimited', filename = true, ignore_errors = true,
+                   maximum_object_size = {MAX_OBJECT_SIZE}, columns = {_COLUMNS})
 )
-SELECT r.path, b.session_id, r.seq, r.j IS NULL AS bad,
-       r.j->>'$.type' AS type,
-       try_cast(r.j->>'$.timestamp' AS TIMESTAMPTZ) AS ts,
-       r.j->>'$.cwd' AS cwd, r.j->>'$.gitBranch' AS git_branch, r.j->>'$.version' AS agent_version,
-       coalesce(r.j->>'$.isSidechain' = 'true', false) AS is_sidechain,
-       coalesce(r.j->>'$.isMeta' = 'true', false) AS is_meta,
-       coalesce(r.j->>'$.isCompactSummary' = 'true', false) AS is_compact,
-       r.j->>'$.agentId' AS agent_id,
-       r.j->>'$.summary' AS summary,
-       r.j->>'$.message.id' AS msg_id,
-       r.j->'$.message.content' AS content,
-       json_type(r.j, '$.message.content') AS content_type
+SELECT r.path, b.session_id, r.seq,
+       r.type IS NULL AND r.message IS NULL AND r.sessionId IS NULL AS bad,
+       r.type, try_cast(r.timestamp AS TIMESTAMPTZ) AS ts, r.cwd, r.gitBranch AS git_branch,
+       r.version AS agent_version, coalesce(r.isSidechain, false) AS is_sidechain,
+       coalesce(r.isMeta, false) AS is_meta, coalesce(r.isCompactSummary, false) AS is_compact,
+       r.agentId AS agent_id, r.summary, r.message.id AS msg_id, coalesce(r.message.id, r.uuid) AS key,
+       r.message.content AS content, json_type(r.message.content) AS content_type
 FROM raw r JOIN _batch_files b ON b.path = r.path
 """
 
-# Shared column list: one row per content block.
-_PARTS = """
+_PARTS = f"""
 INSERT INTO _parts
 SELECT session_id, path, seq, 0 AS part, ts, type AS role,
        CASE WHEN is_compact THEN 'summary' ELSE 'text' END AS kind,
        content->>'$' AS text, NULL, NULL, NULL, false,
-       coalesce(msg_id, path || ':' || seq) AS message_key, is_sidechain, agent_id,
+       coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
        is_meta OR starts_with(ltrim(content->>'$'), '<system-reminder>') AS is_meta,
        type = 'user' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
            AND NOT starts_with(ltrim(content->>'$'), '<system-reminder>') AS is_prompt
@@ -54,40 +61,41 @@ WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'VARCHAR';
 
 INSERT INTO _parts
 WITH blocks AS (
-    SELECT *, unnest(json_extract(content, '$[*]')) AS b, unnest(range(json_array_length(content)::BIGINT)) AS part
+    SELECT *, unnest(from_json(content, '{_BLOCK}')) AS b,
+           unnest(range(json_array_length(content)::BIGINT)) AS part
     FROM _cc_lines
     WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'ARRAY'
 )
 SELECT session_id, path, seq, part::INTEGER, ts,
-       CASE WHEN b->>'$.type' = 'tool_result' THEN 'tool' ELSE type END AS role,
-       CASE b->>'$.type'
+       CASE WHEN b.type = 'tool_result' THEN 'tool' ELSE type END AS role,
+       CASE b.type
            WHEN 'text' THEN CASE WHEN is_compact THEN 'summary' ELSE 'text' END
            WHEN 'thinking' THEN 'thinking'
            WHEN 'redacted_thinking' THEN 'thinking'
            WHEN 'tool_use' THEN 'tool_use'
            WHEN 'tool_result' THEN 'tool_result'
            WHEN 'image' THEN 'image'
-           ELSE coalesce(b->>'$.type', 'unknown')
+           ELSE coalesce(b.type, 'unknown')
        END AS kind,
-       CASE b->>'$.type'
-           WHEN 'text' THEN b->>'$.text'
-           WHEN 'thinking' THEN b->>'$.thinking'
-           WHEN 'tool_result' THEN CASE json_type(b, '$.content')
-               WHEN 'VARCHAR' THEN b->>'$.content'
-               WHEN 'ARRAY' THEN array_to_string(json_extract_string(b, '$.content[*].text'), chr(10))
+       CASE b.type
+           WHEN 'text' THEN b.text
+           WHEN 'thinking' THEN b.thinking
+           WHEN 'tool_result' THEN CASE json_type(b.content)
+               WHEN 'VARCHAR' THEN b.content->>'$'
+               WHEN 'ARRAY' THEN array_to_string(json_extract_string(b.content, '$[*].text'), chr(10))
                ELSE NULL END
            WHEN 'image' THEN '[image]'
            ELSE NULL
        END AS text,
-       b->>'$.name' AS tool_name,
-       CASE WHEN b->>'$.type' = 'tool_use' THEN (b->'$.input')::VARCHAR END AS tool_input,
-       coalesce(b->>'$.id', b->>'$.tool_use_id') AS tool_use_id,
-       coalesce(b->>'$.is_error' = 'true', false) AS is_error,
-       coalesce(msg_id, path || ':' || seq) AS message_key, is_sidechain, agent_id,
-       is_meta OR (b->>'$.type' = 'text' AND starts_with(ltrim(b->>'$.text'), '<system-reminder>')) AS is_meta,
-       type = 'user' AND b->>'$.type' = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
-           AND NOT starts_with(ltrim(b->>'$.text'), '<system-reminder>')
-           AND NOT starts_with(b->>'$.text', '[Request interrupted') AS is_prompt
+       b.name AS tool_name,
+       CASE WHEN b.type = 'tool_use' THEN b.input::VARCHAR END AS tool_input,
+       coalesce(b.id, b.tool_use_id) AS tool_use_id,
+       coalesce(b.is_error, false) AS is_error,
+       coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
+       is_meta OR (b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>')) AS is_meta,
+       type = 'user' AND b.type = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
+           AND NOT starts_with(ltrim(b.text), '<system-reminder>')
+           AND NOT starts_with(b.text, '[Request interrupted') AS is_prompt
 FROM blocks;
 """
 

@@ -17,25 +17,42 @@ from core.transcripts._batch import MAX_OBJECT_SIZE
 
 __all__ = ["load_codex"]
 
+# One typed parse per line: the current layout's `payload` and the older layout's bare fields share
+# one struct shape, so `p` below is the same struct for both.
+_FIELDS = (
+    "type VARCHAR, role VARCHAR, content JSON, name VARCHAR, arguments VARCHAR, input VARCHAR,"
+    " call_id VARCHAR, output JSON, summary JSON, message VARCHAR, id VARCHAR, cwd VARCHAR,"
+    " cli_version VARCHAR, version VARCHAR, git STRUCT(branch VARCHAR), action JSON"
+)
+_COLUMNS = (
+    "{timestamp: 'VARCHAR', record_type: 'VARCHAR', payload: 'STRUCT("
+    + _FIELDS
+    + ")', "
+    + ", ".join(f"{f.split()[0]}: '{' '.join(f.split()[1:])}'" for f in _FIELDS.split(", "))
+    + "}"
+)
+_OLD_LAYOUT = "struct_pack(" + ", ".join(f"{f.split()[0]} := r.{f.split()[0]}" for f in _FIELDS.split(", ")) + ")"
+
 _LINES = f"""
 CREATE OR REPLACE TEMP TABLE _cx_lines AS
 WITH raw AS (
-    SELECT filename AS path, row_number() OVER () AS seq, json AS j
-    FROM read_ndjson_objects($files, filename = true, ignore_errors = true,
-                             maximum_object_size = {MAX_OBJECT_SIZE})
-), shaped AS (
-    SELECT r.path, b.session_id, r.seq, r.j IS NULL AS bad,
-           CASE WHEN json_type(r.j, '$.payload') = 'OBJECT' THEN r.j->>'$.type'
-                WHEN r.j->>'$.record_type' IS NOT NULL THEN 'state'
-                WHEN r.j->>'$.type' IS NULL AND r.j->>'$.id' IS NOT NULL THEN 'session_meta'
+    SELECT filename AS path, row_number() OVER () AS seq, *
+    FROM read_json($files, format = 'newline_delimited', filename = true, ignore_errors = true,
+                   maximum_object_size = {MAX_OBJECT_SIZE}, columns = {_COLUMNS})
+), typed AS (
+    SELECT r.path, b.session_id, r.seq,
+           r.type IS NULL AND r.payload IS NULL AND r.record_type IS NULL AND r.id IS NULL AS bad,
+           CASE WHEN r.payload IS NOT NULL THEN r.type
+                WHEN r.record_type IS NOT NULL THEN 'state'
+                WHEN r.type IS NULL AND r.id IS NOT NULL THEN 'session_meta'
                 ELSE 'response_item' END AS rtype,
-           CASE WHEN json_type(r.j, '$.payload') = 'OBJECT' THEN r.j->'$.payload' ELSE r.j END AS p,
-           try_cast(r.j->>'$.timestamp' AS TIMESTAMPTZ) AS ts
+           CASE WHEN r.payload IS NOT NULL THEN r.payload ELSE {_OLD_LAYOUT} END AS p,
+           try_cast(r.timestamp AS TIMESTAMPTZ) AS ts
     FROM raw r JOIN _batch_files b ON b.path = r.path
 )
-SELECT *, p->>'$.type' AS ptype, p->>'$.role' AS role,
-       bool_or(rtype = 'event_msg' AND p->>'$.type' = 'user_message') OVER (PARTITION BY path) AS has_events
-FROM shaped
+SELECT *, p.type AS ptype, p.role AS role,
+       bool_or(rtype = 'event_msg' AND p.type = 'user_message') OVER (PARTITION BY path) AS has_events
+FROM typed
 """
 
 _PARTS = """
@@ -53,18 +70,18 @@ WITH items AS (
                                                       'local_shell_call_output') THEN 'tool_result'
             WHEN rtype = 'compacted' THEN 'summary'
         END AS what,
-        CASE json_type(p, '$.output') WHEN 'VARCHAR' THEN p->>'$.output' ELSE (p->'$.output')::VARCHAR END AS output
+        CASE json_type(p.output) WHEN 'VARCHAR' THEN p.output->>'$' ELSE p.output::VARCHAR END AS output
     FROM _cx_lines WHERE NOT bad
 ), texts AS (
     SELECT *,
         CASE what
-            WHEN 'prompt' THEN p->>'$.message'
-            WHEN 'user' THEN array_to_string(json_extract_string(p, '$.content[*].text'), chr(10))
-            WHEN 'assistant' THEN array_to_string(json_extract_string(p, '$.content[*].text'), chr(10))
-            WHEN 'thinking' THEN array_to_string(json_extract_string(p, '$.summary[*].text'), chr(10))
+            WHEN 'prompt' THEN p.message
+            WHEN 'user' THEN array_to_string(json_extract_string(p.content, '$[*].text'), chr(10))
+            WHEN 'assistant' THEN array_to_string(json_extract_string(p.content, '$[*].text'), chr(10))
+            WHEN 'thinking' THEN array_to_string(json_extract_string(p.summary, '$[*].text'), chr(10))
             WHEN 'tool_result' THEN CASE WHEN json_valid(output) AND json_type(output, '$.output') = 'VARCHAR'
                                          THEN output->>'$.output' ELSE output END
-            WHEN 'summary' THEN p->>'$.message'
+            WHEN 'summary' THEN p.message
         END AS text
     FROM items WHERE what IS NOT NULL
 )
@@ -73,10 +90,10 @@ SELECT session_id, path, seq, 0, ts,
                  WHEN 'tool_result' THEN 'tool' ELSE 'assistant' END AS role,
        CASE what WHEN 'prompt' THEN 'text' WHEN 'user' THEN 'text' WHEN 'assistant' THEN 'text' ELSE what END AS kind,
        text,
-       CASE WHEN what = 'tool_use' THEN coalesce(p->>'$.name', CASE ptype WHEN 'web_search_call' THEN 'web_search'
+       CASE WHEN what = 'tool_use' THEN coalesce(p.name, CASE ptype WHEN 'web_search_call' THEN 'web_search'
                                                                         WHEN 'local_shell_call' THEN 'shell' END) END,
-       CASE WHEN what = 'tool_use' THEN coalesce(p->>'$.arguments', p->>'$.input', (p->'$.action')::VARCHAR) END,
-       p->>'$.call_id',
+       CASE WHEN what = 'tool_use' THEN coalesce(p.arguments, p.input, p.action::VARCHAR) END,
+       p.call_id,
        what = 'tool_result' AND coalesce(
            try_cast(CASE WHEN json_valid(output) THEN output->>'$.metadata.exit_code' END AS INTEGER),
            try_cast(regexp_extract(output, '(?i)exit(?:ed with)? code:? (-?\\d+)', 1) AS INTEGER),
@@ -102,9 +119,9 @@ FROM _cx_lines GROUP BY path;
 
 INSERT INTO _file_meta
 SELECT path, any_value(session_id),
-       arg_min(p->>'$.cwd', seq) FILTER (WHERE p->>'$.cwd' IS NOT NULL),
-       arg_min(p->>'$.git.branch', seq) FILTER (WHERE p->>'$.git.branch' IS NOT NULL),
-       arg_min(coalesce(p->>'$.cli_version', p->>'$.version'), seq) FILTER (WHERE rtype = 'session_meta'),
+       arg_min(p.cwd, seq) FILTER (WHERE p.cwd IS NOT NULL),
+       arg_min(p.git.branch, seq) FILTER (WHERE p.git.branch IS NOT NULL),
+       arg_min(coalesce(p.cli_version, p.version), seq) FILTER (WHERE rtype = 'session_meta'),
        NULL
 FROM _cx_lines GROUP BY path;
 """
