@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from core.errors import PlaybookFileError
+from core.export import format_bullets
 from core.jsonx import extract_json
 from core.models import ApplyReport, Entry, Playbook
 from core.operations import (
@@ -36,12 +37,15 @@ __all__ = [
     "SECTION_SLUGS",
     "apply_structured_operations",
     "extract_json",
+    "extract_keypoints",
     "format_playbook",
     "generate_keypoint_name",
     "load_playbook",
     "playbook_from_dict",
     "playbook_to_dict",
     "prune_harmful",
+    "run_curator",
+    "run_reflector",
     "save_playbook",
     "update_playbook_data",
 ]
@@ -289,13 +293,153 @@ def save_playbook(playbook: dict[str, Any], path: Path | str) -> None:
 
 
 def format_playbook(playbook: dict[str, Any] | Playbook) -> str:
-    """Each non-empty section as `## NAME` then `[id] helpful=H harmful=X :: text` lines."""
-    model = playbook if isinstance(playbook, Playbook) else playbook_from_dict(playbook)
-    blocks = []
-    for name, items in model.sections.items():
-        if not items:
-            continue
-        lines = [f"## {name}"]
-        lines.extend(f"[{e.name}] helpful={e.helpful} harmful={e.harmful} :: {e.text}" for e in items)
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    """Each non-empty section as `## NAME` then `[id] helpful=H harmful=X :: text` lines; "" when empty."""
+    return format_bullets(playbook if isinstance(playbook, Playbook) else playbook_from_dict(playbook))
+
+
+# --- the seeds' LLM functions ------------------------------------------------------------------
+# Each returns the seeds' shape and never raises: a failed call (API error after retries, text
+# without JSON, anything unexpected) gives the seeds' empty result.
+
+
+def _default_provider() -> Any:
+    from core.llm.claude import AnthropicProvider, make_client
+
+    return AnthropicProvider(
+        make_client(api_key=os.environ.get("ANTHROPIC_API_KEY"), base_url=os.environ.get("ANTHROPIC_BASE_URL"))
+    )
+
+
+def _messages_as_session(messages: list[Any]) -> list[Any]:
+    from core.models import SessionMessage
+
+    out = []
+    for seq, m in enumerate(messages):
+        if isinstance(m, dict):
+            content = m.get("content")
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            role = str(m.get("role", "user"))
+            out.append(SessionMessage(seq=seq, role=role, kind="text", text=text, is_prompt=role == "user"))
+    return out
+
+
+def _call(step: str, provider: Any, model: str, context: dict[str, Any], **values: str) -> str | None:
+    from core.llm.base import LLMRequest
+    from core.prompts import load_template
+    from core.reflector import describe_sections
+
+    template = load_template(step)
+    system, user = template.render(sections=describe_sections(DEFAULT_SECTIONS), **values)
+    request = LLMRequest(
+        step=step,
+        model=model,
+        system=system,
+        user=user,  # type: ignore[arg-type]
+        schema_name=template.manifest.output_schema,
+        session_id=context.get("session_id"),
+        context=context,
+    )
+    response = (provider or _default_provider()).complete(request)
+    if not response.ok:
+        log.warning("%s call failed: %s", step, response.error)
+    return response.text if response.ok else None
+
+
+def extract_keypoints(
+    messages: list[Any],
+    playbook: dict[str, Any],
+    diagnostic_name: str | None = None,
+    *,
+    provider: Any = None,
+    model: str = "claude-sonnet-4-5",
+    budget_tokens: int = 24_000,
+) -> dict[str, Any]:
+    """One-call reflection (seeds): `evaluations`, `new_key_points`, and `operations` only when given."""
+    from core.curator import parse_reflection
+    from core.render import render_session
+
+    empty: dict[str, Any] = {"new_key_points": [], "evaluations": []}
+    try:
+        model_pb = playbook_from_dict(playbook)
+        session = _messages_as_session(messages)
+        text = _call(
+            "reflection",
+            provider,
+            model,
+            {"messages": session, "playbook": model_pb},
+            playbook=format_bullets(model_pb) or "(the playbook is empty)",
+            transcript=render_session(session, budget_tokens).text,
+        )
+        return parse_reflection(text) or empty
+    except Exception as exc:
+        log.warning("extract_keypoints failed: %s", exc)
+        return empty
+
+
+def run_reflector(
+    transcript: str | list[Any],
+    playbook: dict[str, Any],
+    *,
+    provider: Any = None,
+    model: str = "claude-sonnet-4-5",
+    budget_tokens: int = 24_000,
+) -> dict[str, Any]:
+    """Reflector step (seeds): `{"analysis", "bullet_tags"}`; `{"analysis": "", "bullet_tags": []}` on failure."""
+    from core.reflector import parse_reflector
+    from core.render import render_session
+
+    try:
+        model_pb = playbook_from_dict(playbook)
+        session = _messages_as_session(
+            transcript if isinstance(transcript, list) else [{"role": "user", "content": transcript}]
+        )
+        text = _call(
+            "reflector",
+            provider,
+            model,
+            {"messages": session, "playbook": model_pb},
+            playbook=format_bullets(model_pb) or "(the playbook is empty)",
+            transcript=transcript if isinstance(transcript, str) else render_session(session, budget_tokens).text,
+            session_meta="(single session)",
+        )
+        parsed = parse_reflector(text)
+        if parsed is not None:
+            return parsed.model_dump(include={"analysis", "bullet_tags"})
+    except Exception as exc:
+        log.warning("run_reflector failed: %s", exc)
+    return {"analysis": "", "bullet_tags": []}
+
+
+def run_curator(
+    reflector_output: dict[str, Any],
+    playbook: dict[str, Any],
+    *,
+    provider: Any = None,
+    model: str = "claude-sonnet-4-5",
+) -> dict[str, Any]:
+    """Curator step (REQ-CUR-010): `{"reasoning", "operations"}`; the empty result on any failure."""
+    from core.curator import parse_curator
+    from core.models import BulletTag, ReflectorOutput
+
+    try:
+        tags = [
+            BulletTag.model_validate(t)
+            for t in reflector_output.get("bullet_tags", []) or []
+            if isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("tag"), str)
+        ]
+        reflection = ReflectorOutput(analysis=str(reflector_output.get("analysis", "") or ""), bullet_tags=tags)
+        model_pb = playbook_from_dict(playbook)
+        text = _call(
+            "curator",
+            provider,
+            model,
+            {"reflection": reflection, "playbook": model_pb},
+            playbook=format_bullets(model_pb) or "(the playbook is empty)",
+            reflection=reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
+        )
+        parsed = parse_curator(text)
+        if parsed is not None:
+            return {"reasoning": parsed.reasoning, "operations": parsed.operations}
+    except Exception as exc:
+        log.warning("run_curator failed: %s", exc)
+    return {"reasoning": "", "operations": []}

@@ -27,6 +27,7 @@ __all__ = [
     "Playbook",
     "PruneRecord",
     "ReflectorOutput",
+    "SessionMessage",
     "UpdateOp",
 ]
 
@@ -238,3 +239,20 @@ class ApplyReport(_Contract):
         if self.rolled_back:
             lines.append(f"  Rolled back: {self.rolled_back}")
         return "\n".join(lines)
+
+
+class SessionMessage(_Contract):
+    """One normalised content block of a transcript (a row of the `messages` table)."""
+
+    seq: int
+    part: int = 0
+    role: str
+    kind: str
+    text: str | None = None
+    tool_name: str | None = None
+    tool_input: str | None = None
+    tool_use_id: str | None = None
+    is_error: bool = False
+    is_meta: bool = False
+    is_prompt: bool = False
+    is_sidechain: bool = False

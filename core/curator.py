@@ -1,0 +1,74 @@
+"""Curator step: prompt assembly from the reflector's output (never the transcript); output parsing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.jsonx import extract_json
+from core.llm.base import LLMRequest
+from core.models import CuratorOutput, Playbook, ReflectorOutput
+from core.prompts import PromptTemplate
+from core.reflector import describe_sections, playbook_text
+from core.sections import SectionSet
+
+__all__ = ["curator_request", "parse_curator", "parse_reflection"]
+
+
+def curator_request(
+    template: PromptTemplate,
+    reflection: ReflectorOutput,
+    playbook: Playbook,
+    sections: SectionSet,
+    *,
+    model: str,
+    session_id: str | None,
+    max_tokens: int = 4096,
+    context: dict[str, Any] | None = None,
+) -> LLMRequest:
+    """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript)."""
+    system, user = template.render(
+        sections=describe_sections(sections),
+        playbook=playbook_text(playbook),
+        reflection=reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
+    )
+    return LLMRequest(
+        step="curator",
+        session_id=session_id,
+        model=model,
+        system=system,
+        user=user,
+        schema_name=template.manifest.output_schema,
+        max_tokens=max_tokens,
+        context=context or {},
+    )
+
+
+def parse_curator(text: str | None) -> CuratorOutput | None:
+    """Curator output, or None when the text holds no JSON object.
+
+    A partial object is accepted with defaults (REQ-CUR-016); a non-list `operations` counts as none.
+    Each operation stays raw: the engine validates it and records why it skipped it.
+    """
+    data = extract_json(text)
+    if data is None:
+        return None
+    reasoning = data.get("reasoning", "")
+    operations = data.get("operations")
+    return CuratorOutput(
+        reasoning=reasoning if isinstance(reasoning, str) else str(reasoning),
+        operations=operations if isinstance(operations, list) else [],
+    )
+
+
+def parse_reflection(text: str | None) -> dict[str, Any] | None:
+    """The seeds' one-call mode (`extract_keypoints`): `operations` only when the model gave a list."""
+    data = extract_json(text)
+    if data is None:
+        return None
+    result: dict[str, Any] = {
+        "new_key_points": data.get("new_key_points") if isinstance(data.get("new_key_points"), list) else [],
+        "evaluations": data.get("evaluations") if isinstance(data.get("evaluations"), list) else [],
+    }
+    if isinstance(data.get("operations"), list):
+        result["operations"] = data["operations"]
+    return result

@@ -1,0 +1,86 @@
+"""The provider interface: a request in, a response out, never an exception."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["LLMRequest", "LLMResponse", "Provider", "Step", "Usage", "complete_all"]
+
+Step = Literal["reflector", "curator", "reflection"]
+
+
+class Usage(BaseModel):
+    """Token counts of one call, cache reads and writes included."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+class LLMRequest(BaseModel):
+    """One model call: cached system prefix, per-session user text, and the expected output schema."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    step: Step
+    session_id: str | None = None
+    model: str
+    system: str
+    user: str
+    schema_name: str
+    max_tokens: int = 4096
+    # Inputs for providers that need no model (heuristic); never part of the prompt or its hash.
+    context: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    def prompt_hash(self) -> str:
+        """Identity of the prompt: the same hash means the same answer may be reused."""
+        payload = json.dumps([self.step, self.model, self.system, self.user, self.schema_name, self.max_tokens])
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class LLMResponse(BaseModel):
+    """What came back; `error` is set (and `text` None) when the call failed after retries."""
+
+    text: str | None = None
+    provider: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when there is text to parse."""
+        return self.error is None and self.text is not None
+
+
+class Provider(Protocol):
+    """Anything that answers LLM requests."""
+
+    name: str
+    cacheable: bool
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request; never raises."""
+        ...
+
+
+def complete_all(provider: Provider, requests: Sequence[LLMRequest], concurrency: int) -> list[LLMResponse]:
+    """Answer `requests` in order, up to `concurrency` at once (providers with a batch API override this)."""
+    many = getattr(provider, "complete_many", None)
+    if many is not None:
+        result: list[LLMResponse] = many(list(requests))
+        return result
+    if concurrency <= 1 or len(requests) <= 1:
+        return [provider.complete(r) for r in requests]
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        return list(pool.map(provider.complete, requests))

@@ -1,0 +1,172 @@
+"""The `anthropic` provider: the official SDK, Messages API, prompt caching, structured output.
+
+Retries live in the SDK (408/409/429/5xx, exponential backoff with jitter); this module only caps how
+long a `retry-after` header may make us wait. Structured output is asked for where the server supports
+it; when a server refuses it (some local servers reached through `ANTHROPIC_BASE_URL`), the provider
+switches to plain text, which goes through the same robust JSON extraction.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import anthropic
+import httpx2
+
+from core.llm.base import LLMRequest, LLMResponse, Usage
+from core.llm.pricing import cost_usd
+from core.prompts import OUTPUT_SCHEMAS
+
+__all__ = ["AnthropicProvider", "CostCap", "make_client"]
+
+
+class _CappedAnthropic(anthropic.Anthropic):
+    """The SDK client with an upper bound on `retry-after` waits (the SDK obeys any value)."""
+
+    retry_after_cap: float = 60.0
+
+    def _calculate_retry_timeout(self, remaining_retries: int, options: Any, response_headers: Any = None) -> float:
+        wait = super()._calculate_retry_timeout(remaining_retries, options, response_headers)
+        return min(wait, self.retry_after_cap)
+
+
+def make_client(
+    *,
+    api_key: str | None,
+    base_url: str | None = None,
+    timeout: float = 120.0,
+    max_retries: int = 4,
+    retry_after_cap: float = 60.0,
+    http_client: httpx2.Client | None = None,
+) -> anthropic.Anthropic:
+    """An SDK client; tests pass an `httpx2.Client(transport=httpx2.MockTransport(...))`."""
+    client = _CappedAnthropic(
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=http_client,
+    )
+    client.retry_after_cap = retry_after_cap
+    return client
+
+
+class CostCap:
+    """A per-run spending limit shared by the providers of one run (thread-safe)."""
+
+    def __init__(self, limit_usd: float | None) -> None:
+        self.limit_usd = limit_usd
+        self.spent_usd = 0.0
+        self._lock = threading.Lock()
+
+    def exhausted(self) -> bool:
+        """True once the spend has reached the limit: no new call may start."""
+        with self._lock:
+            return self.limit_usd is not None and self.spent_usd >= self.limit_usd
+
+    def add(self, amount: float) -> None:
+        """Record spend."""
+        with self._lock:
+            self.spent_usd += amount
+
+    def message(self) -> str:
+        """The error recorded for a call the cap prevented."""
+        return f"cost cap of ${self.limit_usd:.2f} reached (spent ${self.spent_usd:.2f}); no new model calls this run"
+
+
+def usage_of(raw: Any) -> Usage:
+    """Our Usage from the SDK's usage object (or dict)."""
+    get = raw.get if isinstance(raw, dict) else (lambda k, d=None: getattr(raw, k, d))
+    return Usage(
+        input_tokens=get("input_tokens", 0) or 0,
+        output_tokens=get("output_tokens", 0) or 0,
+        cache_read_tokens=get("cache_read_input_tokens", 0) or 0,
+        cache_write_tokens=get("cache_creation_input_tokens", 0) or 0,
+    )
+
+
+def message_params(request: LLMRequest, *, structured: bool) -> dict[str, Any]:
+    """Messages API parameters: the frozen playbook sits in a cached system prefix."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": request.user}],
+    }
+    if structured:
+        params["output_config"] = {"format": {"type": "json_schema", "schema": OUTPUT_SCHEMAS[request.schema_name]}}
+    return params
+
+
+def text_of(content: Any) -> str:
+    """Concatenated text blocks of a message's content (SDK objects or dicts)."""
+    parts = []
+    for block in content or []:
+        kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.get("text", "") if isinstance(block, dict) else block.text)
+    return "".join(parts)
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for the exchange log."""
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"HTTP {exc.status_code}: {str(exc.message)[:300]}"
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return f"connection error: {exc}"
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
+def _refuses_structured_output(exc: anthropic.BadRequestError) -> bool:
+    text = str(exc).lower()
+    return any(word in text for word in ("output_config", "output_format", "json_schema", "structured"))
+
+
+class AnthropicProvider:
+    """Live Messages API calls. Never raises: failures come back as `LLMResponse.error`."""
+
+    name = "anthropic"
+    cacheable = True
+
+    def __init__(
+        self, client: anthropic.Anthropic, *, cost_cap: CostCap | None = None, structured_output: bool = True
+    ) -> None:
+        self.client = client
+        self.cost_cap = cost_cap or CostCap(None)
+        self.structured_output = structured_output
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """One call, with the SDK's retries; the seeds' empty result is the caller's on error."""
+        if self.cost_cap.exhausted():
+            return LLMResponse(provider=self.name, model=request.model, error=self.cost_cap.message())
+        started = time.perf_counter()
+        try:
+            try:
+                message = self.client.messages.create(**message_params(request, structured=self.structured_output))
+            except anthropic.BadRequestError as exc:
+                if not (self.structured_output and _refuses_structured_output(exc)):
+                    raise
+                self.structured_output = False  # this server has no structured output: text from now on
+                message = self.client.messages.create(**message_params(request, structured=False))
+        except Exception as exc:
+            return LLMResponse(
+                provider=self.name,
+                model=request.model,
+                error=describe_error(exc),
+                latency_ms=(time.perf_counter() - started) * 1000,
+            )
+        usage = usage_of(message.usage)
+        cost = cost_usd(request.model, usage)
+        self.cost_cap.add(cost)
+        return LLMResponse(
+            text=text_of(message.content),
+            provider=self.name,
+            model=str(message.model or request.model),
+            usage=usage,
+            cost_usd=cost,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )

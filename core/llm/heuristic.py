@@ -1,0 +1,144 @@
+"""The `heuristic` provider: no model at all, deterministic rules over the normalised session.
+
+- a tool error followed by a successful call of the same tool -> a MISTAKES TO AVOID lesson;
+- an explicit user correction ("no, ...", "don't ...", "instead ...") -> a USER PREFERENCES lesson;
+- a playbook id cited in a session without tool errors -> a helpful tag (neutral when errors occurred).
+
+Its output says plainly that no model was used. It answers the same requests as the live provider and
+its text goes through the same extraction and validation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from core.llm.base import LLMRequest, LLMResponse
+from core.models import Playbook, ReflectorOutput, SessionMessage
+from core.redact import redact
+
+__all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons"]
+
+NOTICE = "[heuristic: no model was used]"
+_LESSON = re.compile(r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$", re.MULTILINE)
+_CORRECTION = re.compile(
+    r"^\s*(no[,.! ]|nope\b|don'?t\b|do not\b|stop\b|instead\b|actually\b|never\b|always\b|please don'?t\b|"
+    r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b)",
+    re.IGNORECASE,
+)
+_REJECTED = "doesn't want to proceed"
+MAX_LESSONS = 4
+
+
+def _first_line(text: str, limit: int) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    line = re.sub(r"\s+", " ", line)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _describe_input(name: str, raw: str | None) -> str:
+    try:
+        value = json.loads(raw or "")
+    except ValueError:
+        return _first_line(raw or "", 120)
+    if isinstance(value, dict):
+        for key in ("command", "cmd", "file_path", "path", "pattern", "query", "url"):
+            if isinstance(value.get(key), str | list):
+                shown = value[key] if isinstance(value[key], str) else " ".join(map(str, value[key]))
+                return _first_line(shown, 120)
+    return _first_line(json.dumps(value), 120)
+
+
+def heuristic_lessons(messages: list[SessionMessage]) -> list[tuple[str, str]]:
+    """(section, lesson text) pairs found by the rules, at most MAX_LESSONS, in session order."""
+    lessons: list[tuple[str, str]] = []
+    calls: dict[str, tuple[str, str | None]] = {}
+    failed: dict[str, str] = {}  # tool name -> first error line, waiting for a successful retry
+    for m in messages:
+        if m.is_sidechain or m.is_meta:
+            continue
+        if m.kind == "tool_use" and m.tool_use_id:
+            calls[m.tool_use_id] = (m.tool_name or "tool", m.tool_input)
+        elif m.kind == "tool_result" and m.tool_use_id in calls:
+            name, raw_input = calls[m.tool_use_id]
+            text = m.text or ""
+            if m.is_error and _REJECTED not in text:
+                failed.setdefault(name, _first_line(text, 100) or "an error")
+            elif not m.is_error and name in failed:
+                lessons.append(
+                    (
+                        "MISTAKES TO AVOID",
+                        f'`{name}` failed with "{failed.pop(name)}"; the call that worked next was:'
+                        f" {_describe_input(name, raw_input)}",
+                    )
+                )
+        elif m.is_prompt and m.text and _CORRECTION.match(m.text):
+            lessons.append(("USER PREFERENCES", f'The user corrected the agent: "{_first_line(m.text, 160)}"'))
+    unique = list(dict.fromkeys((s, redact(t)[0]) for s, t in lessons))
+    return unique[:MAX_LESSONS]
+
+
+def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
+    ids = [e.name for _, e in playbook.entries()]
+    if not ids:
+        return []
+    text = "\n".join((m.text or "") + (m.tool_input or "") for m in messages if not m.is_meta)
+    return [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
+
+
+def _reflect(messages: list[SessionMessage], playbook: Playbook) -> dict[str, Any]:
+    errors = sum(1 for m in messages if m.kind == "tool_result" and m.is_error)
+    lessons = heuristic_lessons(messages)
+    cited = _cited_ids(messages, playbook)
+    tag = "neutral" if errors else "helpful"
+    lines = [
+        f"{NOTICE} Rules applied to {len(messages)} message parts: {errors} tool error(s),"
+        f" {len(lessons)} lesson(s), {len(cited)} cited playbook id(s)."
+    ]
+    lines += [f"LESSON [{section}] {text}" for section, text in lessons]
+    return {
+        "analysis": "\n".join(lines),
+        "bullet_tags": [
+            {"name": i, "tag": tag, "rationale": f"{NOTICE} cited in a session with {errors} tool error(s)"}
+            for i in cited
+        ],
+    }
+
+
+def _curate(reflection: ReflectorOutput) -> dict[str, Any]:
+    operations = [
+        {"type": "ADD", "text": m.group("text"), "section": m.group("section")}
+        for m in _LESSON.finditer(reflection.analysis)
+    ]
+    return {
+        "reasoning": f"{NOTICE} one ADD per rule-based lesson; duplicates are skipped by the engine.",
+        "operations": operations[:10],
+    }
+
+
+class HeuristicProvider:
+    """Deterministic, free, offline. Never raises."""
+
+    name = "heuristic"
+    cacheable = False
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer from `request.context` instead of a model."""
+        try:
+            playbook = request.context["playbook"]
+            if request.step == "curator":
+                payload = _curate(request.context["reflection"])
+            else:
+                reflected = _reflect(request.context["messages"], playbook)
+                if request.step == "reflector":
+                    payload = reflected
+                else:
+                    curated = _curate(ReflectorOutput(analysis=reflected["analysis"]))
+                    payload = {
+                        "evaluations": [{"name": t["name"], "rating": t["tag"]} for t in reflected["bullet_tags"]],
+                        "operations": curated["operations"],
+                    }
+        except (KeyError, TypeError) as exc:
+            return LLMResponse(provider=self.name, model="heuristic", error=f"heuristic input missing: {exc}")
+        return LLMResponse(text=json.dumps(payload, ensure_ascii=False), provider=self.name, model="heuristic")

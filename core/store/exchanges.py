@@ -1,0 +1,72 @@
+"""Every LLM exchange, stored; a prompt asked again is answered from here so a rerun never pays twice."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from core.llm.base import LLMRequest, LLMResponse, Usage
+
+__all__ = ["cached_response", "record_exchange"]
+
+
+def cached_response(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
+    """The newest successful, parseable answer to the same prompt, marked `cached` and free."""
+    row = con.execute(
+        "SELECT raw_text, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens"
+        " FROM llm_calls WHERE prompt_hash = ? AND error IS NULL AND parsed IS NOT NULL"
+        " ORDER BY created_at DESC LIMIT 1",
+        [request.prompt_hash()],
+    ).fetchone()
+    if row is None:
+        return None
+    return LLMResponse(
+        text=row[0],
+        provider=row[1],
+        model=row[2],
+        cached=True,
+        usage=Usage(input_tokens=row[3], output_tokens=row[4], cache_read_tokens=row[5], cache_write_tokens=row[6]),
+    )
+
+
+def record_exchange(
+    con: duckdb.DuckDBPyConnection,
+    request: LLMRequest,
+    response: LLMResponse,
+    *,
+    parsed: object | None,
+    playbook: str | None,
+    playbook_version: int | None,
+    run_id: str | None,
+) -> None:
+    """Store one exchange: prompt hash, model, raw text, parsed output, usage, cost, latency, error."""
+    error = response.error
+    if error is None and parsed is None:
+        error = "unparseable: no JSON object in the model text"
+    con.execute(
+        "INSERT INTO llm_calls (prompt_hash, step, session_id, playbook, playbook_version, provider, model, raw_text,"
+        " parsed, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, error,"
+        " run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            request.prompt_hash(),
+            request.step,
+            request.session_id,
+            playbook,
+            playbook_version,
+            response.provider + (" (cached)" if response.cached else ""),
+            response.model,
+            response.text,
+            json.dumps(parsed.model_dump() if hasattr(parsed, "model_dump") else parsed)
+            if parsed is not None
+            else None,
+            0 if response.cached else response.usage.input_tokens,
+            0 if response.cached else response.usage.output_tokens,
+            0 if response.cached else response.usage.cache_read_tokens,
+            0 if response.cached else response.usage.cache_write_tokens,
+            0.0 if response.cached else response.cost_usd,
+            response.latency_ms,
+            error,
+            run_id,
+        ],
+    )

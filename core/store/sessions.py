@@ -1,0 +1,47 @@
+"""Reading sessions back: their messages for rendering, and which ones a playbook has not applied yet."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from core.models import SessionMessage
+
+__all__ = ["load_messages", "pending_sessions"]
+
+
+def load_messages(con: duckdb.DuckDBPyConnection, session_id: str) -> list[SessionMessage]:
+    """Every message part of a session, main file first, in record and block order."""
+    cur = con.execute(
+        "SELECT seq, part, role, kind, text, tool_name, tool_input, tool_use_id, is_error, is_meta, is_prompt,"
+        " is_sidechain FROM messages WHERE session_id = ? ORDER BY is_sidechain, source_path, seq, part",
+        [session_id],
+    )
+    names = [d[0] for d in cur.description]
+    return [SessionMessage(**dict(zip(names, row, strict=True))) for row in cur.fetchall()]
+
+
+def pending_sessions(
+    con: duckdb.DuckDBPyConnection,
+    playbook: str,
+    *,
+    project: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """Sessions not yet applied to (or skipped by) `playbook`, oldest first."""
+    cur = con.execute(
+        "SELECT s.session_id, s.project, s.started_at, s.n_messages, s.n_user_prompts, s.n_tool_calls,"
+        " s.n_tool_errors FROM sessions s"
+        " WHERE NOT EXISTS (SELECT 1 FROM applied_sessions a WHERE a.playbook = ? AND a.session_id = s.session_id)"
+        " AND (?::VARCHAR IS NULL OR s.project = ?)"
+        " AND (?::TIMESTAMPTZ IS NULL OR s.started_at >= ?::TIMESTAMPTZ)"
+        " AND (?::TIMESTAMPTZ IS NULL OR s.started_at < ?::TIMESTAMPTZ)"
+        " ORDER BY s.started_at NULLS FIRST, s.session_id LIMIT ?",
+        [playbook, project, project, since, since, until, until, limit if limit is not None else 2**62],
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
