@@ -386,6 +386,224 @@ def export_text(text: str, out_file: Path | None) -> None:
     err.print(f"Wrote {out_file}")
 
 
+# --- pipeline commands -------------------------------------------------------------------------
+
+LlmOpt = Annotated[
+    str | None,
+    typer.Option("--llm", help="anthropic, batch, heuristic, replay:FILE or auto (anthropic when a key is set)."),
+]
+
+
+def render_run(report: dict[str, Any]) -> None:
+    """The end-of-run summary."""
+    from core.runreport import RunReport
+
+    model = RunReport.model_validate(report)
+    for notice in model.notices:
+        err.print(f"[yellow]Notice:[/yellow] {escape(notice)}", highlight=False)
+    table = Table(title=f"{model.kind} · playbook `{model.playbook}`", show_header=False, title_justify="left")
+    for label, value in model.summary_rows():
+        table.add_row(label, escape(value))
+    out.print(table)
+    for session_id, reason in model.failures.items():
+        err.print(f"[yellow]failed (retried next run):[/yellow] {session_id}: {escape(reason)}", highlight=False)
+
+
+def run_flow(fn: Callable[..., Any], db: Path, **kwargs: Any) -> Any:
+    """Run a flow locally with a progress bar on stderr (failing fast, before Prefect starts, if busy)."""
+    from core.store.lock import run_lock
+    from flows.providers import resolve_llm
+
+    if "llm" in kwargs:
+        resolve_llm(kwargs["llm"], load_settings(db=db))
+    with run_lock(db, "a lock probe"):
+        pass
+    from flows._runtime import local_run
+    from flows.progress import listen
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task("sessions" if phase == "curate" else "bytes", total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        listen(update)
+        try:
+            with local_run():
+                return fn(db=str(db), **kwargs)
+        finally:
+            listen(None)
+
+
+@app.command("curate")
+@handles_errors
+def curate_cmd(
+    limit: Annotated[int | None, typer.Option(help="At most this many sessions.")] = None,
+    epoch_size: Annotated[int | None, typer.Option(help="Sessions judged against one frozen playbook.")] = None,
+    llm: LlmOpt = None,
+    project: Annotated[str | None, typer.Option(help="Only sessions of this project.")] = None,
+    since: Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")] = None,
+    until: Annotated[datetime | None, typer.Option(help="Only sessions started before this date.")] = None,
+    db: DbOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Reflect on and curate the sessions this playbook has not seen yet.
+
+    Example: [bold]playbook curate --limit 20 --llm heuristic[/bold]
+    """
+    from flows.pipeline import curate_flow
+
+    cfg = settings(db, playbook)
+    report = run_flow(
+        curate_flow,
+        cfg.db,
+        playbook=cfg.playbook,
+        llm=llm or cfg.llm,
+        limit=limit,
+        epoch_size=epoch_size,
+        project=project,
+        since=since,
+        until=until,
+    )
+    render_run(report)
+
+
+@app.command("nightly")
+@handles_errors
+def nightly_cmd(
+    transcripts: Annotated[list[Path] | None, typer.Argument(help="Transcript folders (default: configured).")] = None,
+    llm: LlmOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Ingest, curate every configured playbook, report and export.
+
+    Example: [bold]playbook nightly ~/.claude/projects --llm auto[/bold]
+    """
+    from flows.pipeline import nightly_flow
+
+    cfg = settings(db)
+    reports = run_flow(
+        nightly_flow, cfg.db, llm=llm or cfg.llm, transcripts=[str(p) for p in transcripts] if transcripts else None
+    )
+    for report in reports:
+        render_run(report)
+    err.print(f"Exported to {cfg.out_dir}/")
+
+
+@app.command("backfill")
+@handles_errors
+def backfill_cmd(
+    since: Annotated[datetime, typer.Option(help="First day (inclusive).")],
+    until: Annotated[datetime, typer.Option(help="Last day (exclusive).")],
+    llm: Annotated[str, typer.Option("--llm", help="Provider; batch by default (half price).")] = "batch",
+    epoch_size: Annotated[int, typer.Option(help="Sessions per epoch (one batch per step).")] = 50,
+    db: DbOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Curate historical sessions in a date range.
+
+    Example: [bold]playbook backfill --since 2026-01-01 --until 2026-07-01[/bold]
+    """
+    from flows.pipeline import backfill_flow
+
+    cfg = settings(db, playbook)
+    render_run(
+        run_flow(backfill_flow, cfg.db, since=since, until=until, llm=llm, playbook=cfg.playbook, epoch_size=epoch_size)
+    )
+
+
+@app.command("runs")
+@handles_errors
+def runs_cmd(
+    limit: Annotated[int, typer.Option(help="How many runs.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Recent pipeline runs with their counts, tokens and cost.
+
+    Example: [bold]playbook runs --limit 5[/bold]
+    """
+    from core.store.runs import list_runs
+
+    cfg = settings(db)
+    with open_db(cfg.db) as con:
+        rows = list_runs(con, limit)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("run", "status", "playbook", "sessions a/s/f", "ops a/s", "pruned", "cost", "time")
+    for r in rows:
+        table.add_row(
+            r["run_id"],
+            r["status"],
+            r["playbook"] or "",
+            f"{r['sessions_applied']}/{r['sessions_skipped']}/{r['sessions_failed']}",
+            f"{r['ops_applied']}/{r['ops_skipped']}",
+            str(r["pruned"]),
+            f"${r['cost_usd']:.4f}",
+            f"{r['duration_s']:.1f} s",
+        )
+    out.print(table)
+
+
+@app.command("stats")
+@handles_errors
+def stats_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Totals for a playbook: sessions, versions, operations by type and status, prunes, cost.
+
+    Example: [bold]playbook stats --json[/bold]
+    """
+    cfg = settings(db, playbook)
+    with open_db(cfg.db) as con:
+        one = con.execute(
+            "SELECT (SELECT count(*) FROM sessions),"
+            " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'applied'),"
+            " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'skipped'),"
+            " (SELECT coalesce(max(version), 0) FROM versions WHERE playbook = $p),"
+            " (SELECT count(*) FROM prunes WHERE playbook = $p),"
+            " (SELECT coalesce(sum(cost_usd), 0) FROM llm_calls WHERE playbook = $p),"
+            " (SELECT count(*) FROM llm_calls WHERE playbook = $p)",
+            {"p": cfg.playbook},
+        ).fetchone()
+        ops = con.execute(
+            "SELECT type, status, count(*) FROM operations WHERE playbook = ? GROUP BY ALL ORDER BY ALL",
+            [cfg.playbook],
+        ).fetchall()
+    assert one is not None
+    data = {
+        "playbook": cfg.playbook,
+        "sessions_ingested": one[0],
+        "sessions_applied": one[1],
+        "sessions_skipped": one[2],
+        "latest_version": one[3],
+        "prunes": one[4],
+        "cost_usd": one[5],
+        "llm_calls": one[6],
+        "operations": [{"type": t, "status": s, "n": n} for t, s, n in ops],
+    }
+    if as_json:
+        print_json(data)
+        return
+    table = Table(title=f"playbook `{cfg.playbook}`", show_header=False, title_justify="left")
+    for key, value in data.items():
+        if key != "operations":
+            table.add_row(key.replace("_", " "), f"{value:.4f}" if isinstance(value, float) else str(value))
+    table.add_row("operations", ", ".join(f"{o['type']} {o['status']} {o['n']}" for o in data["operations"]) or "none")
+    out.print(table)
+
+
 def main() -> None:
     """Entry point."""
     app()

@@ -27,7 +27,8 @@ _CORRECTION = re.compile(
     r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b)",
     re.IGNORECASE,
 )
-_REJECTED = "doesn't want to proceed"
+_REJECTED = "The user doesn't want to"  # a refusal by the user, not a failure of the tool
+_INFORMATIVE = re.compile(r"(?i)(error|failed|failure|exception|not found|no such|denied|invalid|cannot|unable)")
 MAX_LESSONS = 4
 
 
@@ -35,6 +36,13 @@ def _first_line(text: str, limit: int) -> str:
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
     line = re.sub(r"\s+", " ", line)
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _error_line(text: str, limit: int) -> str:
+    """The most telling line of an error: the first that names an error, else the first non-empty one."""
+    lines = [line.strip() for line in text.splitlines() if line.strip().strip("=-_ ")]
+    telling = [line for line in lines if _INFORMATIVE.search(line) and not line.lower().startswith("traceback")]
+    return _first_line((telling or lines or [""])[0], limit)
 
 
 def _describe_input(name: str, raw: str | None) -> str:
@@ -64,7 +72,7 @@ def heuristic_lessons(messages: list[SessionMessage]) -> list[tuple[str, str]]:
             name, raw_input = calls[m.tool_use_id]
             text = m.text or ""
             if m.is_error and _REJECTED not in text:
-                failed.setdefault(name, _first_line(text, 100) or "an error")
+                failed.setdefault(name, _error_line(text, 100) or "an error")
             elif not m.is_error and name in failed:
                 lessons.append(
                     (

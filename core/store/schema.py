@@ -202,9 +202,23 @@ CREATE TABLE runs (
 );
 """
 
+_EPOCHS = """
+CREATE TABLE epochs (
+    playbook VARCHAR NOT NULL,
+    epoch_no INTEGER NOT NULL,
+    base_version INTEGER NOT NULL,    -- the frozen playbook every session of the epoch is judged against
+    session_ids VARCHAR NOT NULL,     -- JSON list, in apply order
+    run_id VARCHAR,
+    status VARCHAR NOT NULL,          -- open | done
+    created_at TIMESTAMPTZ DEFAULT now(),
+    PRIMARY KEY (playbook, epoch_no)
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
+    (3, "epochs: resumable groups of sessions sharing one frozen playbook", _EPOCHS),
 ]
 
 VIEWS = """

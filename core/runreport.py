@@ -1,0 +1,153 @@
+"""The report of one pipeline run: what was considered, applied, skipped, failed, and what it cost."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from core.llm.base import LLMResponse
+from core.models import CONTRACT_VERSION, ApplyReport
+
+__all__ = ["RunReport"]
+
+
+class RunReport(BaseModel):
+    """Counts for the `runs` table, the CLI summary and the Prefect artifact."""
+
+    contract_version: Literal[1] = CONTRACT_VERSION
+    run_id: str
+    kind: str
+    playbook: str | None = None
+    provider: str = ""
+    status: Literal["running", "ok", "partial", "failed", "nothing-to-do"] = "running"
+    notices: list[str] = Field(default_factory=list)
+    sessions_considered: int = 0
+    sessions_applied: int = 0
+    sessions_skipped: int = 0
+    sessions_failed: int = 0
+    failures: dict[str, str] = Field(default_factory=dict)
+    skips: dict[str, str] = Field(default_factory=dict)
+    ops: dict[str, dict[str, int]] = Field(default_factory=dict)
+    skip_reasons: dict[str, int] = Field(default_factory=dict)
+    pruned: int = 0
+    evaluations: int = 0
+    calls_made: int = 0
+    calls_cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_by_step: dict[str, float] = Field(default_factory=dict)
+    tokens_by_step: dict[str, int] = Field(default_factory=dict)
+    phase_seconds: dict[str, float] = Field(default_factory=dict)
+    duration_s: float = 0.0
+    first_version: int | None = None
+    last_version: int | None = None
+    epochs: int = 0
+
+    @property
+    def ops_applied(self) -> int:
+        """Operations applied over all types."""
+        return sum(v.get("applied", 0) for v in self.ops.values())
+
+    @property
+    def ops_skipped(self) -> int:
+        """Operations skipped over all types."""
+        return sum(v.get("skipped", 0) for v in self.ops.values())
+
+    def add_call(self, step: str, response: LLMResponse) -> None:
+        """Count one model exchange (cached answers cost nothing)."""
+        if response.cached:
+            self.calls_cached += 1
+            return
+        self.calls_made += 1
+        u = response.usage
+        self.input_tokens += u.input_tokens
+        self.output_tokens += u.output_tokens
+        self.cache_read_tokens += u.cache_read_tokens
+        self.cache_write_tokens += u.cache_write_tokens
+        self.cost_usd += response.cost_usd
+        self.cost_by_step[step] = self.cost_by_step.get(step, 0.0) + response.cost_usd
+        self.tokens_by_step[step] = self.tokens_by_step.get(step, 0) + u.input_tokens + u.output_tokens
+
+    def add_apply(self, report: ApplyReport, version: int) -> None:
+        """Count one applied session's operations, evaluations and prunes."""
+        self.sessions_applied += 1
+        for op_type, counts in report.counts().items():
+            slot = self.ops.setdefault(op_type, {"applied": 0, "skipped": 0})
+            slot["applied"] += counts["applied"]
+            slot["skipped"] += counts["skipped"]
+        reasons = Counter(self.skip_reasons)
+        for outcome in report.outcomes:
+            if outcome.status == "skipped":
+                reasons[_reason_kind(outcome.reason)] += 1
+        self.skip_reasons = dict(reasons)
+        self.pruned += len(report.pruned)
+        self.evaluations += sum(1 for e in report.evaluations if e.status == "applied")
+        self.first_version = version if self.first_version is None else self.first_version
+        self.last_version = version
+
+    def summary_rows(self) -> list[tuple[str, str]]:
+        """(label, value) rows for the CLI table and the markdown artifact."""
+        ops = ", ".join(
+            f"{t} {c['applied']}/{c['skipped']}" for t, c in sorted(self.ops.items()) if c["applied"] or c["skipped"]
+        )
+        versions = f"{self.first_version} → {self.last_version}" if self.first_version is not None else "no new version"
+        rows = [
+            ("run", f"{self.run_id} ({self.kind}, {self.status})"),
+            ("playbook", f"{self.playbook or '-'} via {self.provider or '-'}"),
+            (
+                "sessions",
+                f"{self.sessions_considered} considered, {self.sessions_applied} applied,"
+                f" {self.sessions_skipped} skipped, {self.sessions_failed} failed",
+            ),
+            ("operations (applied/skipped)", ops or "none"),
+            (
+                "top skip reasons",
+                "; ".join(f"{r} ×{n}" for r, n in Counter(self.skip_reasons).most_common(3)) or "none",
+            ),
+            ("pruned / evaluations", f"{self.pruned} / {self.evaluations}"),
+            ("versions", versions),
+            ("model calls", f"{self.calls_made} made, {self.calls_cached} reused from earlier runs"),
+            (
+                "tokens",
+                f"{self.input_tokens:,} in, {self.output_tokens:,} out, {self.cache_read_tokens:,} cache read,"
+                f" {self.cache_write_tokens:,} cache write",
+            ),
+            ("cost", f"${self.cost_usd:.4f}"),
+            (
+                "duration",
+                f"{self.duration_s:.1f} s"
+                + (
+                    " (" + ", ".join(f"{k} {v:.1f} s" for k, v in self.phase_seconds.items()) + ")"
+                    if self.phase_seconds
+                    else ""
+                ),
+            ),
+        ]
+        return rows
+
+    def to_markdown(self, report_path: str | None = None) -> str:
+        """The run summary as a markdown artifact."""
+        lines = [f"# playbook {self.kind} run `{self.run_id}`", ""]
+        lines += [f"> {n}" for n in self.notices]
+        lines += ["", "| | |", "|---|---|"]
+        lines += [f"| {label} | {value} |" for label, value in self.summary_rows()]
+        if self.failures:
+            lines += ["", "## Sessions that failed (retried next run)", ""]
+            lines += [f"- `{sid}`: {reason}" for sid, reason in self.failures.items()]
+        if report_path:
+            lines += ["", f"Evolution report: `{report_path}`"]
+        return "\n".join(lines) + "\n"
+
+
+def _reason_kind(reason: str) -> str:
+    """A skip reason without its ids, so reasons can be counted."""
+    head = reason.split(" (")[0]
+    for marker in (" '", ' "'):
+        if marker in head:
+            head = head.split(marker)[0] + " " + head.rsplit(marker[-1], 1)[-1].strip()
+    return head.strip()

@@ -1,0 +1,47 @@
+"""One run at a time per database: an advisory lock file beside it, naming the holder.
+
+DuckDB's own lock lasts only while a connection is open; a pipeline run opens and closes connections
+between its tasks, so the run holds this lock for its whole duration instead.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.errors import DatabaseBusyError
+
+__all__ = ["run_lock"]
+
+
+@contextmanager
+def run_lock(db: Path, what: str) -> Iterator[None]:
+    """Hold `<db>.lock` for the duration; raise DatabaseBusyError naming the holder when taken."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    path = db.with_name(db.name + ".lock")
+    fh = path.open("a+")
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise DatabaseBusyError(
+                f"Database `{db}` is in use by {holder}; wait for it to finish or pass another `--db`."
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"process {os.getpid()} ({what} since {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC)")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fh.seek(0)
+            fh.truncate()
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()

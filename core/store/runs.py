@@ -1,0 +1,97 @@
+"""Run metrics (`runs`) and resumable epochs (`epochs`)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+
+from core.runreport import RunReport
+from core.store.db import transaction
+
+__all__ = ["close_epoch", "finish_run", "list_runs", "open_epochs", "plan_epoch", "run_spend", "start_run"]
+
+
+def start_run(con: duckdb.DuckDBPyConnection, run_id: str, kind: str, playbook: str | None, provider: str) -> None:
+    """Record a run as running."""
+    con.execute(
+        "INSERT INTO runs (run_id, kind, playbook, provider, started_at, status) VALUES (?, ?, ?, ?, ?, 'running')",
+        [run_id, kind, playbook, provider, datetime.now(UTC)],
+    )
+
+
+def finish_run(con: duckdb.DuckDBPyConnection, report: RunReport) -> None:
+    """Store the final counts of a run."""
+    con.execute(
+        "UPDATE runs SET finished_at = ?, status = ?, sessions_considered = ?, sessions_applied = ?,"
+        " sessions_skipped = ?, sessions_failed = ?, ops_applied = ?, ops_skipped = ?, pruned = ?, evaluations = ?,"
+        " input_tokens = ?, output_tokens = ?, cost_usd = ?, duration_s = ?, report = ? WHERE run_id = ?",
+        [
+            datetime.now(UTC),
+            report.status,
+            report.sessions_considered,
+            report.sessions_applied,
+            report.sessions_skipped,
+            report.sessions_failed,
+            report.ops_applied,
+            report.ops_skipped,
+            report.pruned,
+            report.evaluations,
+            report.input_tokens,
+            report.output_tokens,
+            report.cost_usd,
+            report.duration_s,
+            report.model_dump_json(),
+            report.run_id,
+        ],
+    )
+
+
+def run_spend(con: duckdb.DuckDBPyConnection, run_id: str) -> float:
+    """Dollars spent on model calls by `run_id` so far (for the cost cap across tasks)."""
+    row = con.execute("SELECT coalesce(sum(cost_usd), 0) FROM llm_calls WHERE run_id = ?", [run_id]).fetchone()
+    return float(row[0]) if row else 0.0
+
+
+def list_runs(con: duckdb.DuckDBPyConnection, limit: int = 20) -> list[dict[str, Any]]:
+    """Newest runs first."""
+    cur = con.execute(
+        "SELECT run_id, kind, playbook, provider, started_at, finished_at, status, sessions_considered,"
+        " sessions_applied, sessions_skipped, sessions_failed, ops_applied, ops_skipped, pruned, evaluations,"
+        " input_tokens, output_tokens, cost_usd, duration_s FROM runs ORDER BY started_at DESC LIMIT ?",
+        [limit],
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def open_epochs(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, list[str]]]:
+    """(epoch_no, base_version, session ids) of epochs a killed run left unfinished, oldest first."""
+    rows = con.execute(
+        "SELECT epoch_no, base_version, session_ids FROM epochs WHERE playbook = ? AND status = 'open'"
+        " ORDER BY epoch_no",
+        [playbook],
+    ).fetchall()
+    return [(r[0], r[1], json.loads(r[2])) for r in rows]
+
+
+def plan_epoch(
+    con: duckdb.DuckDBPyConnection, playbook: str, base_version: int, session_ids: list[str], run_id: str
+) -> int:
+    """Record a new epoch before any of its calls are made; returns its number."""
+    with transaction(con):
+        row = con.execute("SELECT coalesce(max(epoch_no), 0) + 1 FROM epochs WHERE playbook = ?", [playbook]).fetchone()
+        number = int(row[0]) if row else 1
+        con.execute(
+            "INSERT INTO epochs (playbook, epoch_no, base_version, session_ids, run_id, status)"
+            " VALUES (?, ?, ?, ?, ?, 'open')",
+            [playbook, number, base_version, json.dumps(session_ids), run_id],
+        )
+    return number
+
+
+def close_epoch(con: duckdb.DuckDBPyConnection, playbook: str, epoch_no: int) -> None:
+    """Mark an epoch done (its failed sessions stay pending and join a later epoch)."""
+    con.execute("UPDATE epochs SET status = 'done' WHERE playbook = ? AND epoch_no = ?", [playbook, epoch_no])

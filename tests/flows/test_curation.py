@@ -1,0 +1,293 @@
+"""Curation runs below the Prefect level: exact playbooks from replayed model texts, idempotency, resume
+after a killed run with no call paid twice, failed calls retried next run, and one run per database."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.errors import ConfigError, DatabaseBusyError
+from core.store.db import open_db
+from core.store.ingest import ingest
+from core.store.lock import run_lock
+from core.store.playbooks import history, load_version
+from flows.config import Settings
+from flows.pipeline import run_curation, transient_only
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "data" / "samples" / "claude-code"
+# Three real sessions, oldest first (2025-07-05, 2025-07-14, 2025-09-03).
+SESSIONS = [
+    "0d3a8e6f-290f-4105-a327-a2496e5e2a83",
+    "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8",
+    "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+]
+
+
+def fenced(obj: dict[str, Any]) -> str:
+    return "Here is my answer:\n```json\n" + json.dumps(obj) + "\n```"
+
+
+REPLAY: list[dict[str, Any]] = [
+    {
+        "session_id": SESSIONS[0],
+        "step": "reflector",
+        "text": fenced({"analysis": "tests were run blindly", "bullet_tags": []}),
+    },
+    {
+        "session_id": SESSIONS[0],
+        "step": "curator",
+        "text": fenced(
+            {
+                "reasoning": "two lessons",
+                "operations": [
+                    {
+                        "type": "ADD",
+                        "text": "Run the narrowest failing test first.",
+                        "section": "patterns & approaches",
+                    },
+                    {"type": "ADD", "text": "Read the first assertion before editing.", "section": "MISTAKES TO AVOID"},
+                    {"type": "DELETE", "target_id": "pat-404", "reason": "hallucinated"},
+                ],
+            }
+        ),
+    },
+    {
+        "session_id": SESSIONS[1],
+        "step": "reflector",
+        "text": json.dumps(
+            {
+                "analysis": "cache tests",
+                "bullet_tags": [
+                    {"name": "pat-001", "tag": "helpful", "rationale": "ran one test"},
+                    {"name": "mis-001", "tag": "harmful", "rationale": "misled"},
+                ],
+            }
+        ),
+    },
+    {
+        "session_id": SESSIONS[1],
+        "step": "curator",
+        "text": json.dumps(
+            {
+                "reasoning": "sharpen",
+                "operations": [
+                    {
+                        "type": "UPDATE",
+                        "target_id": "pat-001",
+                        "text": "Run the narrowest failing test first (pytest -x -k).",
+                    },
+                    {"type": "ADD", "text": "Keep cache versions in one constant.", "section": "PROJECT CONTEXT"},
+                ],
+            }
+        ),
+    },
+    {
+        "session_id": SESSIONS[2],
+        "step": "reflector",
+        "text": "Analysis follows. "
+        + json.dumps(
+            {
+                "analysis": "setup session",
+                "bullet_tags": [
+                    {"name": "mis-001", "tag": "harmful", "rationale": "x"},
+                    {"name": "ctx-001", "tag": "helpful", "rationale": "y"},
+                ],
+            }
+        ),
+    },
+    {
+        "session_id": SESSIONS[2],
+        "step": "curator",
+        "text": json.dumps(
+            {
+                "reasoning": "merge",
+                "operations": [
+                    {
+                        "type": "MERGE",
+                        "source_ids": ["pat-001", "ctx-001"],
+                        "merged_text": "Test narrowly; keep cache versions in one constant.",
+                        "section": "OTHERS",
+                    }
+                ],
+            }
+        ),
+    },
+]
+
+EXPECTED = {  # version -> entries (section, id, text, helpful, harmful)
+    1: [
+        ("PATTERNS & APPROACHES", "pat-001", "Run the narrowest failing test first.", 0, 0),
+        ("MISTAKES TO AVOID", "mis-001", "Read the first assertion before editing.", 0, 0),
+    ],
+    2: [
+        ("PATTERNS & APPROACHES", "pat-001", "Run the narrowest failing test first (pytest -x -k).", 1, 0),
+        ("MISTAKES TO AVOID", "mis-001", "Read the first assertion before editing.", 0, 1),
+        ("PROJECT CONTEXT", "ctx-001", "Keep cache versions in one constant.", 0, 0),
+    ],
+    3: [
+        ("MISTAKES TO AVOID", "mis-001", "Read the first assertion before editing.", 0, 2),
+        ("OTHERS", "oth-001", "Test narrowly; keep cache versions in one constant.", 2, 0),
+    ],
+}
+
+
+def entries(db: Path, version: int) -> list[tuple[str, str, str, int, int]]:
+    with open_db(db) as con:
+        model = load_version(con, "default", version)
+    return [(s, e.name, e.text, e.helpful, e.harmful) for s, e in model.entries()]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Settings, Path]:
+    db = tmp_path / "flow.duckdb"
+    with open_db(db) as con:
+        ingest(
+            con,
+            [
+                SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample",
+                SAMPLES / "claude-code-viewer",
+            ],
+        )
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text("\n".join(json.dumps(r) for r in REPLAY) + "\n")
+    settings = Settings(db=db, out_dir=tmp_path / "out", epoch_size=2, concurrency=2)
+    return settings, replay
+
+
+def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Settings, Path]) -> None:
+    settings, replay = setup
+    report = run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    assert (report.status, report.sessions_applied, report.sessions_failed) == ("ok", 3, 0)
+    # the fourth session of these folders (a 1-line summary file) is too short: skipped with a reason
+    assert report.sessions_skipped == 1 and "too short" in next(iter(report.skips.values()))
+    for version, expected in EXPECTED.items():
+        assert entries(settings.db, version) == expected
+    assert report.ops == {
+        "ADD": {"applied": 3, "skipped": 0},
+        "UPDATE": {"applied": 1, "skipped": 0},
+        "MERGE": {"applied": 1, "skipped": 0},
+        "DELETE": {"applied": 0, "skipped": 1},
+        "unknown": {"applied": 0, "skipped": 0},
+    }
+    assert report.evaluations == 4 and report.epochs == 2
+    with open_db(settings.db) as con:
+        rows = history(con, "default")
+        assert [(r["version"], r["session_id"]) for r in rows] == [
+            (0, None),
+            *list(zip([1, 2, 3], SESSIONS, strict=True)),
+        ]
+        reasons = con.execute("SELECT reason FROM operations WHERE status = 'skipped'").fetchall()
+        assert reasons == [("DELETE: target_id 'pat-404' not found",)]
+        run = con.execute("SELECT status, sessions_applied, ops_applied FROM runs").fetchall()
+        assert run == [("ok", 3, 5)]
+
+
+def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Path]) -> None:
+    settings, replay = setup
+    run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    again = run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    assert (again.status, again.sessions_considered, again.calls_made, again.calls_cached) == ("nothing-to-do", 0, 0, 0)
+    assert entries(settings.db, 3) == EXPECTED[3]
+
+
+def test_failed_call_is_not_applied_and_is_retried_next_run(setup: tuple[Settings, Path]) -> None:
+    settings, replay = setup
+    partial = replay.with_name("partial.jsonl")
+    partial.write_text(
+        "\n".join(json.dumps(r) for r in REPLAY if (r["session_id"], r["step"]) != (SESSIONS[1], "curator")) + "\n"
+    )
+    first = run_curation(settings, "default", f"replay:{partial}", use_tasks=False)
+    assert (first.status, first.sessions_applied, first.sessions_failed) == ("partial", 2, 1)
+    assert first.failures == {SESSIONS[1]: f"no recorded curator response for session {SESSIONS[1]}"}
+    second = run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    assert (second.status, second.sessions_applied) == ("ok", 1)
+
+
+def test_unknown_provider_and_missing_key_fail_before_any_work(setup: tuple[Settings, Path]) -> None:
+    settings, _ = setup
+    with pytest.raises(ConfigError, match="Unknown provider `gpt`"):
+        run_curation(settings, "default", "gpt", use_tasks=False)
+    with pytest.raises(ConfigError, match="The `anthropic` provider needs an Anthropic API key"):
+        run_curation(settings.model_copy(update={"anthropic_api_key": None}), "default", "anthropic", use_tasks=False)
+
+
+KILL_SCRIPT = textwrap.dedent("""
+    import os, signal, sys, json
+    from pathlib import Path
+    from flows.config import Settings
+    import flows.curation as curation
+    from flows.pipeline import run_curation
+    import tests.flows.stub as stub
+
+    stub.register(Path(sys.argv[2]))
+    real = curation.write_version
+    calls = {"n": 0}
+    def dying(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == int(sys.argv[3]):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+    curation.write_version = dying
+    run_curation(Settings(db=Path(sys.argv[1]), epoch_size=2), "default", "stub", use_tasks=False)
+""")
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 3])
+def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
+    setup: tuple[Settings, Path], tmp_path: Path, kill_at: int
+) -> None:
+    from tests.flows import stub
+
+    settings, replay = setup
+    uninterrupted = tmp_path / "uninterrupted.duckdb"
+    shutil.copy(settings.db, uninterrupted)
+    stub.register(replay)
+    run_curation(settings.model_copy(update={"db": uninterrupted}), "default", "stub", use_tasks=False)
+
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_SCRIPT, str(settings.db), str(replay), str(kill_at)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == -9, proc.stderr[-2000:]
+    resumed = run_curation(settings, "default", "stub", use_tasks=False)
+    assert resumed.status == "ok"
+    for version in EXPECTED:
+        assert entries(settings.db, version) == entries(uninterrupted, version) == EXPECTED[version]
+    with open_db(settings.db) as con:
+        paid_twice = con.execute(
+            "SELECT prompt_hash, count(*) FROM llm_calls WHERE provider = 'stub' GROUP BY 1 HAVING count(*) > 1"
+        ).fetchall()
+        paid = con.execute("SELECT count(*) FROM llm_calls WHERE provider = 'stub'").fetchone()
+    assert paid_twice == [] and paid == (6,)  # 3 sessions x 2 steps, each paid exactly once
+
+
+def test_one_run_per_database(setup: tuple[Settings, Path]) -> None:
+    settings, _replay = setup
+    with run_lock(settings.db, "playbook nightly"):
+        with pytest.raises(DatabaseBusyError) as err:
+            with run_lock(settings.db, "playbook curate"):
+                pass
+    assert str(err.value).startswith(f"Database `{settings.db}` is in use by process ")
+    assert "(playbook nightly since " in str(err.value)
+    with run_lock(settings.db, "after"):  # released: the next run proceeds
+        pass
+
+
+def test_retry_condition_only_for_transient_errors() -> None:
+    from prefect.states import Completed, Failed
+
+    from core.errors import DatabaseBusyError, StoreError
+
+    assert transient_only(None, None, Failed(data=DatabaseBusyError("busy"))) is True  # type: ignore[arg-type]
+    assert transient_only(None, None, Failed(data=StoreError("bad"))) is False  # type: ignore[arg-type]
+    assert transient_only(None, None, Completed(data=1)) is False  # type: ignore[arg-type]

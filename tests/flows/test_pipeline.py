@@ -1,0 +1,138 @@
+"""The Prefect flows end to end, on one session-scoped Prefect test harness; CLI fail-fast paths."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from core.store.db import open_db
+from flows.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="session")
+def harness() -> Iterator[None]:
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows._runtime import local_run  # Prefect settings first
+
+    with prefect_test_harness(server_startup_timeout=120), local_run():
+        yield
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    target = tmp_path / "archive"
+    shutil.copytree(ROOT / "data" / "samples" / "claude-code" / "spotter", target / "spotter")
+    shutil.copytree(ROOT / "data" / "samples" / "codex", target / "codex")
+    return target
+
+
+def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows.pipeline import nightly_flow
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+    db = tmp_path / "nightly.duckdb"
+    reports = nightly_flow(db=str(db), llm="auto", transcripts=[str(archive)])
+    (report,) = reports
+    assert report["provider"] == "heuristic" and report["status"] == "ok"
+    assert report["notices"][0].startswith("No Anthropic API key is configured: using the heuristic provider.")
+    assert report["sessions_applied"] >= 1 and report["sessions_applied"] + report["sessions_skipped"] == 6
+    exported = json.loads((tmp_path / "out" / "default.json").read_text())
+    assert set(exported) == {"version", "last_updated", "sections"}
+    assert (tmp_path / "out" / "default.md").read_text().startswith("# Playbook `default`")
+    again = nightly_flow(db=str(db), llm="auto", transcripts=[str(archive)])
+    assert (again[0]["status"], again[0]["sessions_considered"], again[0]["calls_made"]) == ("nothing-to-do", 0, 0)
+    with open_db(db) as con:
+        runs = con.execute("SELECT kind, status FROM runs ORDER BY started_at").fetchall()
+    assert runs == [("nightly", "ok"), ("nightly", "nothing-to-do")]
+
+
+def test_curate_flow_with_replay_and_artifact(
+    harness: None, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefect.client.orchestration import get_client
+
+    from core.store.ingest import ingest
+    from flows.pipeline import curate_flow
+
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+    db = tmp_path / "curate.duckdb"
+    with open_db(db) as con:
+        ingest(con, [archive / "spotter" / "short.jsonl"])
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "session_id": "short",
+                    "step": "reflector",
+                    "text": '{"analysis": "server did not start", "bullet_tags": []}',
+                },
+                {
+                    "session_id": "short",
+                    "step": "curator",
+                    "text": '{"reasoning": "r", "operations": [{"type": "ADD", '
+                    '"text": "Check the port before mix phx.server."}]}',
+                },
+            ]
+        )
+    )
+    monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")
+    report = curate_flow(db=str(db), llm=f"replay:{replay}")
+    assert (report["sessions_applied"], report["ops"]["ADD"]["applied"]) == (1, 1)
+
+    async def latest() -> str:
+        async with get_client() as client:
+            artifact = await client.read_latest_artifacts()
+            return "\n".join(str(a.data) for a in artifact if a.key == "playbook-curate-report")
+
+    import asyncio
+
+    assert "playbook curate run" in asyncio.run(latest())
+
+
+def test_cli_fails_fast_when_a_run_holds_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "busy.duckdb"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from core.store.lock import run_lock\n"
+            f"with run_lock(Path({str(db)!r}), 'playbook nightly'):\n    print('held', flush=True); sys.stdin.readline()",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        result = runner.invoke(app, ["curate", "--db", str(db), "--llm", "heuristic"])
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"Error: Database `{db}` is in use by process {holder.pid} (playbook nightly")
+        assert not db.exists()  # nothing was written
+    finally:
+        holder.communicate("\n")
+
+
+def test_cli_anthropic_without_key_fails_before_prefect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("PLAYBOOK_ANTHROPIC_API_KEY", raising=False)
+    result = runner.invoke(app, ["nightly", str(tmp_path), "--db", str(tmp_path / "x.duckdb"), "--llm", "anthropic"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "Error: The `anthropic` provider needs an Anthropic API key; set ANTHROPIC_API_KEY"
+        " (or PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
+    )
