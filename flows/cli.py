@@ -604,6 +604,29 @@ def stats_cmd(
     out.print(table)
 
 
+@app.command("serve")
+@handles_errors
+def serve_cmd() -> None:
+    """Serve the `nightly` (03:00 UTC) and `backfill` deployments of prefect.yaml from this process.
+
+    Needs a running Prefect server: `prefect server start`, then PREFECT_API_URL=http://127.0.0.1:4200/api.
+
+    Example: [bold]PREFECT_API_URL=http://127.0.0.1:4200/api playbook serve[/bold]
+    """
+    import os
+
+    from core.errors import ConfigError
+
+    if not os.environ.get("PREFECT_API_URL"):
+        raise ConfigError(
+            "Schedules need a running Prefect server; start one with `prefect server start` and set"
+            " PREFECT_API_URL=http://127.0.0.1:4200/api."
+        )
+    from flows.deployments import serve_all
+
+    serve_all()
+
+
 def main() -> None:
     """Entry point."""
     app()

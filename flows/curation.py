@@ -265,14 +265,14 @@ def apply_epoch_sessions(
     results: list[SessionApply] = []
     with open_db(db) as con:
         sections = sections_of(con, playbook)
+        parent = current_version(con, playbook)
+        current = load_version(con, playbook, parent)  # kept in memory: one rebuild per epoch, not per session
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
                 reason = reflection.error or (curation.error if curation else "no curator result")
                 results.append(SessionApply(session_id=reflection.session_id, status="failed", reason=reason))
                 continue
-            parent = current_version(con, playbook)
-            current = load_version(con, playbook, parent)
             new, report = apply_session(
                 current,
                 ReflectorOutput.model_validate(reflection.output),
@@ -289,6 +289,7 @@ def apply_epoch_sessions(
                 run_id=run_id,
                 expected_parent=parent,
             )
+            parent, current = version, new
             results.append(
                 SessionApply(
                     session_id=reflection.session_id, status="applied", version=version, report=report.model_dump()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,8 +52,15 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         except Exception:
             con.execute("ROLLBACK")
             raise
-    # Views and macros are derived objects: recreated on every open so they always match the code.
-    con.execute(VIEWS)
+    # Views and macros are derived objects, recreated whenever their definition in the code changes.
+    digest = hashlib.sha256(VIEWS.encode()).hexdigest()
+    con.execute("CREATE TABLE IF NOT EXISTS derived_objects (name VARCHAR PRIMARY KEY, digest VARCHAR)")
+    row = con.execute("SELECT digest FROM derived_objects WHERE name = 'views'").fetchone()
+    if not row or row[0] != digest:
+        con.execute("BEGIN TRANSACTION")
+        con.execute(VIEWS)
+        con.execute("INSERT OR REPLACE INTO derived_objects VALUES ('views', ?)", [digest])
+        con.execute("COMMIT")
 
 
 def connect(

@@ -1,0 +1,173 @@
+"""Benchmark: sessions through the `curate` flow (real Prefect tasks) with an in-process model stub.
+
+Run 1: the stub answers at once. Reports, per session: wall time, the core apply step (`apply_session`)
+and the store write (`write_version`) measured in the same run, and the orchestration overhead (everything
+else: Prefect tasks, DuckDB opens, rendering, exchange records). Target: overhead <= 20 ms per session.
+
+Run 2: the stub sleeps 2 s per call. Reports the achieved concurrency (model-call seconds / wall seconds of
+the model phases) against the configured limit. Target: >= 90% of the limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import flows.curation as curation  # noqa: E402
+from core.llm.base import LLMRequest, LLMResponse  # noqa: E402
+from core.store.db import open_db  # noqa: E402
+from flows._runtime import local_run  # noqa: E402
+from flows.providers import register_provider  # noqa: E402
+
+SESSIONS_SQL = """
+INSERT INTO sessions (session_id, format, source_path, project, started_at, ended_at, n_messages, n_user_prompts,
+                      n_tool_calls, n_tool_errors)
+SELECT 'bench-' || lpad(i::VARCHAR, 5, '0'), 'claude-code', '/bench/' || i || '.jsonl', 'bench',
+       TIMESTAMPTZ '2026-01-01' + INTERVAL (i) MINUTE, TIMESTAMPTZ '2026-01-01' + INTERVAL (i) MINUTE, 6, 2, 2, 1
+FROM range($n) t(i);
+INSERT INTO messages
+SELECT 'bench-' || lpad(i::VARCHAR, 5, '0'), '/bench/' || i || '.jsonl', m, 0, NULL,
+       CASE m WHEN 0 THEN 'user' WHEN 1 THEN 'assistant' WHEN 2 THEN 'tool' WHEN 3 THEN 'assistant' WHEN 4 THEN 'tool'
+              ELSE 'user' END,
+       CASE m WHEN 1 THEN 'tool_use' WHEN 2 THEN 'tool_result' WHEN 3 THEN 'tool_use' WHEN 4 THEN 'tool_result'
+              ELSE 'text' END,
+       CASE m WHEN 0 THEN 'Please fix the failing test in module ' || i WHEN 2 THEN 'Error: test_' || i || ' failed'
+              WHEN 4 THEN '1 passed' WHEN 5 THEN 'No, use pytest -x next time.' END,
+       CASE WHEN m IN (1, 3) THEN 'Bash' END, CASE WHEN m IN (1, 3) THEN '{"command": "pytest"}' END,
+       CASE WHEN m IN (1, 2) THEN 't1-' || i WHEN m IN (3, 4) THEN 't2-' || i END, m = 2,
+       'k' || i || '-' || m, false, NULL, false, m IN (0, 5)
+FROM range($n) t(i), range(6) s(m);
+"""
+
+
+class Stub:
+    """Answers at once (or after `latency` seconds); keeps the playbook near 40 entries."""
+
+    name = "benchstub"
+    cacheable = False
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.lock = threading.Lock()
+        self.busy_seconds = 0.0
+        self.calls = 0
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        started = time.perf_counter()
+        if self.latency:
+            time.sleep(self.latency)
+        playbook = request.context["playbook"]
+        ids = [e.name for _, e in playbook.entries()]
+        if request.step == "reflector":
+            payload: dict[str, Any] = {
+                "analysis": "bench",
+                "bullet_tags": [{"name": i, "tag": "helpful", "rationale": "bench"} for i in ids[:2]],
+            }
+        else:
+            ops: list[dict[str, Any]] = [
+                {"type": "ADD", "text": f"lesson from {request.session_id}", "section": "MISTAKES TO AVOID"}
+            ]
+            if len(ids) > 40:
+                ops.append({"type": "DELETE", "target_id": ids[0], "reason": "keep the playbook short"})
+            payload = {"reasoning": "bench", "operations": ops}
+        with self.lock:
+            self.busy_seconds += time.perf_counter() - started
+            self.calls += 1
+        return LLMResponse(text=json.dumps(payload), provider=self.name, model="stub")
+
+
+def timed_wrap(module: Any, name: str, totals: dict[str, float]) -> None:
+    real = getattr(module, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            totals[name] = totals.get(name, 0.0) + time.perf_counter() - started
+
+    setattr(module, name, wrapper)
+
+
+def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dict[str, float]:
+    from flows.pipeline import curate_flow
+
+    work = Path(tempfile.mkdtemp(prefix="playbook-bench-pipeline-"))
+    db = work / "bench.duckdb"
+    with open_db(db) as con:
+        con.execute(SESSIONS_SQL.replace("$n", str(sessions)))
+    stub = Stub(latency)
+    register_provider("benchstub", lambda settings, cap: stub)
+    totals: dict[str, float] = {}
+    os.environ["PLAYBOOK_CONCURRENCY"] = str(concurrency)
+    os.environ["PLAYBOOK_OUT_DIR"] = str(work / "out")
+    started = time.perf_counter()
+    report = curate_flow(db=str(db), llm="benchstub", epoch_size=epoch_size)
+    wall = time.perf_counter() - started
+    assert report["sessions_applied"] == sessions, report
+    model_phases = report["phase_seconds"].get("reflect", 0) + report["phase_seconds"].get("curate", 0)
+    return {
+        "wall": wall,
+        "apply_session": totals_get(totals, "apply_session"),
+        "write_version": totals_get(totals, "write_version"),
+        "model": stub.busy_seconds,
+        "calls": stub.calls,
+        "model_phases": model_phases,
+        "flow_body": report["duration_s"],
+    }
+
+
+TOTALS: dict[str, float] = {}
+
+
+def totals_get(_: dict[str, float], name: str) -> float:
+    return TOTALS.get(name, 0.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=2000)
+    parser.add_argument("--latency-sessions", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--epoch-size", type=int, default=32)
+    args = parser.parse_args()
+    timed_wrap(curation, "apply_session", TOTALS)
+    timed_wrap(curation, "write_version", TOTALS)
+    with local_run():
+        TOTALS.clear()
+        fast = run(args.sessions, 0.0, args.concurrency, args.epoch_size)
+        n = args.sessions
+        other = fast["flow_body"] - fast["apply_session"] - fast["write_version"] - fast["model"]
+        print(
+            f"instant stub: {n} sessions, {fast['calls']:.0f} calls, flow wall {fast['wall']:.1f} s"
+            f" (flow body {fast['flow_body']:.1f} s)"
+        )
+        print(
+            f"  per session: total {fast['flow_body'] / n * 1e3:.2f} ms; core apply step (apply_session)"
+            f" {fast['apply_session'] / n * 1e3:.2f} ms; store write (write_version)"
+            f" {fast['write_version'] / n * 1e3:.2f} ms; model stub {fast['model'] / n * 1e3:.2f} ms"
+        )
+        print(f"  orchestration overhead: {other / n * 1e3:.2f} ms per session (target <= 20)")
+        TOTALS.clear()
+        slow = run(args.latency_sessions, 2.0, args.concurrency, args.epoch_size)
+        achieved = slow["model"] / slow["model_phases"] if slow["model_phases"] else 0.0
+        print(f"2 s stub: {args.latency_sessions} sessions, {slow['calls']:.0f} calls, flow wall {slow['wall']:.1f} s")
+        print(
+            f"  achieved concurrency during model phases: {achieved:.1f} of {args.concurrency}"
+            f" ({achieved / args.concurrency:.0%}; target >= 90%); over the whole run:"
+            f" {slow['model'] / slow['flow_body']:.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""prefect.yaml: the deployments exist, point at real flows, and carry the schedule and parameters."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+
+def test_prefect_yaml_deployments() -> None:
+    from flows.deployments import deployments
+
+    built = {d.name: d for d in deployments()}
+    assert set(built) == {"nightly", "backfill"}
+    nightly = built["nightly"]
+    assert nightly.parameters == {"llm": "anthropic"}
+    assert [s.schedule.cron for s in nightly.schedules] == ["0 3 * * *"]
+    assert built["backfill"].parameters["llm"] == "batch" and not built["backfill"].schedules
+    from flows.pipeline import backfill_flow, nightly_flow
+
+    for flow_obj, name in ((nightly_flow, "nightly"), (backfill_flow, "backfill")):
+        params = inspect.signature(flow_obj.fn).parameters
+        assert set(built[name].parameters) <= set(params)
+
+
+def test_serve_without_server_explains(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 1 and "Schedules need a running Prefect server" in result.stderr
