@@ -36,6 +36,7 @@ demo: venv ## Ingest the bundled sample transcripts, run the nightly job (no key
 	$(VENV)/bin/playbook history --db $(DEMO_DB)
 	@echo
 	@echo "Exported playbook: data/out/default.md and data/out/default.json"
+	@echo "Evolution report:  data/out/report/default/index.html (open it in a browser)"
 	@head -n 20 data/out/default.md
 
 bench: venv ## Run the benchmarks (ratios measured in one run)
@@ -43,6 +44,7 @@ bench: venv ## Run the benchmarks (ratios measured in one run)
 	$(PY) bench/bench_tokens.py
 	$(PY) bench/bench_ingest.py
 	$(PY) bench/bench_pipeline.py
+	$(PY) bench/bench_report.py
 
 clean: ## Remove the virtual environment and generated data
 	rm -rf $(VENV) data/*.duckdb data/*.duckdb.lock data/out

@@ -604,6 +604,28 @@ def stats_cmd(
     out.print(table)
 
 
+@app.command("report")
+@handles_errors
+def report_cmd(
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for index.html and the PNG charts.")] = None,
+    db: DbOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Write the playbook evolution report: a static HTML page and the same charts as PNG files.
+
+    Example: [bold]playbook report --out data/out/report[/bold]  (then open data/out/report/index.html)
+    """
+    from flows.report import build_report
+
+    cfg = settings(db, playbook)
+    target = out_dir or cfg.out_dir / "report"
+    result = build_report(cfg.db, cfg.playbook, target)
+    out.print(
+        f"Wrote {result['index']} and {len(result['charts'])} PNG charts"
+        f" ({result['versions']} versions, {result['seconds']:.1f} s)."
+    )
+
+
 @app.command("serve")
 @handles_errors
 def serve_cmd() -> None:

@@ -44,6 +44,7 @@ from flows.curation import (
 )
 from flows.progress import emit
 from flows.providers import resolve_llm
+from flows.report import build_report
 
 __all__ = ["backfill_flow", "curate_flow", "ingest_flow", "nightly_flow", "run_curation", "run_ingest"]
 
@@ -289,8 +290,14 @@ def nightly_flow(
         for name in names:
             report = run_curation(settings, name, llm, kind="nightly")
             exported = export_playbook(settings, name)
+            page = build_report(settings.db, name, settings.out_dir / "report" / name)["index"]
             reports.append(report)
-            _artifacts(report, "\nExported: " + ", ".join(f"`{p}`" for p in exported) + "\n")
+            _artifacts(
+                report,
+                "\nExported: "
+                + ", ".join(f"`{p}`" for p in exported)
+                + f"\n\nEvolution report: `{page.resolve()}` (open it in a browser)\n",
+            )
     return [r.model_dump() for r in reports]
 
 

@@ -1,0 +1,260 @@
+"""`playbook report`: a static HTML page (opens from disk, no network) plus the same charts as PNG files."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from core.store.analytics import ReportData, report_data
+from core.store.db import open_db
+
+__all__ = ["CHARTS", "build_report"]
+
+CHARTS = ("sections", "operations", "skip_reasons", "prunes", "counters", "lifetimes", "runs")
+TITLES = {
+    "sections": "Entries per section over versions",
+    "operations": "Operations per day: applied (solid) and skipped (hatched), by type",
+    "skip_reasons": "Top reasons operations were skipped",
+    "prunes": "Entries pruned per day",
+    "counters": "Most helpful and most harmful entries: counters over versions",
+    "lifetimes": "Entry lifetimes (versions from birth to removal, or to now)",
+    "runs": "Tokens and cost per run",
+}
+COLORS = {"ADD": "#4C9A2A", "UPDATE": "#2F6DB5", "MERGE": "#8E44AD", "DELETE": "#C0392B", "unknown": "#7F8C8D"}
+
+
+def _empty(ax: Axes, message: str) -> None:
+    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=12, color="#666", transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _sections(ax: Axes, data: ReportData) -> None:
+    if not data.section_sizes:
+        _empty(ax, "No entries yet")
+        return
+    points: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for version, section, n in data.section_sizes:
+        points[section].append((version, n))
+    xs = sorted({v for v, _, _ in data.section_sizes} | {0, data.versions})
+    series = []
+    for section in data.sections:
+        changes = dict(points.get(section, []))
+        value, ys = 0, []
+        for x in xs:
+            value = changes.get(x, value)
+            ys.append(value)
+        series.append(ys)
+    ax.stackplot(xs, series, labels=data.sections, step="post", alpha=0.85)
+    ax.set_xlabel("version")
+    ax.set_ylabel("entries")
+    ax.legend(loc="upper left", fontsize=8)
+
+
+def _operations(ax: Axes, data: ReportData) -> None:
+    if not data.ops_daily:
+        _empty(ax, "No operations yet")
+        return
+    days = sorted({d for d, _, _, _ in data.ops_daily})
+    index = {d: i for i, d in enumerate(days)}
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0] * len(days))
+    for day, op_type, status, n in data.ops_daily:
+        counts[(op_type, status)][index[day]] += int(n)
+    width = 0.4
+    for offset, status in ((-width / 2, "applied"), (width / 2, "skipped")):
+        bottom = [0] * len(days)
+        for op_type in COLORS:
+            values = counts.get((op_type, status))
+            if not values:
+                continue
+            ax.bar(
+                [i + offset for i in range(len(days))],
+                values,
+                width,
+                bottom=bottom,
+                color=COLORS[op_type],
+                hatch="//" if status == "skipped" else None,
+                alpha=0.6 if status == "skipped" else 1.0,
+                label=f"{op_type} {status}",
+            )
+            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    step = max(1, len(days) // 12)
+    ax.set_xticks(range(0, len(days), step))
+    ax.set_xticklabels([days[i].strftime("%Y-%m-%d") for i in range(0, len(days), step)], rotation=30, fontsize=8)
+    ax.set_ylabel("operations")
+    ax.legend(fontsize=7, ncol=2)
+
+
+def _skip_reasons(ax: Axes, data: ReportData) -> None:
+    if not data.skip_reasons:
+        _empty(ax, "No skipped operations")
+        return
+    reasons = [r if len(r) <= 60 else r[:57] + "..." for r, _ in data.skip_reasons][::-1]
+    ax.barh(reasons, [n for _, n in data.skip_reasons][::-1], color="#E67E22")
+    ax.set_xlabel("operations skipped")
+    ax.tick_params(axis="y", labelsize=8)
+
+
+def _prunes(ax: Axes, data: ReportData) -> None:
+    if not data.prunes_daily:
+        _empty(ax, "No entries pruned")
+        return
+    days = [d for d, _ in data.prunes_daily]
+    ax.bar(days, [n for _, n in data.prunes_daily], color="#C0392B")
+    ax.set_ylabel("entries pruned")
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+
+
+def _counters(ax: Axes, data: ReportData) -> None:
+    if not data.counter_history:
+        _empty(ax, "No rated entries yet")
+        return
+    for name, history in data.counter_history.items():
+        xs = [v for v, _, _ in history] + [data.versions]
+        line = ax.step(xs, [h for _, h, _ in history] + [history[-1][1]], where="post", label=f"{name} helpful")
+        ax.step(
+            xs,
+            [x for _, _, x in history] + [history[-1][2]],
+            where="post",
+            linestyle="--",
+            color=line[0].get_color(),
+            label=f"{name} harmful",
+        )
+    ax.set_xlabel("version")
+    ax.set_ylabel("count")
+    ax.legend(fontsize=7, ncol=2)
+
+
+def _lifetimes(ax: Axes, data: ReportData) -> None:
+    if not data.lifetimes:
+        _empty(ax, "No entries yet")
+        return
+    ax.hist(data.lifetimes, bins=min(40, max(5, len(set(data.lifetimes)))), color="#16A085")
+    ax.set_xlabel("versions alive")
+    ax.set_ylabel("entries")
+
+
+def _runs(ax: Axes, data: ReportData) -> None:
+    if not data.runs:
+        _empty(ax, "No runs yet")
+        return
+    xs = range(len(data.runs))
+    ax.bar(xs, [t for _, _, t, _ in data.runs], color="#95A5A6", label="tokens")
+    ax.set_ylabel("tokens")
+    twin = ax.twinx()
+    twin.plot(list(xs), [c for _, _, _, c in data.runs], color="#2C3E50", marker="o", label="cost (USD)")
+    twin.set_ylabel("USD")
+    step = max(1, len(data.runs) // 10)
+    ax.set_xticks(list(range(0, len(data.runs), step)))
+    ax.set_xticklabels(
+        [data.runs[i][1].strftime("%m-%d %H:%M") for i in range(0, len(data.runs), step)], rotation=30, fontsize=8
+    )
+
+
+DRAW = {
+    "sections": _sections,
+    "operations": _operations,
+    "skip_reasons": _skip_reasons,
+    "prunes": _prunes,
+    "counters": _counters,
+    "lifetimes": _lifetimes,
+    "runs": _runs,
+}
+
+
+def _png(name: str, data: ReportData) -> bytes:
+    fig: Figure = plt.figure(figsize=(9, 4.2), dpi=100)
+    ax = fig.add_subplot()
+    DRAW[name](ax, data)
+    ax.set_title(TITLES[name], fontsize=11)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _table(rows: list[tuple[str, str, int, int]]) -> str:
+    if not rows:
+        return "<p class='muted'>None yet.</p>"
+    body = "".join(
+        f"<tr><td><code>{html.escape(n)}</code></td><td>{html.escape(t)}</td><td>{h}</td><td>{x}</td></tr>"
+        for n, t, h, x in rows
+    )
+    return f"<table><tr><th>id</th><th>text</th><th>helpful</th><th>harmful</th></tr>{body}</table>"
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Playbook report: {name}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 960px; margin: 2em auto; color: #222; }}
+figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
+table {{ border-collapse: collapse; width: 100%; font-size: 0.9em; }} td, th {{ border: 1px solid #ddd; padding: 4px; }}
+.muted {{ color: #777; }}
+</style></head>
+<body data-expected-charts="{expected}">
+<h1>Playbook <code>{name}</code></h1>
+<p class="muted">{summary}</p>
+{figures}
+<h2>Most helpful entries</h2>{helpful}
+<h2>Most harmful entries</h2>{harmful}
+<script>
+// Marks how many charts decoded, so a headless browser (and a person) can check the page rendered.
+window.addEventListener("load", function () {{
+  var ok = Array.prototype.filter.call(document.images, function (i) {{ return i.complete && i.naturalWidth > 0; }});
+  document.body.setAttribute("data-rendered-charts", String(ok.length));
+}});
+</script>
+</body></html>
+"""
+
+
+def build_report(db: Path, playbook: str, out_dir: Path) -> dict[str, Any]:
+    """Write `index.html` and one PNG per chart into `out_dir`; returns paths and timing."""
+    started = time.perf_counter()
+    with open_db(db) as con:
+        data = report_data(con, playbook)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures = []
+    for name in CHARTS:
+        png = _png(name, data)
+        (out_dir / f"{name}.png").write_bytes(png)
+        encoded = base64.b64encode(png).decode()
+        figures.append(
+            f'<figure id="{name}"><img alt="{html.escape(TITLES[name])}" '
+            f'src="data:image/png;base64,{encoded}"></figure>'
+        )
+    ops = sum(int(n) for _, _, status, n in data.ops_daily if status == "applied")
+    summary = (
+        f"{data.versions} versions · {ops} operations applied · {len(data.lifetimes)} entries ever ·"
+        f" {sum(n for _, n in data.prunes_daily)} pruned · {len(data.runs)} runs ·"
+        f" ${sum(c for _, _, _, c in data.runs):.4f} spent"
+    )
+    page = PAGE.format(
+        name=html.escape(playbook),
+        expected=len(CHARTS),
+        summary=html.escape(summary),
+        figures="\n".join(figures),
+        helpful=_table(data.top_helpful),
+        harmful=_table(data.top_harmful),
+    )
+    index = out_dir / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return {
+        "index": index,
+        "charts": [out_dir / f"{n}.png" for n in CHARTS],
+        "seconds": time.perf_counter() - started,
+        "versions": data.versions,
+    }

@@ -1,0 +1,135 @@
+"""The evolution report: empty, one-version and long histories; and a real headless browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from core.models import CuratorOutput, ReflectorOutput
+from core.operations import apply_session
+from core.store.db import connect, open_db
+from core.store.playbooks import ensure_playbook, load_version, write_version
+from flows.report import CHARTS, build_report
+
+LONG_HISTORY = """
+INSERT INTO versions (playbook, version, created_at, source, session_id, n_entries)
+    SELECT 'default', v, TIMESTAMPTZ '2026-01-01' + INTERVAL (v) HOUR, 'session', 's' || v, 60
+    FROM range(1, $n + 1) t(v);
+CREATE TEMP TABLE changes AS
+    SELECT 'mis-' || lpad(((v * 37 + k * 11) % 60 + 1)::VARCHAR, 3, '0') AS name, v
+    FROM range(2, $n + 1) a(v), range(3) b(k)
+    UNION SELECT 'mis-' || lpad((i + 1)::VARCHAR, 3, '0'), 1 FROM range(60) c(i);
+INSERT INTO entries
+    SELECT 'default', name, CASE WHEN name < 'mis-030' THEN 'MISTAKES TO AVOID' ELSE 'OTHERS' END, v,
+           'lesson ' || name || ' @' || v, v % 9, v % 4, v, lead(v) OVER (PARTITION BY name ORDER BY v)
+    FROM changes;
+INSERT INTO operations (playbook, version, session_id, idx, type, status, reason)
+    SELECT 'default', v, 's' || v, 0, CASE v % 4 WHEN 0 THEN 'ADD' WHEN 1 THEN 'UPDATE' WHEN 2 THEN 'MERGE'
+           ELSE 'DELETE' END, CASE WHEN v % 5 = 0 THEN 'skipped' ELSE 'applied' END,
+           CASE WHEN v % 5 = 0 THEN 'DELETE: target_id ''x' || v || ''' not found' END
+    FROM range(1, $n + 1) t(v);
+INSERT INTO prunes SELECT 'default', v, 's' || v, 'mis-001', 'MISTAKES TO AVOID', 'x', 0, 3
+    FROM range(1, $n + 1, 50) t(v);
+INSERT INTO runs (run_id, kind, playbook, provider, started_at, status, input_tokens, output_tokens, cost_usd)
+    SELECT 'run-' || d, 'nightly', 'default', 'anthropic', TIMESTAMPTZ '2026-01-01' + INTERVAL (d) DAY, 'ok',
+           1000 * d, 100 * d, 0.01 * d FROM range(30) t(d);
+"""
+
+
+def long_history(db: Path, versions: int) -> None:
+    with open_db(db) as con:
+        ensure_playbook(con, "default")
+        con.execute(LONG_HISTORY.replace("$n", str(versions)))
+
+
+def one_version(db: Path) -> None:
+    con = connect(db)
+    ensure_playbook(con, "default")
+    new, report = apply_session(
+        load_version(con, "default"),
+        ReflectorOutput(),
+        CuratorOutput(operations=[{"type": "ADD", "text": "only lesson"}, {"type": "DELETE", "target_id": "ghost"}]),
+    )
+    write_version(con, "default", new, source="session", session_id="s1", report=report)
+    con.close()
+
+
+@pytest.mark.parametrize("history", ["empty", "one", "long"])
+def test_report_for_any_history(tmp_path: Path, history: str) -> None:
+    db = tmp_path / "r.duckdb"
+    if history == "empty":
+        with open_db(db) as con:
+            ensure_playbook(con, "default")
+    elif history == "one":
+        one_version(db)
+    else:
+        long_history(db, 3000)
+    result = build_report(db, "default", tmp_path / "out")
+    page = result["index"].read_text()
+    assert page.count("<img ") == len(CHARTS) == 7
+    assert all(p.stat().st_size > 5000 and p.read_bytes()[:4] == b"\x89PNG" for p in result["charts"])
+    assert "http://" not in page and "https://" not in page  # opens from disk with no network
+    expected = {"empty": "0 versions", "one": "1 versions · 1 operations applied", "long": "3000 versions"}[history]
+    assert expected in page
+    if history == "long":
+        assert "<code>mis-" in page  # most helpful / harmful tables filled
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def test_report_renders_in_a_real_headless_browser(tmp_path: Path) -> None:
+    browser = chromium()
+    if browser is None:
+        pytest.skip("no chromium on this machine (.ci/run installs Debian's `chromium`); browser check skipped")
+    db = tmp_path / "b.duckdb"
+    long_history(db, 500)
+    result = build_report(db, "default", tmp_path / "out")
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+    dom = subprocess.run(
+        [browser, *flags, "--virtual-time-budget=5000", "--dump-dom", result["index"].as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    rendered = re.search(r'data-rendered-charts="(\d+)"', dom)
+    assert rendered is not None, dom[:500]
+    assert int(rendered.group(1)) == len(CHARTS)
+    shot = tmp_path / "screenshot.png"
+    subprocess.run(
+        [browser, *flags, "--window-size=1000,2400", f"--screenshot={shot}", result["index"].as_uri()],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_report_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    db = tmp_path / "c.duckdb"
+    one_version(db)
+    result = CliRunner().invoke(app, ["report", "--db", str(db), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 0 and "7 PNG charts" in result.stdout
+    assert (tmp_path / "rep" / "index.html").exists()
+    missing = CliRunner().invoke(app, ["report", "--db", str(db), "--playbook", "nope"])
+    assert missing.exit_code == 1 and missing.stderr.startswith("Error: Playbook `nope` does not exist")
+    duckdb.connect(str(db)).close()
