@@ -31,7 +31,7 @@ from core.operations import (
     next_entry_id,
     prune,
 )
-from core.sections import DEFAULT_SECTIONS
+from core.sections import DEFAULT_SECTIONS, SectionSet
 
 __all__ = [
     "SECTION_SLUGS",
@@ -65,17 +65,17 @@ def _resolve_section(raw: object) -> str:
     return DEFAULT_SECTIONS.resolve(raw)
 
 
-def playbook_from_dict(data: dict[str, Any]) -> Playbook:
+def playbook_from_dict(data: dict[str, Any], *, sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
     """The typed playbook of a seeds-shaped dict; sections are normalised to the canonical set."""
-    sections: dict[str, list[Entry]] = {name: [] for name in DEFAULT_SECTIONS.names}
+    by_name: dict[str, list[Entry]] = {name: [] for name in sections.names}
     for raw_name, items in (data.get("sections") or {}).items():
-        target = sections[_resolve_section(raw_name)]
+        target = by_name[sections.resolve(raw_name)]
         for item in items or []:
             target.append(Entry.model_validate(item))
     return Playbook(
         version=str(data.get("version", "1.0")),
         last_updated=data.get("last_updated"),
-        sections=sections,
+        sections=by_name,
     )
 
 

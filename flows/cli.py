@@ -207,6 +207,9 @@ def sessions_cmd(
 @handles_errors
 def import_cmd(
     file: Annotated[Path, typer.Argument(help="A playbook.json in the seeds' format.", show_default=False)],
+    sections: Annotated[
+        Path | None, typer.Option(help="A sections.yaml for a new playbook (name, slug, description per section).")
+    ] = None,
     db: DbOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
@@ -214,12 +217,18 @@ def import_cmd(
 
     Example: [bold]playbook import ~/.claude/playbook.json --playbook team[/bold]
     """
+    from core.operations import normalize_playbook
+    from core.sections import DEFAULT_SECTIONS, load_sections_yaml
+
     cfg = settings(db, playbook)
     if not file.exists():
         raise StoreError(f"File `{file}` does not exist; pass the path of a playbook.json.")
-    model = playbook_from_dict(load_playbook(file))
+    checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
+    section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
+    raw = json.loads(file.read_text(encoding="utf-8")) if sections else checked
     with open_db(cfg.db) as con:
-        ensure_playbook(con, cfg.playbook)
+        section_set = ensure_playbook(con, cfg.playbook, section_set)
+        model = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
         version = write_version(con, cfg.playbook, model, source="import", note=f"import of {file}")
     out.print(f"Imported {model.size()} entries from {file} as version {version} of playbook `{cfg.playbook}`.")
 

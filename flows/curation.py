@@ -147,6 +147,11 @@ def _answer(
         for i, response in zip(todo, many([requests[i] for i in todo]), strict=True):
             yield i, response
         return
+    if getattr(provider, "warm_cache_first", False) and len(todo) > 1:
+        # A cache entry exists only once a first response has started: one call warms the shared
+        # system prefix (the frozen playbook), then the rest fan out and read it.
+        first = todo.pop(0)
+        yield first, provider.complete(requests[first])
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = {pool.submit(provider.complete, requests[i]): i for i in todo}
         for future in as_completed(futures):

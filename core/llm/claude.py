@@ -131,6 +131,7 @@ class AnthropicProvider:
 
     name = "anthropic"
     cacheable = True
+    warm_cache_first = True
 
     def __init__(
         self, client: anthropic.Anthropic, *, cost_cap: CostCap | None = None, structured_output: bool = True

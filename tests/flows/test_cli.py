@@ -201,3 +201,33 @@ def test_config_file(imported: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("PLAYBOOK_DB", raising=False)
     code, out, _ = run("history", "--json")
     assert code == 0 and len(json.loads(out)) == 2
+
+
+def test_import_with_custom_sections(db: str, tmp_path: Path) -> None:
+    sections = tmp_path / "sections.yaml"
+    sections.write_text(
+        "sections:\n  - {name: SQL, slug: sql, description: Query lessons}\n"
+        "  - {name: MISC, slug: misc}\nfallback: MISC\n"
+    )
+    path = tmp_path / "pb.json"
+    path.write_text(
+        json.dumps(
+            {
+                "sections": {
+                    "sql": [{"name": "sql-001", "text": "Use CTEs."}],
+                    "OTHERS": [{"name": "oth-001", "text": "Misc."}],
+                }
+            }
+        )
+    )
+    code, _out, err = run("import", str(path), "--sections", str(sections), "--db", db, "--playbook", "dw")
+    assert code == 0, err
+    data = json.loads(run("show", "--db", db, "--playbook", "dw", "--format", "json")[1])
+    assert data["sections"] == {
+        "SQL": [{"name": "sql-001", "text": "Use CTEs.", "helpful": 0, "harmful": 0}],
+        "MISC": [{"name": "oth-001", "text": "Misc.", "helpful": 0, "harmful": 0}],
+    }
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sections:\n  - {name: A, slug: a}\n")
+    code, _, err = run("import", str(path), "--sections", str(bad), "--db", db, "--playbook", "other")
+    assert code == 1 and "Fallback section `OTHERS` is not declared" in err

@@ -291,3 +291,37 @@ def test_retry_condition_only_for_transient_errors() -> None:
     assert transient_only(None, None, Failed(data=DatabaseBusyError("busy"))) is True  # type: ignore[arg-type]
     assert transient_only(None, None, Failed(data=StoreError("bad"))) is False  # type: ignore[arg-type]
     assert transient_only(None, None, Completed(data=1)) is False  # type: ignore[arg-type]
+
+
+def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
+    import threading
+    import time as clock
+
+    from core.llm.base import LLMRequest, LLMResponse
+    from flows.curation import _answer
+
+    events: list[tuple[str, str]] = []
+    lock = threading.Lock()
+
+    class Warming:
+        name, cacheable, warm_cache_first = "warming", False, True
+
+        def complete(self, request: LLMRequest) -> LLMResponse:
+            with lock:
+                events.append(("start", request.session_id or ""))
+            clock.sleep(0.05)
+            with lock:
+                events.append(("end", request.session_id or ""))
+            return LLMResponse(text="{}", provider="warming", model="m")
+
+    requests = [
+        LLMRequest(
+            step="reflector", session_id=f"s{i}", model="m", system="S", user=f"U{i}", schema_name="ReflectorOutput"
+        )
+        for i in range(4)
+    ]
+    with open_db(tmp_path / "w.duckdb") as con:
+        answered = dict(_answer(con, Warming(), requests, concurrency=4))  # type: ignore[arg-type]
+    assert sorted(answered) == [0, 1, 2, 3]
+    assert events[:2] == [("start", "s0"), ("end", "s0")]  # the first call finished before any other began
+    assert {e for e in events[2:] if e[0] == "start"} == {("start", "s1"), ("start", "s2"), ("start", "s3")}
