@@ -323,21 +323,19 @@ def _messages_as_session(messages: list[Any]) -> list[Any]:
     return out
 
 
-def _call(step: str, provider: Any, model: str, context: dict[str, Any], **values: str) -> str | None:
-    from core.llm.base import LLMRequest
+def _call(
+    step: str, provider: Any, model: str, context: dict[str, Any], playbook: Playbook, **values: str
+) -> str | None:
     from core.prompts import load_template
-    from core.reflector import describe_sections
+    from core.reflector import build_request, describe_sections, playbook_text
 
-    template = load_template(step)
-    system, user = template.render(sections=describe_sections(DEFAULT_SECTIONS), **values)
-    request = LLMRequest(
-        step=step,
+    values = {"sections": describe_sections(DEFAULT_SECTIONS), "playbook": playbook_text(playbook), **values}
+    request = build_request(
+        load_template(step),
+        values,
         model=model,
-        system=system,
-        user=user,  # type: ignore[arg-type]
-        schema_name=template.manifest.output_schema,
         session_id=context.get("session_id"),
-        context=context,
+        context={**context, "playbook": playbook},
     )
     response = (provider or _default_provider()).complete(request)
     if not response.ok:
@@ -366,8 +364,8 @@ def extract_keypoints(
             "reflection",
             provider,
             model,
-            {"messages": session, "playbook": model_pb},
-            playbook=format_bullets(model_pb) or "(the playbook is empty)",
+            {"messages": session},
+            model_pb,
             transcript=render_session(session, budget_tokens).text,
         )
         return parse_reflection(text) or empty
@@ -397,8 +395,8 @@ def run_reflector(
             "reflector",
             provider,
             model,
-            {"messages": session, "playbook": model_pb},
-            playbook=format_bullets(model_pb) or "(the playbook is empty)",
+            {"messages": session},
+            model_pb,
             transcript=transcript if isinstance(transcript, str) else render_session(session, budget_tokens).text,
             session_meta="(single session)",
         )
@@ -419,22 +417,17 @@ def run_curator(
 ) -> dict[str, Any]:
     """Curator step (REQ-CUR-010): `{"reasoning", "operations"}`; the empty result on any failure."""
     from core.curator import parse_curator
-    from core.models import BulletTag, ReflectorOutput
+    from core.reflector import reflection_from_dict
 
     try:
-        tags = [
-            BulletTag.model_validate(t)
-            for t in reflector_output.get("bullet_tags", []) or []
-            if isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("tag"), str)
-        ]
-        reflection = ReflectorOutput(analysis=str(reflector_output.get("analysis", "") or ""), bullet_tags=tags)
+        reflection = reflection_from_dict(reflector_output if isinstance(reflector_output, dict) else {})
         model_pb = playbook_from_dict(playbook)
         text = _call(
             "curator",
             provider,
             model,
-            {"reflection": reflection, "playbook": model_pb},
-            playbook=format_bullets(model_pb) or "(the playbook is empty)",
+            {"reflection": reflection},
+            model_pb,
             reflection=reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
         )
         parsed = parse_curator(text)

@@ -8,7 +8,7 @@ from core.jsonx import extract_json
 from core.llm.base import LLMRequest
 from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.prompts import PromptTemplate
-from core.reflector import describe_sections, playbook_text
+from core.reflector import build_request, describe_sections, playbook_text
 from core.sections import SectionSet
 
 __all__ = ["curator_request", "parse_curator", "parse_reflection"]
@@ -26,21 +26,12 @@ def curator_request(
     context: dict[str, Any] | None = None,
 ) -> LLMRequest:
     """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript)."""
-    system, user = template.render(
-        sections=describe_sections(sections),
-        playbook=playbook_text(playbook),
-        reflection=reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
-    )
-    return LLMRequest(
-        step="curator",
-        session_id=session_id,
-        model=model,
-        system=system,
-        user=user,
-        schema_name=template.manifest.output_schema,
-        max_tokens=max_tokens,
-        context=context or {},
-    )
+    values = {
+        "sections": describe_sections(sections),
+        "playbook": playbook_text(playbook),
+        "reflection": reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
+    }
+    return build_request(template, values, model=model, session_id=session_id, max_tokens=max_tokens, context=context)
 
 
 def parse_curator(text: str | None) -> CuratorOutput | None:

@@ -12,7 +12,14 @@ from core.prompts import PromptTemplate
 from core.render import RenderResult
 from core.sections import SectionSet
 
-__all__ = ["describe_sections", "parse_reflector", "reflector_request"]
+__all__ = [
+    "build_request",
+    "describe_sections",
+    "parse_reflector",
+    "playbook_text",
+    "reflection_from_dict",
+    "reflector_request",
+]
 
 
 def describe_sections(sections: SectionSet) -> str:
@@ -23,6 +30,29 @@ def describe_sections(sections: SectionSet) -> str:
 def playbook_text(playbook: Playbook) -> str:
     """The playbook with ids, in the ACE bullet format agents can cite."""
     return format_bullets(playbook) or "(the playbook is empty)"
+
+
+def build_request(
+    template: PromptTemplate,
+    values: dict[str, str],
+    *,
+    model: str,
+    session_id: str | None,
+    max_tokens: int = 4096,
+    context: dict[str, Any] | None = None,
+) -> LLMRequest:
+    """A request from a template and its placeholder values; the manifest names the output schema."""
+    system, user = template.render(**values)
+    return LLMRequest(
+        step=template.manifest.prompt_id,  # type: ignore[arg-type]
+        session_id=session_id,
+        model=model,
+        system=system,
+        user=user,
+        schema_name=template.manifest.output_schema,
+        max_tokens=max_tokens,
+        context=context or {},
+    )
 
 
 def reflector_request(
@@ -38,32 +68,17 @@ def reflector_request(
     context: dict[str, Any] | None = None,
 ) -> LLMRequest:
     """The reflector call for one session; the system part is identical for a whole epoch."""
-    system, user = template.render(
-        sections=describe_sections(sections),
-        playbook=playbook_text(playbook),
-        transcript=rendered.text,
-        session_meta=session_meta or session_id,
-    )
-    return LLMRequest(
-        step="reflector",
-        session_id=session_id,
-        model=model,
-        system=system,
-        user=user,
-        schema_name=template.manifest.output_schema,
-        max_tokens=max_tokens,
-        context=context or {},
-    )
+    values = {
+        "sections": describe_sections(sections),
+        "playbook": playbook_text(playbook),
+        "transcript": rendered.text,
+        "session_meta": session_meta or session_id,
+    }
+    return build_request(template, values, model=model, session_id=session_id, max_tokens=max_tokens, context=context)
 
 
-def parse_reflector(text: str | None) -> ReflectorOutput | None:
-    """Validated reflector output, or None when the text holds no JSON object.
-
-    Malformed bullet tags are dropped one by one rather than failing the whole output.
-    """
-    data = extract_json(text)
-    if data is None:
-        return None
+def reflection_from_dict(data: dict[str, Any]) -> ReflectorOutput:
+    """Reflector output from an untrusted dict: malformed bullet tags are dropped one by one."""
     analysis = data.get("analysis", "")
     tags = []
     for item in data.get("bullet_tags") or []:
@@ -76,4 +91,10 @@ def parse_reflector(text: str | None) -> ReflectorOutput | None:
                     rationale=rationale if isinstance(rationale, str) else str(rationale),
                 )
             )
-    return ReflectorOutput(analysis=analysis if isinstance(analysis, str) else str(analysis), bullet_tags=tags)
+    return ReflectorOutput(analysis=analysis if isinstance(analysis, str) else str(analysis or ""), bullet_tags=tags)
+
+
+def parse_reflector(text: str | None) -> ReflectorOutput | None:
+    """Validated reflector output, or None when the text holds no JSON object."""
+    data = extract_json(text)
+    return None if data is None else reflection_from_dict(data)
