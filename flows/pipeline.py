@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ def apply_task(
 
 def new_run_id(kind: str) -> str:
     """Sortable, unique: kind, UTC time, random suffix."""
-    return f"{kind}-{datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    return f"{kind}-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 
 def run_ingest(db: Path, paths: list[Path], fmt: str = "auto") -> IngestSummary:
