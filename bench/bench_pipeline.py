@@ -86,6 +86,9 @@ class Stub:
         return LLMResponse(text=json.dumps(payload), provider=self.name, model="stub")
 
 
+TOTALS: dict[str, float] = {}  # seconds spent in each wrapped function, for the current run
+
+
 def timed_wrap(module: Any, name: str, totals: dict[str, float]) -> None:
     real = getattr(module, name)
 
@@ -108,7 +111,6 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dic
         con.execute(SESSIONS_SQL.replace("$n", str(sessions)))
     stub = Stub(latency)
     register_provider("benchstub", lambda settings, cap: stub)
-    totals: dict[str, float] = {}
     os.environ["PLAYBOOK_CONCURRENCY"] = str(concurrency)
     os.environ["PLAYBOOK_OUT_DIR"] = str(work / "out")
     started = time.perf_counter()
@@ -118,20 +120,13 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dic
     model_phases = report["phase_seconds"].get("reflect", 0) + report["phase_seconds"].get("curate", 0)
     return {
         "wall": wall,
-        "apply_session": totals_get(totals, "apply_session"),
-        "write_version": totals_get(totals, "write_version"),
+        "apply_session": TOTALS.get("apply_session", 0.0),
+        "write_version": TOTALS.get("write_version", 0.0),
         "model": stub.busy_seconds,
         "calls": stub.calls,
         "model_phases": model_phases,
         "flow_body": report["duration_s"],
     }
-
-
-TOTALS: dict[str, float] = {}
-
-
-def totals_get(_: dict[str, float], name: str) -> float:
-    return TOTALS.get(name, 0.0)
 
 
 def main() -> None:

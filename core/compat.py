@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from core.errors import PlaybookFileError
 from core.export import format_bullets
 from core.jsonx import extract_json
-from core.models import ApplyReport, Entry, Playbook
+from core.models import ApplyReport, Entry, Playbook, SessionMessage
 from core.operations import (
     apply_evaluations,
     apply_operations,
@@ -58,11 +58,6 @@ SECTION_SLUGS: dict[str, str] = DEFAULT_SECTIONS.slugs
 def generate_keypoint_name(section_entries: list[dict[str, Any]], slug: str) -> str:
     """Next id for a section: `{slug}-NNN`, one above the highest number used in `section_entries`."""
     return next_entry_id((str(e.get("name", "")) for e in section_entries if isinstance(e, dict)), slug)
-
-
-def _resolve_section(raw: object) -> str:
-    """Canonical section name for `raw` (case-insensitive), OTHERS when missing or unknown."""
-    return DEFAULT_SECTIONS.resolve(raw)
 
 
 def playbook_from_dict(data: dict[str, Any], *, sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
@@ -299,7 +294,8 @@ def format_playbook(playbook: dict[str, Any] | Playbook) -> str:
 
 # --- the seeds' LLM functions ------------------------------------------------------------------
 # Each returns the seeds' shape and never raises: a failed call (API error after retries, text
-# without JSON, anything unexpected) gives the seeds' empty result.
+# without JSON, anything unexpected) gives the seeds' empty result. Their imports are local because
+# the LLM layer loads the anthropic SDK, which users of the dict API above should not pay for.
 
 
 def _default_provider() -> Any:
@@ -310,9 +306,7 @@ def _default_provider() -> Any:
     )
 
 
-def _messages_as_session(messages: list[Any]) -> list[Any]:
-    from core.models import SessionMessage
-
+def _messages_as_session(messages: list[Any]) -> list[SessionMessage]:
     out = []
     for seq, m in enumerate(messages):
         if isinstance(m, dict):

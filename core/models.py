@@ -208,19 +208,6 @@ class ApplyReport(_Contract):
             table[key][o.status] += 1
         return table
 
-    def merge(self, other: ApplyReport) -> ApplyReport:
-        """A report holding this one's records followed by `other`'s."""
-        return ApplyReport(
-            proposed=self.proposed + other.proposed,
-            truncated_from=self.truncated_from or other.truncated_from,
-            outcomes=[*self.outcomes, *other.outcomes],
-            evaluations=[*self.evaluations, *other.evaluations],
-            pruned=[*self.pruned, *other.pruned],
-            rolled_back=self.rolled_back or other.rolled_back,
-            entries_before=self.entries_before,
-            entries_after=other.entries_after,
-        )
-
     def summary(self) -> str:
         """The seeds' OBS-CUR-001 summary text."""
         c = self.counts()

@@ -119,7 +119,7 @@ def render_ingest(summary: IngestSummary) -> None:
             err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
 
 
-def run_ingest(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
+def ingest_with_progress(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
     """Ingest with a progress bar on stderr."""
     with Progress(
         TextColumn("[bold]ingest"),
@@ -155,7 +155,7 @@ def ingest_cmd(
             "No transcript folders given; pass PATH, or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
         )
     with open_db(cfg.db) as con:
-        summary = run_ingest(con, list(targets), fmt)
+        summary = ingest_with_progress(con, list(targets), fmt)
     render_ingest(summary)
     if summary.nothing_readable:
         raise typer.Exit(code=1)

@@ -25,7 +25,14 @@ from core.render import render_session
 from core.sections import SectionSet
 from core.store.db import open_db
 from core.store.exchanges import cached_response, record_exchange
-from core.store.playbooks import current_version, load_version, mark_session, sections_of, write_version
+from core.store.playbooks import (
+    current_version,
+    ensure_playbook,
+    load_version,
+    mark_session,
+    sections_of,
+    write_version,
+)
 from core.store.runs import close_epoch, open_epochs, plan_epoch, run_spend
 from core.store.sessions import load_messages, pending_sessions
 from flows.config import Settings
@@ -82,8 +89,6 @@ def select_sessions(
 ) -> tuple[list[str], dict[str, str], list[Epoch]]:
     """(pending session ids oldest first, skipped {id: reason}, epochs left open by a killed run)."""
     with open_db(db) as con:
-        from core.store.playbooks import ensure_playbook
-
         ensure_playbook(con, playbook)
         resumed: list[Epoch] = []
         in_open: set[str] = set()

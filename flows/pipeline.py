@@ -7,6 +7,7 @@ a rerun never pays twice. Retries: the SDK retries HTTP; a Prefect task retries 
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from datetime import UTC, datetime
@@ -206,8 +207,6 @@ def run_curation(
 
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:
     """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json)."""
-    import json
-
     with open_db(settings.db) as con:
         model = load_version(con, playbook)
     settings.out_dir.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.llm.base import LLMRequest, LLMResponse, Provider, Usage, complete_all
+from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
 from core.llm.batches import BatchProvider
 from core.llm.claude import AnthropicProvider, CostCap, make_client
 from core.llm.heuristic import HeuristicProvider
@@ -18,6 +18,5 @@ __all__ = [
     "Provider",
     "ReplayProvider",
     "Usage",
-    "complete_all",
     "make_client",
 ]

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["LLMRequest", "LLMResponse", "Provider", "Step", "Usage", "complete_all"]
+__all__ = ["LLMRequest", "LLMResponse", "Provider", "Step", "Usage"]
 
 Step = Literal["reflector", "curator", "reflection"]
 
@@ -72,15 +70,3 @@ class Provider(Protocol):
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request; never raises."""
         ...
-
-
-def complete_all(provider: Provider, requests: Sequence[LLMRequest], concurrency: int) -> list[LLMResponse]:
-    """Answer `requests` in order, up to `concurrency` at once (providers with a batch API override this)."""
-    many = getattr(provider, "complete_many", None)
-    if many is not None:
-        result: list[LLMResponse] = many(list(requests))
-        return result
-    if concurrency <= 1 or len(requests) <= 1:
-        return [provider.complete(r) for r in requests]
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        return list(pool.map(provider.complete, requests))

@@ -7,6 +7,8 @@ from typing import Any
 
 import duckdb
 
+from core.store.playbooks import current_version, sections_of
+
 __all__ = ["ReportData", "report_data"]
 
 
@@ -34,8 +36,6 @@ class ReportData:
 
 def report_data(con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 5) -> ReportData:
     """Collect the report's series from the views (section sizes, operations, prunes, entries, runs)."""
-    from core.store.playbooks import current_version, sections_of
-
     latest = current_version(con, playbook)
     data = ReportData(playbook=playbook, versions=latest, sections=sections_of(con, playbook).names)
     # Section sizes per version: from the type-2 rows directly, as change points (a step function), so

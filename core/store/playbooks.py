@@ -26,7 +26,6 @@ __all__ = [
     "diff_versions",
     "ensure_playbook",
     "history",
-    "list_playbooks",
     "load_version",
     "mark_session",
     "revert",
@@ -41,11 +40,6 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
     cur = con.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-
-def list_playbooks(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Names of the playbooks in the database."""
-    return [r[0] for r in con.execute("SELECT name FROM playbooks ORDER BY name").fetchall()]
 
 
 def ensure_playbook(con: duckdb.DuckDBPyConnection, name: str, sections: SectionSet = DEFAULT_SECTIONS) -> SectionSet:
