@@ -1,22 +1,35 @@
 # playbook: `make demo` runs the main job on the bundled transcripts; `make test` runs the checks.
+# Both install exactly the versions in uv.lock (`uv sync --frozen`); uv itself is bootstrapped into
+# .tools/ from PyPI with pip, at a pinned version, so nothing needs a manual install.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTHON ?= python3
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
 DEMO_DB ?= data/playbook.duckdb
+# uv must use this machine's Python, never download one; the venv lands in $(VENV).
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: help venv test lint typecheck pytest demo bench clean
+.PHONY: help venv test lint typecheck pytest demo bench lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[dev]'
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install -q --disable-pip-version-check "uv==$(UV_VERSION)"
+
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --extra dev --python $(PYTHON) -q
 	touch $(STAMP)
 
-venv: $(STAMP) ## Create .venv and install the project with its dev tools
+venv: $(STAMP) ## Create .venv with exactly the locked versions (project, dev tools)
+
+lock: $(UV) ## Re-resolve uv.lock after changing dependencies in pyproject.toml
+	$(UV) lock --python $(PYTHON)
 
 lint: venv ## ruff (lint and format check)
 	$(VENV)/bin/ruff check core flows tests bench
@@ -25,7 +38,7 @@ lint: venv ## ruff (lint and format check)
 typecheck: venv ## mypy over core and flows
 	$(VENV)/bin/mypy
 
-pytest: venv ## the test suite
+pytest: venv ## the test suite (HYPOTHESIS_PROFILE=ci for the full example counts)
 	$(VENV)/bin/pytest
 
 test: lint typecheck pytest ## lint, type-check and run the tests
@@ -46,5 +59,5 @@ bench: venv ## Run the benchmarks (ratios measured in one run)
 	$(PY) bench/bench_pipeline.py
 	$(PY) bench/bench_report.py
 
-clean: ## Remove the virtual environment and generated data
-	rm -rf $(VENV) data/*.duckdb data/*.duckdb.lock data/out
+clean: ## Remove the virtual environments and generated data
+	rm -rf $(VENV) $(TOOLS) data/*.duckdb data/*.duckdb.lock data/out

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import threading
@@ -23,11 +22,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import flows.curation as curation  # noqa: E402
-from core.llm.base import LLMRequest, LLMResponse  # noqa: E402
+import flows.steps as steps  # noqa: E402
+from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from flows._runtime import local_run  # noqa: E402
-from flows.providers import register_provider  # noqa: E402
+from flows.config import Settings  # noqa: E402
 
 SESSIONS_SQL = """
 INSERT INTO sessions (session_id, format, source_path, project, started_at, ended_at, n_messages, n_user_prompts,
@@ -50,7 +49,7 @@ FROM range($n) t(i), range(6) s(m);
 """
 
 
-class Stub:
+class Stub(Provider):
     """Answers at once (or after `latency` seconds); keeps the playbook near 40 entries."""
 
     name = "benchstub"
@@ -110,14 +109,14 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dic
     with open_db(db) as con:
         con.execute(SESSIONS_SQL.replace("$n", str(sessions)))
     stub = Stub(latency)
-    register_provider("benchstub", lambda settings, cap: stub)
-    os.environ["PLAYBOOK_CONCURRENCY"] = str(concurrency)
-    os.environ["PLAYBOOK_OUT_DIR"] = str(work / "out")
+    settings = Settings(db=db, concurrency=concurrency, out_dir=work / "out")
     started = time.perf_counter()
-    report = curate_flow(db=str(db), llm="benchstub", epoch_size=epoch_size)
+    report = curate_flow(
+        settings=settings, llm="heuristic", epoch_size=epoch_size, factory=lambda spec, settings, cap: stub
+    )
     wall = time.perf_counter() - started
-    assert report["sessions_applied"] == sessions, report
-    model_phases = report["phase_seconds"].get("reflect", 0) + report["phase_seconds"].get("curate", 0)
+    assert report.sessions_applied == sessions, report
+    model_phases = report.phase_seconds.get("reflect", 0) + report.phase_seconds.get("curate", 0)
     return {
         "wall": wall,
         "apply_session": TOTALS.get("apply_session", 0.0),
@@ -125,7 +124,7 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dic
         "model": stub.busy_seconds,
         "calls": stub.calls,
         "model_phases": model_phases,
-        "flow_body": report["duration_s"],
+        "flow_body": report.duration_s,
     }
 
 
@@ -136,8 +135,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--epoch-size", type=int, default=32)
     args = parser.parse_args()
-    timed_wrap(curation, "apply_session", TOTALS)
-    timed_wrap(curation, "write_version", TOTALS)
+    timed_wrap(steps, "apply_session", TOTALS)
+    timed_wrap(steps, "write_version", TOTALS)
     with local_run():
         TOTALS.clear()
         fast = run(args.sessions, 0.0, args.concurrency, args.epoch_size)

@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from flows.report import build_report  # noqa: E402
-from tests.flows.test_report import long_history  # noqa: E402
+from flows.evolution import write_evolution_report  # noqa: E402
+from tests.flows.test_evolution import long_history  # noqa: E402
 
 
 def main() -> None:
@@ -33,9 +33,9 @@ def main() -> None:
     print(f"history of {args.versions} versions written in {time.perf_counter() - started:.1f} s")
     times = []
     for _ in range(2):
-        result = build_report(db, "default", args.out / "report")
+        result = write_evolution_report(db, "default", args.out / "report")
         times.append(result["seconds"])
-    print(f"report for {args.versions} versions: {min(times):.2f} s (7 charts, HTML + PNG) -> {result['index']}")
+    print(f"report for {args.versions} versions: {min(times):.2f} s (7 charts, HTML + PNG) -> {result.index}")
     browser = shutil.which("chromium")
     if browser:
         shot = args.out / "report" / "screenshot.png"

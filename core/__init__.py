@@ -9,6 +9,7 @@ from core.errors import PlaybookError, TerminalError, TransientError
 from core.jsonx import extract_json
 from core.models import (
     CONTRACT_VERSION,
+    MAX_OPERATIONS,
     ApplyReport,
     CuratorOutput,
     Entry,
@@ -16,7 +17,6 @@ from core.models import (
     ReflectorOutput,
 )
 from core.operations import (
-    MAX_OPERATIONS,
     apply_evaluations,
     apply_operations,
     apply_session,

@@ -4,9 +4,9 @@
 PlaybookError
  +-- TransientError          worth retrying: the same call may succeed later
  |    +-- DatabaseBusyError  another process holds the database file
- |    +-- ModelCallError     the model API failed after the SDK's own retries
+ |    +-- VersionConflictError  another writer added a playbook version meanwhile
  +-- TerminalError           retrying changes nothing: fix the input or the config
-      +-- PlaybookFileError  a playbook.json that cannot be read or written
+      +-- PlaybookFileError  a file (playbook.json, an export, CLAUDE.md) that cannot be read or written
       +-- SectionsError      a sections.yaml that breaks the section rules
       +-- SchemaVersionError a database written by a newer playbook
       +-- StoreError         a request the store cannot satisfy (unknown version, ...)
@@ -22,7 +22,6 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "DatabaseBusyError",
-    "ModelCallError",
     "PlaybookError",
     "PlaybookFileError",
     "PromptError",
@@ -31,6 +30,7 @@ __all__ = [
     "StoreError",
     "TerminalError",
     "TransientError",
+    "VersionConflictError",
 ]
 
 
@@ -50,12 +50,12 @@ class DatabaseBusyError(TransientError):
     """Another process holds the DuckDB file."""
 
 
-class ModelCallError(TransientError):
-    """A model call that failed after the client's own retries."""
+class VersionConflictError(TransientError):
+    """Another writer added a playbook version while this one was being built; running again resolves it."""
 
 
 class PlaybookFileError(TerminalError):
-    """A playbook.json that is corrupt, unreadable or unwritable."""
+    """A file the product reads or writes (playbook.json, an export, CLAUDE.md): corrupt, unreadable or unwritable."""
 
 
 class SectionsError(TerminalError):

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstra
 
 __all__ = [
     "CONTRACT_VERSION",
+    "MAX_OPERATIONS",
+    "OP_TYPES",
     "AddOp",
     "ApplyReport",
     "BulletTag",
@@ -28,13 +30,34 @@ __all__ = [
     "PruneRecord",
     "ReflectorOutput",
     "SessionMessage",
+    "SkipCode",
     "UpdateOp",
+    "skip_label",
 ]
 
 CONTRACT_VERSION: Literal[1] = 1
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
 OpType = Literal["ADD", "UPDATE", "MERGE", "DELETE"]
+OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "MERGE", "DELETE")
+# At most the first 10 operations of one curator call are considered (CON-CUR-004).
+MAX_OPERATIONS = 10
+# Why an operation was not applied, as a machine code: summaries, views and charts group by it; the
+# human `reason` beside it names the ids and texts.
+SkipCode = Literal[
+    "not_object",
+    "unknown_type",
+    "empty_field",
+    "too_few_sources",
+    "not_found",
+    "duplicate_text",
+    "truncated",
+]
+
+
+def skip_label(op_type: str, code: str | None) -> str:
+    """How a group of skipped operations is named in summaries and charts: `ADD: duplicate text`."""
+    return f"{op_type}: {(code or 'other').replace('_', ' ')}"
 
 
 class _Contract(BaseModel):
@@ -147,6 +170,7 @@ class OpOutcome(_Contract):
     index: int
     type: str
     status: Literal["applied", "skipped", "truncated"]
+    code: SkipCode | None = None
     reason: str = ""
     entry_id: str | None = None
     target_ids: list[str] = Field(default_factory=list)
@@ -198,9 +222,7 @@ class ApplyReport(_Contract):
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Applied and skipped counts per operation type, unknown types under `unknown`."""
-        table: dict[str, dict[str, int]] = {
-            t: {"applied": 0, "skipped": 0} for t in ("ADD", "UPDATE", "MERGE", "DELETE", "unknown")
-        }
+        table: dict[str, dict[str, int]] = {t: {"applied": 0, "skipped": 0} for t in (*OP_TYPES, "unknown")}
         for o in self.outcomes:
             if o.status == "truncated":
                 continue
@@ -212,11 +234,11 @@ class ApplyReport(_Contract):
         """The seeds' OBS-CUR-001 summary text."""
         c = self.counts()
         lines = ["Curator operations summary:"]
-        for t in ("ADD", "UPDATE", "MERGE", "DELETE"):
+        for t in OP_TYPES:
             lines.append(f"  {t}: {c[t]['applied']} applied, {c[t]['skipped']} skipped")
         lines.append(f"  Unknown type: {c['unknown']['skipped']} skipped")
         if self.truncated_from is not None:
-            lines.append(f"  Operations list truncated from {self.truncated_from} to 10")
+            lines.append(f"  Operations list truncated from {self.truncated_from} to {MAX_OPERATIONS}")
         reasons = [o.reason for o in self.outcomes if o.status == "skipped"]
         if reasons:
             lines.append("  Skip reasons:")

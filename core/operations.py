@@ -17,9 +17,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.models import (
+    MAX_OPERATIONS,
+    OP_TYPES,
     AddOp,
     ApplyReport,
     BulletTag,
@@ -32,13 +34,14 @@ from core.models import (
     Playbook,
     PruneRecord,
     ReflectorOutput,
+    SkipCode,
     UpdateOp,
 )
 from core.sections import DEFAULT_SECTIONS, SectionSet
 
 __all__ = [
-    "MAX_OPERATIONS",
     "PRUNE_MIN_HARMFUL",
+    "Skip",
     "apply_evaluations",
     "apply_operations",
     "apply_session",
@@ -50,9 +53,20 @@ __all__ = [
     "should_prune",
 ]
 
-MAX_OPERATIONS = 10
 PRUNE_MIN_HARMFUL = 3
-_KNOWN_TYPES = ("ADD", "UPDATE", "MERGE", "DELETE")
+
+
+class Skip(NamedTuple):
+    """Why a raw operation is invalid: a machine code and the seeds' human wording."""
+
+    code: SkipCode
+    reason: str
+
+
+def _op_type(raw: object) -> str:
+    """The operation's type as reported: one of OP_TYPES, else `unknown`."""
+    raw_type = raw.get("type", "") if isinstance(raw, dict) else ""
+    return raw_type if raw_type in OP_TYPES else "unknown"
 
 
 def empty_playbook(sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
@@ -100,32 +114,32 @@ def _nonempty_str(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
-def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | str:
+def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip:
     """Validate one raw operation (untrusted model output).
 
     Returns:
-        The typed operation, or the skip reason (the seeds' wording) when it is invalid.
+        The typed operation, or a `Skip` (code and the seeds' wording) when it is invalid.
     """
     if not isinstance(raw, dict):
-        return f"Operation is not an object: {type(raw).__name__}"
+        return Skip("not_object", f"Operation is not an object: {type(raw).__name__}")
     op_type = raw.get("type", "")
     if op_type == "ADD":
         if not _nonempty_str(raw.get("text")):
-            return "ADD: empty or missing text"
+            return Skip("empty_field", "ADD: empty or missing text")
         section = raw.get("section")
         return AddOp(text=raw["text"], section=section if isinstance(section, str) else None)
     if op_type == "UPDATE":
         if not _nonempty_str(raw.get("target_id")):
-            return "UPDATE: empty or missing target_id"
+            return Skip("empty_field", "UPDATE: empty or missing target_id")
         if not _nonempty_str(raw.get("text")):
-            return "UPDATE: empty or missing text"
+            return Skip("empty_field", "UPDATE: empty or missing text")
         return UpdateOp(target_id=raw["target_id"], text=raw["text"])
     if op_type == "MERGE":
         source_ids = raw.get("source_ids")
         if not isinstance(source_ids, list) or len(source_ids) < 2:
-            return "MERGE: source_ids has fewer than 2 entries"
+            return Skip("too_few_sources", "MERGE: source_ids has fewer than 2 entries")
         if not _nonempty_str(raw.get("merged_text")):
-            return "MERGE: empty or missing merged_text"
+            return Skip("empty_field", "MERGE: empty or missing merged_text")
         section = raw.get("section")
         # Non-string ids can never name an entry; keep them visible as "not found" below.
         return MergeOp(
@@ -135,10 +149,10 @@ def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | str:
         )
     if op_type == "DELETE":
         if not _nonempty_str(raw.get("target_id")):
-            return "DELETE: empty or missing target_id"
+            return Skip("empty_field", "DELETE: empty or missing target_id")
         reason = raw.get("reason", "")
         return DeleteOp(target_id=raw["target_id"], reason=reason if isinstance(reason, str) else str(reason))
-    return f"Unknown operation type: {op_type!r}"
+    return Skip("unknown_type", f"Unknown operation type: {op_type!r}")
 
 
 # --- working state ------------------------------------------------------------------------------
@@ -212,10 +226,8 @@ def _preview(text: str, limit: int = 40) -> str:
 def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
     """Apply one raw operation to `state`, returning what happened to it."""
     op = parse_operation(raw)
-    raw_type = raw.get("type", "") if isinstance(raw, dict) else ""
-    op_type = raw_type if raw_type in _KNOWN_TYPES else "unknown"
-    if isinstance(op, str):
-        return OpOutcome(index=index, type=op_type, status="skipped", reason=op, raw=raw)
+    if isinstance(op, Skip):
+        return OpOutcome(index=index, type=_op_type(raw), status="skipped", code=op.code, reason=op.reason, raw=raw)
 
     if isinstance(op, AddOp):
         section = state.sections.resolve(op.section)
@@ -224,6 +236,7 @@ def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
                 index=index,
                 type="ADD",
                 status="skipped",
+                code="duplicate_text",
                 section=section,
                 new_text=op.text,
                 reason=f'ADD: duplicate text "{_preview(op.text)}"',
@@ -247,6 +260,7 @@ def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
                 index=index,
                 type="UPDATE",
                 status="skipped",
+                code="not_found",
                 target_ids=[op.target_id],
                 reason=f"UPDATE: target_id {op.target_id!r} not found",
                 raw=raw,
@@ -282,6 +296,7 @@ def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
                 index=index,
                 type="MERGE",
                 status="skipped",
+                code="not_found" if missing else "too_few_sources",
                 target_ids=list(op.source_ids),
                 reason=f"{reason} ({notes})" if notes else reason,
                 raw=raw,
@@ -319,6 +334,7 @@ def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
             index=index,
             type="DELETE",
             status="skipped",
+            code="not_found",
             target_ids=[op.target_id],
             reason=f"DELETE: target_id {op.target_id!r} not found",
             raw=raw,
@@ -368,12 +384,12 @@ def apply_operations(
         state = _State(playbook, sections)
         for index, raw in enumerate(operations):
             if limit is not None and index >= limit:
-                raw_type = raw.get("type", "") if isinstance(raw, dict) else ""
                 report.outcomes.append(
                     OpOutcome(
                         index=index,
-                        type=raw_type if raw_type in _KNOWN_TYPES else "unknown",
+                        type=_op_type(raw),
                         status="truncated",
+                        code="truncated",
                         reason=f"Operations list truncated from {len(operations)} to {limit}",
                         raw=raw,
                     )

@@ -3,7 +3,7 @@
 The manifest names the template's placeholders and output schema; both are checked when the template
 loads, so a template that lacks a placeholder or names an unknown schema fails before any model call
 (seed 004_: fail closed). A playbook may override a template by putting a file of the same name in its
-own prompt folder; otherwise the default in `prompts/` is used (seed 003_).
+own prompt folder; otherwise the default in `core/templates/` is used (seed 003_).
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from core.errors import PromptError
+from core.models import OP_TYPES
 
 __all__ = ["DEFAULT_PROMPTS_DIR", "OUTPUT_SCHEMAS", "PromptManifest", "PromptTemplate", "load_template"]
 
-DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+# Shipped inside the package (package data), so a wheel install finds them as an editable one does.
+DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parent / "templates"
 _SYSTEM = "=== SYSTEM ==="
 _USER = "=== USER ==="
 
@@ -38,7 +40,7 @@ _TAG = {
 _OPERATION = {
     "type": "object",
     "properties": {
-        "type": {"type": "string", "enum": ["ADD", "UPDATE", "MERGE", "DELETE"]},
+        "type": {"type": "string", "enum": list(OP_TYPES)},
         "text": {"type": "string"},
         "section": {"type": "string"},
         "target_id": {"type": "string"},

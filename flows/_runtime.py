@@ -1,7 +1,8 @@
-"""Prefect settings for local runs, applied before Prefect is imported (measured costs in DESIGN.md).
+"""Prefect settings for local runs (measured costs in DESIGN.md).
 
-Telemetry is off; Prefect's own per-task logging is quiet (the CLI prints progress and a summary); and
-with no Prefect server configured, flow heartbeats are disabled, which otherwise cost ~1 s per flow run.
+The environment defaults (telemetry off, quiet logs) are set by `flows/__init__.py`, which runs before
+any module of the shell can import Prefect. Here: the ephemeral server's exit noise is silenced, and with
+no Prefect server configured, flow heartbeats are disabled, which otherwise cost ~1 s per flow run.
 """
 
 from __future__ import annotations
@@ -10,11 +11,6 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-os.environ.setdefault("DO_NOT_TRACK", "1")
-os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
 
 import prefect.settings as prefect_settings
 from prefect.settings import temporary_settings

@@ -9,33 +9,42 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
-import duckdb
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from core.compat import format_playbook, load_playbook, playbook_from_dict, playbook_to_dict
-from core.errors import PlaybookError, StoreError
+from core.compat import format_playbook, load_playbook
+from core.errors import PlaybookError, PlaybookFileError
 from core.export import replace_block, to_markdown
+from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
+from core.runsummary import RunSummary
 from core.store.db import open_db
-from core.store.ingest import IngestSummary, ingest
+from core.store.files import read_text, write_atomic
+from core.store.ingest import IngestSummary
+from core.store.lock import run_lock
 from core.store.playbooks import (
     diff_versions,
     ensure_playbook,
     history,
     load_version,
+    playbook_stats,
     revert,
     write_version,
 )
+from core.store.runs import list_runs
+from core.store.sessions import list_sessions
 from core.store.snapshot import write_parquet
 from flows.config import Settings, load_settings
+from flows.providers import resolve_provider
+from flows.runs import run_ingest
 
 __all__ = ["app"]
 
@@ -63,7 +72,7 @@ FormatChoice = Literal["auto", "claude-code", "codex", "messages"]
 
 
 def handles_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn PlaybookError (and stray database errors) into `Error: ...` on stderr and exit code 1."""
+    """Turn PlaybookError into `Error: ...` on stderr and exit code 1 (DuckDB's are translated in the store)."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -72,16 +81,12 @@ def handles_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except PlaybookError as exc:
             err.print(f"[red]Error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(code=1) from None
-        except duckdb.Error as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            err.print(f"[red]Error:[/red] database error: {escape(first)}", highlight=False)
-            raise typer.Exit(code=1) from None
 
     return wrapper
 
 
 def settings(db: Path | None = None, playbook: str | None = None, **extra: Any) -> Settings:
-    """Settings with the flags of the current command applied."""
+    """Settings with the flags of the current command applied: built once per command, then passed down."""
     return load_settings(db=db, playbook=playbook, **extra)
 
 
@@ -119,7 +124,7 @@ def render_ingest(summary: IngestSummary) -> None:
             err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
 
 
-def ingest_with_progress(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
+def ingest_with_progress(cfg: Settings, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
     """Ingest with a progress bar on stderr."""
     with Progress(
         TextColumn("[bold]ingest"),
@@ -134,7 +139,7 @@ def ingest_with_progress(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt:
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        return ingest(con, paths, fmt=fmt, progress=update)
+        return run_ingest(cfg, paths, None if fmt == "auto" else fmt, progress=update)
 
 
 @app.command("ingest")
@@ -149,13 +154,7 @@ def ingest_cmd(
     Example: [bold]playbook ingest ~/.claude/projects ~/.codex/sessions[/bold]
     """
     cfg = settings(db)
-    targets = paths or cfg.transcripts
-    if not targets:
-        raise StoreError(
-            "No transcript folders given; pass PATH, or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
-        )
-    with open_db(cfg.db) as con:
-        summary = ingest_with_progress(con, list(targets), fmt)
+    summary = ingest_with_progress(cfg, list(paths or cfg.transcripts), fmt)
     render_ingest(summary)
     if summary.nothing_readable:
         raise typer.Exit(code=1)
@@ -176,15 +175,7 @@ def sessions_cmd(
     """
     cfg = settings(db)
     with open_db(cfg.db) as con:
-        cur = con.execute(
-            "SELECT session_id, project, format, source_path, started_at, ended_at, n_messages, n_user_prompts,"
-            " n_tool_calls, n_tool_errors, git_branch, title FROM sessions"
-            " WHERE (? IS NULL OR project = ?) AND (?::TIMESTAMPTZ IS NULL OR started_at >= ?::TIMESTAMPTZ)"
-            " ORDER BY started_at DESC NULLS LAST LIMIT ?",
-            [project, project, since, since, limit],
-        )
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        rows = list_sessions(con, project=project, since=since, limit=limit)
     if as_json:
         print_json(rows)
         return
@@ -222,10 +213,10 @@ def import_cmd(
 
     cfg = settings(db, playbook)
     if not file.exists():
-        raise StoreError(f"File `{file}` does not exist; pass the path of a playbook.json.")
+        raise PlaybookFileError(f"File `{file}` does not exist; pass the path of a playbook.json.")
     checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    raw = json.loads(file.read_text(encoding="utf-8")) if sections else checked
+    raw = json.loads(read_text(file)) if sections else checked
     with open_db(cfg.db) as con:
         section_set = ensure_playbook(con, cfg.playbook, section_set)
         model = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
@@ -373,25 +364,16 @@ def export_cmd(
             return
         model = load_version(con, cfg.playbook, version)
     if fmt == "json":
-        text = json.dumps(playbook_to_dict(model), indent=2, ensure_ascii=False) + "\n"
+        text = encode(playbook_to_dict(model))
     elif fmt == "markdown":
         text = to_markdown(model)
     else:
-        existing = out_file.read_bytes().decode("utf-8") if out_file and out_file.exists() else ""
+        existing = read_text(out_file) if out_file and out_file.exists() else ""
         text = replace_block(existing, to_markdown(model, title=None, counters=False))
-    export_text(text, out_file)
-
-
-def export_text(text: str, out_file: Path | None) -> None:
-    """Write `text` atomically to `out_file`, or to stdout."""
     if out_file is None:
         sys.stdout.write(text)
         return
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_file.with_name(f".{out_file.name}.tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    tmp.replace(out_file)
+    write_atomic(out_file, text)
     err.print(f"Wrote {out_file}")
 
 
@@ -403,31 +385,21 @@ LlmOpt = Annotated[
 ]
 
 
-def render_run(report: dict[str, Any]) -> None:
+def render_run(summary: RunSummary) -> None:
     """The end-of-run summary."""
-    from core.runreport import RunReport
-
-    model = RunReport.model_validate(report)
-    for notice in model.notices:
+    for notice in summary.notices:
         err.print(f"[yellow]Notice:[/yellow] {escape(notice)}", highlight=False)
-    table = Table(title=f"{model.kind} · playbook `{model.playbook}`", show_header=False, title_justify="left")
-    for label, value in model.summary_rows():
+    table = Table(title=f"{summary.kind} · playbook `{summary.playbook}`", show_header=False, title_justify="left")
+    for label, value in summary.summary_rows():
         table.add_row(label, escape(value))
     out.print(table)
-    for session_id, reason in model.failures.items():
+    for session_id, reason in summary.failures.items():
         err.print(f"[yellow]failed (retried next run):[/yellow] {session_id}: {escape(reason)}", highlight=False)
 
 
-def run_flow(fn: Callable[..., Any], db: Path, **kwargs: Any) -> Any:
-    """Run a flow locally with a progress bar on stderr (failing fast, before Prefect starts, if busy)."""
-    from core.store.lock import run_lock
-    from flows.providers import resolve_llm
-
-    if "llm" in kwargs:
-        resolve_llm(kwargs["llm"], load_settings(db=db))
-    with run_lock(db, "a lock probe"):
-        pass
-    from flows._runtime import local_run
+@contextmanager
+def progress_bars() -> Iterator[None]:
+    """Progress bars on stderr for the phases a flow reports (ingest bytes, curated sessions)."""
     from flows.progress import listen
 
     with Progress(
@@ -446,10 +418,18 @@ def run_flow(fn: Callable[..., Any], db: Path, **kwargs: Any) -> Any:
 
         listen(update)
         try:
-            with local_run():
-                return fn(db=str(db), **kwargs)
+            yield
         finally:
             listen(None)
+
+
+def run_flow(fn: Callable[..., R], cfg: Settings, what: str, **kwargs: Any) -> R:
+    """Run a flow locally: the run lock is taken here, before Prefect starts (the flow finds it held)."""
+    with run_lock(cfg.db, what):
+        from flows._runtime import local_run
+
+        with progress_bars(), local_run():
+            return fn(settings=cfg, **kwargs)
 
 
 @app.command("curate")
@@ -468,21 +448,23 @@ def curate_cmd(
 
     Example: [bold]playbook curate --limit 20 --llm heuristic[/bold]
     """
+    cfg = settings(db, playbook)
+    provider = resolve_provider(llm or cfg.llm, cfg)  # fails fast, before Prefect starts
     from flows.pipeline import curate_flow
 
-    cfg = settings(db, playbook)
-    report = run_flow(
+    summary = run_flow(
         curate_flow,
-        cfg.db,
+        cfg,
+        "playbook curate",
+        llm=provider,
         playbook=cfg.playbook,
-        llm=llm or cfg.llm,
         limit=limit,
         epoch_size=epoch_size,
         project=project,
         since=since,
         until=until,
     )
-    render_run(report)
+    render_run(summary)
 
 
 @app.command("nightly")
@@ -496,14 +478,13 @@ def nightly_cmd(
 
     Example: [bold]playbook nightly ~/.claude/projects --llm auto[/bold]
     """
+    cfg = settings(db)
+    provider = resolve_provider(llm or cfg.llm, cfg)
     from flows.pipeline import nightly_flow
 
-    cfg = settings(db)
-    reports = run_flow(
-        nightly_flow, cfg.db, llm=llm or cfg.llm, transcripts=[str(p) for p in transcripts] if transcripts else None
-    )
-    for report in reports:
-        render_run(report)
+    summaries = run_flow(nightly_flow, cfg, "playbook nightly", llm=provider, transcripts=transcripts)
+    for summary in summaries:
+        render_run(summary)
     err.print(f"Exported to {cfg.out_dir}/")
 
 
@@ -521,11 +502,21 @@ def backfill_cmd(
 
     Example: [bold]playbook backfill --since 2026-01-01 --until 2026-07-01[/bold]
     """
+    cfg = settings(db, playbook)
+    provider = resolve_provider(llm, cfg)
     from flows.pipeline import backfill_flow
 
-    cfg = settings(db, playbook)
     render_run(
-        run_flow(backfill_flow, cfg.db, since=since, until=until, llm=llm, playbook=cfg.playbook, epoch_size=epoch_size)
+        run_flow(
+            backfill_flow,
+            cfg,
+            "playbook backfill",
+            since=since,
+            until=until,
+            llm=provider,
+            playbook=cfg.playbook,
+            epoch_size=epoch_size,
+        )
     )
 
 
@@ -540,8 +531,6 @@ def runs_cmd(
 
     Example: [bold]playbook runs --limit 5[/bold]
     """
-    from core.store.runs import list_runs
-
     cfg = settings(db)
     with open_db(cfg.db) as con:
         rows = list_runs(con, limit)
@@ -576,32 +565,7 @@ def stats_cmd(
     """
     cfg = settings(db, playbook)
     with open_db(cfg.db) as con:
-        one = con.execute(
-            "SELECT (SELECT count(*) FROM sessions),"
-            " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'applied'),"
-            " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'skipped'),"
-            " (SELECT coalesce(max(version), 0) FROM versions WHERE playbook = $p),"
-            " (SELECT count(*) FROM prunes WHERE playbook = $p),"
-            " (SELECT coalesce(sum(cost_usd), 0) FROM llm_calls WHERE playbook = $p),"
-            " (SELECT count(*) FROM llm_calls WHERE playbook = $p)",
-            {"p": cfg.playbook},
-        ).fetchone()
-        ops = con.execute(
-            "SELECT type, status, count(*) FROM operations WHERE playbook = ? GROUP BY ALL ORDER BY ALL",
-            [cfg.playbook],
-        ).fetchall()
-    assert one is not None
-    data = {
-        "playbook": cfg.playbook,
-        "sessions_ingested": one[0],
-        "sessions_applied": one[1],
-        "sessions_skipped": one[2],
-        "latest_version": one[3],
-        "prunes": one[4],
-        "cost_usd": one[5],
-        "llm_calls": one[6],
-        "operations": [{"type": t, "status": s, "n": n} for t, s, n in ops],
-    }
+        data = playbook_stats(con, cfg.playbook)
     if as_json:
         print_json(data)
         return
@@ -624,14 +588,13 @@ def report_cmd(
 
     Example: [bold]playbook report --out data/out/report[/bold]  (then open data/out/report/index.html)
     """
-    from flows.report import build_report
+    from flows.evolution import write_evolution_report
 
     cfg = settings(db, playbook)
-    target = out_dir or cfg.out_dir / "report"
-    result = build_report(cfg.db, cfg.playbook, target)
+    result = write_evolution_report(cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report")
     out.print(
-        f"Wrote {result['index']} and {len(result['charts'])} PNG charts"
-        f" ({result['versions']} versions, {result['seconds']:.1f} s)."
+        f"Wrote {result.index} and {len(result.charts)} PNG charts"
+        f" ({result.versions} versions, {result.seconds:.1f} s)."
     )
 
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import yaml
 
-from flows import _runtime  # noqa: F401  (Prefect settings before Prefect is imported)
 from flows.pipeline import backfill_flow, nightly_flow
 
 __all__ = ["PREFECT_YAML", "deployments", "serve_all"]
 
-PREFECT_YAML = Path(__file__).resolve().parents[1] / "prefect.yaml"
+# Package data beside this module, so an installed wheel serves the same deployments as a checkout.
+PREFECT_YAML = Path(__file__).resolve().parent / "prefect.yaml"
 FLOWS: dict[str, Any] = {
     "flows/pipeline.py:nightly_flow": nightly_flow,
     "flows/pipeline.py:backfill_flow": backfill_flow,

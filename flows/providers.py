@@ -1,69 +1,94 @@
-"""`--llm anthropic|batch|heuristic|replay:FILE|auto` -> a provider for one task of one run."""
+"""`--llm anthropic|batch|heuristic|replay:FILE|auto`, parsed once into a `ProviderSpec`, and the providers
+built from it for each step of a run."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from core.errors import ConfigError
-from core.llm import AnthropicProvider, BatchProvider, CostCap, HeuristicProvider, Provider, ReplayProvider, make_client
+from core.llm import CostCap, HeuristicProvider, Provider, ReplayProvider
 from core.llm.heuristic import NOTICE
 from flows.config import Settings
 
-__all__ = ["Factory", "make_provider", "register_provider", "resolve_llm"]
+__all__ = ["ProviderFactory", "ProviderKind", "ProviderSpec", "make_provider", "resolve_provider"]
 
-Factory = Callable[[Settings, CostCap], Provider]
-_EXTRA: dict[str, Factory] = {}
+ProviderKind = Literal["anthropic", "batch", "heuristic", "replay"]
 
 
-def register_provider(name: str, factory: Factory) -> None:
-    """Make `--llm NAME` build a custom provider (used by bench/ for an in-process stub)."""
-    _EXTRA[name] = factory
+class ProviderSpec(BaseModel):
+    """The provider a run uses, resolved from `--llm` and the settings before any work starts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ProviderKind
+    replay_path: Path | None = None
+    reflector_model: str
+    curator_model: str
+    notices: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How runs and summaries name it: `anthropic`, `replay:FILE`, ..."""
+        return f"replay:{self.replay_path}" if self.kind == "replay" else self.kind
+
+
+# Builds the provider for one step; the cost cap starts from what the run has spent so far.
+ProviderFactory = Callable[[ProviderSpec, Settings, CostCap], Provider]
 
 
 def _key(settings: Settings) -> str | None:
     return settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
 
 
-def resolve_llm(spec: str, settings: Settings) -> tuple[str, list[str]]:
-    """The concrete provider for `spec`, and notices for the run summary.
+def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpec:
+    """Parse `llm` once: `auto` picks anthropic when a key is set, else heuristic (with a notice).
 
     Raises:
-        ConfigError: a provider that needs a key has none, or the spec is unknown.
+        ConfigError: a provider that needs a key has none, a replay file is missing, or the name is unknown.
     """
+    if isinstance(llm, ProviderSpec):
+        return llm
     notices: list[str] = []
+    spec = llm
     if spec == "auto":
         if _key(settings):
             spec = "anthropic"
         else:
             spec = "heuristic"
             notices.append(f"No Anthropic API key is configured: using the heuristic provider. {NOTICE}")
-    if spec in ("anthropic", "batch") and not _key(settings):
-        raise ConfigError(
-            f"The `{spec}` provider needs an Anthropic API key; set ANTHROPIC_API_KEY (or"
-            " PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
-        )
+    models = {"reflector_model": settings.reflector_model, "curator_model": settings.curator_model}
     if spec.startswith("replay:"):
         path = Path(spec.split(":", 1)[1])
         if not path.is_file():
             raise ConfigError(f"Replay file `{path}` does not exist; pass `--llm replay:FILE` with a JSONL recording.")
-    elif spec not in ("anthropic", "batch", "heuristic") and spec not in _EXTRA:
-        raise ConfigError(f"Unknown provider `{spec}`; use anthropic, batch, heuristic, replay:FILE or auto.")
-    if spec == "heuristic" and not notices:
-        notices.append(NOTICE)
-    return spec, notices
-
-
-def make_provider(spec: str, settings: Settings, *, spent_usd: float = 0.0) -> Provider:
-    """A provider for an already resolved spec; the cost cap starts from what the run has spent."""
-    cap = CostCap(settings.cost_cap_usd)
-    cap.add(spent_usd)
-    if spec in _EXTRA:
-        return _EXTRA[spec](settings, cap)
+        return ProviderSpec(kind="replay", replay_path=path, **models)
+    if spec in ("anthropic", "batch"):
+        if not _key(settings):
+            raise ConfigError(
+                f"The `{spec}` provider needs an Anthropic API key; set ANTHROPIC_API_KEY (or"
+                " PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
+            )
+        return ProviderSpec(kind=spec, notices=tuple(notices), **models)  # type: ignore[arg-type]
     if spec == "heuristic":
+        return ProviderSpec(kind="heuristic", notices=tuple(notices or [NOTICE]), **models)
+    raise ConfigError(f"Unknown provider `{spec}`; use anthropic, batch, heuristic, replay:FILE or auto.")
+
+
+def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provider:
+    """The default factory: the provider `spec` names, configured from `settings`."""
+    if spec.kind == "heuristic":
         return HeuristicProvider()
-    if spec.startswith("replay:"):
-        return ReplayProvider(Path(spec.split(":", 1)[1]))
+    if spec.kind == "replay":
+        assert spec.replay_path is not None  # set by resolve_provider for every replay spec
+        return ReplayProvider(spec.replay_path)
+    # The SDK is imported only for the providers that use it (about 2 s): read commands never pay for it.
+    from core.llm.batches import BatchProvider
+    from core.llm.claude import AnthropicProvider, make_client
+
     client = make_client(
         api_key=_key(settings),
         base_url=settings.anthropic_base_url,
@@ -71,6 +96,6 @@ def make_provider(spec: str, settings: Settings, *, spent_usd: float = 0.0) -> P
         max_retries=settings.max_retries,
         retry_after_cap=settings.retry_after_cap_s,
     )
-    if spec == "batch":
+    if spec.kind == "batch":
         return BatchProvider(client, cost_cap=cap)
     return AnthropicProvider(client, cost_cap=cap)

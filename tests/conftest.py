@@ -1,4 +1,4 @@
-"""Shared fixtures: the bundled real transcripts and a fresh database per test."""
+"""Shared fixtures: the bundled real transcripts, a fresh database per test, and one real Prefect server."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import duckdb
 import pytest
 
 from core.store.db import connect
+from tests import profiles  # noqa: F401  (loads the Hypothesis profile)
+from tests.servers import prefect_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "data" / "samples"
@@ -32,3 +34,10 @@ def con(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = connect(db_path)
     yield connection
     connection.close()
+
+
+@pytest.fixture(scope="session")
+def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a real `prefect server` on loopback, shared by the session's Prefect tests (~25 s to start)."""
+    with prefect_server(tmp_path_factory.mktemp("prefect-home")) as url:
+        yield url

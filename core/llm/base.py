@@ -62,11 +62,23 @@ class LLMResponse(BaseModel):
 
 
 class Provider(Protocol):
-    """Anything that answers LLM requests."""
+    """Anything that answers LLM requests; subclass it to inherit the defaults below.
+
+    Capabilities are part of the interface, so the run loop reads them instead of probing:
+    `cacheable` (answers may be reused from the exchange store), `warm_cache_first` (one call before
+    fanning out, so the others read the prompt cache it wrote) and `batches` (the provider answers a
+    whole epoch at once through `complete_many`).
+    """
 
     name: str
-    cacheable: bool
+    cacheable: bool = False
+    warm_cache_first: bool = False
+    batches: bool = False
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request; never raises."""
         ...
+
+    def complete_many(self, requests: list[LLMRequest]) -> list[LLMResponse]:
+        """Answer several requests in order; never raises. One by one unless the provider batches."""
+        return [self.complete(r) for r in requests]

@@ -14,9 +14,9 @@ from typing import Any
 
 import anthropic
 
-from core.llm.base import LLMRequest, LLMResponse
-from core.llm.claude import CostCap, describe_error, message_params, text_of, usage_of
-from core.llm.pricing import cost_usd
+from core.llm.base import LLMRequest, LLMResponse, Provider
+from core.llm.claude import describe_error, message_params, text_of, usage_of
+from core.llm.pricing import CostCap, cost_usd
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "BatchProvider", "split_batches"]
 
@@ -44,11 +44,12 @@ def split_batches(
     return groups
 
 
-class BatchProvider:
+class BatchProvider(Provider):
     """Batch calls through `client.messages.batches`. Never raises."""
 
     name = "batch"
     cacheable = True
+    batches = True
 
     def __init__(
         self,

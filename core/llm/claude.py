@@ -8,18 +8,17 @@ switches to plain text, which goes through the same robust JSON extraction.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 import anthropic
 import httpx2
 
-from core.llm.base import LLMRequest, LLMResponse, Usage
-from core.llm.pricing import cost_usd
+from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
+from core.llm.pricing import CostCap, cost_usd
 from core.prompts import OUTPUT_SCHEMAS
 
-__all__ = ["AnthropicProvider", "CostCap", "make_client"]
+__all__ = ["AnthropicProvider", "make_client"]
 
 
 class _CappedAnthropic(anthropic.Anthropic):
@@ -51,29 +50,6 @@ def make_client(
     )
     client.retry_after_cap = retry_after_cap
     return client
-
-
-class CostCap:
-    """A per-run spending limit shared by the providers of one run (thread-safe)."""
-
-    def __init__(self, limit_usd: float | None) -> None:
-        self.limit_usd = limit_usd
-        self.spent_usd = 0.0
-        self._lock = threading.Lock()
-
-    def exhausted(self) -> bool:
-        """True once the spend has reached the limit: no new call may start."""
-        with self._lock:
-            return self.limit_usd is not None and self.spent_usd >= self.limit_usd
-
-    def add(self, amount: float) -> None:
-        """Record spend."""
-        with self._lock:
-            self.spent_usd += amount
-
-    def message(self) -> str:
-        """The error recorded for a call the cap prevented."""
-        return f"cost cap of ${self.limit_usd:.2f} reached (spent ${self.spent_usd:.2f}); no new model calls this run"
 
 
 def usage_of(raw: Any) -> Usage:
@@ -126,7 +102,7 @@ def _refuses_structured_output(exc: anthropic.BadRequestError) -> bool:
     return any(word in text for word in ("output_config", "output_format", "json_schema", "structured"))
 
 
-class AnthropicProvider:
+class AnthropicProvider(Provider):
     """Live Messages API calls. Never raises: failures come back as `LLMResponse.error`."""
 
     name = "anthropic"

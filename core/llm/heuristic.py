@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from core.llm.base import LLMRequest, LLMResponse
+from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.models import Playbook, ReflectorOutput, SessionMessage
 from core.redact import redact
 
@@ -125,7 +125,7 @@ def _curate(reflection: ReflectorOutput) -> dict[str, Any]:
     }
 
 
-class HeuristicProvider:
+class HeuristicProvider(Provider):
     """Deterministic, free, offline. Never raises."""
 
     name = "heuristic"

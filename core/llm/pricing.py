@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 from core.llm.base import Usage
 
-__all__ = ["BATCH_DISCOUNT", "PRICES", "cost_usd"]
+__all__ = ["BATCH_DISCOUNT", "PRICES", "CostCap", "cost_usd"]
 
 # (input, output, cache write, cache read) in USD per million tokens, by model family.
 PRICES: dict[str, tuple[float, float, float, float]] = {
@@ -26,3 +28,26 @@ def cost_usd(model: str, usage: Usage, *, batch: bool = False) -> float:
         + usage.cache_read_tokens * price_read
     ) / 1_000_000
     return total * (BATCH_DISCOUNT if batch else 1.0)
+
+
+class CostCap:
+    """A per-run spending limit shared by the providers of one run (thread-safe)."""
+
+    def __init__(self, limit_usd: float | None) -> None:
+        self.limit_usd = limit_usd
+        self.spent_usd = 0.0
+        self._lock = threading.Lock()
+
+    def exhausted(self) -> bool:
+        """True once the spend has reached the limit: no new call may start."""
+        with self._lock:
+            return self.limit_usd is not None and self.spent_usd >= self.limit_usd
+
+    def add(self, amount: float) -> None:
+        """Record spend."""
+        with self._lock:
+            self.spent_usd += amount
+
+    def message(self) -> str:
+        """The error recorded for a call the cap prevented."""
+        return f"cost cap of ${self.limit_usd:.2f} reached (spent ${self.spent_usd:.2f}); no new model calls this run"

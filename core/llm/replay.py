@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 
 from core.errors import ConfigError
-from core.llm.base import LLMRequest, LLMResponse
+from core.llm.base import LLMRequest, LLMResponse, Provider
 
 __all__ = ["ReplayProvider"]
 
 
-class ReplayProvider:
+class ReplayProvider(Provider):
     """Answers from a recording. Never raises once constructed."""
 
     name = "replay"

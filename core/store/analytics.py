@@ -1,4 +1,4 @@
-"""Queries behind the evolution report: plain rows from the analytics views, nothing drawn here."""
+"""Queries behind the evolution report (the HTML page): plain rows from the analytics views, nothing drawn here."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 
 import duckdb
 
+from core.models import skip_label
 from core.store.playbooks import current_version, sections_of
 
-__all__ = ["ReportData", "report_data"]
+__all__ = ["EvolutionData", "evolution_data"]
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
@@ -17,8 +18,8 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[t
 
 
 @dataclass
-class ReportData:
-    """Everything the report draws, for one playbook."""
+class EvolutionData:
+    """Everything the evolution report draws, for one playbook."""
 
     playbook: str
     versions: int
@@ -34,10 +35,10 @@ class ReportData:
     runs: list[tuple[str, Any, int, float]] = field(default_factory=list)  # run_id, started, tokens, cost
 
 
-def report_data(con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 5) -> ReportData:
+def evolution_data(con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 5) -> EvolutionData:
     """Collect the report's series from the views (section sizes, operations, prunes, entries, runs)."""
     latest = current_version(con, playbook)
-    data = ReportData(playbook=playbook, versions=latest, sections=sections_of(con, playbook).names)
+    data = EvolutionData(playbook=playbook, versions=latest, sections=sections_of(con, playbook).names)
     # Section sizes per version: from the type-2 rows directly, as change points (a step function), so
     # 10,000 versions cost one pass over the entry rows rather than 10,000 rebuilds.
     data.section_sizes = _rows(
@@ -58,12 +59,16 @@ def report_data(con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 5) 
         " AND status <> 'truncated' GROUP BY ALL ORDER BY day",
         [playbook],
     )
-    data.skip_reasons = _rows(
-        con,
-        "SELECT reason, sum(n)::BIGINT AS n FROM v_skip_reasons WHERE playbook = ?"
-        " GROUP BY reason ORDER BY n DESC, reason LIMIT 8",
-        [playbook],
-    )
+    # Grouped by machine code, so skips that differ only in the ids or texts they name are one bar.
+    data.skip_reasons = [
+        (skip_label(op_type, code), n)
+        for op_type, code, n in _rows(
+            con,
+            "SELECT type, code, sum(n)::BIGINT AS n FROM v_skip_reasons WHERE playbook = ?"
+            " GROUP BY type, code ORDER BY n DESC, type, code LIMIT 8",
+            [playbook],
+        )
+    ]
     data.prunes_daily = _rows(
         con,
         "SELECT date_trunc('day', created_at) AS day, count(*) FROM v_prunes"

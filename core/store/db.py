@@ -1,4 +1,9 @@
-"""Opening the DuckDB file: lock errors translated, migrations run forward, newer files refused."""
+"""Opening the DuckDB file: migrations run forward, newer files refused, DuckDB's errors translated.
+
+This is the one place where DuckDB exceptions become the project's errors (as httpx maps httpcore's in
+one function): `open_db` translates whatever a store function lets through, so no caller sees a raw
+`duckdb.Error`.
+"""
 
 from __future__ import annotations
 
@@ -10,23 +15,26 @@ from pathlib import Path
 
 import duckdb
 
-from core.errors import DatabaseBusyError, SchemaVersionError, StoreError
+from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, StoreError
 from core.store.schema import MIGRATIONS, VIEWS
 
-__all__ = ["DEFAULT_DB", "LATEST_SCHEMA", "connect", "open_db", "transaction"]
+__all__ = ["LATEST_SCHEMA", "connect", "open_db", "transaction"]
 
-DEFAULT_DB = Path("data/playbook.duckdb")
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
 _PID_RE = re.compile(r"\(PID (\d+)\)")
 
 
-def _translate_open_error(path: Path, exc: duckdb.Error) -> Exception:
-    text = str(exc)
+def translate_error(path: Path, exc: duckdb.Error, *, opening: bool = False) -> PlaybookError:
+    """The project's error for a DuckDB exception on the database at `path` (raise it `from exc`)."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
     if "Could not set lock" in text or "Conflicting lock" in text:
         match = _PID_RE.search(text)
         who = f"process {match.group(1)}" if match else "another process"
         return DatabaseBusyError(f"Database `{path}` is in use by {who}; wait for it to finish or pass another `--db`.")
-    return StoreError(f"Cannot open database `{path}`: {text.splitlines()[0]}")
+    if opening:
+        return StoreError(f"Cannot open database `{path}`: {first}")
+    return StoreError(f"Database `{path}`: {first}")
 
 
 def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -81,7 +89,7 @@ def connect(
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
-        raise _translate_open_error(path, exc) from exc
+        raise translate_error(path, exc, opening=True) from exc
     try:
         if memory_limit:
             con.execute(f"SET memory_limit = '{memory_limit}'")
@@ -112,10 +120,12 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 @contextmanager
 def open_db(path: Path | str, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Context manager around `connect` that always closes the connection."""
+    """Context manager around `connect` that always closes the connection and translates DuckDB's errors."""
     con = connect(path, read_only=read_only)
     try:
         yield con
+    except duckdb.Error as exc:
+        raise translate_error(Path(path), exc) from exc
     finally:
         con.close()
 

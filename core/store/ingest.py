@@ -175,7 +175,7 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[l
     ]
     with transaction(con):
         con.execute("DELETE FROM messages WHERE source_path IN (SELECT path FROM _batch_files)")
-        con.execute("INSERT INTO messages SELECT * FROM _parts")
+        con.execute("INSERT INTO messages BY NAME SELECT * FROM _parts")
         con.execute("DELETE FROM files WHERE path IN (SELECT path FROM _batch_files)")
         con.execute(
             "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"

@@ -1,7 +1,9 @@
 """One run at a time per database: an advisory lock file beside it, naming the holder.
 
 DuckDB's own lock lasts only while a connection is open; a pipeline run opens and closes connections
-between its tasks, so the run holds this lock for its whole duration instead.
+between its tasks, so the run holds this lock for its whole duration instead. The lock is re-entrant
+within a process: the CLI takes it before Prefect starts (failing fast), and the flow it then runs
+finds it already held instead of taking it a second time.
 """
 
 from __future__ import annotations
@@ -17,12 +19,21 @@ from core.errors import DatabaseBusyError
 
 __all__ = ["run_lock"]
 
+_held: dict[Path, int] = {}  # lock files this process holds, with their nesting depth
+
 
 @contextmanager
 def run_lock(db: Path, what: str) -> Iterator[None]:
     """Hold `<db>.lock` for the duration; raise DatabaseBusyError naming the holder when taken."""
     db.parent.mkdir(parents=True, exist_ok=True)
-    path = db.with_name(db.name + ".lock")
+    path = db.resolve().with_name(db.name + ".lock")
+    if path in _held:
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
     fh = path.open("a+")
     try:
         try:
@@ -37,9 +48,11 @@ def run_lock(db: Path, what: str) -> Iterator[None]:
         fh.truncate()
         fh.write(f"process {os.getpid()} ({what} since {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC)")
         fh.flush()
+        _held[path] = 1
         try:
             yield
         finally:
+            del _held[path]
             fh.seek(0)
             fh.truncate()
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

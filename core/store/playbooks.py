@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import duckdb
 
-from core.errors import StoreError
+from core.errors import StoreError, VersionConflictError
 from core.models import ApplyReport, Entry, Playbook
 from core.sections import DEFAULT_SECTIONS, Section, SectionSet
 from core.store.db import transaction
@@ -28,6 +28,7 @@ __all__ = [
     "history",
     "load_version",
     "mark_session",
+    "playbook_stats",
     "revert",
     "sections_of",
     "write_version",
@@ -157,7 +158,7 @@ def write_version(
     with transaction(con):
         parent = current_version(con, name)
         if expected_parent is not None and parent != expected_parent:
-            raise StoreError(
+            raise VersionConflictError(
                 f"Playbook `{name}` moved to version {parent} while version {expected_parent} was being extended;"
                 " run again."
             )
@@ -206,8 +207,10 @@ def write_version(
         )
         if report.outcomes:
             con.execute(
-                "INSERT INTO operations SELECT ?, ?, ?, r.idx, r.type, r.status, r.reason, r.entry_id, r.target_ids,"
-                " r.section, r.old_text, r.new_text, r.raw FROM (SELECT unnest(?) AS r)",
+                "INSERT INTO operations (playbook, version, session_id, idx, type, status, code, reason, entry_id,"
+                " target_ids, section, old_text, new_text, raw) SELECT ?, ?, ?, r.idx, r.type, r.status, r.code,"
+                " r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text, r.raw"
+                " FROM (SELECT unnest(?) AS r)",
                 [
                     name,
                     version,
@@ -217,6 +220,7 @@ def write_version(
                             "idx": o.index,
                             "type": o.type,
                             "status": o.status,
+                            "code": o.code,
                             "reason": o.reason,
                             "entry_id": o.entry_id,
                             "target_ids": json.dumps(o.target_ids),
@@ -307,3 +311,32 @@ def revert(con: duckdb.DuckDBPyConnection, name: str, version: int, *, run_id: s
     """A new version equal to `version`: history is never rewritten."""
     target = load_version(con, name, version)
     return write_version(con, name, target, source="revert", run_id=run_id, note=f"revert to version {version}")
+
+
+def playbook_stats(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, Any]:
+    """Totals for `name`: sessions, versions, prunes, model calls and cost, operations by type and status."""
+    one = con.execute(
+        "SELECT (SELECT count(*) FROM sessions),"
+        " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'applied'),"
+        " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'skipped'),"
+        " (SELECT coalesce(max(version), 0) FROM versions WHERE playbook = $p),"
+        " (SELECT count(*) FROM prunes WHERE playbook = $p),"
+        " (SELECT coalesce(sum(cost_usd), 0) FROM llm_calls WHERE playbook = $p),"
+        " (SELECT count(*) FROM llm_calls WHERE playbook = $p)",
+        {"p": name},
+    ).fetchone()
+    ops = con.execute(
+        "SELECT type, status, count(*) FROM operations WHERE playbook = ? GROUP BY ALL ORDER BY ALL", [name]
+    ).fetchall()
+    assert one is not None  # an aggregate query always returns one row
+    return {
+        "playbook": name,
+        "sessions_ingested": one[0],
+        "sessions_applied": one[1],
+        "sessions_skipped": one[2],
+        "latest_version": one[3],
+        "prunes": one[4],
+        "cost_usd": one[5],
+        "llm_calls": one[6],
+        "operations": [{"type": t, "status": s, "n": n} for t, s, n in ops],
+    }

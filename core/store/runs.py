@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from core.runreport import RunReport
+from core.runsummary import RunSummary
 from core.store.db import transaction
 
 __all__ = ["close_epoch", "finish_run", "list_runs", "open_epochs", "plan_epoch", "run_spend", "start_run"]
@@ -22,7 +22,7 @@ def start_run(con: duckdb.DuckDBPyConnection, run_id: str, kind: str, playbook: 
     )
 
 
-def finish_run(con: duckdb.DuckDBPyConnection, report: RunReport) -> None:
+def finish_run(con: duckdb.DuckDBPyConnection, report: RunSummary) -> None:
     """Store the final counts of a run."""
     con.execute(
         "UPDATE runs SET finished_at = ?, status = ?, sessions_considered = ?, sessions_applied = ?,"

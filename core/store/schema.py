@@ -215,10 +215,26 @@ CREATE TABLE epochs (
 );
 """
 
+_SKIP_CODES = """
+ALTER TABLE operations ADD COLUMN code VARCHAR;
+UPDATE operations SET code = CASE
+    WHEN status = 'truncated' THEN 'truncated'
+    WHEN status <> 'skipped' THEN NULL
+    WHEN reason LIKE '%duplicate text%' THEN 'duplicate_text'
+    WHEN reason LIKE '%not found%' THEN 'not_found'
+    WHEN reason LIKE '%fewer than 2%' THEN 'too_few_sources'
+    WHEN reason LIKE '%empty or missing%' THEN 'empty_field'
+    WHEN reason LIKE 'Unknown operation type%' THEN 'unknown_type'
+    WHEN reason LIKE '%not an object%' THEN 'not_object'
+    ELSE 'other'
+END;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
     (3, "epochs: resumable groups of sessions sharing one frozen playbook", _EPOCHS),
+    (4, "skip codes: skipped operations carry a machine code beside the reason", _SKIP_CODES),
 ]
 
 VIEWS = """
@@ -233,11 +249,11 @@ CREATE OR REPLACE VIEW v_operations_daily AS
     GROUP BY ALL;
 
 CREATE OR REPLACE VIEW v_skip_reasons AS
-    SELECT o.playbook, date_trunc('day', v.created_at) AS day, o.type,
-           regexp_replace(o.reason, '''[^'']*''', '<id>', 'g') AS reason, count(*) AS n
+    SELECT o.playbook, date_trunc('day', v.created_at) AS day, o.type, coalesce(o.code, 'other') AS code,
+           any_value(o.reason) AS example, count(*) AS n
     FROM operations o JOIN versions v USING (playbook, version)
     WHERE o.status = 'skipped'
-    GROUP BY ALL;
+    GROUP BY o.playbook, day, o.type, o.code;
 
 CREATE OR REPLACE VIEW v_section_sizes AS
     SELECT v.playbook, v.version, v.created_at, e.section, count(e.name) AS n_entries

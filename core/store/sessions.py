@@ -9,7 +9,7 @@ import duckdb
 
 from core.models import SessionMessage
 
-__all__ = ["load_messages", "pending_sessions"]
+__all__ = ["applied_among", "list_sessions", "load_messages", "pending_sessions", "session_label"]
 
 
 def load_messages(con: duckdb.DuckDBPyConnection, session_id: str) -> list[SessionMessage]:
@@ -45,3 +45,33 @@ def pending_sessions(
     )
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def list_sessions(
+    con: duckdb.DuckDBPyConnection, *, project: str | None = None, since: datetime | None = None, limit: int = 1000
+) -> list[dict[str, Any]]:
+    """Ingested sessions, newest first, optionally of one project and since a date."""
+    cur = con.execute(
+        "SELECT session_id, project, format, source_path, started_at, ended_at, n_messages, n_user_prompts,"
+        " n_tool_calls, n_tool_errors, git_branch, title FROM sessions"
+        " WHERE (?::VARCHAR IS NULL OR project = ?) AND (?::TIMESTAMPTZ IS NULL OR started_at >= ?::TIMESTAMPTZ)"
+        " ORDER BY started_at DESC NULLS LAST LIMIT ?",
+        [project, project, since, since, limit],
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def session_label(con: duckdb.DuckDBPyConnection, session_id: str) -> str:
+    """`id (format, project P, started T)`: how a prompt introduces the session to the model."""
+    row = con.execute("SELECT project, started_at, format FROM sessions WHERE session_id = ?", [session_id]).fetchone()
+    return f"{session_id} ({row[2]}, project {row[0]}, started {row[1]})" if row else session_id
+
+
+def applied_among(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]) -> set[str]:
+    """Which of `session_ids` `playbook` has already applied (to resume an epoch a killed run left open)."""
+    rows = con.execute(
+        "SELECT session_id FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))",
+        [playbook, session_ids],
+    ).fetchall()
+    return {r[0] for r in rows}

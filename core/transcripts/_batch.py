@@ -4,6 +4,28 @@ from __future__ import annotations
 
 import duckdb
 
+# The columns of a normalised message part, by name: readers fill `_parts` BY NAME and the store copies
+# it into `messages` BY NAME, so neither depends on the column order of the other.
+PART_COLUMNS = (
+    "session_id",
+    "source_path",
+    "seq",
+    "part",
+    "ts",
+    "role",
+    "kind",
+    "text",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "is_error",
+    "message_key",
+    "is_sidechain",
+    "agent_id",
+    "is_meta",
+    "is_prompt",
+)
+
 # Real lines reach 1 MB; allow far more so a big tool result is parsed rather than lost.
 MAX_OBJECT_SIZE = 256 * 1024 * 1024
 

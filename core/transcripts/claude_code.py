@@ -48,10 +48,10 @@ FROM raw r JOIN _batch_files b ON b.path = r.path
 """
 
 _PARTS = f"""
-INSERT INTO _parts
-SELECT session_id, path, seq, 0 AS part, ts, type AS role,
+INSERT INTO _parts BY NAME
+SELECT session_id, path AS source_path, seq, 0 AS part, ts, type AS role,
        CASE WHEN is_compact THEN 'summary' ELSE 'text' END AS kind,
-       content->>'$' AS text, NULL, NULL, NULL, false,
+       content->>'$' AS text, false AS is_error,
        coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
        is_meta OR starts_with(ltrim(content->>'$'), '<system-reminder>') AS is_meta,
        type = 'user' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
@@ -59,14 +59,14 @@ SELECT session_id, path, seq, 0 AS part, ts, type AS role,
 FROM _cc_lines
 WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'VARCHAR';
 
-INSERT INTO _parts
+INSERT INTO _parts BY NAME
 WITH blocks AS (
     SELECT *, unnest(from_json(content, '{_BLOCK}')) AS b,
            unnest(range(json_array_length(content)::BIGINT)) AS part
     FROM _cc_lines
     WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'ARRAY'
 )
-SELECT session_id, path, seq, part::INTEGER, ts,
+SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        CASE WHEN b.type = 'tool_result' THEN 'tool' ELSE type END AS role,
        CASE b.type
            WHEN 'text' THEN CASE WHEN is_compact THEN 'summary' ELSE 'text' END

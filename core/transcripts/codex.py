@@ -56,7 +56,7 @@ FROM typed
 """
 
 _PARTS = """
-INSERT INTO _parts
+INSERT INTO _parts BY NAME
 WITH items AS (
     SELECT *,
         CASE
@@ -85,22 +85,23 @@ WITH items AS (
         END AS text
     FROM items WHERE what IS NOT NULL
 )
-SELECT session_id, path, seq, 0, ts,
+SELECT session_id, path AS source_path, seq, 0 AS part, ts,
        CASE what WHEN 'prompt' THEN 'user' WHEN 'user' THEN 'user' WHEN 'summary' THEN 'user'
                  WHEN 'tool_result' THEN 'tool' ELSE 'assistant' END AS role,
        CASE what WHEN 'prompt' THEN 'text' WHEN 'user' THEN 'text' WHEN 'assistant' THEN 'text' ELSE what END AS kind,
        text,
        CASE WHEN what = 'tool_use' THEN coalesce(p.name, CASE ptype WHEN 'web_search_call' THEN 'web_search'
-                                                                        WHEN 'local_shell_call' THEN 'shell' END) END,
-       CASE WHEN what = 'tool_use' THEN coalesce(p.arguments, p.input, p.action::VARCHAR) END,
-       p.call_id,
+                                                                        WHEN 'local_shell_call' THEN 'shell' END) END
+           AS tool_name,
+       CASE WHEN what = 'tool_use' THEN coalesce(p.arguments, p.input, p.action::VARCHAR) END AS tool_input,
+       p.call_id AS tool_use_id,
        what = 'tool_result' AND coalesce(
            try_cast(CASE WHEN json_valid(output) THEN output->>'$.metadata.exit_code' END AS INTEGER),
            try_cast(regexp_extract(output, '(?i)exit(?:ed with)? code:? (-?\\d+)', 1) AS INTEGER),
-           0) <> 0,
-       path || ':' || seq, false, NULL,
-       what = 'user' AND starts_with(ltrim(text), '<'),
-       what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<'))
+           0) <> 0 AS is_error,
+       path || ':' || seq AS message_key, false AS is_sidechain, NULL AS agent_id,
+       what = 'user' AND starts_with(ltrim(text), '<') AS is_meta,
+       what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<')) AS is_prompt
 FROM texts
 """
 

@@ -13,9 +13,11 @@ from typing import Any
 
 import duckdb
 
+from core.transcripts._batch import PART_COLUMNS
+
 __all__ = ["load_messages", "parse_messages"]
 
-Row = tuple[Any, ...]
+Row = dict[str, Any]
 
 
 def _blocks(content: object) -> list[dict[str, Any]]:
@@ -65,25 +67,25 @@ def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, in
             if kind == "tool_result" and isinstance(body, list):
                 body = "\n".join(str(b.get("text", "")) for b in body if isinstance(b, dict))
             rows.append(
-                (
-                    session_id,
-                    str(path),
-                    seq,
-                    part,
-                    None,
-                    "tool" if kind == "tool_result" else role,
-                    kind if kind in ("text", "tool_use", "tool_result", "thinking", "image") else "text",
-                    body if isinstance(body, str) else (json.dumps(body) if body is not None else None),
-                    block.get("name"),
-                    json.dumps(block["input"]) if "input" in block else None,
-                    block.get("id") or block.get("tool_use_id"),
-                    is_error,
-                    f"{path}:{seq}",
-                    False,
-                    None,
-                    False,
-                    role == "user" and kind == "text",
-                )
+                {
+                    "session_id": session_id,
+                    "source_path": str(path),
+                    "seq": seq,
+                    "part": part,
+                    "ts": None,
+                    "role": "tool" if kind == "tool_result" else role,
+                    "kind": kind if kind in ("text", "tool_use", "tool_result", "thinking", "image") else "text",
+                    "text": body if isinstance(body, str) else (json.dumps(body) if body is not None else None),
+                    "tool_name": block.get("name"),
+                    "tool_input": json.dumps(block["input"]) if "input" in block else None,
+                    "tool_use_id": block.get("id") or block.get("tool_use_id"),
+                    "is_error": is_error,
+                    "message_key": f"{path}:{seq}",
+                    "is_sidechain": False,
+                    "agent_id": None,
+                    "is_meta": False,
+                    "is_prompt": role == "user" and kind == "text",
+                }
             )
     return rows, len(records) + bad, bad, noise
 
@@ -93,6 +95,9 @@ def load_messages(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str]]) 
     for path, session_id in files:
         rows, n_lines, bad, noise = parse_messages(Path(path), session_id)
         if rows:
-            con.executemany(f"INSERT INTO _parts VALUES ({', '.join('?' * 17)})", rows)
+            con.executemany(
+                f"INSERT INTO _parts ({', '.join(PART_COLUMNS)}) VALUES ({', '.join('?' * len(PART_COLUMNS))})",
+                [[row[c] for c in PART_COLUMNS] for row in rows],
+            )
         con.execute("INSERT INTO _file_stats VALUES (?, ?, ?, ?)", [path, n_lines, bad, noise])
         con.execute("INSERT INTO _file_meta VALUES (?, ?, NULL, NULL, NULL, NULL)", [path, session_id])

@@ -13,11 +13,12 @@ import pytest
 
 from core import compat
 from core.curator import curator_request, parse_curator
-from core.llm import AnthropicProvider, BatchProvider, CostCap, HeuristicProvider, LLMRequest, ReplayProvider
-from core.llm.batches import split_batches
-from core.llm.claude import make_client
+from core.llm import CostCap, HeuristicProvider, LLMRequest, ReplayProvider, seeds
+from core.llm.batches import BatchProvider, split_batches
+from core.llm.claude import AnthropicProvider, make_client
 from core.models import ReflectorOutput, SessionMessage
 from core.operations import apply_operations, empty_playbook
+from core.playbook_json import playbook_from_dict, playbook_to_dict
 from core.prompts import load_template
 from core.render import render_session
 from core.sections import DEFAULT_SECTIONS
@@ -116,14 +117,14 @@ def test_success_uses_cached_system_prefix_and_structured_output() -> None:
     ],
 )
 def test_fenced_or_wrapped_json(text: str) -> None:
-    result = compat.run_curator(
+    result = seeds.run_curator(
         {"analysis": "a"}, compat.load_playbook(Path("/none")), provider=provider(Recorder(ok(text)))
     )
     assert result["operations"] == [{"type": "ADD", "text": "x"}]
 
 
 def test_invalid_json_gives_the_seeds_empty_result() -> None:
-    result = compat.run_curator(
+    result = seeds.run_curator(
         {"analysis": "a"},
         compat.load_playbook(Path("/none")),
         provider=provider(Recorder(ok("I think you should add a lesson."))),
@@ -199,7 +200,7 @@ def test_timeout_after_retries_returns_error() -> None:
     rec = Recorder(hang)
     response = provider(rec, max_retries=2).complete(curator_call())
     assert response.error == "timeout" and len(rec.requests) == 3
-    result = compat.run_curator(
+    result = seeds.run_curator(
         {"analysis": "a"}, compat.load_playbook(Path("/none")), provider=provider(Recorder(hang), max_retries=0)
     )
     assert result == {"reasoning": "", "operations": []}
@@ -442,7 +443,7 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
         SessionMessage(seq=4, role="tool", kind="tool_result", tool_use_id="b", text="3 passed"),
         SessionMessage(seq=5, role="user", kind="text", is_prompt=True, text="No, don't use print; use logging."),
     ]
-    playbook = compat.playbook_from_dict(
+    playbook = playbook_from_dict(
         {
             "sections": {
                 "OTHERS": [],
@@ -450,8 +451,8 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
             }
         }
     )
-    reflected = compat.run_reflector(
-        [{"role": "user", "content": "x"}], compat.playbook_to_dict(playbook), provider=HeuristicProvider()
+    reflected = seeds.run_reflector(
+        [{"role": "user", "content": "x"}], playbook_to_dict(playbook), provider=HeuristicProvider()
     )
     assert reflected["analysis"].startswith("[heuristic: no model was used]")
     from core.llm.heuristic import heuristic_lessons
@@ -468,7 +469,7 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
 
 def test_extract_keypoints_operations_key_only_when_list() -> None:
     playbook = compat.load_playbook(Path("/none"))
-    with_ops = compat.extract_keypoints(
+    with_ops = seeds.extract_keypoints(
         [{"role": "user", "content": "hi"}],
         playbook,
         provider=provider(
@@ -481,19 +482,19 @@ def test_extract_keypoints_operations_key_only_when_list() -> None:
         "operations": [],
     }
     for value in ("null", '"x"', "3", "{}"):
-        result = compat.extract_keypoints(
+        result = seeds.extract_keypoints(
             [],
             playbook,
             provider=provider(Recorder(ok(f'{{"new_key_points": ["p"], "evaluations": [], "operations": {value}}}'))),
         )
         assert "operations" not in result and result["new_key_points"] == ["p"]
-    failed = compat.extract_keypoints([], playbook, provider=provider(Recorder(httpx2.Response(400, json={}))))
+    failed = seeds.extract_keypoints([], playbook, provider=provider(Recorder(httpx2.Response(400, json={}))))
     assert failed == {"new_key_points": [], "evaluations": []}
 
 
 def test_run_reflector_never_raises() -> None:
-    assert compat.run_reflector("transcript", {"sections": "broken"}) == {"analysis": "", "bullet_tags": []}
-    result = compat.run_reflector(
+    assert seeds.run_reflector("transcript", {"sections": "broken"}) == {"analysis": "", "bullet_tags": []}
+    result = seeds.run_reflector(
         "t",
         compat.load_playbook(Path("/none")),
         provider=provider(

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import DatabaseBusyError, SchemaVersionError, StoreError
+from core.errors import DatabaseBusyError, SchemaVersionError, StoreError, TransientError, VersionConflictError
 from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.operations import apply_session, empty_playbook
-from core.store.db import LATEST_SCHEMA, connect
+from core.store.db import LATEST_SCHEMA, connect, open_db
 from core.store.playbooks import (
     current_version,
     diff_versions,
@@ -28,6 +28,7 @@ from core.store.playbooks import (
     write_version,
 )
 from core.store.schema import MIGRATIONS
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,12 +108,13 @@ def test_unknown_playbook_and_version_messages(con: duckdb.DuckDBPyConnection) -
 def test_expected_parent_guards_concurrent_extension(con: duckdb.DuckDBPyConnection) -> None:
     ensure_playbook(con, "default")
     write_version(con, "default", pb(), source="import")
-    with pytest.raises(StoreError, match="moved to version 1 while version 0"):
+    with pytest.raises(VersionConflictError, match="moved to version 1 while version 0") as conflict:
         write_version(con, "default", pb(), source="import", expected_parent=0)
+    assert isinstance(conflict.value, TransientError)  # "run again" is worth retrying
     assert current_version(con, "default") == 1
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25))
 @given(
     st.lists(
         st.lists(
@@ -271,3 +273,40 @@ def test_snapshot_parquet(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> Non
     rows = duckdb.connect().execute(f"SELECT count(*) FROM '{tmp_path / 'pq' / 'versions.parquet'}'").fetchone()
     assert rows == (1,)
     assert json.loads(con.execute("SELECT sections_json FROM playbooks").fetchone()[0])["fallback"] == "OTHERS"
+
+
+def test_migration_4_gives_old_skips_their_code(tmp_path: Path) -> None:
+    path = tmp_path / "v3.duckdb"
+    old = duckdb.connect(str(path))
+    old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ)")
+    for version, name, sql in MIGRATIONS[:3]:
+        old.execute(sql)
+        old.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    reasons = [
+        ("skipped", 'ADD: duplicate text "x"'),
+        ("skipped", "DELETE: target_id 'ghost' not found"),
+        ("skipped", "MERGE: source_ids has fewer than 2 entries"),
+        ("skipped", "UPDATE: empty or missing text"),
+        ("skipped", "Unknown operation type: 'RENAME'"),
+        ("skipped", "Operation is not an object: str"),
+        ("truncated", "Operations list truncated from 12 to 10"),
+        ("applied", ""),
+    ]
+    for i, (status, reason) in enumerate(reasons):
+        old.execute(
+            "INSERT INTO operations (playbook, version, idx, type, status, reason) VALUES ('p', 1, ?, 'ADD', ?, ?)",
+            [i, status, reason],
+        )
+    old.close()
+    with open_db(path) as con:
+        codes = [r[0] for r in con.execute("SELECT code FROM operations ORDER BY idx").fetchall()]
+    assert codes == [
+        "duplicate_text",
+        "not_found",
+        "too_few_sources",
+        "empty_field",
+        "unknown_type",
+        "not_object",
+        "truncated",
+        None,
+    ]

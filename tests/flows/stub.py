@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.llm.base import LLMRequest, LLMResponse, Usage
+from core.llm.pricing import CostCap
 from core.llm.replay import ReplayProvider
-from flows.providers import register_provider
+from flows.config import Settings
+from flows.providers import ProviderFactory, ProviderSpec
 
 
 class StubProvider(ReplayProvider):
@@ -22,6 +24,17 @@ class StubProvider(ReplayProvider):
         )
 
 
-def register(replay: Path) -> None:
-    """Make `--llm stub` answer from `replay`."""
-    register_provider("stub", lambda settings, cap: StubProvider(replay))
+def spec(settings: Settings) -> ProviderSpec:
+    """The spec a stubbed run records (its factory decides what actually answers)."""
+    return ProviderSpec(
+        kind="anthropic", reflector_model=settings.reflector_model, curator_model=settings.curator_model
+    )
+
+
+def factory(replay: Path) -> ProviderFactory:
+    """A provider factory whose providers answer from `replay`."""
+
+    def build(spec: ProviderSpec, settings: Settings, cap: CostCap) -> StubProvider:
+        return StubProvider(replay)
+
+    return build

@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from tests.flows.test_evolution import one_version
+from tests.servers import lock_holder
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -231,3 +234,44 @@ def test_import_with_custom_sections(db: str, tmp_path: Path) -> None:
     bad.write_text("sections:\n  - {name: A, slug: a}\n")
     code, _, err = run("import", str(path), "--sections", str(bad), "--db", db, "--playbook", "other")
     assert code == 1 and "Fallback section `OTHERS` is not declared" in err
+
+
+def test_cli_fails_fast_when_a_run_holds_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "busy.duckdb"
+    with lock_holder(db) as holder:
+        result = runner.invoke(app, ["curate", "--db", str(db), "--llm", "heuristic"])
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"Error: Database `{db}` is in use by process {holder.pid} (playbook nightly")
+        assert not db.exists()  # nothing was written
+
+
+def test_cli_anthropic_without_key_fails_before_prefect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("PLAYBOOK_ANTHROPIC_API_KEY", raising=False)
+    result = runner.invoke(app, ["nightly", str(tmp_path), "--db", str(tmp_path / "x.duckdb"), "--llm", "anthropic"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "Error: The `anthropic` provider needs an Anthropic API key; set ANTHROPIC_API_KEY"
+        " (or PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
+    )
+
+
+def test_serve_without_server_explains(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 1 and "Schedules need a running Prefect server" in result.stderr
+
+
+def test_report_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    db = tmp_path / "c.duckdb"
+    one_version(db)
+    result = CliRunner().invoke(app, ["report", "--db", str(db), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 0 and "7 PNG charts" in result.stdout
+    assert (tmp_path / "rep" / "index.html").exists()
+    missing = CliRunner().invoke(app, ["report", "--db", str(db), "--playbook", "nope"])
+    assert missing.exit_code == 1 and missing.stderr.startswith("Error: Playbook `nope` does not exist")
+    duckdb.connect(str(db)).close()

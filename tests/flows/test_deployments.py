@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import inspect
 
-import pytest
-from typer.testing import CliRunner
-
-from flows.cli import app
-
 
 def test_prefect_yaml_deployments() -> None:
     from flows.deployments import deployments
@@ -24,9 +19,3 @@ def test_prefect_yaml_deployments() -> None:
     for flow_obj, name in ((nightly_flow, "nightly"), (backfill_flow, "backfill")):
         params = inspect.signature(flow_obj.fn).parameters
         assert set(built[name].parameters) <= set(params)
-
-
-def test_serve_without_server_explains(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    result = CliRunner().invoke(app, ["serve"])
-    assert result.exit_code == 1 and "Schedules need a running Prefect server" in result.stderr

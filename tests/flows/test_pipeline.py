@@ -1,11 +1,9 @@
-"""The Prefect flows end to end, on one session-scoped Prefect test harness; CLI fail-fast paths."""
+"""The Prefect flows end to end, against the session's real Prefect server."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,19 +11,22 @@ import pytest
 from typer.testing import CliRunner
 
 from core.store.db import open_db
-from flows.cli import app
+from flows.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 
-@pytest.fixture(scope="session")
-def harness() -> Iterator[None]:
-    from prefect.testing.utilities import prefect_test_harness
+pytestmark = pytest.mark.slow
 
-    from flows._runtime import local_run  # Prefect settings first
 
-    with prefect_test_harness(server_startup_timeout=120), local_run():
+@pytest.fixture
+def harness(prefect_api: str) -> Iterator[None]:
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows._runtime import local_run
+
+    with temporary_settings(updates={PREFECT_API_URL: prefect_api}), local_run():
         yield
 
 
@@ -43,16 +44,17 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
     db = tmp_path / "nightly.duckdb"
-    reports = nightly_flow(db=str(db), llm="auto", transcripts=[str(archive)])
+    settings = Settings(db=db, out_dir=tmp_path / "out", anthropic_api_key=None)
+    reports = nightly_flow(settings=settings, llm="auto", transcripts=[archive])
     (report,) = reports
-    assert report["provider"] == "heuristic" and report["status"] == "ok"
-    assert report["notices"][0].startswith("No Anthropic API key is configured: using the heuristic provider.")
-    assert report["sessions_applied"] >= 1 and report["sessions_applied"] + report["sessions_skipped"] == 6
+    assert report.provider == "heuristic" and report.status == "ok"
+    assert report.notices[0].startswith("No Anthropic API key is configured: using the heuristic provider.")
+    assert report.sessions_applied >= 1 and report.sessions_applied + report.sessions_skipped == 6
     exported = json.loads((tmp_path / "out" / "default.json").read_text())
     assert set(exported) == {"version", "last_updated", "sections"}
     assert (tmp_path / "out" / "default.md").read_text().startswith("# Playbook `default`")
-    again = nightly_flow(db=str(db), llm="auto", transcripts=[str(archive)])
-    assert (again[0]["status"], again[0]["sessions_considered"], again[0]["calls_made"]) == ("nothing-to-do", 0, 0)
+    again = nightly_flow(settings=settings, llm="auto", transcripts=[archive])
+    assert (again[0].status, again[0].sessions_considered, again[0].calls_made) == ("nothing-to-do", 0, 0)
     with open_db(db) as con:
         runs = con.execute("SELECT kind, status FROM runs ORDER BY started_at").fetchall()
     assert runs == [("nightly", "ok"), ("nightly", "nothing-to-do")]
@@ -90,8 +92,8 @@ def test_curate_flow_with_replay_and_artifact(
         )
     )
     monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")
-    report = curate_flow(db=str(db), llm=f"replay:{replay}")
-    assert (report["sessions_applied"], report["ops"]["ADD"]["applied"]) == (1, 1)
+    report = curate_flow(settings=Settings(db=db, out_dir=tmp_path / "out"), llm=f"replay:{replay}")
+    assert (report.sessions_applied, report.ops["ADD"]["applied"]) == (1, 1)
 
     async def latest() -> str:
         async with get_client() as client:
@@ -101,38 +103,3 @@ def test_curate_flow_with_replay_and_artifact(
     import asyncio
 
     assert "playbook curate run" in asyncio.run(latest())
-
-
-def test_cli_fails_fast_when_a_run_holds_the_database(tmp_path: Path) -> None:
-    db = tmp_path / "busy.duckdb"
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from pathlib import Path; from core.store.lock import run_lock\n"
-            f"with run_lock(Path({str(db)!r}), 'playbook nightly'):\n    print('held', flush=True); sys.stdin.readline()",
-        ],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        result = runner.invoke(app, ["curate", "--db", str(db), "--llm", "heuristic"])
-        assert result.exit_code == 1
-        assert result.stderr.startswith(f"Error: Database `{db}` is in use by process {holder.pid} (playbook nightly")
-        assert not db.exists()  # nothing was written
-    finally:
-        holder.communicate("\n")
-
-
-def test_cli_anthropic_without_key_fails_before_prefect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("PLAYBOOK_ANTHROPIC_API_KEY", raising=False)
-    result = runner.invoke(app, ["nightly", str(tmp_path), "--db", str(tmp_path / "x.duckdb"), "--llm", "anthropic"])
-    assert result.exit_code == 1
-    assert result.stderr.strip() == (
-        "Error: The `anthropic` provider needs an Anthropic API key; set ANTHROPIC_API_KEY"
-        " (or PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
-    )

@@ -19,7 +19,9 @@ from core.store.ingest import ingest
 from core.store.lock import run_lock
 from core.store.playbooks import history, load_version
 from flows.config import Settings
-from flows.pipeline import run_curation, transient_only
+from flows.providers import resolve_provider
+from flows.runs import run_curation
+from tests.servers import HOLD_LOCK, lock_holder
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "data" / "samples" / "claude-code"
@@ -164,7 +166,7 @@ def setup(tmp_path: Path) -> tuple[Settings, Path]:
 
 def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Settings, Path]) -> None:
     settings, replay = setup
-    report = run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    report = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
     assert (report.status, report.sessions_applied, report.sessions_failed) == ("ok", 3, 0)
     # the fourth session of these folders (a 1-line summary file) is too short: skipped with a reason
     assert report.sessions_skipped == 1 and "too short" in next(iter(report.skips.values()))
@@ -192,8 +194,8 @@ def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Set
 
 def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Path]) -> None:
     settings, replay = setup
-    run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
-    again = run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
     assert (again.status, again.sessions_considered, again.calls_made, again.calls_cached) == ("nothing-to-do", 0, 0, 0)
     assert entries(settings.db, 3) == EXPECTED[3]
 
@@ -204,39 +206,40 @@ def test_failed_call_is_not_applied_and_is_retried_next_run(setup: tuple[Setting
     partial.write_text(
         "\n".join(json.dumps(r) for r in REPLAY if (r["session_id"], r["step"]) != (SESSIONS[1], "curator")) + "\n"
     )
-    first = run_curation(settings, "default", f"replay:{partial}", use_tasks=False)
+    first = run_curation(settings, "default", resolve_provider(f"replay:{partial}", settings))
     assert (first.status, first.sessions_applied, first.sessions_failed) == ("partial", 2, 1)
     assert first.failures == {SESSIONS[1]: f"no recorded curator response for session {SESSIONS[1]}"}
-    second = run_curation(settings, "default", f"replay:{replay}", use_tasks=False)
+    second = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
     assert (second.status, second.sessions_applied) == ("ok", 1)
 
 
 def test_unknown_provider_and_missing_key_fail_before_any_work(setup: tuple[Settings, Path]) -> None:
     settings, _ = setup
     with pytest.raises(ConfigError, match="Unknown provider `gpt`"):
-        run_curation(settings, "default", "gpt", use_tasks=False)
+        resolve_provider("gpt", settings)
     with pytest.raises(ConfigError, match="The `anthropic` provider needs an Anthropic API key"):
-        run_curation(settings.model_copy(update={"anthropic_api_key": None}), "default", "anthropic", use_tasks=False)
+        resolve_provider("anthropic", settings.model_copy(update={"anthropic_api_key": None}))
 
 
 KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys, json
     from pathlib import Path
     from flows.config import Settings
-    import flows.curation as curation
-    from flows.pipeline import run_curation
+    import flows.steps as steps
+    from flows.runs import run_curation
     import tests.flows.stub as stub
 
-    stub.register(Path(sys.argv[2]))
-    real = curation.write_version
+    real = steps.write_version
     calls = {"n": 0}
     def dying(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == int(sys.argv[3]):
             os.kill(os.getpid(), signal.SIGKILL)
         return real(*args, **kwargs)
-    curation.write_version = dying
-    run_curation(Settings(db=Path(sys.argv[1]), epoch_size=2), "default", "stub", use_tasks=False)
+    steps.write_version = dying
+    settings = Settings(db=Path(sys.argv[1]), epoch_size=2)
+    run_curation(settings, "default", stub.spec(settings), factory=stub.factory(Path(sys.argv[2])))
+    assert "prefect" not in sys.modules  # the run loop needs no Prefect
 """)
 
 
@@ -249,8 +252,8 @@ def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
     settings, replay = setup
     uninterrupted = tmp_path / "uninterrupted.duckdb"
     shutil.copy(settings.db, uninterrupted)
-    stub.register(replay)
-    run_curation(settings.model_copy(update={"db": uninterrupted}), "default", "stub", use_tasks=False)
+    other = settings.model_copy(update={"db": uninterrupted})
+    run_curation(other, "default", stub.spec(other), factory=stub.factory(replay))
 
     proc = subprocess.run(
         [sys.executable, "-c", KILL_SCRIPT, str(settings.db), str(replay), str(kill_at)],
@@ -259,7 +262,7 @@ def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
         text=True,
     )
     assert proc.returncode == -9, proc.stderr[-2000:]
-    resumed = run_curation(settings, "default", "stub", use_tasks=False)
+    resumed = run_curation(settings, "default", stub.spec(settings), factory=stub.factory(replay))
     assert resumed.status == "ok"
     for version in EXPECTED:
         assert entries(settings.db, version) == entries(uninterrupted, version) == EXPECTED[version]
@@ -273,20 +276,35 @@ def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
 
 def test_one_run_per_database(setup: tuple[Settings, Path]) -> None:
     settings, _replay = setup
-    with run_lock(settings.db, "playbook nightly"):
-        with pytest.raises(DatabaseBusyError) as err:
-            with run_lock(settings.db, "playbook curate"):
-                pass
+    with lock_holder(settings.db), pytest.raises(DatabaseBusyError) as err:
+        with run_lock(settings.db, "playbook curate"):
+            pass
     assert str(err.value).startswith(f"Database `{settings.db}` is in use by process ")
     assert "(playbook nightly since " in str(err.value)
     with run_lock(settings.db, "after"):  # released: the next run proceeds
         pass
 
 
+def test_lock_is_reentrant_within_a_process(setup: tuple[Settings, Path]) -> None:
+    settings, _replay = setup
+    with run_lock(settings.db, "playbook nightly"):
+        with run_lock(settings.db, "the flow the CLI started"):  # taken once: the flow finds it held
+            pass
+        holder = subprocess.run(
+            [sys.executable, "-c", HOLD_LOCK, str(settings.db), "second"],
+            cwd=ROOT,
+            input="\n",
+            capture_output=True,
+            text=True,
+        )
+    assert holder.returncode == 1 and "is in use by process" in holder.stderr  # still held after the inner exit
+
+
 def test_retry_condition_only_for_transient_errors() -> None:
     from prefect.states import Completed, Failed
 
     from core.errors import DatabaseBusyError, StoreError
+    from flows.pipeline import transient_only
 
     assert transient_only(None, None, Failed(data=DatabaseBusyError("busy"))) is True  # type: ignore[arg-type]
     assert transient_only(None, None, Failed(data=StoreError("bad"))) is False  # type: ignore[arg-type]
@@ -297,13 +315,13 @@ def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
     import threading
     import time as clock
 
-    from core.llm.base import LLMRequest, LLMResponse
-    from flows.curation import _answer
+    from core.llm.base import LLMRequest, LLMResponse, Provider
+    from flows.steps import _answer
 
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
 
-    class Warming:
+    class Warming(Provider):
         name, cacheable, warm_cache_first = "warming", False, True
 
         def complete(self, request: LLMRequest) -> LLMResponse:
@@ -321,7 +339,7 @@ def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
         for i in range(4)
     ]
     with open_db(tmp_path / "w.duckdb") as con:
-        answered = dict(_answer(con, Warming(), requests, concurrency=4))  # type: ignore[arg-type]
+        answered = dict(_answer(con, Warming(), requests, concurrency=4))
     assert sorted(answered) == [0, 1, 2, 3]
     assert events[:2] == [("start", "s0"), ("end", "s0")]  # the first call finished before any other began
     assert {e for e in events[2:] if e[0] == "start"} == {("start", "s1"), ("start", "s2"), ("start", "s3")}

@@ -7,14 +7,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from core.models import CuratorOutput, ReflectorOutput
 from core.operations import apply_session
 from core.store.db import connect, open_db
 from core.store.playbooks import ensure_playbook, load_version, write_version
-from flows.report import CHARTS, build_report
+from flows.evolution import CHARTS, write_evolution_report
 
 LONG_HISTORY = """
 INSERT INTO versions (playbook, version, created_at, source, session_id, n_entries)
@@ -28,10 +27,10 @@ INSERT INTO entries
     SELECT 'default', name, CASE WHEN name < 'mis-030' THEN 'MISTAKES TO AVOID' ELSE 'OTHERS' END, v,
            'lesson ' || name || ' @' || v, v % 9, v % 4, v, lead(v) OVER (PARTITION BY name ORDER BY v)
     FROM changes;
-INSERT INTO operations (playbook, version, session_id, idx, type, status, reason)
+INSERT INTO operations (playbook, version, session_id, idx, type, status, code, reason)
     SELECT 'default', v, 's' || v, 0, CASE v % 4 WHEN 0 THEN 'ADD' WHEN 1 THEN 'UPDATE' WHEN 2 THEN 'MERGE'
            ELSE 'DELETE' END, CASE WHEN v % 5 = 0 THEN 'skipped' ELSE 'applied' END,
-           CASE WHEN v % 5 = 0 THEN 'DELETE: target_id ''x' || v || ''' not found' END
+           CASE WHEN v % 5 = 0 THEN 'not_found' END, CASE WHEN v % 5 = 0 THEN 'DELETE: target_id ''x' || v || ''' not found' END
     FROM range(1, $n + 1) t(v);
 INSERT INTO prunes SELECT 'default', v, 's' || v, 'mis-001', 'MISTAKES TO AVOID', 'x', 0, 3
     FROM range(1, $n + 1, 50) t(v);
@@ -69,10 +68,10 @@ def test_report_for_any_history(tmp_path: Path, history: str) -> None:
         one_version(db)
     else:
         long_history(db, 3000)
-    result = build_report(db, "default", tmp_path / "out")
-    page = result["index"].read_text()
+    result = write_evolution_report(db, "default", tmp_path / "out")
+    page = result.index.read_text()
     assert page.count("<img ") == len(CHARTS) == 7
-    assert all(p.stat().st_size > 5000 and p.read_bytes()[:4] == b"\x89PNG" for p in result["charts"])
+    assert all(p.stat().st_size > 5000 and p.read_bytes()[:4] == b"\x89PNG" for p in result.charts)
     assert "http://" not in page and "https://" not in page  # opens from disk with no network
     expected = {"empty": "0 versions", "one": "1 versions · 1 operations applied", "long": "3000 versions"}[history]
     assert expected in page
@@ -90,7 +89,7 @@ def test_report_renders_in_a_real_headless_browser(tmp_path: Path) -> None:
         pytest.skip("no chromium on this machine (.ci/run installs Debian's `chromium`); browser check skipped")
     db = tmp_path / "b.duckdb"
     long_history(db, 500)
-    result = build_report(db, "default", tmp_path / "out")
+    result = write_evolution_report(db, "default", tmp_path / "out")
     flags = [
         "--headless",
         "--no-sandbox",
@@ -103,7 +102,7 @@ def test_report_renders_in_a_real_headless_browser(tmp_path: Path) -> None:
         f"--user-data-dir={tmp_path / 'profile'}",
     ]
     dom = subprocess.run(
-        [browser, *flags, "--virtual-time-budget=5000", "--dump-dom", result["index"].as_uri()],
+        [browser, *flags, "--virtual-time-budget=5000", "--dump-dom", result.index.as_uri()],
         capture_output=True,
         text=True,
         timeout=120,
@@ -113,23 +112,42 @@ def test_report_renders_in_a_real_headless_browser(tmp_path: Path) -> None:
     assert int(rendered.group(1)) == len(CHARTS)
     shot = tmp_path / "screenshot.png"
     subprocess.run(
-        [browser, *flags, "--window-size=1000,2400", f"--screenshot={shot}", result["index"].as_uri()],
+        [browser, *flags, "--window-size=1000,2400", f"--screenshot={shot}", result.index.as_uri()],
         capture_output=True,
         timeout=120,
     )
     assert shot.exists() and shot.stat().st_size > 10_000
 
 
-def test_report_cli(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
+def test_skips_are_grouped_by_code_in_the_chart_the_view_and_the_run_summary(tmp_path: Path) -> None:
+    from core.runsummary import RunSummary
+    from core.store.analytics import evolution_data
 
-    from flows.cli import app
-
-    db = tmp_path / "c.duckdb"
-    one_version(db)
-    result = CliRunner().invoke(app, ["report", "--db", str(db), "--out", str(tmp_path / "rep")])
-    assert result.exit_code == 0 and "7 PNG charts" in result.stdout
-    assert (tmp_path / "rep" / "index.html").exists()
-    missing = CliRunner().invoke(app, ["report", "--db", str(db), "--playbook", "nope"])
-    assert missing.exit_code == 1 and missing.stderr.startswith("Error: Playbook `nope` does not exist")
-    duckdb.connect(str(db)).close()
+    db = tmp_path / "codes.duckdb"
+    summary = RunSummary(run_id="r", kind="curate")
+    with open_db(db) as con:
+        ensure_playbook(con, "default")
+        current = load_version(con, "default")
+        sessions = [
+            [{"type": "ADD", "text": "Run the narrowest test first."}, {"type": "DELETE", "target_id": "ghost-1"}],
+            [
+                {"type": "ADD", "text": "Run the narrowest test first."},  # duplicate text
+                {"type": "ADD", "text": "Read the error before editing."},
+                {"type": "DELETE", "target_id": "ghost-2"},
+            ],
+            [{"type": "ADD", "text": "Read the error before editing."}],  # another duplicate, another text
+        ]
+        for i, ops in enumerate(sessions):
+            current, report = apply_session(current, ReflectorOutput(), CuratorOutput(operations=ops))
+            version = write_version(con, "default", current, source="session", session_id=f"s{i}", report=report)
+            summary.add_apply(report, version)
+        data = evolution_data(con, "default")
+        stored = con.execute(
+            "SELECT type, code, count(*) FROM operations WHERE status = 'skipped' GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        view = con.execute("SELECT type, code, sum(n)::INT FROM v_skip_reasons GROUP BY ALL ORDER BY ALL").fetchall()
+    assert stored == [("ADD", "duplicate_text", 2), ("DELETE", "not_found", 2)]
+    assert view == [("ADD", "duplicate_text", 2), ("DELETE", "not_found", 2)]
+    # two duplicate-text skips of different texts are one bar; two missing ids are one bar
+    assert sorted(data.skip_reasons) == [("ADD: duplicate text", 2), ("DELETE: not found", 2)]
+    assert summary.skip_reasons == {"DELETE: not found": 2, "ADD: duplicate text": 2}

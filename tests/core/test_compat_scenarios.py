@@ -199,15 +199,18 @@ def test_scn_005_02_add_then_merge_referencing_new_entry() -> None:
     ]
 
 
-def test_scn_005_03_exception_rolls_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    playbook = pb(pat=[("pat-001", "A", 5, 1)])
-    snapshot = copy.deepcopy(playbook)
+class Hostile(dict[str, Any]):
+    """An operation object whose `.get` raises: an unexpected failure in the middle of applying."""
 
-    def boom(*args: object, **kwargs: object) -> None:
+    def get(self, *args: object, **kwargs: object) -> Any:
         raise RuntimeError("injected failure")
 
-    monkeypatch.setattr(compat, "_apply_curator_operations", boom)
-    result = update_playbook_data(playbook, {"operations": [{"type": "ADD", "text": "will fail"}], "evaluations": []})
+
+def test_scn_005_03_exception_rolls_back() -> None:
+    playbook = pb(pat=[("pat-001", "A", 5, 1)])
+    snapshot = copy.deepcopy(playbook)
+    operations = [{"type": "ADD", "text": "applied first"}, Hostile(type="ADD", text="will fail")]
+    result = update_playbook_data(playbook, {"operations": operations, "evaluations": []})
     assert result["sections"] == snapshot["sections"]
     assert playbook == snapshot
 
@@ -316,15 +319,10 @@ def test_scn_014_01_structured_ops_deep_copy() -> None:
     assert playbook == snapshot
 
 
-def test_scn_014_02_structured_ops_rollback(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scn_014_02_structured_ops_rollback() -> None:
     playbook = pb(pat=[("pat-001", "A", 5, 1)])
     snapshot = copy.deepcopy(playbook)
-
-    def boom(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("injected failure")
-
-    monkeypatch.setattr(compat, "_apply_curator_operations", boom)
-    result = apply_structured_operations(playbook, [{"type": "ADD", "text": "x"}])
+    result = apply_structured_operations(playbook, [{"type": "ADD", "text": "x"}, Hostile(type="ADD", text="y")])
     assert result == snapshot and playbook == snapshot
 
 

@@ -1,4 +1,4 @@
-"""The report of one pipeline run: what was considered, applied, skipped, failed, and what it cost."""
+"""The summary of one pipeline run: what was considered, applied, skipped, failed, and what it cost."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from core.llm.base import LLMResponse
-from core.models import CONTRACT_VERSION, ApplyReport
+from core.models import CONTRACT_VERSION, ApplyReport, skip_label
 
-__all__ = ["RunReport"]
+__all__ = ["RunSummary"]
 
 
-class RunReport(BaseModel):
+class RunSummary(BaseModel):
     """Counts for the `runs` table, the CLI summary and the Prefect artifact."""
 
     contract_version: Literal[1] = CONTRACT_VERSION
@@ -83,7 +83,7 @@ class RunReport(BaseModel):
         reasons = Counter(self.skip_reasons)
         for outcome in report.outcomes:
             if outcome.status == "skipped":
-                reasons[_reason_kind(outcome.reason)] += 1
+                reasons[skip_label(outcome.type, outcome.code)] += 1
         self.skip_reasons = dict(reasons)
         self.pruned += len(report.pruned)
         self.evaluations += sum(1 for e in report.evaluations if e.status == "applied")
@@ -142,12 +142,3 @@ class RunReport(BaseModel):
         if report_path:
             lines += ["", f"Evolution report: `{report_path}`"]
         return "\n".join(lines) + "\n"
-
-
-def _reason_kind(reason: str) -> str:
-    """A skip reason without its ids, so reasons can be counted."""
-    head = reason.split(" (")[0]
-    for marker in (" '", ' "'):
-        if marker in head:
-            head = head.split(marker)[0] + " " + head.rsplit(marker[-1], 1)[-1].strip()
-    return head.strip()

@@ -1,7 +1,8 @@
 """The steps of a curation run as plain functions: select, reflect, curate, apply.
 
-Prefect tasks in `flows.pipeline` are thin wrappers around these, so the logic is tested without a
-Prefect server. Each step receives the database path and ids, opens DuckDB itself, and closes it.
+Prefect tasks in `flows.pipeline` are thin wrappers around these, and `flows.runs` sequences either
+kind, so the logic is read and tested without Prefect. Each step receives a `RunContext` and an epoch,
+opens DuckDB itself, and closes it (tasks receive paths and models, never connections).
 """
 
 from __future__ import annotations
@@ -9,20 +10,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from pathlib import Path
-from typing import Any
+from datetime import datetime
+from typing import Generic, Literal, NamedTuple, TypeVar
 
 import duckdb
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from core.curator import curator_request, parse_curator
 from core.llm.base import LLMRequest, LLMResponse, Provider
-from core.models import CuratorOutput, Playbook, ReflectorOutput
+from core.llm.pricing import CostCap
+from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import apply_session
 from core.prompts import PromptTemplate, load_template
 from core.reflector import parse_reflector, reflector_request
 from core.render import render_session
 from core.sections import SectionSet
+from core.selection import too_short
 from core.store.db import open_db
 from core.store.exchanges import cached_response, record_exchange
 from core.store.playbooks import (
@@ -34,20 +37,39 @@ from core.store.playbooks import (
     write_version,
 )
 from core.store.runs import close_epoch, open_epochs, plan_epoch, run_spend
-from core.store.sessions import load_messages, pending_sessions
+from core.store.sessions import applied_among, load_messages, pending_sessions, session_label
 from flows.config import Settings
-from flows.providers import make_provider
+from flows.providers import ProviderFactory, ProviderSpec, make_provider
 
 __all__ = [
     "Epoch",
+    "RunContext",
+    "Selection",
     "SessionApply",
     "StepResult",
+    "Steps",
     "apply_epoch_sessions",
     "curate_sessions",
     "next_epoch",
+    "plain_steps",
     "reflect_sessions",
     "select_sessions",
+    "timed",
 ]
+
+OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
+
+
+class RunContext(BaseModel):
+    """What every step of one run needs: the settings, the playbook, the provider and the run id."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    settings: Settings
+    playbook: str
+    provider: ProviderSpec
+    run_id: str
+    factory: ProviderFactory = make_provider
 
 
 class Epoch(BaseModel):
@@ -58,11 +80,11 @@ class Epoch(BaseModel):
     session_ids: list[str]
 
 
-class StepResult(BaseModel):
-    """One session's outcome of one LLM step."""
+class StepResult(BaseModel, Generic[OutputT]):
+    """One session's outcome of one LLM step: the validated output, or why there is none."""
 
     session_id: str
-    output: dict[str, Any] | None = None
+    output: OutputT | None = None
     error: str | None = None
     response: LLMResponse | None = None
 
@@ -71,63 +93,75 @@ class SessionApply(BaseModel):
     """What applying one session did."""
 
     session_id: str
-    status: str  # applied | failed
+    status: Literal["applied", "failed"]
     version: int | None = None
     reason: str | None = None
-    report: dict[str, Any] | None = None
+    report: ApplyReport | None = None
+
+
+class Selection(NamedTuple):
+    """Pending sessions oldest first, sessions skipped with their reason, and epochs a killed run left open."""
+
+    pending: list[str]
+    skipped: dict[str, str]
+    resumed: list[Epoch]
+
+
+Reflect = Callable[[RunContext, Epoch], list[StepResult[ReflectorOutput]]]
+Curate = Callable[[RunContext, Epoch, list[StepResult[ReflectorOutput]]], list[StepResult[CuratorOutput]]]
+Apply = Callable[
+    [RunContext, Epoch, list[StepResult[ReflectorOutput]], list[StepResult[CuratorOutput]]], list[SessionApply]
+]
+
+
+class Steps(NamedTuple):
+    """The three per-epoch steps a run sequences: plain functions, or Prefect tasks wrapping them."""
+
+    reflect: Reflect
+    curate: Curate
+    apply: Apply
 
 
 def select_sessions(
-    db: Path,
-    playbook: str,
-    settings: Settings,
+    ctx: RunContext,
     *,
     project: str | None = None,
-    since: Any = None,
-    until: Any = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
     limit: int | None = None,
-) -> tuple[list[str], dict[str, str], list[Epoch]]:
-    """(pending session ids oldest first, skipped {id: reason}, epochs left open by a killed run)."""
-    with open_db(db) as con:
-        ensure_playbook(con, playbook)
+) -> Selection:
+    """Sessions to curate; too-short ones are marked skipped with their reason."""
+    with open_db(ctx.settings.db) as con:
+        ensure_playbook(con, ctx.playbook)
         resumed: list[Epoch] = []
         in_open: set[str] = set()
-        for epoch_no, base, ids in open_epochs(con, playbook):
-            done = {
-                r[0]
-                for r in con.execute(
-                    "SELECT session_id FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))",
-                    [playbook, ids],
-                ).fetchall()
-            }
+        for epoch_no, base, ids in open_epochs(con, ctx.playbook):
+            done = applied_among(con, ctx.playbook, ids)
             remaining = [i for i in ids if i not in done]
             in_open.update(ids)
             if remaining:
                 resumed.append(Epoch(epoch_no=epoch_no, base_version=base, session_ids=remaining))
             else:
-                close_epoch(con, playbook, epoch_no)
+                close_epoch(con, ctx.playbook, epoch_no)
         pending: list[str] = []
         skipped: dict[str, str] = {}
-        for row in pending_sessions(con, playbook, project=project, since=since, until=until, limit=limit):
+        for row in pending_sessions(con, ctx.playbook, project=project, since=since, until=until, limit=limit):
             if row["session_id"] in in_open:
                 continue
-            if row["n_messages"] < settings.min_messages or row["n_user_prompts"] == 0:
-                reason = (
-                    f"too short: {row['n_messages']} messages, {row['n_user_prompts']} user prompts"
-                    f" (minimum {settings.min_messages} messages and 1 prompt)"
-                )
-                mark_session(con, playbook, row["session_id"], "skipped", reason)
+            reason = too_short(row["n_messages"], row["n_user_prompts"], ctx.settings.min_messages)
+            if reason is not None:
+                mark_session(con, ctx.playbook, row["session_id"], "skipped", reason)
                 skipped[row["session_id"]] = reason
                 continue
             pending.append(row["session_id"])
-    return pending, skipped, resumed
+    return Selection(pending, skipped, resumed)
 
 
-def next_epoch(db: Path, playbook: str, session_ids: list[str], run_id: str) -> Epoch:
+def next_epoch(ctx: RunContext, session_ids: list[str]) -> Epoch:
     """Record the next epoch, frozen at the playbook's current version."""
-    with open_db(db) as con:
-        base = current_version(con, playbook)
-        number = plan_epoch(con, playbook, base, session_ids, run_id)
+    with open_db(ctx.settings.db) as con:
+        base = current_version(con, ctx.playbook)
+        number = plan_epoch(con, ctx.playbook, base, session_ids, ctx.run_id)
     return Epoch(epoch_no=number, base_version=base, session_ids=session_ids)
 
 
@@ -147,12 +181,11 @@ def _answer(
             todo.append(i)
     if not todo:
         return
-    many = getattr(provider, "complete_many", None)
-    if many is not None:  # the batch API answers an epoch at once
-        for i, response in zip(todo, many([requests[i] for i in todo]), strict=True):
+    if provider.batches:  # the batch API answers an epoch at once
+        for i, response in zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True):
             yield i, response
         return
-    if getattr(provider, "warm_cache_first", False) and len(todo) > 1:
+    if provider.warm_cache_first and len(todo) > 1:
         # A cache entry exists only once a first response has started: one call warms the shared
         # system prefix (the frozen playbook), then the rest fan out and read it.
         first = todo.pop(0)
@@ -164,24 +197,23 @@ def _answer(
 
 
 def _run_step(
-    db: Path,
-    playbook: str,
+    ctx: RunContext,
     epoch: Epoch,
-    settings: Settings,
-    llm: str,
-    run_id: str,
     build: Callable[[duckdb.DuckDBPyConnection, Playbook, SectionSet, PromptTemplate], list[LLMRequest]],
     template_name: str,
-    parse: Callable[[str | None], BaseModel | None],
-) -> list[StepResult]:
-    with open_db(db) as con:
-        frozen = load_version(con, playbook, epoch.base_version)
-        sections = sections_of(con, playbook)
-        override = [settings.prompts_dir / playbook, settings.prompts_dir] if settings.prompts_dir else []
+    parse: Callable[[str | None], OutputT | None],
+) -> list[StepResult[OutputT]]:
+    settings = ctx.settings
+    with open_db(settings.db) as con:
+        frozen = load_version(con, ctx.playbook, epoch.base_version)
+        sections = sections_of(con, ctx.playbook)
+        override = [settings.prompts_dir / ctx.playbook, settings.prompts_dir] if settings.prompts_dir else []
         template = load_template(template_name, override_dirs=override)  # fails before any model call
         requests = build(con, frozen, sections, template)
-        provider = make_provider(llm, settings, spent_usd=run_spend(con, run_id))
-        results: dict[int, StepResult] = {}
+        cap = CostCap(settings.cost_cap_usd)
+        cap.add(run_spend(con, ctx.run_id))
+        provider = ctx.factory(ctx.provider, settings, cap)
+        results: dict[int, StepResult[OutputT]] = {}
         for i, response in _answer(con, provider, requests, settings.concurrency):
             parsed = parse(response.text) if response.ok else None
             # Recorded as soon as it arrives: a run killed later reuses it instead of paying again.
@@ -190,23 +222,18 @@ def _run_step(
                 requests[i],
                 response,
                 parsed=parsed,
-                playbook=playbook,
+                playbook=ctx.playbook,
                 playbook_version=epoch.base_version,
-                run_id=run_id,
+                run_id=ctx.run_id,
             )
             error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
-            results[i] = StepResult(
-                session_id=requests[i].session_id or "",
-                response=response,
-                error=error,
-                output=parsed.model_dump() if parsed is not None else None,
+            results[i] = StepResult[OutputT](
+                session_id=requests[i].session_id or "", response=response, error=error, output=parsed
             )
     return [results[i] for i in range(len(requests))]
 
 
-def reflect_sessions(
-    db: Path, playbook: str, epoch: Epoch, settings: Settings, llm: str, run_id: str
-) -> list[StepResult]:
+def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
     """Reflector calls for an epoch's sessions, against the epoch's frozen playbook."""
 
     def build(
@@ -215,32 +242,28 @@ def reflect_sessions(
         requests = []
         for session_id in epoch.session_ids:
             messages = load_messages(con, session_id)
-            info = con.execute(
-                "SELECT project, started_at, format FROM sessions WHERE session_id = ?", [session_id]
-            ).fetchone()
-            meta = f"{session_id} ({info[2]}, project {info[0]}, started {info[1]})" if info else session_id
             requests.append(
                 reflector_request(
                     template,
-                    render_session(messages, settings.max_input_tokens),
+                    render_session(messages, ctx.settings.max_input_tokens),
                     frozen,
                     sections,
-                    model=settings.reflector_model,
+                    model=ctx.provider.reflector_model,
                     session_id=session_id,
-                    session_meta=meta,
+                    session_meta=session_label(con, session_id),
                     context={"messages": messages, "playbook": frozen},
                 )
             )
         return requests
 
-    return _run_step(db, playbook, epoch, settings, llm, run_id, build, "reflector", parse_reflector)
+    return _run_step(ctx, epoch, build, "reflector", parse_reflector)
 
 
 def curate_sessions(
-    db: Path, playbook: str, epoch: Epoch, reflections: list[StepResult], settings: Settings, llm: str, run_id: str
-) -> list[StepResult]:
+    ctx: RunContext, epoch: Epoch, reflections: list[StepResult[ReflectorOutput]]
+) -> list[StepResult[CuratorOutput]]:
     """Curator calls for the sessions whose reflection succeeded (reflector output only, no transcript)."""
-    usable = [r for r in reflections if r.output is not None]
+    usable = [(r.session_id, r.output) for r in reflections if r.output is not None]
 
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
@@ -248,65 +271,64 @@ def curate_sessions(
         return [
             curator_request(
                 template,
-                ReflectorOutput.model_validate(r.output),
+                output,
                 frozen,
                 sections,
-                model=settings.curator_model,
-                session_id=r.session_id,
-                context={"reflection": ReflectorOutput.model_validate(r.output), "playbook": frozen},
+                model=ctx.provider.curator_model,
+                session_id=session_id,
+                context={"reflection": output, "playbook": frozen},
             )
-            for r in usable
+            for session_id, output in usable
         ]
 
-    curated = {
-        r.session_id: r for r in _run_step(db, playbook, epoch, settings, llm, run_id, build, "curator", parse_curator)
-    }
+    curated = {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", parse_curator)}
     return [
-        curated.get(r.session_id) or StepResult(session_id=r.session_id, error=f"reflector: {r.error}")
+        curated.get(r.session_id) or StepResult[CuratorOutput](session_id=r.session_id, error=f"reflector: {r.error}")
         for r in reflections
     ]
 
 
 def apply_epoch_sessions(
-    db: Path, playbook: str, epoch: Epoch, reflections: list[StepResult], curations: list[StepResult], run_id: str
+    ctx: RunContext,
+    epoch: Epoch,
+    reflections: list[StepResult[ReflectorOutput]],
+    curations: list[StepResult[CuratorOutput]],
 ) -> list[SessionApply]:
     """Apply strictly in session order, one new version per session; failed sessions stay pending."""
     by_session = {c.session_id: c for c in curations}
     results: list[SessionApply] = []
-    with open_db(db) as con:
-        sections = sections_of(con, playbook)
-        parent = current_version(con, playbook)
-        current = load_version(con, playbook, parent)  # kept in memory: one rebuild per epoch, not per session
+    with open_db(ctx.settings.db) as con:
+        sections = sections_of(con, ctx.playbook)
+        parent = current_version(con, ctx.playbook)
+        current = load_version(con, ctx.playbook, parent)  # kept in memory: one rebuild per epoch, not per session
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
                 reason = reflection.error or (curation.error if curation else "no curator result")
                 results.append(SessionApply(session_id=reflection.session_id, status="failed", reason=reason))
                 continue
-            new, report = apply_session(
-                current,
-                ReflectorOutput.model_validate(reflection.output),
-                CuratorOutput.model_validate(curation.output),
-                sections=sections,
-            )
+            new, report = apply_session(current, reflection.output, curation.output, sections=sections)
             version = write_version(
                 con,
-                playbook,
+                ctx.playbook,
                 new,
                 source="session",
                 session_id=reflection.session_id,
                 report=report,
-                run_id=run_id,
+                run_id=ctx.run_id,
                 expected_parent=parent,
             )
             parent, current = version, new
             results.append(
-                SessionApply(
-                    session_id=reflection.session_id, status="applied", version=version, report=report.model_dump()
-                )
+                SessionApply(session_id=reflection.session_id, status="applied", version=version, report=report)
             )
-        close_epoch(con, playbook, epoch.epoch_no)
+        close_epoch(con, ctx.playbook, epoch.epoch_no)
     return results
+
+
+def plain_steps() -> Steps:
+    """The steps as plain functions (tests, benchmarks, and runs that need no Prefect)."""
+    return Steps(reflect_sessions, curate_sessions, apply_epoch_sessions)
 
 
 def timed(phases: dict[str, float], name: str) -> Callable[[], None]:

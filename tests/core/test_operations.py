@@ -13,6 +13,7 @@ from core import operations as engine
 from core.models import ApplyReport, BulletTag, CuratorOutput, Entry, OpOutcome, Playbook, ReflectorOutput
 from core.operations import apply_evaluations, apply_operations, apply_session
 from core.sections import DEFAULT_SECTIONS
+from tests.profiles import examples
 
 NAMES = DEFAULT_SECTIONS.names
 texts = st.text(min_size=1, max_size=12).filter(lambda s: s.strip() != "")
@@ -81,7 +82,7 @@ def scenario(draw: st.DrawFn) -> tuple[Playbook, list[Any], list[Any]]:
     return playbook, ops, evals
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(scenario())
 def test_invariants_hold_for_any_input(case: tuple[Playbook, list[Any], list[Any]]) -> None:
     playbook, ops, evals = case
@@ -101,7 +102,7 @@ def test_invariants_hold_for_any_input(case: tuple[Playbook, list[Any], list[Any
             assert entry.name.startswith(DEFAULT_SECTIONS.slug_of(section) + "-")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(scenario())
 def test_counters_are_conserved_except_for_deletes(case: tuple[Playbook, list[Any], list[Any]]) -> None:
     playbook, ops, _ = case
@@ -124,7 +125,7 @@ def test_counters_are_conserved_except_for_deletes(case: tuple[Playbook, list[An
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(scenario(), st.integers(0, 9))
 def test_rollback_leaves_input_untouched(case: tuple[Playbook, list[Any], list[Any]], fail_at: int) -> None:
     playbook, ops, _ = case
@@ -149,7 +150,7 @@ def test_rollback_leaves_input_untouched(case: tuple[Playbook, list[Any], list[A
 # --- seed 003_ properties --------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(scenario())
 def test_property_1_json_round_trip(case: tuple[Playbook, list[Any], list[Any]]) -> None:
     playbook, ops, _evals = case
@@ -178,7 +179,7 @@ def test_property_2_type_errors_rejected(model: type[Any], payload: dict[str, An
         model.model_validate(payload)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(playbooks(), st.sampled_from(["helpful", "harmful", "neutral"]), st.data())
 def test_property_3_counter_update(playbook: Playbook, tag: str, data: st.DataObject) -> None:
     ids = ids_of(playbook)
@@ -192,7 +193,7 @@ def test_property_3_counter_update(playbook: Playbook, tag: str, data: st.DataOb
     assert new[1].harmful - old[1].harmful == (tag == "harmful")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(playbooks(), texts, st.sampled_from(NAMES))
 def test_property_4_add(playbook: Playbook, text: str, section: str) -> None:
     result, _ = apply_operations(playbook, [{"type": "ADD", "text": text, "section": section}])
@@ -203,7 +204,7 @@ def test_property_4_add(playbook: Playbook, text: str, section: str) -> None:
     assert result.sections[section][-1].text == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(playbooks(), texts, st.data())
 def test_property_5_update(playbook: Playbook, text: str, data: st.DataObject) -> None:
     ids = ids_of(playbook)
@@ -217,7 +218,7 @@ def test_property_5_update(playbook: Playbook, text: str, data: st.DataObject) -
     assert (new[1].helpful, new[1].harmful) == (old[1].helpful, old[1].harmful)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(playbooks(), st.data())
 def test_property_6_delete(playbook: Playbook, data: st.DataObject) -> None:
     ids = ids_of(playbook)

@@ -1,4 +1,5 @@
-"""`playbook report`: a static HTML page (opens from disk, no network) plus the same charts as PNG files."""
+"""The evolution report of `playbook report`: a static HTML page (opens from disk, no network) plus the same
+charts as PNG files."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import io
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -16,11 +16,13 @@ matplotlib.use("Agg")  # files only; no display
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from pydantic import BaseModel
 
-from core.store.analytics import ReportData, report_data
+from core.store.analytics import EvolutionData, evolution_data
 from core.store.db import open_db
+from core.store.files import write_atomic
 
-__all__ = ["CHARTS", "build_report"]
+__all__ = ["CHARTS", "EvolutionReport", "write_evolution_report"]
 
 CHARTS = ("sections", "operations", "skip_reasons", "prunes", "counters", "lifetimes", "runs")
 TITLES = {
@@ -41,7 +43,7 @@ def _empty(ax: Axes, message: str) -> None:
     ax.set_yticks([])
 
 
-def _sections(ax: Axes, data: ReportData) -> None:
+def _sections(ax: Axes, data: EvolutionData) -> None:
     if not data.section_sizes:
         _empty(ax, "No entries yet")
         return
@@ -63,7 +65,7 @@ def _sections(ax: Axes, data: ReportData) -> None:
     ax.legend(loc="upper left", fontsize=8)
 
 
-def _operations(ax: Axes, data: ReportData) -> None:
+def _operations(ax: Axes, data: EvolutionData) -> None:
     if not data.ops_daily:
         _empty(ax, "No operations yet")
         return
@@ -97,7 +99,7 @@ def _operations(ax: Axes, data: ReportData) -> None:
     ax.legend(fontsize=7, ncol=2)
 
 
-def _skip_reasons(ax: Axes, data: ReportData) -> None:
+def _skip_reasons(ax: Axes, data: EvolutionData) -> None:
     if not data.skip_reasons:
         _empty(ax, "No skipped operations")
         return
@@ -107,7 +109,7 @@ def _skip_reasons(ax: Axes, data: ReportData) -> None:
     ax.tick_params(axis="y", labelsize=8)
 
 
-def _prunes(ax: Axes, data: ReportData) -> None:
+def _prunes(ax: Axes, data: EvolutionData) -> None:
     if not data.prunes_daily:
         _empty(ax, "No entries pruned")
         return
@@ -117,7 +119,7 @@ def _prunes(ax: Axes, data: ReportData) -> None:
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
 
 
-def _counters(ax: Axes, data: ReportData) -> None:
+def _counters(ax: Axes, data: EvolutionData) -> None:
     if not data.counter_history:
         _empty(ax, "No rated entries yet")
         return
@@ -137,7 +139,7 @@ def _counters(ax: Axes, data: ReportData) -> None:
     ax.legend(fontsize=7, ncol=2)
 
 
-def _lifetimes(ax: Axes, data: ReportData) -> None:
+def _lifetimes(ax: Axes, data: EvolutionData) -> None:
     if not data.lifetimes:
         _empty(ax, "No entries yet")
         return
@@ -146,7 +148,7 @@ def _lifetimes(ax: Axes, data: ReportData) -> None:
     ax.set_ylabel("entries")
 
 
-def _runs(ax: Axes, data: ReportData) -> None:
+def _runs(ax: Axes, data: EvolutionData) -> None:
     if not data.runs:
         _empty(ax, "No runs yet")
         return
@@ -174,7 +176,7 @@ DRAW = {
 }
 
 
-def _png(name: str, data: ReportData) -> bytes:
+def _png(name: str, data: EvolutionData) -> bytes:
     fig: Figure = plt.figure(figsize=(9, 4.2), dpi=100)
     ax = fig.add_subplot()
     DRAW[name](ax, data)
@@ -221,16 +223,24 @@ window.addEventListener("load", function () {{
 """
 
 
-def build_report(db: Path, playbook: str, out_dir: Path) -> dict[str, Any]:
-    """Write `index.html` and one PNG per chart into `out_dir`; returns paths and timing."""
+class EvolutionReport(BaseModel):
+    """The files one evolution report wrote."""
+
+    index: Path
+    charts: list[Path]
+    seconds: float
+    versions: int
+
+
+def write_evolution_report(db: Path, playbook: str, out_dir: Path) -> EvolutionReport:
+    """Write `index.html` and one PNG per chart into `out_dir`."""
     started = time.perf_counter()
     with open_db(db) as con:
-        data = report_data(con, playbook)
-    out_dir.mkdir(parents=True, exist_ok=True)
+        data = evolution_data(con, playbook)
     figures = []
     for name in CHARTS:
         png = _png(name, data)
-        (out_dir / f"{name}.png").write_bytes(png)
+        write_atomic(out_dir / f"{name}.png", png)
         encoded = base64.b64encode(png).decode()
         figures.append(
             f'<figure id="{name}"><img alt="{html.escape(TITLES[name])}" '
@@ -251,10 +261,10 @@ def build_report(db: Path, playbook: str, out_dir: Path) -> dict[str, Any]:
         harmful=_table(data.top_harmful),
     )
     index = out_dir / "index.html"
-    index.write_text(page, encoding="utf-8")
-    return {
-        "index": index,
-        "charts": [out_dir / f"{n}.png" for n in CHARTS],
-        "seconds": time.perf_counter() - started,
-        "versions": data.versions,
-    }
+    write_atomic(index, page)
+    return EvolutionReport(
+        index=index,
+        charts=[out_dir / f"{n}.png" for n in CHARTS],
+        seconds=time.perf_counter() - started,
+        versions=data.versions,
+    )

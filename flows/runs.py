@@ -1,0 +1,163 @@
+"""The run loop, without Prefect: ingest, curate epoch by epoch, export.
+
+`flows.pipeline` passes Prefect tasks as the `Steps` and adds retries and artifacts; tests and
+benchmarks pass the plain functions. Either way the loop below is the same code.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.errors import ConfigError
+from core.export import to_markdown
+from core.playbook_json import encode, playbook_to_dict
+from core.runsummary import RunSummary
+from core.store.db import open_db
+from core.store.files import write_atomic
+from core.store.ingest import IngestSummary, ingest
+from core.store.playbooks import load_version
+from core.store.runs import finish_run, start_run
+from core.transcripts import Format
+from flows.config import Settings
+from flows.progress import emit
+from flows.providers import ProviderFactory, ProviderSpec, make_provider
+from flows.steps import RunContext, Steps, next_epoch, plain_steps, select_sessions, timed
+
+__all__ = ["export_playbook", "new_run_id", "run_curation", "run_ingest"]
+
+
+def new_run_id(kind: str) -> str:
+    """Sortable, unique: kind, UTC time, random suffix."""
+    return f"{kind}-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def run_ingest(
+    settings: Settings,
+    paths: list[Path],
+    fmt: Format | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestSummary:
+    """Ingest transcript files and folders into the settings' database.
+
+    Raises:
+        ConfigError: no paths were given and none are configured.
+    """
+    if not paths:
+        raise ConfigError(
+            "No transcript folders given; pass PATH, or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
+        )
+    with open_db(settings.db) as con:
+        return ingest(
+            con,
+            paths,
+            fmt=fmt or "auto",
+            progress=progress or (lambda done, total: emit("ingest", done, total)),
+        )
+
+
+def run_curation(
+    settings: Settings,
+    playbook: str,
+    provider: ProviderSpec,
+    *,
+    steps: Steps | None = None,
+    factory: ProviderFactory = make_provider,
+    kind: str = "curate",
+    run_id: str | None = None,
+    project: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int | None = None,
+    epoch_size: int | None = None,
+) -> RunSummary:
+    """Curate one playbook: select pending sessions, then reflect, curate and apply epoch by epoch.
+
+    Args:
+        steps: the per-epoch steps; the plain functions unless the caller passes Prefect tasks.
+        factory: builds the provider for each step (tests and benchmarks pass their own).
+    """
+    steps = steps or plain_steps()
+    ctx = RunContext(
+        settings=settings, playbook=playbook, provider=provider, run_id=run_id or new_run_id(kind), factory=factory
+    )
+    summary = RunSummary(
+        run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
+    )
+    started = time.perf_counter()
+    with open_db(settings.db) as con:
+        start_run(con, summary.run_id, kind, playbook, provider.label)
+    try:
+        stop = timed(summary.phase_seconds, "select")
+        selection = select_sessions(ctx, project=project, since=since, until=until, limit=limit)
+        stop()
+        summary.skips = selection.skipped
+        summary.sessions_skipped = len(selection.skipped)
+        size = max(1, epoch_size or settings.epoch_size)
+        resumed = list(selection.resumed)
+        queue = list(selection.pending)
+        total = sum(len(e.session_ids) for e in resumed) + len(queue)
+        summary.sessions_considered = total + len(selection.skipped)
+        done = 0
+        emit("curate", 0, total)
+        while resumed or queue:
+            if resumed:
+                epoch = resumed.pop(0)
+            else:
+                chunk, queue = queue[:size], queue[size:]
+                epoch = next_epoch(ctx, chunk)
+            summary.epochs += 1
+            stop = timed(summary.phase_seconds, "reflect")
+            reflections = steps.reflect(ctx, epoch)
+            stop()
+            stop = timed(summary.phase_seconds, "curate")
+            curations = steps.curate(ctx, epoch, reflections)
+            stop()
+            for r in reflections:
+                if r.response is not None:
+                    summary.add_call("reflector", r.response)
+            for c in curations:
+                if c.response is not None:
+                    summary.add_call("curator", c.response)
+            stop = timed(summary.phase_seconds, "apply")
+            applied = steps.apply(ctx, epoch, reflections, curations)
+            stop()
+            for result in applied:
+                if result.status == "applied" and result.report is not None and result.version is not None:
+                    summary.add_apply(result.report, result.version)
+                else:
+                    summary.sessions_failed += 1
+                    summary.failures[result.session_id] = result.reason or "failed"
+            done += len(epoch.session_ids)
+            emit("curate", done, total)
+        if summary.sessions_failed and summary.sessions_applied:
+            summary.status = "partial"
+        elif summary.sessions_failed:
+            summary.status = "failed"
+        elif not total:
+            summary.status = "nothing-to-do"
+        else:
+            summary.status = "ok"
+    except BaseException:
+        summary.status = "failed"
+        raise
+    finally:
+        summary.duration_s = time.perf_counter() - started
+        with open_db(settings.db) as con:
+            finish_run(con, summary)
+    return summary
+
+
+def export_playbook(settings: Settings, playbook: str) -> list[Path]:
+    """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), each atomically."""
+    with open_db(settings.db) as con:
+        model = load_version(con, playbook)
+    md = settings.out_dir / f"{playbook}.md"
+    js = settings.out_dir / f"{playbook}.json"
+    write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`"))
+    write_atomic(js, encode(playbook_to_dict(model)))
+    return [md, js]

@@ -1,0 +1,101 @@
+"""Real servers for tests, on loopback, started by the test session and stopped by their pid."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now, on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_http(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    """Poll `url` until it answers 200; fail with the server's log if it dies or never answers."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"no answer from {url} after {timeout:.0f} s: {log.read_text()[-2000:]}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a server started in its own session: its whole process group, by pid."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+@contextmanager
+def prefect_server(home: Path) -> Iterator[str]:
+    """A real `prefect server` with its own home (SQLite database) on a free loopback port; yields the API URL."""
+    port = free_port()
+    log = home / "server.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        PREFECT_HOME=str(home),
+        PREFECT_UI_ENABLED="false",
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        DO_NOT_TRACK="1",
+        PREFECT_LOGGING_LEVEL="WARNING",
+    )
+    prefect = Path(sys.executable).with_name("prefect")
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/api/health", proc, log, timeout=180)
+        yield f"http://127.0.0.1:{port}/api"
+    finally:
+        stop(proc)
+
+
+HOLD_LOCK = (
+    "import sys; from pathlib import Path; from core.store.lock import run_lock\n"
+    "with run_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True); sys.stdin.readline()"
+)
+
+
+@contextmanager
+def lock_holder(db: Path, what: str = "playbook nightly") -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the run lock of `db` (as a running nightly would) until the block ends."""
+    root = Path(__file__).resolve().parents[1]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(db), what],
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.communicate("\n")
