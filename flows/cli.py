@@ -118,10 +118,12 @@ def render_ingest(summary: IngestSummary) -> None:
         table.add_row(label, str(value))
     out.print(table)
     for r in summary.results:
-        if r.status == "failed":
-            err.print(f"[yellow]failed:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
+        if r.status in ("failed", "empty", "unrecognised"):
+            err.print(f"[yellow]{r.status}:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
         elif r.bad_lines:
             err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
+        if r.note:
+            err.print(f"[yellow]note:[/yellow] {escape(r.path)}: {escape(r.note)}", highlight=False)
 
 
 def ingest_with_progress(cfg: Settings, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
@@ -147,15 +149,23 @@ def ingest_with_progress(cfg: Settings, paths: list[Path], fmt: FormatChoice) ->
 def ingest_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(help="Transcript files or folders.", show_default=False)] = None,
     fmt: Annotated[FormatChoice, typer.Option("--format", help="Transcript format, or auto-detect.")] = "auto",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON, every file with its status.")
+    ] = False,
     db: DbOpt = None,
 ) -> None:
-    """Ingest transcripts into DuckDB (unchanged files are skipped).
+    """Ingest transcripts into DuckDB (unchanged files are skipped; every other file is named with its reason).
+
+    With no PATH: the configured `transcripts`, by default ~/.claude/projects and ~/.codex/sessions.
 
     Example: [bold]playbook ingest ~/.claude/projects ~/.codex/sessions[/bold]
     """
     cfg = settings(db)
     summary = ingest_with_progress(cfg, list(paths or cfg.transcripts), fmt)
-    render_ingest(summary)
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        render_ingest(summary)
     if summary.nothing_readable:
         raise typer.Exit(code=1)
 

@@ -1,25 +1,31 @@
 """Incremental, idempotent ingest of transcript files into `files`, `sessions` and `messages`.
 
-A file is skipped when its (size, mtime) or, failing that, its content hash is already recorded. New
-and changed files are normalised in batches by DuckDB; each batch replaces the messages of its files and
-recomputes the sessions they belong to in ONE transaction, so a session still being written is replaced
-atomically when its file grows. A batch that fails is retried file by file, so one bad file is recorded
-as failed without costing the others.
+A file is skipped when its (size, mtime) or, failing that, its content hash is already recorded. What a
+file is and which session it belongs to come from its records (`core.transcripts.detect`): a Claude Code
+session is its `sessionId`, so renamed copies, a session resumed into a second file and subagent files
+(in `<session>/subagents/` or, in older layouts, at the project root) are all one session, their records
+counted once by `uuid`. `agent-*.meta.json` files describe subagents and are never read as transcripts.
+New and changed files are normalised in batches by DuckDB; each batch replaces the messages of its files
+and recomputes the sessions they belong to in ONE transaction, so a session still being written is
+replaced atomically when its file grows. A batch that fails is retried file by file, so one bad file is
+recorded as failed without costing the others. Every file named is in the summary: ingested, unchanged,
+or with the reason it was not.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import duckdb
 
 from core.store.db import transaction
-from core.transcripts import Format, detect_format, load_claude_code, load_codex, load_messages, session_id_for
+from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
 
 __all__ = ["FileResult", "IngestSummary", "discover", "ingest"]
@@ -28,6 +34,7 @@ Status = Literal["new", "changed", "unchanged", "failed", "empty", "unrecognised
 HEAD_BYTES = 64 * 1024
 BATCH_BYTES = 256 * 1024 * 1024
 SUFFIXES = (".jsonl", ".json")
+META_SUFFIX = ".meta.json"  # `agent-<id>.meta.json`: a subagent's type and description, not a transcript
 
 
 @dataclass
@@ -40,7 +47,8 @@ class FileResult:
     format: str | None = None
     session_id: str | None = None
     bad_lines: int = 0
-    error: str | None = None
+    error: str | None = None  # why the file was not ingested (failed, empty, unrecognised)
+    note: str | None = None  # ingested, but worth saying (a subagent file whose session has no main file)
 
 
 @dataclass
@@ -67,6 +75,19 @@ class IngestSummary:
         """Throughput over the bytes actually parsed."""
         return self.bytes_read / 1e6 / self.seconds if self.seconds else 0.0
 
+    def to_dict(self) -> dict[str, object]:
+        """The summary for `--json`: counts per status and every file with its status and reason."""
+        statuses: tuple[Status, ...] = ("new", "changed", "unchanged", "failed", "empty", "unrecognised")
+        return {
+            "files": [asdict(r) for r in self.results],
+            "counts": {s: self.count(s) for s in statuses},
+            "sessions": self.sessions,
+            "messages": self.messages,
+            "bad_lines": self.bad_lines,
+            "bytes_read": self.bytes_read,
+            "seconds": round(self.seconds, 3),
+        }
+
     @property
     def nothing_readable(self) -> bool:
         """True when files were named but none could be read at all."""
@@ -83,10 +104,13 @@ class _Work:
     session_id: str
     is_main: bool
     status: Status
+    agent_id: str | None = None
+    agent_type: str | None = None
+    agent_description: str | None = None
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
-    """Expand folders to their `*.jsonl` / `*.json` files (sorted); report paths that do not exist."""
+    """Expand folders to their `*.jsonl` / `*.json` transcripts (sorted); report paths that do not exist."""
     found: list[Path] = []
     missing: list[FileResult] = []
     for path in paths:
@@ -96,8 +120,21 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
             found.append(path)
         else:
             missing.append(FileResult(str(path), "failed", error="no such file or folder"))
-    unique = list(dict.fromkeys(p.resolve() for p in found))
+    unique = list(dict.fromkeys(p.resolve() for p in found if not p.name.endswith(META_SUFFIX)))
     return unique, missing
+
+
+def _agent_meta(path: Path) -> tuple[str | None, str | None]:
+    """(agent type, description) from the `agent-<id>.meta.json` beside a subagent file, if there is one."""
+    meta = path.with_name(path.stem + META_SUFFIX)
+    try:
+        data = json.loads(meta.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    kind, description = data.get("agentType"), data.get("description")
+    return (kind if isinstance(kind, str) else None, description if isinstance(description, str) else None)
 
 
 def _digest(path: Path) -> tuple[str, bytes]:
@@ -109,6 +146,15 @@ def _digest(path: Path) -> tuple[str, bytes]:
     return hasher.hexdigest(), head
 
 
+def _identity(path: Path, fmt: Format | Literal["auto"]) -> Detected:
+    """What the records say the file is; a forced `fmt` wins over detection, the records' session id stays."""
+    found = detect(path)
+    if fmt == "auto" or found.format == fmt:
+        return found
+    fallback = f"{path.parent.name}/{path.stem}" if fmt == "messages" else path.stem
+    return Detected(fmt, found.session_id if found.format is not None else fallback)
+
+
 def _record_file(con: duckdb.DuckDBPyConnection, r: FileResult, size: int, mtime: float, digest: str | None) -> None:
     con.execute("DELETE FROM files WHERE path = ?", [r.path])
     con.execute(
@@ -118,36 +164,51 @@ def _record_file(con: duckdb.DuckDBPyConnection, r: FileResult, size: int, mtime
     )
 
 
+# A session's rows exist only when it has a main (non-subagent) file; records copied into several files
+# (a renamed copy, a resumed session) count once, by record id.
 _RECOMPUTE_SESSIONS = """
 DELETE FROM sessions WHERE session_id IN (SELECT DISTINCT session_id FROM _batch_files);
-INSERT INTO sessions
+INSERT INTO sessions BY NAME
 WITH affected AS (SELECT DISTINCT session_id FROM _batch_files),
 f AS (
     SELECT session_id,
-           coalesce(arg_min(path, NOT is_main), any_value(path)) AS source_path,
+           arg_min(path, NOT is_main) AS source_path,
            arg_min(format, NOT is_main) AS format,
            arg_min(cwd, NOT is_main) FILTER (WHERE cwd IS NOT NULL) AS cwd,
            arg_min(git_branch, NOT is_main) FILTER (WHERE git_branch IS NOT NULL) AS git_branch,
            arg_min(agent_version, NOT is_main) FILTER (WHERE agent_version IS NOT NULL) AS agent_version,
            arg_min(title, NOT is_main) FILTER (WHERE title IS NOT NULL) AS title,
-           sum(noise_records) AS noise, sum(bad_lines) AS bad
+           sum(noise_records) AS noise, sum(bad_lines) AS bad, count(*) AS n_files
     FROM files WHERE status = 'ok' AND session_id IN (SELECT session_id FROM affected)
     GROUP BY session_id
+    HAVING bool_or(is_main)
+),
+unique_parts AS (
+    SELECT * FROM messages WHERE session_id IN (SELECT session_id FROM affected)
+    QUALIFY row_number() OVER (
+        PARTITION BY session_id, coalesce(record_id, source_path || ':' || seq), part ORDER BY source_path
+    ) = 1
 ),
 m AS (
     SELECT session_id, min(ts) AS started_at, max(ts) AS ended_at,
            count(DISTINCT message_key) FILTER (WHERE role IN ('user', 'assistant') AND NOT is_meta) AS n_messages,
            count(DISTINCT message_key) FILTER (WHERE is_prompt) AS n_user_prompts,
-           count(*) FILTER (WHERE kind = 'tool_use') AS n_tool_calls,
-           count(*) FILTER (WHERE kind = 'tool_result' AND is_error) AS n_tool_errors
-    FROM messages WHERE session_id IN (SELECT session_id FROM affected)
-    GROUP BY session_id
+           count(*) FILTER (WHERE kind = 'tool_use' AND NOT is_sidechain) AS n_tool_calls,
+           count(*) FILTER (WHERE kind = 'tool_result' AND is_error AND NOT is_sidechain) AS n_tool_errors,
+           count(*) FILTER (WHERE kind = 'tool_use' AND is_sidechain) AS n_subagent_tool_calls,
+           count(*) FILTER (WHERE kind = 'tool_result' AND is_error AND is_sidechain) AS n_subagent_tool_errors,
+           count(DISTINCT agent_id) FILTER (WHERE is_sidechain) AS n_subagents
+    FROM unique_parts GROUP BY session_id
 )
 SELECT f.session_id, f.format, f.source_path,
        nullif(regexp_extract(rtrim(f.cwd, '/'), '[^/\\\\]+$'), '') AS project,
        f.cwd, f.git_branch, f.agent_version, f.title, m.started_at, m.ended_at,
-       coalesce(m.n_messages, 0), coalesce(m.n_user_prompts, 0), coalesce(m.n_tool_calls, 0),
-       coalesce(m.n_tool_errors, 0), f.noise, f.bad, now()
+       coalesce(m.n_messages, 0) AS n_messages, coalesce(m.n_user_prompts, 0) AS n_user_prompts,
+       coalesce(m.n_tool_calls, 0) AS n_tool_calls, coalesce(m.n_tool_errors, 0) AS n_tool_errors,
+       coalesce(m.n_subagent_tool_calls, 0) AS n_subagent_tool_calls,
+       coalesce(m.n_subagent_tool_errors, 0) AS n_subagent_tool_errors,
+       coalesce(m.n_subagents, 0) AS n_subagents, f.n_files,
+       f.noise AS n_noise_records, f.bad AS n_bad_lines, now() AS ingested_at
 FROM f LEFT JOIN m USING (session_id);
 """
 
@@ -171,29 +232,78 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
 def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[list[FileResult], int]:
     """Replace the batch's messages, ledger rows and sessions in one transaction."""
     ledger = [
-        {"path": str(w.path), "size": w.size, "mtime": w.mtime, "digest": w.digest, "is_main": w.is_main} for w in batch
+        {
+            "path": str(w.path),
+            "size": w.size,
+            "mtime": w.mtime,
+            "digest": w.digest,
+            "is_main": w.is_main,
+            "agent_id": w.agent_id,
+            "agent_type": w.agent_type,
+            "agent_description": w.agent_description,
+        }
+        for w in batch
     ]
     with transaction(con):
         con.execute("DELETE FROM messages WHERE source_path IN (SELECT path FROM _batch_files)")
         con.execute("INSERT INTO messages BY NAME SELECT * FROM _parts")
+        con.execute("DELETE FROM file_noise WHERE path IN (SELECT path FROM _batch_files)")
+        con.execute("INSERT INTO file_noise SELECT * FROM _file_noise")
+        # A file that moved to another session (its records now name it) leaves its old session.
+        previous = [r[0] for r in con.execute(_PREVIOUS_SESSIONS).fetchall()]
         con.execute("DELETE FROM files WHERE path IN (SELECT path FROM _batch_files)")
         con.execute(
             "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"
-            " noise_records, is_main, cwd, git_branch, agent_version, title)"
+            " noise_records, is_main, cwd, git_branch, agent_version, title, agent_id, agent_type, agent_description)"
             " SELECT l.path, l.size, l.mtime, l.digest, b.format, b.session_id, 'ok', coalesce(s.n_lines, 0),"
             " coalesce(s.bad_lines, 0), coalesce(s.noise_records, 0), l.is_main, m.cwd, m.git_branch,"
-            " m.agent_version, m.title"
+            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description"
             " FROM (SELECT unnest(?) AS l) JOIN _batch_files b ON b.path = l.path"
             " LEFT JOIN _file_stats s ON s.path = l.path LEFT JOIN _file_meta m ON m.path = l.path",
             [ledger],
         )
+        if previous:
+            con.execute("INSERT INTO _batch_files SELECT NULL, unnest(?), NULL, NULL", [previous])
         con.execute(_RECOMPUTE_SESSIONS)
+        con.execute(_FORGET_SESSIONS_WITHOUT_FILES)
     bad = dict(con.execute("SELECT path, bad_lines FROM _file_stats").fetchall())
+    orphans = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT session_id FROM _batch_files WHERE session_id IS NOT NULL"
+            " AND session_id NOT IN (SELECT session_id FROM sessions)"
+        ).fetchall()
+    }
     row = con.execute("SELECT count(*) FROM _parts").fetchone()
     results = [
-        FileResult(str(w.path), w.status, w.size, w.fmt, w.session_id, int(bad.get(str(w.path), 0))) for w in batch
+        FileResult(
+            str(w.path),
+            w.status,
+            w.size,
+            w.fmt,
+            w.session_id,
+            int(bad.get(str(w.path), 0)),
+            note=(
+                f"subagent file of session `{w.session_id}`, whose main file has not been ingested: kept, and"
+                " joined to its session when the main file arrives"
+            )
+            if w.session_id in orphans
+            else None,
+        )
+        for w in batch
     ]
     return results, int(row[0]) if row else 0
+
+
+_PREVIOUS_SESSIONS = """
+SELECT DISTINCT f.session_id FROM files f JOIN _batch_files b USING (path)
+WHERE f.session_id IS NOT NULL AND f.session_id <> b.session_id
+"""
+# Sessions whose every file went elsewhere (or that predate identity from records) are gone.
+_FORGET_SESSIONS_WITHOUT_FILES = """
+DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM _batch_files)
+AND session_id NOT IN (SELECT session_id FROM files WHERE status = 'ok' AND session_id IS NOT NULL)
+"""
 
 
 def _batches(work: list[_Work], limit: int) -> Iterable[list[_Work]]:
@@ -262,23 +372,36 @@ def ingest(
             continue
         status: Status = "changed" if previous and previous[3] == "ok" else "new"
         if st.st_size == 0 or not head.strip():
-            result = FileResult(key, "empty", 0)
+            result = FileResult(key, "empty", 0, error="empty file")
             summary.results.append(result)
             with transaction(con):
                 con.execute("DELETE FROM messages WHERE source_path = ?", [key])
                 _record_file(con, result, st.st_size, st.st_mtime, digest)
             continue
-        detected = detect_format(path, head) if fmt == "auto" else fmt
-        if detected is None:
-            result = FileResult(key, "unrecognised", st.st_size, error="not a known transcript format")
+        try:
+            found = _identity(path, fmt)
+        except OSError as exc:
+            found = Detected(None, reason=f"unreadable: {exc.strerror or exc}")
+        if found.format is None or found.session_id is None:
+            result = FileResult(key, "unrecognised", st.st_size, error=found.reason or "not a known transcript format")
             summary.results.append(result)
             with transaction(con):
                 _record_file(con, result, st.st_size, st.st_mtime, digest)
             continue
-        is_main = not (detected == "claude-code" and path.parent.name == "subagents")
+        agent_type, agent_description = _agent_meta(path) if not found.is_main else (None, None)
         work.append(
             _Work(
-                path, st.st_size, st.st_mtime, digest, detected, session_id_for(path, detected, head), is_main, status
+                path,
+                st.st_size,
+                st.st_mtime,
+                digest,
+                found.format,
+                found.session_id,
+                found.is_main,
+                status,
+                found.agent_id,
+                agent_type,
+                agent_description,
             )
         )
 

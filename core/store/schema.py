@@ -230,11 +230,31 @@ UPDATE operations SET code = CASE
 END;
 """
 
+_IDENTITY = """
+ALTER TABLE messages ADD COLUMN record_id VARCHAR;
+ALTER TABLE files ADD COLUMN agent_id VARCHAR;
+ALTER TABLE files ADD COLUMN agent_type VARCHAR;
+ALTER TABLE files ADD COLUMN agent_description VARCHAR;
+ALTER TABLE sessions ADD COLUMN n_subagent_tool_calls BIGINT DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN n_subagent_tool_errors BIGINT DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN n_subagents BIGINT DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN n_files BIGINT DEFAULT 0;
+CREATE TABLE file_noise (
+    path VARCHAR NOT NULL,
+    record_type VARCHAR NOT NULL,     -- a record type that holds no conversation (progress, permission-mode, ...)
+    n BIGINT NOT NULL
+);
+-- Sessions now take their identity from the records (sessionId), not the file name: every file is read
+-- again at the next ingest, and sessions left without a file are removed then.
+UPDATE files SET mtime = -1, content_hash = NULL;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
     (3, "epochs: resumable groups of sessions sharing one frozen playbook", _EPOCHS),
     (4, "skip codes: skipped operations carry a machine code beside the reason", _SKIP_CODES),
+    (5, "identity from records: subagents, record ids, noise by type, per-thread tool counts", _IDENTITY),
 ]
 
 VIEWS = """
@@ -272,6 +292,12 @@ CREATE OR REPLACE VIEW v_entry_lifetimes AS
 
 CREATE OR REPLACE VIEW v_prunes AS
     SELECT p.*, v.created_at FROM prunes p JOIN versions v USING (playbook, version);
+
+CREATE OR REPLACE VIEW v_session_noise AS
+    SELECT f.session_id, n.record_type, sum(n.n)::BIGINT AS n
+    FROM file_noise n JOIN files f USING (path)
+    WHERE f.session_id IS NOT NULL
+    GROUP BY ALL;
 
 CREATE OR REPLACE VIEW v_run_costs AS
     SELECT run_id, kind, playbook, started_at, sessions_applied, input_tokens, output_tokens, cost_usd,

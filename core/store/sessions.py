@@ -13,10 +13,14 @@ __all__ = ["applied_among", "list_sessions", "load_messages", "pending_sessions"
 
 
 def load_messages(con: duckdb.DuckDBPyConnection, session_id: str) -> list[SessionMessage]:
-    """Every message part of a session, main file first, in record and block order."""
+    """Every message part of a session once: the main thread first, then subagents, in time and record order."""
+    # A record copied into several files (a renamed copy, a resumed session) is read once.
     cur = con.execute(
         "SELECT seq, part, role, kind, text, tool_name, tool_input, tool_use_id, is_error, is_meta, is_prompt,"
-        " is_sidechain FROM messages WHERE session_id = ? ORDER BY is_sidechain, source_path, seq, part",
+        " is_sidechain FROM messages WHERE session_id = ?"
+        " QUALIFY row_number() OVER (PARTITION BY coalesce(record_id, source_path || ':' || seq), part"
+        " ORDER BY source_path) = 1"
+        " ORDER BY is_sidechain, ts NULLS LAST, source_path, seq, part",
         [session_id],
     )
     names = [d[0] for d in cur.description]

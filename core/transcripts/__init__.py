@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from core.transcripts.claude_code import load_claude_code
 from core.transcripts.codex import load_codex
-from core.transcripts.detect import FORMATS, Format, detect_format, session_id_for
+from core.transcripts.detect import FORMATS, Detected, Format, detect
 from core.transcripts.messages import load_messages, parse_messages
 
 __all__ = [
     "FORMATS",
+    "Detected",
     "Format",
-    "detect_format",
+    "detect",
     "load_claude_code",
     "load_codex",
     "load_messages",
     "parse_messages",
-    "session_id_for",
 ]

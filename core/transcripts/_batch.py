@@ -24,6 +24,7 @@ PART_COLUMNS = (
     "agent_id",
     "is_meta",
     "is_prompt",
+    "record_id",
 )
 
 # Real lines reach 1 MB; allow far more so a big tool result is parsed rather than lost.
@@ -33,6 +34,7 @@ _TABLES = """
 CREATE OR REPLACE TEMP TABLE _batch_files (path VARCHAR, session_id VARCHAR, format VARCHAR, is_main BOOLEAN);
 CREATE OR REPLACE TEMP TABLE _parts AS SELECT * FROM messages LIMIT 0;
 CREATE OR REPLACE TEMP TABLE _file_stats (path VARCHAR, n_lines BIGINT, bad_lines BIGINT, noise_records BIGINT);
+CREATE OR REPLACE TEMP TABLE _file_noise (path VARCHAR, record_type VARCHAR, n BIGINT);
 CREATE OR REPLACE TEMP TABLE _file_meta (
     path VARCHAR, session_id VARCHAR, cwd VARCHAR, git_branch VARCHAR, agent_version VARCHAR, title VARCHAR
 );
@@ -48,5 +50,5 @@ def reset_batch(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str, str,
 
 def drop_batch(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the batch temp tables."""
-    for table in ("_batch_files", "_parts", "_file_stats", "_file_meta"):
+    for table in ("_batch_files", "_parts", "_file_stats", "_file_noise", "_file_meta"):
         con.execute(f"DROP TABLE IF EXISTS {table}")

@@ -2,9 +2,10 @@
 
 Parsing is DuckDB's: `read_json` with explicit columns scans the files and content blocks are parsed once
 into typed structs, so a batch of files is normalised without a Python loop over lines. A malformed or
-non-UTF-8 line becomes a NULL row (counted as a bad line). Kept: user and assistant text, tool calls, tool results with
-`is_error`, thinking (marked), compaction summaries. Dropped but counted: `progress`,
-`file-history-snapshot`, `queue-operation`, `system` and `summary` (title) records.
+non-UTF-8 line becomes a NULL row (counted as a bad line). Kept: user and assistant text, tool calls, tool
+results with `is_error`, thinking (marked), compaction summaries, each with its record `uuid` (so copies of
+one session in several files count once). Every other record type (`progress`, `file-history-snapshot`,
+`permission-mode`, `summary` titles, and types not invented yet) is noise, counted by type.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import duckdb
 from core.transcripts._batch import MAX_OBJECT_SIZE
 
 __all__ = ["load_claude_code"]
-
-NOISE_TYPES = ("progress", "file-history-snapshot", "queue-operation", "system", "summary")
 
 _COLUMNS = (
     "{type: 'VARCHAR', sessionId: 'VARCHAR', timestamp: 'VARCHAR', uuid: 'VARCHAR', cwd: 'VARCHAR',"
@@ -43,6 +42,7 @@ SELECT r.path, b.session_id, r.seq,
        r.version AS agent_version, coalesce(r.isSidechain, false) AS is_sidechain,
        coalesce(r.isMeta, false) AS is_meta, coalesce(r.isCompactSummary, false) AS is_compact,
        r.agentId AS agent_id, r.summary, r.message.id AS msg_id, coalesce(r.message.id, r.uuid) AS key,
+       r.uuid AS record_id,
        r.message.content AS content, json_type(r.message.content) AS content_type
 FROM raw r JOIN _batch_files b ON b.path = r.path
 """
@@ -55,7 +55,8 @@ SELECT session_id, path AS source_path, seq, 0 AS part, ts, type AS role,
        coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
        is_meta OR starts_with(ltrim(content->>'$'), '<system-reminder>') AS is_meta,
        type = 'user' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
-           AND NOT starts_with(ltrim(content->>'$'), '<system-reminder>') AS is_prompt
+           AND NOT starts_with(ltrim(content->>'$'), '<system-reminder>') AS is_prompt,
+       record_id
 FROM _cc_lines
 WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'VARCHAR';
 
@@ -95,14 +96,19 @@ SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        is_meta OR (b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>')) AS is_meta,
        type = 'user' AND b.type = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
            AND NOT starts_with(ltrim(b.text), '<system-reminder>')
-           AND NOT starts_with(b.text, '[Request interrupted') AS is_prompt
+           AND NOT starts_with(b.text, '[Request interrupted') AS is_prompt,
+       record_id
 FROM blocks;
 """
 
-_STATS = f"""
+_STATS = """
+INSERT INTO _file_noise
+SELECT path, coalesce(type, '(no type)'), count(*)
+FROM _cc_lines WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) GROUP BY ALL;
+
 INSERT INTO _file_stats
 SELECT path, count(*) AS n_lines, count(*) FILTER (WHERE bad) AS bad_lines,
-       count(*) FILTER (WHERE type IN {NOISE_TYPES!r}) AS noise_records
+       count(*) FILTER (WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant'))) AS noise_records
 FROM _cc_lines GROUP BY path;
 
 INSERT INTO _file_meta

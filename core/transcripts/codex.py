@@ -105,17 +105,24 @@ SELECT session_id, path AS source_path, seq, 0 AS part, ts,
 FROM texts
 """
 
-_STATS = """
+# A record is conversation when the reader above turns it into a part; everything else is noise, by type.
+_CONVERSATION = """
+    (rtype = 'event_msg' AND ptype = 'user_message')
+    OR (rtype = 'response_item' AND ptype = 'message' AND role = 'user' AND NOT has_events)
+    OR (rtype = 'response_item' AND ptype = 'message' AND role = 'assistant')
+    OR (rtype = 'response_item' AND ptype IN ('reasoning', 'function_call', 'custom_tool_call',
+        'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output',
+        'local_shell_call_output'))
+    OR rtype = 'compacted'
+"""
+
+_STATS = f"""
+INSERT INTO _file_noise
+SELECT path, rtype || coalesce('/' || ptype, ''), count(*)
+FROM _cx_lines WHERE NOT bad AND NOT ({_CONVERSATION}) GROUP BY ALL;
+
 INSERT INTO _file_stats
-SELECT path, count(*), count(*) FILTER (WHERE bad),
-       count(*) FILTER (WHERE NOT bad AND NOT (
-           (rtype = 'event_msg' AND ptype = 'user_message')
-           OR (rtype = 'response_item' AND ptype = 'message' AND role = 'user' AND NOT has_events)
-           OR (rtype = 'response_item' AND ptype = 'message' AND role = 'assistant')
-           OR (rtype = 'response_item' AND ptype IN ('reasoning', 'function_call', 'custom_tool_call',
-               'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output',
-               'local_shell_call_output'))
-           OR rtype = 'compacted'))
+SELECT path, count(*), count(*) FILTER (WHERE bad), count(*) FILTER (WHERE NOT bad AND NOT ({_CONVERSATION}))
 FROM _cx_lines GROUP BY path;
 
 INSERT INTO _file_meta

@@ -28,8 +28,8 @@ def _blocks(content: object) -> list[dict[str, Any]]:
     return []
 
 
-def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, int]:
-    """Rows for `_parts` plus (n_records, bad_lines, noise_records) of one message log."""
+def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, dict[str, int]]:
+    """Rows for `_parts` plus (n_records, bad_lines, noise records by kind) of one message log."""
     raw = path.read_bytes()
     records: list[object] = []
     bad = 0
@@ -54,10 +54,11 @@ def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, in
             except (UnicodeDecodeError, ValueError):
                 bad += 1
     rows: list[Row] = []
-    noise = 0
+    noise: dict[str, int] = {}
     for seq, record in enumerate(records, start=1):
         if not isinstance(record, dict) or record.get("role") not in ("user", "assistant", "tool"):
-            noise += 1
+            kind = f"role:{record.get('role')}" if isinstance(record, dict) else "(not an object)"
+            noise[kind] = noise.get(kind, 0) + 1
             continue
         role = record["role"]
         for part, block in enumerate(_blocks(record.get("content"))):
@@ -85,6 +86,7 @@ def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, in
                     "agent_id": None,
                     "is_meta": False,
                     "is_prompt": role == "user" and kind == "text",
+                    "record_id": None,
                 }
             )
     return rows, len(records) + bad, bad, noise
@@ -99,5 +101,7 @@ def load_messages(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str]]) 
                 f"INSERT INTO _parts ({', '.join(PART_COLUMNS)}) VALUES ({', '.join('?' * len(PART_COLUMNS))})",
                 [[row[c] for c in PART_COLUMNS] for row in rows],
             )
-        con.execute("INSERT INTO _file_stats VALUES (?, ?, ?, ?)", [path, n_lines, bad, noise])
+        con.execute("INSERT INTO _file_stats VALUES (?, ?, ?, ?)", [path, n_lines, bad, sum(noise.values())])
+        if noise:
+            con.executemany("INSERT INTO _file_noise VALUES (?, ?, ?)", [[path, k, n] for k, n in noise.items()])
         con.execute("INSERT INTO _file_meta VALUES (?, ?, NULL, NULL, NULL, NULL)", [path, session_id])

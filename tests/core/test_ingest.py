@@ -14,6 +14,7 @@ import pytest
 from core.store.ingest import ingest
 
 SHORT = "claude-code/spotter/short.jsonl"
+SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"  # the sessionId its records carry
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> tuple[Any, ...]:
@@ -43,7 +44,13 @@ def test_second_run_is_idempotent(con: duckdb.DuckDBPyConnection, samples: Path,
     first = ingest(con, [archive])
     before = table_counts(con)
     second = ingest(con, [archive])
-    assert (first.count("new"), first.count("empty"), second.count("unchanged")) == (13, 1, 14)
+    # 12 transcripts, 1 empty file, 1 titles-only file (no conversation); all 14 unchanged the second time
+    assert (first.count("new"), first.count("empty"), first.count("unrecognised"), second.count("unchanged")) == (
+        12,
+        1,
+        1,
+        14,
+    )
     assert second.messages == 0 and table_counts(con) == before
     # Same bytes, new mtime: the content hash recognises the file.
     os.utime(archive / SHORT, (1, 1))
@@ -57,12 +64,12 @@ def test_growing_file_replaces_its_session(con: duckdb.DuckDBPyConnection, sampl
     path.parent.mkdir()
     path.write_bytes(b"".join(lines[:8]))
     ingest(con, [path])
-    partial = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = 'short'").fetchone()
+    partial = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = ?", [SHORT_ID]).fetchone()
     with path.open("ab") as fh:
         fh.write(b"".join(lines[8:]))
     summary = ingest(con, [path])
     assert [r.status for r in summary.results] == ["changed"]
-    full = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = 'short'").fetchone()
+    full = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = ?", [SHORT_ID]).fetchone()
     assert partial != full and full == (3, 2)
     fresh = duckdb.connect()
     from core.store.db import _migrate  # the same schema, on a second, from-scratch database
@@ -89,12 +96,12 @@ def test_bad_lines_are_counted_not_fatal(
     summary = ingest(con, [path, samples / SHORT])
     result = next(r for r in summary.results if r.path.endswith(name))
     assert (result.status, result.bad_lines) == ("new", bad)
-    row = con.execute("SELECT n_messages, n_bad_lines FROM sessions WHERE session_id = ?", [path.stem]).fetchone()
+    row = con.execute("SELECT n_messages, n_bad_lines FROM sessions WHERE session_id = 's1'").fetchone()
     assert row is not None and row[1] == bad and row[0] >= 1
     if name == "huge.jsonl":
-        text = con.execute("SELECT max(length(text)) FROM messages WHERE session_id = 'huge'").fetchone()
+        text = con.execute("SELECT max(length(text)) FROM messages WHERE session_id = 's1'").fetchone()
         assert text == (1_200_000,)
-    assert con.execute("SELECT count(*) FROM sessions WHERE session_id = 'short'").fetchone() == (1,)
+    assert con.execute("SELECT count(*) FROM sessions WHERE session_id = ?", [SHORT_ID]).fetchone() == (1,)
 
 
 def test_empty_and_unreadable_files_are_reported(
@@ -114,7 +121,7 @@ def test_empty_and_unreadable_files_are_reported(
     monkeypatch.setattr(Path, "open", guarded_open)
     summary = ingest(con, [empty, locked, samples / SHORT, tmp_path / "missing.jsonl"])
     statuses = {Path(r.path).name: (r.status, r.error) for r in summary.results}
-    assert statuses["empty.jsonl"] == ("empty", None)
+    assert statuses["empty.jsonl"] == ("empty", "empty file")  # named with its reason
     assert statuses["locked.jsonl"] == ("failed", "unreadable: Permission denied")
     assert statuses["missing.jsonl"] == ("failed", "no such file or folder")
     assert statuses["short.jsonl"][0] == "new"

@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from core.store.ingest import ingest
-from core.transcripts import detect_format, session_id_for
+from core.transcripts import detect
 
-CLAUDE_NOISE = {"progress", "file-history-snapshot", "queue-operation", "system", "summary"}
+SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # the session `short.jsonl` holds (its records say so)
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -28,12 +28,12 @@ def _reminder(text: object) -> bool:
 def claude_expected(files: list[Path]) -> dict[str, int]:
     """Counts for one Claude Code session (main file plus subagents), straight from the JSON."""
     messages: set[str] = set()
-    prompts = tool_calls = tool_errors = noise = 0
+    prompts = tool_calls = tool_errors = side_calls = side_errors = noise = 0
     for path in files:
         for i, rec in enumerate(records(path)):
             kind = rec.get("type")
-            if kind in CLAUDE_NOISE:
-                noise += 1
+            if kind not in ("user", "assistant"):
+                noise += 1  # every record that holds no conversation, whatever its type
                 continue
             if kind not in ("user", "assistant"):
                 continue
@@ -46,8 +46,12 @@ def claude_expected(files: list[Path]) -> dict[str, int]:
             ]
             if visible:
                 messages.add(key)
-            tool_calls += sum(1 for b in blocks if b.get("type") == "tool_use")
-            tool_errors += sum(1 for b in blocks if b.get("type") == "tool_result" and b.get("is_error") is True)
+            calls = sum(1 for b in blocks if b.get("type") == "tool_use")
+            errors = sum(1 for b in blocks if b.get("type") == "tool_result" and b.get("is_error") is True)
+            if rec.get("isSidechain"):
+                side_calls, side_errors = side_calls + calls, side_errors + errors
+            else:
+                tool_calls, tool_errors = tool_calls + calls, tool_errors + errors
             if kind == "user" and not meta and not rec.get("isCompactSummary") and not rec.get("isSidechain"):
                 texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
                 if any(not _reminder(t) and not t.startswith("[Request interrupted") for t in texts):
@@ -57,6 +61,8 @@ def claude_expected(files: list[Path]) -> dict[str, int]:
         "n_user_prompts": prompts,
         "n_tool_calls": tool_calls,
         "n_tool_errors": tool_errors,
+        "n_subagent_tool_calls": side_calls,
+        "n_subagent_tool_errors": side_errors,
         "n_noise_records": noise,
     }
 
@@ -92,7 +98,7 @@ CLAUDE_SESSIONS = {
         "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl",
         "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-acompact-f46190.jsonl",
     ],
-    "short": ["claude-code/spotter/short.jsonl"],
+    SHORT: ["claude-code/spotter/short.jsonl"],
     "fe5e1c67-53e7-4862-81ae-d0e013e3270b": [
         "claude-code/claude-code-viewer/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
     ],
@@ -105,10 +111,9 @@ CLAUDE_SESSIONS = {
     "7acd37a8-2745-4b58-a8a9-46164b22ad9e": [
         "claude-code/claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl"
     ],
-    "4e27c414-a885-46a0-b5c8-d58e1417377d": [
-        "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl"
-    ],
 }
+# A titles-only file (one `summary` record) holds no conversation: reported with its reason, no session.
+TITLES_ONLY = "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl"
 
 CODEX_SESSIONS = {
     "019e9625-802f-7e91-840a-cfe88d14117a": "codex/agent-history/session-01.jsonl",
@@ -146,7 +151,7 @@ def test_codex_counts_match_raw_lines(ingested: duckdb.DuckDBPyConnection, sampl
 
 
 def test_session_metadata(ingested: duckdb.DuckDBPyConnection) -> None:
-    row = session_row(ingested, "short")
+    row = session_row(ingested, SHORT)
     assert (row["project"], row["git_branch"], row["agent_version"]) == ("spotter", "master", "2.1.38")
     assert row["started_at"].isoformat().startswith("2026-02-10T21:11:56")
     row = session_row(ingested, "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")
@@ -164,17 +169,19 @@ def test_subagents_attached_as_sidechain(ingested: duckdb.DuckDBPyConnection) ->
 
 def test_assistant_lines_sharing_message_id_are_one_message(ingested: duckdb.DuckDBPyConnection, samples: Path) -> None:
     ids = Counter(
-        rec["message"]["id"] for rec in records(samples / CLAUDE_SESSIONS["short"][0]) if rec.get("type") == "assistant"
+        rec["message"]["id"] for rec in records(samples / CLAUDE_SESSIONS[SHORT][0]) if rec.get("type") == "assistant"
     )
     assert max(ids.values()) > 1  # the fixture does split one message over several lines
     keys = ingested.execute(
-        "SELECT count(DISTINCT message_key) FROM messages WHERE session_id = 'short' AND role = 'assistant'"
+        "SELECT count(DISTINCT message_key) FROM messages WHERE session_id = ? AND role = 'assistant'", [SHORT]
     ).fetchone()
     assert keys == (len(ids),)
 
 
 def test_thinking_kept_and_marked(ingested: duckdb.DuckDBPyConnection) -> None:
-    row = ingested.execute("SELECT count(*) FROM messages WHERE session_id = 'short' AND kind = 'thinking'").fetchone()
+    row = ingested.execute(
+        "SELECT count(*) FROM messages WHERE session_id = ? AND kind = 'thinking'", [SHORT]
+    ).fetchone()
     assert row == (1,)
 
 
@@ -183,17 +190,23 @@ def test_thinking_kept_and_marked(ingested: duckdb.DuckDBPyConnection) -> None:
     [
         ("claude-code/spotter/short.jsonl", "claude-code"),
         ("claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl", "claude-code"),
-        (
-            "claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/"
-            "4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl",
-            "claude-code",
-        ),
+        (TITLES_ONLY, None),
         ("codex/agent-history/session-01.jsonl", "codex"),
     ],
 )
-def test_detect_format_on_real_files(samples: Path, relative: str, expected: str) -> None:
-    path = samples / relative
-    assert detect_format(path, path.read_bytes()[:65536]) == expected
+def test_detect_format_on_real_files(samples: Path, relative: str, expected: str | None) -> None:
+    assert detect(samples / relative).format == expected
+
+
+def test_titles_only_file_is_reported_with_its_reason(tmp_path: Path, samples: Path) -> None:
+    from core.store.db import connect
+
+    con = connect(tmp_path / "t.duckdb")
+    summary = ingest(con, [samples / TITLES_ONLY])
+    assert [(r.status, r.error) for r in summary.results] == [
+        ("unrecognised", "no conversation records (holds summary x1)")
+    ]
+    assert con.execute("SELECT count(*) FROM sessions").fetchone() == (0,)
 
 
 def test_codex_older_layout_and_messages_format(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
@@ -232,8 +245,7 @@ def test_codex_older_layout_and_messages_format(tmp_path: Path, con: duckdb.Duck
             ]
         )
     )
-    assert detect_format(old, old.read_bytes()) == "codex"
-    assert session_id_for(old, "codex", old.read_bytes()) == "old-session-1"
+    assert (detect(old).format, detect(old).session_id) == ("codex", "old-session-1")
     summary = ingest(con, [old, log])
     assert [r.status for r in summary.results] == ["new", "new"]
     old_row = session_row(con, "old-session-1")

@@ -78,12 +78,12 @@ def test_curate_flow_with_replay_and_artifact(
             json.dumps(r)
             for r in [
                 {
-                    "session_id": "short",
+                    "session_id": "55604662-cf2a-4331-851a-ec234028f8ca",
                     "step": "reflector",
                     "text": '{"analysis": "server did not start", "bullet_tags": []}',
                 },
                 {
-                    "session_id": "short",
+                    "session_id": "55604662-cf2a-4331-851a-ec234028f8ca",
                     "step": "curator",
                     "text": '{"reasoning": "r", "operations": [{"type": "ADD", '
                     '"text": "Check the port before mix phx.server."}]}',

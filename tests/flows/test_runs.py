@@ -150,12 +150,31 @@ def entries(db: Path, version: int) -> list[tuple[str, str, str, int, int]]:
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Settings, Path]:
     db = tmp_path / "flow.duckdb"
+    # A session too short to learn from: one prompt and one answer.
+    brief = tmp_path / "brief" / "brief.jsonl"
+    brief.parent.mkdir()
+    brief.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "type": role,
+                    "sessionId": "brief-1",
+                    "uuid": f"b{i}",
+                    "timestamp": "2025-01-01T00:00:0{i}Z",
+                    "message": {"role": role, "content": text},
+                }
+            )
+            for i, (role, text) in enumerate([("user", "hello"), ("assistant", "hi")])
+        )
+        + "\n"
+    )
     with open_db(db) as con:
         ingest(
             con,
             [
                 SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample",
                 SAMPLES / "claude-code-viewer",
+                brief,
             ],
         )
     replay = tmp_path / "replay.jsonl"
@@ -168,7 +187,7 @@ def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Set
     settings, replay = setup
     report = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
     assert (report.status, report.sessions_applied, report.sessions_failed) == ("ok", 3, 0)
-    # the fourth session of these folders (a 1-line summary file) is too short: skipped with a reason
+    # the fourth session (one prompt, one answer) is too short: skipped with a reason
     assert report.sessions_skipped == 1 and "too short" in next(iter(report.skips.values()))
     for version, expected in EXPECTED.items():
         assert entries(settings.db, version) == expected
