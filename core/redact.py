@@ -1,10 +1,21 @@
-"""Secret redaction: nothing that looks like a credential leaves the machine in a prompt."""
+"""Redaction: nothing that looks like a credential, and no personal data, leaves the machine.
+
+Secrets (`redact`) are replaced by a `[REDACTED:kind]` marker. Personal data (`Redactor`) is normalised:
+a home directory becomes `~` (this machine's, and any `/Users/NAME`, `/home/NAME`, `C:\\Users\\NAME` in a
+transcript written elsewhere), the user name inside Claude Code's encoded project folders
+(`-Users-NAME-...`) becomes `USER`, e-mail addresses and the configured extra patterns (names, hosts) are
+masked. Both apply before text reaches a model, a playbook entry, an export or a report.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-__all__ = ["PATTERNS", "redact"]
+from core.models import Playbook
+
+__all__ = ["PATTERNS", "PERSONAL_PATTERNS", "Redactor", "mask_playbook", "redact"]
 
 # (name, pattern, replacement); a replacement may keep a group (the key name) for readability.
 PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
@@ -44,3 +55,68 @@ def redact(text: str) -> tuple[str, int]:
         text, n = pattern.subn(replacement, text)
         total += n
     return text, total
+
+
+_PATH_END = r"""[^/\\\s"'`:;,()\[\]{}<>]+"""
+# (name, pattern, replacement) for personal data in text written on any machine.
+PERSONAL_PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
+    ("home_path", re.compile(r"(?<![\w.~-])/(?:Users|home)/" + _PATH_END), "~"),
+    ("root_home", re.compile(r"(?<![\w.~-])/root(?=/)"), "~"),
+    ("windows_home", re.compile(r"\b[A-Za-z]:\\\\?(?:Users|Documents and Settings)\\\\?" + _PATH_END), "~"),
+    ("encoded_home", re.compile(r"(?<=-)(Users|home)-[A-Za-z0-9_.]+(?=-)"), r"\1-USER"),
+    (
+        "email",
+        re.compile(r"\b(?!git@)[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
+        "[REDACTED:email]",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """Secrets and personal data out of text; built once per run from the settings."""
+
+    home: str | None = None  # this machine's home directory, masked as `~` wherever it appears
+    extra: Sequence[str] = ()  # configured patterns (regular expressions): names, hosts, addresses
+    _extra: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_extra", tuple(re.compile(p, re.IGNORECASE) for p in self.extra))
+
+    def personal(self, text: str) -> tuple[str, int]:
+        """`text` with personal data normalised, and how many spans were."""
+        total = 0
+        if self.home and len(self.home) > 1:
+            total += text.count(self.home)
+            text = text.replace(self.home, "~")
+        for _, pattern, replacement in PERSONAL_PATTERNS:
+            text, n = pattern.subn(replacement, text)
+            total += n
+        for pattern in self._extra:
+            text, n = pattern.subn("[REDACTED:personal]", text)
+            total += n
+        return text, total
+
+    def clean(self, text: str) -> tuple[str, int, int]:
+        """`text` without secrets and personal data: (text, secrets replaced, personal spans masked)."""
+        text, secrets = redact(text)
+        text, personal = self.personal(text)
+        return text, secrets, personal
+
+    def text(self, text: str) -> str:
+        """`clean` for callers that need only the text."""
+        return self.clean(text)[0]
+
+
+def mask_playbook(playbook: Playbook, redactor: Redactor) -> Playbook:
+    """`playbook` with every entry text cleaned; the very same object when nothing needed it."""
+    changed = False
+    sections = {}
+    for name, items in playbook.sections.items():
+        cleaned = []
+        for entry in items:
+            text = redactor.text(entry.text)
+            changed = changed or text != entry.text
+            cleaned.append(entry if text == entry.text else entry.model_copy(update={"text": text}))
+        sections[name] = cleaned
+    return playbook.model_copy(update={"sections": sections}) if changed else playbook

@@ -1,7 +1,8 @@
 """A session as prompt text within a token budget (seed 004_'s context contract).
 
 Rules, in order of priority: every user message is kept; tool errors are kept whole; injected system
-reminders and meta blocks are dropped; long tool output is cut to head and tail; secrets are redacted
+reminders and meta blocks are dropped; long tool output is cut to head and tail; secrets are redacted and
+personal data masked
 before anything else happens. When the text is still over budget, compaction steps run in order
 (shorter tool output, then shorter assistant text, then tool output omitted, then long user messages cut
 to head and tail) and each records what it dropped.
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from core.models import SessionMessage
-from core.redact import redact
+from core.redact import Redactor
 
 __all__ = ["RenderResult", "estimate_tokens", "render_session"]
 
@@ -40,7 +41,8 @@ class RenderResult(BaseModel):
     compacted: bool = False
     dropped: dict[str, int] = Field(default_factory=dict)
     compaction_steps: list[str] = Field(default_factory=list)
-    redactions: int = 0
+    redactions: int = 0  # secrets replaced
+    personal: int = 0  # personal-data spans masked (home paths, user names, e-mail, configured patterns)
     user_messages: int = 0
     tool_errors: int = 0
 
@@ -82,11 +84,13 @@ def render_session(
     budget_tokens: int,
     *,
     tool_output_chars: int = 1500,
+    redactor: Redactor | None = None,
 ) -> RenderResult:
     """Render a session's messages as `ROLE: text` lines within `budget_tokens` where possible."""
     dropped: dict[str, int] = {}
-    redactions = 0
+    redactions = personal = 0
     raw_chars = 0
+    redactor = redactor or Redactor()
 
     def drop(key: str, n: int = 1) -> None:
         dropped[key] = dropped.get(key, 0) + n
@@ -111,11 +115,11 @@ def render_session(
         if stripped != text:
             drop("system_reminders")
             text = stripped.strip()
-        text, n = redact(text)
-        redactions += n
+        text, n, k = redactor.clean(text)
+        redactions, personal = redactions + n, personal + k
         if m.kind == "tool_use":
-            tool_input, n = redact(_compact_input(m.tool_input))
-            redactions += n
+            tool_input, n, k = redactor.clean(_compact_input(m.tool_input))
+            redactions, personal = redactions + n, personal + k
             lines.append(_Line("tool_use", f"TOOL CALL {m.tool_name or '?'}", tool_input))
         elif m.kind == "tool_result":
             if m.is_error:
@@ -165,6 +169,7 @@ def render_session(
         dropped=dropped,
         compaction_steps=steps,
         redactions=redactions,
+        personal=personal,
         user_messages=sum(1 for line in lines if line.kind == "user"),
         tool_errors=sum(1 for line in lines if line.kind == "tool_error"),
     )

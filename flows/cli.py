@@ -25,6 +25,7 @@ from core.compat import format_playbook, load_playbook
 from core.errors import PlaybookError, PlaybookFileError
 from core.export import replace_block, to_markdown
 from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
+from core.redact import mask_playbook
 from core.runsummary import RunSummary
 from core.store.db import open_db
 from core.store.files import read_text, write_atomic
@@ -253,7 +254,7 @@ def show_cmd(
     """
     cfg = settings(db, playbook)
     with open_db(cfg.db) as con:
-        model = load_version(con, cfg.playbook, version)
+        model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
     if fmt == "json":
         print_json(playbook_to_dict(model))
     elif fmt == "markdown":
@@ -372,7 +373,7 @@ def export_cmd(
             written = write_parquet(con, parquet)
             out.print(f"Wrote {len(written)} Parquet files to {parquet}.")
             return
-        model = load_version(con, cfg.playbook, version)
+        model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
     if fmt == "json":
         text = encode(playbook_to_dict(model))
     elif fmt == "markdown":
@@ -601,7 +602,7 @@ def report_cmd(
     from flows.evolution import write_evolution_report
 
     cfg = settings(db, playbook)
-    result = write_evolution_report(cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report")
+    result = write_evolution_report(cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report", cfg.redactor())
     out.print(
         f"Wrote {result.index} and {len(result.charts)} PNG charts"
         f" ({result.versions} versions, {result.seconds:.1f} s)."
@@ -629,6 +630,113 @@ def serve_cmd() -> None:
     from flows.deployments import serve_all
 
     serve_all()
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("playbook")
+        except PackageNotFoundError:  # a checkout on sys.path without an install
+            number = "unknown (not installed)"
+        out.print(f"playbook {number}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Learn a playbook of lessons from coding-agent transcripts (Prefect + DuckDB)."""
+
+
+@app.command("doctor")
+@handles_errors
+def doctor_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """What playbook would use here, and what is wrong with the fix: transcript folders (files and sessions
+    per format), the database, the provider `auto` picks and why, and the Prefect API.
+
+    Exits 1 when something needs fixing.
+
+    Example: [bold]playbook doctor[/bold]
+    """
+    import os
+
+    from core.errors import PlaybookError as _Error
+    from core.store.ingest import survey
+    from core.store.overview import database_overview
+    from flows.config import default_transcripts
+
+    cfg = settings(db)
+    problems: list[str] = []
+    defaults = cfg.transcripts == default_transcripts()
+    folders = survey(cfg.transcripts)
+    if not folders:
+        problems.append(
+            "No transcript folder found (looked for ~/.claude/projects, $CLAUDE_CONFIG_DIR/projects and"
+            " ~/.codex/sessions); pass PATH to `playbook ingest`, or set `transcripts` in playbook.toml."
+        )
+    for folder in folders:
+        if not folder.exists:
+            problems.append(f"Transcript folder `{folder.path}` does not exist; fix `transcripts` or create it.")
+    database: dict[str, Any] = {"path": str(cfg.db), "exists": cfg.db.exists()}
+    if cfg.db.exists():
+        try:
+            with open_db(cfg.db, read_only=True) as con:
+                database.update(database_overview(con))
+        except _Error as exc:
+            problems.append(str(exc))
+    key_source = next((k for k in ("ANTHROPIC_API_KEY", "PLAYBOOK_ANTHROPIC_API_KEY") if os.environ.get(k)), None)
+    spec = resolve_provider("auto", cfg)
+    provider = {
+        "auto_picks": spec.kind,
+        "why": f"an API key is set ({key_source})" if spec.kind == "anthropic" else "no ANTHROPIC_API_KEY is set",
+        "configured": cfg.llm,
+    }
+    api = os.environ.get("PREFECT_API_URL")
+    prefect = {
+        "api": api or "none: each run starts a temporary local Prefect API; schedules need `prefect server start`",
+    }
+    report = {
+        "transcripts": {"defaults": defaults, "folders": [f.__dict__ for f in folders]},
+        "database": database,
+        "provider": provider,
+        "prefect": prefect,
+        "problems": problems,
+    }
+    if as_json:
+        print_json(report)
+    else:
+        out.print(
+            f"[bold]Transcripts[/bold] ({'found on this machine' if defaults else 'configured'})", highlight=False
+        )
+        for f in folders:
+            files = ", ".join(f"{k} {n}" for k, n in sorted(f.files.items())) or "no transcript files"
+            found = ", ".join(f"{k} {n}" for k, n in sorted(f.sessions.items())) or "none"
+            out.print(f"  {escape(f.path)}: files {escape(files)}; sessions {escape(found)}", highlight=False)
+        if not folders:
+            out.print("  none found", highlight=False)
+        state = (
+            f"schema {database.get('schema_version')}, {database.get('sessions')} sessions, playbooks "
+            + (", ".join(f"{k} (version {v})" for k, v in database.get("playbooks", {}).items()) or "none")
+            if "schema_version" in database
+            else ("exists" if database["exists"] else "not created yet; `playbook ingest` creates it")
+        )
+        out.print(f"[bold]Database[/bold] {escape(str(cfg.db))}: {escape(state)}", highlight=False)
+        out.print(f"[bold]Provider[/bold] auto picks {spec.kind}: {provider['why']}", highlight=False)
+        out.print(f"[bold]Prefect[/bold] {escape(prefect['api'])}", highlight=False)
+        for problem in problems:
+            err.print(f"[red]Problem:[/red] {escape(problem)}", highlight=False)
+        if not problems:
+            out.print("No problems found.")
+    if problems:
+        raise typer.Exit(code=1)
 
 
 def main() -> None:

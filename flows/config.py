@@ -15,11 +15,26 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-__all__ = ["Settings", "load_settings"]
+from core.redact import Redactor
+
+__all__ = ["Settings", "default_transcripts", "load_settings"]
 
 
 def _config_file() -> Path:
     return Path(os.environ.get("PLAYBOOK_CONFIG", "playbook.toml"))
+
+
+def default_transcripts() -> list[Path]:
+    """Where the agents keep their transcripts on this machine, each folder only if it exists.
+
+    Claude Code: `projects/` under `$CLAUDE_CONFIG_DIR` (which may list several folders, comma-separated),
+    else under `~/.claude`. Codex: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+    """
+    claude = os.environ.get("CLAUDE_CONFIG_DIR", "")
+    claude_dirs = [Path(p.strip()).expanduser() for p in claude.split(",") if p.strip()] or [Path.home() / ".claude"]
+    codex = Path(os.environ["CODEX_HOME"]).expanduser() if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
+    candidates = [d / "projects" for d in claude_dirs] + [codex / "sessions"]
+    return [p for p in candidates if p.is_dir()]
 
 
 class Settings(BaseSettings):
@@ -30,7 +45,7 @@ class Settings(BaseSettings):
     db: Path = Path("data/playbook.duckdb")
     playbook: str = "default"
     playbooks: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["default"])
-    transcripts: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    transcripts: Annotated[list[Path], NoDecode] = Field(default_factory=default_transcripts)
     llm: str = "auto"
     reflector_model: str = "claude-sonnet-4-5"
     curator_model: str = "claude-sonnet-4-5"
@@ -43,6 +58,9 @@ class Settings(BaseSettings):
     max_retries: int = 4
     retry_after_cap_s: float = 60.0
     prompts_dir: Path | None = None
+    # Extra personal data to mask before anything leaves the machine (regular expressions, case-insensitive):
+    # names, host names, addresses. Home paths, user names in paths and e-mail addresses are always masked.
+    personal_patterns: Annotated[list[str], NoDecode] = Field(default_factory=list)
     out_dir: Path = Path("data/out")
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
@@ -51,13 +69,19 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
     )
 
-    @field_validator("transcripts", "playbooks", mode="before")
+    @field_validator("transcripts", "playbooks", "personal_patterns", mode="before")
     @classmethod
     def _split_lists(cls, value: Any) -> Any:
         """`PLAYBOOK_TRANSCRIPTS=a:b` or `a,b` (the environment has no lists)."""
         if isinstance(value, str):
             return [part for part in value.replace(os.pathsep, ",").split(",") if part.strip()]
         return value
+
+    @field_validator("transcripts", mode="after")
+    @classmethod
+    def _expand_home(cls, value: list[Path]) -> list[Path]:
+        """`~/.claude/projects` in playbook.toml means the user's home, as in a shell."""
+        return [p.expanduser() for p in value]
 
     @classmethod
     def settings_customise_sources(
@@ -70,6 +94,10 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+
+    def redactor(self) -> Redactor:
+        """The redactor every text passes before a model, an entry, an export or a report sees it."""
+        return Redactor(home=str(Path.home()), extra=tuple(self.personal_patterns))
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
+from core.redact import Redactor
 from core.store.analytics import EvolutionData, evolution_data
 from core.store.db import open_db
 from core.store.files import write_atomic
@@ -232,11 +233,14 @@ class EvolutionReport(BaseModel):
     versions: int
 
 
-def write_evolution_report(db: Path, playbook: str, out_dir: Path) -> EvolutionReport:
-    """Write `index.html` and one PNG per chart into `out_dir`."""
+def write_evolution_report(db: Path, playbook: str, out_dir: Path, redactor: Redactor | None = None) -> EvolutionReport:
+    """Write `index.html` and one PNG per chart into `out_dir`; entry texts pass `redactor` first."""
     started = time.perf_counter()
+    clean = (redactor or Redactor()).text
     with open_db(db) as con:
         data = evolution_data(con, playbook)
+    data.top_helpful = [(n, clean(t), h, x) for n, t, h, x in data.top_helpful]
+    data.top_harmful = [(n, clean(t), h, x) for n, t, h, x in data.top_harmful]
     figures = []
     for name in CHARTS:
         png = _png(name, data)

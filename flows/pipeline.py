@@ -172,7 +172,9 @@ def nightly_flow(
                 settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind="nightly"
             )
             exported = export_playbook(settings, name)
-            page = write_evolution_report(settings.db, name, settings.out_dir / "report" / name).index
+            page = write_evolution_report(
+                settings.db, name, settings.out_dir / "report" / name, settings.redactor()
+            ).index
             summaries.append(summary)
             _artifacts(
                 summary,

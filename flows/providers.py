@@ -81,7 +81,7 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
 def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provider:
     """The default factory: the provider `spec` names, configured from `settings`."""
     if spec.kind == "heuristic":
-        return HeuristicProvider()
+        return HeuristicProvider(settings.redactor())
     if spec.kind == "replay":
         assert spec.replay_path is not None  # set by resolve_provider for every replay spec
         return ReplayProvider(spec.replay_path)

@@ -15,6 +15,7 @@ from pathlib import Path
 from core.errors import ConfigError
 from core.export import to_markdown
 from core.playbook_json import encode, playbook_to_dict
+from core.redact import mask_playbook
 from core.runsummary import RunSummary
 from core.store.db import open_db
 from core.store.files import write_atomic
@@ -49,7 +50,8 @@ def run_ingest(
     """
     if not paths:
         raise ConfigError(
-            "No transcript folders given; pass PATH, or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
+            "No transcript folders given, and none found in ~/.claude/projects or ~/.codex/sessions; pass PATH,"
+            " or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
         )
     with open_db(settings.db) as con:
         return ingest(
@@ -83,7 +85,12 @@ def run_curation(
     """
     steps = steps or plain_steps()
     ctx = RunContext(
-        settings=settings, playbook=playbook, provider=provider, run_id=run_id or new_run_id(kind), factory=factory
+        settings=settings,
+        playbook=playbook,
+        provider=provider,
+        run_id=run_id or new_run_id(kind),
+        redactor=settings.redactor(),
+        factory=factory,
     )
     summary = RunSummary(
         run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
@@ -155,7 +162,7 @@ def run_curation(
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:
     """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), each atomically."""
     with open_db(settings.db) as con:
-        model = load_version(con, playbook)
+        model = mask_playbook(load_version(con, playbook), settings.redactor())
     md = settings.out_dir / f"{playbook}.md"
     js = settings.out_dir / f"{playbook}.json"
     write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`"))

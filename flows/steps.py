@@ -22,6 +22,7 @@ from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import apply_session
 from core.prompts import PromptTemplate, load_template
+from core.redact import Redactor, mask_playbook
 from core.reflector import parse_reflector, reflector_request
 from core.render import render_session
 from core.sections import SectionSet
@@ -37,7 +38,7 @@ from core.store.playbooks import (
     write_version,
 )
 from core.store.runs import close_epoch, open_epochs, plan_epoch, run_spend
-from core.store.sessions import applied_among, load_messages, pending_sessions, session_label
+from core.store.sessions import applied_among, load_messages, pending_sessions, record_redactions, session_label
 from flows.config import Settings
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 
@@ -69,6 +70,7 @@ class RunContext(BaseModel):
     playbook: str
     provider: ProviderSpec
     run_id: str
+    redactor: Redactor = Redactor()
     factory: ProviderFactory = make_provider
 
 
@@ -242,10 +244,12 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         for session_id in epoch.session_ids:
             messages = load_messages(con, session_id)
+            rendered = render_session(messages, ctx.settings.max_input_tokens, redactor=ctx.redactor)
+            record_redactions(con, session_id, rendered.redactions, rendered.personal)
             requests.append(
                 reflector_request(
                     template,
-                    render_session(messages, ctx.settings.max_input_tokens),
+                    rendered,
                     frozen,
                     sections,
                     model=ctx.provider.reflector_model,
@@ -308,6 +312,7 @@ def apply_epoch_sessions(
                 results.append(SessionApply(session_id=reflection.session_id, status="failed", reason=reason))
                 continue
             new, report = apply_session(current, reflection.output, curation.output, sections=sections)
+            new = mask_playbook(new, ctx.redactor)  # no entry keeps a secret or personal data a model wrote
             version = write_version(
                 con,
                 ctx.playbook,

@@ -15,8 +15,8 @@ import re
 from typing import Any
 
 from core.llm.base import LLMRequest, LLMResponse, Provider
-from core.models import Playbook, ReflectorOutput, SessionMessage
-from core.redact import redact
+from core.models import MAX_OPERATIONS, Playbook, ReflectorOutput, SessionMessage
+from core.redact import Redactor
 
 __all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons"]
 
@@ -58,8 +58,10 @@ def _describe_input(name: str, raw: str | None) -> str:
     return _first_line(json.dumps(value), 120)
 
 
-def heuristic_lessons(messages: list[SessionMessage]) -> list[tuple[str, str]]:
-    """(section, lesson text) pairs found by the rules, at most MAX_LESSONS, in session order."""
+def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[tuple[str, str]]:
+    """(section, lesson text) pairs found by the rules, at most MAX_LESSONS, in session order; secrets and
+    personal data are taken out of the quoted text."""
+    redactor = redactor or Redactor()
     lessons: list[tuple[str, str]] = []
     calls: dict[str, tuple[str, str | None]] = {}
     failed: dict[str, str] = {}  # tool name -> first error line, waiting for a successful retry
@@ -83,7 +85,7 @@ def heuristic_lessons(messages: list[SessionMessage]) -> list[tuple[str, str]]:
                 )
         elif m.is_prompt and m.text and _CORRECTION.match(m.text):
             lessons.append(("USER PREFERENCES", f'The user corrected the agent: "{_first_line(m.text, 160)}"'))
-    unique = list(dict.fromkeys((s, redact(t)[0]) for s, t in lessons))
+    unique = list(dict.fromkeys((s, redactor.text(t)) for s, t in lessons))
     return unique[:MAX_LESSONS]
 
 
@@ -95,9 +97,9 @@ def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
     return [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
 
 
-def _reflect(messages: list[SessionMessage], playbook: Playbook) -> dict[str, Any]:
+def _reflect(messages: list[SessionMessage], playbook: Playbook, redactor: Redactor) -> dict[str, Any]:
     errors = sum(1 for m in messages if m.kind == "tool_result" and m.is_error)
-    lessons = heuristic_lessons(messages)
+    lessons = heuristic_lessons(messages, redactor)
     cited = _cited_ids(messages, playbook)
     tag = "neutral" if errors else "helpful"
     lines = [
@@ -121,7 +123,7 @@ def _curate(reflection: ReflectorOutput) -> dict[str, Any]:
     ]
     return {
         "reasoning": f"{NOTICE} one ADD per rule-based lesson; duplicates are skipped by the engine.",
-        "operations": operations[:10],
+        "operations": operations[:MAX_OPERATIONS],
     }
 
 
@@ -131,6 +133,9 @@ class HeuristicProvider(Provider):
     name = "heuristic"
     cacheable = False
 
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor or Redactor()
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer from `request.context` instead of a model."""
         try:
@@ -138,7 +143,7 @@ class HeuristicProvider(Provider):
             if request.step == "curator":
                 payload = _curate(request.context["reflection"])
             else:
-                reflected = _reflect(request.context["messages"], playbook)
+                reflected = _reflect(request.context["messages"], playbook, self.redactor)
                 if request.step == "reflector":
                     payload = reflected
                 else:

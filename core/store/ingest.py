@@ -28,7 +28,7 @@ from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
 
-__all__ = ["FileResult", "IngestSummary", "discover", "ingest"]
+__all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "survey"]
 
 Status = Literal["new", "changed", "unchanged", "failed", "empty", "unrecognised"]
 HEAD_BYTES = 64 * 1024
@@ -122,6 +122,37 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
             missing.append(FileResult(str(path), "failed", error="no such file or folder"))
     unique = list(dict.fromkeys(p.resolve() for p in found if not p.name.endswith(META_SUFFIX)))
     return unique, missing
+
+
+@dataclass
+class FolderSurvey:
+    """What a transcript folder holds, read without ingesting: files and sessions per format."""
+
+    path: str
+    exists: bool
+    files: dict[str, int] = field(default_factory=dict)  # per format, plus `unrecognised`
+    sessions: dict[str, int] = field(default_factory=dict)  # per format: distinct sessions with a main file
+
+
+def survey(paths: Iterable[Path]) -> list[FolderSurvey]:
+    """For `playbook doctor`: each folder's transcripts by format and the sessions they hold."""
+    out = []
+    for path in paths:
+        item = FolderSurvey(str(path), path.exists())
+        files, _ = discover([path]) if item.exists else ([], [])
+        sessions: dict[str, set[str]] = {}
+        for file in files:
+            try:
+                found = detect(file) if file.stat().st_size else Detected(None)
+            except OSError:
+                found = Detected(None)
+            kind = found.format or "unrecognised"
+            item.files[kind] = item.files.get(kind, 0) + 1
+            if found.format and found.session_id and found.is_main:
+                sessions.setdefault(found.format, set()).add(found.session_id)
+        item.sessions = {k: len(v) for k, v in sessions.items()}
+        out.append(item)
+    return out
 
 
 def _agent_meta(path: Path) -> tuple[str | None, str | None]:

@@ -239,6 +239,8 @@ ALTER TABLE sessions ADD COLUMN n_subagent_tool_calls BIGINT DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN n_subagent_tool_errors BIGINT DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN n_subagents BIGINT DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN n_files BIGINT DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN n_secrets_redacted BIGINT;   -- counted when the session is rendered for a model
+ALTER TABLE sessions ADD COLUMN n_personal_masked BIGINT;
 CREATE TABLE file_noise (
     path VARCHAR NOT NULL,
     record_type VARCHAR NOT NULL,     -- a record type that holds no conversation (progress, permission-mode, ...)

@@ -9,7 +9,14 @@ import duckdb
 
 from core.models import SessionMessage
 
-__all__ = ["applied_among", "list_sessions", "load_messages", "pending_sessions", "session_label"]
+__all__ = [
+    "applied_among",
+    "list_sessions",
+    "load_messages",
+    "pending_sessions",
+    "record_redactions",
+    "session_label",
+]
 
 
 def load_messages(con: duckdb.DuckDBPyConnection, session_id: str) -> list[SessionMessage]:
@@ -57,7 +64,8 @@ def list_sessions(
     """Ingested sessions, newest first, optionally of one project and since a date."""
     cur = con.execute(
         "SELECT session_id, project, format, source_path, started_at, ended_at, n_messages, n_user_prompts,"
-        " n_tool_calls, n_tool_errors, git_branch, title FROM sessions"
+        " n_tool_calls, n_tool_errors, n_subagents, n_subagent_tool_calls, n_subagent_tool_errors, n_files,"
+        " n_noise_records, n_bad_lines, n_secrets_redacted, n_personal_masked, git_branch, title FROM sessions"
         " WHERE (?::VARCHAR IS NULL OR project = ?) AND (?::TIMESTAMPTZ IS NULL OR started_at >= ?::TIMESTAMPTZ)"
         " ORDER BY started_at DESC NULLS LAST LIMIT ?",
         [project, project, since, since, limit],
@@ -79,3 +87,11 @@ def applied_among(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: li
         [playbook, session_ids],
     ).fetchall()
     return {r[0] for r in rows}
+
+
+def record_redactions(con: duckdb.DuckDBPyConnection, session_id: str, secrets: int, personal: int) -> None:
+    """How many secrets and personal-data spans the session's rendering took out (the latest rendering)."""
+    con.execute(
+        "UPDATE sessions SET n_secrets_redacted = ?, n_personal_masked = ? WHERE session_id = ?",
+        [secrets, personal, session_id],
+    )

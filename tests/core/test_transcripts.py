@@ -28,9 +28,13 @@ def _reminder(text: object) -> bool:
 def claude_expected(files: list[Path]) -> dict[str, int]:
     """Counts for one Claude Code session (main file plus subagents), straight from the JSON."""
     messages: set[str] = set()
+    seen: set[str] = set()
     prompts = tool_calls = tool_errors = side_calls = side_errors = noise = 0
     for path in files:
         for i, rec in enumerate(records(path)):
+            if rec.get("uuid") in seen:
+                continue  # the same record in a second file (a copy, a resumed session) counts once
+            seen.add(rec.get("uuid") or f"{path}:{i}")
             kind = rec.get("type")
             if kind not in ("user", "assistant"):
                 noise += 1  # every record that holds no conversation, whatever its type

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,11 +91,42 @@ def test_ingest_exits_nonzero_only_when_nothing_readable(db: str, tmp_path: Path
     assert code == 0
 
 
-def test_ingest_without_paths_explains(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PLAYBOOK_TRANSCRIPTS", raising=False)
+def test_ingest_without_paths_explains(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("PLAYBOOK_TRANSCRIPTS", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))  # a machine with no agent folders
     code, _, err = run("ingest", "--db", db)
     assert code == 1
-    assert "Error: No transcript folders given; pass PATH, or set `transcripts`" in err
+    assert "Error: No transcript folders given, and none found in ~/.claude/projects" in err
+
+
+def test_agent_folders_are_found_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layouts = Path(__file__).resolve().parents[1] / "data" / "layouts"
+    home = tmp_path / "home"
+    shutil.copytree(layouts / "claude" / "projects" / "sample-project", home / ".claude" / "projects" / "p1")
+    other = tmp_path / "second-config"  # CLAUDE_CONFIG_DIR may name several folders
+    shutil.copytree(layouts / "claude" / "projects" / "-home-marco-projects-spotter", other / "projects" / "p2")
+    shutil.copytree(layouts / "codex" / "sessions", tmp_path / "codex-home" / "sessions")
+    monkeypatch.delenv("PLAYBOOK_TRANSCRIPTS", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{home / '.claude'},{other}")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    db = str(tmp_path / "found.duckdb")
+    code, out, _ = run("ingest", "--db", db, "--json")
+    assert code == 0
+    folders = {str(Path(f["path"]).parent).split("/")[len(str(tmp_path).split("/"))] for f in json.loads(out)["files"]}
+    assert folders == {"home", "second-config", "codex-home"}
+    code, out, _ = run("doctor", "--db", db, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["problems"] == [] and report["transcripts"]["defaults"] is True
+    assert [f["sessions"] for f in report["transcripts"]["folders"]] == [
+        {"claude-code": 1},
+        {"claude-code": 1},
+        {"codex": 2},
+    ]
+    assert report["database"]["sessions"] == 4 and report["provider"]["auto_picks"] in ("heuristic", "anthropic")
+    code, out, _ = run("--version")
+    assert code == 0 and out.startswith("playbook 0.")
 
 
 def test_show_json_is_the_seeds_shape(imported: str) -> None:

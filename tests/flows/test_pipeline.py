@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.store.db import open_db
+from flows.cli import app
 from flows.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,3 +104,20 @@ def test_curate_flow_with_replay_and_artifact(
     import asyncio
 
     assert "playbook curate run" in asyncio.run(latest())
+
+
+def test_nightly_with_no_configuration_finds_the_claude_folder(
+    harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layouts = ROOT / "tests" / "data" / "layouts" / "claude" / "projects"
+    home = tmp_path / "home"
+    shutil.copytree(layouts / "-home-marco-projects-spotter", home / ".claude" / "projects" / "spotter")
+    for name in ("PLAYBOOK_TRANSCRIPTS", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "ANTHROPIC_API_KEY", "PLAYBOOK_DB"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")
+    monkeypatch.chdir(tmp_path)  # the default database and exports land in ./data
+    result = runner.invoke(app, ["nightly", "--llm", "auto"])
+    assert result.exit_code == 0, result.output
+    assert "heuristic" in result.stdout and "1 applied" in result.stdout
+    assert (tmp_path / "data" / "out" / "default.md").exists()
