@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from prefect.schedules import Cron
 
 from flows.pipeline import backfill_flow, nightly_flow
 
@@ -20,25 +21,28 @@ FLOWS: dict[str, Any] = {
 
 
 def deployments(path: Path = PREFECT_YAML) -> list[Any]:
-    """`RunnerDeployment`s with the names, parameters and schedules declared in prefect.yaml."""
+    """`RunnerDeployment`s with the names, parameters and schedules (time zone included) of prefect.yaml."""
     spec = yaml.safe_load(path.read_text(encoding="utf-8"))
     built = []
     for item in spec["deployments"]:
-        schedules = item.get("schedules") or []
-        cron = schedules[0]["cron"] if schedules else None
+        schedules = [Cron(s["cron"], timezone=s.get("timezone")) for s in item.get("schedules") or []]
         built.append(
             FLOWS[item["entrypoint"]].to_deployment(
                 name=item["name"],
                 description=item.get("description"),
                 parameters=item.get("parameters") or {},
-                cron=cron,
+                schedules=schedules or None,
             )
         )
     return built
 
 
 def serve_all() -> None:
-    """Serve every deployment from this process until interrupted (needs PREFECT_API_URL)."""
+    """Serve every deployment from this process until interrupted (needs PREFECT_API_URL).
+
+    Schedules stay active when it stops (`pause_on_shutdown=False`): a restart of the serving process
+    must not silently stop the nightly runs.
+    """
     from prefect import serve
 
-    serve(*deployments())
+    serve(*deployments(), pause_on_shutdown=False)

@@ -60,6 +60,9 @@ def prefect_server(home: Path) -> Iterator[str]:
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         DO_NOT_TRACK="1",
         PREFECT_LOGGING_LEVEL="WARNING",
+        # The scheduler runs every 2 s instead of 60, so a test sees scheduled runs (or the scheduler's
+        # failure, as with SQLAlchemy 2.1) at once.
+        PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
     )
     prefect = Path(sys.executable).with_name("prefect")
     with log.open("wb") as out:
