@@ -90,6 +90,11 @@ class RunSummary(BaseModel):
         self.first_version = version if self.first_version is None else self.first_version
         self.last_version = version
 
+    def session_skip_kinds(self) -> str:
+        """Skipped sessions grouped by reason (`too short ×3`), the ids left out."""
+        kinds = Counter(reason.split(":")[0] for reason in self.skips.values())
+        return ", ".join(f"{kind} ×{n}" for kind, n in kinds.most_common())
+
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) rows for the CLI table and the markdown artifact."""
         ops = ", ".join(
@@ -104,6 +109,7 @@ class RunSummary(BaseModel):
                 f"{self.sessions_considered} considered, {self.sessions_applied} applied,"
                 f" {self.sessions_skipped} skipped, {self.sessions_failed} failed",
             ),
+            ("why sessions were skipped", self.session_skip_kinds() or "none"),
             ("operations (applied/skipped)", ops or "none"),
             (
                 "top skip reasons",

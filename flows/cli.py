@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from core.compat import format_playbook, load_playbook
-from core.errors import PlaybookError, PlaybookFileError
+from core.errors import ConfigError, PlaybookError, PlaybookFileError, StoreError
 from core.export import replace_block, to_markdown
 from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
 from core.redact import mask_playbook
@@ -37,6 +38,7 @@ from core.store.playbooks import (
     history,
     load_version,
     playbook_stats,
+    require_playbook,
     revert,
     write_version,
 )
@@ -57,18 +59,22 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# User text (entries, transcripts) is printed as it is: no emoji codes such as `:cd:`, no markup from it.
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
+# The brackets are escaped: with rich markup on, `[env: ...]` would be read as a style and vanish.
 DbOpt = Annotated[
-    Path | None, typer.Option("--db", help="DuckDB file. [env: PLAYBOOK_DB] [default: data/playbook.duckdb]")
+    Path | None, typer.Option("--db", help="DuckDB file. \\[env: PLAYBOOK_DB] \\[default: data/playbook.duckdb]")
 ]
 PlaybookOpt = Annotated[
-    str | None, typer.Option("--playbook", "-p", help="Playbook name. [env: PLAYBOOK_PLAYBOOK] [default: default]")
+    str | None,
+    typer.Option("--playbook", "-p", help="Playbook name. \\[env: PLAYBOOK_PLAYBOOK] \\[default: default]"),
 ]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (for scripts).")]
 FormatChoice = Literal["auto", "claude-code", "codex", "messages"]
 
 
@@ -82,8 +88,25 @@ def handles_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except PlaybookError as exc:
             err.print(f"[red]Error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(code=1) from None
+        except KeyboardInterrupt:
+            # Every database connection and the run lock were released on the way here; what a run had
+            # finished is committed, and the next run resumes the rest. Exiting at once skips the
+            # interpreter's teardown, whose thread and binding noise would otherwise follow this line.
+            err.print("Interrupted; run the same command again to resume.", highlight=False)
+            sys.stderr.flush()
+            sys.stdout.flush()
+            os._exit(130)
 
     return wrapper
+
+
+@contextmanager
+def read_db(cfg: Settings) -> Iterator[Any]:
+    """A connection to an existing database; read commands never create one."""
+    if not cfg.db.exists():
+        raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
+    with open_db(cfg.db) as con:
+        yield con
 
 
 def settings(db: Path | None = None, playbook: str | None = None, **extra: Any) -> Settings:
@@ -185,7 +208,7 @@ def sessions_cmd(
     Example: [bold]playbook sessions --project spotter --since 2026-02-01 --json[/bold]
     """
     cfg = settings(db)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         rows = list_sessions(con, project=project, since=since, limit=limit)
     if as_json:
         print_json(rows)
@@ -205,6 +228,9 @@ def sessions_cmd(
     out.print(table)
 
 
+ImportMode = Literal["replace", "merge"]
+
+
 @app.command("import")
 @handles_errors
 def import_cmd(
@@ -212,17 +238,25 @@ def import_cmd(
     sections: Annotated[
         Path | None, typer.Option(help="A sections.yaml for a new playbook (name, slug, description per section).")
     ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="The new version is exactly the file (entries not in it go).")
+    ] = False,
+    merge: Annotated[
+        bool, typer.Option("--merge", help="Add the file's entries whose text is not there yet; keep the rest.")
+    ] = False,
     db: DbOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
-    """Import a playbook.json as a new version.
+    """Import a playbook.json as a new version (a playbook that has entries needs --replace or --merge).
 
-    Example: [bold]playbook import ~/.claude/playbook.json --playbook team[/bold]
+    Example: [bold]playbook import ~/.claude/playbook.json --playbook team --merge[/bold]
     """
-    from core.operations import normalize_playbook
+    from core.operations import apply_operations, normalize_playbook
     from core.sections import DEFAULT_SECTIONS, load_sections_yaml
 
     cfg = settings(db, playbook)
+    if replace and merge:
+        raise ConfigError("Pass either `--replace` or `--merge`, not both.")
     if not file.exists():
         raise PlaybookFileError(f"File `{file}` does not exist; pass the path of a playbook.json.")
     checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
@@ -230,9 +264,51 @@ def import_cmd(
     raw = json.loads(read_text(file)) if sections else checked
     with open_db(cfg.db) as con:
         section_set = ensure_playbook(con, cfg.playbook, section_set)
-        model = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
-        version = write_version(con, cfg.playbook, model, source="import", note=f"import of {file}")
-    out.print(f"Imported {model.size()} entries from {file} as version {version} of playbook `{cfg.playbook}`.")
+        incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
+        current = load_version(con, cfg.playbook)
+        if current.size() and not (replace or merge):
+            raise ConfigError(
+                f"Playbook `{cfg.playbook}` has {current.size()} entries; pass `--replace` to make the file the new"
+                " version, or `--merge` to add the entries that are not there yet. Nothing was imported."
+            )
+        if merge and current.size():
+            adds = [{"type": "ADD", "text": e.text, "section": s} for s, e in incoming.entries()]
+            model, report = apply_operations(current, adds, sections=section_set, limit=None)
+            note = f"merge of {file}"
+            how = f"merged: added {report.applied('ADD')} of {len(adds)} entries, the rest were already there"
+        else:
+            model, note = incoming, f"import of {file}"
+            how = f"replaced {current.size()} entries" if current.size() else "new"
+        version = write_version(con, cfg.playbook, model, source="import", note=note)
+    out.print(
+        f"Imported {model.size()} entries from {file} as version {version} of playbook `{cfg.playbook}` ({how}).",
+        highlight=False,
+    )
+
+
+@app.command("new")
+@handles_errors
+def new_cmd(
+    name: Annotated[str, typer.Argument(help="The playbook's name.", show_default=False)],
+    sections: Annotated[
+        Path | None, typer.Option(help="A sections.yaml (name, slug, description per section).")
+    ] = None,
+    db: DbOpt = None,
+) -> None:
+    """Create an empty playbook (curate and import write only to playbooks that exist or are configured).
+
+    Example: [bold]playbook new team --sections sections.yaml[/bold]
+    """
+    from core.sections import DEFAULT_SECTIONS, load_sections_yaml
+    from core.store.playbooks import playbook_names
+
+    cfg = settings(db)
+    section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
+    with open_db(cfg.db) as con:
+        if name in playbook_names(con):
+            raise StoreError(f"Playbook `{name}` already exists; pick another name.")
+        ensure_playbook(con, name, section_set)
+    out.print(f"Created playbook `{name}` (version 0, empty).", highlight=False)
 
 
 ShowFormat = Literal["text", "json", "markdown"]
@@ -253,7 +329,7 @@ def show_cmd(
     Example: [bold]playbook show --version 12 --format json[/bold]
     """
     cfg = settings(db, playbook)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
     if fmt == "json":
         print_json(playbook_to_dict(model))
@@ -276,7 +352,7 @@ def history_cmd(
     Example: [bold]playbook history --json[/bold]
     """
     cfg = settings(db, playbook)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         rows = history(con, cfg.playbook)
     if as_json:
         print_json(rows)
@@ -301,16 +377,30 @@ def history_cmd(
 def diff_cmd(
     v1: Annotated[int, typer.Argument(help="From version.")],
     v2: Annotated[int, typer.Argument(help="To version.")],
+    as_json: JsonOpt = False,
     db: DbOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Entries added, removed or changed between two versions.
 
-    Example: [bold]playbook diff 3 7[/bold]
+    Example: [bold]playbook diff 3 7 --json[/bold]
     """
     cfg = settings(db, playbook)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         changes = diff_versions(con, cfg.playbook, v1, v2)
+    if as_json:
+        print_json(
+            [
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "before": c.before.model_dump() if c.before else None,
+                    "after": c.after.model_dump() if c.after else None,
+                }
+                for c in changes
+            ]
+        )
+        return
     if not changes:
         out.print(f"No differences between versions {v1} and {v2}.")
     for c in changes:
@@ -341,7 +431,7 @@ def revert_cmd(
     Example: [bold]playbook revert 12[/bold]
     """
     cfg = settings(db, playbook)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         new = revert(con, cfg.playbook, version)
     out.print(f"Version {new} of playbook `{cfg.playbook}` restores version {version}.")
 
@@ -368,7 +458,7 @@ def export_cmd(
     Example: [bold]playbook export --format claude-md --out CLAUDE.md[/bold]
     """
     cfg = settings(db, playbook)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         if parquet is not None:
             written = write_parquet(con, parquet)
             out.print(f"Wrote {len(written)} Parquet files to {parquet}.")
@@ -443,6 +533,55 @@ def run_flow(fn: Callable[..., R], cfg: Settings, what: str, **kwargs: Any) -> R
             return fn(settings=cfg, **kwargs)
 
 
+def require_playbook_or_configured(con: Any, cfg: Settings, name: str) -> None:
+    """Configured playbooks (`playbooks` in the settings) are created on first use; any other must exist."""
+    if name not in cfg.playbooks:
+        require_playbook(con, name)
+
+
+def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, create: bool) -> str | None:
+    """Why there is nothing to do (no file to ingest, no session to curate), or None when there is work.
+
+    Checked before any orchestration, so an idle nightly or curate never starts Prefect. It also fails
+    loudly on a transcript folder that does not exist and on a playbook that nobody created.
+    """
+    from core.store.ingest import needs_ingest
+    from core.store.sessions import count_pending
+
+    for path in transcripts:
+        if not path.exists():
+            raise ConfigError(f"Transcript folder `{path}` does not exist; check the path or `transcripts`.")
+    if not cfg.db.exists():
+        if not create:
+            raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
+        return None
+    with open_db(cfg.db) as con:
+        for name in playbooks:
+            if not create:
+                require_playbook(con, name)
+        if transcripts and needs_ingest(con, transcripts):
+            return None
+        if any(count_pending(con, name) for name in playbooks):
+            return None
+    return "nothing new to ingest or curate"
+
+
+def _quiet_run(cfg: Settings, name: str, provider: Any, kind: str) -> RunSummary:
+    """A run with nothing to do: recorded like any other, without Prefect (it would only add start-up time)."""
+    from flows.runs import run_curation
+
+    with run_lock(cfg.db, f"playbook {kind}"):
+        return run_curation(cfg, name, provider, kind=kind)
+
+
+def _report_runs(summaries: list[RunSummary], as_json: bool) -> None:
+    if as_json:
+        print_json([s.model_dump() for s in summaries])
+        return
+    for summary in summaries:
+        render_run(summary)
+
+
 @app.command("curate")
 @handles_errors
 def curate_cmd(
@@ -452,6 +591,8 @@ def curate_cmd(
     project: Annotated[str | None, typer.Option(help="Only sessions of this project.")] = None,
     since: Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")] = None,
     until: Annotated[datetime | None, typer.Option(help="Only sessions started before this date.")] = None,
+    create: Annotated[bool, typer.Option("--create", help="Create the playbook if it does not exist.")] = False,
+    as_json: JsonOpt = False,
     db: DbOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
@@ -461,6 +602,10 @@ def curate_cmd(
     """
     cfg = settings(db, playbook)
     provider = resolve_provider(llm or cfg.llm, cfg)  # fails fast, before Prefect starts
+    idle = _idle(cfg, [], [cfg.playbook], create=create or cfg.playbook in cfg.playbooks)
+    if idle is not None:
+        _report_runs([_quiet_run(cfg, cfg.playbook, provider, "curate")], as_json)
+        return
     from flows.pipeline import curate_flow
 
     summary = run_flow(
@@ -475,7 +620,7 @@ def curate_cmd(
         since=since,
         until=until,
     )
-    render_run(summary)
+    _report_runs([summary], as_json)
 
 
 @app.command("nightly")
@@ -483,20 +628,27 @@ def curate_cmd(
 def nightly_cmd(
     transcripts: Annotated[list[Path] | None, typer.Argument(help="Transcript folders (default: configured).")] = None,
     llm: LlmOpt = None,
+    as_json: JsonOpt = False,
     db: DbOpt = None,
 ) -> None:
     """Ingest, curate every configured playbook, report and export.
+
+    With nothing new to ingest or curate it finishes at once, without starting Prefect.
 
     Example: [bold]playbook nightly ~/.claude/projects --llm auto[/bold]
     """
     cfg = settings(db)
     provider = resolve_provider(llm or cfg.llm, cfg)
+    targets = list(transcripts or cfg.transcripts)
+    if _idle(cfg, targets, cfg.playbooks, create=True) is not None:
+        _report_runs([_quiet_run(cfg, name, provider, "nightly") for name in cfg.playbooks], as_json)
+        return
     from flows.pipeline import nightly_flow
 
-    summaries = run_flow(nightly_flow, cfg, "playbook nightly", llm=provider, transcripts=transcripts)
-    for summary in summaries:
-        render_run(summary)
-    err.print(f"Exported to {cfg.out_dir}/")
+    summaries = run_flow(nightly_flow, cfg, "playbook nightly", llm=provider, transcripts=targets)
+    _report_runs(summaries, as_json)
+    if not as_json:
+        err.print(f"Exported to {cfg.out_dir}/")
 
 
 @app.command("backfill")
@@ -506,6 +658,7 @@ def backfill_cmd(
     until: Annotated[datetime, typer.Option(help="Last day (exclusive).")],
     llm: Annotated[str, typer.Option("--llm", help="Provider; batch by default (half price).")] = "batch",
     epoch_size: Annotated[int, typer.Option(help="Sessions per epoch (one batch per step).")] = 50,
+    as_json: JsonOpt = False,
     db: DbOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
@@ -515,19 +668,24 @@ def backfill_cmd(
     """
     cfg = settings(db, playbook)
     provider = resolve_provider(llm, cfg)
+    with read_db(cfg) as con:
+        require_playbook_or_configured(con, cfg, cfg.playbook)
     from flows.pipeline import backfill_flow
 
-    render_run(
-        run_flow(
-            backfill_flow,
-            cfg,
-            "playbook backfill",
-            since=since,
-            until=until,
-            llm=provider,
-            playbook=cfg.playbook,
-            epoch_size=epoch_size,
-        )
+    _report_runs(
+        [
+            run_flow(
+                backfill_flow,
+                cfg,
+                "playbook backfill",
+                since=since,
+                until=until,
+                llm=provider,
+                playbook=cfg.playbook,
+                epoch_size=epoch_size,
+            )
+        ],
+        as_json,
     )
 
 
@@ -543,17 +701,18 @@ def runs_cmd(
     Example: [bold]playbook runs --limit 5[/bold]
     """
     cfg = settings(db)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         rows = list_runs(con, limit)
     if as_json:
         print_json(rows)
         return
-    table = Table("run", "status", "playbook", "sessions a/s/f", "ops a/s", "pruned", "cost", "time")
+    table = Table("run", "status", "playbook", "provider", "sessions a/s/f", "ops a/s", "pruned", "cost", "time")
     for r in rows:
         table.add_row(
             r["run_id"],
             r["status"],
             r["playbook"] or "",
+            r["provider"] or "",
             f"{r['sessions_applied']}/{r['sessions_skipped']}/{r['sessions_failed']}",
             f"{r['ops_applied']}/{r['ops_skipped']}",
             str(r["pruned"]),
@@ -575,7 +734,7 @@ def stats_cmd(
     Example: [bold]playbook stats --json[/bold]
     """
     cfg = settings(db, playbook)
-    with open_db(cfg.db) as con:
+    with read_db(cfg) as con:
         data = playbook_stats(con, cfg.playbook)
     if as_json:
         print_json(data)
@@ -585,6 +744,33 @@ def stats_cmd(
         if key != "operations":
             table.add_row(key.replace("_", " "), f"{value:.4f}" if isinstance(value, float) else str(value))
     table.add_row("operations", ", ".join(f"{o['type']} {o['status']} {o['n']}" for o in data["operations"]) or "none")
+    out.print(table)
+
+
+@app.command("sql")
+@handles_errors
+def sql_cmd(
+    query: Annotated[str, typer.Argument(help="A SQL query over the tables and views.", show_default=False)],
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+) -> None:
+    """Run a read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in the README.
+
+    Example: [bold]playbook sql "select type, code, sum(n) from v_skip_reasons group by all"[/bold]
+    """
+    from core.store.db import query_rows
+
+    cfg = settings(db)
+    if not cfg.db.exists():
+        raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
+    with open_db(cfg.db, read_only=True) as con:
+        columns, rows = query_rows(con, query)
+    if as_json:
+        print_json([dict(zip(columns, r, strict=True)) for r in rows])
+        return
+    table = Table(*columns)
+    for r in rows:
+        table.add_row(*(escape("" if v is None else str(v)) for v in r))
     out.print(table)
 
 
@@ -602,6 +788,8 @@ def report_cmd(
     from flows.evolution import write_evolution_report
 
     cfg = settings(db, playbook)
+    with read_db(cfg) as con:
+        require_playbook(con, cfg.playbook)
     result = write_evolution_report(cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report", cfg.redactor())
     out.print(
         f"Wrote {result.index} and {len(result.charts)} PNG charts"

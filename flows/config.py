@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import os
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -15,6 +17,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from core.errors import ConfigError
 from core.redact import Redactor
 
 __all__ = ["Settings", "default_transcripts", "load_settings"]
@@ -100,6 +103,63 @@ class Settings(BaseSettings):
         return Redactor(home=str(Path.home()), extra=tuple(self.personal_patterns))
 
 
+# Environment variables of ours that are not settings.
+_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG"}
+
+
+def _suggest(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(sorted(known))}."
+
+
+def _toml_keys(path: Path) -> dict[str, Any]:
+    """The raw table of playbook.toml (empty when there is no file), its syntax checked."""
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"`{path}` is not valid TOML ({exc}); fix the file.") from exc
+
+
+def _check_names(file_keys: dict[str, Any], path: Path) -> None:
+    """Unknown keys in the file and unknown PLAYBOOK_* variables are errors, never silently ignored."""
+    known = list(Settings.model_fields)
+    for key in file_keys:
+        if key not in Settings.model_fields:
+            raise ConfigError(f"Unknown key `{key}` in `{path}`{_suggest(key, known)}")
+    names = [f"PLAYBOOK_{k.upper()}" for k in known]
+    for variable in os.environ:
+        if variable.startswith("PLAYBOOK_") and variable not in names and variable not in _ENV_NOT_SETTINGS:
+            raise ConfigError(f"Unknown environment variable `{variable}`{_suggest(variable, names)}")
+
+
+def _explain(exc: ValidationError, file_keys: dict[str, Any], path: Path, flags: dict[str, Any]) -> ConfigError:
+    """One line naming the setting, where it came from, and what is wrong with it."""
+    error = exc.errors()[0]
+    key = str(error["loc"][0]) if error["loc"] else "?"
+    if key in flags:
+        where = "the command line"
+    elif f"PLAYBOOK_{key.upper()}" in os.environ:
+        where = f"PLAYBOOK_{key.upper()}"
+    elif key in file_keys:
+        where = f"`{path}`"
+    else:
+        where = "the settings"
+    return ConfigError(f"Invalid value for `{key}` in {where}: {error['msg']} (got {error.get('input')!r}).")
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with the flags the user actually passed (None means "not given")."""
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    """Settings with the flags the user actually passed (None means "not given").
+
+    Raises:
+        ConfigError: an unknown key or variable, a bad value or a malformed playbook.toml, in one line.
+    """
+    flags = {k: v for k, v in overrides.items() if v is not None}
+    path = _config_file()
+    file_keys = _toml_keys(path)
+    _check_names(file_keys, path)
+    try:
+        return Settings(**flags)
+    except ValidationError as exc:
+        raise _explain(exc, file_keys, path, flags) from None

@@ -12,13 +12,14 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, StoreError
 from core.store.schema import MIGRATIONS, VIEWS
 
-__all__ = ["LATEST_SCHEMA", "connect", "open_db", "transaction"]
+__all__ = ["LATEST_SCHEMA", "connect", "open_db", "query_rows", "transaction"]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
 _PID_RE = re.compile(r"\(PID (\d+)\)")
@@ -140,3 +141,14 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+
+
+def query_rows(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """(column names, rows) of a user's query; a bad query is a StoreError with DuckDB's first line."""
+    try:
+        cur = con.execute(sql)
+        columns = [d[0] for d in cur.description] if cur.description else []
+        return columns, [tuple(r) for r in cur.fetchall()] if columns else []
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StoreError(f"The query failed: {first}") from exc

@@ -28,7 +28,7 @@ from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
 
-__all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "survey"]
+__all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "needs_ingest", "survey"]
 
 Status = Literal["new", "changed", "unchanged", "failed", "empty", "unrecognised"]
 HEAD_BYTES = 64 * 1024
@@ -153,6 +153,29 @@ def survey(paths: Iterable[Path]) -> list[FolderSurvey]:
         item.sessions = {k: len(v) for k, v in sessions.items()}
         out.append(item)
     return out
+
+
+def needs_ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[Path]) -> int:
+    """How many files under `paths` are new, grown or changed since the ledger saw them (by size and mtime).
+
+    A cheap check, a `stat` per file and no reading, so an idle run can stop before any orchestration.
+    """
+    files, missing = discover(paths)
+    known = {
+        row[0]: (row[1], row[2], row[3])
+        for row in con.execute("SELECT path, size, mtime, status FROM files").fetchall()
+    }
+    changed = len(missing)
+    for path in files:
+        previous = known.get(str(path))
+        try:
+            st = path.stat()
+        except OSError:
+            changed += 1
+            continue
+        if previous is None or previous[2] == "failed" or (previous[0], previous[1]) != (st.st_size, st.st_mtime):
+            changed += 1
+    return changed
 
 
 def _agent_meta(path: Path) -> tuple[str | None, str | None]:

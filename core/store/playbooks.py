@@ -9,6 +9,7 @@ transaction: a crash leaves either the whole version or none of it.
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -28,7 +29,10 @@ __all__ = [
     "history",
     "load_version",
     "mark_session",
+    "missing_playbook",
+    "playbook_names",
     "playbook_stats",
+    "require_playbook",
     "revert",
     "sections_of",
     "write_version",
@@ -61,11 +65,29 @@ def _section_set(raw: str) -> SectionSet:
     return SectionSet(sections=tuple(Section(**s) for s in data["sections"]), fallback=data["fallback"])
 
 
+def playbook_names(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every playbook in the database, by name."""
+    return [r[0] for r in con.execute("SELECT name FROM playbooks ORDER BY name").fetchall()]
+
+
+def missing_playbook(con: duckdb.DuckDBPyConnection, name: str) -> StoreError:
+    """The error for a playbook name that does not exist, with a did-you-mean when one is close."""
+    close = difflib.get_close_matches(name, playbook_names(con), n=1)
+    hint = f"did you mean `{close[0]}`? To create it, run" if close else "create it with"
+    return StoreError(f"Playbook `{name}` does not exist; {hint} `playbook new {name}` (or pass `--create`).")
+
+
+def require_playbook(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Raise `missing_playbook` unless playbook `name` exists."""
+    if not con.execute("SELECT 1 FROM playbooks WHERE name = ?", [name]).fetchone():
+        raise missing_playbook(con, name)
+
+
 def sections_of(con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
     """The section set of playbook `name`."""
     row = con.execute("SELECT sections_json FROM playbooks WHERE name = ?", [name]).fetchone()
     if not row:
-        raise StoreError(f"Playbook `{name}` does not exist; create it with `playbook import` or `playbook curate`.")
+        raise missing_playbook(con, name)
     return _section_set(row[0])
 
 
@@ -73,7 +95,7 @@ def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
     """The newest version number of playbook `name`."""
     row = con.execute("SELECT max(version) FROM versions WHERE playbook = ?", [name]).fetchone()
     if not row or row[0] is None:
-        raise StoreError(f"Playbook `{name}` does not exist; create it with `playbook import` or `playbook curate`.")
+        raise missing_playbook(con, name)
     return int(row[0])
 
 
@@ -315,6 +337,7 @@ def revert(con: duckdb.DuckDBPyConnection, name: str, version: int, *, run_id: s
 
 def playbook_stats(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, Any]:
     """Totals for `name`: sessions, versions, prunes, model calls and cost, operations by type and status."""
+    require_playbook(con, name)
     one = con.execute(
         "SELECT (SELECT count(*) FROM sessions),"
         " (SELECT count(*) FROM applied_sessions WHERE playbook = $p AND status = 'applied'),"

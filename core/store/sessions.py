@@ -11,6 +11,7 @@ from core.models import SessionMessage
 
 __all__ = [
     "applied_among",
+    "count_pending",
     "list_sessions",
     "load_messages",
     "pending_sessions",
@@ -95,3 +96,14 @@ def record_redactions(con: duckdb.DuckDBPyConnection, session_id: str, secrets: 
         "UPDATE sessions SET n_secrets_redacted = ?, n_personal_masked = ? WHERE session_id = ?",
         [secrets, personal, session_id],
     )
+
+
+def count_pending(con: duckdb.DuckDBPyConnection, playbook: str) -> int:
+    """Sessions `playbook` has neither applied nor skipped, plus epochs a killed run left open."""
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM applied_sessions a"
+        "  WHERE a.playbook = $p AND a.session_id = s.session_id))"
+        " + (SELECT count(*) FROM epochs WHERE playbook = $p AND status = 'open')",
+        {"p": playbook},
+    ).fetchone()
+    return int(row[0]) if row else 0

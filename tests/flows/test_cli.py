@@ -153,7 +153,10 @@ def test_diff_and_revert(imported: str, tmp_path: Path) -> None:
     changed["sections"]["USER PREFERENCES"] = [{"name": "pref-001", "text": "Tabs.", "helpful": 0, "harmful": 0}]
     path = tmp_path / "v2.json"
     path.write_text(json.dumps(changed))
-    assert run("import", str(path), "--db", imported)[0] == 0
+    code, _, err = run("import", str(path), "--db", imported)  # the playbook has entries: replace or merge?
+    assert code == 1 and "pass `--replace`" in err and "Nothing was imported" in err
+    code, out, _ = run("import", str(path), "--replace", "--db", imported)
+    assert code == 0 and "replaced 2 entries" in out
     code, out, _ = run("diff", "1", "2", "--db", imported)
     assert "+ [pref-001] Tabs." in out and "- [oth-001] Prefer pathlib." in out
     code, out, _ = run("revert", "1", "--db", imported)
@@ -186,11 +189,19 @@ def test_export_json_markdown_parquet(imported: str, tmp_path: Path) -> None:
     assert code == 0 and (tmp_path / "pq" / "entries.parquet").exists()
 
 
-def test_errors_are_one_line_with_exit_1(db: str, tmp_path: Path) -> None:
-    code, _out, err = run("show", "--db", db, "--playbook", "nope")
+def test_errors_are_one_line_with_exit_1(db: str, imported: str, tmp_path: Path) -> None:
+    code, _out, err = run("show", "--db", imported, "--playbook", "nope")
     assert code == 1 and err.strip() == (
-        "Error: Playbook `nope` does not exist; create it with `playbook import` or `playbook curate`."
+        "Error: Playbook `nope` does not exist; create it with `playbook new nope` (or pass `--create`)."
     )
+    code, _out, err = run("show", "--db", imported, "--playbook", "defualt")
+    assert code == 1 and "did you mean `default`?" in err
+    missing = tmp_path / "nope.duckdb"
+    code, _out, err = run("history", "--db", str(missing))
+    assert (
+        code == 1 and err.strip() == f"Error: No database at `{missing}`; run `playbook ingest` first, or pass `--db`."
+    )
+    assert not missing.exists()  # a read command never creates a database
     bad = tmp_path / "bad.json"
     bad.write_text("{oops")
     code, _, err = run("import", str(bad), "--db", db)
