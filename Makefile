@@ -53,6 +53,7 @@ demo: venv ## Ingest the bundled sample transcripts, run the nightly job (no key
 	@head -n 20 data/out/default.md
 
 bench: venv ## Run the benchmarks (ratios measured in one run)
+	$(PY) bench/bench_cli.py
 	$(PY) bench/bench_apply.py
 	$(PY) bench/bench_tokens.py
 	$(PY) bench/bench_ingest.py

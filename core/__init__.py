@@ -5,25 +5,8 @@ I/O lives only in `core.store`, `core.llm` and `core.transcripts`; nothing here 
 
 from __future__ import annotations
 
-from core.errors import PlaybookError, TerminalError, TransientError
-from core.jsonx import extract_json
-from core.models import (
-    CONTRACT_VERSION,
-    MAX_OPERATIONS,
-    ApplyReport,
-    CuratorOutput,
-    Entry,
-    Playbook,
-    ReflectorOutput,
-)
-from core.operations import (
-    apply_evaluations,
-    apply_operations,
-    apply_session,
-    empty_playbook,
-    prune,
-)
-from core.sections import DEFAULT_SECTIONS, Section, SectionSet, load_sections_yaml
+import importlib as _importlib
+from typing import Any as _Any
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -47,3 +30,41 @@ __all__ = [
     "load_sections_yaml",
     "prune",
 ]
+
+# Names resolve on first use (PEP 562), so `import core.errors` or `core.store` does not build every model:
+# the CLI's `--help` and read commands start in a fraction of the time.
+_LAZY = {
+    "CONTRACT_VERSION": "core.models",
+    "DEFAULT_SECTIONS": "core.sections",
+    "MAX_OPERATIONS": "core.models",
+    "ApplyReport": "core.models",
+    "CuratorOutput": "core.models",
+    "Entry": "core.models",
+    "Playbook": "core.models",
+    "PlaybookError": "core.errors",
+    "ReflectorOutput": "core.models",
+    "Section": "core.sections",
+    "SectionSet": "core.sections",
+    "TerminalError": "core.errors",
+    "TransientError": "core.errors",
+    "apply_evaluations": "core.operations",
+    "apply_operations": "core.operations",
+    "apply_session": "core.operations",
+    "empty_playbook": "core.operations",
+    "extract_json": "core.jsonx",
+    "load_sections_yaml": "core.sections",
+    "prune": "core.operations",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'core' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.errors import PlaybookFileError
 from core.models import Playbook
 
 __all__ = ["BLOCK_BEGIN", "BLOCK_END", "format_bullets", "replace_block", "to_markdown"]
@@ -41,18 +42,81 @@ def to_markdown(playbook: Playbook, *, title: str | None = "Playbook", counters:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def replace_block(document: str, block_body: str) -> str:
+def _block_span(document: str, source: str) -> tuple[tuple[int, int] | None, bool]:
+    """Offsets (start of the begin line, end of the end marker) of the one marked block, or None; and whether
+    the document ends inside an open code fence (where an appended block would be swallowed).
+
+    Raises:
+        PlaybookFileError: the markers are unbalanced (begin without end, end before begin, two blocks) or
+            sit inside a code fence; nothing may be written then, or hand-written text could be lost.
+    """
+    begin: int | None = None
+    span: tuple[int, int] | None = None
+    fence: str | None = None
+    offset = 0
+    for number, line in enumerate(document.splitlines(keepends=True), start=1):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (fence or marker)
+        is_begin = stripped.startswith(_BEGIN_PREFIX)
+        is_end = stripped.startswith(BLOCK_END)
+        if (is_begin or is_end) and fence is not None:
+            raise PlaybookFileError(
+                f"`{source}` has a playbook marker inside a code fence (line {number}); move or remove it by hand."
+                " Nothing was written."
+            )
+        if is_begin:
+            if begin is not None or span is not None:
+                raise PlaybookFileError(
+                    f"`{source}` has a second playbook begin marker (line {number}); keep one block and remove the"
+                    " other by hand. Nothing was written."
+                )
+            begin = offset
+        elif is_end:
+            if begin is None:
+                raise PlaybookFileError(
+                    f"`{source}` has a playbook end marker without a begin marker before it (line {number}); fix"
+                    " the markers by hand. Nothing was written."
+                )
+            span = (begin, offset + line.index(BLOCK_END) + len(BLOCK_END))
+            begin = None
+        offset += len(line)
+    if begin is not None:
+        raise PlaybookFileError(
+            f"`{source}` has a playbook begin marker without an end marker; add `{BLOCK_END}` where the block"
+            " ends, or remove the begin marker. Nothing was written."
+        )
+    return span, fence is not None
+
+
+def replace_block(document: str, block_body: str, *, source: str = "the file") -> str:
     """`document` with the marked playbook block replaced by `block_body` (appended if absent).
 
-    Everything outside the markers is kept byte for byte.
+    Everything outside the markers is kept byte for byte; a document written with CRLF line endings gets
+    the block with CRLF too.
+
+    Raises:
+        PlaybookFileError: unbalanced markers, markers inside a code fence, or (with no block yet) a
+            document that ends inside an open code fence.
     """
-    block = f"{BLOCK_BEGIN}\n{block_body.rstrip()}\n{BLOCK_END}"
-    start = document.find(_BEGIN_PREFIX)
-    if start != -1:
-        end = document.find(BLOCK_END, start)
-        if end != -1:
-            return document[:start] + block + document[end + len(BLOCK_END) :]
+    newline = "\r\n" if "\r\n" in document else "\n"
+    body = block_body.rstrip().replace("\r\n", "\n").replace("\n", newline)
+    block = f"{BLOCK_BEGIN}{newline}{body}{newline}{BLOCK_END}"
+    span, open_fence = _block_span(document, source)
+    if span is not None:
+        return document[: span[0]] + block + document[span[1] :]
+    if open_fence:
+        raise PlaybookFileError(
+            f"`{source}` ends inside a code fence that is never closed; close it (```) before exporting."
+            " Nothing was written."
+        )
     if not document:
-        return block + "\n"
-    separator = "" if document.endswith("\n\n") else ("\n" if document.endswith("\n") else "\n\n")
-    return document + separator + block + "\n"
+        return block + newline
+    if document.endswith(newline * 2):
+        separator = ""
+    elif document.endswith(("\n", "\r")):
+        separator = newline
+    else:
+        separator = newline * 2
+    return document + separator + block + newline

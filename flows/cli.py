@@ -1,7 +1,10 @@
 """The `playbook` command line: thin commands over `core` and `flows`.
 
 Errors the program raises on purpose (`PlaybookError`) print `Error: <message>` on stderr and exit 1;
-usage errors exit 2 (typer's default). No traceback, no local variables.
+usage errors exit 2 (typer's default); Ctrl-C prints one line and exits 130. No traceback.
+
+Each command imports what it uses inside its body: `--help` and the read commands never load Prefect,
+the anthropic SDK or the run loop, and start in about half a second (measured by bench/bench_cli.py).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -22,32 +25,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from core.compat import format_playbook, load_playbook
 from core.errors import ConfigError, PlaybookError, PlaybookFileError, StoreError
-from core.export import replace_block, to_markdown
-from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
-from core.redact import mask_playbook
-from core.runsummary import RunSummary
-from core.store.db import open_db
-from core.store.files import read_text, write_atomic
-from core.store.ingest import IngestSummary
-from core.store.lock import run_lock
-from core.store.playbooks import (
-    diff_versions,
-    ensure_playbook,
-    history,
-    load_version,
-    playbook_stats,
-    require_playbook,
-    revert,
-    write_version,
-)
-from core.store.runs import list_runs
-from core.store.sessions import list_sessions
-from core.store.snapshot import write_parquet
-from flows.config import Settings, load_settings
-from flows.providers import resolve_provider
-from flows.runs import run_ingest
+
+if TYPE_CHECKING:
+    from core.runsummary import RunSummary
+    from core.store.ingest import IngestSummary
+    from flows.config import Settings
 
 __all__ = ["app"]
 
@@ -90,12 +73,14 @@ def handles_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(code=1) from None
         except KeyboardInterrupt:
             # Every database connection and the run lock were released on the way here; what a run had
-            # finished is committed, and the next run resumes the rest. Exiting at once skips the
-            # interpreter's teardown, whose thread and binding noise would otherwise follow this line.
+            # finished is committed, and the next run resumes the rest. The interpreter's teardown still
+            # runs (it stops Prefect's local server), but its noise (leaked bindings, thread tracebacks)
+            # would bury this line, so standard error goes to /dev/null after it.
             err.print("Interrupted; run the same command again to resume.", highlight=False)
             sys.stderr.flush()
-            sys.stdout.flush()
-            os._exit(130)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            raise typer.Exit(code=130) from None
 
     return wrapper
 
@@ -103,6 +88,9 @@ def handles_errors(fn: Callable[P, R]) -> Callable[P, R]:
 @contextmanager
 def read_db(cfg: Settings) -> Iterator[Any]:
     """A connection to an existing database; read commands never create one."""
+
+    from core.store.db import open_db
+
     if not cfg.db.exists():
         raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
     with open_db(cfg.db) as con:
@@ -111,6 +99,9 @@ def read_db(cfg: Settings) -> Iterator[Any]:
 
 def settings(db: Path | None = None, playbook: str | None = None, **extra: Any) -> Settings:
     """Settings with the flags of the current command applied: built once per command, then passed down."""
+
+    from flows.config import load_settings
+
     return load_settings(db=db, playbook=playbook, **extra)
 
 
@@ -152,6 +143,9 @@ def render_ingest(summary: IngestSummary) -> None:
 
 def ingest_with_progress(cfg: Settings, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
     """Ingest with a progress bar on stderr."""
+
+    from flows.runs import run_ingest
+
     with Progress(
         TextColumn("[bold]ingest"),
         BarColumn(),
@@ -207,6 +201,9 @@ def sessions_cmd(
 
     Example: [bold]playbook sessions --project spotter --since 2026-02-01 --json[/bold]
     """
+
+    from core.store.sessions import list_sessions
+
     cfg = settings(db)
     with read_db(cfg) as con:
         rows = list_sessions(con, project=project, since=since, limit=limit)
@@ -251,8 +248,14 @@ def import_cmd(
 
     Example: [bold]playbook import ~/.claude/playbook.json --playbook team --merge[/bold]
     """
+
+    from core.compat import load_playbook
     from core.operations import apply_operations, normalize_playbook
+    from core.playbook_json import playbook_from_dict
     from core.sections import DEFAULT_SECTIONS, load_sections_yaml
+    from core.store.db import open_db
+    from core.store.files import read_text
+    from core.store.playbooks import ensure_playbook, load_version, write_version
 
     cfg = settings(db, playbook)
     if replace and merge:
@@ -299,8 +302,10 @@ def new_cmd(
 
     Example: [bold]playbook new team --sections sections.yaml[/bold]
     """
+
     from core.sections import DEFAULT_SECTIONS, load_sections_yaml
-    from core.store.playbooks import playbook_names
+    from core.store.db import open_db
+    from core.store.playbooks import ensure_playbook, playbook_names
 
     cfg = settings(db)
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
@@ -328,6 +333,13 @@ def show_cmd(
 
     Example: [bold]playbook show --version 12 --format json[/bold]
     """
+
+    from core.compat import format_playbook
+    from core.export import to_markdown
+    from core.playbook_json import playbook_to_dict
+    from core.redact import mask_playbook
+    from core.store.playbooks import load_version
+
     cfg = settings(db, playbook)
     with read_db(cfg) as con:
         model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
@@ -351,6 +363,9 @@ def history_cmd(
 
     Example: [bold]playbook history --json[/bold]
     """
+
+    from core.store.playbooks import history
+
     cfg = settings(db, playbook)
     with read_db(cfg) as con:
         rows = history(con, cfg.playbook)
@@ -385,6 +400,9 @@ def diff_cmd(
 
     Example: [bold]playbook diff 3 7 --json[/bold]
     """
+
+    from core.store.playbooks import diff_versions
+
     cfg = settings(db, playbook)
     with read_db(cfg) as con:
         changes = diff_versions(con, cfg.playbook, v1, v2)
@@ -430,6 +448,9 @@ def revert_cmd(
 
     Example: [bold]playbook revert 12[/bold]
     """
+
+    from core.store.playbooks import revert
+
     cfg = settings(db, playbook)
     with read_db(cfg) as con:
         new = revert(con, cfg.playbook, version)
@@ -457,6 +478,14 @@ def export_cmd(
 
     Example: [bold]playbook export --format claude-md --out CLAUDE.md[/bold]
     """
+
+    from core.export import replace_block, to_markdown
+    from core.playbook_json import encode, playbook_to_dict
+    from core.redact import mask_playbook
+    from core.store.files import read_text, write_atomic
+    from core.store.playbooks import load_version
+    from core.store.snapshot import write_parquet
+
     cfg = settings(db, playbook)
     with read_db(cfg) as con:
         if parquet is not None:
@@ -470,7 +499,7 @@ def export_cmd(
         text = to_markdown(model)
     else:
         existing = read_text(out_file) if out_file and out_file.exists() else ""
-        text = replace_block(existing, to_markdown(model, title=None, counters=False))
+        text = replace_block(existing, to_markdown(model, title=None, counters=False), source=str(out_file))
     if out_file is None:
         sys.stdout.write(text)
         return
@@ -526,6 +555,9 @@ def progress_bars() -> Iterator[None]:
 
 def run_flow(fn: Callable[..., R], cfg: Settings, what: str, **kwargs: Any) -> R:
     """Run a flow locally: the run lock is taken here, before Prefect starts (the flow finds it held)."""
+
+    from core.store.lock import run_lock
+
     with run_lock(cfg.db, what):
         from flows._runtime import local_run
 
@@ -535,6 +567,9 @@ def run_flow(fn: Callable[..., R], cfg: Settings, what: str, **kwargs: Any) -> R
 
 def require_playbook_or_configured(con: Any, cfg: Settings, name: str) -> None:
     """Configured playbooks (`playbooks` in the settings) are created on first use; any other must exist."""
+
+    from core.store.playbooks import require_playbook
+
     if name not in cfg.playbooks:
         require_playbook(con, name)
 
@@ -545,7 +580,10 @@ def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, creat
     Checked before any orchestration, so an idle nightly or curate never starts Prefect. It also fails
     loudly on a transcript folder that does not exist and on a playbook that nobody created.
     """
+
+    from core.store.db import open_db
     from core.store.ingest import needs_ingest
+    from core.store.playbooks import require_playbook
     from core.store.sessions import count_pending
 
     for path in transcripts:
@@ -568,6 +606,8 @@ def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, creat
 
 def _quiet_run(cfg: Settings, name: str, provider: Any, kind: str) -> RunSummary:
     """A run with nothing to do: recorded like any other, without Prefect (it would only add start-up time)."""
+
+    from core.store.lock import run_lock
     from flows.runs import run_curation
 
     with run_lock(cfg.db, f"playbook {kind}"):
@@ -600,6 +640,9 @@ def curate_cmd(
 
     Example: [bold]playbook curate --limit 20 --llm heuristic[/bold]
     """
+
+    from flows.providers import resolve_provider
+
     cfg = settings(db, playbook)
     provider = resolve_provider(llm or cfg.llm, cfg)  # fails fast, before Prefect starts
     idle = _idle(cfg, [], [cfg.playbook], create=create or cfg.playbook in cfg.playbooks)
@@ -637,6 +680,9 @@ def nightly_cmd(
 
     Example: [bold]playbook nightly ~/.claude/projects --llm auto[/bold]
     """
+
+    from flows.providers import resolve_provider
+
     cfg = settings(db)
     provider = resolve_provider(llm or cfg.llm, cfg)
     targets = list(transcripts or cfg.transcripts)
@@ -666,6 +712,9 @@ def backfill_cmd(
 
     Example: [bold]playbook backfill --since 2026-01-01 --until 2026-07-01[/bold]
     """
+
+    from flows.providers import resolve_provider
+
     cfg = settings(db, playbook)
     provider = resolve_provider(llm, cfg)
     with read_db(cfg) as con:
@@ -700,6 +749,9 @@ def runs_cmd(
 
     Example: [bold]playbook runs --limit 5[/bold]
     """
+
+    from core.store.runs import list_runs
+
     cfg = settings(db)
     with read_db(cfg) as con:
         rows = list_runs(con, limit)
@@ -733,6 +785,9 @@ def stats_cmd(
 
     Example: [bold]playbook stats --json[/bold]
     """
+
+    from core.store.playbooks import playbook_stats
+
     cfg = settings(db, playbook)
     with read_db(cfg) as con:
         data = playbook_stats(con, cfg.playbook)
@@ -758,7 +813,8 @@ def sql_cmd(
 
     Example: [bold]playbook sql "select type, code, sum(n) from v_skip_reasons group by all"[/bold]
     """
-    from core.store.db import query_rows
+
+    from core.store.db import open_db, query_rows
 
     cfg = settings(db)
     if not cfg.db.exists():
@@ -785,6 +841,8 @@ def report_cmd(
 
     Example: [bold]playbook report --out data/out/report[/bold]  (then open data/out/report/index.html)
     """
+
+    from core.store.playbooks import require_playbook
     from flows.evolution import write_evolution_report
 
     cfg = settings(db, playbook)
@@ -807,8 +865,6 @@ def serve_cmd() -> None:
     Example: [bold]PREFECT_API_URL=http://127.0.0.1:4200/api playbook serve[/bold]
     """
     import os
-
-    from core.errors import ConfigError
 
     if not os.environ.get("PREFECT_API_URL"):
         raise ConfigError(
@@ -854,12 +910,14 @@ def doctor_cmd(
 
     Example: [bold]playbook doctor[/bold]
     """
+
     import os
 
-    from core.errors import PlaybookError as _Error
+    from core.store.db import open_db
     from core.store.ingest import survey
     from core.store.overview import database_overview
     from flows.config import default_transcripts
+    from flows.providers import resolve_provider
 
     cfg = settings(db)
     problems: list[str] = []
@@ -878,7 +936,7 @@ def doctor_cmd(
         try:
             with open_db(cfg.db, read_only=True) as con:
                 database.update(database_overview(con))
-        except _Error as exc:
+        except PlaybookError as exc:
             problems.append(str(exc))
     key_source = next((k for k in ("ANTHROPIC_API_KEY", "PLAYBOOK_ANTHROPIC_API_KEY") if os.environ.get(k)), None)
     spec = resolve_provider("auto", cfg)

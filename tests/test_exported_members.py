@@ -30,14 +30,18 @@ def test_package_all_is_complete_and_sorted(package: str) -> None:
     module = importlib.import_module(package)
     exported = list(module.__all__)
     assert exported == sorted(exported, key=_isort_key), f"{package}.__all__ is not sorted"
+    lazy = set(getattr(module, "_LAZY", {}))  # names a package resolves on first use (PEP 562)
     public = sorted(
-        (
+        {
             name
             for name, value in vars(module).items()
             if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
-        ),
+        }
+        | lazy,
         key=_isort_key,
     )
+    for name in lazy:
+        assert getattr(module, name) is not None  # every lazy name resolves
     assert exported == public, f"{package}.__all__ does not list exactly its public names"
 
 

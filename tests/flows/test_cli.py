@@ -319,3 +319,64 @@ def test_report_cli(tmp_path: Path) -> None:
     missing = CliRunner().invoke(app, ["report", "--db", str(db), "--playbook", "nope"])
     assert missing.exit_code == 1 and missing.stderr.startswith("Error: Playbook `nope` does not exist")
     duckdb.connect(str(db)).close()
+
+
+MISTAKES = [
+    # (name, setup(tmp, db) -> args, expected start of the one error line)
+    ("bad value in playbook.toml", "config:epoch_size = 'lots'", ["sessions"], "Error: Invalid value for `epoch_size`"),
+    ("typo in a playbook.toml key", "config:dbb = 'x.duckdb'", ["sessions"], "Error: Unknown key `dbb`"),
+    ("bad TOML", "config:epoch_size =", ["sessions"], "Error: `"),
+    ("typo in a variable", "env:PLAYBOOK_DBB=x", ["sessions"], "Error: Unknown environment variable `PLAYBOOK_DBB`"),
+    ("wrong transcript path", "", ["nightly", "/typo/path", "--llm", "heuristic"], "Error: Transcript folder"),
+    ("read command, no database", "", ["history", "--db", "{tmp}/nope.duckdb"], "Error: No database at"),
+    ("misspelt playbook", "imported", ["curate", "-p", "defualt", "--llm", "heuristic"], "Error: Playbook `defualt`"),
+    ("unknown playbook in stats", "imported", ["stats", "-p", "nosuch"], "Error: Playbook `nosuch` does not exist"),
+    ("unknown provider", "imported", ["curate", "--llm", "gpt"], "Error: Unknown provider `gpt`"),
+    ("bad SQL", "imported", ["sql", "select nope from nowhere"], "Error: The query failed"),
+    ("unbalanced CLAUDE.md", "claude:<!-- playbook:begin -->\nmine\n", ["export", "--format", "claude-md"], "Error: `"),
+    ("CLAUDE.md not UTF-8", "claude-bytes", ["export", "--format", "claude-md"], "Error: `"),
+    ("import into a playbook with entries", "imported", ["import", "{seed}"], "Error: Playbook `default` has 2"),
+]
+
+
+@pytest.mark.parametrize(("name", "setup", "args", "expected"), MISTAKES, ids=[m[0] for m in MISTAKES])
+def test_every_mistake_is_one_line_and_loses_nothing(
+    name: str, setup: str, args: list[str], expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "m.duckdb"
+    seed = tmp_path / "playbook.json"
+    seed.write_text(json.dumps(SEED_PLAYBOOK))
+    claude = tmp_path / "CLAUDE.md"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(tmp_path / "playbook.toml"))
+    if setup.startswith("config:"):
+        (tmp_path / "playbook.toml").write_text(setup.split(":", 1)[1] + "\n")
+    elif setup.startswith("env:"):
+        key, value = setup.split(":", 1)[1].split("=")
+        monkeypatch.setenv(key, value)
+    elif setup == "imported" or setup.startswith("claude"):
+        assert run("import", str(seed), "--db", str(db))[0] == 0
+        if setup.startswith("claude:"):
+            claude.write_text(setup.split(":", 1)[1])
+        elif setup == "claude-bytes":
+            claude.write_bytes(b"# notes \xff\xfe\n")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.suffix != ".lock"}
+    full = [a.format(tmp=tmp_path, seed=seed) for a in args]
+    if (
+        "--db" not in full
+        and setup not in ("", "config:dbb = 'x.duckdb'")
+        and not setup.startswith(("env:", "config:"))
+    ):
+        full += ["--db", str(db)]
+    if full[0] == "export":
+        full += ["--out", str(claude)]
+    result = runner.invoke(app, full)
+    assert result.exit_code == 1, (name, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(expected), (name, result.stderr)
+    assert ("Traceback" not in result.output and result.exception is None) or isinstance(result.exception, SystemExit)
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.suffix != ".lock"}
+    assert {k: v for k, v in after.items() if k in before and k != "m.duckdb"} == {
+        k: v for k, v in before.items() if k != "m.duckdb"
+    }  # no file the user wrote was touched
+    assert not (tmp_path / "nope.duckdb").exists()
