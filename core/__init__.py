@@ -67,4 +67,3 @@ def __getattr__(name: str) -> _Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
-

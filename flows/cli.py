@@ -43,8 +43,18 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 # User text (entries, transcripts) is printed as it is: no emoji codes such as `:cd:`, no markup from it.
-out = Console(soft_wrap=True, emoji=False)
+# Piped into a file or a log, Rich would squeeze tables into 80 columns; there they get 160.
+out = Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, soft_wrap=True, emoji=False)
+
+
+def new_table(*columns: str, **options: Any) -> Table:
+    """A table whose cells wrap instead of being cut with an ellipsis when the terminal is narrow."""
+    grid = Table(**options)
+    for name in columns:
+        grid.add_column(name, overflow="fold")
+    return grid
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -118,7 +128,7 @@ def print_json(data: object) -> None:
 
 def render_ingest(summary: IngestSummary) -> None:
     """The ingest summary table, failed files listed with their error."""
-    table = Table(title="Ingest", show_header=False, title_justify="left")
+    table = new_table(title="Ingest", show_header=False, title_justify="left")
     for label, value in [
         ("files new", summary.count("new")),
         ("files changed", summary.count("changed")),
@@ -210,7 +220,7 @@ def sessions_cmd(
     if as_json:
         print_json(rows)
         return
-    table = Table("session", "project", "format", "started", "msgs", "prompts", "tools", "errors")
+    table = new_table("session", "project", "format", "started", "msgs", "prompts", "tools", "errors")
     for r in rows:
         table.add_row(
             r["session_id"][:36],
@@ -372,7 +382,7 @@ def history_cmd(
     if as_json:
         print_json(rows)
         return
-    table = Table("version", "created", "source", "session", "applied", "skipped", "pruned", "entries")
+    table = new_table("version", "created", "source", "session", "applied", "skipped", "pruned", "entries")
     for r in rows:
         table.add_row(
             str(r["version"]),
@@ -519,7 +529,7 @@ def render_run(summary: RunSummary) -> None:
     """The end-of-run summary."""
     for notice in summary.notices:
         err.print(f"[yellow]Notice:[/yellow] {escape(notice)}", highlight=False)
-    table = Table(title=f"{summary.kind} · playbook `{summary.playbook}`", show_header=False, title_justify="left")
+    table = new_table(title=f"{summary.kind} · playbook `{summary.playbook}`", show_header=False, title_justify="left")
     for label, value in summary.summary_rows():
         table.add_row(label, escape(value))
     out.print(table)
@@ -758,7 +768,7 @@ def runs_cmd(
     if as_json:
         print_json(rows)
         return
-    table = Table("run", "status", "playbook", "provider", "sessions a/s/f", "ops a/s", "pruned", "cost", "time")
+    table = new_table("run", "status", "playbook", "provider", "sessions a/s/f", "ops a/s", "pruned", "cost", "time")
     for r in rows:
         table.add_row(
             r["run_id"],
@@ -794,7 +804,7 @@ def stats_cmd(
     if as_json:
         print_json(data)
         return
-    table = Table(title=f"playbook `{cfg.playbook}`", show_header=False, title_justify="left")
+    table = new_table(title=f"playbook `{cfg.playbook}`", show_header=False, title_justify="left")
     for key, value in data.items():
         if key != "operations":
             table.add_row(key.replace("_", " "), f"{value:.4f}" if isinstance(value, float) else str(value))
@@ -824,7 +834,7 @@ def sql_cmd(
     if as_json:
         print_json([dict(zip(columns, r, strict=True)) for r in rows])
         return
-    table = Table(*columns)
+    table = new_table(*columns)
     for r in rows:
         table.add_row(*(escape("" if v is None else str(v)) for v in r))
     out.print(table)

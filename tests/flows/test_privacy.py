@@ -18,6 +18,7 @@ from flows.config import Settings
 from flows.evolution import write_evolution_report
 from flows.providers import ProviderSpec, resolve_provider
 from flows.runs import export_playbook, run_curation
+from tests.core.test_llm import message
 
 PLANTED = ["alice", "build-01", "Alice Example", "/home/", "/Users/"]
 
@@ -89,19 +90,7 @@ def model_answer(request: httpx2.Request) -> httpx2.Response:
         if curator
         else json.dumps({"analysis": "the file path was wrong", "bullet_tags": []})
     )
-    return httpx2.Response(
-        200,
-        json={
-            "id": "msg",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5},
-        },
-    )
+    return httpx2.Response(200, json=message(text, input_tokens=10, output_tokens=5))
 
 
 def test_personal_data_reaches_no_request_entry_export_or_report(tmp_path: Path) -> None:
