@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +14,7 @@ import pytest
 
 from core.store.db import connect
 from tests import profiles  # noqa: F401  (loads the Hypothesis profile)
-from tests.servers import prefect_server
+from tests.servers import prefect_server, start_prefect_server, stop, wait_http
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "data" / "samples"
@@ -36,8 +40,38 @@ def con(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection.close()
 
 
+# One real `prefect server` for the whole run: the main pytest process starts it in the background when
+# the run begins (it takes ~25 s to boot, while the fast tests run), every xdist worker finds it through
+# this variable, and the main process stops it by its pid at the end.
+_SHARED_API = "TEST_PREFECT_API_URL"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or "not slow" in (config.getoption("markexpr") or ""):
+        return
+    home = Path(tempfile.mkdtemp(prefix="playbook-test-prefect-"))
+    proc, url = start_prefect_server(home)
+    os.environ[_SHARED_API] = url
+    config.stash[_SERVER] = (proc, home)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    started = config.stash.get(_SERVER, None)
+    if started is not None:
+        stop(started[0])
+        shutil.rmtree(started[1], ignore_errors=True)
+
+
+_SERVER = pytest.StashKey[tuple[subprocess.Popen[bytes], Path]]()
+
+
 @pytest.fixture(scope="session")
 def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a real `prefect server` on loopback, shared by the session's Prefect tests (~25 s to start)."""
-    with prefect_server(tmp_path_factory.mktemp("prefect-home")) as url:
-        yield url
+    """The URL of the run's real `prefect server` on loopback (its own one when the run has none)."""
+    url = os.environ.get(_SHARED_API)
+    if url is None:
+        with prefect_server(tmp_path_factory.mktemp("prefect-home")) as own:
+            yield own
+        return
+    wait_http(f"{url}/health", None, None, timeout=240)
+    yield url

@@ -21,19 +21,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_http(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
-    """Poll `url` until it answers 200; fail with the server's log if it dies or never answers."""
+def wait_http(url: str, proc: subprocess.Popen[bytes] | None, log: Path | None, timeout: float) -> None:
+    """Poll `url` until it answers 200; fail with the server's log if it dies (when we own it) or never answers."""
     deadline = time.monotonic() + timeout
+
+    def tail() -> str:
+        return log.read_text()[-2000:] if log and log.exists() else "(the log is kept by the process that started it)"
+
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}: {tail()}")
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
                     return
         except OSError:
             time.sleep(0.3)
-    raise RuntimeError(f"no answer from {url} after {timeout:.0f} s: {log.read_text()[-2000:]}")
+    raise RuntimeError(f"no answer from {url} after {timeout:.0f} s: {tail()}")
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -48,11 +52,12 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=10)
 
 
-@contextmanager
-def prefect_server(home: Path) -> Iterator[str]:
-    """A real `prefect server` with its own home (SQLite database) on a free loopback port; yields the API URL."""
+def start_prefect_server(home: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a real `prefect server` with its own home (SQLite) on a free loopback port; returns at once.
+
+    The caller waits for `<url>/health` (`wait_http`) and stops it with `stop`.
+    """
     port = free_port()
-    log = home / "server.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(
         PREFECT_HOME=str(home),
@@ -65,7 +70,7 @@ def prefect_server(home: Path) -> Iterator[str]:
         PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
     )
     prefect = Path(sys.executable).with_name("prefect")
-    with log.open("wb") as out:
+    with (home / "server.log").open("wb") as out:
         proc = subprocess.Popen(
             [str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
             env=env,
@@ -73,9 +78,16 @@ def prefect_server(home: Path) -> Iterator[str]:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    return proc, f"http://127.0.0.1:{port}/api"
+
+
+@contextmanager
+def prefect_server(home: Path) -> Iterator[str]:
+    """`start_prefect_server`, waited for and stopped by its pid at the end; yields the API URL."""
+    proc, url = start_prefect_server(home)
     try:
-        wait_http(f"http://127.0.0.1:{port}/api/health", proc, log, timeout=180)
-        yield f"http://127.0.0.1:{port}/api"
+        wait_http(f"{url}/health", proc, home / "server.log", timeout=180)
+        yield url
     finally:
         stop(proc)
 

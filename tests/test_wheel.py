@@ -72,7 +72,8 @@ def test_wheel_installs_and_runs_outside_the_repository(tmp_path: Path, prefect_
         capture_output=True,
     )
     work = tmp_path / "elsewhere"
-    shutil.copytree(ROOT / "data" / "samples" / "claude-code" / "spotter", work / "samples" / "spotter")
+    (work / "samples").mkdir(parents=True)  # a small real session: the point is where the code comes from
+    shutil.copy(ROOT / "data" / "samples" / "claude-code" / "spotter" / "short.jsonl", work / "samples")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PLAYBOOK_", "ANTHROPIC_", "PREFECT_API"))}
     where = subprocess.run(
         [str(target / "bin" / "python"), "-c", "import core, flows; print(core.__file__, flows.__file__)"],

@@ -332,7 +332,7 @@ MISTAKES = [
     ("misspelt playbook", "imported", ["curate", "-p", "defualt", "--llm", "heuristic"], "Error: Playbook `defualt`"),
     ("unknown playbook in stats", "imported", ["stats", "-p", "nosuch"], "Error: Playbook `nosuch` does not exist"),
     ("unknown provider", "imported", ["curate", "--llm", "gpt"], "Error: Unknown provider `gpt`"),
-    ("bad SQL", "imported", ["sql", "select nope from nowhere"], "Error: The query failed"),
+    ("bad SQL", "imported", ["sql", "select nope from nowhere"], "Error: Database `"),
     ("unbalanced CLAUDE.md", "claude:<!-- playbook:begin -->\nmine\n", ["export", "--format", "claude-md"], "Error: `"),
     ("CLAUDE.md not UTF-8", "claude-bytes", ["export", "--format", "claude-md"], "Error: `"),
     ("import into a playbook with entries", "imported", ["import", "{seed}"], "Error: Playbook `default` has 2"),

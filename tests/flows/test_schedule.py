@@ -96,7 +96,7 @@ def test_served_nightly_is_scheduled_at_three_utc_and_a_triggered_run_completes(
             nightly.id,
             parameters={
                 "llm": "heuristic",
-                "transcripts": [str(ROOT / "data" / "samples" / "claude-code" / "spotter")],
+                "transcripts": [str(ROOT / "data" / "samples" / "claude-code" / "spotter" / "short.jsonl")],
             },
         )
         final = wait_for(
