@@ -119,6 +119,19 @@ def ingest_flow(
         return ingest_task(settings, paths or settings.transcripts, fmt)
 
 
+def _curate_and_export(
+    settings: Settings, name: str, provider: ProviderSpec, factory: ProviderFactory | None, kind: str, **filters: Any
+) -> RunSummary:
+    """One playbook's run through the Prefect tasks, under the run lock, then its exports and artifacts."""
+    with run_lock(settings.db, f"playbook {kind}"):
+        summary = run_curation(
+            settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind=kind, **filters
+        )
+        export_playbook(settings, name)
+    _artifacts(summary)
+    return summary
+
+
 @flow(name="curate", log_prints=True)
 def curate_flow(
     settings: Settings | None = None,
@@ -134,23 +147,18 @@ def curate_flow(
     """Curate one playbook from the sessions it has not seen yet, then export it."""
     settings = settings or load_settings()
     provider = resolve_provider(llm or settings.llm, settings)
-    name = playbook or settings.playbook
-    with run_lock(settings.db, "playbook curate"):
-        summary = run_curation(
-            settings,
-            name,
-            provider,
-            steps=task_steps(),
-            factory=factory or make_provider,
-            project=project,
-            since=since,
-            until=until,
-            limit=limit,
-            epoch_size=epoch_size,
-        )
-        export_playbook(settings, name)
-    _artifacts(summary)
-    return summary
+    return _curate_and_export(
+        settings,
+        playbook or settings.playbook,
+        provider,
+        factory,
+        "curate",
+        project=project,
+        since=since,
+        until=until,
+        limit=limit,
+        epoch_size=epoch_size,
+    )
 
 
 @flow(name="nightly", log_prints=True)
@@ -198,19 +206,13 @@ def backfill_flow(
     """Curate historical sessions in a date range, through the Message Batches API by default."""
     settings = settings or load_settings()
     provider = resolve_provider(llm, settings)
-    name = playbook or settings.playbook
-    with run_lock(settings.db, "playbook backfill"):
-        summary = run_curation(
-            settings,
-            name,
-            provider,
-            steps=task_steps(),
-            factory=factory or make_provider,
-            kind="backfill",
-            since=since,
-            until=until,
-            epoch_size=epoch_size,
-        )
-        export_playbook(settings, name)
-    _artifacts(summary)
-    return summary
+    return _curate_and_export(
+        settings,
+        playbook or settings.playbook,
+        provider,
+        factory,
+        "backfill",
+        since=since,
+        until=until,
+        epoch_size=epoch_size,
+    )
