@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -167,6 +168,8 @@ def needs_ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[Path]) -> int:
     }
     changed = len(missing)
     for path in files:
+        if not _utf8(str(path)):
+            continue  # can never be ingested (reported by every ingest), so it is no work either
         previous = known.get(str(path))
         try:
             st = path.stat()
@@ -267,6 +270,24 @@ FROM f LEFT JOIN m USING (session_id);
 """
 
 
+# A normalised part that does not fit the `SessionMessage` contract the steps read (a content block that is
+# not an object, a block without a type, a flag left NULL) is never stored half-valid: it is dropped here
+# and its record counted as a bad line of its file, so one hostile line cannot stop every later run.
+_INVALID_PART = """
+    role IS NULL OR role NOT IN ('user', 'assistant', 'tool')
+    OR kind IS NULL OR kind NOT IN ('text', 'thinking', 'tool_use', 'tool_result', 'summary', 'image')
+    OR seq IS NULL OR part IS NULL OR session_id IS NULL
+    OR is_error IS NULL OR is_meta IS NULL OR is_prompt IS NULL OR is_sidechain IS NULL
+"""
+_REJECT_INVALID_PARTS = f"""
+CREATE OR REPLACE TEMP TABLE _rejected AS
+    SELECT source_path AS path, count(DISTINCT seq) AS n FROM _parts WHERE {_INVALID_PART} GROUP BY 1;
+DELETE FROM _parts WHERE {_INVALID_PART};
+UPDATE _file_stats SET bad_lines = _file_stats.bad_lines + r.n FROM _rejected r WHERE _file_stats.path = r.path;
+DROP TABLE _rejected;
+"""
+
+
 def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
     """Normalise `batch` into the temp tables (no permanent table is touched)."""
     reset_batch(con, [(str(w.path), w.session_id, w.fmt, w.is_main) for w in batch])
@@ -281,6 +302,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
             load_codex(con, paths)
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
+    con.execute(_REJECT_INVALID_PARTS)
 
 
 def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[list[FileResult], int]:
@@ -373,6 +395,14 @@ def _batches(work: list[_Work], limit: int) -> Iterable[list[_Work]]:
         yield batch
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -407,6 +437,14 @@ def ingest(
     work: list[_Work] = []
     for path in files:
         key = str(path)
+        if not _utf8(key):
+            # DuckDB names files in UTF-8: a name with other bytes cannot be read or stored as it is. It is
+            # reported by its bytes (escaped) and the rest of the ingest goes on.
+            shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+            summary.results.append(
+                FileResult(shown, "failed", error="the file name is not valid UTF-8; rename the file to ingest it")
+            )
+            continue
         try:
             st = path.stat()
             previous = known.get(key)
