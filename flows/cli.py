@@ -205,18 +205,36 @@ def sessions_cmd(
     since: Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many rows (newest first).")] = 1000,
+    failed: Annotated[
+        bool, typer.Option("--failed", help="Only sessions a playbook failed to process (attempts, quarantine).")
+    ] = False,
     db: DbOpt = None,
+    playbook: PlaybookOpt = None,
 ) -> None:
-    """List ingested sessions.
+    """List ingested sessions, or with --failed the ones a playbook could not process.
 
     Example: [bold]playbook sessions --project spotter --since 2026-02-01 --json[/bold]
     """
 
+    from core.store.playbooks import failed_sessions
     from core.store.sessions import list_sessions
 
-    cfg = settings(db)
+    cfg = settings(db, playbook)
     with read_db(cfg) as con:
-        rows = list_sessions(con, project=project, since=since, limit=limit)
+        if failed:
+            require_playbook_or_configured(con, cfg, cfg.playbook)
+            broken = failed_sessions(con, cfg.playbook)
+        else:
+            rows = list_sessions(con, project=project, since=since, limit=limit)
+    if failed:
+        if as_json:
+            print_json(broken)
+            return
+        grid = new_table("session", "attempts", "quarantined", "last reason")
+        for r in broken:
+            grid.add_row(r["session_id"], str(r["attempts"]), "yes" if r["quarantined"] else "no", escape(r["reason"]))
+        out.print(grid if broken else "No failed sessions.")
+        return
     if as_json:
         print_json(rows)
         return
@@ -236,6 +254,29 @@ def sessions_cmd(
 
 
 ImportMode = Literal["replace", "merge"]
+
+
+@app.command("retry")
+@handles_errors
+def retry_cmd(
+    sessions: Annotated[list[str] | None, typer.Argument(help="Session ids (default: with --all).")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Every failed or quarantined session.")] = False,
+    db: DbOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Let quarantined sessions be curated again by the next run (their attempts start over).
+
+    Example: [bold]playbook retry --all[/bold]
+    """
+    from core.store.playbooks import release_failures, require_playbook
+
+    if not sessions and not every:
+        raise ConfigError("Name the sessions to retry, or pass `--all`; `playbook sessions --failed` lists them.")
+    cfg = settings(db, playbook)
+    with read_db(cfg) as con:
+        require_playbook(con, cfg.playbook)
+        n = release_failures(con, cfg.playbook, None if every else list(sessions or []))
+    out.print(f"{n} session(s) of playbook `{cfg.playbook}` will be tried again by the next run.", highlight=False)
 
 
 @app.command("import")

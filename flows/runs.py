@@ -139,6 +139,8 @@ def run_curation(
                 else:
                     summary.sessions_failed += 1
                     summary.failures[result.session_id] = result.reason or "failed"
+                    if result.status == "quarantined":
+                        summary.quarantined.append(result.session_id)
             done += len(epoch.session_ids)
             emit("curate", done, total)
         if summary.sessions_failed and summary.sessions_applied:

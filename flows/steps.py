@@ -34,6 +34,7 @@ from core.store.playbooks import (
     ensure_playbook,
     load_version,
     mark_session,
+    record_failure,
     sections_of,
     write_version,
 )
@@ -82,12 +83,18 @@ class Epoch(BaseModel):
     session_ids: list[str]
 
 
+# Why a step has no output for a session: the call failed (worth retrying as is, never counted against the
+# session), or the session or the model's answer could not be processed (counted; quarantined when it repeats).
+ErrorKind = Literal["call", "output", "preparation"]
+
+
 class StepResult(BaseModel, Generic[OutputT]):
     """One session's outcome of one LLM step: the validated output, or why there is none."""
 
     session_id: str
     output: OutputT | None = None
     error: str | None = None
+    error_kind: ErrorKind | None = None
     response: LLMResponse | None = None
 
 
@@ -95,7 +102,7 @@ class SessionApply(BaseModel):
     """What applying one session did."""
 
     session_id: str
-    status: Literal["applied", "failed"]
+    status: Literal["applied", "failed", "quarantined"]
     version: int | None = None
     reason: str | None = None
     report: ApplyReport | None = None
@@ -201,7 +208,9 @@ def _answer(
 def _run_step(
     ctx: RunContext,
     epoch: Epoch,
-    build: Callable[[duckdb.DuckDBPyConnection, Playbook, SectionSet, PromptTemplate], list[LLMRequest]],
+    build: Callable[
+        [duckdb.DuckDBPyConnection, Playbook, SectionSet, PromptTemplate], tuple[list[LLMRequest], dict[str, str]]
+    ],
     template_name: str,
     parse: Callable[[str | None], OutputT | None],
 ) -> list[StepResult[OutputT]]:
@@ -211,7 +220,7 @@ def _run_step(
         sections = sections_of(con, ctx.playbook)
         override = [settings.prompts_dir / ctx.playbook, settings.prompts_dir] if settings.prompts_dir else []
         template = load_template(template_name, override_dirs=override)  # fails before any model call
-        requests = build(con, frozen, sections, template)
+        requests, unprepared = build(con, frozen, sections, template)
         cap = CostCap(settings.cost_cap_usd)
         cap.add(run_spend(con, ctx.run_id))
         provider = ctx.factory(ctx.provider, settings, cap)
@@ -229,10 +238,16 @@ def _run_step(
                 run_id=ctx.run_id,
             )
             error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
+            kind: ErrorKind | None = "call" if response.error else (None if parsed is not None else "output")
             results[i] = StepResult[OutputT](
-                session_id=requests[i].session_id or "", response=response, error=error, output=parsed
+                session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
             )
-    return [results[i] for i in range(len(requests))]
+    answered = [results[i] for i in range(len(requests))]
+    failed = [
+        StepResult[OutputT](session_id=sid, error=reason, error_kind="preparation")
+        for sid, reason in unprepared.items()
+    ]
+    return answered + failed
 
 
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
@@ -240,11 +255,16 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
 
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
-    ) -> list[LLMRequest]:
+    ) -> tuple[list[LLMRequest], dict[str, str]]:
         requests = []
+        unprepared: dict[str, str] = {}
         for session_id in epoch.session_ids:
-            messages = load_messages(con, session_id)
-            rendered = render_session(messages, ctx.settings.max_input_tokens, redactor=ctx.redactor)
+            try:
+                messages = load_messages(con, session_id)
+                rendered = render_session(messages, ctx.settings.max_input_tokens, redactor=ctx.redactor)
+            except Exception as exc:  # one session that cannot be read must not stop the epoch
+                unprepared[session_id] = f"preparation failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+                continue
             record_redactions(con, session_id, rendered.redactions, rendered.personal)
             requests.append(
                 reflector_request(
@@ -258,7 +278,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     context={"messages": messages, "playbook": frozen},
                 )
             )
-        return requests
+        return requests, unprepared
 
     return _run_step(ctx, epoch, build, "reflector", parse_reflector)
 
@@ -271,7 +291,7 @@ def curate_sessions(
 
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
-    ) -> list[LLMRequest]:
+    ) -> tuple[list[LLMRequest], dict[str, str]]:
         return [
             curator_request(
                 template,
@@ -283,11 +303,12 @@ def curate_sessions(
                 context={"reflection": output, "playbook": frozen},
             )
             for session_id, output in usable
-        ]
+        ], {}
 
     curated = {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", parse_curator)}
     return [
-        curated.get(r.session_id) or StepResult[CuratorOutput](session_id=r.session_id, error=f"reflector: {r.error}")
+        curated.get(r.session_id)
+        or StepResult[CuratorOutput](session_id=r.session_id, error=f"reflector: {r.error}", error_kind=r.error_kind)
         for r in reflections
     ]
 
@@ -308,8 +329,15 @@ def apply_epoch_sessions(
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
-                reason = reflection.error or (curation.error if curation else "no curator result")
-                results.append(SessionApply(session_id=reflection.session_id, status="failed", reason=reason))
+                reason = reflection.error or (curation.error if curation else None) or "no curator result"
+                kind = reflection.error_kind or (curation.error_kind if curation else None)
+                status: Literal["failed", "quarantined"] = "failed"
+                if kind in ("output", "preparation"):  # a failed call is retried as is, never counted
+                    attempts = record_failure(
+                        con, ctx.playbook, reflection.session_id, reason, ctx.run_id, ctx.settings.max_attempts
+                    )
+                    status = "quarantined" if attempts >= ctx.settings.max_attempts else "failed"
+                results.append(SessionApply(session_id=reflection.session_id, status=status, reason=reason))
                 continue
             new, report = apply_session(current, reflection.output, curation.output, sections=sections)
             new = mask_playbook(new, ctx.redactor)  # no entry keeps a secret or personal data a model wrote

@@ -26,12 +26,15 @@ __all__ = [
     "current_version",
     "diff_versions",
     "ensure_playbook",
+    "failed_sessions",
     "history",
     "load_version",
     "mark_session",
     "missing_playbook",
     "playbook_names",
     "playbook_stats",
+    "record_failure",
+    "release_failures",
     "require_playbook",
     "revert",
     "sections_of",
@@ -274,6 +277,7 @@ def write_version(
             )
         if source == "session" and session_id is not None:
             _mark(con, name, session_id, version, "applied", None)
+            con.execute("DELETE FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id])
     return version
 
 
@@ -291,6 +295,60 @@ def mark_session(con: duckdb.DuckDBPyConnection, name: str, session_id: str, sta
     """Record a session as handled without a new version (for example `skipped: too short`)."""
     with transaction(con):
         _mark(con, name, session_id, None, status, reason)
+
+
+def record_failure(
+    con: duckdb.DuckDBPyConnection, name: str, session_id: str, reason: str, run_id: str, max_attempts: int
+) -> int:
+    """Count one more run that could not process the session; quarantine it at `max_attempts`.
+
+    A quarantined session is out of the pending set (its `applied_sessions` row says `quarantined`) until
+    `release_failures` lets it back. Returns the attempts so far.
+    """
+    with transaction(con):
+        row = con.execute(
+            "SELECT attempts FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id]
+        ).fetchone()
+        attempts = (int(row[0]) if row else 0) + 1
+        con.execute("DELETE FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id])
+        con.execute(
+            "INSERT INTO session_failures (playbook, session_id, attempts, reason, last_run_id) VALUES (?, ?, ?, ?, ?)",
+            [name, session_id, attempts, reason, run_id],
+        )
+        if attempts >= max_attempts:
+            _mark(con, name, session_id, None, "quarantined", f"{attempts} failed attempts; last: {reason}")
+    return attempts
+
+
+def failed_sessions(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
+    """Sessions whose processing failed, with attempts, the last reason, and whether they are quarantined."""
+    return _rows(
+        con,
+        "SELECT f.session_id, f.attempts, f.reason, f.last_run_id, f.updated_at,"
+        " coalesce(a.status = 'quarantined', false) AS quarantined"
+        " FROM session_failures f LEFT JOIN applied_sessions a USING (playbook, session_id)"
+        " WHERE f.playbook = ? ORDER BY quarantined DESC, f.attempts DESC, f.session_id",
+        [name],
+    )
+
+
+def release_failures(con: duckdb.DuckDBPyConnection, name: str, session_ids: list[str] | None) -> int:
+    """Let quarantined sessions (all, or those named) be tried again by the next run; returns how many."""
+    with transaction(con):
+        chosen = (
+            [r[0] for r in con.execute("SELECT session_id FROM session_failures WHERE playbook = ?", [name]).fetchall()]
+            if session_ids is None
+            else session_ids
+        )
+        con.execute(
+            "DELETE FROM applied_sessions WHERE playbook = ? AND status = 'quarantined' AND session_id IN"
+            " (SELECT unnest(?))",
+            [name, chosen],
+        )
+        con.execute(
+            "DELETE FROM session_failures WHERE playbook = ? AND session_id IN (SELECT unnest(?))", [name, chosen]
+        )
+    return len(chosen)
 
 
 def history(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:

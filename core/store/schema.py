@@ -251,12 +251,25 @@ CREATE TABLE file_noise (
 UPDATE files SET mtime = -1, content_hash = NULL;
 """
 
+_FAILURES = """
+CREATE TABLE session_failures (
+    playbook VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    attempts INTEGER NOT NULL,        -- runs whose preparation or model output for it could not be processed
+    reason VARCHAR,
+    last_run_id VARCHAR,
+    updated_at TIMESTAMPTZ DEFAULT now(),
+    PRIMARY KEY (playbook, session_id)
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
     (3, "epochs: resumable groups of sessions sharing one frozen playbook", _EPOCHS),
     (4, "skip codes: skipped operations carry a machine code beside the reason", _SKIP_CODES),
     (5, "identity from records: subagents, record ids, noise by type, per-thread tool counts", _IDENTITY),
+    (6, "session failures: attempts, and quarantine after too many", _FAILURES),
 ]
 
 VIEWS = """

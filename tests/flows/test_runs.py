@@ -362,3 +362,51 @@ def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
     assert sorted(answered) == [0, 1, 2, 3]
     assert events[:2] == [("start", "s0"), ("end", "s0")]  # the first call finished before any other began
     assert {e for e in events[2:] if e[0] == "start"} == {("start", "s1"), ("start", "s2"), ("start", "s3")}
+
+
+def test_a_session_whose_output_never_parses_is_quarantined_and_blocks_nothing(
+    setup: tuple[Settings, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    settings, replay = setup
+    settings = settings.model_copy(update={"max_attempts": 2})
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(
+        "\n".join(
+            json.dumps({**r, "text": "I cannot answer in JSON."})
+            if (r["session_id"], r["step"]) == (SESSIONS[1], "reflector")
+            else json.dumps(r)
+            for r in REPLAY
+        )
+        + "\n"
+    )
+    first = run_curation(settings, "default", resolve_provider(f"replay:{broken}", settings))
+    assert (first.sessions_applied, first.sessions_failed, first.quarantined) == (2, 1, [])  # the others went on
+    second = run_curation(settings, "default", resolve_provider(f"replay:{broken}", settings))
+    assert (second.sessions_applied, second.quarantined) == (0, [SESSIONS[1]])
+    third = run_curation(settings, "default", resolve_provider(f"replay:{broken}", settings))
+    assert (third.status, third.sessions_considered) == ("nothing-to-do", 0)  # quarantined: not retried
+    listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
+    rows = json.loads(listed.stdout)
+    assert [(r["session_id"], r["attempts"], r["quarantined"]) for r in rows] == [(SESSIONS[1], 2, True)]
+    assert rows[0]["reason"] == "unparseable model output (no JSON object)"
+    retried = CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.db)])
+    assert retried.exit_code == 0 and "1 session(s)" in retried.stdout
+    fixed = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    assert (fixed.sessions_applied, fixed.sessions_failed) == (1, 0)
+    after = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
+    assert json.loads(after.stdout) == []
+
+
+def test_a_failed_call_is_never_counted_against_the_session(setup: tuple[Settings, Path], tmp_path: Path) -> None:
+    settings, replay = setup
+    settings = settings.model_copy(update={"max_attempts": 1})
+    missing = tmp_path / "missing.jsonl"  # no recording for one session: a failed call, like an API error
+    missing.write_text("\n".join(json.dumps(r) for r in REPLAY if r["session_id"] != SESSIONS[2]) + "\n")
+    run = run_curation(settings, "default", resolve_provider(f"replay:{missing}", settings))
+    assert run.sessions_failed == 1 and run.quarantined == []
+    again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    assert again.sessions_applied == 1
