@@ -15,7 +15,9 @@ __all__ = ["close_epoch", "finish_run", "list_runs", "open_epochs", "plan_epoch"
 
 
 def start_run(con: duckdb.DuckDBPyConnection, run_id: str, kind: str, playbook: str | None, provider: str) -> None:
-    """Record a run as running."""
+    """Record a run as running; runs still `running` were left by a process that died (the caller holds the
+    run lock, so no other run is alive) and become `interrupted`."""
+    con.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
     con.execute(
         "INSERT INTO runs (run_id, kind, playbook, provider, started_at, status) VALUES (?, ?, ?, ?, ?, 'running')",
         [run_id, kind, playbook, provider, datetime.now(UTC)],

@@ -291,6 +291,9 @@ def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
         ).fetchall()
         paid = con.execute("SELECT count(*) FROM llm_calls WHERE provider = 'stub'").fetchone()
     assert paid_twice == [] and paid == (6,)  # 3 sessions x 2 steps, each paid exactly once
+    with open_db(settings.db) as con:
+        statuses = [r[0] for r in con.execute("SELECT status FROM runs ORDER BY started_at").fetchall()]
+    assert statuses == ["interrupted", "ok"]  # the killed run no longer says `running`
 
 
 def test_one_run_per_database(setup: tuple[Settings, Path]) -> None:
