@@ -12,6 +12,7 @@ PlaybookError
       +-- StoreError         a request the store cannot satisfy (unknown version, ...)
       +-- PromptError        a prompt template whose manifest does not hold
       +-- ConfigError        missing or contradictory configuration
+      +-- RunFailedError     a run ran, and every session it attempted failed
 ```
 
 Messages are one sentence naming the thing in backticks, plus the next step.
@@ -25,6 +26,7 @@ __all__ = [
     "PlaybookError",
     "PlaybookFileError",
     "PromptError",
+    "RunFailedError",
     "SchemaVersionError",
     "SectionsError",
     "StoreError",
@@ -76,3 +78,11 @@ class PromptError(TerminalError):
 
 class ConfigError(TerminalError):
     """Configuration that is missing or contradicts itself."""
+
+
+class RunFailedError(TerminalError):
+    """A run that ran but could process none of the sessions it attempted (the flow run is Failed too)."""
+
+    def __init__(self, message: str, summaries: list[object] | None = None) -> None:
+        super().__init__(message)
+        self.summaries = summaries or []

@@ -665,12 +665,32 @@ def _quiet_run(cfg: Settings, name: str, provider: Any, kind: str) -> RunSummary
         return run_curation(cfg, name, provider, kind=kind)
 
 
+# Exit codes of the run commands: 0 done, 1 error (every attempted session failed included), 3 ran but
+# some sessions failed (they are retried next run, or quarantined).
+EXIT_SOME_FAILED = 3
+
+
 def _report_runs(summaries: list[RunSummary], as_json: bool) -> None:
     if as_json:
         print_json([s.model_dump() for s in summaries])
-        return
-    for summary in summaries:
-        render_run(summary)
+    else:
+        for summary in summaries:
+            render_run(summary)
+    if any(s.status == "partial" for s in summaries):
+        raise typer.Exit(code=EXIT_SOME_FAILED)
+
+
+def run_and_report(start: Callable[[], list[RunSummary]], as_json: bool) -> None:
+    """Run, print the summaries, and exit with the code that says what happened."""
+    from core.errors import RunFailedError
+    from core.runsummary import RunSummary
+
+    try:
+        summaries = start()
+    except RunFailedError as exc:
+        _report_runs([s for s in exc.summaries if isinstance(s, RunSummary)], as_json)
+        raise
+    _report_runs(summaries, as_json)
 
 
 @app.command("curate")
@@ -702,19 +722,23 @@ def curate_cmd(
         return
     from flows.pipeline import curate_flow
 
-    summary = run_flow(
-        curate_flow,
-        cfg,
-        "playbook curate",
-        llm=provider,
-        playbook=cfg.playbook,
-        limit=limit,
-        epoch_size=epoch_size,
-        project=project,
-        since=since,
-        until=until,
+    run_and_report(
+        lambda: [
+            run_flow(
+                curate_flow,
+                cfg,
+                "playbook curate",
+                llm=provider,
+                playbook=cfg.playbook,
+                limit=limit,
+                epoch_size=epoch_size,
+                project=project,
+                since=since,
+                until=until,
+            )
+        ],
+        as_json,
     )
-    _report_runs([summary], as_json)
 
 
 @app.command("nightly")
@@ -742,8 +766,7 @@ def nightly_cmd(
         return
     from flows.pipeline import nightly_flow
 
-    summaries = run_flow(nightly_flow, cfg, "playbook nightly", llm=provider, transcripts=targets)
-    _report_runs(summaries, as_json)
+    run_and_report(lambda: run_flow(nightly_flow, cfg, "playbook nightly", llm=provider, transcripts=targets), as_json)
     if not as_json:
         err.print(f"Exported to {cfg.out_dir}/")
 
@@ -772,8 +795,8 @@ def backfill_cmd(
         require_playbook_or_configured(con, cfg, cfg.playbook)
     from flows.pipeline import backfill_flow
 
-    _report_runs(
-        [
+    run_and_report(
+        lambda: [
             run_flow(
                 backfill_flow,
                 cfg,

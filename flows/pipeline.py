@@ -18,7 +18,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
-from core.errors import TransientError
+from core.errors import RunFailedError, TransientError
 from core.models import CuratorOutput, ReflectorOutput
 from core.runsummary import RunSummary
 from core.store.ingest import IngestSummary
@@ -119,6 +119,18 @@ def ingest_flow(
         return ingest_task(settings, paths or settings.transcripts, fmt)
 
 
+def _fail_if_nothing_worked(summaries: list[RunSummary]) -> None:
+    """Fail the flow run (so Prefect and cron see it) when every session the run attempted failed."""
+    failed = [s for s in summaries if s.status == "failed"]
+    if failed and len(failed) == len(summaries):
+        first = next(iter(failed[0].failures.values()), "no reason recorded")
+        attempted = sum(s.sessions_failed for s in failed)
+        raise RunFailedError(
+            f"Every session this run attempted failed ({attempted}); the first reason: {first}",
+            list(summaries),
+        )
+
+
 def _curate_and_export(
     settings: Settings, name: str, provider: ProviderSpec, factory: ProviderFactory | None, kind: str, **filters: Any
 ) -> RunSummary:
@@ -129,6 +141,7 @@ def _curate_and_export(
         )
         export_playbook(settings, name)
     _artifacts(summary)
+    _fail_if_nothing_worked([summary])
     return summary
 
 
@@ -190,6 +203,7 @@ def nightly_flow(
                 + ", ".join(f"`{p}`" for p in exported)
                 + f"\n\nEvolution report: `{page.resolve()}` (open it in a browser)\n",
             )
+    _fail_if_nothing_worked(summaries)
     return summaries
 
 

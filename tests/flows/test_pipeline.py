@@ -121,3 +121,45 @@ def test_nightly_with_no_configuration_finds_the_claude_folder(
     assert result.exit_code == 0, result.output
     assert "heuristic" in result.stdout and "1 applied" in result.stdout
     assert (tmp_path / "data" / "out" / "default.md").exists()
+
+
+def test_exit_codes_and_flow_state_say_what_happened(
+    harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.sorting import FlowRunSort
+
+    from core.store.ingest import ingest
+
+    monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")
+    db = tmp_path / "codes.duckdb"
+    samples = ROOT / "data" / "samples" / "claude-code"
+    with open_db(db) as con:
+        ingest(con, [samples / "spotter" / "short.jsonl", samples / "claude-code-viewer"])
+    short, viewer = "55604662-cf2a-4331-851a-ec234028f8ca", "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+    answers = {
+        "reflector": '{"analysis": "a", "bullet_tags": []}',
+        "curator": '{"reasoning": "r", "operations": [{"type": "ADD", "text": "Check the port first."}]}',
+    }
+    nothing = tmp_path / "nothing.jsonl"
+    nothing.write_text("")  # no recorded answer at all: every call fails
+    common = ["curate", "--db", str(db), "--json"]
+    failed = runner.invoke(app, [*common, "--llm", f"replay:{nothing}"])
+    assert failed.exit_code == 1
+    assert failed.stderr.strip().splitlines()[-1].startswith("Error: Every session this run attempted failed (2)")
+    assert json.loads(failed.stdout)[0]["status"] == "failed"  # the summary is still printed
+
+    async def last_state() -> str:
+        async with get_client() as client:
+            (run,) = await client.read_flow_runs(sort=FlowRunSort.START_TIME_DESC, limit=1)
+            return str(run.state_type.value if run.state_type else "")
+
+    import asyncio
+
+    assert asyncio.run(last_state()) == "FAILED"  # Prefect (and cron) see the failure too
+    half = tmp_path / "half.jsonl"
+    half.write_text("\n".join(json.dumps({"session_id": short, "step": s, "text": t}) for s, t in answers.items()))
+    partial = runner.invoke(app, [*common, "--llm", f"replay:{half}"])
+    assert partial.exit_code == 3 and json.loads(partial.stdout)[0]["status"] == "partial"
+    assert viewer in json.loads(partial.stdout)[0]["failures"]
+    assert asyncio.run(last_state()) == "COMPLETED"
