@@ -904,6 +904,31 @@ def sql_cmd(
     out.print(table)
 
 
+@app.command("check")
+@handles_errors
+def check_cmd(db: DbOpt = None) -> None:
+    """Read every table in full, so every block's checksum is verified, and say how to recover if one fails.
+
+    Example: [bold]playbook check[/bold]
+    """
+    from core.store.db import open_db, verify
+
+    cfg = settings(db)
+    if not cfg.db.exists():
+        raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
+    with open_db(cfg.db, read_only=True) as con:
+        tables, rows, broken = verify(con)
+    if broken:
+        names = ", ".join(f"`{t}` ({why})" for t, why in broken[:2]) + (
+            f" and {len(broken) - 2} more tables" if len(broken) > 2 else ""
+        )
+        raise StoreError(
+            f"Database `{cfg.db}` is damaged: {names}. Restore the newest copy from `{cfg.db}.backups/`"
+            " (README, Recovering a database) and run `playbook nightly` again."
+        )
+    out.print(f"Database `{cfg.db}`: {tables} tables, {rows:,} rows read, every checksum verified.", highlight=False)
+
+
 @app.command("report")
 @handles_errors
 def report_cmd(

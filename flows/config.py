@@ -55,6 +55,7 @@ class Settings(BaseSettings):
     epoch_size: int = 8
     concurrency: int = 4
     min_messages: int = 4
+    backups: int = 3  # copies of the database `nightly` keeps in `<db>.backups/` (0: none)
     max_attempts: int = 3  # runs that fail to process a session before it is quarantined (`playbook retry`)
     cost_cap_usd: float = 20.0
     max_input_tokens: int = 24_000

@@ -21,6 +21,7 @@ from prefect.states import State
 from core.errors import RunFailedError, TransientError
 from core.models import CuratorOutput, ReflectorOutput
 from core.runsummary import RunSummary
+from core.store.db import back_up
 from core.store.ingest import IngestSummary
 from core.store.lock import run_lock
 from core.transcripts import Format
@@ -187,6 +188,7 @@ def nightly_flow(
     provider = resolve_provider(llm or settings.llm, settings)  # fails fast, before any work
     summaries = []
     with run_lock(settings.db, "playbook nightly"):
+        back_up(settings.db, settings.backups)  # before anything writes: a copy to go back to
         ingest_task(settings, transcripts or settings.transcripts)
         for name in playbooks or settings.playbooks:
             summary = run_curation(

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import duckdb
 from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, StoreError
 from core.store.schema import MIGRATIONS, VIEWS
 
-__all__ = ["LATEST_SCHEMA", "connect", "open_db", "query_rows", "transaction"]
+__all__ = ["LATEST_SCHEMA", "back_up", "connect", "open_db", "query_rows", "transaction", "verify"]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
 _PID_RE = re.compile(r"\(PID (\d+)\)")
@@ -148,3 +150,43 @@ def query_rows(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], lis
     cur = con.execute(sql)
     columns = [d[0] for d in cur.description] if cur.description else []
     return columns, [tuple(r) for r in cur.fetchall()] if columns else []
+
+
+def verify(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[tuple[str, str]]]:
+    """Read every row of every table, so DuckDB checks every block's checksum.
+
+    Returns (tables read, rows read, [(table, first line of the error)] for the tables that failed).
+    """
+    tables = [
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1"
+        ).fetchall()
+    ]
+    rows, broken = 0, []
+    for table in tables:
+        try:
+            # hashing every column forces every block of the table to be read (and its checksum verified)
+            row = con.execute(f'SELECT count(*), sum(hash(COLUMNS(*))) FROM "{table}"').fetchone()
+            rows += int(row[0]) if row else 0
+        except duckdb.Error as exc:
+            text = str(exc).strip()
+            broken.append((table, text.splitlines()[0] if text else type(exc).__name__))
+    return len(tables), rows, broken
+
+
+def back_up(path: Path, keep: int) -> Path | None:
+    """Copy the database aside, to `<db>.backups/<UTC time>.duckdb`, keeping the newest `keep` copies.
+
+    Call it under the run lock, with no connection open. Returns the copy, or None when there is no file
+    yet or `keep` is 0.
+    """
+    if keep <= 0 or not path.exists():
+        return None
+    folder = path.with_name(path.name + ".backups")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}.duckdb"
+    shutil.copy2(path, target)
+    for old in sorted(folder.glob("*.duckdb"))[:-keep]:
+        old.unlink()
+    return target

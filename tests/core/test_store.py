@@ -310,3 +310,38 @@ def test_migration_4_gives_old_skips_their_code(tmp_path: Path) -> None:
         "truncated",
         None,
     ]
+
+
+def test_verify_reads_every_block_and_names_the_damaged_table(tmp_path: Path) -> None:
+    import os
+
+    from core.store.db import verify
+
+    path = tmp_path / "v.duckdb"
+    with open_db(path) as con:
+        ensure_playbook(con, "default")
+        con.execute("CREATE TABLE filler AS SELECT range AS i, repeat('x', 200) AS t FROM range(200000)")
+        tables, rows, broken = verify(con)
+    assert broken == [] and tables >= 15 and rows >= 200_000
+    with path.open("r+b") as fh:  # random bytes in the middle of the file, as a bad disk would leave
+        fh.seek(path.stat().st_size // 2)
+        fh.write(os.urandom(8192))
+    con = connect(path, read_only=True)
+    _, _, broken = verify(con)
+    con.close()
+    assert broken and any("checksum" in why or "Corrupt" in why or "Error" in why for _, why in broken)
+
+
+def test_back_up_keeps_the_newest_copies(tmp_path: Path) -> None:
+    from core.store.db import back_up
+
+    path = tmp_path / "b.duckdb"
+    assert back_up(path, 3) is None  # nothing to copy yet
+    with open_db(path) as con:
+        ensure_playbook(con, "default")
+    copies = [back_up(path, 3) for _ in range(5)]
+    kept = sorted((tmp_path / "b.duckdb.backups").glob("*.duckdb"))
+    assert kept == sorted(c for c in copies[-3:] if c is not None) and len(kept) == 3
+    with open_db(kept[-1], read_only=True) as con:  # a copy is a working database
+        assert load_version(con, "default").size() == 0
+    assert back_up(path, 0) is None

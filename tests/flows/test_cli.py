@@ -380,3 +380,19 @@ def test_every_mistake_is_one_line_and_loses_nothing(
         k: v for k, v in before.items() if k != "m.duckdb"
     }  # no file the user wrote was touched
     assert not (tmp_path / "nope.duckdb").exists()
+
+
+def test_check_names_a_damaged_database_in_one_line(imported: str, tmp_path: Path) -> None:
+    import os
+
+    code, out, _ = run("check", "--db", imported)
+    assert code == 0 and "every checksum verified" in out
+    damaged = tmp_path / "damaged.duckdb"
+    shutil.copy(imported, damaged)
+    size = damaged.stat().st_size
+    with damaged.open("r+b") as fh:  # every block after the file headers overwritten, as a bad disk would
+        fh.seek(12 * 1024)
+        fh.write(os.urandom(size - 12 * 1024))
+    code, _, err = run("check", "--db", str(damaged))
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: ") and str(damaged) in lines[0]

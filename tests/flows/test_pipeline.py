@@ -59,6 +59,8 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     with open_db(db) as con:
         runs = con.execute("SELECT kind, status FROM runs ORDER BY started_at").fetchall()
     assert runs == [("nightly", "ok"), ("nightly", "nothing-to-do")]
+    # the second nightly copied the database aside before writing (the first found no database yet)
+    assert len(list((tmp_path / "nightly.duckdb.backups").glob("*.duckdb"))) == 1
 
 
 def test_curate_flow_with_replay_and_artifact(
