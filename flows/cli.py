@@ -253,9 +253,6 @@ def sessions_cmd(
     out.print(table)
 
 
-ImportMode = Literal["replace", "merge"]
-
-
 @app.command("retry")
 @handles_errors
 def retry_cmd(
