@@ -101,9 +101,7 @@ def read_db(cfg: Settings) -> Iterator[Any]:
 
     from core.store.db import open_db
 
-    if not cfg.db.exists():
-        raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
-    with open_db(cfg.db) as con:
+    with open_db(cfg.db, create=False) as con:
         yield con
 
 
@@ -637,11 +635,9 @@ def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, creat
     for path in transcripts:
         if not path.exists():
             raise ConfigError(f"Transcript folder `{path}` does not exist; check the path or `transcripts`.")
-    if not cfg.db.exists():
-        if not create:
-            raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
-        return None
-    with open_db(cfg.db) as con:
+    if create and not cfg.db.exists():
+        return None  # the first run: everything is work
+    with open_db(cfg.db, create=False) as con:
         for name in playbooks:
             if not create:
                 require_playbook(con, name)
@@ -888,8 +884,6 @@ def sql_cmd(
     from core.store.db import open_db, query_rows
 
     cfg = settings(db)
-    if not cfg.db.exists():
-        raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
     with open_db(cfg.db, read_only=True) as con:
         columns, rows = query_rows(con, query)
     if as_json:
@@ -911,8 +905,6 @@ def check_cmd(db: DbOpt = None) -> None:
     from core.store.db import open_db, verify
 
     cfg = settings(db)
-    if not cfg.db.exists():
-        raise StoreError(f"No database at `{cfg.db}`; run `playbook ingest` first, or pass `--db`.")
     with open_db(cfg.db, read_only=True) as con:
         tables, rows, broken = verify(con)
     if broken:

@@ -75,20 +75,21 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def connect(
-    path: Path | str, *, read_only: bool = False, memory_limit: str | None = "2GB"
+    path: Path | str, *, read_only: bool = False, create: bool = True, memory_limit: str | None = "2GB"
 ) -> duckdb.DuckDBPyConnection:
-    """Open `path` (created if missing), translate lock errors, and migrate it to the latest schema.
+    """Open `path` (created if missing, unless `create` is False or `read_only`), translate lock errors, and
+    migrate it to the latest schema.
 
     Raises:
         DatabaseBusyError: another process holds the file.
         SchemaVersionError: the file was written by a newer version of playbook.
-        StoreError: the file cannot be opened for another reason.
+        StoreError: there is no file and it may not be created, or it cannot be opened for another reason.
     """
     path = Path(path)
+    if not path.exists() and (read_only or not create):
+        raise StoreError(f"No database at `{path}`; run `playbook ingest` first, or pass `--db`.")
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
-    elif not path.exists():
-        raise StoreError(f"Database `{path}` does not exist; run `playbook ingest` first or pass `--db`.")
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
@@ -122,9 +123,9 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 @contextmanager
-def open_db(path: Path | str, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def open_db(path: Path | str, *, read_only: bool = False, create: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
     """Context manager around `connect` that always closes the connection and translates DuckDB's errors."""
-    con = connect(path, read_only=read_only)
+    con = connect(path, read_only=read_only, create=create)
     try:
         yield con
     except duckdb.Error as exc:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import duckdb
 
@@ -156,16 +156,32 @@ def survey(paths: Iterable[Path]) -> list[FolderSurvey]:
     return out
 
 
+class _Seen(NamedTuple):
+    """What the ledger (`files`) recorded of a file."""
+
+    size: int
+    mtime: float
+    content_hash: str | None
+    status: str
+
+
+def _ledger(con: duckdb.DuckDBPyConnection) -> dict[str, _Seen]:
+    rows = con.execute("SELECT path, size, mtime, content_hash, status FROM files").fetchall()
+    return {row[0]: _Seen(*row[1:]) for row in rows}
+
+
+def _same_stat(seen: _Seen | None, st: os.stat_result) -> bool:
+    """The ledger saw the file at this size and mtime and read it (a failed read counts as never seen)."""
+    return seen is not None and seen.status != "failed" and (seen.size, seen.mtime) == (st.st_size, st.st_mtime)
+
+
 def needs_ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[Path]) -> int:
     """How many files under `paths` are new, grown or changed since the ledger saw them (by size and mtime).
 
     A cheap check, a `stat` per file and no reading, so an idle run can stop before any orchestration.
     """
     files, missing = discover(paths)
-    known = {
-        row[0]: (row[1], row[2], row[3])
-        for row in con.execute("SELECT path, size, mtime, status FROM files").fetchall()
-    }
+    known = _ledger(con)
     changed = len(missing)
     for path in files:
         if not _utf8(str(path)):
@@ -176,7 +192,7 @@ def needs_ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[Path]) -> int:
         except OSError:
             changed += 1
             continue
-        if previous is None or previous[2] == "failed" or (previous[0], previous[1]) != (st.st_size, st.st_mtime):
+        if not _same_stat(previous, st):
             changed += 1
     return changed
 
@@ -431,9 +447,7 @@ def ingest(
     started = time.perf_counter()
     files, results = discover(paths)
     summary = IngestSummary(results=results)
-    known = {
-        row[0]: row[1:] for row in con.execute("SELECT path, size, mtime, content_hash, status FROM files").fetchall()
-    }
+    known = _ledger(con)
     work: list[_Work] = []
     for path in files:
         key = str(path)
@@ -448,7 +462,7 @@ def ingest(
         try:
             st = path.stat()
             previous = known.get(key)
-            if previous and previous[0] == st.st_size and previous[1] == st.st_mtime and previous[3] != "failed":
+            if _same_stat(previous, st):
                 summary.results.append(FileResult(key, "unchanged", st.st_size))
                 continue
             digest, head = _digest(path)
@@ -458,11 +472,11 @@ def ingest(
             with transaction(con):
                 _record_file(con, result, 0, 0.0, None)
             continue
-        if previous and previous[2] == digest and previous[3] != "failed":
+        if previous and previous.content_hash == digest and previous.status != "failed":
             con.execute("UPDATE files SET mtime = ? WHERE path = ?", [st.st_mtime, key])
             summary.results.append(FileResult(key, "unchanged", st.st_size))
             continue
-        status: Status = "changed" if previous and previous[3] == "ok" else "new"
+        status: Status = "changed" if previous and previous.status == "ok" else "new"
         if st.st_size == 0 or not head.strip():
             result = FileResult(key, "empty", 0, error="empty file")
             summary.results.append(result)
