@@ -9,52 +9,254 @@ masked. Both apply before text reaches a model, a playbook entry, an export or a
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from core.models import Playbook
 
-__all__ = ["PATTERNS", "PERSONAL_PATTERNS", "Redactor", "mask_playbook", "redact"]
+__all__ = ["PERSONAL_PATTERNS", "RULES", "Redactor", "Rule", "mask_playbook", "redact", "redact_parts", "secret_spans"]
 
-# (name, pattern, replacement); a replacement may keep a group (the key name) for readability.
-PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
-    (
+# Values that name a secret without being one are kept, so a lesson can still say where the key comes from.
+# (Case-insensitive rules are matched against the lower-cased text, so their patterns are lower case.)
+_NOT_A_VALUE = (
+    r"(?!\[redacted|\$|<|%|\{\{|os\.|process\.env|env\.|none\b|null\b|nil\b|true\b|false\b|undefined\b|\d+\b"
+    r"|[\w.]*\()"
+)
+_KEY_NAME = (
+    r"(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|auth[_-]?token"
+    r"|access[_-]?token|refresh[_-]?token|client[_-]?secret|credentials?|token)(?:[_-]?(?:access[_-]?key|key|value))?"
+)
+_ASSIGNMENT_TRIGGERS = ("pass", "pwd", "secret", "key", "token", "credential")
+
+
+class Rule(NamedTuple):
+    """One kind of secret.
+
+    The group `v` (or the whole match) is replaced by `marker`. `triggers` are lower-case substrings every
+    match contains: a text holding none is not scanned, since scanning is the cost and most text holds
+    none. An `ignore_case` rule is matched against the lower-cased text (ten times faster than `(?i)`).
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    marker: str
+    triggers: tuple[str, ...]
+    ignore_case: bool = False
+
+
+def _prefixed(prefixes: str, rest: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{prefixes}){rest}")
+
+
+RULES: list[Rule] = [
+    Rule(
         "private_key",
         re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL),
         "[REDACTED:private_key]",
+        ("private key",),
     ),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}"), "[REDACTED:api_key]"),
-    ("openai_key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"), "[REDACTED:api_key]"),
-    ("aws_key", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "[REDACTED:aws_key]"),
-    (
+    Rule("anthropic_key", _prefixed("sk-ant-", r"[A-Za-z0-9_\-]{16,}"), "[REDACTED:api_key]", ("sk-ant-",)),
+    Rule(
+        "openai_key",
+        _prefixed("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        "[REDACTED:api_key]",
+        ("sk-",),
+    ),
+    Rule(
+        "stripe_key",
+        _prefixed("sk_live_|sk_test_|rk_live_|rk_test_", r"[A-Za-z0-9]{16,}"),
+        "[REDACTED:api_key]",
+        ("k_live_", "k_test_"),
+    ),
+    Rule(
+        "aws_key",
+        _prefixed("AKIA|ASIA|AGPA|AIDA|AROA", r"[A-Z0-9]{16}\b"),
+        "[REDACTED:aws_key]",
+        ("akia", "asia", "agpa", "aida", "aroa"),
+    ),
+    Rule(
         "github_token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
+        _prefixed("ghp_|gho_|ghu_|ghs_|ghr_|github_pat_", r"[A-Za-z0-9_]{20,}"),
         "[REDACTED:github_token]",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), "[REDACTED:slack_token]"),
-    ("google_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), "[REDACTED:api_key]"),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), "[REDACTED:jwt]"),
-    ("bearer", re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/\-]{16,}=*"), r"\1 [REDACTED:token]"),
-    ("connection_string", re.compile(r"\b([a-z][a-z0-9+.\-]*://[^\s:/@]+):[^\s@/]+@"), r"\1:[REDACTED:password]@"),
-    (
-        "assignment",
+    Rule(
+        "gitlab_token",
+        _prefixed("glpat-|gldt-|glrt-|glcbt-|glptt-", r"[A-Za-z0-9_\-]{20,}"),
+        "[REDACTED:token]",
+        ("glpat-", "gldt-", "glrt-", "glcbt-", "glptt-"),
+    ),
+    Rule("slack_token", _prefixed("xox[abposre]-", r"[A-Za-z0-9-]{10,}"), "[REDACTED:slack_token]", ("xox",)),
+    Rule("google_key", _prefixed("AIza", r"[0-9A-Za-z_\-]{35}"), "[REDACTED:api_key]", ("aiza",)),
+    Rule("npm_token", _prefixed("npm_", r"[A-Za-z0-9]{36}\b"), "[REDACTED:token]", ("npm_",)),
+    Rule("huggingface_token", _prefixed("hf_", r"[A-Za-z0-9]{30,}"), "[REDACTED:token]", ("hf_",)),
+    Rule(
+        "sendgrid_key",
+        _prefixed(r"SG\.", r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+        "[REDACTED:api_key]",
+        ("sg.",),
+    ),
+    Rule(
+        "jwt",
+        _prefixed("eyJ", r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        "[REDACTED:jwt]",
+        ("eyj",),
+    ),
+    Rule(
+        "authorization",
+        re.compile(r"authorization\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)\s+(?P<v>(?!\[redacted)[^\s\"',;]+)"),
+        "[REDACTED:token]",
+        ("authorization",),
+        ignore_case=True,
+    ),
+    Rule(
+        "bearer",
+        re.compile(r"\b(?:bearer|token)\s+(?P<v>(?!\[redacted)[a-z0-9._~+/\-]{16,}=*)"),
+        "[REDACTED:token]",
+        ("bearer", "token"),
+        ignore_case=True,
+    ),
+    # `scheme://user:password@host`: the password runs to the LAST `@` of the word, so one holding `@` or
+    # `/` is covered whole.
+    Rule(
+        "connection_string",
+        re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s:/@\[\]]+:(?P<v>(?!\[REDACTED)\S+)@(?=[^\s@]+)"),
+        "[REDACTED:password]",
+        ("://",),
+    ),
+    Rule(
+        "password_flag",
         re.compile(
-            r"(?i)\b([A-Z0-9_]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|token))"
-            r"(\s*[=:]\s*|\"\s*:\s*\")(?!\[REDACTED)([^\s\"',;]{4,})"
+            r"--(?:password|passwd|pass|token|api-key|secret|auth-token)(?:=|\s+)(?P<v>" + _NOT_A_VALUE + r"(?!-)\S+)"
         ),
-        r"\1\2[REDACTED:secret]",
+        "[REDACTED:password]",
+        ("--pass", "--token", "--api-key", "--secret", "--auth-token"),
+        ignore_case=True,
+    ),
+    # mysql / mariadb take the password glued to `-p`; elsewhere `-pthread` or `-pedantic` are flags.
+    Rule(
+        "short_password_flag",
+        re.compile(r"\b(?:mysql\w*|mariadb\w*)\b[^\n]*?\s-p(?P<v>(?!\[redacted)\S+)"),
+        "[REDACTED:password]",
+        ("mysql", "mariadb"),
+        ignore_case=True,
+    ),
+    Rule(
+        "quoted_assignment",
+        re.compile(_KEY_NAME + r"\"?\s*[=:]\s*([\"'])(?P<v>" + _NOT_A_VALUE + r"[^\"'\n]{4,}?)\1"),
+        "[REDACTED:secret]",
+        _ASSIGNMENT_TRIGGERS,
+        ignore_case=True,
+    ),
+    Rule(
+        "assignment",
+        re.compile(_KEY_NAME + r"\s*[=:]\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"',;]{4,})"),
+        "[REDACTED:secret]",
+        _ASSIGNMENT_TRIGGERS,
+        ignore_case=True,
     ),
 ]
+
+# A long run of token characters, random enough to be a key (a bare AWS secret, a pasted token). Hex
+# (commit ids, checksums) stays below the entropy bar; words, paths and identifiers lack the mix.
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/=_\-.])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/=_\-])")
+ENTROPY_BITS = 4.2
+# Ids the agents' own formats are full of: random, but not secrets.
+_ID_PREFIXES = ("toolu_", "srvtoolu_", "msg_", "req_", "call_", "chatcmpl-", "resp_")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _entropy(text: str) -> float:
+    counts: dict[str, int] = {}
+    for c in text:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(text)
+    return -sum(k / n * math.log2(k / n) for k in counts.values())
+
+
+def _random_token(token: str) -> bool:
+    core = token.rstrip("=")
+    if not (any(c.isdigit() for c in core) and any(c.isupper() for c in core) and any(c.islower() for c in core)):
+        return False
+    if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
+        return False  # a path or an id
+    if "/" in core and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
+        return False  # a relative path, however odd its names
+    return _entropy(core) >= ENTROPY_BITS
+
+
+def secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker)."""
+    # ASCII-only lower-casing keeps every offset valid for the original text.
+    lower = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    found: list[tuple[int, int, str]] = []
+    for rule in RULES:
+        if not any(t in lower for t in rule.triggers):
+            continue
+        has_v = "v" in rule.pattern.groupindex
+        for m in rule.pattern.finditer(lower if rule.ignore_case else text):
+            start, end = m.span("v") if has_v else m.span()
+            found.append((start, end, rule.marker))
+    for m in _CANDIDATE.finditer(text):
+        if _random_token(m.group(0)):
+            found.append((m.start(), m.end(), "[REDACTED:secret]"))
+    # Rules listed first win where spans overlap (a vendor's key inside a URL is that vendor's key).
+    found.sort(key=lambda s: s[0])
+    merged: list[tuple[int, int, str]] = []
+    for start, end, marker in found:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), last[2])
+        else:
+            merged.append((start, end, marker))
+    return merged
 
 
 def redact(text: str) -> tuple[str, int]:
     """`text` with every secret-looking span replaced, and how many were replaced."""
+    spans = secret_spans(text)
+    if not spans:
+        return text, 0
+    out: list[str] = []
+    at = 0
+    for start, end, marker in spans:
+        out.append(text[at:start])
+        out.append(marker)
+        at = end
+    out.append(text[at:])
+    return "".join(out), len(spans)
+
+
+def redact_parts(parts: Sequence[str]) -> tuple[list[str], int]:
+    """`redact` over the blocks of one message, catching a secret cut across two blocks.
+
+    Each block is redacted alone; then, at each boundary, the word the first block ends with and the word
+    the next begins with are joined, and if the join is a secret that neither half was, both halves go.
+    """
+    out: list[str] = []
     total = 0
-    for _, pattern, replacement in PATTERNS:
-        text, n = pattern.subn(replacement, text)
+    for part in parts:
+        text, n = redact(part)
+        out.append(text)
         total += n
-    return text, total
+    for i in range(len(out) - 1):
+        tail = _TAIL.search(out[i])
+        head = _HEAD.match(out[i + 1])
+        if not tail or not head or not tail.group(0) or not head.group(0):
+            continue
+        joined = tail.group(0) + head.group(0)
+        if "[REDACTED" not in joined and secret_spans(joined):
+            out[i] = out[i][: tail.start()] + "[REDACTED:secret]"
+            out[i + 1] = out[i + 1][head.end() :]
+            total += 1
+    return out, total
+
+
+_TAIL = re.compile(r"\S*\Z")
+_HEAD = re.compile(r"\S*")
 
 
 _PATH_END = r"""[^/\\\s"'`:;,()\[\]{}<>]+"""

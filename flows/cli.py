@@ -136,6 +136,7 @@ def render_ingest(summary: IngestSummary) -> None:
         ("sessions written", summary.sessions),
         ("message parts written", summary.messages),
         ("bad lines", summary.bad_lines),
+        ("secrets redacted", summary.secrets),
         ("throughput", f"{summary.mb_per_s:.1f} MB/s ({summary.bytes_read / 1e6:.1f} MB in {summary.seconds:.2f} s)"),
     ]:
         table.add_row(label, str(value))

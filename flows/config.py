@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # Extra personal data to mask before anything leaves the machine (regular expressions, case-insensitive):
     # names, host names, addresses. Home paths, user names in paths and e-mail addresses are always masked.
     personal_patterns: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Secrets are replaced by markers before transcripts are stored; true keeps the raw text in the database
+    # (it is still redacted before any model, export or report sees it).
+    keep_raw_text: bool = False
     out_dir: Path = Path("data/out")
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")

@@ -59,6 +59,7 @@ def run_ingest(
             paths,
             fmt=fmt or "auto",
             progress=progress or (lambda done, total: emit("ingest", done, total)),
+            redact_secrets=not settings.keep_raw_text,
         )
 
 

@@ -225,7 +225,9 @@ def _run_step(
         cap.add(run_spend(con, ctx.run_id))
         provider = ctx.factory(ctx.provider, settings, cap)
         results: dict[int, StepResult[OutputT]] = {}
-        for i, response in _answer(con, provider, requests, settings.concurrency):
+        for i, answer in _answer(con, provider, requests, settings.concurrency):
+            # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
+            response = answer.model_copy(update={"text": ctx.redactor.text(answer.text)}) if answer.text else answer
             parsed = parse(response.text) if response.ok else None
             # Recorded as soon as it arrives: a run killed later reuses it instead of paying again.
             record_exchange(

@@ -25,6 +25,7 @@ from typing import Literal, NamedTuple
 
 import duckdb
 
+from core.redact import redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
@@ -48,6 +49,7 @@ class FileResult:
     format: str | None = None
     session_id: str | None = None
     bad_lines: int = 0
+    secrets: int = 0  # secrets replaced by a marker before anything was stored
     error: str | None = None  # why the file was not ingested (failed, empty, unrecognised)
     note: str | None = None  # ingested, but worth saying (a subagent file whose session has no main file)
 
@@ -72,6 +74,11 @@ class IngestSummary:
         return sum(r.bad_lines for r in self.results)
 
     @property
+    def secrets(self) -> int:
+        """Secrets redacted over all files."""
+        return sum(r.secrets for r in self.results)
+
+    @property
     def mb_per_s(self) -> float:
         """Throughput over the bytes actually parsed."""
         return self.bytes_read / 1e6 / self.seconds if self.seconds else 0.0
@@ -85,6 +92,7 @@ class IngestSummary:
             "sessions": self.sessions,
             "messages": self.messages,
             "bad_lines": self.bad_lines,
+            "secrets_redacted": self.secrets,
             "bytes_read": self.bytes_read,
             "seconds": round(self.seconds, 3),
         }
@@ -304,8 +312,51 @@ DROP TABLE _rejected;
 """
 
 
-def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
-    """Normalise `batch` into the temp tables (no permanent table is touched)."""
+def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Replace every secret in the batch's parts and titles by a marker, before anything is stored.
+
+    The blocks of one record are scanned together (`redact_parts`), so a secret cut across two blocks
+    is caught. Returns how many secrets were replaced, per file.
+    """
+    rows = con.execute(
+        "SELECT rowid, source_path, seq, text, tool_input FROM _parts"
+        " WHERE text IS NOT NULL OR tool_input IS NOT NULL ORDER BY source_path, seq, part"
+    ).fetchall()
+    changed: list[tuple[int, str | None, str | None]] = []
+    counts: dict[str, int] = {}
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and rows[j][1:3] == rows[i][1:3]:
+            j += 1
+        record = rows[i:j]
+        texts, n = redact_parts([r[3] or "" for r in record])
+        for row, text in zip(record, texts, strict=True):
+            tool_input, k = redact(row[4]) if row[4] else (row[4], 0)
+            n += k
+            new_text = text if row[3] is not None else None
+            if new_text != row[3] or tool_input != row[4]:
+                changed.append((row[0], new_text, tool_input))
+        if n:
+            counts[record[0][1]] = counts.get(record[0][1], 0) + n
+        i = j
+    if changed:
+        con.execute("CREATE OR REPLACE TEMP TABLE _redacted (id BIGINT, text VARCHAR, tool_input VARCHAR)")
+        con.executemany("INSERT INTO _redacted VALUES (?, ?, ?)", changed)
+        con.execute(
+            "UPDATE _parts SET text = r.text, tool_input = r.tool_input FROM _redacted r WHERE _parts.rowid = r.id"
+        )
+        con.execute("DROP TABLE _redacted")
+    for path, title in con.execute("SELECT path, title FROM _file_meta WHERE title IS NOT NULL").fetchall():
+        clean, n = redact(title)
+        if n:
+            con.execute("UPDATE _file_meta SET title = ? WHERE path = ?", [clean, path])
+            counts[path] = counts.get(path, 0) + n
+    return counts
+
+
+def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work], *, redact_secrets: bool) -> dict[str, int]:
+    """Normalise `batch` into the temp tables (no permanent table is touched); secrets redacted per file."""
     reset_batch(con, [(str(w.path), w.session_id, w.fmt, w.is_main) for w in batch])
     by_format: dict[str, list[_Work]] = {}
     for w in batch:
@@ -319,9 +370,12 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
     con.execute(_REJECT_INVALID_PARTS)
+    return _redact_batch(con) if redact_secrets else {}
 
 
-def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[list[FileResult], int]:
+def _commit_batch(
+    con: duckdb.DuckDBPyConnection, batch: list[_Work], secrets: dict[str, int]
+) -> tuple[list[FileResult], int]:
     """Replace the batch's messages, ledger rows and sessions in one transaction."""
     ledger = [
         {
@@ -333,6 +387,7 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[l
             "agent_id": w.agent_id,
             "agent_type": w.agent_type,
             "agent_description": w.agent_description,
+            "secrets": secrets.get(str(w.path), 0),
         }
         for w in batch
     ]
@@ -346,10 +401,11 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[l
         con.execute("DELETE FROM files WHERE path IN (SELECT path FROM _batch_files)")
         con.execute(
             "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"
-            " noise_records, is_main, cwd, git_branch, agent_version, title, agent_id, agent_type, agent_description)"
+            " noise_records, is_main, cwd, git_branch, agent_version, title, agent_id, agent_type, agent_description,"
+            " n_secrets)"
             " SELECT l.path, l.size, l.mtime, l.digest, b.format, b.session_id, 'ok', coalesce(s.n_lines, 0),"
             " coalesce(s.bad_lines, 0), coalesce(s.noise_records, 0), l.is_main, m.cwd, m.git_branch,"
-            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description"
+            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description, l.secrets"
             " FROM (SELECT unnest(?) AS l) JOIN _batch_files b ON b.path = l.path"
             " LEFT JOIN _file_stats s ON s.path = l.path LEFT JOIN _file_meta m ON m.path = l.path",
             [ledger],
@@ -375,6 +431,7 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> tuple[l
             w.fmt,
             w.session_id,
             int(bad.get(str(w.path), 0)),
+            secrets.get(str(w.path), 0),
             note=(
                 f"subagent file of session `{w.session_id}`, whose main file has not been ingested: kept, and"
                 " joined to its session when the main file arrives"
@@ -431,6 +488,7 @@ def ingest(
     fmt: Format | Literal["auto"] = "auto",
     progress: Callable[[int, int], None] | None = None,
     batch_bytes: int = BATCH_BYTES,
+    redact_secrets: bool = True,
 ) -> IngestSummary:
     """Ingest transcript files and folders.
 
@@ -440,6 +498,7 @@ def ingest(
         fmt: a format, or "auto" to detect each file's.
         progress: called with (bytes done, bytes total) as batches complete.
         batch_bytes: how many bytes of files DuckDB normalises at once (bounds memory).
+        redact_secrets: replace secrets by markers before storing (off only for `keep_raw_text`).
 
     Returns:
         The summary; files that could not be read are in it as `failed`, never raised.
@@ -519,8 +578,8 @@ def ingest(
         while pending:
             current = pending.pop()
             try:
-                _load_batch(con, current)
-                batch_results, n_parts = _commit_batch(con, current)
+                secrets = _load_batch(con, current, redact_secrets=redact_secrets)
+                batch_results, n_parts = _commit_batch(con, current, secrets)
             except duckdb.Error as exc:
                 if len(current) > 1:
                     pending.extend([w] for w in current)  # isolate the file that fails

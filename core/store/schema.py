@@ -263,6 +263,13 @@ CREATE TABLE session_failures (
 );
 """
 
+_REDACTED_AT_INGEST = """
+ALTER TABLE files ADD COLUMN n_secrets BIGINT DEFAULT 0;    -- secrets replaced by a marker before storing
+-- Secrets are now redacted before anything is stored: every file is read again at the next ingest, so the
+-- messages stored raw by earlier versions are replaced by redacted ones.
+UPDATE files SET mtime = -1, content_hash = NULL;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -270,6 +277,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (4, "skip codes: skipped operations carry a machine code beside the reason", _SKIP_CODES),
     (5, "identity from records: subagents, record ids, noise by type, per-thread tool counts", _IDENTITY),
     (6, "session failures: attempts, and quarantine after too many", _FAILURES),
+    (7, "secrets redacted at ingest, counted per file", _REDACTED_AT_INGEST),
 ]
 
 VIEWS = """

@@ -1,0 +1,171 @@
+"""27 kinds of planted secrets, and one cut across two blocks, reach no HTTP request, no table of the
+database, no playbook entry, no export and no report. Checked twice: by the values themselves, and by an
+independent scanner (Yelp's `detect-secrets`, its named detectors), which finds them in the raw lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import httpx2
+import pytest
+from detect_secrets.core.scan import scan_line
+from detect_secrets.settings import default_settings
+
+from core.llm.claude import AnthropicProvider, make_client
+from core.llm.pricing import CostCap
+from core.redact import redact, redact_parts
+from core.store.db import open_db
+from core.store.ingest import ingest
+from flows.config import Settings
+from flows.evolution import write_evolution_report
+from flows.providers import ProviderSpec
+from flows.runs import export_playbook, run_curation
+from tests.core.test_llm import message
+from tests.secret_kinds import KINDS, SPLIT
+
+ALL = [*KINDS, SPLIT]
+
+
+def named_findings(text: str) -> list[str]:
+    """What detect-secrets' named detectors (not its noisy entropy ones) find, line by line."""
+    with default_settings():
+        return [
+            s.type
+            for line in text.splitlines()
+            for s in scan_line(line)
+            if "High Entropy" not in s.type and "[REDACTED" not in (s.secret_value or "")
+        ]
+
+
+def leaked(text: str) -> list[str]:
+    return [p.kind for p in ALL if p.secret in text]
+
+
+def record(i: int, kind: str, message: dict[str, Any]) -> str:
+    return json.dumps(
+        {
+            "type": kind,
+            "sessionId": "sec-1",
+            "uuid": f"u{i}",
+            "cwd": "/work/acme",
+            "timestamp": f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}Z",
+            "message": message,
+        }
+    )
+
+
+def planted_session(path: Path) -> None:
+    """Every kind once: in user prompts, tool results, tool inputs and assistant text; SPLIT in two blocks."""
+    lines: list[str] = []
+    for i, p in enumerate(KINDS):
+        where = i % 3
+        if where == 0:
+            lines.append(record(len(lines), "user", {"role": "user", "content": f"Try this: {p.text}"}))
+        elif where == 1:
+            tool = {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": p.text}}
+            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"m{i}", "content": [tool]}))
+            result = {"type": "tool_result", "tool_use_id": f"t{i}", "is_error": True, "content": f"failed: {p.text}"}
+            lines.append(record(len(lines), "user", {"role": "user", "content": [result]}))
+        else:
+            text = {"type": "text", "text": f"I found {p.text} in the config."}
+            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"m{i}", "content": [text]}))
+    head, tail = SPLIT.text.split("|")
+    blocks = [{"type": "text", "text": head}, {"type": "text", "text": tail}]
+    lines.append(record(len(lines), "assistant", {"role": "assistant", "id": "msplit", "content": blocks}))
+    lines.append(record(len(lines), "user", {"role": "user", "content": "Never paste keys into the chat again."}))
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_every_kind_is_redacted_and_each_detector_agrees() -> None:
+    for p in KINDS:
+        clean, n = redact(p.text)
+        assert n >= 1 and p.secret not in clean, p.kind
+        assert redact(clean) == (clean, 0), p.kind  # idempotent: markers are never redacted again
+        assert named_findings(clean) == [], p.kind
+    raw_found = [p.kind for p in KINDS if named_findings(p.text)]
+    assert len(raw_found) >= 12, raw_found  # the scanner does see them in the raw lines
+    parts, n = redact_parts(SPLIT.text.split("|"))
+    assert n == 1 and SPLIT.secret[:14] not in "".join(parts) and SPLIT.secret[14:] not in "".join(parts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git checkout 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "/home/u/src/components/UserProfileSettingsPanelContainerWidget.tsx",
+        "max_tokens: 4096",
+        "export API_KEY=$OPENAI_API_KEY",
+        "password: os.environ['PW']",
+        "mkdir -p build && gcc -pthread -pedantic main.c",
+        "mysql -u root -p appdb",
+        '"tool_use_id": "toolu_01A9xk3LmQw7RtYu8PzVbN2c"',
+        "ssh git@github.com:acme/app.git",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_no_secret_reaches_a_request_the_database_an_entry_an_export_or_the_report(tmp_path: Path) -> None:
+    planted_session(tmp_path / "projects" / "-work-acme" / "sec-1.jsonl")
+    settings = Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1)
+    with open_db(settings.db) as con:
+        summary = ingest(con, [tmp_path / "projects"])
+    assert summary.secrets >= len(ALL)
+    bodies: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(request.content.decode())
+        body = json.loads(request.content)
+        if "operations" in json.dumps(body.get("output_config", {})):
+            # A model that echoes secrets it never saw (or read elsewhere) into the lessons it writes.
+            ops = [{"type": "ADD", "text": f"Do not reuse {p.secret} anywhere."} for p in ALL[:6]]
+            text = json.dumps({"reasoning": f"key {SPLIT.secret}", "operations": ops})
+        else:
+            text = json.dumps({"analysis": "keys were pasted into the chat", "bullet_tags": []})
+        return httpx2.Response(200, json=message(text, input_tokens=10, output_tokens=5))
+
+    def factory(spec: ProviderSpec, settings: Settings, cap: CostCap) -> AnthropicProvider:
+        client = make_client(api_key="test-key", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+        return AnthropicProvider(client, cost_cap=cap)
+
+    model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
+    assert run_curation(settings, "default", model, factory=factory).sessions_applied == 1
+    assert len(bodies) == 2 and [leaked(b) for b in bodies] == [[], []]
+    assert [named_findings(b) for b in bodies] == [[], []]
+
+    # Every text column of every table, as DuckDB stores it.
+    con = duckdb.connect(str(settings.db), read_only=True)
+    try:
+        stored: list[str] = []
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall():
+            columns = con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND data_type = 'VARCHAR'", [table]
+            ).fetchall()
+            for (column,) in columns:
+                stored += [r[0] for r in con.execute(f'SELECT "{column}" FROM "{table}"').fetchall() if r[0]]
+    finally:
+        con.close()
+    assert len(stored) > 100
+    assert sorted({k for t in stored for k in leaked(t)}) == [], [t[:300] for t in stored if leaked(t)]
+    assert [f for t in stored for f in named_findings(t)] == []
+    assert any("[REDACTED:" in t for t in stored) and any("Do not reuse" in t for t in stored)
+
+    written = export_playbook(settings, "default")
+    report = write_evolution_report(settings.db, "default", tmp_path / "report", settings.redactor())
+    for path in [*written, report.index]:
+        text = path.read_text()
+        assert leaked(text) == [] and named_findings(text) == [], path
+
+
+def test_keep_raw_text_stores_the_raw_text(tmp_path: Path) -> None:
+    planted_session(tmp_path / "projects" / "-work-acme" / "sec-1.jsonl")
+    with open_db(tmp_path / "p.duckdb") as con:
+        summary = ingest(con, [tmp_path / "projects"], redact_secrets=False)
+        texts = [r[0] for r in con.execute("SELECT text FROM messages WHERE text IS NOT NULL").fetchall()]
+    assert summary.secrets == 0 and any(leaked(t) for t in texts)
