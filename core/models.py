@@ -22,6 +22,7 @@ __all__ = [
     "DeleteOp",
     "Entry",
     "EvaluationOutcome",
+    "Guards",
     "MergeOp",
     "OpOutcome",
     "OpType",
@@ -52,6 +53,7 @@ SkipCode = Literal[
     "not_found",
     "duplicate_text",
     "truncated",
+    "too_long",
 ]
 
 
@@ -199,6 +201,19 @@ class PruneRecord(_Contract):
     harmful: int
 
 
+class Guards(_Contract):
+    """What one session's model output may do to a playbook (the pipeline's limits; the seeds' API has none).
+
+    A session is held (not applied, reason `mass_change`) when it would remove more than `max_removed`
+    live entries AND more than `max_removed_share` of them: small playbooks can still lose a few
+    entries, large ones a proportionate number, and no single answer can empty either.
+    """
+
+    max_entry_chars: int = Field(default=500, ge=20)
+    max_removed: int = Field(default=3, ge=0)
+    max_removed_share: float = Field(default=0.3, ge=0.0, le=1.0)
+
+
 class ApplyReport(_Contract):
     """The structured form of the seeds' diagnostics (OBS-CUR-001..004 and the prune report)."""
 
@@ -211,6 +226,7 @@ class ApplyReport(_Contract):
     rolled_back: str | None = None
     entries_before: int = 0
     entries_after: int = 0
+    held: str | None = None  # why the session was not applied (`mass_change`): set by `apply_session` guards
 
     def applied(self, op_type: str | None = None) -> int:
         """Number of operations applied, optionally of one type."""

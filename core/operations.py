@@ -29,6 +29,7 @@ from core.models import (
     DeleteOp,
     Entry,
     EvaluationOutcome,
+    Guards,
     MergeOp,
     OpOutcome,
     Playbook,
@@ -45,11 +46,13 @@ __all__ = [
     "apply_evaluations",
     "apply_operations",
     "apply_session",
+    "clean_entry_text",
     "empty_playbook",
     "next_entry_id",
     "normalize_playbook",
     "parse_operation",
     "prune",
+    "removed_entries",
     "should_prune",
 ]
 
@@ -155,6 +158,34 @@ def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip
     return Skip("unknown_type", f"Unknown operation type: {op_type!r}")
 
 
+# Control characters (all but tab and newline, which become spaces), and HTML comments: an entry holding
+# `<!-- playbook:end -->` would end the exported block early and grow CLAUDE.md on every export.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u2028\u2029\ufeff]")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)|-->", re.DOTALL)
+_SPACE = re.compile(r"\s+")
+
+
+def clean_entry_text(text: str) -> str:
+    """An entry's text as one paragraph: no control characters, no HTML comments, whitespace collapsed."""
+    return _SPACE.sub(" ", _COMMENT.sub(" ", _CONTROL.sub("", text))).strip()
+
+
+def _guard_text(
+    op: AddOp | UpdateOp | MergeOp | DeleteOp, guards: Guards
+) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip:
+    """`op` with its text cleaned, or a skip when the text is empty after cleaning or too long."""
+    if isinstance(op, DeleteOp):
+        return op
+    field = "merged_text" if isinstance(op, MergeOp) else "text"
+    text = clean_entry_text(getattr(op, field))
+    name = "MERGE" if isinstance(op, MergeOp) else "ADD" if isinstance(op, AddOp) else "UPDATE"
+    if not text:
+        return Skip("empty_field", f"{name}: empty or missing {field}")
+    if len(text) > guards.max_entry_chars:
+        return Skip("too_long", f"{name}: {field} is {len(text):,} characters, over the {guards.max_entry_chars} limit")
+    return op.model_copy(update={field: text})
+
+
 # --- working state ------------------------------------------------------------------------------
 
 
@@ -223,9 +254,11 @@ def _preview(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _apply_one(state: _State, index: int, raw: object) -> OpOutcome:
+def _apply_one(state: _State, index: int, raw: object, guards: Guards | None) -> OpOutcome:
     """Apply one raw operation to `state`, returning what happened to it."""
     op = parse_operation(raw)
+    if guards is not None and not isinstance(op, Skip):
+        op = _guard_text(op, guards)
     if isinstance(op, Skip):
         return OpOutcome(index=index, type=_op_type(raw), status="skipped", code=op.code, reason=op.reason, raw=raw)
 
@@ -360,6 +393,7 @@ def apply_operations(
     *,
     sections: SectionSet = DEFAULT_SECTIONS,
     limit: int | None = MAX_OPERATIONS,
+    guards: Guards | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """Apply curator operations (ADD, UPDATE, MERGE, DELETE) in order.
 
@@ -369,6 +403,7 @@ def apply_operations(
         sections: the playbook's section set.
         limit: how many operations are considered (CON-CUR-004); None only for the seeds'
             legacy `new_key_points` path, which never had a limit.
+        guards: when given, texts are cleaned (`clean_entry_text`) and bounded in length.
 
     Returns:
         The new playbook and the report. With an empty list, the very same playbook object. If an
@@ -395,7 +430,7 @@ def apply_operations(
                     )
                 )
                 continue
-            report.outcomes.append(_apply_one(state, index, raw))
+            report.outcomes.append(_apply_one(state, index, raw, guards))
         result = state.playbook(playbook)
     except Exception as exc:
         return playbook, ApplyReport(
@@ -483,17 +518,21 @@ def apply_session(
     curator: CuratorOutput,
     *,
     sections: SectionSet = DEFAULT_SECTIONS,
+    guards: Guards | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """One session's full apply step: bullet tags, then operations, then pruning.
 
     Tags come first because the reflector judged the entries of the frozen playbook; applying them
     before a MERGE means the merged entry inherits those verdicts in its summed counters.
+
+    With `guards`, a session that would remove too much of the playbook is held: the report says why
+    (`held`) and the playbook returned is the one given, unchanged.
     """
     before = playbook.size()
     tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags)
-    changed, report = apply_operations(tagged, curator.operations, sections=sections)
+    changed, report = apply_operations(tagged, curator.operations, sections=sections, guards=guards)
     final, pruned = prune(changed)
-    return final, report.model_copy(
+    report = report.model_copy(
         update={
             "evaluations": evaluations,
             "pruned": pruned,
@@ -501,3 +540,19 @@ def apply_session(
             "entries_after": final.size(),
         }
     )
+    if guards is not None:
+        removed = removed_entries(playbook, final, report)
+        if removed > guards.max_removed and removed > guards.max_removed_share * before:
+            held = (
+                f"mass_change: this session would remove {removed} of {before} entries (limit: more than"
+                f" {guards.max_removed} and more than {guards.max_removed_share:.0%})"
+            )
+            return playbook, report.model_copy(update={"held": held})
+    return final, report
+
+
+def removed_entries(before: Playbook, after: Playbook, report: ApplyReport) -> int:
+    """How many live entries a session took away: deleted, pruned, or merged into fewer (a MERGE of n is n-1)."""
+    kept = {e.name for _, e in after.entries()}
+    gone = sum(1 for _, e in before.entries() if e.name not in kept)
+    return gone - report.applied("MERGE")

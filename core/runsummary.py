@@ -29,6 +29,9 @@ class RunSummary(BaseModel):
     sessions_failed: int = 0
     failures: dict[str, str] = Field(default_factory=dict)
     quarantined: list[str] = Field(default_factory=list)  # failed too often: left out until `playbook retry`
+    held: dict[str, str] = Field(default_factory=dict)  # valid output not applied (mass change), with the reason
+    entries_before: int | None = None  # live entries when the run started and when it ended
+    entries_after: int | None = None
     skips: dict[str, str] = Field(default_factory=dict)
     ops: dict[str, dict[str, int]] = Field(default_factory=dict)
     skip_reasons: dict[str, int] = Field(default_factory=dict)
@@ -58,6 +61,12 @@ class RunSummary(BaseModel):
     def ops_skipped(self) -> int:
         """Operations skipped over all types."""
         return sum(v.get("skipped", 0) for v in self.ops.values())
+
+    def shrink_share(self) -> float:
+        """The share of the playbook's entries this run took away (0 when it grew or stayed)."""
+        if not self.entries_before or self.entries_after is None:
+            return 0.0
+        return max(0.0, (self.entries_before - self.entries_after) / self.entries_before)
 
     def add_call(self, step: str, response: LLMResponse) -> None:
         """Count one model exchange (cached answers cost nothing)."""
@@ -112,6 +121,7 @@ class RunSummary(BaseModel):
             ),
             ("why sessions were skipped", self.session_skip_kinds() or "none"),
             ("quarantined (see `playbook sessions --failed`)", str(len(self.quarantined))),
+            ("held: would remove too much (see `playbook sessions --failed`)", str(len(self.held))),
             ("operations (applied/skipped)", ops or "none"),
             (
                 "top skip reasons",
@@ -144,6 +154,10 @@ class RunSummary(BaseModel):
         lines += [f"> {n}" for n in self.notices]
         lines += ["", "| | |", "|---|---|"]
         lines += [f"| {label} | {value} |" for label, value in self.summary_rows()]
+        if self.held:
+            lines += ["", "## Sessions held for review (not applied)", ""]
+            lines += [f"- `{sid}`: {reason}" for sid, reason in self.held.items()]
+            lines += ["", "Look at them with `playbook sessions --failed`; `playbook retry ID` lets one run again."]
         if self.failures:
             lines += ["", "## Sessions that failed (retried next run)", ""]
             lines += [f"- `{sid}`: {reason}" for sid, reason in self.failures.items()]

@@ -229,9 +229,9 @@ def sessions_cmd(
         if as_json:
             print_json(broken)
             return
-        grid = new_table("session", "attempts", "quarantined", "last reason")
+        grid = new_table("session", "status", "attempts", "last reason")
         for r in broken:
-            grid.add_row(r["session_id"], str(r["attempts"]), "yes" if r["quarantined"] else "no", escape(r["reason"]))
+            grid.add_row(r["session_id"], r["status"], str(r["attempts"]), escape(r["reason"]))
         out.print(grid if broken else "No failed sessions.")
         return
     if as_json:
@@ -260,7 +260,10 @@ def retry_cmd(
     db: DbOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
-    """Let quarantined sessions be curated again by the next run (their attempts start over).
+    """Let quarantined or held sessions be curated again by the next run (their attempts start over).
+
+    A session held for a mass change is held again unless that run allows it, for example with
+    `PLAYBOOK_MAX_REMOVED=100 playbook curate`.
 
     Example: [bold]playbook retry --all[/bold]
     """

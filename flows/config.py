@@ -18,6 +18,7 @@ from pydantic_settings import (
 )
 
 from core.errors import ConfigError
+from core.models import Guards
 from core.redact import Redactor
 
 __all__ = ["Settings", "default_transcripts", "load_settings"]
@@ -57,6 +58,13 @@ class Settings(BaseSettings):
     min_messages: int = 4
     backups: int = 3  # copies of the database `nightly` keeps in `<db>.backups/` (0: none)
     max_attempts: int = 3  # runs that fail to process a session before it is quarantined (`playbook retry`)
+    # What one session may do (see `core.models.Guards`): longer entry texts are skipped (`too_long`); a session
+    # removing more than `max_removed` entries AND more than `max_removed_share` of them is held (`mass_change`).
+    max_entry_chars: int = 500
+    max_removed: int = 3
+    max_removed_share: float = 0.3
+    # The run summary warns when one run leaves the playbook smaller by more than this share.
+    shrink_warning_share: float = 0.2
     cost_cap_usd: float = 20.0
     max_input_tokens: int = 24_000
     request_timeout_s: float = 120.0
@@ -102,6 +110,14 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+
+    def guards(self) -> Guards:
+        """What one session's model output may do to the playbook."""
+        return Guards(
+            max_entry_chars=self.max_entry_chars,
+            max_removed=self.max_removed,
+            max_removed_share=self.max_removed_share,
+        )
 
     def redactor(self) -> Redactor:
         """The redactor every text passes before a model, an entry, an export or a report sees it."""

@@ -20,7 +20,7 @@ from core.runsummary import RunSummary
 from core.store.db import open_db
 from core.store.files import write_atomic
 from core.store.ingest import IngestSummary, ingest
-from core.store.playbooks import load_version
+from core.store.playbooks import live_entries, load_version
 from core.store.runs import finish_run, start_run
 from core.transcripts import Format
 from flows.config import Settings
@@ -99,6 +99,7 @@ def run_curation(
     started = time.perf_counter()
     with open_db(settings.db) as con:
         start_run(con, summary.run_id, kind, playbook, provider.label)
+        summary.entries_before = live_entries(con, playbook)
     try:
         stop = timed(summary.phase_seconds, "select")
         selection = select_sessions(ctx, project=project, since=since, until=until, limit=limit)
@@ -137,6 +138,8 @@ def run_curation(
             for result in applied:
                 if result.status == "applied" and result.report is not None and result.version is not None:
                     summary.add_apply(result.report, result.version)
+                elif result.status == "held":
+                    summary.held[result.session_id] = result.reason or "mass_change"
                 else:
                     summary.sessions_failed += 1
                     summary.failures[result.session_id] = result.reason or "failed"
@@ -144,8 +147,10 @@ def run_curation(
                         summary.quarantined.append(result.session_id)
             done += len(epoch.session_ids)
             emit("curate", done, total)
-        if summary.sessions_failed and summary.sessions_applied:
+        if (summary.sessions_failed or summary.held) and summary.sessions_applied:
             summary.status = "partial"
+        elif summary.held and not summary.sessions_failed:
+            summary.status = "partial"  # nothing failed, but a person has to look at what was held
         elif summary.sessions_failed:
             summary.status = "failed"
         elif not total:
@@ -158,6 +163,13 @@ def run_curation(
     finally:
         summary.duration_s = time.perf_counter() - started
         with open_db(settings.db) as con:
+            summary.entries_after = live_entries(con, playbook)
+            shrink = summary.shrink_share()
+            if shrink > settings.shrink_warning_share:
+                summary.notices.append(
+                    f"This run shrank the playbook from {summary.entries_before} to {summary.entries_after} entries"
+                    f" ({shrink:.0%}); `playbook diff` shows what went, `playbook revert` undoes it."
+                )
             finish_run(con, summary)
     return summary
 

@@ -102,7 +102,7 @@ class SessionApply(BaseModel):
     """What applying one session did."""
 
     session_id: str
-    status: Literal["applied", "failed", "quarantined"]
+    status: Literal["applied", "failed", "quarantined", "held"]
     version: int | None = None
     reason: str | None = None
     report: ApplyReport | None = None
@@ -341,7 +341,21 @@ def apply_epoch_sessions(
                     status = "quarantined" if attempts >= ctx.settings.max_attempts else "failed"
                 results.append(SessionApply(session_id=reflection.session_id, status=status, reason=reason))
                 continue
-            new, report = apply_session(current, reflection.output, curation.output, sections=sections)
+            new, report = apply_session(
+                current, reflection.output, curation.output, sections=sections, guards=ctx.settings.guards()
+            )
+            if report.held:  # valid, but it would take too much away: kept for a person to look at
+                record_failure(
+                    con,
+                    ctx.playbook,
+                    reflection.session_id,
+                    report.held,
+                    ctx.run_id,
+                    ctx.settings.max_attempts,
+                    hold=True,
+                )
+                results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
+                continue
             new = mask_playbook(new, ctx.redactor)  # no entry keeps a secret or personal data a model wrote
             version = write_version(
                 con,

@@ -102,6 +102,12 @@ def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return int(row[0])
 
 
+def live_entries(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """How many entries the newest version of `name` holds."""
+    row = con.execute("SELECT count(*) FROM entries WHERE playbook = ? AND valid_to IS NULL", [name]).fetchone()
+    return int(row[0]) if row else 0
+
+
 def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
     """Rebuild playbook `name` at `version` (default: the newest)."""
     latest = current_version(con, name)
@@ -298,12 +304,21 @@ def mark_session(con: duckdb.DuckDBPyConnection, name: str, session_id: str, sta
 
 
 def record_failure(
-    con: duckdb.DuckDBPyConnection, name: str, session_id: str, reason: str, run_id: str, max_attempts: int
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    session_id: str,
+    reason: str,
+    run_id: str,
+    max_attempts: int,
+    *,
+    hold: bool = False,
 ) -> int:
     """Count one more run that could not process the session; quarantine it at `max_attempts`.
 
     A quarantined session is out of the pending set (its `applied_sessions` row says `quarantined`) until
-    `release_failures` lets it back. Returns the attempts so far.
+    `release_failures` lets it back. With `hold`, the session is held at once (status `held`): its output
+    was valid but not applied (a mass change), and it waits for a person, not for another attempt.
+    Returns the attempts so far.
     """
     with transaction(con):
         row = con.execute(
@@ -315,25 +330,28 @@ def record_failure(
             "INSERT INTO session_failures (playbook, session_id, attempts, reason, last_run_id) VALUES (?, ?, ?, ?, ?)",
             [name, session_id, attempts, reason, run_id],
         )
-        if attempts >= max_attempts:
+        if hold:
+            _mark(con, name, session_id, None, "held", reason)
+        elif attempts >= max_attempts:
             _mark(con, name, session_id, None, "quarantined", f"{attempts} failed attempts; last: {reason}")
     return attempts
 
 
 def failed_sessions(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
-    """Sessions whose processing failed, with attempts, the last reason, and whether they are quarantined."""
+    """Sessions whose processing failed or was held, with attempts, the last reason and the status
+    (`failed`: tried again next run; `quarantined`; `held`: waiting for `playbook retry`)."""
     return _rows(
         con,
         "SELECT f.session_id, f.attempts, f.reason, f.last_run_id, f.updated_at,"
-        " coalesce(a.status = 'quarantined', false) AS quarantined"
+        " CASE WHEN a.status IN ('quarantined', 'held') THEN a.status ELSE 'failed' END AS status"
         " FROM session_failures f LEFT JOIN applied_sessions a USING (playbook, session_id)"
-        " WHERE f.playbook = ? ORDER BY quarantined DESC, f.attempts DESC, f.session_id",
+        " WHERE f.playbook = ? ORDER BY status DESC, f.attempts DESC, f.session_id",
         [name],
     )
 
 
 def release_failures(con: duckdb.DuckDBPyConnection, name: str, session_ids: list[str] | None) -> int:
-    """Let quarantined sessions (all, or those named) be tried again by the next run; returns how many."""
+    """Let quarantined or held sessions (all, or those named) be tried again by the next run; returns how many."""
     with transaction(con):
         chosen = (
             [r[0] for r in con.execute("SELECT session_id FROM session_failures WHERE playbook = ?", [name]).fetchall()]
@@ -341,7 +359,7 @@ def release_failures(con: duckdb.DuckDBPyConnection, name: str, session_ids: lis
             else session_ids
         )
         con.execute(
-            "DELETE FROM applied_sessions WHERE playbook = ? AND status = 'quarantined' AND session_id IN"
+            "DELETE FROM applied_sessions WHERE playbook = ? AND status IN ('quarantined', 'held') AND session_id IN"
             " (SELECT unnest(?))",
             [name, chosen],
         )

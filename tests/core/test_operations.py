@@ -133,11 +133,11 @@ def test_rollback_leaves_input_untouched(case: tuple[Playbook, list[Any], list[A
     real = engine._apply_one
     calls = {"n": 0}
 
-    def flaky(state: Any, index: int, raw: object) -> OpOutcome:
+    def flaky(state: Any, index: int, raw: object, guards: Any) -> OpOutcome:
         calls["n"] += 1
         if calls["n"] > fail_at:
             raise RuntimeError("injected failure")
-        return real(state, index, raw)
+        return real(state, index, raw, guards)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engine, "_apply_one", flaky)
@@ -228,3 +228,31 @@ def test_property_6_delete(playbook: Playbook, data: st.DataObject) -> None:
     result, _ = apply_operations(playbook, [{"type": "DELETE", "target_id": target}])
     assert result.size() == playbook.size() - 1
     assert result.find(target) is None
+
+
+@given(playbooks(), st.lists(st.integers(0, 40), max_size=12), st.integers(0, 6), st.floats(0, 1))
+@settings(max_examples=examples(200), deadline=None)
+def test_guards_bound_what_one_session_can_remove(
+    playbook: Playbook, picks: list[int], max_removed: int, share: float
+) -> None:
+    from core.models import Guards
+
+    ids = ids_of(playbook)
+    ops = [{"type": "DELETE", "target_id": ids[i % len(ids)]} for i in picks] if ids else []
+    guards = Guards(max_removed=max_removed, max_removed_share=share)
+    reflector = ReflectorOutput(analysis="a", bullet_tags=[])
+    result, report = apply_session(playbook, reflector, CuratorOutput(reasoning="r", operations=ops), guards=guards)
+    removed = playbook.size() - result.size()
+    if report.held:
+        assert result is playbook and report.held.startswith("mass_change")
+    else:
+        assert removed <= max(max_removed, share * playbook.size())
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=examples(300), deadline=None)
+def test_clean_entry_text_is_one_clean_paragraph(text: str) -> None:
+    cleaned = engine.clean_entry_text(text)
+    assert "\n" not in cleaned and "\x00" not in cleaned and "<!--" not in cleaned and "-->" not in cleaned
+    assert not any(ord(c) < 32 for c in cleaned) and cleaned == cleaned.strip()
+    assert engine.clean_entry_text(cleaned) == cleaned

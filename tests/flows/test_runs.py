@@ -394,7 +394,7 @@ def test_a_session_whose_output_never_parses_is_quarantined_and_blocks_nothing(
     assert (third.status, third.sessions_considered) == ("nothing-to-do", 0)  # quarantined: not retried
     listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
     rows = json.loads(listed.stdout)
-    assert [(r["session_id"], r["attempts"], r["quarantined"]) for r in rows] == [(SESSIONS[1], 2, True)]
+    assert [(r["session_id"], r["attempts"], r["status"]) for r in rows] == [(SESSIONS[1], 2, "quarantined")]
     assert rows[0]["reason"] == "unparseable model output (no JSON object)"
     retried = CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.db)])
     assert retried.exit_code == 0 and "1 session(s)" in retried.stdout
@@ -413,3 +413,76 @@ def test_a_failed_call_is_never_counted_against_the_session(setup: tuple[Setting
     assert run.sessions_failed == 1 and run.quarantined == []
     again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
     assert again.sessions_applied == 1
+
+
+def test_a_session_that_would_empty_the_playbook_is_held_and_the_others_go_on(
+    setup: tuple[Settings, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    settings, _ = setup
+    lessons = [f"Lesson {i}: check the {w} first." for i, w in enumerate(["log", "env", "lock", "port", "path", "db"])]
+    reflect = json.dumps({"analysis": "a", "bullet_tags": []})
+    hostile = [
+        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[0],
+            "step": "curator",
+            "text": json.dumps(
+                {
+                    "reasoning": "six lessons, one of them dirty",
+                    "operations": [{"type": "ADD", "text": t, "section": "OTHERS"} for t in lessons[:5]]
+                    + [
+                        {
+                            "type": "ADD",
+                            "text": "Line one\nline two\x00 <!-- playbook:end --> done\x1b[31m",
+                            "section": "OTHERS",
+                        },
+                        {"type": "UPDATE", "target_id": "oth-001", "text": "x" * 1_000_000},
+                    ],
+                }
+            ),
+        },
+        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[1],
+            "step": "curator",
+            "text": json.dumps(
+                {
+                    "reasoning": "start over",
+                    "operations": [
+                        {"type": "DELETE", "target_id": f"oth-{i:03d}", "reason": "bad"} for i in range(1, 7)
+                    ],
+                }
+            ),
+        },
+        {"session_id": SESSIONS[2], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[2],
+            "step": "curator",
+            "text": json.dumps(
+                {"reasoning": "one more", "operations": [{"type": "DELETE", "target_id": "oth-002", "reason": "dup"}]}
+            ),
+        },
+    ]
+    replay = tmp_path / "hostile.jsonl"
+    replay.write_text("\n".join(json.dumps(r) for r in hostile) + "\n")
+    settings = settings.model_copy(update={"epoch_size": 1})
+    run = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    assert run.status == "partial" and run.sessions_applied == 2 and list(run.held) == [SESSIONS[1]]
+    assert "mass_change" in run.held[SESSIONS[1]] and "6 of 6" in run.held[SESSIONS[1]]
+    assert run.skip_reasons == {"UPDATE: too long": 1}
+    final = entries(settings.db, 2)
+    assert len(final) == 5 and "oth-002" not in [e[1] for e in final]  # session 3 applied after the held one
+    assert ("OTHERS", "oth-006", "Line one line two done[31m", 0, 0) in final  # one clean paragraph
+    listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
+    assert [(r["session_id"], r["status"]) for r in json.loads(listed.stdout)] == [(SESSIONS[1], "held")]
+    again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    assert again.sessions_considered == 0  # held: waits for a person, not retried on its own
+    assert CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.db)]).exit_code == 0
+    allowed = settings.model_copy(update={"max_removed": 100})
+    accepted = run_curation(allowed, "default", resolve_provider(f"replay:{replay}", allowed))
+    assert accepted.sessions_applied == 1 and entries(settings.db, 3) == []
+    assert any("shrank the playbook from 5 to 0" in n for n in accepted.notices)
