@@ -12,6 +12,7 @@ PlaybookError
       +-- StoreError         a request the store cannot satisfy (unknown version, ...)
       +-- PromptError        a prompt template whose manifest does not hold
       +-- ConfigError        missing or contradictory configuration
+      |    +-- AuthError      the model API refused the configured key
       +-- RunFailedError     a run ran, and every session it attempted failed
 ```
 
@@ -21,6 +22,7 @@ Messages are one sentence naming the thing in backticks, plus the next step.
 from __future__ import annotations
 
 __all__ = [
+    "AuthError",
     "ConfigError",
     "DatabaseBusyError",
     "PlaybookError",
@@ -86,3 +88,7 @@ class RunFailedError(TerminalError):
     def __init__(self, message: str, summaries: list[object] | None = None) -> None:
         super().__init__(message)
         self.summaries = summaries or []
+
+
+class AuthError(ConfigError):
+    """The model API refused the key (HTTP 401/403): every call would fail the same way, so the run stops."""

@@ -29,6 +29,7 @@ class RunSummary(BaseModel):
     sessions_failed: int = 0
     failures: dict[str, str] = Field(default_factory=dict)
     quarantined: list[str] = Field(default_factory=list)  # failed too often: left out until `playbook retry`
+    stopped: str | None = None  # why the run stopped starting model calls early (deadline, breaker)
     held: dict[str, str] = Field(default_factory=dict)  # valid output not applied (mass change), with the reason
     entries_before: int | None = None  # live entries when the run started and when it ended
     entries_after: int | None = None

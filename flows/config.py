@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     max_removed_share: float = 0.3
     # The run summary warns when one run leaves the playbook smaller by more than this share.
     shrink_warning_share: float = 0.2
+    # A run starts no model call after this many minutes (it ends with what it finished; the rest waits for
+    # the next run), nor after `breaker_failures` calls in a row failed the same way (a server down or hanging).
+    max_run_minutes: float | None = 180.0
+    breaker_failures: int = 5
     cost_cap_usd: float = 20.0
     max_input_tokens: int = 24_000
     request_timeout_s: float = 120.0

@@ -3,6 +3,7 @@ built from it for each step of a run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -29,6 +30,7 @@ class ProviderSpec(BaseModel):
     reflector_model: str
     curator_model: str
     notices: tuple[str, ...] = ()
+    key_source: str | None = None  # where the API key came from, for the one line that says it was refused
 
     @property
     def label(self) -> str:
@@ -42,6 +44,13 @@ ProviderFactory = Callable[[ProviderSpec, Settings, CostCap], Provider]
 
 def _key(settings: Settings) -> str | None:
     return settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
+
+
+def _key_source() -> str:
+    for name in ("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"):
+        if os.environ.get(name):
+            return f"`{name}`"
+    return "`anthropic_api_key` in playbook.toml"
 
 
 def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpec:
@@ -72,7 +81,12 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
                 f"The `{spec}` provider needs an Anthropic API key; set ANTHROPIC_API_KEY (or"
                 " PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
             )
-        return ProviderSpec(kind=spec, notices=tuple(notices), **models)  # type: ignore[arg-type]
+        return ProviderSpec(
+            kind=spec,  # type: ignore[arg-type]
+            notices=tuple(notices),
+            key_source=_key_source(),
+            **models,
+        )
     if spec == "heuristic":
         return ProviderSpec(kind="heuristic", notices=tuple(notices or [NOTICE]), **models)
     raise ConfigError(f"Unknown provider `{spec}`; use anthropic, batch, heuristic, replay:FILE or auto.")

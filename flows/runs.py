@@ -14,6 +14,7 @@ from pathlib import Path
 
 from core.errors import ConfigError
 from core.export import to_markdown
+from core.llm.guard import CallGuard
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
 from core.runsummary import RunSummary
@@ -77,12 +78,18 @@ def run_curation(
     until: datetime | None = None,
     limit: int | None = None,
     epoch_size: int | None = None,
+    guard: CallGuard | None = None,
 ) -> RunSummary:
     """Curate one playbook: select pending sessions, then reflect, curate and apply epoch by epoch.
 
     Args:
         steps: the per-epoch steps; the plain functions unless the caller passes Prefect tasks.
         factory: builds the provider for each step (tests and benchmarks pass their own).
+        guard: the run's deadline and circuit breaker; by default from `max_run_minutes` and
+            `breaker_failures`.
+
+    Raises:
+        AuthError: the model API refused the key (at the first call; nothing else is tried).
     """
     steps = steps or plain_steps()
     ctx = RunContext(
@@ -92,6 +99,11 @@ def run_curation(
         run_id=run_id or new_run_id(kind),
         redactor=settings.redactor(),
         factory=factory,
+        guard=guard
+        or CallGuard(
+            deadline=time.time() + settings.max_run_minutes * 60 if settings.max_run_minutes else None,
+            breaker_after=settings.breaker_failures,
+        ),
     )
     summary = RunSummary(
         run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
@@ -147,12 +159,18 @@ def run_curation(
                         summary.quarantined.append(result.session_id)
             done += len(epoch.session_ids)
             emit("curate", done, total)
-        if (summary.sessions_failed or summary.held) and summary.sessions_applied:
-            summary.status = "partial"
-        elif summary.held and not summary.sessions_failed:
-            summary.status = "partial"  # nothing failed, but a person has to look at what was held
-        elif summary.sessions_failed:
-            summary.status = "failed"
+            if ctx.guard.stopped:  # no call may start: end cleanly, the rest waits for the next run
+                left = total - done
+                summary.notices.append(
+                    f"Stopped starting model calls: {ctx.guard.stopped}. {left} more session(s) wait for the next"
+                    " run; the sessions of this epoch whose calls did not start are retried then too."
+                )
+                summary.stopped = ctx.guard.stopped
+                break
+        if summary.sessions_failed and not summary.sessions_applied and not summary.held:
+            summary.status = "failed"  # every session it attempted failed
+        elif summary.sessions_failed or summary.held or summary.stopped:
+            summary.status = "partial"  # some failed, some wait for a person, or the rest waits for the next run
         elif not total:
             summary.status = "nothing-to-do"
         else:

@@ -14,10 +14,12 @@ from datetime import datetime
 from typing import Generic, Literal, NamedTuple, TypeVar
 
 import duckdb
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.curator import curator_request, parse_curator
+from core.errors import AuthError
 from core.llm.base import LLMRequest, LLMResponse, Provider
+from core.llm.guard import CallGuard, GuardedProvider
 from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import apply_session
@@ -73,6 +75,8 @@ class RunContext(BaseModel):
     run_id: str
     redactor: Redactor = Redactor()
     factory: ProviderFactory = make_provider
+    # Shared by every step of the run (a reference, also through Prefect tasks): deadline and breaker.
+    guard: CallGuard = Field(default_factory=CallGuard)
 
 
 class Epoch(BaseModel):
@@ -223,7 +227,7 @@ def _run_step(
         requests, unprepared = build(con, frozen, sections, template)
         cap = CostCap(settings.cost_cap_usd)
         cap.add(run_spend(con, ctx.run_id))
-        provider = ctx.factory(ctx.provider, settings, cap)
+        provider = GuardedProvider(ctx.factory(ctx.provider, settings, cap), ctx.guard)
         results: dict[int, StepResult[OutputT]] = {}
         for i, answer in _answer(con, provider, requests, settings.concurrency):
             # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
@@ -239,6 +243,11 @@ def _run_step(
                 playbook_version=epoch.base_version,
                 run_id=ctx.run_id,
             )
+            if response.failure == "auth":  # every other call would be refused the same way
+                raise AuthError(
+                    f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
+                    f" ({response.error}); set a valid key, or run with `--llm heuristic`."
+                )
             error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
             kind: ErrorKind | None = "call" if response.error else (None if parsed is not None else "output")
             results[i] = StepResult[OutputT](

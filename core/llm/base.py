@@ -8,9 +8,14 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["LLMRequest", "LLMResponse", "Provider", "Step", "Usage"]
+__all__ = ["Failure", "LLMRequest", "LLMResponse", "Provider", "Step", "Usage"]
 
 Step = Literal["reflector", "curator", "reflection"]
+# Why a call failed, so the run can react to the kind and not to wording: `auth` stops the run at once,
+# a run of failures of one kind opens the circuit breaker, `stopped` calls were never started.
+Failure = Literal[
+    "auth", "rate_limit", "server", "timeout", "connection", "bad_request", "bad_reply", "cost_cap", "stopped", "other"
+]
 
 
 class Usage(BaseModel):
@@ -53,6 +58,7 @@ class LLMResponse(BaseModel):
     cost_usd: float = 0.0
     latency_ms: float = 0.0
     error: str | None = None
+    failure: Failure | None = None  # the kind of `error`
     cached: bool = False
 
     @property

@@ -14,8 +14,8 @@ from typing import Any
 
 import anthropic
 
-from core.llm.base import LLMRequest, LLMResponse, Provider
-from core.llm.claude import describe_error, message_params, text_of, usage_of
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider
+from core.llm.claude import classify, describe_error, message_params, text_of, usage_of
 from core.llm.pricing import CostCap, cost_usd
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "BatchProvider", "split_batches"]
@@ -100,18 +100,20 @@ class BatchProvider(Provider):
                     else:
                         kind, message = got if got else ("missing", "no result returned")
                         last_error[cid] = f"{kind}: {message}"
-                        if kind in ("invalid_request", "invalid_request_error"):  # resubmitting cannot help
-                            results[cid] = self._failed(by_id[cid], last_error[cid])
+                        if kind in ("invalid_request", "invalid_request_error", "auth"):  # resubmitting cannot help
+                            failure: Failure = "auth" if kind == "auth" else "bad_request"
+                            results[cid] = self._failed(by_id[cid], last_error[cid], failure)
                         else:
                             retry.append(cid)
             pending = retry
         for cid in pending:
             reason = self.cost_cap.message() if self.cost_cap.exhausted() else last_error.get(cid, "not processed")
-            results[cid] = self._failed(by_id[cid], f"{reason} (after {self.max_rounds} batch rounds)")
+            why: Failure = "cost_cap" if self.cost_cap.exhausted() else "other"
+            results[cid] = self._failed(by_id[cid], f"{reason} (after {self.max_rounds} batch rounds)", why)
         return [results[cid] for cid in ids]
 
-    def _failed(self, request: LLMRequest, error: str) -> LLMResponse:
-        return LLMResponse(provider=self.name, model=request.model, error=error)
+    def _failed(self, request: LLMRequest, error: str, failure: Failure) -> LLMResponse:
+        return LLMResponse(provider=self.name, model=request.model, error=error, failure=failure)
 
     def _run_batch(
         self, group: list[dict[str, Any]], by_id: dict[str, LLMRequest]
@@ -155,4 +157,5 @@ class BatchProvider(Provider):
                     out[cid] = (str(result.type), "request " + str(result.type))
             return out
         except Exception as exc:
-            return {item["custom_id"]: ("api_error", describe_error(exc)) for item in group}
+            kind = "auth" if classify(exc) == "auth" else "api_error"
+            return {item["custom_id"]: (kind, describe_error(exc)) for item in group}

@@ -14,7 +14,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage
 from core.llm.pricing import CostCap, cost_usd
 from core.prompts import OUTPUT_SCHEMAS
 
@@ -89,12 +89,40 @@ def text_of(content: Any) -> str:
 def describe_error(exc: BaseException) -> str:
     """One line for the exchange log."""
     if isinstance(exc, anthropic.APIStatusError):
-        return f"HTTP {exc.status_code}: {str(exc.message)[:300]}"
+        body = exc.body if isinstance(exc.body, dict) else {}
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        said = inner.get("message") if isinstance(inner, dict) else None
+        return f"HTTP {exc.status_code}: {str(said or exc.message)[:300]}"
     if isinstance(exc, anthropic.APITimeoutError):
         return "timeout"
     if isinstance(exc, anthropic.APIConnectionError):
         return f"connection error: {exc}"
     return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
+def classify(exc: BaseException) -> Failure:
+    """The kind of a failed call, from the SDK's exception."""
+    if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
+        return "auth"
+    if isinstance(exc, anthropic.RateLimitError):
+        return "rate_limit"
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return "connection"
+    if isinstance(exc, anthropic.APIStatusError):
+        return "server" if exc.status_code >= 500 else "bad_request"
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return "bad_reply"
+    return "other"
+
+
+def _not_a_message(message: object) -> str | None:
+    """Why an HTTP 200 body is not a Messages API reply (an HTML login page, a proxy's JSON), or None."""
+    if isinstance(message, anthropic.types.Message) and message.usage is not None and message.content is not None:
+        return None
+    shown = message if isinstance(message, str) else repr(message)
+    return f"not a Messages API reply: the server answered {' '.join(shown.split())[:120]!r}"
 
 
 def _refuses_structured_output(exc: anthropic.BadRequestError) -> bool:
@@ -119,7 +147,9 @@ class AnthropicProvider(Provider):
     def complete(self, request: LLMRequest) -> LLMResponse:
         """One call, with the SDK's retries; the seeds' empty result is the caller's on error."""
         if self.cost_cap.exhausted():
-            return LLMResponse(provider=self.name, model=request.model, error=self.cost_cap.message())
+            return LLMResponse(
+                provider=self.name, model=request.model, error=self.cost_cap.message(), failure="cost_cap"
+            )
         started = time.perf_counter()
         try:
             try:
@@ -134,6 +164,16 @@ class AnthropicProvider(Provider):
                 provider=self.name,
                 model=request.model,
                 error=describe_error(exc),
+                failure=classify(exc),
+                latency_ms=(time.perf_counter() - started) * 1000,
+            )
+        wrong = _not_a_message(message)
+        if wrong:
+            return LLMResponse(
+                provider=self.name,
+                model=request.model,
+                error=wrong,
+                failure="bad_reply",
                 latency_ms=(time.perf_counter() - started) * 1000,
             )
         usage = usage_of(message.usage)
