@@ -63,6 +63,15 @@ R = TypeVar("R")
 DbOpt = Annotated[
     Path | None, typer.Option("--db", help="DuckDB file. \\[env: PLAYBOOK_DB] \\[default: data/playbook.duckdb]")
 ]
+WaitOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--wait",
+        help="Seconds to wait while another command (a nightly run) is using the database."
+        " \\[env: PLAYBOOK_WAIT_S] \\[default: 15]",
+        show_default=False,
+    ),
+]
 PlaybookOpt = Annotated[
     str | None,
     typer.Option("--playbook", "-p", help="Playbook name. \\[env: PLAYBOOK_PLAYBOOK] \\[default: default]"),
@@ -101,7 +110,18 @@ def read_db(cfg: Settings) -> Iterator[Any]:
 
     from core.store.db import open_db
 
-    with open_db(cfg.db, create=False) as con:
+    with open_db(cfg.db, create=False, wait=cfg.wait_s) as con:
+        yield con
+
+
+@contextmanager
+def write_db(cfg: Settings, what: str, *, create: bool = True) -> Iterator[Any]:
+    """A connection for a command that writes, under the run lock every writer takes (one writer at a time)."""
+
+    from core.store.db import open_db
+    from core.store.lock import run_lock
+
+    with run_lock(cfg.db, what, wait=cfg.wait_s), open_db(cfg.db, create=create, wait=cfg.wait_s) as con:
         yield con
 
 
@@ -180,6 +200,7 @@ def ingest_cmd(
         bool, typer.Option("--json", help="Print the summary as JSON, every file with its status.")
     ] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
 ) -> None:
     """Ingest transcripts into DuckDB (unchanged files are skipped; every other file is named with its reason).
 
@@ -187,8 +208,11 @@ def ingest_cmd(
 
     Example: [bold]playbook ingest ~/.claude/projects ~/.codex/sessions[/bold]
     """
-    cfg = settings(db)
-    summary = ingest_with_progress(cfg, list(paths or cfg.transcripts), fmt)
+    from core.store.lock import run_lock
+
+    cfg = settings(db, wait_s=wait)
+    with run_lock(cfg.db, "playbook ingest", wait=cfg.wait_s):
+        summary = ingest_with_progress(cfg, list(paths or cfg.transcripts), fmt)
     if as_json:
         print_json(summary.to_dict())
     else:
@@ -208,6 +232,7 @@ def sessions_cmd(
         bool, typer.Option("--failed", help="Only sessions a playbook failed to process (attempts, quarantine).")
     ] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """List ingested sessions, or with --failed the ones a playbook could not process.
@@ -218,7 +243,7 @@ def sessions_cmd(
     from core.store.playbooks import failed_sessions
     from core.store.sessions import list_sessions
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         if failed:
             require_playbook_or_configured(con, cfg, cfg.playbook)
@@ -258,6 +283,7 @@ def retry_cmd(
     sessions: Annotated[list[str] | None, typer.Argument(help="Session ids (default: with --all).")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every failed or quarantined session.")] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Let quarantined or held sessions be curated again by the next run (their attempts start over).
@@ -271,8 +297,8 @@ def retry_cmd(
 
     if not sessions and not every:
         raise ConfigError("Name the sessions to retry, or pass `--all`; `playbook sessions --failed` lists them.")
-    cfg = settings(db, playbook)
-    with read_db(cfg) as con:
+    cfg = settings(db, playbook, wait_s=wait)
+    with write_db(cfg, "playbook retry", create=False) as con:
         require_playbook(con, cfg.playbook)
         n = release_failures(con, cfg.playbook, None if every else list(sessions or []))
     out.print(f"{n} session(s) of playbook `{cfg.playbook}` will be tried again by the next run.", highlight=False)
@@ -292,6 +318,7 @@ def import_cmd(
         bool, typer.Option("--merge", help="Add the file's entries whose text is not there yet; keep the rest.")
     ] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Import a playbook.json as a new version (a playbook that has entries needs --replace or --merge).
@@ -303,11 +330,10 @@ def import_cmd(
     from core.operations import apply_operations, normalize_playbook
     from core.playbook_json import playbook_from_dict
     from core.sections import DEFAULT_SECTIONS, load_sections_yaml
-    from core.store.db import open_db
     from core.store.files import read_text
     from core.store.playbooks import ensure_playbook, load_version, write_version
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     if replace and merge:
         raise ConfigError("Pass either `--replace` or `--merge`, not both.")
     if not file.exists():
@@ -315,7 +341,7 @@ def import_cmd(
     checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
     raw = json.loads(read_text(file)) if sections else checked
-    with open_db(cfg.db) as con:
+    with write_db(cfg, "playbook import") as con:
         section_set = ensure_playbook(con, cfg.playbook, section_set)
         incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
         current = load_version(con, cfg.playbook)
@@ -347,6 +373,7 @@ def new_cmd(
         Path | None, typer.Option(help="A sections.yaml (name, slug, description per section).")
     ] = None,
     db: DbOpt = None,
+    wait: WaitOpt = None,
 ) -> None:
     """Create an empty playbook (curate and import write only to playbooks that exist or are configured).
 
@@ -354,12 +381,11 @@ def new_cmd(
     """
 
     from core.sections import DEFAULT_SECTIONS, load_sections_yaml
-    from core.store.db import open_db
     from core.store.playbooks import ensure_playbook, playbook_names
 
-    cfg = settings(db)
+    cfg = settings(db, wait_s=wait)
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    with open_db(cfg.db) as con:
+    with write_db(cfg, "playbook new") as con:
         if name in playbook_names(con):
             raise StoreError(f"Playbook `{name}` already exists; pick another name.")
         ensure_playbook(con, name, section_set)
@@ -377,6 +403,7 @@ def show_cmd(
         ShowFormat, typer.Option("--format", help="text, json (seeds' playbook.json) or markdown.")
     ] = "text",
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Show a playbook version.
@@ -390,7 +417,7 @@ def show_cmd(
     from core.redact import mask_playbook
     from core.store.playbooks import load_version
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
     if fmt == "json":
@@ -407,6 +434,7 @@ def show_cmd(
 def history_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """One row per version: what produced it and what changed.
@@ -416,7 +444,7 @@ def history_cmd(
 
     from core.store.playbooks import history
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         rows = history(con, cfg.playbook)
     if as_json:
@@ -444,6 +472,7 @@ def diff_cmd(
     v2: Annotated[int, typer.Argument(help="To version.")],
     as_json: JsonOpt = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Entries added, removed or changed between two versions.
@@ -453,7 +482,7 @@ def diff_cmd(
 
     from core.store.playbooks import diff_versions
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         changes = diff_versions(con, cfg.playbook, v1, v2)
     if as_json:
@@ -492,6 +521,7 @@ def diff_cmd(
 def revert_cmd(
     version: Annotated[int, typer.Argument(help="The version to restore.")],
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Make a new version equal to VERSION (history is never rewritten).
@@ -501,8 +531,8 @@ def revert_cmd(
 
     from core.store.playbooks import revert
 
-    cfg = settings(db, playbook)
-    with read_db(cfg) as con:
+    cfg = settings(db, playbook, wait_s=wait)
+    with write_db(cfg, "playbook revert", create=False) as con:
         new = revert(con, cfg.playbook, version)
     out.print(f"Version {new} of playbook `{cfg.playbook}` restores version {version}.")
 
@@ -520,6 +550,7 @@ def export_cmd(
     version: Annotated[int | None, typer.Option(help="Version to export (default: newest).")] = None,
     parquet: Annotated[Path | None, typer.Option("--parquet", help="Write every table as Parquet into DIR.")] = None,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Export a playbook version, or snapshot the tables as Parquet.
@@ -536,7 +567,7 @@ def export_cmd(
     from core.store.playbooks import load_version
     from core.store.snapshot import write_parquet
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         if parquet is not None:
             written = write_parquet(con, parquet)
@@ -608,7 +639,7 @@ def run_flow(fn: Callable[..., R], cfg: Settings, what: str, **kwargs: Any) -> R
 
     from core.store.lock import run_lock
 
-    with run_lock(cfg.db, what):
+    with run_lock(cfg.db, what, wait=cfg.wait_s):
         from flows._runtime import local_run
 
         with progress_bars(), local_run():
@@ -641,7 +672,7 @@ def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, creat
             raise ConfigError(f"Transcript folder `{path}` does not exist; check the path or `transcripts`.")
     if create and not cfg.db.exists():
         return None  # the first run: everything is work
-    with open_db(cfg.db, create=False) as con:
+    with open_db(cfg.db, create=False, wait=cfg.wait_s) as con:
         for name in playbooks:
             if not create:
                 require_playbook(con, name)
@@ -658,7 +689,7 @@ def _quiet_run(cfg: Settings, name: str, provider: Any, kind: str) -> RunSummary
     from core.store.lock import run_lock
     from flows.runs import run_curation
 
-    with run_lock(cfg.db, f"playbook {kind}"):
+    with run_lock(cfg.db, f"playbook {kind}", wait=cfg.wait_s):
         return run_curation(cfg, name, provider, kind=kind)
 
 
@@ -702,6 +733,7 @@ def curate_cmd(
     create: Annotated[bool, typer.Option("--create", help="Create the playbook if it does not exist.")] = False,
     as_json: JsonOpt = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Reflect on and curate the sessions this playbook has not seen yet.
@@ -711,7 +743,7 @@ def curate_cmd(
 
     from flows.providers import resolve_provider
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     provider = resolve_provider(llm or cfg.llm, cfg)  # fails fast, before Prefect starts
     idle = _idle(cfg, [], [cfg.playbook], create=create or cfg.playbook in cfg.playbooks)
     if idle is not None:
@@ -745,6 +777,7 @@ def nightly_cmd(
     llm: LlmOpt = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
 ) -> None:
     """Ingest, curate every configured playbook, report and export.
 
@@ -755,7 +788,7 @@ def nightly_cmd(
 
     from flows.providers import resolve_provider
 
-    cfg = settings(db)
+    cfg = settings(db, wait_s=wait)
     provider = resolve_provider(llm or cfg.llm, cfg)
     targets = list(transcripts or cfg.transcripts)
     if _idle(cfg, targets, cfg.playbooks, create=True) is not None:
@@ -777,6 +810,7 @@ def backfill_cmd(
     epoch_size: Annotated[int, typer.Option(help="Sessions per epoch (one batch per step).")] = 50,
     as_json: JsonOpt = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Curate historical sessions in a date range.
@@ -786,7 +820,7 @@ def backfill_cmd(
 
     from flows.providers import resolve_provider
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     provider = resolve_provider(llm, cfg)
     with read_db(cfg) as con:
         require_playbook_or_configured(con, cfg, cfg.playbook)
@@ -815,6 +849,7 @@ def runs_cmd(
     limit: Annotated[int, typer.Option(help="How many runs.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
 ) -> None:
     """Recent pipeline runs with their counts, tokens and cost.
 
@@ -823,7 +858,7 @@ def runs_cmd(
 
     from core.store.runs import list_runs
 
-    cfg = settings(db)
+    cfg = settings(db, wait_s=wait)
     with read_db(cfg) as con:
         rows = list_runs(con, limit)
     if as_json:
@@ -850,6 +885,7 @@ def runs_cmd(
 def stats_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Totals for a playbook: sessions, versions, operations by type and status, prunes, cost.
@@ -859,7 +895,7 @@ def stats_cmd(
 
     from core.store.playbooks import playbook_stats
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         data = playbook_stats(con, cfg.playbook)
     if as_json:
@@ -879,6 +915,7 @@ def sql_cmd(
     query: Annotated[str, typer.Argument(help="A SQL query over the tables and views.", show_default=False)],
     as_json: JsonOpt = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
 ) -> None:
     """Run a read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in the README.
 
@@ -887,8 +924,8 @@ def sql_cmd(
 
     from core.store.db import open_db, query_rows
 
-    cfg = settings(db)
-    with open_db(cfg.db, read_only=True) as con:
+    cfg = settings(db, wait_s=wait)
+    with open_db(cfg.db, read_only=True, wait=cfg.wait_s) as con:
         columns, rows = query_rows(con, query)
     if as_json:
         print_json([dict(zip(columns, r, strict=True)) for r in rows])
@@ -901,15 +938,15 @@ def sql_cmd(
 
 @app.command("check")
 @handles_errors
-def check_cmd(db: DbOpt = None) -> None:
+def check_cmd(db: DbOpt = None, wait: WaitOpt = None) -> None:
     """Read every table in full, so every block's checksum is verified, and say how to recover if one fails.
 
     Example: [bold]playbook check[/bold]
     """
     from core.store.db import open_db, verify
 
-    cfg = settings(db)
-    with open_db(cfg.db, read_only=True) as con:
+    cfg = settings(db, wait_s=wait)
+    with open_db(cfg.db, read_only=True, wait=cfg.wait_s) as con:
         tables, rows, broken = verify(con)
     if broken:
         names = ", ".join(f"`{t}` ({why})" for t, why in broken[:2]) + (
@@ -927,6 +964,7 @@ def check_cmd(db: DbOpt = None) -> None:
 def report_cmd(
     out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for index.html and the PNG charts.")] = None,
     db: DbOpt = None,
+    wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Write the playbook evolution report: a static HTML page and the same charts as PNG files.
@@ -937,10 +975,12 @@ def report_cmd(
     from core.store.playbooks import require_playbook
     from flows.evolution import write_evolution_report
 
-    cfg = settings(db, playbook)
+    cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         require_playbook(con, cfg.playbook)
-    result = write_evolution_report(cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report", cfg.redactor())
+    result = write_evolution_report(
+        cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report", cfg.redactor(), wait=cfg.wait_s
+    )
     out.print(
         f"Wrote {result.index} and {len(result.charts)} PNG charts"
         f" ({result.versions} versions, {result.seconds:.1f} s)."
@@ -994,6 +1034,7 @@ def root(
 def doctor_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
     db: DbOpt = None,
+    wait: WaitOpt = None,
 ) -> None:
     """What playbook would use here, and what is wrong with the fix: transcript folders (files and sessions
     per format), the database, the provider `auto` picks and why, and the Prefect API.
@@ -1011,7 +1052,7 @@ def doctor_cmd(
     from flows.config import default_transcripts
     from flows.providers import resolve_provider
 
-    cfg = settings(db)
+    cfg = settings(db, wait_s=wait)
     problems: list[str] = []
     defaults = cfg.transcripts == default_transcripts()
     folders = survey(cfg.transcripts)
@@ -1026,7 +1067,7 @@ def doctor_cmd(
     database: dict[str, Any] = {"path": str(cfg.db), "exists": cfg.db.exists()}
     if cfg.db.exists():
         try:
-            with open_db(cfg.db, read_only=True) as con:
+            with open_db(cfg.db, read_only=True, wait=cfg.wait_s) as con:
                 database.update(database_overview(con))
         except PlaybookError as exc:
             problems.append(str(exc))

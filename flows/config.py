@@ -56,6 +56,10 @@ class Settings(BaseSettings):
     epoch_size: int = 8
     concurrency: int = 4
     min_messages: int = 4
+    # Seconds a command waits for a database another command is using (`--wait`), and a run waits for each
+    # of its own brief opens, before giving up with "in use by ...".
+    wait_s: float = 15.0
+    busy_wait_s: float = 120.0
     backups: int = 3  # copies of the database `nightly` keeps in `<db>.backups/` (0: none)
     max_attempts: int = 3  # runs that fail to process a session before it is quarantined (`playbook retry`)
     # What one session may do (see `core.models.Guards`): longer entry texts are skipped (`too_long`); a session

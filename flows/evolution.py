@@ -233,11 +233,16 @@ class EvolutionReport(BaseModel):
     versions: int
 
 
-def write_evolution_report(db: Path, playbook: str, out_dir: Path, redactor: Redactor | None = None) -> EvolutionReport:
-    """Write `index.html` and one PNG per chart into `out_dir`; entry texts pass `redactor` first."""
+def write_evolution_report(
+    db: Path, playbook: str, out_dir: Path, redactor: Redactor | None = None, *, wait: float = 0.0
+) -> EvolutionReport:
+    """Write `index.html` and one PNG per chart into `out_dir`; entry texts pass `redactor` first.
+
+    `wait`: seconds to keep trying while another command is using the database.
+    """
     started = time.perf_counter()
     clean = (redactor or Redactor()).text
-    with open_db(db) as con:
+    with open_db(db, wait=wait) as con:
         data = evolution_data(con, playbook)
     data.top_helpful = [(n, clean(t), h, x) for n, t, h, x in data.top_helpful]
     data.top_harmful = [(n, clean(t), h, x) for n, t, h, x in data.top_harmful]

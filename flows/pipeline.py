@@ -116,7 +116,7 @@ def ingest_flow(
 ) -> IngestSummary:
     """Ingest the given (or configured) transcript folders."""
     settings = settings or load_settings()
-    with run_lock(settings.db, "playbook ingest"):
+    with run_lock(settings.db, "playbook ingest", wait=settings.busy_wait_s):
         return ingest_task(settings, paths or settings.transcripts, fmt)
 
 
@@ -136,7 +136,7 @@ def _curate_and_export(
     settings: Settings, name: str, provider: ProviderSpec, factory: ProviderFactory | None, kind: str, **filters: Any
 ) -> RunSummary:
     """One playbook's run through the Prefect tasks, under the run lock, then its exports and artifacts."""
-    with run_lock(settings.db, f"playbook {kind}"):
+    with run_lock(settings.db, f"playbook {kind}", wait=settings.busy_wait_s):
         summary = run_curation(
             settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind=kind, **filters
         )
@@ -187,7 +187,7 @@ def nightly_flow(
     settings = settings or load_settings()
     provider = resolve_provider(llm or settings.llm, settings)  # fails fast, before any work
     summaries = []
-    with run_lock(settings.db, "playbook nightly"):
+    with run_lock(settings.db, "playbook nightly", wait=settings.busy_wait_s):
         back_up(settings.db, settings.backups)  # before anything writes: a copy to go back to
         ingest_task(settings, transcripts or settings.transcripts)
         for name in playbooks or settings.playbooks:
@@ -196,7 +196,7 @@ def nightly_flow(
             )
             exported = export_playbook(settings, name)
             page = write_evolution_report(
-                settings.db, name, settings.out_dir / "report" / name, settings.redactor()
+                settings.db, name, settings.out_dir / "report" / name, settings.redactor(), wait=settings.busy_wait_s
             ).index
             summaries.append(summary)
             _artifacts(

@@ -54,7 +54,7 @@ def run_ingest(
             "No transcript folders given, and none found in ~/.claude/projects or ~/.codex/sessions; pass PATH,"
             " or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
         )
-    with open_db(settings.db) as con:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
         return ingest(
             con,
             paths,
@@ -109,7 +109,7 @@ def run_curation(
         run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
     )
     started = time.perf_counter()
-    with open_db(settings.db) as con:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
         start_run(con, summary.run_id, kind, playbook, provider.label)
         summary.entries_before = live_entries(con, playbook)
     try:
@@ -180,7 +180,7 @@ def run_curation(
         raise
     finally:
         summary.duration_s = time.perf_counter() - started
-        with open_db(settings.db) as con:
+        with open_db(settings.db, wait=settings.busy_wait_s) as con:
             summary.entries_after = live_entries(con, playbook)
             shrink = summary.shrink_share()
             if shrink > settings.shrink_warning_share:
@@ -194,7 +194,7 @@ def run_curation(
 
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:
     """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), each atomically."""
-    with open_db(settings.db) as con:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
         model = mask_playbook(load_version(con, playbook), settings.redactor())
     md = settings.out_dir / f"{playbook}.md"
     js = settings.out_dir / f"{playbook}.json"

@@ -144,7 +144,7 @@ def select_sessions(
     limit: int | None = None,
 ) -> Selection:
     """Sessions to curate; too-short ones are marked skipped with their reason."""
-    with open_db(ctx.settings.db) as con:
+    with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
         ensure_playbook(con, ctx.playbook)
         resumed: list[Epoch] = []
         in_open: set[str] = set()
@@ -172,32 +172,25 @@ def select_sessions(
 
 def next_epoch(ctx: RunContext, session_ids: list[str]) -> Epoch:
     """Record the next epoch, frozen at the playbook's current version."""
-    with open_db(ctx.settings.db) as con:
+    with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
         base = current_version(con, ctx.playbook)
         number = plan_epoch(con, ctx.playbook, base, session_ids, ctx.run_id)
     return Epoch(epoch_no=number, base_version=base, session_ids=session_ids)
 
 
 def _answer(
-    con: duckdb.DuckDBPyConnection,
     provider: Provider,
     requests: list[LLMRequest],
+    todo: list[int],
     concurrency: int,
 ) -> Iterator[tuple[int, LLMResponse]]:
-    """Responses as they arrive: reused from earlier runs when possible, else from the provider."""
-    todo: list[int] = []
-    for i, request in enumerate(requests):
-        hit = cached_response(con, request) if provider.cacheable else None
-        if hit is not None:
-            yield i, hit
-        else:
-            todo.append(i)
+    """The provider's responses to `requests[i]` for `i` in `todo`, as they arrive."""
     if not todo:
         return
     if provider.batches:  # the batch API answers an epoch at once
-        for i, response in zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True):
-            yield i, response
+        yield from zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True)
         return
+    todo = list(todo)
     if provider.warm_cache_first and len(todo) > 1:
         # A cache entry exists only once a first response has started: one call warms the shared
         # system prefix (the frozen playbook), then the rest fan out and read it.
@@ -218,8 +211,14 @@ def _run_step(
     template_name: str,
     parse: Callable[[str | None], OutputT | None],
 ) -> list[StepResult[OutputT]]:
+    """Build the requests, answer them (reused from earlier runs where possible) and record every exchange.
+
+    No connection is open while the model works: the database is opened briefly to prepare, and again for
+    each answer as it arrives (so a run killed later reuses it instead of paying again), which leaves the
+    file free for other commands in between.
+    """
     settings = ctx.settings
-    with open_db(settings.db) as con:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
         frozen = load_version(con, ctx.playbook, epoch.base_version)
         sections = sections_of(con, ctx.playbook)
         override = [settings.prompts_dir / ctx.playbook, settings.prompts_dir] if settings.prompts_dir else []
@@ -228,31 +227,45 @@ def _run_step(
         cap = CostCap(settings.cost_cap_usd)
         cap.add(run_spend(con, ctx.run_id))
         provider = GuardedProvider(ctx.factory(ctx.provider, settings, cap), ctx.guard)
-        results: dict[int, StepResult[OutputT]] = {}
-        for i, answer in _answer(con, provider, requests, settings.concurrency):
-            # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
-            response = answer.model_copy(update={"text": ctx.redactor.text(answer.text)}) if answer.text else answer
-            parsed = parse(response.text) if response.ok else None
-            # Recorded as soon as it arrives: a run killed later reuses it instead of paying again.
-            record_exchange(
-                con,
-                requests[i],
-                response,
-                parsed=parsed,
-                playbook=ctx.playbook,
-                playbook_version=epoch.base_version,
-                run_id=ctx.run_id,
+        reused = {
+            i: hit
+            for i, r in enumerate(requests)
+            if provider.cacheable and (hit := cached_response(con, r)) is not None
+        }
+    results: dict[int, StepResult[OutputT]] = {}
+
+    def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
+        # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
+        response = answer.model_copy(update={"text": ctx.redactor.text(answer.text)}) if answer.text else answer
+        parsed = parse(response.text) if response.ok else None
+        record_exchange(
+            con,
+            requests[i],
+            response,
+            parsed=parsed,
+            playbook=ctx.playbook,
+            playbook_version=epoch.base_version,
+            run_id=ctx.run_id,
+        )
+        if response.failure == "auth":  # every other call would be refused the same way
+            raise AuthError(
+                f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
+                f" ({response.error}); set a valid key, or run with `--llm heuristic`."
             )
-            if response.failure == "auth":  # every other call would be refused the same way
-                raise AuthError(
-                    f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
-                    f" ({response.error}); set a valid key, or run with `--llm heuristic`."
-                )
-            error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
-            kind: ErrorKind | None = "call" if response.error else (None if parsed is not None else "output")
-            results[i] = StepResult[OutputT](
-                session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
-            )
+        error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
+        kind: ErrorKind | None = "call" if response.error else (None if parsed is not None else "output")
+        results[i] = StepResult[OutputT](
+            session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
+        )
+
+    if reused:
+        with open_db(settings.db, wait=settings.busy_wait_s) as con:
+            for i, hit in reused.items():
+                take(con, i, hit)
+    todo = [i for i in range(len(requests)) if i not in reused]
+    for i, answer in _answer(provider, requests, todo, settings.concurrency):
+        with open_db(settings.db, wait=settings.busy_wait_s) as con:
+            take(con, i, answer)
     answered = [results[i] for i in range(len(requests))]
     failed = [
         StepResult[OutputT](session_id=sid, error=reason, error_kind="preparation")
@@ -333,7 +346,7 @@ def apply_epoch_sessions(
     """Apply strictly in session order, one new version per session; failed sessions stay pending."""
     by_session = {c.session_id: c for c in curations}
     results: list[SessionApply] = []
-    with open_db(ctx.settings.db) as con:
+    with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
         sections = sections_of(con, ctx.playbook)
         parent = current_version(con, ctx.playbook)
         current = load_version(con, ctx.playbook, parent)  # kept in memory: one rebuild per epoch, not per session

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -75,10 +76,18 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def connect(
-    path: Path | str, *, read_only: bool = False, create: bool = True, memory_limit: str | None = "2GB"
+    path: Path | str,
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    memory_limit: str | None = "2GB",
+    wait: float = 0.0,
 ) -> duckdb.DuckDBPyConnection:
     """Open `path` (created if missing, unless `create` is False or `read_only`), translate lock errors, and
     migrate it to the latest schema.
+
+    DuckDB lets one process at a time open a file for writing (and none read while it does); `wait` is
+    how many seconds to keep trying while another process has it, before giving up.
 
     Raises:
         DatabaseBusyError: another process holds the file.
@@ -90,10 +99,18 @@ def connect(
         raise StoreError(f"No database at `{path}`; run `playbook ingest` first, or pass `--db`.")
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        con = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.Error as exc:
-        raise translate_error(path, exc, opening=True) from exc
+    give_up = time.monotonic() + wait
+    pause = 0.02
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.Error as exc:
+            error = translate_error(path, exc, opening=True)
+            if not isinstance(error, DatabaseBusyError) or time.monotonic() >= give_up:
+                raise error from exc
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
     try:
         if memory_limit:
             con.execute(f"SET memory_limit = '{memory_limit}'")
@@ -123,9 +140,11 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 @contextmanager
-def open_db(path: Path | str, *, read_only: bool = False, create: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+def open_db(
+    path: Path | str, *, read_only: bool = False, create: bool = True, wait: float = 0.0
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """Context manager around `connect` that always closes the connection and translates DuckDB's errors."""
-    con = connect(path, read_only=read_only, create=create)
+    con = connect(path, read_only=read_only, create=create, wait=wait)
     try:
         yield con
     except duckdb.Error as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -23,8 +24,9 @@ _held: dict[Path, int] = {}  # lock files this process holds, with their nesting
 
 
 @contextmanager
-def run_lock(db: Path, what: str) -> Iterator[None]:
-    """Hold `<db>.lock` for the duration; raise DatabaseBusyError naming the holder when taken."""
+def run_lock(db: Path, what: str, *, wait: float = 0.0) -> Iterator[None]:
+    """Hold `<db>.lock` for the duration; raise DatabaseBusyError naming the holder when it is still taken
+    after `wait` seconds."""
     db.parent.mkdir(parents=True, exist_ok=True)
     path = db.resolve().with_name(db.name + ".lock")
     if path in _held:
@@ -36,14 +38,20 @@ def run_lock(db: Path, what: str) -> Iterator[None]:
         return
     fh = path.open("a+")
     try:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            raise DatabaseBusyError(
-                f"Database `{db}` is in use by {holder}; wait for it to finish or pass another `--db`."
-            ) from None
+        give_up = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= give_up:
+                    fh.seek(0)
+                    holder = fh.read().strip() or "another process"
+                    raise DatabaseBusyError(
+                        f"Database `{db}` is in use by {holder}; wait for it to finish (`--wait SECONDS`) or pass"
+                        " another `--db`."
+                    ) from None
+                time.sleep(0.1)
         fh.seek(0)
         fh.truncate()
         fh.write(f"process {os.getpid()} ({what} since {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC)")

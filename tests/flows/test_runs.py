@@ -360,8 +360,7 @@ def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
         )
         for i in range(4)
     ]
-    with open_db(tmp_path / "w.duckdb") as con:
-        answered = dict(_answer(con, Warming(), requests, concurrency=4))
+    answered = dict(_answer(Warming(), requests, [0, 1, 2, 3], concurrency=4))
     assert sorted(answered) == [0, 1, 2, 3]
     assert events[:2] == [("start", "s0"), ("end", "s0")]  # the first call finished before any other began
     assert {e for e in events[2:] if e[0] == "start"} == {("start", "s1"), ("start", "s2"), ("start", "s3")}
