@@ -152,6 +152,7 @@ def render_ingest(summary: IngestSummary) -> None:
         ("files changed", summary.count("changed")),
         ("files unchanged", summary.count("unchanged")),
         ("files failed", summary.count("failed")),
+        ("files shrunk (stored messages kept)", summary.count("shrunk")),
         ("files empty / unrecognised", f"{summary.count('empty')} / {summary.count('unrecognised')}"),
         ("sessions written", summary.sessions),
         ("message parts written", summary.messages),
@@ -162,7 +163,7 @@ def render_ingest(summary: IngestSummary) -> None:
         table.add_row(label, str(value))
     out.print(table)
     for r in summary.results:
-        if r.status in ("failed", "empty", "unrecognised"):
+        if r.status in ("failed", "empty", "unrecognised", "shrunk"):
             err.print(f"[yellow]{r.status}:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
         elif r.bad_lines:
             err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
@@ -678,7 +679,7 @@ def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, creat
                 require_playbook(con, name)
         if transcripts and needs_ingest(con, transcripts):
             return None
-        if any(count_pending(con, name) for name in playbooks):
+        if any(count_pending(con, name, cfg.idle_minutes) for name in playbooks):
             return None
     return "nothing new to ingest or curate"
 

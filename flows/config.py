@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     epoch_size: int = 8
     concurrency: int = 4
     min_messages: int = 4
+    # A session is curated once it has had no new message for this long (one still being written waits);
+    # a session that grows after it was applied is curated again for its new part.
+    idle_minutes: float = 30.0
     # Seconds a command waits for a database another command is using (`--wait`), and a run waits for each
     # of its own brief opens, before giving up with "in use by ...".
     wait_s: float = 15.0

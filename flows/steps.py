@@ -30,7 +30,7 @@ from core.render import render_session
 from core.sections import SectionSet
 from core.selection import too_short
 from core.store.db import open_db
-from core.store.exchanges import cached_response, record_exchange
+from core.store.exchanges import cached_response, record_exchange, reusable_reflection
 from core.store.playbooks import (
     current_version,
     ensure_playbook,
@@ -41,7 +41,14 @@ from core.store.playbooks import (
     write_version,
 )
 from core.store.runs import close_epoch, open_epochs, plan_epoch, run_spend
-from core.store.sessions import applied_among, load_messages, pending_sessions, record_redactions, session_label
+from core.store.sessions import (
+    applied_among,
+    load_messages,
+    pending_sessions,
+    previous_apply,
+    record_redactions,
+    session_label,
+)
 from flows.config import Settings
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 
@@ -158,7 +165,15 @@ def select_sessions(
                 close_epoch(con, ctx.playbook, epoch_no)
         pending: list[str] = []
         skipped: dict[str, str] = {}
-        for row in pending_sessions(con, ctx.playbook, project=project, since=since, until=until, limit=limit):
+        for row in pending_sessions(
+            con,
+            ctx.playbook,
+            project=project,
+            since=since,
+            until=until,
+            limit=limit,
+            idle_minutes=ctx.settings.idle_minutes,
+        ):
             if row["session_id"] in in_open:
                 continue
             reason = too_short(row["n_messages"], row["n_user_prompts"], ctx.settings.min_messages)
@@ -210,6 +225,7 @@ def _run_step(
     ],
     template_name: str,
     parse: Callable[[str | None], OutputT | None],
+    reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None = None,
 ) -> list[StepResult[OutputT]]:
     """Build the requests, answer them (reused from earlier runs where possible) and record every exchange.
 
@@ -230,7 +246,7 @@ def _run_step(
         reused = {
             i: hit
             for i, r in enumerate(requests)
-            if provider.cacheable and (hit := cached_response(con, r)) is not None
+            if provider.cacheable and (hit := cached_response(con, r) or (reuse(con, r) if reuse else None)) is not None
         }
     results: dict[int, StepResult[OutputT]] = {}
 
@@ -284,7 +300,9 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         unprepared: dict[str, str] = {}
         for session_id in epoch.session_ids:
             try:
-                messages = load_messages(con, session_id)
+                before = previous_apply(con, ctx.playbook, session_id)
+                # A session that grew since it was applied is judged on its new part only.
+                messages = load_messages(con, session_id, after=before[0] if before else None)
                 rendered = render_session(messages, ctx.settings.max_input_tokens, redactor=ctx.redactor)
             except Exception as exc:  # one session that cannot be read must not stop the epoch
                 unprepared[session_id] = f"preparation failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
@@ -304,7 +322,10 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
             )
         return requests, unprepared
 
-    return _run_step(ctx, epoch, build, "reflector", parse_reflector)
+    def earlier(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
+        return reusable_reflection(con, ctx.playbook, request)
+
+    return _run_step(ctx, epoch, build, "reflector", parse_reflector, earlier)
 
 
 def curate_sessions(
@@ -379,6 +400,7 @@ def apply_epoch_sessions(
                 results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
                 continue
             new = mask_playbook(new, ctx.redactor)  # no entry keeps a secret or personal data a model wrote
+            before = previous_apply(con, ctx.playbook, reflection.session_id)
             version = write_version(
                 con,
                 ctx.playbook,
@@ -388,6 +410,7 @@ def apply_epoch_sessions(
                 report=report,
                 run_id=ctx.run_id,
                 expected_parent=parent,
+                note=f"the session's new part (it was first applied in version {before[1]})" if before else None,
             )
             parent, current = version, new
             results.append(

@@ -8,7 +8,7 @@ import duckdb
 
 from core.llm.base import LLMRequest, LLMResponse, Usage
 
-__all__ = ["cached_response", "record_exchange"]
+__all__ = ["cached_response", "record_exchange", "reusable_reflection"]
 
 
 def cached_response(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
@@ -28,6 +28,25 @@ def cached_response(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMR
         cached=True,
         usage=Usage(input_tokens=row[3], output_tokens=row[4], cache_read_tokens=row[5], cache_write_tokens=row[6]),
     )
+
+
+def reusable_reflection(con: duckdb.DuckDBPyConnection, playbook: str, request: LLMRequest) -> LLMResponse | None:
+    """A reflection of the same session, still pending, whose curator call failed: reused (marked `cached`)
+    instead of paying the reflector again, provided the session has not changed since it was judged.
+
+    Its prompt differs only by the playbook it was frozen against (the run that retries is a later epoch);
+    tags for entries that are gone since are skipped by the engine like any unknown id.
+    """
+    row = con.execute(
+        "SELECT c.raw_text, c.provider, c.model FROM llm_calls c JOIN sessions s USING (session_id)"
+        " WHERE c.playbook = ? AND c.session_id = ? AND c.step = 'reflector' AND c.error IS NULL"
+        " AND c.parsed IS NOT NULL AND c.created_at >= s.ingested_at"
+        " ORDER BY c.created_at DESC LIMIT 1",
+        [playbook, request.session_id],
+    ).fetchone()
+    if row is None:
+        return None
+    return LLMResponse(text=row[0], provider=row[1], model=row[2], cached=True)
 
 
 def record_exchange(

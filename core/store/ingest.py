@@ -32,7 +32,7 @@ from core.transcripts._batch import drop_batch, reset_batch
 
 __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "needs_ingest", "survey"]
 
-Status = Literal["new", "changed", "unchanged", "failed", "empty", "unrecognised"]
+Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised"]
 HEAD_BYTES = 64 * 1024
 BATCH_BYTES = 256 * 1024 * 1024
 SUFFIXES = (".jsonl", ".json")
@@ -85,7 +85,7 @@ class IngestSummary:
 
     def to_dict(self) -> dict[str, object]:
         """The summary for `--json`: counts per status and every file with its status and reason."""
-        statuses: tuple[Status, ...] = ("new", "changed", "unchanged", "failed", "empty", "unrecognised")
+        statuses: tuple[Status, ...] = ("new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised")
         return {
             "files": [asdict(r) for r in self.results],
             "counts": {s: self.count(s) for s in statuses},
@@ -171,10 +171,11 @@ class _Seen(NamedTuple):
     mtime: float
     content_hash: str | None
     status: str
+    stored_size: int | None  # the size of the content whose messages are stored
 
 
 def _ledger(con: duckdb.DuckDBPyConnection) -> dict[str, _Seen]:
-    rows = con.execute("SELECT path, size, mtime, content_hash, status FROM files").fetchall()
+    rows = con.execute("SELECT path, size, mtime, content_hash, status, stored_size FROM files").fetchall()
     return {row[0]: _Seen(*row[1:]) for row in rows}
 
 
@@ -260,7 +261,7 @@ f AS (
            arg_min(agent_version, NOT is_main) FILTER (WHERE agent_version IS NOT NULL) AS agent_version,
            arg_min(title, NOT is_main) FILTER (WHERE title IS NOT NULL) AS title,
            sum(noise_records) AS noise, sum(bad_lines) AS bad, count(*) AS n_files
-    FROM files WHERE status = 'ok' AND session_id IN (SELECT session_id FROM affected)
+    FROM files WHERE status IN ('ok', 'shrunk') AND session_id IN (SELECT session_id FROM affected)
     GROUP BY session_id
     HAVING bool_or(is_main)
 ),
@@ -402,10 +403,10 @@ def _commit_batch(
         con.execute(
             "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"
             " noise_records, is_main, cwd, git_branch, agent_version, title, agent_id, agent_type, agent_description,"
-            " n_secrets)"
+            " n_secrets, stored_size)"
             " SELECT l.path, l.size, l.mtime, l.digest, b.format, b.session_id, 'ok', coalesce(s.n_lines, 0),"
             " coalesce(s.bad_lines, 0), coalesce(s.noise_records, 0), l.is_main, m.cwd, m.git_branch,"
-            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description, l.secrets"
+            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description, l.secrets, l.size"
             " FROM (SELECT unnest(?) AS l) JOIN _batch_files b ON b.path = l.path"
             " LEFT JOIN _file_stats s ON s.path = l.path LEFT JOIN _file_meta m ON m.path = l.path",
             [ledger],
@@ -451,7 +452,7 @@ WHERE f.session_id IS NOT NULL AND f.session_id <> b.session_id
 # Sessions whose every file went elsewhere (or that predate identity from records) are gone.
 _FORGET_SESSIONS_WITHOUT_FILES = """
 DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM _batch_files)
-AND session_id NOT IN (SELECT session_id FROM files WHERE status = 'ok' AND session_id IS NOT NULL)
+AND session_id NOT IN (SELECT session_id FROM files WHERE status IN ('ok', 'shrunk') AND session_id IS NOT NULL)
 """
 
 
@@ -535,7 +536,26 @@ def ingest(
             con.execute("UPDATE files SET mtime = ? WHERE path = ?", [st.st_mtime, key])
             summary.results.append(FileResult(key, "unchanged", st.st_size))
             continue
-        status: Status = "changed" if previous and previous.status == "ok" else "new"
+        stored = previous.stored_size if previous and previous.status in ("ok", "shrunk") else None
+        if stored is not None and st.st_size < stored:
+            # Transcripts only grow: a shorter file was truncated or replaced. What was read from it before
+            # is kept (reading it again would delete it); the ledger notes the new size so it is said once.
+            result = FileResult(
+                key,
+                "shrunk",
+                st.st_size,
+                error=f"the file shrank from {stored:,} to {st.st_size:,} bytes; the messages stored from it are"
+                " kept, and it is read again once it grows past its old size",
+            )
+            summary.results.append(result)
+            with transaction(con):
+                con.execute(
+                    "UPDATE files SET size = ?, mtime = ?, content_hash = ?, status = 'shrunk', error = ?"
+                    " WHERE path = ?",
+                    [st.st_size, st.st_mtime, digest, result.error, key],
+                )
+            continue
+        status: Status = "changed" if previous and previous.status in ("ok", "shrunk") else "new"
         if st.st_size == 0 or not head.strip():
             result = FileResult(key, "empty", 0, error="empty file")
             summary.results.append(result)

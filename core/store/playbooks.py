@@ -291,9 +291,12 @@ def _mark(
     con: duckdb.DuckDBPyConnection, name: str, session_id: str, version: int | None, status: str, reason: str | None
 ) -> None:
     con.execute("DELETE FROM applied_sessions WHERE playbook = ? AND session_id = ?", [name, session_id])
+    # What was seen of the session is kept, so a session that grows later is taken up again.
     con.execute(
-        "INSERT INTO applied_sessions (playbook, session_id, version, status, reason) VALUES (?, ?, ?, ?, ?)",
-        [name, session_id, version, status, reason],
+        "INSERT INTO applied_sessions (playbook, session_id, version, status, reason, n_messages, upto)"
+        " SELECT ?, ?, ?, ?, ?, (SELECT n_messages FROM sessions WHERE session_id = ?),"
+        " (SELECT ended_at FROM sessions WHERE session_id = ?)",
+        [name, session_id, version, status, reason, session_id, session_id],
     )
 
 

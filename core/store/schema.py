@@ -270,6 +270,18 @@ ALTER TABLE files ADD COLUMN n_secrets BIGINT DEFAULT 0;    -- secrets replaced 
 UPDATE files SET mtime = -1, content_hash = NULL;
 """
 
+_GROWTH = """
+-- What a playbook had seen of a session when it applied or skipped it: a session that grows afterwards is
+-- taken up again for its new part (messages after `upto`), and a "too short" skip is reconsidered.
+ALTER TABLE applied_sessions ADD COLUMN n_messages BIGINT;
+ALTER TABLE applied_sessions ADD COLUMN upto TIMESTAMPTZ;
+UPDATE applied_sessions a SET n_messages = s.n_messages, upto = s.ended_at FROM sessions s
+    WHERE s.session_id = a.session_id;
+-- The size of the file content whose messages are stored: a file that shrinks below it keeps them.
+ALTER TABLE files ADD COLUMN stored_size BIGINT;
+UPDATE files SET stored_size = size WHERE status = 'ok';
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -278,6 +290,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "identity from records: subagents, record ids, noise by type, per-thread tool counts", _IDENTITY),
     (6, "session failures: attempts, and quarantine after too many", _FAILURES),
     (7, "secrets redacted at ingest, counted per file", _REDACTED_AT_INGEST),
+    (8, "growing sessions taken up again; shrinking files keep what was stored", _GROWTH),
 ]
 
 VIEWS = """

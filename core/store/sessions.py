@@ -15,24 +15,41 @@ __all__ = [
     "list_sessions",
     "load_messages",
     "pending_sessions",
+    "previous_apply",
     "record_redactions",
     "session_label",
 ]
 
 
-def load_messages(con: duckdb.DuckDBPyConnection, session_id: str) -> list[SessionMessage]:
-    """Every message part of a session once: the main thread first, then subagents, in time and record order."""
+def load_messages(
+    con: duckdb.DuckDBPyConnection, session_id: str, *, after: datetime | None = None
+) -> list[SessionMessage]:
+    """Every message part of a session once: the main thread first, then subagents, in time and record order.
+
+    `after`: only the parts written after this time (the new part of a session that grew since it was
+    applied).
+    """
     # A record copied into several files (a renamed copy, a resumed session) is read once.
     cur = con.execute(
         "SELECT seq, part, role, kind, text, tool_name, tool_input, tool_use_id, is_error, is_meta, is_prompt,"
-        " is_sidechain FROM messages WHERE session_id = ?"
+        " is_sidechain FROM messages WHERE session_id = ? AND (?::TIMESTAMPTZ IS NULL OR ts > ?::TIMESTAMPTZ)"
         " QUALIFY row_number() OVER (PARTITION BY coalesce(record_id, source_path || ':' || seq), part"
         " ORDER BY source_path) = 1"
         " ORDER BY is_sidechain, ts NULLS LAST, source_path, seq, part",
-        [session_id],
+        [session_id, after, after],
     )
     names = [d[0] for d in cur.description]
     return [SessionMessage(**dict(zip(names, row, strict=True))) for row in cur.fetchall()]
+
+
+# A session is work for a playbook when the playbook has never handled it, or when it applied or skipped it
+# and the session has grown since; and only once it has been idle (no message for `idle` minutes), so a
+# session still being written is not curated half-way.
+_PENDING = """
+FROM sessions s LEFT JOIN applied_sessions a ON a.playbook = $playbook AND a.session_id = s.session_id
+WHERE (a.session_id IS NULL OR (a.status IN ('applied', 'skipped') AND s.n_messages > coalesce(a.n_messages, 0)))
+  AND (s.ended_at IS NULL OR s.ended_at <= now() - to_seconds(CAST($idle * 60 AS BIGINT)))
+"""
 
 
 def pending_sessions(
@@ -43,20 +60,37 @@ def pending_sessions(
     since: datetime | None = None,
     until: datetime | None = None,
     limit: int | None = None,
+    idle_minutes: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """Sessions not yet applied to (or skipped by) `playbook`, oldest first."""
+    """Sessions `playbook` has not handled, or that grew since it did, oldest first."""
     cur = con.execute(
         "SELECT s.session_id, s.project, s.started_at, s.n_messages, s.n_user_prompts, s.n_tool_calls,"
-        " s.n_tool_errors FROM sessions s"
-        " WHERE NOT EXISTS (SELECT 1 FROM applied_sessions a WHERE a.playbook = ? AND a.session_id = s.session_id)"
-        " AND (?::VARCHAR IS NULL OR s.project = ?)"
-        " AND (?::TIMESTAMPTZ IS NULL OR s.started_at >= ?::TIMESTAMPTZ)"
-        " AND (?::TIMESTAMPTZ IS NULL OR s.started_at < ?::TIMESTAMPTZ)"
-        " ORDER BY s.started_at NULLS FIRST, s.session_id LIMIT ?",
-        [playbook, project, project, since, since, until, until, limit if limit is not None else 2**62],
+        " s.n_tool_errors" + _PENDING + " AND ($project::VARCHAR IS NULL OR s.project = $project)"
+        " AND ($since::TIMESTAMPTZ IS NULL OR s.started_at >= $since::TIMESTAMPTZ)"
+        " AND ($until::TIMESTAMPTZ IS NULL OR s.started_at < $until::TIMESTAMPTZ)"
+        " ORDER BY s.started_at NULLS FIRST, s.session_id LIMIT $limit",
+        {
+            "playbook": playbook,
+            "idle": idle_minutes,
+            "project": project,
+            "since": since,
+            "until": until,
+            "limit": limit if limit is not None else 2**62,
+        },
     )
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def previous_apply(
+    con: duckdb.DuckDBPyConnection, playbook: str, session_id: str
+) -> tuple[datetime | None, int] | None:
+    """(when the part already applied ends, the version that applied it), or None if never applied."""
+    row = con.execute(
+        "SELECT upto, version FROM applied_sessions WHERE playbook = ? AND session_id = ? AND status = 'applied'",
+        [playbook, session_id],
+    ).fetchone()
+    return (row[0], int(row[1])) if row else None
 
 
 def list_sessions(
@@ -98,12 +132,11 @@ def record_redactions(con: duckdb.DuckDBPyConnection, session_id: str, secrets: 
     )
 
 
-def count_pending(con: duckdb.DuckDBPyConnection, playbook: str) -> int:
-    """Sessions `playbook` has neither applied nor skipped, plus epochs a killed run left open."""
+def count_pending(con: duckdb.DuckDBPyConnection, playbook: str, idle_minutes: float = 0.0) -> int:
+    """Sessions that are work for `playbook` (see `pending_sessions`), plus epochs a killed run left open."""
     row = con.execute(
-        "SELECT (SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM applied_sessions a"
-        "  WHERE a.playbook = $p AND a.session_id = s.session_id))"
-        " + (SELECT count(*) FROM epochs WHERE playbook = $p AND status = 'open')",
-        {"p": playbook},
+        "SELECT (SELECT count(*) " + _PENDING + ")"
+        " + (SELECT count(*) FROM epochs WHERE playbook = $playbook AND status = 'open')",
+        {"playbook": playbook, "idle": idle_minutes},
     ).fetchone()
     return int(row[0]) if row else 0

@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from core.store.db import open_db
 from core.store.ingest import ingest
 
 SHORT = "claude-code/spotter/short.jsonl"
@@ -159,3 +160,34 @@ def test_failed_reparse_keeps_previous_messages(
     summary = ingest(con, [path])
     assert [(r.status, r.error) for r in summary.results] == [("failed", "IO Error: disk went away")]
     assert table_counts(con)[:2] == before[:2]  # the old session is intact
+
+
+def test_a_file_that_shrinks_keeps_what_was_stored_and_is_read_again_once_it_grows(tmp_path: Path) -> None:
+    def line(i: int) -> str:
+        role = "user" if i % 2 == 0 else "assistant"
+        return json.dumps(
+            {
+                "type": role,
+                "sessionId": "grow-1",
+                "uuid": f"g{i}",
+                "timestamp": f"2026-01-01T00:00:{i:02d}Z",
+                "message": {"role": role, "content": f"message {i}"},
+            }
+        )
+
+    path = tmp_path / "t" / "grow-1.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join(line(i) for i in range(20)) + "\n")
+    with open_db(tmp_path / "s.duckdb") as con:
+        ingest(con, [tmp_path / "t"])
+        assert con.execute("SELECT n_messages FROM sessions").fetchone() == (20,)
+        path.write_text("\n".join(line(i) for i in range(3)) + "\n")  # replaced by a shorter file
+        shrunk = ingest(con, [tmp_path / "t"])
+        assert [r.status for r in shrunk.results] == ["shrunk"]
+        assert "shrank from" in (shrunk.results[0].error or "")
+        assert con.execute("SELECT n_messages FROM sessions").fetchone() == (20,)  # nothing lost
+        assert [r.status for r in ingest(con, [tmp_path / "t"]).results] == ["unchanged"]  # said once
+        path.write_text("\n".join(line(i) for i in range(30)) + "\n")  # grows past its old size
+        grown = ingest(con, [tmp_path / "t"])
+        assert [r.status for r in grown.results] == ["changed"]
+        assert con.execute("SELECT n_messages FROM sessions").fetchone() == (30,)

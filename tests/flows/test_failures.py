@@ -34,10 +34,7 @@ SAMPLES = ROOT / "data" / "samples" / "claude-code"
 MODEL = ProviderSpec(
     kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5", key_source="`TEST_KEY`"
 )
-GOOD = {
-    "reflector": json.dumps({"analysis": "a", "bullet_tags": []}),
-    "curator": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": "Check the port first."}]}),
-}
+CURATION = json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": "Check the port first."}]})
 
 
 @pytest.fixture
@@ -68,9 +65,11 @@ def factory_for(handler: Callable[[httpx2.Request], httpx2.Response], seen: list
 
 def answer(request: httpx2.Request) -> httpx2.Response:
     curator = "operations" in json.dumps(json.loads(request.content).get("output_config", {}))
-    return httpx2.Response(
-        200, json=message(GOOD["curator" if curator else "reflector"], input_tokens=5, output_tokens=5)
-    )
+    if curator:
+        text = CURATION
+    else:  # a different analysis per session, as a model would write (the curator prompt carries it)
+        text = json.dumps({"analysis": f"session of {len(request.content)} bytes", "bullet_tags": []})
+    return httpx2.Response(200, json=message(text, input_tokens=5, output_tokens=5))
 
 
 def test_a_refused_key_stops_the_run_at_the_first_call(settings: Settings) -> None:
@@ -188,3 +187,23 @@ def test_cli_says_in_one_line_that_the_key_was_refused_and_exits_1(
         " key, or run with `--llm heuristic`."
     )
     assert _StandIn.requests == 1
+
+
+def test_a_reflection_whose_curator_call_failed_is_not_paid_again(settings: Settings) -> None:
+    steps: list[str] = []
+    broken = {"on": True}
+
+    def curator_down_once(request: httpx2.Request) -> httpx2.Response:
+        curator = "operations" in json.dumps(json.loads(request.content).get("output_config", {}))
+        steps.append("curator" if curator else "reflector")
+        if curator and broken["on"]:
+            broken["on"] = False  # the first session's curator call fails; everything else works
+            return httpx2.Response(529, json={"type": "error", "error": {"type": "overloaded_error", "message": "x"}})
+        return answer(request)
+
+    first = run_curation(settings, "default", MODEL, factory=factory_for(curator_down_once, []))
+    assert first.sessions_failed == 1 and first.sessions_applied >= 1  # the others moved the playbook on
+    steps.clear()
+    second = run_curation(settings, "default", MODEL, factory=factory_for(curator_down_once, []))
+    assert second.sessions_applied == 1 and steps == ["curator"]  # its reflection was reused, not paid again
+    assert second.calls_cached == 1
