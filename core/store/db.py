@@ -112,6 +112,7 @@ def connect(
         time.sleep(pause)
         pause = min(pause * 2, 0.25)
     try:
+        _refuse_truncated(con, path)
         if memory_limit:
             con.execute(f"SET memory_limit = '{memory_limit}'")
         if read_only:
@@ -132,6 +133,31 @@ def connect(
         con.close()
         raise
     return con
+
+
+# A DuckDB file is three 4 KiB headers followed by its blocks.
+_HEADERS = 3 * 4096
+
+
+def _refuse_truncated(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse, before anything reads or writes it, a file too short for the blocks its header says are used.
+
+    DuckDB opens such a file and fails only when a missing block is read, perhaps half-way through a run.
+    (Free blocks at the end may be cut off by DuckDB itself, so only used blocks are counted.)
+    """
+    row = con.execute(
+        "SELECT block_size, used_blocks FROM pragma_database_size() WHERE database_name = current_database()"
+    ).fetchone()
+    if not row or not path.exists():
+        return
+    expected = _HEADERS + int(row[0]) * int(row[1])
+    size = path.stat().st_size
+    if size < expected:
+        raise StoreError(
+            f"Database `{path}` is damaged: the file is {size:,} bytes but uses {row[1]} blocks of {row[0]:,}"
+            f" ({expected:,} bytes); restore a copy from `{path.name}.backups/` (see the README) or pass another"
+            " `--db`."
+        )
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:

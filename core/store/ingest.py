@@ -25,6 +25,7 @@ from typing import Literal, NamedTuple
 
 import duckdb
 
+from core.errors import StoreError
 from core.redact import redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
@@ -477,6 +478,11 @@ def _utf8(text: str) -> bool:
     return True
 
 
+def _cannot_write(exc: duckdb.Error) -> bool:
+    text = str(exc)
+    return any(m in text for m in ("Failed to commit", "Could not write", "No space left", "File too large"))
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -601,6 +607,11 @@ def ingest(
                 secrets = _load_batch(con, current, redact_secrets=redact_secrets)
                 batch_results, n_parts = _commit_batch(con, current, secrets)
             except duckdb.Error as exc:
+                if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
+                    raise StoreError(
+                        f"The database could not be written ({_first_line(exc)}); nothing of the last batch was"
+                        " stored and what was ingested before is intact. Free disk space and run ingest again."
+                    ) from exc
                 if len(current) > 1:
                     pending.extend([w] for w in current)  # isolate the file that fails
                     continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -396,3 +397,55 @@ def test_check_names_a_damaged_database_in_one_line(imported: str, tmp_path: Pat
     code, _, err = run("check", "--db", str(damaged))
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: ") and str(damaged) in lines[0]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ingest", "SAMPLES"],
+        ["show"],
+        ["history"],
+        ["sql", "select 1"],
+        ["export", "--format", "markdown"],
+        ["curate", "--llm", "heuristic"],
+        ["revert", "0"],
+        ["check"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_half_truncated_database_is_refused_by_every_command(
+    imported: str, tmp_path: Path, samples: Path, command: list[str]
+) -> None:
+    damaged = tmp_path / "half.duckdb"
+    shutil.copy(imported, damaged)
+    with damaged.open("r+b") as fh:
+        fh.truncate(damaged.stat().st_size // 2)
+    before = damaged.read_bytes()
+    args = [str(samples) if a == "SAMPLES" else a for a in command]
+    code, _, err = run(*args, "--db", str(damaged), "--wait", "0")
+    lines = err.strip().splitlines()
+    assert code == 1 and lines and lines[-1].startswith("Error: ") and str(damaged) in lines[-1], err
+    assert "Traceback" not in err
+    assert damaged.read_bytes() == before  # refused, not "repaired" by a write
+
+
+@pytest.mark.slow
+def test_a_full_disk_stops_ingest_with_one_line_instead_of_failing_every_file(tmp_path: Path, samples: Path) -> None:
+    import subprocess
+    import sys
+
+    # The file-size limit makes every write past 1.2 MB fail as a full disk would (EFBIG instead of ENOSPC).
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1_200_000, 1_200_000))\n"
+        "from flows.cli import app\n"
+        f"sys.argv = ['playbook', 'ingest', {str(samples)!r}, '--db', 'full.duckdb']\n"
+        "app()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYBOOK_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert lines[-1].startswith("Error: The database could not be written (") and "File too large" in lines[-1]
+    assert "failed:" not in done.stderr  # no file is blamed for the database's problem
