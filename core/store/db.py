@@ -35,7 +35,9 @@ def translate_error(path: Path, exc: duckdb.Error, *, opening: bool = False) -> 
     if "Could not set lock" in text or "Conflicting lock" in text:
         match = _PID_RE.search(text)
         who = f"process {match.group(1)}" if match else "another process"
-        return DatabaseBusyError(f"Database `{path}` is in use by {who}; wait for it to finish or pass another `--db`.")
+        return DatabaseBusyError(
+            f"Database `{path}` is in use by {who}; wait for it to finish (`--wait SECONDS`) or pass another `--db`."
+        )
     if opening:
         return StoreError(f"Cannot open database `{path}`: {first}")
     return StoreError(f"Database `{path}`: {first}")

@@ -214,7 +214,8 @@ def test_second_writer_gets_one_line_message(db_path: Path) -> None:
         with pytest.raises(DatabaseBusyError) as err:
             connect(db_path)
         assert str(err.value) == (
-            f"Database `{db_path}` is in use by process {holder.pid}; wait for it to finish or pass another `--db`."
+            f"Database `{db_path}` is in use by process {holder.pid}; wait for it to finish (`--wait SECONDS`) or"
+            " pass another `--db`."
         )
     finally:
         holder.communicate("\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import os
 import shutil
 import subprocess
@@ -226,11 +227,12 @@ def test_second_writer_cli_message(db: str) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        code, _, err = run("history", "--db", db)
-        assert code == 1
+        started = time.monotonic()
+        code, _, err = run("history", "--db", db, "--wait", "1")
+        assert code == 1 and time.monotonic() - started >= 1.0  # it waited, then said who holds the file
         assert (
-            err.strip() == f"Error: Database `{db}` is in use by process {holder.pid}; wait for it to finish or"
-            " pass another `--db`."
+            err.strip() == f"Error: Database `{db}` is in use by process {holder.pid}; wait for it to finish"
+            " (`--wait SECONDS`) or pass another `--db`."
         )
     finally:
         holder.communicate("\n")
@@ -284,7 +286,7 @@ def test_import_with_custom_sections(db: str, tmp_path: Path) -> None:
 def test_cli_fails_fast_when_a_run_holds_the_database(tmp_path: Path) -> None:
     db = tmp_path / "busy.duckdb"
     with lock_holder(db) as holder:
-        result = runner.invoke(app, ["curate", "--db", str(db), "--llm", "heuristic"])
+        result = runner.invoke(app, ["curate", "--db", str(db), "--llm", "heuristic", "--wait", "0.5"])
         assert result.exit_code == 1
         assert result.stderr.startswith(f"Error: Database `{db}` is in use by process {holder.pid} (playbook nightly")
         assert not db.exists()  # nothing was written

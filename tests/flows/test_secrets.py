@@ -29,12 +29,21 @@ from tests.secret_kinds import KINDS, SPLIT
 ALL = [*KINDS, SPLIT]
 
 
-def named_findings(text: str) -> list[str]:
+def _windows(text: str, size: int = 400, overlap: int = 160) -> list[str]:
+    # detect-secrets' allowlist check is slow on long lines; no secret here is longer than the overlap.
+    lines = []
+    for line in text.splitlines():
+        lines += [line[i : i + size] for i in range(0, max(1, len(line) - overlap), size - overlap)]
+    return lines
+
+
+def named_findings(*texts: str) -> list[str]:
     """What detect-secrets' named detectors (not its noisy entropy ones) find, line by line."""
     with default_settings():
         return [
             s.type
-            for line in text.splitlines()
+            for text in texts
+            for line in _windows(text)
             for s in scan_line(line)
             if "High Entropy" not in s.type and "[REDACTED" not in (s.secret_value or "")
         ]
@@ -153,7 +162,7 @@ def test_no_secret_reaches_a_request_the_database_an_entry_an_export_or_the_repo
         con.close()
     assert len(stored) > 100
     assert sorted({k for t in stored for k in leaked(t)}) == [], [t[:300] for t in stored if leaked(t)]
-    assert [f for t in stored for f in named_findings(t)] == []
+    assert named_findings(*stored) == []
     assert any("[REDACTED:" in t for t in stored) and any("Do not reuse" in t for t in stored)
 
     written = export_playbook(settings, "default")
