@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import time
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
