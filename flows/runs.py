@@ -109,9 +109,7 @@ def run_curation(
         run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
     )
     started = time.perf_counter()
-    with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        start_run(con, summary.run_id, kind, playbook, provider.label)
-        summary.entries_before = live_entries(con, playbook)
+    _start(settings, summary)
     try:
         stop = timed(summary.phase_seconds, "select")
         selection = select_sessions(ctx, project=project, since=since, until=until, limit=limit)
@@ -180,16 +178,28 @@ def run_curation(
         raise
     finally:
         summary.duration_s = time.perf_counter() - started
-        with open_db(settings.db, wait=settings.busy_wait_s) as con:
-            summary.entries_after = live_entries(con, playbook)
-            shrink = summary.shrink_share()
-            if shrink > settings.shrink_warning_share:
-                summary.notices.append(
-                    f"This run shrank the playbook from {summary.entries_before} to {summary.entries_after} entries"
-                    f" ({shrink:.0%}); `playbook diff` shows what went, `playbook revert` undoes it."
-                )
-            finish_run(con, summary)
+        _finish(settings, summary)
     return summary
+
+
+# The run's own opens live in their own frames: an exception that ends a run keeps the frames it passed
+# through alive (Prefect holds it in the flow's state), and with them any connection object they name.
+def _start(settings: Settings, summary: RunSummary) -> None:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        start_run(con, summary.run_id, summary.kind, summary.playbook, summary.provider)
+        summary.entries_before = live_entries(con, summary.playbook or "")
+
+
+def _finish(settings: Settings, summary: RunSummary) -> None:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        summary.entries_after = live_entries(con, summary.playbook or "")
+        shrink = summary.shrink_share()
+        if shrink > settings.shrink_warning_share:
+            summary.notices.append(
+                f"This run shrank the playbook from {summary.entries_before} to {summary.entries_after} entries"
+                f" ({shrink:.0%}); `playbook diff` shows what went, `playbook revert` undoes it."
+            )
+        finish_run(con, summary)
 
 
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:

@@ -234,20 +234,7 @@ def _run_step(
     file free for other commands in between.
     """
     settings = ctx.settings
-    with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        frozen = load_version(con, ctx.playbook, epoch.base_version)
-        sections = sections_of(con, ctx.playbook)
-        override = [settings.prompts_dir / ctx.playbook, settings.prompts_dir] if settings.prompts_dir else []
-        template = load_template(template_name, override_dirs=override)  # fails before any model call
-        requests, unprepared = build(con, frozen, sections, template)
-        cap = CostCap(settings.cost_cap_usd)
-        cap.add(run_spend(con, ctx.run_id))
-        provider = GuardedProvider(ctx.factory(ctx.provider, settings, cap), ctx.guard)
-        reused = {
-            i: hit
-            for i, r in enumerate(requests)
-            if provider.cacheable and (hit := cached_response(con, r) or (reuse(con, r) if reuse else None)) is not None
-        }
+    requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse)
     results: dict[int, StepResult[OutputT]] = {}
 
     def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
@@ -263,31 +250,62 @@ def _run_step(
             playbook_version=epoch.base_version,
             run_id=ctx.run_id,
         )
-        if response.failure == "auth":  # every other call would be refused the same way
-            raise AuthError(
-                f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
-                f" ({response.error}); set a valid key, or run with `--llm heuristic`."
-            )
         error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
         kind: ErrorKind | None = "call" if response.error else (None if parsed is not None else "output")
         results[i] = StepResult[OutputT](
             session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
         )
 
-    if reused:
+    def store(answers: list[tuple[int, LLMResponse]]) -> None:
+        # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
         with open_db(settings.db, wait=settings.busy_wait_s) as con:
-            for i, hit in reused.items():
-                take(con, i, hit)
+            for i, answer in answers:
+                take(con, i, answer)
+
+    if reused:
+        store(list(reused.items()))
     todo = [i for i in range(len(requests)) if i not in reused]
     for i, answer in _answer(provider, requests, todo, settings.concurrency):
-        with open_db(settings.db, wait=settings.busy_wait_s) as con:
-            take(con, i, answer)
+        store([(i, answer)])
+        if answer.failure == "auth":  # every other call would be refused the same way
+            raise AuthError(
+                f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
+                f" ({answer.error}); set a valid key, or run with `--llm heuristic`."
+            )
     answered = [results[i] for i in range(len(requests))]
     failed = [
         StepResult[OutputT](session_id=sid, error=reason, error_kind="preparation")
         for sid, reason in unprepared.items()
     ]
     return answered + failed
+
+
+def _prepare(
+    ctx: RunContext,
+    epoch: Epoch,
+    build: Callable[
+        [duckdb.DuckDBPyConnection, Playbook, SectionSet, PromptTemplate], tuple[list[LLMRequest], dict[str, str]]
+    ],
+    template_name: str,
+    reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None,
+) -> tuple[list[LLMRequest], dict[str, str], Provider, dict[int, LLMResponse]]:
+    """(requests, sessions that could not be prepared, the guarded provider, answers reused from earlier)."""
+    settings = ctx.settings
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        frozen = load_version(con, ctx.playbook, epoch.base_version)
+        sections = sections_of(con, ctx.playbook)
+        override = [settings.prompts_dir / ctx.playbook, settings.prompts_dir] if settings.prompts_dir else []
+        template = load_template(template_name, override_dirs=override)  # fails before any model call
+        requests, unprepared = build(con, frozen, sections, template)
+        cap = CostCap(settings.cost_cap_usd)
+        cap.add(run_spend(con, ctx.run_id))
+        provider = GuardedProvider(ctx.factory(ctx.provider, settings, cap), ctx.guard)
+        reused = {
+            i: hit
+            for i, r in enumerate(requests)
+            if provider.cacheable and (hit := cached_response(con, r) or (reuse(con, r) if reuse else None)) is not None
+        }
+    return requests, unprepared, provider, reused
 
 
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
