@@ -54,6 +54,7 @@ SkipCode = Literal[
     "duplicate_text",
     "truncated",
     "too_long",
+    "near_duplicate",
 ]
 
 
@@ -180,6 +181,7 @@ class OpOutcome(_Contract):
     old_text: str | None = None
     new_text: str | None = None
     raw: Any = None
+    similarity: float | None = None  # for `near_duplicate`: how close `new_text` is to `entry_id`
 
 
 class EvaluationOutcome(_Contract):

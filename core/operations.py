@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from core.models import (
@@ -42,6 +42,7 @@ from core.sections import DEFAULT_SECTIONS, SectionSet
 
 __all__ = [
     "PRUNE_MIN_HARMFUL",
+    "NearFinder",
     "Skip",
     "apply_evaluations",
     "apply_operations",
@@ -57,6 +58,10 @@ __all__ = [
 ]
 
 PRUNE_MIN_HARMFUL = 3
+
+# Finds the live entry a proposed text says again: (entry id, similarity) or None. Built by the shell from a
+# sentence model (`core.llm.embed`); the engine only asks it.
+NearFinder = Callable[[str, Sequence[Entry]], tuple[str, float] | None]
 
 
 class Skip(NamedTuple):
@@ -249,12 +254,17 @@ class _State:
     def playbook(self, template: Playbook) -> Playbook:
         return template.model_copy(update={"sections": self.lists})
 
+    def live(self) -> list[Entry]:
+        return [e for items in self.lists.values() for e in items]
+
 
 def _preview(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _apply_one(state: _State, index: int, raw: object, guards: Guards | None) -> OpOutcome:
+def _apply_one(
+    state: _State, index: int, raw: object, guards: Guards | None, near: NearFinder | None = None
+) -> OpOutcome:
     """Apply one raw operation to `state`, returning what happened to it."""
     op = parse_operation(raw)
     if guards is not None and not isinstance(op, Skip):
@@ -273,6 +283,20 @@ def _apply_one(state: _State, index: int, raw: object, guards: Guards | None) ->
                 section=section,
                 new_text=op.text,
                 reason=f'ADD: duplicate text "{_preview(op.text)}"',
+                raw=raw,
+            )
+        hit = near(op.text, state.live()) if near is not None else None
+        if hit is not None:
+            return OpOutcome(
+                index=index,
+                type="ADD",
+                status="skipped",
+                code="near_duplicate",
+                entry_id=hit[0],
+                section=state.where.get(hit[0]),
+                new_text=op.text,
+                similarity=round(hit[1], 4),
+                reason=f'ADD: near-duplicate of {hit[0]} (similarity {hit[1]:.2f}): "{_preview(op.text)}"',
                 raw=raw,
             )
         new_id = state.new_id(section)
@@ -394,6 +418,7 @@ def apply_operations(
     sections: SectionSet = DEFAULT_SECTIONS,
     limit: int | None = MAX_OPERATIONS,
     guards: Guards | None = None,
+    near: NearFinder | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """Apply curator operations (ADD, UPDATE, MERGE, DELETE) in order.
 
@@ -404,6 +429,7 @@ def apply_operations(
         limit: how many operations are considered (CON-CUR-004); None only for the seeds'
             legacy `new_key_points` path, which never had a limit.
         guards: when given, texts are cleaned (`clean_entry_text`) and bounded in length.
+        near: when given, an ADD that a live entry already says is skipped (`near_duplicate`) and names it.
 
     Returns:
         The new playbook and the report. With an empty list, the very same playbook object. If an
@@ -430,7 +456,7 @@ def apply_operations(
                     )
                 )
                 continue
-            report.outcomes.append(_apply_one(state, index, raw, guards))
+            report.outcomes.append(_apply_one(state, index, raw, guards, near))
         result = state.playbook(playbook)
     except Exception as exc:
         return playbook, ApplyReport(
@@ -519,6 +545,7 @@ def apply_session(
     *,
     sections: SectionSet = DEFAULT_SECTIONS,
     guards: Guards | None = None,
+    near: NearFinder | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """One session's full apply step: bullet tags, then operations, then pruning.
 
@@ -530,7 +557,7 @@ def apply_session(
     """
     before = playbook.size()
     tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags)
-    changed, report = apply_operations(tagged, curator.operations, sections=sections, guards=guards)
+    changed, report = apply_operations(tagged, curator.operations, sections=sections, guards=guards, near=near)
     final, pruned = prune(changed)
     report = report.model_copy(
         update={

@@ -6,7 +6,7 @@ import difflib
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -67,6 +67,10 @@ class Settings(BaseSettings):
     max_attempts: int = 3  # runs that fail to process a session before it is quarantined (`playbook retry`)
     # What one session may do (see `core.models.Guards`): longer entry texts are skipped (`too_long`); a session
     # removing more than `max_removed` entries AND more than `max_removed_share` of them is held (`mass_change`).
+    # An ADD whose text a live entry already says (sentence similarity at least the threshold; None: the
+    # model's own, chosen on a labelled set) is skipped as `near_duplicate` and counted as a rediscovery.
+    near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
+    near_duplicate_threshold: float | None = None
     max_entry_chars: int = 500
     max_removed: int = 3
     max_removed_share: float = 0.3

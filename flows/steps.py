@@ -19,10 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.curator import curator_request, parse_curator
 from core.errors import AuthError
 from core.llm.base import LLMRequest, LLMResponse, Provider
+from core.llm.embed import load_embedder, near_finder
 from core.llm.guard import CallGuard, GuardedProvider
 from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
-from core.operations import apply_session
+from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import Redactor, mask_playbook
 from core.reflector import parse_reflector, reflector_request
@@ -30,6 +31,7 @@ from core.render import render_session
 from core.sections import SectionSet
 from core.selection import too_short
 from core.store.db import open_db
+from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
 from core.store.playbooks import (
     current_version,
@@ -389,6 +391,7 @@ def apply_epoch_sessions(
         sections = sections_of(con, ctx.playbook)
         parent = current_version(con, ctx.playbook)
         current = load_version(con, ctx.playbook, parent)  # kept in memory: one rebuild per epoch, not per session
+        near, remember = _near_duplicates(con, ctx.settings, current, curations)
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -403,7 +406,12 @@ def apply_epoch_sessions(
                 results.append(SessionApply(session_id=reflection.session_id, status=status, reason=reason))
                 continue
             new, report = apply_session(
-                current, reflection.output, curation.output, sections=sections, guards=ctx.settings.guards()
+                current,
+                reflection.output,
+                curation.output,
+                sections=sections,
+                guards=ctx.settings.guards(),
+                near=near,
             )
             if report.held:  # valid, but it would take too much away: kept for a person to look at
                 record_failure(
@@ -434,8 +442,34 @@ def apply_epoch_sessions(
             results.append(
                 SessionApply(session_id=reflection.session_id, status="applied", version=version, report=report)
             )
+        remember()
         close_epoch(con, ctx.playbook, epoch.epoch_no)
     return results
+
+
+def _near_duplicates(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    current: Playbook,
+    curations: list[StepResult[CuratorOutput]],
+) -> tuple[NearFinder | None, Callable[[], None]]:
+    """The engine's near-duplicate finder for one epoch, and a function that stores the vectors it made."""
+    if settings.near_duplicates == "off":
+        return None, lambda: None
+    embedder = load_embedder(settings.near_duplicates)
+    proposed = [
+        clean_entry_text(str(op.get("text") or ""))
+        for c in curations
+        if c.output is not None
+        for op in c.output.operations
+        if isinstance(op, dict) and op.get("type") == "ADD"
+    ]
+    known = vectors_for(con, embedder, [e.text for _, e in current.entries()] + proposed)
+    stored = set(known)
+    threshold = settings.near_duplicate_threshold or embedder.threshold
+    return near_finder(embedder, known, threshold), lambda: store_vectors(
+        con, embedder, {t: v for t, v in known.items() if t not in stored}
+    )
 
 
 def plain_steps() -> Steps:

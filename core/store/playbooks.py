@@ -239,8 +239,8 @@ def write_version(
         if report.outcomes:
             con.execute(
                 "INSERT INTO operations (playbook, version, session_id, idx, type, status, code, reason, entry_id,"
-                " target_ids, section, old_text, new_text, raw) SELECT ?, ?, ?, r.idx, r.type, r.status, r.code,"
-                " r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text, r.raw"
+                " target_ids, section, old_text, new_text, raw, similarity) SELECT ?, ?, ?, r.idx, r.type, r.status,"
+                " r.code, r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text, r.raw, r.similarity"
                 " FROM (SELECT unnest(?) AS r)",
                 [
                     name,
@@ -259,10 +259,17 @@ def write_version(
                             "old_text": o.old_text,
                             "new_text": o.new_text,
                             "raw": json.dumps(o.raw, default=str),
+                            "similarity": o.similarity,
                         }
                         for o in report.outcomes
                     ],
                 ],
+            )
+        found_again = [o for o in report.outcomes if o.code == "near_duplicate" and o.entry_id]
+        if found_again:
+            con.executemany(
+                "INSERT INTO rediscoveries VALUES (?, ?, ?, ?, ?, ?)",
+                [(name, version, session_id, o.entry_id, o.similarity, o.new_text) for o in found_again],
             )
         if report.evaluations:
             con.execute(

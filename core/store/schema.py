@@ -282,6 +282,26 @@ ALTER TABLE files ADD COLUMN stored_size BIGINT;
 UPDATE files SET stored_size = size WHERE status = 'ok';
 """
 
+_NEAR_DUPLICATES = """
+-- Sentence vectors, computed once per text and model.
+CREATE TABLE text_embeddings (
+    model VARCHAR NOT NULL,
+    text_hash VARCHAR NOT NULL,
+    vector FLOAT[] NOT NULL,
+    PRIMARY KEY (model, text_hash)
+);
+-- An ADD skipped because a live entry already says it: a rediscovery of that entry (never a helpful tag).
+CREATE TABLE rediscoveries (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    session_id VARCHAR,
+    entry_id VARCHAR NOT NULL,
+    similarity DOUBLE,
+    text VARCHAR
+);
+ALTER TABLE operations ADD COLUMN similarity DOUBLE;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -291,6 +311,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (6, "session failures: attempts, and quarantine after too many", _FAILURES),
     (7, "secrets redacted at ingest, counted per file", _REDACTED_AT_INGEST),
     (8, "growing sessions taken up again; shrinking files keep what was stored", _GROWTH),
+    (9, "near-duplicate lessons: text vectors and rediscoveries", _NEAR_DUPLICATES),
 ]
 
 VIEWS = """
@@ -334,6 +355,11 @@ CREATE OR REPLACE VIEW v_session_noise AS
     FROM file_noise n JOIN files f USING (path)
     WHERE f.session_id IS NOT NULL
     GROUP BY ALL;
+
+CREATE OR REPLACE VIEW v_rediscoveries AS
+    SELECT playbook, entry_id, count(*) AS rediscoveries, max(version) AS last_version,
+           round(avg(similarity), 3) AS mean_similarity
+    FROM rediscoveries GROUP BY ALL;
 
 CREATE OR REPLACE VIEW v_run_costs AS
     SELECT run_id, kind, playbook, started_at, sessions_applied, input_tokens, output_tokens, cost_usd,

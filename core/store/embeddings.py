@@ -1,0 +1,46 @@
+"""Sentence vectors of entry and proposal texts, computed once per text and model and kept in DuckDB."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+import duckdb
+import numpy as np
+
+from core.llm.embed import Embedder
+
+__all__ = ["store_vectors", "vectors_for"]
+
+
+def _key(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def vectors_for(con: duckdb.DuckDBPyConnection, embedder: Embedder, texts: Iterable[str]) -> dict[str, np.ndarray]:
+    """A unit vector per distinct text: stored ones read back, the others computed and stored."""
+    wanted = list(dict.fromkeys(t for t in texts if t))
+    if not wanted:
+        return {}
+    keys = {_key(t): t for t in wanted}
+    rows = con.execute(
+        "SELECT text_hash, vector FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+        [embedder.name, list(keys)],
+    ).fetchall()
+    found = {keys[h]: np.asarray(v, dtype=np.float32) for h, v in rows}
+    missing = [t for t in wanted if t not in found]
+    if missing:
+        computed = dict(zip(missing, embedder.embed(missing), strict=True))
+        store_vectors(con, embedder, computed)
+        found.update(computed)
+    return found
+
+
+def store_vectors(con: duckdb.DuckDBPyConnection, embedder: Embedder, vectors: dict[str, np.ndarray]) -> None:
+    """Keep `vectors` (text -> vector) for later runs; texts already stored are left as they are."""
+    if not vectors:
+        return
+    con.execute(
+        "INSERT OR IGNORE INTO text_embeddings SELECT ?, r.h, r.v FROM (SELECT unnest(?) AS r)",
+        [embedder.name, [{"h": _key(t), "v": [float(x) for x in v]} for t, v in vectors.items()]],
+    )

@@ -1,0 +1,105 @@
+"""Near-duplicate lessons: an ADD that says what a live entry already says is skipped as `near_duplicate`,
+names the entry and the similarity, and is counted as a rediscovery of it (never as a helpful tag); the
+sentence model is the real all-MiniLM-L6-v2 from its wheel, the fallback the lexical measure."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.llm.embed import Lexical, load_embedder, near_finder
+from core.models import Entry, Playbook
+from core.operations import apply_operations
+from core.store.db import open_db
+from core.store.ingest import ingest
+from flows.config import Settings
+from flows.providers import resolve_provider
+from flows.runs import run_curation
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
+SAMPLES = ROOT / "data" / "samples" / "claude-code"
+SESSIONS = ["0d3a8e6f-290f-4105-a327-a2496e5e2a83", "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"]
+
+
+@pytest.mark.parametrize("kind", ["minilm", "lexical"])
+def test_the_default_thresholds_hold_their_precision_on_the_labelled_set(kind: str) -> None:
+    embedder = load_embedder(kind)
+    texts = [t for group in LESSONS for t in group]
+    label = [i for i, group in enumerate(LESSONS) for _ in group]
+    vectors = embedder.embed(texts)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    flagged = same = 0
+    for a, b in itertools.combinations(range(len(texts)), 2):
+        if float(vectors[a] @ vectors[b]) >= embedder.threshold:
+            flagged += 1
+            same += label[a] == label[b]
+    assert flagged and same / flagged >= 0.95  # a skipped ADD is almost never a different lesson
+
+
+def test_a_paraphrase_is_skipped_and_names_the_entry_a_new_lesson_is_added() -> None:
+    embedder = load_embedder("minilm")
+    playbook = Playbook(sections={"OTHERS": [Entry(name="oth-001", text=LESSONS[1][0])]})
+    ops = [
+        {"type": "ADD", "text": LESSONS[1][1], "section": "OTHERS"},  # the same lesson, other words
+        {"type": "ADD", "text": LESSONS[12][0], "section": "OTHERS"},  # another lesson
+    ]
+    result, report = apply_operations(playbook, ops, near=near_finder(embedder, {}, embedder.threshold))
+    skipped, added = report.outcomes
+    assert (skipped.status, skipped.code, skipped.entry_id) == ("skipped", "near_duplicate", "oth-001")
+    assert skipped.similarity is not None and skipped.similarity >= embedder.threshold
+    assert skipped.reason.startswith("ADD: near-duplicate of oth-001 (similarity 0.")
+    assert added.status == "applied" and [e.text for _, e in result.entries()] == [LESSONS[1][0], LESSONS[12][0]]
+
+
+def test_the_lexical_fallback_catches_a_close_rewording() -> None:
+    embedder = Lexical()
+    near = near_finder(embedder, {}, embedder.threshold)
+    entries = [Entry(name="pat-001", text="Run the type checker after refactoring signatures.")]
+    assert near("After refactoring signatures, run the type checker.", entries) is not None
+    assert near("Quote file paths that may contain spaces in shell commands.", entries) is None
+
+
+def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> None:
+    db = tmp_path / "n.duckdb"
+    with open_db(db) as con:
+        ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
+    reflect = json.dumps({"analysis": "a", "bullet_tags": []})
+    replay = [
+        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[0],
+            "step": "curator",
+            "text": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": LESSONS[3][0]}]}),
+        },
+        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[1],
+            "step": "curator",
+            "text": json.dumps(
+                {
+                    "reasoning": "r",
+                    "operations": [{"type": "ADD", "text": LESSONS[3][2]}, {"type": "ADD", "text": LESSONS[20][0]}],
+                }
+            ),
+        },
+    ]
+    path = tmp_path / "replay.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
+    settings = Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1)
+    run = run_curation(settings, "default", resolve_provider(f"replay:{path}", settings))
+    assert run.sessions_applied >= 2 and run.skip_reasons.get("ADD: near duplicate") == 1
+    with open_db(db) as con:
+        found = con.execute("SELECT entry_id, session_id, text FROM rediscoveries").fetchall()
+        view = con.execute("SELECT entry_id, rediscoveries FROM v_rediscoveries").fetchall()
+        live = [r[0] for r in con.execute("SELECT text FROM entries WHERE valid_to IS NULL ORDER BY name").fetchall()]
+        helpful = con.execute("SELECT sum(helpful) FROM entries WHERE valid_to IS NULL").fetchone()
+        stored = con.execute("SELECT count(*) FROM text_embeddings").fetchone()
+    entry = found[0][0]
+    assert found == [(entry, SESSIONS[1], LESSONS[3][2])] and view == [(entry, 1)]
+    assert sorted(live) == sorted([LESSONS[3][0], LESSONS[20][0]]) and helpful == (0,)  # never mixed
+    assert stored is not None and stored[0] >= 3
