@@ -58,6 +58,7 @@ bench: venv ## Run the benchmarks (ratios measured in one run)
 	$(PY) bench/bench_tokens.py
 	$(PY) bench/bench_ingest.py
 	$(PY) bench/bench_redact.py
+	$(PY) bench/bench_growth.py
 	$(PY) bench/bench_pipeline.py
 	$(PY) bench/bench_report.py
 

@@ -169,8 +169,8 @@ def near_finder(
         missing = list(dict.fromkeys(t for t in (text, *(e.text for e in entries)) if t not in known))
         if missing:
             known.update(zip(missing, embedder.embed(missing), strict=True))
-        vector = known[text]
-        name, score = max(((e.name, float(vector @ known[e.text])) for e in entries), key=lambda pair: pair[1])
-        return (name, score) if score >= threshold else None
+        scores = np.stack([known[e.text] for e in entries]) @ known[text]
+        best = int(np.argmax(scores))
+        return (entries[best].name, float(scores[best])) if scores[best] >= threshold else None
 
     return near
