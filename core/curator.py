@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from core.jsonx import extract_json
 from core.llm.base import LLMRequest
-from core.models import CuratorOutput, Playbook, ReflectorOutput
+from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.prompts import PromptTemplate
 from core.reflector import build_request, describe_sections, playbook_text
 from core.sections import SectionSet
 
-__all__ = ["curator_request", "parse_curator", "parse_reflection"]
+__all__ = ["curator_request", "describe_neighbours", "parse_curator", "parse_reflection"]
 
 
 def curator_request(
@@ -24,14 +25,32 @@ def curator_request(
     session_id: str | None,
     max_tokens: int = 4096,
     context: dict[str, Any] | None = None,
+    neighbours: Sequence[tuple[str, Sequence[tuple[Entry, float]]]] = (),
 ) -> LLMRequest:
-    """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript)."""
+    """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript).
+
+    `neighbours`: for findings of the reflection, the live entries closest to each, so the curator can
+    UPDATE or MERGE them instead of adding the same lesson in new words.
+    """
     values = {
         "sections": describe_sections(sections),
         "playbook": playbook_text(playbook),
         "reflection": reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
+        "neighbours": describe_neighbours(neighbours),
     }
     return build_request(template, values, model=model, session_id=session_id, max_tokens=max_tokens, context=context)
+
+
+def describe_neighbours(neighbours: Sequence[tuple[str, Sequence[tuple[Entry, float]]]]) -> str:
+    """The neighbours block of the curator prompt: each finding, then the entries that already say something
+    close to it, with their similarity."""
+    if not neighbours:
+        return "(none: no live entry is close to what the Reflector found)"
+    lines = []
+    for finding, entries in neighbours:
+        lines.append(f"- Finding: {finding}")
+        lines += [f"  - [{e.name}] (similarity {score:.2f}) {e.text}" for e, score in entries]
+    return "\n".join(lines)
 
 
 def parse_curator(text: str | None) -> CuratorOutput | None:

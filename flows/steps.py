@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime
-from typing import Generic, Literal, NamedTuple, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.curator import curator_request, parse_curator
 from core.errors import AuthError
 from core.llm.base import LLMRequest, LLMResponse, Provider
-from core.llm.embed import load_embedder, near_finder
+from core.llm.embed import closest, load_embedder, near_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
 from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
@@ -71,6 +71,9 @@ __all__ = [
 ]
 
 OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
+# Entries shown to the curator as close to a finding: at least this share of the near-duplicate threshold
+# (closer than that and an ADD would be skipped anyway; a little below, the curator should still see them).
+NEIGHBOUR_SHARE = 0.8
 
 
 class RunContext(BaseModel):
@@ -357,6 +360,15 @@ def curate_sessions(
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
+        entries = [e for _, e in frozen.entries()]
+        findings = {session_id: sentences(output.analysis) for session_id, output in usable}
+        known: dict[str, Any] = {}
+        floor = 1.0
+        if ctx.settings.near_duplicates != "off" and entries:
+            embedder = load_embedder(ctx.settings.near_duplicates)
+            texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
+            known = vectors_for(con, embedder, texts)
+            floor = (ctx.settings.near_duplicate_threshold or embedder.threshold) * NEIGHBOUR_SHARE
         return [
             curator_request(
                 template,
@@ -366,6 +378,7 @@ def curate_sessions(
                 model=ctx.provider.curator_model,
                 session_id=session_id,
                 context={"reflection": output, "playbook": frozen},
+                neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
             )
             for session_id, output in usable
         ], {}

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Embedder", "Lexical", "MiniLM", "load_embedder", "near_finder"]
+__all__ = ["Embedder", "Lexical", "MiniLM", "closest", "load_embedder", "near_finder", "sentences"]
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -174,3 +174,27 @@ def near_finder(
         return (entries[best].name, float(scores[best])) if scores[best] >= threshold else None
 
     return near
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str, limit: int = 12) -> list[str]:
+    """The first `limit` sentences of `text` with some substance (a reflection's findings, one by one)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) >= 20][:limit]
+
+
+def closest(
+    known: dict[str, np.ndarray], queries: Sequence[str], entries: Sequence[Any], *, k: int = 2, floor: float
+) -> list[tuple[str, list[tuple[Any, float]]]]:
+    """For each query text, the `k` entries most similar to it at `floor` or above (vectors from `known`)."""
+    if not entries:
+        return []
+    matrix = np.stack([known[e.text] for e in entries])
+    found = []
+    for query in queries:
+        scores = matrix @ known[query]
+        best = [(entries[int(i)], float(scores[i])) for i in np.argsort(-scores)[:k] if scores[i] >= floor]
+        if best:
+            found.append((query, best))
+    return found

@@ -103,3 +103,48 @@ def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> Non
     assert found == [(entry, SESSIONS[1], LESSONS[3][2])] and view == [(entry, 1)]
     assert sorted(live) == sorted([LESSONS[3][0], LESSONS[20][0]]) and helpful == (0,)  # never mixed
     assert stored is not None and stored[0] >= 3
+
+
+def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: Path) -> None:
+    import httpx2
+
+    from core.llm.claude import AnthropicProvider, make_client
+    from core.llm.pricing import CostCap
+    from core.store.playbooks import ensure_playbook, write_version
+    from flows.providers import ProviderSpec
+    from tests.core.test_llm import message
+
+    db = tmp_path / "c.duckdb"
+    with open_db(db) as con:
+        ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
+        ensure_playbook(con, "default")
+        seeded = Playbook(
+            sections={
+                "PATTERNS & APPROACHES": [Entry(name="pat-001", text=LESSONS[0][0])],
+                "OTHERS": [Entry(name="oth-001", text=LESSONS[30][0])],
+            }
+        )
+        write_version(con, "default", seeded, source="import")
+    curator_users: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        if "operations" in json.dumps(body.get("output_config", {})):
+            curator_users.append(body["messages"][0]["content"])
+            text = json.dumps({"reasoning": "r", "operations": []})
+        else:
+            analysis = f"The agent ran the whole suite for every change. {LESSONS[0][2]} The user was happy with the final result."
+            text = json.dumps({"analysis": analysis, "bullet_tags": []})
+        return httpx2.Response(200, json=message(text, input_tokens=5, output_tokens=5))
+
+    def factory(spec: ProviderSpec, settings: Settings, cap: CostCap) -> AnthropicProvider:
+        client = make_client(api_key="k", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+        return AnthropicProvider(client, cost_cap=cap)
+
+    settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1, epoch_size=1)
+    model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
+    assert run_curation(settings, "default", model, factory=factory).sessions_applied >= 1
+    close = curator_users[0].split("Close entries")[1]
+    assert f"- Finding: {LESSONS[0][2]}" in close
+    assert f"  - [pat-001] (similarity 0." in close and LESSONS[0][0] in close
+    assert "oth-001" not in close  # the Docker lesson is close to no finding
