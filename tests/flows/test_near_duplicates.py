@@ -146,5 +146,5 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
     assert run_curation(settings, "default", model, factory=factory).sessions_applied >= 1
     close = curator_users[0].split("Close entries")[1]
     assert f"- Finding: {LESSONS[0][2]}" in close
-    assert f"  - [pat-001] (similarity 0." in close and LESSONS[0][0] in close
+    assert "  - [pat-001] (similarity 0." in close and LESSONS[0][0] in close
     assert "oth-001" not in close  # the Docker lesson is close to no finding
