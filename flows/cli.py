@@ -844,6 +844,47 @@ def backfill_cmd(
     )
 
 
+@app.command("consolidate")
+@handles_errors
+def consolidate_cmd(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the merges; write nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the merges as JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Merge each cluster of near-duplicate entries into one (counters summed; the text with the best evidence).
+
+    One new version for the whole pass, with its own run row; `playbook diff` shows it, `revert` undoes it.
+
+    Example: [bold]playbook consolidate --dry-run[/bold]
+    """
+    from core.store.lock import run_lock
+    from flows.runs import run_consolidation
+
+    cfg = settings(db, playbook, wait_s=wait)
+    with run_lock(cfg.db, "playbook consolidate", wait=cfg.wait_s):
+        with read_db(cfg) as con:
+            require_playbook_or_configured(con, cfg, cfg.playbook)
+        summary, ops = run_consolidation(cfg, cfg.playbook, dry_run=dry_run)
+    if as_json:
+        print_json({"dry_run": dry_run, "version": summary.last_version, "merges": ops})
+        return
+    if not ops:
+        out.print(f"No near-duplicate entries in playbook `{cfg.playbook}`; nothing to merge.", highlight=False)
+        return
+    for op in ops:
+        out.print(f"MERGE {', '.join(op['source_ids'])} -> {escape(op['merged_text'])}", highlight=False)
+    if dry_run:
+        out.print(f"{len(ops)} merge(s) planned; nothing was written (run without --dry-run).", highlight=False)
+    else:
+        out.print(
+            f"{len(ops)} cluster(s) merged: version {summary.last_version}, {summary.entries_before} ->"
+            f" {summary.entries_after} entries.",
+            highlight=False,
+        )
+
+
 @app.command("runs")
 @handles_errors
 def runs_cmd(

@@ -11,17 +11,22 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from core.consolidate import merge_operations
 from core.errors import ConfigError
 from core.export import to_markdown
+from core.llm.embed import load_embedder
 from core.llm.guard import CallGuard
+from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
 from core.runsummary import RunSummary
 from core.store.db import open_db
+from core.store.embeddings import vectors_for
 from core.store.files import write_atomic
 from core.store.ingest import IngestSummary, ingest
-from core.store.playbooks import live_entries, load_version
+from core.store.playbooks import live_entries, load_version, rediscovery_counts, sections_of, write_version
 from core.store.runs import finish_run, start_run
 from core.transcripts import Format
 from flows.config import Settings
@@ -29,7 +34,7 @@ from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.steps import RunContext, Steps, next_epoch, plain_steps, select_sessions, timed
 
-__all__ = ["export_playbook", "new_run_id", "run_curation", "run_ingest"]
+__all__ = ["export_playbook", "new_run_id", "run_consolidation", "run_curation", "run_ingest"]
 
 
 def new_run_id(kind: str) -> str:
@@ -200,6 +205,52 @@ def _finish(settings: Settings, summary: RunSummary) -> None:
                 f" ({shrink:.0%}); `playbook diff` shows what went, `playbook revert` undoes it."
             )
         finish_run(con, summary)
+
+
+def run_consolidation(
+    settings: Settings, playbook: str, *, dry_run: bool = False
+) -> tuple[RunSummary, list[dict[str, Any]]]:
+    """Merge each cluster of near-duplicate live entries into one: one version for the pass, its own run row.
+
+    The merged text is the text of the member with the best evidence (no model is needed); the engine sums
+    the counters and keeps the sources' provenance in `operations`. With `dry_run`, nothing is written.
+
+    Returns:
+        The run summary and the MERGE operations (planned, or applied).
+    """
+    embedder = load_embedder("auto" if settings.near_duplicates == "off" else settings.near_duplicates)
+    threshold = settings.near_duplicate_threshold or embedder.threshold
+    summary = RunSummary(
+        run_id=new_run_id("consolidate"), kind="consolidate", playbook=playbook, provider=embedder.name
+    )
+    started = time.perf_counter()
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        current = load_version(con, playbook)
+        entries = list(current.entries())
+        vectors = vectors_for(con, embedder, [e.text for _, e in entries])
+        ops = merge_operations(entries, vectors, threshold, rediscovery_counts(con, playbook))
+        summary.entries_before = summary.entries_after = current.size()
+        if dry_run or not ops:
+            summary.status = "nothing-to-do" if not ops else "ok"
+            return summary, ops
+        start_run(con, summary.run_id, "consolidate", playbook, embedder.name)
+        merged, report = apply_operations(current, ops, sections=sections_of(con, playbook), limit=None)
+        version = write_version(
+            con,
+            playbook,
+            merged,
+            source="consolidate",
+            report=report,
+            run_id=summary.run_id,
+            note=f"consolidation: {report.applied('MERGE')} cluster(s) of near-duplicates merged ({embedder.name})",
+        )
+        summary.add_apply(report, version)
+        summary.sessions_applied = 0  # a consolidation applies no session
+        summary.entries_after = merged.size()
+        summary.status = "ok"
+        summary.duration_s = time.perf_counter() - started
+        finish_run(con, summary)
+    return summary, ops
 
 
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:

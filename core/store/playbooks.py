@@ -28,12 +28,14 @@ __all__ = [
     "ensure_playbook",
     "failed_sessions",
     "history",
+    "live_entries",
     "load_version",
     "mark_session",
     "missing_playbook",
     "playbook_names",
     "playbook_stats",
     "record_failure",
+    "rediscovery_counts",
     "release_failures",
     "require_playbook",
     "revert",
@@ -41,7 +43,7 @@ __all__ = [
     "write_version",
 ]
 
-Source = Literal["init", "session", "import", "revert"]
+Source = Literal["init", "session", "import", "revert", "consolidate"]
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
@@ -100,6 +102,12 @@ def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
     if not row or row[0] is None:
         raise missing_playbook(con, name)
     return int(row[0])
+
+
+def rediscovery_counts(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
+    """How often each entry of `name` was found again (a near-duplicate ADD skipped in its favour)."""
+    rows = con.execute("SELECT entry_id, count(*) FROM rediscoveries WHERE playbook = ? GROUP BY 1", [name])
+    return {r[0]: int(r[1]) for r in rows.fetchall()}
 
 
 def live_entries(con: duckdb.DuckDBPyConnection, name: str) -> int:

@@ -148,3 +148,51 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
     assert f"- Finding: {LESSONS[0][2]}" in close
     assert "  - [pat-001] (similarity 0." in close and LESSONS[0][0] in close
     assert "oth-001" not in close  # the Docker lesson is close to no finding
+
+
+def test_consolidate_merges_near_duplicates_with_counters_summed(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    playbook = {
+        "version": "1.0",
+        "sections": {
+            "PATTERNS & APPROACHES": [
+                {"name": "pat-001", "text": LESSONS[1][0], "helpful": 1, "harmful": 0},
+                {"name": "pat-002", "text": LESSONS[22][0], "helpful": 0, "harmful": 0},
+                {"name": "pat-003", "text": LESSONS[1][3], "helpful": 4, "harmful": 1},
+            ],
+            "OTHERS": [{"name": "oth-001", "text": LESSONS[9][0], "helpful": 2, "harmful": 0}],
+        },
+    }
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(playbook))
+    db = str(tmp_path / "c.duckdb")
+    runner = CliRunner()
+    assert runner.invoke(app, ["import", str(path), "--db", db]).exit_code == 0
+    planned = runner.invoke(app, ["consolidate", "--dry-run", "--json", "--db", db])
+    assert planned.exit_code == 0, planned.stderr
+    merges = json.loads(planned.stdout)["merges"]
+    assert merges == [
+        {
+            "type": "MERGE",
+            "source_ids": ["pat-001", "pat-003"],
+            "merged_text": LESSONS[1][3],  # the better evidence: 4 helpful, 1 harmful
+            "section": "PATTERNS & APPROACHES",
+        }
+    ]
+    with open_db(tmp_path / "c.duckdb") as con:
+        assert con.execute("SELECT max(version) FROM versions").fetchone() == (1,)  # a dry run writes nothing
+    done = runner.invoke(app, ["consolidate", "--db", db])
+    assert done.exit_code == 0 and "1 cluster(s) merged: version 2, 4 -> 3 entries." in done.stdout
+    shown = json.loads(runner.invoke(app, ["show", "--db", db, "--format", "json"]).stdout)["sections"]
+    merged = [e for e in shown["PATTERNS & APPROACHES"] if e["text"] == LESSONS[1][3]]
+    assert [(e["helpful"], e["harmful"]) for e in merged] == [(5, 1)]  # counters summed
+    with open_db(tmp_path / "c.duckdb") as con:
+        assert con.execute("SELECT source FROM versions WHERE version = 2").fetchone() == ("consolidate",)
+        assert con.execute("SELECT kind, status FROM runs").fetchall() == [("consolidate", "ok")]
+        sources = con.execute("SELECT target_ids FROM operations WHERE version = 2 AND type = 'MERGE'").fetchone()
+    assert sources is not None and json.loads(sources[0]) == ["pat-001", "pat-003"]  # provenance kept
+    again = runner.invoke(app, ["consolidate", "--db", db])
+    assert "nothing to merge" in again.stdout
