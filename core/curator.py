@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.budget import BudgetUse
 from core.jsonx import extract_json
 from core.llm.base import LLMRequest
 from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
@@ -12,7 +13,7 @@ from core.prompts import PromptTemplate
 from core.reflector import build_request, describe_sections, playbook_text
 from core.sections import SectionSet
 
-__all__ = ["curator_request", "describe_neighbours", "parse_curator", "parse_reflection"]
+__all__ = ["curator_request", "describe_budget", "describe_neighbours", "parse_curator", "parse_reflection"]
 
 
 def curator_request(
@@ -26,6 +27,7 @@ def curator_request(
     max_tokens: int = 4096,
     context: dict[str, Any] | None = None,
     neighbours: Sequence[tuple[str, Sequence[tuple[Entry, float]]]] = (),
+    budget: BudgetUse | None = None,
 ) -> LLMRequest:
     """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript).
 
@@ -37,8 +39,22 @@ def curator_request(
         "playbook": playbook_text(playbook),
         "reflection": reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
         "neighbours": describe_neighbours(neighbours),
+        "budget": describe_budget(budget),
     }
     return build_request(template, values, model=model, session_id=session_id, max_tokens=max_tokens, context=context)
+
+
+def describe_budget(use: BudgetUse | None) -> str:
+    """The budget line of the curator prompt; over budget, the curator is asked to make room."""
+    if use is None:
+        return "Budget: none set."
+    line = f"Budget: {use.entries} of {use.max_entries} entries, about {use.tokens:,} of {use.max_tokens:,} tokens."
+    if use.over:
+        line += (
+            " The playbook is OVER its budget: prefer MERGE of overlapping entries and DELETE of weak or outdated"
+            " ones; ADD only a lesson clearly more valuable than the weakest entry."
+        )
+    return line
 
 
 def describe_neighbours(neighbours: Sequence[tuple[str, Sequence[tuple[Entry, float]]]]) -> str:

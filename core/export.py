@@ -24,8 +24,10 @@ def format_bullets(playbook: Playbook) -> str:
     return "\n\n".join(blocks)
 
 
-def to_markdown(playbook: Playbook, *, title: str | None = "Playbook", counters: bool = True) -> str:
-    """Markdown: one `##` heading per non-empty section, one bullet per entry with its id."""
+def to_markdown(
+    playbook: Playbook, *, title: str | None = "Playbook", counters: bool = True, note: str | None = None
+) -> str:
+    """Markdown: one `##` heading per non-empty section, one bullet per entry with its id; `note` at the end."""
     lines: list[str] = [f"# {title}", ""] if title else []
     for section, items in playbook.sections.items():
         if not items:
@@ -39,6 +41,8 @@ def to_markdown(playbook: Playbook, *, title: str | None = "Playbook", counters:
     if not any(playbook.sections.values()):
         lines.append("_The playbook is empty._")
         lines.append("")
+    if note:
+        lines += [f"_{note}_", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -550,11 +550,17 @@ def export_cmd(
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here instead of stdout.")] = None,
     version: Annotated[int | None, typer.Option(help="Version to export (default: newest).")] = None,
     parquet: Annotated[Path | None, typer.Option("--parquet", help="Write every table as Parquet into DIR.")] = None,
+    whole: Annotated[
+        bool, typer.Option("--all", help="Every entry, ignoring the budget (max_entries, max_tokens).")
+    ] = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Export a playbook version, or snapshot the tables as Parquet.
+
+    Exports fit the budget (`max_entries`, `max_tokens`): the entries with the best evidence are kept and
+    the export says how many were left out; `--all` writes every entry.
 
     `claude-md` replaces only the marked block of an existing CLAUDE.md / AGENTS.md given with --out.
 
@@ -563,10 +569,9 @@ def export_cmd(
 
     from core.export import replace_block, to_markdown
     from core.playbook_json import encode, playbook_to_dict
-    from core.redact import mask_playbook
     from core.store.files import read_text, write_atomic
-    from core.store.playbooks import load_version
     from core.store.snapshot import write_parquet
+    from flows.runs import budget_note, exportable
 
     cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
@@ -574,14 +579,18 @@ def export_cmd(
             written = write_parquet(con, parquet)
             out.print(f"Wrote {len(written)} Parquet files to {parquet}.")
             return
-        model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
+        model, use = exportable(con, cfg, cfg.playbook, version, whole=whole)
+    note = budget_note(use)
     if fmt == "json":
         text = encode(playbook_to_dict(model))
     elif fmt == "markdown":
-        text = to_markdown(model)
+        text = to_markdown(model, note=note)
     else:
         existing = read_text(out_file) if out_file and out_file.exists() else ""
-        text = replace_block(existing, to_markdown(model, title=None, counters=False), source=str(out_file))
+        block = to_markdown(model, title=None, counters=False, note=note)
+        text = replace_block(existing, block, source=str(out_file))
+    if note:
+        err.print(f"[yellow]Note:[/yellow] {escape(note)}", highlight=False)
     if out_file is None:
         sys.stdout.write(text)
         return

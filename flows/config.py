@@ -17,6 +17,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from core.budget import Budget
 from core.errors import ConfigError
 from core.models import Guards
 from core.redact import Redactor
@@ -71,6 +72,9 @@ class Settings(BaseSettings):
     # model's own, chosen on a labelled set) is skipped as `near_duplicate` and counted as a rediscovery.
     near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
     near_duplicate_threshold: float | None = None
+    # The budget of an exported playbook (it is loaded in every session): see core.budget and the README.
+    max_entries: int = 40
+    max_tokens: int = 2000
     max_entry_chars: int = 500
     max_removed: int = 3
     max_removed_share: float = 0.3
@@ -125,6 +129,10 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+
+    def budget(self) -> Budget:
+        """The budget exports fit and the curator is reminded of."""
+        return Budget(max_entries=self.max_entries, max_tokens=self.max_tokens)
 
     def guards(self) -> Guards:
         """What one session's model output may do to the playbook."""

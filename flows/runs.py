@@ -13,11 +13,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
+from core.budget import Budget, BudgetUse, fit_budget
 from core.consolidate import merge_operations
 from core.errors import ConfigError
 from core.export import to_markdown
 from core.llm.embed import load_embedder
 from core.llm.guard import CallGuard
+from core.models import Playbook
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
@@ -26,7 +30,14 @@ from core.store.db import open_db
 from core.store.embeddings import vectors_for
 from core.store.files import write_atomic
 from core.store.ingest import IngestSummary, ingest
-from core.store.playbooks import live_entries, load_version, rediscovery_counts, sections_of, write_version
+from core.store.playbooks import (
+    entry_since,
+    live_entries,
+    load_version,
+    rediscovery_counts,
+    sections_of,
+    write_version,
+)
 from core.store.runs import finish_run, start_run
 from core.transcripts import Format
 from flows.config import Settings
@@ -34,7 +45,15 @@ from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.steps import RunContext, Steps, next_epoch, plain_steps, select_sessions, timed
 
-__all__ = ["export_playbook", "new_run_id", "run_consolidation", "run_curation", "run_ingest"]
+__all__ = [
+    "budget_note",
+    "export_playbook",
+    "exportable",
+    "new_run_id",
+    "run_consolidation",
+    "run_curation",
+    "run_ingest",
+]
 
 
 def new_run_id(kind: str) -> str:
@@ -253,12 +272,39 @@ def run_consolidation(
     return summary, ops
 
 
+def exportable(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    playbook: str,
+    version: int | None = None,
+    *,
+    whole: bool = False,
+) -> tuple[Playbook, BudgetUse]:
+    """What an export of `playbook` writes: redacted, and cut to the budget unless `whole`."""
+    model = mask_playbook(load_version(con, playbook, version), settings.redactor())
+    if whole:
+        return model, fit_budget(model, Budget(max_entries=10**9, max_tokens=10**12))[1]
+    return fit_budget(
+        model, settings.budget(), rediscoveries=rediscovery_counts(con, playbook), since=entry_since(con, playbook)
+    )
+
+
+def budget_note(use: BudgetUse) -> str | None:
+    """The line an export ends with when entries were left out to fit the budget."""
+    if not use.left_out:
+        return None
+    return (
+        f"{use.left_out} more entr{'y' if use.left_out == 1 else 'ies'} left out to fit the budget"
+        f" ({use.max_entries} entries, {use.max_tokens:,} tokens); `playbook show` lists them all."
+    )
+
+
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:
-    """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), each atomically."""
+    """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), each atomically, within budget."""
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        model = mask_playbook(load_version(con, playbook), settings.redactor())
+        model, use = exportable(con, settings, playbook)
     md = settings.out_dir / f"{playbook}.md"
     js = settings.out_dir / f"{playbook}.json"
-    write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`"))
+    write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`", note=budget_note(use)))
     write_atomic(js, encode(playbook_to_dict(model)))
     return [md, js]

@@ -16,6 +16,7 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.budget import fit_budget
 from core.curator import curator_request, parse_curator
 from core.errors import AuthError
 from core.llm.base import LLMRequest, LLMResponse, Provider
@@ -361,6 +362,7 @@ def curate_sessions(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         entries = [e for _, e in frozen.entries()]
+        use = fit_budget(frozen, ctx.settings.budget())[1]
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
@@ -379,6 +381,7 @@ def curate_sessions(
                 session_id=session_id,
                 context={"reflection": output, "playbook": frozen},
                 neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
+                budget=use,
             )
             for session_id, output in usable
         ], {}

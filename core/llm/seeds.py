@@ -11,7 +11,7 @@ import logging
 import os
 from typing import Any
 
-from core.curator import describe_neighbours, parse_curator, parse_reflection
+from core.curator import describe_budget, describe_neighbours, parse_curator, parse_reflection
 from core.models import Playbook, SessionMessage
 from core.playbook_json import playbook_from_dict
 from core.prompts import load_template
@@ -138,6 +138,7 @@ def run_curator(
             model_pb,
             reflection=reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
             neighbours=describe_neighbours(()),  # the hook scripts' API has no sentence model at hand
+            budget=describe_budget(None),
         )
         parsed = parse_curator(text)
         if parsed is not None:

@@ -26,6 +26,7 @@ __all__ = [
     "current_version",
     "diff_versions",
     "ensure_playbook",
+    "entry_since",
     "failed_sessions",
     "history",
     "live_entries",
@@ -107,6 +108,12 @@ def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
 def rediscovery_counts(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
     """How often each entry of `name` was found again (a near-duplicate ADD skipped in its favour)."""
     rows = con.execute("SELECT entry_id, count(*) FROM rediscoveries WHERE playbook = ? GROUP BY 1", [name])
+    return {r[0]: int(r[1]) for r in rows.fetchall()}
+
+
+def entry_since(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
+    """The version at which each live entry's current text and counters began (how recently it changed)."""
+    rows = con.execute("SELECT name, valid_from FROM entries WHERE playbook = ? AND valid_to IS NULL", [name])
     return {r[0]: int(r[1]) for r in rows.fetchall()}
 
 

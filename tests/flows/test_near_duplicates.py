@@ -126,11 +126,13 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
         )
         write_version(con, "default", seeded, source="import")
     curator_users: list[str] = []
+    curator_systems: list[str] = []
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         if "operations" in json.dumps(body.get("output_config", {})):
             curator_users.append(body["messages"][0]["content"])
+            curator_systems.append(body["system"][0]["text"])
             text = json.dumps({"reasoning": "r", "operations": []})
         else:
             analysis = f"The agent ran the whole suite for every change. {LESSONS[0][2]} The user was happy with the final result."
@@ -141,9 +143,10 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
         client = make_client(api_key="k", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
         return AnthropicProvider(client, cost_cap=cap)
 
-    settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1, epoch_size=1)
+    settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1, epoch_size=1, max_entries=1)
     model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
     assert run_curation(settings, "default", model, factory=factory).sessions_applied >= 1
+    assert "Budget: 2 of 1 entries" in curator_systems[0] and "OVER its budget" in curator_systems[0]
     close = curator_users[0].split("Close entries")[1]
     assert f"- Finding: {LESSONS[0][2]}" in close
     assert "  - [pat-001] (similarity 0." in close and LESSONS[0][0] in close
@@ -196,3 +199,29 @@ def test_consolidate_merges_near_duplicates_with_counters_summed(tmp_path: Path)
     assert sources is not None and json.loads(sources[0]) == ["pat-001", "pat-003"]  # provenance kept
     again = runner.invoke(app, ["consolidate", "--db", db])
     assert "nothing to merge" in again.stdout
+
+
+def test_exports_fit_the_budget_and_say_what_they_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    entries = [
+        {"name": f"oth-{i:03d}", "text": group[0], "helpful": i, "harmful": 0} for i, group in enumerate(LESSONS[:5], 1)
+    ]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"version": "1.0", "sections": {"OTHERS": entries}}))
+    db = str(tmp_path / "b.duckdb")
+    runner = CliRunner()
+    assert runner.invoke(app, ["import", str(path), "--db", db]).exit_code == 0
+    monkeypatch.setenv("PLAYBOOK_MAX_ENTRIES", "2")
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text("# My notes\n\nKeep this line.\n")
+    done = runner.invoke(app, ["export", "--format", "claude-md", "--out", str(claude), "--db", db])
+    assert done.exit_code == 0, done.stderr
+    text = claude.read_text()
+    assert "Keep this line." in text and "[oth-005]" in text and "[oth-004]" in text  # the most helpful two
+    assert "[oth-001]" not in text and "3 more entries left out to fit the budget (2 entries" in text
+    assert "left out to fit the budget" in done.stderr
+    whole = runner.invoke(app, ["export", "--format", "json", "--all", "--db", db])
+    assert len(json.loads(whole.stdout)["sections"]["OTHERS"]) == 5

@@ -1,0 +1,88 @@
+"""The budget of an always-loaded playbook: at most `max_entries` entries and about `max_tokens` tokens.
+
+An agent loads the exported block at the start of every session, so every entry costs tokens in every
+session, and long, restating memory files have been measured to lower agents' success. Exports keep the
+entries with the best evidence (net helpful, then rediscoveries, then the most recently confirmed or
+changed) until the budget is spent, in playbook order, and say how many were left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from core.models import Playbook
+from core.render import CHARS_PER_TOKEN
+
+__all__ = ["Budget", "BudgetUse", "fit_budget"]
+
+
+class Budget(BaseModel):
+    """A playbook's budget."""
+
+    max_entries: int = 40
+    max_tokens: int = 2000
+
+
+class BudgetUse(BaseModel):
+    """What a playbook uses of its budget, and what an export left out to fit it."""
+
+    entries: int
+    tokens: int
+    max_entries: int
+    max_tokens: int
+    left_out: int = 0
+
+    @property
+    def over(self) -> bool:
+        """True when the whole playbook does not fit."""
+        return self.entries > self.max_entries or self.tokens > self.max_tokens
+
+
+def _tokens(text: str) -> int:
+    # one bullet line as exported: id, text and a little markup
+    return (len(text) + 16 + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def fit_budget(
+    playbook: Playbook,
+    budget: Budget,
+    *,
+    rediscoveries: Mapping[str, int] | None = None,
+    since: Mapping[str, int] | None = None,
+) -> tuple[Playbook, BudgetUse]:
+    """The playbook cut to `budget` (the same object when it fits), and the use of the budget.
+
+    Args:
+        rediscoveries: how often each entry was found again.
+        since: the version at which each entry's current text and counters began (recency).
+    """
+    found_again = rediscoveries or {}
+    recency = since or {}
+    entries = list(playbook.entries())
+    total = sum(_tokens(e.text) for _, e in entries)
+    use = BudgetUse(entries=len(entries), tokens=total, max_entries=budget.max_entries, max_tokens=budget.max_tokens)
+    if not use.over:
+        return playbook, use
+    ranked = sorted(
+        range(len(entries)),
+        key=lambda i: (
+            entries[i][1].helpful - entries[i][1].harmful,
+            found_again.get(entries[i][1].name, 0),
+            recency.get(entries[i][1].name, 0),
+            -i,
+        ),
+        reverse=True,
+    )
+    kept: set[int] = set()
+    spent = 0
+    for i in ranked:
+        cost = _tokens(entries[i][1].text)
+        if len(kept) < budget.max_entries and spent + cost <= budget.max_tokens:
+            kept.add(i)
+            spent += cost
+    names = {entries[i][1].name for i in kept}
+    sections = {s: [e for e in items if e.name in names] for s, items in playbook.sections.items()}
+    use.left_out = len(entries) - len(kept)
+    return playbook.model_copy(update={"sections": sections}), use
