@@ -894,6 +894,47 @@ def consolidate_cmd(
         )
 
 
+@app.command("stale")
+@handles_errors
+def stale_cmd(
+    days: Annotated[
+        float | None, typer.Option("--days", help="Unconfirmed for this many days. \\[default: stale_after_days]")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the entries as JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """List entries no session has confirmed (helpful tag or rediscovery) lately; exports leave them out.
+
+    Example: [bold]playbook stale --days 30[/bold]
+    """
+    from core.store.playbooks import require_playbook, stale_entries
+
+    cfg = settings(db, playbook, wait_s=wait)
+    window = days if days is not None else cfg.stale_after_days
+    with read_db(cfg) as con:
+        require_playbook(con, cfg.playbook)
+        rows = stale_entries(con, cfg.playbook, window) if window else []
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        out.print(f"No stale entries in playbook `{cfg.playbook}` (window: {window:g} days).", highlight=False)
+        return
+    table = new_table("entry", "section", "last confirmed", "text")
+    for r in rows:
+        when = r["last_confirmed"] or r["created"]
+        label = f"{when:%Y-%m-%d}" + ("" if r["last_confirmed"] else " (never; created)")
+        table.add_row(r["name"], r["section"], label, escape(r["text"]))
+    out.print(table)
+    err.print(
+        f"{len(rows)} stale entr{'y' if len(rows) == 1 else 'ies'} (no confirmation for {window:g} days); exports"
+        " leave them out, `export --all` keeps them.",
+        highlight=False,
+    )
+
+
 @app.command("runs")
 @handles_errors
 def runs_cmd(

@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
     near_duplicate_threshold: float | None = None
     # The budget of an exported playbook (it is loaded in every session): see core.budget and the README.
+    # An entry no session confirmed (helpful tag or rediscovery) for this many days is stale: listed by
+    # `playbook stale` and left out of exports unless `export --all`. 0 turns staleness off.
+    stale_after_days: float = 90.0
     max_entries: int = 40
     max_tokens: int = 2000
     max_entry_chars: int = 500

@@ -36,6 +36,7 @@ from core.store.playbooks import (
     load_version,
     rediscovery_counts,
     sections_of,
+    stale_entries,
     write_version,
 )
 from core.store.runs import finish_run, start_run
@@ -280,10 +281,16 @@ def exportable(
     *,
     whole: bool = False,
 ) -> tuple[Playbook, BudgetUse]:
-    """What an export of `playbook` writes: redacted, and cut to the budget unless `whole`."""
+    """What an export of `playbook` writes: redacted, without stale entries, and cut to the budget; all of it
+    (only redacted) when `whole`."""
     model = mask_playbook(load_version(con, playbook, version), settings.redactor())
     if whole:
         return model, fit_budget(model, Budget(max_entries=10**9, max_tokens=10**12))[1]
+    if settings.stale_after_days and version is None:  # staleness is about now, so only for the newest version
+        stale = {r["name"] for r in stale_entries(con, playbook, settings.stale_after_days)}
+        if stale:
+            kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
+            model = model.model_copy(update={"sections": kept})
     return fit_budget(
         model, settings.budget(), rediscoveries=rediscovery_counts(con, playbook), since=entry_since(con, playbook)
     )

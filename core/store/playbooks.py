@@ -41,13 +41,16 @@ __all__ = [
     "require_playbook",
     "revert",
     "sections_of",
+    "stale_entries",
     "write_version",
 ]
 
 Source = Literal["init", "session", "import", "revert", "consolidate"]
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+def _rows(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     cur = con.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
@@ -115,6 +118,37 @@ def entry_since(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
     """The version at which each live entry's current text and counters began (how recently it changed)."""
     rows = con.execute("SELECT name, valid_from FROM entries WHERE playbook = ? AND valid_to IS NULL", [name])
     return {r[0]: int(r[1]) for r in rows.fetchall()}
+
+
+def stale_entries(con: duckdb.DuckDBPyConnection, name: str, days: float) -> list[dict[str, Any]]:
+    """Live entries no session has confirmed (a helpful tag, or a rediscovery) for `days`, counted from the
+    last confirmation or, for an entry never confirmed, from its creation; oldest first."""
+    return _rows(
+        con,
+        """
+        WITH born AS (
+            SELECT e.name, min(v.created_at) AS created FROM entries e
+            JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
+            WHERE e.playbook = $p GROUP BY e.name
+        ), confirmed AS (
+            SELECT name, max(confirmed_at) AS last_confirmed FROM (
+                SELECT x.name, v.created_at AS confirmed_at FROM evaluations x
+                JOIN versions v ON v.playbook = x.playbook AND v.version = x.version
+                WHERE x.playbook = $p AND x.rating = 'helpful' AND x.status = 'applied'
+                UNION ALL
+                SELECT r.entry_id, v.created_at FROM rediscoveries r
+                JOIN versions v ON v.playbook = r.playbook AND v.version = r.version
+                WHERE r.playbook = $p
+            ) GROUP BY name
+        )
+        SELECT e.name, e.section, e.text, b.created, c.last_confirmed
+        FROM entries e JOIN born b USING (name) LEFT JOIN confirmed c USING (name)
+        WHERE e.playbook = $p AND e.valid_to IS NULL
+          AND coalesce(c.last_confirmed, b.created) < now() - to_seconds(CAST($days * 86400 AS BIGINT))
+        ORDER BY coalesce(c.last_confirmed, b.created), e.name
+        """,
+        {"p": name, "days": days},
+    )
 
 
 def live_entries(con: duckdb.DuckDBPyConnection, name: str) -> int:

@@ -225,3 +225,38 @@ def test_exports_fit_the_budget_and_say_what_they_left_out(tmp_path: Path, monke
     assert "left out to fit the budget" in done.stderr
     whole = runner.invoke(app, ["export", "--format", "json", "--all", "--db", db])
     assert len(json.loads(whole.stdout)["sections"]["OTHERS"]) == 5
+
+
+def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    entries = [{"name": f"oth-{i:03d}", "text": LESSONS[i][0], "helpful": 0, "harmful": 0} for i in (1, 2, 3)]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"version": "1.0", "sections": {"OTHERS": entries}}))
+    db = tmp_path / "s.duckdb"
+    runner = CliRunner()
+    assert runner.invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+    with open_db(db) as con:  # a history that started 200 days ago
+        con.execute("UPDATE versions SET created_at = now() - INTERVAL 200 DAY WHERE version <= 1")
+        ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
+    tags = {"analysis": "a", "bullet_tags": [{"name": "oth-002", "tag": "helpful", "rationale": "it applied"}]}
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(
+        "\n".join(
+            json.dumps({"session_id": sid, "step": step, "text": json.dumps(text)})
+            for sid in SESSIONS[:1]
+            for step, text in (("reflector", tags), ("curator", {"reasoning": "r", "operations": []}))
+        )
+        + "\n"
+    )
+    settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1)
+    run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), limit=1)
+    listed = runner.invoke(app, ["stale", "--json", "--db", str(db)])
+    assert [r["name"] for r in json.loads(listed.stdout)] == ["oth-001", "oth-003"]  # oth-002 was confirmed now
+    exported = json.loads(runner.invoke(app, ["export", "--db", str(db)]).stdout)
+    assert [e["name"] for e in exported["sections"]["OTHERS"]] == ["oth-002"]
+    everything = json.loads(runner.invoke(app, ["export", "--all", "--db", str(db)]).stdout)
+    assert len(everything["sections"]["OTHERS"]) == 3
+    assert json.loads(runner.invoke(app, ["stale", "--json", "--days", "365", "--db", str(db)]).stdout) == []
