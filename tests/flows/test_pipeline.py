@@ -21,6 +21,15 @@ runner = CliRunner()
 pytestmark = pytest.mark.slow
 
 
+def ingest_into(db: Path, paths: list[Path]) -> None:
+    # In a function of its own: a test's frame can outlive it (a failed flow's traceback keeps frames), and
+    # a connection object left in one is reported as leaked when the interpreter exits.
+    from core.store.ingest import ingest
+
+    with open_db(db) as con:
+        ingest(con, paths)
+
+
 @pytest.fixture
 def harness(prefect_api: str) -> Iterator[None]:
     from prefect.settings import PREFECT_API_URL, temporary_settings
@@ -68,13 +77,11 @@ def test_curate_flow_with_replay_and_artifact(
 ) -> None:
     from prefect.client.orchestration import get_client
 
-    from core.store.ingest import ingest
     from flows.pipeline import curate_flow
 
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
     db = tmp_path / "curate.duckdb"
-    with open_db(db) as con:
-        ingest(con, [archive / "spotter" / "short.jsonl"])
+    ingest_into(db, [archive / "spotter" / "short.jsonl"])
     replay = tmp_path / "r.jsonl"
     replay.write_text(
         "\n".join(
@@ -131,13 +138,10 @@ def test_exit_codes_and_flow_state_say_what_happened(
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.sorting import FlowRunSort
 
-    from core.store.ingest import ingest
-
     monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")
     db = tmp_path / "codes.duckdb"
     samples = ROOT / "data" / "samples" / "claude-code"
-    with open_db(db) as con:
-        ingest(con, [samples / "spotter" / "short.jsonl", samples / "claude-code-viewer"])
+    ingest_into(db, [samples / "spotter" / "short.jsonl", samples / "claude-code-viewer"])
     short, viewer = "55604662-cf2a-4331-851a-ec234028f8ca", "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
     answers = {
         "reflector": '{"analysis": "a", "bullet_tags": []}',
