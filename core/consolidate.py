@@ -15,7 +15,16 @@ import numpy as np
 
 from core.models import Entry
 
-__all__ = ["merge_operations"]
+__all__ = ["merge_operations", "near_pairs"]
+
+
+def near_pairs(entries: Sequence[Entry], vectors: Mapping[str, np.ndarray], threshold: float) -> int:
+    """How many pairs of entries are at least `threshold` similar (the duplicate rate's numerator)."""
+    if len(entries) < 2:
+        return 0
+    matrix = np.stack([vectors[e.text] for e in entries])
+    similar = np.triu(matrix @ matrix.T >= threshold, k=1)
+    return int(similar.sum())
 
 
 def merge_operations(

@@ -31,6 +31,7 @@ class RunSummary(BaseModel):
     quarantined: list[str] = Field(default_factory=list)  # failed too often: left out until `playbook retry`
     stopped: str | None = None  # why the run stopped starting model calls early (deadline, breaker)
     held: dict[str, str] = Field(default_factory=dict)  # valid output not applied (mass change), with the reason
+    quality: dict[str, float] = Field(default_factory=dict)  # duplicate rate, budget use, churn per 100 sessions
     entries_before: int | None = None  # live entries when the run started and when it ended
     entries_after: int | None = None
     skips: dict[str, str] = Field(default_factory=dict)
@@ -62,6 +63,32 @@ class RunSummary(BaseModel):
     def ops_skipped(self) -> int:
         """Operations skipped over all types."""
         return sum(v.get("skipped", 0) for v in self.ops.values())
+
+    def churn_per_100(self) -> dict[str, float]:
+        """Entries added, merged and retired (deleted or pruned) per 100 applied sessions."""
+        if not self.sessions_applied:
+            return {}
+        per = 100 / self.sessions_applied
+
+        def applied(op: str) -> int:
+            return self.ops.get(op, {}).get("applied", 0)
+
+        return {
+            "added_per_100": round(applied("ADD") * per, 1),
+            "merged_per_100": round(applied("MERGE") * per, 1),
+            "retired_per_100": round((applied("DELETE") + self.pruned) * per, 1),
+        }
+
+    def quality_line(self) -> str:
+        """The quality figures in one line."""
+        q = self.quality
+        if not q:
+            return ""
+        return (
+            f"duplicate rate {q.get('duplicate_rate', 0):.1%}; budget {q.get('budget_entries', 0):.0%} of entries,"
+            f" {q.get('budget_tokens', 0):.0%} of tokens; per 100 sessions: {q.get('added_per_100', 0):g} added,"
+            f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired"
+        )
 
     def shrink_share(self) -> float:
         """The share of the playbook's entries this run took away (0 when it grew or stayed)."""
@@ -129,6 +156,7 @@ class RunSummary(BaseModel):
                 "; ".join(f"{r} ×{n}" for r, n in Counter(self.skip_reasons).most_common(3)) or "none",
             ),
             ("pruned / evaluations", f"{self.pruned} / {self.evaluations}"),
+            ("quality", self.quality_line() or "not measured (no session applied)"),
             ("versions", versions),
             ("model calls", f"{self.calls_made} made, {self.calls_cached} reused from earlier runs"),
             (

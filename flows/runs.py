@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from core.budget import Budget, BudgetUse, fit_budget
-from core.consolidate import merge_operations
+from core.consolidate import merge_operations, near_pairs
 from core.errors import ConfigError
 from core.export import to_markdown
 from core.llm.embed import load_embedder
@@ -218,6 +218,8 @@ def _start(settings: Settings, summary: RunSummary) -> None:
 def _finish(settings: Settings, summary: RunSummary) -> None:
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         summary.entries_after = live_entries(con, summary.playbook or "")
+        if summary.sessions_applied and summary.playbook:
+            summary.quality = _quality(con, settings, summary)
         shrink = summary.shrink_share()
         if shrink > settings.shrink_warning_share:
             summary.notices.append(
@@ -225,6 +227,22 @@ def _finish(settings: Settings, summary: RunSummary) -> None:
                 f" ({shrink:.0%}); `playbook diff` shows what went, `playbook revert` undoes it."
             )
         finish_run(con, summary)
+
+
+def _quality(con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSummary) -> dict[str, float]:
+    """Duplicate rate (pairs above the near-duplicate threshold / live entries), budget use, churn."""
+    playbook = load_version(con, summary.playbook or "")
+    entries = [e for _, e in playbook.entries()]
+    figures: dict[str, float] = dict(summary.churn_per_100())
+    use = fit_budget(playbook, settings.budget())[1]
+    figures["budget_entries"] = use.entries / use.max_entries if use.max_entries else 0.0
+    figures["budget_tokens"] = use.tokens / use.max_tokens if use.max_tokens else 0.0
+    if settings.near_duplicates != "off" and entries:
+        embedder = load_embedder(settings.near_duplicates)
+        vectors = vectors_for(con, embedder, [e.text for e in entries])
+        threshold = settings.near_duplicate_threshold or embedder.threshold
+        figures["duplicate_rate"] = near_pairs(entries, vectors, threshold) / len(entries)
+    return figures
 
 
 def run_consolidation(

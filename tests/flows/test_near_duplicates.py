@@ -93,6 +93,16 @@ def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> Non
     settings = Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1)
     run = run_curation(settings, "default", resolve_provider(f"replay:{path}", settings))
     assert run.sessions_applied >= 2 and run.skip_reasons.get("ADD: near duplicate") == 1
+    per = 100 / run.sessions_applied
+    assert run.quality == {
+        "added_per_100": round(2 * per, 1),
+        "merged_per_100": 0.0,
+        "retired_per_100": 0.0,
+        "budget_entries": 2 / 40,
+        "budget_tokens": pytest.approx(run.quality["budget_tokens"]),
+        "duplicate_rate": 0.0,  # the paraphrase was kept out
+    }
+    assert 0 < run.quality["budget_tokens"] < 0.1 and "duplicate rate 0.0%" in run.quality_line()
     with open_db(db) as con:
         found = con.execute("SELECT entry_id, session_id, text FROM rediscoveries").fetchall()
         view = con.execute("SELECT entry_id, rediscoveries FROM v_rediscoveries").fetchall()
