@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from core.models import Playbook
 from core.render import CHARS_PER_TOKEN
 
-__all__ = ["Budget", "BudgetUse", "fit_budget"]
+__all__ = ["Budget", "BudgetUse", "budget_use", "fit_budget"]
 
 
 class Budget(BaseModel):
@@ -45,6 +45,16 @@ def _tokens(text: str) -> int:
     return (len(text) + 16 + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
+def budget_use(playbook: Playbook, budget: Budget) -> BudgetUse:
+    """What the whole playbook uses of `budget` (nothing left out)."""
+    return BudgetUse(
+        entries=playbook.size(),
+        tokens=sum(_tokens(e.text) for _, e in playbook.entries()),
+        max_entries=budget.max_entries,
+        max_tokens=budget.max_tokens,
+    )
+
+
 def fit_budget(
     playbook: Playbook,
     budget: Budget,
@@ -61,8 +71,7 @@ def fit_budget(
     found_again = rediscoveries or {}
     recency = since or {}
     entries = list(playbook.entries())
-    total = sum(_tokens(e.text) for _, e in entries)
-    use = BudgetUse(entries=len(entries), tokens=total, max_entries=budget.max_entries, max_tokens=budget.max_tokens)
+    use = budget_use(playbook, budget)
     if not use.over:
         return playbook, use
     ranked = sorted(

@@ -6,7 +6,7 @@ import difflib
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -21,6 +21,9 @@ from core.budget import Budget
 from core.errors import ConfigError
 from core.models import Guards
 from core.redact import Redactor
+
+if TYPE_CHECKING:
+    from core.llm.embed import Embedder
 
 __all__ = ["Settings", "default_transcripts", "load_settings"]
 
@@ -136,6 +139,18 @@ class Settings(BaseSettings):
     def budget(self) -> Budget:
         """The budget exports fit and the curator is reminded of."""
         return Budget(max_entries=self.max_entries, max_tokens=self.max_tokens)
+
+    def sentence_model(self) -> tuple[Embedder, float]:
+        """The sentence model and the near-duplicate threshold (with `near_duplicates = "off"`, the best model
+        installed, for `consolidate`, which is asked for explicitly)."""
+        from core.llm.embed import load_embedder  # numpy and the model only for the commands that use them
+
+        embedder = load_embedder("auto" if self.near_duplicates == "off" else self.near_duplicates)
+        return embedder, self.near_duplicate_threshold or embedder.threshold
+
+    def similarity(self) -> tuple[Embedder, float] | None:
+        """`sentence_model()`, or None when near-duplicate detection is off."""
+        return None if self.near_duplicates == "off" else self.sentence_model()
 
     def guards(self) -> Guards:
         """What one session's model output may do to the playbook."""

@@ -15,11 +15,10 @@ from typing import Any
 
 import duckdb
 
-from core.budget import Budget, BudgetUse, fit_budget
+from core.budget import BudgetUse, budget_use, fit_budget
 from core.consolidate import merge_operations, near_pairs
 from core.errors import ConfigError
 from core.export import to_markdown
-from core.llm.embed import load_embedder
 from core.llm.guard import CallGuard
 from core.models import Playbook
 from core.operations import apply_operations
@@ -234,13 +233,13 @@ def _quality(con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSum
     playbook = load_version(con, summary.playbook or "")
     entries = [e for _, e in playbook.entries()]
     figures: dict[str, float] = dict(summary.churn_per_100())
-    use = fit_budget(playbook, settings.budget())[1]
+    use = budget_use(playbook, settings.budget())
     figures["budget_entries"] = use.entries / use.max_entries if use.max_entries else 0.0
     figures["budget_tokens"] = use.tokens / use.max_tokens if use.max_tokens else 0.0
-    if settings.near_duplicates != "off" and entries:
-        embedder = load_embedder(settings.near_duplicates)
+    similarity = settings.similarity()
+    if similarity is not None and entries:
+        embedder, threshold = similarity
         vectors = vectors_for(con, embedder, [e.text for e in entries])
-        threshold = settings.near_duplicate_threshold or embedder.threshold
         figures["duplicate_rate"] = near_pairs(entries, vectors, threshold) / len(entries)
     return figures
 
@@ -256,8 +255,7 @@ def run_consolidation(
     Returns:
         The run summary and the MERGE operations (planned, or applied).
     """
-    embedder = load_embedder("auto" if settings.near_duplicates == "off" else settings.near_duplicates)
-    threshold = settings.near_duplicate_threshold or embedder.threshold
+    embedder, threshold = settings.sentence_model()
     summary = RunSummary(
         run_id=new_run_id("consolidate"), kind="consolidate", playbook=playbook, provider=embedder.name
     )
@@ -303,7 +301,7 @@ def exportable(
     (only redacted) when `whole`."""
     model = mask_playbook(load_version(con, playbook, version), settings.redactor())
     if whole:
-        return model, fit_budget(model, Budget(max_entries=10**9, max_tokens=10**12))[1]
+        return model, budget_use(model, settings.budget())
     if settings.stale_after_days and version is None:  # staleness is about now, so only for the newest version
         stale = {r["name"] for r in stale_entries(con, playbook, settings.stale_after_days)}
         if stale:

@@ -16,11 +16,11 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.budget import fit_budget
+from core.budget import budget_use
 from core.curator import curator_request, parse_curator
 from core.errors import AuthError
 from core.llm.base import LLMRequest, LLMResponse, Provider
-from core.llm.embed import closest, load_embedder, near_finder, sentences
+from core.llm.embed import closest, near_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
 from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
@@ -362,15 +362,16 @@ def curate_sessions(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         entries = [e for _, e in frozen.entries()]
-        use = fit_budget(frozen, ctx.settings.budget())[1]
+        use = budget_use(frozen, ctx.settings.budget())
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
-        if ctx.settings.near_duplicates != "off" and entries:
-            embedder = load_embedder(ctx.settings.near_duplicates)
+        similarity = ctx.settings.similarity()
+        if similarity is not None and entries:
+            embedder, threshold = similarity
             texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
             known = vectors_for(con, embedder, texts)
-            floor = (ctx.settings.near_duplicate_threshold or embedder.threshold) * NEIGHBOUR_SHARE
+            floor = threshold * NEIGHBOUR_SHARE
         return [
             curator_request(
                 template,
@@ -470,9 +471,10 @@ def _near_duplicates(
     curations: list[StepResult[CuratorOutput]],
 ) -> tuple[NearFinder | None, Callable[[], None]]:
     """The engine's near-duplicate finder for one epoch, and a function that stores the vectors it made."""
-    if settings.near_duplicates == "off":
+    similarity = settings.similarity()
+    if similarity is None:
         return None, lambda: None
-    embedder = load_embedder(settings.near_duplicates)
+    embedder, threshold = similarity
     proposed = [
         clean_entry_text(str(op.get("text") or ""))
         for c in curations
@@ -482,7 +484,6 @@ def _near_duplicates(
     ]
     known = vectors_for(con, embedder, [e.text for _, e in current.entries()] + proposed)
     stored = set(known)
-    threshold = settings.near_duplicate_threshold or embedder.threshold
     return near_finder(embedder, known, threshold), lambda: store_vectors(
         con, embedder, {t: v for t, v in known.items() if t not in stored}
     )
