@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from core.models import Playbook
-from core.render import CHARS_PER_TOKEN
+from core.render import estimate_tokens
 
 __all__ = ["Budget", "BudgetUse", "budget_use", "fit_budget"]
 
@@ -41,8 +41,8 @@ class BudgetUse(BaseModel):
 
 
 def _tokens(text: str) -> int:
-    # one bullet line as exported: id, text and a little markup
-    return (len(text) + 16 + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+    # one bullet line as exported: the text, plus its id and markup (about 16 characters)
+    return estimate_tokens(text) + 4
 
 
 def budget_use(playbook: Playbook, budget: Budget) -> BudgetUse:
