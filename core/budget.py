@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from core.models import Playbook
 from core.render import estimate_tokens
 
-__all__ = ["Budget", "BudgetUse", "budget_use", "fit_budget"]
+__all__ = ["Budget", "BudgetUse", "budget_use", "entry_tokens", "fit_budget"]
 
 
 class Budget(BaseModel):
@@ -40,8 +40,8 @@ class BudgetUse(BaseModel):
         return self.entries > self.max_entries or self.tokens > self.max_tokens
 
 
-def _tokens(text: str) -> int:
-    # one bullet line as exported: the text, plus its id and markup (about 16 characters)
+def entry_tokens(text: str) -> int:
+    """An entry's tokens as one exported bullet line: the text, plus its id and markup (about 16 characters)."""
     return estimate_tokens(text) + 4
 
 
@@ -49,7 +49,7 @@ def budget_use(playbook: Playbook, budget: Budget) -> BudgetUse:
     """What the whole playbook uses of `budget` (nothing left out)."""
     return BudgetUse(
         entries=playbook.size(),
-        tokens=sum(_tokens(e.text) for _, e in playbook.entries()),
+        tokens=sum(entry_tokens(e.text) for _, e in playbook.entries()),
         max_entries=budget.max_entries,
         max_tokens=budget.max_tokens,
     )
@@ -87,7 +87,7 @@ def fit_budget(
     kept: set[int] = set()
     spent = 0
     for i in ranked:
-        cost = _tokens(entries[i][1].text)
+        cost = entry_tokens(entries[i][1].text)
         if len(kept) < budget.max_entries and spent + cost <= budget.max_tokens:
             kept.add(i)
             spent += cost

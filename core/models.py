@@ -109,6 +109,9 @@ class AddOp(_Contract):
     type: Literal["ADD"] = "ADD"
     text: NonEmptyStr
     section: str | None = None
+    # A short literal that marks, in a transcript, the situation the lesson is about (an error text):
+    # counted before and after the entry was first exported, as an observation (`v_trigger_recurrence`).
+    trigger: str | None = None
 
 
 class UpdateOp(_Contract):
@@ -182,6 +185,7 @@ class OpOutcome(_Contract):
     new_text: str | None = None
     raw: Any = None
     similarity: float | None = None  # for `near_duplicate`: how close `new_text` is to `entry_id`
+    trigger: str | None = None  # for an applied ADD that carried one (cleaned by `clean_trigger`)
 
 
 class EvaluationOutcome(_Contract):

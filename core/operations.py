@@ -48,6 +48,7 @@ __all__ = [
     "apply_operations",
     "apply_session",
     "clean_entry_text",
+    "clean_trigger",
     "empty_playbook",
     "next_entry_id",
     "normalize_playbook",
@@ -122,6 +123,18 @@ def _nonempty_str(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+TRIGGER_CHARS = (4, 120)
+
+
+def clean_trigger(value: object) -> str | None:
+    """A model's `trigger` as a literal worth searching for: whitespace collapsed, at most 120 characters; None
+    when missing or shorter than 4 characters (a trigger like "a" would be found in every session)."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())[: TRIGGER_CHARS[1]]
+    return text if len(text) >= TRIGGER_CHARS[0] else None
+
+
 def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip:
     """Validate one raw operation (untrusted model output).
 
@@ -135,7 +148,11 @@ def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip
         if not _nonempty_str(raw.get("text")):
             return Skip("empty_field", "ADD: empty or missing text")
         section = raw.get("section")
-        return AddOp(text=raw["text"], section=section if isinstance(section, str) else None)
+        return AddOp(
+            text=raw["text"],
+            section=section if isinstance(section, str) else None,
+            trigger=clean_trigger(raw.get("trigger")),
+        )
     if op_type == "UPDATE":
         if not _nonempty_str(raw.get("target_id")):
             return Skip("empty_field", "UPDATE: empty or missing target_id")
@@ -308,6 +325,7 @@ def _apply_one(
             entry_id=new_id,
             section=section,
             new_text=op.text,
+            trigger=op.trigger,
             raw=raw,
         )
 

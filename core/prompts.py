@@ -47,6 +47,7 @@ _OPERATION = {
         "source_ids": {"type": "array", "items": {"type": "string"}},
         "merged_text": {"type": "string"},
         "reason": {"type": "string"},
+        "trigger": {"type": "string"},
     },
     "required": ["type"],
     "additionalProperties": False,

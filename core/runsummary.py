@@ -87,7 +87,8 @@ class RunSummary(BaseModel):
         return (
             f"duplicate rate {q.get('duplicate_rate', 0):.1%}; budget {q.get('budget_entries', 0):.0%} of entries,"
             f" {q.get('budget_tokens', 0):.0%} of tokens; per 100 sessions: {q.get('added_per_100', 0):g} added,"
-            f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired"
+            f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired;"
+            f" {q.get('trigger_share', 0):.0%} of entries have a trigger"
         )
 
     def shrink_share(self) -> float:

@@ -570,6 +570,7 @@ def export_cmd(
     from core.export import replace_block, to_markdown
     from core.playbook_json import encode, playbook_to_dict
     from core.store.files import read_text, write_atomic
+    from core.store.playbooks import record_export
     from core.store.snapshot import write_parquet
     from flows.runs import budget_note, exportable
 
@@ -595,6 +596,9 @@ def export_cmd(
         sys.stdout.write(text)
         return
     write_atomic(out_file, text)
+    # A file agents may load: from now on its entries' triggers count as "after" (v_trigger_recurrence).
+    with write_db(cfg, "export", create=False) as con:
+        record_export(con, cfg.playbook, version, str(out_file), [e.name for _, e in model.entries()])
     err.print(f"Wrote {out_file}")
 
 
@@ -858,24 +862,31 @@ def backfill_cmd(
 def consolidate_cmd(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the merges; write nothing.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the merges as JSON.")] = False,
+    llm: LlmOpt = None,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
-    """Merge each cluster of near-duplicate entries into one (counters summed; the text with the best evidence).
+    """Merge each cluster of near-duplicate entries into one (counters summed).
 
+    Which entries merge is decided by sentence similarity; the merged text is written by the curator when a
+    model is configured (`--llm`, or `llm` in the settings), else it is the text with the best evidence.
     One new version for the whole pass, with its own run row; `playbook diff` shows it, `revert` undoes it.
 
     Example: [bold]playbook consolidate --dry-run[/bold]
     """
     from core.store.lock import run_lock
+    from flows.providers import resolve_provider
     from flows.runs import run_consolidation
 
     cfg = settings(db, playbook, wait_s=wait)
+    provider = None if dry_run else resolve_provider(llm or cfg.llm, cfg)
     with run_lock(cfg.db, "playbook consolidate", wait=cfg.wait_s):
         with read_db(cfg) as con:
             require_playbook_or_configured(con, cfg, cfg.playbook)
-        summary, ops = run_consolidation(cfg, cfg.playbook, dry_run=dry_run)
+        summary, ops = run_consolidation(cfg, cfg.playbook, dry_run=dry_run, provider=provider)
+    for notice in summary.notices:
+        err.print(f"[yellow]Note:[/yellow] {escape(notice)}", highlight=False)
     if as_json:
         print_json({"dry_run": dry_run, "version": summary.last_version, "merges": ops})
         return
@@ -933,6 +944,49 @@ def stale_cmd(
         " leave them out, `export --all` keeps them.",
         highlight=False,
     )
+
+
+def describe_recurrence(row: dict[str, Any]) -> str:
+    """`trigger seen in 9 of 35 sessions before, 2 of 40 after` (after: since the entry was first exported)."""
+    before = f"seen in {row['seen_before']} of {row['sessions_before']} sessions before"
+    if row["first_exported_at"] is None:
+        return f"{before}; not exported yet"
+    return f"{before}, {row['seen_after']} of {row['sessions_after']} after"
+
+
+@app.command("triggers")
+@handles_errors
+def triggers_cmd(
+    entry: Annotated[
+        str | None, typer.Argument(help="One entry id (default: every live entry with a trigger).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """How often each entry's situation (its trigger text) occurs in sessions before and after the entry was
+    first exported. An observation, not a causal claim: other things change between the two periods.
+
+    Example: [bold]playbook triggers --json[/bold]
+    """
+
+    from core.store.playbooks import require_playbook, trigger_recurrence
+
+    cfg = settings(db, playbook, wait_s=wait)
+    with read_db(cfg) as con:
+        require_playbook(con, cfg.playbook)
+        rows = trigger_recurrence(con, cfg.playbook, entry)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        out.print("No live entry has a trigger." if entry is None else f"Entry {entry} has no trigger (or is gone).")
+        return
+    table = new_table("entry", "trigger", "observed (trigger text in a session's messages)")
+    for row in rows:
+        table.add_row(row["entry_id"], escape(row["triggers"]), describe_recurrence(row))
+    out.print(table)
 
 
 @app.command("runs")
@@ -1071,7 +1125,13 @@ def report_cmd(
     with read_db(cfg) as con:
         require_playbook(con, cfg.playbook)
     result = write_evolution_report(
-        cfg.db, cfg.playbook, out_dir or cfg.out_dir / "report", cfg.redactor(), wait=cfg.wait_s
+        cfg.db,
+        cfg.playbook,
+        out_dir or cfg.out_dir / "report",
+        cfg.redactor(),
+        wait=cfg.wait_s,
+        budget=cfg.budget(),
+        stale_after_days=cfg.stale_after_days,
     )
     out.print(
         f"Wrote {result.index} and {len(result.charts)} PNG charts"

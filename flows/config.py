@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # model's own, chosen on a labelled set) is skipped as `near_duplicate` and counted as a rediscovery.
     near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
     near_duplicate_threshold: float | None = None
+    # `nightly` consolidates (merges near-duplicate live entries) after curating when the playbook's duplicate
+    # rate (near-duplicate pairs per live entry) is above this, or the playbook is over its budget.
+    consolidate_above: float = 0.02
     # The budget of an exported playbook (it is loaded in every session): see core.budget and the README.
     # An entry no session confirmed (helpful tag or rediscovery) for this many days is stale: listed by
     # `playbook stale` and left out of exports unless `export --all`. 0 turns staleness off.

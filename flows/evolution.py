@@ -8,7 +8,9 @@ import html
 import io
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -18,6 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
+from core.budget import Budget
 from core.redact import Redactor
 from core.store.analytics import EvolutionData, evolution_data
 from core.store.db import open_db
@@ -25,9 +28,10 @@ from core.store.files import write_atomic
 
 __all__ = ["CHARTS", "EvolutionReport", "write_evolution_report"]
 
-CHARTS = ("sections", "operations", "skip_reasons", "prunes", "counters", "lifetimes", "runs")
+CHARTS = ("sections", "budget", "operations", "skip_reasons", "prunes", "counters", "lifetimes", "runs")
 TITLES = {
     "sections": "Entries per section over versions",
+    "budget": "Budget use over versions: share of max entries and of max tokens (100% = full)",
     "operations": "Operations per day: applied (solid) and skipped (hatched), by type",
     "skip_reasons": "Top reasons operations were skipped",
     "prunes": "Entries pruned per day",
@@ -166,8 +170,24 @@ def _runs(ax: Axes, data: EvolutionData) -> None:
     )
 
 
+def _budget(ax: Axes, data: EvolutionData) -> None:
+    if not data.budget_use or data.budget is None:
+        _empty(ax, "No entries yet")
+        return
+    versions = [v for v, _, _ in data.budget_use]
+    entries = [100 * n / data.budget.max_entries for _, n, _ in data.budget_use]
+    tokens = [100 * t / data.budget.max_tokens for _, _, t in data.budget_use]
+    ax.step(versions, entries, where="post", color="#2F6DB5", label=f"entries (max {data.budget.max_entries})")
+    ax.step(versions, tokens, where="post", color="#E67E22", label=f"tokens (max {data.budget.max_tokens:,})")
+    ax.axhline(100, color="#C0392B", linestyle="--", linewidth=1)
+    ax.set_xlabel("version")
+    ax.set_ylabel("% of budget")
+    ax.legend(loc="upper left", fontsize=8)
+
+
 DRAW = {
     "sections": _sections,
+    "budget": _budget,
     "operations": _operations,
     "skip_reasons": _skip_reasons,
     "prunes": _prunes,
@@ -211,8 +231,17 @@ table {{ border-collapse: collapse; width: 100%; font-size: 0.9em; }} td, th {{ 
 <h1>Playbook <code>{name}</code></h1>
 <p class="muted">{summary}</p>
 {figures}
+<h2>Quality (newest run)</h2><p>{quality}</p>
 <h2>Most helpful entries</h2>{helpful}
 <h2>Most harmful entries</h2>{harmful}
+<h2>Stale entries</h2>
+<p class="muted">No session confirmed them (a helpful tag or a rediscovery) for {stale_days};
+exports leave them out.</p>
+{stale}
+<h2>Do situations recur? Triggers before and after each entry was first exported</h2>
+<p class="muted">An observation, not a causal claim: the sessions before and after differ in more than the
+playbook.</p>
+{recurrence}
 <script>
 // Marks how many charts decoded, so a headless browser (and a person) can check the page rendered.
 window.addEventListener("load", function () {{
@@ -233,17 +262,65 @@ class EvolutionReport(BaseModel):
     versions: int
 
 
+def _stale_table(rows: list[dict[str, Any]], clean: Callable[[str], str]) -> str:
+    if not rows:
+        return "<p class='muted'>None.</p>"
+    body = "".join(
+        f"<tr><td><code>{html.escape(r['name'])}</code></td><td>{html.escape(clean(r['text']))}</td>"
+        f"<td>{html.escape(str(r['last_confirmed'] or 'never'))[:10]}</td></tr>"
+        for r in rows
+    )
+    return f"<table><tr><th>id</th><th>text</th><th>last confirmed</th></tr>{body}</table>"
+
+
+def _recurrence_table(rows: list[dict[str, Any]], clean: Callable[[str], str]) -> str:
+    if not rows:
+        return "<p class='muted'>No live entry has a trigger.</p>"
+
+    def share(seen: int, of: int) -> str:
+        return f"{seen} of {of}" + (f" ({seen / of:.0%})" if of else "")
+
+    body = "".join(
+        f"<tr><td><code>{html.escape(r['entry_id'])}</code></td><td><code>{html.escape(clean(r['triggers']))}</code>"
+        f"</td><td>{share(r['seen_before'], r['sessions_before'])}</td><td>"
+        + (share(r["seen_after"], r["sessions_after"]) if r["first_exported_at"] else "not exported yet")
+        + "</td></tr>"
+        for r in rows
+    )
+    return f"<table><tr><th>id</th><th>trigger</th><th>sessions with it, before</th><th>after</th></tr>{body}</table>"
+
+
+def _quality(q: dict[str, float]) -> str:
+    if not q:
+        return "Not measured yet (no run applied a session)."
+    return html.escape(
+        f"duplicate rate {q.get('duplicate_rate', 0):.1%} · budget {q.get('budget_entries', 0):.0%} of entries,"
+        f" {q.get('budget_tokens', 0):.0%} of tokens · per 100 sessions {q.get('added_per_100', 0):g} added,"
+        f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired ·"
+        f" {q.get('trigger_share', 0):.0%} of entries have a trigger"
+    )
+
+
 def write_evolution_report(
-    db: Path, playbook: str, out_dir: Path, redactor: Redactor | None = None, *, wait: float = 0.0
+    db: Path,
+    playbook: str,
+    out_dir: Path,
+    redactor: Redactor | None = None,
+    *,
+    wait: float = 0.0,
+    budget: Budget | None = None,
+    stale_after_days: float = 0.0,
 ) -> EvolutionReport:
     """Write `index.html` and one PNG per chart into `out_dir`; entry texts pass `redactor` first.
 
     `wait`: seconds to keep trying while another command is using the database.
+    `budget`, `stale_after_days`: the playbook's settings (defaults: the default budget, staleness off).
     """
     started = time.perf_counter()
     clean = (redactor or Redactor()).text
     with open_db(db, wait=wait) as con:
-        data = evolution_data(con, playbook)
+        data = evolution_data(con, playbook, stale_after_days=stale_after_days)
+    data.budget = budget or Budget()
     data.top_helpful = [(n, clean(t), h, x) for n, t, h, x in data.top_helpful]
     data.top_harmful = [(n, clean(t), h, x) for n, t, h, x in data.top_harmful]
     figures = []
@@ -268,6 +345,10 @@ def write_evolution_report(
         figures="\n".join(figures),
         helpful=_table(data.top_helpful),
         harmful=_table(data.top_harmful),
+        quality=_quality(data.quality),
+        stale_days=f"{stale_after_days:g} days" if stale_after_days else "(staleness is off)",
+        stale=_stale_table(data.stale, clean),
+        recurrence=_recurrence_table(data.recurrence, clean),
     )
     index = out_dir / "index.html"
     write_atomic(index, page)

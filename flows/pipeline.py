@@ -28,7 +28,7 @@ from core.transcripts import Format
 from flows.config import Settings, load_settings
 from flows.evolution import write_evolution_report
 from flows.providers import ProviderFactory, ProviderSpec, make_provider, resolve_provider
-from flows.runs import export_playbook, run_curation, run_ingest
+from flows.runs import export_playbook, needs_consolidation, run_consolidation, run_curation, run_ingest
 from flows.steps import (
     Epoch,
     RunContext,
@@ -194,9 +194,24 @@ def nightly_flow(
             summary = run_curation(
                 settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind="nightly"
             )
+            why = needs_consolidation(settings, summary)
+            if why is not None:
+                merged, _ = run_consolidation(settings, name, provider=provider, factory=factory or make_provider)
+                summary.notices.append(
+                    f"Consolidated because {why}: {merged.ops.get('MERGE', {}).get('applied', 0)} cluster(s) merged,"
+                    f" {merged.entries_before} -> {merged.entries_after} entries."
+                )
+                summary.notices.extend(merged.notices)
+                summary.entries_after = merged.entries_after
             exported = export_playbook(settings, name)
             page = write_evolution_report(
-                settings.db, name, settings.out_dir / "report" / name, settings.redactor(), wait=settings.busy_wait_s
+                settings.db,
+                name,
+                settings.out_dir / "report" / name,
+                settings.redactor(),
+                wait=settings.busy_wait_s,
+                budget=settings.budget(),
+                stale_after_days=settings.stale_after_days,
             ).index
             summaries.append(summary)
             _artifacts(

@@ -16,10 +16,12 @@ from typing import Any
 import duckdb
 
 from core.budget import BudgetUse, budget_use, fit_budget
-from core.consolidate import merge_operations, near_pairs
+from core.consolidate import consolidation_reflection, merge_operations, near_pairs, with_curated_texts
+from core.curator import curator_request, parse_curator
 from core.errors import ConfigError
 from core.export import to_markdown
 from core.llm.guard import CallGuard
+from core.llm.pricing import CostCap
 from core.models import Playbook
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
@@ -27,15 +29,19 @@ from core.redact import mask_playbook
 from core.runsummary import RunSummary
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
+from core.store.exchanges import cached_response, record_exchange
 from core.store.files import write_atomic
 from core.store.ingest import IngestSummary, ingest
 from core.store.playbooks import (
+    current_version,
     entry_since,
     live_entries,
     load_version,
+    record_export,
     rediscovery_counts,
     sections_of,
     stale_entries,
+    with_trigger,
     write_version,
 )
 from core.store.runs import finish_run, start_run
@@ -43,12 +49,22 @@ from core.transcripts import Format
 from flows.config import Settings
 from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
-from flows.steps import RunContext, Steps, next_epoch, plain_steps, select_sessions, timed
+from flows.steps import (
+    RunContext,
+    Steps,
+    ask_once,
+    next_epoch,
+    plain_steps,
+    select_sessions,
+    template_for,
+    timed,
+)
 
 __all__ = [
     "budget_note",
     "export_playbook",
     "exportable",
+    "needs_consolidation",
     "new_run_id",
     "run_consolidation",
     "run_curation",
@@ -241,16 +257,25 @@ def _quality(con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSum
         embedder, threshold = similarity
         vectors = vectors_for(con, embedder, [e.text for e in entries])
         figures["duplicate_rate"] = near_pairs(entries, vectors, threshold) / len(entries)
+    if entries:
+        figures["trigger_share"] = len(with_trigger(con, summary.playbook or "")) / len(entries)
     return figures
 
 
 def run_consolidation(
-    settings: Settings, playbook: str, *, dry_run: bool = False
+    settings: Settings,
+    playbook: str,
+    *,
+    dry_run: bool = False,
+    provider: ProviderSpec | None = None,
+    factory: ProviderFactory = make_provider,
 ) -> tuple[RunSummary, list[dict[str, Any]]]:
     """Merge each cluster of near-duplicate live entries into one: one version for the pass, its own run row.
 
-    The merged text is the text of the member with the best evidence (no model is needed); the engine sums
-    the counters and keeps the sources' provenance in `operations`. With `dry_run`, nothing is written.
+    Which entries merge is decided by similarity. The merged text is the curator's when `provider` is a model
+    (one call for the pass; a text it gets wrong falls back), otherwise the text of the member with the best
+    evidence. The engine sums the counters and keeps the sources' provenance in `operations`. With
+    `dry_run`, nothing is written and no model is called.
 
     Returns:
         The run summary and the MERGE operations (planned, or applied).
@@ -260,33 +285,103 @@ def run_consolidation(
         run_id=new_run_id("consolidate"), kind="consolidate", playbook=playbook, provider=embedder.name
     )
     started = time.perf_counter()
+    current, version, ops = _plan_consolidation(settings, playbook, embedder, threshold)
+    summary.entries_before = summary.entries_after = current.size()
+    if dry_run or not ops:
+        summary.status = "nothing-to-do" if not ops else "ok"
+        return summary, ops
+    if provider is not None and provider.kind != "heuristic":
+        summary.provider = f"{embedder.name} + {provider.label}"
+        ops = _curated_merges(settings, playbook, provider, factory, current, version, ops, threshold, summary)
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        current = load_version(con, playbook)
-        entries = list(current.entries())
-        vectors = vectors_for(con, embedder, [e.text for _, e in entries])
-        ops = merge_operations(entries, vectors, threshold, rediscovery_counts(con, playbook))
-        summary.entries_before = summary.entries_after = current.size()
-        if dry_run or not ops:
-            summary.status = "nothing-to-do" if not ops else "ok"
-            return summary, ops
-        start_run(con, summary.run_id, "consolidate", playbook, embedder.name)
+        start_run(con, summary.run_id, "consolidate", playbook, summary.provider)
         merged, report = apply_operations(current, ops, sections=sections_of(con, playbook), limit=None)
-        version = write_version(
+        written = write_version(
             con,
             playbook,
             merged,
             source="consolidate",
             report=report,
             run_id=summary.run_id,
-            note=f"consolidation: {report.applied('MERGE')} cluster(s) of near-duplicates merged ({embedder.name})",
+            note=f"consolidation: {report.applied('MERGE')} cluster(s) of near-duplicates merged ({summary.provider})",
+            expected_parent=version,
         )
-        summary.add_apply(report, version)
+        summary.add_apply(report, written)
         summary.sessions_applied = 0  # a consolidation applies no session
         summary.entries_after = merged.size()
         summary.status = "ok"
         summary.duration_s = time.perf_counter() - started
         finish_run(con, summary)
     return summary, ops
+
+
+def needs_consolidation(settings: Settings, summary: RunSummary) -> str | None:
+    """Why the nightly run should consolidate after `summary` (its quality figures), or None."""
+    q = summary.quality
+    if settings.near_duplicates == "off" or not q:
+        return None
+    if q.get("duplicate_rate", 0.0) > settings.consolidate_above:
+        return f"duplicate rate {q['duplicate_rate']:.1%} is above {settings.consolidate_above:.1%}"
+    if max(q.get("budget_entries", 0.0), q.get("budget_tokens", 0.0)) > 1.0:
+        return "the playbook is over its budget"
+    return None
+
+
+def _plan_consolidation(
+    settings: Settings, playbook: str, embedder: Any, threshold: float
+) -> tuple[Playbook, int, list[dict[str, Any]]]:
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        version = current_version(con, playbook)
+        current = load_version(con, playbook, version)
+        entries = list(current.entries())
+        vectors = vectors_for(con, embedder, [e.text for _, e in entries])
+        return current, version, merge_operations(entries, vectors, threshold, rediscovery_counts(con, playbook))
+
+
+def _curated_merges(
+    settings: Settings,
+    playbook: str,
+    spec: ProviderSpec,
+    factory: ProviderFactory,
+    current: Playbook,
+    version: int,
+    ops: list[dict[str, Any]],
+    threshold: float,
+    summary: RunSummary,
+) -> list[dict[str, Any]]:
+    """`ops` with merged texts written by the curator (one call, recorded like any exchange)."""
+    redactor = settings.redactor()
+    brief = consolidation_reflection(ops, threshold)
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        cap = CostCap(settings.cost_cap_usd)
+        request = curator_request(
+            template_for(settings, playbook, "curator"),
+            brief,
+            current,
+            sections_of(con, playbook),
+            model=spec.curator_model,
+            session_id=None,
+            context={"reflection": brief, "playbook": current},
+            budget=budget_use(current, settings.budget()),
+        )
+        cached = cached_response(con, request)
+    response = cached or ask_once(factory(spec, settings, cap), request)
+    if response.text:  # a model's words are untrusted: nothing it echoes is stored or applied
+        response = response.model_copy(update={"text": redactor.text(response.text)})
+    parsed = parse_curator(response.text) if response.ok else None
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        record_exchange(
+            con, request, response, parsed=parsed, playbook=playbook, playbook_version=version, run_id=summary.run_id
+        )
+    summary.add_call("curator", response)
+    ops, taken = with_curated_texts(ops, parsed, settings.guards().max_entry_chars)
+    if taken < len(ops):
+        why = response.error or ("no usable MERGE text" if parsed else "unparseable model output")
+        summary.notices.append(
+            f"The curator wrote {taken} of {len(ops)} merged texts ({why}); the others keep the text of the entry"
+            " with the best evidence."
+        )
+    return ops
 
 
 def exportable(
@@ -326,8 +421,10 @@ def export_playbook(settings: Settings, playbook: str) -> list[Path]:
     """Write `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), each atomically, within budget."""
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         model, use = exportable(con, settings, playbook)
-    md = settings.out_dir / f"{playbook}.md"
-    js = settings.out_dir / f"{playbook}.json"
-    write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`", note=budget_note(use)))
-    write_atomic(js, encode(playbook_to_dict(model)))
+        md = settings.out_dir / f"{playbook}.md"
+        js = settings.out_dir / f"{playbook}.json"
+        write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`", note=budget_note(use)))
+        write_atomic(js, encode(playbook_to_dict(model)))
+        for path in (md, js):
+            record_export(con, playbook, None, str(path), [e.name for _, e in model.entries()])
     return [md, js]

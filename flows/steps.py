@@ -63,11 +63,13 @@ __all__ = [
     "StepResult",
     "Steps",
     "apply_epoch_sessions",
+    "ask_once",
     "curate_sessions",
     "next_epoch",
     "plain_steps",
     "reflect_sessions",
     "select_sessions",
+    "template_for",
     "timed",
 ]
 
@@ -286,6 +288,18 @@ def _run_step(
     return answered + failed
 
 
+def template_for(settings: Settings, playbook: str, name: str) -> PromptTemplate:
+    """The prompt template `name` for `playbook`: its own override, the settings' folder, else the shipped one."""
+    override = [settings.prompts_dir / playbook, settings.prompts_dir] if settings.prompts_dir else []
+    return load_template(name, override_dirs=override)
+
+
+def ask_once(provider: Provider, request: LLMRequest) -> LLMResponse:
+    """One request outside an epoch (a consolidation's curator call), through the batch API when that is the
+    provider's only way."""
+    return provider.complete_many([request])[0] if provider.batches else provider.complete(request)
+
+
 def _prepare(
     ctx: RunContext,
     epoch: Epoch,
@@ -300,8 +314,7 @@ def _prepare(
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         frozen = load_version(con, ctx.playbook, epoch.base_version)
         sections = sections_of(con, ctx.playbook)
-        override = [settings.prompts_dir / ctx.playbook, settings.prompts_dir] if settings.prompts_dir else []
-        template = load_template(template_name, override_dirs=override)  # fails before any model call
+        template = template_for(settings, ctx.playbook, template_name)  # fails before any model call
         requests, unprepared = build(con, frozen, sections, template)
         cap = CostCap(settings.cost_cap_usd)
         cap.add(run_spend(con, ctx.run_id))

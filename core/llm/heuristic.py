@@ -21,7 +21,7 @@ from core.redact import Redactor
 __all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons"]
 
 NOTICE = "[heuristic: no model was used]"
-_LESSON = re.compile(r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$", re.MULTILINE)
+_LESSON = re.compile(r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$(?:\nTRIGGER (?P<trigger>.+)$)?", re.MULTILINE)
 _CORRECTION = re.compile(
     r"^\s*(no[,.! ]|nope\b|don'?t\b|do not\b|stop\b|instead\b|actually\b|never\b|always\b|please don'?t\b|"
     r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b)",
@@ -58,11 +58,12 @@ def _describe_input(name: str, raw: str | None) -> str:
     return _first_line(json.dumps(value), 120)
 
 
-def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[tuple[str, str]]:
-    """(section, lesson text) pairs found by the rules, at most MAX_LESSONS, in session order; secrets and
-    personal data are taken out of the quoted text."""
+def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[tuple[str, str, str]]:
+    """(section, lesson text, trigger) found by the rules, at most MAX_LESSONS, in session order; the trigger is
+    the literal the lesson came from (the error line, the user's words). Secrets and personal data are taken
+    out of the quoted text."""
     redactor = redactor or Redactor()
-    lessons: list[tuple[str, str]] = []
+    lessons: list[tuple[str, str, str]] = []
     calls: dict[str, tuple[str, str | None]] = {}
     failed: dict[str, str] = {}  # tool name -> first error line, waiting for a successful retry
     for m in messages:
@@ -76,16 +77,19 @@ def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None 
             if m.is_error and _REJECTED not in text:
                 failed.setdefault(name, _error_line(text, 100) or "an error")
             elif not m.is_error and name in failed:
+                error = failed.pop(name)
                 lessons.append(
                     (
                         "MISTAKES TO AVOID",
-                        f'`{name}` failed with "{failed.pop(name)}"; the call that worked next was:'
+                        f'`{name}` failed with "{error}"; the call that worked next was:'
                         f" {_describe_input(name, raw_input)}",
+                        error[:80],
                     )
                 )
         elif m.is_prompt and m.text and _CORRECTION.match(m.text):
-            lessons.append(("USER PREFERENCES", f'The user corrected the agent: "{_first_line(m.text, 160)}"'))
-    unique = list(dict.fromkeys((s, redactor.text(t)) for s, t in lessons))
+            said = _first_line(m.text, 160)
+            lessons.append(("USER PREFERENCES", f'The user corrected the agent: "{said}"', said[:80]))
+    unique = list(dict.fromkeys((s, redactor.text(t), redactor.text(g)) for s, t, g in lessons))
     return unique[:MAX_LESSONS]
 
 
@@ -106,7 +110,8 @@ def _reflect(messages: list[SessionMessage], playbook: Playbook, redactor: Redac
         f"{NOTICE} Rules applied to {len(messages)} message parts: {errors} tool error(s),"
         f" {len(lessons)} lesson(s), {len(cited)} cited playbook id(s)."
     ]
-    lines += [f"LESSON [{section}] {text}" for section, text in lessons]
+    for section, text, trigger in lessons:
+        lines += [f"LESSON [{section}] {text}", f"TRIGGER {trigger}"]
     return {
         "analysis": "\n".join(lines),
         "bullet_tags": [
@@ -118,7 +123,7 @@ def _reflect(messages: list[SessionMessage], playbook: Playbook, redactor: Redac
 
 def _curate(reflection: ReflectorOutput) -> dict[str, Any]:
     operations = [
-        {"type": "ADD", "text": m.group("text"), "section": m.group("section")}
+        {"type": "ADD", "text": m.group("text"), "section": m.group("section"), "trigger": m.group("trigger")}
         for m in _LESSON.finditer(reflection.analysis)
     ]
     return {

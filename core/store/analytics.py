@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 
+from core.budget import Budget, entry_tokens
 from core.models import skip_label
-from core.store.playbooks import current_version, sections_of
+from core.store.playbooks import current_version, sections_of, stale_entries, trigger_recurrence
 
 __all__ = ["EvolutionData", "evolution_data"]
 
@@ -33,10 +35,39 @@ class EvolutionData:
     counter_history: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # name -> (v, h, x)
     lifetimes: list[int] = field(default_factory=list)
     runs: list[tuple[str, Any, int, float]] = field(default_factory=list)  # run_id, started, tokens, cost
+    budget_use: list[tuple[int, int, int]] = field(default_factory=list)  # version, entries, tokens (change points)
+    stale: list[dict[str, Any]] = field(default_factory=list)
+    recurrence: list[dict[str, Any]] = field(default_factory=list)  # v_trigger_recurrence rows
+    quality: dict[str, float] = field(default_factory=dict)  # the newest curation run's figures
+    budget: Budget | None = None  # set by the caller: the limits the budget chart draws against
 
 
-def evolution_data(con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 5) -> EvolutionData:
-    """Collect the report's series from the views (section sizes, operations, prunes, entries, runs)."""
+def _budget_use(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
+    """(version, live entries, their tokens as exported) at each version where they changed: each entry row is
+    estimated once, and the totals are running sums over its birth and death, not rebuilt per version."""
+    deltas: dict[int, list[int]] = {}
+    for text, born, died in _rows(
+        con, "SELECT text, valid_from, valid_to FROM entries WHERE playbook = ? AND valid_from <> valid_to", [playbook]
+    ):
+        tokens = entry_tokens(text)
+        for version, sign in ((born, 1), (died, -1)):
+            if version is not None:
+                step = deltas.setdefault(version, [0, 0])
+                step[0] += sign
+                step[1] += sign * tokens
+    points, entries, tokens = [], 0, 0
+    for version in sorted(deltas):
+        entries += deltas[version][0]
+        tokens += deltas[version][1]
+        points.append((version, entries, tokens))
+    return points
+
+
+def evolution_data(
+    con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 5, stale_after_days: float = 0.0
+) -> EvolutionData:
+    """Collect the report's series from the views (section sizes, operations, prunes, entries, runs, budget use,
+    stale entries, trigger recurrence)."""
     latest = current_version(con, playbook)
     data = EvolutionData(playbook=playbook, versions=latest, sections=sections_of(con, playbook).names)
     # Section sizes per version: from the type-2 rows directly, as change points (a step function), so
@@ -104,4 +135,13 @@ def evolution_data(con: duckdb.DuckDBPyConnection, playbook: str, *, top: int = 
         " WHERE playbook = ? ORDER BY started_at",
         [playbook],
     )
+    data.budget_use = _budget_use(con, playbook)
+    data.stale = stale_entries(con, playbook, stale_after_days) if stale_after_days else []
+    data.recurrence = trigger_recurrence(con, playbook)
+    newest = con.execute(
+        "SELECT json_extract(report, '$.quality') FROM runs WHERE playbook = ? AND kind <> 'consolidate'"
+        " AND json_extract_string(report, '$.quality') <> '{}' ORDER BY started_at DESC LIMIT 1",
+        [playbook],
+    ).fetchone()
+    data.quality = json.loads(newest[0]) if newest and newest[0] else {}
     return data

@@ -35,6 +35,7 @@ __all__ = [
     "missing_playbook",
     "playbook_names",
     "playbook_stats",
+    "record_export",
     "record_failure",
     "rediscovery_counts",
     "release_failures",
@@ -42,6 +43,8 @@ __all__ = [
     "revert",
     "sections_of",
     "stale_entries",
+    "trigger_recurrence",
+    "with_trigger",
     "write_version",
 ]
 
@@ -288,8 +291,9 @@ def write_version(
         if report.outcomes:
             con.execute(
                 "INSERT INTO operations (playbook, version, session_id, idx, type, status, code, reason, entry_id,"
-                " target_ids, section, old_text, new_text, raw, similarity) SELECT ?, ?, ?, r.idx, r.type, r.status,"
-                " r.code, r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text, r.raw, r.similarity"
+                " target_ids, section, old_text, new_text, raw, similarity, trigger) SELECT ?, ?, ?, r.idx, r.type,"
+                " r.status, r.code, r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text, r.raw,"
+                " r.similarity, r.trigger"
                 " FROM (SELECT unnest(?) AS r)",
                 [
                     name,
@@ -309,11 +313,13 @@ def write_version(
                             "new_text": o.new_text,
                             "raw": json.dumps(o.raw, default=str),
                             "similarity": o.similarity,
+                            "trigger": o.trigger,
                         }
                         for o in report.outcomes
                     ],
                 ],
             )
+        _record_triggers(con, name, version, report)
         found_again = [o for o in report.outcomes if o.code == "near_duplicate" and o.entry_id]
         if found_again:
             con.executemany(
@@ -341,6 +347,53 @@ def write_version(
             _mark(con, name, session_id, version, "applied", None)
             con.execute("DELETE FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id])
     return version
+
+
+def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
+    """An applied ADD's trigger belongs to its new entry; a MERGE result inherits every trigger of its sources."""
+    applied = [o for o in report.outcomes if o.status == "applied" and o.entry_id]
+    added = [(name, o.entry_id, o.trigger, version) for o in applied if o.type == "ADD" and o.trigger]
+    if added:
+        con.executemany("INSERT INTO entry_triggers VALUES (?, ?, ?, ?)", added)
+    for o in applied:
+        if o.type == "MERGE" and o.target_ids:
+            con.execute(
+                "INSERT INTO entry_triggers SELECT DISTINCT playbook, ?, trigger, ? FROM entry_triggers"
+                " WHERE playbook = ? AND entry_id IN (SELECT unnest(?))",
+                [o.entry_id, version, name, o.target_ids],
+            )
+
+
+def record_export(
+    con: duckdb.DuckDBPyConnection, name: str, version: int | None, target: str, entry_ids: list[str]
+) -> None:
+    """Remember that `target` now carries `entry_ids` of `version` (default: the newest), for the trigger
+    recurrence."""
+    version = current_version(con, name) if version is None else version
+    con.execute(
+        "INSERT INTO exports (playbook, version, target, entry_ids) VALUES (?, ?, ?, ?)",
+        [name, version, target, entry_ids],
+    )
+
+
+def with_trigger(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
+    """The live entries of `name` that have a trigger."""
+    rows = con.execute(
+        "SELECT DISTINCT t.entry_id FROM entry_triggers t JOIN entries e ON e.playbook = t.playbook"
+        " AND e.name = t.entry_id AND e.valid_to IS NULL WHERE t.playbook = ?",
+        [name],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def trigger_recurrence(con: duckdb.DuckDBPyConnection, name: str, entry_id: str | None = None) -> list[dict[str, Any]]:
+    """Per live entry with a trigger: sessions where it occurs before and after the entry was first exported."""
+    return _rows(
+        con,
+        "SELECT entry_id, triggers, first_exported_at, sessions_before, seen_before, sessions_after, seen_after"
+        " FROM v_trigger_recurrence WHERE playbook = ? AND (? IS NULL OR entry_id = ?) ORDER BY entry_id",
+        [name, entry_id, entry_id],
+    )
 
 
 def _mark(

@@ -302,6 +302,25 @@ CREATE TABLE rediscoveries (
 ALTER TABLE operations ADD COLUMN similarity DOUBLE;
 """
 
+_TRIGGERS_AND_EXPORTS = """
+-- The literal patterns that mark an entry's situation in a transcript; a MERGE result inherits its sources'.
+CREATE TABLE entry_triggers (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    trigger VARCHAR NOT NULL,
+    version INTEGER NOT NULL
+);
+ALTER TABLE operations ADD COLUMN trigger VARCHAR;
+-- Every export written: which version, where, and which entries it carried (budget and staleness applied).
+CREATE TABLE exports (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    target VARCHAR NOT NULL,
+    exported_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    entry_ids VARCHAR[] NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -312,6 +331,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (7, "secrets redacted at ingest, counted per file", _REDACTED_AT_INGEST),
     (8, "growing sessions taken up again; shrinking files keep what was stored", _GROWTH),
     (9, "near-duplicate lessons: text vectors and rediscoveries", _NEAR_DUPLICATES),
+    (10, "entry triggers and the exports written", _TRIGGERS_AND_EXPORTS),
 ]
 
 VIEWS = """
@@ -360,6 +380,38 @@ CREATE OR REPLACE VIEW v_rediscoveries AS
     SELECT playbook, entry_id, count(*) AS rediscoveries, max(version) AS last_version,
            round(avg(similarity), 3) AS mean_similarity
     FROM rediscoveries GROUP BY ALL;
+
+-- For each live entry with a trigger: in how many sessions the trigger text occurs, before and after the
+-- entry was first exported (never exported: every session counts as before). An observation, not a cause.
+CREATE OR REPLACE VIEW v_trigger_recurrence AS
+    WITH live AS (
+        SELECT t.playbook, t.entry_id, string_agg(DISTINCT t.trigger, ' | ') AS triggers,
+               list(DISTINCT t.trigger) AS pats
+        FROM entry_triggers t JOIN entries e ON e.playbook = t.playbook AND e.name = t.entry_id AND e.valid_to IS NULL
+        GROUP BY ALL
+    ), first_export AS (
+        SELECT x.playbook, u.entry_id, min(x.exported_at) AS first_exported_at
+        FROM exports x, unnest(x.entry_ids) AS u(entry_id)
+        GROUP BY ALL
+    ), hits AS (
+        SELECT DISTINCT l.playbook, l.entry_id, m.session_id
+        FROM live l, unnest(l.pats) AS p(pat)
+        JOIN messages m ON m.text IS NOT NULL AND contains(lower(m.text), lower(p.pat))
+    ), timed AS (
+        SELECT l.playbook, l.entry_id, l.triggers, f.first_exported_at, s.session_id,
+               f.first_exported_at IS NOT NULL AND s.started_at >= f.first_exported_at AS after_export,
+               h.session_id IS NOT NULL AS seen
+        FROM live l
+        LEFT JOIN first_export f ON f.playbook = l.playbook AND f.entry_id = l.entry_id
+        LEFT JOIN sessions s ON true
+        LEFT JOIN hits h ON h.playbook = l.playbook AND h.entry_id = l.entry_id AND h.session_id = s.session_id
+    )
+    SELECT playbook, entry_id, triggers, first_exported_at,
+           count(session_id) FILTER (WHERE NOT after_export) AS sessions_before,
+           count(session_id) FILTER (WHERE NOT after_export AND seen) AS seen_before,
+           count(session_id) FILTER (WHERE after_export) AS sessions_after,
+           count(session_id) FILTER (WHERE after_export AND seen) AS seen_after
+    FROM timed GROUP BY ALL;
 
 CREATE OR REPLACE VIEW v_run_costs AS
     SELECT run_id, kind, playbook, started_at, sessions_applied, input_tokens, output_tokens, cost_usd,

@@ -462,8 +462,13 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
             "MISTAKES TO AVOID",
             "`Bash` failed with \"ModuleNotFoundError: No module named 'app'\"; the call that"
             " worked next was: python -m pytest",
+            "ModuleNotFoundError: No module named 'app'",
         ),
-        ("USER PREFERENCES", 'The user corrected the agent: "No, don\'t use print; use logging."'),
+        (
+            "USER PREFERENCES",
+            'The user corrected the agent: "No, don\'t use print; use logging."',
+            "No, don't use print; use logging.",
+        ),
     ]
 
 

@@ -261,12 +261,12 @@ def test_clean_entry_text_is_one_clean_paragraph(text: str) -> None:
 @given(playbooks(), st.integers(0, 8), st.integers(0, 60))
 @settings(max_examples=examples(200), deadline=None)
 def test_an_export_always_fits_its_budget(playbook: Playbook, max_entries: int, max_tokens: int) -> None:
-    from core.budget import Budget, _tokens, fit_budget
+    from core.budget import Budget, entry_tokens, fit_budget
 
     budget = Budget(max_entries=max_entries, max_tokens=max_tokens)
     fitted, use = fit_budget(playbook, budget)
     kept = ids_of(fitted)
-    assert len(kept) <= max_entries and sum(_tokens(e.text) for _, e in fitted.entries()) <= max_tokens
+    assert len(kept) <= max_entries and sum(entry_tokens(e.text) for _, e in fitted.entries()) <= max_tokens
     assert kept == [i for i in ids_of(playbook) if i in kept]  # a subset, in playbook order
     assert use.left_out == playbook.size() - fitted.size()
     if not use.over:

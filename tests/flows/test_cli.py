@@ -317,7 +317,7 @@ def test_report_cli(tmp_path: Path) -> None:
     db = tmp_path / "c.duckdb"
     one_version(db)
     result = CliRunner().invoke(app, ["report", "--db", str(db), "--out", str(tmp_path / "rep")])
-    assert result.exit_code == 0 and "7 PNG charts" in result.stdout
+    assert result.exit_code == 0 and "8 PNG charts" in result.stdout
     assert (tmp_path / "rep" / "index.html").exists()
     missing = CliRunner().invoke(app, ["report", "--db", str(db), "--playbook", "nope"])
     assert missing.exit_code == 1 and missing.stderr.startswith("Error: Playbook `nope` does not exist")

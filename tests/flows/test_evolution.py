@@ -70,7 +70,7 @@ def test_report_for_any_history(tmp_path: Path, history: str) -> None:
         long_history(db, 3000)
     result = write_evolution_report(db, "default", tmp_path / "out")
     page = result.index.read_text()
-    assert page.count("<img ") == len(CHARTS) == 7
+    assert page.count("<img ") == len(CHARTS) == 8
     assert all(p.stat().st_size > 5000 and p.read_bytes()[:4] == b"\x89PNG" for p in result.charts)
     assert "http://" not in page and "https://" not in page  # opens from disk with no network
     expected = {"empty": "0 versions", "one": "1 versions · 1 operations applied", "long": "3000 versions"}[history]

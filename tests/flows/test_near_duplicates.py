@@ -83,7 +83,10 @@ def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> Non
             "text": json.dumps(
                 {
                     "reasoning": "r",
-                    "operations": [{"type": "ADD", "text": LESSONS[3][2]}, {"type": "ADD", "text": LESSONS[20][0]}],
+                    "operations": [
+                        {"type": "ADD", "text": LESSONS[3][2]},
+                        {"type": "ADD", "text": LESSONS[20][0], "trigger": "ERR!"},
+                    ],
                 }
             ),
         },
@@ -101,8 +104,10 @@ def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> Non
         "budget_entries": 2 / 40,
         "budget_tokens": pytest.approx(run.quality["budget_tokens"]),
         "duplicate_rate": 0.0,  # the paraphrase was kept out
+        "trigger_share": 0.5,
     }
     assert 0 < run.quality["budget_tokens"] < 0.1 and "duplicate rate 0.0%" in run.quality_line()
+    assert "50% of entries have a trigger" in run.quality_line()
     with open_db(db) as con:
         found = con.execute("SELECT entry_id, session_id, text FROM rediscoveries").fetchall()
         view = con.execute("SELECT entry_id, rediscoveries FROM v_rediscoveries").fetchall()
@@ -270,3 +275,78 @@ def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) 
     everything = json.loads(runner.invoke(app, ["export", "--all", "--db", str(db)]).stdout)
     assert len(everything["sections"]["OTHERS"]) == 3
     assert json.loads(runner.invoke(app, ["stale", "--json", "--days", "365", "--db", str(db)]).stdout) == []
+    from flows.evolution import write_evolution_report
+
+    page = write_evolution_report(db, "default", tmp_path / "report", stale_after_days=90).index.read_text()
+    stale_part = page.split("<h2>Stale entries</h2>")[1].split("<h2>")[0]
+    assert "<code>oth-001</code>" in stale_part and "<code>oth-002</code>" not in stale_part
+    assert "for 90 days" in stale_part
+
+
+def _two_near_duplicates(tmp_path: Path) -> Settings:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    entries = [
+        {"name": "pat-001", "text": LESSONS[1][0], "helpful": 1, "harmful": 0},
+        {"name": "pat-002", "text": LESSONS[22][0], "helpful": 0, "harmful": 0},
+        {"name": "pat-003", "text": LESSONS[1][3], "helpful": 4, "harmful": 1},
+    ]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    db = tmp_path / "m.duckdb"
+    assert CliRunner().invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+    return Settings(db=db, out_dir=tmp_path / "out")
+
+
+@pytest.mark.parametrize("answer", ["merge", "junk"])
+def test_consolidate_takes_the_merged_text_from_the_curator_when_a_model_is_configured(
+    tmp_path: Path, answer: str
+) -> None:
+    import httpx2
+
+    from core.llm.claude import AnthropicProvider, make_client
+    from core.llm.pricing import CostCap
+    from flows.providers import ProviderSpec
+    from flows.runs import run_consolidation
+    from tests.core.test_llm import message
+
+    settings = _two_near_duplicates(tmp_path)
+    bodies: list[dict] = []
+    written = "Lint locally (ruff) before each commit so CI stays green."
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        ops = [
+            {"type": "MERGE", "source_ids": ["pat-003", "pat-001"], "merged_text": written},
+            {"type": "DELETE", "target_id": "pat-002", "reason": "the model may only write texts here"},
+        ]
+        text = json.dumps({"reasoning": "r", "operations": ops}) if answer == "merge" else "I cannot do that."
+        return httpx2.Response(200, json=message(text, input_tokens=50, output_tokens=20))
+
+    def factory(spec: ProviderSpec, settings: Settings, cap: CostCap) -> AnthropicProvider:
+        client = make_client(api_key="k", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+        return AnthropicProvider(client, cost_cap=cap)
+
+    spec = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
+    summary, ops = run_consolidation(settings, "default", provider=spec, factory=factory)
+    (body,) = bodies  # one call for the pass
+    user = body["messages"][0]["content"]
+    prompt = user if isinstance(user, str) else " ".join(part["text"] for part in user)
+    assert "group 1: pat-001, pat-003" in prompt
+    with open_db(settings.db) as con:
+        live = con.execute("SELECT name, text, helpful, harmful FROM entries WHERE valid_to IS NULL").fetchall()
+        calls = con.execute("SELECT step, session_id, run_id FROM llm_calls").fetchall()
+    merged = [row for row in live if row[0] not in ("pat-002",)]
+    assert len(live) == 2 and any(row[0] == "pat-002" for row in live)  # the model's DELETE was not applied
+    expected = written if answer == "merge" else LESSONS[1][3]  # else the text with the best evidence
+    assert [(row[1], row[2], row[3]) for row in merged] == [(expected, 5, 1)]
+    assert calls == [("curator", None, summary.run_id)]
+    if answer == "junk":
+        assert summary.notices == [
+            "The curator wrote 0 of 1 merged texts (unparseable model output); the others keep the text of the"
+            " entry with the best evidence."
+        ]
+    else:
+        assert summary.notices == [] and ops[0]["merged_text"] == written

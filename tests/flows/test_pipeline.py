@@ -72,6 +72,34 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     assert len(list((tmp_path / "nightly.duckdb.backups").glob("*.duckdb"))) == 1
 
 
+def test_nightly_consolidates_when_the_duplicate_rate_is_too_high(
+    harness: None, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flows.pipeline import nightly_flow
+
+    lessons = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
+    entries = [  # two wordings of one lesson, kept from before near-duplicates were detected
+        {"name": "pat-001", "text": lessons[1][0], "helpful": 1, "harmful": 0},
+        {"name": "pat-002", "text": lessons[1][3], "helpful": 0, "harmful": 0},
+    ]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    db = tmp_path / "nightly.duckdb"
+    assert runner.invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    settings = Settings(db=db, out_dir=tmp_path / "out", anthropic_api_key=None, min_messages=1)
+    (report,) = nightly_flow(settings=settings, llm="auto", transcripts=[archive])
+    assert report.sessions_applied >= 1
+    notice = next(n for n in report.notices if n.startswith("Consolidated because duplicate rate"))
+    assert "1 cluster(s) merged" in notice
+    with open_db(db) as con:
+        kinds = con.execute("SELECT kind, status FROM runs ORDER BY started_at").fetchall()
+        live = con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()
+    assert kinds == [("nightly", "ok"), ("consolidate", "ok")]
+    assert (lessons[1][0],) in live and (lessons[1][3],) not in live  # pat-001 had the better evidence
+    assert lessons[1][3] not in (tmp_path / "out" / "default.md").read_text()  # the export came after
+
+
 def test_curate_flow_with_replay_and_artifact(
     harness: None, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

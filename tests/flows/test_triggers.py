@@ -1,0 +1,130 @@
+"""Evidence that a lesson mattered: an ADD's trigger (the heuristic provider's error text, or a model's) is
+kept with the entry, inherited through MERGE, and counted in sessions before and after the entry was first
+exported, on a crafted history whose counts are known."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from core.store.db import open_db
+from flows.cli import app
+from flows.evolution import write_evolution_report
+
+ERROR = "ModuleNotFoundError: No module named 'app'"
+
+
+def write_session(path: Path, session_id: str, start: datetime, *, error: bool) -> None:
+    """A Claude Code session: a prompt, a Bash call that fails (with ERROR when `error`) and one that works."""
+
+    def line(i: int, role: str, content: object) -> str:
+        ts = (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
+        record = {"type": role, "sessionId": session_id, "uuid": f"{session_id}-{i}", "timestamp": ts}
+        return json.dumps(record | {"message": {"role": role, "content": content}})
+
+    failure = ERROR if error else "exit code 2: lint failed"
+    lines = [
+        line(0, "user", "Run the tests please"),
+        line(
+            1,
+            "assistant",
+            [{"type": "tool_use", "id": f"{session_id}-t1", "name": "Bash", "input": {"command": "pytest"}}],
+        ),
+        line(
+            2,
+            "user",
+            [{"type": "tool_result", "tool_use_id": f"{session_id}-t1", "content": failure, "is_error": True}],
+        ),
+        line(
+            3,
+            "assistant",
+            [{"type": "tool_use", "id": f"{session_id}-t2", "name": "Bash", "input": {"command": "python -m pytest"}}],
+        ),
+        line(4, "user", [{"type": "tool_result", "tool_use_id": f"{session_id}-t2", "content": "3 passed"}]),
+        line(5, "assistant", "All tests pass now."),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_trigger_recurrence_before_and_after_the_first_export(tmp_path: Path) -> None:
+    runner = CliRunner()
+    folder = tmp_path / "t"
+    db = tmp_path / "r.duckdb"
+    common = ["--db", str(db)]
+    past = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    # Before the export: 4 sessions, the error in 3 of them.
+    for i, error in enumerate([True, True, False, True]):
+        write_session(folder / f"before-{i}.jsonl", f"before-{i}", past + timedelta(days=i), error=error)
+    assert runner.invoke(app, ["ingest", str(folder), *common]).exit_code == 0
+    done = runner.invoke(app, ["curate", "--llm", "heuristic", *common], env={"PLAYBOOK_MIN_MESSAGES": "1"})
+    assert done.exit_code == 0, done.output
+    with open_db(db) as con:
+        triggers = con.execute("SELECT DISTINCT trigger FROM entry_triggers").fetchall()
+        entry = con.execute(
+            "SELECT entry_id FROM entry_triggers WHERE trigger = ? ORDER BY version LIMIT 1", [ERROR]
+        ).fetchone()
+    assert (ERROR,) in triggers and entry is not None
+    entry_id = entry[0]
+
+    # `curate` ends by writing the exports under out_dir: that is the entry's first export.
+    listed = runner.invoke(app, ["triggers", entry_id, "--json", *common])
+    (row,) = json.loads(listed.stdout)
+    assert (row["seen_before"], row["sessions_before"], row["sessions_after"]) == (3, 4, 0)
+    assert row["first_exported_at"] is not None
+
+    claude = tmp_path / "CLAUDE.md"
+    assert runner.invoke(app, ["export", "--format", "claude-md", "--out", str(claude), *common]).exit_code == 0
+    assert f"[{entry_id}]" in claude.read_text()
+    # After the export (sessions dated after now): 3 sessions, the error in 1.
+    later = datetime.now(UTC) + timedelta(days=30)
+    for i, error in enumerate([False, True, False]):
+        write_session(folder / f"after-{i}.jsonl", f"after-{i}", later + timedelta(days=i), error=error)
+    assert runner.invoke(app, ["ingest", str(folder), *common]).exit_code == 0
+
+    (row,) = json.loads(runner.invoke(app, ["triggers", entry_id, "--json", *common]).stdout)
+    assert (row["seen_before"], row["sessions_before"], row["seen_after"], row["sessions_after"]) == (3, 4, 1, 3)
+    text = runner.invoke(app, ["triggers", *common], env={"COLUMNS": "200"}).stdout
+    assert "seen in 3 of 4 sessions before, 1 of 3 after" in text
+    with open_db(db) as con:  # the view answers the same for SQL users
+        view = con.execute(
+            "SELECT seen_before, sessions_before, seen_after, sessions_after FROM v_trigger_recurrence"
+            " WHERE entry_id = ?",
+            [entry_id],
+        ).fetchone()
+    assert view == (3, 4, 1, 3)
+    page = write_evolution_report(db, "default", tmp_path / "report").index.read_text()
+    assert f"<code>{entry_id}</code>" in page and "3 of 4 (75%)" in page and "1 of 3 (33%)" in page
+    assert "% of entries have a trigger" in page  # the newest run's quality figures
+
+
+def test_a_merged_entry_keeps_the_triggers_of_its_sources(tmp_path: Path) -> None:
+    from core.models import ApplyReport, OpOutcome
+    from core.operations import apply_operations, empty_playbook
+    from core.store.playbooks import ensure_playbook, trigger_recurrence, write_version
+    from flows.cli import describe_recurrence
+
+    ops = [
+        {"type": "ADD", "text": "Use python -m pytest so the package imports.", "trigger": f"  {ERROR}\n"},
+        {"type": "ADD", "text": "Install the package in editable mode first.", "trigger": "No module named"},
+        {"type": "ADD", "text": "A lesson without a trigger.", "trigger": "x"},
+    ]
+    added, report = apply_operations(empty_playbook(), ops)
+    assert [o.trigger for o in report.outcomes] == [ERROR, "No module named", None]  # cleaned; too short dropped
+    ids = [o.entry_id for o in report.outcomes]
+    merged, merge_report = apply_operations(
+        added, [{"type": "MERGE", "source_ids": ids[:2], "merged_text": "Import errors: use python -m pytest."}]
+    )
+    with open_db(tmp_path / "m.duckdb") as con:
+        ensure_playbook(con, "default")
+        write_version(con, "default", added, source="session", report=report)
+        write_version(con, "default", merged, source="session", report=merge_report)
+        new_id = merge_report.outcomes[0].entry_id
+        got = con.execute("SELECT trigger FROM entry_triggers WHERE entry_id = ? ORDER BY trigger", [new_id]).fetchall()
+        recurrence = trigger_recurrence(con, "default", new_id)
+    assert got == [(ERROR,), ("No module named",)]
+    assert recurrence[0]["first_exported_at"] is None and "not exported yet" in describe_recurrence(recurrence[0])
+    assert isinstance(merge_report.outcomes[0], OpOutcome) and isinstance(report, ApplyReport)
