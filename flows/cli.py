@@ -553,6 +553,9 @@ def export_cmd(
     whole: Annotated[
         bool, typer.Option("--all", help="Every entry, ignoring the budget (max_entries, max_tokens).")
     ] = False,
+    sources: Annotated[
+        bool, typer.Option("--sources", help="JSON: add each entry's `sources`, the sessions that shaped it.")
+    ] = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
@@ -571,6 +574,7 @@ def export_cmd(
     from core.playbook_json import encode, playbook_to_dict
     from core.store.files import read_text, write_atomic
     from core.store.playbooks import record_export
+    from core.store.provenance import entry_sources
     from core.store.snapshot import write_parquet
     from flows.runs import budget_note, exportable
 
@@ -581,9 +585,15 @@ def export_cmd(
             out.print(f"Wrote {len(written)} Parquet files to {parquet}.")
             return
         model, use = exportable(con, cfg, cfg.playbook, version, whole=whole)
+        shaped_by = entry_sources(con, cfg.playbook) if sources else {}
     note = budget_note(use)
     if fmt == "json":
-        text = encode(playbook_to_dict(model))
+        data = playbook_to_dict(model)
+        if sources:
+            for items in data["sections"].values():
+                for item in items:
+                    item["sources"] = shaped_by.get(item["name"], [])
+        text = encode(data)
     elif fmt == "markdown":
         text = to_markdown(model, note=note)
     else:
@@ -944,6 +954,78 @@ def stale_cmd(
         " leave them out, `export --all` keeps them.",
         highlight=False,
     )
+
+
+def render_life(life: dict[str, Any], indent: str = "") -> None:
+    """`playbook why`: an entry's life as a timeline, the sessions behind it, and its sources' lives."""
+    now = life["now"]
+    head = f"{indent}[bold]{life['entry_id']}[/bold]"
+    if now:
+        out.print(
+            f"{head} ({escape(now['section'])}; helpful {now['helpful']}, harmful {now['harmful']}):"
+            f" {escape(now['text'])}"
+        )
+    else:
+        out.print(f"{head} (no longer live)")
+    table = new_table("version", "date", "what", "session", "detail")
+    for e in life["events"]:
+        detail = {
+            "ADD": f"added: {e['new_text']}" + (f' (trigger "{e["trigger"]}")' if e["trigger"] else ""),
+            "UPDATE": f"was: {e['old_text']}\nnow: {e['new_text']}",
+            "MERGE": f"merged from {', '.join(e['target_ids'])}: {e['new_text']}",
+            "MERGED INTO": f"merged into {e['entry_id']}",
+            "DELETE": f"deleted: {e['reason'] or ''}",
+            "TAG": f"{e['rating']}: {e['rationale'] or ''}",
+            "PRUNE": e["reason"] or "",
+        }.get(e["event"], e["reason"] or "")
+        session = e["session_id"] or e["source"]
+        table.add_row(str(e["version"]), (e["at"] or "")[:10], e["event"], escape(session), escape(detail))
+    out.print(table)
+    for sid, info in life["sessions"].items():
+        where = ", ".join(str(x) for x in (info["project"], (info["started_at"] or "")[:10]) if x)
+        out.print(f"{indent}session {escape(sid)} ({escape(where)}): {escape(repr(info['first_prompt'] or ''))}")
+        if info["analysis"]:
+            out.print(f"{indent}  reflector: {escape(info['analysis'])}")
+        if info["reasoning"]:
+            out.print(f"{indent}  curator: {escape(info['reasoning'])}")
+    if life["rediscoveries"]:
+        found = life["rediscoveries"]
+        mean = sum(r["similarity"] or 0 for r in found) / len(found)
+        out.print(f"{indent}rediscovered {len(found)} time(s) (mean similarity {mean:.2f})")
+    for row in life["triggers"]:
+        out.print(f'{indent}trigger "{escape(row["triggers"])}": {describe_recurrence(row)} (an observation)')
+    for source in life["sources"]:
+        out.print(f"{indent}[dim]source of the merge:[/dim]")
+        render_life(source, indent + "  ")
+
+
+@app.command("why")
+@handles_errors
+def why_cmd(
+    entry: Annotated[str, typer.Argument(help="The entry id, as in `playbook show` (e.g. mis-003).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Why an entry is in the playbook: every operation that created, changed, merged or tagged it, with its
+    session (project, date, first prompt), what the reflector and the curator said, rediscoveries and trigger
+    figures; a merged entry shows its sources' lives too.
+
+    Example: [bold]playbook why mis-003[/bold]
+    """
+
+    from core.store.provenance import entry_life
+
+    cfg = settings(db, playbook, wait_s=wait)
+    with read_db(cfg) as con:
+        life = entry_life(con, cfg.playbook, entry)
+    if not life["events"] and life["now"] is None:
+        raise PlaybookError(f"No entry `{entry}` in playbook `{cfg.playbook}`; `playbook show` lists the ids.")
+    if as_json:
+        print_json(life)
+        return
+    render_life(life)
 
 
 def describe_recurrence(row: dict[str, Any]) -> str:
