@@ -115,6 +115,16 @@ def read_db(cfg: Settings) -> Iterator[Any]:
 
 
 @contextmanager
+def run_lock_for(cfg: Settings, what: str) -> Iterator[None]:
+    """The run lock every writer takes, without a connection (for steps that open their own)."""
+
+    from core.store.lock import run_lock
+
+    with run_lock(cfg.db, what, wait=cfg.wait_s):
+        yield
+
+
+@contextmanager
 def write_db(cfg: Settings, what: str, *, create: bool = True) -> Iterator[Any]:
     """A connection for a command that writes, under the run lock every writer takes (one writer at a time)."""
 
@@ -610,6 +620,53 @@ def export_cmd(
     with write_db(cfg, "export", create=False) as con:
         record_export(con, cfg.playbook, version, str(out_file), [e.name for _, e in model.entries()])
     err.print(f"Wrote {out_file}")
+
+
+@app.command("publish")
+@handles_errors
+def publish_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one object per target as JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: Annotated[
+        str | None, typer.Option("--playbook", "-p", help="Only this playbook (default: every configured one).")
+    ] = None,
+) -> None:
+    """Write every configured export target (CLAUDE.md, AGENTS.md, GEMINI.md, Cursor and Claude Code rules,
+    Copilot instructions) of every playbook, within budget; `nightly` does this last.
+
+    Targets are set per playbook in playbook.toml, `[playbook_settings.NAME] targets = [{kind, path or repo}]`.
+    Shared files get a marked block (hand-written text is kept); files playbook owns are written whole, and a
+    file it did not write is refused. Exits 3 when a target was refused.
+
+    Example: [bold]playbook publish --json[/bold]
+    """
+
+    from core.store.playbooks import require_playbook
+    from flows.runs import publish_targets
+
+    cfg = settings(db, None, wait_s=wait)
+    names = [playbook] if playbook else cfg.playbooks
+    with read_db(cfg) as con:
+        for name in names:
+            require_playbook(con, name)
+    if not any(cfg.options(n).targets for n in names):
+        raise ConfigError(
+            "No export targets are configured; add `targets = [{ kind = \"claude-md\", repo = \"~/src/app\" }]` under"
+            f" `[playbook_settings.{names[0]}]` in playbook.toml (README: Export targets)."
+        )
+    with run_lock_for(cfg, "playbook publish"):
+        results = publish_targets(cfg, names)
+    if as_json:
+        print_json([r.model_dump() for r in results])
+    else:
+        table = new_table("playbook", "kind", "file", "result")
+        for r in results:
+            result = "[red]refused[/red]: " + escape(r.message) if r.status == "refused" else r.status
+            table.add_row(r.playbook, r.kind, escape(r.path), result)
+        out.print(table)
+    if any(r.status == "refused" for r in results):
+        raise typer.Exit(code=3)
 
 
 # --- pipeline commands -------------------------------------------------------------------------
@@ -1212,7 +1269,7 @@ def report_cmd(
         out_dir or cfg.out_dir / "report",
         cfg.redactor(),
         wait=cfg.wait_s,
-        budget=cfg.budget(),
+        budget=cfg.budget(cfg.playbook),
         stale_after_days=cfg.stale_after_days,
     )
     out.print(

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -21,11 +21,12 @@ from core.budget import Budget
 from core.errors import ConfigError
 from core.models import Guards
 from core.redact import Redactor
+from core.targets import ExportTarget
 
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
 
-__all__ = ["Settings", "default_transcripts", "load_settings"]
+__all__ = ["PlaybookOptions", "Settings", "default_transcripts", "load_settings"]
 
 
 def _config_file() -> Path:
@@ -43,6 +44,20 @@ def default_transcripts() -> list[Path]:
     codex = Path(os.environ["CODEX_HOME"]).expanduser() if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
     candidates = [d / "projects" for d in claude_dirs] + [codex / "sessions"]
     return [p for p in candidates if p.is_dir()]
+
+
+class PlaybookOptions(BaseModel):
+    """What one playbook has of its own (`[playbook_settings.NAME]` in playbook.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Globs over a session's project or working directory; a playbook with none is global.
+    projects: list[str] = Field(default_factory=list)
+    # "required": curated versions wait for `playbook review`; exports use the newest approved version.
+    review: Literal["auto", "required"] = "auto"
+    targets: list[ExportTarget] = Field(default_factory=list)  # files `playbook publish` keeps up to date
+    max_entries: int | None = None  # this playbook's budget (default: the global one)
+    max_tokens: int | None = None
 
 
 class Settings(BaseSettings):
@@ -106,6 +121,7 @@ class Settings(BaseSettings):
     # (it is still redacted before any model, export or report sees it).
     keep_raw_text: bool = False
     out_dir: Path = Path("data/out")
+    playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
     )
@@ -139,9 +155,14 @@ class Settings(BaseSettings):
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
 
-    def budget(self) -> Budget:
-        """The budget exports fit and the curator is reminded of."""
-        return Budget(max_entries=self.max_entries, max_tokens=self.max_tokens)
+    def options(self, playbook: str) -> PlaybookOptions:
+        """The options of `playbook` (all defaults when it has no `[playbook_settings.NAME]` table)."""
+        return self.playbook_settings.get(playbook) or PlaybookOptions()
+
+    def budget(self, playbook: str | None = None) -> Budget:
+        """The budget exports fit and the curator is reminded of (`playbook`'s own, where it sets one)."""
+        own = self.options(playbook) if playbook else PlaybookOptions()
+        return Budget(max_entries=own.max_entries or self.max_entries, max_tokens=own.max_tokens or self.max_tokens)
 
     def sentence_model(self) -> tuple[Embedder, float]:
         """The sentence model and the near-duplicate threshold (with `near_duplicates = "off"`, the best model
@@ -211,7 +232,8 @@ def _explain(exc: ValidationError, file_keys: dict[str, Any], path: Path, flags:
         where = f"`{path}`"
     else:
         where = "the settings"
-    return ConfigError(f"Invalid value for `{key}` in {where}: {error['msg']} (got {error.get('input')!r}).")
+    name = ".".join(str(part) for part in error["loc"]) or key  # playbook_settings.api.targets.0.kind
+    return ConfigError(f"Invalid value for `{name}` in {where}: {error['msg']} (got {error.get('input')!r}).")
 
 
 def load_settings(**overrides: Any) -> Settings:

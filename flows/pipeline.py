@@ -28,7 +28,14 @@ from core.transcripts import Format
 from flows.config import Settings, load_settings
 from flows.evolution import write_evolution_report
 from flows.providers import ProviderFactory, ProviderSpec, make_provider, resolve_provider
-from flows.runs import export_playbook, needs_consolidation, run_consolidation, run_curation, run_ingest
+from flows.runs import (
+    export_playbook,
+    needs_consolidation,
+    publish_targets,
+    run_consolidation,
+    run_curation,
+    run_ingest,
+)
 from flows.steps import (
     Epoch,
     RunContext,
@@ -210,7 +217,7 @@ def nightly_flow(
                 settings.out_dir / "report" / name,
                 settings.redactor(),
                 wait=settings.busy_wait_s,
-                budget=settings.budget(),
+                budget=settings.budget(name),
                 stale_after_days=settings.stale_after_days,
             ).index
             summaries.append(summary)
@@ -220,6 +227,18 @@ def nightly_flow(
                 + ", ".join(f"`{p}`" for p in exported)
                 + f"\n\nEvolution report: `{page.resolve()}` (open it in a browser)\n",
             )
+        published = publish_targets(settings, playbooks or settings.playbooks)
+    for result in published:
+        owner = next((x for x in summaries if x.playbook == result.playbook), None)
+        if owner is not None and result.status == "refused":
+            owner.notices.append(f"Export target refused: {result.message}")
+    if published:
+        create_markdown_artifact(
+            key="published-targets",
+            markdown="| playbook | file | result |\n|---|---|---|\n"
+            + "\n".join(f"| {r.playbook} | `{r.path}` | {r.status} {r.message} |" for r in published),
+            description="Export targets written by this nightly run",
+        )
     _fail_if_nothing_worked(summaries)
     return summaries
 

@@ -11,14 +11,15 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import duckdb
+from pydantic import BaseModel
 
 from core.budget import BudgetUse, budget_use, fit_budget
 from core.consolidate import consolidation_reflection, merge_operations, near_pairs, with_curated_texts
 from core.curator import curator_request, parse_curator
-from core.errors import ConfigError
+from core.errors import ConfigError, PlaybookFileError
 from core.export import to_markdown
 from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
@@ -30,7 +31,7 @@ from core.runsummary import RunSummary
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchange
-from core.store.files import write_atomic
+from core.store.files import read_text, write_atomic
 from core.store.ingest import IngestSummary, ingest
 from core.store.playbooks import (
     current_version,
@@ -45,6 +46,7 @@ from core.store.playbooks import (
     write_version,
 )
 from core.store.runs import finish_run, start_run
+from core.targets import render_target
 from core.transcripts import Format
 from flows.config import Settings
 from flows.progress import emit
@@ -61,11 +63,13 @@ from flows.steps import (
 )
 
 __all__ = [
+    "Published",
     "budget_note",
     "export_playbook",
     "exportable",
     "needs_consolidation",
     "new_run_id",
+    "publish_targets",
     "run_consolidation",
     "run_curation",
     "run_ingest",
@@ -249,7 +253,7 @@ def _quality(con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSum
     playbook = load_version(con, summary.playbook or "")
     entries = [e for _, e in playbook.entries()]
     figures: dict[str, float] = dict(summary.churn_per_100())
-    use = budget_use(playbook, settings.budget())
+    use = budget_use(playbook, settings.budget(summary.playbook))
     figures["budget_entries"] = use.entries / use.max_entries if use.max_entries else 0.0
     figures["budget_tokens"] = use.tokens / use.max_tokens if use.max_tokens else 0.0
     similarity = settings.similarity()
@@ -362,7 +366,7 @@ def _curated_merges(
             model=spec.curator_model,
             session_id=None,
             context={"reflection": brief, "playbook": current},
-            budget=budget_use(current, settings.budget()),
+            budget=budget_use(current, settings.budget(playbook)),
         )
         cached = cached_response(con, request)
     response = cached or ask_once(factory(spec, settings, cap), request)
@@ -396,14 +400,17 @@ def exportable(
     (only redacted) when `whole`."""
     model = mask_playbook(load_version(con, playbook, version), settings.redactor())
     if whole:
-        return model, budget_use(model, settings.budget())
+        return model, budget_use(model, settings.budget(playbook))
     if settings.stale_after_days and version is None:  # staleness is about now, so only for the newest version
         stale = {r["name"] for r in stale_entries(con, playbook, settings.stale_after_days)}
         if stale:
             kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
             model = model.model_copy(update={"sections": kept})
     return fit_budget(
-        model, settings.budget(), rediscoveries=rediscovery_counts(con, playbook), since=entry_since(con, playbook)
+        model,
+        settings.budget(playbook),
+        rediscoveries=rediscovery_counts(con, playbook),
+        since=entry_since(con, playbook),
     )
 
 
@@ -428,3 +435,44 @@ def export_playbook(settings: Settings, playbook: str) -> list[Path]:
         for path in (md, js):
             record_export(con, playbook, None, str(path), [e.name for _, e in model.entries()])
     return [md, js]
+
+
+class Published(BaseModel):
+    """What `publish_targets` did with one export target."""
+
+    playbook: str
+    kind: str
+    path: str
+    status: Literal["written", "unchanged", "refused"]
+    message: str = ""
+
+
+def publish_targets(settings: Settings, playbooks: list[str]) -> list[Published]:
+    """Write every configured export target of `playbooks` (`[playbook_settings.NAME] targets`), each within
+    budget; a file that cannot be written safely is refused with its reason and the others still go out."""
+    results: list[Published] = []
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        for name in playbooks:
+            targets = settings.options(name).targets
+            if not targets:
+                continue
+            model, use = exportable(con, settings, name)
+            ids = [e.name for _, e in model.entries()]
+            for target in targets:
+                path = target.file()
+                try:
+                    existing = read_text(path) if path.exists() else None
+                    text = render_target(target, name, model, existing, note=budget_note(use))
+                    if text == existing:
+                        status: Literal["written", "unchanged", "refused"] = "unchanged"
+                    else:
+                        write_atomic(path, text)
+                        status = "written"
+                except PlaybookFileError as exc:
+                    results.append(
+                        Published(playbook=name, kind=target.kind, path=str(path), status="refused", message=str(exc))
+                    )
+                    continue
+                record_export(con, name, None, str(path), ids)
+                results.append(Published(playbook=name, kind=target.kind, path=str(path), status=status))
+    return results

@@ -375,7 +375,7 @@ def curate_sessions(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         entries = [e for _, e in frozen.entries()]
-        use = budget_use(frozen, ctx.settings.budget())
+        use = budget_use(frozen, ctx.settings.budget(ctx.playbook))
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0

@@ -1,0 +1,92 @@
+"""`playbook publish`: every configured target of every playbook, from playbook.toml; hand-written text is
+kept, a file playbook did not write is refused (exit 3) and left as it was, and a second publish is a no-op."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+runner = CliRunner()
+
+
+def test_publish_writes_every_configured_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "api"
+    (repo / ".claude" / "rules").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("# API\n\nHand-written: never push to main.\n")
+    (repo / ".claude" / "rules" / "playbook.md").write_text("my own rules, not generated\n")
+    home_claude = tmp_path / "home" / ".claude" / "CLAUDE.md"
+    config = tmp_path / "playbook.toml"
+    config.write_text(
+        f"""
+db = "{tmp_path / "p.duckdb"}"
+playbooks = ["global", "api"]
+
+[playbook_settings.global]
+targets = [{{ kind = "claude-md", path = "{home_claude}" }}]
+
+[playbook_settings.api]
+max_entries = 1
+targets = [
+  {{ kind = "claude-md", repo = "{repo}" }},
+  {{ kind = "agents-md", repo = "{repo}" }},
+  {{ kind = "cursor", repo = "{repo}" }},
+  {{ kind = "claude-rules", repo = "{repo}" }},
+]
+"""
+    )
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    entries = [{"name": f"pat-00{i}", "text": f"Lesson {i} for the API.", "helpful": i} for i in (1, 2)]
+    book = tmp_path / "api.json"
+    book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    assert runner.invoke(app, ["import", str(book), "-p", "api"]).exit_code == 0
+    assert runner.invoke(app, ["new", "global"]).exit_code == 0
+
+    done = runner.invoke(app, ["publish", "--json"])
+    assert done.exit_code == 3, done.output  # one target refused
+    results = {(r["playbook"], Path(r["path"]).name): r for r in json.loads(done.stdout)}
+    assert {k: r["status"] for k, r in results.items()} == {
+        ("global", "CLAUDE.md"): "written",
+        ("api", "CLAUDE.md"): "written",
+        ("api", "AGENTS.md"): "written",
+        ("api", "playbook.mdc"): "written",
+        ("api", "playbook.md"): "refused",
+    }
+    assert "was not written by playbook" in results[("api", "playbook.md")]["message"]
+    assert (repo / ".claude" / "rules" / "playbook.md").read_text() == "my own rules, not generated\n"
+    claude = (repo / "CLAUDE.md").read_text()
+    assert claude.startswith("# API\n\nHand-written: never push to main.\n\n<!-- playbook:begin")
+    assert "[pat-002]" in claude and "[pat-001]" not in claude  # api's own budget: 1 entry, the most helpful
+    assert "1 more entry left out to fit the budget" in claude
+    mdc = (repo / ".cursor" / "rules" / "playbook.mdc").read_text()
+    assert mdc.startswith("---\ndescription: Lessons learned from past agent sessions (playbook api)\n")
+    assert "_The playbook is empty._" in home_claude.read_text()
+
+    (repo / ".claude" / "rules" / "playbook.md").unlink()  # the user moved their file away
+    again = runner.invoke(app, ["publish", "--json"])
+    assert again.exit_code == 0, again.output
+    assert sorted(r["status"] for r in json.loads(again.stdout)) == ["unchanged"] * 4 + ["written"]
+    shown = runner.invoke(app, ["publish", "-p", "api"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0 and shown.stdout.count("unchanged") == 4
+
+
+def test_publish_without_targets_says_how_to_configure_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(tmp_path / "none.toml"))
+    db = str(tmp_path / "p.duckdb")
+    assert runner.invoke(app, ["new", "default", "--db", db]).exit_code == 0
+    done = runner.invoke(app, ["publish", "--db", db])
+    assert done.exit_code == 1 and "No export targets are configured" in done.stderr
+
+
+def test_a_typo_in_a_target_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "playbook.toml"
+    config.write_text('[playbook_settings.api]\ntargets = [{ kind = "claude", repo = "/r" }]\n')
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    done = runner.invoke(app, ["publish", "--db", str(tmp_path / "p.duckdb")])
+    assert done.exit_code == 1
+    assert "Invalid value for `playbook_settings.api.targets.0.kind`" in done.stderr
+    assert "'claude-md'" in done.stderr and "Traceback" not in done.output
