@@ -142,7 +142,11 @@ class RunSummary(BaseModel):
         versions = f"{self.first_version} → {self.last_version}" if self.first_version is not None else "no new version"
         rows = [
             ("run", f"{self.run_id} ({self.kind}, {self.status})"),
-            ("playbook", f"{self.playbook or '-'} via {self.provider or '-'}"),
+            (
+                "playbook",
+                f"{self.playbook or '-'} via {self.provider or '-'}"
+                + (" (rules, no model: lessons are raw error-then-fix notes)" if self.provider == "heuristic" else ""),
+            ),
             (
                 "sessions",
                 f"{self.sessions_considered} considered, {self.sessions_applied} applied,"

@@ -427,10 +427,19 @@ def show_cmd(
     from core.playbook_json import playbook_to_dict
     from core.redact import mask_playbook
     from core.store.playbooks import load_version
+    from core.store.provenance import entries_by_provider
 
     cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
         model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
+        ruled = sorted(entries_by_provider(con, cfg.playbook, "heuristic") & {e.name for _, e in model.entries()})
+    if ruled and fmt != "json":  # the seeds' JSON has no place for it; stderr keeps stdout parseable
+        err.print(
+            f"Note: {len(ruled)} entr{'y' if len(ruled) == 1 else 'ies'} ({', '.join(ruled[:8])}"
+            f"{', …' if len(ruled) > 8 else ''}) were written by rules, without a model (the heuristic provider);"
+            " `playbook recurate` has a model look at their sessions again.",
+            highlight=False,
+        )
     if fmt == "json":
         print_json(playbook_to_dict(model))
     elif fmt == "markdown":
@@ -586,7 +595,7 @@ def export_cmd(
     from core.store.playbooks import record_export
     from core.store.provenance import entry_sources
     from core.store.snapshot import write_parquet
-    from flows.runs import budget_note, exportable
+    from flows.runs import export_note, exportable
 
     cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
@@ -596,7 +605,7 @@ def export_cmd(
             return
         model, use = exportable(con, cfg, cfg.playbook, version, whole=whole)
         shaped_by = entry_sources(con, cfg.playbook) if sources else {}
-    note = budget_note(use)
+        note = export_note(con, cfg.playbook, model, use)
     if fmt == "json":
         data = playbook_to_dict(model)
         if sources:
@@ -652,7 +661,7 @@ def publish_cmd(
             require_playbook(con, name)
     if not any(cfg.options(n).targets for n in names):
         raise ConfigError(
-            "No export targets are configured; add `targets = [{ kind = \"claude-md\", repo = \"~/src/app\" }]` under"
+            'No export targets are configured; add `targets = [{ kind = "claude-md", repo = "~/src/app" }]` under'
             f" `[playbook_settings.{names[0]}]` in playbook.toml (README: Export targets)."
         )
     with run_lock_for(cfg, "playbook publish"):
@@ -847,6 +856,59 @@ def curate_cmd(
                 until=until,
             )
         ],
+        as_json,
+    )
+
+
+@app.command("recurate")
+@handles_errors
+def recurate_cmd(
+    since: Annotated[datetime, typer.Option(help="Sessions started on or after this date.")],
+    source: Annotated[
+        Literal["heuristic", "any"],
+        typer.Option("--from", help="Sessions a heuristic run applied (default), or any applied session."),
+    ] = "heuristic",
+    llm: LlmOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List the sessions; change nothing.")] = False,
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Curate again, with the model now configured, sessions that the heuristic provider (no model) applied.
+
+    Each session becomes pending again and is curated into new versions; the versions the heuristic wrote
+    stay in the history (`playbook why` shows both).
+
+    Example: [bold]playbook recurate --since 2026-01-01 --llm anthropic[/bold]
+    """
+
+    from core.store.playbooks import require_playbook
+    from core.store.provenance import requeue_sessions, sessions_applied_by
+    from flows.pipeline import curate_flow
+    from flows.providers import resolve_provider
+
+    cfg = settings(db, playbook, wait_s=wait)
+    provider = resolve_provider(llm or cfg.llm, cfg)
+    if provider.kind == "heuristic" and not dry_run:
+        raise ConfigError(
+            "recurate needs a model: set ANTHROPIC_API_KEY (or `anthropic_base_url` for a local server), or pass"
+            " `--llm anthropic` / `--llm replay:FILE`."
+        )
+    with write_db(cfg, "playbook recurate", create=False) as con:
+        require_playbook(con, cfg.playbook)
+        ids = sessions_applied_by(con, cfg.playbook, None if source == "any" else "heuristic", since)
+        if not dry_run:
+            requeue_sessions(con, cfg.playbook, ids)
+    if dry_run or not ids:
+        if as_json:
+            print_json({"sessions": ids, "dry_run": dry_run})
+        else:
+            out.print(f"{len(ids)} session(s) to curate again: {', '.join(ids[:10]) or 'none'}", highlight=False)
+        return
+    err.print(f"{len(ids)} session(s) queued again for playbook `{cfg.playbook}`.", highlight=False)
+    run_and_report(
+        lambda: [run_flow(curate_flow, cfg, "playbook recurate", llm=provider, playbook=cfg.playbook, since=since)],
         as_json,
     )
 

@@ -338,6 +338,8 @@ def write_evolution_report(
         f" {sum(n for _, n in data.prunes_daily)} pruned · {len(data.runs)} runs ·"
         f" ${sum(c for _, _, _, c in data.runs):.4f} spent"
     )
+    if data.heuristic:
+        summary += f" · {data.heuristic} live entries were written by rules, without a model (the heuristic provider)"
     page = PAGE.format(
         name=html.escape(playbook),
         expected=len(CHARTS),

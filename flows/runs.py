@@ -45,6 +45,7 @@ from core.store.playbooks import (
     with_trigger,
     write_version,
 )
+from core.store.provenance import entries_by_provider
 from core.store.runs import finish_run, start_run
 from core.targets import render_target
 from core.transcripts import Format
@@ -64,7 +65,7 @@ from flows.steps import (
 
 __all__ = [
     "Published",
-    "budget_note",
+    "export_note",
     "export_playbook",
     "exportable",
     "needs_consolidation",
@@ -414,14 +415,22 @@ def exportable(
     )
 
 
-def budget_note(use: BudgetUse) -> str | None:
-    """The line an export ends with when entries were left out to fit the budget."""
-    if not use.left_out:
-        return None
-    return (
-        f"{use.left_out} more entr{'y' if use.left_out == 1 else 'ies'} left out to fit the budget"
-        f" ({use.max_entries} entries, {use.max_tokens:,} tokens); `playbook show` lists them all."
-    )
+def export_note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse) -> str | None:
+    """The lines an export ends with: entries written by rules rather than a model, and entries left out to
+    fit the budget."""
+    lines = []
+    ruled = entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()}
+    if ruled:
+        lines.append(
+            f"{len(ruled)} of these entries were written by rules, without a model (the heuristic provider);"
+            " `playbook recurate` has a model look at their sessions again."
+        )
+    if use.left_out:
+        lines.append(
+            f"{use.left_out} more entr{'y' if use.left_out == 1 else 'ies'} left out to fit the budget"
+            f" ({use.max_entries} entries, {use.max_tokens:,} tokens); `playbook show` lists them all."
+        )
+    return " ".join(lines) or None
 
 
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:
@@ -430,7 +439,8 @@ def export_playbook(settings: Settings, playbook: str) -> list[Path]:
         model, use = exportable(con, settings, playbook)
         md = settings.out_dir / f"{playbook}.md"
         js = settings.out_dir / f"{playbook}.json"
-        write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`", note=budget_note(use)))
+        note = export_note(con, playbook, model, use)
+        write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`", note=note))
         write_atomic(js, encode(playbook_to_dict(model)))
         for path in (md, js):
             record_export(con, playbook, None, str(path), [e.name for _, e in model.entries()])
@@ -457,12 +467,13 @@ def publish_targets(settings: Settings, playbooks: list[str]) -> list[Published]
             if not targets:
                 continue
             model, use = exportable(con, settings, name)
+            note = export_note(con, name, model, use)
             ids = [e.name for _, e in model.entries()]
             for target in targets:
                 path = target.file()
                 try:
                     existing = read_text(path) if path.exists() else None
-                    text = render_target(target, name, model, existing, note=budget_note(use))
+                    text = render_target(target, name, model, existing, note=note)
                     if text == existing:
                         status: Literal["written", "unchanged", "refused"] = "unchanged"
                     else:

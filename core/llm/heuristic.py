@@ -81,14 +81,14 @@ def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None 
                 lessons.append(
                     (
                         "MISTAKES TO AVOID",
-                        f'`{name}` failed with "{error}"; the call that worked next was:'
+                        f'When `{name}` fails with "{error}", do what worked next:'
                         f" {_describe_input(name, raw_input)}",
                         error[:80],
                     )
                 )
         elif m.is_prompt and m.text and _CORRECTION.match(m.text):
             said = _first_line(m.text, 160)
-            lessons.append(("USER PREFERENCES", f'The user corrected the agent: "{said}"', said[:80]))
+            lessons.append(("USER PREFERENCES", f'Follow the user\'s correction: "{said}"', said[:80]))
     unique = list(dict.fromkeys((s, redactor.text(t), redactor.text(g)) for s, t, g in lessons))
     return unique[:MAX_LESSONS]
 

@@ -11,6 +11,7 @@ import duckdb
 from core.budget import Budget, entry_tokens
 from core.models import skip_label
 from core.store.playbooks import current_version, sections_of, stale_entries, trigger_recurrence
+from core.store.provenance import entries_by_provider
 
 __all__ = ["EvolutionData", "evolution_data"]
 
@@ -40,6 +41,7 @@ class EvolutionData:
     recurrence: list[dict[str, Any]] = field(default_factory=list)  # v_trigger_recurrence rows
     quality: dict[str, float] = field(default_factory=dict)  # the newest curation run's figures
     budget: Budget | None = None  # set by the caller: the limits the budget chart draws against
+    heuristic: int = 0  # live entries written by rules (the heuristic provider), not a model
 
 
 def _budget_use(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
@@ -138,6 +140,7 @@ def evolution_data(
     data.budget_use = _budget_use(con, playbook)
     data.stale = stale_entries(con, playbook, stale_after_days) if stale_after_days else []
     data.recurrence = trigger_recurrence(con, playbook)
+    data.heuristic = len(entries_by_provider(con, playbook, "heuristic"))
     newest = con.execute(
         "SELECT json_extract(report, '$.quality') FROM runs WHERE playbook = ? AND kind <> 'consolidate'"
         " AND json_extract_string(report, '$.quality') <> '{}' ORDER BY started_at DESC LIMIT 1",

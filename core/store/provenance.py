@@ -9,7 +9,7 @@ import duckdb
 
 from core.store.playbooks import require_playbook, trigger_recurrence
 
-__all__ = ["entry_life", "entry_sources"]
+__all__ = ["entries_by_provider", "entry_life", "entry_sources", "requeue_sessions", "sessions_applied_by"]
 
 EXCERPT = 300  # characters of a reflector analysis or curator reasoning shown per event
 
@@ -159,3 +159,49 @@ def entry_sources(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, li
         return found
 
     return {e: list(dict.fromkeys(walk(e, frozenset({e})))) for e in set(direct) | set(merged_from)}
+
+
+def entries_by_provider(con: duckdb.DuckDBPyConnection, playbook: str, provider: str) -> set[str]:
+    """Live entries whose text was last written (ADD, UPDATE or MERGE) in a run of `provider`."""
+    rows = con.execute(
+        """
+        SELECT o.entry_id FROM operations o
+        JOIN versions v USING (playbook, version)
+        LEFT JOIN runs r ON r.run_id = v.run_id
+        JOIN entries e ON e.playbook = o.playbook AND e.name = o.entry_id AND e.valid_to IS NULL
+        WHERE o.playbook = ? AND o.status = 'applied' AND o.type IN ('ADD', 'UPDATE', 'MERGE')
+        QUALIFY row_number() OVER (PARTITION BY o.entry_id ORDER BY o.version DESC, o.idx DESC) = 1
+            AND r.provider = ?
+        """,
+        [playbook, provider],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def sessions_applied_by(
+    con: duckdb.DuckDBPyConnection, playbook: str, provider: str | None, since: Any = None
+) -> list[str]:
+    """Sessions `playbook` applied in a run of `provider` (any when None), started at or after `since`."""
+    rows = con.execute(
+        """
+        SELECT a.session_id FROM applied_sessions a
+        JOIN versions v ON v.playbook = a.playbook AND v.version = a.version
+        LEFT JOIN runs r ON r.run_id = v.run_id
+        LEFT JOIN sessions s ON s.session_id = a.session_id
+        WHERE a.playbook = $p AND a.status = 'applied' AND ($provider::VARCHAR IS NULL OR r.provider = $provider)
+          AND ($since::TIMESTAMPTZ IS NULL OR s.started_at >= $since::TIMESTAMPTZ)
+        ORDER BY s.started_at, a.session_id
+        """,
+        {"p": playbook, "provider": provider, "since": since},
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def requeue_sessions(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]) -> int:
+    """Make `session_ids` pending again for `playbook` (the versions they produced stay in the history)."""
+    if not session_ids:
+        return 0
+    con.execute(
+        "DELETE FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))", [playbook, session_ids]
+    )
+    return len(session_ids)

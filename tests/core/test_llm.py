@@ -460,13 +460,13 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
     assert heuristic_lessons(session) == [
         (
             "MISTAKES TO AVOID",
-            "`Bash` failed with \"ModuleNotFoundError: No module named 'app'\"; the call that"
-            " worked next was: python -m pytest",
+            "When `Bash` fails with \"ModuleNotFoundError: No module named 'app'\", do what worked next:"
+            " python -m pytest",
             "ModuleNotFoundError: No module named 'app'",
         ),
         (
             "USER PREFERENCES",
-            'The user corrected the agent: "No, don\'t use print; use logging."',
+            "Follow the user's correction: \"No, don't use print; use logging.\"",
             "No, don't use print; use logging.",
         ),
     ]
