@@ -595,7 +595,7 @@ def export_cmd(
     from core.store.playbooks import record_export
     from core.store.provenance import entry_sources
     from core.store.snapshot import write_parquet
-    from flows.runs import export_note, exportable
+    from flows.runs import export_note, exportable, exported_version
 
     cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
@@ -627,8 +627,134 @@ def export_cmd(
     write_atomic(out_file, text)
     # A file agents may load: from now on its entries' triggers count as "after" (v_trigger_recurrence).
     with write_db(cfg, "export", create=False) as con:
-        record_export(con, cfg.playbook, version, str(out_file), [e.name for _, e in model.entries()])
+        shipped = version if version is not None else exported_version(con, cfg, cfg.playbook)
+        record_export(con, cfg.playbook, shipped, str(out_file), [e.name for _, e in model.entries()])
     err.print(f"Wrote {out_file}")
+
+
+def _numbers(spec: str | None, changes: list[Any]) -> set[int]:
+    """`--reject 1,3,mis-002`: change numbers or entry ids, as numbers; anything else is a usage error."""
+    if not spec:
+        return set()
+    by_name = {c.name: c.number for c in changes}
+    picked = set()
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part.isdigit() and 1 <= int(part) <= len(changes):
+            picked.add(int(part))
+        elif part in by_name:
+            picked.add(by_name[part])
+        else:
+            raise ConfigError(f"`{part}` is not a pending change (numbers 1-{len(changes)} or their entry ids).")
+    return picked
+
+
+def render_changes(changes: list[Any]) -> None:
+    """The pending changes as a numbered, readable diff."""
+    for c in changes:
+        sign = {"added": "[green]+[/green]", "removed": "[red]-[/red]", "changed": "[yellow]~[/yellow]"}[c.kind]
+        out.print(f"{sign} {c.number}. {c.kind} [bold]{c.name}[/bold] ({escape(c.section)})")
+        if c.before is not None:
+            out.print(f"    [red]- {escape(c.before)}[/red]")
+        if c.after is not None:
+            out.print(f"    [green]+ {escape(c.after)}[/green]")
+
+
+@app.command("review")
+@handles_errors
+def review_cmd(
+    approve_all: Annotated[
+        bool, typer.Option("--approve-all", help="Approve every pending change not rejected.")
+    ] = False,
+    reject: Annotated[
+        str | None, typer.Option("--reject", help="Reject these changes: numbers or entry ids, comma-separated.")
+    ] = None,
+    reject_all: Annotated[bool, typer.Option("--reject-all", help="Reject every pending change.")] = False,
+    interactive: Annotated[
+        bool, typer.Option("--interactive", "-i", help="Decide change by change (the default on a terminal).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Review what changed since the last approved version of a playbook that has `review = "required"`.
+
+    Without a decision it lists the pending changes. Approved changes are published from then on; a rejected
+    change becomes a new version that undoes it (the history keeps both). Every change must be decided at once.
+
+    Example: [bold]playbook review --reject 2 --approve-all[/bold]
+    """
+
+    from core.review import review_changes, undo_changes
+    from core.store.playbooks import approved_version, current_version, load_version, record_review, write_version
+
+    cfg = settings(db, playbook, wait_s=wait)
+    with write_db(cfg, "playbook review", create=False) as con:
+        require_playbook_or_configured(con, cfg, cfg.playbook)
+        base, newest = approved_version(con, cfg.playbook), current_version(con, cfg.playbook)
+        approved, current = load_version(con, cfg.playbook, base), load_version(con, cfg.playbook, newest)
+        changes = review_changes(approved, current)
+        asking = interactive or (sys.stdin.isatty() and not (approve_all or reject or reject_all or as_json))
+        decided = approve_all or reject_all or reject is not None
+        if not changes or not (decided or asking):
+            if as_json:
+                print_json(
+                    {"approved_version": base, "newest_version": newest, "pending": [c.model_dump() for c in changes]}
+                )
+                return
+            if cfg.options(cfg.playbook).review != "required":
+                err.print(f'Note: playbook `{cfg.playbook}` has review = "auto": every version is published.')
+            if not changes:
+                out.print(f"Nothing to review: version {newest} is what is published.", highlight=False)
+                return
+            render_changes(changes)
+            out.print(
+                f"{len(changes)} change(s) since approved version {base} await review:"
+                " `playbook review --approve-all`, `--reject N,...`, or `-i` to decide one by one.",
+                highlight=False,
+            )
+            return
+        rejected = {c.number for c in changes} if reject_all else _numbers(reject, changes)
+        if asking:
+            rejected = set()
+            for c in changes:
+                render_changes([c])
+                answer = typer.prompt("  approve or reject? [a/r]", default="a").strip().lower()
+                if answer.startswith("r"):
+                    rejected.add(c.number)
+        elif not approve_all and len(rejected) < len(changes):
+            raise ConfigError(
+                f"{len(changes) - len(rejected)} change(s) are neither approved nor rejected; add --approve-all to"
+                " approve the rest."
+            )
+        drop = [c for c in changes if c.number in rejected]
+        if not yes and (asking or sys.stdin.isatty()):
+            if not typer.confirm(f"Approve {len(changes) - len(drop)} and reject {len(drop)} change(s)?"):
+                out.print("Nothing was changed.")
+                return
+        version = newest
+        if drop:
+            version = write_version(
+                con,
+                cfg.playbook,
+                undo_changes(current, approved, drop),
+                source="review",
+                note=f"review: rejected {', '.join(c.name for c in drop)}",
+                expected_parent=newest,
+            )
+        record_review(con, cfg.playbook, version, len(changes) - len(drop), len(drop), os.environ.get("USER"))
+    if as_json:
+        print_json(
+            {"approved_version": version, "approved": len(changes) - len(drop), "rejected": [c.name for c in drop]}
+        )
+        return
+    out.print(
+        f"Approved version {version}: {len(changes) - len(drop)} change(s) approved, {len(drop)} rejected"
+        + (f" (undone in version {version})" if drop else "")
+        + ". Exports and `playbook publish` use it from now on.",
+        highlight=False,
+    )
 
 
 @app.command("publish")

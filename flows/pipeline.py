@@ -31,6 +31,7 @@ from flows.providers import ProviderFactory, ProviderSpec, make_provider, resolv
 from flows.runs import (
     export_playbook,
     needs_consolidation,
+    pending_review,
     publish_targets,
     run_consolidation,
     run_curation,
@@ -221,11 +222,22 @@ def nightly_flow(
                 stale_after_days=settings.stale_after_days,
             ).index
             summaries.append(summary)
+            pending = pending_review(settings, name)
+            waiting = (
+                f"\n\n## {len(pending)} change(s) await review (exports keep the approved version)\n\n"
+                + "\n".join(f"- {c.number}. {c.kind} `{c.name}`: {c.after or c.before}" for c in pending)
+                + f"\n\nReview them with `playbook review -p {name}` (or `--approve-all`, `--reject N,...`).\n"
+                if pending
+                else ""
+            )
+            if pending:
+                summary.notices.append(f"{len(pending)} change(s) await `playbook review -p {name}`.")
             _artifacts(
                 summary,
                 "\nExported: "
                 + ", ".join(f"`{p}`" for p in exported)
-                + f"\n\nEvolution report: `{page.resolve()}` (open it in a browser)\n",
+                + f"\n\nEvolution report: `{page.resolve()}` (open it in a browser)\n"
+                + waiting,
             )
         published = publish_targets(settings, playbooks or settings.playbooks)
     for result in published:

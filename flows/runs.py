@@ -27,6 +27,7 @@ from core.models import Playbook
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
+from core.review import ReviewChange, review_changes
 from core.runsummary import RunSummary
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
@@ -34,6 +35,7 @@ from core.store.exchanges import cached_response, record_exchange
 from core.store.files import read_text, write_atomic
 from core.store.ingest import IngestSummary, ingest
 from core.store.playbooks import (
+    approved_version,
     current_version,
     entry_since,
     live_entries,
@@ -70,6 +72,7 @@ __all__ = [
     "exportable",
     "needs_consolidation",
     "new_run_id",
+    "pending_review",
     "publish_targets",
     "run_consolidation",
     "run_curation",
@@ -389,6 +392,12 @@ def _curated_merges(
     return ops
 
 
+def exported_version(con: duckdb.DuckDBPyConnection, settings: Settings, playbook: str) -> int | None:
+    """The version exports of `playbook` carry: the newest approved one when it requires review (curated
+    versions wait for `playbook review`), else None (the newest)."""
+    return approved_version(con, playbook) if settings.options(playbook).review == "required" else None
+
+
 def exportable(
     con: duckdb.DuckDBPyConnection,
     settings: Settings,
@@ -398,11 +407,14 @@ def exportable(
     whole: bool = False,
 ) -> tuple[Playbook, BudgetUse]:
     """What an export of `playbook` writes: redacted, without stale entries, and cut to the budget; all of it
-    (only redacted) when `whole`."""
+    (only redacted) when `whole`. With `review = "required"`, the newest approved version unless `version`
+    names one."""
+    latest = version is None
+    version = exported_version(con, settings, playbook) if latest else version
     model = mask_playbook(load_version(con, playbook, version), settings.redactor())
     if whole:
         return model, budget_use(model, settings.budget(playbook))
-    if settings.stale_after_days and version is None:  # staleness is about now, so only for the newest version
+    if settings.stale_after_days and latest:  # staleness is about now, so only for what is exported now
         stale = {r["name"] for r in stale_entries(con, playbook, settings.stale_after_days)}
         if stale:
             kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
@@ -443,7 +455,13 @@ def export_playbook(settings: Settings, playbook: str) -> list[Path]:
         write_atomic(md, to_markdown(model, title=f"Playbook `{playbook}`", note=note))
         write_atomic(js, encode(playbook_to_dict(model)))
         for path in (md, js):
-            record_export(con, playbook, None, str(path), [e.name for _, e in model.entries()])
+            record_export(
+                con,
+                playbook,
+                exported_version(con, settings, playbook),
+                str(path),
+                [e.name for _, e in model.entries()],
+            )
     return [md, js]
 
 
@@ -484,6 +502,15 @@ def publish_targets(settings: Settings, playbooks: list[str]) -> list[Published]
                         Published(playbook=name, kind=target.kind, path=str(path), status="refused", message=str(exc))
                     )
                     continue
-                record_export(con, name, None, str(path), ids)
+                record_export(con, name, exported_version(con, settings, name), str(path), ids)
                 results.append(Published(playbook=name, kind=target.kind, path=str(path), status=status))
     return results
+
+
+def pending_review(settings: Settings, playbook: str) -> list[ReviewChange]:
+    """The changes of `playbook` awaiting `playbook review` (none when it does not require review)."""
+    if settings.options(playbook).review != "required":
+        return []
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        approved = load_version(con, playbook, approved_version(con, playbook))
+        return review_changes(approved, load_version(con, playbook))

@@ -23,6 +23,7 @@ from core.store.db import transaction
 
 __all__ = [
     "Change",
+    "approved_version",
     "current_version",
     "diff_versions",
     "ensure_playbook",
@@ -37,6 +38,7 @@ __all__ = [
     "playbook_stats",
     "record_export",
     "record_failure",
+    "record_review",
     "rediscovery_counts",
     "release_failures",
     "require_playbook",
@@ -48,7 +50,7 @@ __all__ = [
     "write_version",
 ]
 
-Source = Literal["init", "session", "import", "revert", "consolidate"]
+Source = Literal["init", "session", "import", "revert", "consolidate", "review"]
 
 
 def _rows(
@@ -384,6 +386,23 @@ def with_trigger(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
         [name],
     ).fetchall()
     return {r[0] for r in rows}
+
+
+def approved_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """The newest version of `name` a reviewer approved (0, the empty playbook, before any review)."""
+    row = con.execute("SELECT max(version) FROM reviews WHERE playbook = ?", [name]).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def record_review(
+    con: duckdb.DuckDBPyConnection, name: str, version: int, approved: int, rejected: int, reviewer: str | None
+) -> None:
+    """Remember that `version` of `name` is approved, after `approved` changes were accepted and `rejected`
+    undone."""
+    con.execute(
+        "INSERT INTO reviews (playbook, version, approved, rejected, reviewer) VALUES (?, ?, ?, ?, ?)",
+        [name, version, approved, rejected, reviewer],
+    )
 
 
 def trigger_recurrence(con: duckdb.DuckDBPyConnection, name: str, entry_id: str | None = None) -> list[dict[str, Any]]:

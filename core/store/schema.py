@@ -321,6 +321,18 @@ CREATE TABLE exports (
 );
 """
 
+_REVIEWS = """
+-- A reviewer's decision on a playbook (`review = "required"`): the version that may be exported from now on.
+CREATE TABLE reviews (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    reviewed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    approved INTEGER NOT NULL,
+    rejected INTEGER NOT NULL,
+    reviewer VARCHAR
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -332,6 +344,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (8, "growing sessions taken up again; shrinking files keep what was stored", _GROWTH),
     (9, "near-duplicate lessons: text vectors and rediscoveries", _NEAR_DUPLICATES),
     (10, "entry triggers and the exports written", _TRIGGERS_AND_EXPORTS),
+    (11, "reviews: approved versions of playbooks that require review", _REVIEWS),
 ]
 
 VIEWS = """
