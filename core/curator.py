@@ -28,18 +28,20 @@ def curator_request(
     context: dict[str, Any] | None = None,
     neighbours: Sequence[tuple[str, Sequence[tuple[Entry, float]]]] = (),
     budget: BudgetUse | None = None,
+    note: str | None = None,
 ) -> LLMRequest:
     """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript).
 
     `neighbours`: for findings of the reflection, the live entries closest to each, so the curator can
-    UPDATE or MERGE them instead of adding the same lesson in new words.
+    UPDATE or MERGE them instead of adding the same lesson in new words. `note`: said after the budget (the
+    scope of a project playbook's session).
     """
     values = {
         "sections": describe_sections(sections),
         "playbook": playbook_text(playbook),
         "reflection": reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
         "neighbours": describe_neighbours(neighbours),
-        "budget": describe_budget(budget),
+        "budget": describe_budget(budget) + (f"\n\n{note}" if note else ""),
     }
     return build_request(template, values, model=model, session_id=session_id, max_tokens=max_tokens, context=context)
 

@@ -48,6 +48,7 @@ _OPERATION = {
         "merged_text": {"type": "string"},
         "reason": {"type": "string"},
         "trigger": {"type": "string"},
+        "scope": {"type": "string", "enum": ["project", "global"]},
     },
     "required": ["type"],
     "additionalProperties": False,

@@ -159,6 +159,28 @@ class Settings(BaseSettings):
         """The options of `playbook` (all defaults when it has no `[playbook_settings.NAME]` table)."""
         return self.playbook_settings.get(playbook) or PlaybookOptions()
 
+    def global_playbook(self) -> str | None:
+        """The configured playbook without `projects`, when some other configured playbook is bound to projects
+        (scoping is off otherwise: every playbook learns from every session)."""
+        if not any(self.options(n).projects for n in self.playbooks):
+            return None
+        return next((n for n in self.playbooks if not self.options(n).projects), None)
+
+    def companion(self, playbook: str) -> str | None:
+        """The global playbook a bound playbook's sessions also curate (one model call for both), or None."""
+        found = self.global_playbook()
+        return found if found and found != playbook and self.options(playbook).projects else None
+
+    def session_scope(self, playbook: str) -> tuple[list[str], bool] | None:
+        """(globs, inside) when scoping applies to `playbook`: a bound playbook takes sessions inside its globs;
+        the global one takes sessions inside none of the bound playbooks' globs. None: every session."""
+        own = self.options(playbook).projects
+        if own:
+            return own, True
+        if playbook == self.global_playbook():
+            return [g for n in self.playbooks for g in self.options(n).projects], False
+        return None
+
     def budget(self, playbook: str | None = None) -> Budget:
         """The budget exports fit and the curator is reminded of (`playbook`'s own, where it sets one)."""
         own = self.options(playbook) if playbook else PlaybookOptions()

@@ -29,6 +29,7 @@ from core.prompts import PromptTemplate, load_template
 from core.redact import Redactor, mask_playbook
 from core.reflector import parse_reflector, reflector_request
 from core.render import render_session
+from core.scope import GLOBAL_PREFIX, combine, in_scope, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import too_short
 from core.store.db import open_db
@@ -158,7 +159,8 @@ def select_sessions(
     until: datetime | None = None,
     limit: int | None = None,
 ) -> Selection:
-    """Sessions to curate; too-short ones are marked skipped with their reason."""
+    """Sessions to curate (within the playbook's scope); too-short ones are marked skipped with their reason."""
+    scope = ctx.settings.session_scope(ctx.playbook)
     with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
         ensure_playbook(con, ctx.playbook)
         resumed: list[Epoch] = []
@@ -184,6 +186,8 @@ def select_sessions(
         ):
             if row["session_id"] in in_open:
                 continue
+            if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
+                continue  # another playbook's session (project vs global)
             reason = too_short(row["n_messages"], row["n_user_prompts"], ctx.settings.min_messages)
             if reason is not None:
                 mark_session(con, ctx.playbook, row["session_id"], "skipped", reason)
@@ -313,6 +317,10 @@ def _prepare(
     settings = ctx.settings
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         frozen = load_version(con, ctx.playbook, epoch.base_version)
+        companion = ctx.settings.companion(ctx.playbook)
+        if companion is not None:  # the prompts show the global playbook too, ids prefixed
+            ensure_playbook(con, companion)
+            frozen = combine(frozen, load_version(con, companion))
         sections = sections_of(con, ctx.playbook)
         template = template_for(settings, ctx.playbook, template_name)  # fails before any model call
         requests, unprepared = build(con, frozen, sections, template)
@@ -375,7 +383,15 @@ def curate_sessions(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         entries = [e for _, e in frozen.entries()]
-        use = budget_use(frozen, ctx.settings.budget(ctx.playbook))
+        own = frozen.model_copy(
+            update={
+                "sections": {
+                    n: [e for e in v if not e.name.startswith(GLOBAL_PREFIX)] for n, v in frozen.sections.items()
+                }
+            }
+        )
+        use = budget_use(own, ctx.settings.budget(ctx.playbook))
+        companion = ctx.settings.companion(ctx.playbook)
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
@@ -396,6 +412,7 @@ def curate_sessions(
                 context={"reflection": output, "playbook": frozen},
                 neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
                 budget=use,
+                note=scope_note(companion) if companion else None,
             )
             for session_id, output in usable
         ], {}
@@ -421,6 +438,7 @@ def apply_epoch_sessions(
         sections = sections_of(con, ctx.playbook)
         parent = current_version(con, ctx.playbook)
         current = load_version(con, ctx.playbook, parent)  # kept in memory: one rebuild per epoch, not per session
+        companion = ctx.settings.companion(ctx.playbook)
         near, remember = _near_duplicates(con, ctx.settings, current, curations)
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
@@ -435,10 +453,18 @@ def apply_epoch_sessions(
                     status = "quarantined" if attempts >= ctx.settings.max_attempts else "failed"
                 results.append(SessionApply(session_id=reflection.session_id, status=status, reason=reason))
                 continue
+            mine, theirs = (
+                split_output(reflection.output, curation.output)
+                if companion
+                else (
+                    (reflection.output, curation.output),
+                    None,
+                )
+            )
             new, report = apply_session(
                 current,
-                reflection.output,
-                curation.output,
+                mine[0],
+                mine[1],
                 sections=sections,
                 guards=ctx.settings.guards(),
                 near=near,
@@ -469,12 +495,42 @@ def apply_epoch_sessions(
                 note=f"the session's new part (it was first applied in version {before[1]})" if before else None,
             )
             parent, current = version, new
+            if companion and theirs and (theirs[0].bullet_tags or theirs[1].operations):
+                _apply_to_companion(con, ctx, companion, reflection.session_id, theirs, near)
             results.append(
                 SessionApply(session_id=reflection.session_id, status="applied", version=version, report=report)
             )
         remember()
         close_epoch(con, ctx.playbook, epoch.epoch_no)
     return results
+
+
+def _apply_to_companion(
+    con: duckdb.DuckDBPyConnection,
+    ctx: RunContext,
+    companion: str,
+    session_id: str,
+    part: tuple[ReflectorOutput, CuratorOutput],
+    near: NearFinder | None,
+) -> None:
+    """The global playbook's part of a bound playbook's session: its own version, from the same model call."""
+    current = load_version(con, companion)
+    new, report = apply_session(
+        current, part[0], part[1], sections=sections_of(con, companion), guards=ctx.settings.guards(), near=near
+    )
+    if report.held:
+        record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.settings.max_attempts, hold=True)
+        return
+    write_version(
+        con,
+        companion,
+        mask_playbook(new, ctx.redactor),
+        source="session",
+        session_id=session_id,
+        report=report,
+        run_id=ctx.run_id,
+        note=f"from a session of playbook `{ctx.playbook}` (one model call for both)",
+    )
 
 
 def _near_duplicates(

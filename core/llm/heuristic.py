@@ -81,8 +81,7 @@ def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None 
                 lessons.append(
                     (
                         "MISTAKES TO AVOID",
-                        f'When `{name}` fails with "{error}", do what worked next:'
-                        f" {_describe_input(name, raw_input)}",
+                        f'When `{name}` fails with "{error}", do what worked next: {_describe_input(name, raw_input)}',
                         error[:80],
                     )
                 )
