@@ -51,6 +51,11 @@ demo: venv ## Ingest the bundled sample transcripts, run the nightly job (no key
 	@echo "Exported playbook: data/out/default.md and data/out/default.json"
 	@echo "Evolution report:  data/out/report/default/index.html (open it in a browser)"
 	@head -n 20 data/out/default.md
+	@echo
+	@echo "Without a key the heuristic provider (rules, no model) proposes only tool errors that recur across"
+	@echo "sessions, so a few sample sessions may teach it nothing. Set ANTHROPIC_API_KEY, or"
+	@echo "anthropic_base_url for a local server, and run 'playbook recurate --since 2000-01-01' to let a model"
+	@echo "curate the same sessions."
 
 bench: venv ## Run the benchmarks (ratios measured in one run)
 	$(PY) bench/bench_cli.py

@@ -22,6 +22,7 @@ from core.errors import AuthError
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.llm.embed import closest, near_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
+from core.llm.heuristic import raw_findings
 from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
@@ -52,6 +53,7 @@ from core.store.sessions import (
     previous_apply,
     record_redactions,
     session_label,
+    sessions_with_errors,
 )
 from flows.config import Settings
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
@@ -335,6 +337,17 @@ def _prepare(
     return requests, unprepared, provider, reused
 
 
+def _elsewhere(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
+    """For the heuristic provider: in how many other sessions each of its findings' errors occurs (it proposes
+    only what recurs)."""
+    if ctx.provider.kind != "heuristic":
+        return {}
+    # Counted with the error as stored; keyed by the redacted form the provider's lessons carry.
+    raw = [t for _, _, t in raw_findings(messages)]
+    counts = sessions_with_errors(con, raw, session_id)
+    return {"elsewhere": {ctx.redactor.text(t): counts.get(t, 0) for t in raw}}
+
+
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
     """Reflector calls for an epoch's sessions, against the epoch's frozen playbook."""
 
@@ -362,7 +375,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     model=ctx.provider.reflector_model,
                     session_id=session_id,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": frozen},
+                    context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
                 )
             )
         return requests, unprepared

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.models import MAX_OPERATIONS, Playbook, ReflectorOutput, SessionMessage
 from core.redact import Redactor
 
-__all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons"]
+__all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons", "raw_findings"]
 
 NOTICE = "[heuristic: no model was used]"
 _LESSON = re.compile(r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$(?:\nTRIGGER (?P<trigger>.+)$)?", re.MULTILINE)
@@ -58,11 +59,9 @@ def _describe_input(name: str, raw: str | None) -> str:
     return _first_line(json.dumps(value), 120)
 
 
-def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[tuple[str, str, str]]:
-    """(section, lesson text, trigger) found by the rules, at most MAX_LESSONS, in session order; the trigger is
-    the literal the lesson came from (the error line, the user's words). Secrets and personal data are taken
-    out of the quoted text."""
-    redactor = redactor or Redactor()
+def raw_findings(messages: list[SessionMessage]) -> list[tuple[str, str, str]]:
+    """(section, lesson text, trigger) found by the rules, in session order, before any redaction: the trigger
+    is the literal the lesson came from (the error line, the user's words), as the transcript has it."""
     lessons: list[tuple[str, str, str]] = []
     calls: dict[str, tuple[str, str | None]] = {}
     failed: dict[str, str] = {}  # tool name -> first error line, waiting for a successful retry
@@ -88,8 +87,14 @@ def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None 
         elif m.is_prompt and m.text and _CORRECTION.match(m.text):
             said = _first_line(m.text, 160)
             lessons.append(("USER PREFERENCES", f'Follow the user\'s correction: "{said}"', said[:80]))
-    unique = list(dict.fromkeys((s, redactor.text(t), redactor.text(g)) for s, t, g in lessons))
-    return unique[:MAX_LESSONS]
+    return lessons
+
+
+def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[tuple[str, str, str]]:
+    """`raw_findings` with secrets and personal data taken out of the quoted text, at most MAX_LESSONS."""
+    redactor = redactor or Redactor()
+    found = dict.fromkeys((s, redactor.text(t), redactor.text(g)) for s, t, g in raw_findings(messages))
+    return list(found)[:MAX_LESSONS]
 
 
 def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
@@ -100,14 +105,23 @@ def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
     return [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
 
 
-def _reflect(messages: list[SessionMessage], playbook: Playbook, redactor: Redactor) -> dict[str, Any]:
+def _reflect(
+    messages: list[SessionMessage], playbook: Playbook, redactor: Redactor, elsewhere: Mapping[str, int] | None
+) -> dict[str, Any]:
     errors = sum(1 for m in messages if m.kind == "tool_result" and m.is_error)
-    lessons = heuristic_lessons(messages, redactor)
+    found = heuristic_lessons(messages, redactor)
+    # In a pipeline run, a rule proposes only an error-then-fix whose error other sessions hit too: one
+    # session's accident is not a lesson. (The hook scripts' API sees one session and keeps every finding.)
+    lessons = found
+    if elsewhere is not None:
+        lessons = [x for x in found if x[0] == "MISTAKES TO AVOID" and elsewhere.get(x[2], 0) >= 1]
     cited = _cited_ids(messages, playbook)
     tag = "neutral" if errors else "helpful"
+    held = len(found) - len(lessons)
     lines = [
         f"{NOTICE} Rules applied to {len(messages)} message parts: {errors} tool error(s),"
         f" {len(lessons)} lesson(s), {len(cited)} cited playbook id(s)."
+        + (f" {held} finding(s) seen in no other session were left out." if held else "")
     ]
     for section, text, trigger in lessons:
         lines += [f"LESSON [{section}] {text}", f"TRIGGER {trigger}"]
@@ -147,7 +161,9 @@ class HeuristicProvider(Provider):
             if request.step == "curator":
                 payload = _curate(request.context["reflection"])
             else:
-                reflected = _reflect(request.context["messages"], playbook, self.redactor)
+                reflected = _reflect(
+                    request.context["messages"], playbook, self.redactor, request.context.get("elsewhere")
+                )
                 if request.step == "reflector":
                     payload = reflected
                 else:

@@ -18,6 +18,7 @@ __all__ = [
     "previous_apply",
     "record_redactions",
     "session_label",
+    "sessions_with_errors",
 ]
 
 
@@ -140,3 +141,15 @@ def count_pending(con: duckdb.DuckDBPyConnection, playbook: str, idle_minutes: f
         {"playbook": playbook, "idle": idle_minutes},
     ).fetchone()
     return int(row[0]) if row else 0
+
+
+def sessions_with_errors(con: duckdb.DuckDBPyConnection, texts: list[str], exclude: str) -> dict[str, int]:
+    """For each text, how many sessions other than `exclude` have a tool error containing it."""
+    if not texts:
+        return {}
+    rows = con.execute(
+        "SELECT p.t, count(DISTINCT m.session_id) FROM (SELECT unnest(?) AS t) p JOIN messages m"
+        " ON m.is_error AND m.kind = 'tool_result' AND m.session_id <> ? AND contains(m.text, p.t) GROUP BY p.t",
+        [list(dict.fromkeys(texts)), exclude],
+    ).fetchall()
+    return {t: int(n) for t, n in rows}

@@ -89,3 +89,18 @@ def test_heuristic_entries_are_labelled_everywhere_and_recurated_by_a_model(
     assert [e["event"] for e in life["events"]] == ["ADD", "UPDATE", "UPDATE"]  # history kept
     shown = runner.invoke(app, ["show"])
     assert LABEL not in shown.stderr  # a model wrote the text now
+
+
+def test_the_heuristic_proposes_only_errors_that_recur(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    write_session(folder / "a.jsonl", "a", datetime(2026, 2, 1, tzinfo=UTC), error=True)  # the import error
+    write_session(folder / "b.jsonl", "b", datetime(2026, 2, 2, tzinfo=UTC), error=False)  # a lint error, once
+    db = ["--db", str(tmp_path / "once.duckdb")]
+    assert runner.invoke(app, ["ingest", str(folder), *db]).exit_code == 0
+    done = runner.invoke(app, ["curate", "--llm", "heuristic", *db], env={"PLAYBOOK_MIN_MESSAGES": "1"})
+    assert done.exit_code == 0, done.output
+    shown = json.loads(runner.invoke(app, ["show", "--format", "json", *db]).stdout)
+    assert all(items == [] for items in shown["sections"].values())  # each error happened in one session only
+    with open_db(tmp_path / "once.duckdb") as con:
+        analyses = [r[0] for r in con.execute("SELECT parsed FROM llm_calls WHERE step = 'reflector'").fetchall()]
+    assert all("1 finding(s) seen in no other session were left out" in a for a in analyses)

@@ -36,7 +36,7 @@ def record(i: int, kind: str, message: dict[str, Any]) -> str:
     )
 
 
-def planted_session(path: Path) -> None:
+def planted_session(path: Path, session_id: str = "priv-1") -> None:
     tool = {"type": "tool_use", "name": "Bash", "input": {"command": "cat /home/alice/acme-proj/app.py"}}
     lines = [
         record(
@@ -67,7 +67,8 @@ def planted_session(path: Path) -> None:
         record(5, "user", {"role": "user", "content": "No, always ask Alice Example before editing /home/alice"}),
         record(6, "assistant", {"role": "assistant", "id": "m3", "content": [{"type": "text", "text": "Done."}]}),
     ]
-    path.parent.mkdir(parents=True)
+    lines = [line.replace('"priv-1"', json.dumps(session_id)) for line in lines]
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -95,6 +96,8 @@ def model_answer(request: httpx2.Request) -> httpx2.Response:
 
 def test_personal_data_reaches_no_request_entry_export_or_report(tmp_path: Path) -> None:
     planted_session(tmp_path / "projects" / "-home-alice-acme-proj" / "priv-1.jsonl")
+    # The same error in a second session: the heuristic proposes only what recurs.
+    planted_session(tmp_path / "projects" / "-home-alice-acme-proj" / "priv-2.jsonl", "priv-2")
     settings = Settings(
         db=tmp_path / "p.duckdb",
         out_dir=tmp_path / "out",
@@ -117,10 +120,10 @@ def test_personal_data_reaches_no_request_entry_export_or_report(tmp_path: Path)
 
     model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
     summary = run_curation(settings, "default", model, factory=factory)
-    assert summary.sessions_applied == 1 and len(bodies) == 2
-    assert [leaks(b) for b in bodies] == [[], []]  # neither the reflector nor the curator request
+    assert summary.sessions_applied == 2 and len(bodies) == 4
+    assert [leaks(b) for b in bodies] == [[]] * 4  # neither the reflector nor the curator request
     heuristic = settings.model_copy(update={"playbook": "rules"})
-    assert run_curation(heuristic, "rules", resolve_provider("heuristic", heuristic)).sessions_applied == 1
+    assert run_curation(heuristic, "rules", resolve_provider("heuristic", heuristic)).sessions_applied == 2
     with open_db(settings.db) as con:
         entries = [e.text for name in ("default", "rules") for _, e in load_version(con, name).entries()]
         counts = con.execute("SELECT n_secrets_redacted, n_personal_masked FROM sessions").fetchone()
