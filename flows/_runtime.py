@@ -20,6 +20,25 @@ from prefect.settings import temporary_settings
 logging.getLogger("prefect.server.services.task_run_recorder").setLevel(logging.CRITICAL)
 logging.getLogger("prefect.server").setLevel(logging.CRITICAL)
 
+
+
+class _OurErrorsInOneLine(logging.Filter):
+    """A flow that fails on purpose (every session failed, a bad setting) raises one of our errors so the
+    flow run is Failed; the CLI prints that error in one line, so Prefect's log keeps the message and drops
+    the traceback. Anything else keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from core.errors import PlaybookError
+
+        if record.exc_info and isinstance(record.exc_info[1], PlaybookError):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+for _name in ("prefect.flow_runs", "prefect.task_runs"):
+    logging.getLogger(_name).addFilter(_OurErrorsInOneLine())
+
 __all__ = ["local_run"]
 
 

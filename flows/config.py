@@ -110,6 +110,13 @@ class Settings(BaseSettings):
     breaker_failures: int = 5
     cost_cap_usd: float = 20.0
     max_input_tokens: int = 24_000
+    # Output tokens a model may write per call, per step (a small local model rambles to the limit).
+    reflector_max_tokens: int = 4096
+    curator_max_tokens: int = 4096
+    # USD per million tokens (input, output, cache write, cache read) by model name or family, over the
+    # built-in Anthropic prices. With `anthropic_base_url` (a local or other server) only this table applies
+    # and any model it does not name costs 0.
+    prices: dict[str, tuple[float, float, float, float]] = Field(default_factory=dict)
     request_timeout_s: float = 120.0
     max_retries: int = 4
     retry_after_cap_s: float = 60.0

@@ -369,6 +369,7 @@ def _curated_merges(
             sections_of(con, playbook),
             model=spec.curator_model,
             session_id=None,
+            max_tokens=settings.curator_max_tokens,
             context={"reflection": brief, "playbook": current},
             budget=budget_use(current, settings.budget(playbook)),
         )

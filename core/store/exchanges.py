@@ -16,7 +16,7 @@ def cached_response(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMR
     heuristic provider are never reused: no model wrote them, and a model run must not inherit them."""
     row = con.execute(
         "SELECT raw_text, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens"
-        " FROM llm_calls WHERE prompt_hash = ? AND error IS NULL AND parsed IS NOT NULL AND provider <> 'heuristic'"
+        " FROM llm_calls WHERE prompt_hash = ? AND error IS NULL AND parsed IS NOT NULL AND provider NOT LIKE 'heuristic%'"
         " ORDER BY created_at DESC LIMIT 1",
         [request.prompt_hash()],
     ).fetchone()
@@ -41,7 +41,7 @@ def reusable_reflection(con: duckdb.DuckDBPyConnection, playbook: str, request: 
     row = con.execute(
         "SELECT c.raw_text, c.provider, c.model FROM llm_calls c JOIN sessions s USING (session_id)"
         " WHERE c.playbook = ? AND c.session_id = ? AND c.step = 'reflector' AND c.error IS NULL"
-        " AND c.parsed IS NOT NULL AND c.created_at >= s.ingested_at AND c.provider <> 'heuristic'"
+        " AND c.parsed IS NOT NULL AND c.created_at >= s.ingested_at AND c.provider NOT LIKE 'heuristic%'"
         " ORDER BY c.created_at DESC LIMIT 1",
         [playbook, request.session_id],
     ).fetchone()
@@ -67,7 +67,7 @@ def record_exchange(
     con.execute(
         "INSERT INTO llm_calls (prompt_hash, step, session_id, playbook, playbook_version, provider, model, raw_text,"
         " parsed, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, error,"
-        " run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " run_id, requested_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             request.prompt_hash(),
             request.step,
@@ -88,5 +88,6 @@ def record_exchange(
             response.latency_ms,
             error,
             run_id,
+            request.model,  # beside the model the server says answered (a local server names its file)
         ],
     )

@@ -333,6 +333,10 @@ CREATE TABLE reviews (
 );
 """
 
+_REQUESTED_MODEL = """
+ALTER TABLE llm_calls ADD COLUMN requested_model VARCHAR;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -345,6 +349,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (9, "near-duplicate lessons: text vectors and rediscoveries", _NEAR_DUPLICATES),
     (10, "entry triggers and the exports written", _TRIGGERS_AND_EXPORTS),
     (11, "reviews: approved versions of playbooks that require review", _REVIEWS),
+    (12, "the model a call asked for, beside the one the server named", _REQUESTED_MODEL),
 ]
 
 VIEWS = """

