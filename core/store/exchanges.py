@@ -16,7 +16,8 @@ def cached_response(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMR
     heuristic provider are never reused: no model wrote them, and a model run must not inherit them."""
     row = con.execute(
         "SELECT raw_text, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens"
-        " FROM llm_calls WHERE prompt_hash = ? AND error IS NULL AND parsed IS NOT NULL AND provider NOT LIKE 'heuristic%'"
+        " FROM llm_calls WHERE prompt_hash = ? AND error IS NULL AND parsed IS NOT NULL"
+        " AND provider NOT LIKE 'heuristic%'"
         " ORDER BY created_at DESC LIMIT 1",
         [request.prompt_hash()],
     ).fetchone()
