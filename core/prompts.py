@@ -20,7 +20,14 @@ from pydantic import BaseModel, Field, ValidationError
 from core.errors import PromptError
 from core.models import OP_TYPES
 
-__all__ = ["DEFAULT_PROMPTS_DIR", "OUTPUT_SCHEMAS", "PromptManifest", "PromptTemplate", "load_template"]
+__all__ = [
+    "DEFAULT_PROMPTS_DIR",
+    "OUTPUT_SCHEMAS",
+    "PromptManifest",
+    "PromptTemplate",
+    "bounded_schema",
+    "load_template",
+]
 
 # Shipped inside the package (package data), so a wheel install finds them as an editable one does.
 DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parent / "templates"
@@ -166,3 +173,31 @@ def load_template(name: str, *, override_dirs: Sequence[Path] = ()) -> PromptTem
         if path.is_file():
             return parse_template(path.read_text(encoding="utf-8"), path)
     raise PromptError(f"No prompt template `{name}.txt` in {[str(d) for d in override_dirs]} or the defaults.")
+
+
+# What a small model may write at most, so a grammar-constrained answer always ends (strings and lists).
+_BOUNDS = {"analysis": 2000, "reasoning": 1000, "rationale": 300, "text": 500, "merged_text": 500, "reason": 300}
+_MAX_ITEMS = {"bullet_tags": 10, "operations": 10, "evaluations": 10, "source_ids": 5}
+
+
+def bounded_schema(name: str) -> dict[str, Any]:
+    """`OUTPUT_SCHEMAS[name]` with string lengths and list sizes bounded (for grammar-enforcing servers)."""
+
+    def bound(node: Any, key: str | None = None) -> Any:
+        if isinstance(node, dict):
+            out = {
+                k: bound(v, k) if k != "properties" else {p: bound(v2, p) for p, v2 in v.items()}
+                for k, v in node.items()
+            }
+            if out.get("type") == "string" and key in _BOUNDS and "enum" not in out:
+                out["maxLength"] = _BOUNDS[key]
+            if out.get("type") == "string" and key not in _BOUNDS and "enum" not in out:
+                out["maxLength"] = 200  # ids, sections, names, triggers
+            if out.get("type") == "array":
+                out["maxItems"] = _MAX_ITEMS.get(key or "", 20)
+            return out
+        if isinstance(node, list):
+            return [bound(v) for v in node]
+        return node
+
+    return bound(OUTPUT_SCHEMAS[name])

@@ -21,7 +21,6 @@ logging.getLogger("prefect.server.services.task_run_recorder").setLevel(logging.
 logging.getLogger("prefect.server").setLevel(logging.CRITICAL)
 
 
-
 class _OurErrorsInOneLine(logging.Filter):
     """A flow that fails on purpose (every session failed, a bad setting) raises one of our errors so the
     flow run is Failed; the CLI prints that error in one line, so Prefect's log keeps the message and drops

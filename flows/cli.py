@@ -808,7 +808,11 @@ def publish_cmd(
 
 LlmOpt = Annotated[
     str | None,
-    typer.Option("--llm", help="anthropic, batch, heuristic, replay:FILE or auto (anthropic when a key is set)."),
+    typer.Option(
+        "--llm",
+        help="anthropic, batch, openai (an OpenAI-compatible server), heuristic, replay:FILE or auto"
+        " (anthropic with a key, else openai when openai_base_url is set, else heuristic).",
+    ),
 ]
 
 
@@ -1018,8 +1022,8 @@ def recurate_cmd(
     provider = resolve_provider(llm or cfg.llm, cfg)
     if provider.kind == "heuristic" and not dry_run:
         raise ConfigError(
-            "recurate needs a model: set ANTHROPIC_API_KEY (or `anthropic_base_url` for a local server), or pass"
-            " `--llm anthropic` / `--llm replay:FILE`."
+            "recurate needs a model: set ANTHROPIC_API_KEY, or `openai_base_url` for a local server, or pass"
+            " `--llm anthropic` / `--llm openai` / `--llm replay:FILE`."
         )
     with write_db(cfg, "playbook recurate", create=False) as con:
         require_playbook(con, cfg.playbook)

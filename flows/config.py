@@ -132,6 +132,10 @@ class Settings(BaseSettings):
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
     )
+    # An OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama's /v1): `--llm openai`, or `auto` without
+    # an Anthropic key. The output schema goes as `response_format`, which such servers enforce by grammar.
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
     anthropic_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
     )

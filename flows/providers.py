@@ -17,7 +17,7 @@ from flows.config import Settings
 
 __all__ = ["ProviderFactory", "ProviderKind", "ProviderSpec", "make_provider", "resolve_provider"]
 
-ProviderKind = Literal["anthropic", "batch", "heuristic", "replay"]
+ProviderKind = Literal["anthropic", "batch", "heuristic", "replay", "openai"]
 
 
 class ProviderSpec(BaseModel):
@@ -66,6 +66,8 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
     if spec == "auto":
         if _key(settings):
             spec = "anthropic"
+        elif settings.openai_base_url:
+            spec = "openai"
         else:
             spec = "heuristic"
             notices.append(f"No Anthropic API key is configured: using the heuristic provider. {NOTICE}")
@@ -89,7 +91,14 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
         )
     if spec == "heuristic":
         return ProviderSpec(kind="heuristic", notices=tuple(notices or [NOTICE]), **models)
-    raise ConfigError(f"Unknown provider `{spec}`; use anthropic, batch, heuristic, replay:FILE or auto.")
+    if spec == "openai":
+        if not settings.openai_base_url:
+            raise ConfigError(
+                "The `openai` provider needs `openai_base_url` (PLAYBOOK_OPENAI_BASE_URL), e.g."
+                " http://127.0.0.1:8080/v1 for llama.cpp's server."
+            )
+        return ProviderSpec(kind="openai", notices=tuple(notices), key_source="`openai_api_key`", **models)
+    raise ConfigError(f"Unknown provider `{spec}`; use anthropic, batch, openai, heuristic, replay:FILE or auto.")
 
 
 def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provider:
@@ -99,6 +108,18 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
     if spec.kind == "replay":
         assert spec.replay_path is not None  # set by resolve_provider for every replay spec
         return ReplayProvider(spec.replay_path)
+    if spec.kind == "openai":
+        from core.llm.openai_compat import OpenAICompatProvider
+
+        assert settings.openai_base_url is not None  # checked by resolve_provider
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        return OpenAICompatProvider(
+            settings.openai_base_url,
+            api_key=key,
+            timeout=settings.request_timeout_s,
+            cost_cap=cap,
+            prices=settings.prices,
+        )
     # The SDK is imported only for the providers that use it (about 2 s): read commands never pay for it.
     from core.llm.batches import BatchProvider
     from core.llm.claude import AnthropicProvider, make_client

@@ -1,0 +1,140 @@
+"""OpenAI-compatible servers (llama.cpp, vLLM, LM Studio, Ollama's `/v1`): `/chat/completions` with the output
+schema as `response_format`, which such servers turn into a grammar, so even a small model answers in the
+schema. The schema bounds string lengths and list sizes, so a constrained answer always ends."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx2
+
+from core.jsonx import extract_json
+from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
+from core.llm.pricing import CostCap, Prices, cost_usd
+from core.prompts import bounded_schema
+
+__all__ = ["JSON_ONLY", "OpenAICompatProvider"]
+
+# Said once more when a server answers 200 with no JSON object (one that ignores `response_format`).
+JSON_ONLY = "Answer with one JSON object that follows the schema, and nothing else: no prose, no code fence."
+
+
+class _Status(Exception):
+    def __init__(self, code: int, text: str) -> None:
+        super().__init__(f"HTTP {code}: {' '.join(text.split())[:300]}")
+        self.code = code
+
+
+def _failure_of(code: int) -> Any:
+    if code in (401, 403):
+        return "auth"
+    if code == 429:
+        return "rate_limit"
+    return "server" if code >= 500 else "bad_request"
+
+
+class OpenAICompatProvider(Provider):
+    """Calls `<base_url>/chat/completions`. Never raises: failures come back as `LLMResponse.error`."""
+
+    name = "openai"
+    cacheable = True
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        cost_cap: CostCap | None = None,
+        prices: Prices | None = None,
+        http_client: httpx2.Client | None = None,
+    ) -> None:
+        """`prices`: USD per million tokens by model; a model it does not name costs 0 (a local server)."""
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self.client = http_client or httpx2.Client(timeout=timeout)
+        self.headers = headers
+        self.timeout = timeout
+        self.cost_cap = cost_cap or CostCap(None)
+        self.prices = prices
+
+    def _body(self, request: LLMRequest, *, insist: bool) -> dict[str, Any]:
+        user = f"{request.user}\n\n{JSON_ONLY}" if insist else request.user
+        return {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": user}],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": request.schema_name,
+                    "strict": True,
+                    "schema": bounded_schema(request.schema_name),
+                },
+            },
+        }
+
+    def _post(self, body: dict[str, Any]) -> tuple[str, str, Usage]:
+        response = self.client.post(self.url, json=body, headers=self.headers, timeout=self.timeout)
+        if response.status_code != 200:
+            raise _Status(response.status_code, response.text)
+        data = response.json()
+        if not isinstance(data, dict) or not data.get("choices"):
+            raise ValueError(f"not a chat completion: the server answered {' '.join(response.text.split())[:120]!r}")
+        usage = data.get("usage") or {}
+        text = (data["choices"][0].get("message") or {}).get("content") or ""
+        return (
+            str(text),
+            str(data.get("model") or body["model"]),
+            Usage(
+                input_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+            ),
+        )
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """One call; with no JSON object in a 200 answer, one more with a JSON-only instruction."""
+        if self.cost_cap.exhausted():
+            return LLMResponse(
+                provider=self.name, model=request.model, error=self.cost_cap.message(), failure="cost_cap"
+            )
+        started = time.perf_counter()
+        total = Usage()
+        try:
+            for insist in (False, True):
+                text, model, usage = self._post(self._body(request, insist=insist))
+                total = Usage(
+                    input_tokens=total.input_tokens + usage.input_tokens,
+                    output_tokens=total.output_tokens + usage.output_tokens,
+                )
+                if extract_json(text) is not None:
+                    break
+        except httpx2.TimeoutException:
+            return self._failed(request, "timeout", "timeout", started)
+        except httpx2.HTTPError as exc:
+            return self._failed(request, f"connection error: {exc}", "connection", started)
+        except _Status as exc:
+            return self._failed(request, str(exc), _failure_of(exc.code), started)
+        except (ValueError, json.JSONDecodeError) as exc:
+            return self._failed(request, str(exc)[:300], "bad_reply", started)
+        cost = cost_usd(model, total, prices=self.prices, local=True)
+        self.cost_cap.add(cost)
+        return LLMResponse(
+            text=text,
+            provider=self.name,
+            model=model,
+            usage=total,
+            cost_usd=cost,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def _failed(self, request: LLMRequest, error: str, failure: Any, started: float) -> LLMResponse:
+        return LLMResponse(
+            provider=self.name,
+            model=request.model,
+            error=error,
+            failure=failure,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
