@@ -941,6 +941,50 @@ def run_and_report(start: Callable[[], list[RunSummary]], as_json: bool) -> None
     _report_runs(summaries, as_json)
 
 
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Print what would be sent and its estimated cost; call no model.")
+]
+MaxCostOpt = Annotated[
+    float | None, typer.Option("--max-cost", help="Refuse to start when the estimated cost (USD) is above this.")
+]
+AssumeOpt = Annotated[int, typer.Option("--assume-output", help="Output tokens assumed per call for the estimate.")]
+
+
+def estimate_first(
+    cfg: Settings, provider: Any, *, dry_run: bool, max_cost: float | None, per_call: int, as_json: bool, **filters: Any
+) -> bool:
+    """For `--dry-run` and `--max-cost`: estimate the run; print it (dry run) or refuse it (over the limit).
+
+    Returns:
+        True when the command is done (a dry run).
+    """
+    if not dry_run and max_cost is None:
+        return False
+    from flows.runs import estimate_run
+
+    est = estimate_run(cfg, cfg.playbook, provider, per_call=per_call, **filters)
+    price = est.batch_usd if provider.kind == "batch" else est.live_usd
+    if dry_run:
+        if as_json:
+            print_json(est.model_dump() | {"provider": provider.label})
+        else:
+            out.print(
+                f"Would send {len(est.sessions)} session(s) to {provider.label} (reflector {provider.reflector_model},"
+                f" curator {provider.curator_model}): {est.calls} calls, ~{est.input_tokens:,} input tokens,"
+                f" ~{est.cache_write_tokens:,} written to and ~{est.cache_read_tokens:,} read from the prompt cache"
+                f" ({est.cache_reuse:.0%} of prompt tokens), ~{est.output_tokens:,} output tokens ({per_call} assumed"
+                f" per call).\nEstimated cost: ${est.live_usd:.4f} live, ${est.batch_usd:.4f} through batches.",
+                highlight=False,
+            )
+        return True
+    if max_cost is not None and price > max_cost:
+        raise ConfigError(
+            f"The estimated cost, ${price:.4f} for {len(est.sessions)} session(s), is above --max-cost ${max_cost:.4f};"
+            " nothing was sent (`--dry-run` shows the estimate)."
+        )
+    return False
+
+
 @app.command("curate")
 @handles_errors
 def curate_cmd(
@@ -951,12 +995,18 @@ def curate_cmd(
     since: Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")] = None,
     until: Annotated[datetime | None, typer.Option(help="Only sessions started before this date.")] = None,
     create: Annotated[bool, typer.Option("--create", help="Create the playbook if it does not exist.")] = False,
+    dry_run: DryRunOpt = False,
+    max_cost: MaxCostOpt = None,
+    assume_output: AssumeOpt = 600,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
     """Reflect on and curate the sessions this playbook has not seen yet.
+
+    `--dry-run` prints the sessions that would be sent, their tokens and the estimated cost, live and through
+    batches; `--max-cost` refuses to start a run estimated above it.
 
     Example: [bold]playbook curate --limit 20 --llm heuristic[/bold]
     """
@@ -965,6 +1015,11 @@ def curate_cmd(
 
     cfg = settings(db, playbook, wait_s=wait)
     provider = resolve_provider(llm or cfg.llm, cfg)  # fails fast, before Prefect starts
+    filters = {"project": project, "since": since, "until": until, "limit": limit, "epoch_size": epoch_size}
+    if estimate_first(
+        cfg, provider, dry_run=dry_run, max_cost=max_cost, per_call=assume_output, as_json=as_json, **filters
+    ):
+        return
     idle = _idle(cfg, [], [cfg.playbook], create=create or cfg.playbook in cfg.playbooks)
     if idle is not None:
         _report_runs([_quiet_run(cfg, cfg.playbook, provider, "curate")], as_json)
@@ -1081,6 +1136,9 @@ def backfill_cmd(
     until: Annotated[datetime, typer.Option(help="Last day (exclusive).")],
     llm: Annotated[str, typer.Option("--llm", help="Provider; batch by default (half price).")] = "batch",
     epoch_size: Annotated[int, typer.Option(help="Sessions per epoch (one batch per step).")] = 50,
+    dry_run: DryRunOpt = False,
+    max_cost: MaxCostOpt = None,
+    assume_output: AssumeOpt = 600,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
@@ -1088,13 +1146,28 @@ def backfill_cmd(
 ) -> None:
     """Curate historical sessions in a date range.
 
-    Example: [bold]playbook backfill --since 2026-01-01 --until 2026-07-01[/bold]
+    `--dry-run` prints the sessions, their tokens and the estimated cost (live and through batches) without
+    calling a model; `--max-cost` refuses to start above it.
+
+    Example: [bold]playbook backfill --since 2026-01-01 --until 2026-07-01 --dry-run[/bold]
     """
 
     from flows.providers import resolve_provider
 
     cfg = settings(db, playbook, wait_s=wait)
     provider = resolve_provider(llm, cfg)
+    if estimate_first(
+        cfg,
+        provider,
+        dry_run=dry_run,
+        max_cost=max_cost,
+        per_call=assume_output,
+        as_json=as_json,
+        since=since,
+        until=until,
+        epoch_size=epoch_size,
+    ):
+        return
     with read_db(cfg) as con:
         require_playbook_or_configured(con, cfg, cfg.playbook)
     from flows.pipeline import backfill_flow

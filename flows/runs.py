@@ -20,15 +20,21 @@ from core.budget import BudgetUse, budget_use, fit_budget
 from core.consolidate import consolidation_reflection, merge_operations, near_pairs, with_curated_texts
 from core.curator import curator_request, parse_curator
 from core.errors import ConfigError, PlaybookFileError
+from core.estimate import Estimate, estimate_cost
 from core.export import to_markdown
 from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
-from core.models import Playbook
+from core.models import Playbook, ReflectorOutput
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
+from core.reflector import reflector_request
+from core.render import estimate_tokens, render_session
 from core.review import ReviewChange, review_changes
 from core.runsummary import RunSummary
+from core.scope import in_scope
+from core.sections import DEFAULT_SECTIONS
+from core.selection import too_short
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchange
@@ -40,6 +46,7 @@ from core.store.playbooks import (
     entry_since,
     live_entries,
     load_version,
+    playbook_names,
     record_export,
     rediscovery_counts,
     sections_of,
@@ -49,6 +56,7 @@ from core.store.playbooks import (
 )
 from core.store.provenance import entries_by_provider
 from core.store.runs import finish_run, start_run
+from core.store.sessions import load_messages, pending_sessions
 from core.targets import render_target
 from core.transcripts import Format
 from flows.config import Settings
@@ -67,6 +75,7 @@ from flows.steps import (
 
 __all__ = [
     "Published",
+    "estimate_run",
     "export_note",
     "export_playbook",
     "exportable",
@@ -515,3 +524,65 @@ def pending_review(settings: Settings, playbook: str) -> list[ReviewChange]:
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         approved = load_version(con, playbook, approved_version(con, playbook))
         return review_changes(approved, load_version(con, playbook))
+
+
+def estimate_run(
+    settings: Settings,
+    playbook: str,
+    spec: ProviderSpec,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    project: str | None = None,
+    limit: int | None = None,
+    epoch_size: int | None = None,
+    per_call: int = 600,
+) -> Estimate:
+    """What curating `playbook`'s pending sessions would send and cost, from the same renderer and prompt
+    builders as a run (the playbook as it is now); nothing is written and no model is called."""
+    redactor = settings.redactor()
+    scope = settings.session_scope(playbook)
+    shapes: dict[str, list[tuple[int, int]]] = {"reflector": [], "curator": []}
+    ids: list[str] = []
+    with open_db(settings.db, create=False, wait=settings.busy_wait_s) as con:  # an estimate creates nothing
+        exists = playbook in playbook_names(con)
+        current = load_version(con, playbook) if exists else Playbook(sections={})
+        sections = sections_of(con, playbook) if exists else DEFAULT_SECTIONS
+        reflector = template_for(settings, playbook, "reflector")
+        curator = template_for(settings, playbook, "curator")
+        reflection = ReflectorOutput(analysis="x " * (per_call * 2))  # about `per_call` tokens of findings
+        for row in pending_sessions(
+            con, playbook, project=project, since=since, until=until, limit=limit, idle_minutes=settings.idle_minutes
+        ):
+            if too_short(row["n_messages"], row["n_user_prompts"], settings.min_messages) is not None:
+                continue
+            if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
+                continue
+            sid = row["session_id"]
+            rendered = render_session(load_messages(con, sid), settings.max_input_tokens, redactor=redactor)
+            asks = (
+                reflector_request(reflector, rendered, current, sections, model=spec.reflector_model, session_id=sid),
+                curator_request(
+                    curator,
+                    reflection,
+                    current,
+                    sections,
+                    model=spec.curator_model,
+                    session_id=sid,
+                    budget=budget_use(current, settings.budget(playbook)),
+                ),
+            )
+            for step, request in zip(("reflector", "curator"), asks, strict=True):
+                shapes[step].append((estimate_tokens(request.system), estimate_tokens(request.user)))
+            ids.append(sid)
+    local = spec.kind == "openai" or bool(
+        settings.anthropic_base_url and "api.anthropic.com" not in settings.anthropic_base_url
+    )
+    return estimate_cost(
+        ids,
+        [(spec.reflector_model, shapes["reflector"]), (spec.curator_model, shapes["curator"])],
+        epoch_size=epoch_size or settings.epoch_size,
+        per_call=per_call,
+        prices=settings.prices,
+        local=local,
+    )
