@@ -810,7 +810,8 @@ LlmOpt = Annotated[
     str | None,
     typer.Option(
         "--llm",
-        help="anthropic, batch, openai (an OpenAI-compatible server), heuristic, replay:FILE or auto"
+        help="anthropic, batch, openai (an OpenAI-compatible server), claude-cli (a subscription), heuristic,"
+        " replay:FILE or auto"
         " (anthropic with a key, else openai when openai_base_url is set, else heuristic).",
     ),
 ]

@@ -135,6 +135,9 @@ class Settings(BaseSettings):
     # An OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama's /v1): `--llm openai`, or `auto` without
     # an Anthropic key. The output schema goes as `response_format`, which such servers enforce by grammar.
     openai_base_url: str | None = None
+    # `--llm claude-cli`: the Claude Code CLI (a subscription, no API key), run once per request.
+    claude_cli: str = "claude"
+    claude_cli_timeout_s: float = 300.0
     openai_api_key: SecretStr | None = None
     anthropic_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")

@@ -4,6 +4,7 @@ built from it for each step of a run."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -17,7 +18,7 @@ from flows.config import Settings
 
 __all__ = ["ProviderFactory", "ProviderKind", "ProviderSpec", "make_provider", "resolve_provider"]
 
-ProviderKind = Literal["anthropic", "batch", "heuristic", "replay", "openai"]
+ProviderKind = Literal["anthropic", "batch", "heuristic", "replay", "openai", "claude-cli"]
 
 
 class ProviderSpec(BaseModel):
@@ -98,7 +99,16 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
                 " http://127.0.0.1:8080/v1 for llama.cpp's server."
             )
         return ProviderSpec(kind="openai", notices=tuple(notices), key_source="`openai_api_key`", **models)
-    raise ConfigError(f"Unknown provider `{spec}`; use anthropic, batch, openai, heuristic, replay:FILE or auto.")
+    if spec == "claude-cli":
+        if shutil.which(settings.claude_cli) is None:
+            raise ConfigError(
+                f"The `claude-cli` provider runs `{settings.claude_cli} -p`, which is not on PATH; install Claude Code"
+                " or set `claude_cli` to its path."
+            )
+        return ProviderSpec(kind="claude-cli", notices=tuple(notices), key_source="the Claude Code login", **models)
+    raise ConfigError(
+        f"Unknown provider `{spec}`; use anthropic, batch, openai, claude-cli, heuristic, replay:FILE or auto."
+    )
 
 
 def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provider:
@@ -108,6 +118,10 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
     if spec.kind == "replay":
         assert spec.replay_path is not None  # set by resolve_provider for every replay spec
         return ReplayProvider(spec.replay_path)
+    if spec.kind == "claude-cli":
+        from core.llm.claude_cli import ClaudeCliProvider
+
+        return ClaudeCliProvider(settings.claude_cli, timeout=settings.claude_cli_timeout_s, cost_cap=cap)
     if spec.kind == "openai":
         from core.llm.openai_compat import OpenAICompatProvider
 

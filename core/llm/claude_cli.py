@@ -1,0 +1,109 @@
+"""Learning with a Claude subscription and no API key: each request runs `claude -p --output-format json`
+(the Claude Code CLI in print mode), the prompt on standard input, and its JSON envelope is parsed (result
+text, usage, the cost it reports). Never raises: every failure shape comes back as `LLMResponse.error`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from typing import Any
+
+from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
+from core.llm.pricing import CostCap
+
+__all__ = ["ClaudeCliProvider", "cli_arguments"]
+
+
+def cli_arguments(executable: str, request: LLMRequest) -> list[str]:
+    """The command line for one request: print mode, JSON envelope, one turn, the system prompt replaced."""
+    return [
+        executable,
+        "-p",
+        "--output-format",
+        "json",
+        "--model",
+        request.model,
+        "--max-turns",
+        "1",
+        "--system-prompt",
+        request.system,
+    ]
+
+
+class ClaudeCliProvider(Provider):
+    """Runs the `claude` CLI once per request (the run's `concurrency` bounds how many at a time)."""
+
+    name = "claude-cli"
+    cacheable = True
+
+    def __init__(self, executable: str = "claude", *, timeout: float = 300.0, cost_cap: CostCap | None = None) -> None:
+        """`timeout`: seconds one CLI run may take before it is stopped and recorded as a timeout."""
+        self.executable = executable
+        self.timeout = timeout
+        self.cost_cap = cost_cap or CostCap(None)
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """One CLI run; its envelope's `result` is the model's text."""
+        if self.cost_cap.exhausted():
+            return self._failed(request, self.cost_cap.message(), "cost_cap", time.perf_counter())
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                cli_arguments(self.executable, request),
+                input=request.user,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return self._failed(request, f"timeout: `claude -p` ran over {self.timeout:.0f} s", "timeout", started)
+        except OSError as exc:
+            return self._failed(request, f"cannot run `{self.executable}`: {exc.strerror or exc}", "other", started)
+        envelope = _envelope(done.stdout)
+        if envelope is None:
+            said = " ".join((done.stderr or done.stdout or "").split())[:300] or f"exit code {done.returncode}"
+            failure = "auth" if "login" in said.lower() or "auth" in said.lower() else "bad_reply"
+            return self._failed(request, f"`claude -p` gave no JSON envelope: {said}", failure, started)
+        if envelope.get("is_error") or envelope.get("subtype") not in (None, "success"):
+            said = " ".join(str(envelope.get("result") or envelope.get("subtype") or "error").split())[:300]
+            return self._failed(request, f"`claude -p` reported an error: {said}", "other", started)
+        found = envelope.get("usage")
+        usage: dict[str, Any] = found if isinstance(found, dict) else {}
+        cost = float(envelope.get("total_cost_usd") or 0.0)
+        self.cost_cap.add(cost)
+        return LLMResponse(
+            text=str(envelope.get("result") or ""),
+            provider=self.name,
+            model=request.model,
+            usage=Usage(
+                input_tokens=int(usage.get("input_tokens") or 0),
+                output_tokens=int(usage.get("output_tokens") or 0),
+                cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+                cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+            ),
+            cost_usd=cost,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def _failed(self, request: LLMRequest, error: str, failure: Any, started: float) -> LLMResponse:
+        return LLMResponse(
+            provider=self.name,
+            model=request.model,
+            error=error,
+            failure=failure,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+
+def _envelope(stdout: str) -> dict[str, Any] | None:
+    """The result object: the whole output, or the last JSON line of it (newer CLIs may print more)."""
+    for candidate in [stdout, *reversed(stdout.strip().splitlines())]:
+        try:
+            data = json.loads(candidate)
+        except (json.JSONDecodeError, TypeError):
+            continue
+        if isinstance(data, dict) and ("result" in data or "is_error" in data):
+            return data
+    return None

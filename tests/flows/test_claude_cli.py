@@ -1,0 +1,86 @@
+"""Subscription users: `--llm claude-cli` runs `claude -p --output-format json` per request. Tested with a
+fake `claude` on PATH (tests/data/fake_claude) that records its arguments and answers like the real CLI,
+including its error shapes; the provider never raises."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from core.llm.base import LLMRequest
+from core.llm.claude_cli import ClaudeCliProvider
+from core.store.db import open_db
+from flows.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = ROOT / "tests" / "data" / "fake_claude"
+SAMPLES = ROOT / "data" / "samples" / "claude-code" / "spotter"
+REQUEST = LLMRequest(
+    step="reflector",
+    model="claude-sonnet-4-5",
+    system="You are the Reflector",
+    user="the transcript",
+    schema_name="ReflectorOutput",
+)
+
+
+@pytest.fixture
+def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    log = tmp_path / "claude.log"
+    monkeypatch.setenv("PATH", f"{FAKE}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    return log
+
+
+def test_curate_through_the_claude_cli(fake: Path, tmp_path: Path) -> None:
+    db = ["--db", str(tmp_path / "c.duckdb")]
+    assert CliRunner().invoke(app, ["ingest", str(SAMPLES / "short.jsonl"), *db]).exit_code == 0
+    done = CliRunner().invoke(app, ["curate", "--llm", "claude-cli", "--json", *db], env={"PLAYBOOK_MIN_MESSAGES": "1"})
+    assert done.exit_code == 0, done.output
+    (summary,) = json.loads(done.stdout)
+    assert summary["provider"] == "claude-cli" and summary["sessions_applied"] == 1
+    calls = [json.loads(line) for line in fake.read_text().splitlines()]
+    assert len(calls) == 2
+    reflector = calls[0]["args"]
+    assert reflector[:4] == ["-p", "--output-format", "json", "--model"] and "--max-turns" in reflector
+    assert "Reflector" in reflector[reflector.index("--system-prompt") + 1] and calls[0]["stdin"]  # prompt on stdin
+    with open_db(tmp_path / "c.duckdb") as con:
+        rows = con.execute("SELECT provider, input_tokens, output_tokens, cost_usd FROM llm_calls").fetchall()
+        texts = con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()
+    assert rows == [("claude-cli", 321, 45, 0.0123)] * 2 and texts == [("Run make lint before pushing.",)]
+
+
+@pytest.mark.parametrize(
+    ("mode", "failure", "words"),
+    [
+        ("not-logged-in", "auth", "Please run /login"),
+        ("garbage", "bad_reply", "no JSON envelope"),
+        ("error", "other", "reported an error: overloaded"),
+    ],
+)
+def test_every_error_shape_comes_back_as_an_error(
+    fake: Path, monkeypatch: pytest.MonkeyPatch, mode: str, failure: str, words: str
+) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", mode)
+    result = ClaudeCliProvider("claude").complete(REQUEST)
+    assert result.text is None and result.failure == failure and words in (result.error or "")
+
+
+def test_a_hanging_cli_is_stopped_and_a_missing_one_is_named(
+    fake: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "slow")
+    result = ClaudeCliProvider("claude", timeout=1).complete(REQUEST)
+    assert result.failure == "timeout" and "over 1 s" in (result.error or "")
+    gone = ClaudeCliProvider(str(tmp_path / "no-claude")).complete(REQUEST)
+    assert gone.failure == "other" and "cannot run" in (gone.error or "")
+    refused = CliRunner().invoke(
+        app,
+        ["curate", "--llm", "claude-cli", "--db", str(tmp_path / "x.duckdb")],
+        env={"PLAYBOOK_CLAUDE_CLI": "no-such-claude"},
+    )
+    assert refused.exit_code == 1 and "which is not on PATH" in refused.stderr
