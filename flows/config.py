@@ -26,7 +26,7 @@ from core.targets import ExportTarget
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
 
-__all__ = ["PlaybookOptions", "Settings", "default_transcripts", "load_settings"]
+__all__ = ["PlaybookOptions", "Settings", "StepLimits", "default_transcripts", "load_settings"]
 
 
 def _config_file() -> Path:
@@ -44,6 +44,23 @@ def default_transcripts() -> list[Path]:
     codex = Path(os.environ["CODEX_HOME"]).expanduser() if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
     candidates = [d / "projects" for d in claude_dirs] + [codex / "sessions"]
     return [p for p in candidates if p.is_dir()]
+
+
+class StepLimits(BaseModel):
+    """What one call may send, write and wait for: the transcript budget, output tokens per step, timeout."""
+
+    max_input_tokens: int
+    reflector_max_tokens: int
+    curator_max_tokens: int
+    request_timeout_s: float
+
+    @classmethod
+    def for_provider(cls, kind: str) -> StepLimits:
+        """Defaults by provider: hosted models (Anthropic, the Claude CLI) and OpenAI-compatible local servers,
+        where a small model on a CPU writes ~25 tokens/s and rambles to its limit."""
+        if kind == "openai":
+            return cls(max_input_tokens=6000, reflector_max_tokens=1024, curator_max_tokens=768, request_timeout_s=600)
+        return cls(max_input_tokens=24_000, reflector_max_tokens=4096, curator_max_tokens=4096, request_timeout_s=120)
 
 
 class PlaybookOptions(BaseModel):
@@ -109,15 +126,16 @@ class Settings(BaseSettings):
     max_run_minutes: float | None = 180.0
     breaker_failures: int = 5
     cost_cap_usd: float = 20.0
-    max_input_tokens: int = 24_000
-    # Output tokens a model may write per call, per step (a small local model rambles to the limit).
-    reflector_max_tokens: int = 4096
-    curator_max_tokens: int = 4096
+    # Per-call limits; unset, each takes the default of the provider (`StepLimits.for_provider`): a hosted model
+    # gets room, a local model on a CPU smaller answers and a longer wait.
+    max_input_tokens: int | None = None
+    reflector_max_tokens: int | None = None
+    curator_max_tokens: int | None = None
     # USD per million tokens (input, output, cache write, cache read) by model name or family, over the
     # built-in Anthropic prices. With `anthropic_base_url` (a local or other server) only this table applies
     # and any model it does not name costs 0.
     prices: dict[str, tuple[float, float, float, float]] = Field(default_factory=dict)
-    request_timeout_s: float = 120.0
+    request_timeout_s: float | None = None
     max_retries: int = 4
     retry_after_cap_s: float = 60.0
     prompts_dir: Path | None = None
@@ -168,6 +186,16 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+
+    def limits(self, provider_kind: str) -> StepLimits:
+        """The per-call limits for a provider: the settings where set, else the provider's defaults."""
+        base = StepLimits.for_provider(provider_kind)
+        return StepLimits(
+            max_input_tokens=self.max_input_tokens or base.max_input_tokens,
+            reflector_max_tokens=self.reflector_max_tokens or base.reflector_max_tokens,
+            curator_max_tokens=self.curator_max_tokens or base.curator_max_tokens,
+            request_timeout_s=self.request_timeout_s or base.request_timeout_s,
+        )
 
     def options(self, playbook: str) -> PlaybookOptions:
         """The options of `playbook` (all defaults when it has no `[playbook_settings.NAME]` table)."""

@@ -130,7 +130,7 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
         return OpenAICompatProvider(
             settings.openai_base_url,
             api_key=key,
-            timeout=settings.request_timeout_s,
+            timeout=settings.limits(spec.kind).request_timeout_s,
             cost_cap=cap,
             prices=settings.prices,
         )
@@ -141,7 +141,7 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
     client = make_client(
         api_key=_key(settings),
         base_url=settings.anthropic_base_url,
-        timeout=settings.request_timeout_s,
+        timeout=settings.limits(spec.kind).request_timeout_s,
         max_retries=settings.max_retries,
         retry_after_cap=settings.retry_after_cap_s,
     )

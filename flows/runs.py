@@ -378,7 +378,7 @@ def _curated_merges(
             sections_of(con, playbook),
             model=spec.curator_model,
             session_id=None,
-            max_tokens=settings.curator_max_tokens,
+            max_tokens=settings.limits(spec.kind).curator_max_tokens,
             context={"reflection": brief, "playbook": current},
             budget=budget_use(current, settings.budget(playbook)),
         )
@@ -559,7 +559,8 @@ def estimate_run(
             if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
                 continue
             sid = row["session_id"]
-            rendered = render_session(load_messages(con, sid), settings.max_input_tokens, redactor=redactor)
+            budget = settings.limits(spec.kind).max_input_tokens
+            rendered = render_session(load_messages(con, sid), budget, redactor=redactor)
             asks = (
                 reflector_request(reflector, rendered, current, sections, model=spec.reflector_model, session_id=sid),
                 curator_request(

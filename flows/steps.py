@@ -361,7 +361,8 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                 before = previous_apply(con, ctx.playbook, session_id)
                 # A session that grew since it was applied is judged on its new part only.
                 messages = load_messages(con, session_id, after=before[0] if before else None)
-                rendered = render_session(messages, ctx.settings.max_input_tokens, redactor=ctx.redactor)
+                budget = ctx.settings.limits(ctx.provider.kind).max_input_tokens
+                rendered = render_session(messages, budget, redactor=ctx.redactor)
             except Exception as exc:  # one session that cannot be read must not stop the epoch
                 unprepared[session_id] = f"preparation failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
                 continue
@@ -374,7 +375,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     sections,
                     model=ctx.provider.reflector_model,
                     session_id=session_id,
-                    max_tokens=ctx.settings.reflector_max_tokens,
+                    max_tokens=ctx.settings.limits(ctx.provider.kind).reflector_max_tokens,
                     session_meta=session_label(con, session_id),
                     context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
                 )
@@ -423,7 +424,7 @@ def curate_sessions(
                 sections,
                 model=ctx.provider.curator_model,
                 session_id=session_id,
-                max_tokens=ctx.settings.curator_max_tokens,
+                max_tokens=ctx.settings.limits(ctx.provider.kind).curator_max_tokens,
                 context={"reflection": output, "playbook": frozen},
                 neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
                 budget=use,
