@@ -142,7 +142,15 @@ def update_playbook_data(
             # The legacy path had no 10-item limit (CON-CUR-001: behaviour unchanged).
             current, report = _apply_curator_operations(copy.deepcopy(playbook), legacy, limit=None)
 
-    model = playbook_from_dict(current)
+    try:
+        model = playbook_from_dict(current)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        # Seed 000: an entry the contract cannot hold (a negative counter, an empty text) raises nothing here;
+        # the playbook comes back as it was, and the diagnostics say why nothing else was applied.
+        _emit(
+            report.model_copy(update={"rolled_back": f"invalid playbook: {str(exc).splitlines()[0]}"}), diagnostics_dir
+        )
+        return copy.deepcopy(current)
     evaluations = extraction_result.get("evaluations") or []
     model, eval_outcomes = apply_evaluations(model, evaluations if isinstance(evaluations, list) else [])
     model, pruned = prune(model)

@@ -49,25 +49,43 @@ def default_dict() -> dict[str, Any]:
 
 
 def _migrate_key_points(key_points: list[Any]) -> list[dict[str, Any]]:
-    """Legacy flat `key_points` -> OTHERS entries (strings become `kpt_NNN`, `score` -> counters)."""
+    """Legacy flat `key_points` -> OTHERS entries (strings become `kpt_NNN`, `score` -> counters).
+
+    Names stay unique: an entry without a name gets `kpt_<position>` unless the list names another entry so,
+    then the next free `kpt_NNN`; a name given twice keeps its first entry and gives the second a fresh one
+    (else a DELETE could not reach the twin).
+    """
+    explicit = {str(i["name"]) for i in key_points if isinstance(i, dict) and i.get("name")}
+    taken: set[str] = set()
+    counter = 0
+
+    def fresh() -> str:
+        nonlocal counter
+        while True:
+            counter += 1
+            name = f"kpt_{counter:03d}"
+            if name not in explicit and name not in taken:
+                return name
+
     entries: list[dict[str, Any]] = []
-    for i, item in enumerate(key_points, start=1):
+    for position, item in enumerate(key_points, start=1):
         if isinstance(item, str):
-            entries.append({"name": f"kpt_{i:03d}", "text": item, "helpful": 0, "harmful": 0})
-            continue
+            item = {"text": item}
         if not isinstance(item, dict):
             continue
         score = item.get("score")
         helpful = item.get("helpful", max(score, 0) if isinstance(score, int | float) else 0)
         harmful = item.get("harmful", max(-score, 0) if isinstance(score, int | float) else 0)
-        entries.append(
-            {
-                "name": item.get("name") or f"kpt_{i:03d}",
-                "text": item.get("text", ""),
-                "helpful": int(helpful),
-                "harmful": int(harmful),
-            }
-        )
+        own = str(item["name"]) if item.get("name") else None
+        positional = f"kpt_{position:03d}"
+        if own is not None and own not in taken:
+            name = own
+        elif own is None and positional not in explicit and positional not in taken:
+            name = positional
+        else:
+            name = fresh()
+        taken.add(name)
+        entries.append({"name": name, "text": item.get("text", ""), "helpful": int(helpful), "harmful": int(harmful)})
     return entries
 
 

@@ -391,8 +391,16 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
 def curate_sessions(
     ctx: RunContext, epoch: Epoch, reflections: list[StepResult[ReflectorOutput]]
 ) -> list[StepResult[CuratorOutput]]:
-    """Curator calls for the sessions whose reflection succeeded (reflector output only, no transcript)."""
-    usable = [(r.session_id, r.output) for r in reflections if r.output is not None]
+    """Curator calls for the sessions whose reflection succeeded (reflector output only, no transcript); a
+    reflection that found nothing gets no call (seed 003: no call, no cost; its tags still apply)."""
+    usable = [(r.session_id, r.output) for r in reflections if r.output is not None and r.output.analysis.strip()]
+    nothing = {
+        r.session_id: StepResult[CuratorOutput](
+            session_id=r.session_id, output=CuratorOutput(reasoning="", operations=[])
+        )
+        for r in reflections
+        if r.output is not None and not r.output.analysis.strip()
+    }
 
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
@@ -433,7 +441,9 @@ def curate_sessions(
             for session_id, output in usable
         ], {}
 
-    curated = {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", parse_curator)}
+    curated = nothing | (
+        {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", parse_curator)} if usable else {}
+    )
     return [
         curated.get(r.session_id)
         or StepResult[CuratorOutput](session_id=r.session_id, error=f"reflector: {r.error}", error_kind=r.error_kind)

@@ -129,6 +129,8 @@ def run_curator(
     """Curator step (REQ-CUR-010): `{"reasoning", "operations"}`; the empty result on any failure."""
     try:
         reflection = reflection_from_dict(reflector_output if isinstance(reflector_output, dict) else {})
+        if not reflection.analysis.strip():  # seed 003: the reflector found nothing, so no call and no cost
+            return {"reasoning": "", "operations": []}
         model_pb = playbook_from_dict(playbook)
         text = _call(
             "curator",

@@ -125,3 +125,23 @@ def test_format_playbook() -> None:
         "## PATTERNS & APPROACHES\n[pat-001] helpful=5 harmful=1 :: use types\n\n"
         "## OTHERS\n[oth-001] helpful=0 harmful=0 :: misc"
     )
+
+
+def test_legacy_key_points_never_share_a_name(tmp_path: Path) -> None:
+    path = tmp_path / "playbook.json"
+    path.write_text(
+        json.dumps(
+            {"key_points": ["plain string", {"name": "kpt_001", "text": "named"}, {"name": "kpt_001", "text": "twin"}]}
+        )
+    )
+    names = [e["name"] for e in compat.load_playbook(path)["sections"]["OTHERS"]]
+    assert len(names) == len(set(names)) == 3 and "kpt_001" in names
+    data = compat.load_playbook(path)
+    assert [e["text"] for e in data["sections"]["OTHERS"] if e["name"] == "kpt_001"] == ["named"]
+
+
+def test_update_raises_nothing_for_an_entry_the_contract_cannot_hold() -> None:
+    odd = {"version": "1.0", "sections": {"OTHERS": [{"name": "o-1", "text": "", "helpful": -2, "harmful": 0}]}}
+    for result in ({}, {"operations": []}, {"evaluations": [{"name": "o-1", "rating": "helpful"}]}):
+        out = compat.update_playbook_data(odd, result)
+        assert out == odd and out is not odd  # unchanged, and the caller's dict is not the one returned
