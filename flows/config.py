@@ -187,6 +187,13 @@ class Settings(BaseSettings):
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
 
+    def local_server(self, provider_kind: str) -> bool:
+        """True when the calls go to a server other than Anthropic's (an `openai` one, or `anthropic_base_url`
+        pointing elsewhere): priced from `prices` only, unknown models free."""
+        if provider_kind == "openai":
+            return True
+        return bool(self.anthropic_base_url) and "api.anthropic.com" not in str(self.anthropic_base_url)
+
     def limits(self, provider_kind: str) -> StepLimits:
         """The per-call limits for a provider: the settings where set, else the provider's defaults."""
         base = StepLimits.for_provider(provider_kind)

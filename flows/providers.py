@@ -147,5 +147,4 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
     )
     if spec.kind == "batch":
         return BatchProvider(client, cost_cap=cap)
-    local = bool(settings.anthropic_base_url) and "api.anthropic.com" not in str(settings.anthropic_base_url)
-    return AnthropicProvider(client, cost_cap=cap, prices=settings.prices, local=local)
+    return AnthropicProvider(client, cost_cap=cap, prices=settings.prices, local=settings.local_server(spec.kind))

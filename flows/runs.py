@@ -576,14 +576,11 @@ def estimate_run(
             for step, request in zip(("reflector", "curator"), asks, strict=True):
                 shapes[step].append((estimate_tokens(request.system), estimate_tokens(request.user)))
             ids.append(sid)
-    local = spec.kind == "openai" or bool(
-        settings.anthropic_base_url and "api.anthropic.com" not in settings.anthropic_base_url
-    )
     return estimate_cost(
         ids,
         [(spec.reflector_model, shapes["reflector"]), (spec.curator_model, shapes["curator"])],
         epoch_size=epoch_size or settings.epoch_size,
         per_call=per_call,
         prices=settings.prices,
-        local=local,
+        local=settings.local_server(spec.kind),
     )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Failure", "LLMRequest", "LLMResponse", "Provider", "Step", "Usage"]
+__all__ = ["Failure", "LLMRequest", "LLMResponse", "Provider", "Step", "Usage", "failed"]
 
 Step = Literal["reflector", "curator", "reflection"]
 # Why a call failed, so the run can react to the kind and not to wording: `auth` stops the run at once,
@@ -88,3 +89,15 @@ class Provider(Protocol):
     def complete_many(self, requests: list[LLMRequest]) -> list[LLMResponse]:
         """Answer several requests in order; never raises. One by one unless the provider batches."""
         return [self.complete(r) for r in requests]
+
+
+def failed(provider: str, request: LLMRequest, error: str, failure: Failure, started: float) -> LLMResponse:
+    """The response of a call that failed: no text, the error in one line, its kind, and how long it took
+    (`started`: `time.perf_counter()` when the call began)."""
+    return LLMResponse(
+        provider=provider,
+        model=request.model,
+        error=error,
+        failure=failure,
+        latency_ms=(time.perf_counter() - started) * 1000,
+    )

@@ -9,7 +9,7 @@ import subprocess
 import time
 from typing import Any
 
-from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
 from core.llm.pricing import CostCap
 
 __all__ = ["ClaudeCliProvider", "cli_arguments"]
@@ -46,7 +46,7 @@ class ClaudeCliProvider(Provider):
     def complete(self, request: LLMRequest) -> LLMResponse:
         """One CLI run; its envelope's `result` is the model's text."""
         if self.cost_cap.exhausted():
-            return self._failed(request, self.cost_cap.message(), "cost_cap", time.perf_counter())
+            return failed(self.name, request, self.cost_cap.message(), "cost_cap", time.perf_counter())
         started = time.perf_counter()
         try:
             done = subprocess.run(
@@ -58,17 +58,19 @@ class ClaudeCliProvider(Provider):
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return self._failed(request, f"timeout: `claude -p` ran over {self.timeout:.0f} s", "timeout", started)
+            return failed(self.name, request, f"timeout: `claude -p` ran over {self.timeout:.0f} s", "timeout", started)
         except OSError as exc:
-            return self._failed(request, f"cannot run `{self.executable}`: {exc.strerror or exc}", "other", started)
+            return failed(
+                self.name, request, f"cannot run `{self.executable}`: {exc.strerror or exc}", "other", started
+            )
         envelope = _envelope(done.stdout)
         if envelope is None:
             said = " ".join((done.stderr or done.stdout or "").split())[:300] or f"exit code {done.returncode}"
-            failure = "auth" if "login" in said.lower() or "auth" in said.lower() else "bad_reply"
-            return self._failed(request, f"`claude -p` gave no JSON envelope: {said}", failure, started)
+            failure: Failure = "auth" if "login" in said.lower() or "auth" in said.lower() else "bad_reply"
+            return failed(self.name, request, f"`claude -p` gave no JSON envelope: {said}", failure, started)
         if envelope.get("is_error") or envelope.get("subtype") not in (None, "success"):
             said = " ".join(str(envelope.get("result") or envelope.get("subtype") or "error").split())[:300]
-            return self._failed(request, f"`claude -p` reported an error: {said}", "other", started)
+            return failed(self.name, request, f"`claude -p` reported an error: {said}", "other", started)
         found = envelope.get("usage")
         usage: dict[str, Any] = found if isinstance(found, dict) else {}
         cost = float(envelope.get("total_cost_usd") or 0.0)
@@ -84,15 +86,6 @@ class ClaudeCliProvider(Provider):
                 cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
             ),
             cost_usd=cost,
-            latency_ms=(time.perf_counter() - started) * 1000,
-        )
-
-    def _failed(self, request: LLMRequest, error: str, failure: Any, started: float) -> LLMResponse:
-        return LLMResponse(
-            provider=self.name,
-            model=request.model,
-            error=error,
-            failure=failure,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 

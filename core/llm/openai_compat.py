@@ -11,7 +11,7 @@ from typing import Any
 import httpx2
 
 from core.jsonx import extract_json
-from core.llm.base import LLMRequest, LLMResponse, Provider, Usage
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.prompts import bounded_schema
 
@@ -27,7 +27,7 @@ class _Status(Exception):
         self.code = code
 
 
-def _failure_of(code: int) -> Any:
+def _failure_of(code: int) -> Failure:
     if code in (401, 403):
         return "auth"
     if code == 429:
@@ -112,13 +112,13 @@ class OpenAICompatProvider(Provider):
                 if extract_json(text) is not None:
                     break
         except httpx2.TimeoutException:
-            return self._failed(request, "timeout", "timeout", started)
+            return failed(self.name, request, "timeout", "timeout", started)
         except httpx2.HTTPError as exc:
-            return self._failed(request, f"connection error: {exc}", "connection", started)
+            return failed(self.name, request, f"connection error: {exc}", "connection", started)
         except _Status as exc:
-            return self._failed(request, str(exc), _failure_of(exc.code), started)
+            return failed(self.name, request, str(exc), _failure_of(exc.code), started)
         except (ValueError, json.JSONDecodeError) as exc:
-            return self._failed(request, str(exc)[:300], "bad_reply", started)
+            return failed(self.name, request, str(exc)[:300], "bad_reply", started)
         cost = cost_usd(model, total, prices=self.prices, local=True)
         self.cost_cap.add(cost)
         return LLMResponse(
@@ -127,14 +127,5 @@ class OpenAICompatProvider(Provider):
             model=model,
             usage=total,
             cost_usd=cost,
-            latency_ms=(time.perf_counter() - started) * 1000,
-        )
-
-    def _failed(self, request: LLMRequest, error: str, failure: Any, started: float) -> LLMResponse:
-        return LLMResponse(
-            provider=self.name,
-            model=request.model,
-            error=error,
-            failure=failure,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
