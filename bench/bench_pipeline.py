@@ -34,7 +34,8 @@ INSERT INTO sessions (session_id, format, source_path, project, started_at, ende
 SELECT 'bench-' || lpad(i::VARCHAR, 5, '0'), 'claude-code', '/bench/' || i || '.jsonl', 'bench',
        TIMESTAMPTZ '2026-01-01' + INTERVAL (i) MINUTE, TIMESTAMPTZ '2026-01-01' + INTERVAL (i) MINUTE, 6, 2, 2, 1
 FROM range($n) t(i);
-INSERT INTO messages
+INSERT INTO messages (session_id, source_path, seq, part, ts, role, kind, text, tool_name, tool_input, tool_use_id,
+                      is_error, message_key, is_sidechain, agent_id, is_meta, is_prompt)
 SELECT 'bench-' || lpad(i::VARCHAR, 5, '0'), '/bench/' || i || '.jsonl', m, 0, NULL,
        CASE m WHEN 0 THEN 'user' WHEN 1 THEN 'assistant' WHEN 2 THEN 'tool' WHEN 3 THEN 'assistant' WHEN 4 THEN 'tool'
               ELSE 'user' END,

@@ -15,12 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.errors import PlaybookFileError
+from core.errors import NoSectionsError
 from core.export import format_bullets
 from core.jsonx import extract_json
 from core.models import ApplyReport, Playbook
 from core.operations import apply_evaluations, apply_operations, next_entry_id, prune
-from core.playbook_json import decode, default_dict, encode, playbook_from_dict, playbook_to_dict
+from core.playbook_json import decode, default_dict, encode, playbook_from_dict, playbook_to_dict, repair_entries
+from core.prompts import DEFAULT_PROMPTS_DIR
 from core.sections import DEFAULT_SECTIONS
 from core.store.files import read_text, write_atomic
 
@@ -124,39 +125,51 @@ def update_playbook_data(
 
     The `operations` key, when present (even empty), takes precedence and `new_key_points` is ignored
     (REQ-CUR-008). Operations run on a deep copy; an unexpected exception there rolls back to the
-    original playbook (REQ-CUR-006). The caller's dict is never mutated.
+    original playbook (REQ-CUR-006). The caller's dict is never mutated, and nothing raises (seed 000): an
+    existing entry the contract cannot hold is repaired (a negative counter becomes 0) or set aside untouched
+    and put back in the result (no id or no text), each with a logged reason.
     """
+    playbook, aside, repairs = repair_entries(playbook)
+    for reason in repairs:
+        log.warning("update_playbook_data: %s", reason)
     report = ApplyReport()
     current = playbook
-    if "operations" in extraction_result:
-        operations = extraction_result.get("operations")
-        if isinstance(operations, list) and operations:
-            try:
-                current, report = _apply_curator_operations(copy.deepcopy(playbook), operations)
-            except Exception as exc:
-                current = playbook
-                report = ApplyReport(proposed=len(operations), rolled_back=f"{type(exc).__name__}: {exc}")
-    else:
-        legacy = [op for op in map(_legacy_key_point, extraction_result.get("new_key_points") or []) if op]
-        if legacy:
-            # The legacy path had no 10-item limit (CON-CUR-001: behaviour unchanged).
-            current, report = _apply_curator_operations(copy.deepcopy(playbook), legacy, limit=None)
-
     try:
+        if "operations" in extraction_result:
+            operations = extraction_result.get("operations")
+            if isinstance(operations, list) and operations:
+                try:
+                    current, report = _apply_curator_operations(copy.deepcopy(playbook), operations)
+                except Exception as exc:
+                    current = playbook
+                    report = ApplyReport(proposed=len(operations), rolled_back=f"{type(exc).__name__}: {exc}")
+        else:
+            legacy = [op for op in map(_legacy_key_point, extraction_result.get("new_key_points") or []) if op]
+            if legacy:
+                # The legacy path had no 10-item limit (CON-CUR-001: behaviour unchanged).
+                current, report = _apply_curator_operations(copy.deepcopy(playbook), legacy, limit=None)
         model = playbook_from_dict(current)
-    except ValueError as exc:  # pydantic's ValidationError is a ValueError
-        # Seed 000: an entry the contract cannot hold (a negative counter, an empty text) raises nothing here;
-        # the playbook comes back as it was, and the diagnostics say why nothing else was applied.
-        _emit(
-            report.model_copy(update={"rolled_back": f"invalid playbook: {str(exc).splitlines()[0]}"}), diagnostics_dir
-        )
-        return copy.deepcopy(current)
-    evaluations = extraction_result.get("evaluations") or []
-    model, eval_outcomes = apply_evaluations(model, evaluations if isinstance(evaluations, list) else [])
-    model, pruned = prune(model)
+        evaluations = extraction_result.get("evaluations") or []
+        model, eval_outcomes = apply_evaluations(model, evaluations if isinstance(evaluations, list) else [])
+        model, pruned = prune(model)
+    except Exception as exc:  # seed 000: nothing raises here; the playbook comes back as it was, and why
+        failed = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        _emit(report.model_copy(update={"rolled_back": failed}), diagnostics_dir)
+        return _put_back(copy.deepcopy(playbook), aside)
     report = report.model_copy(update={"evaluations": eval_outcomes, "pruned": pruned})
     _emit(report, diagnostics_dir)
-    return playbook_to_dict(model, base=current)
+    return _put_back(playbook_to_dict(model, base=current), aside)
+
+
+def _put_back(playbook: dict[str, Any], aside: dict[str, list[Any]]) -> dict[str, Any]:
+    """The entries `repair_entries` set aside, back at the end of their sections (nothing hand-written is lost)."""
+    sections = playbook.get("sections")
+    if not aside or not isinstance(sections, dict):
+        return playbook
+    for raw, items in aside.items():
+        name = raw if raw in sections else DEFAULT_SECTIONS.resolve(raw)
+        sections.setdefault(name, []).extend(copy.deepcopy(items))
+    return playbook
 
 
 def prune_harmful(playbook: dict[str, Any], *, diagnostics_dir: Path | None = None) -> dict[str, Any]:
@@ -167,12 +180,15 @@ def prune_harmful(playbook: dict[str, Any], *, diagnostics_dir: Path | None = No
 
 
 def load_playbook(path: Path | str) -> dict[str, Any]:
-    """Read a playbook.json, migrating the legacy flat format and filling in missing sections.
+    """Read a playbook.json, filling in missing sections.
 
-    Returns the default (empty) playbook when the file does not exist.
+    A file without `contract_version` (the seeds' own files, the legacy flat `key_points` list) is migrated
+    to contract 1, and the `playbook` logger says so; the next `save_playbook` writes the version. Returns
+    the default (empty) playbook when the file does not exist.
 
     Raises:
-        PlaybookFileError: the file exists but is unreadable or corrupt. It is never replaced.
+        PlaybookFileError: the file exists but is unreadable, corrupt, or of a contract version this program
+            does not read (the message names the file and the versions it reads). It is never replaced.
     """
     path = Path(path)
     if not path.exists():
@@ -184,14 +200,33 @@ def save_playbook(playbook: dict[str, Any], path: Path | str) -> None:
     """Write `playbook` atomically (temporary file, then rename), setting `last_updated`.
 
     Raises:
-        PlaybookFileError: the dict has no `sections`, or the file cannot be written.
+        NoSectionsError: the dict has no `sections` (an `AssertionError`, as the hook scripts' assert, and a
+            `PlaybookFileError`).
+        PlaybookFileError: the file cannot be written.
     """
     path = Path(path)
     if not isinstance(playbook, dict) or not isinstance(playbook.get("sections"), dict):
-        raise PlaybookFileError(f"Refusing to write `{path}`: the playbook has no `sections` object.")
+        raise NoSectionsError(f"Refusing to write `{path}`: the playbook has no `sections` object.")
     write_atomic(path, encode({**playbook, "last_updated": datetime.now(UTC).isoformat(timespec="seconds")}))
 
 
+# What the hook scripts' prompts/playbook.txt does: the sections inside a text that tells the agent what the
+# ids and counters mean. Kept in code too, for an installation whose template file cannot be read.
+_PLAYBOOK_WRAPPER = "# Playbook: lessons from earlier sessions\n\n{key_points}\n"
+
+
+def _wrapper() -> str:
+    try:
+        text = (DEFAULT_PROMPTS_DIR / "playbook.txt").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("Prompt `playbook.txt` cannot be read (%s); using the built-in wrapper.", exc)
+        return _PLAYBOOK_WRAPPER
+    return text if "{key_points}" in text else _PLAYBOOK_WRAPPER
+
+
 def format_playbook(playbook: dict[str, Any] | Playbook) -> str:
-    """Each non-empty section as `## NAME` then `[id] helpful=H harmful=X :: text` lines; "" when empty."""
-    return format_bullets(playbook if isinstance(playbook, Playbook) else playbook_from_dict(playbook))
+    """The playbook as the agent reads it (the hook scripts' `playbook.txt`): an explanation of ids and
+    counters, then each non-empty section as `## NAME` and `[id] helpful=H harmful=X :: text` lines; "" when
+    the playbook is empty, so nothing is injected."""
+    bullets = format_bullets(playbook if isinstance(playbook, Playbook) else playbook_from_dict(playbook))
+    return _wrapper().replace("{key_points}", bullets) if bullets else ""

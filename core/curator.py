@@ -29,12 +29,16 @@ def curator_request(
     neighbours: Sequence[tuple[str, Sequence[tuple[Entry, float]]]] = (),
     budget: BudgetUse | None = None,
     note: str | None = None,
+    budget_tokens: int | None = None,
 ) -> LLMRequest:
     """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript).
 
     `neighbours`: for findings of the reflection, the live entries closest to each, so the curator can
     UPDATE or MERGE them instead of adding the same lesson in new words. `note`: said after the budget (the
-    scope of a project playbook's session).
+    scope of a project playbook's session). `budget_tokens`: the request's token budget (seed 004).
+
+    Raises:
+        BudgetError: the request does not fit `budget_tokens`.
     """
     values = {
         "sections": describe_sections(sections),
@@ -43,7 +47,15 @@ def curator_request(
         "neighbours": describe_neighbours(neighbours),
         "budget": describe_budget(budget) + (f"\n\n{note}" if note else ""),
     }
-    return build_request(template, values, model=model, session_id=session_id, max_tokens=max_tokens, context=context)
+    return build_request(
+        template,
+        values,
+        model=model,
+        session_id=session_id,
+        max_tokens=max_tokens,
+        context=context,
+        budget_tokens=budget_tokens,
+    )
 
 
 def describe_budget(use: BudgetUse | None) -> str:

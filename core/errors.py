@@ -7,10 +7,12 @@ PlaybookError
  |    +-- VersionConflictError  another writer added a playbook version meanwhile
  +-- TerminalError           retrying changes nothing: fix the input or the config
       +-- PlaybookFileError  a file (playbook.json, an export, CLAUDE.md) that cannot be read or written
+      |    +-- NoSectionsError  save_playbook of a dict without `sections` (also an AssertionError)
       +-- SectionsError      a sections.yaml that breaks the section rules
       +-- SchemaVersionError a database written by a newer playbook
       +-- StoreError         a request the store cannot satisfy (unknown version, ...)
       +-- PromptError        a prompt template whose manifest does not hold
+      +-- BudgetError        a request that cannot fit its token budget, refused before any call
       +-- ConfigError        missing or contradictory configuration
       |    +-- AuthError      the model API refused the configured key
       +-- RunFailedError     a run ran, and every session it attempted failed
@@ -23,8 +25,10 @@ from __future__ import annotations
 
 __all__ = [
     "AuthError",
+    "BudgetError",
     "ConfigError",
     "DatabaseBusyError",
+    "NoSectionsError",
     "PlaybookError",
     "PlaybookFileError",
     "PromptError",
@@ -62,6 +66,11 @@ class PlaybookFileError(TerminalError):
     """A file the product reads or writes (playbook.json, an export, CLAUDE.md): corrupt, unreadable or unwritable."""
 
 
+class NoSectionsError(PlaybookFileError, AssertionError):
+    """A playbook dict without `sections` given to `save_playbook`; the hook scripts assert there, so this is
+    an `AssertionError` for their callers as well as the project's file error."""
+
+
 class SectionsError(TerminalError):
     """A section set (sections.yaml) that violates the section rules."""
 
@@ -76,6 +85,10 @@ class StoreError(TerminalError):
 
 class PromptError(TerminalError):
     """A prompt template that lacks a placeholder or names an unknown schema."""
+
+
+class BudgetError(TerminalError):
+    """A request that cannot fit its step's token budget even compacted: refused before any call (seed 004)."""
 
 
 class ConfigError(TerminalError):

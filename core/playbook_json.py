@@ -1,13 +1,17 @@
 """The `playbook.json` codec: the seeds' file format to and from the typed `Playbook`.
 
-The format is `{"version", "last_updated", "sections": {name: [{"name", "text", "helpful", "harmful"}]}}`;
-the legacy flat `{"key_points": [...]}` form of older hook scripts is migrated on the way in. Pure: text
-and dicts in, values out; reading and writing files is `core.store.files`.
+The format is `{"contract_version", "version", "last_updated", "sections": {name: [{"name", "text",
+"helpful", "harmful"}]}}`. `contract_version` (1) is written into every file; the seeds' loaders ignore it.
+A file without it is a legacy file (the seeds' own sections format, or the flat `{"key_points": [...]}`
+of older hook scripts) and goes through an explicit migration, logged; a file with a version this program
+does not know is refused, never reinterpreted (seed 004). Pure: text and dicts in, values out; reading and
+writing files is `core.store.files`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,7 +21,21 @@ from core.models import Entry, Playbook
 from core.operations import empty_playbook
 from core.sections import DEFAULT_SECTIONS, SectionSet
 
-__all__ = ["decode", "default_dict", "encode", "playbook_from_dict", "playbook_to_dict"]
+__all__ = [
+    "PLAYBOOK_CONTRACTS",
+    "decode",
+    "default_dict",
+    "encode",
+    "migrate_legacy",
+    "playbook_from_dict",
+    "playbook_to_dict",
+    "repair_entries",
+]
+
+log = logging.getLogger("playbook")
+
+# The playbook.json contract versions this program reads; it writes the last one.
+PLAYBOOK_CONTRACTS: tuple[int, ...] = (1,)
 
 
 def playbook_from_dict(data: dict[str, Any], *, sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
@@ -89,11 +107,62 @@ def _migrate_key_points(key_points: list[Any]) -> list[dict[str, Any]]:
     return entries
 
 
+def repair_entries(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[Any]], list[str]]:
+    """Seed 000's leniency for the dict API: (a copy of `data` whose entries the contract can hold, the entries
+    it cannot that were set aside by section, one reason per change).
+
+    A negative or non-integer counter is repaired to 0; an entry without an id or a text, or not an object,
+    is set aside untouched (the caller puts it back), never dropped.
+    """
+    sections = data.get("sections")
+    if not isinstance(sections, dict):
+        return data, {}, []
+    fixed: dict[str, Any] = {}
+    aside: dict[str, list[Any]] = {}
+    reasons: list[str] = []
+    for section, items in sections.items():
+        if not isinstance(items, list):
+            fixed[section] = items
+            continue
+        kept = []
+        for item in items:
+            label = repr(item.get("name")) if isinstance(item, dict) else repr(item)[:40]
+            if not (
+                isinstance(item, dict)
+                and all(isinstance(item.get(k), str) and item[k].strip() for k in ("name", "text"))
+            ):
+                aside.setdefault(section, []).append(item)
+                reasons.append(f"entry {label} in {section} has no id or no text; left as it is, outside the update")
+                continue
+            entry = dict(item)
+            for counter in ("helpful", "harmful"):
+                value = item.get(counter, 0)
+                if type(value) is not int or value < 0:
+                    entry[counter] = 0
+                    reasons.append(f"entry {label}: {counter}={value!r} repaired to 0")
+            kept.append(entry)
+        fixed[section] = kept
+    return {**data, "sections": fixed}, aside, reasons
+
+
+def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
+    """Contract 1 from a file without `contract_version`: the seeds' sections format gains the version; the
+    flat `key_points` list becomes OTHERS entries (strings get the next free `kpt_NNN`, `score` counters)."""
+    if "sections" not in data and isinstance(data.get("key_points"), list):
+        data = {
+            "version": data.get("version", "1.0"),
+            "last_updated": data.get("last_updated"),
+            "sections": {"OTHERS": _migrate_key_points(data["key_points"])},
+        }
+    return {"contract_version": PLAYBOOK_CONTRACTS[-1], **data}
+
+
 def decode(text: str, source: str) -> dict[str, Any]:
     """The seeds-shaped dict of a playbook.json's text, legacy files migrated, sections filled in.
 
     Raises:
-        PlaybookFileError: the text is not a valid playbook; the message names `source`.
+        PlaybookFileError: the text is not a valid playbook, or of a contract version not understood; the
+            message names `source` and the versions understood.
     """
     try:
         data = json.loads(text)
@@ -103,12 +172,16 @@ def decode(text: str, source: str) -> dict[str, Any]:
         ) from exc
     if not isinstance(data, dict):
         raise PlaybookFileError(f"Playbook `{source}` is not a JSON object; fix or move it, it was left untouched.")
-    if "sections" not in data and isinstance(data.get("key_points"), list):
-        data = {
-            "version": data.get("version", "1.0"),
-            "last_updated": data.get("last_updated"),
-            "sections": {"OTHERS": _migrate_key_points(data["key_points"])},
-        }
+    if "contract_version" not in data:
+        data = migrate_legacy(data)
+        log.info("Playbook `%s` has no contract_version: migrated from the legacy format to contract 1.", source)
+    version = data["contract_version"]
+    if type(version) is not int or version not in PLAYBOOK_CONTRACTS:
+        raise PlaybookFileError(
+            f"Playbook `{source}` has contract_version {version!r}; this playbook reads"
+            f" {', '.join(map(str, PLAYBOOK_CONTRACTS))}: upgrade playbook, or export the file again from the"
+            " program that wrote it. It was left untouched."
+        )
     if not isinstance(data.get("sections", {}), dict):
         raise PlaybookFileError(f"Playbook `{source}` has a `sections` value that is not an object; fix it.")
     try:
@@ -123,5 +196,6 @@ def decode(text: str, source: str) -> dict[str, Any]:
 
 
 def encode(data: dict[str, Any]) -> str:
-    """The text of a playbook.json: indented, UTF-8 kept, one trailing newline."""
-    return json.dumps({k: v for k, v in data.items() if k != "key_points"}, indent=2, ensure_ascii=False) + "\n"
+    """The text of a playbook.json: `contract_version` first, indented, UTF-8 kept, one trailing newline."""
+    body = {k: v for k, v in data.items() if k not in ("key_points", "contract_version")}
+    return json.dumps({"contract_version": PLAYBOOK_CONTRACTS[-1], **body}, indent=2, ensure_ascii=False) + "\n"

@@ -1,36 +1,48 @@
 """Prompt templates: a machine-readable manifest line, then a SYSTEM part and a USER part.
 
-The manifest names the template's placeholders and output schema; both are checked when the template
-loads, so a template that lacks a placeholder or names an unknown schema fails before any model call
-(seed 004_: fail closed). A playbook may override a template by putting a file of the same name in its
-own prompt folder; otherwise the default in `core/templates/` is used (seed 003_).
+The manifest is seed 004_'s capability manifest: `prompt_id`, `version`, `placeholders`, `output_schema`
+and the four capability fields `required_tools`, `allowed_tools`, `required_annotations`,
+`output_restrictions`. All of it is checked when the template loads, against the body and against the
+step's policy (its output schema, the values it can fill in, no tools, no annotations), so a template that
+does not hold fails before any model call (fail closed).
+
+A playbook may override a template by putting a file of the same name in its own prompt folder; otherwise
+the default in `core/templates/` is used (seed 003_). An override that cannot be read (permissions, not
+UTF-8) is logged and the default is used; if even the default cannot be read, a built-in fallback prompt.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import string
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.errors import PromptError
 from core.models import OP_TYPES
 
 __all__ = [
     "DEFAULT_PROMPTS_DIR",
+    "FALLBACK_PROMPTS",
     "OUTPUT_SCHEMAS",
+    "RESTRICTIONS",
+    "STEP_POLICIES",
     "PromptManifest",
     "PromptTemplate",
+    "StepPolicy",
     "bounded_schema",
     "load_template",
+    "parse_template",
 ]
 
 # Shipped inside the package (package data), so a wheel install finds them as an editable one does.
 DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parent / "templates"
+log = logging.getLogger("playbook")
 _SYSTEM = "=== SYSTEM ==="
 _USER = "=== USER ==="
 
@@ -95,13 +107,48 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 class PromptManifest(BaseModel):
-    """The first line of a template."""
+    """The first line of a template (seed 004's prompt capability manifest)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent default
 
     prompt_id: str
     version: int
     placeholders: list[str]
     output_schema: str
-    output_restrictions: list[str] = Field(default_factory=list)
+    required_tools: list[str]
+    allowed_tools: list[str]
+    required_annotations: list[str]
+    output_restrictions: list[str]
+
+
+class StepPolicy(BaseModel):
+    """What a step allows its template: the output schema, the values it fills in, tools, annotations."""
+
+    output_schema: str
+    values: frozenset[str]
+    tools: frozenset[str] = frozenset()  # no step gives the model tools: it reads text and answers JSON
+    annotations: frozenset[str] = frozenset()  # no output schema has a field for citations or the like
+
+
+STEP_POLICIES: dict[str, StepPolicy] = {
+    "reflector": StepPolicy(
+        output_schema="ReflectorOutput", values=frozenset({"sections", "playbook", "transcript", "session_meta"})
+    ),
+    "curator": StepPolicy(
+        output_schema="CuratorOutput",
+        values=frozenset({"sections", "playbook", "budget", "reflection", "neighbours"}),
+    ),
+    "reflection": StepPolicy(
+        output_schema="ReflectionOutput", values=frozenset({"sections", "playbook", "transcript"})
+    ),
+}
+# What `output_restrictions` may say; each is checked against the template or guaranteed by the parser.
+RESTRICTIONS = {
+    "json_only": "the answer is parsed as one JSON object of the output schema",
+    "no_code_fences": "fences around the JSON are stripped by the parser",
+    "no_comments": "the JSON parser refuses comments",
+    "no_transcript": "the template has no {transcript} placeholder (the curator never sees the session)",
+}
 
 
 class PromptTemplate(BaseModel):
@@ -134,21 +181,64 @@ def _fields(text: str, source: Path) -> set[str]:
         ) from exc
 
 
-def parse_template(text: str, source: Path) -> PromptTemplate:
-    """Validate a template's manifest against its body."""
+def _check_policy(manifest: PromptManifest, source: Path, step: str | None) -> None:
+    """The manifest against the step's policy and the restriction vocabulary (seed 004: fail closed)."""
+    unknown = sorted(set(manifest.output_restrictions) - set(RESTRICTIONS))
+    if unknown:
+        raise PromptError(f"Prompt `{source}` has unknown output restriction(s) {unknown}; use {sorted(RESTRICTIONS)}.")
+    if "no_transcript" in manifest.output_restrictions and "transcript" in manifest.placeholders:
+        raise PromptError(f"Prompt `{source}` says `no_transcript` but has a {{transcript}} placeholder; remove one.")
+    if not set(manifest.required_tools) <= set(manifest.allowed_tools):
+        raise PromptError(f"Prompt `{source}` requires tools its `allowed_tools` does not allow; list them there.")
+    if step is None:
+        return
+    policy = STEP_POLICIES[step]
+    if manifest.prompt_id != step:
+        raise PromptError(f"Prompt `{source}` has prompt_id `{manifest.prompt_id}`; the {step} step needs `{step}`.")
+    if manifest.output_schema != policy.output_schema:
+        raise PromptError(
+            f"Prompt `{source}` names output schema `{manifest.output_schema}`; the {step} step parses"
+            f" `{policy.output_schema}`."
+        )
+    for field, wanted, allowed in (
+        ("allowed_tools", manifest.allowed_tools, policy.tools),
+        ("required_annotations", manifest.required_annotations, policy.annotations),
+    ):
+        if set(wanted) - allowed:
+            raise PromptError(
+                f"Prompt `{source}` lists {sorted(set(wanted) - allowed)} in `{field}`; the {step} step allows"
+                f" {sorted(allowed) or 'none'}."
+            )
+    if set(manifest.placeholders) - policy.values:
+        raise PromptError(
+            f"Prompt `{source}` has placeholder(s) {sorted(set(manifest.placeholders) - policy.values)} the {step}"
+            f" step cannot fill; it fills {sorted(policy.values)}."
+        )
+
+
+def parse_template(text: str, source: Path, step: str | None = None) -> PromptTemplate:
+    """Validate a template's manifest against its body and, with `step`, against that step's policy.
+
+    Raises:
+        PromptError: the manifest or the body does not hold; the message names `source` and the fix.
+    """
     first, _, rest = text.partition("\n")
     try:
         manifest = PromptManifest.model_validate(json.loads(first))
     except (ValueError, ValidationError) as exc:
+        detail = ""
+        if isinstance(exc, ValidationError):
+            detail = "; " + ", ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
         raise PromptError(
             f"Prompt `{source}` must start with a one-line JSON manifest (prompt_id, version, placeholders,"
-            " output_schema)."
+            f" output_schema, required_tools, allowed_tools, required_annotations, output_restrictions){detail}."
         ) from exc
     if manifest.output_schema not in OUTPUT_SCHEMAS:
         raise PromptError(
             f"Prompt `{source}` names unknown output schema `{manifest.output_schema}`;"
             f" use one of {sorted(OUTPUT_SCHEMAS)}."
         )
+    _check_policy(manifest, source, step)
     if _SYSTEM not in rest or _USER not in rest:
         raise PromptError(f"Prompt `{source}` needs a `{_SYSTEM}` part and a `{_USER}` part.")
     system = rest.split(_SYSTEM, 1)[1].split(_USER, 1)[0].strip("\n")
@@ -166,13 +256,94 @@ def parse_template(text: str, source: Path) -> PromptTemplate:
     return PromptTemplate(manifest=manifest, system=system, user=user, source=str(source))
 
 
+def _readable(path: Path) -> str | None:
+    """The file's text, or None (logged) when it exists but cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("Prompt `%s` cannot be read (%s); using the built-in prompt instead.", path, exc)
+        return None
+
+
 def load_template(name: str, *, override_dirs: Sequence[Path] = ()) -> PromptTemplate:
-    """Load `name` (e.g. `curator`) from the first override folder that has it, else the default."""
+    """Load `name` (e.g. `curator`) from the first override folder that has it, else the default.
+
+    An override or default that exists but cannot be read is skipped with a logged warning; without any
+    readable file, the built-in fallback prompt of the step is used (seed 003). A readable template that
+    does not hold is an error, never silently replaced.
+
+    Raises:
+        PromptError: the template found does not hold, or `name` is not a step.
+    """
+    if name not in STEP_POLICIES:
+        raise PromptError(f"No prompt step `{name}`; the steps are {sorted(STEP_POLICIES)}.")
     for folder in [*override_dirs, DEFAULT_PROMPTS_DIR]:
         path = folder / f"{name}.txt"
-        if path.is_file():
-            return parse_template(path.read_text(encoding="utf-8"), path)
-    raise PromptError(f"No prompt template `{name}.txt` in {[str(d) for d in override_dirs]} or the defaults.")
+        if path.is_file() and (text := _readable(path)) is not None:
+            return parse_template(text, path, name)
+    log.warning("No readable prompt `%s.txt`; using the built-in fallback prompt.", name)
+    return parse_template(FALLBACK_PROMPTS[name], Path(f"<built-in {name} prompt>"), name)
+
+
+def _manifest(step: str, placeholders: list[str], restrictions: list[str]) -> str:
+    return json.dumps(
+        {
+            "prompt_id": step,
+            "version": 1,
+            "placeholders": placeholders,
+            "output_schema": STEP_POLICIES[step].output_schema,
+            "required_tools": [],
+            "allowed_tools": [],
+            "required_annotations": [],
+            "output_restrictions": restrictions,
+        }
+    )
+
+
+# Short prompts kept in code for an installation whose template files cannot be read (seed 003's
+# hard-coded fallback). The files in core/templates/ are the real prompts; these only keep a run possible.
+FALLBACK_PROMPTS: dict[str, str] = {
+    "reflector": _manifest("reflector", ["sections", "playbook", "transcript", "session_meta"], ["json_only"])
+    + """
+=== SYSTEM ===
+Diagnose one coding-agent session: what went wrong, why, how it was fixed. Sections:
+{sections}
+Playbook (ids in brackets):
+{playbook}
+Tag the entries that mattered. Return only JSON:
+{{"analysis": "...", "bullet_tags": [{{"name": "<id>", "tag": "helpful|harmful|neutral", "rationale": "..."}}]}}
+=== USER ===
+Session: {session_meta}
+{transcript}""",
+    "curator": _manifest(
+        "curator", ["sections", "playbook", "budget", "reflection", "neighbours"], ["json_only", "no_transcript"]
+    )
+    + """
+=== SYSTEM ===
+Turn a diagnosis into playbook changes. Sections:
+{sections}
+Playbook (ids in brackets):
+{playbook}
+{budget}
+Operations: ADD (text, section), UPDATE (target_id, text), MERGE (source_ids, merged_text), DELETE (target_id,
+reason). Use only ids shown above; prefer UPDATE or MERGE to a second ADD; at most 10. Return only JSON:
+{{"reasoning": "...", "operations": [{{"type": "ADD", "text": "...", "section": "..."}}]}}
+=== USER ===
+{reflection}
+Close entries:
+{neighbours}""",
+    "reflection": _manifest("reflection", ["sections", "playbook", "transcript"], ["json_only"])
+    + """
+=== SYSTEM ===
+Rate the playbook entries that mattered in this session and propose operations. Sections:
+{sections}
+Playbook (ids in brackets):
+{playbook}
+Return only JSON: {{"evaluations": [{{"name": "<id>", "rating": "helpful|harmful|neutral"}}],
+"operations": [{{"type": "ADD", "text": "...", "section": "..."}}]}}
+=== USER ===
+{transcript}""",
+}
 
 
 # What a small model may write at most, so a grammar-constrained answer always ends (strings and lists).
@@ -180,8 +351,19 @@ _BOUNDS = {"analysis": 2000, "reasoning": 1000, "rationale": 300, "text": 500, "
 _MAX_ITEMS = {"bullet_tags": 10, "operations": 10, "evaluations": 10, "source_ids": 5}
 
 
-def bounded_schema(name: str) -> dict[str, Any]:
-    """`OUTPUT_SCHEMAS[name]` with string lengths and list sizes bounded (for grammar-enforcing servers)."""
+def bounded_schema(name: str, max_tokens: int | None = None) -> dict[str, Any]:
+    """`OUTPUT_SCHEMAS[name]` with string lengths and list sizes bounded (for grammar-enforcing servers).
+
+    With `max_tokens`, the bounds shrink so that a typical answer fits in it: a small model fills every
+    string to its bound, and an answer cut at the token limit is not JSON (seen with SmolLM2 at 300 tokens).
+    """
+    chars = max_tokens * 5 // 2 if max_tokens else None  # ~2.5 characters a token once JSON syntax is paid
+
+    def length(bound: int) -> int:
+        return max(40, min(bound, chars // 4)) if chars else bound
+
+    def items(bound: int) -> int:
+        return max(1, min(bound, chars // 400)) if chars else bound
 
     def bound(node: Any, key: str | None = None) -> Any:
         if isinstance(node, dict):
@@ -189,12 +371,10 @@ def bounded_schema(name: str) -> dict[str, Any]:
                 k: bound(v, k) if k != "properties" else {p: bound(v2, p) for p, v2 in v.items()}
                 for k, v in node.items()
             }
-            if out.get("type") == "string" and key in _BOUNDS and "enum" not in out:
-                out["maxLength"] = _BOUNDS[key]
-            if out.get("type") == "string" and key not in _BOUNDS and "enum" not in out:
-                out["maxLength"] = 200  # ids, sections, names, triggers
+            if out.get("type") == "string" and "enum" not in out:
+                out["maxLength"] = length(_BOUNDS.get(key or "", 200))  # else ids, sections, names, triggers
             if out.get("type") == "array":
-                out["maxItems"] = _MAX_ITEMS.get(key or "", 20)
+                out["maxItems"] = items(_MAX_ITEMS.get(key or "", 20))
             return out
         if isinstance(node, list):
             return [bound(v) for v in node]

@@ -1,11 +1,23 @@
 """A session as prompt text within a token budget (seed 004_'s context contract).
 
-Rules, in order of priority: every user message is kept; tool errors are kept whole; injected system
-reminders and meta blocks are dropped; long tool output is cut to head and tail; secrets are redacted and
-personal data masked
-before anything else happens. When the text is still over budget, compaction steps run in order
-(shorter tool output, then shorter assistant text, then tool output omitted, then long user messages cut
-to head and tail) and each records what it dropped.
+Rules that always apply (`filtered`, not compaction): injected system reminders, meta blocks, thinking,
+images and sidechain chatter are left out; tool output is cut to head and tail; secrets are redacted and
+personal data masked before anything else happens.
+
+When the text is over budget, compaction runs in this order and stops as soon as it fits, recording what
+each step dropped (`dropped`, non-empty exactly when `compacted`):
+
+1. long outputs cut to head and tail (tool output 300 characters, assistant text 400, tool calls 120): the
+   turn keeps its shape at a small cost, so this goes first;
+2. whole middle turns dropped, oldest first: assistant text, tool calls and tool output outside the first
+   8 and last 12 lines (tool errors and user messages stay);
+3. tool output omitted, assistant text cut to 120 characters;
+4. tool errors and user messages cut to 1,500 characters, then tool errors to 300;
+5. tool errors in the middle dropped, oldest first (the first 2 and last 3 stay);
+6. the oldest user messages beyond the first 2 and the last 3 dropped, oldest first;
+7. user messages cut to 300 characters.
+
+A session that still does not fit comes back with `fits=False`: the caller fails closed before any call.
 """
 
 from __future__ import annotations
@@ -13,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -38,8 +50,10 @@ class RenderResult(BaseModel):
     tokens_est: int
     budget_tokens: int
     raw_tokens_est: int
-    compacted: bool = False
-    dropped: dict[str, int] = Field(default_factory=dict)
+    compacted: bool = False  # compaction dropped something (then `dropped` is non-empty)
+    fits: bool = True  # tokens_est <= budget_tokens; False: the caller must not send it
+    dropped: dict[str, int] = Field(default_factory=dict)  # by compaction, to fit the budget
+    filtered: dict[str, int] = Field(default_factory=dict)  # by the rules that always apply
     compaction_steps: list[str] = Field(default_factory=list)
     redactions: int = 0  # secrets replaced
     personal: int = 0  # personal-data spans masked (home paths, user names, e-mail, configured patterns)
@@ -88,12 +102,13 @@ def render_session(
 ) -> RenderResult:
     """Render a session's messages as `ROLE: text` lines within `budget_tokens` where possible."""
     dropped: dict[str, int] = {}
+    filtered: dict[str, int] = {}
     redactions = personal = 0
     raw_chars = 0
     redactor = redactor or Redactor()
 
-    def drop(key: str, n: int = 1) -> None:
-        dropped[key] = dropped.get(key, 0) + n
+    def drop(key: str, n: int = 1, into: dict[str, int] = filtered) -> None:
+        into[key] = into.get(key, 0) + n
 
     lines: list[_Line] = []
     for m in messages:
@@ -126,7 +141,7 @@ def render_session(
                 lines.append(_Line("tool_error", "TOOL ERROR", text))
             else:
                 if len(text) > tool_output_chars:
-                    drop("tool_output_chars", len(text) - tool_output_chars)
+                    drop("tool_output_chars", len(text) - tool_output_chars)  # a rule: always, not compaction
                 lines.append(_Line("tool_output", "TOOL RESULT", _cut(text, tool_output_chars)))
         elif m.kind == "summary":
             lines.append(_Line("summary", "COMPACTION SUMMARY", _cut(text, 2000)))
@@ -137,39 +152,89 @@ def render_session(
         elif text:
             lines.append(_Line("assistant", "ASSISTANT", text))
 
-    def total() -> int:
-        return estimate_tokens("\n".join(line.render() for line in lines))
-
-    steps: list[str] = []
-    # Compaction, least valuable first; user messages and tool errors are never removed.
-    for step, kinds, limit in (
-        ("tool output cut to 300 characters", {"tool_output"}, 300),
-        ("assistant text cut to 400 characters", {"assistant", "summary"}, 400),
-        ("tool calls cut to 120 characters", {"tool_use"}, 120),
-        ("tool output omitted", {"tool_output"}, 0),
-        ("assistant text cut to 120 characters", {"assistant", "summary"}, 120),
-        ("tool errors cut to 1,500 characters", {"tool_error"}, 1500),
-        ("user messages cut to 1,500 characters", {"user"}, 1500),
-        ("user messages cut to 300 characters", {"user"}, 300),
-    ):
-        if total() <= budget_tokens:
-            break
-        steps.append(step)
-        for line in lines:
-            if line.kind in kinds and len(line.text) > limit:
-                drop(f"{line.kind}_chars", len(line.text) - limit)
-                line.text = "[omitted]" if limit == 0 else _cut(line.text, limit)
+    steps = _compact(lines, budget_tokens, lambda key, n: drop(key, n, dropped))
     text = "\n".join(line.render() for line in lines)
     return RenderResult(
         text=text,
         tokens_est=estimate_tokens(text),
         budget_tokens=budget_tokens,
         raw_tokens_est=math.ceil(raw_chars / CHARS_PER_TOKEN),
-        compacted=bool(steps),
+        compacted=bool(dropped),
+        fits=estimate_tokens(text) <= budget_tokens,
         dropped=dropped,
+        filtered=filtered,
         compaction_steps=steps,
         redactions=redactions,
         personal=personal,
         user_messages=sum(1 for line in lines if line.kind == "user"),
         tool_errors=sum(1 for line in lines if line.kind == "tool_error"),
     )
+
+
+_HEAD_LINES, _TAIL_LINES = 8, 12  # lines around the middle that step 2 never drops
+_FIRST, _LAST = 2, 3  # user messages (and tool errors) that steps 5 and 6 never drop
+
+
+def _compact(lines: list[_Line], budget_tokens: int, drop: Callable[[str, int], None]) -> list[str]:
+    """Shorten `lines` in place, in the module's documented order, until they fit; the steps that changed
+    something, in order."""
+    size = sum(len(line.render()) for line in lines) + max(len(lines) - 1, 0)  # characters, newlines included
+    steps: list[str] = []
+
+    def fits() -> bool:
+        return math.ceil(size / CHARS_PER_TOKEN) <= budget_tokens
+
+    def trim(step: str, kinds: set[str], limit: int) -> None:
+        nonlocal size
+        if fits():
+            return
+        changed = False
+        for line in lines:
+            if line.kind not in kinds or len(line.text) <= limit:
+                continue
+            shorter = "[omitted]" if limit == 0 else _cut(line.text, limit)
+            if len(shorter) >= len(line.text):  # the head-and-tail marker would cost more than it saves
+                continue
+            drop(f"{line.kind}_chars", len(line.text) - len(shorter))
+            size += len(shorter) - len(line.text)
+            line.text = shorter
+            changed = True
+        if changed:
+            steps.append(step)
+
+    def remove(step: str, candidates: list[_Line], key: str) -> None:
+        nonlocal size
+        gone: set[int] = set()
+        for line in candidates:  # oldest first
+            if fits():
+                break
+            gone.add(id(line))
+            size -= len(line.render()) + 1
+            drop(key, 1)
+        if gone:
+            lines[:] = [line for line in lines if id(line) not in gone]
+            size = sum(len(line.render()) for line in lines) + max(len(lines) - 1, 0)
+            steps.append(step)
+
+    def middle(kinds: set[str], first: int, last: int) -> list[_Line]:
+        chosen = [line for line in lines if line.kind in kinds]
+        return chosen[first : len(chosen) - last] if len(chosen) > first + last else []
+
+    trim("tool output cut to 300 characters", {"tool_output"}, 300)
+    trim("assistant text cut to 400 characters", {"assistant", "summary"}, 400)
+    trim("tool calls cut to 120 characters", {"tool_use"}, 120)
+    turns = {"assistant", "summary", "tool_use", "tool_output"}
+    remove(
+        "middle turns dropped",
+        [line for line in lines[_HEAD_LINES : max(len(lines) - _TAIL_LINES, _HEAD_LINES)] if line.kind in turns],
+        "middle_turn_lines",
+    )
+    trim("tool output omitted", {"tool_output"}, 0)
+    trim("assistant text cut to 120 characters", {"assistant", "summary"}, 120)
+    trim("tool errors cut to 1,500 characters", {"tool_error"}, 1500)
+    trim("user messages cut to 1,500 characters", {"user"}, 1500)
+    trim("tool errors cut to 300 characters", {"tool_error"}, 300)
+    remove("middle tool errors dropped", middle({"tool_error"}, _FIRST, _LAST), "tool_errors")
+    remove("oldest user messages dropped", middle({"user"}, _FIRST, _LAST), "user_messages")
+    trim("user messages cut to 300 characters", {"user"}, 300)
+    return steps

@@ -422,9 +422,8 @@ def show_cmd(
     Example: [bold]playbook show --version 12 --format json[/bold]
     """
 
-    from core.compat import format_playbook
-    from core.export import to_markdown
-    from core.playbook_json import playbook_to_dict
+    from core.export import format_bullets, to_markdown
+    from core.playbook_json import encode, playbook_to_dict
     from core.redact import mask_playbook
     from core.store.playbooks import load_version
     from core.store.provenance import entries_by_provider
@@ -441,11 +440,11 @@ def show_cmd(
             highlight=False,
         )
     if fmt == "json":
-        print_json(playbook_to_dict(model))
+        sys.stdout.write(encode(playbook_to_dict(model)))  # the file contract, versioned
     elif fmt == "markdown":
         sys.stdout.write(to_markdown(model))
     else:
-        text = format_playbook(model)
+        text = format_bullets(model)
         sys.stdout.write((text or "(empty playbook)") + "\n")
 
 

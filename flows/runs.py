@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from core.budget import BudgetUse, budget_use, fit_budget
 from core.consolidate import consolidation_reflection, merge_operations, near_pairs, with_curated_texts
 from core.curator import curator_request, parse_curator
-from core.errors import ConfigError, PlaybookFileError
+from core.errors import BudgetError, ConfigError, PlaybookFileError
 from core.estimate import Estimate, estimate_cost
 from core.export import to_markdown
 from core.llm.guard import CallGuard
@@ -29,7 +29,7 @@ from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
 from core.reflector import reflector_request
-from core.render import estimate_tokens, render_session
+from core.render import estimate_tokens
 from core.review import ReviewChange, review_changes
 from core.runsummary import RunSummary
 from core.scope import in_scope
@@ -559,10 +559,21 @@ def estimate_run(
             if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
                 continue
             sid = row["session_id"]
-            budget = settings.limits(spec.kind).max_input_tokens
-            rendered = render_session(load_messages(con, sid), budget, redactor=redactor)
+            try:
+                ask, _ = reflector_request(
+                    reflector,
+                    load_messages(con, sid),
+                    current,
+                    sections,
+                    budget_tokens=settings.limits(spec.kind).max_input_tokens,
+                    redactor=redactor,
+                    model=spec.reflector_model,
+                    session_id=sid,
+                )
+            except BudgetError:
+                continue  # a run refuses it before any call: it costs nothing
             asks = (
-                reflector_request(reflector, rendered, current, sections, model=spec.reflector_model, session_id=sid),
+                ask,
                 curator_request(
                     curator,
                     reflection,

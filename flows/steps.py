@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import budget_use
 from core.curator import curator_request, parse_curator
-from core.errors import AuthError
+from core.errors import AuthError, BudgetError
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.llm.embed import closest, near_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
@@ -29,7 +29,6 @@ from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import Redactor, mask_playbook
 from core.reflector import parse_reflector, reflector_request
-from core.render import render_session
 from core.scope import GLOBAL_PREFIX, combine, in_scope, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import too_short
@@ -357,29 +356,32 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         for session_id in epoch.session_ids:
+            limits = ctx.settings.limits(ctx.provider.kind)
             try:
                 before = previous_apply(con, ctx.playbook, session_id)
                 # A session that grew since it was applied is judged on its new part only.
                 messages = load_messages(con, session_id, after=before[0] if before else None)
-                budget = ctx.settings.limits(ctx.provider.kind).max_input_tokens
-                rendered = render_session(messages, budget, redactor=ctx.redactor)
+                request, rendered = reflector_request(
+                    template,
+                    messages,
+                    frozen,
+                    sections,
+                    budget_tokens=limits.max_input_tokens,
+                    redactor=ctx.redactor,
+                    model=ctx.provider.reflector_model,
+                    session_id=session_id,
+                    max_tokens=limits.reflector_max_tokens,
+                    session_meta=session_label(con, session_id),
+                    context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
+                )
+            except BudgetError as exc:  # seed 004: refused before any call, with the reason
+                unprepared[session_id] = str(exc)
+                continue
             except Exception as exc:  # one session that cannot be read must not stop the epoch
                 unprepared[session_id] = f"preparation failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
                 continue
             record_redactions(con, session_id, rendered.redactions, rendered.personal)
-            requests.append(
-                reflector_request(
-                    template,
-                    rendered,
-                    frozen,
-                    sections,
-                    model=ctx.provider.reflector_model,
-                    session_id=session_id,
-                    max_tokens=ctx.settings.limits(ctx.provider.kind).reflector_max_tokens,
-                    session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
-                )
-            )
+            requests.append(request)
         return requests, unprepared
 
     def earlier(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
@@ -424,22 +426,30 @@ def curate_sessions(
             texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
             known = vectors_for(con, embedder, texts)
             floor = threshold * NEIGHBOUR_SHARE
-        return [
-            curator_request(
-                template,
-                output,
-                frozen,
-                sections,
-                model=ctx.provider.curator_model,
-                session_id=session_id,
-                max_tokens=ctx.settings.limits(ctx.provider.kind).curator_max_tokens,
-                context={"reflection": output, "playbook": frozen},
-                neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
-                budget=use,
-                note=scope_note(companion) if companion else None,
-            )
-            for session_id, output in usable
-        ], {}
+        limits = ctx.settings.limits(ctx.provider.kind)
+        requests: list[LLMRequest] = []
+        refused: dict[str, str] = {}
+        for session_id, output in usable:
+            try:
+                requests.append(
+                    curator_request(
+                        template,
+                        output,
+                        frozen,
+                        sections,
+                        model=ctx.provider.curator_model,
+                        session_id=session_id,
+                        max_tokens=limits.curator_max_tokens,
+                        context={"reflection": output, "playbook": frozen},
+                        neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
+                        budget=use,
+                        note=scope_note(companion) if companion else None,
+                        budget_tokens=limits.max_input_tokens,
+                    )
+                )
+            except BudgetError as exc:  # seed 004: refused before any call, with the reason
+                refused[session_id] = str(exc)
+        return requests, refused
 
     curated = nothing | (
         {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", parse_curator)} if usable else {}
@@ -509,6 +519,9 @@ def apply_epoch_sessions(
                 continue
             new = mask_playbook(new, ctx.redactor)  # no entry keeps a secret or personal data a model wrote
             before = previous_apply(con, ctx.playbook, reflection.session_id)
+            notes = [f"the session's new part (it was first applied in version {before[1]})"] if before else []
+            if not mine[0].analysis.strip():
+                notes.append("no curator call: the reflector found nothing")  # seed 003, said where it shows
             version = write_version(
                 con,
                 ctx.playbook,
@@ -518,7 +531,7 @@ def apply_epoch_sessions(
                 report=report,
                 run_id=ctx.run_id,
                 expected_parent=parent,
-                note=f"the session's new part (it was first applied in version {before[1]})" if before else None,
+                note="; ".join(notes) or None,
             )
             parent, current = version, new
             if companion and theirs and (theirs[0].bullet_tags or theirs[1].operations):

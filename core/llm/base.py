@@ -9,7 +9,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Failure", "LLMRequest", "LLMResponse", "Provider", "Step", "Usage", "failed"]
+__all__ = ["Failure", "LLMRequest", "LLMResponse", "Payload", "Provider", "Step", "Usage", "failed"]
 
 Step = Literal["reflector", "curator", "reflection"]
 # Why a call failed, so the run can react to the kind and not to wording: `auth` stops the run at once,
@@ -28,6 +28,17 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
 
 
+class Payload(BaseModel):
+    """Seed 004's accounting of one request: its estimated size against the step's budget, and what
+    compaction dropped to make it fit (stored with the exchange)."""
+
+    tokens_est: int
+    budget_tokens: int | None = None
+    compacted: bool = False
+    dropped_fields: list[str] = Field(default_factory=list)
+    compaction_reason: str | None = None
+
+
 class LLMRequest(BaseModel):
     """One model call: cached system prefix, per-session user text, and the expected output schema."""
 
@@ -42,6 +53,7 @@ class LLMRequest(BaseModel):
     max_tokens: int = 4096
     # Inputs for providers that need no model (heuristic); never part of the prompt or its hash.
     context: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    payload: Payload | None = Field(default=None, exclude=True)  # set by the request builders
 
     def prompt_hash(self) -> str:
         """Identity of the prompt: the same hash means the same answer may be reused."""

@@ -71,7 +71,7 @@ class OpenAICompatProvider(Provider):
                 "json_schema": {
                     "name": request.schema_name,
                     "strict": True,
-                    "schema": bounded_schema(request.schema_name),
+                    "schema": bounded_schema(request.schema_name, request.max_tokens),
                 },
             },
         }

@@ -61,14 +61,17 @@ def record_exchange(
     playbook_version: int | None,
     run_id: str | None,
 ) -> None:
-    """Store one exchange: prompt hash, model, raw text, parsed output, usage, cost, latency, error."""
+    """Store one exchange: prompt hash, model, raw text, parsed output, usage, cost, latency, error, and the
+    request's payload accounting (estimate, budget, compaction: seed 004)."""
     error = response.error
+    payload = request.payload
     if error is None and parsed is None:
         error = "unparseable: no JSON object in the model text"
     con.execute(
         "INSERT INTO llm_calls (prompt_hash, step, session_id, playbook, playbook_version, provider, model, raw_text,"
         " parsed, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, error,"
-        " run_id, requested_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " run_id, requested_model, payload_tokens_est, payload_budget_tokens, payload_compacted, dropped_fields,"
+        " compaction_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             request.prompt_hash(),
             request.step,
@@ -90,5 +93,10 @@ def record_exchange(
             error,
             run_id,
             request.model,  # beside the model the server says answered (a local server names its file)
+            payload.tokens_est if payload else None,
+            payload.budget_tokens if payload else None,
+            payload.compacted if payload else None,
+            payload.dropped_fields if payload else None,
+            payload.compaction_reason if payload else None,
         ],
     )

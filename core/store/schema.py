@@ -337,6 +337,15 @@ _REQUESTED_MODEL = """
 ALTER TABLE llm_calls ADD COLUMN requested_model VARCHAR;
 """
 
+# Seed 004's context contract, per exchange: the request's estimated size, its budget, what compaction dropped.
+_PAYLOAD_ACCOUNTING = """
+ALTER TABLE llm_calls ADD COLUMN payload_tokens_est INTEGER;
+ALTER TABLE llm_calls ADD COLUMN payload_budget_tokens INTEGER;
+ALTER TABLE llm_calls ADD COLUMN payload_compacted BOOLEAN;
+ALTER TABLE llm_calls ADD COLUMN dropped_fields VARCHAR[];
+ALTER TABLE llm_calls ADD COLUMN compaction_reason VARCHAR;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -350,6 +359,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (10, "entry triggers and the exports written", _TRIGGERS_AND_EXPORTS),
     (11, "reviews: approved versions of playbooks that require review", _REVIEWS),
     (12, "the model a call asked for, beside the one the server named", _REQUESTED_MODEL),
+    (13, "payload accounting of each exchange: estimate, budget, compaction", _PAYLOAD_ACCOUNTING),
 ]
 
 VIEWS = """

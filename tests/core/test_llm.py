@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -117,14 +120,14 @@ def test_success_uses_cached_system_prefix_and_structured_output() -> None:
     ],
 )
 def test_fenced_or_wrapped_json(text: str) -> None:
-    result = seeds.run_curator(
+    result = seeds.run_curator_sync(
         {"analysis": "a"}, compat.load_playbook(Path("/none")), provider=provider(Recorder(ok(text)))
     )
     assert result["operations"] == [{"type": "ADD", "text": "x"}]
 
 
 def test_invalid_json_gives_the_seeds_empty_result() -> None:
-    result = seeds.run_curator(
+    result = seeds.run_curator_sync(
         {"analysis": "a"},
         compat.load_playbook(Path("/none")),
         provider=provider(Recorder(ok("I think you should add a lesson."))),
@@ -200,7 +203,7 @@ def test_timeout_after_retries_returns_error() -> None:
     rec = Recorder(hang)
     response = provider(rec, max_retries=2).complete(curator_call())
     assert response.error == "timeout" and len(rec.requests) == 3
-    result = seeds.run_curator(
+    result = seeds.run_curator_sync(
         {"analysis": "a"}, compat.load_playbook(Path("/none")), provider=provider(Recorder(hang), max_retries=0)
     )
     assert result == {"reasoning": "", "operations": []}
@@ -260,11 +263,12 @@ def test_redaction_before_anything_leaves_the_machine() -> None:
     assert rendered.redactions == 4
     from core.reflector import reflector_request
 
-    request = reflector_request(
+    request, _ = reflector_request(
         load_template("reflector"),
-        rendered,
+        secret_session,
         empty_playbook(),
         DEFAULT_SECTIONS,
+        budget_tokens=10_000,
         model="claude-sonnet-4-5",
         session_id="s1",
     )
@@ -451,7 +455,7 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
             }
         }
     )
-    reflected = seeds.run_reflector(
+    reflected = seeds.run_reflector_sync(
         [{"role": "user", "content": "x"}], playbook_to_dict(playbook), provider=HeuristicProvider()
     )
     assert reflected["analysis"].startswith("[heuristic: no model was used]")
@@ -474,7 +478,7 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
 
 def test_extract_keypoints_operations_key_only_when_list() -> None:
     playbook = compat.load_playbook(Path("/none"))
-    with_ops = seeds.extract_keypoints(
+    with_ops = seeds.extract_keypoints_sync(
         [{"role": "user", "content": "hi"}],
         playbook,
         provider=provider(
@@ -487,19 +491,19 @@ def test_extract_keypoints_operations_key_only_when_list() -> None:
         "operations": [],
     }
     for value in ("null", '"x"', "3", "{}"):
-        result = seeds.extract_keypoints(
+        result = seeds.extract_keypoints_sync(
             [],
             playbook,
             provider=provider(Recorder(ok(f'{{"new_key_points": ["p"], "evaluations": [], "operations": {value}}}'))),
         )
         assert "operations" not in result and result["new_key_points"] == ["p"]
-    failed = seeds.extract_keypoints([], playbook, provider=provider(Recorder(httpx2.Response(400, json={}))))
+    failed = seeds.extract_keypoints_sync([], playbook, provider=provider(Recorder(httpx2.Response(400, json={}))))
     assert failed == {"new_key_points": [], "evaluations": []}
 
 
 def test_run_reflector_never_raises() -> None:
-    assert seeds.run_reflector("transcript", {"sections": "broken"}) == {"analysis": "", "bullet_tags": []}
-    result = seeds.run_reflector(
+    assert seeds.run_reflector_sync("transcript", {"sections": "broken"}) == {"analysis": "", "bullet_tags": []}
+    result = seeds.run_reflector_sync(
         "t",
         compat.load_playbook(Path("/none")),
         provider=provider(
@@ -507,3 +511,39 @@ def test_run_reflector_never_raises() -> None:
         ),
     )
     assert result == {"analysis": "went fine", "bullet_tags": [{"name": "pat-001", "tag": "helpful", "rationale": ""}]}
+
+
+def test_the_hook_script_functions_are_coroutines_that_run_side_by_side() -> None:
+    """Seeds 001/002: the hook scripts `await` extract_keypoints, run_reflector and run_curator; several awaited
+    together run at once (each call in a worker thread), through the real client."""
+    for fn in (seeds.extract_keypoints, seeds.run_reflector, seeds.run_curator):
+        assert inspect.iscoroutinefunction(fn)
+    playbook = compat.load_playbook(Path("/none"))
+    release = threading.Barrier(3, timeout=10)  # each answer waits until all three requests are in flight
+
+    def answer(text: str) -> Callable[[httpx2.Request], httpx2.Response]:
+        def respond(request: httpx2.Request) -> httpx2.Response:
+            release.wait()
+            return ok(text)
+
+        return respond
+
+    reflector, curator, one_call = (
+        Recorder(answer('{"analysis": "the build failed", "bullet_tags": []}')),
+        Recorder(answer('{"reasoning": "r", "operations": [{"type": "ADD", "text": "Pin the toolchain."}]}')),
+        Recorder(answer('{"evaluations": [], "operations": []}')),
+    )
+
+    async def session() -> list[dict[str, Any]]:
+        return list(
+            await asyncio.gather(
+                seeds.run_reflector("USER: build it", playbook, provider=provider(reflector)),
+                seeds.run_curator({"analysis": "the build failed"}, playbook, provider=provider(curator)),
+                seeds.extract_keypoints([{"role": "user", "content": "hi"}], playbook, provider=provider(one_call)),
+            )
+        )
+
+    reflected, curated, extracted = asyncio.run(session())
+    assert reflected == {"analysis": "the build failed", "bullet_tags": []}
+    assert curated["operations"] == [{"type": "ADD", "text": "Pin the toolchain."}]
+    assert extracted == {"new_key_points": [], "evaluations": [], "operations": []}

@@ -14,6 +14,7 @@ from core.llm.base import LLMRequest
 from core.llm.openai_compat import JSON_ONLY, OpenAICompatProvider
 from core.llm.pricing import CostCap
 from core.models import CuratorOutput
+from core.prompts import bounded_schema
 
 REQUEST = LLMRequest(
     step="curator", model="smollm2", system="sys", user="usr", schema_name="CuratorOutput", max_tokens=50
@@ -48,10 +49,14 @@ def test_the_schema_is_sent_as_a_bounded_grammar() -> None:
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "CuratorOutput"
     schema = fmt["json_schema"]["schema"]
-    assert schema["properties"]["operations"]["maxItems"] == 10
-    assert schema["properties"]["reasoning"]["maxLength"] == 1000
+    # Bounded to what 50 tokens hold: an answer cut at the token limit would not be JSON.
+    assert schema["properties"]["operations"]["maxItems"] == 1
+    assert schema["properties"]["reasoning"]["maxLength"] == 40
     op = schema["properties"]["operations"]["items"]["properties"]
-    assert op["text"]["maxLength"] == 500 and op["source_ids"]["maxItems"] == 5 and "maxLength" not in op["type"]
+    assert op["text"]["maxLength"] == 40 and op["source_ids"]["maxItems"] == 1 and "maxLength" not in op["type"]
+    roomy = bounded_schema("CuratorOutput", 4096)["properties"]
+    assert roomy["reasoning"]["maxLength"] == 1000 and roomy["operations"]["maxItems"] == 10
+    assert roomy["operations"]["items"]["properties"]["text"]["maxLength"] == 500
     assert isinstance(parse_curator(answer.text), CuratorOutput)
     assert (answer.model, answer.usage.input_tokens, answer.cost_usd, answer.error) == (
         "/models/SmolLM2.gguf",

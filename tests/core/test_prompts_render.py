@@ -2,21 +2,49 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from core import prompts
+from core.curator import curator_request
 from core.errors import PromptError
+from core.llm import seeds
 from core.llm.base import LLMRequest, LLMResponse, Usage
-from core.prompts import DEFAULT_PROMPTS_DIR, load_template, parse_template
+from core.models import BulletTag, Entry, Playbook, ReflectorOutput, SessionMessage
+from core.prompts import DEFAULT_PROMPTS_DIR, FALLBACK_PROMPTS, STEP_POLICIES, load_template, parse_template
 from core.render import render_session
+from core.sections import Section, SectionSet
 from core.store.exchanges import cached_response, record_exchange
 from core.store.ingest import ingest
 from core.store.sessions import load_messages
 
-MANIFEST = '{"prompt_id": "x", "version": 1, "placeholders": ["playbook", "reflection"], "output_schema": "%s"}'
+MANIFEST = (
+    '{"prompt_id": "x", "version": 1, "placeholders": ["playbook", "reflection"], "output_schema": "%s",'
+    ' "required_tools": [], "allowed_tools": [], "required_annotations": [], "output_restrictions": []}'
+)
+GOOD_BODY = "=== SYSTEM ===\n{playbook}\n=== USER ===\n{reflection}"
+
+
+def _manifest(**changes: object) -> str:
+    fields: dict[str, object] = {
+        "prompt_id": "curator",
+        "version": 1,
+        "placeholders": ["playbook", "reflection"],
+        "output_schema": "CuratorOutput",
+        "required_tools": [],
+        "allowed_tools": [],
+        "required_annotations": [],
+        "output_restrictions": ["json_only", "no_transcript"],
+    }
+    fields.update(changes)
+    return json.dumps({k: v for k, v in fields.items() if v is not None})
 
 
 def test_seed_prompt_requirements() -> None:
@@ -68,9 +96,93 @@ def test_bad_templates_fail_before_any_call(tmp_path: Path, body: str, schema: s
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("changes", "body", "message"),
+    [
+        ({"output_schema": "ReflectorOutput"}, GOOD_BODY, "the curator step parses `CuratorOutput`"),
+        ({"prompt_id": "curate"}, GOOD_BODY, "the curator step needs `curator`"),
+        ({"allowed_tools": ["Bash"]}, GOOD_BODY, "lists ['Bash'] in `allowed_tools`; the curator step allows none"),
+        ({"required_tools": ["Bash"]}, GOOD_BODY, "requires tools its `allowed_tools` does not allow"),
+        ({"required_annotations": ["citations"]}, GOOD_BODY, "lists ['citations'] in `required_annotations`"),
+        ({"output_restrictions": ["no_emoji"]}, GOOD_BODY, "unknown output restriction(s) ['no_emoji']"),
+        (
+            {"placeholders": ["playbook", "reflection", "transcript"]},
+            "=== SYSTEM ===\n{playbook}\n=== USER ===\n{reflection} {transcript}",
+            "says `no_transcript` but has a {transcript} placeholder",
+        ),
+        (
+            {"placeholders": ["playbook", "reflection", "mood"], "output_restrictions": []},
+            "=== SYSTEM ===\n{playbook} {mood}\n=== USER ===\n{reflection}",
+            "has placeholder(s) ['mood'] the curator step cannot fill",
+        ),
+        ({"allowed_tools": None}, GOOD_BODY, "allowed_tools: Field required"),
+        ({"output_restriction": ["json_only"]}, GOOD_BODY, "output_restriction: Extra inputs are not permitted"),
+    ],
+)
+def test_capability_manifests_are_checked_against_the_step(
+    tmp_path: Path, changes: dict[str, object], body: str, message: str
+) -> None:
+    """Seed 004: all four capability fields, checked at load against the step's tools, annotations, schema and
+    values; an override that does not hold fails before any model call."""
+    (tmp_path / "curator.txt").write_text(_manifest(**changes) + "\n" + body)
+    with pytest.raises(PromptError) as err:
+        load_template("curator", override_dirs=[tmp_path])
+    assert message in str(err.value) and str(tmp_path / "curator.txt") in str(err.value)
+
+
+def test_shipped_and_fallback_prompts_hold_for_their_steps() -> None:
+    for step in STEP_POLICIES:
+        shipped = load_template(step)
+        assert shipped.manifest.prompt_id == step
+        fallback = parse_template(FALLBACK_PROMPTS[step], Path("fallback"), step)
+        values = {name: f"<{name}>" for name in fallback.manifest.placeholders}
+        system, user = fallback.render(**values)
+        assert all(v in system + user for v in values.values())
+    assert "no_transcript" in load_template("curator").manifest.output_restrictions
+
+
+def test_an_unreadable_prompt_falls_back_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seed 003: an override that cannot be read gives the built-in prompt (logged); without even the shipped
+    templates, the hard-coded fallback."""
+    (tmp_path / "curator.txt").write_bytes(b"\xff\xfe not UTF-8")
+    with caplog.at_level(logging.WARNING, logger="playbook"):
+        template = load_template("curator", override_dirs=[tmp_path])
+    assert template.source == str(DEFAULT_PROMPTS_DIR / "curator.txt")
+    assert "cannot be read" in caplog.text and "curator.txt" in caplog.text
+    caplog.clear()
+    monkeypatch.setattr(prompts, "DEFAULT_PROMPTS_DIR", tmp_path / "missing")
+    with caplog.at_level(logging.WARNING, logger="playbook"):
+        template = load_template("curator", override_dirs=[tmp_path])
+    assert template.source == "<built-in curator prompt>" and "built-in fallback" in caplog.text
+
+
+def test_the_dict_api_logs_a_broken_manifest_as_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The hook scripts' API keeps the seeds' empty result, but a manifest that does not hold is a configuration
+    error and is logged as one, before any call."""
+    (tmp_path / "curator.txt").write_text(_manifest(output_schema="ReflectorOutput") + "\n" + GOOD_BODY)
+    monkeypatch.setattr(prompts, "DEFAULT_PROMPTS_DIR", tmp_path)
+
+    class NoCall:
+        def complete(self, request: object) -> object:
+            raise AssertionError("no model call may be made")
+
+    with caplog.at_level(logging.WARNING, logger="playbook"):
+        result = seeds.run_curator_sync(
+            {"analysis": "a finding", "bullet_tags": []}, {"sections": {}}, provider=NoCall()
+        )
+    assert result == {"reasoning": "", "operations": []}
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors and "refused before any call" in errors[0].getMessage()
+    assert "parses `CuratorOutput`" in errors[0].getMessage()
+
+
 def test_playbook_override_falls_back_to_default(tmp_path: Path) -> None:
     (tmp_path / "curator.txt").write_text(
-        (MANIFEST % "CuratorOutput").replace('"reflection"]', '"reflection", "sections"]')
+        _manifest(placeholders=["playbook", "reflection", "sections"])
         + "\n=== SYSTEM ===\nCustom {playbook} {sections}\n=== USER ===\n{reflection}"
     )
     assert load_template("curator", override_dirs=[tmp_path]).system.startswith("Custom")
@@ -94,6 +206,7 @@ def _visible(text: str | None) -> str:
 def test_budget_compaction_on_real_transcripts(real: duckdb.DuckDBPyConnection, budget: int) -> None:
     sessions = [r[0] for r in real.execute("SELECT session_id FROM sessions WHERE n_messages > 0").fetchall()]
     assert len(sessions) >= 8
+    dropped_users = 0
     for session_id in sessions:
         messages = load_messages(real, session_id)
         result = render_session(messages, budget)
@@ -103,18 +216,71 @@ def test_budget_compaction_on_real_transcripts(real: duckdb.DuckDBPyConnection, 
             if m.role == "user" and m.kind == "text" and not m.is_meta and not m.is_sidechain and _visible(m.text)
         ]
         errors = [m for m in messages if m.kind == "tool_result" and m.is_error]  # subagent errors too
-        # Every user message and every tool error is still there, at least its beginning.
-        assert result.user_messages == len(prompts), session_id
-        assert result.tool_errors == len(errors), session_id
-        for m in prompts:
-            head = _visible(m.text)[:40]
-            assert head.split("\n")[0][:20] in result.text, (session_id, head)
-        if result.raw_tokens_est > budget:
-            assert result.tokens_est <= budget or result.compaction_steps[-1].startswith("user messages"), session_id
+        # Every user message and every tool error is still there (at least its beginning) unless compaction
+        # had to drop some to fit, and then it says how many.
+        assert result.user_messages + result.dropped.get("user_messages", 0) == len(prompts), session_id
+        assert result.tool_errors + result.dropped.get("tool_errors", 0) == len(errors), session_id
+        dropped_users += result.dropped.get("user_messages", 0)
+        if "user_messages" not in result.dropped:
+            for m in prompts:
+                head = _visible(m.text)[:40]
+                assert head.split("\n")[0][:20] in result.text, (session_id, head)
+        # The context contract: within budget, or refused (never sent over budget).
+        assert result.tokens_est <= budget if result.fits else result.tokens_est > budget, session_id
+        assert result.fits, session_id  # real sessions always fit these budgets once compacted
         assert "<system-reminder>" not in result.text
-        assert result.compacted == bool(result.compaction_steps)
-        if result.compacted:
-            assert result.dropped
+        assert result.compacted == bool(result.compaction_steps) == bool(result.dropped), session_id
+        assert result.compacted == (result.raw_tokens_est > budget and result.compacted), session_id
+    if budget == 8_000:
+        assert dropped_users == 0  # the middle turns go long before any user message
+
+
+_KINDS = st.sampled_from(
+    [
+        ("user", "text"),
+        ("assistant", "text"),
+        ("assistant", "tool_use"),
+        ("user", "tool_result"),
+        ("assistant", "summary"),
+    ]
+)
+
+
+@st.composite
+def _sessions(draw: st.DrawFn) -> list[SessionMessage]:
+    out = []
+    for seq in range(draw(st.integers(0, 60))):
+        role, kind = draw(_KINDS)
+        size = draw(st.sampled_from([0, 5, 40, 400, 3000, 12_000]))
+        out.append(
+            SessionMessage(
+                seq=seq,
+                role=role,
+                kind=kind,
+                text=draw(st.sampled_from("abc xyz")) * size,
+                tool_name="Bash" if kind == "tool_use" else None,
+                tool_input='{"command": "ls"}' if kind == "tool_use" else None,
+                is_error=kind == "tool_result" and draw(st.booleans()),
+            )
+        )
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(messages=_sessions(), budget=st.integers(0, 6_000))
+def test_render_budget_invariants(messages: list[SessionMessage], budget: int) -> None:
+    """Seed 004: payload_tokens_est <= context_budget_tokens or a closed failure; dropped_fields non-empty exactly
+    when compacted."""
+    result = render_session(messages, budget)
+    assert result.fits == (result.tokens_est <= budget)
+    assert result.compacted == bool(result.dropped) == bool(result.compaction_steps)
+    unconstrained = render_session(messages, 10**9)
+    if unconstrained.tokens_est <= budget:  # nothing to compact: the text is the unconstrained one
+        assert not result.compacted and result.text == unconstrained.text
+    if result.compacted:  # the first two user messages and the last survive any compaction
+        users = [line for line in unconstrained.text.split("\n") if line.startswith("USER: ")]
+        for head in users[:2] + users[-1:]:
+            assert head[: 300 + 6] in result.text or head[:180] in result.text
 
 
 def test_exchanges_are_reused(real: duckdb.DuckDBPyConnection) -> None:
@@ -145,3 +311,60 @@ def test_exchanges_are_reused(real: duckdb.DuckDBPyConnection) -> None:
     assert hit is not None and hit.cached and hit.text == good.text
     other = request.model_copy(update={"user": "different"})
     assert cached_response(real, other) is None
+
+
+_WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 .,-", min_size=1, max_size=60).filter(str.strip)
+
+
+@st.composite
+def _curation_inputs(draw: st.DrawFn) -> tuple[list[str], Playbook, SectionSet]:
+    names = draw(
+        st.lists(
+            st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ ", min_size=3, max_size=20).filter(
+                lambda n: n.strip() == n and n != "OTHERS"
+            ),
+            min_size=1,
+            max_size=4,
+            unique=True,
+        )
+    )
+    sections = SectionSet(
+        sections=(
+            *(Section(name=n, slug=f"s{i}", description=f"about {n.lower()}") for i, n in enumerate(names)),
+            Section(name="OTHERS", slug="oth"),
+        )
+    )
+    texts = draw(st.lists(_WORDS, min_size=1, max_size=12))
+    by_section: dict[str, list[Entry]] = {s.name: [] for s in sections.sections}
+    for i, text in enumerate(texts):
+        section = sections.sections[draw(st.integers(0, len(sections.sections) - 1))]
+        by_section[section.name].append(
+            Entry(name=f"{section.slug}-{i + 1:03d}", text=text.strip(), helpful=draw(st.integers(0, 9)))
+        )
+    insights = draw(st.lists(_WORDS, min_size=1, max_size=6))
+    return [i.strip() for i in insights], Playbook(sections=by_section), sections
+
+
+@settings(max_examples=100, deadline=None)
+@given(inputs=_curation_inputs())
+def test_the_curator_prompt_contains_every_insight_bullet_and_section(
+    inputs: tuple[list[str], Playbook, SectionSet],
+) -> None:
+    # Feature: curator-agent, Property 7: the prompt holds every insight, every bullet's content and id (seed 003)
+    insights, playbook, sections = inputs
+    tags = [BulletTag(name=e.name, tag="helpful", rationale="r") for _, e in list(playbook.entries())[:3]]
+    request = curator_request(
+        load_template("curator"),
+        ReflectorOutput(analysis="\n".join(insights), bullet_tags=tags),
+        playbook,
+        sections,
+        model="m",
+        session_id="s",
+    )
+    prompt = request.system + request.user
+    for insight in insights:
+        assert insight in prompt
+    for _, entry in playbook.entries():
+        assert f"[{entry.name}]" in prompt and entry.text in prompt
+    for section in sections.sections:
+        assert section.name in prompt

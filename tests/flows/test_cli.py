@@ -134,7 +134,7 @@ def test_agent_folders_are_found_by_default(tmp_path: Path, monkeypatch: pytest.
 def test_show_json_is_the_seeds_shape(imported: str) -> None:
     _, out, _ = run("show", "--db", imported, "--format", "json")
     data = json.loads(out)
-    assert set(data) == {"version", "last_updated", "sections"}
+    assert set(data) == {"contract_version", "version", "last_updated", "sections"}  # the seeds ignore the first
     assert data["sections"] == SEED_PLAYBOOK["sections"]
     _code, out, _ = run("show", "--db", imported)
     assert "[pat-001] helpful=2 harmful=0 :: Run the failing test first." in out

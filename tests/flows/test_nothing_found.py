@@ -37,7 +37,9 @@ def test_an_empty_reflection_gets_no_curator_call(tmp_path: Path) -> None:
     with open_db(tmp_path / "n.duckdb") as con:
         steps = con.execute("SELECT step FROM llm_calls").fetchall()
         helpful = con.execute("SELECT helpful FROM entries WHERE valid_to IS NULL").fetchall()
+        (note,) = con.execute("SELECT note FROM versions WHERE source = 'session'").fetchone()
     assert steps == [("reflector",)] and helpful == [(1,)]
+    assert note == "no curator call: the reflector found nothing"  # recorded as such
 
 
 def test_the_hook_script_api_skips_the_call_too() -> None:
@@ -54,7 +56,7 @@ def test_the_hook_script_api_skips_the_call_too() -> None:
             return LLMResponse(text='{"reasoning": "r", "operations": []}', provider="recorder", model="m")
 
     playbook = {"version": "1.0", "sections": {}}
-    empty = seeds.run_curator({"analysis": "", "bullet_tags": []}, playbook, provider=Recorder())
+    empty = seeds.run_curator_sync({"analysis": "", "bullet_tags": []}, playbook, provider=Recorder())
     assert empty == {"reasoning": "", "operations": []} and calls == []
-    seeds.run_curator({"analysis": "Something went wrong.", "bullet_tags": []}, playbook, provider=Recorder())
+    seeds.run_curator_sync({"analysis": "Something went wrong.", "bullet_tags": []}, playbook, provider=Recorder())
     assert len(calls) == 1
