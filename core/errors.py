@@ -13,6 +13,7 @@ PlaybookError
       +-- StoreError         a request the store cannot satisfy (unknown version, ...)
       +-- PromptError        a prompt template whose manifest does not hold
       +-- BudgetError        a request that cannot fit its token budget, refused before any call
+      +-- GitError           a git command that failed (publish --git)
       +-- ConfigError        missing or contradictory configuration
       |    +-- AuthError      the model API refused the configured key
       +-- RunFailedError     a run ran, and every session it attempted failed
@@ -28,6 +29,7 @@ __all__ = [
     "BudgetError",
     "ConfigError",
     "DatabaseBusyError",
+    "GitError",
     "NoSectionsError",
     "PlaybookError",
     "PlaybookFileError",
@@ -89,6 +91,10 @@ class PromptError(TerminalError):
 
 class BudgetError(TerminalError):
     """A request that cannot fit its step's token budget even compacted: refused before any call (seed 004)."""
+
+
+class GitError(TerminalError):
+    """A `git` command that failed while publishing to a repository; the message has git's own first line."""
 
 
 class ConfigError(TerminalError):

@@ -54,6 +54,11 @@ class ExportTarget(BaseModel):
         assert self.repo is not None  # checked by the validator
         return self.repo.expanduser() / TARGET_FILES[self.kind]
 
+    def in_repo(self, root: Path) -> ExportTarget | None:
+        """This target inside another working copy of its repository (`publish --git`); None for a target
+        named by `path`, which is not part of a repository."""
+        return ExportTarget(kind=self.kind, repo=root) if self.repo is not None else None
+
     @property
     def owned(self) -> bool:
         """True when playbook writes the whole file (no hand-written text is expected in it)."""

@@ -765,6 +765,18 @@ def publish_cmd(
     playbook: Annotated[
         str | None, typer.Option("--playbook", "-p", help="Only this playbook (default: every configured one).")
     ] = None,
+    git_repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--git",
+            help="A working copy of the team repository: commit the targets there on --branch (through review)"
+            " and push the branch when the repository has a remote.",
+            show_default=False,
+        ),
+    ] = None,
+    branch: Annotated[
+        str, typer.Option(help="The branch --git commits on; never the default branch.")
+    ] = "playbook/update",
 ) -> None:
     """Write every configured export target (CLAUDE.md, AGENTS.md, GEMINI.md, Cursor and Claude Code rules,
     Copilot instructions) of every playbook, within budget; `nightly` does this last.
@@ -773,32 +785,49 @@ def publish_cmd(
     Shared files get a marked block (hand-written text is kept); files playbook owns are written whole, and a
     file it did not write is refused. Exits 3 when a target was refused.
 
-    Example: [bold]playbook publish --json[/bold]
+    With --git, the repository targets go into the team repository instead, as a commit on --branch whose
+    message sums up the versions, operations and sessions since the last publish (a playbook without
+    targets publishes CLAUDE.md and AGENTS.md); the checkout you pass is never changed, and nothing is
+    committed when nothing changed.
+
+    Example: [bold]playbook publish --git ~/src/team-repo[/bold]
     """
 
     from core.store.playbooks import require_playbook
-    from flows.runs import publish_targets
+    from flows.runs import publish_git, publish_targets
 
     cfg = settings(db, None, wait_s=wait)
     names = [playbook] if playbook else cfg.playbooks
     with read_db(cfg) as con:
         for name in names:
             require_playbook(con, name)
-    if not any(cfg.options(n).targets for n in names):
+    if git_repo is None and not any(cfg.options(n).targets for n in names):
         raise ConfigError(
             'No export targets are configured; add `targets = [{ kind = "claude-md", repo = "~/src/app" }]` under'
-            f" `[playbook_settings.{names[0]}]` in playbook.toml (README: Export targets)."
+            f" `[playbook_settings.{names[0]}]` in playbook.toml (README: Export targets), or pass --git REPO."
         )
     with run_lock_for(cfg, "playbook publish"):
-        results = publish_targets(cfg, names)
+        if git_repo is not None:
+            done = publish_git(cfg, names, git_repo, branch)
+            results = done.files
+        else:
+            results = publish_targets(cfg, names)
     if as_json:
-        print_json([r.model_dump() for r in results])
+        print_json(done.model_dump() if git_repo is not None else [r.model_dump() for r in results])
     else:
         table = new_table("playbook", "kind", "file", "result")
         for r in results:
             result = "[red]refused[/red]: " + escape(r.message) if r.status == "refused" else r.status
             table.add_row(r.playbook, r.kind, escape(r.path), result)
         out.print(table)
+        if git_repo is not None:
+            where = f", pushed to {done.pushed_to}" if done.pushed_to else " (no remote: not pushed)"
+            out.print(
+                f"Committed {done.commit[:10]} on {done.branch}{where}."
+                if done.commit
+                else "Nothing changed since the last publish; nothing committed.",
+                highlight=False,
+            )
     if any(r.status == "refused" for r in results):
         raise typer.Exit(code=3)
 

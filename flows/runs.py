@@ -6,20 +6,21 @@ benchmarks pass the plain functions. Either way the loop below is the same code.
 
 from __future__ import annotations
 
+import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from core.budget import BudgetUse, budget_use, fit_budget
 from core.consolidate import consolidation_reflection, merge_operations, near_pairs, with_curated_texts
 from core.curator import curator_request, parse_curator
-from core.errors import BudgetError, ConfigError, PlaybookFileError
+from core.errors import BudgetError, ConfigError, GitError, PlaybookFileError
 from core.estimate import Estimate, estimate_cost
 from core.export import to_markdown
 from core.llm.guard import CallGuard
@@ -39,6 +40,20 @@ from core.store.db import open_db
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchange
 from core.store.files import read_text, write_atomic
+from core.store.git import (
+    PUBLISH_TRAILER,
+    add_worktree,
+    branch_tip,
+    commit_all,
+    default_branch,
+    git,
+    published_versions,
+    push,
+    remote_of,
+    remove_worktree,
+    set_branch,
+    work_tree_root,
+)
 from core.store.ingest import IngestSummary, ingest
 from core.store.playbooks import (
     approved_version,
@@ -51,13 +66,14 @@ from core.store.playbooks import (
     rediscovery_counts,
     sections_of,
     stale_entries,
+    version_changes,
     with_trigger,
     write_version,
 )
 from core.store.provenance import entries_by_provider
 from core.store.runs import finish_run, start_run
 from core.store.sessions import load_messages, pending_sessions
-from core.targets import render_target
+from core.targets import ExportTarget, render_target
 from core.transcripts import Format
 from flows.config import Settings
 from flows.progress import emit
@@ -483,15 +499,33 @@ class Published(BaseModel):
     path: str
     status: Literal["written", "unchanged", "refused"]
     message: str = ""
+    file: Path | None = Field(default=None, exclude=True)  # where it was written (a worktree for --git)
 
 
-def publish_targets(settings: Settings, playbooks: list[str]) -> list[Published]:
+def publish_targets(
+    settings: Settings,
+    playbooks: list[str],
+    *,
+    root: Path | None = None,
+    default_kinds: Sequence[str] = (),
+    recorded_as: Callable[[Path], str] = str,
+) -> list[Published]:
     """Write every configured export target of `playbooks` (`[playbook_settings.NAME] targets`), each within
-    budget; a file that cannot be written safely is refused with its reason and the others still go out."""
+    budget; a file that cannot be written safely is refused with its reason and the others still go out.
+
+    `root`: write the repository targets into this working copy instead (`publish --git`); targets named by
+    `path` are left out there. `default_kinds`: the kinds a playbook without targets gets under `root`.
+    `recorded_as`: the name the `exports` table keeps for a written file.
+    """
     results: list[Published] = []
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         for name in playbooks:
-            targets = settings.options(name).targets
+            targets = list(settings.options(name).targets)
+            if root is not None:
+                rooted = [t.in_repo(root) for t in targets]
+                targets = [t for t in rooted if t is not None] or (
+                    [] if targets else [ExportTarget(kind=k, repo=root) for k in default_kinds]  # type: ignore[arg-type]
+                )
             if not targets:
                 continue
             model, use = exportable(con, settings, name)
@@ -512,9 +546,108 @@ def publish_targets(settings: Settings, playbooks: list[str]) -> list[Published]
                         Published(playbook=name, kind=target.kind, path=str(path), status="refused", message=str(exc))
                     )
                     continue
-                record_export(con, name, exported_version(con, settings, name), str(path), ids)
-                results.append(Published(playbook=name, kind=target.kind, path=str(path), status=status))
+                record_export(con, name, exported_version(con, settings, name), recorded_as(path), ids)
+                results.append(
+                    Published(playbook=name, kind=target.kind, path=recorded_as(path), status=status, file=path)
+                )
     return results
+
+
+class GitPublished(BaseModel):
+    """What `publish_git` did: the branch, the commit (None when nothing changed), where it was pushed."""
+
+    repo: str
+    branch: str
+    commit: str | None = None
+    pushed_to: str | None = None
+    message: str = ""
+    files: list[Published] = Field(default_factory=list)
+
+
+DEFAULT_GIT_KINDS = ("claude-md", "agents-md")  # what a playbook without targets publishes into a repository
+
+
+def publish_git(settings: Settings, playbooks: list[str], repo: Path, branch: str) -> GitPublished:
+    """Write the export targets of `playbooks` into a worktree of `repo` on `branch`, commit them with a
+    summary of what changed since the last publish, and push the branch when the repository has a remote.
+
+    The branch grows from its last publish (from the default branch the first time); nothing is committed
+    when nothing changed; the default branch is refused.
+
+    Raises:
+        ConfigError: `branch` is the repository's default branch.
+        GitError: `repo` is not a working copy, or a git command failed.
+    """
+    top = work_tree_root(repo.expanduser())
+    remote = remote_of(top)
+    default = default_branch(top, remote)
+    if branch in {default, "main", "master"}:
+        raise ConfigError(f"Refusing to publish on `{branch}`, the default branch: pass --branch playbook/update.")
+    if remote:
+        git(top, "fetch", "--quiet", remote)
+    base = (
+        (branch_tip(top, f"{remote}/{branch}") if remote else None)
+        or branch_tip(top, branch)
+        or (branch_tip(top, f"{remote}/{default}") if remote else None)
+        or branch_tip(top, "HEAD")
+    )
+    if base is None:
+        raise GitError(f"`{top}` has no commit to start the `{branch}` branch from; commit something first.")
+    since = published_versions(top, base)
+    result = GitPublished(repo=str(top), branch=branch)
+    with tempfile.TemporaryDirectory(prefix="playbook-publish-") as tmp:
+        tree = Path(tmp) / "tree"
+        add_worktree(top, tree, base)
+        try:
+            files = publish_targets(
+                settings,
+                playbooks,
+                root=tree,
+                default_kinds=DEFAULT_GIT_KINDS,
+                recorded_as=lambda p: f"{top / p.relative_to(tree)} ({branch})",
+            )
+            written = [f.file for f in files if f.status == "written" and f.file is not None]
+            with open_db(settings.db, wait=settings.busy_wait_s) as con:
+                upto = {name: _published_version(con, settings, name) for name in playbooks}
+                changes = {name: version_changes(con, name, since.get(name, 0), v) for name, v in upto.items()}
+            message = publish_message(upto, since, changes)
+            commit = commit_all(tree, written, message) if written else None
+            if commit:
+                set_branch(top, branch, commit)
+                if remote:
+                    push(top, remote, branch)
+        finally:
+            remove_worktree(top, tree)
+    return result.model_copy(
+        update={
+            "commit": commit,
+            "pushed_to": remote if commit else None,
+            "message": message if commit else "nothing changed since the last publish",
+            "files": files,
+        }
+    )
+
+
+def _published_version(con: duckdb.DuckDBPyConnection, settings: Settings, playbook: str) -> int:
+    found = exported_version(con, settings, playbook)
+    return current_version(con, playbook) if found is None else found
+
+
+def publish_message(upto: dict[str, int], since: dict[str, int], changes: dict[str, dict[str, Any]]) -> str:
+    """A publish commit's message: a subject, one line per playbook (versions, operations, sessions since the
+    last publish) and one trailer per playbook, where the next publish starts counting."""
+    subject = "playbook: " + ", ".join(f"{name} v{v}" for name, v in upto.items())
+    lines = []
+    for name, v in upto.items():
+        c = changes[name]
+        ops = ", ".join(f"{n} {t}" for t, n in c["operations"].items()) or "no operations"
+        start = since.get(name, 0)
+        lines.append(
+            f"- {name}: version {start} -> {v} ({c['versions']} new version{'s' * (c['versions'] != 1)}),"
+            f" {ops}, from {c['sessions']} session{'s' * (c['sessions'] != 1)}"
+        )
+    trailers = [f"{PUBLISH_TRAILER}: {name}={v}" for name, v in upto.items()]
+    return "\n".join([subject, "", "Since the last publish:", *lines, "", *trailers]) + "\n"
 
 
 def pending_review(settings: Settings, playbook: str) -> list[ReviewChange]:

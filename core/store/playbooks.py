@@ -46,6 +46,7 @@ __all__ = [
     "sections_of",
     "stale_entries",
     "trigger_recurrence",
+    "version_changes",
     "with_trigger",
     "write_version",
 ]
@@ -569,4 +570,24 @@ def playbook_stats(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, Any]:
         "cost_usd": one[5],
         "llm_calls": one[6],
         "operations": [{"type": t, "status": s, "n": n} for t, s, n in ops],
+    }
+
+
+def version_changes(con: duckdb.DuckDBPyConnection, name: str, after: int, upto: int) -> dict[str, Any]:
+    """What happened to `name` in versions `after` < v <= `upto`: versions, sessions applied, and the
+    operations applied by type (for a publish commit's message)."""
+    row = con.execute(
+        "SELECT count(*), count(DISTINCT session_id) FILTER (WHERE source = 'session') FROM versions"
+        " WHERE playbook = ? AND version > ? AND version <= ?",
+        [name, after, upto],
+    ).fetchone()
+    ops = con.execute(
+        "SELECT type, count(*) FROM operations WHERE playbook = ? AND version > ? AND version <= ?"
+        " AND status = 'applied' GROUP BY type ORDER BY type",
+        [name, after, upto],
+    ).fetchall()
+    return {
+        "versions": int(row[0]) if row else 0,
+        "sessions": int(row[1]) if row else 0,
+        "operations": {str(t): int(n) for t, n in ops},
     }

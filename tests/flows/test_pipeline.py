@@ -61,7 +61,7 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     assert report.notices[0].startswith("No Anthropic API key is configured: using the heuristic provider.")
     assert report.sessions_applied >= 1 and report.sessions_applied + report.sessions_skipped == 6
     exported = json.loads((tmp_path / "out" / "default.json").read_text())
-    assert set(exported) == {"version", "last_updated", "sections"}
+    assert set(exported) == {"contract_version", "version", "last_updated", "sections"}
     assert (tmp_path / "out" / "default.md").read_text().startswith("# Playbook `default`")
     again = nightly_flow(settings=settings, llm="auto", transcripts=[archive])
     assert (again[0].status, again[0].sessions_considered, again[0].calls_made) == ("nothing-to-do", 0, 0)

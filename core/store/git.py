@@ -1,0 +1,135 @@
+"""Git, for publishing exports through code review (`playbook publish --git`).
+
+A thin wrapper over the `git` command, so the repository's own configuration (remotes, credentials,
+hooks, signing) applies as it does for its developers. Work happens in a temporary worktree, so the
+developer's checkout, its branch and its uncommitted changes are never touched. Every failure becomes one
+`GitError` carrying git's own first line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from core.errors import GitError
+
+__all__ = [
+    "PUBLISH_TRAILER",
+    "add_worktree",
+    "branch_tip",
+    "commit_all",
+    "default_branch",
+    "git",
+    "published_versions",
+    "push",
+    "remote_of",
+    "remove_worktree",
+    "set_branch",
+    "work_tree_root",
+]
+
+# The trailer a publish commit ends with, one per playbook: where the next publish's summary starts.
+PUBLISH_TRAILER = "Playbook-Version"
+_TRAILER = re.compile(rf"^{PUBLISH_TRAILER}: (?P<name>\S+)=(?P<version>\d+)$", re.MULTILINE)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait for a password on a scheduled run
+    return env
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """Run `git ARGS` in `cwd`; its stdout, stripped.
+
+    Raises:
+        GitError: git is missing, or the command failed (with `check`).
+    """
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=_env(), check=False
+        )
+    except FileNotFoundError as exc:
+        raise GitError("`git` is not installed; install it to publish with --git.") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"`git {' '.join(args)}` in `{cwd}` did not finish within 300 s.") from exc
+    if check and done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}").splitlines()[0]
+        raise GitError(f"`git {' '.join(args)}` failed in `{cwd}`: {said}")
+    return done.stdout.strip()
+
+
+def work_tree_root(path: Path) -> Path:
+    """The top folder of the working copy `path` is in.
+
+    Raises:
+        GitError: `path` is not inside a git working copy.
+    """
+    if not path.is_dir():
+        raise GitError(f"`{path}` is not a folder; pass a working copy of the team repository to --git.")
+    top = git(path, "rev-parse", "--show-toplevel", check=False)
+    if not top:
+        raise GitError(f"`{path}` is not a git working copy; clone the team repository and pass its folder to --git.")
+    return Path(top)
+
+
+def remote_of(repo: Path) -> str | None:
+    """The remote to push to: `origin` when there is one, else the first, else None."""
+    remotes = git(repo, "remote").split()
+    return "origin" if "origin" in remotes else (remotes[0] if remotes else None)
+
+
+def default_branch(repo: Path, remote: str | None) -> str:
+    """The repository's default branch: the remote's HEAD when known, else the checked-out branch."""
+    if remote:
+        head = git(repo, "symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD", check=False)
+        if head:
+            return head.split("/", 1)[1]
+    return git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or "main"
+
+
+def branch_tip(repo: Path, ref: str) -> str | None:
+    """The commit `ref` names, or None when it does not exist."""
+    return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
+
+
+def published_versions(repo: Path, commit: str) -> dict[str, int]:
+    """The playbook versions a publish commit carried (its trailers); {} for any other commit."""
+    return {m["name"]: int(m["version"]) for m in _TRAILER.finditer(git(repo, "log", "-1", "--format=%B", commit))}
+
+
+def add_worktree(repo: Path, path: Path, commit: str) -> None:
+    """A detached worktree of `commit` at `path` (the developer's checkout stays as it is)."""
+    git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
+
+
+def remove_worktree(repo: Path, path: Path) -> None:
+    """Remove a worktree made by `add_worktree` (never raises: cleanup)."""
+    git(repo, "worktree", "remove", "--force", str(path), check=False)
+    git(repo, "worktree", "prune", check=False)
+
+
+def commit_all(worktree: Path, paths: list[Path], message: str) -> str | None:
+    """Commit `paths` with `message`; the new commit, or None when they hold no change."""
+    rel = [str(p.relative_to(worktree)) for p in paths]
+    git(worktree, "add", "--", *rel)
+    if not git(worktree, "status", "--porcelain", "--", *rel):
+        return None
+    identity = []
+    # A machine without a git identity (a CI runner, a fresh server) can still commit; a configured one wins.
+    if not git(worktree, "config", "user.email", check=False):
+        identity = ["-c", "user.name=playbook", "-c", "user.email=playbook@localhost"]
+    git(worktree, *identity, "commit", "--quiet", "-m", message, "--", *rel)
+    return git(worktree, "rev-parse", "HEAD")
+
+
+def set_branch(repo: Path, branch: str, commit: str) -> None:
+    """Point the local `branch` at `commit`."""
+    git(repo, "branch", "--force", branch, commit)
+
+
+def push(repo: Path, remote: str, branch: str) -> None:
+    """Push `branch` to `remote` (a fast-forward: the branch only ever grows)."""
+    git(repo, "push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}")

@@ -1,0 +1,130 @@
+"""`playbook publish --git`: the export targets land as a commit on a review branch of the team repository
+(real `git`, a local bare repository as the remote), never on the default branch, never in the developer's
+checkout, with a message that sums up what changed since the last publish; nothing is committed when
+nothing changed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from tests.flows.test_triggers import write_session
+
+runner = CliRunner()
+HAND = "# Team\n\nHand-written: run make check before pushing.\n"
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """(bare remote, developer checkout on main with a hand-written CLAUDE.md, a database with one playbook)."""
+    remote, work = tmp_path / "team.git", tmp_path / "work"
+    git(tmp_path, "init", "--quiet", "--bare", "-b", "main", str(remote))
+    git(tmp_path, "clone", "--quiet", str(remote), str(work))
+    (work / "CLAUDE.md").write_text(HAND)
+    git(work, "add", "CLAUDE.md")
+    git(work, "commit", "--quiet", "-m", "start")
+    git(work, "push", "--quiet", "origin", "HEAD:main")
+    config = tmp_path / "playbook.toml"
+    config.write_text(
+        f'db = "{tmp_path / "p.duckdb"}"\nplaybook = "team"\nplaybooks = ["team"]\nmin_messages = 1\n'
+        # A path target is not part of the repository: --git leaves it out.
+        f'[playbook_settings.team]\ntargets = [{{ kind = "claude-md", repo = "{tmp_path / "elsewhere"}" }},'
+        f' {{ kind = "agents-md", repo = "{tmp_path / "elsewhere"}" }},'
+        f' {{ kind = "claude-md", path = "{tmp_path / "home" / "CLAUDE.md"}" }}]\n'
+    )
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    entry = {"name": "pat-001", "text": "Pin the toolchain version in CI.", "helpful": 2, "harmful": 0}
+    book = tmp_path / "team.json"
+    book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": [entry]}}))
+    assert runner.invoke(app, ["import", str(book), "-p", "team"]).exit_code == 0
+    return remote, work, tmp_path
+
+
+def publish(work: Path, *extra: str) -> dict:
+    done = runner.invoke(app, ["publish", "--git", str(work), "--json", *extra])
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+def test_publish_commits_on_a_review_branch_and_pushes_it(team: tuple[Path, Path, Path]) -> None:
+    remote, work, tmp = team
+    main_before = git(remote, "rev-parse", "main")
+
+    first = publish(work)
+    assert first["branch"] == "playbook/update" and first["pushed_to"] == "origin" and first["commit"]
+    assert {Path(f["path"].split(" (")[0]).name for f in first["files"]} == {"CLAUDE.md", "AGENTS.md"}
+    assert git(remote, "rev-parse", "playbook/update") == first["commit"]  # pushed to the bare repository
+    assert git(remote, "rev-parse", "main") == main_before  # the default branch is never touched
+    claude = git(remote, "show", "playbook/update:CLAUDE.md")
+    assert claude.startswith(HAND.strip()) and "Pin the toolchain version in CI." in claude  # hand-written kept
+    assert "Pin the toolchain" in git(remote, "show", "playbook/update:AGENTS.md")
+    message = git(remote, "log", "-1", "--format=%B", "playbook/update")
+    assert message.startswith("playbook: team v1") and "team: version 0 -> 1" in message
+    assert "Playbook-Version: team=1" in message
+    # The developer's checkout: still on main, clean, its CLAUDE.md as it was; the path target not written.
+    assert git(work, "branch", "--show-current") == "main" and git(work, "status", "--porcelain") == ""
+    assert (work / "CLAUDE.md").read_text() == HAND
+    assert not (tmp / "home" / "CLAUDE.md").exists() and not (tmp / "elsewhere").exists()
+    assert len(git(work, "worktree", "list").splitlines()) == 1  # the temporary worktree is gone
+
+    again = publish(work)  # nothing changed: no commit, the branch stays where it was
+    assert again["commit"] is None and again["message"] == "nothing changed since the last publish"
+    assert git(remote, "rev-parse", "playbook/update") == first["commit"]
+
+    # A curated session adds a lesson: the next commit grows the branch and sums up only what is new.
+    write_session(tmp / "t" / "s.jsonl", "s0", datetime(2026, 5, 1, tzinfo=UTC), error=True)
+    replay = tmp / "replay.jsonl"
+    answers = [
+        ("reflector", {"analysis": "Tests failed until run as a module.", "bullet_tags": []}),
+        ("curator", {"reasoning": "r", "operations": [{"type": "ADD", "text": "Run tests with python -m pytest."}]}),
+    ]
+    replay.write_text(
+        "".join(json.dumps({"session_id": "s0", "step": s, "text": json.dumps(a)}) + "\n" for s, a in answers)
+    )
+    assert runner.invoke(app, ["ingest", str(tmp / "t")]).exit_code == 0
+    curated = runner.invoke(app, ["curate", "--llm", f"replay:{replay}"])
+    assert curated.exit_code == 0, curated.output
+    second = publish(work)
+    assert second["commit"] and git(remote, "rev-parse", "playbook/update") == second["commit"]
+    assert git(remote, "rev-parse", f"{second['commit']}^") == first["commit"]  # a fast-forward, no rewrite
+    message = git(remote, "log", "-1", "--format=%B", "playbook/update")
+    assert "team: version 1 -> 2 (1 new version), 1 ADD, from 1 session" in message
+    assert "Playbook-Version: team=2" in message
+
+
+def test_the_default_branch_and_a_non_repository_are_refused(team: tuple[Path, Path, Path]) -> None:
+    remote, work, tmp = team
+    refused = runner.invoke(app, ["publish", "--git", str(work), "--branch", "main"])
+    assert refused.exit_code == 1 and "Refusing to publish on `main`" in refused.output
+    assert "Traceback" not in refused.output
+    plain = tmp / "plain"
+    plain.mkdir()
+    missing = runner.invoke(app, ["publish", "--git", str(plain)])
+    assert missing.exit_code == 1 and "is not a git working copy" in missing.output
+    assert git(remote, "branch", "--list", "playbook/update") == ""  # nothing was pushed
+
+
+def test_without_a_remote_the_branch_is_committed_locally(team: tuple[Path, Path, Path]) -> None:
+    _, work, _ = team
+    git(work, "remote", "remove", "origin")
+    done = publish(work)
+    assert done["commit"] and done["pushed_to"] is None
+    assert git(work, "rev-parse", "playbook/update") == done["commit"]
+    assert git(work, "branch", "--show-current") == "main"
