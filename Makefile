@@ -23,7 +23,7 @@ $(UV):
 	$(TOOLS)/bin/pip install -q --disable-pip-version-check "uv==$(UV_VERSION)"
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --extra dev --extra embeddings --extra local-llm --python $(PYTHON) -q
+	$(UV) sync --frozen --extra dev --extra embeddings --extra local-llm --extra s3 --python $(PYTHON) -q
 	touch $(STAMP)
 
 venv: $(STAMP) ## Create .venv with exactly the locked versions (project, dev tools)

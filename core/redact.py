@@ -9,15 +9,26 @@ masked. Both apply before text reaches a model, a playbook entry, an export or a
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 from core.models import Playbook
 
-__all__ = ["PERSONAL_PATTERNS", "RULES", "Redactor", "Rule", "mask_playbook", "redact", "redact_parts", "secret_spans"]
+__all__ = [
+    "PERSONAL_PATTERNS",
+    "RULES",
+    "Redactor",
+    "Rule",
+    "mask_playbook",
+    "redact",
+    "redact_parts",
+    "redact_transcript",
+    "secret_spans",
+]
 
 # Values that name a secret without being one are kept, so a lesson can still say where the key comes from.
 # (Case-insensitive rules are matched against the lower-cased text, so their patterns are lower case.)
@@ -322,3 +333,64 @@ def mask_playbook(playbook: Playbook, redactor: Redactor) -> Playbook:
             cleaned.append(entry if text == entry.text else entry.model_copy(update={"text": text}))
         sections[name] = cleaned
     return playbook.model_copy(update={"sections": sections}) if changed else playbook
+
+
+# A user name as home paths show it; "USER" (already masked) and shared homes are not names.
+_HOME_NAMES = re.compile(r"(?:/(?:Users|home)/|(?<=-)(?:Users|home)-)([A-Za-z0-9_.]+)")
+_NOT_NAMES = {"user", "shared", "guest", "public"}
+
+# Keys whose values identify records (ids, timestamps, types): never rewritten, so a redacted transcript is
+# the same sessions and messages as the original.
+_IDENTITY_KEYS = frozenset(
+    {
+        "uuid", "parentUuid", "leafUuid", "sessionId", "session_id", "id", "tool_use_id", "call_id", "requestId",
+        "timestamp", "type", "role", "model", "agentId", "version", "signature",
+    }
+)  # fmt: skip
+
+
+def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
+    """A JSONL transcript with secrets and personal data removed from every string value of every record
+    (ids, timestamps and types kept), one line per line; a line that is not JSON is cleaned as text.
+
+    User names are personal data even where no path shows them (`ls -l` output, prompts): the names seen in
+    the file's home paths (`/Users/NAME`, `/home/NAME`, Claude Code's `-Users-NAME-` folders) and this
+    machine's own are masked as words everywhere in it.
+
+    Returns:
+        (text, secrets replaced, personal spans masked).
+    """
+    names = {m for m in _HOME_NAMES.findall(text) if len(m) >= 3 and m.lower() not in _NOT_NAMES}
+    if redactor.home:
+        names.add(redactor.home.rstrip("/").rsplit("/", 1)[-1])
+    names -= {"", "~", "root"}
+    if names:
+        words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        redactor = replace(redactor, extra=(*redactor.extra, rf"(?<![\w.-])(?:{words})(?![\w-])"))
+    secrets = personal = 0
+
+    def walk(value: Any, key: str | None = None) -> Any:
+        nonlocal secrets, personal
+        if isinstance(value, str):
+            if key in _IDENTITY_KEYS:
+                return value
+            cleaned, n, k = redactor.clean(value)
+            secrets, personal = secrets + n, personal + k
+            return cleaned
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        return value
+
+    out = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            cleaned, n, k = redactor.clean(line)
+            secrets, personal = secrets + n, personal + k
+            out.append(cleaned)
+            continue
+        out.append(json.dumps(walk(record), ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(out) + ("\n" if text.endswith("\n") else ""), secrets, personal

@@ -181,7 +181,14 @@ def render_ingest(summary: IngestSummary) -> None:
             err.print(f"[yellow]note:[/yellow] {escape(r.path)}: {escape(r.note)}", highlight=False)
 
 
-def ingest_with_progress(cfg: Settings, paths: list[Path], fmt: FormatChoice) -> IngestSummary:
+def sources(given: list[str] | None) -> list[Path | str]:
+    """Command-line transcript sources: object-storage URLs as they are, anything else a path."""
+    from core.store.objects import is_url
+
+    return [g if is_url(g) else Path(g).expanduser() for g in given or []]
+
+
+def ingest_with_progress(cfg: Settings, paths: list[Path | str], fmt: FormatChoice) -> IngestSummary:
     """Ingest with a progress bar on stderr."""
 
     from flows.runs import run_ingest
@@ -205,7 +212,10 @@ def ingest_with_progress(cfg: Settings, paths: list[Path], fmt: FormatChoice) ->
 @app.command("ingest")
 @handles_errors
 def ingest_cmd(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Transcript files or folders.", show_default=False)] = None,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(help="Transcript files or folders, or object-storage URLs (s3://...).", show_default=False),
+    ] = None,
     fmt: Annotated[FormatChoice, typer.Option("--format", help="Transcript format, or auto-detect.")] = "auto",
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON, every file with its status.")
@@ -215,7 +225,9 @@ def ingest_cmd(
 ) -> None:
     """Ingest transcripts into DuckDB (unchanged files are skipped; every other file is named with its reason).
 
-    With no PATH: the configured `transcripts`, by default ~/.claude/projects and ~/.codex/sessions.
+    With no PATH: the configured `transcripts`, by default ~/.claude/projects and ~/.codex/sessions. A URL
+    reads what developers pushed there (`playbook push`): new or changed objects are fetched, and each
+    session records its contributor.
 
     Example: [bold]playbook ingest ~/.claude/projects ~/.codex/sessions[/bold]
     """
@@ -223,13 +235,93 @@ def ingest_cmd(
 
     cfg = settings(db, wait_s=wait)
     with run_lock(cfg.db, "playbook ingest", wait=cfg.wait_s):
-        summary = ingest_with_progress(cfg, list(paths or cfg.transcripts), fmt)
+        summary = ingest_with_progress(cfg, sources(paths) or cfg.transcripts, fmt)
     if as_json:
         print_json(summary.to_dict())
     else:
         render_ingest(summary)
     if summary.nothing_readable:
         raise typer.Exit(code=1)
+
+
+@app.command("push")
+@handles_errors
+def push_cmd(
+    url: Annotated[str, typer.Argument(help="Where the team's nightly job reads: s3://bucket/team, file:///..., ...")],
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Transcript folders (default: the configured ones).", show_default=False)
+    ] = None,
+    contributor: Annotated[
+        str | None, typer.Option(help="The name your sessions are filed under (default: a stable pseudonym).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+) -> None:
+    """Upload your new or grown transcripts to the team's object storage, redacted on this machine first.
+
+    Secrets and personal data (home paths, user names, e-mail addresses, `personal_patterns`) are removed
+    from every record before anything leaves; files go to URL/<contributor>/<format>/..., and a ledger in
+    the local database remembers what was sent, so the next push sends only what changed.
+
+    Example: [bold]playbook push s3://team-transcripts/acme[/bold]
+    """
+    from core.store.objects import is_url
+    from flows.runs import push_transcripts
+
+    if not is_url(url):
+        raise ConfigError(f"`{url}` is not an object-storage URL; use s3://bucket/prefix, gs://..., file:///...")
+    cfg = settings(db, wait_s=wait)
+    folders = [p.expanduser() for p in paths] if paths else cfg.local_transcripts()
+    if not folders:
+        raise ConfigError("No transcript folders to push; pass PATH or set `transcripts` in playbook.toml.")
+    who = contributor or cfg.contributor_name()
+    with run_lock_for(cfg, "playbook push"):
+        summary = push_transcripts(cfg, url, folders, who)
+    if as_json:
+        print_json(summary.model_dump())
+        return
+    out.print(
+        f"Pushed {len(summary.pushed)} file{'s' * (len(summary.pushed) != 1)} to {escape(url)}/{escape(who)}/"
+        f" ({summary.unchanged} unchanged); removed before sending: {summary.secrets} secrets,"
+        f" {summary.personal} personal-data spans.",
+        highlight=False,
+    )
+    for path, why in summary.failed.items():
+        err.print(f"[yellow]Not pushed[/yellow] {escape(path)}: {escape(why)}", highlight=False)
+
+
+@app.command("forget")
+@handles_errors
+def forget_cmd(
+    contributor: Annotated[str, typer.Option(help="The contributor (pseudonym) to forget.", show_default=False)],
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was deleted as JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+) -> None:
+    """Delete a contributor's transcripts, messages and stored model exchanges from the database and the
+    configured buckets (consent withdrawn). The playbook's history stays: entries their sessions shaped
+    keep their provenance, marked "removed on request". Add them to `exclude_contributors` so a later push
+    is not read again.
+
+    Example: [bold]playbook forget --contributor dev-3f9a1c2b7e --yes[/bold]
+    """
+    from flows.runs import forget
+
+    cfg = settings(db, wait_s=wait)
+    if not yes and not typer.confirm(f"Delete everything of contributor {contributor!r}?"):
+        raise typer.Exit(code=1)
+    with run_lock_for(cfg, "playbook forget"):
+        done = forget(cfg, contributor)
+    if as_json:
+        print_json(done.model_dump())
+        return
+    out.print(
+        f"Forgot {escape(contributor)}: {done.sessions} sessions, {done.messages} messages, {done.calls} model"
+        f" exchanges, {done.objects} objects in buckets, {done.files} fetched files.",
+        highlight=False,
+    )
 
 
 @app.command("sessions")
@@ -904,12 +996,16 @@ def require_playbook_or_configured(con: Any, cfg: Settings, name: str) -> None:
         require_playbook(con, name)
 
 
-def _idle(cfg: Settings, transcripts: list[Path], playbooks: list[str], *, create: bool) -> str | None:
+def _idle(cfg: Settings, sources: list[Path | str], playbooks: list[str], *, create: bool) -> str | None:
     """Why there is nothing to do (no file to ingest, no session to curate), or None when there is work.
 
     Checked before any orchestration, so an idle nightly or curate never starts Prefect. It also fails
-    loudly on a transcript folder that does not exist and on a playbook that nobody created.
+    loudly on a transcript folder that does not exist and on a playbook that nobody created. An
+    object-storage source always counts as work (listing it is the ingest step's job).
     """
+    transcripts = [s for s in sources if isinstance(s, Path)]
+    if len(transcripts) < len(sources):
+        return None
 
     from core.store.db import open_db
     from core.store.ingest import needs_ingest
@@ -1130,7 +1226,9 @@ def recurate_cmd(
 @app.command("nightly")
 @handles_errors
 def nightly_cmd(
-    transcripts: Annotated[list[Path] | None, typer.Argument(help="Transcript folders (default: configured).")] = None,
+    transcripts: Annotated[
+        list[str] | None, typer.Argument(help="Transcript folders or object-storage URLs (default: configured).")
+    ] = None,
     llm: LlmOpt = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
@@ -1147,7 +1245,7 @@ def nightly_cmd(
 
     cfg = settings(db, wait_s=wait)
     provider = resolve_provider(llm or cfg.llm, cfg)
-    targets = list(transcripts or cfg.transcripts)
+    targets = sources(transcripts) or cfg.transcripts
     if _idle(cfg, targets, cfg.playbooks, create=True) is not None:
         _report_runs([_quiet_run(cfg, name, provider, "nightly") for name in cfg.playbooks], as_json)
         return
@@ -1333,7 +1431,11 @@ def render_life(life: dict[str, Any], indent: str = "") -> None:
         table.add_row(str(e["version"]), (e["at"] or "")[:10], e["event"], escape(session), escape(detail))
     out.print(table)
     for sid, info in life["sessions"].items():
-        where = ", ".join(str(x) for x in (info["project"], (info["started_at"] or "")[:10]) if x)
+        where = ", ".join(
+            str(x)
+            for x in (info["project"], (info["started_at"] or "")[:10], info.get("contributor"), info.get("removed"))
+            if x
+        )
         out.print(f"{indent}session {escape(sid)} ({escape(where)}): {escape(repr(info['first_prompt'] or ''))}")
         if info["analysis"]:
             out.print(f"{indent}  reflector: {escape(info['analysis'])}")
@@ -1640,7 +1742,7 @@ def doctor_cmd(
     cfg = settings(db, wait_s=wait)
     problems: list[str] = []
     defaults = cfg.transcripts == default_transcripts()
-    folders = survey(cfg.transcripts)
+    folders = survey(cfg.local_transcripts())
     if not folders:
         problems.append(
             "No transcript folder found (looked for ~/.claude/projects, $CLAUDE_CONFIG_DIR/projects and"

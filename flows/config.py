@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import getpass
+import hashlib
 import os
+import re
+import socket
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -21,6 +25,7 @@ from core.budget import Budget
 from core.errors import ConfigError
 from core.models import Guards
 from core.redact import Redactor
+from core.store.objects import is_url
 from core.targets import ExportTarget
 
 if TYPE_CHECKING:
@@ -44,6 +49,10 @@ def default_transcripts() -> list[Path]:
     codex = Path(os.environ["CODEX_HOME"]).expanduser() if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
     candidates = [d / "projects" for d in claude_dirs] + [codex / "sessions"]
     return [p for p in candidates if p.is_dir()]
+
+
+def _default_sources() -> list[Path | str]:
+    return [*default_transcripts()]
 
 
 class StepLimits(BaseModel):
@@ -85,7 +94,8 @@ class Settings(BaseSettings):
     db: Path = Path("data/playbook.duckdb")
     playbook: str = "default"
     playbooks: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["default"])
-    transcripts: Annotated[list[Path], NoDecode] = Field(default_factory=default_transcripts)
+    # Folders of transcripts, and object-storage URLs (`s3://bucket/team`, ...) that developers `push` to.
+    transcripts: Annotated[list[Path | str], NoDecode] = Field(default_factory=_default_sources)
     llm: str = "auto"
     reflector_model: str = "claude-sonnet-4-5"
     curator_model: str = "claude-sonnet-4-5"
@@ -146,6 +156,14 @@ class Settings(BaseSettings):
     # (it is still redacted before any model, export or report sees it).
     keep_raw_text: bool = False
     out_dir: Path = Path("data/out")
+    # Teams. `contributor`: the name `push` files a developer's transcripts under (default: a stable pseudonym
+    # of the user and the host). `storage_options`: passed to fsspec for object-storage URLs (endpoint,
+    # profile, ...). Consent: sessions of these contributors are not fetched, and sessions of projects
+    # matching these globs are never curated.
+    contributor: str | None = None
+    storage_options: dict[str, Any] = Field(default_factory=dict)
+    exclude_contributors: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    exclude_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)
     playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
@@ -161,19 +179,33 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
     )
 
-    @field_validator("transcripts", "playbooks", "personal_patterns", mode="before")
+    @field_validator(
+        "transcripts", "playbooks", "personal_patterns", "exclude_contributors", "exclude_projects", mode="before"
+    )
     @classmethod
     def _split_lists(cls, value: Any) -> Any:
-        """`PLAYBOOK_TRANSCRIPTS=a:b` or `a,b` (the environment has no lists)."""
+        """`PLAYBOOK_TRANSCRIPTS=a:b` or `a,b` (the environment has no lists); the colon of `s3://` stays."""
         if isinstance(value, str):
-            return [part for part in value.replace(os.pathsep, ",").split(",") if part.strip()]
+            separators = rf",|{re.escape(os.pathsep)}(?!//)"
+            return [part for part in re.split(separators, value) if part.strip()]
         return value
 
     @field_validator("transcripts", mode="after")
     @classmethod
-    def _expand_home(cls, value: list[Path]) -> list[Path]:
-        """`~/.claude/projects` in playbook.toml means the user's home, as in a shell."""
-        return [p.expanduser() for p in value]
+    def _expand_home(cls, value: list[Path | str]) -> list[Path | str]:
+        """`~/.claude/projects` in playbook.toml means the user's home, as in a shell; URLs stay strings."""
+        return [v if is_url(str(v)) else Path(v).expanduser() for v in value]
+
+    def local_transcripts(self) -> list[Path]:
+        """The transcript folders of this machine (`transcripts` without the URLs)."""
+        return [v for v in self.transcripts if isinstance(v, Path)]
+
+    def contributor_name(self) -> str:
+        """`contributor`, else a stable pseudonym of this user on this host (the same every run)."""
+        if self.contributor:
+            return self.contributor
+        seed = f"{getpass.getuser()}@{socket.gethostname()}"
+        return "dev-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
 
     @classmethod
     def settings_customise_sources(

@@ -69,7 +69,7 @@ def transient_only(task: Task[Any, Any], task_run: TaskRun, state: State[Any]) -
     retry_delay_seconds=[2, 10],
     retry_condition_fn=transient_only,
 )
-def ingest_task(settings: Settings, paths: list[Path], fmt: Format | None = None) -> IngestSummary:
+def ingest_task(settings: Settings, paths: list[Path | str], fmt: Format | None = None) -> IngestSummary:
     """Ingest transcript folders into the database."""
     return run_ingest(settings, paths, fmt)
 
@@ -120,7 +120,7 @@ def _artifacts(summary: RunSummary, extra: str = "") -> None:
 
 @flow(name="ingest", log_prints=True)
 def ingest_flow(
-    settings: Settings | None = None, paths: list[Path] | None = None, fmt: Format | None = None
+    settings: Settings | None = None, paths: list[Path | str] | None = None, fmt: Format | None = None
 ) -> IngestSummary:
     """Ingest the given (or configured) transcript folders."""
     settings = settings or load_settings()
@@ -187,7 +187,7 @@ def curate_flow(
 def nightly_flow(
     settings: Settings | None = None,
     llm: str | ProviderSpec | None = None,
-    transcripts: list[Path] | None = None,
+    transcripts: list[Path | str] | None = None,
     playbooks: list[str] | None = None,
     factory: ProviderFactory | None = None,
 ) -> list[RunSummary]:

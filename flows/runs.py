@@ -6,6 +6,8 @@ benchmarks pass the plain functions. Either way the loop below is the same code.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import tempfile
 import time
 import uuid
@@ -28,7 +30,7 @@ from core.llm.pricing import CostCap
 from core.models import Playbook, ReflectorOutput
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
-from core.redact import mask_playbook
+from core.redact import mask_playbook, redact_transcript
 from core.reflector import reflector_request
 from core.render import estimate_tokens
 from core.review import ReviewChange, review_changes
@@ -54,7 +56,8 @@ from core.store.git import (
     set_branch,
     work_tree_root,
 )
-from core.store.ingest import IngestSummary, ingest
+from core.store.ingest import IngestSummary, discover, ingest
+from core.store.objects import fetch, is_url, list_objects, put_bytes, remove_prefix
 from core.store.playbooks import (
     approved_version,
     current_version,
@@ -73,8 +76,10 @@ from core.store.playbooks import (
 from core.store.provenance import entries_by_provider
 from core.store.runs import finish_run, start_run
 from core.store.sessions import load_messages, pending_sessions
+from core.store.team import fetched, forget_contributor, pushed, record_fetch, record_push, tag_contributors
 from core.targets import ExportTarget, render_target
 from core.transcripts import Format
+from core.transcripts.detect import detect
 from flows.config import Settings
 from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
@@ -82,6 +87,7 @@ from flows.steps import (
     RunContext,
     Steps,
     ask_once,
+    excluded,
     next_epoch,
     plain_steps,
     select_sessions,
@@ -112,12 +118,14 @@ def new_run_id(kind: str) -> str:
 
 def run_ingest(
     settings: Settings,
-    paths: list[Path],
+    paths: Sequence[Path | str],
     fmt: Format | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestSummary:
-    """Ingest transcript files and folders into the settings' database.
+    """Ingest transcript files and folders, and the transcripts pushed to object-storage URLs, into the
+    settings' database. Objects are fetched when new or changed (their ETag or size), into a cache beside the
+    database, and every session read from them records its contributor.
 
     Raises:
         ConfigError: no paths were given and none are configured.
@@ -127,14 +135,132 @@ def run_ingest(
             "No transcript folders given, and none found in ~/.claude/projects or ~/.codex/sessions; pass PATH,"
             " or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
         )
+    local = [Path(p) for p in paths if not is_url(p)]
+    urls = [str(p) for p in paths if is_url(p)]
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        return ingest(
+        local += [fetch_remote(con, settings, url) for url in urls]
+        summary = ingest(
             con,
-            paths,
+            local,
             fmt=fmt or "auto",
             progress=progress or (lambda done, total: emit("ingest", done, total)),
             redact_secrets=not settings.keep_raw_text,
         )
+        if urls:
+            tag_contributors(con)
+        return summary
+
+
+def remote_sources(settings: Settings) -> list[str]:
+    """The object-storage URLs among the configured `transcripts`."""
+    return [str(t) for t in settings.transcripts if is_url(t)]
+
+
+def remote_cache(settings: Settings, url: str) -> Path:
+    """Where the objects of `url` are kept once fetched (beside the database, one folder per URL)."""
+    return settings.db.parent / "remote" / hashlib.sha256(url.encode()).hexdigest()[:12]
+
+
+def fetch_remote(con: duckdb.DuckDBPyConnection, settings: Settings, url: str) -> Path:
+    """Fetch the new or changed objects of `url` into its cache (contributors in `exclude_contributors` are
+    not fetched); the cache folder, for ingest."""
+    cache = remote_cache(settings, url)
+    cache.mkdir(parents=True, exist_ok=True)
+    known = fetched(con, url)
+    excluded = set(settings.exclude_contributors)
+    for obj in list_objects(url, settings.storage_options):
+        contributor = obj.key.split("/", 1)[0]
+        if contributor in excluded or "/" not in obj.key:
+            continue
+        local = cache / obj.key
+        if known.get(obj.key) == obj.tag and local.exists():
+            continue
+        fetch(url, obj.key, local, settings.storage_options)
+        record_fetch(con, url, obj.key, obj.tag, obj.size, str(local.resolve()), contributor)
+    return cache
+
+
+class PushSummary(BaseModel):
+    """What `push_transcripts` did."""
+
+    url: str
+    contributor: str
+    pushed: list[str] = Field(default_factory=list)  # object keys written
+    unchanged: int = 0
+    failed: dict[str, str] = Field(default_factory=dict)  # local path -> why
+    secrets: int = 0
+    personal: int = 0
+
+
+def push_transcripts(settings: Settings, url: str, paths: Sequence[Path], contributor: str) -> PushSummary:
+    """Upload the new or grown transcript files under `paths` to `url/<contributor>/<format>/...`, redacted
+    here first (secrets and personal data, in every string of every record, ids kept); the object keys are
+    masked the same way. A ledger in the local database remembers what was pushed (size and mtime)."""
+    summary = PushSummary(url=url, contributor=contributor)
+    redactor = settings.redactor()
+    files, missing = discover(paths)
+    for m in missing:
+        summary.failed[m.path] = m.error or "missing"
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        done = pushed(con, url)
+        for path in files:
+            key_path = str(path)
+            try:
+                st = path.stat()
+                if done.get(key_path) == (st.st_size, st.st_mtime):
+                    summary.unchanged += 1
+                    continue
+                found = detect(path)
+                if found.format is None:
+                    continue  # not a transcript (an index, a settings file): never leaves the machine
+                text, secrets, personal = redact_transcript(path.read_bytes().decode("utf-8", "replace"), redactor)
+            except OSError as exc:
+                summary.failed[key_path] = f"unreadable: {exc.strerror or exc}"
+                continue
+            root = next((Path(p) for p in paths if path.is_relative_to(Path(p).resolve())), path.parent)
+            inner = path.relative_to(root.resolve()) if path.is_relative_to(root.resolve()) else Path(path.name)
+            # Names carry personal data (Claude Code's folders encode the home path), not secrets: each part is
+            # masked, ids kept.
+            masked = "/".join(redactor.personal(part)[0] for part in inner.parts)
+            key = f"{contributor}/{found.format}/{masked}"
+            put_bytes(url, key, text.encode(), settings.storage_options)
+            record_push(con, url, key_path, key, st.st_size, st.st_mtime, secrets, personal)
+            summary.pushed.append(key)
+            summary.secrets += secrets
+            summary.personal += personal
+    return summary
+
+
+class ForgetSummary(BaseModel):
+    """What `forget` deleted."""
+
+    contributor: str
+    sessions: int
+    messages: int
+    calls: int
+    objects: int
+    files: int
+
+
+def forget(settings: Settings, contributor: str) -> ForgetSummary:
+    """Delete `contributor`'s transcripts, messages and stored exchanges from the database, their fetched
+    copies, and their objects in every configured bucket; the deletion is recorded in `forgotten`."""
+    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        done = forget_contributor(con, contributor)
+    files = 0
+    for local in done["paths"]:
+        with contextlib.suppress(FileNotFoundError):
+            Path(local).unlink()
+            files += 1
+    objects = sum(remove_prefix(str(url), contributor, settings.storage_options) for url in remote_sources(settings))
+    return ForgetSummary(
+        contributor=contributor,
+        sessions=done["sessions"],
+        messages=done["messages"],
+        calls=done["calls"],
+        objects=objects,
+        files=files,
+    )
 
 
 def run_curation(
@@ -688,6 +814,8 @@ def estimate_run(
             con, playbook, project=project, since=since, until=until, limit=limit, idle_minutes=settings.idle_minutes
         ):
             if too_short(row["n_messages"], row["n_user_prompts"], settings.min_messages) is not None:
+                continue
+            if excluded(settings, row["project"], row["cwd"], row["contributor"]) is not None:
                 continue
             if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
                 continue

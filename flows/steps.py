@@ -189,13 +189,24 @@ def select_sessions(
                 continue
             if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
                 continue  # another playbook's session (project vs global)
-            reason = too_short(row["n_messages"], row["n_user_prompts"], ctx.settings.min_messages)
+            reason = too_short(row["n_messages"], row["n_user_prompts"], ctx.settings.min_messages) or excluded(
+                ctx.settings, row["project"], row["cwd"], row["contributor"]
+            )
             if reason is not None:
                 mark_session(con, ctx.playbook, row["session_id"], "skipped", reason)
                 skipped[row["session_id"]] = reason
                 continue
             pending.append(row["session_id"])
     return Selection(pending, skipped, resumed)
+
+
+def excluded(settings: Settings, project: str | None, cwd: str | None, contributor: str | None) -> str | None:
+    """Why consent keeps a session from any model (`exclude_contributors`, `exclude_projects`), or None."""
+    if contributor and contributor in settings.exclude_contributors:
+        return "excluded: its contributor is in exclude_contributors"
+    if settings.exclude_projects and in_scope(settings.exclude_projects, project, cwd):
+        return "excluded: its project matches exclude_projects"
+    return None
 
 
 def next_epoch(ctx: RunContext, session_ids: list[str]) -> Epoch:

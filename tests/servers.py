@@ -162,3 +162,22 @@ def start_llama_server(model: Path, log: Path, n_ctx: int = 8192) -> tuple[subpr
             start_new_session=True,
         )
     return proc, f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def s3_server(log: Path) -> Iterator[str]:
+    """A real S3 server (moto's server mode) on a free loopback port; yields its endpoint URL."""
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(f"{url}/moto-api/", proc, log, 60)
+        yield url
+    finally:
+        stop(proc)

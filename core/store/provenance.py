@@ -32,13 +32,27 @@ def _session(con: duckdb.DuckDBPyConnection, playbook: str, session_id: str) -> 
     reflector and the curator said about it for this playbook."""
     found = _rows(
         con,
-        "SELECT s.session_id, s.project, s.started_at,"
+        "SELECT s.session_id, s.project, s.started_at, s.contributor, NULL AS removed,"
         " (SELECT m.text FROM messages m WHERE m.session_id = s.session_id AND m.is_prompt AND m.text IS NOT NULL"
         "  ORDER BY m.seq, m.part LIMIT 1) AS first_prompt"
         " FROM sessions s WHERE s.session_id = ?",
         [session_id],
     )
-    row = found[0] if found else {"session_id": session_id, "project": None, "started_at": None, "first_prompt": None}
+    if not found:  # a session deleted on request (`playbook forget`) keeps its place in the history
+        gone = con.execute(
+            "SELECT contributor FROM forgotten WHERE list_contains(session_ids, ?) LIMIT 1", [session_id]
+        ).fetchone()
+        found = [
+            {
+                "session_id": session_id,
+                "project": None,
+                "started_at": None,
+                "contributor": gone[0] if gone else None,
+                "removed": "removed on request" if gone else None,
+                "first_prompt": None,
+            }
+        ]
+    row = found[0]
     prompt = row.pop("first_prompt")
     row["first_prompt"] = next((line.strip() for line in (prompt or "").splitlines() if line.strip()), None)
     said = {

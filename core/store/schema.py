@@ -346,6 +346,42 @@ ALTER TABLE llm_calls ADD COLUMN dropped_fields VARCHAR[];
 ALTER TABLE llm_calls ADD COLUMN compaction_reason VARCHAR;
 """
 
+# Teams: who a session came from, what a developer pushed, what was fetched from a bucket, what was forgotten.
+_TEAMS = """
+ALTER TABLE sessions ADD COLUMN contributor VARCHAR;
+ALTER TABLE files ADD COLUMN contributor VARCHAR;
+CREATE TABLE pushed_files (
+    url VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,
+    key VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    mtime DOUBLE NOT NULL,
+    secrets INTEGER DEFAULT 0,
+    personal INTEGER DEFAULT 0,
+    pushed_at TIMESTAMPTZ DEFAULT now(),
+    PRIMARY KEY (url, path)
+);
+CREATE TABLE remote_objects (
+    url VARCHAR NOT NULL,
+    key VARCHAR NOT NULL,
+    tag VARCHAR,
+    size BIGINT,
+    local_path VARCHAR NOT NULL,
+    contributor VARCHAR,
+    fetched_at TIMESTAMPTZ DEFAULT now(),
+    PRIMARY KEY (url, key)
+);
+CREATE TABLE forgotten (
+    contributor VARCHAR NOT NULL,
+    forgotten_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    sessions INTEGER,
+    messages BIGINT,
+    calls INTEGER,
+    objects INTEGER,
+    session_ids VARCHAR[]
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -360,6 +396,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (11, "reviews: approved versions of playbooks that require review", _REVIEWS),
     (12, "the model a call asked for, beside the one the server named", _REQUESTED_MODEL),
     (13, "payload accounting of each exchange: estimate, budget, compaction", _PAYLOAD_ACCOUNTING),
+    (14, "teams: contributors, pushed files, fetched objects, forgotten contributors", _TEAMS),
 ]
 
 VIEWS = """

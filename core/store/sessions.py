@@ -66,7 +66,7 @@ def pending_sessions(
     """Sessions `playbook` has not handled, or that grew since it did, oldest first."""
     cur = con.execute(
         "SELECT s.session_id, s.project, s.cwd, s.started_at, s.n_messages, s.n_user_prompts, s.n_tool_calls,"
-        " s.n_tool_errors" + _PENDING + " AND ($project::VARCHAR IS NULL OR s.project = $project)"
+        " s.n_tool_errors, s.contributor" + _PENDING + " AND ($project::VARCHAR IS NULL OR s.project = $project)"
         " AND ($since::TIMESTAMPTZ IS NULL OR s.started_at >= $since::TIMESTAMPTZ)"
         " AND ($until::TIMESTAMPTZ IS NULL OR s.started_at < $until::TIMESTAMPTZ)"
         " ORDER BY s.started_at NULLS FIRST, s.session_id LIMIT $limit",

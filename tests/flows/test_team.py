@@ -1,0 +1,165 @@
+"""Teams through a real S3 server (moto's server mode on loopback, the real s3fs/botocore clients): developers
+push redacted transcripts, the nightly job ingests them incrementally with their contributor, consent keeps
+excluded contributors out, and `forget` deletes a contributor everywhere while the history keeps its place."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import boto3
+import pytest
+from typer.testing import CliRunner
+
+from core.store.db import open_db
+from flows.cli import app
+from tests.conftest import SAMPLES
+from tests.flows.test_triggers import write_session
+from tests.servers import s3_server
+
+runner = CliRunner()
+SECRET = "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-AAAA"
+REAL = SAMPLES / "claude-code" / "claude-code-log" / "-Users-dain-workspace-JSSoundRecorder"
+URL = "s3://team/transcripts"
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with s3_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def bucket(s3: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    for name, value in {
+        "AWS_ENDPOINT_URL": s3,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    client = boto3.client("s3")
+    client.create_bucket(Bucket="team")
+    yield client
+    for obj in client.list_objects_v2(Bucket="team").get("Contents", []):
+        client.delete_object(Bucket="team", Key=obj["Key"])
+    client.delete_bucket(Bucket="team")
+
+
+def developer(home: Path, session_id: str) -> Path:
+    """A developer's ~/.claude/projects: a real transcript (macOS home, user `dain`) and one of our own whose
+    prompt carries a secret and an e-mail address."""
+    projects = home / ".claude" / "projects"
+    shutil.copytree(REAL, projects / REAL.name)
+    own = projects / "-Users-dain-src-api" / f"{session_id}.jsonl"
+    write_session(own, session_id, datetime(2026, 5, 1, tzinfo=UTC), error=True)
+    text = own.read_text().replace(
+        "Run the tests please", f"Run the tests please; key {SECRET}, mail dain@example.com, /Users/dain/src/api"
+    )
+    own.write_text(text)
+    return projects
+
+
+def objects(client: object) -> dict[str, str]:
+    found = client.list_objects_v2(Bucket="team").get("Contents", [])  # type: ignore[attr-defined]
+    return {
+        o["Key"]: client.get_object(Bucket="team", Key=o["Key"])["Body"].read().decode()  # type: ignore[attr-defined]
+        for o in found
+    }
+
+
+def push(db: Path, folder: Path, who: str) -> dict:
+    done = runner.invoke(app, ["push", URL, str(folder), "--contributor", who, "--json", "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+def sessions(db: Path) -> dict[str, tuple[str | None, int]]:
+    with open_db(db) as con:
+        rows = con.execute(
+            "SELECT s.session_id, s.contributor, (SELECT count(*) FROM messages m WHERE m.session_id = s.session_id)"
+            " FROM sessions s"
+        ).fetchall()
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def test_push_redacts_at_the_source_and_ingest_reads_the_bucket(tmp_path: Path, bucket: object) -> None:
+    folder = developer(tmp_path / "alice", "a1")
+    first = push(tmp_path / "alice.duckdb", folder, "alice")
+    assert len(first["pushed"]) == 2 and first["secrets"] >= 1 and first["personal"] >= 1
+    stored = objects(bucket)
+    assert set(stored) == {f"transcripts/{k}" for k in first["pushed"]}
+    assert all(k.startswith("transcripts/alice/claude-code/-Users-USER-") for k in stored)
+    for key, body in stored.items():  # nothing secret or personal left the machine, in keys or contents
+        for leak in (SECRET, "dain", "/Users/", "example.com"):
+            assert leak not in key and leak not in body, (key, leak)
+
+    again = push(tmp_path / "alice.duckdb", folder, "alice")
+    assert again["pushed"] == [] and again["unchanged"] == 2  # the ledger: only what changed goes
+    grown = folder / "-Users-dain-src-api" / "a1.jsonl"
+    grown.write_text(grown.read_text() + grown.read_text().splitlines()[-1].replace("a1-5", "a1-6") + "\n")
+    assert len(push(tmp_path / "alice.duckdb", folder, "alice")["pushed"]) == 1
+
+    team = tmp_path / "team.duckdb"
+    done = runner.invoke(app, ["ingest", URL, "--json", "--db", str(team)])
+    assert done.exit_code == 0, done.output
+    from_bucket = sessions(team)
+    local = tmp_path / "local.duckdb"
+    assert runner.invoke(app, ["ingest", str(folder), "--db", str(local)]).exit_code == 0
+    original = sessions(local)
+    # The same sessions with the same messages as ingesting the developer's own files: redaction lost nothing.
+    assert {s: n for s, (_, n) in from_bucket.items()} == {s: n for s, (_, n) in original.items()}
+    assert {c for c, _ in from_bucket.values()} == {"alice"}
+    rerun = runner.invoke(app, ["ingest", URL, "--json", "--db", str(team)])
+    statuses = {f["status"] for f in json.loads(rerun.stdout)["files"]}
+    assert statuses == {"unchanged"}  # nothing fetched or read again
+
+
+def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    push(tmp_path / "a.duckdb", developer(tmp_path / "alice", "a1"), "alice")
+    push(tmp_path / "b.duckdb", developer(tmp_path / "bob", "b1"), "bob")
+    team = tmp_path / "team.duckdb"
+    config = tmp_path / "playbook.toml"
+    config.write_text(
+        f'db = "{team}"\ntranscripts = ["{URL}"]\nmin_messages = 1\n'
+        'exclude_contributors = ["bob"]\nexclude_projects = ["*JSSoundRecorder*"]\n'
+    )
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    assert runner.invoke(app, ["ingest"]).exit_code == 0
+    assert {c for c, _ in sessions(team).values()} == {"alice"}  # bob withdrew: never fetched
+
+    replay = tmp_path / "replay.jsonl"
+    answers = [
+        ("reflector", {"analysis": "Tests failed until run as a module.", "bullet_tags": []}),
+        ("curator", {"reasoning": "r", "operations": [{"type": "ADD", "text": "Run tests with python -m pytest."}]}),
+    ]
+    replay.write_text(
+        "".join(json.dumps({"session_id": "a1", "step": s, "text": json.dumps(a)}) + "\n" for s, a in answers)
+    )
+    curated = runner.invoke(app, ["curate", "--llm", f"replay:{replay}", "--create", "--json"])
+    assert curated.exit_code == 0, curated.output
+    (summary,) = json.loads(curated.stdout)
+    assert summary["sessions_applied"] == 1  # a1; the other project is excluded, never sent to a model
+    assert list(summary["skips"].values()) == ["excluded: its project matches exclude_projects"]
+    why = json.loads(runner.invoke(app, ["why", "oth-001", "--json"]).stdout)
+    assert why["sessions"]["a1"]["contributor"] == "alice"
+
+    done = runner.invoke(app, ["forget", "--contributor", "alice", "--yes", "--json"])
+    assert done.exit_code == 0, done.output
+    gone = json.loads(done.stdout)
+    assert gone["sessions"] == 2 and gone["messages"] > 0 and gone["calls"] == 2 and gone["objects"] == 2
+    assert all(k.startswith("transcripts/bob/") for k in objects(bucket))  # alice's objects deleted, bob's kept
+    assert sessions(team) == {}
+    with open_db(team) as con:
+        left = con.execute(
+            "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM llm_calls), (SELECT count(*) FROM files),"
+            " (SELECT count(*) FROM forgotten WHERE contributor = 'alice')"
+        ).fetchone()
+    assert left == (0, 0, 0, 1)
+    # The playbook keeps the lesson and its history; the session shows as removed on request.
+    why = json.loads(runner.invoke(app, ["why", "oth-001", "--json"]).stdout)
+    assert why["now"] is not None and why["sessions"]["a1"]["removed"] == "removed on request"
+    assert why["sessions"]["a1"]["contributor"] == "alice"
