@@ -242,6 +242,9 @@ exports leave them out.</p>
 <p class="muted">An observation, not a causal claim: the sessions before and after differ in more than the
 playbook.</p>
 {recurrence}
+<h2>Contributors</h2>
+<p class="muted">Whose sessions changed the playbook (pseudonyms, from <code>playbook push</code>).</p>
+{contributors}
 <script>
 // Marks how many charts decoded, so a headless browser (and a person) can check the page rendered.
 window.addEventListener("load", function () {{
@@ -288,6 +291,18 @@ def _recurrence_table(rows: list[dict[str, Any]], clean: Callable[[str], str]) -
         for r in rows
     )
     return f"<table><tr><th>id</th><th>trigger</th><th>sessions with it, before</th><th>after</th></tr>{body}</table>"
+
+
+def _contributors_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<p class='muted'>No session has a contributor (transcripts read from this machine only).</p>"
+    body = "".join(
+        f"<tr><td><code>{html.escape(str(r['contributor']))}</code>"
+        + (" <span class='muted'>(removed on request)</span>" if r["removed"] else "")
+        + f"</td><td>{r['sessions']}</td><td>{r['operations']}</td></tr>"
+        for r in rows
+    )
+    return f"<table><tr><th>contributor</th><th>sessions</th><th>operations applied</th></tr>{body}</table>"
 
 
 def _quality(q: dict[str, float]) -> str:
@@ -351,6 +366,7 @@ def write_evolution_report(
         stale_days=f"{stale_after_days:g} days" if stale_after_days else "(staleness is off)",
         stale=_stale_table(data.stale, clean),
         recurrence=_recurrence_table(data.recurrence, clean),
+        contributors=_contributors_table(data.contributors),
     )
     index = out_dir / "index.html"
     write_atomic(index, page)

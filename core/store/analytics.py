@@ -13,7 +13,7 @@ from core.models import skip_label
 from core.store.playbooks import current_version, sections_of, stale_entries, trigger_recurrence
 from core.store.provenance import entries_by_provider
 
-__all__ = ["EvolutionData", "evolution_data"]
+__all__ = ["EvolutionData", "contributor_shares", "evolution_data"]
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
@@ -42,6 +42,7 @@ class EvolutionData:
     quality: dict[str, float] = field(default_factory=dict)  # the newest curation run's figures
     budget: Budget | None = None  # set by the caller: the limits the budget chart draws against
     heuristic: int = 0  # live entries written by rules (the heuristic provider), not a model
+    contributors: list[dict[str, Any]] = field(default_factory=list)  # whose sessions changed the playbook
 
 
 def _budget_use(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
@@ -140,6 +141,7 @@ def evolution_data(
     data.budget_use = _budget_use(con, playbook)
     data.stale = stale_entries(con, playbook, stale_after_days) if stale_after_days else []
     data.recurrence = trigger_recurrence(con, playbook)
+    data.contributors = contributor_shares(con, playbook)
     data.heuristic = len(entries_by_provider(con, playbook, "heuristic"))
     newest = con.execute(
         "SELECT json_extract(report, '$.quality') FROM runs WHERE playbook = ? AND kind <> 'consolidate'"
@@ -148,3 +150,25 @@ def evolution_data(
     ).fetchone()
     data.quality = json.loads(newest[0]) if newest and newest[0] else {}
     return data
+
+
+def contributor_shares(con: duckdb.DuckDBPyConnection, playbook: str) -> list[dict[str, Any]]:
+    """Per contributor (pseudonym): sessions whose operations changed `playbook`, and the operations applied;
+    the sessions of a forgotten contributor count under their name, marked removed on request."""
+    cur = con.execute(
+        """
+        WITH who AS (
+            SELECT session_id, contributor, false AS removed FROM sessions WHERE contributor IS NOT NULL
+            UNION ALL
+            SELECT unnest(session_ids), contributor, true FROM forgotten
+        )
+        SELECT w.contributor, bool_or(w.removed) AS removed, count(DISTINCT o.session_id) AS sessions,
+               count(*) AS operations
+        FROM operations o JOIN who w USING (session_id)
+        WHERE o.playbook = ? AND o.status = 'applied'
+        GROUP BY w.contributor ORDER BY operations DESC, w.contributor
+        """,
+        [playbook],
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

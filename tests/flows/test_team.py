@@ -163,3 +163,6 @@ def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: p
     why = json.loads(runner.invoke(app, ["why", "oth-001", "--json"]).stdout)
     assert why["now"] is not None and why["sessions"]["a1"]["removed"] == "removed on request"
     assert why["sessions"]["a1"]["contributor"] == "alice"
+    assert runner.invoke(app, ["report", "--out", str(tmp_path / "report")]).exit_code == 0
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<h2>Contributors</h2>" in page and "<code>alice</code> <span class='muted'>(removed on request)" in page
