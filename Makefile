@@ -66,6 +66,8 @@ bench: venv ## Run the benchmarks (ratios measured in one run)
 	$(PY) bench/bench_growth.py
 	$(PY) bench/bench_pipeline.py
 	$(PY) bench/bench_report.py
+	$(PY) bench/bench_rebuild.py
+	$(PY) bench/bench_team.py --contributors 10 --per-day 20 --days 10
 
 clean: ## Remove the virtual environments and generated data
 	rm -rf $(VENV) $(TOOLS) data/*.duckdb data/*.duckdb.lock data/out

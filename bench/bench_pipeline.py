@@ -4,13 +4,17 @@ Run 1: the stub answers at once. Reports, per session: wall time, the core apply
 and the store write (`write_version`) measured in the same run, and the orchestration overhead (everything
 else: Prefect tasks, DuckDB opens, rendering, exchange records). Target: overhead <= 20 ms per session.
 
-Run 2: the stub sleeps 2 s per call. Reports the achieved concurrency (model-call seconds / wall seconds of
-the model phases) against the configured limit. Target: >= 90% of the limit.
+Run 2: the stub sleeps 2 s per call and models prompt caching (a call reads the cache when an earlier call
+with the same system prefix has finished, else writes it). For each `warm_cache` mode (always, auto, never),
+at the bench's concurrency and at the product's defaults (4 calls, epochs of 8): the achieved concurrency
+(model-call seconds / wall seconds of the model phases) and the modelled cost. Modelled, not measured: the
+cost (token estimates of the requests at Sonnet prices, 600 output tokens per call).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -24,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import flows.steps as steps  # noqa: E402
 from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
+from core.render import estimate_tokens  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from flows._runtime import local_run  # noqa: E402
 from flows.config import Settings  # noqa: E402
@@ -55,15 +60,21 @@ class Stub(Provider):
 
     name = "benchstub"
     cacheable = False
+    warm_cache_first = True  # as AnthropicProvider: the run may warm the prompt cache with one call
 
     def __init__(self, latency: float) -> None:
         self.latency = latency
         self.lock = threading.Lock()
         self.busy_seconds = 0.0
         self.calls = 0
+        self.cost = 0.0  # modelled USD at Sonnet prices, prompt caching as the API bills it
+        self.cached: set[str] = set()  # system prefixes with a cache entry (a call with it has finished)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         started = time.perf_counter()
+        prefix = hashlib.sha256(request.system.encode()).hexdigest()
+        with self.lock:
+            reads = prefix in self.cached
         if self.latency:
             time.sleep(self.latency)
         playbook = request.context["playbook"]
@@ -80,9 +91,12 @@ class Stub(Provider):
             if len(ids) > 40:
                 ops.append({"type": "DELETE", "target_id": ids[0], "reason": "keep the playbook short"})
             payload = {"reasoning": "bench", "operations": ops}
+        system, user = estimate_tokens(request.system), estimate_tokens(request.user)
         with self.lock:
             self.busy_seconds += time.perf_counter() - started
             self.calls += 1
+            self.cached.add(prefix)
+            self.cost += (system * (0.30 if reads else 3.75) + user * 3.0 + 600 * 15.0) / 1e6
         return LLMResponse(text=json.dumps(payload), provider=self.name, model="stub")
 
 
@@ -102,7 +116,7 @@ def timed_wrap(module: Any, name: str, totals: dict[str, float]) -> None:
     setattr(module, name, wrapper)
 
 
-def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dict[str, float]:
+def run(sessions: int, latency: float, concurrency: int, epoch_size: int, warm_cache: str = "auto") -> dict[str, float]:
     from flows.pipeline import curate_flow
 
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-pipeline-"))
@@ -110,7 +124,7 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dic
     with open_db(db) as con:
         con.execute(SESSIONS_SQL.replace("$n", str(sessions)))
     stub = Stub(latency)
-    settings = Settings(db=db, concurrency=concurrency, out_dir=work / "out")
+    settings = Settings(db=db, concurrency=concurrency, out_dir=work / "out", warm_cache=warm_cache)
     started = time.perf_counter()
     report = curate_flow(
         settings=settings, llm="heuristic", epoch_size=epoch_size, factory=lambda spec, settings, cap: stub
@@ -126,6 +140,7 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int) -> dic
         "calls": stub.calls,
         "model_phases": model_phases,
         "flow_body": report.duration_s,
+        "cost": stub.cost,
     }
 
 
@@ -153,15 +168,21 @@ def main() -> None:
             f" {fast['write_version'] / n * 1e3:.2f} ms; model stub {fast['model'] / n * 1e3:.2f} ms"
         )
         print(f"  orchestration overhead: {other / n * 1e3:.2f} ms per session (target <= 20)")
-        TOTALS.clear()
-        slow = run(args.latency_sessions, 2.0, args.concurrency, args.epoch_size)
-        achieved = slow["model"] / slow["model_phases"] if slow["model_phases"] else 0.0
-        print(f"2 s stub: {args.latency_sessions} sessions, {slow['calls']:.0f} calls, flow wall {slow['wall']:.1f} s")
         print(
-            f"  achieved concurrency during model phases: {achieved:.1f} of {args.concurrency}"
-            f" ({achieved / args.concurrency:.0%}; target >= 90%); over the whole run:"
-            f" {slow['model'] / slow['flow_body']:.1f}"
+            f"2 s stub, {args.latency_sessions} sessions: warm_cache modes, concurrency achieved during the model"
+            " phases and modelled cost (Sonnet prices, cache write 1.25x, read 0.1x of input)"
         )
+        for concurrency, epoch in ((args.concurrency, args.epoch_size), (4, 8)):
+            for mode in ("always", "auto", "never"):
+                TOTALS.clear()
+                slow = run(args.latency_sessions, 2.0, concurrency, epoch, warm_cache=mode)
+                achieved = slow["model"] / slow["model_phases"] if slow["model_phases"] else 0.0
+                print(
+                    f"  concurrency {concurrency:>2}, epoch {epoch:>2}, warm_cache={mode:<6}:"
+                    f" wall {slow['wall']:6.1f} s,"
+                    f" {achieved:5.1f} in flight ({achieved / concurrency:4.0%}), ${slow['cost']:.4f}"
+                    f" (${slow['cost'] / args.latency_sessions * 1000:.2f} per 1,000 sessions)"
+                )
 
 
 if __name__ == "__main__":

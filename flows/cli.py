@@ -544,20 +544,23 @@ def show_cmd(
 @handles_errors
 def history_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    limit: Annotated[int, typer.Option(help="Show the newest N versions (0: all of them).")] = 50,
+    since: Annotated[datetime | None, typer.Option(help="Only versions created on or after this date.")] = None,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
-    """One row per version: what produced it and what changed.
+    """One row per version: what produced it and what changed (the newest 50 unless --limit says otherwise).
 
-    Example: [bold]playbook history --json[/bold]
+    Example: [bold]playbook history --limit 20 --since 2026-11-01[/bold]
     """
 
-    from core.store.playbooks import history
+    from core.store.playbooks import count_versions, history
 
     cfg = settings(db, playbook, wait_s=wait)
     with read_db(cfg) as con:
-        rows = history(con, cfg.playbook)
+        rows = history(con, cfg.playbook, limit=limit or None, since=since)
+        total = count_versions(con, cfg.playbook)
     if as_json:
         print_json(rows)
         return
@@ -574,6 +577,8 @@ def history_cmd(
             str(r["n_entries"]),
         )
     out.print(table)
+    if len(rows) < total:
+        err.print(f"Showing {len(rows)} of {total} versions; --limit 0 shows all, --since narrows by date.")
 
 
 @app.command("diff")

@@ -101,6 +101,9 @@ class Settings(BaseSettings):
     curator_model: str = "claude-sonnet-4-5"
     epoch_size: int = 8
     concurrency: int = 4
+    # Prompt caching: whether a step's first call runs alone to write the cache the others read
+    # (`flows.steps.warms_cache`): auto | always | never.
+    warm_cache: Literal["auto", "always", "never"] = "auto"
     min_messages: int = 4
     # A session is curated once it has had no new message for this long (one still being written waits);
     # a session that grows after it was applied is curated again for its new part.

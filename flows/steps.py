@@ -217,11 +217,25 @@ def next_epoch(ctx: RunContext, session_ids: list[str]) -> Epoch:
     return Epoch(epoch_no=number, base_version=base, session_ids=session_ids)
 
 
+def warms_cache(provider: Provider, mode: str, waiting: int, concurrency: int) -> bool:
+    """Whether a step's first call runs alone, to write the prompt cache the others then read.
+
+    `always`: whenever the provider caches and more than one call waits. `never`: the calls fan out at once
+    (more concurrency; each call of the first wave writes its own cache entry). `auto`: only when the calls
+    outnumber `concurrency`: there are several waves anyway, so one call ahead costs a fraction of a wave,
+    while with a single wave it would double the step's wall time.
+    """
+    if not provider.warm_cache_first or waiting < 2 or mode == "never":
+        return False
+    return mode == "always" or waiting > concurrency
+
+
 def _answer(
     provider: Provider,
     requests: list[LLMRequest],
     todo: list[int],
     concurrency: int,
+    warm_cache: str = "auto",
 ) -> Iterator[tuple[int, LLMResponse]]:
     """The provider's responses to `requests[i]` for `i` in `todo`, as they arrive."""
     if not todo:
@@ -230,7 +244,7 @@ def _answer(
         yield from zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True)
         return
     todo = list(todo)
-    if provider.warm_cache_first and len(todo) > 1:
+    if warms_cache(provider, warm_cache, len(todo), concurrency):
         # A cache entry exists only once a first response has started: one call warms the shared
         # system prefix (the frozen playbook), then the rest fan out and read it.
         first = todo.pop(0)
@@ -289,7 +303,7 @@ def _run_step(
     if reused:
         store(list(reused.items()))
     todo = [i for i in range(len(requests)) if i not in reused]
-    for i, answer in _answer(provider, requests, todo, settings.concurrency):
+    for i, answer in _answer(provider, requests, todo, settings.concurrency, settings.warm_cache):
         store([(i, answer)])
         if answer.failure == "auth":  # every other call would be refused the same way
             raise AuthError(

@@ -10,6 +10,7 @@ transaction: a crash leaves either the whole version or none of it.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,6 +25,7 @@ from core.store.db import transaction
 __all__ = [
     "Change",
     "approved_version",
+    "count_versions",
     "current_version",
     "diff_versions",
     "ensure_playbook",
@@ -163,24 +165,58 @@ def live_entries(con: duckdb.DuckDBPyConnection, name: str) -> int:
     return int(row[0]) if row else 0
 
 
+_ALL_FIELDS = frozenset(Entry.model_fields)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _trusted_entry(name: str, text: str, helpful: int, harmful: int) -> Entry:
+    """An `Entry` from a row the store wrote (validated when it was written): built without validating it again,
+    and shared, since entries are immutable values (a rebuild of an unchanged entry costs a dict lookup)."""
+    entry = object.__new__(Entry)
+    object.__setattr__(entry, "__dict__", {"name": name, "text": text, "helpful": helpful, "harmful": harmful})
+    object.__setattr__(entry, "__pydantic_fields_set__", set(_ALL_FIELDS))
+    object.__setattr__(entry, "__pydantic_extra__", None)
+    object.__setattr__(entry, "__pydantic_private__", None)
+    return entry
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_sections(raw: str) -> SectionSet:
+    return _section_set(raw)
+
+
 def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
-    """Rebuild playbook `name` at `version` (default: the newest)."""
-    latest = current_version(con, name)
+    """Rebuild playbook `name` at `version` (default: the newest).
+
+    Two round trips (the playbook's facts in one scan of its versions, then its entry rows by the range
+    predicate); the rows, which the store wrote from validated entries, are trusted (not validated again).
+    """
+    meta = con.execute(
+        "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
+        " arg_max(created_at, version) FILTER (WHERE version = coalesce(?, version)) FROM versions WHERE playbook = ?",
+        [name, version, name],
+    ).fetchone()
+    if meta is None or meta[0] is None or meta[1] is None:
+        raise missing_playbook(con, name)
+    raw_sections, latest, created = meta
     v = latest if version is None else version
     if v < 0 or v > latest:
         raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
-    sections = sections_of(con, name)
     rows = con.execute(
-        "SELECT section, name, text, helpful, harmful FROM playbook_at(?, ?) ORDER BY section, position",
-        [name, v],
+        "SELECT section, name, text, helpful, harmful FROM entries WHERE playbook = ? AND valid_from <= ?"
+        " AND (valid_to IS NULL OR valid_to > ?) ORDER BY section, position",
+        [name, v, v],
     ).fetchall()
-    by_section: dict[str, list[Entry]] = {s: [] for s in sections.names}
+    by_section: dict[str, list[Entry]] = {s: [] for s in _cached_sections(raw_sections).names}
     for section, entry_name, text, helpful, harmful in rows:
-        by_section.setdefault(section, []).append(Entry(name=entry_name, text=text, helpful=helpful, harmful=harmful))
-    created = con.execute("SELECT created_at FROM versions WHERE playbook = ? AND version = ?", [name, v]).fetchone()
-    return Playbook(
+        items = by_section.get(section)
+        if items is None:
+            items = by_section[section] = []
+        items.append(_trusted_entry(entry_name, text, helpful, harmful))
+    return Playbook.model_construct(
+        contract_version=1,
         version="1.0",
-        last_updated=created[0].isoformat(timespec="seconds") if created and created[0] else None,
+        last_updated=created.isoformat(timespec="seconds") if created else None,
         sections=by_section,
     )
 
@@ -501,15 +537,26 @@ def release_failures(con: duckdb.DuckDBPyConnection, name: str, session_ids: lis
     return len(chosen)
 
 
-def history(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
-    """One dict per version: version, created_at, source, session_id, ops_applied, ops_skipped, pruned, ..."""
+def history(
+    con: duckdb.DuckDBPyConnection, name: str, *, limit: int | None = None, since: Any = None
+) -> list[dict[str, Any]]:
+    """One dict per version, oldest first: version, created_at, source, session_id, ops_applied, ops_skipped,
+    pruned, ...; only the newest `limit` (None: all) created at or after `since` (None: any time)."""
     current_version(con, name)
-    return _rows(
+    rows = _rows(
         con,
         "SELECT version, created_at, source, session_id, parent_version, ops_proposed, ops_applied, ops_skipped,"
-        " evaluations, pruned, n_entries, note FROM versions WHERE playbook = ? ORDER BY version",
-        [name],
+        " evaluations, pruned, n_entries, note FROM versions WHERE playbook = ?"
+        " AND (?::TIMESTAMPTZ IS NULL OR created_at >= ?::TIMESTAMPTZ) ORDER BY version DESC LIMIT ?",
+        [name, since, since, limit if limit is not None else 2**62],
     )
+    return rows[::-1]
+
+
+def count_versions(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """How many versions `name` has (version 0 included)."""
+    row = con.execute("SELECT count(*) FROM versions WHERE playbook = ?", [name]).fetchone()
+    return int(row[0]) if row else 0
 
 
 @dataclass(frozen=True)

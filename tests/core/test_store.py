@@ -346,3 +346,28 @@ def test_back_up_keeps_the_newest_copies(tmp_path: Path) -> None:
     with open_db(kept[-1], read_only=True) as con:  # a copy is a working database
         assert load_version(con, "default").size() == 0
     assert back_up(path, 0) is None
+
+
+def test_history_limit_and_since_and_the_trusted_rebuild(con: duckdb.DuckDBPyConnection) -> None:
+    """`history` shows the newest `limit` versions, oldest first, from `since`; the rebuilt playbook equals a
+    validated one (its rows are trusted, not validated again)."""
+    ensure_playbook(con, "default")
+    for i in range(1, 8):
+        write_version(
+            con, "default", pb(pat=[(f"pat-{n:03d}", f"Lesson {n}.", n, 0) for n in range(1, i + 1)]), source="import"
+        )
+    assert [r["version"] for r in history(con, "default")] == list(range(8))
+    assert [r["version"] for r in history(con, "default", limit=3)] == [5, 6, 7]
+    con.execute("UPDATE versions SET created_at = TIMESTAMPTZ '2026-01-01' + INTERVAL (version) DAY")
+    assert [r["version"] for r in history(con, "default", since="2026-01-06")] == [5, 6, 7]
+    assert [r["version"] for r in history(con, "default", limit=2, since="2026-01-02")] == [6, 7]
+    rebuilt = load_version(con, "default", 4)
+    expected = Playbook.model_validate(
+        pb(pat=[(f"pat-{n:03d}", f"Lesson {n}.", n, 0) for n in range(1, 5)]).model_dump()
+    )
+    assert rebuilt.sections == expected.sections and rebuilt.last_updated == "2026-01-05T00:00:00+00:00"
+    assert Playbook.model_validate(rebuilt.model_dump()) == rebuilt
+    with pytest.raises(StoreError, match="has no version 9"):
+        load_version(con, "default", 9)
+    with pytest.raises(StoreError, match="does not exist"):
+        load_version(con, "nope")

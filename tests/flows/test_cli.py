@@ -147,6 +147,9 @@ def test_history_json(imported: str) -> None:
         (r["version"], r["session_id"], r["ops_applied"], r["ops_skipped"], r["pruned"], r["n_entries"]) for r in rows
     ] == [(0, None, 0, 0, 0, 0), (1, None, 0, 0, 0, 2)]
     assert all("created_at" in r for r in rows)
+    code, out, err = run("history", "--db", imported, "--limit", "1")
+    assert code == 0 and "Showing 1 of 2 versions; --limit 0 shows all" in err
+    assert [r["version"] for r in json.loads(run("history", "--db", imported, "--limit", "1", "--json")[1])] == [1]
 
 
 def test_diff_and_revert(imported: str, tmp_path: Path) -> None:

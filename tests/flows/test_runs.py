@@ -333,7 +333,16 @@ def test_retry_condition_only_for_transient_errors() -> None:
     assert transient_only(None, None, Completed(data=1)) is False  # type: ignore[arg-type]
 
 
-def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("mode", "concurrency", "warmed"),
+    [
+        ("always", 4, True),
+        ("auto", 2, True),  # two waves anyway: one call ahead costs a fraction of a wave
+        ("auto", 4, False),  # one wave: a call ahead would double the step's wall time
+        ("never", 2, False),
+    ],
+)
+def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: int, warmed: bool) -> None:
     import threading
     import time as clock
 
@@ -360,10 +369,11 @@ def test_cache_is_warmed_by_one_call_before_fanning_out(tmp_path: Path) -> None:
         )
         for i in range(4)
     ]
-    answered = dict(_answer(Warming(), requests, [0, 1, 2, 3], concurrency=4))
+    answered = dict(_answer(Warming(), requests, [0, 1, 2, 3], concurrency=concurrency, warm_cache=mode))
     assert sorted(answered) == [0, 1, 2, 3]
-    assert events[:2] == [("start", "s0"), ("end", "s0")]  # the first call finished before any other began
-    assert {e for e in events[2:] if e[0] == "start"} == {("start", "s1"), ("start", "s2"), ("start", "s3")}
+    # Warmed: the first call finished before any other began.
+    assert (events[:2] == [("start", "s0"), ("end", "s0")]) == warmed
+    assert {e for e in events if e[0] == "start"} == {("start", f"s{i}") for i in range(4)}
 
 
 def test_a_session_whose_output_never_parses_is_quarantined_and_blocks_nothing(

@@ -1,0 +1,107 @@
+"""Benchmark: rebuilding a version, and `history`, on a long-lived playbook.
+
+A playbook of 10,000 versions whose newest holds 2,500 live entries (12,500 entry rows: every entry was
+rewritten about four times). Measured interleaved, in rounds: `load_version` (the product's rebuild) against
+the raw range predicate on the same table (the same rows, fetched, nothing built), at the newest version and
+at a middle one, warm (the entries built by an earlier rebuild are shared, as in a run, which rebuilds the
+same playbook several times) and cold (that cache emptied first); and `playbook history` (the CLI, default
+--limit 50) against `--limit 0` (every version).
+
+Prints min / median / max of each and the ratio of medians. Goals: rebuild <= 1.2x the raw predicate;
+`history` under 1 s at 10,000 versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.store.db import open_db  # noqa: E402
+from core.store.playbooks import _trusted_entry, ensure_playbook, load_version  # noqa: E402
+
+BUILD = """
+INSERT INTO versions (playbook, version, source, n_entries)
+SELECT 'default', v, 'session', least(v, 2500) FROM range(1, $versions + 1) t(v);
+-- Entry i is born at version 1 + i * (versions / 4) / live ... rewritten every `span` versions until the end.
+INSERT INTO entries (playbook, name, section, position, text, helpful, harmful, valid_from, valid_to)
+SELECT 'default', 'pat-' || lpad(i::VARCHAR, 5, '0'),
+       ['PATTERNS & APPROACHES', 'MISTAKES TO AVOID', 'USER PREFERENCES', 'PROJECT CONTEXT', 'OTHERS'][i % 5 + 1],
+       i, 'Lesson ' || i || ' rewritten at ' || k || ': run the failing test first, then read the traceback.',
+       k, 0,
+       1 + (i * 3) % 2000 + k * 2000,
+       CASE WHEN k = 3 THEN NULL ELSE 1 + (i * 3) % 2000 + (k + 1) * 2000 END
+FROM range($live) a(i), range(4) b(k);
+"""
+
+
+def timed(fn: Callable[[], object], calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - started) / calls
+
+
+def summary(samples: list[float]) -> str:
+    return f"{min(samples) * 1e3:7.2f} {statistics.median(samples) * 1e3:7.2f} {max(samples) * 1e3:7.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--versions", type=int, default=10_000)
+    parser.add_argument("--live", type=int, default=2_500)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=20)
+    args = parser.parse_args()
+
+    db = Path(tempfile.mkdtemp(prefix="playbook-bench-rebuild-")) / "r.duckdb"
+    with open_db(db) as con:
+        ensure_playbook(con, "default")
+        con.execute(BUILD.replace("$versions", str(args.versions)).replace("$live", str(args.live)))
+        latest = args.versions
+        raw_sql = (
+            "SELECT section, name, text, helpful, harmful FROM entries WHERE playbook = ? AND valid_from <= ?"
+            " AND (valid_to IS NULL OR valid_to > ?) ORDER BY section, position"
+        )
+        print(f"{args.versions:,} versions, {args.live:,} live entries; ms per call: min / median / max")
+        for label, version in (("newest", latest), ("middle", latest // 2)):
+            live = len(load_version(con, "default", version).entries())
+            raw: list[float] = []
+            rebuild: list[float] = []
+            cold: list[float] = []
+
+            def first_time(v: int = version) -> object:
+                _trusted_entry.cache_clear()  # as if no entry of this playbook had been built in this process
+                return load_version(con, "default", v)
+
+            for _ in range(args.rounds):  # interleaved: each round measures all three, in turn
+                raw.append(timed(lambda v=version: con.execute(raw_sql, ["default", v, v]).fetchall(), args.calls))
+                rebuild.append(timed(lambda v=version: load_version(con, "default", v), args.calls))
+                cold.append(timed(first_time, args.calls))
+            print(f"  {label} version ({live:,} entries)")
+            print(f"    raw range predicate      {summary(raw)}")
+            for name, samples in (("load_version", rebuild), ("load_version, cold", cold)):
+                ratio = statistics.median(samples) / statistics.median(raw)
+                print(f"    {name:<24} {summary(samples)}   ratio of medians {ratio:.2f}x (goal <= 1.2x)")
+
+    import subprocess
+
+    cli = str(Path(sys.executable).with_name("playbook"))
+    for label, extra in (("history (default --limit 50)", []), ("history --limit 0 (all)", ["--limit", "0"])):
+        samples = []
+        for _ in range(3):
+            started = time.perf_counter()
+            subprocess.run([cli, "history", "--db", str(db), *extra], check=True, capture_output=True)
+            samples.append(time.perf_counter() - started)
+        print(f"  {label:<30} s: {min(samples):.2f} / {statistics.median(samples):.2f} / {max(samples):.2f}")
+
+
+if __name__ == "__main__":
+    main()
