@@ -67,6 +67,7 @@ bench: venv ## Run the benchmarks (ratios measured in one run)
 	$(PY) bench/bench_pipeline.py
 	$(PY) bench/bench_report.py
 	$(PY) bench/bench_rebuild.py
+	$(PY) bench/bench_flat.py
 	$(PY) bench/bench_team.py --contributors 10 --per-day 20 --days 10
 
 clean: ## Remove the virtual environments and generated data

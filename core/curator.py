@@ -30,19 +30,21 @@ def curator_request(
     budget: BudgetUse | None = None,
     note: str | None = None,
     budget_tokens: int | None = None,
+    shown: str | None = None,
 ) -> LLMRequest:
     """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript).
 
     `neighbours`: for findings of the reflection, the live entries closest to each, so the curator can
     UPDATE or MERGE them instead of adding the same lesson in new words. `note`: said after the budget (the
-    scope of a project playbook's session). `budget_tokens`: the request's token budget (seed 004).
+    scope of a project playbook's session). `budget_tokens`: the request's token budget (seed 004). `shown`:
+    `playbook_text(playbook)` when the caller has it already (one rendering for an epoch's requests).
 
     Raises:
         BudgetError: the request does not fit `budget_tokens`.
     """
     values = {
         "sections": describe_sections(sections),
-        "playbook": playbook_text(playbook),
+        "playbook": playbook_text(playbook) if shown is None else shown,
         "reflection": reflection.model_dump_json(include={"analysis", "bullet_tags"}, indent=2),
         "neighbours": describe_neighbours(neighbours),
         "budget": describe_budget(budget) + (f"\n\n{note}" if note else ""),

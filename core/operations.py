@@ -511,7 +511,9 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
     """
     outcomes: list[EvaluationOutcome] = []
     deltas: dict[str, list[int]] = {}
-    ids = {entry.name for _, entry in playbook.entries()}
+    if not evaluations:
+        return playbook, outcomes
+    ids = {entry.name for items in playbook.sections.values() for entry in items}
     for item in evaluations:
         fields = _evaluation_fields(item)
         if fields is None:
@@ -546,7 +548,8 @@ def prune(playbook: Playbook) -> tuple[Playbook, list[PruneRecord]]:
     """Remove every entry with harmful >= 3 and harmful > helpful; never mutates `playbook`."""
     pruned = [
         PruneRecord(name=e.name, section=s, text=e.text, helpful=e.helpful, harmful=e.harmful)
-        for s, e in playbook.entries()
+        for s, items in playbook.sections.items()
+        for e in items
         if should_prune(e)
     ]
     if not pruned:
@@ -598,6 +601,6 @@ def apply_session(
 
 def removed_entries(before: Playbook, after: Playbook, report: ApplyReport) -> int:
     """How many live entries a session took away: deleted, pruned, or merged into fewer (a MERGE of n is n-1)."""
-    kept = {e.name for _, e in after.entries()}
-    gone = sum(1 for _, e in before.entries() if e.name not in kept)
+    kept = {e.name for items in after.sections.values() for e in items}
+    gone = sum(1 for items in before.sections.values() for e in items if e.name not in kept)
     return gone - report.applied("MERGE")

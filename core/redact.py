@@ -321,14 +321,23 @@ class Redactor:
         return self.clean(text)[0]
 
 
-def mask_playbook(playbook: Playbook, redactor: Redactor) -> Playbook:
-    """`playbook` with every entry text cleaned; the very same object when nothing needed it."""
+def mask_playbook(playbook: Playbook, redactor: Redactor, clean: set[str] | None = None) -> Playbook:
+    """`playbook` with every entry text cleaned; the very same object when nothing needed it.
+
+    `clean`: texts this redactor already passed unchanged, which the caller keeps between calls (a run's
+    sessions) so that only new texts are scanned; the texts found clean here are added to it.
+    """
     changed = False
     sections = {}
     for name, items in playbook.sections.items():
         cleaned = []
         for entry in items:
+            if clean is not None and entry.text in clean:
+                cleaned.append(entry)
+                continue
             text = redactor.text(entry.text)
+            if clean is not None and text == entry.text:
+                clean.add(text)
             changed = changed or text != entry.text
             cleaned.append(entry if text == entry.text else entry.model_copy(update={"text": text}))
         sections[name] = cleaned

@@ -140,16 +140,17 @@ def reflector_request(
     session_meta: str = "",
     max_tokens: int = 4096,
     context: dict[str, Any] | None = None,
+    shown: str | None = None,
 ) -> tuple[LLMRequest, RenderResult]:
     """The reflector call for one session within `budget_tokens`; the system part is identical for a whole
-    epoch.
+    epoch. `shown`: `playbook_text(playbook)` when the caller has it already (one rendering per epoch).
 
     Raises:
         BudgetError: the session cannot fit the budget even compacted.
     """
     values = {
         "sections": describe_sections(sections),
-        "playbook": playbook_text(playbook),
+        "playbook": playbook_text(playbook) if shown is None else shown,
         "session_meta": session_meta or session_id,
     }
     return session_request(

@@ -85,6 +85,7 @@ from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.steps import (
     RunContext,
+    RunMemo,
     Steps,
     ask_once,
     excluded,
@@ -377,7 +378,7 @@ def run_curation(
         raise
     finally:
         summary.duration_s = time.perf_counter() - started
-        _finish(settings, summary)
+        _finish(settings, summary, ctx.memo)
     return summary
 
 
@@ -389,11 +390,11 @@ def _start(settings: Settings, summary: RunSummary) -> None:
         summary.entries_before = live_entries(con, summary.playbook or "")
 
 
-def _finish(settings: Settings, summary: RunSummary) -> None:
+def _finish(settings: Settings, summary: RunSummary, memo: RunMemo | None = None) -> None:
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         summary.entries_after = live_entries(con, summary.playbook or "")
         if summary.sessions_applied and summary.playbook:
-            summary.quality = _quality(con, settings, summary)
+            summary.quality = _quality(con, settings, summary, memo or RunMemo())
         shrink = summary.shrink_share()
         if shrink > settings.shrink_warning_share:
             summary.notices.append(
@@ -403,9 +404,12 @@ def _finish(settings: Settings, summary: RunSummary) -> None:
         finish_run(con, summary)
 
 
-def _quality(con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSummary) -> dict[str, float]:
-    """Duplicate rate (pairs above the near-duplicate threshold / live entries), budget use, churn."""
-    playbook = load_version(con, summary.playbook or "")
+def _quality(
+    con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSummary, memo: RunMemo
+) -> dict[str, float]:
+    """Duplicate rate (pairs above the near-duplicate threshold / live entries), budget use, churn; from what
+    the run already holds in `memo` where it can."""
+    playbook = memo.version(con, summary.playbook or "")
     entries = [e for _, e in playbook.entries()]
     figures: dict[str, float] = dict(summary.churn_per_100())
     use = budget_use(playbook, settings.budget(summary.playbook))
@@ -414,7 +418,7 @@ def _quality(con: duckdb.DuckDBPyConnection, settings: Settings, summary: RunSum
     similarity = settings.similarity()
     if similarity is not None and entries:
         embedder, threshold = similarity
-        vectors = vectors_for(con, embedder, [e.text for e in entries])
+        vectors = vectors_for(con, embedder, [e.text for e in entries], memo=memo.vectors)
         figures["duplicate_rate"] = near_pairs(entries, vectors, threshold) / len(entries)
     if entries:
         figures["trigger_share"] = len(with_trigger(con, summary.playbook or "")) / len(entries)

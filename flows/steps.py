@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
@@ -28,20 +29,22 @@ from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import Redactor, mask_playbook
-from core.reflector import parse_reflector, reflector_request
+from core.reflector import parse_reflector, playbook_text, reflector_request
 from core.scope import GLOBAL_PREFIX, combine, in_scope, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import too_short
-from core.store.db import open_db
+from core.store.db import open_db, transaction
 from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
 from core.store.playbooks import (
+    Tip,
     current_version,
     ensure_playbook,
     load_version,
     mark_session,
     record_failure,
     sections_of,
+    tip_of,
     write_version,
 )
 from core.store.runs import close_epoch, open_epochs, plan_epoch, run_spend
@@ -81,6 +84,33 @@ OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
 NEIGHBOUR_SHARE = 0.8
 
 
+@dataclass
+class RunMemo:
+    """What one run keeps in memory between its steps and epochs, so a session's cost does not grow with the
+    playbook: the versions it rebuilt (immutable values; one per playbook, the newest asked for), each
+    playbook's open rows as it last wrote them, entry vectors it read, and entry texts the redactor has
+    already passed. Shared by reference, like the guard."""
+
+    versions: dict[str, tuple[int, Playbook]] = field(default_factory=dict)
+    tips: dict[str, Tip] = field(default_factory=dict)
+    vectors: dict[tuple[str, str], Any] = field(default_factory=dict)
+    clean: set[str] = field(default_factory=set)
+
+    def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
+        """`load_version`, rebuilt once: a version's content never changes."""
+        number = current_version(con, name) if version is None else version
+        held = self.versions.get(name)
+        if held is not None and held[0] == number:
+            return held[1]
+        playbook = load_version(con, name, number)
+        self.versions[name] = (number, playbook)
+        return playbook
+
+    def wrote(self, name: str, version: int, playbook: Playbook) -> None:
+        """`playbook` was just stored as `version` of `name`: the next epoch starts from it without a rebuild."""
+        self.versions[name] = (version, playbook)
+
+
 class RunContext(BaseModel):
     """What every step of one run needs: the settings, the playbook, the provider and the run id."""
 
@@ -94,6 +124,7 @@ class RunContext(BaseModel):
     factory: ProviderFactory = make_provider
     # Shared by every step of the run (a reference, also through Prefect tasks): deadline and breaker.
     guard: CallGuard = Field(default_factory=CallGuard)
+    memo: RunMemo = Field(default_factory=RunMemo)
 
 
 class Epoch(BaseModel):
@@ -236,23 +267,26 @@ def _answer(
     todo: list[int],
     concurrency: int,
     warm_cache: str = "auto",
-) -> Iterator[tuple[int, LLMResponse]]:
-    """The provider's responses to `requests[i]` for `i` in `todo`, as they arrive."""
+) -> Iterator[list[tuple[int, LLMResponse]]]:
+    """The provider's responses to `requests[i]` for `i` in `todo`, as they arrive: each batch holds every
+    answer that had arrived when the previous one was taken, so nothing waits for company (a run killed loses
+    only what was in flight) and answers that arrive together are stored together."""
     if not todo:
         return
     if provider.batches:  # the batch API answers an epoch at once
-        yield from zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True)
+        yield list(zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True))
         return
     todo = list(todo)
     if warms_cache(provider, warm_cache, len(todo), concurrency):
         # A cache entry exists only once a first response has started: one call warms the shared
         # system prefix (the frozen playbook), then the rest fan out and read it.
         first = todo.pop(0)
-        yield first, provider.complete(requests[first])
+        yield [(first, provider.complete(requests[first]))]
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = {pool.submit(provider.complete, requests[i]): i for i in todo}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+        waiting = {pool.submit(provider.complete, requests[i]): i for i in todo}
+        while waiting:
+            done, _ = wait(waiting, return_when=FIRST_COMPLETED)
+            yield sorted((waiting.pop(future), future.result()) for future in done)
 
 
 def _run_step(
@@ -268,8 +302,8 @@ def _run_step(
     """Build the requests, answer them (reused from earlier runs where possible) and record every exchange.
 
     No connection is open while the model works: the database is opened briefly to prepare, and again for
-    each answer as it arrives (so a run killed later reuses it instead of paying again), which leaves the
-    file free for other commands in between.
+    each batch of answers as they arrive (so a run killed later reuses them instead of paying again), which
+    leaves the file free for other commands in between.
     """
     settings = ctx.settings
     requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse)
@@ -296,19 +330,20 @@ def _run_step(
 
     def store(answers: list[tuple[int, LLMResponse]]) -> None:
         # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
-        with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        with open_db(settings.db, wait=settings.busy_wait_s) as con, transaction(con):
             for i, answer in answers:
                 take(con, i, answer)
 
     if reused:
         store(list(reused.items()))
     todo = [i for i in range(len(requests)) if i not in reused]
-    for i, answer in _answer(provider, requests, todo, settings.concurrency, settings.warm_cache):
-        store([(i, answer)])
-        if answer.failure == "auth":  # every other call would be refused the same way
+    for batch in _answer(provider, requests, todo, settings.concurrency, settings.warm_cache):
+        store(batch)
+        refused = next((answer for _, answer in batch if answer.failure == "auth"), None)
+        if refused is not None:  # every other call would be refused the same way
             raise AuthError(
                 f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
-                f" ({answer.error}); set a valid key, or run with `--llm heuristic`."
+                f" ({refused.error}); set a valid key, or run with `--llm heuristic`."
             )
     answered = [results[i] for i in range(len(requests))]
     failed = [
@@ -342,11 +377,11 @@ def _prepare(
     """(requests, sessions that could not be prepared, the guarded provider, answers reused from earlier)."""
     settings = ctx.settings
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        frozen = load_version(con, ctx.playbook, epoch.base_version)
+        frozen = ctx.memo.version(con, ctx.playbook, epoch.base_version)
         companion = ctx.settings.companion(ctx.playbook)
         if companion is not None:  # the prompts show the global playbook too, ids prefixed
             ensure_playbook(con, companion)
-            frozen = combine(frozen, load_version(con, companion))
+            frozen = combine(frozen, ctx.memo.version(con, companion))
         sections = sections_of(con, ctx.playbook)
         template = template_for(settings, ctx.playbook, template_name)  # fails before any model call
         requests, unprepared = build(con, frozen, sections, template)
@@ -380,6 +415,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         requests = []
         unprepared: dict[str, str] = {}
+        shown = playbook_text(frozen)  # once for the epoch: every request shows the same frozen playbook
         for session_id in epoch.session_ids:
             limits = ctx.settings.limits(ctx.provider.kind)
             try:
@@ -398,6 +434,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
                     context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
+                    shown=shown,
                 )
             except BudgetError as exc:  # seed 004: refused before any call, with the reason
                 unprepared[session_id] = str(exc)
@@ -449,9 +486,10 @@ def curate_sessions(
         if similarity is not None and entries:
             embedder, threshold = similarity
             texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
-            known = vectors_for(con, embedder, texts)
+            known = vectors_for(con, embedder, texts, memo=ctx.memo.vectors)
             floor = threshold * NEIGHBOUR_SHARE
         limits = ctx.settings.limits(ctx.provider.kind)
+        shown = playbook_text(frozen)
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         for session_id, output in usable:
@@ -470,6 +508,7 @@ def curate_sessions(
                         budget=use,
                         note=scope_note(companion) if companion else None,
                         budget_tokens=limits.max_input_tokens,
+                        shown=shown,
                     )
                 )
             except BudgetError as exc:  # seed 004: refused before any call, with the reason
@@ -498,9 +537,12 @@ def apply_epoch_sessions(
     with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
         sections = sections_of(con, ctx.playbook)
         parent = current_version(con, ctx.playbook)
-        current = load_version(con, ctx.playbook, parent)  # kept in memory: one rebuild per epoch, not per session
+        current = ctx.memo.version(con, ctx.playbook, parent)  # kept in memory: no rebuild per session
+        tip = ctx.memo.tips.get(ctx.playbook)
+        if tip is None or tip.version != parent:  # the open rows each write compares with, read once
+            tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
         companion = ctx.settings.companion(ctx.playbook)
-        near, remember = _near_duplicates(con, ctx.settings, current, curations)
+        near, remember = _near_duplicates(con, ctx.settings, ctx.memo, current, curations)
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -542,7 +584,8 @@ def apply_epoch_sessions(
                 )
                 results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
                 continue
-            new = mask_playbook(new, ctx.redactor)  # no entry keeps a secret or personal data a model wrote
+            # No entry keeps a secret or personal data a model wrote.
+            new = mask_playbook(new, ctx.redactor, clean=ctx.memo.clean)
             before = previous_apply(con, ctx.playbook, reflection.session_id)
             notes = [f"the session's new part (it was first applied in version {before[1]})"] if before else []
             if not mine[0].analysis.strip():
@@ -557,7 +600,9 @@ def apply_epoch_sessions(
                 run_id=ctx.run_id,
                 expected_parent=parent,
                 note="; ".join(notes) or None,
+                tip=tip,
             )
+            ctx.memo.wrote(ctx.playbook, version, new)
             parent, current = version, new
             if companion and theirs and (theirs[0].bullet_tags or theirs[1].operations):
                 _apply_to_companion(con, ctx, companion, reflection.session_id, theirs, near)
@@ -578,28 +623,31 @@ def _apply_to_companion(
     near: NearFinder | None,
 ) -> None:
     """The global playbook's part of a bound playbook's session: its own version, from the same model call."""
-    current = load_version(con, companion)
+    current = ctx.memo.version(con, companion)
     new, report = apply_session(
         current, part[0], part[1], sections=sections_of(con, companion), guards=ctx.settings.guards(), near=near
     )
     if report.held:
         record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.settings.max_attempts, hold=True)
         return
-    write_version(
+    new = mask_playbook(new, ctx.redactor, clean=ctx.memo.clean)
+    version = write_version(
         con,
         companion,
-        mask_playbook(new, ctx.redactor),
+        new,
         source="session",
         session_id=session_id,
         report=report,
         run_id=ctx.run_id,
         note=f"from a session of playbook `{ctx.playbook}` (one model call for both)",
     )
+    ctx.memo.wrote(companion, version, new)
 
 
 def _near_duplicates(
     con: duckdb.DuckDBPyConnection,
     settings: Settings,
+    memo: RunMemo,
     current: Playbook,
     curations: list[StepResult[CuratorOutput]],
 ) -> tuple[NearFinder | None, Callable[[], None]]:
@@ -615,7 +663,8 @@ def _near_duplicates(
         for op in c.output.operations
         if isinstance(op, dict) and op.get("type") == "ADD"
     ]
-    known = vectors_for(con, embedder, [e.text for _, e in current.entries()] + proposed)
+    texts = [e.text for items in current.sections.values() for e in items]
+    known = vectors_for(con, embedder, texts + proposed, memo=memo.vectors)
     stored = set(known)
     return near_finder(embedder, known, threshold), lambda: store_vectors(
         con, embedder, {t: v for t, v in known.items() if t not in stored}

@@ -160,16 +160,37 @@ def near_finder(
     """The engine's `NearFinder`: the live entry most similar to a text, if at least `threshold`.
 
     `known` maps texts to vectors (read from the store beforehand); texts it lacks are embedded on the way
-    and added to it, so the caller can store them afterwards.
+    and added to it, so the caller can store them afterwards. The vectors are stacked once into a matrix that
+    grows with new texts, so a query costs one product with it, not a new stack of every live entry's vector.
     """
+    rows: dict[str, int] = {}
+    matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def row_of(texts: Sequence[str]) -> None:
+        nonlocal matrix
+        new = [t for t in dict.fromkeys(texts) if t not in rows]
+        if not new:
+            return
+        missing = [t for t in new if t not in known]
+        if missing:
+            known.update(zip(missing, embedder.embed(missing), strict=True))
+        added = np.stack([known[t] for t in new]).astype(np.float32, copy=False)
+        if matrix.size == 0:
+            matrix = np.empty((max(64, 2 * len(new)), added.shape[1]), dtype=np.float32)
+        elif len(rows) + len(new) > len(matrix):
+            grown = np.empty((2 * (len(rows) + len(new)), matrix.shape[1]), dtype=np.float32)
+            grown[: len(rows)] = matrix[: len(rows)]
+            matrix = grown
+        base = len(rows)
+        matrix[base : base + len(new)] = added
+        rows.update((t, base + i) for i, t in enumerate(new))
 
     def near(text: str, entries: Sequence[Any]) -> tuple[str, float] | None:
         if not entries:
             return None
-        missing = list(dict.fromkeys(t for t in (text, *(e.text for e in entries)) if t not in known))
-        if missing:
-            known.update(zip(missing, embedder.embed(missing), strict=True))
-        scores = np.stack([known[e.text] for e in entries]) @ known[text]
+        texts = [e.text for e in entries]
+        row_of([text, *texts])
+        scores = (matrix[: len(rows)] @ matrix[rows[text]])[[rows[t] for t in texts]]
         best = int(np.argmax(scores))
         return (entries[best].name, float(scores[best])) if scores[best] >= threshold else None
 

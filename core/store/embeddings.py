@@ -17,9 +17,27 @@ def _key(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def vectors_for(con: duckdb.DuckDBPyConnection, embedder: Embedder, texts: Iterable[str]) -> dict[str, np.ndarray]:
-    """A unit vector per distinct text: stored ones read back, the others computed and stored."""
+def vectors_for(
+    con: duckdb.DuckDBPyConnection,
+    embedder: Embedder,
+    texts: Iterable[str],
+    memo: dict[tuple[str, str], np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """A unit vector per distinct text: stored ones read back, the others computed and stored.
+
+    `memo`: (model, text) -> vector the caller keeps between calls (a run's epochs); texts in it are not read
+    again, and every vector returned is added to it.
+    """
     wanted = list(dict.fromkeys(t for t in texts if t))
+    if memo is not None:
+        held = {t: v for t in wanted if (v := memo.get((embedder.name, t))) is not None}
+        if held:
+            wanted = [t for t in wanted if t not in held]
+            found = vectors_for(con, embedder, wanted) if wanted else {}
+        else:
+            found = vectors_for(con, embedder, wanted)
+        memo.update(((embedder.name, t), v) for t, v in found.items())
+        return held | found
     if not wanted:
         return {}
     keys = {_key(t): t for t in wanted}

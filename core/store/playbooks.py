@@ -24,6 +24,7 @@ from core.store.db import transaction
 
 __all__ = [
     "Change",
+    "Tip",
     "approved_version",
     "count_versions",
     "current_version",
@@ -47,6 +48,7 @@ __all__ = [
     "revert",
     "sections_of",
     "stale_entries",
+    "tip_of",
     "trigger_recurrence",
     "version_changes",
     "with_trigger",
@@ -221,38 +223,59 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
     )
 
 
+@dataclass
+class Tip:
+    """The open entry rows of a playbook at `version` (name -> section, position, entry), which a writer keeps
+    in memory between the versions it writes, so a write compares against them instead of reading them back.
+    `write_version` moves it forward; a tip of another version than the newest is ignored (read afresh)."""
+
+    playbook: str
+    version: int
+    rows: dict[str, tuple[str, int, Entry]]
+
+
+def tip_of(con: duckdb.DuckDBPyConnection, name: str) -> Tip:
+    """The newest version's open entry rows of playbook `name`, read once."""
+    version = current_version(con, name)
+    rows = con.execute(
+        "SELECT name, section, position, text, helpful, harmful FROM entries WHERE playbook = ? AND valid_to IS NULL",
+        [name],
+    ).fetchall()
+    return Tip(name, version, {r[0]: (r[1], r[2], _trusted_entry(r[0], r[3], r[4], r[5])) for r in rows})
+
+
 def _plan(
-    open_rows: dict[str, tuple[str, int, str, int, int]], new: Playbook
-) -> tuple[list[str], list[dict[str, Any]]]:
+    open_rows: dict[str, tuple[str, int, Entry]], new: Playbook
+) -> tuple[list[str], list[tuple[str, int, Entry]]]:
     """(names whose open row closes, rows to insert) to go from the open rows to `new`.
 
-    Unchanged entries keep their row while their relative order holds; everything else gets a new row.
+    Unchanged entries keep their row while their relative order holds; everything else gets a new row. An entry
+    is unchanged when it is the very object of its row (entries are immutable and shared), or equal to it.
     """
     close: list[str] = []
-    insert: list[dict[str, Any]] = []
+    insert: list[tuple[str, int, Entry]] = []
     seen: set[str] = set()
+    found = 0  # names of `new` that have an open row
     for section, items in new.sections.items():
         last = -1
         for e in items:
             seen.add(e.name)
             old = open_rows.get(e.name)
-            if old and old[0] == section and old[1] > last and old[2:] == (e.text, e.helpful, e.harmful):
-                last = old[1]
+            if old is None:
+                last += 1
+                insert.append((section, last, e))
                 continue
-            if old:
-                close.append(e.name)
+            found += 1
+            if old[0] == section and old[1] > last:
+                was = old[2]
+                if was is e or (was.text, was.helpful, was.harmful) == (e.text, e.helpful, e.harmful):
+                    last = old[1]
+                    continue
+            close.append(e.name)
             last += 1
-            insert.append(
-                {
-                    "name": e.name,
-                    "section": section,
-                    "position": last,
-                    "text": e.text,
-                    "helpful": e.helpful,
-                    "harmful": e.harmful,
-                }
-            )
-    close.extend(n for n in open_rows if n not in seen)
+            insert.append((section, last, e))
+    if found < len(open_rows):  # some open rows are gone from `new`
+        close.extend(n for n in open_rows if n not in seen)
     return close, insert
 
 
@@ -267,16 +290,20 @@ def write_version(
     run_id: str | None = None,
     note: str | None = None,
     expected_parent: int | None = None,
+    tip: Tip | None = None,
 ) -> int:
     """Store `new` as the next version of `name`, with its report, in one transaction.
 
     Args:
         expected_parent: when given, the write is refused if another writer added a version since.
+        tip: the open rows as the caller last left them (`tip_of`); used when it is the newest version's, then
+            moved forward to the new version once the transaction commits. Otherwise they are read.
 
     Returns:
         The new version number.
     """
     report = report or ApplyReport()
+    given = tip
     with transaction(con):
         parent = current_version(con, name)
         if expected_parent is not None and parent != expected_parent:
@@ -285,15 +312,9 @@ def write_version(
                 " run again."
             )
         version = parent + 1
-        open_rows = {
-            r[0]: (r[1], r[2], r[3], r[4], r[5])
-            for r in con.execute(
-                "SELECT name, section, position, text, helpful, harmful FROM entries"
-                " WHERE playbook = ? AND valid_to IS NULL",
-                [name],
-            ).fetchall()
-        }
-        close, insert = _plan(open_rows, new)
+        if tip is None or tip.playbook != name or tip.version != parent:
+            tip = tip_of(con, name)
+        close, insert = _plan(tip.rows, new)
         if close:
             con.execute(
                 "UPDATE entries SET valid_to = ? WHERE playbook = ? AND valid_to IS NULL AND name IN"
@@ -304,7 +325,21 @@ def write_version(
             con.execute(
                 "INSERT INTO entries SELECT ?, r.name, r.section, r.position, r.text, r.helpful, r.harmful, ?, NULL"
                 " FROM (SELECT unnest(?) AS r)",
-                [name, version, insert],
+                [
+                    name,
+                    version,
+                    [
+                        {
+                            "name": e.name,
+                            "section": section,
+                            "position": position,
+                            "text": e.text,
+                            "helpful": e.helpful,
+                            "harmful": e.harmful,
+                        }
+                        for section, position, e in insert
+                    ],
+                ],
             )
         counts = report.counts()
         con.execute(
@@ -385,6 +420,12 @@ def write_version(
         if source == "session" and session_id is not None:
             _mark(con, name, session_id, version, "applied", None)
             con.execute("DELETE FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id])
+    if given is not None:  # committed: the caller's tip now describes the new version
+        rows = tip.rows if tip is given else dict(tip.rows)
+        for gone in close:
+            del rows[gone]
+        rows.update((e.name, (section, position, e)) for section, position, e in insert)
+        given.version, given.rows = version, rows
     return version
 
 

@@ -25,6 +25,7 @@ from core.store.playbooks import (
     history,
     load_version,
     revert,
+    tip_of,
     write_version,
 )
 from core.store.schema import MIGRATIONS
@@ -128,12 +129,17 @@ def test_expected_parent_guards_concurrent_extension(con: duckdb.DuckDBPyConnect
         ),
         min_size=1,
         max_size=6,
-    )
+    ),
+    st.sampled_from(["none", "kept", "stale"]),
 )
-def test_store_round_trip_every_version(tmp_path_factory: pytest.TempPathFactory, steps: list[Any]) -> None:
+def test_store_round_trip_every_version(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[Any], tip_use: str
+) -> None:
+    # A writer's tip (its open rows kept in memory) gives the very rows a read would; a stale one is ignored.
     connection = connect(tmp_path_factory.mktemp("rt") / "rt.duckdb")
     ensure_playbook(connection, "default")
     expected = [empty_playbook()]
+    tip = tip_of(connection, "default") if tip_use != "none" else None
     for n, step in enumerate(steps):
         current = expected[-1]
         ids = [e.name for _, e in current.entries()] or ["oth-001"]
@@ -151,7 +157,14 @@ def test_store_round_trip_every_version(tmp_path_factory: pytest.TempPathFactory
             )
             tags.append({"name": y, "tag": tag})
         new, report = apply_session(current, ReflectorOutput(bullet_tags=tags), CuratorOutput(operations=ops))
-        write_version(connection, "default", new, source="session", session_id=f"s{n}", report=report)
+        if tip_use == "stale" and n % 2:
+            write_version(connection, "default", current, source="import")  # another writer, unknown to the tip
+        write_version(connection, "default", new, source="session", session_id=f"s{n}", report=report, tip=tip)
+        if tip is not None:
+            fresh = tip_of(connection, "default")
+            assert (tip.version, tip.rows) == (fresh.version, fresh.rows)
+        if tip_use == "stale" and n % 2:
+            expected.append(current)
         expected.append(new)
     for version, model in enumerate(expected):
         assert load_version(connection, "default", version).sections == model.sections

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.llm.embed import Lexical, load_embedder, near_finder
 from core.models import Entry, Playbook
@@ -19,6 +21,7 @@ from core.store.ingest import ingest
 from flows.config import Settings
 from flows.providers import resolve_provider
 from flows.runs import run_curation
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
@@ -62,6 +65,29 @@ def test_the_lexical_fallback_catches_a_close_rewording() -> None:
     entries = [Entry(name="pat-001", text="Run the type checker after refactoring signatures.")]
     assert near("After refactoring signatures, run the type checker.", entries) is not None
     assert near("Quote file paths that may contain spaces in shell commands.", entries) is None
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([t for group in LESSONS[:8] for t in group]), min_size=0, max_size=12), min_size=1
+    ),
+    st.sampled_from([t for group in LESSONS[:8] for t in group]),
+)
+def test_the_finder_answers_as_a_fresh_comparison_would(queries: list[list[str]], probe: str) -> None:
+    # One finder serves a whole epoch while the live entries change; its matrix grows with the texts it sees.
+    embedder = Lexical()
+    near = near_finder(embedder, {}, 0.0)
+    for texts in [*queries, [probe]]:
+        entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(texts)]
+        got = near(probe, entries)
+        if not entries:
+            assert got is None
+            continue
+        vectors = embedder.embed([probe, *texts])
+        scores = vectors[1:] @ vectors[0]
+        best = int(np.argmax(scores))
+        assert got is not None and got[0] == entries[best].name and got[1] == pytest.approx(float(scores[best]))
 
 
 def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> None:

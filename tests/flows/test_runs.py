@@ -219,6 +219,16 @@ def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Pa
     assert entries(settings.db, 3) == EXPECTED[3]
 
 
+def test_limit_holds_on_a_first_run(setup: tuple[Settings, Path]) -> None:
+    # DuckDB 2.0.0 dropped the LIMIT of the pending query while the playbook had no ledger rows yet.
+    settings, replay = setup
+    first = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), limit=2)
+    assert first.sessions_considered == 2
+    rest = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), limit=5)
+    assert rest.sessions_considered == 2  # the third session and the short one; nothing twice
+    assert first.sessions_applied + rest.sessions_applied == 3
+
+
 def test_failed_call_is_not_applied_and_is_retried_next_run(setup: tuple[Settings, Path]) -> None:
     settings, replay = setup
     partial = replay.with_name("partial.jsonl")
@@ -369,7 +379,8 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
         )
         for i in range(4)
     ]
-    answered = dict(_answer(Warming(), requests, [0, 1, 2, 3], concurrency=concurrency, warm_cache=mode))
+    batches = list(_answer(Warming(), requests, [0, 1, 2, 3], concurrency=concurrency, warm_cache=mode))
+    answered = dict(pair for batch in batches for pair in batch)
     assert sorted(answered) == [0, 1, 2, 3]
     # Warmed: the first call finished before any other began.
     assert (events[:2] == [("start", "s0"), ("end", "s0")]) == warmed

@@ -101,6 +101,24 @@ def test_every_kind_is_redacted_and_each_detector_agrees() -> None:
     assert n == 1 and SPLIT.secret[:14] not in "".join(parts) and SPLIT.secret[14:] not in "".join(parts)
 
 
+def test_a_run_masks_each_new_entry_text_once_and_never_skips_one() -> None:
+    from core.models import Entry, Playbook
+    from core.redact import Redactor, mask_playbook
+
+    redactor = Redactor(home="/home/alice")
+    clean: set[str] = set()
+    plain = [Entry(name=f"oth-{i:03d}", text=f"Run the narrow test {i} first.") for i in range(1, 4)]
+    first = Playbook(sections={"OTHERS": plain})
+    assert mask_playbook(first, redactor, clean=clean) is first  # nothing to mask: the very same object
+    assert clean == {e.text for e in plain}
+    for n, p in enumerate(KINDS):  # a later session adds an entry that carries a secret: masked all the same
+        grown = Playbook(sections={"OTHERS": [*plain, Entry(name=f"oth-{100 + n}", text=p.text)]})
+        masked = mask_playbook(grown, redactor, clean=clean)
+        assert p.secret not in masked.sections["OTHERS"][-1].text, p.kind
+        assert masked.sections["OTHERS"][:3] == plain
+    assert not any(p.secret in t for t in clean for p in KINDS)  # only texts that needed nothing are remembered
+
+
 @pytest.mark.parametrize(
     "text",
     [

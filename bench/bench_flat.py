@@ -1,0 +1,153 @@
+"""Benchmark: CPU per session against the size of the playbook (goal: 5,000 entries within 1.2x of 100).
+
+For each size, a playbook of that many entries is stored, `--sessions` synthetic sessions are ingested, and
+the run loop (`run_curation`, the plain steps, no Prefect) curates them with an instant in-process stub:
+each session tags two entries helpful, adds one lesson and deletes another, so the playbook stays at its
+size. Measured: process CPU seconds of the whole run divided by the sessions, which includes DuckDB's own
+threads (every open, query, version write and exchange record) as well as ours. The sizes are run in
+alternating rounds (`--rounds`, at least 3), each on a fresh database, and the table gives min / median /
+max per size and the ratio of medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_pipeline import SESSIONS_SQL  # noqa: E402
+from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
+from core.models import Entry, Playbook  # noqa: E402
+from core.sections import DEFAULT_SECTIONS  # noqa: E402
+from core.store.db import open_db  # noqa: E402
+from core.store.playbooks import ensure_playbook, write_version  # noqa: E402
+from flows.config import Settings  # noqa: E402
+from flows.providers import resolve_provider  # noqa: E402
+from flows.runs import run_curation  # noqa: E402
+
+WARMUP = 16
+VOCABULARY = (
+    "build cache test deploy schema index retry timeout lock parser fixture migration branch commit review"
+    " lint format type import module package version config secret token session socket thread process queue"
+    " worker backend frontend browser render layout style route handler request response header cookie query"
+    " column table join filter sort page stream buffer file folder path shell script docker image volume port"
+).split()
+
+
+def words(seed: int, n: int = 8) -> str:
+    """A sentence of `n` words drawn for `seed`: distinct lessons, not near-duplicates of each other."""
+    return " ".join(random.Random(seed).sample(VOCABULARY, n))
+
+
+class Stub(Provider):
+    """Answers at once: two helpful tags, one ADD and one DELETE (the size stays put)."""
+
+    name = "benchstub"
+    cacheable = False
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        # Lazily, so the stub itself costs the same at any size.
+        live = (e for items in request.context["playbook"].sections.values() for e in items)
+        if request.step == "reflector":
+            first = [e.name for e in itertools.islice(live, 2)]
+            payload: dict[str, Any] = {
+                "analysis": "bench",
+                "bullet_tags": [{"name": i, "tag": "helpful", "rationale": "bench"} for i in first],
+            }
+        else:
+            # The sessions of an epoch see the same frozen playbook: each deletes a different one of its first
+            # entries (by its number), so every DELETE applies and the size stays put.
+            number = int(str(request.session_id).rsplit("-", 1)[1])
+            victim = next(itertools.islice(live, number % 64, None))
+            payload = {
+                "reasoning": "bench",
+                "operations": [
+                    {"type": "ADD", "text": f"Check the {words(1_000_000 + number)} first.", "section": "OTHERS"},
+                    {"type": "DELETE", "target_id": victim.name, "reason": "keep the size"},
+                ],
+            }
+        return LLMResponse(text=json.dumps(payload), provider=self.name, model="stub")
+
+
+def seeded(size: int) -> Playbook:
+    """`size` entries spread over the default sections, as a long-lived playbook would hold them."""
+    names = DEFAULT_SECTIONS.names
+    sections: dict[str, list[Entry]] = {n: [] for n in names}
+    for i in range(size):
+        section = names[i % len(names)]
+        slug = DEFAULT_SECTIONS.slug_of(section)
+        text = f"Lesson {i}: check the {words(i)} first."
+        sections[section].append(Entry(name=f"{slug}-{i // len(names) + 1:03d}", text=text, helpful=i % 5))
+    return Playbook(sections=sections)
+
+
+def one_run(size: int, sessions: int, epoch_size: int) -> float:
+    """CPU seconds per session for one run at `size` entries, on a fresh database."""
+    work = Path(tempfile.mkdtemp(prefix="playbook-bench-flat-"))
+    # The whole playbook goes into every prompt (a budget that holds 5,000 entries), and the near-duplicate check
+    # runs in full but only skips what is almost the same text (random lessons from a small vocabulary overlap).
+    settings = Settings(
+        db=work / "bench.duckdb",
+        out_dir=work / "out",
+        epoch_size=epoch_size,
+        max_input_tokens=10_000_000,
+        near_duplicate_threshold=0.95,
+    )
+    with open_db(settings.db) as con:
+        ensure_playbook(con, "default")
+        write_version(con, "default", seeded(size), source="import")
+        con.execute(SESSIONS_SQL.replace("$n", str(sessions + WARMUP)))
+    stub = Stub()
+    spec = resolve_provider("heuristic", settings)
+    # Not measured: the first epochs, which embed every seeded entry once (stored, as a long-lived playbook's
+    # vectors are) and fill the caches.
+    run_curation(settings, "default", spec, factory=lambda spec, settings, cap: stub, limit=WARMUP)
+    cpu = time.process_time()
+    summary = run_curation(settings, "default", spec, factory=lambda spec, settings, cap: stub)
+    used = time.process_time() - cpu
+    assert summary.sessions_applied == sessions, summary.model_dump_json()
+    with open_db(settings.db) as con:
+        row = con.execute(
+            "SELECT n_entries FROM versions WHERE playbook = 'default' ORDER BY version DESC LIMIT 1"
+        ).fetchone()
+    assert row is not None and row[0] == size, (row, size)  # the playbook stayed at its size
+    return used / sessions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100,5000", help="playbook sizes, the first is the baseline")
+    parser.add_argument("--sessions", type=int, default=160)
+    parser.add_argument("--epoch-size", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    samples: dict[int, list[float]] = {s: [] for s in sizes}
+    one_run(sizes[0], 16, args.epoch_size)  # imports and module caches, outside the measure
+    for _ in range(max(3, args.rounds)):
+        for size in sizes:
+            samples[size].append(one_run(size, args.sessions, args.epoch_size))
+    base = statistics.median(samples[sizes[0]])
+    print(f"CPU per session, {args.sessions} sessions per run, epochs of {args.epoch_size}, {args.rounds} rounds")
+    print(f"{'entries':>8} {'min ms':>8} {'median ms':>10} {'max ms':>8} {'ratio':>6}")
+    for size in sizes:
+        got = samples[size]
+        print(
+            f"{size:>8} {min(got) * 1e3:8.1f} {statistics.median(got) * 1e3:10.1f} {max(got) * 1e3:8.1f}"
+            f" {statistics.median(got) / base:5.2f}x"
+        )
+    print("goal: the largest size within 1.2x of the first")
+
+
+if __name__ == "__main__":
+    main()
