@@ -31,11 +31,7 @@ def vectors_for(
     wanted = list(dict.fromkeys(t for t in texts if t))
     if memo is not None:
         held = {t: v for t in wanted if (v := memo.get((embedder.name, t))) is not None}
-        if held:
-            wanted = [t for t in wanted if t not in held]
-            found = vectors_for(con, embedder, wanted) if wanted else {}
-        else:
-            found = vectors_for(con, embedder, wanted)
+        found = vectors_for(con, embedder, [t for t in wanted if t not in held])
         memo.update(((embedder.name, t), v) for t, v in found.items())
         return held | found
     if not wanted:

@@ -421,7 +421,7 @@ def write_version(
             _mark(con, name, session_id, version, "applied", None)
             con.execute("DELETE FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id])
     if given is not None:  # committed: the caller's tip now describes the new version
-        rows = tip.rows if tip is given else dict(tip.rows)
+        rows = tip.rows  # the caller's, or one read afresh in this call: either is ours to move forward
         for gone in close:
             del rows[gone]
         rows.update((e.name, (section, position, e)) for section, position, e in insert)
