@@ -248,19 +248,20 @@ def _record_file(con: duckdb.DuckDBPyConnection, r: FileResult, size: int, mtime
 
 
 # A session's rows exist only when it has a main (non-subagent) file; records copied into several files
-# (a renamed copy, a resumed session) count once, by record id.
+# (a renamed copy, a resumed session) count once, by record id. Its file facts come from its main files
+# first, then by path, so two copies of one session always give the same row.
 _RECOMPUTE_SESSIONS = """
 DELETE FROM sessions WHERE session_id IN (SELECT DISTINCT session_id FROM _batch_files);
 INSERT INTO sessions BY NAME
 WITH affected AS (SELECT DISTINCT session_id FROM _batch_files),
 f AS (
     SELECT session_id,
-           arg_min(path, NOT is_main) AS source_path,
-           arg_min(format, NOT is_main) AS format,
-           arg_min(cwd, NOT is_main) FILTER (WHERE cwd IS NOT NULL) AS cwd,
-           arg_min(git_branch, NOT is_main) FILTER (WHERE git_branch IS NOT NULL) AS git_branch,
-           arg_min(agent_version, NOT is_main) FILTER (WHERE agent_version IS NOT NULL) AS agent_version,
-           arg_min(title, NOT is_main) FILTER (WHERE title IS NOT NULL) AS title,
+           arg_min(path, (NOT is_main, path)) AS source_path,
+           arg_min(format, (NOT is_main, path)) AS format,
+           arg_min(cwd, (NOT is_main, path)) FILTER (WHERE cwd IS NOT NULL) AS cwd,
+           arg_min(git_branch, (NOT is_main, path)) FILTER (WHERE git_branch IS NOT NULL) AS git_branch,
+           arg_min(agent_version, (NOT is_main, path)) FILTER (WHERE agent_version IS NOT NULL) AS agent_version,
+           arg_min(title, (NOT is_main, path)) FILTER (WHERE title IS NOT NULL) AS title,
            sum(noise_records) AS noise, sum(bad_lines) AS bad, count(*) AS n_files
     FROM files WHERE status IN ('ok', 'shrunk') AND session_id IN (SELECT session_id FROM affected)
     GROUP BY session_id
