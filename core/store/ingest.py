@@ -19,6 +19,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -26,7 +27,7 @@ from typing import Literal, NamedTuple
 import duckdb
 
 from core.errors import StoreError
-from core.redact import redact, redact_parts
+from core.redact import MAY_HOLD_SECRET, redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
@@ -35,7 +36,7 @@ __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", 
 
 Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised"]
 HEAD_BYTES = 64 * 1024
-BATCH_BYTES = 256 * 1024 * 1024
+BATCH_BYTES = 32 * 1024 * 1024
 SUFFIXES = (".jsonl", ".json")
 META_SUFFIX = ".meta.json"  # `agent-<id>.meta.json`: a subagent's type and description, not a transcript
 
@@ -238,12 +239,36 @@ def _identity(path: Path, fmt: Format | Literal["auto"]) -> Detected:
     return Detected(fmt, found.session_id if found.format is not None else fallback)
 
 
-def _record_file(con: duckdb.DuckDBPyConnection, r: FileResult, size: int, mtime: float, digest: str | None) -> None:
-    con.execute("DELETE FROM files WHERE path = ?", [r.path])
+class _Noted(NamedTuple):
+    """A file the ledger records without reading its messages (unreadable, empty, unrecognised, failed)."""
+
+    result: FileResult
+    size: int
+    mtime: float
+    digest: str | None
+
+
+def _record_files(con: duckdb.DuckDBPyConnection, noted: Sequence[_Noted]) -> None:
+    rows = [
+        {
+            "path": n.result.path,
+            "size": n.size,
+            "mtime": n.mtime,
+            "digest": n.digest,
+            "format": n.result.format,
+            "session_id": n.result.session_id,
+            "status": n.result.status,
+            "bad_lines": n.result.bad_lines,
+            "error": n.result.error,
+        }
+        for n in noted
+    ]
+    con.execute("DELETE FROM files WHERE path IN (SELECT unnest(?))", [[n.result.path for n in noted]])
     con.execute(
         "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, bad_lines, error)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [r.path, size, mtime, digest, r.format, r.session_id, r.status, r.bad_lines, r.error],
+        " SELECT r.path, r.size, r.mtime, r.digest, r.format, r.session_id, r.status, r.bad_lines, r.error"
+        " FROM (SELECT unnest(?) AS r)",
+        [rows],
     )
 
 
@@ -319,12 +344,12 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Replace every secret in the batch's parts and titles by a marker, before anything is stored.
 
     The blocks of one record are scanned together (`redact_parts`), so a secret cut across two blocks
-    is caught. Returns how many secrets were replaced, per file.
+    is caught. Only records that may hold a secret reach the redactor: DuckDB selects those where a block,
+    a tool input or the words joined across two adjacent blocks match `MAY_HOLD_SECRET`, a condition every
+    secret meets (RE2's `\\S` is ASCII, so its joined words contain Python's). Returns how many secrets were
+    replaced, per file.
     """
-    rows = con.execute(
-        "SELECT rowid, source_path, seq, text, tool_input FROM _parts"
-        " WHERE text IS NOT NULL OR tool_input IS NOT NULL ORDER BY source_path, seq, part"
-    ).fetchall()
+    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"pattern": MAY_HOLD_SECRET}).fetchall()
     changed: list[tuple[int, str | None, str | None]] = []
     counts: dict[str, int] = {}
     i = 0
@@ -358,8 +383,28 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return counts
 
 
-def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work], *, redact_secrets: bool) -> dict[str, int]:
-    """Normalise `batch` into the temp tables (no permanent table is touched); secrets redacted per file."""
+_MAY_HOLD_SECRET_ROWS = r"""
+WITH p AS (
+    SELECT rowid AS id, source_path, seq, part, text, tool_input FROM _parts
+    WHERE text IS NOT NULL OR tool_input IS NOT NULL
+), joined AS (
+    SELECT source_path, seq, text, tool_input,
+           regexp_extract(coalesce(text, ''), '\S*$')
+               || lead(regexp_extract(coalesce(text, ''), '^\S*')) OVER (PARTITION BY source_path, seq ORDER BY part)
+               AS across
+    FROM p
+), flagged AS (
+    SELECT DISTINCT source_path, seq FROM joined
+    WHERE regexp_matches(coalesce(text, ''), $pattern) OR regexp_matches(coalesce(tool_input, ''), $pattern)
+       OR regexp_matches(coalesce(across, ''), $pattern)
+)
+SELECT id, source_path, seq, text, tool_input FROM p SEMI JOIN flagged USING (source_path, seq)
+ORDER BY source_path, seq, part
+"""
+
+
+def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
+    """Normalise `batch` into the connection's temp tables; no permanent table is touched."""
     reset_batch(con, [(str(w.path), w.session_id, w.fmt, w.is_main) for w in batch])
     by_format: dict[str, list[_Work]] = {}
     for w in batch:
@@ -373,7 +418,18 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: list[_Work], *, redact_se
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
     con.execute(_REJECT_INVALID_PARTS)
-    return _redact_batch(con) if redact_secrets else {}
+
+
+def _store(
+    con: duckdb.DuckDBPyConnection, batch: list[_Work], ready: Future[None] | None, *, redact_secrets: bool
+) -> tuple[list[FileResult], int]:
+    """Normalise `batch` (unless `ready` did, on this connection, in the background), redact it, commit it."""
+    if ready is None:
+        _normalise(con, batch)
+    else:
+        ready.result()  # the background's error, if any, is raised here, where the batch is retried
+    secrets = _redact_batch(con) if redact_secrets else {}
+    return _commit_batch(con, batch, secrets)
 
 
 def _commit_batch(
@@ -516,6 +572,8 @@ def ingest(
     summary = IngestSummary(results=results)
     known = _ledger(con)
     work: list[_Work] = []
+    noted: list[_Noted] = []
+    touched: list[tuple[float, str]] = []  # (mtime, path): same content, new mtime
     for path in files:
         key = str(path)
         if not _utf8(key):
@@ -536,11 +594,10 @@ def ingest(
         except OSError as exc:
             result = FileResult(key, "failed", error=f"unreadable: {exc.strerror or exc}")
             summary.results.append(result)
-            with transaction(con):
-                _record_file(con, result, 0, 0.0, None)
+            noted.append(_Noted(result, 0, 0.0, None))
             continue
         if previous and previous.content_hash == digest and previous.status != "failed":
-            con.execute("UPDATE files SET mtime = ? WHERE path = ?", [st.st_mtime, key])
+            touched.append((st.st_mtime, key))
             summary.results.append(FileResult(key, "unchanged", st.st_size))
             continue
         stored = previous.stored_size if previous and previous.status in ("ok", "shrunk") else None
@@ -566,9 +623,7 @@ def ingest(
         if st.st_size == 0 or not head.strip():
             result = FileResult(key, "empty", 0, error="empty file")
             summary.results.append(result)
-            with transaction(con):
-                con.execute("DELETE FROM messages WHERE source_path = ?", [key])
-                _record_file(con, result, st.st_size, st.st_mtime, digest)
+            noted.append(_Noted(result, st.st_size, st.st_mtime, digest))
             continue
         try:
             found = _identity(path, fmt)
@@ -577,8 +632,7 @@ def ingest(
         if found.format is None or found.session_id is None:
             result = FileResult(key, "unrecognised", st.st_size, error=found.reason or "not a known transcript format")
             summary.results.append(result)
-            with transaction(con):
-                _record_file(con, result, st.st_size, st.st_mtime, digest)
+            noted.append(_Noted(result, st.st_size, st.st_mtime, digest))
             continue
         agent_type, agent_description = _agent_meta(path) if not found.is_main else (None, None)
         work.append(
@@ -597,40 +651,65 @@ def ingest(
             )
         )
 
+    if noted or touched:  # one transaction for every file that needs a ledger row and no reading
+        with transaction(con):
+            if noted:
+                # An empty file keeps no messages from what it held; an unreadable or unrecognised one keeps them.
+                emptied = [n.result.path for n in noted if n.result.status == "empty"]
+                con.execute("DELETE FROM messages WHERE source_path IN (SELECT unnest(?))", [emptied])
+                _record_files(con, noted)
+            if touched:
+                con.executemany("UPDATE files SET mtime = ? WHERE path = ?", touched)
     total = sum(w.size for w in work)
     done = 0
     sessions: set[str] = set()
-    for batch in _batches(work, batch_bytes):
-        pending = [batch]
-        while pending:
-            current = pending.pop()
-            try:
-                secrets = _load_batch(con, current, redact_secrets=redact_secrets)
-                batch_results, n_parts = _commit_batch(con, current, secrets)
-            except duckdb.Error as exc:
-                if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
-                    raise StoreError(
-                        f"The database could not be written ({_first_line(exc)}); nothing of the last batch was"
-                        " stored and what was ingested before is intact. Free disk space and run ingest again."
-                    ) from exc
-                if len(current) > 1:
-                    pending.extend([w] for w in current)  # isolate the file that fails
+    batches = list(_batches(work, batch_bytes))
+    # Two connections, each with its own temp tables: DuckDB normalises the next batch on one (on its own
+    # threads, without the GIL) while this thread redacts and commits the current batch on the other.
+    # Commits stay in order, on this thread.
+    cursors = (con.cursor(), con.cursor()) if len(batches) > 1 else (con, con)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest") as background:
+        upcoming: Future[None] | None = (
+            background.submit(_normalise, cursors[0], batches[0]) if len(batches) > 1 else None
+        )
+        for i, batch in enumerate(batches):
+            cur = cursors[i % 2]
+            ready, upcoming = upcoming, None
+            if i + 1 < len(batches):  # queued behind `ready`; the other connection is free: its batch is done
+                upcoming = background.submit(_normalise, cursors[(i + 1) % 2], batches[i + 1])
+            pending: list[tuple[list[_Work], Future[None] | None]] = [(batch, ready)]
+            while pending:
+                current, prepared = pending.pop()
+                try:
+                    batch_results, n_parts = _store(cur, current, prepared, redact_secrets=redact_secrets)
+                except duckdb.Error as exc:
+                    if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
+                        raise StoreError(
+                            f"The database could not be written ({_first_line(exc)}); nothing of the last batch"
+                            " was stored and what was ingested before is intact. Free disk space and run ingest"
+                            " again."
+                        ) from exc
+                    if len(current) > 1:
+                        pending.extend(([w], None) for w in current)  # isolate the file that fails
+                        continue
+                    w = current[0]
+                    result = FileResult(str(w.path), "failed", w.size, w.fmt, w.session_id, error=_first_line(exc))
+                    summary.results.append(result)
+                    with transaction(cur):
+                        _record_files(cur, [_Noted(result, w.size, w.mtime, w.digest)])
                     continue
-                w = current[0]
-                result = FileResult(str(w.path), "failed", w.size, w.fmt, w.session_id, error=_first_line(exc))
-                summary.results.append(result)
-                with transaction(con):
-                    _record_file(con, result, w.size, w.mtime, w.digest)
-                continue
-            finally:
-                drop_batch(con)
-            summary.results.extend(batch_results)
-            summary.messages += n_parts
-            summary.bytes_read += sum(w.size for w in current)
-            sessions.update(w.session_id for w in current)
-        done += sum(w.size for w in batch)
-        if progress:
-            progress(done, total)
+                finally:
+                    drop_batch(cur)
+                summary.results.extend(batch_results)
+                summary.messages += n_parts
+                summary.bytes_read += sum(w.size for w in current)
+                sessions.update(w.session_id for w in current)
+            done += sum(w.size for w in batch)
+            if progress:
+                progress(done, total)
+    if len(batches) > 1:
+        for cur in cursors:
+            cur.close()
     summary.sessions = len(sessions)
     summary.seconds = time.perf_counter() - started
     return summary

@@ -44,8 +44,9 @@ CREATE OR REPLACE TEMP TABLE _file_meta (
 def reset_batch(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str, str, bool]]) -> None:
     """Create empty batch tables and register `(path, session_id, format, is_main)` rows."""
     con.execute(_TABLES)
-    if files:
-        con.executemany("INSERT INTO _batch_files VALUES (?, ?, ?, ?)", files)
+    if files:  # one statement for the whole batch: `executemany` runs one per file
+        rows = [{"path": p, "session_id": s, "format": f, "is_main": m} for p, s, f, m in files]
+        con.execute("INSERT INTO _batch_files SELECT unnest(?, recursive := true)", [rows])
 
 
 def drop_batch(con: duckdb.DuckDBPyConnection) -> None:

@@ -191,3 +191,26 @@ def test_a_file_that_shrinks_keeps_what_was_stored_and_is_read_again_once_it_gro
         grown = ingest(con, [tmp_path / "t"])
         assert [r.status for r in grown.results] == ["changed"]
         assert con.execute("SELECT n_messages FROM sessions").fetchone() == (30,)
+
+
+def test_files_that_turn_unreadable_or_empty_keep_their_messages(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept, emptied = tmp_path / "kept.jsonl", tmp_path / "emptied.jsonl"
+    kept.write_text(user_line("first", session="k", uuid="k1") + "\n")
+    emptied.write_text(user_line("first", session="e", uuid="e1") + "\n")
+    ingest(con, [kept, emptied])
+    kept.write_text(kept.read_text() + user_line("second", session="k", uuid="k2") + "\n")  # grown: read again
+    emptied.write_bytes(b"")
+    real_open = Path.open
+
+    def guarded_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name == "kept.jsonl":
+            raise PermissionError(13, "Permission denied")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded_open)
+    summary = ingest(con, [kept, emptied])
+    assert sorted(r.status for r in summary.results) == ["failed", "shrunk"]
+    stored = con.execute("SELECT session_id, text FROM messages ORDER BY ALL").fetchall()
+    assert stored == [("e", "first"), ("k", "first")]  # nothing read before is lost

@@ -13,6 +13,8 @@ import httpx2
 import pytest
 from detect_secrets.core.scan import scan_line
 from detect_secrets.settings import default_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
@@ -196,3 +198,53 @@ def test_keep_raw_text_stores_the_raw_text(tmp_path: Path) -> None:
         summary = ingest(con, [tmp_path / "projects"], redact_secrets=False)
         texts = [r[0] for r in con.execute("SELECT text FROM messages WHERE text IS NOT NULL").fetchall()]
     assert summary.secrets == 0 and any(leaked(t) for t in texts)
+
+
+_PIECES = [p.text for p in KINDS] + [p.secret for p in KINDS] + [" ", "\xa0", "\n", "é", "\u212a", "Token", "-"]
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=4).map("".join),
+            min_size=1,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_ingest_stores_what_the_redactor_makes_of_every_record(
+    tmp_path_factory: pytest.TempPathFactory, records: list[list[str]], rng: Any
+) -> None:
+    """Ingest hands the redactor only the records that may hold a secret; what it stores is exactly what the
+    redactor makes of every record, secrets cut anywhere, split across blocks, after any whitespace."""
+    cut: list[list[str]] = []
+    for blocks in records:  # cut some blocks again at a random point, so secrets straddle two blocks
+        pieces: list[str] = []
+        for b in blocks:
+            inside = [(at, len(p.secret)) for p in KINDS if (at := b.find(p.secret)) >= 0]
+            at, n = rng.choice(inside) if inside else (0, len(b))  # a cut inside a secret when there is one
+            k = at + rng.randrange(1, n) if n > 1 else 0
+            pieces += [b[:k], b[k:]] if k else [b]
+        cut.append(pieces)
+    root = tmp_path_factory.mktemp("prop")
+    path = root / "sec-1.jsonl"
+    lines = [
+        record(
+            i,
+            "assistant",
+            {"role": "assistant", "id": f"m{i}", "content": [{"type": "text", "text": b} for b in blocks]},
+        )
+        for i, blocks in enumerate(cut)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    with open_db(root / "db.duckdb") as con:
+        ingest(con, [path])
+        stored = con.execute("SELECT seq, part, text FROM messages ORDER BY seq, part").fetchall()
+    got: dict[int, list[str]] = {}
+    for seq, _, text in stored:
+        got.setdefault(seq, []).append(text)
+    assert list(got.values()) == [redact_parts(blocks)[0] for blocks in cut]
