@@ -57,18 +57,8 @@ demo: venv ## Ingest the bundled sample transcripts, run the nightly job (no key
 	@echo "anthropic_base_url for a local server, and run 'playbook recurate --since 2000-01-01' to let a model"
 	@echo "curate the same sessions."
 
-bench: venv ## Run the benchmarks (ratios measured in one run)
-	$(PY) bench/bench_cli.py
-	$(PY) bench/bench_apply.py
-	$(PY) bench/bench_tokens.py
-	$(PY) bench/bench_ingest.py
-	$(PY) bench/bench_redact.py
-	$(PY) bench/bench_growth.py
-	$(PY) bench/bench_pipeline.py
-	$(PY) bench/bench_report.py
-	$(PY) bench/bench_rebuild.py
-	$(PY) bench/bench_flat.py
-	$(PY) bench/bench_team.py --contributors 10 --per-day 20 --days 10
+bench: venv ## Run every benchmark, each interleaved with its baseline, and print one table (~30 min)
+	$(PY) bench/run_all.py
 
 clean: ## Remove the virtual environments and generated data
 	rm -rf $(VENV) $(TOOLS) data/*.duckdb data/*.duckdb.lock data/out

@@ -7,11 +7,17 @@ run. Prints operations per second and the ratio call / deepcopy, so growth with 
 
 from __future__ import annotations
 
+import argparse
 import copy
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._table import Row, emit, interleaved
 from core.models import BulletTag, CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.operations import apply_session
 from core.sections import DEFAULT_SECTIONS
@@ -46,30 +52,40 @@ def ops_for(playbook: Playbook) -> tuple[ReflectorOutput, CuratorOutput]:
     return ReflectorOutput(analysis="bench", bullet_tags=tags), CuratorOutput(operations=operations)
 
 
-def timeit(fn: Callable[[], object], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
+def per_call(fn: Callable[[], object], repeat: int) -> Callable[[], float]:
+    """A measure: seconds per call of `fn`, over a block of `repeat` calls."""
+
+    def measure() -> float:
         start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for _ in range(repeat):
+            fn()
+        return (time.perf_counter() - start) / repeat
+
+    return measure
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
     print(f"{'entries':>8} {'apply (ms)':>11} {'ops/s':>9} {'deepcopy (ms)':>14} {'apply/deepcopy':>15}")
-    rows = []
+    rows: list[Row] = []
     for size in (100, 1_000, 10_000):
         playbook = make_playbook(size)
         reflector, curator = ops_for(playbook)
-        repeat = 200 if size <= 1_000 else 30
-        apply_s = timeit(lambda p=playbook, r=reflector, c=curator: apply_session(p, r, c), repeat)
-        copy_s = timeit(lambda p=playbook: copy.deepcopy(p), repeat)
+        repeat = 40 if size <= 1_000 else 6
+        apply = per_call(lambda p=playbook, r=reflector, c=curator: apply_session(p, r, c), repeat)
+        deep = per_call(lambda p=playbook: copy.deepcopy(p), repeat)
+        got = interleaved({"apply": apply, "deepcopy": deep}, max(3, args.rounds))
         _, report = apply_session(playbook, reflector, curator)
         assert report.applied() == 8, report.summary()
-        rows.append((size, apply_s))
+        apply_s, copy_s = statistics.median(got["apply"]), statistics.median(got["deepcopy"])
         print(f"{size:>8} {apply_s * 1e3:>11.3f} {10 / apply_s:>9.0f} {copy_s * 1e3:>14.3f} {apply_s / copy_s:>15.2f}")
-    (s0, t0), (s1, t1) = rows[0], rows[-1]
-    print(f"growth 100 -> 10,000 entries: x{t1 / t0:.1f} time for x{s1 / s0:.0f} size (linear would be x100)")
+        ms = {name: [x * 1e3 for x in samples] for name, samples in got.items()}
+        rows.append(
+            Row("apply", f"apply_session, {size:,} entries", "ms", ms["apply"], "copy.deepcopy", ms["deepcopy"])
+        )
+    emit(rows)
 
 
 if __name__ == "__main__":

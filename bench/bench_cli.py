@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._table import Row, emit  # noqa: E402
 from flows.config import Settings  # noqa: E402
 from flows.providers import resolve_provider  # noqa: E402
 from flows.runs import run_curation, run_ingest  # noqa: E402
@@ -58,6 +59,15 @@ def main() -> None:
     for name, values in times.items():
         med = statistics.median(values)
         print(f"{name:<28} {min(values):7.2f} {med:7.2f} {max(values):7.2f} {med / base:10.1f}")
+    baseline = "python -c pass"
+    rows = []
+    for name, values in times.items():
+        if name.startswith("python"):
+            continue
+        limit = 5.0 if "nightly" in name else 1.5
+        rows.append(Row("cli", name, "s", values, baseline, times["python -c pass (baseline)"]))
+        rows[-1].goal, rows[-1].met = f"< {limit} s", statistics.median(values) < limit
+    emit(rows)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from bench._table import Row, emit, interleaved  # noqa: E402
 from core.consolidate import merge_operations, near_pairs  # noqa: E402
 from core.llm.embed import Embedder, load_embedder, near_finder  # noqa: E402
 from core.models import CuratorOutput, Playbook, ReflectorOutput  # noqa: E402
@@ -104,6 +105,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=None, help="default: the model's own")
     parser.add_argument("--night", type=int, default=50, help="sessions per night (a consolidation check after each)")
     parser.add_argument("--sweep", action="store_true", help="also run the warm stream at lower thresholds")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds of the exact and warm streams")
     args = parser.parse_args()
     pool = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
     lesson_of = {text: i for i, group in enumerate(pool) for text in group}
@@ -134,6 +136,35 @@ def main() -> None:
             swept, swept_s = run(proposals, near_finder(embedder, warm, lower), None, args.night)
             p = precision(embedder, warm | {t: v for t, v in known.items()}, pool, lower)
             rows.append((f"near-duplicates, warm, threshold {lower} (P {p:.2f})", swept, swept_s))
+    timing = interleaved(
+        {
+            "exact": lambda: run(proposals, None, None, args.night)[1],
+            "near": lambda: run(proposals, near_finder(embedder, dict(warm), threshold), None, args.night)[1],
+        },
+        max(3, args.rounds),
+    )
+    live, rate = duplicate_rate(near, lesson_of)
+    table = [
+        Row(
+            "growth",
+            f"{args.sessions:,} sessions through near-duplicates (warm)",
+            "s",
+            timing["near"],
+            "exact text",
+            timing["exact"],
+            goal="< 2x",
+        ),
+        Row(
+            "growth",
+            f"live entries per distinct lesson ({len(pool)} lessons)",
+            "x",
+            [live / len(pool)],
+            goal="<= 1.5x",
+            met=live / len(pool) <= 1.5,
+        ),
+        Row("growth", "duplicate rate (ground truth)", "%", [100 * rate], goal="<= 2 %", met=rate <= 0.02),
+    ]
+    table[0].met = (table[0].ratio or 0) < 2
     for label, playbook, seconds in rows:
         live, rate = duplicate_rate(playbook, lesson_of)
         covered = len({lesson_of[e.text] for _, e in playbook.entries()})
@@ -143,6 +174,7 @@ def main() -> None:
             f" (visible {seen:5.1%})  lessons kept {covered}/{len(pool)}  {seconds:6.2f} s"
             f" ({seconds / exact_s:.2f}x exact)"
         )
+    emit(table)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._table import Row, emit  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.playbooks import _trusted_entry, ensure_playbook, load_version  # noqa: E402
 
@@ -71,6 +72,7 @@ def main() -> None:
             " AND (valid_to IS NULL OR valid_to > ?) ORDER BY section, position"
         )
         print(f"{args.versions:,} versions, {args.live:,} live entries; ms per call: min / median / max")
+        rows: list[Row] = []
         for label, version in (("newest", latest), ("middle", latest // 2)):
             live = len(load_version(con, "default", version).entries())
             raw: list[float] = []
@@ -86,6 +88,12 @@ def main() -> None:
                 rebuild.append(timed(lambda v=version: load_version(con, "default", v), args.calls))
                 cold.append(timed(first_time, args.calls))
             print(f"  {label} version ({live:,} entries)")
+            ms = [x * 1e3 for x in raw]
+            rows.append(
+                Row("rebuild", f"load_version, {label} ({live:,} entries)", "ms", [x * 1e3 for x in rebuild], "raw", ms)
+            )
+            rows[-1].goal, rows[-1].met = "<= 1.2x", (rows[-1].ratio or 0) <= 1.2
+            rows.append(Row("rebuild", f"load_version cold, {label}", "ms", [x * 1e3 for x in cold], "raw", ms))
             print(f"    raw range predicate      {summary(raw)}")
             for name, samples in (("load_version", rebuild), ("load_version, cold", cold)):
                 ratio = statistics.median(samples) / statistics.median(raw)
@@ -101,6 +109,10 @@ def main() -> None:
             subprocess.run([cli, "history", "--db", str(db), *extra], check=True, capture_output=True)
             samples.append(time.perf_counter() - started)
         print(f"  {label:<30} s: {min(samples):.2f} / {statistics.median(samples):.2f} / {max(samples):.2f}")
+        rows.append(Row("rebuild", f"playbook {label}, {args.versions:,} versions", "s", samples))
+        if not extra:
+            rows[-1].goal, rows[-1].met = "< 1 s", statistics.median(samples) < 1
+    emit(rows)
 
 
 if __name__ == "__main__":

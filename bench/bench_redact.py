@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._table import Row, emit  # noqa: E402
 from core.redact import redact  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402
@@ -50,6 +51,7 @@ def main() -> None:
     print(f"  without redaction (keep_raw_text): {raw:.2f} s ({size / 1e6 / raw:.1f} MB/s)")
     print(f"  with redaction (default):          {red:.2f} s ({size / 1e6 / red:.1f} MB/s)")
     print(f"  ratio: {red / raw:.2f}x")
+    emit([Row("redact", f"ingest of {size / 1e6:.1f} MB with redaction", "s", times[True], "without", times[False])])
     chars = sum(map(len, texts))
     print(f"redactor alone: {chars / 1e6:.2f} M characters in {seconds:.2f} s ({chars / 1e6 / seconds:.1f} M chars/s),")
     print(f"  {found} spans replaced")

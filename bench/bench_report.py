@@ -1,8 +1,8 @@
 """Benchmark: time to build the evolution report for a long history (default 10,000 versions).
 
 The history (60 entries, 3 changes a version, one operation per version, prunes and 30 runs) is written
-with SQL in the same run; the report is then built twice and the faster time printed, with a screenshot
-path when a headless Chromium is available.
+with SQL in the same run; the report is then built --rounds times (min / median / max; no baseline: it is the
+time a user waits), with a screenshot path when a headless Chromium is available.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._table import Row, emit  # noqa: E402
 from flows.evolution import write_evolution_report  # noqa: E402
 from tests.flows.test_evolution import long_history  # noqa: E402
 
@@ -25,6 +26,7 @@ from tests.flows.test_evolution import long_history  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--versions", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="playbook-report-")))
     args = parser.parse_args()
     db = args.out / "history.duckdb"
@@ -32,10 +34,11 @@ def main() -> None:
     long_history(db, args.versions)
     print(f"history of {args.versions} versions written in {time.perf_counter() - started:.1f} s")
     times = []
-    for _ in range(2):
+    for _ in range(max(3, args.rounds)):
         result = write_evolution_report(db, "default", args.out / "report")
         times.append(result["seconds"])
     print(f"report for {args.versions} versions: {min(times):.2f} s (7 charts, HTML + PNG) -> {result.index}")
+    emit([Row("report", f"evolution report, {args.versions:,} versions", "s", times)])
     browser = shutil.which("chromium")
     if browser:
         shot = args.out / "report" / "screenshot.png"

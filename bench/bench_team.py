@@ -33,6 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._table import Row, emit  # noqa: E402
 from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.playbooks import ensure_playbook  # noqa: E402
@@ -187,6 +188,16 @@ def main() -> None:
         f" output (assumed {ASSUMED_OUTPUT}/call) over {stub.calls:,} calls = {sent:,};"
         f" {sent / max(1, args.contributors * args.per_day * args.days):,.0f} per session"
     )
+    nightly = Row(
+        "team",
+        f"a night, last {k} of {len(results)} ({args.contributors} x {args.per_day} sessions)",
+        "s",
+        [r["total"] for r in results[-k:]],
+        f"first {k} nights",
+        [r["total"] for r in results[:k]],
+    )
+    nightly.goal, nightly.met = "<= 1.5x", (nightly.ratio or 0) <= 1.5
+    emit([nightly])
 
 
 if __name__ == "__main__":

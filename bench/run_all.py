@@ -1,0 +1,81 @@
+"""`make bench`: every benchmark, one after the other (each alone on the machine), then one table.
+
+Each bench prints its own detail as it goes and hands its headline rows to this script (`BENCH_ROWS`);
+the table gives, per row, min / median / max of the samples, the baseline's median, the ratio of the
+medians, the goal and whether it is met. Modelled figures (tokens, prices) are marked as such. Sizes are
+the ones that keep the whole run near half an hour here; each bench's `--help` gives its full-size options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._table import Row, spread  # noqa: E402
+
+BENCHES: list[list[str]] = [
+    ["bench_cli.py", "--rounds", "5"],
+    ["bench_apply.py", "--rounds", "5"],
+    ["bench_tokens.py"],
+    ["bench_ingest.py", "--size-mb", "500", "--rounds", "3"],
+    ["bench_redact.py", "--rounds", "5"],
+    ["bench_growth.py", "--rounds", "3"],
+    ["bench_rebuild.py", "--rounds", "7"],
+    ["bench_flat.py", "--rounds", "3"],
+    ["bench_report.py", "--rounds", "3"],
+    ["bench_pipeline.py", "--sessions", "200", "--latency-sessions", "32", "--rounds", "3"],
+    ["bench_team.py", "--contributors", "10", "--per-day", "20", "--days", "10"],
+]
+
+
+def table(rows: list[Row]) -> str:
+    """The rows as one aligned text table."""
+    head = ("bench", "measure", "min / median / max", "unit", "baseline (median)", "ratio", "goal", "")
+    lines = [head]
+    for r in rows:
+        base = f"{r.baseline} ({statistics.median(r.base):.2f})" if r.base else ""
+        ratio = f"{r.ratio:.2f}x" if r.ratio is not None else ""
+        verdict = "" if r.met is None else ("met" if r.met else "NOT met")
+        what = r.what + (" (modelled)" if r.modelled else "")
+        lines.append((r.bench, what, spread(r.samples), r.unit, base, ratio, r.goal, verdict))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="", help="comma-separated bench names (e.g. ingest,flat)")
+    args = parser.parse_args()
+    wanted = {f"bench_{name.strip()}.py" for name in args.only.split(",") if name.strip()}
+    chosen = [b for b in BENCHES if not wanted or b[0] in wanted]
+    with tempfile.TemporaryDirectory(prefix="playbook-bench-rows-") as tmp:
+        collected = Path(tmp) / "rows.jsonl"
+        collected.touch()
+        failed = []
+        for script, *options in chosen:
+            print(f"\n== {script} {' '.join(options)}", flush=True)
+            started = time.perf_counter()
+            env = {**os.environ, "BENCH_ROWS": str(collected)}
+            code = subprocess.run([sys.executable, str(ROOT / "bench" / script), *options], env=env).returncode
+            print(f"== {script}: {time.perf_counter() - started:.0f} s{'' if code == 0 else f', exit {code}'}")
+            if code:
+                failed.append(script)
+        rows = [Row(**json.loads(line)) for line in collected.read_text().splitlines() if line.strip()]
+    print("\n" + table(rows))
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
