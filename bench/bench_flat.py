@@ -5,8 +5,9 @@ the run loop (`run_curation`, the plain steps, no Prefect) curates them with an 
 each session tags two entries helpful, adds one lesson and deletes another, so the playbook stays at its
 size. Measured: process CPU seconds of the whole run divided by the sessions, which includes DuckDB's own
 threads (every open, query, version write and exchange record) as well as ours. The sizes are run in
-alternating rounds (`--rounds`, at least 3), each on a fresh database, and the table gives min / median /
-max per size and the ratio of medians.
+alternating rounds (`--rounds`, at least 3), each on a fresh copy of a database prepared once per size (the
+playbook, the sessions and the vectors of its entries, as a long-lived playbook has them); the table gives
+min / median / max per size and the ratio of medians.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import itertools
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -92,37 +94,57 @@ def seeded(size: int) -> Playbook:
     return Playbook(sections=sections)
 
 
-def one_run(size: int, sessions: int, epoch_size: int) -> float:
-    """CPU seconds per session for one run at `size` entries, on a fresh database."""
-    work = Path(tempfile.mkdtemp(prefix="playbook-bench-flat-"))
+def _settings(work: Path, epoch_size: int) -> Settings:
     # The whole playbook goes into every prompt (a budget that holds 5,000 entries), and the near-duplicate check
     # runs in full but only skips what is almost the same text (random lessons from a small vocabulary overlap).
-    settings = Settings(
+    return Settings(
         db=work / "bench.duckdb",
         out_dir=work / "out",
         epoch_size=epoch_size,
         max_input_tokens=10_000_000,
         near_duplicate_threshold=0.95,
     )
+
+
+def prepare(size: int, sessions: int, epoch_size: int, work: Path) -> Path:
+    """A database every round at `size` starts from: the playbook stored, the sessions ingested, and the first
+    epochs curated (not measured: they embed every seeded entry once, stored as a long-lived playbook's vectors
+    are). Built once per size; each round runs on a copy."""
+    folder = work / f"template-{size}"
+    settings = _settings(folder, epoch_size)
     with open_db(settings.db) as con:
         ensure_playbook(con, "default")
         write_version(con, "default", seeded(size), source="import")
         con.execute(SESSIONS_SQL.replace("$n", str(sessions + WARMUP)))
     stub = Stub()
-    spec = resolve_provider("heuristic", settings)
-    # Not measured: the first epochs, which embed every seeded entry once (stored, as a long-lived playbook's
-    # vectors are) and fill the caches.
-    run_curation(settings, "default", spec, factory=lambda spec, settings, cap: stub, limit=WARMUP)
-    cpu = time.process_time()
-    summary = run_curation(settings, "default", spec, factory=lambda spec, settings, cap: stub)
-    used = time.process_time() - cpu
-    assert summary.sessions_applied == sessions, summary.model_dump_json()
-    with open_db(settings.db) as con:
-        row = con.execute(
-            "SELECT n_entries FROM versions WHERE playbook = 'default' ORDER BY version DESC LIMIT 1"
-        ).fetchone()
-    assert row is not None and row[0] == size, (row, size)  # the playbook stayed at its size
-    return used / sessions
+    run_curation(
+        settings, "default", resolve_provider("heuristic", settings), factory=lambda s, t, c: stub, limit=WARMUP
+    )
+    return folder
+
+
+def one_run(template: Path, size: int, sessions: int, epoch_size: int) -> float:
+    """CPU seconds per session for one run at `size` entries, on a fresh copy of the size's template."""
+    work = Path(tempfile.mkdtemp(prefix="playbook-bench-flat-"))
+    try:
+        shutil.copytree(template, work, dirs_exist_ok=True)
+        settings = _settings(work, epoch_size)
+        stub = Stub()
+        spec = resolve_provider("heuristic", settings)
+        # Warm-up outside the measure: one epoch fills this process's caches as a long run's earlier epochs would.
+        run_curation(settings, "default", spec, factory=lambda s, t, c: stub, limit=epoch_size)
+        cpu = time.process_time()
+        summary = run_curation(settings, "default", spec, factory=lambda s, t, c: stub)
+        used = time.process_time() - cpu
+        assert summary.sessions_applied == sessions - epoch_size, summary.model_dump_json()
+        with open_db(settings.db) as con:
+            row = con.execute(
+                "SELECT n_entries FROM versions WHERE playbook = 'default' ORDER BY version DESC LIMIT 1"
+            ).fetchone()
+        assert row is not None and row[0] == size, (row, size)  # the playbook stayed at its size
+        return used / summary.sessions_applied
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:
@@ -134,10 +156,14 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     samples: dict[int, list[float]] = {s: [] for s in sizes}
-    one_run(sizes[0], 16, args.epoch_size)  # imports and module caches, outside the measure
-    for _ in range(max(3, args.rounds)):
-        for size in sizes:
-            samples[size].append(one_run(size, args.sessions, args.epoch_size))
+    work = Path(tempfile.mkdtemp(prefix="playbook-bench-flat-templates-"))
+    try:
+        templates = {size: prepare(size, args.sessions + args.epoch_size, args.epoch_size, work) for size in sizes}
+        for _ in range(max(3, args.rounds)):
+            for size in sizes:
+                samples[size].append(one_run(templates[size], size, args.sessions + args.epoch_size, args.epoch_size))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     base = statistics.median(samples[sizes[0]])
     print(f"CPU per session, {args.sessions} sessions per run, epochs of {args.epoch_size}, {args.rounds} rounds")
     print(f"{'entries':>8} {'min ms':>8} {'median ms':>10} {'max ms':>8} {'ratio':>6}")

@@ -36,7 +36,7 @@ def main() -> None:
     times = []
     for _ in range(max(3, args.rounds)):
         result = write_evolution_report(db, "default", args.out / "report")
-        times.append(result["seconds"])
+        times.append(result.seconds)
     print(f"report for {args.versions} versions: {min(times):.2f} s (7 charts, HTML + PNG) -> {result.index}")
     emit([Row("report", f"evolution report, {args.versions:,} versions", "s", times)])
     browser = shutil.which("chromium")
@@ -53,7 +53,7 @@ def main() -> None:
                 f"--user-data-dir={args.out / 'profile'}",
                 "--window-size=1000,3600",
                 f"--screenshot={shot}",
-                result["index"].as_uri(),
+                result.index.as_uri(),
             ],
             capture_output=True,
             timeout=120,

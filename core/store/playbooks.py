@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import json
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Literal
 
 import duckdb
@@ -182,6 +184,9 @@ def _trusted_entry(name: str, text: str, helpful: int, harmful: int) -> Entry:
     return entry
 
 
+_first, _second = itemgetter(0), itemgetter(1)
+
+
 @functools.lru_cache(maxsize=256)
 def _cached_sections(raw: str) -> SectionSet:
     return _section_set(raw)
@@ -191,7 +196,8 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
     """Rebuild playbook `name` at `version` (default: the newest).
 
     Two round trips (the playbook's facts in one scan of its versions, then its entry rows by the range
-    predicate); the rows, which the store wrote from validated entries, are trusted (not validated again).
+    predicate, as columns); the rows, which the store wrote from validated entries, are trusted (not
+    validated again).
     """
     meta = con.execute(
         "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
@@ -204,17 +210,18 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
     v = latest if version is None else version
     if v < 0 or v > latest:
         raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
-    rows = con.execute(
+    # Columns, not rows: numpy arrays come back faster than tuples, and the entries are built by one `map`.
+    cols = con.execute(
         "SELECT section, name, text, helpful, harmful FROM entries WHERE playbook = ? AND valid_from <= ?"
         " AND (valid_to IS NULL OR valid_to > ?) ORDER BY section, position",
         [name, v, v],
-    ).fetchall()
+    ).fetchnumpy()
+    entries = map(
+        _trusted_entry, cols["name"].tolist(), cols["text"].tolist(), cols["helpful"].tolist(), cols["harmful"].tolist()
+    )
     by_section: dict[str, list[Entry]] = {s: [] for s in _cached_sections(raw_sections).names}
-    for section, entry_name, text, helpful, harmful in rows:
-        items = by_section.get(section)
-        if items is None:
-            items = by_section[section] = []
-        items.append(_trusted_entry(entry_name, text, helpful, harmful))
+    for section, group in itertools.groupby(zip(cols["section"].tolist(), entries, strict=True), key=_first):
+        by_section.setdefault(section, []).extend(map(_second, group))
     return Playbook.model_construct(
         contract_version=1,
         version="1.0",
