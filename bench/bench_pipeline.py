@@ -202,7 +202,7 @@ def main() -> None:
                 )
         for key in configs:
             concurrency, epoch, mode = key
-            label = f"2 s calls, concurrency {concurrency}, epochs of {epoch}, warm_cache={mode}"
+            label = f"2 s calls, {concurrency} at once, epochs of {epoch}, {mode}"
             rows.append(Row("pipeline", f"{label}: wall", "s", wall[key]))
             rows.append(Row("pipeline", f"{label}: calls in flight", "% of concurrency", share[key]))
             rows.append(Row("pipeline", f"{label}: cost per 1,000 sessions", "$", cost[key], modelled=True))

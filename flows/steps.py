@@ -21,7 +21,7 @@ from core.budget import budget_use
 from core.curator import curator_request, parse_curator
 from core.errors import AuthError, BudgetError
 from core.llm.base import LLMRequest, LLMResponse, Provider
-from core.llm.embed import closest, near_finder, sentences
+from core.llm.embed import near_finder, neighbour_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
 from core.llm.heuristic import raw_findings
 from core.llm.pricing import CostCap
@@ -490,6 +490,7 @@ def curate_sessions(
             floor = threshold * NEIGHBOUR_SHARE
         limits = ctx.settings.limits(ctx.provider.kind)
         shown = playbook_text(frozen)
+        neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         for session_id, output in usable:
@@ -504,7 +505,7 @@ def curate_sessions(
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
                         context={"reflection": output, "playbook": frozen},
-                        neighbours=closest(known, findings[session_id], entries, floor=floor) if known else (),
+                        neighbours=neighbours(findings[session_id]) if neighbours else (),
                         budget=use,
                         note=scope_note(companion) if companion else None,
                         budget_tokens=limits.max_input_tokens,

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Embedder", "Lexical", "MiniLM", "closest", "load_embedder", "near_finder", "sentences"]
+__all__ = ["Embedder", "Lexical", "MiniLM", "closest", "load_embedder", "near_finder", "neighbour_finder", "sentences"]
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -205,17 +205,32 @@ def sentences(text: str, limit: int = 12) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) >= 20][:limit]
 
 
+def neighbour_finder(
+    known: dict[str, np.ndarray], entries: Sequence[Any], *, k: int = 2, floor: float
+) -> Callable[[Sequence[str]], list[tuple[str, list[tuple[Any, float]]]]]:
+    """For each query text, the `k` entries most similar to it at `floor` or above (vectors from `known`).
+
+    The entries' vectors are stacked once, so the sessions of an epoch, which see the same frozen playbook,
+    share one matrix instead of stacking every entry's vector per session.
+    """
+    matrix = np.stack([known[e.text] for e in entries]) if entries else None
+
+    def find(queries: Sequence[str]) -> list[tuple[str, list[tuple[Any, float]]]]:
+        if matrix is None:
+            return []
+        found = []
+        for query in queries:
+            scores = matrix @ known[query]
+            best = [(entries[int(i)], float(scores[i])) for i in np.argsort(-scores)[:k] if scores[i] >= floor]
+            if best:
+                found.append((query, best))
+        return found
+
+    return find
+
+
 def closest(
     known: dict[str, np.ndarray], queries: Sequence[str], entries: Sequence[Any], *, k: int = 2, floor: float
 ) -> list[tuple[str, list[tuple[Any, float]]]]:
     """For each query text, the `k` entries most similar to it at `floor` or above (vectors from `known`)."""
-    if not entries:
-        return []
-    matrix = np.stack([known[e.text] for e in entries])
-    found = []
-    for query in queries:
-        scores = matrix @ known[query]
-        best = [(entries[int(i)], float(scores[i])) for i in np.argsort(-scores)[:k] if scores[i] >= floor]
-        if best:
-            found.append((query, best))
-    return found
+    return neighbour_finder(known, entries, k=k, floor=floor)(queries)
