@@ -91,6 +91,22 @@ def curated(
     return playbook
 
 
+def judged(embedder: Embedder, known: dict, floor: float, lesson_of: dict[str, int]) -> Callable[[Playbook], Playbook]:
+    """A nightly consolidation with a judge, modelled: candidate pairs from `floor` up (below the skipping
+    threshold), merged when the modelled judge, which knows each text's lesson, says they are the same."""
+
+    def consolidate(playbook: Playbook) -> Playbook:
+        entries = playbook.entries()
+        missing = [e.text for _, e in entries if e.text not in known]
+        if missing:
+            known.update(zip(missing, embedder.embed(missing), strict=True))
+        same = lambda a, b: lesson_of[a.text] == lesson_of[b.text]  # noqa: E731
+        ops = merge_operations(entries, known, floor, confirm=same)
+        return apply_operations(playbook, ops, limit=None)[0] if ops else playbook
+
+    return consolidate
+
+
 def consolidator(
     embedder: Embedder, known: dict, threshold: float, merges: list[int]
 ) -> Callable[[Playbook], Playbook]:
@@ -180,11 +196,22 @@ def main() -> None:
         max(3, args.rounds),
     )
     live, rate = duplicate_rate(near, lesson_of)
+    floor = threshold * NEIGHBOUR_SHARE
+    # Modelled streams, by what they stand for: the curator judging the neighbours its prompt shows, and a
+    # nightly consolidation whose candidate pairs (from the neighbour floor up) a judge confirms.
     modelled = {
-        judge: curated(proposals, embedder, dict(warm), threshold, lesson_of, judge, args.seed) for judge in (1.0, 0.8)
+        f"curator modelled (sees 2 neighbours, judges {judge:.0%} right)": curated(
+            proposals, embedder, dict(warm), threshold, lesson_of, judge, args.seed
+        )
+        for judge in (1.0, 0.8)
     }
-    for judge, playbook in modelled.items():
-        rows.append((f"  + curator modelled, judges {judge:.0%} of shown pairs", playbook, float("nan")))
+    modelled[f"nightly consolidation modelled (pairs from {floor:.2f} judged right)"] = run(
+        proposals,
+        near_finder(embedder, dict(warm), threshold),
+        judged(embedder, dict(warm), floor, lesson_of),
+        args.night,
+    )[0]
+    rows.extend((f"  + {who}", playbook, float("nan")) for who, playbook in modelled.items())
     table = [
         Row(
             "growth",
@@ -205,9 +232,8 @@ def main() -> None:
         ),
         Row("growth", "duplicate rate (ground truth)", "%", [100 * rate], goal="<= 2 %", met=rate <= 0.02),
     ]
-    for judge, playbook in modelled.items():
+    for who, playbook in modelled.items():
         m_live, m_rate = duplicate_rate(playbook, lesson_of)
-        who = f"curator modelled (sees 2 neighbours, judges {judge:.0%} right)"
         table.append(
             Row(
                 "growth",

@@ -11,7 +11,7 @@ counters and removes the sources, as for any MERGE; the caller writes one versio
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ def merge_operations(
     vectors: Mapping[str, np.ndarray],
     threshold: float,
     rediscoveries: Mapping[str, int] | None = None,
+    confirm: Callable[[Entry, Entry], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """MERGE operations (raw, as a curator would write them) for each cluster of near-duplicate entries.
 
@@ -44,6 +45,8 @@ def merge_operations(
         vectors: a unit vector per entry text.
         threshold: the similarity at which two entries say the same thing.
         rediscoveries: how often each entry was found again (evidence beside the counters).
+        confirm: when given, a pair at or above `threshold` is joined only if it says yes (a judge of
+            candidates found by similarity, which can then be looked for below the skipping threshold).
     """
     found_again = rediscoveries or {}
     if len(entries) < 2:
@@ -60,7 +63,7 @@ def merge_operations(
 
     for i in range(len(entries)):
         for j in range(i + 1, len(entries)):
-            if similar[i, j]:
+            if similar[i, j] and (confirm is None or confirm(entries[i][1], entries[j][1])):
                 parent[root(j)] = root(i)
     clusters: dict[int, list[int]] = {}
     for i in range(len(entries)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -56,9 +57,23 @@ class LLMRequest(BaseModel):
     payload: Payload | None = Field(default=None, exclude=True)  # set by the request builders
 
     def prompt_hash(self) -> str:
-        """Identity of the prompt: the same hash means the same answer may be reused."""
-        payload = json.dumps([self.step, self.model, self.system, self.user, self.schema_name, self.max_tokens])
-        return hashlib.sha256(payload.encode()).hexdigest()
+        """Identity of the prompt: the same hash means the same answer may be reused.
+
+        The sha256 of `json.dumps([step, model, system, user, schema_name, max_tokens])`, computed from the
+        hash state of its prefix up to the system prompt, which an epoch's requests share (it holds the whole
+        playbook): the long part is encoded and hashed once, not once per request.
+        """
+        hasher = _prefix_hash(self.step, self.model, self.system).copy()
+        hasher.update(
+            f"{json.dumps(self.user)}, {json.dumps(self.schema_name)}, {json.dumps(self.max_tokens)}]".encode()
+        )
+        return hasher.hexdigest()
+
+
+@functools.lru_cache(maxsize=32)
+def _prefix_hash(step: str, model: str, system: str) -> Any:
+    # `json.dumps` of a list is its items' encodings joined by ", " inside brackets: the prefix stands alone.
+    return hashlib.sha256(f"[{json.dumps(step)}, {json.dumps(model)}, {json.dumps(system)}, ".encode())
 
 
 class LLMResponse(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import json
 import threading
@@ -13,6 +14,8 @@ from typing import Any
 
 import httpx2
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core import compat
 from core.curator import curator_request, parse_curator
@@ -547,3 +550,22 @@ def test_the_hook_script_functions_are_coroutines_that_run_side_by_side() -> Non
     assert reflected == {"analysis": "the build failed", "bullet_tags": []}
     assert curated["operations"] == [{"type": "ADD", "text": "Pin the toolchain."}]
     assert extracted == {"new_key_points": [], "evaluations": [], "operations": []}
+
+
+@given(
+    st.sampled_from(["reflector", "curator", "reflection"]),
+    st.text(max_size=20),
+    st.text(max_size=300),
+    st.text(max_size=300),
+    st.text(max_size=20),
+    st.integers(min_value=1, max_value=1 << 20),
+)
+def test_the_prompt_hash_is_the_sha256_of_the_whole_prompt_however_it_is_computed(
+    step: str, model: str, system: str, user: str, schema: str, max_tokens: int
+) -> None:
+    """The hash keeps its meaning (and stored exchanges stay reusable) though its prefix is hashed once."""
+    request = LLMRequest(step=step, model=model, system=system, user=user, schema_name=schema, max_tokens=max_tokens)
+    whole = json.dumps([step, model, system, user, schema, max_tokens])
+    assert request.prompt_hash() == hashlib.sha256(whole.encode()).hexdigest()
+    other = request.model_copy(update={"user": user + "x"})  # a second request sharing the prefix
+    assert other.prompt_hash() != request.prompt_hash()

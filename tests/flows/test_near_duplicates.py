@@ -376,3 +376,21 @@ def test_consolidate_takes_the_merged_text_from_the_curator_when_a_model_is_conf
         ]
     else:
         assert summary.notices == [] and ops[0]["merged_text"] == written
+
+
+def test_a_judge_confirms_which_candidate_pairs_merge() -> None:
+    """Candidates from similarity, membership from the judge: a pair it refuses stays apart, even when the
+    similarity alone would join it, and clusters form only through confirmed pairs."""
+    from core.consolidate import merge_operations
+
+    texts = ["Run the narrow test first.", "Run the narrowest test first.", "Run the narrow tests first, always."]
+    embedder = load_embedder("lexical")
+    known = dict(zip(texts, embedder.embed(texts), strict=True))
+    entries = [("OTHERS", Entry(name=f"oth-00{i}", text=t)) for i, t in enumerate(texts, 1)]
+    joined = merge_operations(entries, known, 0.1)
+    assert [sorted(op["source_ids"]) for op in joined] == [["oth-001", "oth-002", "oth-003"]]
+    only_first_two = merge_operations(
+        entries, known, 0.1, confirm=lambda a, b: {a.name, b.name} == {"oth-001", "oth-002"}
+    )
+    assert [sorted(op["source_ids"]) for op in only_first_two] == [["oth-001", "oth-002"]]
+    assert merge_operations(entries, known, 0.1, confirm=lambda a, b: False) == []
