@@ -668,48 +668,50 @@ def ingest(
     # threads, without the GIL) while this thread redacts and commits the current batch on the other.
     # Commits stay in order, on this thread.
     cursors = (con.cursor(), con.cursor()) if len(batches) > 1 else (con, con)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest") as background:
-        upcoming: Future[None] | None = (
-            background.submit(_normalise, cursors[0], batches[0]) if len(batches) > 1 else None
-        )
-        for i, batch in enumerate(batches):
-            cur = cursors[i % 2]
-            ready, upcoming = upcoming, None
-            if i + 1 < len(batches):  # queued behind `ready`; the other connection is free: its batch is done
-                upcoming = background.submit(_normalise, cursors[(i + 1) % 2], batches[i + 1])
-            pending: list[tuple[list[_Work], Future[None] | None]] = [(batch, ready)]
-            while pending:
-                current, prepared = pending.pop()
-                try:
-                    batch_results, n_parts = _store(cur, current, prepared, redact_secrets=redact_secrets)
-                except duckdb.Error as exc:
-                    if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
-                        raise StoreError(
-                            f"The database could not be written ({_first_line(exc)}); nothing of the last batch"
-                            " was stored and what was ingested before is intact. Free disk space and run ingest"
-                            " again."
-                        ) from exc
-                    if len(current) > 1:
-                        pending.extend(([w], None) for w in current)  # isolate the file that fails
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest") as background:
+            upcoming: Future[None] | None = (
+                background.submit(_normalise, cursors[0], batches[0]) if len(batches) > 1 else None
+            )
+            for i, batch in enumerate(batches):
+                cur = cursors[i % 2]
+                ready, upcoming = upcoming, None
+                if i + 1 < len(batches):  # queued behind `ready`; the other connection is free: its batch is done
+                    upcoming = background.submit(_normalise, cursors[(i + 1) % 2], batches[i + 1])
+                pending: list[tuple[list[_Work], Future[None] | None]] = [(batch, ready)]
+                while pending:
+                    current, prepared = pending.pop()
+                    try:
+                        batch_results, n_parts = _store(cur, current, prepared, redact_secrets=redact_secrets)
+                    except duckdb.Error as exc:
+                        if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
+                            raise StoreError(
+                                f"The database could not be written ({_first_line(exc)}); nothing of the last batch"
+                                " was stored and what was ingested before is intact. Free disk space and run ingest"
+                                " again."
+                            ) from exc
+                        if len(current) > 1:
+                            pending.extend(([w], None) for w in current)  # isolate the file that fails
+                            continue
+                        w = current[0]
+                        result = FileResult(str(w.path), "failed", w.size, w.fmt, w.session_id, error=_first_line(exc))
+                        summary.results.append(result)
+                        with transaction(cur):
+                            _record_files(cur, [_Noted(result, w.size, w.mtime, w.digest)])
                         continue
-                    w = current[0]
-                    result = FileResult(str(w.path), "failed", w.size, w.fmt, w.session_id, error=_first_line(exc))
-                    summary.results.append(result)
-                    with transaction(cur):
-                        _record_files(cur, [_Noted(result, w.size, w.mtime, w.digest)])
-                    continue
-                finally:
-                    drop_batch(cur)
-                summary.results.extend(batch_results)
-                summary.messages += n_parts
-                summary.bytes_read += sum(w.size for w in current)
-                sessions.update(w.session_id for w in current)
-            done += sum(w.size for w in batch)
-            if progress:
-                progress(done, total)
-    if len(batches) > 1:
-        for cur in cursors:
-            cur.close()
+                    finally:
+                        drop_batch(cur)
+                    summary.results.extend(batch_results)
+                    summary.messages += n_parts
+                    summary.bytes_read += sum(w.size for w in current)
+                    sessions.update(w.session_id for w in current)
+                done += sum(w.size for w in batch)
+                if progress:
+                    progress(done, total)
+    finally:  # also when interrupted: the background batch is awaited first, by the `with`
+        if len(batches) > 1:
+            for cur in cursors:
+                cur.close()
     summary.sessions = len(sessions)
     summary.seconds = time.perf_counter() - started
     return summary

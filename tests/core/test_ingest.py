@@ -105,6 +105,19 @@ def test_bad_lines_are_counted_not_fatal(
     assert con.execute("SELECT count(*) FROM sessions WHERE session_id = ?", [SHORT_ID]).fetchone() == (1,)
 
 
+def unreadable(monkeypatch: pytest.MonkeyPatch, name: str) -> Any:
+    """Make every file called `name` refuse to open (permission denied); returns the real `Path.open`."""
+    real_open = Path.open
+
+    def guarded_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name == name:
+            raise PermissionError(13, "Permission denied")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded_open)
+    return real_open
+
+
 def test_empty_and_unreadable_files_are_reported(
     con: duckdb.DuckDBPyConnection, tmp_path: Path, samples: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,14 +125,7 @@ def test_empty_and_unreadable_files_are_reported(
     empty.write_bytes(b"")
     locked = tmp_path / "locked.jsonl"
     locked.write_text(user_line("secret") + "\n")
-    real_open = Path.open
-
-    def guarded_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self.name == "locked.jsonl":
-            raise PermissionError(13, "Permission denied")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded_open)
+    real_open = unreadable(monkeypatch, "locked.jsonl")
     summary = ingest(con, [empty, locked, samples / SHORT, tmp_path / "missing.jsonl"])
     statuses = {Path(r.path).name: (r.status, r.error) for r in summary.results}
     assert statuses["empty.jsonl"] == ("empty", "empty file")  # named with its reason
@@ -202,15 +208,36 @@ def test_files_that_turn_unreadable_or_empty_keep_their_messages(
     ingest(con, [kept, emptied])
     kept.write_text(kept.read_text() + user_line("second", session="k", uuid="k2") + "\n")  # grown: read again
     emptied.write_bytes(b"")
-    real_open = Path.open
-
-    def guarded_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self.name == "kept.jsonl":
-            raise PermissionError(13, "Permission denied")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded_open)
+    unreadable(monkeypatch, "kept.jsonl")
     summary = ingest(con, [kept, emptied])
     assert sorted(r.status for r in summary.results) == ["failed", "shrunk"]
     stored = con.execute("SELECT session_id, text FROM messages ORDER BY ALL").fetchall()
     assert stored == [("e", "first"), ("k", "first")]  # nothing read before is lost
+
+
+def test_a_batch_that_fails_in_the_background_is_retried_file_by_file(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path, samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many small batches, each normalised ahead on the other connection: the one whose normalisation fails
+    is retried file by file, its bad file recorded as failed, and every other file stored."""
+    import core.store.ingest as ingest_module
+
+    real = ingest_module.load_claude_code
+
+    def failing_on_one(connection: duckdb.DuckDBPyConnection, files: list[str]) -> None:
+        if any(Path(f).name == "poisoned.jsonl" for f in files):
+            raise duckdb.InvalidInputException("Invalid Input Error: poisoned")
+        real(connection, files)
+
+    monkeypatch.setattr(ingest_module, "load_claude_code", failing_on_one)
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(6):
+        (folder / f"s{i}.jsonl").write_text(user_line(f"prompt {i}", session=f"s{i}", uuid=f"u{i}") + "\n")
+    (folder / "poisoned.jsonl").write_text(user_line("poison", session="p", uuid="p1") + "\n")
+    summary = ingest(con, [folder], batch_bytes=300)  # two or three files a batch
+    statuses = {Path(r.path).name: r.status for r in summary.results}
+    assert statuses.pop("poisoned.jsonl") == "failed"
+    assert set(statuses.values()) == {"new"} and len(statuses) == 6
+    stored = con.execute("SELECT session_id FROM sessions ORDER BY 1").fetchall()
+    assert stored == [(f"s{i}",) for i in range(6)]
