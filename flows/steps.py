@@ -82,6 +82,7 @@ OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
 # Entries shown to the curator as close to a finding: at least this share of the near-duplicate threshold
 # (closer than that and an ADD would be skipped anyway; a little below, the curator should still see them).
 NEIGHBOUR_SHARE = 0.8
+STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they are stored
 
 
 @dataclass
@@ -267,10 +268,11 @@ def _answer(
     todo: list[int],
     concurrency: int,
     warm_cache: str = "auto",
+    tick: float | None = None,
 ) -> Iterator[list[tuple[int, LLMResponse]]]:
     """The provider's responses to `requests[i]` for `i` in `todo`, as they arrive: each batch holds every
-    answer that had arrived when the previous one was taken, so nothing waits for company (a run killed loses
-    only what was in flight) and answers that arrive together are stored together."""
+    answer that had arrived when the previous one was taken. With `tick`, an empty batch comes when nothing
+    arrived for that long, so the caller can store what it holds without waiting for the next answer."""
     if not todo:
         return
     if provider.batches:  # the batch API answers an epoch at once
@@ -285,7 +287,7 @@ def _answer(
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         waiting = {pool.submit(provider.complete, requests[i]): i for i in todo}
         while waiting:
-            done, _ = wait(waiting, return_when=FIRST_COMPLETED)
+            done, _ = wait(waiting, timeout=tick, return_when=FIRST_COMPLETED)
             yield sorted((waiting.pop(future), future.result()) for future in done)
 
 
@@ -301,9 +303,11 @@ def _run_step(
 ) -> list[StepResult[OutputT]]:
     """Build the requests, answer them (reused from earlier runs where possible) and record every exchange.
 
-    No connection is open while the model works: the database is opened briefly to prepare, and again for
-    each batch of answers as they arrive (so a run killed later reuses them instead of paying again), which
-    leaves the file free for other commands in between.
+    No connection is open while the model works: the database is opened briefly to prepare, and again to
+    store the answers that arrived within `STORE_EVERY_S` of the first one held (so a run killed later reuses
+    them instead of paying again, and loses at most that second of answers), which leaves the file free for
+    other commands in between. Answers that arrive together (an instant or local model, a batch) are stored
+    with one opening of the file, whose cost (~20 ms of CPU) would otherwise be paid per answer.
     """
     settings = ctx.settings
     requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse)
@@ -334,17 +338,24 @@ def _run_step(
             for i, answer in answers:
                 take(con, i, answer)
 
-    if reused:
-        store(list(reused.items()))
+    held: list[tuple[int, LLMResponse]] = list(reused.items())
+    since = time.monotonic()
     todo = [i for i in range(len(requests)) if i not in reused]
-    for batch in _answer(provider, requests, todo, settings.concurrency, settings.warm_cache):
-        store(batch)
+    for batch in _answer(provider, requests, todo, settings.concurrency, settings.warm_cache, tick=STORE_EVERY_S):
+        if batch and not held:
+            since = time.monotonic()
+        held += batch
         refused = next((answer for _, answer in batch if answer.failure == "auth"), None)
+        if held and (refused is not None or time.monotonic() - since >= STORE_EVERY_S):
+            store(held)
+            held = []
         if refused is not None:  # every other call would be refused the same way
             raise AuthError(
                 f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
                 f" ({refused.error}); set a valid key, or run with `--llm heuristic`."
             )
+    if held:
+        store(held)
     answered = [results[i] for i in range(len(requests))]
     failed = [
         StepResult[OutputT](session_id=sid, error=reason, error_kind="preparation")

@@ -8,12 +8,14 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.errors import ConfigError, DatabaseBusyError
+from core.llm.base import LLMRequest, LLMResponse
 from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.lock import run_lock
@@ -507,3 +509,43 @@ def test_a_session_that_would_empty_the_playbook_is_held_and_the_others_go_on(
     accepted = run_curation(allowed, "default", resolve_provider(f"replay:{replay}", allowed))
     assert accepted.sessions_applied == 1 and entries(settings.db, 3) == []
     assert any("shrank the playbook from 5 to 0" in n for n in accepted.notices)
+
+
+def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(setup: tuple[Settings, Path]) -> None:
+    """Answers are held at most `STORE_EVERY_S` before they are stored: a slow call does not keep the answers
+    that came before it in memory, where a kill would lose them."""
+    import threading
+
+    from flows.steps import STORE_EVERY_S
+    from tests.flows import stub
+
+    settings, replay = setup
+    settings = settings.model_copy(update={"epoch_size": 3, "concurrency": 3})
+    release = threading.Event()
+
+    class Slow(stub.StubProvider):
+        def complete(self, request: LLMRequest) -> LLMResponse:
+            if request.session_id == SESSIONS[2]:
+                release.wait(timeout=30)  # the third session's call is still out
+            return super().complete(request)
+
+    done: dict[str, Any] = {}
+    runner = threading.Thread(
+        target=lambda: done.update(
+            summary=run_curation(settings, "default", stub.spec(settings), factory=lambda s, t, c: Slow(replay))
+        )
+    )
+    runner.start()
+    try:
+        stored: set[str] = set()
+        deadline = time.monotonic() + 3 * STORE_EVERY_S + 5
+        while time.monotonic() < deadline and stored != {SESSIONS[0], SESSIONS[1]}:
+            time.sleep(0.2)
+            with open_db(settings.db, wait=5) as con:
+                rows = con.execute("SELECT session_id FROM llm_calls WHERE step = 'reflector'").fetchall()
+            stored = {r[0] for r in rows}
+        assert stored == {SESSIONS[0], SESSIONS[1]}  # stored while the third call has not returned
+    finally:
+        release.set()
+        runner.join(timeout=60)
+    assert done["summary"].status == "ok" and done["summary"].sessions_applied == 3
