@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Embedder", "Lexical", "MiniLM", "closest", "load_embedder", "near_finder", "neighbour_finder", "sentences"]
+__all__ = ["Embedder", "Lexical", "MiniLM", "load_embedder", "near_finder", "neighbour_finder", "sentences"]
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -227,10 +227,3 @@ def neighbour_finder(
         return found
 
     return find
-
-
-def closest(
-    known: dict[str, np.ndarray], queries: Sequence[str], entries: Sequence[Any], *, k: int = 2, floor: float
-) -> list[tuple[str, list[tuple[Any, float]]]]:
-    """For each query text, the `k` entries most similar to it at `floor` or above (vectors from `known`)."""
-    return neighbour_finder(known, entries, k=k, floor=floor)(queries)

@@ -656,7 +656,8 @@ def ingest(
             if noted:
                 # An empty file keeps no messages from what it held; an unreadable or unrecognised one keeps them.
                 emptied = [n.result.path for n in noted if n.result.status == "empty"]
-                con.execute("DELETE FROM messages WHERE source_path IN (SELECT unnest(?))", [emptied])
+                if emptied:
+                    con.execute("DELETE FROM messages WHERE source_path IN (SELECT unnest(?))", [emptied])
                 _record_files(con, noted)
             if touched:
                 con.executemany("UPDATE files SET mtime = ? WHERE path = ?", touched)
