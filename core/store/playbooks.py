@@ -13,7 +13,9 @@ import difflib
 import functools
 import itertools
 import json
+import weakref
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import Any, Literal
 
@@ -192,40 +194,77 @@ def _cached_sections(raw: str) -> SectionSet:
     return _section_set(raw)
 
 
+# A playbook's sections are written once, when it is created, and never changed (nothing updates or deletes a
+# `playbooks` row), so a connection reads them once.
+_KNOWN_SECTIONS: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, dict[str, SectionSet]] = (
+    weakref.WeakKeyDictionary()
+)
+
+# The entry rows valid at a version, each with the version's creation time (microseconds since the epoch: a
+# number column costs nothing to fetch), in one round trip; no row at all for an empty or missing version.
+_ROWS_AT = (
+    "SELECT e.section, e.name, e.text, e.helpful, e.harmful, epoch_us(v.created_at) AS created"
+    " FROM entries e, versions v WHERE e.playbook = $1 AND e.valid_from <= $2"
+    " AND (e.valid_to IS NULL OR e.valid_to > $2) AND v.playbook = $1 AND v.version = $2"
+    " ORDER BY e.section, e.position"
+)
+# The same for the newest version: its rows are the open ones.
+_ROWS_NEWEST = (
+    "SELECT e.section, e.name, e.text, e.helpful, e.harmful, epoch_us(v.created_at) AS created"
+    " FROM entries e, versions v WHERE e.playbook = $1 AND e.valid_to IS NULL"
+    " AND v.playbook = $1 AND v.version = (SELECT max(version) FROM versions WHERE playbook = $1)"
+    " ORDER BY e.section, e.position"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _known_sections(con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
+    known = _KNOWN_SECTIONS.setdefault(con, {})
+    if name not in known:
+        known[name] = sections_of(con, name)
+    return known[name]
+
+
 def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
     """Rebuild playbook `name` at `version` (default: the newest).
 
-    Two round trips (the playbook's facts in one scan of its versions, then its entry rows by the range
-    predicate, as columns); the rows, which the store wrote from validated entries, are trusted (not
+    One round trip for a version that holds entries (its rows by the range predicate, as columns, with the
+    version's creation time); the playbook's facts are read only when that finds no row (an empty version, or
+    one that does not exist). The rows, which the store wrote from validated entries, are trusted (not
     validated again).
     """
-    meta = con.execute(
-        "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
-        " arg_max(created_at, version) FILTER (WHERE version = coalesce(?, version)) FROM versions WHERE playbook = ?",
-        [name, version, name],
-    ).fetchone()
-    if meta is None or meta[0] is None or meta[1] is None:
-        raise missing_playbook(con, name)
-    raw_sections, latest, created = meta
-    v = latest if version is None else version
-    if v < 0 or v > latest:
-        raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
-    # Columns, not rows: numpy arrays come back faster than tuples, and the entries are built by one `map`.
-    cols = con.execute(
-        "SELECT section, name, text, helpful, harmful FROM entries WHERE playbook = ? AND valid_from <= ?"
-        " AND (valid_to IS NULL OR valid_to > ?) ORDER BY section, position",
-        [name, v, v],
-    ).fetchnumpy()
-    entries = map(
-        _trusted_entry, cols["name"].tolist(), cols["text"].tolist(), cols["helpful"].tolist(), cols["harmful"].tolist()
-    )
-    by_section: dict[str, list[Entry]] = {s: [] for s in _cached_sections(raw_sections).names}
-    for section, group in itertools.groupby(zip(cols["section"].tolist(), entries, strict=True), key=_first):
+    cols: dict[str, Any] = {}
+    if version is None or version >= 0:
+        sql, params = (_ROWS_NEWEST, [name]) if version is None else (_ROWS_AT, [name, version])
+        cols = con.execute(sql, params).fetchnumpy()
+    if len(cols.get("name", ())):
+        sections = _known_sections(con, name)
+        created: datetime | None = _EPOCH + timedelta(microseconds=int(cols["created"][0]))
+        names, texts, helpful, harmful = (cols[k].tolist() for k in ("name", "text", "helpful", "harmful"))
+        section_of = cols["section"].tolist()
+    else:
+        meta = con.execute(
+            "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
+            " arg_max(created_at, version) FILTER (WHERE version = coalesce(?, version)) FROM versions"
+            " WHERE playbook = ?",
+            [name, version, name],
+        ).fetchone()
+        if meta is None or meta[0] is None or meta[1] is None:
+            raise missing_playbook(con, name)
+        raw_sections, latest, created = meta
+        v = latest if version is None else version
+        if v < 0 or v > latest:
+            raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
+        sections = _cached_sections(raw_sections)
+        names = texts = helpful = harmful = section_of = []
+    entries = map(_trusted_entry, names, texts, helpful, harmful)
+    by_section: dict[str, list[Entry]] = {s: [] for s in sections.names}
+    for section, group in itertools.groupby(zip(section_of, entries, strict=True), key=_first):
         by_section.setdefault(section, []).extend(map(_second, group))
     return Playbook.model_construct(
         contract_version=1,
         version="1.0",
-        last_updated=created.isoformat(timespec="seconds") if created else None,
+        last_updated=created.astimezone(UTC).isoformat(timespec="seconds") if created else None,
         sections=by_section,
     )
 

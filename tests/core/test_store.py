@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,12 @@ def test_store_round_trip_every_version(
         expected.append(new)
     for version, model in enumerate(expected):
         assert load_version(connection, "default", version).sections == model.sections
+    # The newest, asked without a number (its open rows), and each version's time, read in the same round trip.
+    assert load_version(connection, "default").sections == expected[-1].sections
+    created = connection.execute("SELECT version, created_at FROM versions WHERE playbook = 'default'").fetchall()
+    for version, at in created:
+        stamp = at.astimezone(UTC).isoformat(timespec="seconds")
+        assert load_version(connection, "default", version).last_updated == stamp
     connection.close()
 
 
