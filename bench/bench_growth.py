@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from bench._table import Row, emit, interleaved  # noqa: E402
-from core.consolidate import merge_operations, near_pairs  # noqa: E402
+from core.consolidate import candidate_groups, judged_merges, merge_operations, near_pairs  # noqa: E402
 from core.llm.embed import Embedder, load_embedder, near_finder, neighbour_finder  # noqa: E402
 from core.models import CuratorOutput, Playbook, ReflectorOutput  # noqa: E402
 from core.operations import NearFinder, apply_operations, apply_session, empty_playbook  # noqa: E402
@@ -98,15 +98,41 @@ def embed_missing(embedder: Embedder, known: dict, texts: list[str]) -> None:
         known.update(zip(missing, embedder.embed(missing), strict=True))
 
 
-def judged(embedder: Embedder, known: dict, floor: float, lesson_of: dict[str, int]) -> Callable[[Playbook], Playbook]:
-    """A nightly consolidation with a judge, modelled: candidate pairs from `floor` up (below the skipping
-    threshold), merged when the modelled judge, which knows each text's lesson, says they are the same."""
+def judged(
+    embedder: Embedder,
+    known: dict,
+    threshold: float,
+    floor: float,
+    lesson_of: dict[str, int],
+    right: float,
+    seed: int,
+    asked: list[int],
+) -> Callable[[Playbook], Playbook]:
+    """A nightly consolidation a model judges, through the product's own planning (`candidate_groups`,
+    `judged_merges`, pairs kept apart remembered and never shown again); only the model's answer is modelled:
+    for each group it MERGEs the members that share a lesson, seeing each such set with probability `right`
+    (a set it misses is kept apart for good, as the product would record it)."""
+    rng = random.Random(seed)
+    apart: set[frozenset[str]] = set()
 
     def consolidate(playbook: Playbook) -> Playbook:
         entries = playbook.entries()
         embed_missing(embedder, known, [e.text for _, e in entries])
-        same = lambda a, b: lesson_of[a.text] == lesson_of[b.text]  # noqa: E731
-        ops = merge_operations(entries, known, floor, confirm=same)
+        groups = candidate_groups(entries, known, floor=floor, judged_different=apart)
+        asked.append(sum(len(g) for g in groups))
+        answer = []
+        for members in groups:
+            by_lesson: dict[int, list[int]] = {}
+            for i in members:
+                by_lesson.setdefault(lesson_of[entries[i][1].text], []).append(i)
+            for same in by_lesson.values():
+                if len(same) > 1 and rng.random() < right:
+                    ids = [entries[i][1].name for i in same]
+                    answer.append({"type": "MERGE", "source_ids": ids, "merged_text": entries[same[0]][1].text})
+        ops, kept_apart, _ = judged_merges(
+            entries, known, threshold, groups, CuratorOutput(reasoning="r", operations=answer), 500
+        )
+        apart.update(kept_apart)
         return apply_operations(playbook, ops, limit=None)[0] if ops else playbook
 
     return consolidate
@@ -174,6 +200,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="auto", choices=["auto", "minilm", "lexical"])
     parser.add_argument("--threshold", type=float, default=None, help="default: the model's own")
     parser.add_argument("--night", type=int, default=50, help="sessions per night (a consolidation check after each)")
+    parser.add_argument("--floor", type=float, default=None, help="judged consolidation's floor (default: the model's)")
     parser.add_argument("--sweep", action="store_true", help="also run the warm stream at lower thresholds")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of the exact and warm streams")
     args = parser.parse_args()
@@ -213,21 +240,27 @@ def main() -> None:
         },
         max(3, args.rounds),
     )
-    floor = threshold * NEIGHBOUR_SHARE
+    floor = args.floor or embedder.floor
     # Modelled streams, by what they stand for: the curator judging the neighbours its prompt shows, and a
-    # nightly consolidation whose candidate pairs (from the neighbour floor up) a judge confirms.
+    # nightly consolidation a model judges (the product's candidate groups and merge rules; the answer modelled).
     modelled = {
         f"curator modelled (sees 2 neighbours, judges {judge:.0%} right)": curated(
             proposals, embedder, dict(warm), threshold, lesson_of, judge, args.seed
         )
         for judge in (1.0, 0.8)
     }
-    modelled[f"nightly consolidation modelled (pairs from {floor:.2f} judged right)"] = run(
-        proposals,
-        near_finder(embedder, dict(warm), threshold),
-        judged(embedder, dict(warm), floor, lesson_of),
-        args.night,
-    )[0]
+    shown: dict[str, list[int]] = {}
+    for right in (1.0, 0.8):
+        who = f"nightly consolidation judged by a model {right:.0%} right (groups from {floor:.2f})"
+        shown[who] = []
+        modelled[who] = run(
+            proposals,
+            near_finder(embedder, dict(warm), threshold),
+            judged(embedder, dict(warm), threshold, floor, lesson_of, right, args.seed, shown[who]),
+            args.night,
+        )[0]
+    for who, asked in shown.items():
+        print(f"  {who}: {sum(asked):,} entries shown in groups over {len(asked)} nights (max {max(asked)} a night)")
     rows.extend((f"  + {who}", playbook, float("nan")) for who, playbook in modelled.items())
     table = [
         Row(

@@ -11,7 +11,7 @@ counters and removes the sources, as for any MERGE; the caller writes one versio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,18 @@ import numpy as np
 from core.models import CuratorOutput, Entry, ReflectorOutput
 from core.operations import clean_entry_text
 
-__all__ = ["consolidation_reflection", "merge_operations", "near_pairs", "with_curated_texts"]
+__all__ = [
+    "candidate_groups",
+    "consolidation_reflection",
+    "judged_merges",
+    "judging_reflection",
+    "merge_operations",
+    "near_pairs",
+    "with_curated_texts",
+]
+
+
+_BLOCK = 512
 
 
 def near_pairs(entries: Sequence[Entry], vectors: Mapping[str, np.ndarray], threshold: float) -> int:
@@ -27,8 +38,15 @@ def near_pairs(entries: Sequence[Entry], vectors: Mapping[str, np.ndarray], thre
     if len(entries) < 2:
         return 0
     matrix = np.stack([vectors[e.text] for e in entries])
-    similar = np.triu(matrix @ matrix.T >= threshold, k=1)
-    return int(similar.sum())
+    # By blocks of rows against the rows from the block on: half the products of a full n x n matrix, and
+    # memory for a block's scores only (the full matrix is 100 MB at 5,000 entries).
+    upper = np.triu(np.ones((_BLOCK, _BLOCK), dtype=bool), k=1)
+    count = 0
+    for start in range(0, len(matrix), _BLOCK):
+        hits = matrix[start : start + _BLOCK] @ matrix[start:].T >= threshold
+        rows = hits.shape[0]
+        count += int(np.count_nonzero(hits[:, :rows] & upper[:rows, :rows])) + int(np.count_nonzero(hits[:, rows:]))
+    return count
 
 
 def merge_operations(
@@ -48,12 +66,25 @@ def merge_operations(
         confirm: when given, a pair at or above `threshold` is joined only if it says yes (a judge of
             candidates found by similarity, which can then be looked for below the skipping threshold).
     """
-    found_again = rediscoveries or {}
     if len(entries) < 2:
         return []
+    similar = _scores(entries, vectors) >= threshold
+    joins = [
+        (i, j)
+        for i, j in zip(*np.nonzero(np.triu(similar, k=1)), strict=True)
+        if confirm is None or confirm(entries[i][1], entries[j][1])
+    ]
+    return [_merge(entries, members, rediscoveries or {}) for members in _clusters(len(entries), joins)]
+
+
+def _scores(entries: Sequence[tuple[str, Entry]], vectors: Mapping[str, np.ndarray]) -> np.ndarray:
     matrix = np.stack([vectors[e.text] for _, e in entries])
-    similar = matrix @ matrix.T >= threshold
-    parent = list(range(len(entries)))
+    return matrix @ matrix.T
+
+
+def _clusters(n: int, joins: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """The groups of two or more that `joins` (pairs of indexes) make, single link, in order of first member."""
+    parent = list(range(n))
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -61,32 +92,134 @@ def merge_operations(
             i = parent[i]
         return i
 
-    for i in range(len(entries)):
-        for j in range(i + 1, len(entries)):
-            if similar[i, j] and (confirm is None or confirm(entries[i][1], entries[j][1])):
-                parent[root(j)] = root(i)
-    clusters: dict[int, list[int]] = {}
-    for i in range(len(entries)):
-        clusters.setdefault(root(i), []).append(i)
-    operations = []
-    for members in clusters.values():
-        if len(members) < 2:
+    for i, j in joins:
+        a, b = root(int(i)), root(int(j))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return [members for members in groups.values() if len(members) > 1]
+
+
+def _merge(
+    entries: Sequence[tuple[str, Entry]], members: list[int], found_again: Mapping[str, int], text: str | None = None
+) -> dict[str, Any]:
+    """One MERGE of `members`, with `text` or else the text of the member with the best evidence (helpful minus
+    harmful, then rediscoveries, then the oldest), in that member's section."""
+
+    def evidence(i: int) -> tuple[int, int, int]:
+        entry = entries[i][1]
+        return (entry.helpful - entry.harmful, found_again.get(entry.name, 0), -i)
+
+    keeper = max(members, key=evidence)
+    return {
+        "type": "MERGE",
+        "source_ids": [entries[i][1].name for i in members],
+        "merged_text": text or entries[keeper][1].text,
+        "section": entries[keeper][0],
+    }
+
+
+def candidate_groups(
+    entries: Sequence[tuple[str, Entry]],
+    vectors: Mapping[str, np.ndarray],
+    *,
+    floor: float,
+    neighbours: int = 2,
+    max_group: int = 6,
+    judged_different: Collection[frozenset[str]] = frozenset(),
+) -> list[list[int]]:
+    """Groups of entries (indexes) for a judge to look at, well below the skipping threshold.
+
+    A pair is a candidate when its similarity is at least `floor`, or when one is among the other's `neighbours`
+    closest entries (paraphrases can score low yet still be each other's nearest); pairs whose two texts were
+    judged different before are left out. Pairs are joined most similar first, and never into a group of more
+    than `max_group` (a chain of loose pairs must not become one group of everything).
+    """
+    n = len(entries)
+    if n < 2:
+        return []
+    scores = _scores(entries, vectors)
+    np.fill_diagonal(scores, -np.inf)
+    pairs = {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(scores >= floor, k=1)), strict=True)}
+    if neighbours:
+        closest = np.argsort(-scores, axis=1)[:, :neighbours]
+        pairs.update((min(i, int(j)), max(i, int(j))) for i in range(n) for j in closest[i])
+    texts = [e.text for _, e in entries]
+    ranked = sorted(
+        (p for p in pairs if frozenset((texts[p[0]], texts[p[1]])) not in judged_different),
+        key=lambda p: (-scores[p], p),
+    )
+    group = {i: [i] for i in range(n)}
+    for i, j in ranked:
+        a, b = group[i], group[j]
+        if a is not b and len(a) + len(b) <= max_group:
+            a.extend(b)
+            for k in b:
+                group[k] = a
+    seen: set[int] = set()
+    found = []
+    for i in range(n):
+        if len(group[i]) > 1 and id(group[i]) not in seen:
+            seen.add(id(group[i]))
+            found.append(sorted(group[i]))
+    return found
+
+
+def judged_merges(
+    entries: Sequence[tuple[str, Entry]],
+    vectors: Mapping[str, np.ndarray],
+    threshold: float,
+    groups: Sequence[Sequence[int]],
+    judged: CuratorOutput | None,
+    max_chars: int,
+    rediscoveries: Mapping[str, int] | None = None,
+) -> tuple[list[dict[str, Any]], list[frozenset[str]], int]:
+    """The MERGE operations of a consolidation a model judged.
+
+    Entries at or above `threshold` merge as without a model (the rule every ADD is held to); beyond that, the
+    model's MERGEs join entries, each only within one of the `groups` it was shown (a MERGE that reaches outside
+    its group, names unknown ids or has fewer than two is ignored). A cluster that is exactly one MERGE of the
+    model takes its text (cleaned, at most `max_chars`); other clusters take the best-evidence text.
+
+    Returns:
+        The operations; the pairs of texts the model kept apart (in one group, not merged: not asked again; none
+        when there is no answer); and how many of the model's MERGEs were taken.
+    """
+    if len(entries) < 2:
+        return [], [], 0
+    index = {e.name: i for i, (_, e) in enumerate(entries)}
+    group_of = {i: g for g, members in enumerate(groups) for i in members}
+    joins = [
+        (int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(_scores(entries, vectors) >= threshold, k=1)), strict=True)
+    ]
+    texts: dict[frozenset[int], str] = {}
+    taken = 0
+    for raw in judged.operations if judged else []:
+        if not isinstance(raw, dict) or raw.get("type") != "MERGE" or not isinstance(raw.get("source_ids"), list):
             continue
-
-        def evidence(i: int) -> tuple[int, int, int]:
-            entry = entries[i][1]
-            return (entry.helpful - entry.harmful, found_again.get(entry.name, 0), -i)
-
-        keeper = max(members, key=evidence)
-        operations.append(
-            {
-                "type": "MERGE",
-                "source_ids": [entries[i][1].name for i in members],
-                "merged_text": entries[keeper][1].text,
-                "section": entries[keeper][0],
-            }
-        )
-    return operations
+        members = sorted({index[str(x)] for x in raw["source_ids"] if str(x) in index})
+        if len(members) < 2 or len(members) < len(raw["source_ids"]) or len({group_of.get(i) for i in members}) != 1:
+            continue
+        if group_of.get(members[0]) is None:
+            continue
+        joins.extend((members[0], m) for m in members[1:])
+        text = clean_entry_text(raw["merged_text"]) if isinstance(raw.get("merged_text"), str) else ""
+        if text and len(text) <= max_chars:
+            texts[frozenset(members)] = text
+        taken += 1
+    clusters = _clusters(len(entries), joins)
+    operations = [_merge(entries, m, rediscoveries or {}, texts.get(frozenset(m))) for m in clusters]
+    apart: list[frozenset[str]] = []
+    if judged is not None:
+        cluster_of = {i: c for c, cluster in enumerate(clusters) for i in cluster}
+        for shown in groups:
+            for a, i in enumerate(shown):
+                for j in shown[a + 1 :]:
+                    if cluster_of.get(i, -1 - i) != cluster_of.get(j, -1 - j):
+                        apart.append(frozenset((entries[i][1].text, entries[j][1].text)))
+    return operations, apart, taken
 
 
 def consolidation_reflection(operations: Sequence[Mapping[str, Any]], threshold: float) -> ReflectorOutput:
@@ -98,6 +231,24 @@ def consolidation_reflection(operations: Sequence[Mapping[str, Any]], threshold:
         " sentences, keeping every specific command, name and number. Return no other operation.",
     ]
     lines += [f"- group {i}: {', '.join(op['source_ids'])}" for i, op in enumerate(operations, 1)]
+    return ReflectorOutput(analysis="\n".join(lines), bullet_tags=[])
+
+
+def judging_reflection(
+    entries: Sequence[tuple[str, Entry]], groups: Sequence[Sequence[int]], threshold: float
+) -> ReflectorOutput:
+    """The curator's brief for a consolidation it judges: groups of entries that may say the same lesson."""
+    lines = [
+        "Consolidation pass, not a session. Each group below lists live playbook entries that MAY say the same"
+        " lesson in other words. Within a group, for each set of two or more entries that give the same advice,"
+        " return one MERGE whose source_ids are exactly those entries' ids (all from that one group) and whose"
+        " merged_text states the lesson once, in one or two sentences, keeping every specific command, name and"
+        " number. Entries that give different advice must not be merged: return nothing for them. Entries at"
+        f" sentence similarity {threshold:.2f} or more are merged in any case. Return no other operation.",
+    ]
+    for g, members in enumerate(groups, 1):
+        lines.append(f"- group {g}:")
+        lines += [f'  - {entries[i][1].name}: "{entries[i][1].text}"' for i in members]
     return ReflectorOutput(analysis="\n".join(lines), bullet_tags=[])
 
 

@@ -15,8 +15,10 @@ Functions here take values and return values; nothing is written anywhere.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from core.models import (
@@ -60,9 +62,10 @@ __all__ = [
 
 PRUNE_MIN_HARMFUL = 3
 
-# Finds the live entry a proposed text says again: (entry id, similarity) or None. Built by the shell from a
-# sentence model (`core.llm.embed`); the engine only asks it.
-NearFinder = Callable[[str, Sequence[Entry]], tuple[str, float] | None]
+# Finds the live text a proposed text says again: (that text, similarity) or None; the live texts are given with
+# how many entries hold each. Built by the shell from a sentence model (`core.llm.embed`); the engine only asks
+# it, and names the first entry in playbook order that holds the text found.
+NearFinder = Callable[[str, Mapping[str, int]], tuple[str, float] | None]
 
 
 class Skip(NamedTuple):
@@ -211,38 +214,121 @@ def _guard_text(
 # --- working state ------------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class _Index:
+    """What the engine looks up in one playbook: each entry's section, how many entries hold each text, and per
+    (section, slug) the id numbers in use. Built once per playbook object and carried to the playbook each step
+    returns (sessions apply one after another, each to the last one's result), so a step costs what it changes,
+    not a pass over every entry. Valid only for the very `sections` dict it was built for; playbooks are values,
+    never changed in place."""
+
+    sections: dict[str, list[Entry]]
+    where: dict[str, str]
+    texts: dict[str, int]
+    numbers: dict[tuple[str, str], Counter[int]]
+
+
+_RECENT: OrderedDict[int, _Index] = OrderedDict()  # by id() of the indexed `sections` dict, which it holds
+_RECENT_LOCK = threading.Lock()
+_RECENT_MAX = 8
+
+
+def _indexed(playbook: Playbook) -> _Index:
+    """The index of `playbook`: the one carried to it, else built now (one pass) and kept."""
+    key = id(playbook.sections)
+    with _RECENT_LOCK:
+        found = _RECENT.get(key)
+        if found is not None and found.sections is playbook.sections:
+            _RECENT.move_to_end(key)
+            return found
+    where = {e.name: section for section, items in playbook.sections.items() for e in items}
+    texts = Counter(e.text for items in playbook.sections.values() for e in items)
+    return _remember(_Index(playbook.sections, where, texts, {}))
+
+
+def _remember(index: _Index) -> _Index:
+    with _RECENT_LOCK:
+        _RECENT[id(index.sections)] = index
+        _RECENT.move_to_end(id(index.sections))
+        while len(_RECENT) > _RECENT_MAX:
+            _RECENT.popitem(last=False)
+    return index
+
+
+def _numbers(items: Iterable[Entry], slug: str) -> Counter[int]:
+    pattern = re.compile(rf"^{re.escape(slug)}-(\d+)$")
+    return Counter(int(m.group(1)) for e in items if (m := pattern.match(e.name)))
+
+
+def live_texts(playbook: Playbook) -> Mapping[str, int]:
+    """The texts of `playbook`'s entries, each with how many entries hold it (from its index when carried)."""
+    return _indexed(playbook).texts
+
+
 class _State:
-    """Mutable working copy: fresh lists of immutable entries plus lookup indexes."""
+    """Mutable working copy: the playbook's lists (each copied before its first change) plus lookup indexes."""
 
     def __init__(self, playbook: Playbook, sections: SectionSet) -> None:
         self.sections = sections
-        self.lists: dict[str, list[Entry]] = {name: [] for name in sections.names}
+        if list(playbook.sections) == sections.names:
+            index = _indexed(playbook)
+            self.lists: dict[str, list[Entry]] = dict(playbook.sections)
+            self._owned: set[str] = set()
+            self.where = dict(index.where)
+            self.texts = Counter(index.texts)
+            self.numbers = {k: Counter(v) for k, v in index.numbers.items()}
+            return
+        self.lists = {name: [] for name in sections.names}
         for raw_name, items in playbook.sections.items():
             self.lists[sections.resolve(raw_name)].extend(items)
-        self.where: dict[str, str] = {}
-        self.texts: Counter[str] = Counter()
-        for name, items in self.lists.items():
-            for entry in items:
-                self.where[entry.name] = name
-                self.texts[entry.text] += 1
-        self._highest: dict[str, str] = {}
+        self._owned = set(self.lists)
+        self.where = {e.name: name for name, items in self.lists.items() for e in items}
+        self.texts = Counter(e.text for items in self.lists.values() for e in items)
+        self.numbers = {}
+
+    def _own(self, section: str) -> list[Entry]:
+        if section not in self._owned:  # the caller's list is never changed: copied on first write
+            self.lists[section] = list(self.lists[section])
+            self._owned.add(section)
+        return self.lists[section]
 
     def entry(self, name: str) -> Entry:
         section = self.where[name]
         return next(e for e in self.lists[section] if e.name == name)
 
+    def holding(self, text: str) -> Entry:
+        """The first entry, in playbook order, whose text is `text` (one that is live)."""
+        return next(e for items in self.lists.values() for e in items if e.text == text)
+
+    def _numbers_of(self, section: str) -> Counter[int]:
+        key = (section, self.sections.slug_of(section))
+        if key not in self.numbers:
+            self.numbers[key] = _numbers(self.lists[section], key[1])
+        return self.numbers[key]
+
     def new_id(self, section: str) -> str:
         slug = self.sections.slug_of(section)
-        candidate = next_entry_id((e.name for e in self.lists[section]), slug)
+        used = self._numbers_of(section)
+        candidate = f"{slug}-{max(used, default=0) + 1:03d}"  # as `next_entry_id` over the section's ids
         # Ids must stay unique across sections even if a hand-edited file put `pat-007` elsewhere.
         while candidate in self.where:
             candidate = next_entry_id([candidate], slug)
         return candidate
 
+    def _count(self, section: str, entry: Entry, step: int) -> None:
+        self.texts[entry.text] += step
+        if not self.texts[entry.text]:
+            del self.texts[entry.text]
+        key = (section, self.sections.slug_of(section))
+        if key in self.numbers and (m := re.match(rf"^{re.escape(key[1])}-(\d+)$", entry.name)):
+            self.numbers[key][int(m.group(1))] += step
+            if not self.numbers[key][int(m.group(1))]:
+                del self.numbers[key][int(m.group(1))]
+
     def append(self, section: str, entry: Entry) -> None:
-        self.lists[section].append(entry)
+        self._own(section).append(entry)
         self.where[entry.name] = section
-        self.texts[entry.text] += 1
+        self._count(section, entry, 1)
 
     def remove(self, name: str) -> Entry:
         section = self.where.pop(name)
@@ -255,24 +341,25 @@ class _State:
                 kept.append(e)
         assert removed is not None
         self.lists[section] = kept
-        self.texts[removed.text] -= 1
+        self._owned.add(section)
+        self._count(section, removed, -1)
         return removed
 
     def replace(self, name: str, new: Entry) -> None:
         section = self.where[name]
-        items = self.lists[section]
+        items = self._own(section)
         for i, e in enumerate(items):
             if e.name == name:
-                self.texts[e.text] -= 1
+                self._count(section, e, -1)
                 items[i] = new
-                self.texts[new.text] += 1
+                self._count(section, new, 1)
                 return
 
     def playbook(self, template: Playbook) -> Playbook:
-        return template.model_copy(update={"sections": self.lists})
-
-    def live(self) -> list[Entry]:
-        return [e for items in self.lists.values() for e in items]
+        """The playbook the state now holds, with the state's indexes carried to it."""
+        result = template.model_copy(update={"sections": self.lists})
+        _remember(_Index(result.sections, self.where, self.texts, self.numbers))
+        return result
 
 
 def _preview(text: str, limit: int = 40) -> str:
@@ -302,18 +389,19 @@ def _apply_one(
                 reason=f'ADD: duplicate text "{_preview(op.text)}"',
                 raw=raw,
             )
-        hit = near(op.text, state.live()) if near is not None else None
+        hit = near(op.text, state.texts) if near is not None and state.texts else None
         if hit is not None:
+            twin = state.holding(hit[0]).name
             return OpOutcome(
                 index=index,
                 type="ADD",
                 status="skipped",
                 code="near_duplicate",
-                entry_id=hit[0],
-                section=state.where.get(hit[0]),
+                entry_id=twin,
+                section=state.where.get(twin),
                 new_text=op.text,
                 similarity=round(hit[1], 4),
-                reason=f'ADD: near-duplicate of {hit[0]} (similarity {hit[1]:.2f}): "{_preview(op.text)}"',
+                reason=f'ADD: near-duplicate of {twin} (similarity {hit[1]:.2f}): "{_preview(op.text)}"',
                 raw=raw,
             )
         new_id = state.new_id(section)
@@ -513,7 +601,8 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
     deltas: dict[str, list[int]] = {}
     if not evaluations:
         return playbook, outcomes
-    ids = {entry.name for items in playbook.sections.values() for entry in items}
+    index = _indexed(playbook)
+    ids = index.where
     for item in evaluations:
         fields = _evaluation_fields(item)
         if fields is None:
@@ -532,16 +621,17 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
         outcomes.append(EvaluationOutcome(name=name, rating=verdict, status="applied", rationale=rationale))
     if not deltas:
         return playbook, outcomes
-    new_sections = {
-        section: [
+    new_sections = dict(playbook.sections)  # the sections without a tagged entry keep their very list
+    for section in {ids[name] for name in deltas}:
+        new_sections[section] = [
             e.model_copy(update={"helpful": e.helpful + deltas[e.name][0], "harmful": e.harmful + deltas[e.name][1]})
             if e.name in deltas
             else e
-            for e in items
+            for e in playbook.sections[section]
         ]
-        for section, items in playbook.sections.items()
-    }
-    return playbook.model_copy(update={"sections": new_sections}), outcomes
+    result = playbook.model_copy(update={"sections": new_sections})
+    _remember(_Index(result.sections, index.where, index.texts, index.numbers))  # same names, same texts
+    return result, outcomes
 
 
 def prune(playbook: Playbook) -> tuple[Playbook, list[PruneRecord]]:
@@ -589,7 +679,15 @@ def apply_session(
         }
     )
     if guards is not None:
-        removed = removed_entries(playbook, final, report)
+        # Every entry that goes is deleted, merged away or pruned: when that many could not pass the limit, the
+        # exact count (a pass over both playbooks) is not needed.
+        most = len(pruned) + sum(
+            1 if o.type == "DELETE" else len(o.target_ids) - 1
+            for o in report.outcomes
+            if o.status == "applied" and o.type in ("DELETE", "MERGE")
+        )
+        limit = max(guards.max_removed, guards.max_removed_share * before)
+        removed = removed_entries(playbook, final, report) if most > limit else 0
         if removed > guards.max_removed and removed > guards.max_removed_share * before:
             held = (
                 f"mass_change: this session would remove {removed} of {before} entries (limit: more than"

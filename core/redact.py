@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from core.models import Playbook
+from core.operations import live_texts
 
 __all__ = [
     "MAY_HOLD_SECRET",
@@ -340,6 +341,11 @@ def mask_playbook(playbook: Playbook, redactor: Redactor, clean: set[str] | None
     `clean`: texts this redactor already passed unchanged, which the caller keeps between calls (a run's
     sessions) so that only new texts are scanned; the texts found clean here are added to it.
     """
+    if clean is not None:  # a session changes a few texts: only those are scanned, the rest passed before
+        new = live_texts(playbook).keys() - clean
+        clean.update(t for t in new if redactor.text(t) == t)
+        if new <= clean:
+            return playbook
     changed = False
     sections = {}
     for name, items in playbook.sections.items():

@@ -25,6 +25,7 @@ from core.curator import curator_request, parse_curator
 from core.errors import BudgetError, ConfigError, GitError, PlaybookFileError
 from core.estimate import Estimate, estimate_cost
 from core.export import to_markdown
+from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
 from core.models import Playbook, ReflectorOutput
@@ -310,75 +311,78 @@ def run_curation(
     )
     started = time.perf_counter()
     _start(settings, summary)
-    try:
-        stop = timed(summary.phase_seconds, "select")
-        selection = select_sessions(ctx, project=project, since=since, until=until, limit=limit)
-        stop()
-        summary.skips = selection.skipped
-        summary.sessions_skipped = len(selection.skipped)
-        size = max(1, epoch_size or settings.epoch_size)
-        resumed = list(selection.resumed)
-        queue = list(selection.pending)
-        total = sum(len(e.session_ids) for e in resumed) + len(queue)
-        summary.sessions_considered = total + len(selection.skipped)
-        done = 0
-        emit("curate", 0, total)
-        while resumed or queue:
-            if resumed:
-                epoch = resumed.pop(0)
-            else:
-                chunk, queue = queue[:size], queue[size:]
-                epoch = next_epoch(ctx, chunk)
-            summary.epochs += 1
-            stop = timed(summary.phase_seconds, "reflect")
-            reflections = steps.reflect(ctx, epoch)
+    # numpy's OpenBLAS threads spin between the run's small vector products (a lesson against a few thousand
+    # entries): one thread does the same work with a third less of the run's CPU at 5,000 entries.
+    with one_blas_thread():
+        try:
+            stop = timed(summary.phase_seconds, "select")
+            selection = select_sessions(ctx, project=project, since=since, until=until, limit=limit)
             stop()
-            stop = timed(summary.phase_seconds, "curate")
-            curations = steps.curate(ctx, epoch, reflections)
-            stop()
-            for r in reflections:
-                if r.response is not None:
-                    summary.add_call("reflector", r.response)
-            for c in curations:
-                if c.response is not None:
-                    summary.add_call("curator", c.response)
-            stop = timed(summary.phase_seconds, "apply")
-            applied = steps.apply(ctx, epoch, reflections, curations)
-            stop()
-            for result in applied:
-                if result.status == "applied" and result.report is not None and result.version is not None:
-                    summary.add_apply(result.report, result.version)
-                elif result.status == "held":
-                    summary.held[result.session_id] = result.reason or "mass_change"
+            summary.skips = selection.skipped
+            summary.sessions_skipped = len(selection.skipped)
+            size = max(1, epoch_size or settings.epoch_size)
+            resumed = list(selection.resumed)
+            queue = list(selection.pending)
+            total = sum(len(e.session_ids) for e in resumed) + len(queue)
+            summary.sessions_considered = total + len(selection.skipped)
+            done = 0
+            emit("curate", 0, total)
+            while resumed or queue:
+                if resumed:
+                    epoch = resumed.pop(0)
                 else:
-                    summary.sessions_failed += 1
-                    summary.failures[result.session_id] = result.reason or "failed"
-                    if result.status == "quarantined":
-                        summary.quarantined.append(result.session_id)
-            done += len(epoch.session_ids)
-            emit("curate", done, total)
-            if ctx.guard.stopped:  # no call may start: end cleanly, the rest waits for the next run
-                left = total - done
-                summary.notices.append(
-                    f"Stopped starting model calls: {ctx.guard.stopped}. {left} more session(s) wait for the next"
-                    " run; the sessions of this epoch whose calls did not start are retried then too."
-                )
-                summary.stopped = ctx.guard.stopped
-                break
-        if summary.sessions_failed and not summary.sessions_applied and not summary.held:
-            summary.status = "failed"  # every session it attempted failed
-        elif summary.sessions_failed or summary.held or summary.stopped:
-            summary.status = "partial"  # some failed, some wait for a person, or the rest waits for the next run
-        elif not total:
-            summary.status = "nothing-to-do"
-        else:
-            summary.status = "ok"
-    except BaseException:
-        summary.status = "failed"
-        raise
-    finally:
-        summary.duration_s = time.perf_counter() - started
-        _finish(settings, summary, ctx.memo)
+                    chunk, queue = queue[:size], queue[size:]
+                    epoch = next_epoch(ctx, chunk)
+                summary.epochs += 1
+                stop = timed(summary.phase_seconds, "reflect")
+                reflections = steps.reflect(ctx, epoch)
+                stop()
+                stop = timed(summary.phase_seconds, "curate")
+                curations = steps.curate(ctx, epoch, reflections)
+                stop()
+                for r in reflections:
+                    if r.response is not None:
+                        summary.add_call("reflector", r.response)
+                for c in curations:
+                    if c.response is not None:
+                        summary.add_call("curator", c.response)
+                stop = timed(summary.phase_seconds, "apply")
+                applied = steps.apply(ctx, epoch, reflections, curations)
+                stop()
+                for result in applied:
+                    if result.status == "applied" and result.report is not None and result.version is not None:
+                        summary.add_apply(result.report, result.version)
+                    elif result.status == "held":
+                        summary.held[result.session_id] = result.reason or "mass_change"
+                    else:
+                        summary.sessions_failed += 1
+                        summary.failures[result.session_id] = result.reason or "failed"
+                        if result.status == "quarantined":
+                            summary.quarantined.append(result.session_id)
+                done += len(epoch.session_ids)
+                emit("curate", done, total)
+                if ctx.guard.stopped:  # no call may start: end cleanly, the rest waits for the next run
+                    left = total - done
+                    summary.notices.append(
+                        f"Stopped starting model calls: {ctx.guard.stopped}. {left} more session(s) wait for the next"
+                        " run; the sessions of this epoch whose calls did not start are retried then too."
+                    )
+                    summary.stopped = ctx.guard.stopped
+                    break
+            if summary.sessions_failed and not summary.sessions_applied and not summary.held:
+                summary.status = "failed"  # every session it attempted failed
+            elif summary.sessions_failed or summary.held or summary.stopped:
+                summary.status = "partial"  # some failed, some wait for a person, or the rest waits for the next run
+            elif not total:
+                summary.status = "nothing-to-do"
+            else:
+                summary.status = "ok"
+        except BaseException:
+            summary.status = "failed"
+            raise
+        finally:
+            summary.duration_s = time.perf_counter() - started
+            _finish(settings, summary, ctx.memo)
     return summary
 
 

@@ -94,7 +94,7 @@ class RunMemo:
 
     versions: dict[str, tuple[int, Playbook]] = field(default_factory=dict)
     tips: dict[str, Tip] = field(default_factory=dict)
-    vectors: dict[tuple[str, str], Any] = field(default_factory=dict)
+    vectors: dict[str, dict[str, Any]] = field(default_factory=dict)
     clean: set[str] = field(default_factory=set)
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:

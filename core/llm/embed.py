@@ -9,12 +9,13 @@ product; the thresholds come from the labelled set in `data/lessons/paraphrases.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import math
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,11 +26,22 @@ __all__ = ["Embedder", "Lexical", "MiniLM", "load_embedder", "near_finder", "nei
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's BLAS held to one thread while the block runs (restored after). For work made of many small
+    products, where the library's idle threads spin between calls and burn more CPU than they save."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
 class Embedder(Protocol):
     """Texts in, unit vectors out (one row per text)."""
 
     name: str
     threshold: float  # the default near-duplicate similarity (precision >= 0.95 on the labelled set)
+    floor: float  # where a consolidation a model judges starts looking (recall >= 0.9 on the labelled set)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit-length row per text."""
@@ -48,6 +60,7 @@ class Lexical:
 
     name = "lexical-stems-v1"
     threshold = 0.4  # precision 0.96, recall 0.18 on the labelled set
+    floor = 0.1  # a judged consolidation's candidates: recall 0.925, precision 0.12 on the labelled set
 
     def __init__(self, dim: int = 2048) -> None:
         self.dim = dim
@@ -68,6 +81,7 @@ class MiniLM:
 
     name = "all-MiniLM-L6-v2"
     threshold = 0.6  # precision 0.955, recall 0.53 on the labelled set
+    floor = 0.25  # a judged consolidation's candidates: recall 0.988, precision 0.13 on the labelled set
 
     def __init__(self, folder: Path) -> None:
         from safetensors.numpy import load_file
@@ -156,17 +170,19 @@ def load_embedder(kind: str = "auto") -> Embedder:
 
 def near_finder(
     embedder: Embedder, known: dict[str, np.ndarray], threshold: float
-) -> Callable[[str, Sequence[Any]], tuple[str, float] | None]:
-    """The engine's `NearFinder`: the live entry most similar to a text, if at least `threshold`.
+) -> Callable[[str, Mapping[str, int]], tuple[str, float] | None]:
+    """The engine's `NearFinder`: the live text most similar to a text, if at least `threshold`.
 
     `known` maps texts to vectors (read from the store beforehand); texts it lacks are embedded on the way
     and added to it, so the caller can store them afterwards. The vectors are stacked once into a matrix that
-    grows with new texts, so a query costs one product with it, not a new stack of every live entry's vector.
+    grows with new texts (live or no longer live), so a query costs one product with it and a look at the rows
+    at or above the threshold, not a pass over every live entry.
     """
     rows: dict[str, int] = {}
+    order: list[str] = []  # the text of each row
     matrix = np.zeros((0, 0), dtype=np.float32)
 
-    def row_of(texts: Sequence[str]) -> None:
+    def row_of(texts: Iterable[str]) -> None:
         nonlocal matrix
         new = [t for t in dict.fromkeys(texts) if t not in rows]
         if not new:
@@ -184,15 +200,19 @@ def near_finder(
         base = len(rows)
         matrix[base : base + len(new)] = added
         rows.update((t, base + i) for i, t in enumerate(new))
+        order.extend(new)
 
-    def near(text: str, entries: Sequence[Any]) -> tuple[str, float] | None:
-        if not entries:
+    def near(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
+        if not live:
             return None
-        texts = [e.text for e in entries]
-        row_of([text, *texts])
-        scores = (matrix[: len(rows)] @ matrix[rows[text]])[[rows[t] for t in texts]]
-        best = int(np.argmax(scores))
-        return (entries[best].name, float(scores[best])) if scores[best] >= threshold else None
+        row_of([text, *(live.keys() - rows.keys())])
+        scores = matrix[: len(rows)] @ matrix[rows[text]]
+        best: tuple[str, float] | None = None
+        for i in np.flatnonzero(scores >= threshold):  # few rows: the texts that say about the same
+            candidate = order[int(i)]
+            if live.get(candidate, 0) > 0 and (best is None or scores[i] > best[1]):
+                best = (candidate, float(scores[i]))
+        return best
 
     return near
 

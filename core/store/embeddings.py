@@ -21,19 +21,20 @@ def vectors_for(
     con: duckdb.DuckDBPyConnection,
     embedder: Embedder,
     texts: Iterable[str],
-    memo: dict[tuple[str, str], np.ndarray] | None = None,
+    memo: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, np.ndarray]:
     """A unit vector per distinct text: stored ones read back, the others computed and stored.
 
-    `memo`: (model, text) -> vector the caller keeps between calls (a run's epochs); texts in it are not read
-    again, and every vector returned is added to it.
+    `memo`: model -> text -> vector, which the caller keeps between calls (a run's epochs); texts in it are not
+    read again, and every vector returned is added to it.
     """
-    wanted = list(dict.fromkeys(t for t in texts if t))
+    wanted = dict.fromkeys(texts)
+    wanted.pop("", None)
     if memo is not None:
-        held = {t: v for t in wanted if (v := memo.get((embedder.name, t))) is not None}
-        found = vectors_for(con, embedder, [t for t in wanted if t not in held])
-        memo.update(((embedder.name, t), v) for t, v in found.items())
-        return held | found
+        held = memo.setdefault(embedder.name, {})
+        if absent := wanted.keys() - held.keys():
+            held.update(vectors_for(con, embedder, [t for t in wanted if t in absent]))
+        return dict(zip(wanted, map(held.__getitem__, wanted), strict=True))  # lookups in C, not a loop of ours
     if not wanted:
         return {}
     keys = {_key(t): t for t in wanted}

@@ -14,7 +14,7 @@ import functools
 import itertools
 import json
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import Any, Literal
@@ -278,6 +278,9 @@ class Tip:
     playbook: str
     version: int
     rows: dict[str, tuple[str, int, Entry]]
+    # The very section lists of the playbook last written through this tip: a list that comes back unchanged (the
+    # same object: playbooks are values) has all its rows open, unchanged and in order, so it is not compared.
+    lists: dict[str, list[Entry]] = field(default_factory=dict)
 
 
 def tip_of(con: duckdb.DuckDBPyConnection, name: str) -> Tip:
@@ -291,18 +294,25 @@ def tip_of(con: duckdb.DuckDBPyConnection, name: str) -> Tip:
 
 
 def _plan(
-    open_rows: dict[str, tuple[str, int, Entry]], new: Playbook
+    open_rows: dict[str, tuple[str, int, Entry]], new: Playbook, written: dict[str, list[Entry]] | None = None
 ) -> tuple[list[str], list[tuple[str, int, Entry]]]:
     """(names whose open row closes, rows to insert) to go from the open rows to `new`.
 
     Unchanged entries keep their row while their relative order holds; everything else gets a new row. An entry
     is unchanged when it is the very object of its row (entries are immutable and shared), or equal to it.
+    `written`: the section lists the open rows were written from (`Tip.lists`); a section of `new` that is one
+    of those very lists is skipped.
     """
     close: list[str] = []
     insert: list[tuple[str, int, Entry]] = []
     seen: set[str] = set()
+    same: set[str] = set()  # sections whose list is the very one written
     found = 0  # names of `new` that have an open row
     for section, items in new.sections.items():
+        if written and written.get(section) is items:
+            same.add(section)
+            found += len(items)
+            continue
         last = -1
         for e in items:
             seen.add(e.name)
@@ -320,8 +330,8 @@ def _plan(
             close.append(e.name)
             last += 1
             insert.append((section, last, e))
-    if found < len(open_rows):  # some open rows are gone from `new`
-        close.extend(n for n in open_rows if n not in seen)
+    if found < len(open_rows):  # some open rows are gone from `new` (none of a section written as it is)
+        close.extend(n for n, row in open_rows.items() if n not in seen and row[0] not in same)
     return close, insert
 
 
@@ -360,7 +370,7 @@ def write_version(
         version = parent + 1
         if tip is None or tip.playbook != name or tip.version != parent:
             tip = tip_of(con, name)
-        close, insert = _plan(tip.rows, new)
+        close, insert = _plan(tip.rows, new, tip.lists)
         if close:
             con.execute(
                 "UPDATE entries SET valid_to = ? WHERE playbook = ? AND valid_to IS NULL AND name IN"
@@ -471,7 +481,7 @@ def write_version(
         for gone in close:
             del rows[gone]
         rows.update((e.name, (section, position, e)) for section, position, e in insert)
-        given.version, given.rows = version, rows
+        given.version, given.rows, given.lists = version, rows, dict(new.sections)
     return version
 
 

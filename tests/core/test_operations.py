@@ -271,3 +271,59 @@ def test_an_export_always_fits_its_budget(playbook: Playbook, max_entries: int, 
     assert use.left_out == playbook.size() - fitted.size()
     if not use.over:
         assert fitted is playbook
+
+
+def close_operations(ids: list[str]) -> st.SearchStrategy[Any]:
+    """Valid operations on few texts and two sections: texts come back, ids are reused, near-duplicates meet."""
+    text = st.sampled_from(["a", "A", "b", "B", "c"])
+    section = st.sampled_from(["OTHERS", "MISTAKES TO AVOID"])
+    target = st.sampled_from(ids) if ids else st.just("oth-001")
+    return st.one_of(
+        st.fixed_dictionaries({"type": st.just("ADD"), "text": text, "section": section}),
+        st.fixed_dictionaries({"type": st.just("UPDATE"), "target_id": target, "text": text}),
+        st.fixed_dictionaries({"type": st.just("DELETE"), "target_id": target}),
+        st.fixed_dictionaries(
+            {"type": st.just("MERGE"), "source_ids": st.lists(target, min_size=2, max_size=3), "merged_text": text}
+        ),
+    )
+
+
+def _casefold_twin(text: str, live: Any) -> tuple[str, float] | None:
+    """A near-duplicate finder for the engine's tests: a live text equal to `text` but for case."""
+    twins = sorted(t for t, n in live.items() if n > 0 and t.casefold() == text.casefold())
+    return (twins[0], 1.0) if twins else None
+
+
+@settings(max_examples=examples(150))
+@given(st.one_of(st.just(engine.empty_playbook()), playbooks()), st.data())
+def test_sessions_applied_one_after_another_agree_with_each_applied_afresh(
+    playbook: Playbook, data: st.DataObject
+) -> None:
+    # Each result carries the engine's indexes to the next session; a fresh copy of the same playbook (built again,
+    # nothing carried) must give the very same playbook and report, and no input may change.
+    current = playbook
+    for _ in range(data.draw(st.integers(1, 8))):
+        ids = ids_of(current)
+        ops = data.draw(
+            st.lists(st.one_of(close_operations(ids), close_operations(ids), raw_operations(ids)), max_size=6)
+        )
+        tags = data.draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "name": st.sampled_from(ids) if ids else st.just("x"),
+                        "tag": st.sampled_from(["helpful", "harmful"]),
+                    }
+                ),
+                max_size=4,
+            )
+        )
+        before = current.model_dump()
+        fresh = Playbook.model_validate(before)
+        reflector, curator = ReflectorOutput(bullet_tags=tags), CuratorOutput(operations=ops)
+        carried, report = apply_session(current, reflector, curator, near=_casefold_twin)
+        afresh, fresh_report = apply_session(fresh, reflector, curator, near=_casefold_twin)
+        assert current.model_dump() == before
+        assert carried.model_dump() == afresh.model_dump()
+        assert report.model_dump() == fresh_report.model_dump()
+        current = carried

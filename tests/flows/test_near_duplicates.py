@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.consolidate import near_pairs
 from core.llm.embed import Lexical, load_embedder, near_finder
 from core.models import Entry, Playbook
 from core.operations import apply_operations
@@ -62,9 +64,9 @@ def test_a_paraphrase_is_skipped_and_names_the_entry_a_new_lesson_is_added() -> 
 def test_the_lexical_fallback_catches_a_close_rewording() -> None:
     embedder = Lexical()
     near = near_finder(embedder, {}, embedder.threshold)
-    entries = [Entry(name="pat-001", text="Run the type checker after refactoring signatures.")]
-    assert near("After refactoring signatures, run the type checker.", entries) is not None
-    assert near("Quote file paths that may contain spaces in shell commands.", entries) is None
+    live = {"Run the type checker after refactoring signatures.": 1}
+    assert near("After refactoring signatures, run the type checker.", live) is not None
+    assert near("Quote file paths that may contain spaces in shell commands.", live) is None
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -75,19 +77,33 @@ def test_the_lexical_fallback_catches_a_close_rewording() -> None:
     st.sampled_from([t for group in LESSONS[:8] for t in group]),
 )
 def test_the_finder_answers_as_a_fresh_comparison_would(queries: list[list[str]], probe: str) -> None:
-    # One finder serves a whole epoch while the live entries change; its matrix grows with the texts it sees.
+    # One finder serves a whole epoch while the live texts change; its matrix keeps every text it has seen, and
+    # only the live ones may be answered.
     embedder = Lexical()
-    near = near_finder(embedder, {}, 0.0)
+    near = near_finder(embedder, {}, -1.0)
     for texts in [*queries, [probe]]:
-        entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(texts)]
-        got = near(probe, entries)
-        if not entries:
+        got = near(probe, Counter(texts))
+        if not texts:
             assert got is None
             continue
         vectors = embedder.embed([probe, *texts])
-        scores = vectors[1:] @ vectors[0]
-        best = int(np.argmax(scores))
-        assert got is not None and got[0] == entries[best].name and got[1] == pytest.approx(float(scores[best]))
+        scores = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist(), strict=True))
+        best = max(scores.values())
+        assert got is not None and got[0] in scores
+        assert scores[got[0]] == pytest.approx(best) and got[1] == pytest.approx(best)
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(st.integers(0, 1_100), st.integers(0, 2**32 - 1), st.sampled_from([0.2, 0.5, 0.9]))
+def test_the_duplicate_rate_counts_every_pair_once(n: int, seed: int, threshold: float) -> None:
+    # Counted by blocks of rows: the same as every pair i < j compared, across block edges too.
+    # Quarters in a few dimensions: every product is exact in float32, so no pair sits on the threshold by rounding.
+    matrix = np.random.default_rng(seed).integers(-2, 3, (n, 4)).astype(np.float32) / 4
+    entries = [Entry(name=f"oth-{i:04d}", text=f"lesson {i}") for i in range(n)]
+    vectors = {e.text: matrix[i] for i, e in enumerate(entries)}
+    products = matrix @ matrix.T
+    expected = sum(int((products[i, i + 1 :] >= threshold).sum()) for i in range(n))
+    assert near_pairs(entries, vectors, threshold) == expected
 
 
 def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> None:
