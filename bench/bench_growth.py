@@ -35,7 +35,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from bench._table import Row, emit, interleaved  # noqa: E402
-from core.consolidate import candidate_groups, judged_merges, merge_operations, near_pairs  # noqa: E402
+from core.consolidate import (  # noqa: E402
+    candidate_groups,
+    judged_merges,
+    merge_operations,
+    merged_wordings,
+    near_pairs,
+)
 from core.llm.embed import Embedder, load_embedder, near_finder, neighbour_finder  # noqa: E402
 from core.models import CuratorOutput, Playbook, ReflectorOutput  # noqa: E402
 from core.operations import NearFinder, apply_operations, apply_session, empty_playbook  # noqa: E402
@@ -48,14 +54,22 @@ def stream(sessions: int, seed: int, pool: list[list[str]]) -> list[list[str]]:
 
 
 def run(
-    proposals: list[list[str]], near: NearFinder | None, consolidate: Callable[[Playbook], Playbook] | None, night: int
+    proposals: list[list[str]],
+    near: NearFinder | None,
+    consolidate: Callable[[Playbook], Playbook] | None,
+    night: int,
+    aliases: dict[str, str] | None = None,
 ) -> tuple[Playbook, float]:
+    """The stream through the engine; `aliases`: the wordings merged into entries, which a consolidation keeps
+    up to date (as the product reads them from its MERGE history)."""
     playbook = empty_playbook()
     reflection = ReflectorOutput(analysis="a", bullet_tags=[])
     started = time.perf_counter()
     for i, texts in enumerate(proposals, 1):
         ops = [{"type": "ADD", "text": t, "section": "OTHERS"} for t in texts]
-        playbook, _ = apply_session(playbook, reflection, CuratorOutput(reasoning="r", operations=ops), near=near)
+        playbook, _ = apply_session(
+            playbook, reflection, CuratorOutput(reasoning="r", operations=ops), near=near, aliases=aliases
+        )
         if consolidate is not None and i % night == 0:
             playbook = consolidate(playbook)
     return playbook, time.perf_counter() - started
@@ -107,18 +121,23 @@ def judged(
     right: float,
     seed: int,
     asked: list[int],
+    aliases: dict[str, str],
+    rejudge_after: int,
 ) -> Callable[[Playbook], Playbook]:
     """A nightly consolidation a model judges, through the product's own planning (`candidate_groups`,
     `judged_merges`, pairs kept apart remembered and never shown again); only the model's answer is modelled:
     for each group it MERGEs the members that share a lesson, seeing each such set with probability `right`
     (a set it misses is kept apart for good, as the product would record it)."""
     rng = random.Random(seed)
-    apart: set[frozenset[str]] = set()
+    apart: dict[frozenset[str], int] = {}  # pair -> the night it was kept apart
+    nights = [0]
 
     def consolidate(playbook: Playbook) -> Playbook:
+        nights[0] += 1
         entries = playbook.entries()
         embed_missing(embedder, known, [e.text for _, e in entries])
-        groups = candidate_groups(entries, known, floor=floor, judged_different=apart)
+        recent = {p for p, n in apart.items() if nights[0] - n < rejudge_after}
+        groups = candidate_groups(entries, known, floor=floor, judged_different=recent)
         asked.append(sum(len(g) for g in groups))
         answer = []
         for members in groups:
@@ -132,8 +151,13 @@ def judged(
         ops, kept_apart, _ = judged_merges(
             entries, known, threshold, groups, CuratorOutput(reasoning="r", operations=answer), 500
         )
-        apart.update(kept_apart)
-        return apply_operations(playbook, ops, limit=None)[0] if ops else playbook
+        apart.update(dict.fromkeys(kept_apart, nights[0]))
+        if not ops:
+            return playbook
+        merged, report = apply_operations(playbook, ops, limit=None)
+        done = [(o.entry_id, o.target_ids, o.old_text or "") for o in report.outcomes if o.status == "applied"]
+        aliases.update(merged_wordings([d for d in done if d[0]], aliases))
+        return merged
 
     return consolidate
 
@@ -201,6 +225,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=None, help="default: the model's own")
     parser.add_argument("--night", type=int, default=50, help="sessions per night (a consolidation check after each)")
     parser.add_argument("--floor", type=float, default=None, help="judged consolidation's floor (default: the model's)")
+    parser.add_argument("--rejudge", type=int, default=7, help="nights after which a pair kept apart is shown again")
     parser.add_argument("--sweep", action="store_true", help="also run the warm stream at lower thresholds")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of the exact and warm streams")
     args = parser.parse_args()
@@ -252,12 +277,15 @@ def main() -> None:
     shown: dict[str, list[int]] = {}
     for right in (1.0, 0.8):
         who = f"nightly consolidation judged by a model {right:.0%} right (groups from {floor:.2f})"
-        shown[who] = []
+        shown[who], aliases = [], {}
         modelled[who] = run(
             proposals,
             near_finder(embedder, dict(warm), threshold),
-            judged(embedder, dict(warm), threshold, floor, lesson_of, right, args.seed, shown[who]),
+            judged(
+                embedder, dict(warm), threshold, floor, lesson_of, right, args.seed, shown[who], aliases, args.rejudge
+            ),
             args.night,
+            aliases,
         )[0]
     for who, asked in shown.items():
         print(f"  {who}: {sum(asked):,} entries shown in groups over {len(asked)} nights (max {max(asked)} a night)")

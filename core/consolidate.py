@@ -21,12 +21,11 @@ from core.operations import clean_entry_text
 
 __all__ = [
     "candidate_groups",
-    "consolidation_reflection",
     "judged_merges",
     "judging_reflection",
     "merge_operations",
+    "merged_wordings",
     "near_pairs",
-    "with_curated_texts",
 ]
 
 
@@ -144,7 +143,8 @@ def candidate_groups(
     np.fill_diagonal(scores, -np.inf)
     pairs = {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(scores >= floor, k=1)), strict=True)}
     if neighbours:
-        closest = np.argsort(-scores, axis=1)[:, :neighbours]
+        k = min(neighbours, n - 1)
+        closest = np.argpartition(-scores, k - 1, axis=1)[:, :k]  # each row's k closest, in no order
         pairs.update((min(i, int(j)), max(i, int(j))) for i in range(n) for j in closest[i])
     texts = [e.text for _, e in entries]
     ranked = sorted(
@@ -222,16 +222,22 @@ def judged_merges(
     return operations, apart, taken
 
 
-def consolidation_reflection(operations: Sequence[Mapping[str, Any]], threshold: float) -> ReflectorOutput:
-    """The curator's brief for a consolidation: the clusters to merge, one line each (no session)."""
-    lines = [
-        "Consolidation pass, not a session: each group below holds live playbook entries that say nearly the"
-        f" same thing (sentence similarity at least {threshold:.2f}). For each group, return one MERGE whose"
-        " source_ids are exactly the group's ids and whose merged_text states the lesson once, in one or two"
-        " sentences, keeping every specific command, name and number. Return no other operation.",
-    ]
-    lines += [f"- group {i}: {', '.join(op['source_ids'])}" for i, op in enumerate(operations, 1)]
-    return ReflectorOutput(analysis="\n".join(lines), bullet_tags=[])
+def merged_wordings(
+    merges: Iterable[tuple[str, Sequence[str], str]], known: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Each text merged away, with the entry it now lives in (the engine's `aliases`).
+
+    `merges`: MERGEs in the order they were applied, as (new entry id, source ids, the sources' texts joined by
+    newlines; entry texts are one line). A wording of a source that is merged again moves with it.
+    """
+    into = dict(known or {})
+    for entry_id, sources, texts in merges:
+        gone = set(sources)
+        for text, owner in into.items():
+            if owner in gone:
+                into[text] = entry_id
+        into.update((text, entry_id) for text in texts.split("\n") if text)
+    return into
 
 
 def judging_reflection(
@@ -250,22 +256,3 @@ def judging_reflection(
         lines.append(f"- group {g}:")
         lines += [f'  - {entries[i][1].name}: "{entries[i][1].text}"' for i in members]
     return ReflectorOutput(analysis="\n".join(lines), bullet_tags=[])
-
-
-def with_curated_texts(
-    operations: Sequence[Mapping[str, Any]], curated: CuratorOutput | None, max_chars: int
-) -> tuple[list[dict[str, Any]], int]:
-    """`operations` with the merged texts the curator wrote for exactly their groups; any other operation it
-    returned, and any text that is empty or over `max_chars` after cleaning, is ignored (the best-evidence
-    text stays). Returns the operations and how many texts came from the curator."""
-    planned = {frozenset(op["source_ids"]): dict(op) for op in operations}
-    taken = 0
-    for raw in curated.operations if curated else []:
-        if not isinstance(raw, dict) or raw.get("type") != "MERGE" or not isinstance(raw.get("source_ids"), list):
-            continue
-        group = frozenset(str(i) for i in raw["source_ids"])
-        text = clean_entry_text(raw["merged_text"]) if isinstance(raw.get("merged_text"), str) else ""
-        if group in planned and text and len(text) <= max_chars and "curated" not in planned[group]:
-            planned[group].update(merged_text=text, curated=True)
-            taken += 1
-    return [{k: v for k, v in op.items() if k != "curated"} for op in planned.values()], taken

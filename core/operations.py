@@ -367,7 +367,12 @@ def _preview(text: str, limit: int = 40) -> str:
 
 
 def _apply_one(
-    state: _State, index: int, raw: object, guards: Guards | None, near: NearFinder | None = None
+    state: _State,
+    index: int,
+    raw: object,
+    guards: Guards | None,
+    near: NearFinder | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> OpOutcome:
     """Apply one raw operation to `state`, returning what happened to it."""
     op = parse_operation(raw)
@@ -389,9 +394,13 @@ def _apply_one(
                 reason=f'ADD: duplicate text "{_preview(op.text)}"',
                 raw=raw,
             )
-        hit = near(op.text, state.texts) if near is not None and state.texts else None
+        merged_into = aliases.get(op.text) if aliases else None
+        if merged_into is not None and merged_into in state.where:
+            hit: tuple[str, float] | None = (state.entry(merged_into).text, 1.0)
+        else:
+            hit = near(op.text, state.texts) if near is not None and state.texts else None
         if hit is not None:
-            twin = state.holding(hit[0]).name
+            twin = merged_into if merged_into in state.where else state.holding(hit[0]).name
             return OpOutcome(
                 index=index,
                 type="ADD",
@@ -401,7 +410,11 @@ def _apply_one(
                 section=state.where.get(twin),
                 new_text=op.text,
                 similarity=round(hit[1], 4),
-                reason=f'ADD: near-duplicate of {twin} (similarity {hit[1]:.2f}): "{_preview(op.text)}"',
+                reason=(
+                    f'ADD: a wording merged into {twin}: "{_preview(op.text)}"'
+                    if merged_into == twin
+                    else f'ADD: near-duplicate of {twin} (similarity {hit[1]:.2f}): "{_preview(op.text)}"'
+                ),
                 raw=raw,
             )
         new_id = state.new_id(section)
@@ -525,6 +538,7 @@ def apply_operations(
     limit: int | None = MAX_OPERATIONS,
     guards: Guards | None = None,
     near: NearFinder | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """Apply curator operations (ADD, UPDATE, MERGE, DELETE) in order.
 
@@ -536,6 +550,8 @@ def apply_operations(
             legacy `new_key_points` path, which never had a limit.
         guards: when given, texts are cleaned (`clean_entry_text`) and bounded in length.
         near: when given, an ADD that a live entry already says is skipped (`near_duplicate`) and names it.
+        aliases: texts merged away into an entry (text -> entry id, `merged_wordings`): an ADD of one of them
+            while that entry lives is skipped as a `near_duplicate` of it (similarity 1), not added again.
 
     Returns:
         The new playbook and the report. With an empty list, the very same playbook object. If an
@@ -562,7 +578,7 @@ def apply_operations(
                     )
                 )
                 continue
-            report.outcomes.append(_apply_one(state, index, raw, guards, near))
+            report.outcomes.append(_apply_one(state, index, raw, guards, near, aliases))
         result = state.playbook(playbook)
     except Exception as exc:
         return playbook, ApplyReport(
@@ -657,6 +673,7 @@ def apply_session(
     sections: SectionSet = DEFAULT_SECTIONS,
     guards: Guards | None = None,
     near: NearFinder | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """One session's full apply step: bullet tags, then operations, then pruning.
 
@@ -668,7 +685,9 @@ def apply_session(
     """
     before = playbook.size()
     tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags)
-    changed, report = apply_operations(tagged, curator.operations, sections=sections, guards=guards, near=near)
+    changed, report = apply_operations(
+        tagged, curator.operations, sections=sections, guards=guards, near=near, aliases=aliases
+    )
     final, pruned = prune(changed)
     report = report.model_copy(
         update={

@@ -123,6 +123,13 @@ class Settings(BaseSettings):
     # `nightly` consolidates (merges near-duplicate live entries) after curating when the playbook's duplicate
     # rate (near-duplicate pairs per live entry) is above this, or the playbook is over its budget.
     consolidate_above: float = 0.02
+    # With a model, a consolidation also shows it groups of entries that may say the same lesson in other words:
+    # pairs from this similarity up (None: the sentence model's own floor, recall 1.0 on the labelled set for
+    # MiniLM) or among each entry's two closest, at most `judge_max_entries` entries a pass. Pairs it keeps
+    # apart are not shown again for `rejudge_after_days` (a model can be wrong; it is asked again later).
+    consolidate_floor: float | None = None
+    judge_max_entries: int = 60
+    rejudge_after_days: float = 7.0
     # The budget of an exported playbook (it is loaded in every session): see core.budget and the README.
     # An entry no session confirmed (helpful tag or rediscovery) for this many days is stale: listed by
     # `playbook stale` and left out of exports unless `export --all`. 0 turns staleness off.

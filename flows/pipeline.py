@@ -202,7 +202,7 @@ def nightly_flow(
             summary = run_curation(
                 settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind="nightly"
             )
-            why = needs_consolidation(settings, summary)
+            why = needs_consolidation(settings, summary, provider)
             if why is not None:
                 merged, _ = run_consolidation(settings, name, provider=provider, factory=factory or make_provider)
                 summary.notices.append(

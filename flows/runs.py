@@ -20,7 +20,7 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from core.budget import BudgetUse, budget_use, fit_budget
-from core.consolidate import consolidation_reflection, merge_operations, near_pairs, with_curated_texts
+from core.consolidate import candidate_groups, judged_merges, judging_reflection, merge_operations, near_pairs
 from core.curator import curator_request, parse_curator
 from core.errors import BudgetError, ConfigError, GitError, PlaybookFileError
 from core.estimate import Estimate, estimate_cost
@@ -28,7 +28,7 @@ from core.export import to_markdown
 from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
-from core.models import Playbook, ReflectorOutput
+from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook, redact_transcript
@@ -39,6 +39,7 @@ from core.runsummary import RunSummary
 from core.scope import in_scope
 from core.sections import DEFAULT_SECTIONS
 from core.selection import too_short
+from core.store.consolidation import keep_apart, kept_apart
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchange
@@ -437,12 +438,15 @@ def run_consolidation(
     provider: ProviderSpec | None = None,
     factory: ProviderFactory = make_provider,
 ) -> tuple[RunSummary, list[dict[str, Any]]]:
-    """Merge each cluster of near-duplicate live entries into one: one version for the pass, its own run row.
+    """Merge near-duplicate live entries: one version for the pass, its own run row.
 
-    Which entries merge is decided by similarity. The merged text is the curator's when `provider` is a model
-    (one call for the pass; a text it gets wrong falls back), otherwise the text of the member with the best
-    evidence. The engine sums the counters and keeps the sources' provenance in `operations`. With
-    `dry_run`, nothing is written and no model is called.
+    Entries at or above the near-duplicate threshold merge in any case. When `provider` is a model, it also
+    judges groups of entries that may say the same lesson in other words (candidates from the sentence model's
+    floor, or each entry's closest neighbours; one call for the pass): its MERGEs within a group are taken, its
+    merged text is used where a MERGE is exactly a cluster, and the pairs it keeps apart are not shown to it
+    again for `rejudge_after_days`. Otherwise the merged text is the member's with the best evidence. The engine
+    sums the counters and keeps the sources' provenance in `operations`. With `dry_run`, nothing is written and
+    no model is called.
 
     Returns:
         The run summary and the MERGE operations (planned, or applied).
@@ -452,38 +456,82 @@ def run_consolidation(
         run_id=new_run_id("consolidate"), kind="consolidate", playbook=playbook, provider=embedder.name
     )
     started = time.perf_counter()
-    current, version, ops = _plan_consolidation(settings, playbook, embedder, threshold)
+    current, version, entries, vectors, found_again, apart = _plan_consolidation(settings, playbook, embedder)
+    ops = merge_operations(entries, vectors, threshold, found_again)
     summary.entries_before = summary.entries_after = current.size()
-    if dry_run or not ops:
-        summary.status = "nothing-to-do" if not ops else "ok"
+    judge = provider is not None and provider.kind != "heuristic" and not dry_run
+    groups = (
+        _shown_groups(entries, vectors, settings.consolidate_floor or embedder.floor, apart, settings.judge_max_entries)
+        if judge
+        else []
+    )
+    if not ops and not groups:
+        summary.status = "nothing-to-do"
         return summary, ops
-    if provider is not None and provider.kind != "heuristic":
+    if dry_run:
+        summary.status = "ok"
+        return summary, ops
+    kept: list[frozenset[str]] = []
+    if groups and provider is not None:
         summary.provider = f"{embedder.name} + {provider.label}"
-        ops = _curated_merges(settings, playbook, provider, factory, current, version, ops, threshold, summary)
+        answer = _ask_judge(settings, playbook, provider, factory, current, version, entries, groups, summary)
+        limit = settings.guards().max_entry_chars
+        ops, kept, taken = judged_merges(entries, vectors, threshold, groups, answer, limit, found_again)
+        shown = sum(len(g) for g in groups)
+        summary.notices.append(
+            f"The curator judged {len(groups)} group(s) of {shown} entries that may say the same lesson: {taken} of"
+            f" its merges taken, {len(kept)} pair(s) kept apart (not shown again for {settings.rejudge_after_days:g}"
+            " days)."
+            if answer is not None
+            else f"The curator gave no usable answer on {len(groups)} group(s) of {shown} entries; only entries at"
+            f" similarity {threshold:.2f} or more were merged, with the text of the one with the best evidence."
+        )
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         start_run(con, summary.run_id, "consolidate", playbook, summary.provider)
-        merged, report = apply_operations(current, ops, sections=sections_of(con, playbook), limit=None)
-        written = write_version(
-            con,
-            playbook,
-            merged,
-            source="consolidate",
-            report=report,
-            run_id=summary.run_id,
-            note=f"consolidation: {report.applied('MERGE')} cluster(s) of near-duplicates merged ({summary.provider})",
-            expected_parent=version,
-        )
-        summary.add_apply(report, written)
+        keep_apart(con, playbook, kept, summary.run_id)
+        if ops:
+            merged, report = apply_operations(current, ops, sections=sections_of(con, playbook), limit=None)
+            written = write_version(
+                con,
+                playbook,
+                merged,
+                source="consolidate",
+                report=report,
+                run_id=summary.run_id,
+                note=f"consolidation: {report.applied('MERGE')} cluster(s) of near-duplicates merged"
+                f" ({summary.provider})",
+                expected_parent=version,
+            )
+            summary.add_apply(report, written)
+            summary.entries_after = merged.size()
         summary.sessions_applied = 0  # a consolidation applies no session
-        summary.entries_after = merged.size()
-        summary.status = "ok"
+        summary.status = "ok" if ops else "nothing-to-do"
         summary.duration_s = time.perf_counter() - started
         finish_run(con, summary)
     return summary, ops
 
 
-def needs_consolidation(settings: Settings, summary: RunSummary) -> str | None:
-    """Why the nightly run should consolidate after `summary` (its quality figures), or None."""
+def _shown_groups(
+    entries: list[tuple[str, Entry]],
+    vectors: dict[str, Any],
+    floor: float,
+    apart: set[frozenset[str]],
+    most: int,
+) -> list[list[int]]:
+    """The candidate groups a model is shown in one pass, most similar first, at most `most` entries in all
+    (the rest wait for the next pass; pairs kept apart are not candidates)."""
+    groups = candidate_groups(entries, vectors, floor=floor, judged_different=apart)
+    shown: list[list[int]] = []
+    for group in groups:
+        if sum(map(len, shown)) + len(group) > most:
+            break
+        shown.append(group)
+    return shown
+
+
+def needs_consolidation(settings: Settings, summary: RunSummary, provider: ProviderSpec | None = None) -> str | None:
+    """Why the nightly run should consolidate after `summary` (its quality figures), or None. With a model
+    (`provider`), every run that added entries: the model judges the new ones against their neighbours."""
     q = summary.quality
     if settings.near_duplicates == "off" or not q:
         return None
@@ -491,34 +539,39 @@ def needs_consolidation(settings: Settings, summary: RunSummary) -> str | None:
         return f"duplicate rate {q['duplicate_rate']:.1%} is above {settings.consolidate_above:.1%}"
     if max(q.get("budget_entries", 0.0), q.get("budget_tokens", 0.0)) > 1.0:
         return "the playbook is over its budget"
+    added = summary.ops.get("ADD", {}).get("applied", 0) + summary.ops.get("MERGE", {}).get("applied", 0)
+    if provider is not None and provider.kind != "heuristic" and added:
+        return f"{added} new entr{'y' if added == 1 else 'ies'} for the model to judge against their neighbours"
     return None
 
 
 def _plan_consolidation(
-    settings: Settings, playbook: str, embedder: Any, threshold: float
-) -> tuple[Playbook, int, list[dict[str, Any]]]:
+    settings: Settings, playbook: str, embedder: Any
+) -> tuple[Playbook, int, list[tuple[str, Entry]], dict[str, Any], dict[str, int], set[frozenset[str]]]:
+    """(the newest version, its number, its entries, their vectors, rediscoveries, pairs kept apart lately)."""
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         version = current_version(con, playbook)
         current = load_version(con, playbook, version)
         entries = list(current.entries())
         vectors = vectors_for(con, embedder, [e.text for _, e in entries])
-        return current, version, merge_operations(entries, vectors, threshold, rediscovery_counts(con, playbook))
+        apart = kept_apart(con, playbook, settings.rejudge_after_days)
+        return current, version, entries, vectors, rediscovery_counts(con, playbook), apart
 
 
-def _curated_merges(
+def _ask_judge(
     settings: Settings,
     playbook: str,
     spec: ProviderSpec,
     factory: ProviderFactory,
     current: Playbook,
     version: int,
-    ops: list[dict[str, Any]],
-    threshold: float,
+    entries: list[tuple[str, Entry]],
+    groups: list[list[int]],
     summary: RunSummary,
-) -> list[dict[str, Any]]:
-    """`ops` with merged texts written by the curator (one call, recorded like any exchange)."""
+) -> CuratorOutput | None:
+    """The curator's answer on the candidate groups (one call, recorded like any exchange), or None."""
     redactor = settings.redactor()
-    brief = consolidation_reflection(ops, threshold)
+    brief = judging_reflection(entries, groups, settings.sentence_model()[1])
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         cap = CostCap(settings.cost_cap_usd)
         request = curator_request(
@@ -542,14 +595,7 @@ def _curated_merges(
             con, request, response, parsed=parsed, playbook=playbook, playbook_version=version, run_id=summary.run_id
         )
     summary.add_call("curator", response)
-    ops, taken = with_curated_texts(ops, parsed, settings.guards().max_entry_chars)
-    if taken < len(ops):
-        why = response.error or ("no usable MERGE text" if parsed else "unparseable model output")
-        summary.notices.append(
-            f"The curator wrote {taken} of {len(ops)} merged texts ({why}); the others keep the text of the entry"
-            " with the best evidence."
-        )
-    return ops
+    return parsed
 
 
 def exported_version(con: duckdb.DuckDBPyConnection, settings: Settings, playbook: str) -> int | None:

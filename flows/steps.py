@@ -18,6 +18,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import budget_use
+from core.consolidate import merged_wordings
 from core.curator import curator_request, parse_curator
 from core.errors import AuthError, BudgetError
 from core.llm.base import LLMRequest, LLMResponse, Provider
@@ -33,6 +34,7 @@ from core.reflector import parse_reflector, playbook_text, reflector_request
 from core.scope import GLOBAL_PREFIX, combine, in_scope, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import too_short
+from core.store.consolidation import merge_history
 from core.store.db import open_db, transaction
 from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
@@ -555,6 +557,8 @@ def apply_epoch_sessions(
             tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
         companion = ctx.settings.companion(ctx.playbook)
         near, remember = _near_duplicates(con, ctx.settings, ctx.memo, current, curations)
+        # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
+        aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -583,6 +587,7 @@ def apply_epoch_sessions(
                 sections=sections,
                 guards=ctx.settings.guards(),
                 near=near,
+                aliases=aliases,
             )
             if report.held:  # valid, but it would take too much away: kept for a person to look at
                 record_failure(

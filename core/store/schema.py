@@ -382,6 +382,19 @@ CREATE TABLE forgotten (
 );
 """
 
+_KEPT_APART = """
+-- Pairs of entry texts a model, judging a consolidation, kept apart (they say different lessons): not shown to
+-- it again until the verdict is older than `rejudge_after_days`. By text, so a rewritten entry is judged anew.
+CREATE TABLE kept_apart (
+    playbook VARCHAR NOT NULL,
+    text_a VARCHAR NOT NULL,
+    text_b VARCHAR NOT NULL,  -- text_a < text_b
+    run_id VARCHAR,
+    judged_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (playbook, text_a, text_b)
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -397,6 +410,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (12, "the model a call asked for, beside the one the server named", _REQUESTED_MODEL),
     (13, "payload accounting of each exchange: estimate, budget, compaction", _PAYLOAD_ACCOUNTING),
     (14, "teams: contributors, pushed files, fetched objects, forgotten contributors", _TEAMS),
+    (15, "consolidations a model judges: pairs of texts it kept apart", _KEPT_APART),
 ]
 
 VIEWS = """

@@ -133,11 +133,11 @@ def test_rollback_leaves_input_untouched(case: tuple[Playbook, list[Any], list[A
     real = engine._apply_one
     calls = {"n": 0}
 
-    def flaky(state: Any, index: int, raw: object, guards: Any, near: Any) -> OpOutcome:
+    def flaky(state: Any, index: int, raw: object, guards: Any, near: Any, aliases: Any = None) -> OpOutcome:
         calls["n"] += 1
         if calls["n"] > fail_at:
             raise RuntimeError("injected failure")
-        return real(state, index, raw, guards, near)
+        return real(state, index, raw, guards, near, aliases)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engine, "_apply_one", flaky)

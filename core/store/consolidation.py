@@ -1,0 +1,45 @@
+"""What consolidations leave behind: the wordings merged into each entry, and the pairs a model kept apart."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import duckdb
+
+__all__ = ["keep_apart", "kept_apart", "merge_history"]
+
+
+def merge_history(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[str, list[str], str]]:
+    """Every MERGE applied to `playbook`, oldest first: (new entry id, source ids, the sources' texts joined by
+    newlines), as `merged_wordings` takes them."""
+    rows = con.execute(
+        "SELECT entry_id, target_ids, old_text FROM operations WHERE playbook = ? AND type = 'MERGE'"
+        " AND status = 'applied' AND entry_id IS NOT NULL ORDER BY version, idx",
+        [playbook],
+    ).fetchall()
+    return [(r[0], json.loads(r[1] or "[]"), r[2] or "") for r in rows]
+
+
+def kept_apart(con: duckdb.DuckDBPyConnection, playbook: str, days: float) -> set[frozenset[str]]:
+    """The pairs of texts a model kept apart within the last `days` (older verdicts are asked again)."""
+    rows = con.execute(
+        "SELECT text_a, text_b FROM kept_apart WHERE playbook = ?"
+        " AND judged_at >= now() - to_seconds(CAST(? * 86400 AS BIGINT))",
+        [playbook, days],
+    ).fetchall()
+    return {frozenset(r) for r in rows}
+
+
+def keep_apart(
+    con: duckdb.DuckDBPyConnection, playbook: str, pairs: Iterable[frozenset[str]], run_id: str | None
+) -> int:
+    """Record that a model kept each pair of texts apart now (a verdict given again replaces the older one)."""
+    rows = [(playbook, *sorted(p), run_id) for p in set(pairs) if len(p) == 2]
+    if rows:
+        con.executemany(
+            "INSERT OR REPLACE INTO kept_apart (playbook, text_a, text_b, run_id, judged_at)"
+            " VALUES (?, ?, ?, ?, now())",
+            rows,
+        )
+    return len(rows)
