@@ -1331,11 +1331,13 @@ def consolidate_cmd(
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
-    """Merge each cluster of near-duplicate entries into one (counters summed).
+    """Merge near-duplicate entries into one (counters summed).
 
-    Which entries merge is decided by sentence similarity; the merged text is written by the curator when a
-    model is configured (`--llm`, or `llm` in the settings), else it is the text with the best evidence.
-    One new version for the whole pass, with its own run row; `playbook diff` shows it, `revert` undoes it.
+    Entries at the near-duplicate threshold always merge, with the text that has the best evidence. With a
+    model configured (`--llm`, or `llm` in the settings), the curator also judges groups of entries that may
+    say the same lesson in other words: its merges within a group are taken, with its text, and the pairs it
+    keeps apart are not shown to it again for `rejudge_after_days`. One new version for the whole pass, with
+    its own run row; `playbook diff` shows it, `revert` undoes it.
 
     Example: [bold]playbook consolidate --dry-run[/bold]
     """

@@ -479,3 +479,22 @@ def test_a_judged_consolidation_merges_only_what_similarity_or_the_judge_joined(
     for pair in apart:  # kept apart: shown in one group, and not merged together
         a, b = (f"oth-{int(t.split()[1]):03d}" for t in pair)
         assert group_of[a] == group_of[b] and not any({a, b} <= s for s in sources)
+
+
+def test_nightly_has_a_model_judge_the_entries_a_run_added() -> None:
+    from core.runsummary import RunSummary
+    from flows.providers import ProviderSpec
+    from flows.runs import needs_consolidation
+
+    model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
+    rules = ProviderSpec(kind="heuristic", reflector_model="rules", curator_model="rules")
+    quiet = {"duplicate_rate": 0.0, "budget_entries": 0.5, "budget_tokens": 0.5}
+    added = RunSummary(run_id="r", kind="nightly", ops={"ADD": {"applied": 2}}, quality=quiet)
+    nothing = RunSummary(run_id="r", kind="nightly", ops={"ADD": {"skipped": 3}}, quality=quiet)
+    settings = Settings()
+    assert (
+        needs_consolidation(settings, added, model) == "2 new entries for the model to judge against their neighbours"
+    )
+    assert needs_consolidation(settings, added, rules) is None  # no model: only the duplicate rate and the budget
+    assert needs_consolidation(settings, nothing, model) is None
+    assert needs_consolidation(settings.model_copy(update={"near_duplicates": "off"}), added, model) is None

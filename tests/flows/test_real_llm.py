@@ -124,3 +124,43 @@ def test_an_openai_compatible_server_answers_in_the_schema(llama: str, tmp_path:
     out_tokens = sum(c[5] for c in calls)
     seconds = sum(c[6] for c in calls) / 1000
     print(f"\nreal LLM (openai path): {out_tokens} output tokens in {seconds:.1f} s of calls, {wall:.1f} s wall")
+
+
+def test_consolidate_asks_a_real_local_model_to_judge(llama: str, tmp_path: Path) -> None:
+    # Two entries at the threshold and two that say one lesson in other words (similarity 0.48): the weak model
+    # answers whatever it answers; what is asserted is the plumbing. One exchange, recorded under the run; the
+    # near-duplicates merged in any case; every merge within what similarity or a shown group allows; and the
+    # pairs it kept apart stored, or none when its answer did not validate.
+    lessons = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
+    entries = [
+        {"name": "pat-001", "text": lessons[1][0], "helpful": 1},
+        {"name": "pat-002", "text": lessons[22][0]},
+        {"name": "pat-003", "text": lessons[1][3], "helpful": 4, "harmful": 1},
+        {"name": "pat-004", "text": lessons[22][3]},
+    ]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    db = tmp_path / "j.duckdb"
+    assert CliRunner().invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+    env = {
+        "ANTHROPIC_BASE_URL": llama,
+        "ANTHROPIC_API_KEY": "local-no-key",
+        "PLAYBOOK_CURATOR_MAX_TOKENS": "160",
+        "PLAYBOOK_REQUEST_TIMEOUT_S": "120",
+        "PLAYBOOK_MAX_RETRIES": "0",
+    }
+    done = CliRunner().invoke(app, ["consolidate", "--llm", "anthropic", "--json", "--db", str(db)], env=env)
+    assert done.exit_code == 0, done.output
+    merges = json.loads(done.stdout)["merges"]
+    with open_db(db) as con:
+        calls = con.execute("SELECT step, session_id FROM llm_calls").fetchall()
+        (run,) = con.execute("SELECT run_id, kind FROM runs WHERE kind = 'consolidate'").fetchall()
+        (linked,) = con.execute("SELECT count(*) FROM llm_calls WHERE run_id = ?", [run[0]]).fetchone()
+        apart = con.execute("SELECT text_a, text_b FROM kept_apart").fetchall()
+        live = {r[0] for r in con.execute("SELECT name FROM entries WHERE valid_to IS NULL").fetchall()}
+    assert calls == [("curator", None)] and linked == 1
+    assert "pat-001" not in live and "pat-003" not in live  # the near-duplicates merged whatever the answer
+    assert any({"pat-001", "pat-003"} <= set(m["source_ids"]) for m in merges)
+    texts = {e["text"] for e in entries}
+    assert all(a in texts and b in texts for a, b in apart)
+    print(f"\nreal LLM judge: {len(merges)} merge(s), {len(apart)} pair(s) kept apart")
