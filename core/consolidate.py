@@ -36,7 +36,7 @@ def near_pairs(entries: Sequence[Entry], vectors: Mapping[str, np.ndarray], thre
     """How many pairs of entries are at least `threshold` similar (the duplicate rate's numerator)."""
     if len(entries) < 2:
         return 0
-    matrix = np.stack([vectors[e.text] for e in entries])
+    matrix = np.array([vectors[e.text] for e in entries], dtype=np.float32)
     # By blocks of rows against the rows from the block on: half the products of a full n x n matrix, and
     # memory for a block's scores only (the full matrix is 100 MB at 5,000 entries).
     upper = np.triu(np.ones((_BLOCK, _BLOCK), dtype=bool), k=1)
@@ -77,7 +77,7 @@ def merge_operations(
 
 
 def _scores(entries: Sequence[tuple[str, Entry]], vectors: Mapping[str, np.ndarray]) -> np.ndarray:
-    matrix = np.stack([vectors[e.text] for _, e in entries])
+    matrix = np.array([vectors[e.text] for _, e in entries], dtype=np.float32)
     return matrix @ matrix.T
 
 

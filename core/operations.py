@@ -226,6 +226,7 @@ class _Index:
     where: dict[str, str]
     texts: dict[str, int]
     numbers: dict[tuple[str, str], Counter[int]]
+    doomed: set[str]  # entries the pruning rule removes (`should_prune`): usually none
 
 
 _RECENT: OrderedDict[int, _Index] = OrderedDict()  # by id() of the indexed `sections` dict, which it holds
@@ -243,7 +244,8 @@ def _indexed(playbook: Playbook) -> _Index:
             return found
     where = {e.name: section for section, items in playbook.sections.items() for e in items}
     texts = Counter(e.text for items in playbook.sections.values() for e in items)
-    return _remember(_Index(playbook.sections, where, texts, {}))
+    doomed = {e.name for items in playbook.sections.values() for e in items if should_prune(e)}
+    return _remember(_Index(playbook.sections, where, texts, {}, doomed))
 
 
 def _remember(index: _Index) -> _Index:
@@ -277,6 +279,7 @@ class _State:
             self.where = dict(index.where)
             self.texts = Counter(index.texts)
             self.numbers = {k: Counter(v) for k, v in index.numbers.items()}
+            self.doomed = set(index.doomed)
             return
         self.lists = {name: [] for name in sections.names}
         for raw_name, items in playbook.sections.items():
@@ -285,6 +288,7 @@ class _State:
         self.where = {e.name: name for name, items in self.lists.items() for e in items}
         self.texts = Counter(e.text for items in self.lists.values() for e in items)
         self.numbers = {}
+        self.doomed = {e.name for items in self.lists.values() for e in items if should_prune(e)}
 
     def _own(self, section: str) -> list[Entry]:
         if section not in self._owned:  # the caller's list is never changed: copied on first write
@@ -316,6 +320,10 @@ class _State:
         return candidate
 
     def _count(self, section: str, entry: Entry, step: int) -> None:
+        if step > 0 and should_prune(entry):
+            self.doomed.add(entry.name)
+        elif step < 0:
+            self.doomed.discard(entry.name)
         self.texts[entry.text] += step
         if not self.texts[entry.text]:
             del self.texts[entry.text]
@@ -358,7 +366,7 @@ class _State:
     def playbook(self, template: Playbook) -> Playbook:
         """The playbook the state now holds, with the state's indexes carried to it."""
         result = template.model_copy(update={"sections": self.lists})
-        _remember(_Index(result.sections, self.where, self.texts, self.numbers))
+        _remember(_Index(result.sections, self.where, self.texts, self.numbers, self.doomed))
         return result
 
 
@@ -646,12 +654,16 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
             for e in playbook.sections[section]
         ]
     result = playbook.model_copy(update={"sections": new_sections})
-    _remember(_Index(result.sections, index.where, index.texts, index.numbers))  # same names, same texts
+    changed = [e for section in {ids[name] for name in deltas} for e in new_sections[section] if e.name in deltas]
+    doomed = (index.doomed - deltas.keys()) | {e.name for e in changed if should_prune(e)}
+    _remember(_Index(result.sections, index.where, index.texts, index.numbers, doomed))  # same names and texts
     return result, outcomes
 
 
 def prune(playbook: Playbook) -> tuple[Playbook, list[PruneRecord]]:
     """Remove every entry with harmful >= 3 and harmful > helpful; never mutates `playbook`."""
+    if not _indexed(playbook).doomed:  # known from the index carried along: no pass over the entries
+        return playbook, []
     pruned = [
         PruneRecord(name=e.name, section=s, text=e.text, helpful=e.helpful, harmful=e.harmful)
         for s, items in playbook.sections.items()

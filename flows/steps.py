@@ -98,6 +98,9 @@ class RunMemo:
     tips: dict[str, Tip] = field(default_factory=dict)
     vectors: dict[str, dict[str, Any]] = field(default_factory=dict)
     clean: set[str] = field(default_factory=set)
+    # The engine's near-duplicate finder per (model, threshold): its matrix of every text seen grows through the
+    # run instead of being stacked again each epoch.
+    finders: dict[tuple[str, float], NearFinder] = field(default_factory=dict)
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
         """`load_version`, rebuilt once: a version's content never changes."""
@@ -681,11 +684,13 @@ def _near_duplicates(
         if isinstance(op, dict) and op.get("type") == "ADD"
     ]
     texts = [e.text for items in current.sections.values() for e in items]
-    known = vectors_for(con, embedder, texts + proposed, memo=memo.vectors)
+    vectors_for(con, embedder, texts + proposed, memo=memo.vectors)  # read or computed, and stored, once
+    known = memo.vectors[embedder.name]
     stored = set(known)
-    return near_finder(embedder, known, threshold), lambda: store_vectors(
-        con, embedder, {t: v for t, v in known.items() if t not in stored}
-    )
+    near = memo.finders.get((embedder.name, threshold))
+    if near is None:
+        near = memo.finders[(embedder.name, threshold)] = near_finder(embedder, known, threshold)
+    return near, lambda: store_vectors(con, embedder, {t: v for t, v in known.items() if t not in stored})
 
 
 def plain_steps() -> Steps:
