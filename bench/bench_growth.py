@@ -130,6 +130,7 @@ def judged(
     (a set it misses is kept apart for good, as the product would record it)."""
     rng = random.Random(seed)
     apart: dict[frozenset[str], int] = {}  # pair -> the night it was kept apart
+    merges: list[tuple[str, list[str], str]] = []
     nights = [0]
 
     def consolidate(playbook: Playbook) -> Playbook:
@@ -155,8 +156,9 @@ def judged(
         if not ops:
             return playbook
         merged, report = apply_operations(playbook, ops, limit=None)
-        done = [(o.entry_id, o.target_ids, o.old_text or "") for o in report.outcomes if o.status == "applied"]
-        aliases.update(merged_wordings([d for d in done if d[0]], aliases))
+        merges.extend((o.entry_id, o.target_ids, o.old_text or "") for o in report.outcomes if o.entry_id)
+        aliases.clear()
+        aliases.update(merged_wordings(merges))  # from the whole MERGE history, as the product reads it
         return merged
 
     return consolidate

@@ -1,12 +1,14 @@
-"""Consolidation: near-duplicate live entries clustered and merged into one, with no model needed.
-
-When a model is configured it may write the merged text (`consolidation_reflection` is the curator's brief,
-`with_curated_texts` takes its MERGE texts); which entries are merged is still decided here, by similarity.
+"""Consolidation: near-duplicate live entries clustered and merged into one.
 
 Pairs of live entries at or above the similarity threshold are joined into clusters (single link); each
 cluster of two or more becomes one MERGE operation for the engine, whose text is the text of the member
 with the best evidence (helpful minus harmful, then rediscoveries, then the oldest). The engine sums the
 counters and removes the sources, as for any MERGE; the caller writes one version for the whole pass.
+
+When a model is configured it judges more: `candidate_groups` finds entries that may say one lesson in
+other words (well below the threshold), `judging_reflection` is its brief, and `judged_merges` takes its
+MERGEs within those groups and says which pairs it kept apart. `merged_wordings` keeps each merged-away text
+as an alias of the entry it went into.
 """
 
 from __future__ import annotations
@@ -222,22 +224,31 @@ def judged_merges(
     return operations, apart, taken
 
 
-def merged_wordings(
-    merges: Iterable[tuple[str, Sequence[str], str]], known: Mapping[str, str] | None = None
-) -> dict[str, str]:
+def merged_wordings(merges: Iterable[tuple[str, Sequence[str], str]]) -> dict[str, str]:
     """Each text merged away, with the entry it now lives in (the engine's `aliases`).
 
     `merges`: MERGEs in the order they were applied, as (new entry id, source ids, the sources' texts joined by
     newlines; entry texts are one line). A wording of a source that is merged again moves with it.
     """
-    into = dict(known or {})
+    # Each MERGE's result is a node of its own (an id can be given again to a later, unrelated entry); a node
+    # merged away forwards to the node it went into.
+    named: list[str] = []  # node -> entry id
+    current: dict[str, int] = {}  # entry id -> the node it names now
+    forward: dict[int, int] = {}
+    into: dict[str, int] = {}
     for entry_id, sources, texts in merges:
-        gone = set(sources)
-        for text, owner in into.items():
-            if owner in gone:
-                into[text] = entry_id
-        into.update((text, entry_id) for text in texts.split("\n") if text)
-    return into
+        node = len(named)
+        named.append(entry_id)
+        forward.update((current[source], node) for source in sources if source in current)
+        current[entry_id] = node
+        into.update((text, node) for text in texts.split("\n") if text)
+
+    def last(node: int) -> int:
+        while node in forward:
+            node = forward[node]
+        return node
+
+    return {text: named[last(node)] for text, node in into.items()}
 
 
 def judging_reflection(

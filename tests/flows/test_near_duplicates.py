@@ -415,6 +415,15 @@ def test_a_wording_merged_into_an_entry_comes_back_as_a_rediscovery_of_it() -> N
         ]
     )
     assert aliases["Start with one test."] == "oth-003"  # moved with its entry when that was merged again
+    # An id given again (here to a later merge's result) names a new entry: older wordings do not follow it.
+    reused = merged_wordings(
+        [
+            ("oth-002", ["oth-001", "oth-000"], "A."),
+            ("oth-003", ["oth-002"], "B."),
+            ("oth-002", ["oth-010", "oth-011"], "C."),
+        ]
+    )
+    assert reused == {"A.": "oth-003", "B.": "oth-003", "C.": "oth-002"}
     ops = [{"type": "ADD", "text": "One test first.", "section": "OTHERS"}]
     result, report = apply_operations(playbook, ops, aliases=aliases)
     (outcome,) = report.outcomes
