@@ -5,7 +5,7 @@ Semantics follow the seeds (000_ data contract, 001_ design, 002_ requirements) 
 - at most the first 10 operations of a call are considered (CON-CUR-004); the rest are `truncated`;
 - operations apply in list order, each seeing the state the previous ones left (REQ-CUR-005);
 - an invalid operation is skipped with a reason, never raised (INV-CUR-002);
-- the caller's playbook is never mutated: entries are immutable and every list is copied, so an
+- the caller's playbook is never mutated: entries are immutable and a list is copied before it changes, so an
   unexpected exception simply returns the caller's object unchanged (INV-CUR-001); an empty operation
   list returns the very same object (SCN-CUR-014-04).
 
