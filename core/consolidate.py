@@ -228,7 +228,8 @@ def merged_wordings(merges: Iterable[tuple[str, Sequence[str], str]]) -> dict[st
     """Each text merged away, with the entry it now lives in (the engine's `aliases`).
 
     `merges`: MERGEs in the order they were applied, as (new entry id, source ids, the sources' texts joined by
-    newlines; entry texts are one line). A wording of a source that is merged again moves with it.
+    newlines; entry texts are one line), and the ADDs among them as (id, [], ""). A wording of a source that is
+    merged again moves with it; one whose entry's id was later given to another entry is dropped.
     """
     # Each MERGE's result is a node of its own (an id can be given again to a later, unrelated entry); a node
     # merged away forwards to the node it went into.
@@ -248,7 +249,7 @@ def merged_wordings(merges: Iterable[tuple[str, Sequence[str], str]]) -> dict[st
             node = forward[node]
         return node
 
-    return {text: named[last(node)] for text, node in into.items()}
+    return {text: named[end] for text, node in into.items() if current[named[end := last(node)]] == end}
 
 
 def judging_reflection(

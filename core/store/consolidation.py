@@ -11,11 +11,12 @@ __all__ = ["keep_apart", "kept_apart", "merge_history"]
 
 
 def merge_history(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[str, list[str], str]]:
-    """Every MERGE applied to `playbook`, oldest first: (new entry id, source ids, the sources' texts joined by
-    newlines), as `merged_wordings` takes them."""
+    """Every entry id given out in `playbook`, oldest first, as `merged_wordings` takes them: an applied MERGE as
+    (new entry id, source ids, the sources' texts joined by newlines), an applied ADD as (its id, [], "")."""
     rows = con.execute(
-        "SELECT entry_id, target_ids, old_text FROM operations WHERE playbook = ? AND type = 'MERGE'"
-        " AND status = 'applied' AND entry_id IS NOT NULL ORDER BY version, idx",
+        "SELECT entry_id, CASE WHEN type = 'MERGE' THEN target_ids END, CASE WHEN type = 'MERGE' THEN old_text END"
+        " FROM operations WHERE playbook = ? AND type IN ('MERGE', 'ADD') AND status = 'applied'"
+        " AND entry_id IS NOT NULL ORDER BY version, idx",
         [playbook],
     ).fetchall()
     return [(r[0], json.loads(r[1] or "[]"), r[2] or "") for r in rows]

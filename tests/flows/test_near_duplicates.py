@@ -424,6 +424,9 @@ def test_a_wording_merged_into_an_entry_comes_back_as_a_rediscovery_of_it() -> N
         ]
     )
     assert reused == {"A.": "oth-003", "B.": "oth-003", "C.": "oth-002"}
+    # An id given again to an ADD (the entry it named was deleted): its wordings belong to nobody now.
+    added = merged_wordings([("oth-002", ["oth-001", "oth-000"], "A."), ("oth-002", [], ""), ("oth-004", [], "")])
+    assert added == {}
     ops = [{"type": "ADD", "text": "One test first.", "section": "OTHERS"}]
     result, report = apply_operations(playbook, ops, aliases=aliases)
     (outcome,) = report.outcomes
