@@ -149,8 +149,9 @@ def judged(
                 if len(same) > 1 and rng.random() < right:
                     ids = [entries[i][1].name for i in same]
                     answer.append({"type": "MERGE", "source_ids": ids, "merged_text": entries[same[0]][1].text})
+        similar = merge_operations(entries, known, threshold)
         ops, kept_apart, _ = judged_merges(
-            entries, known, threshold, groups, CuratorOutput(reasoning="r", operations=answer), 500
+            entries, similar, groups, CuratorOutput(reasoning="r", operations=answer), 500
         )
         apart.update(dict.fromkeys(kept_apart, nights[0]))
         if not ops:

@@ -171,8 +171,7 @@ def candidate_groups(
 
 def judged_merges(
     entries: Sequence[tuple[str, Entry]],
-    vectors: Mapping[str, np.ndarray],
-    threshold: float,
+    similar: Sequence[Mapping[str, Any]],
     groups: Sequence[Sequence[int]],
     judged: CuratorOutput | None,
     max_chars: int,
@@ -180,10 +179,11 @@ def judged_merges(
 ) -> tuple[list[dict[str, Any]], list[frozenset[str]], int]:
     """The MERGE operations of a consolidation a model judged.
 
-    Entries at or above `threshold` merge as without a model (the rule every ADD is held to); beyond that, the
-    model's MERGEs join entries, each only within one of the `groups` it was shown (a MERGE that reaches outside
-    its group, names unknown ids or has fewer than two is ignored). A cluster that is exactly one MERGE of the
-    model takes its text (cleaned, at most `max_chars`); other clusters take the best-evidence text.
+    The clusters of `similar` (the MERGEs `merge_operations` found at the threshold, the rule every ADD is held
+    to) merge as without a model; beyond that, the model's MERGEs join entries, each only within one of the
+    `groups` it was shown (a MERGE that reaches outside its group, names unknown ids or has fewer than two is
+    ignored). A cluster that is exactly one MERGE of the model takes its text (cleaned, at most `max_chars`);
+    other clusters take the best-evidence text.
 
     Returns:
         The operations; the pairs of texts the model kept apart (in one group, not merged: not asked again; none
@@ -193,9 +193,7 @@ def judged_merges(
         return [], [], 0
     index = {e.name: i for i, (_, e) in enumerate(entries)}
     group_of = {i: g for g, members in enumerate(groups) for i in members}
-    joins = [
-        (int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(_scores(entries, vectors) >= threshold, k=1)), strict=True)
-    ]
+    joins = [(index[op["source_ids"][0]], index[other]) for op in similar for other in op["source_ids"][1:]]
     texts: dict[frozenset[int], str] = {}
     taken = 0
     for raw in judged.operations if judged else []:

@@ -14,6 +14,7 @@ Functions here take values and return values; nothing is written anywhere.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import Counter, OrderedDict
@@ -105,13 +106,18 @@ def next_entry_id(existing: Iterable[str], slug: str) -> str:
 
     Zero-padded to three digits; past 999 the number simply grows (`pat-1000`).
     """
-    pattern = re.compile(rf"^{re.escape(slug)}-(\d+)$")
-    highest = 0
-    for name in existing:
-        match = pattern.match(name)
-        if match:
-            highest = max(highest, int(match.group(1)))
-    return f"{slug}-{highest + 1:03d}"
+    return f"{slug}-{max(_numbers(existing, slug), default=0) + 1:03d}"
+
+
+@functools.lru_cache(maxsize=64)
+def _id_pattern(slug: str) -> re.Pattern[str]:
+    return re.compile(rf"^{re.escape(slug)}-(\d+)$")
+
+
+def _id_number(name: str, slug: str) -> int | None:
+    """The number of id `name` when it is `{slug}-NNN`, else None."""
+    match = _id_pattern(slug).match(name)
+    return int(match.group(1)) if match else None
 
 
 def should_prune(entry: Entry) -> bool:
@@ -257,9 +263,9 @@ def _remember(index: _Index) -> _Index:
     return index
 
 
-def _numbers(items: Iterable[Entry], slug: str) -> Counter[int]:
-    pattern = re.compile(rf"^{re.escape(slug)}-(\d+)$")
-    return Counter(int(m.group(1)) for e in items if (m := pattern.match(e.name)))
+def _numbers(names: Iterable[str], slug: str) -> Counter[int]:
+    """How many of `names` carry each number of the `{slug}-NNN` ids."""
+    return Counter(n for name in names if (n := _id_number(name, slug)) is not None)
 
 
 def live_texts(playbook: Playbook) -> Mapping[str, int]:
@@ -307,13 +313,13 @@ class _State:
     def _numbers_of(self, section: str) -> Counter[int]:
         key = (section, self.sections.slug_of(section))
         if key not in self.numbers:
-            self.numbers[key] = _numbers(self.lists[section], key[1])
+            self.numbers[key] = _numbers((e.name for e in self.lists[section]), key[1])
         return self.numbers[key]
 
     def new_id(self, section: str) -> str:
         slug = self.sections.slug_of(section)
-        used = self._numbers_of(section)
-        candidate = f"{slug}-{max(used, default=0) + 1:03d}"  # as `next_entry_id` over the section's ids
+        # As `next_entry_id` over the section's ids, from the numbers the state keeps count of.
+        candidate = f"{slug}-{max(self._numbers_of(section), default=0) + 1:03d}"
         # Ids must stay unique across sections even if a hand-edited file put `pat-007` elsewhere.
         while candidate in self.where:
             candidate = next_entry_id([candidate], slug)
@@ -327,11 +333,11 @@ class _State:
         self.texts[entry.text] += step
         if not self.texts[entry.text]:
             del self.texts[entry.text]
-        key = (section, self.sections.slug_of(section))
-        if key in self.numbers and (m := re.match(rf"^{re.escape(key[1])}-(\d+)$", entry.name)):
-            self.numbers[key][int(m.group(1))] += step
-            if not self.numbers[key][int(m.group(1))]:
-                del self.numbers[key][int(m.group(1))]
+        used = self.numbers.get((section, self.sections.slug_of(section)))
+        if used is not None and (number := _id_number(entry.name, self.sections.slug_of(section))) is not None:
+            used[number] += step
+            if not used[number]:
+                del used[number]
 
     def append(self, section: str, entry: Entry) -> None:
         self._own(section).append(entry)
@@ -402,13 +408,15 @@ def _apply_one(
                 reason=f'ADD: duplicate text "{_preview(op.text)}"',
                 raw=raw,
             )
-        merged_into = aliases.get(op.text) if aliases else None
-        if merged_into is not None and merged_into in state.where:
-            hit: tuple[str, float] | None = (state.entry(merged_into).text, 1.0)
+        twin = aliases.get(op.text) if aliases else None
+        if twin is not None and twin in state.where:
+            reason, similarity = f'ADD: a wording merged into {twin}: "{_preview(op.text)}"', 1.0
+        elif (found := near(op.text, state.texts) if near is not None and state.texts else None) is not None:
+            twin, similarity = state.holding(found[0]).name, found[1]
+            reason = f'ADD: near-duplicate of {twin} (similarity {similarity:.2f}): "{_preview(op.text)}"'
         else:
-            hit = near(op.text, state.texts) if near is not None and state.texts else None
-        if hit is not None:
-            twin = merged_into if merged_into in state.where else state.holding(hit[0]).name
+            twin = None
+        if twin is not None:
             return OpOutcome(
                 index=index,
                 type="ADD",
@@ -417,12 +425,8 @@ def _apply_one(
                 entry_id=twin,
                 section=state.where.get(twin),
                 new_text=op.text,
-                similarity=round(hit[1], 4),
-                reason=(
-                    f'ADD: a wording merged into {twin}: "{_preview(op.text)}"'
-                    if merged_into == twin
-                    else f'ADD: near-duplicate of {twin} (similarity {hit[1]:.2f}): "{_preview(op.text)}"'
-                ),
+                similarity=round(similarity, 4),
+                reason=reason,
                 raw=raw,
             )
         new_id = state.new_id(section)
@@ -646,16 +650,16 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
     if not deltas:
         return playbook, outcomes
     new_sections = dict(playbook.sections)  # the sections without a tagged entry keep their very list
+    doomed = index.doomed - deltas.keys()
     for section in {ids[name] for name in deltas}:
-        new_sections[section] = [
-            e.model_copy(update={"helpful": e.helpful + deltas[e.name][0], "harmful": e.harmful + deltas[e.name][1]})
-            if e.name in deltas
-            else e
-            for e in playbook.sections[section]
-        ]
+        items = new_sections[section] = list(playbook.sections[section])
+        for i, e in enumerate(items):
+            if e.name in deltas:
+                up, down = deltas[e.name]
+                items[i] = e = e.model_copy(update={"helpful": e.helpful + up, "harmful": e.harmful + down})
+                if should_prune(e):
+                    doomed.add(e.name)
     result = playbook.model_copy(update={"sections": new_sections})
-    changed = [e for section in {ids[name] for name in deltas} for e in new_sections[section] if e.name in deltas]
-    doomed = (index.doomed - deltas.keys()) | {e.name for e in changed if should_prune(e)}
     _remember(_Index(result.sections, index.where, index.texts, index.numbers, doomed))  # same names and texts
     return result, outcomes
 

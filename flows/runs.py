@@ -474,9 +474,11 @@ def run_consolidation(
     kept: list[frozenset[str]] = []
     if groups and provider is not None:
         summary.provider = f"{embedder.name} + {provider.label}"
-        answer = _ask_judge(settings, playbook, provider, factory, current, version, entries, groups, summary)
+        answer = _ask_judge(
+            settings, playbook, provider, factory, current, version, entries, groups, threshold, summary
+        )
         limit = settings.guards().max_entry_chars
-        ops, kept, taken = judged_merges(entries, vectors, threshold, groups, answer, limit, found_again)
+        ops, kept, taken = judged_merges(entries, ops, groups, answer, limit, found_again)
         shown = sum(len(g) for g in groups)
         summary.notices.append(
             f"The curator judged {len(groups)} group(s) of {shown} entries that may say the same lesson: {taken} of"
@@ -567,11 +569,12 @@ def _ask_judge(
     version: int,
     entries: list[tuple[str, Entry]],
     groups: list[list[int]],
+    threshold: float,
     summary: RunSummary,
 ) -> CuratorOutput | None:
     """The curator's answer on the candidate groups (one call, recorded like any exchange), or None."""
     redactor = settings.redactor()
-    brief = judging_reflection(entries, groups, settings.sentence_model()[1])
+    brief = judging_reflection(entries, groups, threshold)
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         cap = CostCap(settings.cost_cap_usd)
         request = curator_request(

@@ -11,12 +11,17 @@ __all__ = ["keep_apart", "kept_apart", "merge_history"]
 
 
 def merge_history(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[str, list[str], str]]:
-    """Every entry id given out in `playbook`, oldest first, as `merged_wordings` takes them: an applied MERGE as
-    (new entry id, source ids, the sources' texts joined by newlines), an applied ADD as (its id, [], "")."""
+    """The MERGEs applied to `playbook`, oldest first, as `merged_wordings` takes them: (new entry id, source ids,
+    the sources' texts joined by newlines); with them, as (its id, [], ""), each applied ADD that gave out an id
+    some MERGE gave out too (the only ADDs that change what a merged wording belongs to). Grows with the merges,
+    not with every ADD ever applied: it is read once an epoch."""
     rows = con.execute(
-        "SELECT entry_id, CASE WHEN type = 'MERGE' THEN target_ids END, CASE WHEN type = 'MERGE' THEN old_text END"
-        " FROM operations WHERE playbook = ? AND type IN ('MERGE', 'ADD') AND status = 'applied'"
-        " AND entry_id IS NOT NULL ORDER BY version, idx",
+        "WITH m AS (SELECT * FROM operations WHERE playbook = $1 AND type = 'MERGE' AND status = 'applied'"
+        " AND entry_id IS NOT NULL)"
+        " SELECT entry_id, target_ids, old_text, version, idx FROM m"
+        " UNION ALL SELECT entry_id, NULL, NULL, version, idx FROM operations WHERE playbook = $1 AND type = 'ADD'"
+        " AND status = 'applied' AND entry_id IN (SELECT entry_id FROM m)"
+        " ORDER BY version, idx",
         [playbook],
     ).fetchall()
     return [(r[0], json.loads(r[1] or "[]"), r[2] or "") for r in rows]

@@ -480,12 +480,13 @@ def test_a_judged_consolidation_merges_only_what_similarity_or_the_judge_joined(
             {"type": "MERGE", "source_ids": [f"oth-{i:03d}" for i in ids], "merged_text": "merged"} for ids in answer
         ],
     )
-    ops, apart, taken = judged_merges(entries, vectors, 0.9, groups, judged if answered else None, 500)
+    similar = merge_operations(entries, vectors, 0.9)
+    ops, apart, taken = judged_merges(entries, similar, groups, judged if answered else None, 500)
     if not answered:
-        assert ops == merge_operations(entries, vectors, 0.9) and apart == [] and taken == 0
+        assert ops == similar and apart == [] and taken == 0
     sources = [set(op["source_ids"]) for op in ops]
     assert sum(map(len, sources)) == len(set().union(*sources))  # no entry in two merges
-    for cluster in merge_operations(entries, vectors, 0.9):  # what similarity joins is always joined
+    for cluster in similar:  # what similarity joins is always joined
         assert any(set(cluster["source_ids"]) <= s for s in sources)
     group_of = {f"oth-{i:03d}": g for g, shown in enumerate(groups) for i in shown}
     for pair in apart:  # kept apart: shown in one group, and not merged together
