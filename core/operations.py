@@ -265,7 +265,8 @@ def _remember(index: _Index) -> _Index:
 
 def _numbers(names: Iterable[str], slug: str) -> Counter[int]:
     """How many of `names` carry each number of the `{slug}-NNN` ids."""
-    return Counter(n for name in names if (n := _id_number(name, slug)) is not None)
+    match = _id_pattern(slug).match
+    return Counter(int(m.group(1)) for name in names if (m := match(name)))
 
 
 def live_texts(playbook: Playbook) -> Mapping[str, int]:
@@ -651,14 +652,15 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
         return playbook, outcomes
     new_sections = dict(playbook.sections)  # the sections without a tagged entry keep their very list
     doomed = index.doomed - deltas.keys()
+
+    def counted(e: Entry) -> Entry:
+        new = e.model_copy(update={"helpful": e.helpful + deltas[e.name][0], "harmful": e.harmful + deltas[e.name][1]})
+        if should_prune(new):
+            doomed.add(new.name)
+        return new
+
     for section in {ids[name] for name in deltas}:
-        items = new_sections[section] = list(playbook.sections[section])
-        for i, e in enumerate(items):
-            if e.name in deltas:
-                up, down = deltas[e.name]
-                items[i] = e = e.model_copy(update={"helpful": e.helpful + up, "harmful": e.harmful + down})
-                if should_prune(e):
-                    doomed.add(e.name)
+        new_sections[section] = [counted(e) if e.name in deltas else e for e in playbook.sections[section]]
     result = playbook.model_copy(update={"sections": new_sections})
     _remember(_Index(result.sections, index.where, index.texts, index.numbers, doomed))  # same names and texts
     return result, outcomes
