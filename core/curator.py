@@ -8,7 +8,7 @@ from typing import Any
 from core.budget import BudgetUse
 from core.jsonx import extract_json
 from core.llm.base import LLMRequest
-from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
+from core.models import MAX_OPERATIONS, CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.prompts import PromptTemplate
 from core.reflector import build_request, describe_sections, playbook_text
 from core.sections import SectionSet
@@ -89,16 +89,19 @@ def parse_curator(text: str | None) -> CuratorOutput | None:
     """Curator output, or None when the text holds no JSON object.
 
     A partial object is accepted with defaults (REQ-CUR-016); a non-list `operations` counts as none.
-    Each operation stays raw: the engine validates it and records why it skipped it.
+    Each operation stays raw: the engine validates it and records why it skipped it. Only the first
+    MAX_OPERATIONS are kept (the engine would consider no more); how many there were is `truncated_from`.
     """
     data = extract_json(text)
     if data is None:
         return None
     reasoning = data.get("reasoning", "")
     operations = data.get("operations")
+    operations = operations if isinstance(operations, list) else []
     return CuratorOutput(
         reasoning=reasoning if isinstance(reasoning, str) else str(reasoning),
-        operations=operations if isinstance(operations, list) else [],
+        operations=operations[:MAX_OPERATIONS],
+        truncated_from=len(operations) if len(operations) > MAX_OPERATIONS else None,
     )
 
 

@@ -13,8 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstra
 
 __all__ = [
     "CONTRACT_VERSION",
+    "MAX_BULLET_TAGS",
     "MAX_OPERATIONS",
     "OP_TYPES",
+    "TRUNCATED_TYPE",
     "AddOp",
     "ApplyReport",
     "BulletTag",
@@ -41,8 +43,13 @@ CONTRACT_VERSION: Literal[1] = 1
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
 OpType = Literal["ADD", "UPDATE", "MERGE", "DELETE"]
 OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "MERGE", "DELETE")
-# At most the first 10 operations of one curator call are considered (CON-CUR-004).
+# At most the first 10 operations of one curator call are considered (CON-CUR-004); the rest are dropped where
+# the answer is parsed and noted once, as one outcome of this type.
 MAX_OPERATIONS = 10
+TRUNCATED_TYPE = "*"
+# A reflection gives each entry at most one verdict, and at most this many verdicts: an answer that tags one
+# entry 10,000 times (a transcript can ask for that) must not make it unprunable or first in every export.
+MAX_BULLET_TAGS = 100
 # Why an operation was not applied, as a machine code: summaries, views and charts group by it; the
 # human `reason` beside it names the ids and texts.
 SkipCode = Literal[
@@ -168,6 +175,9 @@ class CuratorOutput(_Contract):
     contract_version: Literal[1] = CONTRACT_VERSION
     reasoning: str = ""
     operations: list[Any] = Field(default_factory=list)
+    # How many operations the model proposed, when that was more than MAX_OPERATIONS and the rest were dropped
+    # where the answer was parsed.
+    truncated_from: int | None = None
 
 
 class OpOutcome(_Contract):

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 from core.models import (
     MAX_OPERATIONS,
     OP_TYPES,
+    TRUNCATED_TYPE,
     AddOp,
     ApplyReport,
     BulletTag,
@@ -552,6 +553,7 @@ def apply_operations(
     guards: Guards | None = None,
     near: NearFinder | None = None,
     aliases: Mapping[str, str] | None = None,
+    proposed: int | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """Apply curator operations (ADD, UPDATE, MERGE, DELETE) in order.
 
@@ -565,6 +567,8 @@ def apply_operations(
         near: when given, an ADD that a live entry already says is skipped (`near_duplicate`) and names it.
         aliases: texts merged away into an entry (text -> entry id, `merged_wordings`): an ADD of one of them
             while that entry lives is skipped as a `near_duplicate` of it (similarity 1), not added again.
+        proposed: how many operations the model proposed, when its list was already cut to the limit where it
+            was parsed (`core.curator.parse_curator`); the report counts and notes the truncation the same way.
 
     Returns:
         The new playbook and the report. With an empty list, the very same playbook object. If an
@@ -573,30 +577,32 @@ def apply_operations(
     size = playbook.size()
     if not operations:
         return playbook, ApplyReport(entries_before=size, entries_after=size)
-    report = ApplyReport(proposed=len(operations), entries_before=size)
-    if limit is not None and len(operations) > limit:
-        report.truncated_from = len(operations)
+    total = max(len(operations), proposed or 0)
+    report = ApplyReport(proposed=total, entries_before=size)
+    considered = operations if limit is None else operations[:limit]
     try:
         state = _State(playbook, sections)
-        for index, raw in enumerate(operations):
-            if limit is not None and index >= limit:
-                report.outcomes.append(
-                    OpOutcome(
-                        index=index,
-                        type=_op_type(raw),
-                        status="truncated",
-                        code="truncated",
-                        reason=f"Operations list truncated from {len(operations)} to {limit}",
-                        raw=raw,
-                    )
-                )
-                continue
+        for index, raw in enumerate(considered):
             report.outcomes.append(_apply_one(state, index, raw, guards, near, aliases))
+        if limit is not None and total > limit:
+            # One outcome for everything past the limit (seed OBS-CUR-001's truncation note): an answer of 10,000
+            # operations costs what one of 11 does.
+            report.truncated_from = total
+            report.outcomes.append(
+                OpOutcome(
+                    index=limit,
+                    type=TRUNCATED_TYPE,
+                    status="truncated",
+                    code="truncated",
+                    reason=f"Operations list truncated from {total} to {limit}",
+                    raw={"dropped": total - limit},
+                )
+            )
         result = state.playbook(playbook)
     except Exception as exc:
         return playbook, ApplyReport(
-            proposed=len(operations),
-            truncated_from=report.truncated_from,
+            proposed=total,
+            truncated_from=total if limit is not None and total > limit else None,
             rolled_back=f"{type(exc).__name__}: {exc}",
             entries_before=size,
             entries_after=size,
@@ -704,7 +710,13 @@ def apply_session(
     before = playbook.size()
     tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags)
     changed, report = apply_operations(
-        tagged, curator.operations, sections=sections, guards=guards, near=near, aliases=aliases
+        tagged,
+        curator.operations,
+        sections=sections,
+        guards=guards,
+        near=near,
+        aliases=aliases,
+        proposed=curator.truncated_from,
     )
     final, pruned = prune(changed)
     report = report.model_copy(

@@ -9,7 +9,7 @@ from core.errors import BudgetError
 from core.export import format_bullets
 from core.jsonx import extract_json
 from core.llm.base import LLMRequest, Payload
-from core.models import BulletTag, Playbook, ReflectorOutput, SessionMessage
+from core.models import MAX_BULLET_TAGS, BulletTag, Playbook, ReflectorOutput, SessionMessage
 from core.prompts import PromptTemplate
 from core.redact import Redactor
 from core.render import RenderResult, estimate_tokens, render_session
@@ -167,11 +167,19 @@ def reflector_request(
 
 
 def reflection_from_dict(data: dict[str, Any]) -> ReflectorOutput:
-    """Reflector output from an untrusted dict: malformed bullet tags are dropped one by one."""
+    """Reflector output from an untrusted dict: malformed bullet tags are dropped one by one, and each entry keeps
+    only its first verdict, at most MAX_BULLET_TAGS of them."""
     analysis = data.get("analysis", "")
-    tags = []
-    for item in data.get("bullet_tags") or []:
+    tags: list[BulletTag] = []
+    seen: set[str] = set()
+    items = data.get("bullet_tags")
+    for item in items if isinstance(items, list) else []:
+        if len(tags) >= MAX_BULLET_TAGS:
+            break
         if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("tag"), str):
+            if item["name"] in seen:
+                continue
+            seen.add(item["name"])
             rationale = item.get("rationale", "")
             tags.append(
                 BulletTag(

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from core.llm.base import LLMResponse
-from core.models import CONTRACT_VERSION, ApplyReport, skip_label
+from core.models import CONTRACT_VERSION, MAX_OPERATIONS, ApplyReport, skip_label
 
 __all__ = ["RunSummary"]
 
@@ -37,6 +37,7 @@ class RunSummary(BaseModel):
     skips: dict[str, str] = Field(default_factory=dict)
     ops: dict[str, dict[str, int]] = Field(default_factory=dict)
     skip_reasons: dict[str, int] = Field(default_factory=dict)
+    ops_dropped: int = 0  # operations past MAX_OPERATIONS in a curator answer, never considered
     pruned: int = 0
     evaluations: int = 0
     calls_made: int = 0
@@ -119,6 +120,8 @@ class RunSummary(BaseModel):
             slot = self.ops.setdefault(op_type, {"applied": 0, "skipped": 0})
             slot["applied"] += counts["applied"]
             slot["skipped"] += counts["skipped"]
+        if report.truncated_from is not None:
+            self.ops_dropped += report.truncated_from - MAX_OPERATIONS
         reasons = Counter(self.skip_reasons)
         for outcome in report.outcomes:
             if outcome.status == "skipped":
@@ -155,7 +158,15 @@ class RunSummary(BaseModel):
             ("why sessions were skipped", self.session_skip_kinds() or "none"),
             ("quarantined (see `playbook sessions --failed`)", str(len(self.quarantined))),
             ("held: would remove too much (see `playbook sessions --failed`)", str(len(self.held))),
-            ("operations (applied/skipped)", ops or "none"),
+            (
+                "operations (applied/skipped)",
+                (ops or "none")
+                + (
+                    f"; {self.ops_dropped:,} past the limit of {MAX_OPERATIONS} a call dropped"
+                    if self.ops_dropped
+                    else ""
+                ),
+            ),
             (
                 "top skip reasons",
                 "; ".join(f"{r} ×{n}" for r, n in Counter(self.skip_reasons).most_common(3)) or "none",

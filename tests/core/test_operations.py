@@ -327,3 +327,33 @@ def test_sessions_applied_one_after_another_agree_with_each_applied_afresh(
         assert carried.model_dump() == afresh.model_dump()
         assert report.model_dump() == fresh_report.model_dump()
         current = carried
+
+
+def test_a_model_answer_is_bounded_where_it_is_parsed() -> None:
+    """A reflection that tags one entry 10,000 times gives it one verdict; a curator answer of 10,000 operations
+    keeps 10 and says how many there were; applying it records one truncation, not 9,990."""
+    import json
+
+    from core.curator import parse_curator
+    from core.models import MAX_BULLET_TAGS
+    from core.reflector import parse_reflector
+
+    book = Playbook.model_validate(
+        {"sections": {"OTHERS": [{"name": "oth-001", "text": "prefer pathlib", "helpful": 0, "harmful": 0}]}}
+    )
+    tags = [{"name": "oth-001", "tag": "helpful", "rationale": "r"}] * 10_000
+    tags += [{"name": f"oth-{i:03d}", "tag": "harmful", "rationale": ""} for i in range(2, 300)]
+    reflection = parse_reflector(json.dumps({"analysis": "a", "bullet_tags": tags}))
+    assert reflection is not None and len(reflection.bullet_tags) == MAX_BULLET_TAGS
+    assert [t.name for t in reflection.bullet_tags].count("oth-001") == 1
+    ops = [{"type": "ADD", "text": f"lesson {i}"} for i in range(10_000)]
+    curation = parse_curator(json.dumps({"reasoning": "r", "operations": ops}))
+    assert curation is not None and len(curation.operations) == 10 and curation.truncated_from == 10_000
+    result, report = apply_session(book, reflection, curation)
+    found = result.find("oth-001")
+    assert found is not None and found[1].helpful == 1
+    assert report.proposed == 10_000 and report.truncated_from == 10_000 and report.applied() == 10
+    (cut,) = [o for o in report.outcomes if o.status == "truncated"]
+    assert cut.reason == "Operations list truncated from 10000 to 10" and cut.raw == {"dropped": 9990}
+    exactly = parse_curator(json.dumps({"operations": ops[:10]}))
+    assert exactly is not None and exactly.truncated_from is None
