@@ -25,6 +25,7 @@ from core.curator import curator_request, parse_curator
 from core.errors import BudgetError, ConfigError, GitError, PlaybookFileError
 from core.estimate import Estimate, estimate_cost
 from core.export import to_markdown
+from core.invisible import visible
 from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
@@ -51,6 +52,7 @@ from core.store.git import (
     commit_all,
     default_branch,
     git,
+    is_ancestor,
     published_versions,
     push,
     remote_of,
@@ -58,8 +60,9 @@ from core.store.git import (
     set_branch,
     work_tree_root,
 )
-from core.store.ingest import IngestSummary, discover, ingest
-from core.store.objects import fetch, is_url, list_objects, put_bytes, remove_prefix
+from core.store.ingest import FileResult, IngestSummary, discover, ingest
+from core.store.keys import Refused, cache_path, check_contributor, inside
+from core.store.objects import fetch, is_url, list_objects, put_bytes, remove_folder
 from core.store.playbooks import (
     approved_version,
     current_version,
@@ -140,8 +143,12 @@ def run_ingest(
         )
     local = [Path(p) for p in paths if not is_url(p)]
     urls = [str(p) for p in paths if is_url(p)]
+    refused: list[FileResult] = []
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
-        local += [fetch_remote(con, settings, url) for url in urls]
+        for url in urls:
+            cache, skipped = fetch_remote(con, settings, url)
+            local.append(cache)
+            refused += skipped
         summary = ingest(
             con,
             local,
@@ -151,6 +158,7 @@ def run_ingest(
         )
         if urls:
             tag_contributors(con)
+        summary.results += refused
         return summary
 
 
@@ -164,23 +172,36 @@ def remote_cache(settings: Settings, url: str) -> Path:
     return settings.db.parent / "remote" / hashlib.sha256(url.encode()).hexdigest()[:12]
 
 
-def fetch_remote(con: duckdb.DuckDBPyConnection, settings: Settings, url: str) -> Path:
+def fetch_remote(con: duckdb.DuckDBPyConnection, settings: Settings, url: str) -> tuple[Path, list[FileResult]]:
     """Fetch the new or changed objects of `url` into its cache (contributors in `exclude_contributors` are
-    not fetched); the cache folder, for ingest."""
+    not fetched). A key that would not stay inside the cache (`..`, an absolute path, a link), that is too long
+    or not a contributor's, or that cannot be written here, is skipped with its reason; the others go on.
+
+    Returns:
+        The cache folder, for ingest, and the objects refused (status `refused`, for the ingest summary).
+    """
     cache = remote_cache(settings, url)
     cache.mkdir(parents=True, exist_ok=True)
     known = fetched(con, url)
     excluded = set(settings.exclude_contributors)
+    refused: list[FileResult] = []
     for obj in list_objects(url, settings.storage_options):
-        contributor = obj.key.split("/", 1)[0]
-        if contributor in excluded or "/" not in obj.key:
+        local = cache_path(cache, obj.key)
+        if isinstance(local, Refused):
+            refused.append(FileResult(path=f"{url}/{visible(obj.key)}", status="refused", error=local.reason))
             continue
-        local = cache / obj.key
+        contributor = obj.key.split("/", 1)[0]
+        if contributor in excluded:
+            continue
         if known.get(obj.key) == obj.tag and local.exists():
             continue
-        fetch(url, obj.key, local, settings.storage_options)
-        record_fetch(con, url, obj.key, obj.tag, obj.size, str(local.resolve()), contributor)
-    return cache
+        try:
+            fetch(url, obj.key, local, settings.storage_options)
+        except PlaybookFileError as exc:
+            refused.append(FileResult(path=f"{url}/{visible(obj.key)}", status="refused", error=str(exc)))
+            continue
+        record_fetch(con, url, obj.key, obj.tag, obj.size, str(local), contributor)
+    return cache, refused
 
 
 class PushSummary(BaseModel):
@@ -199,7 +220,7 @@ def push_transcripts(settings: Settings, url: str, paths: Sequence[Path], contri
     """Upload the new or grown transcript files under `paths` to `url/<contributor>/<format>/...`, redacted
     here first (secrets and personal data, in every string of every record, ids kept); the object keys are
     masked the same way. A ledger in the local database remembers what was pushed (size and mtime)."""
-    summary = PushSummary(url=url, contributor=contributor)
+    summary = PushSummary(url=url, contributor=check_contributor(contributor))
     redactor = settings.redactor()
     files, missing = discover(paths)
     for m in missing:
@@ -247,15 +268,25 @@ class ForgetSummary(BaseModel):
 
 def forget(settings: Settings, contributor: str) -> ForgetSummary:
     """Delete `contributor`'s transcripts, messages and stored exchanges from the database, their fetched
-    copies, and their objects in every configured bucket; the deletion is recorded in `forgotten`."""
+    copies, and their objects in every configured bucket (only keys under `<url>/<contributor>/`); the
+    deletion is recorded in `forgotten`.
+
+    Raises:
+        ConfigError: `contributor` is not a valid contributor name; nothing is deleted.
+    """
+    check_contributor(contributor)
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         done = forget_contributor(con, contributor)
     files = 0
+    caches = settings.db.parent / "remote"
     for local in done["paths"]:
+        # Only fetched copies: a path recorded before keys were checked could point anywhere.
+        if not inside(caches, Path(local)):
+            continue
         with contextlib.suppress(FileNotFoundError):
             Path(local).unlink()
             files += 1
-    objects = sum(remove_prefix(str(url), contributor, settings.storage_options) for url in remote_sources(settings))
+    objects = sum(remove_folder(str(url), contributor, settings.storage_options) for url in remote_sources(settings))
     return ForgetSummary(
         contributor=contributor,
         sessions=done["sessions"],
@@ -768,11 +799,8 @@ def publish_git(settings: Settings, playbooks: list[str], repo: Path, branch: st
         raise ConfigError(f"Refusing to publish on `{branch}`, the default branch: pass --branch playbook/update.")
     if remote:
         git(top, "fetch", "--quiet", remote)
-    base = (
-        (branch_tip(top, f"{remote}/{branch}") if remote else None)
-        or branch_tip(top, branch)
-        or (branch_tip(top, f"{remote}/{default}") if remote else None)
-        or branch_tip(top, "HEAD")
+    base = _publish_base(top, remote, branch) or (
+        (branch_tip(top, f"{remote}/{default}") if remote else None) or branch_tip(top, "HEAD")
     )
     if base is None:
         raise GitError(f"`{top}` has no commit to start the `{branch}` branch from; commit something first.")
@@ -808,6 +836,27 @@ def publish_git(settings: Settings, playbooks: list[str], repo: Path, branch: st
             "message": message if commit else "nothing changed since the last publish",
             "files": files,
         }
+    )
+
+
+def _publish_base(top: Path, remote: str | None, branch: str) -> str | None:
+    """Where the next publish commit grows from: the newer of the local `branch` and the remote's, so that
+    commits only one of them has are built on, never orphaned; None when neither exists.
+
+    Raises:
+        GitError: the two have diverged (each has commits the other lacks); nothing is changed.
+    """
+    local = branch_tip(top, f"refs/heads/{branch}")
+    theirs = branch_tip(top, f"refs/remotes/{remote}/{branch}") if remote else None
+    if local is None or theirs is None or local == theirs:
+        return local or theirs
+    if is_ancestor(top, theirs, local):
+        return local  # commits made here and not pushed yet: the publish goes on top and pushes them too
+    if is_ancestor(top, local, theirs):
+        return theirs
+    raise GitError(
+        f"Local branch `{branch}` and `{remote}/{branch}` have diverged (each has commits the other lacks);"
+        f" merge or rebase `{branch}` and push it, or pass another --branch. Nothing was changed."
     )
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "commit_all",
     "default_branch",
     "git",
+    "is_ancestor",
     "published_versions",
     "push",
     "remote_of",
@@ -125,8 +126,29 @@ def commit_all(worktree: Path, paths: list[Path], message: str) -> str | None:
     return git(worktree, "rev-parse", "HEAD")
 
 
+def is_ancestor(repo: Path, older: str, newer: str) -> bool:
+    """True when commit `older` is `newer` or one of its ancestors."""
+    return _succeeds(repo, "merge-base", "--is-ancestor", older, newer)
+
+
+def _succeeds(repo: Path, *args: str) -> bool:
+    """True when `git ARGS` exits 0 (a question git answers with its exit code)."""
+    try:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, timeout=300, env=_env(), check=False)
+    except (FileNotFoundError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"`git {' '.join(args)}` could not run in `{repo}`: {exc}") from exc
+    return done.returncode == 0
+
+
 def set_branch(repo: Path, branch: str, commit: str) -> None:
-    """Point the local `branch` at `commit`."""
+    """Move the local `branch` forward to `commit` (created when missing).
+
+    Raises:
+        GitError: `branch` has commits that `commit` does not contain: it is never moved back or aside.
+    """
+    tip = branch_tip(repo, f"refs/heads/{branch}")
+    if tip is not None and not is_ancestor(repo, tip, commit):
+        raise GitError(f"Local branch `{branch}` has commits the publish would orphan; nothing was moved.")
     git(repo, "branch", "--force", branch, commit)
 
 

@@ -34,7 +34,8 @@ from core.transcripts._batch import drop_batch, reset_batch
 
 __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "needs_ingest", "survey"]
 
-Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised"]
+# `refused`: an object of a team's store that may not become a file here (`core.store.keys`), never fetched.
+Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
 HEAD_BYTES = 64 * 1024
 BATCH_BYTES = 32 * 1024 * 1024
 SUFFIXES = (".jsonl", ".json")
@@ -87,7 +88,16 @@ class IngestSummary:
 
     def to_dict(self) -> dict[str, object]:
         """The summary for `--json`: counts per status and every file with its status and reason."""
-        statuses: tuple[Status, ...] = ("new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised")
+        statuses: tuple[Status, ...] = (
+            "new",
+            "changed",
+            "unchanged",
+            "shrunk",
+            "failed",
+            "empty",
+            "unrecognised",
+            "refused",
+        )
         return {
             "files": [asdict(r) for r in self.results],
             "counts": {s: self.count(s) for s in statuses},
@@ -102,7 +112,7 @@ class IngestSummary:
     @property
     def nothing_readable(self) -> bool:
         """True when files were named but none could be read at all."""
-        return bool(self.results) and all(r.status in ("failed", "unrecognised") for r in self.results)
+        return bool(self.results) and all(r.status in ("failed", "unrecognised", "refused") for r in self.results)
 
 
 @dataclass

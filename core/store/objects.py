@@ -13,9 +13,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.errors import ConfigError, StoreError
+from core.errors import ConfigError, PlaybookFileError, StoreError
+from core.store.keys import Contributor, check_contributor, key_error
 
-__all__ = ["RemoteObject", "fetch", "is_url", "list_objects", "put_bytes", "remove_prefix"]
+__all__ = ["RemoteObject", "fetch", "is_url", "list_objects", "put_bytes", "remove_folder"]
 
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs"}
 
@@ -60,7 +61,14 @@ def _fs(url: str, options: Mapping[str, Any]) -> tuple[Any, str]:
 
 
 def put_bytes(url: str, key: str, data: bytes, options: Mapping[str, Any] | None = None) -> None:
-    """Write `data` at `url/key` (parents are created where the store has folders)."""
+    """Write `data` at `url/key` (parents are created where the store has folders).
+
+    Raises:
+        StoreError: `key` is not a key a team's store may hold (`core.store.keys.key_error`), or the write failed.
+    """
+    why = key_error(key)
+    if why:
+        raise StoreError(f"Object storage `{url}`: refusing to write `{key}`: {why}.")
     with _translated(url, f"writing `{key}`"):
         fs, root = _fs(url, options or {})
         path = f"{root}/{key}"
@@ -80,34 +88,58 @@ def list_objects(url: str, options: Mapping[str, Any] | None = None) -> list[Rem
         found = fs.find(root, detail=True)
     out = []
     for path, info in found.items():
-        if info.get("type") == "directory":
+        # Only what is below the URL's folder: `team/acme` must not list `team/acme-old/...`.
+        if info.get("type") == "directory" or not str(path).startswith(root + "/"):
             continue
-        key = str(path)[len(root) :].lstrip("/")
+        key = str(path)[len(root) + 1 :]
         tag = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
         out.append(RemoteObject(key, int(info.get("size") or 0), str(tag).strip('"')))
     return sorted(out)
 
 
 def fetch(url: str, key: str, dest: Path, options: Mapping[str, Any] | None = None) -> None:
-    """Download `url/key` to `dest` (written beside it, then renamed: a reader never sees half a file)."""
+    """Download `url/key` to `dest` (written beside it, then renamed: a reader never sees half a file).
+
+    `dest` must come from `core.store.keys.cache_path`, which keeps it inside the cache.
+
+    Raises:
+        StoreError: the object cannot be read.
+        PlaybookFileError: it cannot be written at `dest` (a name the file system refuses, a file where a folder
+            should be, a full disk); nothing is left half-written.
+    """
     with _translated(url, f"reading `{key}`"):
         fs, root = _fs(url, options or {})
         data = fs.cat_file(f"{root}/{key}")
-    dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".part")
-    partial.write_bytes(data)
-    partial.replace(dest)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(data)
+        partial.replace(dest)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise PlaybookFileError(f"cannot be written here: {exc.strerror or exc}") from exc
 
 
-def remove_prefix(url: str, prefix: str, options: Mapping[str, Any] | None = None) -> int:
-    """Delete every object under `url/prefix`; how many there were."""
-    with _translated(url, f"deleting `{prefix}`"):
+def remove_folder(url: str, contributor: Contributor, options: Mapping[str, Any] | None = None) -> int:
+    """Delete every object under `url/<contributor>/` and nothing else; how many there were.
+
+    Raises:
+        ConfigError: `contributor` is not a valid contributor name (`/`, `..`, an empty name would reach
+            other contributors' objects).
+    """
+    folder = check_contributor(contributor)
+    with _translated(url, f"deleting `{folder}/`"):
         fs, root = _fs(url, options or {})
         fs.invalidate_cache()
-        path = f"{root}/{prefix.strip('/')}"
+        path = f"{root}/{folder}"
         if not fs.exists(path):
             return 0
-        files = [p for p, info in fs.find(path, detail=True).items() if info.get("type") != "directory"]
+        files = [
+            p
+            for p, info in fs.find(path, detail=True).items()
+            if info.get("type") != "directory" and str(p).startswith(path + "/")
+        ]
         if files:
             fs.rm(files)
         with contextlib.suppress(Exception):  # a local store keeps the emptied folders

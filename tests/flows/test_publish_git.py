@@ -128,3 +128,58 @@ def test_without_a_remote_the_branch_is_committed_locally(team: tuple[Path, Path
     assert done["commit"] and done["pushed_to"] is None
     assert git(work, "rev-parse", "playbook/update") == done["commit"]
     assert git(work, "branch", "--show-current") == "main"
+
+
+def _new_lesson(tmp: Path, text: str) -> None:
+    book = tmp / "more.json"
+    entry = {"name": "pat-009", "text": text, "helpful": 1, "harmful": 0}
+    book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": [entry]}}))
+    assert runner.invoke(app, ["import", str(book), "-p", "team", "--merge"]).exit_code == 0
+
+
+def _commit_on_branch(work: Path, name: str) -> str:
+    """A commit of the developer's own on the local review branch, not pushed."""
+    git(work, "checkout", "--quiet", "playbook/update")
+    (work / name).write_text("reviewer's note\n")
+    git(work, "add", name)
+    git(work, "commit", "--quiet", "-m", f"note {name}")
+    tip = git(work, "rev-parse", "HEAD")
+    git(work, "checkout", "--quiet", "main")
+    return tip
+
+
+def test_local_commits_on_the_review_branch_are_built_on_never_orphaned(team: tuple[Path, Path, Path]) -> None:
+    remote, work, tmp = team
+    first = publish(work)
+    git(work, "fetch", "--quiet", "origin")
+    git(work, "branch", "--quiet", "--force", "playbook/update", "origin/playbook/update")
+    mine = _commit_on_branch(work, "NOTES.md")  # local, ahead of the remote
+    _new_lesson(tmp, "Run the linters before the tests.")
+    second = publish(work)
+    assert second["commit"] and git(work, "rev-parse", f"{second['commit']}^") == mine
+    assert git(work, "rev-parse", "playbook/update") == second["commit"]
+    assert git(remote, "rev-parse", "playbook/update") == second["commit"]  # pushed, with the local commit
+    assert git(remote, "show", "playbook/update:NOTES.md") == "reviewer's note"
+    assert git(remote, "merge-base", "--is-ancestor", first["commit"], second["commit"]) == ""
+
+
+def test_a_diverged_review_branch_is_refused_and_left_alone(team: tuple[Path, Path, Path]) -> None:
+    remote, work, tmp = team
+    publish(work)
+    git(work, "fetch", "--quiet", "origin")
+    git(work, "branch", "--quiet", "--force", "playbook/update", "origin/playbook/update")
+    other = tmp / "other"  # a teammate pushes to the review branch from another clone
+    git(tmp, "clone", "--quiet", "-b", "playbook/update", str(remote), str(other))
+    (other / "THEIRS.md").write_text("theirs\n")
+    git(other, "add", "THEIRS.md")
+    git(other, "commit", "--quiet", "-m", "theirs")
+    git(other, "push", "--quiet", "origin", "playbook/update")
+    theirs = git(remote, "rev-parse", "playbook/update")
+    mine = _commit_on_branch(work, "MINE.md")  # and a local commit the remote lacks
+    _new_lesson(tmp, "Run the linters before the tests.")
+    done = runner.invoke(app, ["publish", "--git", str(work)])
+    assert done.exit_code == 1, done.output
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("Error: Local branch `playbook/update` and `origin/playbook/update` have diverged")
+    assert git(work, "rev-parse", "playbook/update") == mine and git(remote, "rev-parse", "playbook/update") == theirs
+    assert len(git(work, "worktree", "list").splitlines()) == 1

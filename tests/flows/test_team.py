@@ -166,3 +166,93 @@ def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: p
     assert runner.invoke(app, ["report", "--out", str(tmp_path / "report")]).exit_code == 0
     page = (tmp_path / "report" / "index.html").read_text()
     assert "<h2>Contributors</h2>" in page and "<code>alice</code> <span class='muted'>(removed on request)" in page
+
+
+def test_hostile_object_keys_are_refused_and_the_rest_is_ingested(
+    tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone who can write to the team bucket chooses object keys; none of them may write outside the cache or
+    stop the ingest. The database sits three folders deep so that every escape lands inside tmp_path."""
+    folder = developer(tmp_path / "alice", "a1")
+    push(tmp_path / "alice.duckdb", folder, "alice")
+    team = tmp_path / "a" / "b" / "c" / "team.duckdb"
+    victim = team.parent / "bashrc"  # where `alice/../../../bashrc` resolves from the cache
+    victim.parent.mkdir(parents=True)
+    victim.write_text("export PATH=/usr/bin\n")
+    absolute = tmp_path / "abs-victim"
+    absolute.write_text("mine\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    from flows.config import Settings
+    from flows.runs import remote_cache
+
+    cache = remote_cache(Settings(db=team), URL)
+    (cache / "mallory").mkdir(parents=True)
+    (cache / "mallory" / "claude-code").symlink_to(outside)  # a link planted in the cache earlier
+    body = b'{"type": "user", "sessionId": "evil"}\n'
+    hostile = {
+        "alice/../../../bashrc": "the key has an empty, `.` or `..` part",
+        f"{absolute}": "the key has an empty, `.` or `..` part",  # transcripts//tmp/.../abs-victim
+        "alice/claude-code/" + "x" * 1000 + ".jsonl": "a part of the key is longer than 255 bytes",
+        "alice/claude-code/\x1b[2Jcleared.jsonl": "the key holds control characters",
+        "bad name!/claude-code/x.jsonl": "its contributor folder is refused",
+        "mallory/claude-code/x.jsonl": "the key leads outside the cache",
+        "alice/claude-code/clash": "",  # a file where the next key needs a folder: written
+        "alice/claude-code/clash/inner.jsonl": "cannot be written here",
+    }
+    client = bucket
+    for key in hostile:
+        client.put_object(Bucket="team", Key=f"transcripts/{key}", Body=body)  # type: ignore[attr-defined]
+    done = runner.invoke(app, ["ingest", URL, "--json", "--db", str(team)])
+    assert done.exit_code == 0, done.output
+    assert "Traceback" not in done.output
+    summary = json.loads(done.stdout)
+    refused = {f["path"]: f["error"] for f in summary["files"] if f["status"] == "refused"}
+    assert summary["counts"]["refused"] == len(refused) == len([k for k, why in hostile.items() if why])
+    for key, why in hostile.items():
+        if why:  # named with its key, control characters shown escaped
+            assert why in refused[f"{URL}/{key}".replace("\x1b", "\\x1b")], (key, refused)
+    assert all("\x1b" not in path for path in refused)
+    assert victim.read_text() == "export PATH=/usr/bin\n" and absolute.read_text() == "mine\n"
+    assert list(outside.iterdir()) == []
+    assert {c for c, _ in sessions(team).values()} == {"alice"}  # alice's real sessions went in all the same
+    assert len(sessions(team)) == 2
+    # Nothing the cache holds is outside it, and a later `forget` deletes only what was fetched into it.
+    assert all(p.resolve().is_relative_to(cache.resolve()) for p in cache.rglob("*") if not p.is_symlink())
+
+
+def test_a_contributor_is_a_slug_everywhere(tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    push(tmp_path / "a.duckdb", developer(tmp_path / "dev1", "d1"), "dev-1")
+    push(tmp_path / "b.duckdb", developer(tmp_path / "dev10", "d10"), "dev-10")
+    before = set(objects(bucket))
+    team = tmp_path / "team.duckdb"
+    config = tmp_path / "playbook.toml"
+    config.write_text(f'db = "{team}"\ntranscripts = ["{URL}"]\n')
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    assert runner.invoke(app, ["ingest"]).exit_code == 0
+    for name in ["/", "..", ".", "", "a/../b", "dev-1/", "x" * 65, "dev 1", "dev-1\x1b[2J"]:
+        done = runner.invoke(app, ["forget", "--contributor", name, "--yes"])
+        assert done.exit_code == 1, (name, done.output)
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("Error: Contributor `") and "is refused" in line and "\x1b" not in line
+        assert set(objects(bucket)) == before  # nothing deleted in the bucket
+    assert {c for c, _ in sessions(team).values()} == {"dev-1", "dev-10"}
+    # `dev-1` is a prefix of `dev-10`: forgetting one leaves the other's objects and sessions.
+    done = runner.invoke(app, ["forget", "--contributor", "dev-1", "--yes", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["objects"] == 2
+    assert {k.split("/")[1] for k in objects(bucket)} == {"dev-10"}
+    assert "d10" in sessions(team) and "d1" not in sessions(team)
+
+    # The same rule for push, and for the names in playbook.toml.
+    store = tmp_path / "store" / "team"
+    store.mkdir(parents=True)
+    pushed = runner.invoke(
+        app, ["push", f"file://{store}", str(tmp_path / "dev1"), "--contributor", "../../X", "--db", str(team)]
+    )
+    assert pushed.exit_code == 1 and pushed.stderr.startswith("Error: Contributor `../../X` is refused")
+    assert not (tmp_path / "X").exists() and list(store.iterdir()) == []
+    for key, value in [("exclude_contributors", '["../x"]'), ("contributor", '"a/b"')]:
+        config.write_text(f'db = "{team}"\n{key} = {value}\n')
+        done = runner.invoke(app, ["sessions"])
+        assert done.exit_code == 1 and done.stderr.startswith(f"Error: Invalid value for `{key}")
