@@ -32,7 +32,16 @@ class _OurErrorsInOneLine(logging.Filter):
         if record.exc_info and isinstance(record.exc_info[1], PlaybookError):
             record.exc_info = None
             record.exc_text = None
+            record.playbook_error = True
         return True
+
+
+class _SaidByTheCommand(logging.Filter):
+    """On the terminal of a command that runs a flow, that error is the command's own `Error: ...` line; Prefect's
+    copy of it would be a second one. (The API handler, which feeds the Prefect UI, still gets the record.)"""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "playbook_error", False)
 
 
 for _name in ("prefect.flow_runs", "prefect.task_runs"):
@@ -42,10 +51,25 @@ __all__ = ["local_run"]
 
 
 @contextmanager
+def _one_error_line() -> Iterator[None]:
+    said = _SaidByTheCommand()
+    consoles = [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)]
+    for handler in consoles:
+        handler.addFilter(said)
+    try:
+        yield
+    finally:
+        for handler in consoles:
+            handler.removeFilter(said)
+
+
+@contextmanager
 def local_run() -> Iterator[None]:
-    """Heartbeats off unless a Prefect server is configured (PREFECT_API_URL)."""
-    if os.environ.get("PREFECT_API_URL"):
-        yield
-        return
-    with temporary_settings(updates={prefect_settings.PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
-        yield
+    """A flow run from a command: heartbeats off unless a Prefect server is configured (PREFECT_API_URL), and
+    our own errors said once, by the command."""
+    with _one_error_line():
+        if os.environ.get("PREFECT_API_URL"):
+            yield
+            return
+        with temporary_settings(updates={prefect_settings.PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            yield

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as markup_escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from core.errors import ConfigError, PlaybookError, PlaybookFileError, StoreError
+from core.invisible import visible
 
 if TYPE_CHECKING:
     from core.runsummary import RunSummary
@@ -54,6 +55,13 @@ def new_table(*columns: str, **options: Any) -> Table:
     for name in columns:
         grid.add_column(name, overflow="fold")
     return grid
+
+
+def escape(text: str) -> str:
+    """Untrusted text (ids, project names, entry texts, reasons) as printed: rich markup escaped, and control,
+    escape, bidi and other invisible characters written as their escapes (`core.invisible`), so a transcript's
+    `sessionId` cannot rewrite the terminal or hide what a reviewer reads."""
+    return markup_escape(visible(text))
 
 
 P = ParamSpec("P")
@@ -164,6 +172,7 @@ def render_ingest(summary: IngestSummary) -> None:
         ("files failed", summary.count("failed")),
         ("files shrunk (stored messages kept)", summary.count("shrunk")),
         ("files empty / unrecognised", f"{summary.count('empty')} / {summary.count('unrecognised')}"),
+        *([("objects refused (never fetched)", summary.count("refused"))] if summary.count("refused") else []),
         ("sessions written", summary.sessions),
         ("message parts written", summary.messages),
         ("bad lines", summary.bad_lines),
@@ -173,7 +182,7 @@ def render_ingest(summary: IngestSummary) -> None:
         table.add_row(label, str(value))
     out.print(table)
     for r in summary.results:
-        if r.status in ("failed", "empty", "unrecognised", "shrunk"):
+        if r.status in ("failed", "empty", "unrecognised", "shrunk", "refused"):
             err.print(f"[yellow]{r.status}:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
         elif r.bad_lines:
             err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
@@ -359,7 +368,7 @@ def sessions_cmd(
             return
         grid = new_table("session", "status", "attempts", "last reason")
         for r in broken:
-            grid.add_row(r["session_id"], r["status"], str(r["attempts"]), escape(r["reason"]))
+            grid.add_row(escape(r["session_id"]), r["status"], str(r["attempts"]), escape(r["reason"]))
         out.print(grid if broken else "No failed sessions.")
         return
     if as_json:
@@ -368,9 +377,9 @@ def sessions_cmd(
     table = new_table("session", "project", "format", "started", "msgs", "prompts", "tools", "errors")
     for r in rows:
         table.add_row(
-            r["session_id"][:36],
-            r["project"] or "",
-            r["format"],
+            escape(r["session_id"][:36]),
+            escape(r["project"] or ""),
+            escape(r["format"]),
             r["started_at"].strftime("%Y-%m-%d %H:%M") if r["started_at"] else "",
             str(r["n_messages"]),
             str(r["n_user_prompts"]),
@@ -534,10 +543,10 @@ def show_cmd(
     if fmt == "json":
         sys.stdout.write(encode(playbook_to_dict(model)))  # the file contract, versioned
     elif fmt == "markdown":
-        sys.stdout.write(to_markdown(model))
+        sys.stdout.write(visible(to_markdown(model)))
     else:
         text = format_bullets(model)
-        sys.stdout.write((text or "(empty playbook)") + "\n")
+        sys.stdout.write(visible(text or "(empty playbook)") + "\n")
 
 
 @app.command("history")
@@ -569,8 +578,8 @@ def history_cmd(
         table.add_row(
             str(r["version"]),
             r["created_at"].strftime("%Y-%m-%d %H:%M:%S"),
-            r["source"],
-            (r["session_id"] or "")[:20],
+            escape(r["source"]),
+            escape((r["session_id"] or "")[:20]),
             str(r["ops_applied"]),
             str(r["ops_skipped"]),
             str(r["pruned"]),
@@ -748,7 +757,7 @@ def render_changes(changes: list[Any]) -> None:
     """The pending changes as a numbered, readable diff."""
     for c in changes:
         sign = {"added": "[green]+[/green]", "removed": "[red]-[/red]", "changed": "[yellow]~[/yellow]"}[c.kind]
-        out.print(f"{sign} {c.number}. {c.kind} [bold]{c.name}[/bold] ({escape(c.section)})")
+        out.print(f"{sign} {c.number}. {c.kind} [bold]{escape(c.name)}[/bold] ({escape(c.section)})")
         if c.before is not None:
             out.print(f"    [red]- {escape(c.before)}[/red]")
         if c.after is not None:
@@ -951,7 +960,9 @@ def render_run(summary: RunSummary) -> None:
         table.add_row(label, escape(value))
     out.print(table)
     for session_id, reason in summary.failures.items():
-        err.print(f"[yellow]failed (retried next run):[/yellow] {session_id}: {escape(reason)}", highlight=False)
+        err.print(
+            f"[yellow]failed (retried next run):[/yellow] {escape(session_id)}: {escape(reason)}", highlight=False
+        )
 
 
 @contextmanager
@@ -1403,7 +1414,7 @@ def stale_cmd(
     for r in rows:
         when = r["last_confirmed"] or r["created"]
         label = f"{when:%Y-%m-%d}" + ("" if r["last_confirmed"] else " (never; created)")
-        table.add_row(r["name"], r["section"], label, escape(r["text"]))
+        table.add_row(escape(r["name"]), escape(r["section"]), label, escape(r["text"]))
     out.print(table)
     err.print(
         f"{len(rows)} stale entr{'y' if len(rows) == 1 else 'ies'} (no confirmation for {window:g} days); exports"
@@ -1415,7 +1426,7 @@ def stale_cmd(
 def render_life(life: dict[str, Any], indent: str = "") -> None:
     """`playbook why`: an entry's life as a timeline, the sessions behind it, and its sources' lives."""
     now = life["now"]
-    head = f"{indent}[bold]{life['entry_id']}[/bold]"
+    head = f"{indent}[bold]{escape(life['entry_id'])}[/bold]"
     if now:
         out.print(
             f"{head} ({escape(now['section'])}; helpful {now['helpful']}, harmful {now['harmful']}):"
@@ -1527,7 +1538,7 @@ def triggers_cmd(
         return
     table = new_table("entry", "trigger", "observed (trigger text in a session's messages)")
     for row in rows:
-        table.add_row(row["entry_id"], escape(row["triggers"]), describe_recurrence(row))
+        table.add_row(escape(row["entry_id"]), escape(row["triggers"]), describe_recurrence(row))
     out.print(table)
 
 
@@ -1557,8 +1568,8 @@ def runs_cmd(
         table.add_row(
             r["run_id"],
             r["status"],
-            r["playbook"] or "",
-            r["provider"] or "",
+            escape(r["playbook"] or ""),
+            escape(r["provider"] or ""),
             f"{r['sessions_applied']}/{r['sessions_skipped']}/{r['sessions_failed']}",
             f"{r['ops_applied']}/{r['ops_skipped']}",
             str(r["pruned"]),
@@ -1605,16 +1616,19 @@ def sql_cmd(
     db: DbOpt = None,
     wait: WaitOpt = None,
 ) -> None:
-    """Run a read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in the README.
+    """Run one read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in the README.
+
+    Allowed: queries (select, with, describe, show, summarize), explain, and pragmas that only report. The
+    connection is read-only and cannot open any other file, database or extension (copy, attach, read_text,
+    install are refused); the database is left byte for byte as it was.
 
     Example: [bold]playbook sql "select type, code, sum(n) from v_skip_reasons group by all"[/bold]
     """
 
-    from core.store.db import open_db, query_rows
+    from core.store.readonly import run_read_only
 
     cfg = settings(db, wait_s=wait)
-    with open_db(cfg.db, read_only=True, wait=cfg.wait_s) as con:
-        columns, rows = query_rows(con, query)
+    columns, rows = run_read_only(cfg.db, query, wait=cfg.wait_s)
     if as_json:
         print_json([dict(zip(columns, r, strict=True)) for r in rows])
         return

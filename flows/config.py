@@ -25,6 +25,7 @@ from core.budget import Budget
 from core.errors import ConfigError
 from core.models import Guards
 from core.redact import Redactor
+from core.store.keys import Contributor
 from core.store.objects import is_url
 from core.targets import ExportTarget
 
@@ -36,6 +37,20 @@ __all__ = ["PlaybookOptions", "Settings", "StepLimits", "default_transcripts", "
 
 def _config_file() -> Path:
     return Path(os.environ.get("PLAYBOOK_CONFIG", "playbook.toml"))
+
+
+def _checked_config_file() -> Path:
+    """The settings file: `PLAYBOOK_CONFIG` must name a file that exists (a run without the user's consent,
+    redaction or review settings must not start); `playbook.toml` in the working directory is optional.
+
+    Raises:
+        ConfigError: `PLAYBOOK_CONFIG` names a folder or a missing file.
+    """
+    path = _config_file()
+    if "PLAYBOOK_CONFIG" in os.environ and not path.is_file():
+        what = "a folder" if path.is_dir() else "no file"
+        raise ConfigError(f"PLAYBOOK_CONFIG names `{path}`, which is {what}; point it at a playbook.toml or unset it.")
+    return path
 
 
 def default_transcripts() -> list[Path]:
@@ -82,8 +97,8 @@ class PlaybookOptions(BaseModel):
     # "required": curated versions wait for `playbook review`; exports use the newest approved version.
     review: Literal["auto", "required"] = "auto"
     targets: list[ExportTarget] = Field(default_factory=list)  # files `playbook publish` keeps up to date
-    max_entries: int | None = None  # this playbook's budget (default: the global one)
-    max_tokens: int | None = None
+    max_entries: int | None = Field(None, ge=1)  # this playbook's budget (default: the global one)
+    max_tokens: int | None = Field(None, ge=1)
 
 
 class Settings(BaseSettings):
@@ -99,65 +114,67 @@ class Settings(BaseSettings):
     llm: str = "auto"
     reflector_model: str = "claude-sonnet-4-5"
     curator_model: str = "claude-sonnet-4-5"
-    epoch_size: int = 8
-    concurrency: int = 4
+    epoch_size: int = Field(8, ge=1, le=10_000)
+    concurrency: int = Field(4, ge=1, le=64)
     # Prompt caching: whether a step's first call runs alone to write the cache the others read
     # (`flows.steps.warms_cache`): auto | always | never.
     warm_cache: Literal["auto", "always", "never"] = "auto"
-    min_messages: int = 4
+    min_messages: int = Field(4, ge=0)
     # A session is curated once it has had no new message for this long (one still being written waits);
     # a session that grows after it was applied is curated again for its new part.
-    idle_minutes: float = 30.0
+    idle_minutes: float = Field(30.0, ge=0)
     # Seconds a command waits for a database another command is using (`--wait`), and a run waits for each
     # of its own brief opens, before giving up with "in use by ...".
-    wait_s: float = 15.0
-    busy_wait_s: float = 120.0
-    backups: int = 3  # copies of the database `nightly` keeps in `<db>.backups/` (0: none)
-    max_attempts: int = 3  # runs that fail to process a session before it is quarantined (`playbook retry`)
+    wait_s: float = Field(15.0, ge=0)
+    busy_wait_s: float = Field(120.0, ge=0)
+    backups: int = Field(3, ge=0, le=1000)  # copies of the database `nightly` keeps in `<db>.backups/` (0: none)
+    max_attempts: int = Field(
+        3, ge=1
+    )  # runs that fail to process a session before it is quarantined (`playbook retry`)
     # What one session may do (see `core.models.Guards`): longer entry texts are skipped (`too_long`); a session
     # removing more than `max_removed` entries AND more than `max_removed_share` of them is held (`mass_change`).
     # An ADD whose text a live entry already says (sentence similarity at least the threshold; None: the
     # model's own, chosen on a labelled set) is skipped as `near_duplicate` and counted as a rediscovery.
     near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
-    near_duplicate_threshold: float | None = None
+    near_duplicate_threshold: float | None = Field(None, gt=0, le=1)
     # `nightly` consolidates (merges near-duplicate live entries) after curating when the playbook's duplicate
     # rate (near-duplicate pairs per live entry) is above this, or the playbook is over its budget.
-    consolidate_above: float = 0.02
+    consolidate_above: float = Field(0.02, ge=0)
     # With a model, a consolidation also shows it groups of entries that may say the same lesson in other words:
     # pairs from this similarity up (None: the sentence model's own floor, recall 1.0 on the labelled set for
     # MiniLM) or among each entry's two closest, at most `judge_max_entries` entries a pass. Pairs it keeps
     # apart are not shown again for `rejudge_after_days` (a model can be wrong; it is asked again later).
-    consolidate_floor: float | None = None
-    judge_max_entries: int = 60
-    rejudge_after_days: float = 7.0
+    consolidate_floor: float | None = Field(None, ge=0, le=1)
+    judge_max_entries: int = Field(60, ge=2, le=1000)
+    rejudge_after_days: float = Field(7.0, ge=0)
     # The budget of an exported playbook (it is loaded in every session): see core.budget and the README.
     # An entry no session confirmed (helpful tag or rediscovery) for this many days is stale: listed by
     # `playbook stale` and left out of exports unless `export --all`. 0 turns staleness off.
-    stale_after_days: float = 90.0
-    max_entries: int = 40
-    max_tokens: int = 2000
-    max_entry_chars: int = 500
-    max_removed: int = 3
-    max_removed_share: float = 0.3
+    stale_after_days: float = Field(90.0, ge=0)
+    max_entries: int = Field(40, ge=1)
+    max_tokens: int = Field(2000, ge=1)
+    max_entry_chars: int = Field(500, ge=20)
+    max_removed: int = Field(3, ge=0)
+    max_removed_share: float = Field(0.3, ge=0, le=1)
     # The run summary warns when one run leaves the playbook smaller by more than this share.
-    shrink_warning_share: float = 0.2
+    shrink_warning_share: float = Field(0.2, ge=0, le=1)
     # A run starts no model call after this many minutes (it ends with what it finished; the rest waits for
     # the next run), nor after `breaker_failures` calls in a row failed the same way (a server down or hanging).
-    max_run_minutes: float | None = 180.0
-    breaker_failures: int = 5
-    cost_cap_usd: float = 20.0
+    max_run_minutes: float | None = Field(180.0, gt=0)
+    breaker_failures: int = Field(5, ge=1)
+    cost_cap_usd: float = Field(20.0, ge=0)
     # Per-call limits; unset, each takes the default of the provider (`StepLimits.for_provider`): a hosted model
     # gets room, a local model on a CPU smaller answers and a longer wait.
-    max_input_tokens: int | None = None
-    reflector_max_tokens: int | None = None
-    curator_max_tokens: int | None = None
+    max_input_tokens: int | None = Field(None, ge=100)
+    reflector_max_tokens: int | None = Field(None, ge=16)
+    curator_max_tokens: int | None = Field(None, ge=16)
     # USD per million tokens (input, output, cache write, cache read) by model name or family, over the
     # built-in Anthropic prices. With `anthropic_base_url` (a local or other server) only this table applies
     # and any model it does not name costs 0.
     prices: dict[str, tuple[float, float, float, float]] = Field(default_factory=dict)
-    request_timeout_s: float | None = None
-    max_retries: int = 4
-    retry_after_cap_s: float = 60.0
+    request_timeout_s: float | None = Field(None, gt=0)
+    max_retries: int = Field(4, ge=0, le=20)
+    retry_after_cap_s: float = Field(60.0, ge=0)
     prompts_dir: Path | None = None
     # Extra personal data to mask before anything leaves the machine (regular expressions, case-insensitive):
     # names, host names, addresses. Home paths, user names in paths and e-mail addresses are always masked.
@@ -170,9 +187,9 @@ class Settings(BaseSettings):
     # of the user and the host). `storage_options`: passed to fsspec for object-storage URLs (endpoint,
     # profile, ...). Consent: sessions of these contributors are not fetched, and sessions of projects
     # matching these globs are never curated.
-    contributor: str | None = None
+    contributor: Contributor | None = None
     storage_options: dict[str, Any] = Field(default_factory=dict)
-    exclude_contributors: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    exclude_contributors: Annotated[list[Contributor], NoDecode] = Field(default_factory=list)
     exclude_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)
     playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(
@@ -183,7 +200,7 @@ class Settings(BaseSettings):
     openai_base_url: str | None = None
     # `--llm claude-cli`: the Claude Code CLI (a subscription, no API key), run once per request.
     claude_cli: str = "claude"
-    claude_cli_timeout_s: float = 300.0
+    claude_cli_timeout_s: float = Field(300.0, gt=0)
     openai_api_key: SecretStr | None = None
     anthropic_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
@@ -356,7 +373,7 @@ def load_settings(**overrides: Any) -> Settings:
         ConfigError: an unknown key or variable, a bad value or a malformed playbook.toml, in one line.
     """
     flags = {k: v for k, v in overrides.items() if v is not None}
-    path = _config_file()
+    path = _checked_config_file()
     file_keys = _toml_keys(path)
     _check_names(file_keys, path)
     try:

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, StoreError
+from core.store.files import copy_atomic
 from core.store.schema import MIGRATIONS, VIEWS
 
-__all__ = ["LATEST_SCHEMA", "back_up", "connect", "open_db", "query_rows", "transaction", "verify"]
+__all__ = ["LATEST_SCHEMA", "back_up", "connect", "open_db", "transaction", "verify"]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
 _PID_RE = re.compile(r"\(PID (\d+)\)")
@@ -32,7 +31,8 @@ def translate_error(path: Path, exc: duckdb.Error, *, opening: bool = False) -> 
     """The project's error for a DuckDB exception on the database at `path` (raise it `from exc`)."""
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
-    if "Could not set lock" in text or "Conflicting lock" in text:
+    # Another process holds the file, or (within this process) another thread is opening it at the same moment.
+    if "Could not set lock" in text or "Conflicting lock" in text or "Unique file handle conflict" in text:
         match = _PID_RE.search(text)
         who = f"process {match.group(1)}" if match else "another process"
         return DatabaseBusyError(
@@ -193,13 +193,6 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     con.execute("COMMIT")
 
 
-def query_rows(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """(column names, rows) of a user's query (a bad query is translated by `open_db`, like any other)."""
-    cur = con.execute(sql)
-    columns = [d[0] for d in cur.description] if cur.description else []
-    return columns, [tuple(r) for r in cur.fetchall()] if columns else []
-
-
 def verify(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[tuple[str, str]]]:
     """Read every row of every table, so DuckDB checks every block's checksum.
 
@@ -228,13 +221,16 @@ def back_up(path: Path, keep: int) -> Path | None:
 
     Call it under the run lock, with no connection open. Returns the copy, or None when there is no file
     yet or `keep` is 0.
+
+    Raises:
+        PlaybookFileError: the copy cannot be written (a full disk: the path and the space needed); no partial
+            copy is left.
     """
     if keep <= 0 or not path.exists():
         return None
     folder = path.with_name(path.name + ".backups")
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}.duckdb"
-    shutil.copy2(path, target)
+    copy_atomic(path, target)  # written beside, synced and renamed: a full disk leaves no half copy
     for old in sorted(folder.glob("*.duckdb"))[:-keep]:
         old.unlink()
     return target

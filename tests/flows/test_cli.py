@@ -353,8 +353,8 @@ def test_every_mistake_is_one_line_and_loses_nothing(
     seed = tmp_path / "playbook.json"
     seed.write_text(json.dumps(SEED_PLAYBOOK))
     claude = tmp_path / "CLAUDE.md"
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(tmp_path / "playbook.toml"))
+    monkeypatch.chdir(tmp_path)  # playbook.toml here is the settings file, when a case writes one
+    monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
     if setup.startswith("config:"):
         (tmp_path / "playbook.toml").write_text(setup.split(":", 1)[1] + "\n")
     elif setup.startswith("env:"):

@@ -75,7 +75,8 @@ targets = [
 
 
 def test_publish_without_targets_says_how_to_configure_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(tmp_path)  # no playbook.toml here, and none named
+    monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
     db = str(tmp_path / "p.duckdb")
     assert runner.invoke(app, ["new", "default", "--db", db]).exit_code == 0
     done = runner.invoke(app, ["publish", "--db", db])

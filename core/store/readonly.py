@@ -1,0 +1,93 @@
+"""A user's own SQL (`playbook sql`), run so that it can only read the database.
+
+Two guards, each enough on its own for what the other misses:
+- a statement allow-list, checked with DuckDB's own parser before anything runs: one statement, a query
+  (SELECT, WITH, FROM, VALUES, TABLE, DESCRIBE, SHOW, SUMMARIZE), an EXPLAIN of one, or a PRAGMA that only
+  reports (`table_info`, `database_size`, ...);
+- a read-only connection with DuckDB's own switches: `enable_external_access = false` (no file, extension or
+  other database is opened: `COPY ... TO`, `ATTACH`, `read_text`, `INSTALL` all fail) and
+  `lock_configuration = true` (no statement can turn it back on).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from core.errors import StoreError
+from core.store.db import open_db
+
+__all__ = ["READ_ONLY_PRAGMAS", "refusal", "run_read_only"]
+
+# PRAGMAs that report and change nothing.
+READ_ONLY_PRAGMAS = frozenset(
+    {
+        "collations",
+        "database_list",
+        "database_size",
+        "functions",
+        "metadata_info",
+        "platform",
+        "show",
+        "show_databases",
+        "show_tables",
+        "show_tables_expanded",
+        "storage_info",
+        "table_info",
+        "version",
+    }
+)
+_ALLOWED = "SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN and PRAGMAs that only report"
+_LEADING_COMMENTS = re.compile(r"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/)*", re.DOTALL)
+_EXPLAIN = re.compile(r"explain(?:\s+analyze)?\s+", re.IGNORECASE)
+_PRAGMA = re.compile(r"pragma\s+(\w+)\s*(?:\(|;|\Z)", re.IGNORECASE)
+
+
+def refusal(sql: str) -> str | None:
+    """Why `sql` is refused, in words for the user, or None when it may run."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"it does not parse: {first}"
+    if len(statements) != 1:
+        return f"it holds {len(statements)} statements; run one at a time"
+    (statement,) = statements
+    text = _LEADING_COMMENTS.sub("", statement.query).strip()
+    kind = statement.type
+    if kind == duckdb.StatementType.SELECT:
+        return None
+    if kind == duckdb.StatementType.EXPLAIN:
+        # EXPLAIN ANALYZE runs what it explains: the statement inside must pass too.
+        inner = _EXPLAIN.match(text)
+        if inner is None:
+            return "only `EXPLAIN [ANALYZE] <query>` is allowed"
+        why = refusal(text[inner.end() :])
+        return f"the explained statement is refused: {why}" if why else None
+    if kind == duckdb.StatementType.PRAGMA:
+        pragma = _PRAGMA.match(text)
+        if pragma and pragma.group(1).lower() in READ_ONLY_PRAGMAS:
+            return None
+        return f"that PRAGMA may change settings; allowed: {', '.join(sorted(READ_ONLY_PRAGMAS))}"
+    word = text.split(None, 1)[0].upper() if text else kind.name
+    return f"`{word}` is not a read-only statement"
+
+
+def run_read_only(path: Path, sql: str, *, wait: float = 0.0) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """(column names, rows) of `sql` over the database at `path`, which it cannot change, nor any other file.
+
+    Raises:
+        StoreError: the statement is refused (nothing ran), or DuckDB refused it while running (one line).
+    """
+    why = refusal(sql)
+    if why:
+        raise StoreError(f"`playbook sql` runs read-only queries only ({_ALLOWED}); refused because {why}.")
+    with open_db(path, read_only=True, wait=wait) as con:
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+        cur = con.execute(sql)
+        columns = [d[0] for d in cur.description] if cur.description else []
+        return columns, [tuple(r) for r in cur.fetchall()] if columns else []

@@ -1,0 +1,39 @@
+"""`core.invisible`: every character a reader cannot see is written as its escape, and nothing else changes."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.invisible import UNSEEN, visible
+
+
+def test_the_ranges_are_unicodes_control_and_format_characters() -> None:
+    """Every Cc, Cf, Zl and Zp code point of this Python's Unicode (14.0 for 3.11) but tab and newline is matched;
+    the only others matched are unassigned here (Cf in Unicode 15)."""
+    for cp in range(sys.maxunicode + 1):
+        char = chr(cp)
+        category = unicodedata.category(char)
+        unseen = category in ("Cc", "Cf", "Zl", "Zp") and char not in "\t\n"
+        matched = UNSEEN.fullmatch(char) is not None
+        assert matched == unseen or (matched and category == "Cn"), (hex(cp), category)
+
+
+def test_what_a_reviewer_sees() -> None:
+    assert (
+        visible("Looks harmless.\x1b[8m\u202e\U000e0049\U000e0067")
+        == "Looks harmless.\\x1b[8m\\u202e\\U000e0049\\U000e0067"
+    )
+    assert visible("tab\tand\nnewline stay; é, 日本, emoji 🙂 too") == "tab\tand\nnewline stay; é, 日本, emoji 🙂 too"
+
+
+@given(st.text())
+def test_visible_text_has_nothing_unseen_and_keeps_everything_else(text: str) -> None:
+    shown = visible(text)
+    assert UNSEEN.search(shown) is None
+    assert UNSEEN.sub("", text) == "".join(c for c in text if not UNSEEN.fullmatch(c))
+    if UNSEEN.search(text) is None:
+        assert shown == text
