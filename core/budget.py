@@ -33,6 +33,7 @@ class BudgetUse(BaseModel):
     max_entries: int
     max_tokens: int
     left_out: int = 0
+    held: int = 0  # entries the screen held (`core.screen`), never exported until released
 
     @property
     def over(self) -> bool:

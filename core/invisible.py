@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSEEN", "visible"]
+__all__ = ["UNSEEN", "removed", "strip_unseen", "visible"]
 
 # Unicode's control (Cc), format (Cf), line- and paragraph-separator (Zl, Zp) characters, except tab and newline,
 # which tables and notes use as layout. The ranges are Unicode 15's; tests/core/test_invisible.py checks them
@@ -33,3 +33,20 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """`text` with every character a reader cannot see written as its escape; other text unchanged."""
     return UNSEEN.sub(_escape, text)
+
+
+def strip_unseen(text: str) -> str:
+    """`text` without the characters a reader cannot see (tab and newline kept)."""
+    return UNSEEN.sub("", text)
+
+
+def removed(text: str) -> str | None:
+    """What `strip_unseen` takes out of `text`, for people (`U+202E ×1, U+E0049 ×2`), or None when nothing."""
+    found: dict[str, int] = {}
+    for match in UNSEEN.finditer(text):
+        code = f"U+{ord(match.group()):04X}"
+        found[code] = found.get(code, 0) + 1
+    if not found:
+        return None
+    shown = [f"{code} ×{n}" for code, n in sorted(found.items())]
+    return ", ".join(shown[:6]) + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")

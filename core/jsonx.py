@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["extract_json"]
+__all__ = ["extract_json", "locate_json"]
 
 _JSON_FENCE = re.compile(r"```json[ \t]*\r?\n?(.*?)```", re.DOTALL | re.IGNORECASE)
 _PLAIN_FENCE = re.compile(r"```[ \t]*\r?\n(.*?)```", re.DOTALL)
@@ -31,35 +31,48 @@ def _loads_object(text: str) -> dict[str, Any] | None:
 
 def extract_json(text: object) -> dict[str, Any] | None:
     """Return the first JSON object found in `text` by the four strategies, or None."""
+    found = locate_json(text)
+    return found[0] if found else None
+
+
+def locate_json(text: object) -> tuple[dict[str, Any], int, int] | None:
+    """The object `extract_json` returns, with where its JSON text starts and ends in `text`, or None."""
     if not isinstance(text, str) or not text.strip():
         return None
     for fence in (_JSON_FENCE, _PLAIN_FENCE):
         for match in fence.finditer(text):
-            found = _loads_object(match.group(1).strip())
+            inner = match.group(1)
+            found = _loads_object(inner.strip())
             if found is not None:
-                return found
+                lead = len(inner) - len(inner.lstrip())
+                start = match.start(1) + lead
+                return found, start, start + len(inner.strip())
     start = text.find("{")
     tries = 0
     while start != -1 and tries < _MAX_BRACE_STARTS:
         tries += 1
-        found = _object_at(text, start)
-        if found is not None:
-            return found
+        at = _object_at(text, start)
+        if at is not None:
+            return at[0], start, at[1]
         start = text.find("{", start + 1)
-    return _loads_object(text.strip())
+    whole = _loads_object(text.strip())
+    if whole is None:
+        return None
+    lead = len(text) - len(text.lstrip())
+    return whole, lead, lead + len(text.strip())
 
 
 _DECODER = json.JSONDecoder()
 
 
-def _object_at(text: str, start: int) -> dict[str, Any] | None:
-    """The JSON object that begins at `text[start]` (whatever follows it), or None.
+def _object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:
+    """The JSON object that begins at `text[start]` (whatever follows it) and where it ends, or None.
 
     The object that balanced-brace scanning from `start` delimits, when that is valid JSON, found by the C decoder: a
     megabyte-long answer costs what `json.loads` of it does, not a Python loop over every character.
     """
     try:
-        value, _ = _DECODER.raw_decode(text, start)
+        value, end = _DECODER.raw_decode(text, start)
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
+    return (value, end) if isinstance(value, dict) else None

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from core.invisible import removed, strip_unseen
 from core.models import (
     MAX_OPERATIONS,
     OP_TYPES,
@@ -60,6 +61,7 @@ __all__ = [
     "prune",
     "removed_entries",
     "should_prune",
+    "without_unseen",
 ]
 
 PRUNE_MIN_HARMFUL = 3
@@ -137,11 +139,12 @@ TRIGGER_CHARS = (4, 120)
 
 
 def clean_trigger(value: object) -> str | None:
-    """A model's `trigger` as a literal worth searching for: whitespace collapsed, at most 120 characters; None
+    """A model's `trigger` as a literal worth searching for: invisible characters removed, whitespace collapsed,
+    at most 120 characters; None
     when missing or shorter than 4 characters (a trigger like "a" would be found in every session)."""
     if not isinstance(value, str):
         return None
-    text = " ".join(value.split())[: TRIGGER_CHARS[1]]
+    text = " ".join(strip_unseen(value).split())[: TRIGGER_CHARS[1]]
     return text if len(text) >= TRIGGER_CHARS[0] else None
 
 
@@ -190,16 +193,33 @@ def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip
     return Skip("unknown_type", f"Unknown operation type: {op_type!r}")
 
 
-# Control characters (all but tab and newline, which become spaces), and HTML comments: an entry holding
-# `<!-- playbook:end -->` would end the exported block early and grow CLAUDE.md on every export.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u2028\u2029\ufeff]")
+# Every character a reader cannot see (`core.invisible`: controls, C1, bidi overrides, zero-width and tag
+# characters; tab and newline become spaces), and HTML comments: an entry holding `<!-- playbook:end -->`
+# would end the exported block early and grow CLAUDE.md on every export.
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)|-->", re.DOTALL)
 _SPACE = re.compile(r"\s+")
 
 
+def without_unseen(playbook: Playbook) -> tuple[Playbook, dict[str, str]]:
+    """`playbook` with invisible characters taken out of every id and text (an imported file's, which no guard
+    cleaned), and for each entry changed, what was taken out (`core.invisible.removed`)."""
+    changed: dict[str, str] = {}
+    sections = {}
+    for section, items in playbook.sections.items():
+        kept = []
+        for entry in items:
+            found = removed(entry.name + entry.text)
+            if found:
+                changed[strip_unseen(entry.name)] = found
+                entry = entry.model_copy(update={"name": strip_unseen(entry.name), "text": strip_unseen(entry.text)})
+            kept.append(entry)
+        sections[section] = kept
+    return (playbook.model_copy(update={"sections": sections}), changed) if changed else (playbook, {})
+
+
 def clean_entry_text(text: str) -> str:
     """An entry's text as one paragraph: no control characters, no HTML comments, whitespace collapsed."""
-    return _SPACE.sub(" ", _COMMENT.sub(" ", _CONTROL.sub("", text))).strip()
+    return _SPACE.sub(" ", _COMMENT.sub(" ", strip_unseen(text))).strip()
 
 
 def _guard_text(

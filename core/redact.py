@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from core.jsonx import locate_json
 from core.models import Playbook
 from core.operations import live_texts
 
@@ -27,6 +28,7 @@ __all__ = [
     "Rule",
     "mask_playbook",
     "redact",
+    "redact_answer",
     "redact_parts",
     "redact_transcript",
     "secret_spans",
@@ -120,7 +122,9 @@ RULES: list[Rule] = [
     ),
     Rule(
         "authorization",
-        re.compile(r"authorization\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)\s+(?P<v>(?!\[redacted)[^\s\"',;]+)"),
+        re.compile(
+            r"authorization\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)\s+(?P<v>" + _NOT_A_VALUE + r"[^\s\"',;\\]+)"
+        ),
         "[REDACTED:token]",
         ("authorization",),
         ignore_case=True,
@@ -156,6 +160,71 @@ RULES: list[Rule] = [
         "[REDACTED:password]",
         ("mysql", "mariadb"),
         ignore_case=True,
+    ),
+    # Webhook URLs carry their secret in the path (Slack, Discord, Teams) or a signature (Azure Logic Apps).
+    Rule(
+        "webhook",
+        re.compile(
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9/_\-]{8,})"
+            r"|discord(?:app)?\.com/api/webhooks/(?P<d>\d+/[A-Za-z0-9_\-]{20,})"
+            r"|webhook\.office\.com/webhookb2/(?P<t>[^\s\"'<>]{20,})|outlook\.office\.com/webhook/(?P<o>[^\s\"'<>]{20,})"
+            r"|logic\.azure\.com[^\s\"'<>]*?[?&]sig=(?P<s>[A-Za-z0-9%_\-]{10,})"
+        ),
+        "[REDACTED:webhook]",
+        ("hooks.slack.com", "discord", "webhook", "sig="),
+    ),
+    # Twilio: a 32-hex auth token after the word (beside an account SID, see `_twilio_spans`); hex alone is too
+    # common to be a secret.
+    Rule(
+        "twilio_token",
+        re.compile(r"twilio[^\n]{0,160}?(?<![0-9a-z])(?P<v>[0-9a-f]{32})(?![0-9a-z])"),
+        "[REDACTED:token]",
+        ("twilio",),
+        ignore_case=True,
+    ),
+    Rule(
+        "sshpass",
+        re.compile(r"\bsshpass\s+(?:-[a-oq-z]\S*\s+(?:\S+\s+)?)*-p\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"']+)"),
+        "[REDACTED:password]",
+        ("sshpass",),
+        ignore_case=True,
+    ),
+    Rule(
+        "docker_login",
+        re.compile(r"\b(?:docker|podman|registry)\s+login\b[^\n]*?\s-p\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"']+)"),
+        "[REDACTED:password]",
+        ("docker login", "podman login", "registry login"),
+        ignore_case=True,
+    ),
+    # `curl -u user:password`, httpie's `-a user:password`.
+    Rule(
+        "user_password_flag",
+        re.compile(
+            r"(?:^|\s)(?:-u|--user|-a|--auth)(?:\s+|=)[\"']?[^\s:\"'@/]+:(?P<v>" + _NOT_A_VALUE + r"[^\s\"'@]+)"
+        ),
+        "[REDACTED:password]",
+        ("-u ", "-u=", "--user", "-a ", "-a=", "--auth"),
+        ignore_case=True,
+    ),
+    # .netrc: `machine HOST login USER password SECRET`, on one line or several.
+    Rule(
+        "netrc",
+        re.compile(r"\blogin\s+\S+\s+password\s+(?P<v>" + _NOT_A_VALUE + r"\S+)"),
+        "[REDACTED:password]",
+        ("password",),
+        ignore_case=True,
+    ),
+    # Environment files and shell exports: an upper-case name that says what it holds (DB_PASS, MAILGUN_KEY,
+    # PGPASS, SESSION_SECRET, GITHUB_TOKEN, BASIC_AUTH, AWS_CREDENTIALS), `=` with no space around it as those
+    # files write it (`const STORAGE_KEY = 'todos'` in code is a name, not a secret).
+    Rule(
+        "env_assignment",
+        re.compile(
+            r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*="
+            r"([\"']?)(?P<v>(?i:" + _NOT_A_VALUE + r")[^\s\"',;]{3,})\1"
+        ),
+        "[REDACTED:secret]",
+        ("pass", "pwd", "secret", "token", "key", "auth", "credential"),
     ),
     Rule(
         "quoted_assignment",
@@ -200,6 +269,20 @@ def _entropy(text: str) -> float:
     return -sum(k / n * math.log2(k / n) for k in counts.values())
 
 
+# A Twilio account or API key SID (`AC`/`SK` + 32 lower-case hex), and the auth token that follows it in code
+# (`Client("AC...", "<token>")`); found among the 32-character runs `_CANDIDATE` scans anyway.
+_TWILIO_SID = re.compile(r"(?:AC|SK)[0-9a-f]{32}")
+_HEX32 = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+
+
+def _twilio_spans(text: str, sid: re.Match[str]) -> list[tuple[int, int, str]]:
+    spans = [(sid.start(), sid.end(), "[REDACTED:token]")]
+    token = _HEX32.search(text, sid.end(), sid.end() + 160)
+    if token:
+        spans.append((token.start(), token.end(), "[REDACTED:token]"))
+    return spans
+
+
 def _random_token(token: str) -> bool:
     core = token.rstrip("=")
     if not (any(c.isdigit() for c in core) and any(c.isupper() for c in core) and any(c.islower() for c in core)):
@@ -221,13 +304,16 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     for rule in RULES:
         if present.isdisjoint(rule.triggers):
             continue
-        has_v = "v" in rule.pattern.groupindex
+        groups = [g for g in rule.pattern.groupindex if len(g) == 1]  # `v`, or one of several alternatives
         for m in rule.pattern.finditer(lower if rule.ignore_case else text):
-            start, end = m.span("v") if has_v else m.span()
+            group = next((g for g in groups if m.group(g) is not None), None)
+            start, end = m.span(group) if group else m.span()
             found.append((start, end, rule.marker))
     for m in _CANDIDATE.finditer(text):
         if _random_token(m.group(0)):
             found.append((m.start(), m.end(), "[REDACTED:secret]"))
+        elif _TWILIO_SID.fullmatch(m.group(0)):
+            found += _twilio_spans(text, m)
     # Rules listed first win where spans overlap (a vendor's key inside a URL is that vendor's key).
     found.sort(key=lambda s: s[0])
     merged: list[tuple[int, int, str]] = []
@@ -333,6 +419,32 @@ class Redactor:
     def text(self, text: str) -> str:
         """`clean` for callers that need only the text."""
         return self.clean(text)[0]
+
+
+def redact_answer(text: str, redactor: Redactor) -> str:
+    """A model's answer without secrets or personal data, its JSON still JSON: the object the parser would take
+    (`core.jsonx.locate_json`) is cleaned value by value and written again, the prose around it as text.
+
+    A marker put straight into the raw text could swallow an escaped quote (`Bearer $TOKEN\\"` in a JSON
+    string) and leave an answer that no longer parses, for this run and every rerun that reuses it.
+    """
+    found = locate_json(text)
+    if found is None:
+        return redactor.text(text)
+    value, start, end = found
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            return redactor.text(node)
+        if isinstance(node, dict):
+            return {redactor.text(k): walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    cleaned = walk(value)
+    middle = text[start:end] if cleaned == value else json.dumps(cleaned, ensure_ascii=False)
+    return redactor.text(text[:start]) + middle + redactor.text(text[end:])
 
 
 def mask_playbook(playbook: Playbook, redactor: Redactor, clean: set[str] | None = None) -> Playbook:

@@ -26,7 +26,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from core.errors import ConfigError, PlaybookError, PlaybookFileError, StoreError
-from core.invisible import visible
+from core.invisible import removed, visible
 
 if TYPE_CHECKING:
     from core.runsummary import RunSummary
@@ -331,6 +331,12 @@ def forget_cmd(
         f" exchanges, {done.objects} objects in buckets, {done.files} fetched files.",
         highlight=False,
     )
+    for name, ids in done.held.items():
+        out.print(
+            f"Held in playbook `{escape(name)}` (their only support was {escape(contributor)}):"
+            f" {escape(', '.join(ids))}; `playbook review` lists them.",
+            highlight=False,
+        )
 
 
 @app.command("sessions")
@@ -439,7 +445,7 @@ def import_cmd(
     """
 
     from core.compat import load_playbook
-    from core.operations import apply_operations, normalize_playbook
+    from core.operations import apply_operations, normalize_playbook, without_unseen
     from core.playbook_json import playbook_from_dict
     from core.sections import DEFAULT_SECTIONS, load_sections_yaml
     from core.store.files import read_text
@@ -456,6 +462,7 @@ def import_cmd(
     with write_db(cfg, "playbook import") as con:
         section_set = ensure_playbook(con, cfg.playbook, section_set)
         incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
+        incoming, stripped = without_unseen(incoming)
         current = load_version(con, cfg.playbook)
         if current.size() and not (replace or merge):
             raise ConfigError(
@@ -475,6 +482,8 @@ def import_cmd(
         f"Imported {model.size()} entries from {file} as version {version} of playbook `{cfg.playbook}` ({how}).",
         highlight=False,
     )
+    for name, found in stripped.items():
+        err.print(f"Note: removed invisible characters from {escape(name)}: {found}.", highlight=False)
 
 
 @app.command("new")
@@ -533,6 +542,14 @@ def show_cmd(
     with read_db(cfg) as con:
         model = mask_playbook(load_version(con, cfg.playbook, version), cfg.redactor())
         ruled = sorted(entries_by_provider(con, cfg.playbook, "heuristic") & {e.name for _, e in model.entries()})
+    for _, entry in model.entries():
+        found = removed(entry.text)
+        if found:  # stored before cleaning removed them, or imported: exports leave them out
+            err.print(
+                f"Note: {escape(entry.name)} holds invisible characters ({found}), shown here as escapes;"
+                " exports remove them.",
+                highlight=False,
+            )
     if ruled and fmt != "json":  # the seeds' JSON has no place for it; stderr keeps stdout parseable
         err.print(
             f"Note: {len(ruled)} entr{'y' if len(ruled) == 1 else 'ies'} ({', '.join(ruled[:8])}"
@@ -753,6 +770,19 @@ def _numbers(spec: str | None, changes: list[Any]) -> set[int]:
     return picked
 
 
+def render_held(held: list[Any]) -> None:
+    """The entries the screen holds: id, the rules and what matched, the text as it is (invisible characters
+    shown as escapes)."""
+    if not held:
+        return
+    out.print(f"[bold]{len(held)} entr{'y' if len(held) == 1 else 'ies'} held by the screen[/bold] (never exported):")
+    for h in held:
+        out.print(f"  [red]![/red] [bold]{escape(h.name)}[/bold] ({escape(h.section)}): {escape(h.text)}")
+        for x in h.holds:
+            out.print(f"      {x.rule}: {escape(x.detail)}")
+    out.print("  Release one with `playbook review --release ID` after reading it.", highlight=False)
+
+
 def render_changes(changes: list[Any]) -> None:
     """The pending changes as a numbered, readable diff."""
     for c in changes:
@@ -778,23 +808,46 @@ def review_cmd(
         bool, typer.Option("--interactive", "-i", help="Decide change by change (the default on a terminal).")
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    release: Annotated[
+        str | None,
+        typer.Option(
+            "--release", help="Export these held entries anyway, as they read now (entry ids, comma-separated)."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
 ) -> None:
-    """Review what changed since the last approved version of a playbook that has `review = "required"`.
+    """Review what changed since the last approved version of a playbook that has `review = "required"`, and
+    the entries the screen holds (never exported until released).
 
-    Without a decision it lists the pending changes. Approved changes are published from then on; a rejected
-    change becomes a new version that undoes it (the history keeps both). Every change must be decided at once.
+    Without a decision it lists the pending changes and the held entries with the rule that holds each.
+    Approved changes are published from then on; a rejected change becomes a new version that undoes it (the
+    history keeps both). Every change must be decided at once. `--release ID,...` lets held entries be exported
+    as they read now; a later change of their text is screened again.
 
     Example: [bold]playbook review --reject 2 --approve-all[/bold]
     """
 
     from core.review import review_changes, undo_changes
     from core.store.playbooks import approved_version, current_version, load_version, record_review, write_version
+    from flows.runs import held_entries, release_held
 
     cfg = settings(db, playbook, wait_s=wait)
+    if release is not None:
+        names = [n.strip() for n in release.split(",") if n.strip()]
+        with run_lock_for(cfg, "playbook review"):
+            freed = release_held(cfg, cfg.playbook, names, os.environ.get("USER"))
+        if as_json:
+            print_json({"released": [h.model_dump() for h in freed]})
+            return
+        for h in freed:
+            out.print(f"Released {escape(h.name)} ({', '.join(x.rule for x in h.holds)}): {escape(h.text)}")
+        return
+    held = held_entries(cfg, cfg.playbook)
+    if not as_json:
+        render_held(held)
     with write_db(cfg, "playbook review", create=False) as con:
         require_playbook_or_configured(con, cfg, cfg.playbook)
         base, newest = approved_version(con, cfg.playbook), current_version(con, cfg.playbook)
@@ -805,7 +858,12 @@ def review_cmd(
         if not changes or not (decided or asking):
             if as_json:
                 print_json(
-                    {"approved_version": base, "newest_version": newest, "pending": [c.model_dump() for c in changes]}
+                    {
+                        "approved_version": base,
+                        "newest_version": newest,
+                        "pending": [c.model_dump() for c in changes],
+                        "held": [h.model_dump() for h in held],
+                    }
                 )
                 return
             if cfg.options(cfg.playbook).review != "required":

@@ -191,6 +191,9 @@ class Settings(BaseSettings):
     storage_options: dict[str, Any] = Field(default_factory=dict)
     exclude_contributors: Annotated[list[Contributor], NoDecode] = Field(default_factory=list)
     exclude_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # A lesson enters the export of a playbook that learns from several contributors only when the sessions of
+    # this many contributors support it (or a person releases it in `playbook review`).
+    min_contributors: int = Field(2, ge=1)
     playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")

@@ -147,4 +147,10 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
     )
     if spec.kind == "batch":
         return BatchProvider(client, cost_cap=cap)
-    return AnthropicProvider(client, cost_cap=cap, prices=settings.prices, local=settings.local_server(spec.kind))
+    return AnthropicProvider(
+        client,
+        cost_cap=cap,
+        prices=settings.prices,
+        local=settings.local_server(spec.kind),
+        deadline_s=settings.limits(spec.kind).request_timeout_s,
+    )

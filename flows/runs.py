@@ -25,19 +25,20 @@ from core.curator import curator_request, parse_curator
 from core.errors import BudgetError, ConfigError, GitError, PlaybookFileError
 from core.estimate import Estimate, estimate_cost
 from core.export import to_markdown
-from core.invisible import visible
+from core.invisible import strip_unseen, visible
 from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
 from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.operations import apply_operations
 from core.playbook_json import encode, playbook_to_dict
-from core.redact import mask_playbook, redact_transcript
+from core.redact import mask_playbook, redact_answer, redact_transcript
 from core.reflector import reflector_request
 from core.render import estimate_tokens
 from core.review import ReviewChange, review_changes
 from core.runsummary import RunSummary
 from core.scope import in_scope
+from core.screen import Screened, screen_playbook
 from core.sections import DEFAULT_SECTIONS
 from core.selection import too_short
 from core.store.consolidation import keep_apart, kept_apart
@@ -80,6 +81,7 @@ from core.store.playbooks import (
 )
 from core.store.provenance import entries_by_provider
 from core.store.runs import finish_run, start_run
+from core.store.screening import prompt_hosts, release_holds, released_holds, shared_playbook, support_of
 from core.store.sessions import load_messages, pending_sessions
 from core.store.team import fetched, forget_contributor, pushed, record_fetch, record_push, tag_contributors
 from core.targets import ExportTarget, render_target
@@ -107,10 +109,12 @@ __all__ = [
     "export_note",
     "export_playbook",
     "exportable",
+    "held_entries",
     "needs_consolidation",
     "new_run_id",
     "pending_review",
     "publish_targets",
+    "release_held",
     "run_consolidation",
     "run_curation",
     "run_ingest",
@@ -264,6 +268,9 @@ class ForgetSummary(BaseModel):
     calls: int
     objects: int
     files: int
+    # Per playbook, the live entries whose only support was this contributor's sessions: the screen holds them
+    # from now on (`withdrawn`), until a person releases them in `playbook review`.
+    held: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def forget(settings: Settings, contributor: str) -> ForgetSummary:
@@ -276,6 +283,12 @@ def forget(settings: Settings, contributor: str) -> ForgetSummary:
     """
     check_contributor(contributor)
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
+        held: dict[str, list[str]] = {}
+        for name in playbook_names(con):
+            texts = {e.name: e.text for _, e in load_version(con, name).entries()}
+            only = [e for e, support in support_of(con, name, texts).items() if support.contributors == {contributor}]
+            if only:
+                held[name] = only
         done = forget_contributor(con, contributor)
     files = 0
     caches = settings.db.parent / "remote"
@@ -294,6 +307,7 @@ def forget(settings: Settings, contributor: str) -> ForgetSummary:
         calls=done["calls"],
         objects=objects,
         files=files,
+        held=held,
     )
 
 
@@ -622,7 +636,7 @@ def _ask_judge(
         cached = cached_response(con, request)
     response = cached or ask_once(factory(spec, settings, cap), request)
     if response.text:  # a model's words are untrusted: nothing it echoes is stored or applied
-        response = response.model_copy(update={"text": redactor.text(response.text)})
+        response = response.model_copy(update={"text": redact_answer(response.text, redactor)})
     parsed = parse_curator(response.text) if response.ok else None
     with open_db(settings.db, wait=settings.busy_wait_s) as con:
         record_exchange(
@@ -638,6 +652,27 @@ def exported_version(con: duckdb.DuckDBPyConnection, settings: Settings, playboo
     return approved_version(con, playbook) if settings.options(playbook).review == "required" else None
 
 
+def screened(
+    con: duckdb.DuckDBPyConnection, settings: Settings, playbook: str, model: Playbook
+) -> tuple[Playbook, list[Screened]]:
+    """`model` as it may reach an agent: invisible characters removed, and without the entries the screen holds
+    (`core.screen`) unless a person released their text; the held entries, with the rules that hold them."""
+    texts = {e.name: e.text for _, e in model.entries()}
+    visible_only = {
+        s: [e if strip_unseen(e.text) == e.text else e.model_copy(update={"text": strip_unseen(e.text)}) for e in items]
+        for s, items in model.sections.items()
+    }
+    model = model.model_copy(update={"sections": visible_only})
+    return screen_playbook(
+        model,
+        prompt_hosts(con),
+        support_of(con, playbook, texts),
+        released_holds(con, playbook),
+        shared=shared_playbook(con, playbook),
+        min_contributors=settings.min_contributors,
+    )
+
+
 def exportable(
     con: duckdb.DuckDBPyConnection,
     settings: Settings,
@@ -646,25 +681,28 @@ def exportable(
     *,
     whole: bool = False,
 ) -> tuple[Playbook, BudgetUse]:
-    """What an export of `playbook` writes: redacted, without stale entries, and cut to the budget; all of it
-    (only redacted) when `whole`. With `review = "required"`, the newest approved version unless `version`
-    names one."""
+    """What an export of `playbook` writes: redacted, screened (held entries never go out), without stale
+    entries, and cut to the budget; all of it (redacted and screened) when `whole`. With `review = "required"`,
+    the newest approved version unless `version` names one. `use.held` counts the entries the screen held."""
     latest = version is None
     version = exported_version(con, settings, playbook) if latest else version
-    model = mask_playbook(load_version(con, playbook, version), settings.redactor())
+    model, held = screened(
+        con, settings, playbook, mask_playbook(load_version(con, playbook, version), settings.redactor())
+    )
     if whole:
-        return model, budget_use(model, settings.budget(playbook))
+        return model, budget_use(model, settings.budget(playbook)).model_copy(update={"held": len(held)})
     if settings.stale_after_days and latest:  # staleness is about now, so only for what is exported now
         stale = {r["name"] for r in stale_entries(con, playbook, settings.stale_after_days)}
         if stale:
             kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
             model = model.model_copy(update={"sections": kept})
-    return fit_budget(
+    model, use = fit_budget(
         model,
         settings.budget(playbook),
         rediscoveries=rediscovery_counts(con, playbook),
         since=entry_since(con, playbook),
     )
+    return model, use.model_copy(update={"held": len(held)})
 
 
 def export_note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse) -> str | None:
@@ -676,6 +714,12 @@ def export_note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, 
         lines.append(
             f"{len(ruled)} of these entries were written by rules, without a model (the heuristic provider);"
             " `playbook recurate` has a model look at their sessions again."
+        )
+    if use.held:
+        lines.append(
+            f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen (a command fetched and run, a"
+            " credential path, an instruction to the agent, an unknown host, too little support); `playbook review`"
+            " lists them."
         )
     if use.left_out:
         lines.append(
@@ -880,6 +924,37 @@ def publish_message(upto: dict[str, int], since: dict[str, int], changes: dict[s
         )
     trailers = [f"{PUBLISH_TRAILER}: {name}={v}" for name, v in upto.items()]
     return "\n".join([subject, "", "Since the last publish:", *lines, "", *trailers]) + "\n"
+
+
+def held_entries(settings: Settings, playbook: str) -> list[Screened]:
+    """The entries of `playbook`'s exported version that the screen holds, with the rules that hold them."""
+    with open_db(settings.db, create=False, wait=settings.busy_wait_s) as con:
+        model = mask_playbook(
+            load_version(con, playbook, exported_version(con, settings, playbook)), settings.redactor()
+        )
+        return screened(con, settings, playbook, model)[1]
+
+
+def release_held(settings: Settings, playbook: str, names: Sequence[str], by: str | None) -> list[Screened]:
+    """Release held entries for export, as they read now (a later change of the text is screened again).
+
+    Raises:
+        ConfigError: a name is not a held entry (nothing is released then).
+    """
+    with open_db(settings.db, create=False, wait=settings.busy_wait_s) as con:
+        model = mask_playbook(
+            load_version(con, playbook, exported_version(con, settings, playbook)), settings.redactor()
+        )
+        held = {h.name: h for h in screened(con, settings, playbook, model)[1]}
+        unknown = [n for n in names if n not in held]
+        if unknown:
+            raise ConfigError(
+                f"`{unknown[0]}` is not held by the screen in playbook `{playbook}`; `playbook review` lists the held"
+                " entries. Nothing was released."
+            )
+        chosen = [held[n] for n in names]
+        release_holds(con, playbook, chosen, by)
+        return chosen
 
 
 def pending_review(settings: Settings, playbook: str) -> list[ReviewChange]:

@@ -29,7 +29,7 @@ from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
-from core.redact import Redactor, mask_playbook
+from core.redact import Redactor, mask_playbook, redact_answer
 from core.reflector import parse_reflector, playbook_text, reflector_request
 from core.scope import GLOBAL_PREFIX, combine, in_scope, scope_note, split_output
 from core.sections import SectionSet
@@ -320,7 +320,9 @@ def _run_step(
 
     def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
         # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
-        response = answer.model_copy(update={"text": ctx.redactor.text(answer.text)}) if answer.text else answer
+        response = (
+            answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)}) if answer.text else answer
+        )
         parsed = parse(response.text) if response.ok else None
         record_exchange(
             con,
@@ -418,7 +420,7 @@ def _elsewhere(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str,
     if ctx.provider.kind != "heuristic":
         return {}
     # Counted with the error as stored; keyed by the redacted form the provider's lessons carry.
-    raw = [t for _, _, t in raw_findings(messages)]
+    raw = [f.trigger for f in raw_findings(messages)]
     counts = sessions_with_errors(con, raw, session_id)
     return {"elsewhere": {ctx.redactor.text(t): counts.get(t, 0) for t in raw}}
 

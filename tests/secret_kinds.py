@@ -66,3 +66,47 @@ KINDS: list[Planted] = _kinds()
 # One secret cut in two: the first block ends with the head of the key, the second starts with its tail.
 _split_secret = "sk_live_" + _r(_ALNUM, 24)
 SPLIT = Planted("split_across_blocks", f"stripe key {_split_secret[:14]}|{_split_secret[14:]} ok", _split_secret)
+
+
+def _held_out() -> list[Planted]:
+    """17 kinds beyond the 27 above, in the shapes an outside review found leaking (a Slack webhook, a Twilio
+    token, `sshpass -p`, `.env` lines, `curl -u`, a `.netrc` password) and their relatives."""
+
+    def k(kind: str, template: str, secret: str) -> Planted:
+        return Planted(kind, template.format(s=secret), secret)
+
+    hexes = string.digits + "abcdef"
+    return [
+        k(
+            "slack_webhook",
+            "curl -X POST -d @msg.json https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/{s}",
+            _r(_ALNUM, 24),
+        ),
+        k(
+            "discord_webhook",
+            "WEBHOOK=https://discord.com/api/webhooks/{s}",
+            "1234567890123456789/" + _r(_ALNUM + "_-", 68),
+        ),
+        k(
+            "teams_webhook",
+            "post to https://acme.webhook.office.com/webhookb2/{s}",
+            f"{_r(hexes, 8)}-{_r(hexes, 4)}-{_r(hexes, 4)}@{_r(hexes, 8)}/IncomingWebhook/{_r(hexes, 32)}/{_r(hexes, 8)}",
+        ),
+        k("twilio_token", 'client = Client("AC' + _r(hexes, 32) + '", "{s}")', _r(hexes, 32)),
+        k("twilio_env", "TWILIO_AUTH_TOKEN={s}", _r(hexes, 32)),
+        k("sshpass", "sshpass -p {s} ssh deploy@10.0.0.5 'systemctl restart app'", _r(_ALNUM, 14)),
+        k("env_db_pass", "DB_PASS={s}", _r(_ALNUM, 12)),
+        k("env_mailgun_key", "MAILGUN_KEY=key-{s}", _r(hexes, 32)),
+        k("env_pgpass", "PGPASS={s} psql -h db -U app", _r(_ALNUM, 12)),
+        k("env_export_secret", "export SESSION_SECRET='{s}'", _r(_ALNUM, 20)),
+        k("curl_user", "curl -u admin:{s} https://api.internal/v1/status", _r(_ALNUM, 16)),
+        k("httpie_auth", "http -a deploy:{s} POST api.internal/deploy", _r(_ALNUM, 16)),
+        k("netrc_lines", "machine api.heroku.com\n  login me@acme.io\n  password {s}", _r(hexes, 36)),
+        k("netrc_one_line", "machine github.com login bot password {s}", _r(_ALNUM, 18)),
+        k("docker_login", "docker login -u ci -p {s} registry.acme.io", _r(_ALNUM, 18)),
+        k("libpq_conninfo", "psql 'host=db user=app password={s} dbname=app'", _r(_ALNUM, 15)),
+        k("ftp_userinfo", "lftp ftp://backup:{s}@files.acme.io/db.sql", _r(_ALNUM, 13)),
+    ]
+
+
+HELD_OUT: list[Planted] = _held_out()

@@ -15,6 +15,7 @@ import anthropic
 import httpx2
 
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage
+from core.llm.deadline import DeadlineTransport, call_deadline, past_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.prompts import OUTPUT_SCHEMAS
 
@@ -27,6 +28,8 @@ class _CappedAnthropic(anthropic.Anthropic):
     retry_after_cap: float = 60.0
 
     def _calculate_retry_timeout(self, remaining_retries: int, options: Any, response_headers: Any = None) -> float:
+        if past_deadline():  # the call is over: the retry fails at once, no point waiting for it
+            return 0.0
         wait = super()._calculate_retry_timeout(remaining_retries, options, response_headers)
         return min(wait, self.retry_after_cap)
 
@@ -40,13 +43,14 @@ def make_client(
     retry_after_cap: float = 60.0,
     http_client: httpx2.Client | None = None,
 ) -> anthropic.Anthropic:
-    """An SDK client; tests pass an `httpx2.Client(transport=httpx2.MockTransport(...))`."""
+    """An SDK client; tests pass an `httpx2.Client(transport=httpx2.MockTransport(...))`. By default its requests
+    go through `DeadlineTransport`, so a call inside `call_deadline` ends by its deadline."""
     client = _CappedAnthropic(
         api_key=api_key,
         base_url=base_url,
         timeout=timeout,
         max_retries=max_retries,
-        http_client=http_client,
+        http_client=http_client or httpx2.Client(transport=DeadlineTransport(), timeout=timeout),
     )
     client.retry_after_cap = retry_after_cap
     return client
@@ -145,8 +149,11 @@ class AnthropicProvider(Provider):
         structured_output: bool = True,
         prices: Prices | None = None,
         local: bool = False,
+        deadline_s: float | None = None,
     ) -> None:
-        """`prices`, `local`: see `cost_usd` (`local`: the client talks to a server other than Anthropic's)."""
+        """`prices`, `local`: see `cost_usd` (`local`: the client talks to a server other than Anthropic's).
+        `deadline_s`: how long one call may take in all, retries included (`request_timeout_s`)."""
+        self.deadline_s = deadline_s
         self.client = client
         self.cost_cap = cost_cap or CostCap(None)
         self.structured_output = structured_output
@@ -161,13 +168,14 @@ class AnthropicProvider(Provider):
             )
         started = time.perf_counter()
         try:
-            try:
-                message = self.client.messages.create(**message_params(request, structured=self.structured_output))
-            except anthropic.BadRequestError as exc:
-                if not (self.structured_output and _refuses_structured_output(exc)):
-                    raise
-                self.structured_output = False  # this server has no structured output: text from now on
-                message = self.client.messages.create(**message_params(request, structured=False))
+            with call_deadline(self.deadline_s):
+                try:
+                    message = self.client.messages.create(**message_params(request, structured=self.structured_output))
+                except anthropic.BadRequestError as exc:
+                    if not (self.structured_output and _refuses_structured_output(exc)):
+                        raise
+                    self.structured_output = False  # this server has no structured output: text from now on
+                    message = self.client.messages.create(**message_params(request, structured=False))
         except Exception as exc:
             return LLMResponse(
                 provider=self.name,

@@ -5,18 +5,40 @@ text, usage, the cost it reports). Never raises: every failure shape comes back 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import tempfile
 import time
 from typing import Any
 
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
 from core.llm.pricing import CostCap
 
-__all__ = ["ClaudeCliProvider", "cli_arguments"]
+__all__ = ["ISOLATION", "ClaudeCliProvider", "cli_arguments"]
+
+# Set inside a Claude Code session (a hook running `playbook`): the child would take itself for a nested session.
+_INHERITED_NOT = {"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PROJECT_DIR"}
+
+
+# Nothing of the user's own Claude Code set-up may act during a curation call: their hooks (a SessionEnd hook
+# could run `playbook push`), settings, plugins, MCP servers, skills and slash commands, CLAUDE.md files, tools;
+# and the call leaves no session file of its own. Flags as Claude Code's CLI reference gives them (`--bare` would
+# do most of it but refuses subscription logins, the reason this provider exists).
+ISOLATION = [
+    "--setting-sources=",  # no user, project or local settings: their hooks, plugins and permissions stay out
+    "--strict-mcp-config",  # only the MCP servers given here, and none are
+    "--mcp-config",
+    '{"mcpServers":{}}',
+    "--tools",
+    "",  # no tool at all: the model reads text and answers
+    "--disable-slash-commands",
+    "--no-session-persistence",  # no transcript of this call under ~/.claude/projects
+]
 
 
 def cli_arguments(executable: str, request: LLMRequest) -> list[str]:
-    """The command line for one request: print mode, JSON envelope, one turn, the system prompt replaced."""
+    """The command line for one request: print mode, JSON envelope, one turn, the system prompt replaced, and
+    nothing of the user's set-up (`ISOLATION`)."""
     return [
         executable,
         "-p",
@@ -28,6 +50,7 @@ def cli_arguments(executable: str, request: LLMRequest) -> list[str]:
         "1",
         "--system-prompt",
         request.system,
+        *ISOLATION,
     ]
 
 
@@ -49,14 +72,18 @@ class ClaudeCliProvider(Provider):
             return failed(self.name, request, self.cost_cap.message(), "cost_cap", time.perf_counter())
         started = time.perf_counter()
         try:
-            done = subprocess.run(
-                cli_arguments(self.executable, request),
-                input=request.user,
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                check=False,
-            )
+            # In an empty folder of its own: no project CLAUDE.md, .claude/ or .mcp.json is found from there.
+            with tempfile.TemporaryDirectory(prefix="playbook-claude-") as empty:
+                done = subprocess.run(
+                    cli_arguments(self.executable, request),
+                    input=request.user,
+                    capture_output=True,
+                    text=True,
+                    timeout=self.timeout,
+                    check=False,
+                    cwd=empty,
+                    env={k: v for k, v in os.environ.items() if k not in _INHERITED_NOT},
+                )
         except subprocess.TimeoutExpired:
             return failed(self.name, request, f"timeout: `claude -p` ran over {self.timeout:.0f} s", "timeout", started)
         except OSError as exc:

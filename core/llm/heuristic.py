@@ -13,16 +13,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.models import MAX_OPERATIONS, Playbook, ReflectorOutput, SessionMessage
 from core.redact import Redactor
+from core.screen import text_holds, url_hosts
 
-__all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons", "raw_findings"]
+__all__ = ["NOTICE", "Finding", "HeuristicProvider", "heuristic_lessons", "raw_findings"]
 
 NOTICE = "[heuristic: no model was used]"
-_LESSON = re.compile(r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$(?:\nTRIGGER (?P<trigger>.+)$)?", re.MULTILINE)
+_LESSON = re.compile(
+    r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$(?:\nTRIGGER (?P<trigger>.+)$)?(?:\nTAINTED (?P<taint>.+)$)?",
+    re.MULTILINE,
+)
 _CORRECTION = re.compile(
     r"^\s*(no[,.! ]|nope\b|don'?t\b|do not\b|stop\b|instead\b|actually\b|never\b|always\b|please don'?t\b|"
     r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b)",
@@ -59,12 +63,43 @@ def _describe_input(name: str, raw: str | None) -> str:
     return _first_line(json.dumps(value), 120)
 
 
-def raw_findings(messages: list[SessionMessage]) -> list[tuple[str, str, str]]:
-    """(section, lesson text, trigger) found by the rules, in session order, before any redaction: the trigger
-    is the literal the lesson came from (the error line, the user's words), as the transcript has it."""
-    lessons: list[tuple[str, str, str]] = []
+class Finding(NamedTuple):
+    """A lesson the rules found: its section and text, the literal it came from (`trigger`: the error line, the
+    user's words), and why it must not be exported unseen (`taint`: its fix was copied from text the agent read
+    rather than written by the user), or None."""
+
+    section: str
+    text: str
+    trigger: str
+    taint: str | None = None
+
+
+# A fix shorter than this is too common to say where it was copied from.
+_TAINT_MIN_CHARS = 12
+
+
+def _taint(fix: str, read: list[str], prompts: list[str]) -> str | None:
+    """Why `fix` rests only on what the agent read: it occurs in tool output (a fetched page, a command's output)
+    before the agent ran it, and in none of the user's prompts."""
+    needle = fix.strip()
+    if len(needle) < _TAINT_MIN_CHARS or any(needle in p for p in prompts):
+        return None
+    if any(needle in r for r in read):
+        return f"its fix `{_first_line(needle, 60)}` was copied from tool output, not from anything the user wrote"
+    return None
+
+
+def raw_findings(messages: list[SessionMessage]) -> list[Finding]:
+    """The lessons the rules find, in session order, before any redaction. Only the user's own words and the
+    session's own successful actions make a lesson: a fix the screen would hold (`core.screen`: a fetched command
+    run, a destructive or credential command, an instruction to the agent, a stranger's host) is never proposed,
+    and one copied from tool output is marked `taint` (held at export until a person releases it)."""
+    lessons: list[Finding] = []
     calls: dict[str, tuple[str, str | None]] = {}
     failed: dict[str, str] = {}  # tool name -> first error line, waiting for a successful retry
+    read: list[str] = []  # tool output so far: what the agent read, written by anyone
+    prompts = [m.text for m in messages if m.is_prompt and m.text]
+    hosts = {h for p in prompts for h in url_hosts(p)}
     for m in messages:
         if m.is_sidechain or m.is_meta:
             continue
@@ -77,23 +112,25 @@ def raw_findings(messages: list[SessionMessage]) -> list[tuple[str, str, str]]:
                 failed.setdefault(name, _error_line(text, 100) or "an error")
             elif not m.is_error and name in failed:
                 error = failed.pop(name)
-                lessons.append(
-                    (
-                        "MISTAKES TO AVOID",
-                        f'When `{name}` fails with "{error}", do what worked next: {_describe_input(name, raw_input)}',
-                        error[:80],
-                    )
-                )
+                fix = _describe_input(name, raw_input)
+                lesson = f'When `{name}` fails with "{error}", do what worked next: {fix}'
+                if not text_holds(lesson, hosts):
+                    lessons.append(Finding("MISTAKES TO AVOID", lesson, error[:80], _taint(fix, read, prompts)))
+            read.append(text)
         elif m.is_prompt and m.text and _CORRECTION.match(m.text):
             said = _first_line(m.text, 160)
-            lessons.append(("USER PREFERENCES", f'Follow the user\'s correction: "{said}"', said[:80]))
+            lesson = f'Follow the user\'s correction: "{said}"'
+            if not text_holds(lesson, hosts):
+                lessons.append(Finding("USER PREFERENCES", lesson, said[:80]))
     return lessons
 
 
-def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[tuple[str, str, str]]:
+def heuristic_lessons(messages: list[SessionMessage], redactor: Redactor | None = None) -> list[Finding]:
     """`raw_findings` with secrets and personal data taken out of the quoted text, at most MAX_LESSONS."""
     redactor = redactor or Redactor()
-    found = dict.fromkeys((s, redactor.text(t), redactor.text(g)) for s, t, g in raw_findings(messages))
+    found = dict.fromkeys(
+        f._replace(text=redactor.text(f.text), trigger=redactor.text(f.trigger)) for f in raw_findings(messages)
+    )
     return list(found)[:MAX_LESSONS]
 
 
@@ -114,7 +151,7 @@ def _reflect(
     # session's accident is not a lesson. (The hook scripts' API sees one session and keeps every finding.)
     lessons = found
     if elsewhere is not None:
-        lessons = [x for x in found if x[0] == "MISTAKES TO AVOID" and elsewhere.get(x[2], 0) >= 1]
+        lessons = [x for x in found if x.section == "MISTAKES TO AVOID" and elsewhere.get(x.trigger, 0) >= 1]
     cited = _cited_ids(messages, playbook)
     tag = "neutral" if errors else "helpful"
     held = len(found) - len(lessons)
@@ -123,8 +160,10 @@ def _reflect(
         f" {len(lessons)} lesson(s), {len(cited)} cited playbook id(s)."
         + (f" {held} finding(s) seen in no other session were left out." if held else "")
     ]
-    for section, text, trigger in lessons:
-        lines += [f"LESSON [{section}] {text}", f"TRIGGER {trigger}"]
+    for x in lessons:
+        lines += [f"LESSON [{x.section}] {x.text}", f"TRIGGER {x.trigger}"] + (
+            [f"TAINTED {x.taint}"] if x.taint else []
+        )
     return {
         "analysis": "\n".join(lines),
         "bullet_tags": [
@@ -137,6 +176,7 @@ def _reflect(
 def _curate(reflection: ReflectorOutput) -> dict[str, Any]:
     operations = [
         {"type": "ADD", "text": m.group("text"), "section": m.group("section"), "trigger": m.group("trigger")}
+        | ({"tainted": m.group("taint")} if m.group("taint") else {})
         for m in _LESSON.finditer(reflection.analysis)
     ]
     return {

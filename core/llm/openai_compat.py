@@ -12,6 +12,7 @@ import httpx2
 
 from core.jsonx import extract_json
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
+from core.llm.deadline import DeadlineTransport, call_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.prompts import bounded_schema
 
@@ -54,7 +55,7 @@ class OpenAICompatProvider(Provider):
         """`prices`: USD per million tokens by model; a model it does not name costs 0 (a local server)."""
         self.url = base_url.rstrip("/") + "/chat/completions"
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self.client = http_client or httpx2.Client(timeout=timeout)
+        self.client = http_client or httpx2.Client(timeout=timeout, transport=DeadlineTransport())
         self.headers = headers
         self.timeout = timeout
         self.cost_cap = cost_cap or CostCap(None)
@@ -103,16 +104,10 @@ class OpenAICompatProvider(Provider):
         started = time.perf_counter()
         total = Usage()
         try:
-            for insist in (False, True):
-                text, model, usage = self._post(self._body(request, insist=insist))
-                total = Usage(
-                    input_tokens=total.input_tokens + usage.input_tokens,
-                    output_tokens=total.output_tokens + usage.output_tokens,
-                )
-                if extract_json(text) is not None:
-                    break
+            with call_deadline(self.timeout):  # both tries together: `timeout` bounds the whole call
+                text, model, total = self._ask(request)
         except httpx2.TimeoutException:
-            return failed(self.name, request, "timeout", "timeout", started)
+            return failed(self.name, request, f"timeout: no whole answer within {self.timeout:g} s", "timeout", started)
         except httpx2.HTTPError as exc:
             return failed(self.name, request, f"connection error: {exc}", "connection", started)
         except _Status as exc:
@@ -129,3 +124,17 @@ class OpenAICompatProvider(Provider):
             cost_usd=cost,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+
+    def _ask(self, request: LLMRequest) -> tuple[str, str, Usage]:
+        """The answer, with one more JSON-only try when the first holds no JSON object."""
+        total = Usage()
+        text, model = "", request.model
+        for insist in (False, True):
+            text, model, usage = self._post(self._body(request, insist=insist))
+            total = Usage(
+                input_tokens=total.input_tokens + usage.input_tokens,
+                output_tokens=total.output_tokens + usage.output_tokens,
+            )
+            if extract_json(text) is not None:
+                break
+        return text, model, total

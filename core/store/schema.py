@@ -395,6 +395,20 @@ CREATE TABLE kept_apart (
 );
 """
 
+_SCREEN_RELEASES = """
+-- Entries the screen held (core/screen.py) that a person approved for export anyway: by entry and the text they
+-- approved, so a later change of the text is screened again.
+CREATE TABLE screen_releases (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    text_key VARCHAR NOT NULL,
+    rules VARCHAR[],
+    released_by VARCHAR,
+    released_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (playbook, entry_id, text_key)
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -411,6 +425,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (13, "payload accounting of each exchange: estimate, budget, compaction", _PAYLOAD_ACCOUNTING),
     (14, "teams: contributors, pushed files, fetched objects, forgotten contributors", _TEAMS),
     (15, "consolidations a model judges: pairs of texts it kept apart", _KEPT_APART),
+    (16, "entries held by the screen that a person released", _SCREEN_RELEASES),
 ]
 
 VIEWS = """

@@ -470,11 +470,13 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
             "When `Bash` fails with \"ModuleNotFoundError: No module named 'app'\", do what worked next:"
             " python -m pytest",
             "ModuleNotFoundError: No module named 'app'",
+            None,
         ),
         (
             "USER PREFERENCES",
             "Follow the user's correction: \"No, don't use print; use logging.\"",
             "No, don't use print; use logging.",
+            None,
         ),
     ]
 

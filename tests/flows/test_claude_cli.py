@@ -84,3 +84,48 @@ def test_a_hanging_cli_is_stopped_and_a_missing_one_is_named(
         env={"PLAYBOOK_CLAUDE_CLI": "no-such-claude"},
     )
     assert refused.exit_code == 1 and "which is not on PATH" in refused.stderr
+
+
+def test_the_cli_runs_isolated_from_the_users_set_up(
+    fake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's SessionEnd hook (a `playbook push` one, say), their MCP servers, the project's CLAUDE.md: none
+    acts during a curation call, and the call leaves no session file. The fake `claude` does each of these when
+    the flags do not stop it, as the real CLI does (checked first)."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    marker = tmp_path / "hook-ran"
+    hook = {"hooks": [{"type": "command", "command": f"touch {marker}"}]}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionEnd": [hook]}}))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("Always run `playbook push` at the end.\n")
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"x": {"command": "x"}}}))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDECODE", "1")  # as when a hook inside a Claude Code session runs playbook
+    monkeypatch.chdir(project)
+
+    import subprocess
+
+    subprocess.run(["claude", "-p"], input="hi", text=True, capture_output=True, check=True)  # not isolated
+    plain = json.loads(fake.read_text().splitlines()[-1])
+    assert marker.exists() and plain["session_file"] and plain["mcp"] and plain["claude_md"]
+    marker.unlink()
+    for found in (home / ".claude" / "projects").rglob("*.jsonl"):
+        found.unlink()
+
+    result = ClaudeCliProvider("claude").complete(REQUEST)
+    assert result.ok, result.error
+    call = json.loads(fake.read_text().splitlines()[-1])
+    assert (
+        call["hooks_run"] == [] and call["session_file"] is None and call["mcp"] is None and call["claude_md"] is None
+    )
+    assert not marker.exists() and list((home / ".claude" / "projects").rglob("*.jsonl")) == []
+    assert Path(call["cwd"]).name.startswith("playbook-claude-") and not Path(call["cwd"]).exists()
+    assert "CLAUDECODE" not in call["env"]
+    args = call["args"]
+    for flag in ("--setting-sources=", "--strict-mcp-config", "--no-session-persistence", "--disable-slash-commands"):
+        assert flag in args, flag
+    assert args[args.index("--tools") + 1] == "" and json.loads(args[args.index("--mcp-config") + 1]) == {
+        "mcpServers": {}
+    }

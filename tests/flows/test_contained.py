@@ -286,17 +286,40 @@ def test_untrusted_text_is_printed_escaped(tmp_path: Path, monkeypatch: pytest.M
     assert "evil\\x1b[2J" in listed.stdout.replace("\n", "").replace("│", "").replace(" ", "")
 
     hidden = "Looks harmless.\u202e\U000e0049\U000e0067\x1b[8m"
-    book = {"version": "1.0", "sections": {"OTHERS": [{"name": "oth-001", "text": hidden, "helpful": 0, "harmful": 0}]}}
-    (tmp_path / "b.json").write_text(json.dumps(book))
     config = tmp_path / "playbook.toml"
     config.write_text(f'db = "{db}"\n[playbook_settings.default]\nreview = "required"\n')
-    assert runner.invoke(app, ["import", str(tmp_path / "b.json")]).exit_code == 0
+    # An entry stored before texts were cleaned of invisible characters (or by an older version).
+    from core.models import Entry, Playbook
+    from core.sections import DEFAULT_SECTIONS
+    from core.store.playbooks import ensure_playbook, write_version
+
+    with open_db(db) as con:
+        ensure_playbook(con, "default", DEFAULT_SECTIONS)
+        old = Playbook(sections={"OTHERS": [Entry(name="oth-001", text=hidden)]})
+        write_version(con, "default", old, source="import")
     for args in (["show"], ["show", "--format", "markdown"], ["why", "oth-001"], ["review"]):
         done = runner.invoke(app, args)
         assert done.exit_code == 0, (args, done.output)
         for raw in ("\x1b", "\u202e", "\U000e0049"):
             assert raw not in done.output, (args, raw)
         assert "\\u202e\\U000e0049" in done.stdout, (args, done.stdout)
+    shown = runner.invoke(app, ["show"])
+    assert "Note: oth-001 holds invisible characters (U+001B ×1, U+202E ×1, U+E0049 ×1, U+E0067 ×1)" in shown.stderr
+    exported = runner.invoke(app, ["export", "--format", "markdown", "--version", "1"])
+    assert exported.exit_code == 0 and "Looks harmless.[8m" in exported.stdout
+    assert not any(c in exported.stdout for c in ("\x1b", "\u202e", "\U000e0049"))
+
+    book = {
+        "version": "1.0",
+        "sections": {"OTHERS": [{"name": "oth-\u200b009", "text": hidden, "helpful": 0, "harmful": 0}]},
+    }
+    (tmp_path / "b.json").write_text(json.dumps(book))
+    imported = runner.invoke(app, ["import", str(tmp_path / "b.json"), "--merge"])
+    assert imported.exit_code == 0, imported.output
+    assert "Note: removed invisible characters from oth-009: U+001B ×1, U+200B ×1, U+202E ×1" in imported.stderr
+    with open_db(db) as con:
+        texts = [r[0] for r in con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()]
+    assert "Looks harmless.[8m" in texts  # the merged copy, clean
 
 
 def test_an_answer_of_ten_thousand_operations_is_cut_where_it_is_parsed(tmp_path: Path) -> None:

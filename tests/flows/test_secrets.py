@@ -26,9 +26,9 @@ from flows.evolution import write_evolution_report
 from flows.providers import ProviderSpec
 from flows.runs import export_playbook, run_curation
 from tests.core.test_llm import message
-from tests.secret_kinds import KINDS, SPLIT
+from tests.secret_kinds import HELD_OUT, KINDS, SPLIT
 
-ALL = [*KINDS, SPLIT]
+ALL = [*KINDS, *HELD_OUT, SPLIT]
 
 
 def _windows(text: str, size: int = 400, overlap: int = 160) -> list[str]:
@@ -71,7 +71,7 @@ def record(i: int, kind: str, message: dict[str, Any]) -> str:
 def planted_session(path: Path) -> None:
     """Every kind once: in user prompts, tool results, tool inputs and assistant text; SPLIT in two blocks."""
     lines: list[str] = []
-    for i, p in enumerate(KINDS):
+    for i, p in enumerate([*KINDS, *HELD_OUT]):
         where = i % 3
         if where == 0:
             lines.append(record(len(lines), "user", {"role": "user", "content": f"Try this: {p.text}"}))
@@ -97,10 +97,37 @@ def test_every_kind_is_redacted_and_each_detector_agrees() -> None:
         assert n >= 1 and p.secret not in clean, p.kind
         assert redact(clean) == (clean, 0), p.kind  # idempotent: markers are never redacted again
         assert named_findings(clean) == [], p.kind
+    assert all_findings(*(redact(p.text)[0] for p in [*KINDS, *HELD_OUT])) == []  # every plugin: 0 survive
+    # The oracle is not blind: it finds these in the raw lines (17 of the 27, 6 of the 17 held out).
+    assert len([p for p in KINDS if all_findings(p.text)]) >= 17
+    assert len([p for p in HELD_OUT if all_findings(p.text)]) >= 6
     raw_found = [p.kind for p in KINDS if named_findings(p.text)]
     assert len(raw_found) >= 12, raw_found  # the scanner does see them in the raw lines
     parts, n = redact_parts(SPLIT.text.split("|"))
     assert n == 1 and SPLIT.secret[:14] not in "".join(parts) and SPLIT.secret[14:] not in "".join(parts)
+
+
+def all_findings(*texts: str) -> list[str]:
+    """What detect-secrets finds with every plugin it has, the entropy ones included, as a scan of a file does
+    (with each plugin's own limits and filters; `scan_line` reports every word's entropy instead)."""
+    import tempfile
+
+    from detect_secrets.core.scan import scan_file
+
+    with tempfile.TemporaryDirectory() as tmp, default_settings():
+        path = Path(tmp) / "lines.txt"
+        path.write_text("\n".join(texts) + "\n")
+        return [s.type for s in scan_file(str(path))]
+
+
+@pytest.mark.parametrize("planted", HELD_OUT, ids=[p.kind for p in HELD_OUT])
+def test_each_held_out_kind_is_redacted_and_no_scanner_plugin_finds_anything(planted: object) -> None:
+    p = planted
+    assert isinstance(p, tuple)
+    clean, n = redact(p.text)
+    assert n >= 1 and p.secret not in clean, (p.kind, clean)
+    assert redact(clean) == (clean, 0)
+    assert all_findings(clean) == [], (p.kind, clean, all_findings(clean))
 
 
 def test_a_run_masks_each_new_entry_text_once_and_never_skips_one() -> None:
@@ -248,3 +275,89 @@ def test_ingest_stores_what_the_redactor_makes_of_every_record(
     for seq, _, text in stored:
         got.setdefault(seq, []).append(text)
     assert list(got.values()) == [redact_parts(blocks)[0] for blocks in cut]
+
+
+def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Path) -> None:
+    """A model's answer quotes `"Authorization: Bearer $GITHUB_TOKEN"` and a real token inside JSON strings: it is
+    redacted value by value, so it still parses, the session is applied in one run, and a rerun reuses it."""
+    from tests.flows.test_triggers import write_session
+
+    write_session(tmp_path / "t" / "s.jsonl", "b1", __import__("datetime").datetime(2026, 5, 1), error=True)
+    settings = Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1, near_duplicates="off")
+    with open_db(settings.db) as con:
+        ingest(con, [tmp_path / "t"])
+    token = "ghp_" + "Zq7" * 12
+    calls: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        calls.append(body["system"][0]["text"][:40])
+        if "operations" in json.dumps(body.get("output_config", {})):
+            op = {
+                "type": "ADD",
+                "text": 'Send "Authorization: Bearer $GITHUB_TOKEN" from the environment, never a literal.',
+            }
+            text = json.dumps({"reasoning": f'it pasted "Authorization: Bearer {token}"', "operations": [op]})
+        else:
+            # A key cut short (no END line): redacted in the raw text, its marker would run to the end of the
+            # answer, quotes and braces included.
+            said = f'The agent sent "Authorization: Bearer {token}" and "Bearer $GITHUB_TOKEN"; it printed'
+            said += " -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7"
+            text = json.dumps({"analysis": said, "bullet_tags": []})
+        return httpx2.Response(200, json=message(text, input_tokens=10, output_tokens=5))
+
+    def factory(spec: ProviderSpec, settings: Settings, cap: CostCap) -> AnthropicProvider:
+        client = make_client(api_key="test-key", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+        return AnthropicProvider(client, cost_cap=cap)
+
+    model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
+    summary = run_curation(settings, "default", model, factory=factory)
+    assert summary.sessions_applied == 1 and summary.sessions_failed == 0 and len(calls) == 2
+    with open_db(settings.db) as con:
+        raws = [r[0] for r in con.execute("SELECT raw_text FROM llm_calls ORDER BY created_at").fetchall()]
+        texts = [r[0] for r in con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()]
+    assert all(json.loads(r) for r in raws) and not any(token in r for r in raws)
+    assert "[REDACTED:github_token]" in raws[0] and "Bearer $GITHUB_TOKEN" in raws[0]
+    assert "[REDACTED:private_key]" in raws[0] and "MIIE" not in raws[0]
+    assert texts == ['Send "Authorization: Bearer $GITHUB_TOKEN" from the environment, never a literal.']
+
+
+def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a key: a command carrying `sshpass -p`, `curl -u`, a webhook URL fails once and works the second
+    time, in two sessions; the rules learn from it, and neither the playbook nor an export holds the secret."""
+    from datetime import UTC, datetime, timedelta
+
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from tests.flows.test_screen import claude_session
+
+    chosen = [p for p in HELD_OUT if p.kind in ("sshpass", "curl_user", "slack_webhook", "env_db_pass")]
+    folder = tmp_path / "t"
+    for n in range(2):
+        turns: list[tuple[str, object]] = [("user", "deploy it")]
+        for i, p in enumerate(chosen):
+            for j, ok in enumerate((False, True)):
+                tid = f"s{n}-{i}-{j}"
+                use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": p.text}}
+                res = {
+                    "type": "tool_result",
+                    "tool_use_id": tid,
+                    "content": "ok" if ok else "Error: refused",
+                    "is_error": not ok,
+                }
+                turns += [("assistant", [use]), ("user", [res])]
+        claude_session(folder / f"s{n}.jsonl", f"s{n}", datetime(2026, 5, 1, tzinfo=UTC) + timedelta(days=n), turns)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
+    env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_NEAR_DUPLICATES": "off", "PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
+    done = CliRunner().invoke(
+        app, ["nightly", str(folder), "--llm", "heuristic", "--db", str(tmp_path / "p.duckdb")], env=env
+    )
+    assert done.exit_code == 0, done.output
+    shown = CliRunner().invoke(app, ["show", "--db", str(tmp_path / "p.duckdb")]).stdout
+    assert "[REDACTED:" in shown  # the rules did learn from those commands
+    exported = "".join(p.read_text() for p in (tmp_path / "out").glob("*.*") if p.is_file())
+    for p in chosen:
+        assert p.secret not in shown and p.secret not in exported, p.kind
+    assert all_findings(shown, exported) == []

@@ -256,3 +256,56 @@ def test_a_contributor_is_a_slug_everywhere(tmp_path: Path, bucket: object, monk
         config.write_text(f'db = "{team}"\n{key} = {value}\n')
         done = runner.invoke(app, ["sessions"])
         assert done.exit_code == 1 and done.stderr.startswith(f"Error: Invalid value for `{key}")
+
+
+def test_a_shared_playbook_exports_only_what_two_contributors_support(
+    tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's session adds a lesson, bob's adds another and alice's later session confirms bob's: in the team's
+    playbook only the lesson both support is exported; `forget --contributor alice` names the one that rested on
+    her alone and holds it."""
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    for who, sid, day in (("alice", "a1", 0), ("bob", "b1", 1), ("alice", "a2", 2)):
+        folder = tmp_path / who / ".claude" / "projects" / "-work-app"
+        write_session(folder / f"{sid}.jsonl", sid, start + __import__("datetime").timedelta(days=day), error=True)
+    push(tmp_path / "a.duckdb", tmp_path / "alice" / ".claude" / "projects", "alice")
+    push(tmp_path / "b.duckdb", tmp_path / "bob" / ".claude" / "projects", "bob")
+    team = tmp_path / "team.duckdb"
+    config = tmp_path / "playbook.toml"
+    config.write_text(
+        f'db = "{team}"\ntranscripts = ["{URL}"]\nmin_messages = 1\nepoch_size = 1\nnear_duplicates = "off"\n'
+        f'out_dir = "{tmp_path / "out"}"\n'
+    )
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    replay = tmp_path / "replay.jsonl"
+    answers = {
+        "a1": ({"analysis": "a", "bullet_tags": []}, [{"type": "ADD", "text": "Run make check before pushing."}]),
+        "b1": ({"analysis": "b", "bullet_tags": []}, [{"type": "ADD", "text": "Run tests with python -m pytest."}]),
+        "a2": ({"analysis": "c", "bullet_tags": [{"name": "oth-002", "tag": "helpful", "rationale": "it worked"}]}, []),
+    }
+    replay.write_text(
+        "".join(
+            json.dumps({"session_id": sid, "step": "reflector", "text": json.dumps(r)})
+            + "\n"
+            + json.dumps(
+                {"session_id": sid, "step": "curator", "text": json.dumps({"reasoning": "r", "operations": ops})}
+            )
+            + "\n"
+            for sid, (r, ops) in answers.items()
+        )
+    )
+    done = runner.invoke(app, ["nightly", "--llm", f"replay:{replay}"])
+    assert done.exit_code == 0, done.output
+    exported = (tmp_path / "out" / "default.md").read_text()
+    assert "python -m pytest" in exported and "make check" not in exported
+    assert "1 entry held by the screen" in exported
+    held = json.loads(runner.invoke(app, ["review", "--json"]).stdout)["held"]
+    assert [(h["name"], h["holds"][0]["rule"]) for h in held] == [("oth-001", "quorum")]
+    assert "supported by 1 contributor(s) (alice); 2 needed" in held[0]["holds"][0]["detail"]
+
+    gone = runner.invoke(app, ["forget", "--contributor", "alice", "--yes", "--json"])
+    assert gone.exit_code == 0, gone.output
+    assert json.loads(gone.stdout)["held"] == {"default": ["oth-001"]}
+    held = json.loads(runner.invoke(app, ["review", "--json"]).stdout)["held"]
+    assert [(h["name"], [x["rule"] for x in h["holds"]]) for h in held] == [("oth-001", ["withdrawn"])]
+    assert runner.invoke(app, ["export", "--format", "markdown"]).stdout.count("make check") == 0
