@@ -210,8 +210,14 @@ def without_unseen(playbook: Playbook) -> tuple[Playbook, dict[str, str]]:
         for entry in items:
             found = removed(entry.name + entry.text)
             if found:
-                changed[strip_unseen(entry.name)] = found
-                entry = entry.model_copy(update={"name": strip_unseen(entry.name), "text": strip_unseen(entry.text)})
+                name, text = strip_unseen(entry.name), strip_unseen(entry.text)
+                if not text.strip() or not name.strip():  # nothing a reader could see: not an entry
+                    changed[name or entry.name.encode("unicode_escape").decode()] = (
+                        f"{found}; nothing visible was left, dropped"
+                    )
+                    continue
+                changed[name] = found
+                entry = entry.model_copy(update={"name": name, "text": text})
             kept.append(entry)
         sections[section] = kept
     return (playbook.model_copy(update={"sections": sections}), changed) if changed else (playbook, {})

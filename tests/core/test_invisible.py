@@ -37,3 +37,20 @@ def test_visible_text_has_nothing_unseen_and_keeps_everything_else(text: str) ->
     assert UNSEEN.sub("", text) == "".join(c for c in text if not UNSEEN.fullmatch(c))
     if UNSEEN.search(text) is None:
         assert shown == text
+
+
+_HOSTILE = st.sampled_from(["\u202e", "\u2066", "\U000e0049", "\x85", "\x9b", "\x1b[31m", "\u200b", "\ufeff", "\u2028"])
+
+
+@given(st.lists(st.one_of(st.text(max_size=20), _HOSTILE), max_size=12).map("".join))
+def test_no_cleaned_entry_text_trigger_or_imported_id_holds_an_unseen_character(text: str) -> None:
+    from core.models import Entry, Playbook
+    from core.operations import clean_entry_text, clean_trigger, without_unseen
+
+    assert UNSEEN.search(clean_entry_text(text)) is None
+    trigger = clean_trigger(text)
+    assert trigger is None or UNSEEN.search(trigger) is None
+    imported, notes = without_unseen(Playbook(sections={"OTHERS": [Entry(name=f"oth-{text}", text=f"x{text}")]}))
+    for _, entry in imported.entries():
+        assert UNSEEN.search(entry.name) is None and UNSEEN.search(entry.text) is None and entry.text.strip()
+    assert imported.size() == 1 or any("dropped" in n for n in notes.values())
