@@ -32,8 +32,8 @@ lock: $(UV) ## Re-resolve uv.lock after changing dependencies in pyproject.toml
 	$(UV) lock --python $(PYTHON)
 
 lint: venv ## ruff (lint and format check)
-	$(VENV)/bin/ruff check core flows tests bench
-	$(VENV)/bin/ruff format --check -q core flows tests bench
+	$(VENV)/bin/ruff check core flows tests bench docs
+	$(VENV)/bin/ruff format --check -q core flows tests bench docs
 
 typecheck: venv ## mypy over core and flows
 	$(VENV)/bin/mypy

@@ -26,7 +26,8 @@ from core.models import ReflectorOutput
 from core.operations import apply_session
 from core.sections import DEFAULT_SECTIONS
 from core.store.db import open_db
-from core.store.playbooks import ensure_playbook, write_version
+from core.store.registry import ensure_playbook
+from core.store.versions import write_version
 
 
 def answer(n: int) -> str:

@@ -22,8 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
 from flows.config import Settings  # noqa: E402
+from flows.curation import run_curation  # noqa: E402
+from flows.ingest import ingest_with  # noqa: E402
 from flows.providers import resolve_provider  # noqa: E402
-from flows.runs import run_curation, run_ingest  # noqa: E402
 
 
 def main() -> None:
@@ -33,7 +34,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-cli-"))
     samples = ROOT / "data" / "samples"
     settings = Settings(db=work / "b.duckdb", out_dir=work / "out")
-    run_ingest(settings, [samples])
+    ingest_with(settings, [samples])
     run_curation(settings, "default", resolve_provider("heuristic", settings))
     playbook = str(Path(sys.executable).with_name("playbook"))
     db = ["--db", str(settings.db)]

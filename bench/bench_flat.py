@@ -33,10 +33,11 @@ from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.models import Entry, Playbook  # noqa: E402
 from core.sections import DEFAULT_SECTIONS  # noqa: E402
 from core.store.db import open_db  # noqa: E402
-from core.store.playbooks import ensure_playbook, write_version  # noqa: E402
+from core.store.registry import ensure_playbook  # noqa: E402
+from core.store.versions import write_version  # noqa: E402
 from flows.config import Settings  # noqa: E402
+from flows.curation import run_curation  # noqa: E402
 from flows.providers import resolve_provider  # noqa: E402
-from flows.runs import run_curation  # noqa: E402
 
 WARMUP = 16
 VOCABULARY = (

@@ -31,9 +31,11 @@ import flows.steps as steps  # noqa: E402
 from bench._table import Row, emit  # noqa: E402
 from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.render import estimate_tokens  # noqa: E402
+from core.selection import SessionFilter  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from flows._runtime import local_run  # noqa: E402
 from flows.config import Settings  # noqa: E402
+from flows.providers import resolve_provider  # noqa: E402
 
 SESSIONS_SQL = """
 INSERT INTO sessions (session_id, format, source_path, project, started_at, ended_at, n_messages, n_user_prompts,
@@ -128,9 +130,9 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int, warm_c
     stub = Stub(latency)
     settings = Settings(db=db, concurrency=concurrency, out_dir=work / "out", warm_cache=warm_cache)
     started = time.perf_counter()
-    report = curate_flow(
-        settings=settings, llm="heuristic", epoch_size=epoch_size, factory=lambda spec, settings, cap: stub
-    )
+    heuristic = resolve_provider("heuristic", settings)
+    chosen = SessionFilter(epoch_size=epoch_size)
+    report = curate_flow(settings, heuristic, "default", chosen, factory=lambda spec, settings, cap: stub)
     wall = time.perf_counter() - started
     assert report.sessions_applied == sessions, report
     model_phases = report.phase_seconds.get("reflect", 0) + report.phase_seconds.get("curate", 0)

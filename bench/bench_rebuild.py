@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
 from core.store.db import open_db  # noqa: E402
-from core.store.playbooks import _trusted_entry, ensure_playbook, load_version  # noqa: E402
+from core.store.registry import ensure_playbook  # noqa: E402
+from core.store.versions import _trusted_entry, load_version  # noqa: E402
 
 BUILD = """
 INSERT INTO versions (playbook, version, source, n_entries)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
 from flows.evolution import write_evolution_report  # noqa: E402
-from tests.flows.test_evolution import long_history  # noqa: E402
+from tests.helpers import long_history  # noqa: E402
 
 
 def main() -> None:

@@ -36,10 +36,12 @@ sys.path.insert(0, str(ROOT))
 from bench._table import Row, emit  # noqa: E402
 from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.store.db import open_db  # noqa: E402
-from core.store.playbooks import ensure_playbook  # noqa: E402
+from core.store.registry import ensure_playbook  # noqa: E402
 from flows.config import Settings  # noqa: E402
+from flows.curation import run_curation  # noqa: E402
+from flows.ingest import ingest_with  # noqa: E402
 from flows.providers import resolve_provider  # noqa: E402
-from flows.runs import push_transcripts, run_curation, run_ingest  # noqa: E402
+from flows.team import push_command  # noqa: E402
 
 SAMPLES = ROOT / "data" / "samples" / "claude-code"
 # A mix of real sizes: two short sessions for each long one (10 KB and 506 KB).
@@ -118,9 +120,9 @@ def night(
     started = time.perf_counter()
     for c in range(contributors):
         dev = Settings(db=work / f"dev{c}.duckdb", transcripts=[work / f"dev{c}"])
-        push_transcripts(dev, url, [work / f"dev{c}" / ".claude" / "projects"], f"dev{c}")
+        push_command(dev, url, [work / f"dev{c}" / ".claude" / "projects"], f"dev{c}")
     pushed = time.perf_counter()
-    run_ingest(team, [url], progress=lambda done, total: None)
+    ingest_with(team, [url], progress=lambda done, total: None)
     ingested = time.perf_counter()
     spec = resolve_provider("heuristic", team)
     summary = run_curation(team, "default", spec, factory=lambda spec, settings, cap: stub)

@@ -31,8 +31,8 @@ from core.llm.pricing import cost_usd  # noqa: E402
 from core.models import Entry, Playbook  # noqa: E402
 from core.operations import empty_playbook  # noqa: E402
 from core.prompts import load_template  # noqa: E402
-from core.reflector import describe_sections, playbook_text  # noqa: E402
 from core.render import estimate_tokens, render_session  # noqa: E402
+from core.request import describe_sections, playbook_text  # noqa: E402
 from core.sections import DEFAULT_SECTIONS  # noqa: E402
 from core.store.db import connect  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402

@@ -1,6 +1,7 @@
-"""playbook's functional core: contracts, sections, the operation engine, JSON extraction.
+"""playbook's functional core: values in, values out.
 
-I/O lives only in `core.store`, `core.llm` and `core.transcripts`; nothing here imports prefect.
+I/O lives only in `core.store` (DuckDB), `core.io` (files, locks, git, object storage), `core.llm` (model calls)
+and `core.transcripts` (reading transcript files); nothing here imports prefect, flows, typer or rich.
 """
 
 from __future__ import annotations

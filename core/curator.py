@@ -10,7 +10,7 @@ from core.jsonx import extract_json
 from core.llm.base import LLMRequest
 from core.models import MAX_OPERATIONS, CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.prompts import PromptTemplate
-from core.reflector import build_request, describe_sections, playbook_text
+from core.request import build_request, describe_sections, playbook_text
 from core.sections import SectionSet
 
 __all__ = ["curator_request", "describe_budget", "describe_neighbours", "parse_curator", "parse_reflection"]
@@ -32,12 +32,14 @@ def curator_request(
     budget_tokens: int | None = None,
     shown: str | None = None,
 ) -> LLMRequest:
-    """The curator call: reflector output + the same frozen playbook (CON-CUR-006: no transcript).
+    """The curator call: reflector output + the same frozen playbook (never the transcript: the curator works
+    from the diagnosis).
 
     `neighbours`: for findings of the reflection, the live entries closest to each, so the curator can
     UPDATE or MERGE them instead of adding the same lesson in new words. `note`: said after the budget (the
-    scope of a project playbook's session). `budget_tokens`: the request's token budget (seed 004). `shown`:
-    `playbook_text(playbook)` when the caller has it already (one rendering for an epoch's requests).
+    scope of a project playbook's session). `budget_tokens`: the request's token budget (over it, refused
+    before the call). `shown`: `playbook_text(playbook)` when the caller has it already (one rendering for an
+    epoch's requests).
 
     Raises:
         BudgetError: the request does not fit `budget_tokens`.
@@ -88,7 +90,7 @@ def describe_neighbours(neighbours: Sequence[tuple[str, Sequence[tuple[Entry, fl
 def parse_curator(text: str | None) -> CuratorOutput | None:
     """Curator output, or None when the text holds no JSON object.
 
-    A partial object is accepted with defaults (REQ-CUR-016); a non-list `operations` counts as none.
+    A partial object is accepted with defaults; a non-list `operations` counts as none.
     Each operation stays raw: the engine validates it and records why it skipped it. Only the first
     MAX_OPERATIONS are kept (the engine would consider no more); how many there were is `truncated_from`.
     """

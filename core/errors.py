@@ -24,6 +24,11 @@ Messages are one sentence naming the thing in backticks, plus the next step.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the summary is a value of the core; errors are imported by everything, so only for types
+    from core.runsummary import RunSummary
+
 __all__ = [
     "AuthError",
     "BudgetError",
@@ -90,7 +95,8 @@ class PromptError(TerminalError):
 
 
 class BudgetError(TerminalError):
-    """A request that cannot fit its step's token budget even compacted: refused before any call (seed 004)."""
+    """A request that cannot fit its step's token budget even compacted: refused before any call (fail
+    closed)."""
 
 
 class GitError(TerminalError):
@@ -102,11 +108,12 @@ class ConfigError(TerminalError):
 
 
 class RunFailedError(TerminalError):
-    """A run that ran but could process none of the sessions it attempted (the flow run is Failed too)."""
+    """A run that ran but could process none of the sessions it attempted (the flow run is Failed too); it
+    carries the runs' summaries, which the command still prints."""
 
-    def __init__(self, message: str, summaries: list[object] | None = None) -> None:
+    def __init__(self, message: str, summaries: list[RunSummary] | None = None) -> None:
         super().__init__(message)
-        self.summaries = summaries or []
+        self.summaries: list[RunSummary] = summaries or []
 
 
 class AuthError(ConfigError):

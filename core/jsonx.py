@@ -1,4 +1,4 @@
-"""Robust extraction of one JSON object from model text (REQ-CUR-016).
+"""Robust extraction of one JSON object from model text (fenced, bare, or among prose).
 
 Strategies, in order; the first that yields a JSON object wins:
 1. a ```json fenced block;

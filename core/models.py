@@ -2,7 +2,7 @@
 
 Playbooks, operations, the two LLM outputs and the apply report are serialised to files, to DuckDB JSON
 columns and to prompts. Each top-level payload carries `contract_version`; a payload with another
-version is refused rather than silently reinterpreted (seed 004_).
+version is refused rather than silently reinterpreted.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ CONTRACT_VERSION: Literal[1] = 1
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
 OpType = Literal["ADD", "UPDATE", "MERGE", "DELETE"]
 OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "MERGE", "DELETE")
-# At most the first 10 operations of one curator call are considered (CON-CUR-004); the rest are dropped where
-# the answer is parsed and noted once, as one outcome of this type.
+# At most the first 10 operations of one curator call are considered (a bound on what one answer can do); the
+# rest are dropped where the answer is parsed and noted once, as one outcome of this type.
 MAX_OPERATIONS = 10
 TRUNCATED_TYPE = "*"
 # A reflection gives each entry at most one verdict, and at most this many verdicts: an answer that tags one
@@ -231,7 +231,7 @@ class Guards(_Contract):
 
 
 class ApplyReport(_Contract):
-    """The structured form of the seeds' diagnostics (OBS-CUR-001..004 and the prune report)."""
+    """The structured form of the seeds' diagnostics (summary, skipped operations, evaluations, prune report)."""
 
     contract_version: Literal[1] = CONTRACT_VERSION
     proposed: int = 0
@@ -263,7 +263,7 @@ class ApplyReport(_Contract):
         return table
 
     def summary(self) -> str:
-        """The seeds' OBS-CUR-001 summary text."""
+        """The seeds' one-line summary of an apply."""
         c = self.counts()
         lines = ["Curator operations summary:"]
         for t in OP_TYPES:

@@ -1,13 +1,13 @@
 """The deterministic engine: apply curator operations, evaluations and pruning to a playbook.
 
-Semantics follow the seeds (000_ data contract, 001_ design, 002_ requirements) to the edge cases:
+The rules, to the edge cases:
 
-- at most the first 10 operations of a call are considered (CON-CUR-004); the rest are `truncated`;
-- operations apply in list order, each seeing the state the previous ones left (REQ-CUR-005);
-- an invalid operation is skipped with a reason, never raised (INV-CUR-002);
+- at most the first 10 operations of a call are considered; the rest are `truncated`;
+- operations apply in list order, each seeing the state the previous ones left;
+- an invalid operation is skipped with a reason, never raised;
 - the caller's playbook is never mutated: entries are immutable and a list is copied before it changes, so an
-  unexpected exception simply returns the caller's object unchanged (INV-CUR-001); an empty operation
-  list returns the very same object (SCN-CUR-014-04).
+  unexpected exception simply returns the caller's object unchanged; an empty operation
+  list returns the very same object.
 
 Functions here take values and return values; nothing is written anywhere.
 """
@@ -500,7 +500,7 @@ def _apply_one(
         missing: list[str] = []
         for sid in op.source_ids:
             if sid in state.where:
-                # A repeated id must not count its counters twice (INV-CUR-003 sums sources once).
+                # A repeated id must not count its counters twice (a merge sums each source once).
                 if sid not in valid:
                     valid.append(sid)
             else:
@@ -587,7 +587,7 @@ def apply_operations(
         playbook: the current playbook; never mutated.
         operations: raw operations as the model proposed them (validated here, one by one).
         sections: the playbook's section set.
-        limit: how many operations are considered (CON-CUR-004); None only for the seeds'
+        limit: how many operations are considered; None only for the seeds'
             legacy `new_key_points` path, which never had a limit.
         guards: when given, texts are cleaned (`clean_entry_text`) and bounded in length.
         near: when given, an ADD that a live entry already says is skipped (`near_duplicate`) and names it.
@@ -611,7 +611,7 @@ def apply_operations(
         for index, raw in enumerate(considered):
             report.outcomes.append(_apply_one(state, index, raw, guards, near, aliases))
         if limit is not None and total > limit:
-            # One outcome for everything past the limit (seed OBS-CUR-001's truncation note): an answer of 10,000
+            # One outcome for everything past the limit (the summary's truncation note): an answer of 10,000
             # operations costs what one of 11 does.
             report.truncated_from = total
             report.outcomes.append(

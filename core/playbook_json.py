@@ -4,8 +4,8 @@ The format is `{"contract_version", "version", "last_updated", "sections": {name
 "helpful", "harmful"}]}}`. `contract_version` (1) is written into every file; the seeds' loaders ignore it.
 A file without it is a legacy file (the seeds' own sections format, or the flat `{"key_points": [...]}`
 of older hook scripts) and goes through an explicit migration, logged; a file with a version this program
-does not know is refused, never reinterpreted (seed 004). Pure: text and dicts in, values out; reading and
-writing files is `core.store.files`.
+does not know is refused, never reinterpreted. Pure: text and dicts in, values out; reading and
+writing files is `core.io.files`.
 """
 
 from __future__ import annotations

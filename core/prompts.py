@@ -1,13 +1,13 @@
 """Prompt templates: a machine-readable manifest line, then a SYSTEM part and a USER part.
 
-The manifest is seed 004_'s capability manifest: `prompt_id`, `version`, `placeholders`, `output_schema`
+The manifest states what a template may do: `prompt_id`, `version`, `placeholders`, `output_schema`
 and the four capability fields `required_tools`, `allowed_tools`, `required_annotations`,
 `output_restrictions`. All of it is checked when the template loads, against the body and against the
 step's policy (its output schema, the values it can fill in, no tools, no annotations), so a template that
 does not hold fails before any model call (fail closed).
 
 A playbook may override a template by putting a file of the same name in its own prompt folder; otherwise
-the default in `core/templates/` is used (seed 003_). An override that cannot be read (permissions, not
+the default in `core/templates/` is used. An override that cannot be read (permissions, not
 UTF-8) is logged and the default is used; if even the default cannot be read, a built-in fallback prompt.
 """
 
@@ -19,23 +19,20 @@ import logging
 import string
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.errors import PromptError
-from core.models import OP_TYPES
+from core.schemas import OUTPUT_SCHEMAS
 
 __all__ = [
     "DEFAULT_PROMPTS_DIR",
     "FALLBACK_PROMPTS",
-    "OUTPUT_SCHEMAS",
     "RESTRICTIONS",
     "STEP_POLICIES",
     "PromptManifest",
     "PromptTemplate",
     "StepPolicy",
-    "bounded_schema",
     "load_template",
     "parse_template",
 ]
@@ -46,68 +43,9 @@ log = logging.getLogger("playbook")
 _SYSTEM = "=== SYSTEM ==="
 _USER = "=== USER ==="
 
-_TAG = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "tag": {"type": "string", "enum": ["helpful", "harmful", "neutral"]},
-        "rationale": {"type": "string"},
-    },
-    "required": ["name", "tag", "rationale"],
-    "additionalProperties": False,
-}
-_OPERATION = {
-    "type": "object",
-    "properties": {
-        "type": {"type": "string", "enum": list(OP_TYPES)},
-        "text": {"type": "string"},
-        "section": {"type": "string"},
-        "target_id": {"type": "string"},
-        "source_ids": {"type": "array", "items": {"type": "string"}},
-        "merged_text": {"type": "string"},
-        "reason": {"type": "string"},
-        "trigger": {"type": "string"},
-        "scope": {"type": "string", "enum": ["project", "global"]},
-    },
-    "required": ["type"],
-    "additionalProperties": False,
-}
-# JSON schemas for servers that support structured output; the text path validates the same shapes.
-OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "ReflectorOutput": {
-        "type": "object",
-        "properties": {"analysis": {"type": "string"}, "bullet_tags": {"type": "array", "items": _TAG}},
-        "required": ["analysis", "bullet_tags"],
-        "additionalProperties": False,
-    },
-    "CuratorOutput": {
-        "type": "object",
-        "properties": {"reasoning": {"type": "string"}, "operations": {"type": "array", "items": _OPERATION}},
-        "required": ["reasoning", "operations"],
-        "additionalProperties": False,
-    },
-    "ReflectionOutput": {
-        "type": "object",
-        "properties": {
-            "evaluations": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"name": {"type": "string"}, "rating": {"type": "string"}},
-                    "required": ["name", "rating"],
-                    "additionalProperties": False,
-                },
-            },
-            "operations": {"type": "array", "items": _OPERATION},
-        },
-        "required": ["evaluations", "operations"],
-        "additionalProperties": False,
-    },
-}
-
 
 class PromptManifest(BaseModel):
-    """The first line of a template (seed 004's prompt capability manifest)."""
+    """The first line of a template: what it fills in, what it answers, and what it may use."""
 
     model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent default
 
@@ -198,7 +136,8 @@ def _fields(text: str, source: Path) -> set[str]:
 
 
 def _check_policy(manifest: PromptManifest, source: Path, step: str | None) -> None:
-    """The manifest against the step's policy and the restriction vocabulary (seed 004: fail closed)."""
+    """The manifest against the step's policy and the restriction vocabulary (fail closed: a template that
+    does not hold is never sent)."""
     unknown = sorted(set(manifest.output_restrictions) - set(RESTRICTIONS))
     if unknown:
         raise PromptError(f"Prompt `{source}` has unknown output restriction(s) {unknown}; use {sorted(RESTRICTIONS)}.")
@@ -296,7 +235,7 @@ def load_template(name: str, *, override_dirs: Sequence[Path] = ()) -> PromptTem
     """Load `name` (e.g. `curator`) from the first override folder that has it, else the default.
 
     An override or default that exists but cannot be read is skipped with a logged warning; without any
-    readable file, the built-in fallback prompt of the step is used (seed 003). A readable template that
+    readable file, the built-in fallback prompt of the step is used. A readable template that
     does not hold is an error, never silently replaced.
 
     Raises:
@@ -327,8 +266,8 @@ def _manifest(step: str, placeholders: list[str], restrictions: list[str]) -> st
     )
 
 
-# Short prompts kept in code for an installation whose template files cannot be read (seed 003's
-# hard-coded fallback). The files in core/templates/ are the real prompts; these only keep a run possible.
+# Short prompts kept in code for an installation whose template files cannot be read (a hard-coded
+# fallback). The files in core/templates/ are the real prompts; these only keep a run possible.
 FALLBACK_PROMPTS: dict[str, str] = {
     "reflector": _manifest(
         "reflector", ["sections", "playbook", "transcript", "session_meta"], ["json_only", "untrusted_data"]
@@ -387,40 +326,3 @@ Return only JSON: {{"evaluations": [{{"name": "<id>", "rating": "helpful|harmful
 === USER ===
 {transcript}""",
 }
-
-
-# What a small model may write at most, so a grammar-constrained answer always ends (strings and lists).
-_BOUNDS = {"analysis": 2000, "reasoning": 1000, "rationale": 300, "text": 500, "merged_text": 500, "reason": 300}
-_MAX_ITEMS = {"bullet_tags": 10, "operations": 10, "evaluations": 10, "source_ids": 5}
-
-
-def bounded_schema(name: str, max_tokens: int | None = None) -> dict[str, Any]:
-    """`OUTPUT_SCHEMAS[name]` with string lengths and list sizes bounded (for grammar-enforcing servers).
-
-    With `max_tokens`, the bounds shrink so that a typical answer fits in it: a small model fills every
-    string to its bound, and an answer cut at the token limit is not JSON (seen with SmolLM2 at 300 tokens).
-    """
-    chars = max_tokens * 5 // 2 if max_tokens else None  # ~2.5 characters a token once JSON syntax is paid
-
-    def length(bound: int) -> int:
-        return max(40, min(bound, chars // 4)) if chars else bound
-
-    def items(bound: int) -> int:
-        return max(1, min(bound, chars // 400)) if chars else bound
-
-    def bound(node: Any, key: str | None = None) -> Any:
-        if isinstance(node, dict):
-            out = {
-                k: bound(v, k) if k != "properties" else {p: bound(v2, p) for p, v2 in v.items()}
-                for k, v in node.items()
-            }
-            if out.get("type") == "string" and "enum" not in out:
-                out["maxLength"] = length(_BOUNDS.get(key or "", 200))  # else ids, sections, names, triggers
-            if out.get("type") == "array":
-                out["maxItems"] = items(_MAX_ITEMS.get(key or "", 20))
-            return out
-        if isinstance(node, list):
-            return [bound(v) for v in node]
-        return node
-
-    return bound(OUTPUT_SCHEMAS[name])

@@ -1,4 +1,4 @@
-"""A session as prompt text within a token budget (seed 004_'s context contract).
+"""A session as prompt text within a token budget: what is always left out, and what compaction drops, in order.
 
 Rules that always apply (`filtered`, not compaction): injected system reminders, meta blocks, thinking,
 images and sidechain chatter are left out; tool output is cut to head and tail; secrets are redacted and

@@ -1,6 +1,6 @@
-"""Review before publishing: what changed between the last approved version and the newest one, and the
-playbook that undoes the changes a reviewer rejected. Counter-only changes are not shown: they do not change
-what an agent reads."""
+"""Review before publishing: what changed since the approved version, and undoing what a reviewer rejects.
+The changes are those between the last approved version and the newest one. Counter-only changes are not
+shown: they do not change what an agent reads."""
 
 from __future__ import annotations
 

@@ -10,7 +10,10 @@ from pydantic import BaseModel, Field
 from core.llm.base import LLMResponse
 from core.models import CONTRACT_VERSION, MAX_OPERATIONS, ApplyReport, skip_label
 
-__all__ = ["RunSummary"]
+__all__ = ["RunKind", "RunSummary"]
+
+# What a run row records as its kind.
+RunKind = Literal["curate", "nightly", "backfill", "consolidate"]
 
 
 class RunSummary(BaseModel):
@@ -18,7 +21,7 @@ class RunSummary(BaseModel):
 
     contract_version: Literal[1] = CONTRACT_VERSION
     run_id: str
-    kind: str
+    kind: RunKind
     playbook: str | None = None
     provider: str = ""
     status: Literal["running", "ok", "partial", "failed", "nothing-to-do"] = "running"

@@ -3,7 +3,7 @@
 A playbook has a fixed, ordered set of sections. Every entry id is `{slug}-NNN` where the slug belongs
 to the entry's section. Section names given by a model resolve case-insensitively after stripping;
 anything else falls back to the set's fallback section (OTHERS by default), so operations never
-create new section names (INV-CUR-004).
+create new section names.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from core.errors import PlaybookFileError
-from core.export import replace_block, to_markdown
+from core.markdown import replace_block, to_markdown
 from core.models import Playbook
 
 __all__ = ["OWNED_MARK", "TARGET_FILES", "ExportTarget", "TargetKind", "render_target"]

@@ -1,4 +1,4 @@
-"""Prefect settings for local runs (measured costs in DESIGN.md).
+"""Prefect settings for local runs (the costs are measured by bench/bench_cli.py and bench/bench_pipeline.py).
 
 The environment defaults (telemetry off, quiet logs) are set by `flows/__init__.py`, which runs before
 any module of the shell can import Prefect. Here: the ephemeral server's exit noise is silenced, and with

@@ -23,10 +23,10 @@ from pydantic_settings import (
 
 from core.budget import Budget
 from core.errors import ConfigError
+from core.io.keys import Contributor
+from core.io.objects import is_url
 from core.models import Guards
 from core.redact import Redactor
-from core.store.keys import Contributor
-from core.store.objects import is_url
 from core.targets import ExportTarget
 
 if TYPE_CHECKING:
@@ -79,10 +79,10 @@ class StepLimits(BaseModel):
     request_timeout_s: float
 
     @classmethod
-    def for_provider(cls, kind: str) -> StepLimits:
-        """Defaults by provider: hosted models (Anthropic, the Claude CLI) and OpenAI-compatible local servers,
-        where a small model on a CPU writes ~25 tokens/s and rambles to its limit."""
-        if kind == "openai":
+    def for_provider(cls, local: bool) -> StepLimits:
+        """Defaults by provider: hosted models (Anthropic, the Claude CLI), or an OpenAI-compatible local server
+        (`local`), where a small model on a CPU writes ~25 tokens/s and rambles to its limit."""
+        if local:
             return cls(max_input_tokens=6000, reflector_max_tokens=1024, curator_max_tokens=768, request_timeout_s=600)
         return cls(max_input_tokens=24_000, reflector_max_tokens=4096, curator_max_tokens=4096, request_timeout_s=120)
 
@@ -249,16 +249,15 @@ class Settings(BaseSettings):
         """Flags (init) > environment > playbook.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
 
-    def local_server(self, provider_kind: str) -> bool:
-        """True when the calls go to a server other than Anthropic's (an `openai` one, or `anthropic_base_url`
-        pointing elsewhere): priced from `prices` only, unknown models free."""
-        if provider_kind == "openai":
-            return True
-        return bool(self.anthropic_base_url) and "api.anthropic.com" not in str(self.anthropic_base_url)
+    def local_server(self, local: bool) -> bool:
+        """True when the calls go to a server other than Anthropic's (a `local` provider's, or
+        `anthropic_base_url` pointing elsewhere): priced from `prices` only, unknown models free."""
+        return local or (bool(self.anthropic_base_url) and "api.anthropic.com" not in str(self.anthropic_base_url))
 
-    def limits(self, provider_kind: str) -> StepLimits:
-        """The per-call limits for a provider: the settings where set, else the provider's defaults."""
-        base = StepLimits.for_provider(provider_kind)
+    def limits(self, local: bool) -> StepLimits:
+        """The per-call limits for a provider (`local`: an OpenAI-compatible server): the settings where set,
+        else the provider's defaults."""
+        base = StepLimits.for_provider(local)
         return StepLimits(
             max_input_tokens=self.max_input_tokens or base.max_input_tokens,
             reflector_max_tokens=self.reflector_max_tokens or base.reflector_max_tokens,

@@ -2,21 +2,50 @@
 
 from __future__ import annotations
 
+import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
+from prefect import flow
 from prefect.schedules import Cron
 
+from core.errors import ConfigError
+from core.io.objects import is_url
+from core.runsummary import RunSummary
+from core.selection import SessionFilter
+from flows.config import load_settings
 from flows.pipeline import backfill_flow, nightly_flow
+from flows.providers import resolve_provider
 
-__all__ = ["PREFECT_YAML", "deployments", "serve_all"]
+__all__ = ["FLOWS", "PREFECT_YAML", "backfill", "deployments", "nightly", "serve_all"]
+
+
+# A deployment's parameters are strings: these adapters resolve them at the edge, as the CLI does, and hand the
+# flows typed values.
+@flow(name="nightly", log_prints=True)
+def nightly(llm: str = "anthropic", transcripts: list[str] | None = None) -> list[RunSummary]:
+    """The nightly deployment: the settings of this machine, `llm` resolved here; `transcripts` (folders or
+    object-storage URLs) instead of the configured ones."""
+    settings = load_settings()
+    sources: list[Path | str] = [t if is_url(t) else Path(t) for t in transcripts or []]
+    return nightly_flow.fn(settings, resolve_provider(llm, settings), sources or None)
+
+
+@flow(name="backfill", log_prints=True)
+def backfill(since: datetime, until: datetime, llm: str = "batch", epoch_size: int = 50) -> RunSummary:
+    """The backfill deployment: one date range of the configured playbook, through batches by default."""
+    settings = load_settings()
+    chosen = SessionFilter(since=since, until=until, epoch_size=epoch_size)
+    return backfill_flow.fn(settings, resolve_provider(llm, settings), settings.playbook, chosen)
+
 
 # Package data beside this module, so an installed wheel serves the same deployments as a checkout.
 PREFECT_YAML = Path(__file__).resolve().parent / "prefect.yaml"
 FLOWS: dict[str, Any] = {
-    "flows/pipeline.py:nightly_flow": nightly_flow,
-    "flows/pipeline.py:backfill_flow": backfill_flow,
+    "flows/deployments.py:nightly": nightly,
+    "flows/deployments.py:backfill": backfill,
 }
 
 
@@ -42,7 +71,15 @@ def serve_all() -> None:
 
     Schedules stay active when it stops (`pause_on_shutdown=False`): a restart of the serving process
     must not silently stop the nightly runs.
+
+    Raises:
+        ConfigError: PREFECT_API_URL is not set (schedules need a running server).
     """
+    if not os.environ.get("PREFECT_API_URL"):
+        raise ConfigError(
+            "Schedules need a running Prefect server; start one with `prefect server start` and set"
+            " PREFECT_API_URL=http://127.0.0.1:4200/api."
+        )
     from prefect import serve
 
     serve(*deployments(), pause_on_shutdown=False)

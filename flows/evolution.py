@@ -10,7 +10,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -21,10 +20,11 @@ from matplotlib.figure import Figure
 from pydantic import BaseModel
 
 from core.budget import Budget
+from core.io.files import write_atomic
 from core.redact import Redactor
-from core.store.analytics import EvolutionData, evolution_data
+from core.store.analytics import ContributorShare, EvolutionData, evolution_data
 from core.store.db import open_db
-from core.store.files import write_atomic
+from core.store.published import StaleEntry, TriggerRecurrence
 
 __all__ = ["CHARTS", "EvolutionReport", "write_evolution_report"]
 
@@ -265,18 +265,18 @@ class EvolutionReport(BaseModel):
     versions: int
 
 
-def _stale_table(rows: list[dict[str, Any]], clean: Callable[[str], str]) -> str:
+def _stale_table(rows: list[StaleEntry], clean: Callable[[str], str]) -> str:
     if not rows:
         return "<p class='muted'>None.</p>"
     body = "".join(
-        f"<tr><td><code>{html.escape(r['name'])}</code></td><td>{html.escape(clean(r['text']))}</td>"
-        f"<td>{html.escape(str(r['last_confirmed'] or 'never'))[:10]}</td></tr>"
+        f"<tr><td><code>{html.escape(r.name)}</code></td><td>{html.escape(clean(r.text))}</td>"
+        f"<td>{html.escape(str(r.last_confirmed or 'never'))[:10]}</td></tr>"
         for r in rows
     )
     return f"<table><tr><th>id</th><th>text</th><th>last confirmed</th></tr>{body}</table>"
 
 
-def _recurrence_table(rows: list[dict[str, Any]], clean: Callable[[str], str]) -> str:
+def _recurrence_table(rows: list[TriggerRecurrence], clean: Callable[[str], str]) -> str:
     if not rows:
         return "<p class='muted'>No live entry has a trigger.</p>"
 
@@ -284,22 +284,22 @@ def _recurrence_table(rows: list[dict[str, Any]], clean: Callable[[str], str]) -
         return f"{seen} of {of}" + (f" ({seen / of:.0%})" if of else "")
 
     body = "".join(
-        f"<tr><td><code>{html.escape(r['entry_id'])}</code></td><td><code>{html.escape(clean(r['triggers']))}</code>"
-        f"</td><td>{share(r['seen_before'], r['sessions_before'])}</td><td>"
-        + (share(r["seen_after"], r["sessions_after"]) if r["first_exported_at"] else "not exported yet")
+        f"<tr><td><code>{html.escape(r.entry_id)}</code></td><td><code>{html.escape(clean(r.triggers))}</code>"
+        f"</td><td>{share(r.seen_before, r.sessions_before)}</td><td>"
+        + (share(r.seen_after, r.sessions_after) if r.first_exported_at else "not exported yet")
         + "</td></tr>"
         for r in rows
     )
     return f"<table><tr><th>id</th><th>trigger</th><th>sessions with it, before</th><th>after</th></tr>{body}</table>"
 
 
-def _contributors_table(rows: list[dict[str, Any]]) -> str:
+def _contributors_table(rows: list[ContributorShare]) -> str:
     if not rows:
         return "<p class='muted'>No session has a contributor (transcripts read from this machine only).</p>"
     body = "".join(
-        f"<tr><td><code>{html.escape(str(r['contributor']))}</code>"
-        + (" <span class='muted'>(removed on request)</span>" if r["removed"] else "")
-        + f"</td><td>{r['sessions']}</td><td>{r['operations']}</td></tr>"
+        f"<tr><td><code>{html.escape(r.contributor)}</code>"
+        + (" <span class='muted'>(removed on request)</span>" if r.removed else "")
+        + f"</td><td>{r.sessions}</td><td>{r.operations}</td></tr>"
         for r in rows
     )
     return f"<table><tr><th>contributor</th><th>sessions</th><th>operations applied</th></tr>{body}</table>"

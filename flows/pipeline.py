@@ -1,14 +1,13 @@
 """Prefect flows and tasks: ingest, curate, nightly and backfill. Only orchestration lives here.
 
-The run loop is `flows.runs`; the steps are `flows.steps`. Tasks are per epoch (reflect, curate, apply),
-never per session: a task costs ~10 ms and a subflow ~1 s here. Retries: the SDK retries HTTP; a Prefect
-task retries only on TransientError. Flows take the settings as a typed value when the CLI has built
-them, and build them once from the environment when a deployment runs them.
+The run loop is `flows.curation`, the nightly job `flows.nightly`, the steps `flows.steps`. Tasks are per epoch
+(reflect, curate, apply), never per session: a task costs ~10 ms and a subflow ~1 s here. Retries: the SDK
+retries HTTP; a Prefect task retries only on TransientError. Flows take the settings and the provider as typed
+values when the CLI has resolved them; a deployment's strings go through `flows.deployments`.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,17 @@ from prefect.states import State
 
 from core.errors import RunFailedError, TransientError
 from core.models import CuratorOutput, ReflectorOutput
-from core.runsummary import RunSummary
-from core.store.db import back_up
+from core.runsummary import RunKind, RunSummary
+from core.selection import SessionFilter
 from core.store.ingest import IngestSummary
-from core.store.lock import run_lock
 from core.transcripts import Format
 from flows.config import Settings, load_settings
-from flows.evolution import write_evolution_report
-from flows.providers import ProviderFactory, ProviderSpec, make_provider, resolve_provider
-from flows.runs import (
-    export_playbook,
-    needs_consolidation,
-    pending_review,
-    publish_targets,
-    run_consolidation,
-    run_curation,
-    run_ingest,
-)
+from flows.context import Database
+from flows.curation import run_curation
+from flows.exports import ExportRules, export_files
+from flows.ingest import ingest_with
+from flows.nightly import NightlyResult, run_nightly
+from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.steps import (
     Epoch,
     RunContext,
@@ -70,8 +63,8 @@ def transient_only(task: Task[Any, Any], task_run: TaskRun, state: State[Any]) -
     retry_condition_fn=transient_only,
 )
 def ingest_task(settings: Settings, paths: list[Path | str], fmt: Format | None = None) -> IngestSummary:
-    """Ingest transcript folders into the database."""
-    return run_ingest(settings, paths, fmt)
+    """Ingest transcript folders (and teams' buckets) into the database."""
+    return ingest_with(settings, paths, fmt)
 
 
 @task(name="reflect-epoch", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=5, retry_condition_fn=transient_only)
@@ -124,7 +117,7 @@ def ingest_flow(
 ) -> IngestSummary:
     """Ingest the given (or configured) transcript folders."""
     settings = settings or load_settings()
-    with run_lock(settings.db, "playbook ingest", wait=settings.busy_wait_s):
+    with Database.of(settings).lock("playbook ingest", patient=True):
         return ingest_task(settings, paths or settings.transcripts, fmt)
 
 
@@ -135,146 +128,89 @@ def _fail_if_nothing_worked(summaries: list[RunSummary]) -> None:
         first = next(iter(failed[0].failures.values()), "no reason recorded")
         attempted = sum(s.sessions_failed for s in failed)
         raise RunFailedError(
-            f"Every session this run attempted failed ({attempted}); the first reason: {first}",
-            list(summaries),
+            f"Every session this run attempted failed ({attempted}); the first reason: {first}", list(summaries)
         )
 
 
-def _curate_and_export(
-    settings: Settings, name: str, provider: ProviderSpec, factory: ProviderFactory | None, kind: str, **filters: Any
+@flow(name="curate", log_prints=True)
+def curate_flow(
+    settings: Settings,
+    provider: ProviderSpec,
+    playbook: str,
+    chosen: SessionFilter | None = None,
+    kind: RunKind = "curate",
+    factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> RunSummary:
-    """One playbook's run through the Prefect tasks, under the run lock, then its exports and artifacts."""
-    with run_lock(settings.db, f"playbook {kind}", wait=settings.busy_wait_s):
+    """Curate one playbook from the sessions it has not seen yet (under the run lock), then export it."""
+    db = Database.of(settings)
+    with db.lock(f"playbook {kind}", patient=True):
         summary = run_curation(
-            settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind=kind, **filters
+            settings, playbook, provider, steps=task_steps(), factory=factory or make_provider, kind=kind, chosen=chosen
         )
-        export_playbook(settings, name)
+        export_files(db, ExportRules.of(settings, playbook), settings.out_dir)
     _artifacts(summary)
     _fail_if_nothing_worked([summary])
     return summary
 
 
-@flow(name="curate", log_prints=True)
-def curate_flow(
-    settings: Settings | None = None,
-    llm: str | ProviderSpec | None = None,
-    playbook: str | None = None,
-    epoch_size: int | None = None,
-    limit: int | None = None,
-    project: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    factory: ProviderFactory | None = None,
-) -> RunSummary:
-    """Curate one playbook from the sessions it has not seen yet, then export it."""
-    settings = settings or load_settings()
-    provider = resolve_provider(llm or settings.llm, settings)
-    return _curate_and_export(
-        settings,
-        playbook or settings.playbook,
-        provider,
-        factory,
-        "curate",
-        project=project,
-        since=since,
-        until=until,
-        limit=limit,
-        epoch_size=epoch_size,
-    )
-
-
 @flow(name="nightly", log_prints=True)
 def nightly_flow(
-    settings: Settings | None = None,
-    llm: str | ProviderSpec | None = None,
+    settings: Settings,
+    provider: ProviderSpec,
     transcripts: list[Path | str] | None = None,
     playbooks: list[str] | None = None,
-    factory: ProviderFactory | None = None,
+    factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> list[RunSummary]:
-    """Ingest, then curate every configured playbook, then write its exports and evolution report."""
-    settings = settings or load_settings()
-    provider = resolve_provider(llm or settings.llm, settings)  # fails fast, before any work
-    summaries = []
-    with run_lock(settings.db, "playbook nightly", wait=settings.busy_wait_s):
-        back_up(settings.db, settings.backups)  # before anything writes: a copy to go back to
-        ingest_task(settings, transcripts or settings.transcripts)
-        for name in playbooks or settings.playbooks:
-            summary = run_curation(
-                settings, name, provider, steps=task_steps(), factory=factory or make_provider, kind="nightly"
-            )
-            why = needs_consolidation(settings, summary, provider)
-            if why is not None:
-                merged, _ = run_consolidation(settings, name, provider=provider, factory=factory or make_provider)
-                summary.notices.append(
-                    f"Consolidated because {why}: {merged.ops.get('MERGE', {}).get('applied', 0)} cluster(s) merged,"
-                    f" {merged.entries_before} -> {merged.entries_after} entries."
-                )
-                summary.notices.extend(merged.notices)
-                summary.entries_after = merged.entries_after
-            exported = export_playbook(settings, name)
-            page = write_evolution_report(
-                settings.db,
-                name,
-                settings.out_dir / "report" / name,
-                settings.redactor(),
-                wait=settings.busy_wait_s,
-                budget=settings.budget(name),
-                stale_after_days=settings.stale_after_days,
-            ).index
-            summaries.append(summary)
-            pending = pending_review(settings, name)
-            waiting = (
-                f"\n\n## {len(pending)} change(s) await review (exports keep the approved version)\n\n"
-                + "\n".join(f"- {c.number}. {c.kind} `{c.name}`: {c.after or c.before}" for c in pending)
-                + f"\n\nReview them with `playbook review -p {name}` (or `--approve-all`, `--reject N,...`).\n"
-                if pending
-                else ""
-            )
-            if pending:
-                summary.notices.append(f"{len(pending)} change(s) await `playbook review -p {name}`.")
-            _artifacts(
-                summary,
-                "\nExported: "
-                + ", ".join(f"`{p}`" for p in exported)
-                + f"\n\nEvolution report: `{page.resolve()}` (open it in a browser)\n"
-                + waiting,
-            )
-        published = publish_targets(settings, playbooks or settings.playbooks)
-    for result in published:
-        owner = next((x for x in summaries if x.playbook == result.playbook), None)
-        if owner is not None and result.status == "refused":
-            owner.notices.append(f"Export target refused: {result.message}")
-    if published:
+    """Ingest, then curate every configured playbook, then write its exports and evolution report, and publish."""
+    with Database.of(settings).lock("playbook nightly", patient=True):
+        result = run_nightly(
+            settings,
+            provider,
+            transcripts or settings.transcripts,
+            ingest=ingest_task,
+            steps=task_steps(),
+            factory=factory or make_provider,
+            playbooks=playbooks,
+        )
+    _nightly_artifacts(result)
+    _fail_if_nothing_worked(result.summaries)
+    return result.summaries
+
+
+def _nightly_artifacts(result: NightlyResult) -> None:
+    for done in result.playbooks:
+        pending = done.pending
+        waiting = (
+            f"\n\n## {len(pending)} change(s) await review (exports keep the approved version)\n\n"
+            + "\n".join(f"- {c.number}. {c.kind} `{c.name}`: {c.after or c.before}" for c in pending)
+            + f"\n\nReview them with `playbook review -p {done.summary.playbook}` (or `--approve-all`,"
+            " `--reject N,...`).\n"
+            if pending
+            else ""
+        )
+        _artifacts(
+            done.summary,
+            "\nExported: "
+            + ", ".join(f"`{p}`" for p in done.exported)
+            + f"\n\nEvolution report: `{done.report.resolve()}` (open it in a browser)\n"
+            + waiting,
+        )
+    if result.published:
         create_markdown_artifact(
             key="published-targets",
             markdown="| playbook | file | result |\n|---|---|---|\n"
-            + "\n".join(f"| {r.playbook} | `{r.path}` | {r.status} {r.message} |" for r in published),
+            + "\n".join(f"| {r.playbook} | `{r.path}` | {r.status} {r.message} |" for r in result.published),
             description="Export targets written by this nightly run",
         )
-    _fail_if_nothing_worked(summaries)
-    return summaries
 
 
 @flow(name="backfill", log_prints=True)
 def backfill_flow(
-    since: datetime,
-    until: datetime,
-    settings: Settings | None = None,
-    llm: str | ProviderSpec = "batch",
-    playbook: str | None = None,
-    epoch_size: int = 50,
-    factory: ProviderFactory | None = None,
+    settings: Settings,
+    provider: ProviderSpec,
+    playbook: str,
+    chosen: SessionFilter,
+    factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> RunSummary:
     """Curate historical sessions in a date range, through the Message Batches API by default."""
-    settings = settings or load_settings()
-    provider = resolve_provider(llm, settings)
-    return _curate_and_export(
-        settings,
-        playbook or settings.playbook,
-        provider,
-        factory,
-        "backfill",
-        since=since,
-        until=until,
-        epoch_size=epoch_size,
-    )
+    return curate_flow.fn(settings, provider, playbook, chosen, kind="backfill", factory=factory)

@@ -1,10 +1,12 @@
-"""`--llm anthropic|batch|heuristic|replay:FILE|auto`, parsed once into a `ProviderSpec`, and the providers
-built from it for each step of a run."""
+"""`--llm NAME` parsed once into a `ProviderSpec`, and the providers built from it for a run.
+
+NAME is anthropic, batch, openai, claude-cli, heuristic, replay:FILE or auto."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -16,7 +18,7 @@ from core.llm import CostCap, HeuristicProvider, Provider, ReplayProvider
 from core.llm.heuristic import NOTICE
 from flows.config import Settings
 
-__all__ = ["ProviderFactory", "ProviderKind", "ProviderSpec", "make_provider", "resolve_provider"]
+__all__ = ["ProviderFactory", "ProviderHandle", "ProviderKind", "ProviderSpec", "make_provider", "resolve_provider"]
 
 ProviderKind = Literal["anthropic", "batch", "heuristic", "replay", "openai", "claude-cli"]
 
@@ -38,9 +40,46 @@ class ProviderSpec(BaseModel):
         """How runs and summaries name it: `anthropic`, `replay:FILE`, ..."""
         return f"replay:{self.replay_path}" if self.kind == "replay" else self.kind
 
+    @property
+    def calls_a_model(self) -> bool:
+        """False for the rules (`heuristic`): no model reads anything, nothing is paid, nothing is judged."""
+        return self.kind != "heuristic"
 
-# Builds the provider for one step; the cost cap starts from what the run has spent so far.
+    @property
+    def local(self) -> bool:
+        """True for an OpenAI-compatible server (llama.cpp, vLLM, ...): small models, smaller per-call limits."""
+        return self.kind == "openai"
+
+    @property
+    def batched(self) -> bool:
+        """True for the Message Batches API (half the price, answers within a day)."""
+        return self.kind == "batch"
+
+
+# Builds the provider a run uses (once per run); the cost cap counts what the run spends.
 ProviderFactory = Callable[[ProviderSpec, Settings, CostCap], Provider]
+
+
+class ProviderHandle:
+    """A run's one provider (and its one SDK client), built on first use: a run with nothing to do never loads
+    the SDK. Thread-safe; shared by reference by every step, through Prefect tasks too."""
+
+    def __init__(self, build: Callable[[], Provider]) -> None:
+        self._build = build
+        self._provider: Provider | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, spec: ProviderSpec, settings: Settings, factory: ProviderFactory) -> ProviderHandle:
+        """The handle of `spec`'s provider, with a cost cap of `cost_cap_usd` for the run."""
+        return cls(lambda: factory(spec, settings, CostCap(settings.cost_cap_usd)))
+
+    def get(self) -> Provider:
+        """The provider, built the first time."""
+        with self._lock:
+            if self._provider is None:
+                self._provider = self._build()
+            return self._provider
 
 
 def _key(settings: Settings) -> str | None:
@@ -130,7 +169,7 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
         return OpenAICompatProvider(
             settings.openai_base_url,
             api_key=key,
-            timeout=settings.limits(spec.kind).request_timeout_s,
+            timeout=settings.limits(spec.local).request_timeout_s,
             cost_cap=cap,
             prices=settings.prices,
         )
@@ -141,7 +180,7 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
     client = make_client(
         api_key=_key(settings),
         base_url=settings.anthropic_base_url,
-        timeout=settings.limits(spec.kind).request_timeout_s,
+        timeout=settings.limits(spec.local).request_timeout_s,
         max_retries=settings.max_retries,
         retry_after_cap=settings.retry_after_cap_s,
     )
@@ -151,6 +190,6 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
         client,
         cost_cap=cap,
         prices=settings.prices,
-        local=settings.local_server(spec.kind),
-        deadline_s=settings.limits(spec.kind).request_timeout_s,
+        local=settings.local_server(spec.local),
+        deadline_s=settings.limits(spec.local).request_timeout_s,
     )

@@ -1,6 +1,6 @@
 """The steps of a curation run as plain functions: select, reflect, curate, apply.
 
-Prefect tasks in `flows.pipeline` are thin wrappers around these, and `flows.runs` sequences either
+Prefect tasks in `flows.pipeline` are thin wrappers around these, and `flows.curation` sequences either
 kind, so the logic is read and tested without Prefect. Each step receives a `RunContext` and an epoch,
 opens DuckDB itself, and closes it (tasks receive paths and models, never connections).
 """
@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import duckdb
@@ -25,42 +24,26 @@ from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.llm.embed import near_finder, neighbour_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
 from core.llm.heuristic import raw_findings
-from core.llm.pricing import CostCap
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import Redactor, mask_playbook, redact_answer
-from core.reflector import parse_reflector, playbook_text, reflector_request
-from core.scope import GLOBAL_PREFIX, combine, in_scope, scope_note, split_output
+from core.reflector import parse_reflector, reflector_request
+from core.request import playbook_text
+from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
 from core.sections import SectionSet
-from core.selection import too_short
+from core.selection import SessionFilter, choose
 from core.store.consolidation import merge_history
-from core.store.db import open_db, transaction
+from core.store.db import transaction
 from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
-from core.store.playbooks import (
-    Tip,
-    current_version,
-    ensure_playbook,
-    load_version,
-    mark_session,
-    record_failure,
-    sections_of,
-    tip_of,
-    write_version,
-)
-from core.store.runs import close_epoch, open_epochs, plan_epoch, run_spend
-from core.store.sessions import (
-    applied_among,
-    load_messages,
-    pending_sessions,
-    previous_apply,
-    record_redactions,
-    session_label,
-    sessions_with_errors,
-)
-from flows.config import Settings
-from flows.providers import ProviderFactory, ProviderSpec, make_provider
+from core.store.ledger import applied_among, mark_session, pending_sessions, previous_apply, record_failure
+from core.store.registry import ensure_playbook, sections_of
+from core.store.runs import close_epoch, open_epochs, plan_epoch
+from core.store.sessions import load_messages, record_redactions, session_label, sessions_with_errors
+from core.store.versions import Tip, current_version, load_version, tip_of, write_version
+from flows.context import Database, RunConfig
+from flows.providers import ProviderHandle, ProviderSpec
 
 __all__ = [
     "Epoch",
@@ -69,6 +52,7 @@ __all__ = [
     "SessionApply",
     "StepResult",
     "Steps",
+    "answer_requests",
     "apply_epoch_sessions",
     "ask_once",
     "curate_sessions",
@@ -78,6 +62,7 @@ __all__ = [
     "select_sessions",
     "template_for",
     "timed",
+    "warms_cache",
 ]
 
 OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
@@ -118,19 +103,34 @@ class RunMemo:
 
 
 class RunContext(BaseModel):
-    """What every step of one run needs: the settings, the playbook, the provider and the run id."""
+    """What every step of one run needs, resolved once when the run starts: the database, the run's
+    configuration, the provider's spec and the handle that builds its one instance, and the run id."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
-    settings: Settings
-    playbook: str
-    provider: ProviderSpec
+    db: Database
+    config: RunConfig
+    spec: ProviderSpec
+    handle: ProviderHandle
     run_id: str
-    redactor: Redactor = Redactor()
-    factory: ProviderFactory = make_provider
     # Shared by every step of the run (a reference, also through Prefect tasks): deadline and breaker.
     guard: CallGuard = Field(default_factory=CallGuard)
     memo: RunMemo = Field(default_factory=RunMemo)
+
+    @property
+    def provider(self) -> Provider:
+        """The run's provider, the one instance every call goes through (built on first use)."""
+        return self.handle.get()
+
+    @property
+    def playbook(self) -> str:
+        """The playbook the run curates."""
+        return self.config.playbook
+
+    @property
+    def redactor(self) -> Redactor:
+        """The redactor every text passes before a model, an entry or a store sees it."""
+        return self.config.redactor
 
 
 class Epoch(BaseModel):
@@ -189,17 +189,9 @@ class Steps(NamedTuple):
     apply: Apply
 
 
-def select_sessions(
-    ctx: RunContext,
-    *,
-    project: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    limit: int | None = None,
-) -> Selection:
+def select_sessions(ctx: RunContext, chosen: SessionFilter | None = None) -> Selection:
     """Sessions to curate (within the playbook's scope); too-short ones are marked skipped with their reason."""
-    scope = ctx.settings.session_scope(ctx.playbook)
-    with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
+    with ctx.db.open() as con:
         ensure_playbook(con, ctx.playbook)
         resumed: list[Epoch] = []
         in_open: set[str] = set()
@@ -211,44 +203,21 @@ def select_sessions(
                 resumed.append(Epoch(epoch_no=epoch_no, base_version=base, session_ids=remaining))
             else:
                 close_epoch(con, ctx.playbook, epoch_no)
-        pending: list[str] = []
-        skipped: dict[str, str] = {}
-        for row in pending_sessions(
-            con,
-            ctx.playbook,
-            project=project,
-            since=since,
-            until=until,
-            limit=limit,
-            idle_minutes=ctx.settings.idle_minutes,
-        ):
-            if row["session_id"] in in_open:
-                continue
-            if scope is not None and in_scope(scope[0], row["project"], row["cwd"]) != scope[1]:
-                continue  # another playbook's session (project vs global)
-            reason = too_short(row["n_messages"], row["n_user_prompts"], ctx.settings.min_messages) or excluded(
-                ctx.settings, row["project"], row["cwd"], row["contributor"]
-            )
-            if reason is not None:
-                mark_session(con, ctx.playbook, row["session_id"], "skipped", reason)
-                skipped[row["session_id"]] = reason
-                continue
-            pending.append(row["session_id"])
-    return Selection(pending, skipped, resumed)
-
-
-def excluded(settings: Settings, project: str | None, cwd: str | None, contributor: str | None) -> str | None:
-    """Why consent keeps a session from any model (`exclude_contributors`, `exclude_projects`), or None."""
-    if contributor and contributor in settings.exclude_contributors:
-        return "excluded: its contributor is in exclude_contributors"
-    if settings.exclude_projects and in_scope(settings.exclude_projects, project, cwd):
-        return "excluded: its project matches exclude_projects"
-    return None
+        taken, skipped = choose(
+            pending_sessions(con, ctx.playbook, chosen, idle_minutes=ctx.config.idle_minutes),
+            scope=ctx.config.scope,
+            min_messages=ctx.config.min_messages,
+            consent=ctx.config.consent,
+            left_out=in_open,
+        )
+        for session_id, reason in skipped.items():
+            mark_session(con, ctx.playbook, session_id, "skipped", reason)
+    return Selection([s.session_id for s in taken], skipped, resumed)
 
 
 def next_epoch(ctx: RunContext, session_ids: list[str]) -> Epoch:
     """Record the next epoch, frozen at the playbook's current version."""
-    with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
+    with ctx.db.open() as con:
         base = current_version(con, ctx.playbook)
         number = plan_epoch(con, ctx.playbook, base, session_ids, ctx.run_id)
     return Epoch(epoch_no=number, base_version=base, session_ids=session_ids)
@@ -267,7 +236,7 @@ def warms_cache(provider: Provider, mode: str, waiting: int, concurrency: int) -
     return mode == "always" or waiting > concurrency
 
 
-def _answer(
+def answer_requests(
     provider: Provider,
     requests: list[LLMRequest],
     todo: list[int],
@@ -314,7 +283,7 @@ def _run_step(
     other commands in between. Answers that arrive together (an instant or local model, a batch) are stored
     with one opening of the file, whose cost (~20 ms of CPU) would otherwise be paid per answer.
     """
-    settings = ctx.settings
+    config = ctx.config
     requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse)
     results: dict[int, StepResult[OutputT]] = {}
 
@@ -341,14 +310,14 @@ def _run_step(
 
     def store(answers: list[tuple[int, LLMResponse]]) -> None:
         # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
-        with open_db(settings.db, wait=settings.busy_wait_s) as con, transaction(con):
+        with ctx.db.open() as con, transaction(con):
             for i, answer in answers:
                 take(con, i, answer)
 
     held: list[tuple[int, LLMResponse]] = list(reused.items())
     since = time.monotonic()
     todo = [i for i in range(len(requests)) if i not in reused]
-    for batch in _answer(provider, requests, todo, settings.concurrency, settings.warm_cache, tick=STORE_EVERY_S):
+    for batch in answer_requests(provider, requests, todo, config.concurrency, config.warm_cache, tick=STORE_EVERY_S):
         if batch and not held:
             since = time.monotonic()
         held += batch
@@ -358,7 +327,7 @@ def _run_step(
             held = []
         if refused is not None:  # every other call would be refused the same way
             raise AuthError(
-                f"The model API refused the key from {ctx.provider.key_source or 'the settings'}"
+                f"The model API refused the key from {ctx.spec.key_source or 'the settings'}"
                 f" ({refused.error}); set a valid key, or run with `--llm heuristic`."
             )
     if held:
@@ -371,10 +340,10 @@ def _run_step(
     return answered + failed
 
 
-def template_for(settings: Settings, playbook: str, name: str) -> PromptTemplate:
-    """The prompt template `name` for `playbook`: its own override, the settings' folder, else the shipped one."""
-    override = [settings.prompts_dir / playbook, settings.prompts_dir] if settings.prompts_dir else []
-    return load_template(name, override_dirs=override)
+def template_for(config: RunConfig, name: str) -> PromptTemplate:
+    """The prompt template `name` for the run's playbook: its own override, the settings' folder, else the
+    shipped one."""
+    return load_template(name, override_dirs=list(config.prompt_dirs))
 
 
 def ask_once(provider: Provider, request: LLMRequest) -> LLMResponse:
@@ -393,19 +362,16 @@ def _prepare(
     reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None,
 ) -> tuple[list[LLMRequest], dict[str, str], Provider, dict[int, LLMResponse]]:
     """(requests, sessions that could not be prepared, the guarded provider, answers reused from earlier)."""
-    settings = ctx.settings
-    with open_db(settings.db, wait=settings.busy_wait_s) as con:
+    with ctx.db.open() as con:
         frozen = ctx.memo.version(con, ctx.playbook, epoch.base_version)
-        companion = ctx.settings.companion(ctx.playbook)
+        companion = ctx.config.companion
         if companion is not None:  # the prompts show the global playbook too, ids prefixed
             ensure_playbook(con, companion)
             frozen = combine(frozen, ctx.memo.version(con, companion))
         sections = sections_of(con, ctx.playbook)
-        template = template_for(settings, ctx.playbook, template_name)  # fails before any model call
+        template = template_for(ctx.config, template_name)  # fails before any model call
         requests, unprepared = build(con, frozen, sections, template)
-        cap = CostCap(settings.cost_cap_usd)
-        cap.add(run_spend(con, ctx.run_id))
-        provider = GuardedProvider(ctx.factory(ctx.provider, settings, cap), ctx.guard)
+        provider = GuardedProvider(ctx.provider, ctx.guard)
         reused = {
             i: hit
             for i, r in enumerate(requests)
@@ -417,7 +383,7 @@ def _prepare(
 def _elsewhere(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
     """For the heuristic provider: in how many other sessions each of its findings' errors occurs (it proposes
     only what recurs)."""
-    if ctx.provider.kind != "heuristic":
+    if ctx.spec.calls_a_model:
         return {}
     # Counted with the error as stored; keyed by the redacted form the provider's lessons carry.
     raw = [f.trigger for f in raw_findings(messages)]
@@ -434,8 +400,8 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         shown = playbook_text(frozen)  # once for the epoch: every request shows the same frozen playbook
+        limits = ctx.config.limits
         for session_id in epoch.session_ids:
-            limits = ctx.settings.limits(ctx.provider.kind)
             try:
                 before = previous_apply(con, ctx.playbook, session_id)
                 # A session that grew since it was applied is judged on its new part only.
@@ -447,14 +413,14 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     sections,
                     budget_tokens=limits.max_input_tokens,
                     redactor=ctx.redactor,
-                    model=ctx.provider.reflector_model,
+                    model=ctx.spec.reflector_model,
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
                     context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
                     shown=shown,
                 )
-            except BudgetError as exc:  # seed 004: refused before any call, with the reason
+            except BudgetError as exc:  # refused before any call, with the reason
                 unprepared[session_id] = str(exc)
                 continue
             except Exception as exc:  # one session that cannot be read must not stop the epoch
@@ -474,7 +440,7 @@ def curate_sessions(
     ctx: RunContext, epoch: Epoch, reflections: list[StepResult[ReflectorOutput]]
 ) -> list[StepResult[CuratorOutput]]:
     """Curator calls for the sessions whose reflection succeeded (reflector output only, no transcript); a
-    reflection that found nothing gets no call (seed 003: no call, no cost; its tags still apply)."""
+    reflection that found nothing gets no call (no call, no cost; its tags still apply)."""
     usable = [(r.session_id, r.output) for r in reflections if r.output is not None and r.output.analysis.strip()]
     nothing = {
         r.session_id: StepResult[CuratorOutput](
@@ -495,18 +461,18 @@ def curate_sessions(
                 }
             }
         )
-        use = budget_use(own, ctx.settings.budget(ctx.playbook))
-        companion = ctx.settings.companion(ctx.playbook)
+        use = budget_use(own, ctx.config.budget)
+        companion = ctx.config.companion
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
-        similarity = ctx.settings.similarity()
+        similarity = ctx.config.similarity()
         if similarity is not None and entries:
             embedder, threshold = similarity
             texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
             known = vectors_for(con, embedder, texts, memo=ctx.memo.vectors)
             floor = threshold * NEIGHBOUR_SHARE
-        limits = ctx.settings.limits(ctx.provider.kind)
+        limits = ctx.config.limits
         shown = playbook_text(frozen)
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
@@ -519,7 +485,7 @@ def curate_sessions(
                         output,
                         frozen,
                         sections,
-                        model=ctx.provider.curator_model,
+                        model=ctx.spec.curator_model,
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
                         context={"reflection": output, "playbook": frozen},
@@ -530,7 +496,7 @@ def curate_sessions(
                         shown=shown,
                     )
                 )
-            except BudgetError as exc:  # seed 004: refused before any call, with the reason
+            except BudgetError as exc:  # refused before any call, with the reason
                 refused[session_id] = str(exc)
         return requests, refused
 
@@ -553,15 +519,15 @@ def apply_epoch_sessions(
     """Apply strictly in session order, one new version per session; failed sessions stay pending."""
     by_session = {c.session_id: c for c in curations}
     results: list[SessionApply] = []
-    with open_db(ctx.settings.db, wait=ctx.settings.busy_wait_s) as con:
+    with ctx.db.open() as con:
         sections = sections_of(con, ctx.playbook)
         parent = current_version(con, ctx.playbook)
         current = ctx.memo.version(con, ctx.playbook, parent)  # kept in memory: no rebuild per session
         tip = ctx.memo.tips.get(ctx.playbook)
         if tip is None or tip.version != parent:  # the open rows each write compares with, read once
             tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
-        companion = ctx.settings.companion(ctx.playbook)
-        near, remember = _near_duplicates(con, ctx.settings, ctx.memo, current, curations)
+        companion = ctx.config.companion
+        near, remember = _near_duplicates(con, ctx.config, ctx.memo, current, curations)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
         aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
         for reflection in reflections:
@@ -572,9 +538,9 @@ def apply_epoch_sessions(
                 status: Literal["failed", "quarantined"] = "failed"
                 if kind in ("output", "preparation"):  # a failed call is retried as is, never counted
                     attempts = record_failure(
-                        con, ctx.playbook, reflection.session_id, reason, ctx.run_id, ctx.settings.max_attempts
+                        con, ctx.playbook, reflection.session_id, reason, ctx.run_id, ctx.config.max_attempts
                     )
-                    status = "quarantined" if attempts >= ctx.settings.max_attempts else "failed"
+                    status = "quarantined" if attempts >= ctx.config.max_attempts else "failed"
                 results.append(SessionApply(session_id=reflection.session_id, status=status, reason=reason))
                 continue
             mine, theirs = (
@@ -590,7 +556,7 @@ def apply_epoch_sessions(
                 mine[0],
                 mine[1],
                 sections=sections,
-                guards=ctx.settings.guards(),
+                guards=ctx.config.guards,
                 near=near,
                 aliases=aliases,
             )
@@ -601,7 +567,7 @@ def apply_epoch_sessions(
                     reflection.session_id,
                     report.held,
                     ctx.run_id,
-                    ctx.settings.max_attempts,
+                    ctx.config.max_attempts,
                     hold=True,
                 )
                 results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
@@ -611,7 +577,7 @@ def apply_epoch_sessions(
             before = previous_apply(con, ctx.playbook, reflection.session_id)
             notes = [f"the session's new part (it was first applied in version {before[1]})"] if before else []
             if not mine[0].analysis.strip():
-                notes.append("no curator call: the reflector found nothing")  # seed 003, said where it shows
+                notes.append("no curator call: the reflector found nothing")  # said where it shows
             version = write_version(
                 con,
                 ctx.playbook,
@@ -647,10 +613,10 @@ def _apply_to_companion(
     """The global playbook's part of a bound playbook's session: its own version, from the same model call."""
     current = ctx.memo.version(con, companion)
     new, report = apply_session(
-        current, part[0], part[1], sections=sections_of(con, companion), guards=ctx.settings.guards(), near=near
+        current, part[0], part[1], sections=sections_of(con, companion), guards=ctx.config.guards, near=near
     )
     if report.held:
-        record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.settings.max_attempts, hold=True)
+        record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.config.max_attempts, hold=True)
         return
     new = mask_playbook(new, ctx.redactor, clean=ctx.memo.clean)
     version = write_version(
@@ -668,13 +634,13 @@ def _apply_to_companion(
 
 def _near_duplicates(
     con: duckdb.DuckDBPyConnection,
-    settings: Settings,
+    config: RunConfig,
     memo: RunMemo,
     current: Playbook,
     curations: list[StepResult[CuratorOutput]],
 ) -> tuple[NearFinder | None, Callable[[], None]]:
     """The engine's near-duplicate finder for one epoch, and a function that stores the vectors it made."""
-    similarity = settings.similarity()
+    similarity = config.similarity()
     if similarity is None:
         return None, lambda: None
     embedder, threshold = similarity

@@ -14,10 +14,10 @@ import pytest
 
 from core.store.db import connect
 from tests import profiles  # noqa: F401  (loads the Hypothesis profile)
+from tests.helpers import SAMPLES
 from tests.servers import prefect_server, start_prefect_server, stop, wait_http
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "data" / "samples"
 
 
 @pytest.fixture

@@ -93,7 +93,7 @@ def prefect_server(home: Path) -> Iterator[str]:
 
 
 HOLD_LOCK = (
-    "import sys; from pathlib import Path; from core.store.lock import run_lock\n"
+    "import sys; from pathlib import Path; from core.io.lock import run_lock\n"
     "with run_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True); sys.stdin.readline()"
 )
 

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-PACKAGES = ["core", "core.llm", "core.store", "core.transcripts", "flows"]
+PACKAGES = ["core", "core.compat", "core.llm", "core.store", "core.transcripts", "flows"]
 
 
 def _modules() -> list[str]:

@@ -1,8 +1,10 @@
-"""The layer rules, checked: core/ imports no shell, the run loop needs no Prefect, no SQL in flows/."""
+"""The layer rules, checked: core/ imports no shell, the run loop needs no Prefect, SQL only in the store (and
+the transcript readers' staging tables), and each command is one library call plus rendering."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -30,17 +32,120 @@ def test_run_loop_and_cli_import_no_prefect() -> None:
     import subprocess
     import sys
 
-    code = "import sys, flows.runs, flows.steps, flows.cli; print(sorted(m for m in sys.modules if m.startswith('prefect')))"
+    code = "import sys, flows.curation, flows.steps, flows.cli; print(sorted(m for m in sys.modules if m.startswith('prefect')))"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
 
-def test_no_sql_in_the_shell() -> None:
-    """Queries live in core/store; flows/ only sequences them."""
-    import re
+SQL = re.compile(r"\b(SELECT|INSERT INTO|DELETE FROM|UPDATE [a-z_]+ SET)\b")
 
-    for path in sorted((ROOT / "flows").rglob("*.py")):
+
+def test_sql_lives_in_the_store() -> None:
+    """Queries live in core/store; flows/ only sequences them. The one other place is core/transcripts: a format
+    reader is DuckDB's JSON reader plus SQL, and it writes only the `_`-prefixed staging tables that
+    core/store/ingest creates and copies from."""
+    for path in sorted([*(ROOT / "flows").rglob("*.py"), *(ROOT / "core").rglob("*.py")]):
+        where = path.relative_to(ROOT).parts
+        if where[:2] == ("core", "store"):
+            continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            assert not re.search(r"\b(SELECT|INSERT INTO|DELETE FROM|UPDATE [a-z_]+ SET)\b", line), (
-                f"{path.relative_to(ROOT)}:{number} has SQL: {line.strip()}"
+            if where[:2] == ("core", "transcripts"):
+                target = re.search(r"INSERT INTO (\w+)", line)
+                assert target is None or target.group(1).startswith("_"), f"{'/'.join(where)}:{number}: {line.strip()}"
+                continue
+            assert not SQL.search(line), f"{'/'.join(where)}:{number} has SQL: {line.strip()}"
+
+
+COMMANDS = sorted(p for p in (ROOT / "flows" / "cli").glob("*.py") if not p.name.startswith("_"))
+
+
+def _calls(node: ast.AST, library: set[str]) -> int:
+    """Calls of library functions anywhere in an expression or a simple statement (an `x if c else y` counts
+    its costlier branch)."""
+    if isinstance(node, ast.IfExp):
+        return _calls(node.test, library) + max(_calls(node.body, library), _calls(node.orelse, library))
+    own = int(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in library)
+    return own + sum(_calls(child, library) for child in ast.iter_child_nodes(node))
+
+
+def _ends(block: list[ast.stmt]) -> bool:
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
+
+
+def _most_calls(block: list[ast.stmt], library: set[str]) -> int:
+    """The most library calls on one path through `block`: the branches of an `if` are alternatives, and a
+    branch that returns does not go on to the statements after it."""
+    total = 0
+    for i, stmt in enumerate(block):
+        if isinstance(stmt, ast.If):
+            rest = _most_calls(block[i + 1 :], library)
+            branches = [_most_calls(b, library) + (0 if _ends(b) else rest) for b in (stmt.body, stmt.orelse)]
+            return total + _calls(stmt.test, library) + max(branches)
+        if isinstance(stmt, (ast.With, ast.For, ast.Try)):
+            heads = [*getattr(stmt, "items", []), getattr(stmt, "iter", None)]
+            total += sum(_calls(h, library) for h in heads if h is not None)
+            total += sum(_most_calls(getattr(stmt, f, []), library) for f in ("body", "orelse", "finalbody"))
+            continue
+        total += _calls(stmt, library)
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return total
+    return total
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: p.name)
+def test_a_command_is_one_library_call_plus_rendering(path: Path) -> None:
+    """Each command body imports what it needs from flows/ only (the library; core is reached through it,
+    values and types aside) and calls at most one library function on any path; the rest is rendering."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    commands = [
+        f
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef)
+        and any(isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "command" for d in f.decorator_list)
+    ]
+    assert commands, f"{path.name} defines no command"
+    for fn in commands:
+        library: set[str] = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                top = node.module.split(".")[0]
+                assert top in ("flows", "core"), f"{fn.name} imports {node.module}"
+                if node.module.startswith("flows.") and not node.module.startswith("flows.cli"):
+                    library |= {a.asname or a.name for a in node.names if a.name[:1].islower()}
+                else:
+                    assert all(a.name[:1].isupper() for a in node.names), (
+                        f"{fn.name} calls into {node.module} directly: {[a.name for a in node.names]}"
+                    )
+        calls = _most_calls(fn.body, library)
+        assert calls <= 1, f"{fn.name} makes {calls} library calls on one path"
+
+
+def test_the_call_count_sees_two_calls_on_one_path_and_not_across_branches() -> None:
+    def count(source: str) -> int:
+        return _most_calls(ast.parse(source).body, {"show", "diff"})
+
+    assert count("a = show(x)\nif a:\n    print(a)\nb = diff(a)") == 2
+    assert count("if f:\n    print(show(x))\n    return\nprint(diff(y))") == 1
+    assert count("with lock():\n    show(x)\n    diff(y)") == 2
+    assert count("x = show(a) if f else diff(b)") == 1
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/helpers.py (and the servers in tests/servers.py), never in a test module
+    or conftest.py another test would import."""
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if "data" in path.relative_to(ROOT / "tests").parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [f"{node.module}.{a.name}" for a in node.names]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else []
             )
+            for name in names:
+                parts = name.split(".")
+                assert not any(p.startswith("test_") or p == "conftest" for p in parts[1:]), (
+                    f"{path.relative_to(ROOT)} imports {name}"
+                )

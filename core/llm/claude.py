@@ -17,7 +17,7 @@ import httpx2
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage
 from core.llm.deadline import DeadlineTransport, call_deadline, past_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
-from core.prompts import OUTPUT_SCHEMAS
+from core.schemas import OUTPUT_SCHEMAS
 
 __all__ = ["AnthropicProvider", "make_client"]
 

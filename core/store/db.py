@@ -14,14 +14,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import duckdb
+from pydantic import BaseModel
 
 from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, StoreError
-from core.store.files import copy_atomic
+from core.io.files import copy_atomic
 from core.store.schema import MIGRATIONS, VIEWS
 
-__all__ = ["LATEST_SCHEMA", "back_up", "connect", "open_db", "transaction", "verify"]
+__all__ = ["LATEST_SCHEMA", "back_up", "connect", "fetch_rows", "open_db", "transaction", "verify"]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
 _PID_RE = re.compile(r"\(PID (\d+)\)")
@@ -191,6 +193,18 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+
+
+RowT = TypeVar("RowT", bound=BaseModel)
+
+
+def fetch_rows(
+    con: duckdb.DuckDBPyConnection, model: type[RowT], sql: str, params: list[Any] | dict[str, Any] | None = None
+) -> list[RowT]:
+    """The rows of `sql` as `model` instances, column by name: the store's one way to hand back typed rows."""
+    cur = con.execute(sql, params or [])
+    names = [d[0] for d in cur.description]
+    return [model.model_validate(dict(zip(names, row, strict=True))) for row in cur.fetchall()]
 
 
 def verify(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[tuple[str, str]]]:

@@ -1,4 +1,4 @@
-"""Sentence vectors of entry and proposal texts, computed once per text and model and kept in DuckDB."""
+"""Sentence vectors of entry and proposal texts, kept in DuckDB: computed once per text and model."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ def record_exchange(
     run_id: str | None,
 ) -> None:
     """Store one exchange: prompt hash, model, raw text, parsed output, usage, cost, latency, error, and the
-    request's payload accounting (estimate, budget, compaction: seed 004)."""
+    request's payload accounting (estimate, budget, compaction)."""
     error = response.error
     payload = request.payload
     if error is None and parsed is None:

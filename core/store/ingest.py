@@ -34,7 +34,7 @@ from core.transcripts._batch import drop_batch, reset_batch
 
 __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "needs_ingest", "survey"]
 
-# `refused`: an object of a team's store that may not become a file here (`core.store.keys`), never fetched.
+# `refused`: an object of a team's store that may not become a file here (`core.io.keys`), never fetched.
 Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
 HEAD_BYTES = 64 * 1024
 BATCH_BYTES = 32 * 1024 * 1024

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import duckdb
+from pydantic import BaseModel
 
-__all__ = ["database_overview"]
+__all__ = ["Overview", "database_overview"]
 
 
-def database_overview(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+class Overview(BaseModel):
+    """Schema version, ingested files and sessions, and each playbook with its latest version."""
+
+    schema_version: int
+    files: int
+    files_not_ingested: int
+    sessions: int
+    playbooks: dict[str, int]
+
+
+def database_overview(con: duckdb.DuckDBPyConnection) -> Overview:
     """Schema version, ingested files and sessions, and each playbook with its latest version."""
     schema = con.execute("SELECT max(version) FROM schema_version").fetchone()
     counts = con.execute(
@@ -21,10 +30,10 @@ def database_overview(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         " GROUP BY p.name ORDER BY p.name"
     ).fetchall()
     assert schema is not None and counts is not None  # aggregates always return a row
-    return {
-        "schema_version": schema[0],
-        "files": counts[0],
-        "files_not_ingested": counts[2],
-        "sessions": counts[1],
-        "playbooks": {name: version for name, version in playbooks},
-    }
+    return Overview(
+        schema_version=schema[0],
+        files=counts[0],
+        files_not_ingested=counts[2],
+        sessions=counts[1],
+        playbooks={name: version for name, version in playbooks},
+    )

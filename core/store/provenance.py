@@ -7,9 +7,10 @@ from typing import Any
 
 import duckdb
 
-from core.store.playbooks import require_playbook, trigger_recurrence
+from core.store.published import trigger_recurrence
+from core.store.registry import require_playbook
 
-__all__ = ["entries_by_provider", "entry_life", "entry_sources", "requeue_sessions", "sessions_applied_by"]
+__all__ = ["entries_by_provider", "entry_life", "entry_sources"]
 
 EXCERPT = 300  # characters of a reflector analysis or curator reasoning shown per event
 
@@ -129,9 +130,10 @@ def entry_life(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str, *, 
         for event in events:
             if event["event"] == "MERGE" and event["entry_id"] == entry_id:
                 sources += [entry_life(con, playbook, s, depth=depth - 1) for s in event["target_ids"]]
-    recurrence = trigger_recurrence(con, playbook, entry_id)
-    for row in recurrence:
-        row["first_exported_at"] = str(row["first_exported_at"]) if row["first_exported_at"] else None
+    recurrence = [
+        r.model_dump() | {"first_exported_at": str(r.first_exported_at) if r.first_exported_at else None}
+        for r in trigger_recurrence(con, playbook, entry_id)
+    ]
     return {
         "playbook": playbook,
         "entry_id": entry_id,
@@ -190,32 +192,3 @@ def entries_by_provider(con: duckdb.DuckDBPyConnection, playbook: str, provider:
         [playbook, provider],
     ).fetchall()
     return {r[0] for r in rows}
-
-
-def sessions_applied_by(
-    con: duckdb.DuckDBPyConnection, playbook: str, provider: str | None, since: Any = None
-) -> list[str]:
-    """Sessions `playbook` applied in a run of `provider` (any when None), started at or after `since`."""
-    rows = con.execute(
-        """
-        SELECT a.session_id FROM applied_sessions a
-        JOIN versions v ON v.playbook = a.playbook AND v.version = a.version
-        LEFT JOIN runs r ON r.run_id = v.run_id
-        LEFT JOIN sessions s ON s.session_id = a.session_id
-        WHERE a.playbook = $p AND a.status = 'applied' AND ($provider::VARCHAR IS NULL OR r.provider = $provider)
-          AND ($since::TIMESTAMPTZ IS NULL OR s.started_at >= $since::TIMESTAMPTZ)
-        ORDER BY s.started_at, a.session_id
-        """,
-        {"p": playbook, "provider": provider, "since": since},
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
-def requeue_sessions(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]) -> int:
-    """Make `session_ids` pending again for `playbook` (the versions they produced stay in the history)."""
-    if not session_ids:
-        return 0
-    con.execute(
-        "DELETE FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))", [playbook, session_ids]
-    )
-    return len(session_ids)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
 
 import duckdb
+from pydantic import BaseModel
 
 from core.runsummary import RunSummary
-from core.store.db import transaction
+from core.store.db import fetch_rows, transaction
 
-__all__ = ["close_epoch", "finish_run", "list_runs", "open_epochs", "plan_epoch", "run_spend", "start_run"]
+__all__ = ["RunRow", "close_epoch", "finish_run", "list_runs", "open_epochs", "plan_epoch", "run_spend", "start_run"]
 
 
 def start_run(con: duckdb.DuckDBPyConnection, run_id: str, kind: str, playbook: str | None, provider: str) -> None:
@@ -57,16 +57,40 @@ def run_spend(con: duckdb.DuckDBPyConnection, run_id: str) -> float:
     return float(row[0]) if row else 0.0
 
 
-def list_runs(con: duckdb.DuckDBPyConnection, limit: int = 20) -> list[dict[str, Any]]:
+class RunRow(BaseModel):
+    """One run, as `playbook runs` lists it."""
+
+    run_id: str
+    kind: str
+    playbook: str | None
+    provider: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    status: str
+    sessions_considered: int | None
+    sessions_applied: int | None
+    sessions_skipped: int | None
+    sessions_failed: int | None
+    ops_applied: int | None
+    ops_skipped: int | None
+    pruned: int | None
+    evaluations: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    duration_s: float | None
+
+
+def list_runs(con: duckdb.DuckDBPyConnection, limit: int = 20) -> list[RunRow]:
     """Newest runs first."""
-    cur = con.execute(
+    return fetch_rows(
+        con,
+        RunRow,
         "SELECT run_id, kind, playbook, provider, started_at, finished_at, status, sessions_considered,"
         " sessions_applied, sessions_skipped, sessions_failed, ops_applied, ops_skipped, pruned, evaluations,"
         " input_tokens, output_tokens, cost_usd, duration_s FROM runs ORDER BY started_at DESC LIMIT ?",
         [limit],
     )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
 def open_epochs(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, list[str]]]:

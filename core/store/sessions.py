@@ -1,21 +1,20 @@
-"""Reading sessions back: their messages for rendering, and which ones a playbook has not applied yet."""
+"""Reading sessions back: their messages for rendering, the list `playbook sessions` shows, and what the rendering
+took out of them. Which sessions a playbook still has to handle is the ledger's (`core.store.ledger`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import duckdb
+from pydantic import BaseModel
 
 from core.models import SessionMessage
+from core.store.db import fetch_rows
 
 __all__ = [
-    "applied_among",
-    "count_pending",
+    "SessionRow",
     "list_sessions",
     "load_messages",
-    "pending_sessions",
-    "previous_apply",
     "record_redactions",
     "session_label",
     "sessions_with_errors",
@@ -55,61 +54,47 @@ WHERE (a.session_id IS NULL OR (a.status IN ('applied', 'skipped') AND s.n_messa
 """
 
 
-def pending_sessions(
-    con: duckdb.DuckDBPyConnection,
-    playbook: str,
-    *,
-    project: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    limit: int | None = None,
-    idle_minutes: float = 0.0,
-) -> list[dict[str, Any]]:
-    """Sessions `playbook` has not handled, or that grew since it did, oldest first."""
-    cur = con.execute(
-        "SELECT s.session_id, s.project, s.cwd, s.started_at, s.n_messages, s.n_user_prompts, s.n_tool_calls,"
-        " s.n_tool_errors, s.contributor" + _PENDING + " AND ($project::VARCHAR IS NULL OR s.project = $project)"
-        " AND ($since::TIMESTAMPTZ IS NULL OR s.started_at >= $since::TIMESTAMPTZ)"
-        " AND ($until::TIMESTAMPTZ IS NULL OR s.started_at < $until::TIMESTAMPTZ)"
-        " ORDER BY s.started_at NULLS FIRST, s.session_id LIMIT $limit",
-        {
-            "playbook": playbook,
-            "idle": idle_minutes,
-            "project": project,
-            "since": since,
-            "until": until,
-            "limit": limit if limit is not None else 2**62,
-        },
-    )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+class SessionRow(BaseModel):
+    """An ingested session, as `playbook sessions` lists it."""
 
-
-def previous_apply(
-    con: duckdb.DuckDBPyConnection, playbook: str, session_id: str
-) -> tuple[datetime | None, int] | None:
-    """(when the part already applied ends, the version that applied it), or None if never applied."""
-    row = con.execute(
-        "SELECT upto, version FROM applied_sessions WHERE playbook = ? AND session_id = ? AND status = 'applied'",
-        [playbook, session_id],
-    ).fetchone()
-    return (row[0], int(row[1])) if row else None
+    session_id: str
+    project: str | None
+    format: str
+    source_path: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    n_messages: int
+    n_user_prompts: int
+    n_tool_calls: int
+    n_tool_errors: int
+    n_subagents: int | None
+    n_subagent_tool_calls: int | None
+    n_subagent_tool_errors: int | None
+    n_files: int | None
+    n_noise_records: int | None
+    n_bad_lines: int | None
+    n_secrets_redacted: int | None
+    n_personal_masked: int | None
+    git_branch: str | None
+    title: str | None
+    contributor: str | None
 
 
 def list_sessions(
     con: duckdb.DuckDBPyConnection, *, project: str | None = None, since: datetime | None = None, limit: int = 1000
-) -> list[dict[str, Any]]:
+) -> list[SessionRow]:
     """Ingested sessions, newest first, optionally of one project and since a date."""
-    cur = con.execute(
+    return fetch_rows(
+        con,
+        SessionRow,
         "SELECT session_id, project, format, source_path, started_at, ended_at, n_messages, n_user_prompts,"
         " n_tool_calls, n_tool_errors, n_subagents, n_subagent_tool_calls, n_subagent_tool_errors, n_files,"
-        " n_noise_records, n_bad_lines, n_secrets_redacted, n_personal_masked, git_branch, title FROM sessions"
+        " n_noise_records, n_bad_lines, n_secrets_redacted, n_personal_masked, git_branch, title, contributor"
+        " FROM sessions"
         " WHERE (?::VARCHAR IS NULL OR project = ?) AND (?::TIMESTAMPTZ IS NULL OR started_at >= ?::TIMESTAMPTZ)"
         " ORDER BY started_at DESC NULLS LAST LIMIT ?",
         [project, project, since, since, limit],
     )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
 def session_label(con: duckdb.DuckDBPyConnection, session_id: str) -> str:
@@ -118,31 +103,12 @@ def session_label(con: duckdb.DuckDBPyConnection, session_id: str) -> str:
     return f"{session_id} ({row[2]}, project {row[0]}, started {row[1]})" if row else session_id
 
 
-def applied_among(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]) -> set[str]:
-    """Which of `session_ids` `playbook` has already applied (to resume an epoch a killed run left open)."""
-    rows = con.execute(
-        "SELECT session_id FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))",
-        [playbook, session_ids],
-    ).fetchall()
-    return {r[0] for r in rows}
-
-
 def record_redactions(con: duckdb.DuckDBPyConnection, session_id: str, secrets: int, personal: int) -> None:
     """How many secrets and personal-data spans the session's rendering took out (the latest rendering)."""
     con.execute(
         "UPDATE sessions SET n_secrets_redacted = ?, n_personal_masked = ? WHERE session_id = ?",
         [secrets, personal, session_id],
     )
-
-
-def count_pending(con: duckdb.DuckDBPyConnection, playbook: str, idle_minutes: float = 0.0) -> int:
-    """Sessions that are work for `playbook` (see `pending_sessions`), plus epochs a killed run left open."""
-    row = con.execute(
-        "SELECT (SELECT count(*) " + _PENDING + ")"
-        " + (SELECT count(*) FROM epochs WHERE playbook = $playbook AND status = 'open')",
-        {"playbook": playbook, "idle": idle_minutes},
-    ).fetchone()
-    return int(row[0]) if row else 0
 
 
 def sessions_with_errors(con: duckdb.DuckDBPyConnection, texts: list[str], exclude: str) -> dict[str, int]:

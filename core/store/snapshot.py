@@ -1,4 +1,4 @@
-"""Parquet snapshots of the tables, for notebooks and BI tools that cannot open a locked database."""
+"""Parquet snapshots of the tables, for notebooks and BI tools (they cannot open a locked database)."""
 
 from __future__ import annotations
 

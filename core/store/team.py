@@ -3,14 +3,13 @@ contributors forgotten on request."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import duckdb
+from pydantic import BaseModel
 
 from core.store.db import transaction
 
 __all__ = [
-    "contributors",
+    "Forgotten",
     "fetched",
     "forget_contributor",
     "forgotten_sessions",
@@ -76,17 +75,18 @@ def tag_contributors(con: duckdb.DuckDBPyConnection) -> None:
         )
 
 
-def contributors(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Each contributor: sessions held, and the first and last session."""
-    cur = con.execute(
-        "SELECT contributor, count(*) AS sessions, min(started_at) AS first, max(started_at) AS last"
-        " FROM sessions WHERE contributor IS NOT NULL GROUP BY ALL ORDER BY contributor"
-    )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+class Forgotten(BaseModel):
+    """What `forget_contributor` deleted: sessions, messages, stored calls, and the local paths of the fetched
+    files (the caller removes those inside the cache)."""
+
+    contributor: str
+    sessions: int
+    messages: int
+    calls: int
+    paths: list[str]
 
 
-def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> dict[str, Any]:
+def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> Forgotten:
     """Delete `contributor`'s transcripts, messages and stored exchanges, in one transaction, and record the
     deletion. Versions, operations and entries stay (the history is the playbook's); their sessions now show
     as removed on request.
@@ -117,17 +117,17 @@ def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> dict
         con.execute(f"DELETE FROM file_noise WHERE path IN ({gone})", [contributor, ids])
         con.execute(f"DELETE FROM files WHERE path IN ({gone})", [contributor, ids])
         con.execute("DELETE FROM remote_objects WHERE contributor = ?", [contributor])
-        summary = {
-            "contributor": contributor,
-            "sessions": len(ids),
-            "messages": int(messages[0]) if messages else 0,
-            "calls": int(calls[0]) if calls else 0,
-            "paths": paths,
-        }
+        summary = Forgotten(
+            contributor=contributor,
+            sessions=len(ids),
+            messages=int(messages[0]) if messages else 0,
+            calls=int(calls[0]) if calls else 0,
+            paths=paths,
+        )
         con.execute(
             "INSERT INTO forgotten (contributor, sessions, messages, calls, objects, session_ids)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            [contributor, len(ids), summary["messages"], summary["calls"], len(paths), ids],
+            [contributor, len(ids), summary.messages, summary.calls, len(paths), ids],
         )
     return summary
 

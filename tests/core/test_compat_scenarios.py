@@ -1,4 +1,4 @@
-"""Every SCN-CUR-* scenario of seed 002_, through the seeds' dict API (`core.compat`)."""
+"""Every edge case of the operation semantics (the seeds' scenarios), through the seeds' dict API (`core.compat`)."""
 
 from __future__ import annotations
 

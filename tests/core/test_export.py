@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import PlaybookFileError
-from core.export import BLOCK_BEGIN, BLOCK_END, replace_block
+from core.markdown import BLOCK_BEGIN, BLOCK_END, replace_block
 from tests.profiles import examples
 
 BEGIN, END = BLOCK_BEGIN, BLOCK_END

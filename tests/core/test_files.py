@@ -1,4 +1,4 @@
-"""The one atomic writer (`core.store.files`): what it replaces keeps its mode and owner, a link stays a link,
+"""The one atomic writer (`core.io.files`): what it replaces keeps its mode and owner, a link stays a link,
 a new file is 0644 less the umask, and a failed write leaves the old file and no temporary file."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import PlaybookFileError
-from core.store.files import copy_atomic, write_atomic
+from core.io.files import copy_atomic, write_atomic
 from tests.profiles import examples
 
 

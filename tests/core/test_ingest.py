@@ -72,12 +72,9 @@ def test_growing_file_replaces_its_session(con: duckdb.DuckDBPyConnection, sampl
     assert [r.status for r in summary.results] == ["changed"]
     full = con.execute("SELECT n_messages, n_tool_calls FROM sessions WHERE session_id = ?", [SHORT_ID]).fetchone()
     assert partial != full and full == (3, 2)
-    fresh = duckdb.connect()
-    from core.store.db import _migrate  # the same schema, on a second, from-scratch database
-
-    _migrate(fresh, Path(":memory:"))
-    ingest(fresh, [samples / SHORT])
-    assert table_counts(con)[0] == table_counts(fresh)[0]  # no duplicated messages
+    with open_db(tmp_path / "fresh.duckdb") as fresh:  # the same file, into a second, from-scratch database
+        ingest(fresh, [samples / SHORT])
+        assert table_counts(con)[0] == table_counts(fresh)[0]  # no duplicated messages
 
 
 @pytest.mark.parametrize(

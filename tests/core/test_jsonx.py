@@ -1,4 +1,4 @@
-"""Robust JSON extraction from model text (`core.jsonx`): the four strategies and SCN-CUR-016."""
+"""Robust JSON extraction from model text (`core.jsonx`): the four strategies and their edge cases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contributor names and object keys (`core.store.keys`): whatever a key says, the path it maps to is inside the
+"""Contributor names and object keys (`core.io.keys`): whatever a key says, the path it maps to is inside the
 cache, or it is refused with a reason."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import ConfigError
-from core.store.keys import Refused, cache_path, check_contributor, contributor_error, inside
+from core.io.keys import Refused, cache_path, check_contributor, contributor_error, inside
 from tests.profiles import examples
 
 PARTS = st.one_of(

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.core.test_transcripts import claude_expected, codex_expected, records
+from tests.helpers import claude_expected, codex_expected, records
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "data" / "layouts"
 runner = CliRunner()

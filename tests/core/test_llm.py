@@ -18,8 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core import compat
+from core.compat import llm as seeds
 from core.curator import curator_request, parse_curator
-from core.llm import CostCap, HeuristicProvider, LLMRequest, ReplayProvider, seeds
+from core.llm import CostCap, HeuristicProvider, LLMRequest, ReplayProvider
 from core.llm.batches import BatchProvider, split_batches
 from core.llm.claude import AnthropicProvider, make_client
 from core.models import ReflectorOutput, SessionMessage
@@ -28,28 +29,9 @@ from core.playbook_json import playbook_from_dict, playbook_to_dict
 from core.prompts import load_template
 from core.render import render_session
 from core.sections import DEFAULT_SECTIONS
+from tests.helpers import message
 
 Handler = Callable[[httpx2.Request], httpx2.Response]
-
-
-def message(
-    text: str, *, input_tokens: int = 1000, output_tokens: int = 200, cache_write: int = 0, cache_read: int = 0
-) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-            "cache_creation_input_tokens": cache_write,
-            "cache_read_input_tokens": cache_read,
-        },
-    }
 
 
 class Recorder:

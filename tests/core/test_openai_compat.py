@@ -14,7 +14,7 @@ from core.llm.base import LLMRequest
 from core.llm.openai_compat import JSON_ONLY, OpenAICompatProvider
 from core.llm.pricing import CostCap
 from core.models import CuratorOutput
-from core.prompts import bounded_schema
+from core.schemas import bounded_schema
 
 REQUEST = LLMRequest(
     step="curator", model="smollm2", system="sys", user="usr", schema_name="CuratorOutput", max_tokens=50

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the engine: invariants under arbitrary (also malformed) input, and seed 003_."""
+"""Hypothesis properties of the engine: invariants under arbitrary (also malformed) input, and the curator's properties."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def test_rollback_leaves_input_untouched(case: tuple[Playbook, list[Any], list[A
     assert playbook.model_dump() == before
 
 
-# --- seed 003_ properties --------------------------------------------------------------------
+# --- the curator's properties --------------------------------------------------------------------
 
 
 @settings(max_examples=examples(100))

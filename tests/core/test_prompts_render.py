@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import prompts
+from core.compat import llm as seeds
 from core.curator import curator_request
 from core.errors import PromptError
-from core.llm import seeds
 from core.llm.base import LLMRequest, LLMResponse, Usage
 from core.models import BulletTag, Entry, Playbook, ReflectorOutput, SessionMessage
 from core.prompts import DEFAULT_PROMPTS_DIR, FALLBACK_PROMPTS, STEP_POLICIES, load_template, parse_template
@@ -375,7 +375,7 @@ def _curation_inputs(draw: st.DrawFn) -> tuple[list[str], Playbook, SectionSet]:
 def test_the_curator_prompt_contains_every_insight_bullet_and_section(
     inputs: tuple[list[str], Playbook, SectionSet],
 ) -> None:
-    # Feature: curator-agent, Property 7: the prompt holds every insight, every bullet's content and id (seed 003)
+    # Feature: curator-agent, Property 7: the prompt holds every insight, every bullet's content and id
     insights, playbook, sections = inputs
     tags = [BulletTag(name=e.name, tag="helpful", rationale="r") for _, e in list(playbook.entries())[:3]]
     request = curator_request(

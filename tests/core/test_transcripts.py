@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,79 +12,9 @@ import pytest
 
 from core.store.ingest import ingest
 from core.transcripts import detect
+from tests.helpers import claude_expected, codex_expected, records
 
 SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # the session `short.jsonl` holds (its records say so)
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
-
-
-def _reminder(text: object) -> bool:
-    return isinstance(text, str) and text.lstrip().startswith("<system-reminder>")
-
-
-def claude_expected(files: list[Path]) -> dict[str, int]:
-    """Counts for one Claude Code session (main file plus subagents), straight from the JSON."""
-    messages: set[str] = set()
-    seen: set[str] = set()
-    prompts = tool_calls = tool_errors = side_calls = side_errors = noise = 0
-    for path in files:
-        for i, rec in enumerate(records(path)):
-            if rec.get("uuid") in seen:
-                continue  # the same record in a second file (a copy, a resumed session) counts once
-            seen.add(rec.get("uuid") or f"{path}:{i}")
-            kind = rec.get("type")
-            if kind not in ("user", "assistant"):
-                noise += 1  # every record that holds no conversation, whatever its type
-                continue
-            if kind not in ("user", "assistant"):
-                continue
-            content = rec.get("message", {}).get("content")
-            meta = bool(rec.get("isMeta"))
-            key = rec["message"].get("id") or f"{path}:{i}"
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-            visible = [
-                b for b in blocks if b.get("type") != "tool_result" and not meta and not _reminder(b.get("text"))
-            ]
-            if visible:
-                messages.add(key)
-            calls = sum(1 for b in blocks if b.get("type") == "tool_use")
-            errors = sum(1 for b in blocks if b.get("type") == "tool_result" and b.get("is_error") is True)
-            if rec.get("isSidechain"):
-                side_calls, side_errors = side_calls + calls, side_errors + errors
-            else:
-                tool_calls, tool_errors = tool_calls + calls, tool_errors + errors
-            if kind == "user" and not meta and not rec.get("isCompactSummary") and not rec.get("isSidechain"):
-                texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
-                if any(not _reminder(t) and not t.startswith("[Request interrupted") for t in texts):
-                    prompts += 1
-    return {
-        "n_messages": len(messages),
-        "n_user_prompts": prompts,
-        "n_tool_calls": tool_calls,
-        "n_tool_errors": tool_errors,
-        "n_subagent_tool_calls": side_calls,
-        "n_subagent_tool_errors": side_errors,
-        "n_noise_records": noise,
-    }
-
-
-def codex_expected(path: Path) -> dict[str, int]:
-    calls = errors = prompts = 0
-    for rec in records(path):
-        payload = rec.get("payload", {})
-        if rec.get("type") == "event_msg" and payload.get("type") == "user_message":
-            prompts += 1
-        if rec.get("type") != "response_item":
-            continue
-        if payload.get("type") in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
-            calls += 1
-        if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
-            out = payload.get("output")
-            match = re.search(r"(?i)exit(?:ed with)? code:? (-?\d+)", out if isinstance(out, str) else "")
-            errors += bool(match and int(match.group(1)) != 0)
-    return {"n_tool_calls": calls, "n_tool_errors": errors, "n_user_prompts": prompts}
 
 
 def session_row(con: duckdb.DuckDBPyConnection, session_id: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.conftest import SAMPLES
+from tests.helpers import SAMPLES
 
 runner = CliRunner()
 

@@ -15,24 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.flows.test_evolution import one_version
+from tests.helpers import SEED_PLAYBOOK, one_version
 from tests.servers import lock_holder
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
-SEED_PLAYBOOK = {
-    "version": "1.0",
-    "last_updated": None,
-    "sections": {
-        "PATTERNS & APPROACHES": [
-            {"name": "pat-001", "text": "Run the failing test first.", "helpful": 2, "harmful": 0}
-        ],
-        "MISTAKES TO AVOID": [],
-        "USER PREFERENCES": [],
-        "PROJECT CONTEXT": [],
-        "OTHERS": [{"name": "oth-001", "text": "Prefer pathlib.", "helpful": 0, "harmful": 0}],
-    },
-}
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -126,7 +113,10 @@ def test_agent_folders_are_found_by_default(tmp_path: Path, monkeypatch: pytest.
         {"claude-code": 1},
         {"codex": 2},
     ]
-    assert report["database"]["sessions"] == 4 and report["provider"]["auto_picks"] in ("heuristic", "anthropic")
+    assert report["database"]["overview"]["sessions"] == 4 and report["provider"]["auto_picks"] in (
+        "heuristic",
+        "anthropic",
+    )
     code, out, _ = run("--version")
     assert code == 0 and out.startswith("playbook 0.")
 

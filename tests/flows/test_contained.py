@@ -20,9 +20,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.conftest import SAMPLES
-from tests.flows.test_cli import SEED_PLAYBOOK
-from tests.flows.test_triggers import write_session
+from tests.helpers import SAMPLES, SEED_PLAYBOOK, write_session
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -291,7 +289,8 @@ def test_untrusted_text_is_printed_escaped(tmp_path: Path, monkeypatch: pytest.M
     # An entry stored before texts were cleaned of invisible characters (or by an older version).
     from core.models import Entry, Playbook
     from core.sections import DEFAULT_SECTIONS
-    from core.store.playbooks import ensure_playbook, write_version
+    from core.store.registry import ensure_playbook
+    from core.store.versions import write_version
 
     with open_db(db) as con:
         ensure_playbook(con, "default", DEFAULT_SECTIONS)

@@ -18,7 +18,7 @@ from core.llm.base import LLMRequest
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.openai_compat import OpenAICompatProvider
 from flows.cli import app
-from tests.flows.test_triggers import write_session
+from tests.helpers import write_session
 
 REQUEST = LLMRequest(step="reflector", model="m", system="s", user="u", schema_name="ReflectorOutput")
 BODY = json.dumps({"choices": [{"message": {"content": "{}"}}]}).encode()

@@ -14,8 +14,8 @@ def test_prefect_yaml_deployments() -> None:
     assert nightly.parameters == {"llm": "anthropic"}
     assert [s.schedule.cron for s in nightly.schedules] == ["0 3 * * *"]
     assert built["backfill"].parameters["llm"] == "batch" and not built["backfill"].schedules
-    from flows.pipeline import backfill_flow, nightly_flow
+    from flows.deployments import backfill, nightly
 
-    for flow_obj, name in ((nightly_flow, "nightly"), (backfill_flow, "backfill")):
+    for flow_obj, name in ((nightly, "nightly"), (backfill, "backfill")):
         params = inspect.signature(flow_obj.fn).parameters
         assert set(built[name].parameters) <= set(params)

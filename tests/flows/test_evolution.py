@@ -11,51 +11,11 @@ import pytest
 
 from core.models import CuratorOutput, ReflectorOutput
 from core.operations import apply_session
-from core.store.db import connect, open_db
-from core.store.playbooks import ensure_playbook, load_version, write_version
+from core.store.db import open_db
+from core.store.registry import ensure_playbook
+from core.store.versions import load_version, write_version
 from flows.evolution import CHARTS, write_evolution_report
-
-LONG_HISTORY = """
-INSERT INTO versions (playbook, version, created_at, source, session_id, n_entries)
-    SELECT 'default', v, TIMESTAMPTZ '2026-01-01' + INTERVAL (v) HOUR, 'session', 's' || v, 60
-    FROM range(1, $n + 1) t(v);
-CREATE TEMP TABLE changes AS
-    SELECT 'mis-' || lpad(((v * 37 + k * 11) % 60 + 1)::VARCHAR, 3, '0') AS name, v
-    FROM range(2, $n + 1) a(v), range(3) b(k)
-    UNION SELECT 'mis-' || lpad((i + 1)::VARCHAR, 3, '0'), 1 FROM range(60) c(i);
-INSERT INTO entries
-    SELECT 'default', name, CASE WHEN name < 'mis-030' THEN 'MISTAKES TO AVOID' ELSE 'OTHERS' END, v,
-           'lesson ' || name || ' @' || v, v % 9, v % 4, v, lead(v) OVER (PARTITION BY name ORDER BY v)
-    FROM changes;
-INSERT INTO operations (playbook, version, session_id, idx, type, status, code, reason)
-    SELECT 'default', v, 's' || v, 0, CASE v % 4 WHEN 0 THEN 'ADD' WHEN 1 THEN 'UPDATE' WHEN 2 THEN 'MERGE'
-           ELSE 'DELETE' END, CASE WHEN v % 5 = 0 THEN 'skipped' ELSE 'applied' END,
-           CASE WHEN v % 5 = 0 THEN 'not_found' END, CASE WHEN v % 5 = 0 THEN 'DELETE: target_id ''x' || v || ''' not found' END
-    FROM range(1, $n + 1) t(v);
-INSERT INTO prunes SELECT 'default', v, 's' || v, 'mis-001', 'MISTAKES TO AVOID', 'x', 0, 3
-    FROM range(1, $n + 1, 50) t(v);
-INSERT INTO runs (run_id, kind, playbook, provider, started_at, status, input_tokens, output_tokens, cost_usd)
-    SELECT 'run-' || d, 'nightly', 'default', 'anthropic', TIMESTAMPTZ '2026-01-01' + INTERVAL (d) DAY, 'ok',
-           1000 * d, 100 * d, 0.01 * d FROM range(30) t(d);
-"""
-
-
-def long_history(db: Path, versions: int) -> None:
-    with open_db(db) as con:
-        ensure_playbook(con, "default")
-        con.execute(LONG_HISTORY.replace("$n", str(versions)))
-
-
-def one_version(db: Path) -> None:
-    con = connect(db)
-    ensure_playbook(con, "default")
-    new, report = apply_session(
-        load_version(con, "default"),
-        ReflectorOutput(),
-        CuratorOutput(operations=[{"type": "ADD", "text": "only lesson"}, {"type": "DELETE", "target_id": "ghost"}]),
-    )
-    write_version(con, "default", new, source="session", session_id="s1", report=report)
-    con.close()
+from tests.helpers import long_history, one_version
 
 
 @pytest.mark.parametrize("history", ["empty", "one", "long"])

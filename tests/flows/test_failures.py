@@ -22,12 +22,12 @@ from core.llm.guard import CallGuard
 from core.llm.pricing import CostCap
 from core.store.db import open_db
 from core.store.ingest import ingest
-from core.store.playbooks import failed_sessions
+from core.store.ledger import failed_sessions
 from flows.cli import app
 from flows.config import Settings
+from flows.curation import run_curation
 from flows.providers import ProviderSpec
-from flows.runs import run_curation
-from tests.core.test_llm import message
+from tests.helpers import message
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "data" / "samples" / "claude-code"

@@ -14,11 +14,11 @@ from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
 from core.store.db import open_db
 from core.store.ingest import ingest
-from core.store.playbooks import history
+from core.store.versions import history
 from flows.config import Settings
+from flows.curation import run_curation
 from flows.providers import ProviderSpec
-from flows.runs import run_curation
-from tests.core.test_llm import message
+from tests.helpers import message
 
 MODEL = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
 
@@ -89,6 +89,6 @@ def test_sessions_wait_until_idle_grow_into_new_parts_and_short_ones_are_reconsi
     reflector_prompt = next(b for b in bodies[seen:] if "BETA" in b)
     assert "ALPHA" not in reflector_prompt  # only the new part is judged again
     with open_db(settings.db) as con:
-        notes = [v["note"] for v in history(con, "default") if v["session_id"] == "grows"]
+        notes = [v.note for v in history(con, "default") if v.session_id == "grows"]
     assert notes == [None, "the session's new part (it was first applied in version 1)"]
     assert run().sessions_considered == 0  # nothing grew since: nothing to do

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from flows.evolution import write_evolution_report
-from tests.flows.test_triggers import write_session
+from tests.helpers import write_session
 
 runner = CliRunner()
 LABEL = "written by rules, without a model (the heuristic provider)"

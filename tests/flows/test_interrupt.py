@@ -61,12 +61,13 @@ def test_ctrl_c_is_one_line_and_the_rerun_resumes(tmp_path: Path, prefect_api: s
 
 def test_idle_nightly_does_not_start_prefect(tmp_path: Path) -> None:
     from flows.config import Settings
+    from flows.curation import run_curation
+    from flows.ingest import ingest_with
     from flows.providers import resolve_provider
-    from flows.runs import run_curation, run_ingest
 
     shutil.copytree(ROOT / "data" / "samples" / "claude-code" / "spotter", tmp_path / "samples")
     done = Settings(db=tmp_path / "c.duckdb", out_dir=tmp_path / "out")  # everything ingested and curated
-    run_ingest(done, [tmp_path / "samples"])
+    ingest_with(done, [tmp_path / "samples"])
     run_curation(done, "default", resolve_provider("heuristic", done))
     code = (
         "import sys; from flows.cli import app\n"

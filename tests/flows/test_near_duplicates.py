@@ -18,11 +18,13 @@ from core.consolidate import near_pairs
 from core.llm.embed import Lexical, load_embedder, near_finder
 from core.models import CuratorOutput, Entry, Playbook
 from core.operations import apply_operations
+from core.selection import SessionFilter
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
+from flows.curation import run_curation
 from flows.providers import resolve_provider
-from flows.runs import run_curation
+from tests.helpers import message
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,9 +169,9 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
 
     from core.llm.claude import AnthropicProvider, make_client
     from core.llm.pricing import CostCap
-    from core.store.playbooks import ensure_playbook, write_version
+    from core.store.registry import ensure_playbook
+    from core.store.versions import write_version
     from flows.providers import ProviderSpec
-    from tests.core.test_llm import message
 
     db = tmp_path / "c.duckdb"
     with open_db(db) as con:
@@ -309,7 +311,7 @@ def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) 
         + "\n"
     )
     settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1)
-    run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), limit=1)
+    run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), chosen=SessionFilter(limit=1))
     listed = runner.invoke(app, ["stale", "--json", "--db", str(db)])
     assert [r["name"] for r in json.loads(listed.stdout)] == ["oth-001", "oth-003"]  # oth-002 was confirmed now
     exported = json.loads(runner.invoke(app, ["export", "--db", str(db)]).stdout)
@@ -349,9 +351,8 @@ def test_consolidate_has_a_configured_model_judge_groups_that_may_say_the_same(t
 
     from core.llm.claude import AnthropicProvider, make_client
     from core.llm.pricing import CostCap
+    from flows.consolidation import run_consolidation
     from flows.providers import ProviderSpec
-    from flows.runs import run_consolidation
-    from tests.core.test_llm import message
 
     # pat-001 and pat-003 are near-duplicates (merged in any case); pat-004 says pat-002's lesson in other words,
     # below the threshold (0.48): only a judge can merge them.
@@ -496,8 +497,8 @@ def test_a_judged_consolidation_merges_only_what_similarity_or_the_judge_joined(
 
 def test_nightly_has_a_model_judge_the_entries_a_run_added() -> None:
     from core.runsummary import RunSummary
+    from flows.consolidation import needs_consolidation
     from flows.providers import ProviderSpec
-    from flows.runs import needs_consolidation
 
     model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
     rules = ProviderSpec(kind="heuristic", reflector_model="rules", curator_model="rules")

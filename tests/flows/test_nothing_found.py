@@ -9,11 +9,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from core.llm import seeds
+from core.compat import llm as seeds
 from core.llm.base import LLMRequest, LLMResponse
 from core.store.db import open_db
 from flows.cli import app
-from tests.flows.test_triggers import write_session
+from tests.helpers import write_session
 
 runner = CliRunner()
 

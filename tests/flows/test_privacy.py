@@ -13,12 +13,13 @@ from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
 from core.store.db import open_db
 from core.store.ingest import ingest
-from core.store.playbooks import load_version
+from core.store.versions import load_version
 from flows.config import Settings
+from flows.curation import run_curation
 from flows.evolution import write_evolution_report
+from flows.exports import export_playbook
 from flows.providers import ProviderSpec, resolve_provider
-from flows.runs import export_playbook, run_curation
-from tests.core.test_llm import message
+from tests.helpers import message
 
 PLANTED = ["alice", "build-01", "Alice Example", "/home/", "/Users/"]
 

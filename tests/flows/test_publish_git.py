@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.flows.test_triggers import write_session
+from tests.helpers import write_session
 
 runner = CliRunner()
 HAND = "# Team\n\nHand-written: run make check before pushing.\n"

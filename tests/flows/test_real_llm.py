@@ -87,7 +87,7 @@ def test_curate_one_session_against_a_real_local_model(llama: str, tmp_path: Pat
     if summary["sessions_applied"] == 1:
         steps = [c[0] for c in calls]
         assert state == [("applied",)] and steps in (["reflector", "curator"], ["reflector"])
-        if steps == ["reflector"]:  # seed 003: the reflector found nothing, so no curator call was made
+        if steps == ["reflector"]:  # the reflector found nothing, so no curator call was made
             with open_db(db) as con:
                 notes = [r[0] for r in con.execute("SELECT note FROM versions WHERE source = 'session'").fetchall()]
             assert notes == ["no curator call: the reflector found nothing"]

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
+from tests.helpers import write_session
 
 runner = CliRunner()
 
@@ -34,8 +35,6 @@ def test_review_holds_exports_until_approved_and_rejections_are_undone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from datetime import UTC, datetime
-
-    from tests.flows.test_triggers import write_session
 
     folder = tmp_path / "t"
     write_session(folder / "s0.jsonl", "s0", datetime(2026, 3, 1, tzinfo=UTC), error=False)

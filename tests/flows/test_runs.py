@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 
 from core.errors import ConfigError, DatabaseBusyError
+from core.io.lock import run_lock
 from core.llm.base import LLMRequest, LLMResponse
+from core.selection import SessionFilter
 from core.store.db import open_db
 from core.store.ingest import ingest
-from core.store.lock import run_lock
-from core.store.playbooks import history, load_version
+from core.store.versions import history, load_version
 from flows.config import Settings
+from flows.curation import run_curation
 from flows.providers import resolve_provider
-from flows.runs import run_curation
 from tests.servers import HOLD_LOCK, lock_holder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,7 +204,7 @@ def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Set
     assert report.evaluations == 4 and report.epochs == 2
     with open_db(settings.db) as con:
         rows = history(con, "default")
-        assert [(r["version"], r["session_id"]) for r in rows] == [
+        assert [(r.version, r.session_id) for r in rows] == [
             (0, None),
             *list(zip([1, 2, 3], SESSIONS, strict=True)),
         ]
@@ -224,9 +225,13 @@ def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Pa
 def test_limit_holds_on_a_first_run(setup: tuple[Settings, Path]) -> None:
     # DuckDB 2.0.0 dropped the LIMIT of the pending query while the playbook had no ledger rows yet.
     settings, replay = setup
-    first = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), limit=2)
+    first = run_curation(
+        settings, "default", resolve_provider(f"replay:{replay}", settings), chosen=SessionFilter(limit=2)
+    )
     assert first.sessions_considered == 2
-    rest = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), limit=5)
+    rest = run_curation(
+        settings, "default", resolve_provider(f"replay:{replay}", settings), chosen=SessionFilter(limit=5)
+    )
     assert rest.sessions_considered == 2  # the third session and the short one; nothing twice
     assert first.sessions_applied + rest.sessions_applied == 3
 
@@ -257,7 +262,7 @@ KILL_SCRIPT = textwrap.dedent("""
     from pathlib import Path
     from flows.config import Settings
     import flows.steps as steps
-    from flows.runs import run_curation
+    from flows.curation import run_curation
     import tests.flows.stub as stub
 
     real = steps.write_version
@@ -359,7 +364,7 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
     import time as clock
 
     from core.llm.base import LLMRequest, LLMResponse, Provider
-    from flows.steps import _answer
+    from flows.steps import answer_requests
 
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
@@ -381,7 +386,7 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
         )
         for i in range(4)
     ]
-    batches = list(_answer(Warming(), requests, [0, 1, 2, 3], concurrency=concurrency, warm_cache=mode))
+    batches = list(answer_requests(Warming(), requests, [0, 1, 2, 3], concurrency=concurrency, warm_cache=mode))
     answered = dict(pair for batch in batches for pair in batch)
     assert sorted(answered) == [0, 1, 2, 3]
     # Warmed: the first call finished before any other began.

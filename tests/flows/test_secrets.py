@@ -22,10 +22,11 @@ from core.redact import redact, redact_parts
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
+from flows.curation import run_curation
 from flows.evolution import write_evolution_report
+from flows.exports import export_playbook
 from flows.providers import ProviderSpec
-from flows.runs import export_playbook, run_curation
-from tests.core.test_llm import message
+from tests.helpers import claude_session, message, write_session
 from tests.secret_kinds import HELD_OUT, KINDS, SPLIT
 
 ALL = [*KINDS, *HELD_OUT, SPLIT]
@@ -280,7 +281,6 @@ def test_ingest_stores_what_the_redactor_makes_of_every_record(
 def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Path) -> None:
     """A model's answer quotes `"Authorization: Bearer $GITHUB_TOKEN"` and a real token inside JSON strings: it is
     redacted value by value, so it still parses, the session is applied in one run, and a rerun reuses it."""
-    from tests.flows.test_triggers import write_session
 
     write_session(tmp_path / "t" / "s.jsonl", "b1", __import__("datetime").datetime(2026, 5, 1), error=True)
     settings = Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1, near_duplicates="off")
@@ -330,7 +330,6 @@ def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkey
     from typer.testing import CliRunner
 
     from flows.cli import app
-    from tests.flows.test_screen import claude_session
 
     chosen = [p for p in HELD_OUT if p.kind in ("sshpass", "curl_user", "slack_webhook", "env_db_pass")]
     folder = tmp_path / "t"

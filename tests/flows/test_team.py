@@ -16,8 +16,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.conftest import SAMPLES
-from tests.flows.test_triggers import write_session
+from tests.helpers import SAMPLES, write_session
 from tests.servers import s3_server
 
 runner = CliRunner()
@@ -184,9 +183,9 @@ def test_hostile_object_keys_are_refused_and_the_rest_is_ingested(
     outside = tmp_path / "outside"
     outside.mkdir()
     from flows.config import Settings
-    from flows.runs import remote_cache
+    from flows.context import Database
 
-    cache = remote_cache(Settings(db=team), URL)
+    cache = Database.of(Settings(db=team)).remote_cache(URL)
     (cache / "mallory").mkdir(parents=True)
     (cache / "mallory" / "claude-code").symlink_to(outside)  # a link planted in the cache earlier
     body = b'{"type": "user", "sessionId": "evil"}\n'

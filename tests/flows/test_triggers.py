@@ -13,41 +13,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from flows.evolution import write_evolution_report
-
-ERROR = "ModuleNotFoundError: No module named 'app'"
-
-
-def write_session(path: Path, session_id: str, start: datetime, *, error: bool) -> None:
-    """A Claude Code session: a prompt, a Bash call that fails (with ERROR when `error`) and one that works."""
-
-    def line(i: int, role: str, content: object) -> str:
-        ts = (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
-        record = {"type": role, "sessionId": session_id, "uuid": f"{session_id}-{i}", "timestamp": ts}
-        return json.dumps(record | {"message": {"role": role, "content": content}})
-
-    failure = ERROR if error else "exit code 2: lint failed"
-    lines = [
-        line(0, "user", "Run the tests please"),
-        line(
-            1,
-            "assistant",
-            [{"type": "tool_use", "id": f"{session_id}-t1", "name": "Bash", "input": {"command": "pytest"}}],
-        ),
-        line(
-            2,
-            "user",
-            [{"type": "tool_result", "tool_use_id": f"{session_id}-t1", "content": failure, "is_error": True}],
-        ),
-        line(
-            3,
-            "assistant",
-            [{"type": "tool_use", "id": f"{session_id}-t2", "name": "Bash", "input": {"command": "python -m pytest"}}],
-        ),
-        line(4, "user", [{"type": "tool_result", "tool_use_id": f"{session_id}-t2", "content": "3 passed"}]),
-        line(5, "assistant", "All tests pass now."),
-    ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
+from tests.helpers import ERROR, write_session
 
 
 def test_trigger_recurrence_before_and_after_the_first_export(tmp_path: Path) -> None:
@@ -104,8 +70,9 @@ def test_trigger_recurrence_before_and_after_the_first_export(tmp_path: Path) ->
 def test_a_merged_entry_keeps_the_triggers_of_its_sources(tmp_path: Path) -> None:
     from core.models import ApplyReport, OpOutcome
     from core.operations import apply_operations, empty_playbook
-    from core.store.playbooks import ensure_playbook, trigger_recurrence, write_version
-    from flows.cli import describe_recurrence
+    from core.store.published import trigger_recurrence
+    from core.store.registry import ensure_playbook
+    from core.store.versions import write_version
 
     ops = [
         {"type": "ADD", "text": "Use python -m pytest so the package imports.", "trigger": f"  {ERROR}\n"},
@@ -126,5 +93,7 @@ def test_a_merged_entry_keeps_the_triggers_of_its_sources(tmp_path: Path) -> Non
         got = con.execute("SELECT trigger FROM entry_triggers WHERE entry_id = ? ORDER BY trigger", [new_id]).fetchall()
         recurrence = trigger_recurrence(con, "default", new_id)
     assert got == [(ERROR,), ("No module named",)]
-    assert recurrence[0]["first_exported_at"] is None and "not exported yet" in describe_recurrence(recurrence[0])
+    assert recurrence[0].first_exported_at is None
+    shown = CliRunner().invoke(app, ["triggers", new_id, "--db", str(tmp_path / "m.duckdb")])
+    assert shown.exit_code == 0 and "not exported yet" in shown.stdout
     assert isinstance(merge_report.outcomes[0], OpOutcome) and isinstance(report, ApplyReport)

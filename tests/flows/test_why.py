@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.flows.test_triggers import write_session
+from tests.helpers import write_session
 
 runner = CliRunner()
 

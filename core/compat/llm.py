@@ -20,14 +20,8 @@ from core.llm.base import LLMRequest
 from core.models import Playbook, SessionMessage
 from core.playbook_json import playbook_from_dict
 from core.prompts import load_template
-from core.reflector import (
-    build_request,
-    describe_sections,
-    parse_reflector,
-    playbook_text,
-    reflection_from_dict,
-    session_request,
-)
+from core.reflector import parse_reflector, reflection_from_dict
+from core.request import build_request, describe_sections, playbook_text, session_request
 from core.sections import DEFAULT_SECTIONS
 
 __all__ = [
@@ -173,10 +167,10 @@ def run_curator_sync(
     model: str = "claude-sonnet-4-5",
     budget_tokens: int = 24_000,
 ) -> dict[str, Any]:
-    """Curator step (REQ-CUR-010): `{"reasoning", "operations"}`; the empty result on any failure."""
+    """Curator step: `{"reasoning", "operations"}`; the empty result on any failure."""
     try:
         reflection = reflection_from_dict(reflector_output if isinstance(reflector_output, dict) else {})
-        if not reflection.analysis.strip():  # seed 003: the reflector found nothing, so no call and no cost
+        if not reflection.analysis.strip():  # the reflector found nothing: no call and no cost
             log.info("run_curator: the reflection is empty; no curator call")
             return {"reasoning": "", "operations": []}
         request = _request(
@@ -197,7 +191,7 @@ def run_curator_sync(
     return {"reasoning": "", "operations": []}
 
 
-# The hook scripts await these (seeds 001/002): coroutines that run the call in a worker thread, so an event
+# The hook scripts await these: coroutines that run the call in a worker thread, so an event
 # loop that awaits several sessions at once is never blocked by one.
 
 

@@ -1,10 +1,10 @@
-"""The seeds' dict-based API over the engine, for users of the hook scripts.
+"""The seeds' dict-based API over the engine, for users of the hook scripts (re-exported by `core.compat`).
 
 Dicts have the seeds' playbook.json shape (`core.playbook_json`). Every function here converts to the
-typed models, runs the engine in `core.operations`, and converts back. Diagnostics (OBS-CUR-001..004, the
-prune report) go to the `playbook` logger and, only when the caller passes `diagnostics_dir`, to files in
-that folder. The seeds' LLM functions (`extract_keypoints`, `run_reflector`, `run_curator`) are in
-`core.llm.seeds`.
+typed models, runs the engine in `core.operations`, and converts back. Diagnostics (the summary, skipped
+operations, evaluations, the prune report) go to the `playbook` logger and, only when the caller passes
+`diagnostics_dir`, to files in that folder. The seeds' LLM functions (`extract_keypoints`, `run_reflector`,
+`run_curator`) are in `core.compat.llm`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import NoSectionsError
-from core.export import format_bullets
+from core.io.files import read_text, write_atomic
 from core.jsonx import extract_json
+from core.markdown import format_bullets
 from core.models import ApplyReport, Playbook
 from core.operations import apply_evaluations, apply_operations, next_entry_id, prune
 from core.playbook_json import decode, default_dict, encode, playbook_from_dict, playbook_to_dict, repair_entries
 from core.prompts import DEFAULT_PROMPTS_DIR
 from core.sections import DEFAULT_SECTIONS
-from core.store.files import read_text, write_atomic
 
 __all__ = [
     "SECTION_SLUGS",
@@ -53,16 +53,16 @@ def _emit(report: ApplyReport, diagnostics_dir: Path | None) -> None:
         log.info("%s", report.summary())
     for outcome in report.outcomes:
         if outcome.status == "skipped" and "not found" in outcome.reason:
-            log.warning("%s", outcome.reason)  # OBS-CUR-002
+            log.warning("%s", outcome.reason)  # each skipped operation, with its reason
         if outcome.status == "applied" and outcome.type == "DELETE":
-            log.info(  # OBS-CUR-003
+            log.info(  # the evaluations
                 "DELETE applied: target_id=%r, text=%r, reason=%r",
                 outcome.entry_id,
                 (outcome.old_text or "")[:80],
                 outcome.reason,
             )
         if outcome.status == "applied" and outcome.type == "UPDATE":
-            log.info(  # OBS-CUR-004
+            log.info(  # the entries pruned
                 "UPDATE applied: target_id=%r, old=%r, new=%r",
                 outcome.entry_id,
                 (outcome.old_text or "")[:80],
@@ -93,7 +93,7 @@ def _apply_curator_operations(
 def apply_structured_operations(
     playbook: dict[str, Any], operations: list[Any], *, diagnostics_dir: Path | None = None
 ) -> dict[str, Any]:
-    """Apply ADD/UPDATE/MERGE/DELETE operations to a deep copy of `playbook` (REQ-CUR-014).
+    """Apply ADD/UPDATE/MERGE/DELETE operations to a deep copy of `playbook`.
 
     Returns the modified copy; the original object unchanged on an unexpected exception; and the very
     same object when `operations` is empty.
@@ -123,9 +123,9 @@ def update_playbook_data(
 ) -> dict[str, Any]:
     """Apply an extraction result: operations (or legacy new_key_points), evaluations, pruning.
 
-    The `operations` key, when present (even empty), takes precedence and `new_key_points` is ignored
-    (REQ-CUR-008). Operations run on a deep copy; an unexpected exception there rolls back to the
-    original playbook (REQ-CUR-006). The caller's dict is never mutated, and nothing raises (seed 000): an
+    The `operations` key, when present (even empty), takes precedence and `new_key_points` is ignored.
+    Operations run on a deep copy; an unexpected exception there rolls back to the
+    original playbook. The caller's dict is never mutated, and nothing raises: an
     existing entry the contract cannot hold is repaired (a negative counter becomes 0) or set aside untouched
     and put back in the result (no id or no text), each with a logged reason.
     """
@@ -146,13 +146,15 @@ def update_playbook_data(
         else:
             legacy = [op for op in map(_legacy_key_point, extraction_result.get("new_key_points") or []) if op]
             if legacy:
-                # The legacy path had no 10-item limit (CON-CUR-001: behaviour unchanged).
+                # The legacy path had no 10-item limit (the hook scripts rely on it).
                 current, report = _apply_curator_operations(copy.deepcopy(playbook), legacy, limit=None)
         model = playbook_from_dict(current)
         evaluations = extraction_result.get("evaluations") or []
         model, eval_outcomes = apply_evaluations(model, evaluations if isinstance(evaluations, list) else [])
         model, pruned = prune(model)
-    except Exception as exc:  # seed 000: nothing raises here; the playbook comes back as it was, and why
+    except (
+        Exception
+    ) as exc:  # nothing raises here (the hook scripts run it unattended); the playbook comes back as it was, and why
         failed = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         _emit(report.model_copy(update={"rolled_back": failed}), diagnostics_dir)
         return _put_back(copy.deepcopy(playbook), aside)
@@ -173,7 +175,7 @@ def _put_back(playbook: dict[str, Any], aside: dict[str, list[Any]]) -> dict[str
 
 
 def prune_harmful(playbook: dict[str, Any], *, diagnostics_dir: Path | None = None) -> dict[str, Any]:
-    """Remove entries with harmful >= 3 and harmful > helpful (REQ-CUR-015); returns a new dict."""
+    """Remove entries with harmful >= 3 and harmful > helpful; returns a new dict."""
     model, pruned = prune(playbook_from_dict(playbook))
     _emit(ApplyReport(pruned=pruned), diagnostics_dir)
     return playbook_to_dict(model, base=playbook)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from core.errors import ConfigError, PlaybookFileError, StoreError
-from core.store.keys import Contributor, check_contributor, key_error
+from core.io.keys import Contributor, check_contributor, key_error
 
 __all__ = ["RemoteObject", "fetch", "is_url", "list_objects", "put_bytes", "remove_folder"]
 
@@ -64,7 +64,7 @@ def put_bytes(url: str, key: str, data: bytes, options: Mapping[str, Any] | None
     """Write `data` at `url/key` (parents are created where the store has folders).
 
     Raises:
-        StoreError: `key` is not a key a team's store may hold (`core.store.keys.key_error`), or the write failed.
+        StoreError: `key` is not a key a team's store may hold (`core.io.keys.key_error`), or the write failed.
     """
     why = key_error(key)
     if why:
@@ -100,7 +100,7 @@ def list_objects(url: str, options: Mapping[str, Any] | None = None) -> list[Rem
 def fetch(url: str, key: str, dest: Path, options: Mapping[str, Any] | None = None) -> None:
     """Download `url/key` to `dest` (written beside it, then renamed: a reader never sees half a file).
 
-    `dest` must come from `core.store.keys.cache_path`, which keeps it inside the cache.
+    `dest` must come from `core.io.keys.cache_path`, which keeps it inside the cache.
 
     Raises:
         StoreError: the object cannot be read.

@@ -1,0 +1,84 @@
+"""The `playbook` command line: one file per group of commands (Typer's "one file per command" layout, each
+module's commands added without a name, so every command stays at the top level), each command one library call
+plus rendering.
+
+The project's errors (`PlaybookError`) are translated once, here, for every command: `Error: <message>` on
+stderr and exit 1; usage errors exit 2 (Typer's default); Ctrl-C prints one line and exits 130. No traceback.
+Each command imports what it uses inside its body: `--help` and the read commands never load Prefect, the
+anthropic SDK or the run loop, and start in about half a second (measured by bench/bench_cli.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from core.errors import PlaybookError
+from flows.cli import admin, exports, ingest, insight, playbooks, review, runs, sessions
+from flows.cli._render import err, escape, out
+
+__all__ = ["app", "main"]
+
+
+class _OneErrorLine(TyperGroup):
+    """The command group that translates the project's errors, once for every command."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer 0.29 vendors click: its Context type is private
+        try:
+            return super().invoke(ctx)
+        except PlaybookError as exc:
+            err.print(f"[red]Error:[/red] {escape(str(exc))}", highlight=False)
+            raise typer.Exit(code=1) from None
+        except KeyboardInterrupt:
+            # Every database connection and the run lock were released on the way here; what a run had
+            # finished is committed, and the next run resumes the rest. The interpreter's teardown still
+            # runs (it stops Prefect's local server), but its noise (leaked bindings, thread tracebacks)
+            # would bury this line, so standard error goes to /dev/null after it.
+            err.print("Interrupted; run the same command again to resume.", highlight=False)
+            sys.stderr.flush()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            raise typer.Exit(code=130) from None
+
+
+app = typer.Typer(
+    name="playbook",
+    cls=_OneErrorLine,
+    help="Learn a playbook of lessons from coding-agent transcripts (Prefect + DuckDB).",
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+for _group in (ingest, sessions, playbooks, exports, review, runs, insight, admin):
+    app.add_typer(_group.app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("playbook")
+        except PackageNotFoundError:  # a checkout on sys.path without an install
+            number = "unknown (not installed)"
+        out.print(f"playbook {number}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Learn a playbook of lessons from coding-agent transcripts (Prefect + DuckDB)."""
+
+
+def main() -> None:
+    """Entry point."""
+    app()

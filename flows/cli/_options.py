@@ -1,0 +1,82 @@
+"""The options the commands share, declared once, and the settings a command builds from them.
+
+The options are `Annotated` aliases; a command builds its settings once and passes them down."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import typer
+
+if TYPE_CHECKING:
+    from flows.config import Settings
+
+__all__ = [
+    "AssumeOpt",
+    "DbOpt",
+    "DryRunOpt",
+    "FormatChoice",
+    "JsonOpt",
+    "LlmOpt",
+    "MaxCostOpt",
+    "PlaybookOpt",
+    "ProjectOpt",
+    "SinceOpt",
+    "WaitOpt",
+    "settings",
+    "sources",
+]
+
+# The brackets are escaped: with rich markup on, `[env: ...]` would be read as a style and vanish.
+DbOpt = Annotated[
+    Path | None, typer.Option("--db", help="DuckDB file. \\[env: PLAYBOOK_DB] \\[default: data/playbook.duckdb]")
+]
+WaitOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--wait",
+        help="Seconds to wait while another command (a nightly run) is using the database."
+        " \\[env: PLAYBOOK_WAIT_S] \\[default: 15]",
+        show_default=False,
+    ),
+]
+PlaybookOpt = Annotated[
+    str | None,
+    typer.Option("--playbook", "-p", help="Playbook name. \\[env: PLAYBOOK_PLAYBOOK] \\[default: default]"),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (for scripts).")]
+ProjectOpt = Annotated[str | None, typer.Option(help="Only sessions of this project.")]
+SinceOpt = Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")]
+FormatChoice = Literal["auto", "claude-code", "codex", "messages"]
+LlmOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="anthropic, batch, openai (an OpenAI-compatible server), claude-cli (a subscription), heuristic,"
+        " replay:FILE or auto"
+        " (anthropic with a key, else openai when openai_base_url is set, else heuristic).",
+    ),
+]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Print what would be sent and its estimated cost; call no model.")
+]
+MaxCostOpt = Annotated[
+    float | None, typer.Option("--max-cost", help="Refuse to start when the estimated cost (USD) is above this.")
+]
+AssumeOpt = Annotated[int, typer.Option("--assume-output", help="Output tokens assumed per call for the estimate.")]
+
+
+def settings(db: Path | None = None, playbook: str | None = None, **extra: Any) -> Settings:
+    """Settings with the flags of the current command applied: built once per command, then passed down."""
+    from flows.config import load_settings
+
+    return load_settings(db=db, playbook=playbook, **extra)
+
+
+def sources(given: list[str] | None) -> list[Path | str]:
+    """Command-line transcript sources: object-storage URLs as they are, anything else a path."""
+    from core.io.objects import is_url
+
+    return [g if is_url(g) else Path(g).expanduser() for g in given or []]

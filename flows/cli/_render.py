@@ -1,0 +1,255 @@
+"""How the commands print: the consoles, untrusted text escaped, tables, JSON for scripts, and the rendering of
+the library's typed results (ingest summaries, run summaries, review changes, held entries, an entry's life)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+from rich.console import Console
+from rich.markup import escape as markup_escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from core.invisible import visible
+
+if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--help` in ~0.3 s)
+    from core.review import ReviewChange
+    from core.runsummary import RunSummary
+    from core.screen import Screened
+    from core.store.ingest import IngestSummary
+    from core.store.published import TriggerRecurrence
+    from flows.exports import Published
+
+__all__ = [
+    "describe_recurrence",
+    "err",
+    "escape",
+    "ingest_bars",
+    "new_table",
+    "out",
+    "print_json",
+    "progress_bars",
+    "render_changes",
+    "render_held",
+    "render_ingest",
+    "render_life",
+    "render_published",
+    "render_run",
+]
+
+# User text (entries, transcripts) is printed as it is: no emoji codes such as `:cd:`, no markup from it.
+# Piped into a file or a log, Rich would squeeze tables into 80 columns; there they get 160.
+out = Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
+
+
+def escape(text: str) -> str:
+    """Untrusted text (ids, project names, entry texts, reasons) as printed: rich markup escaped, and control,
+    escape, bidi and other invisible characters written as their escapes (`core.invisible`), so a transcript's
+    `sessionId` cannot rewrite the terminal or hide what a reviewer reads."""
+    return markup_escape(visible(text))
+
+
+def new_table(*columns: str, **options: Any) -> Table:
+    """A table whose cells wrap instead of being cut with an ellipsis when the terminal is narrow."""
+    grid = Table(**options)
+    for name in columns:
+        grid.add_column(name, overflow="fold")
+    return grid
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return str(value)
+
+
+def print_json(data: object) -> None:
+    """JSON on stdout, nothing else (so it can be piped); typed rows as their fields."""
+    sys.stdout.write(json.dumps(data, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+
+
+def render_ingest(summary: IngestSummary) -> None:
+    """The ingest summary table, failed files listed with their error."""
+    table = new_table(title="Ingest", show_header=False, title_justify="left")
+    for label, value in [
+        ("files new", summary.count("new")),
+        ("files changed", summary.count("changed")),
+        ("files unchanged", summary.count("unchanged")),
+        ("files failed", summary.count("failed")),
+        ("files shrunk (stored messages kept)", summary.count("shrunk")),
+        ("files empty / unrecognised", f"{summary.count('empty')} / {summary.count('unrecognised')}"),
+        *([("objects refused (never fetched)", summary.count("refused"))] if summary.count("refused") else []),
+        ("sessions written", summary.sessions),
+        ("message parts written", summary.messages),
+        ("bad lines", summary.bad_lines),
+        ("secrets redacted", summary.secrets),
+        ("throughput", f"{summary.mb_per_s:.1f} MB/s ({summary.bytes_read / 1e6:.1f} MB in {summary.seconds:.2f} s)"),
+    ]:
+        table.add_row(label, str(value))
+    out.print(table)
+    for r in summary.results:
+        if r.status in ("failed", "empty", "unrecognised", "shrunk", "refused"):
+            err.print(f"[yellow]{r.status}:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
+        elif r.bad_lines:
+            err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
+        if r.note:
+            err.print(f"[yellow]note:[/yellow] {escape(r.path)}: {escape(r.note)}", highlight=False)
+
+
+@contextmanager
+def ingest_bars() -> Iterator[Any]:
+    """A progress bar on stderr for one ingest; yields the function to report (done, total) bytes to."""
+    with Progress(
+        TextColumn("[bold]ingest"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("ingest", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@contextmanager
+def progress_bars() -> Iterator[None]:
+    """Progress bars on stderr for the phases a flow reports (ingest bytes, curated sessions)."""
+    from flows.progress import listen
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task("sessions" if phase == "curate" else "bytes", total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        listen(update)
+        try:
+            yield
+        finally:
+            listen(None)
+
+
+def render_run(summary: RunSummary) -> None:
+    """The end-of-run summary."""
+    for notice in summary.notices:
+        err.print(f"[yellow]Notice:[/yellow] {escape(notice)}", highlight=False)
+    table = new_table(title=f"{summary.kind} · playbook `{summary.playbook}`", show_header=False, title_justify="left")
+    for label, value in summary.summary_rows():
+        table.add_row(label, escape(value))
+    out.print(table)
+    for session_id, reason in summary.failures.items():
+        err.print(
+            f"[yellow]failed (retried next run):[/yellow] {escape(session_id)}: {escape(reason)}", highlight=False
+        )
+
+
+def render_changes(changes: list[ReviewChange]) -> None:
+    """The pending changes as a numbered, readable diff."""
+    for c in changes:
+        sign = {"added": "[green]+[/green]", "removed": "[red]-[/red]", "changed": "[yellow]~[/yellow]"}[c.kind]
+        out.print(f"{sign} {c.number}. {c.kind} [bold]{escape(c.name)}[/bold] ({escape(c.section)})")
+        if c.before is not None:
+            out.print(f"    [red]- {escape(c.before)}[/red]")
+        if c.after is not None:
+            out.print(f"    [green]+ {escape(c.after)}[/green]")
+
+
+def render_held(held: list[Screened]) -> None:
+    """The entries the screen holds: id, the rules and what matched, the text as it is (invisible characters
+    shown as escapes)."""
+    if not held:
+        return
+    out.print(f"[bold]{len(held)} entr{'y' if len(held) == 1 else 'ies'} held by the screen[/bold] (never exported):")
+    for h in held:
+        out.print(f"  [red]![/red] [bold]{escape(h.name)}[/bold] ({escape(h.section)}): {escape(h.text)}")
+        for x in h.holds:
+            out.print(f"      {x.rule}: {escape(x.detail)}")
+    out.print("  Release one with `playbook review --release ID` after reading it.", highlight=False)
+
+
+def describe_recurrence(row: TriggerRecurrence | dict[str, Any]) -> str:
+    """`trigger seen in 9 of 35 sessions before, 2 of 40 after` (after: since the entry was first exported)."""
+    from core.store.published import TriggerRecurrence
+
+    r = row if isinstance(row, TriggerRecurrence) else TriggerRecurrence.model_validate(row)
+    before = f"seen in {r.seen_before} of {r.sessions_before} sessions before"
+    if r.first_exported_at is None:
+        return f"{before}; not exported yet"
+    return f"{before}, {r.seen_after} of {r.sessions_after} after"
+
+
+def render_life(life: dict[str, Any], indent: str = "") -> None:
+    """`playbook why`: an entry's life as a timeline, the sessions behind it, and its sources' lives."""
+    now = life["now"]
+    head = f"{indent}[bold]{escape(life['entry_id'])}[/bold]"
+    if now:
+        out.print(
+            f"{head} ({escape(now['section'])}; helpful {now['helpful']}, harmful {now['harmful']}):"
+            f" {escape(now['text'])}"
+        )
+    else:
+        out.print(f"{head} (no longer live)")
+    table = new_table("version", "date", "what", "session", "detail")
+    for e in life["events"]:
+        detail = {
+            "ADD": f"added: {e['new_text']}" + (f' (trigger "{e["trigger"]}")' if e["trigger"] else ""),
+            "UPDATE": f"was: {e['old_text']}\nnow: {e['new_text']}",
+            "MERGE": f"merged from {', '.join(e['target_ids'])}: {e['new_text']}",
+            "MERGED INTO": f"merged into {e['entry_id']}",
+            "DELETE": f"deleted: {e['reason'] or ''}",
+            "TAG": f"{e['rating']}: {e['rationale'] or ''}",
+            "PRUNE": e["reason"] or "",
+        }.get(e["event"], e["reason"] or "")
+        session = e["session_id"] or e["source"]
+        table.add_row(str(e["version"]), (e["at"] or "")[:10], e["event"], escape(session), escape(detail))
+    out.print(table)
+    for sid, info in life["sessions"].items():
+        where = ", ".join(
+            str(x)
+            for x in (info["project"], (info["started_at"] or "")[:10], info.get("contributor"), info.get("removed"))
+            if x
+        )
+        out.print(f"{indent}session {escape(sid)} ({escape(where)}): {escape(repr(info['first_prompt'] or ''))}")
+        if info["analysis"]:
+            out.print(f"{indent}  reflector: {escape(info['analysis'])}")
+        if info["reasoning"]:
+            out.print(f"{indent}  curator: {escape(info['reasoning'])}")
+    if life["rediscoveries"]:
+        found = life["rediscoveries"]
+        mean = sum(r["similarity"] or 0 for r in found) / len(found)
+        out.print(f"{indent}rediscovered {len(found)} time(s) (mean similarity {mean:.2f})")
+    for row in life["triggers"]:
+        out.print(f'{indent}trigger "{escape(row["triggers"])}": {describe_recurrence(row)} (an observation)')
+    for source in life["sources"]:
+        out.print(f"{indent}[dim]source of the merge:[/dim]")
+        render_life(source, indent + "  ")
+
+
+def render_published(results: list[Published]) -> None:
+    """What `publish` did with each target file."""
+    table = new_table("playbook", "kind", "file", "result")
+    for r in results:
+        result = "[red]refused[/red]: " + escape(r.message) if r.status == "refused" else r.status
+        table.add_row(r.playbook, r.kind, escape(r.path), result)
+    out.print(table)

@@ -1,0 +1,205 @@
+"""What the database says: `stale`, `why`, `triggers`, `runs`, `sql`, `check` and `report`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, settings
+from flows.cli._render import describe_recurrence, err, escape, new_table, out, print_json, render_life
+
+app = typer.Typer()
+
+
+@app.command("stale")
+def stale_cmd(
+    days: Annotated[
+        float | None, typer.Option("--days", help="Unconfirmed for this many days. \\[default: stale_after_days]")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the entries as JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """List entries no session has confirmed (helpful tag or rediscovery) lately; exports leave them out.
+
+    Example: [bold]playbook stale --days 30[/bold]
+    """
+    from flows.playbooks import stale_of
+
+    cfg = settings(db, playbook, wait_s=wait)
+    stale = stale_of(cfg, cfg.playbook, days)
+    if as_json:
+        print_json(stale.entries)
+        return
+    if not stale.entries:
+        out.print(f"No stale entries in playbook `{cfg.playbook}` (window: {stale.window:g} days).", highlight=False)
+        return
+    table = new_table("entry", "section", "last confirmed", "text")
+    for r in stale.entries:
+        when = r.last_confirmed or r.created
+        label = f"{when:%Y-%m-%d}" + ("" if r.last_confirmed else " (never; created)")
+        table.add_row(escape(r.name), escape(r.section), label, escape(r.text))
+    out.print(table)
+    n = len(stale.entries)
+    err.print(
+        f"{n} stale entr{'y' if n == 1 else 'ies'} (no confirmation for {stale.window:g} days); exports"
+        " leave them out, `export --all` keeps them.",
+        highlight=False,
+    )
+
+
+@app.command("why")
+def why_cmd(
+    entry: Annotated[str, typer.Argument(help="The entry id, as in `playbook show` (e.g. mis-003).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Why an entry is in the playbook: every operation that created, changed, merged or tagged it, with its
+    session (project, date, first prompt), what the reflector and the curator said, rediscoveries and trigger
+    figures; a merged entry shows its sources' lives too.
+
+    Example: [bold]playbook why mis-003[/bold]
+    """
+    from flows.playbooks import why
+
+    cfg = settings(db, playbook, wait_s=wait)
+    life = why(cfg, cfg.playbook, entry)
+    if as_json:
+        print_json(life)
+        return
+    render_life(life)
+
+
+@app.command("triggers")
+def triggers_cmd(
+    entry: Annotated[
+        str | None, typer.Argument(help="One entry id (default: every live entry with a trigger).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """How often each entry's situation (its trigger text) occurs in sessions before and after the entry was
+    first exported. An observation, not a causal claim: other things change between the two periods.
+
+    Example: [bold]playbook triggers --json[/bold]
+    """
+    from flows.playbooks import triggers_of
+
+    cfg = settings(db, playbook, wait_s=wait)
+    rows = triggers_of(cfg, cfg.playbook, entry)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        out.print("No live entry has a trigger." if entry is None else f"Entry {entry} has no trigger (or is gone).")
+        return
+    table = new_table("entry", "trigger", "observed (trigger text in a session's messages)")
+    for row in rows:
+        table.add_row(escape(row.entry_id), escape(row.triggers), describe_recurrence(row))
+    out.print(table)
+
+
+@app.command("runs")
+def runs_cmd(
+    limit: Annotated[int, typer.Option(help="How many runs.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+) -> None:
+    """Recent pipeline runs with their counts, tokens and cost.
+
+    Example: [bold]playbook runs --limit 5[/bold]
+    """
+    from flows.database import recent_runs
+
+    cfg = settings(db, wait_s=wait)
+    rows = recent_runs(cfg, limit)
+    if as_json:
+        print_json(rows)
+        return
+    table = new_table("run", "status", "playbook", "provider", "sessions a/s/f", "ops a/s", "pruned", "cost", "time")
+    for r in rows:
+        table.add_row(
+            r.run_id,
+            r.status,
+            escape(r.playbook or ""),
+            escape(r.provider or ""),
+            f"{r.sessions_applied}/{r.sessions_skipped}/{r.sessions_failed}",
+            f"{r.ops_applied}/{r.ops_skipped}",
+            str(r.pruned),
+            f"${r.cost_usd or 0:.4f}",
+            f"{r.duration_s or 0:.1f} s",
+        )
+    out.print(table)
+
+
+@app.command("sql")
+def sql_cmd(
+    query: Annotated[str, typer.Argument(help="A SQL query over the tables and views.", show_default=False)],
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+) -> None:
+    """Run one read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in the README.
+
+    Allowed: queries (select, with, describe, show, summarize), explain, and pragmas that only report. The
+    connection is read-only and cannot open any other file, database or extension (copy, attach, read_text,
+    install are refused); the database is left byte for byte as it was.
+
+    Example: [bold]playbook sql "select type, code, sum(n) from v_skip_reasons group by all"[/bold]
+    """
+    from flows.database import query as run_query
+
+    cfg = settings(db, wait_s=wait)
+    columns, rows = run_query(cfg, query)
+    if as_json:
+        print_json([dict(zip(columns, r, strict=True)) for r in rows])
+        return
+    table = new_table(*columns)
+    for r in rows:
+        table.add_row(*(escape("" if v is None else str(v)) for v in r))
+    out.print(table)
+
+
+@app.command("check")
+def check_cmd(db: DbOpt = None, wait: WaitOpt = None) -> None:
+    """Read every table in full, so every block's checksum is verified, and say how to recover if one fails.
+
+    Example: [bold]playbook check[/bold]
+    """
+    from flows.database import check
+
+    cfg = settings(db, wait_s=wait)
+    checked = check(cfg)
+    out.print(
+        f"Database `{cfg.db}`: {checked.tables} tables, {checked.rows:,} rows read, every checksum verified.",
+        highlight=False,
+    )
+
+
+@app.command("report")
+def report_cmd(
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for index.html and the PNG charts.")] = None,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Write the playbook evolution report: a static HTML page and the same charts as PNG files.
+
+    Example: [bold]playbook report --out data/out/report[/bold]  (then open data/out/report/index.html)
+    """
+    from flows.database import report
+
+    cfg = settings(db, playbook, wait_s=wait)
+    result = report(cfg, cfg.playbook, out_dir)
+    out.print(
+        f"Wrote {result.index} and {len(result.charts)} PNG charts"
+        f" ({result.versions} versions, {result.seconds:.1f} s)."
+    )

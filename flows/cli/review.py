@@ -1,0 +1,128 @@
+"""`playbook review`: the changes awaiting approval and the entries the screen holds, and deciding them."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, settings
+from flows.cli._render import err, escape, out, print_json, render_changes, render_held
+
+if TYPE_CHECKING:
+    from core.review import ReviewChange
+
+app = typer.Typer()
+
+
+@app.command("review")
+def review_cmd(
+    approve_all: Annotated[
+        bool, typer.Option("--approve-all", help="Approve every pending change not rejected.")
+    ] = False,
+    reject: Annotated[
+        str | None, typer.Option("--reject", help="Reject these changes: numbers or entry ids, comma-separated.")
+    ] = None,
+    reject_all: Annotated[bool, typer.Option("--reject-all", help="Reject every pending change.")] = False,
+    interactive: Annotated[
+        bool, typer.Option("--interactive", "-i", help="Decide change by change (the default on a terminal).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation at a terminal.")] = False,
+    release: Annotated[
+        str | None,
+        typer.Option(
+            "--release", help="Export these held entries anyway, as they read now (entry ids, comma-separated)."
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Review what changed since the last approved version of a playbook that has `review = "required"`, and
+    the entries the screen holds (never exported until released).
+
+    Without a decision it lists the pending changes and the held entries with the rule that holds each.
+    Approved changes are published from then on; a rejected change becomes a new version that undoes it (the
+    history keeps both). Every change must be decided at once. `--release ID,...` lets held entries be exported
+    as they read now; a later change of their text is screened again.
+
+    Example: [bold]playbook review --reject 2 --approve-all[/bold]
+    """
+    from flows.review import Decision, release_held, review
+
+    cfg = settings(db, playbook, wait_s=wait)
+    if release is not None:
+        freed = release_held(cfg, cfg.playbook, [n.strip() for n in release.split(",") if n.strip()], _reviewer())
+        if as_json:
+            print_json({"released": freed})
+            return
+        for h in freed:
+            out.print(f"Released {escape(h.name)} ({', '.join(x.rule for x in h.holds)}): {escape(h.text)}")
+        return
+    asking = interactive or (sys.stdin.isatty() and not (approve_all or reject or reject_all or as_json))
+    decided = approve_all or reject_all or reject is not None
+    decision = Decision(approve_all=approve_all, reject=reject, reject_all=reject_all)
+
+    def confirmed(changes: list[ReviewChange]) -> set[int] | None:
+        rejected = decision.rejected(changes)
+        if yes or not sys.stdin.isatty():
+            return rejected
+        question = f"Approve {len(changes) - len(rejected)} and reject {len(rejected)} change(s)?"
+        return rejected if typer.confirm(question) else None
+
+    outcome = review(cfg, cfg.playbook, _ask if asking else confirmed if decided else None, _reviewer())
+    if not outcome.decided:
+        if as_json:
+            print_json(
+                {
+                    "approved_version": outcome.approved_version,
+                    "newest_version": outcome.newest_version,
+                    "pending": outcome.pending,
+                    "held": outcome.held,
+                }
+            )
+            return
+        render_held(outcome.held)
+        if not outcome.required:
+            err.print(f'Note: playbook `{cfg.playbook}` has review = "auto": every version is published.')
+        if not outcome.pending:
+            out.print(f"Nothing to review: version {outcome.newest_version} is what is published.", highlight=False)
+        elif decided or asking:
+            out.print("Nothing was changed.")
+        else:
+            render_changes(outcome.pending)
+            out.print(
+                f"{len(outcome.pending)} change(s) since approved version {outcome.approved_version} await review:"
+                " `playbook review --approve-all`, `--reject N,...`, or `-i` to decide one by one.",
+                highlight=False,
+            )
+        return
+    if as_json:
+        print_json({"approved_version": outcome.version, "approved": outcome.approved, "rejected": outcome.rejected})
+        return
+    out.print(
+        f"Approved version {outcome.version}: {outcome.approved} change(s) approved, {len(outcome.rejected)} rejected"
+        + (f" (undone in version {outcome.version})" if outcome.rejected else "")
+        + ". Exports and `playbook publish` use it from now on.",
+        highlight=False,
+    )
+
+
+def _reviewer() -> str | None:
+    return os.environ.get("USER")
+
+
+def _ask(changes: list[ReviewChange]) -> set[int] | None:
+    """Change by change at the terminal, then one confirmation; None when the reviewer says no."""
+    rejected = set()
+    for c in changes:
+        render_changes([c])
+        answer = typer.prompt("  approve or reject? [a/r]", default="a").strip().lower()
+        if answer.startswith("r"):
+            rejected.add(c.number)
+    if not typer.confirm(f"Approve {len(changes) - len(rejected)} and reject {len(rejected)} change(s)?"):
+        return None
+    return rejected

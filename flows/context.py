@@ -1,0 +1,155 @@
+"""Values resolved once, at the edge of a command or a run, and passed down typed: the database a command works
+on (`Database`), and what a curation run needs of the settings (`RunConfig`). Below the edge nothing reads
+`Settings` again (as dlt hands each step its own small configuration)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from core.budget import Budget
+from core.io.lock import run_lock
+from core.models import Guards
+from core.redact import Redactor
+from core.selection import Consent
+from core.store.db import open_db
+from flows.config import Settings, StepLimits
+
+if TYPE_CHECKING:
+    from core.llm.embed import Embedder
+    from flows.providers import ProviderSpec
+
+__all__ = ["Database", "RunConfig", "run_config"]
+
+
+class Database(BaseModel):
+    """One database file and how to reach it: `wait_s` for a command that finds it taken (`--wait`),
+    `busy_wait_s` for each of a run's own brief opens, `backups` kept by `nightly`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: Path
+    wait_s: float = 15.0
+    busy_wait_s: float = 120.0
+    backups: int = 3
+
+    @classmethod
+    def of(cls, settings: Settings) -> Database:
+        """The database the settings name."""
+        return cls(path=settings.db, wait_s=settings.wait_s, busy_wait_s=settings.busy_wait_s, backups=settings.backups)
+
+    @contextmanager
+    def open(self, *, create: bool = True, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection for a run's step (waits `busy_wait_s` for a reader to let go)."""
+        with open_db(self.path, read_only=read_only, create=create, wait=self.busy_wait_s) as con:
+            yield con
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection to an existing database for a command that reads (read commands never create one)."""
+        with open_db(self.path, create=False, wait=self.wait_s) as con:
+            yield con
+
+    @contextmanager
+    def lock(self, what: str, *, patient: bool = False) -> Iterator[None]:
+        """The run lock every writer takes (one writer at a time), waiting `wait_s`; `patient`: `busy_wait_s`,
+        for a flow nobody watches (a scheduled run waits out a command rather than fail)."""
+        with run_lock(self.path, what, wait=self.busy_wait_s if patient else self.wait_s):
+            yield
+
+    @contextmanager
+    def write(self, what: str, *, create: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection for a command that writes, under the run lock."""
+        with self.lock(what), open_db(self.path, create=create, wait=self.wait_s) as con:
+            yield con
+
+    @property
+    def remote_root(self) -> Path:
+        """Where objects fetched from teams' buckets are kept (beside the database)."""
+        return self.path.parent / "remote"
+
+    def remote_cache(self, url: str) -> Path:
+        """The cache folder of one object-storage URL (one folder per URL)."""
+        return self.remote_root / hashlib.sha256(url.encode()).hexdigest()[:12]
+
+
+class RunConfig(BaseModel):
+    """What one curation run of one playbook needs of the settings, resolved once when it starts."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    playbook: str
+    limits: StepLimits
+    budget: Budget
+    guards: Guards
+    redactor: Redactor
+    near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
+    near_duplicate_threshold: float | None = None
+    # Scoping (`[playbook_settings.NAME] projects`): (globs, inside) when it applies, and the global playbook a
+    # bound playbook's sessions also curate.
+    scope: tuple[list[str], bool] | None = None
+    companion: str | None = None
+    consent: Consent = Consent()
+    min_messages: int = 4
+    idle_minutes: float = 30.0
+    max_attempts: int = 3
+    epoch_size: int = 8
+    concurrency: int = 4
+    warm_cache: Literal["auto", "always", "never"] = "auto"
+    cost_cap_usd: float = 20.0
+    prompt_dirs: tuple[Path, ...] = ()
+    shrink_warning_share: float = 0.2
+    rejudge_after_days: float = 7.0
+    consolidate_floor: float | None = None
+    judge_max_entries: int = 60
+
+    def similarity(self) -> tuple[Embedder, float] | None:
+        """The sentence model and the near-duplicate threshold, or None when detection is off (loaded once per
+        process)."""
+        return None if self.near_duplicates == "off" else self.sentence_model()
+
+    def sentence_model(self) -> tuple[Embedder, float]:
+        """The sentence model and its threshold even with `near_duplicates = "off"` (for `consolidate`, which is
+        asked for explicitly)."""
+        from core.llm.embed import load_embedder  # numpy and the model only for the runs that use them
+
+        embedder = load_embedder("auto" if self.near_duplicates == "off" else self.near_duplicates)
+        return embedder, self.near_duplicate_threshold or embedder.threshold
+
+
+def run_config(settings: Settings, playbook: str, provider: ProviderSpec | None) -> RunConfig:
+    """The run configuration of `playbook`, for `provider` (its per-call limits; None: no model)."""
+    prompt_dirs = (settings.prompts_dir / playbook, settings.prompts_dir) if settings.prompts_dir else ()
+    return RunConfig(
+        playbook=playbook,
+        limits=settings.limits(provider is not None and provider.local),
+        budget=settings.budget(playbook),
+        guards=settings.guards(),
+        redactor=settings.redactor(),
+        near_duplicates=settings.near_duplicates,
+        near_duplicate_threshold=settings.near_duplicate_threshold,
+        scope=settings.session_scope(playbook),
+        companion=settings.companion(playbook),
+        consent=Consent(
+            exclude_contributors=tuple(settings.exclude_contributors),
+            exclude_projects=tuple(settings.exclude_projects),
+        ),
+        min_messages=settings.min_messages,
+        idle_minutes=settings.idle_minutes,
+        max_attempts=settings.max_attempts,
+        epoch_size=settings.epoch_size,
+        concurrency=settings.concurrency,
+        warm_cache=settings.warm_cache,
+        cost_cap_usd=settings.cost_cap_usd,
+        prompt_dirs=prompt_dirs,
+        shrink_warning_share=settings.shrink_warning_share,
+        rejudge_after_days=settings.rejudge_after_days,
+        consolidate_floor=settings.consolidate_floor,
+        judge_max_entries=settings.judge_max_entries,
+    )

@@ -1,0 +1,197 @@
+"""A curation run of one playbook, without Prefect: select the pending sessions, then reflect, curate and apply
+them epoch by epoch, and record the run. `flows.pipeline` passes Prefect tasks as the `Steps` and adds retries and
+artifacts; tests and benchmarks pass the plain functions. Either way the loop below is the same code."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime
+
+import duckdb
+
+from core.budget import budget_use
+from core.consolidate import near_pairs
+from core.llm.embed import one_blas_thread
+from core.llm.guard import CallGuard
+from core.runsummary import RunKind, RunSummary
+from core.selection import SessionFilter
+from core.store.embeddings import vectors_for
+from core.store.published import with_trigger
+from core.store.runs import finish_run, start_run
+from core.store.versions import live_entries
+from flows.config import Settings
+from flows.context import Database, RunConfig, run_config
+from flows.progress import emit
+from flows.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
+from flows.steps import RunContext, RunMemo, Steps, next_epoch, plain_steps, select_sessions, timed
+
+__all__ = ["new_run_id", "run_curation"]
+
+
+def new_run_id(kind: str) -> str:
+    """Sortable, unique: kind, UTC time, random suffix."""
+    return f"{kind}-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def run_curation(
+    settings: Settings,
+    playbook: str,
+    provider: ProviderSpec,
+    *,
+    steps: Steps | None = None,
+    factory: ProviderFactory = make_provider,
+    kind: RunKind = "curate",
+    run_id: str | None = None,
+    chosen: SessionFilter | None = None,
+    guard: CallGuard | None = None,
+) -> RunSummary:
+    """Curate one playbook: select pending sessions, then reflect, curate and apply epoch by epoch.
+
+    Everything the run needs of `settings` is resolved here, once: the database, the run's configuration
+    (`flows.context.RunConfig`), and one provider for all its calls (built on first use).
+
+    Args:
+        steps: the per-epoch steps; the plain functions unless the caller passes Prefect tasks.
+        factory: builds the run's provider (tests and benchmarks pass their own).
+        chosen: which pending sessions (project, dates, how many, epoch size).
+        guard: the run's deadline and circuit breaker; by default from `max_run_minutes` and
+            `breaker_failures`.
+
+    Raises:
+        AuthError: the model API refused the key (at the first call; nothing else is tried).
+    """
+    steps = steps or plain_steps()
+    chosen = chosen or SessionFilter()
+    db = Database.of(settings)
+    ctx = RunContext(
+        db=db,
+        config=run_config(settings, playbook, provider),
+        spec=provider,
+        handle=ProviderHandle.of(provider, settings, factory),
+        run_id=run_id or new_run_id(kind),
+        guard=guard
+        or CallGuard(
+            deadline=time.time() + settings.max_run_minutes * 60 if settings.max_run_minutes else None,
+            breaker_after=settings.breaker_failures,
+        ),
+    )
+    summary = RunSummary(
+        run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
+    )
+    started = time.perf_counter()
+    _start(db, summary)
+    # numpy's OpenBLAS threads spin between the run's small vector products (a lesson against a few thousand
+    # entries): one thread does the same work with a third less of the run's CPU at 5,000 entries.
+    with one_blas_thread():
+        try:
+            stop = timed(summary.phase_seconds, "select")
+            selection = select_sessions(ctx, chosen)
+            stop()
+            summary.skips = selection.skipped
+            summary.sessions_skipped = len(selection.skipped)
+            size = max(1, chosen.epoch_size or ctx.config.epoch_size)
+            resumed = list(selection.resumed)
+            queue = list(selection.pending)
+            total = sum(len(e.session_ids) for e in resumed) + len(queue)
+            summary.sessions_considered = total + len(selection.skipped)
+            done = 0
+            emit("curate", 0, total)
+            while resumed or queue:
+                if resumed:
+                    epoch = resumed.pop(0)
+                else:
+                    chunk, queue = queue[:size], queue[size:]
+                    epoch = next_epoch(ctx, chunk)
+                summary.epochs += 1
+                stop = timed(summary.phase_seconds, "reflect")
+                reflections = steps.reflect(ctx, epoch)
+                stop()
+                stop = timed(summary.phase_seconds, "curate")
+                curations = steps.curate(ctx, epoch, reflections)
+                stop()
+                for r in reflections:
+                    if r.response is not None:
+                        summary.add_call("reflector", r.response)
+                for c in curations:
+                    if c.response is not None:
+                        summary.add_call("curator", c.response)
+                stop = timed(summary.phase_seconds, "apply")
+                applied = steps.apply(ctx, epoch, reflections, curations)
+                stop()
+                for result in applied:
+                    if result.status == "applied" and result.report is not None and result.version is not None:
+                        summary.add_apply(result.report, result.version)
+                    elif result.status == "held":
+                        summary.held[result.session_id] = result.reason or "mass_change"
+                    else:
+                        summary.sessions_failed += 1
+                        summary.failures[result.session_id] = result.reason or "failed"
+                        if result.status == "quarantined":
+                            summary.quarantined.append(result.session_id)
+                done += len(epoch.session_ids)
+                emit("curate", done, total)
+                if ctx.guard.stopped:  # no call may start: end cleanly, the rest waits for the next run
+                    left = total - done
+                    summary.notices.append(
+                        f"Stopped starting model calls: {ctx.guard.stopped}. {left} more session(s) wait for the next"
+                        " run; the sessions of this epoch whose calls did not start are retried then too."
+                    )
+                    summary.stopped = ctx.guard.stopped
+                    break
+            if summary.sessions_failed and not summary.sessions_applied and not summary.held:
+                summary.status = "failed"  # every session it attempted failed
+            elif summary.sessions_failed or summary.held or summary.stopped:
+                summary.status = "partial"  # some failed, some wait for a person, or the rest waits for the next run
+            elif not total:
+                summary.status = "nothing-to-do"
+            else:
+                summary.status = "ok"
+        except BaseException:
+            summary.status = "failed"
+            raise
+        finally:
+            summary.duration_s = time.perf_counter() - started
+            _finish(ctx, summary)
+    return summary
+
+
+# The run's own opens live in their own frames: an exception that ends a run keeps the frames it passed
+# through alive (Prefect holds it in the flow's state), and with them any connection object they name.
+def _start(db: Database, summary: RunSummary) -> None:
+    with db.open() as con:
+        start_run(con, summary.run_id, summary.kind, summary.playbook, summary.provider)
+        summary.entries_before = live_entries(con, summary.playbook or "")
+
+
+def _finish(ctx: RunContext, summary: RunSummary) -> None:
+    with ctx.db.open() as con:
+        summary.entries_after = live_entries(con, summary.playbook or "")
+        if summary.sessions_applied and summary.playbook:
+            summary.quality = _quality(con, ctx.config, summary, ctx.memo)
+        shrink = summary.shrink_share()
+        if shrink > ctx.config.shrink_warning_share:
+            summary.notices.append(
+                f"This run shrank the playbook from {summary.entries_before} to {summary.entries_after} entries"
+                f" ({shrink:.0%}); `playbook diff` shows what went, `playbook revert` undoes it."
+            )
+        finish_run(con, summary)
+
+
+def _quality(con: duckdb.DuckDBPyConnection, config: RunConfig, summary: RunSummary, memo: RunMemo) -> dict[str, float]:
+    """Duplicate rate (pairs above the near-duplicate threshold / live entries), budget use, churn; from what
+    the run already holds in `memo` where it can."""
+    playbook = memo.version(con, summary.playbook or "")
+    entries = [e for _, e in playbook.entries()]
+    figures: dict[str, float] = dict(summary.churn_per_100())
+    use = budget_use(playbook, config.budget)
+    figures["budget_entries"] = use.entries / use.max_entries if use.max_entries else 0.0
+    figures["budget_tokens"] = use.tokens / use.max_tokens if use.max_tokens else 0.0
+    similarity = config.similarity()
+    if similarity is not None and entries:
+        embedder, threshold = similarity
+        vectors = vectors_for(con, embedder, [e.text for e in entries], memo=memo.vectors)
+        figures["duplicate_rate"] = near_pairs(entries, vectors, threshold) / len(entries)
+    if entries:
+        figures["trigger_share"] = len(with_trigger(con, summary.playbook or "")) / len(entries)
+    return figures

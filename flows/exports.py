@@ -1,0 +1,364 @@
+"""Exports: what a playbook gives the agents (redacted, screened, within its budget), and the one writer every
+export goes through: `playbook export --out`, the nightly's `<out_dir>/<playbook>.md` and `.json`, and each export
+target of `publish` and `publish --git`. Every file written is recorded (which entries it carried, from which
+version), so the trigger recurrence knows what agents had."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.budget import Budget, BudgetUse, budget_use, fit_budget
+from core.errors import ConfigError, PlaybookFileError
+from core.invisible import strip_unseen
+from core.io.files import read_text, write_atomic
+from core.markdown import replace_block, to_markdown
+from core.models import Playbook
+from core.playbook_json import encode, playbook_to_dict
+from core.redact import Redactor, mask_playbook
+from core.screen import Screened, screen_playbook
+from core.store.provenance import entries_by_provider, entry_sources
+from core.store.published import approved_version, record_export, stale_entries
+from core.store.registry import require_playbook
+from core.store.screening import prompt_hosts, released_holds, shared_playbook, support_of
+from core.store.versions import entry_since, load_version, rediscovery_counts
+from core.targets import ExportTarget, render_target
+from flows.config import Settings
+from flows.context import Database
+
+__all__ = [
+    "DEFAULT_GIT_KINDS",
+    "Export",
+    "ExportFormat",
+    "ExportRules",
+    "Exported",
+    "Published",
+    "export_files",
+    "export_playbook",
+    "export_to",
+    "exported_version",
+    "prepare_export",
+    "publish_configured",
+    "publish_targets",
+    "publishable",
+    "render_export",
+    "screened",
+    "write_export",
+]
+
+ExportFormat = Literal["json", "markdown", "claude-md"]
+DEFAULT_GIT_KINDS = ("claude-md", "agents-md")  # what a playbook without targets publishes into a repository
+
+
+class ExportRules(BaseModel):
+    """What decides an export of one playbook, resolved once from the settings."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    playbook: str
+    review_required: bool = False
+    budget: Budget = Budget()
+    stale_after_days: float = 90.0
+    min_contributors: int = 2
+    redactor: Redactor = Redactor()
+    targets: tuple[ExportTarget, ...] = ()
+
+    @classmethod
+    def of(cls, settings: Settings, playbook: str) -> ExportRules:
+        """The rules the settings give `playbook`."""
+        options = settings.options(playbook)
+        return cls(
+            playbook=playbook,
+            review_required=options.review == "required",
+            budget=settings.budget(playbook),
+            stale_after_days=settings.stale_after_days,
+            min_contributors=settings.min_contributors,
+            redactor=settings.redactor(),
+            targets=tuple(options.targets),
+        )
+
+
+class Export(BaseModel):
+    """One playbook as an export gives it: the entries, what the budget and the screen left out, the note every
+    written file ends with, and the version it comes from (None: the newest)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    playbook: str
+    model: Playbook
+    use: BudgetUse
+    note: str | None
+    version: int | None
+
+    @property
+    def entry_ids(self) -> list[str]:
+        """The ids of the entries it carries."""
+        return [e.name for _, e in self.model.entries()]
+
+
+class Published(BaseModel):
+    """What the writer did with one file."""
+
+    playbook: str
+    kind: str
+    path: str
+    status: Literal["written", "unchanged", "refused"]
+    message: str = ""
+    file: Path | None = Field(default=None, exclude=True)  # where it was written (a worktree for --git)
+
+
+def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, list[Screened]]:
+    """`model` as it may reach an agent: invisible characters removed, and without the entries the screen holds
+    (`core.screen`) unless a person released their text; the held entries, with the rules that hold them."""
+    texts = {e.name: e.text for _, e in model.entries()}
+    visible_only = {
+        s: [e if strip_unseen(e.text) == e.text else e.model_copy(update={"text": strip_unseen(e.text)}) for e in items]
+        for s, items in model.sections.items()
+    }
+    model = model.model_copy(update={"sections": visible_only})
+    return screen_playbook(
+        model,
+        prompt_hosts(con),
+        support_of(con, rules.playbook, texts),
+        released_holds(con, rules.playbook),
+        shared=shared_playbook(con, rules.playbook),
+        min_contributors=rules.min_contributors,
+    )
+
+
+def exported_version(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> int | None:
+    """The version exports carry: the newest approved one when the playbook requires review (curated versions
+    wait for `playbook review`), else None (the newest)."""
+    return approved_version(con, rules.playbook) if rules.review_required else None
+
+
+def prepare_export(
+    con: duckdb.DuckDBPyConnection, rules: ExportRules, version: int | None = None, *, whole: bool = False
+) -> Export:
+    """What an export writes: redacted, screened (held entries never go out), without stale entries, and cut to
+    the budget; all of it (redacted and screened) when `whole`. With review required, the newest approved
+    version unless `version` names one."""
+    latest = version is None
+    version = exported_version(con, rules) if latest else version
+    model, held = screened(con, rules, mask_playbook(load_version(con, rules.playbook, version), rules.redactor))
+    if whole:
+        use = budget_use(model, rules.budget)
+    else:
+        if rules.stale_after_days and latest:  # staleness is about now, so only for what is exported now
+            stale = {r.name for r in stale_entries(con, rules.playbook, rules.stale_after_days)}
+            if stale:
+                kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
+                model = model.model_copy(update={"sections": kept})
+        model, use = fit_budget(
+            model,
+            rules.budget,
+            rediscoveries=rediscovery_counts(con, rules.playbook),
+            since=entry_since(con, rules.playbook),
+        )
+    use = use.model_copy(update={"held": len(held)})
+    return Export(
+        playbook=rules.playbook, model=model, use=use, note=_note(con, rules.playbook, model, use), version=version
+    )
+
+
+def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse) -> str | None:
+    """The lines an export ends with: entries written by rules rather than a model, entries the screen held,
+    and entries left out to fit the budget."""
+    lines = []
+    ruled = entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()}
+    if ruled:
+        lines.append(
+            f"{len(ruled)} of these entries were written by rules, without a model (the heuristic provider);"
+            " `playbook recurate` has a model look at their sessions again."
+        )
+    if use.held:
+        lines.append(
+            f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen (a command fetched and run, a"
+            " credential path, an instruction to the agent, an unknown host, too little support); `playbook review`"
+            " lists them."
+        )
+    if use.left_out:
+        lines.append(
+            f"{use.left_out} more entr{'y' if use.left_out == 1 else 'ies'} left out to fit the budget"
+            f" ({use.max_entries} entries, {use.max_tokens:,} tokens); `playbook show` lists them all."
+        )
+    return " ".join(lines) or None
+
+
+def render_export(
+    export: Export,
+    kind: ExportFormat | ExportTarget,
+    existing: str | None = None,
+    *,
+    source: str = "the file",
+    sources: dict[str, list[str]] | None = None,
+) -> str:
+    """The text of one export: the seeds' playbook.json (with each entry's `sources` when given), a Markdown
+    document, the marked block of a CLAUDE.md-like file (`existing`: its current text), or an export target."""
+    if isinstance(kind, ExportTarget):
+        return render_target(kind, export.playbook, export.model, existing, note=export.note)
+    if kind == "json":
+        data = playbook_to_dict(export.model)
+        if sources is not None:
+            for items in data["sections"].values():
+                for item in items:
+                    item["sources"] = sources.get(item["name"], [])
+        return encode(data)
+    if kind == "markdown":
+        return to_markdown(export.model, title=f"Playbook `{export.playbook}`", note=export.note)
+    block = to_markdown(export.model, title=None, counters=False, note=export.note)
+    return replace_block(existing or "", block, source=source)
+
+
+def write_export(
+    con: duckdb.DuckDBPyConnection,
+    export: Export,
+    kind: ExportFormat | ExportTarget,
+    path: Path,
+    *,
+    recorded_as: str | None = None,
+    sources: dict[str, list[str]] | None = None,
+) -> Published:
+    """Write one export file atomically (keeping what the file it replaces had, see `core.io.files`) and record
+    it; a file that cannot be written safely (broken markers, not UTF-8, not ours to overwrite) is refused with
+    its reason and left as it was."""
+    label = kind.kind if isinstance(kind, ExportTarget) else kind
+    try:
+        existing = read_text(path) if path.exists() else None
+        text = render_export(export, kind, existing, source=str(path), sources=sources)
+        status: Literal["written", "unchanged", "refused"] = "unchanged" if text == existing else "written"
+        if status == "written":
+            write_atomic(path, text)
+    except PlaybookFileError as exc:
+        return Published(playbook=export.playbook, kind=label, path=str(path), status="refused", message=str(exc))
+    # A file agents may load: from now on its entries' triggers count as "after" (v_trigger_recurrence).
+    record_export(con, export.playbook, export.version, recorded_as or str(path), export.entry_ids)
+    return Published(playbook=export.playbook, kind=label, path=recorded_as or str(path), status=status, file=path)
+
+
+def export_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Path]:
+    """The nightly's files: `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), within budget."""
+    with db.open() as con:
+        export = prepare_export(con, rules)
+        written = [write_export(con, export, kind, out_dir / f"{rules.playbook}{suffix}") for kind, suffix in _FILES]
+    for result in written:
+        if result.status == "refused":
+            raise PlaybookFileError(result.message)
+    return [out_dir / f"{rules.playbook}{suffix}" for _, suffix in _FILES]
+
+
+_FILES: tuple[tuple[ExportFormat, str], ...] = (("markdown", ".md"), ("json", ".json"))
+
+
+def export_playbook(settings: Settings, playbook: str) -> list[Path]:
+    """`export_files` of `playbook` into the settings' `out_dir`, as the nightly run writes them."""
+    return export_files(Database.of(settings), ExportRules.of(settings, playbook), settings.out_dir)
+
+
+def publish_targets(
+    db: Database,
+    rules: Sequence[ExportRules],
+    *,
+    root: Path | None = None,
+    default_kinds: Sequence[str] = (),
+    recorded_as: Callable[[Path], str] = str,
+) -> list[Published]:
+    """Write every configured export target of each playbook (`[playbook_settings.NAME] targets`), each within
+    budget; a file that cannot be written safely is refused with its reason and the others still go out.
+
+    `root`: write the repository targets into this working copy instead (`publish --git`); targets named by
+    `path` are left out there. `default_kinds`: the kinds a playbook without targets gets under `root`.
+    `recorded_as`: the name the `exports` table keeps for a written file.
+    """
+    results: list[Published] = []
+    with db.open() as con:
+        for rule in rules:
+            targets = list(rule.targets)
+            if root is not None:
+                rooted = [t.in_repo(root) for t in targets]
+                targets = [t for t in rooted if t is not None] or (
+                    [] if targets else [ExportTarget(kind=k, repo=root) for k in default_kinds]  # type: ignore[arg-type]
+                )
+            if not targets:
+                continue
+            export = prepare_export(con, rule)
+            for target in targets:
+                path = target.file()
+                results.append(write_export(con, export, target, path, recorded_as=recorded_as(path)))
+    return results
+
+
+class Exported(BaseModel):
+    """What `export_to` did: the text (when it went to standard output) or the file written, and the note."""
+
+    text: str | None
+    path: Path | None
+    note: str | None
+
+
+def export_to(
+    settings: Settings,
+    playbook: str,
+    fmt: ExportFormat,
+    out_file: Path | None = None,
+    *,
+    version: int | None = None,
+    whole: bool = False,
+    sources: bool = False,
+) -> Exported:
+    """`playbook export`: one version in `fmt`, as text, or written to `out_file` (`claude-md`: its marked block)
+    and recorded.
+
+    Raises:
+        PlaybookFileError: `out_file` cannot be written safely (broken markers, not UTF-8, ...); it is left as it
+            was.
+    """
+    db, rules = Database.of(settings), ExportRules.of(settings, playbook)
+    if out_file is None:
+        with db.read() as con:
+            export = prepare_export(con, rules, version, whole=whole)
+            shaped = entry_sources(con, playbook) if sources else None
+        return Exported(text=render_export(export, fmt, sources=shaped), path=None, note=export.note)
+    with db.write("export", create=False) as con:
+        export = prepare_export(con, rules, version, whole=whole)
+        shaped = entry_sources(con, playbook) if sources else None
+        done = write_export(con, export, fmt, out_file, sources=shaped)
+    if done.status == "refused":
+        raise PlaybookFileError(done.message)
+    return Exported(text=None, path=out_file, note=export.note)
+
+
+def publish_configured(settings: Settings, playbooks: Sequence[str]) -> list[Published]:
+    """`playbook publish`: every configured export target of `playbooks`, under the run lock.
+
+    Raises:
+        StoreError: a playbook does not exist.
+        ConfigError: none of them has a target.
+    """
+    db = Database.of(settings)
+    rules = publishable(db, settings, playbooks, git=False)
+    with db.lock("playbook publish"):
+        return publish_targets(db, rules)
+
+
+def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, git: bool) -> list[ExportRules]:
+    """The export rules of `playbooks`, each of which must exist; without `git`, one must have a target.
+
+    Raises:
+        StoreError: a playbook does not exist.
+        ConfigError: no target anywhere (and not `git`, where a playbook without targets gets the defaults).
+    """
+    with db.read() as con:
+        for name in playbooks:
+            require_playbook(con, name)
+    rules = [ExportRules.of(settings, name) for name in playbooks]
+    if not git and not any(r.targets for r in rules):
+        raise ConfigError(
+            'No export targets are configured; add `targets = [{ kind = "claude-md", repo = "~/src/app" }]` under'
+            f" `[playbook_settings.{playbooks[0]}]` in playbook.toml (README: Export targets), or pass --git REPO."
+        )
+    return rules

@@ -1,0 +1,89 @@
+"""Ingest: transcript folders and files, and the objects developers pushed to a team's bucket, into the database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from core.errors import ConfigError
+from core.io.objects import is_url
+from core.store.ingest import FileResult, IngestSummary, ingest
+from core.store.team import tag_contributors
+from core.transcripts import Format
+from flows.config import Settings
+from flows.context import Database
+from flows.progress import emit
+from flows.team import RemoteSource, fetch_remote
+
+__all__ = ["ingest_command", "ingest_with", "run_ingest"]
+
+
+def run_ingest(
+    db: Database,
+    paths: Sequence[Path | str],
+    fmt: Format | None = None,
+    *,
+    remote: RemoteSource | None = None,
+    redact_secrets: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestSummary:
+    """Ingest transcript files and folders, and the transcripts pushed to object-storage URLs, into the
+    settings' database. Objects are fetched when new or changed (their ETag or size), into a cache beside the
+    database, and every session read from them records its contributor.
+
+    Raises:
+        ConfigError: no paths were given and none are configured.
+    """
+    if not paths:
+        raise ConfigError(
+            "No transcript folders given, and none found in ~/.claude/projects or ~/.codex/sessions; pass PATH,"
+            " or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
+        )
+    local = [Path(p) for p in paths if not is_url(p)]
+    urls = [str(p) for p in paths if is_url(p)]
+    refused: list[FileResult] = []
+    with db.open() as con:
+        for url in urls:
+            cache, skipped = fetch_remote(con, db, remote or RemoteSource(), url)
+            local.append(cache)
+            refused += skipped
+        summary = ingest(
+            con,
+            local,
+            fmt=fmt or "auto",
+            progress=progress or (lambda done, total: emit("ingest", done, total)),
+            redact_secrets=redact_secrets,
+        )
+        if urls:
+            tag_contributors(con)
+        summary.results += refused
+        return summary
+
+
+def ingest_with(
+    settings: Settings,
+    paths: Sequence[Path | str],
+    fmt: Format | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestSummary:
+    """`paths` (files, folders, object-storage URLs) ingested with the settings' consent and redaction; the
+    caller holds the run lock."""
+    return run_ingest(
+        Database.of(settings),
+        paths,
+        fmt,
+        remote=RemoteSource.of(settings),
+        redact_secrets=not settings.keep_raw_text,
+        progress=progress,
+    )
+
+
+def ingest_command(
+    settings: Settings,
+    paths: Sequence[Path | str],
+    fmt: Format | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestSummary:
+    """`playbook ingest`: `ingest_with` under the run lock."""
+    with Database.of(settings).lock("playbook ingest"):
+        return ingest_with(settings, paths, fmt, progress)

@@ -1,0 +1,196 @@
+"""Starting a run from a command (`curate`, `recurate`, `backfill`, `nightly`): one implementation for the four.
+
+Before any orchestration it checks the run's price against `--max-cost`, and whether there is work at all: an
+idle run is recorded like any other but never starts Prefect (its start-up costs seconds). A run with work takes
+the run lock here (failing fast when another holds it), then runs the Prefect flow with the local settings of
+`flows._runtime`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.errors import ConfigError
+from core.estimate import Estimate
+from core.io.objects import is_url
+from core.runsummary import RunKind, RunSummary
+from core.selection import SessionFilter
+from core.store.db import open_db
+from core.store.ingest import needs_ingest
+from core.store.ledger import count_pending, requeue_sessions, sessions_applied_by
+from core.store.registry import require_playbook
+from flows.config import Settings
+from flows.context import Database
+from flows.curation import run_curation
+from flows.estimate import estimate_run
+from flows.providers import ProviderSpec, resolve_provider
+
+__all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch"]
+
+
+class Requeue(BaseModel):
+    """`recurate`: make the sessions the rules (or any run) applied since `since` pending again first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    since: datetime
+    source: Literal["heuristic", "any"] = "heuristic"
+
+
+class Launch(BaseModel):
+    """What a run command asks for."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: RunKind
+    llm: str | ProviderSpec | None = None  # `--llm`; None: the `llm` setting
+    playbook: str  # for `nightly`: unused, every configured playbook runs
+    chosen: SessionFilter = SessionFilter()
+    transcripts: list[Path | str] = Field(default_factory=list)  # `nightly`: what it ingests (default: configured)
+    create: bool = False  # the playbook may be created (curate --create, or a configured one)
+    max_cost: float | None = None  # refuse to start when the estimate is above this (USD)
+    per_call: int = 600  # output tokens assumed per call in the estimate
+    requeue: Requeue | None = None
+
+
+class Launched(BaseModel):
+    """What the run did: one summary per playbook run, and the sessions `recurate` made pending again."""
+
+    summaries: list[RunSummary]
+    requeued: list[str] = Field(default_factory=list)
+
+
+class Quote(BaseModel):
+    """What a run would send and cost, and to which provider."""
+
+    estimate: Estimate
+    provider: ProviderSpec
+
+    @property
+    def price(self) -> float:
+        """The price the run would pay: through batches for the batch provider, live otherwise."""
+        return self.estimate.batch_usd if self.provider.batched else self.estimate.live_usd
+
+
+def estimate(settings: Settings, request: Launch) -> Quote:
+    """What the run would send and cost (`--dry-run`); nothing is written and no model is called.
+
+    Raises:
+        ConfigError: the provider is unknown or lacks what it needs (a key, a server, a file).
+    """
+    provider = resolve_provider(settings.llm if request.llm is None else request.llm, settings)
+    est = estimate_run(settings, request.playbook, provider, request.chosen, per_call=request.per_call)
+    return Quote(estimate=est, provider=provider)
+
+
+def launch(
+    settings: Settings,
+    request: Launch,
+    *,
+    watching: Callable[[], AbstractContextManager[object]] = nullcontext,
+) -> Launched:
+    """Run what `request` asks, as its command does (see the module docstring). `watching`: a context around the
+    flow run (the CLI's progress bars).
+
+    Raises:
+        ConfigError: the estimate is above `max_cost`, a transcript folder does not exist, `recurate` has no model.
+        RunFailedError: every session the run attempted failed (its summaries are on the error).
+    """
+    db = Database.of(settings)
+    provider = resolve_provider(
+        settings.llm if request.llm is None else request.llm, settings
+    )  # fails fast, before Prefect starts
+    request = request.model_copy(update={"llm": provider})
+    if request.kind == "nightly" and not request.transcripts:
+        request = request.model_copy(update={"transcripts": list(settings.transcripts)})
+    if request.max_cost is not None:
+        quote = estimate(settings, request)
+        if quote.price > request.max_cost:
+            raise ConfigError(
+                f"The estimated cost, ${quote.price:.4f} for {len(quote.estimate.sessions)} session(s), is above"
+                f" --max-cost ${request.max_cost:.4f}; nothing was sent (`--dry-run` shows the estimate)."
+            )
+    requeued: list[str] = []
+    if request.requeue is not None:
+        if not provider.calls_a_model:
+            raise ConfigError(
+                "recurate needs a model: set ANTHROPIC_API_KEY, or `openai_base_url` for a local server, or pass"
+                " `--llm anthropic` / `--llm openai` / `--llm replay:FILE`."
+            )
+        with db.write("playbook recurate", create=False) as con:
+            require_playbook(con, request.playbook)
+            source = None if request.requeue.source == "any" else "heuristic"
+            requeued = sessions_applied_by(con, request.playbook, source, request.requeue.since)
+            requeue_sessions(con, request.playbook, requeued)
+        if not requeued:
+            return Launched(summaries=[], requeued=[])
+    playbooks = settings.playbooks if request.kind == "nightly" else [request.playbook]
+    if request.kind == "backfill":
+        with db.read() as con:
+            if request.playbook not in settings.playbooks:
+                require_playbook(con, request.playbook)
+    elif request.requeue is None and _idle(settings, db, request, playbooks):
+        return Launched(summaries=[_quiet_run(settings, db, name, provider, request.kind) for name in playbooks])
+    with db.lock(f"playbook {_label(request)}"):
+        # Prefect, only for runs that have work; the flows' module first, as it sets up Prefect's log handlers
+        # that `local_run` must find.
+        from flows import pipeline
+        from flows._runtime import local_run
+
+        with watching(), local_run():
+            return Launched(summaries=_flow(pipeline, settings, provider, request, playbooks), requeued=requeued)
+
+
+def _label(request: Launch) -> str:
+    return "recurate" if request.requeue is not None else request.kind
+
+
+def _flow(
+    pipeline: ModuleType, settings: Settings, provider: ProviderSpec, request: Launch, playbooks: list[str]
+) -> list[RunSummary]:
+    if request.kind == "nightly":
+        summaries: list[RunSummary] = pipeline.nightly_flow(
+            settings, provider, transcripts=request.transcripts, playbooks=playbooks
+        )
+        return summaries
+    if request.kind == "backfill":
+        return [pipeline.backfill_flow(settings, provider, request.playbook, request.chosen)]
+    return [pipeline.curate_flow(settings, provider, request.playbook, request.chosen)]
+
+
+def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str]) -> bool:
+    """True when there is nothing to ingest or curate. It also fails loudly on a transcript folder that does not
+    exist and on a playbook nobody created. An object-storage source always counts as work (listing it is the
+    ingest step's job)."""
+    sources = request.transcripts
+    if any(is_url(s) for s in sources):
+        return False
+    folders = [Path(s) for s in sources]
+    for path in folders:
+        if not path.exists():
+            raise ConfigError(f"Transcript folder `{path}` does not exist; check the path or `transcripts`.")
+    create = request.create or request.kind == "nightly" or request.playbook in settings.playbooks
+    if create and not db.path.exists():
+        return False  # the first run: everything is work
+    with open_db(db.path, create=False, wait=db.wait_s) as con:
+        for name in playbooks:
+            if not create:
+                require_playbook(con, name)
+        if folders and needs_ingest(con, folders):
+            return False
+        if any(count_pending(con, name, settings.idle_minutes) for name in playbooks):
+            return False
+    return True
+
+
+def _quiet_run(settings: Settings, db: Database, playbook: str, provider: ProviderSpec, kind: RunKind) -> RunSummary:
+    """A run with nothing to do: recorded like any other, without Prefect (it would only add start-up time)."""
+    with db.lock(f"playbook {kind}"):
+        return run_curation(settings, playbook, provider, kind=kind)

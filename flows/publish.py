@@ -1,0 +1,159 @@
+"""Publishing through code review (`playbook publish --git`): the export targets written into a temporary
+worktree of the team's repository, committed on a review branch that only grows, and pushed when there is a
+remote. The developer's checkout is never changed."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+from pydantic import BaseModel, Field
+
+from core.errors import ConfigError, GitError
+from core.io.git import (
+    PUBLISH_TRAILER,
+    add_worktree,
+    branch_tip,
+    commit_all,
+    default_branch,
+    git,
+    is_ancestor,
+    published_versions,
+    push,
+    remote_of,
+    remove_worktree,
+    set_branch,
+    work_tree_root,
+)
+from core.store.versions import VersionChanges, current_version, version_changes
+from flows.config import Settings
+from flows.context import Database
+from flows.exports import DEFAULT_GIT_KINDS, ExportRules, Published, exported_version, publish_targets, publishable
+
+__all__ = ["GitPublished", "publish_git", "publish_message", "publish_to_git"]
+
+
+class GitPublished(BaseModel):
+    """What `publish_git` did: the branch, the commit (None when nothing changed), where it was pushed."""
+
+    repo: str
+    branch: str
+    commit: str | None = None
+    pushed_to: str | None = None
+    message: str = ""
+    files: list[Published] = Field(default_factory=list)
+
+
+def publish_git(db: Database, rules: Sequence[ExportRules], repo: Path, branch: str) -> GitPublished:
+    """Write the export targets of the playbooks `rules` name into a worktree of `repo` on `branch`, commit them with a
+    summary of what changed since the last publish, and push the branch when the repository has a remote.
+
+    The branch grows from its last publish (from the default branch the first time); nothing is committed
+    when nothing changed; the default branch is refused.
+
+    Raises:
+        ConfigError: `branch` is the repository's default branch.
+        GitError: `repo` is not a working copy, or a git command failed.
+    """
+    top = work_tree_root(repo.expanduser())
+    remote = remote_of(top)
+    default = default_branch(top, remote)
+    if branch in {default, "main", "master"}:
+        raise ConfigError(f"Refusing to publish on `{branch}`, the default branch: pass --branch playbook/update.")
+    if remote:
+        git(top, "fetch", "--quiet", remote)
+    base = _publish_base(top, remote, branch) or (
+        (branch_tip(top, f"{remote}/{default}") if remote else None) or branch_tip(top, "HEAD")
+    )
+    if base is None:
+        raise GitError(f"`{top}` has no commit to start the `{branch}` branch from; commit something first.")
+    since = published_versions(top, base)
+    result = GitPublished(repo=str(top), branch=branch)
+    with tempfile.TemporaryDirectory(prefix="playbook-publish-") as tmp:
+        tree = Path(tmp) / "tree"
+        add_worktree(top, tree, base)
+        try:
+            files = publish_targets(
+                db,
+                rules,
+                root=tree,
+                default_kinds=DEFAULT_GIT_KINDS,
+                recorded_as=lambda p: f"{top / p.relative_to(tree)} ({branch})",
+            )
+            written = [f.file for f in files if f.status == "written" and f.file is not None]
+            with db.open() as con:
+                upto = {r.playbook: _published_version(con, r) for r in rules}
+                changes = {name: version_changes(con, name, since.get(name, 0), v) for name, v in upto.items()}
+            message = publish_message(upto, since, changes)
+            commit = commit_all(tree, written, message) if written else None
+            if commit:
+                set_branch(top, branch, commit)
+                if remote:
+                    push(top, remote, branch)
+        finally:
+            remove_worktree(top, tree)
+    return result.model_copy(
+        update={
+            "commit": commit,
+            "pushed_to": remote if commit else None,
+            "message": message if commit else "nothing changed since the last publish",
+            "files": files,
+        }
+    )
+
+
+def _publish_base(top: Path, remote: str | None, branch: str) -> str | None:
+    """Where the next publish commit grows from: the newer of the local `branch` and the remote's, so that
+    commits only one of them has are built on, never orphaned; None when neither exists.
+
+    Raises:
+        GitError: the two have diverged (each has commits the other lacks); nothing is changed.
+    """
+    local = branch_tip(top, f"refs/heads/{branch}")
+    theirs = branch_tip(top, f"refs/remotes/{remote}/{branch}") if remote else None
+    if local is None or theirs is None or local == theirs:
+        return local or theirs
+    if is_ancestor(top, theirs, local):
+        return local  # commits made here and not pushed yet: the publish goes on top and pushes them too
+    if is_ancestor(top, local, theirs):
+        return theirs
+    raise GitError(
+        f"Local branch `{branch}` and `{remote}/{branch}` have diverged (each has commits the other lacks);"
+        f" merge or rebase `{branch}` and push it, or pass another --branch. Nothing was changed."
+    )
+
+
+def publish_message(upto: dict[str, int], since: dict[str, int], changes: dict[str, VersionChanges]) -> str:
+    """A publish commit's message: a subject, one line per playbook (versions, operations, sessions since the
+    last publish) and one trailer per playbook, where the next publish starts counting."""
+    subject = "playbook: " + ", ".join(f"{name} v{v}" for name, v in upto.items())
+    lines = []
+    for name, v in upto.items():
+        c = changes[name]
+        ops = ", ".join(f"{n} {t}" for t, n in c.operations.items()) or "no operations"
+        start = since.get(name, 0)
+        lines.append(
+            f"- {name}: version {start} -> {v} ({c.versions} new version{'s' * (c.versions != 1)}),"
+            f" {ops}, from {c.sessions} session{'s' * (c.sessions != 1)}"
+        )
+    trailers = [f"{PUBLISH_TRAILER}: {name}={v}" for name, v in upto.items()]
+    return "\n".join([subject, "", "Since the last publish:", *lines, "", *trailers]) + "\n"
+
+
+def _published_version(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> int:
+    found = exported_version(con, rules)
+    return current_version(con, rules.playbook) if found is None else found
+
+
+def publish_to_git(settings: Settings, playbooks: Sequence[str], repo: Path, branch: str) -> GitPublished:
+    """`playbook publish --git`: `publish_git` of `playbooks` under the run lock.
+
+    Raises:
+        StoreError: a playbook does not exist.
+    """
+    db = Database.of(settings)
+    rules = publishable(db, settings, playbooks, git=True)
+    with db.lock("playbook publish"):
+        return publish_git(db, rules, repo, branch)

@@ -1,0 +1,162 @@
+"""Review before publishing: pending changes and held entries, and the decisions on both (`playbook review`).
+
+The changes are those since the last approved version of a playbook that requires review; the held entries
+are those the screen holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel
+
+from core.errors import ConfigError
+from core.redact import mask_playbook
+from core.review import ReviewChange, review_changes, undo_changes
+from core.screen import Screened
+from core.store.published import approved_version, record_review
+from core.store.registry import require_playbook
+from core.store.screening import release_holds
+from core.store.versions import current_version, load_version, write_version
+from flows.config import Settings
+from flows.context import Database
+from flows.exports import ExportRules, exported_version, screened
+
+__all__ = ["Decide", "Decision", "ReviewOutcome", "held_entries", "pending_review", "release_held", "review"]
+
+
+class ReviewOutcome(BaseModel):
+    """What a review saw and did: the approved and newest versions, the pending changes and held entries, and
+    (once decided) the version now approved and the changes rejected (undone in it)."""
+
+    required: bool
+    approved_version: int
+    newest_version: int
+    pending: list[ReviewChange]
+    held: list[Screened]
+    decided: bool = False
+    version: int | None = None
+    approved: int = 0
+    rejected: list[str] = []
+
+
+# Given the pending changes, the numbers of those rejected; None: decide nothing now (only list them).
+Decide = Callable[[list[ReviewChange]], set[int] | None]
+
+
+class Decision(BaseModel):
+    """A decision given by flags: `--reject 1,3,mis-002` (change numbers or entry ids), `--reject-all`, and
+    `--approve-all` for every change not rejected."""
+
+    approve_all: bool = False
+    reject: str | None = None
+    reject_all: bool = False
+
+    def rejected(self, changes: list[ReviewChange]) -> set[int]:
+        """The numbers of the rejected changes.
+
+        Raises:
+            ConfigError: a part of `reject` names no pending change, or some change is left undecided.
+        """
+        if self.reject_all:
+            return {c.number for c in changes}
+        by_name = {c.name: c.number for c in changes}
+        picked: set[int] = set()
+        for part in (p.strip() for p in (self.reject or "").split(",") if p.strip()):
+            if part.isdigit() and 1 <= int(part) <= len(changes):
+                picked.add(int(part))
+            elif part in by_name:
+                picked.add(by_name[part])
+            else:
+                raise ConfigError(f"`{part}` is not a pending change (numbers 1-{len(changes)} or their entry ids).")
+        if not self.approve_all and len(picked) < len(changes):
+            raise ConfigError(
+                f"{len(changes) - len(picked)} change(s) are neither approved nor rejected; add --approve-all to"
+                " approve the rest."
+            )
+        return picked
+
+
+def review(
+    settings: Settings, playbook: str, decide: Decide | None = None, reviewer: str | None = None
+) -> ReviewOutcome:
+    """List what awaits review, and with `decide`, apply the decision: approve every change not rejected; a
+    rejected change becomes a new version that undoes it (history keeps both).
+
+    Raises:
+        ConfigError: the playbook is neither configured nor created.
+    """
+    db = Database.of(settings)
+    rules = ExportRules.of(settings, playbook)
+    with db.write("playbook review", create=False) as con:
+        if playbook not in settings.playbooks:  # configured playbooks are created on first use
+            require_playbook(con, playbook)
+        base, newest = approved_version(con, playbook), current_version(con, playbook)
+        approved, current = load_version(con, playbook, base), load_version(con, playbook, newest)
+        changes = review_changes(approved, current)
+        exported = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
+        held = screened(con, rules, exported)[1]
+        outcome = ReviewOutcome(
+            required=rules.review_required, approved_version=base, newest_version=newest, pending=changes, held=held
+        )
+        rejected = decide(changes) if (decide is not None and changes) else None
+        if rejected is None:
+            return outcome
+        drop = [c for c in changes if c.number in rejected]
+        version = newest
+        if drop:
+            version = write_version(
+                con,
+                playbook,
+                undo_changes(current, approved, drop),
+                source="review",
+                note=f"review: rejected {', '.join(c.name for c in drop)}",
+                expected_parent=newest,
+            )
+        record_review(con, playbook, version, len(changes) - len(drop), len(drop), reviewer)
+    return outcome.model_copy(
+        update={
+            "decided": True,
+            "version": version,
+            "approved": len(changes) - len(drop),
+            "rejected": [c.name for c in drop],
+        }
+    )
+
+
+def held_entries(settings: Settings, playbook: str) -> list[Screened]:
+    """The entries of `playbook`'s exported version that the screen holds, with the rules that hold them."""
+    rules = ExportRules.of(settings, playbook)
+    with Database.of(settings).open(create=False) as con:
+        model = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
+        return screened(con, rules, model)[1]
+
+
+def release_held(settings: Settings, playbook: str, names: Sequence[str], by: str | None) -> list[Screened]:
+    """Release held entries for export, as they read now (a later change of the text is screened again).
+
+    Raises:
+        ConfigError: a name is not a held entry (nothing is released then).
+    """
+    db = Database.of(settings)
+    rules = ExportRules.of(settings, playbook)
+    with db.write("playbook review", create=False) as con:
+        model = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
+        held = {h.name: h for h in screened(con, rules, model)[1]}
+        unknown = [n for n in names if n not in held]
+        if unknown:
+            raise ConfigError(
+                f"`{unknown[0]}` is not held by the screen in playbook `{playbook}`; `playbook review` lists the held"
+                " entries. Nothing was released."
+            )
+        chosen = [held[n] for n in names]
+        release_holds(con, playbook, chosen, by)
+        return chosen
+
+
+def pending_review(db: Database, rules: ExportRules) -> list[ReviewChange]:
+    """The changes awaiting `playbook review` (none when the playbook does not require review)."""
+    if not rules.review_required:
+        return []
+    with db.open() as con:
+        approved = load_version(con, rules.playbook, approved_version(con, rules.playbook))
+        return review_changes(approved, load_version(con, rules.playbook))

@@ -1,0 +1,214 @@
+"""Versioned playbooks (`core.store.versions`): type-2 entry rows, one transaction per version, history, diff,
+revert, and a writer's tip that gives the very rows a read would."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.errors import StoreError, TransientError, VersionConflictError
+from core.models import CuratorOutput, Playbook, ReflectorOutput
+from core.operations import apply_session, empty_playbook
+from core.store.db import connect
+from core.store.registry import ensure_playbook
+from core.store.versions import (
+    current_version,
+    diff_versions,
+    entry_since,
+    history,
+    live_entries,
+    load_version,
+    revert,
+    tip_of,
+    version_changes,
+    write_version,
+)
+from tests.helpers import pb
+from tests.profiles import examples
+
+
+def session_step(
+    con: duckdb.DuckDBPyConnection, ops: list[dict[str, Any]], tags: list[dict[str, str]], session: str
+) -> int:
+    current = load_version(con, "default")
+    new, report = apply_session(current, ReflectorOutput(bullet_tags=tags), CuratorOutput(operations=ops))
+    return write_version(con, "default", new, source="session", session_id=session, report=report)
+
+
+def test_versions_are_type2_rows(con: duckdb.DuckDBPyConnection) -> None:
+    ensure_playbook(con, "default")
+    v1 = write_version(con, "default", pb(pat=[("pat-001", "A", 0, 0), ("pat-002", "B", 0, 0)]), source="import")
+    v2 = session_step(con, [{"type": "UPDATE", "target_id": "pat-001", "text": "A2"}], [], "s1")
+    v3 = session_step(con, [{"type": "DELETE", "target_id": "pat-002"}], [{"name": "pat-001", "tag": "helpful"}], "s2")
+    assert (v1, v2, v3) == (1, 2, 3)
+    assert [(e.name, e.text) for _, e in load_version(con, "default", 1).entries()] == [
+        ("pat-001", "A"),
+        ("pat-002", "B"),
+    ]
+    assert [(e.name, e.text) for _, e in load_version(con, "default", 2).entries()] == [
+        ("pat-001", "A2"),
+        ("pat-002", "B"),
+    ]
+    assert [(e.name, e.text, e.helpful) for _, e in load_version(con, "default").entries()] == [("pat-001", "A2", 1)]
+    # pat-002 kept one row over versions 1-2; pat-001 has three rows (import, update, counter change).
+    rows = con.execute("SELECT name, valid_from, valid_to FROM entries ORDER BY name, valid_from").fetchall()
+    assert rows == [("pat-001", 1, 2), ("pat-001", 2, 3), ("pat-001", 3, None), ("pat-002", 1, 3)]
+    ops = con.execute("SELECT version, session_id, type, status FROM operations ORDER BY version").fetchall()
+    assert ops == [(2, "s1", "UPDATE", "applied"), (3, "s2", "DELETE", "applied")]
+    assert con.execute("SELECT session_id, version, status FROM applied_sessions ORDER BY version").fetchall() == [
+        ("s1", 2, "applied"),
+        ("s2", 3, "applied"),
+    ]
+    assert con.execute("SELECT name, rating FROM evaluations").fetchall() == [("pat-001", "helpful")]
+
+
+def test_history_diff_revert(con: duckdb.DuckDBPyConnection) -> None:
+    ensure_playbook(con, "default")
+    write_version(con, "default", pb(oth=[("oth-001", "x", 0, 0)]), source="import")
+    session_step(con, [{"type": "ADD", "text": "y"}, {"type": "DELETE", "target_id": "ghost"}], [], "s1")
+    session_step(con, [{"type": "DELETE", "target_id": "oth-001"}], [], "s2")
+    changes = {(c.kind, c.name) for c in diff_versions(con, "default", 1, 3)}
+    assert changes == {("added", "oth-002"), ("removed", "oth-001")}
+    v = revert(con, "default", 1)
+    assert v == 4 and load_version(con, "default", 4).sections == load_version(con, "default", 1).sections
+    rows = history(con, "default")
+    assert [(r.version, r.source, r.session_id, r.ops_applied, r.ops_skipped, r.n_entries) for r in rows] == [
+        (0, "init", None, 0, 0, 0),
+        (1, "import", None, 0, 0, 1),
+        (2, "session", "s1", 1, 1, 2),
+        (3, "session", "s2", 1, 0, 1),
+        (4, "revert", None, 0, 0, 1),
+    ]
+
+
+def test_unknown_playbook_and_version_messages(con: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(StoreError, match="Playbook `nope` does not exist"):
+        load_version(con, "nope")
+    ensure_playbook(con, "default")
+    with pytest.raises(StoreError, match=r"Playbook `default` has no version 5; versions run from 0 to 0\."):
+        load_version(con, "default", 5)
+
+
+def test_expected_parent_guards_concurrent_extension(con: duckdb.DuckDBPyConnection) -> None:
+    ensure_playbook(con, "default")
+    write_version(con, "default", pb(), source="import")
+    with pytest.raises(VersionConflictError, match="moved to version 1 while version 0") as conflict:
+        write_version(con, "default", pb(), source="import", expected_parent=0)
+    assert isinstance(conflict.value, TransientError)  # "run again" is worth retrying
+    assert current_version(con, "default") == 1
+
+
+@settings(max_examples=examples(25))
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["ADD", "UPDATE", "DELETE", "MERGE"]),
+                st.integers(0, 6),
+                st.integers(0, 6),
+                st.sampled_from(["helpful", "harmful", "neutral"]),
+            ),
+            max_size=5,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(["none", "kept", "stale"]),
+)
+def test_store_round_trip_every_version(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[Any], tip_use: str
+) -> None:
+    # A writer's tip (its open rows kept in memory) gives the very rows a read would; a stale one is ignored.
+    connection = connect(tmp_path_factory.mktemp("rt") / "rt.duckdb")
+    ensure_playbook(connection, "default")
+    expected = [empty_playbook()]
+    tip = tip_of(connection, "default") if tip_use != "none" else None
+    for n, step in enumerate(steps):
+        current = expected[-1]
+        ids = [e.name for _, e in current.entries()] or ["oth-001"]
+        ops: list[dict[str, Any]] = []
+        tags = []
+        for kind, a, b, tag in step:
+            x, y = ids[a % len(ids)], ids[b % len(ids)]
+            ops.append(
+                {
+                    "ADD": {"type": "ADD", "text": f"t{n}-{a}-{b}", "section": ["pat", "OTHERS"][a % 2]},
+                    "UPDATE": {"type": "UPDATE", "target_id": x, "text": f"u{n}-{b}"},
+                    "DELETE": {"type": "DELETE", "target_id": x},
+                    "MERGE": {"type": "MERGE", "source_ids": [x, y], "merged_text": f"m{n}-{a}"},
+                }[kind]
+            )
+            tags.append({"name": y, "tag": tag})
+        new, report = apply_session(current, ReflectorOutput(bullet_tags=tags), CuratorOutput(operations=ops))
+        if tip_use == "stale" and n % 2:
+            write_version(connection, "default", current, source="import")  # another writer, unknown to the tip
+        write_version(connection, "default", new, source="session", session_id=f"s{n}", report=report, tip=tip)
+        if tip is not None:
+            fresh = tip_of(connection, "default")
+            assert (tip.version, tip.rows) == (fresh.version, fresh.rows)
+        if tip_use == "stale" and n % 2:
+            expected.append(current)
+        expected.append(new)
+    for version, model in enumerate(expected):
+        assert load_version(connection, "default", version).sections == model.sections
+        if version:
+            before = {e.name: (sec, e) for sec, e in expected[version - 1].entries()}
+            after = {e.name: (sec, e) for sec, e in model.entries()}
+            moved = {n for n in before.keys() & after.keys() if before[n] != after[n]}
+            changes = {(c.kind, c.name) for c in diff_versions(connection, "default", version - 1, version)}
+            assert changes == (
+                {("added", n) for n in after.keys() - before.keys()}
+                | {("removed", n) for n in before.keys() - after.keys()}
+                | {("changed", n) for n in moved}
+            )
+    newest = len(expected) - 1
+    assert live_entries(connection, "default") == expected[-1].size()
+    # An entry's row began at the last version that changed it (its text, counters or section).
+    began = {
+        e.name: max(
+            v
+            for v in range(newest + 1)
+            if (s, e) in expected[v].entries() and (v == 0 or (s, e) not in expected[v - 1].entries())
+        )
+        for s, e in expected[-1].entries()
+    }
+    assert entry_since(connection, "default") == began
+    sessions = version_changes(connection, "default", 0, newest).sessions
+    assert sessions == len(steps)  # every step was a session's version
+    # The newest, asked without a number (its open rows), and each version's time, read in the same round trip.
+    assert load_version(connection, "default").sections == expected[-1].sections
+    created = connection.execute("SELECT version, created_at FROM versions WHERE playbook = 'default'").fetchall()
+    for version, at in created:
+        stamp = at.astimezone(UTC).isoformat(timespec="seconds")
+        assert load_version(connection, "default", version).last_updated == stamp
+    connection.close()
+
+
+def test_history_limit_and_since_and_the_trusted_rebuild(con: duckdb.DuckDBPyConnection) -> None:
+    """`history` shows the newest `limit` versions, oldest first, from `since`; the rebuilt playbook equals a
+    validated one (its rows are trusted, not validated again)."""
+    ensure_playbook(con, "default")
+    for i in range(1, 8):
+        write_version(
+            con, "default", pb(pat=[(f"pat-{n:03d}", f"Lesson {n}.", n, 0) for n in range(1, i + 1)]), source="import"
+        )
+    assert [r.version for r in history(con, "default")] == list(range(8))
+    assert [r.version for r in history(con, "default", limit=3)] == [5, 6, 7]
+    con.execute("UPDATE versions SET created_at = TIMESTAMPTZ '2026-01-01' + INTERVAL (version) DAY")
+    assert [r.version for r in history(con, "default", since="2026-01-06")] == [5, 6, 7]
+    assert [r.version for r in history(con, "default", limit=2, since="2026-01-02")] == [6, 7]
+    rebuilt = load_version(con, "default", 4)
+    expected = Playbook.model_validate(
+        pb(pat=[(f"pat-{n:03d}", f"Lesson {n}.", n, 0) for n in range(1, 5)]).model_dump()
+    )
+    assert rebuilt.sections == expected.sections and rebuilt.last_updated == "2026-01-05T00:00:00+00:00"
+    assert Playbook.model_validate(rebuilt.model_dump()) == rebuilt
+    with pytest.raises(StoreError, match="has no version 9"):
+        load_version(con, "default", 9)
+    with pytest.raises(StoreError, match="does not exist"):
+        load_version(con, "nope")
