@@ -431,6 +431,8 @@ def _apply_one(
                 type="ADD",
                 status="skipped",
                 code="duplicate_text",
+                entry_id=state.holding(op.text).name,  # found again, word for word: a rediscovery of it
+                similarity=1.0,
                 section=section,
                 new_text=op.text,
                 reason=f'ADD: duplicate text "{_preview(op.text)}"',

@@ -16,6 +16,7 @@ from core.runsummary import RunSummary
 from core.store.consolidation import keep_apart, kept_apart
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchange
+from core.store.provenance import entries_by_provider
 from core.store.registry import require_playbook, sections_of
 from core.store.runs import finish_run, start_run
 from core.store.versions import current_version, load_version, rediscovery_counts, write_version
@@ -169,7 +170,10 @@ def _plan_consolidation(
     with db.open() as con:
         version = current_version(con, playbook)
         current = load_version(con, playbook, version)
-        entries = list(current.entries())
+        # The rules' lessons are distinct by meaning (one wording per lesson); a sentence model would merge them by
+        # their shared template ("lint with `mix credo`" and "build with `mix compile`" score 0.71).
+        ruled = entries_by_provider(con, playbook, "heuristic")
+        entries = [(s, e) for s, e in current.entries() if e.name not in ruled]
         vectors = vectors_for(con, embedder, [e.text for _, e in entries])
         apart = kept_apart(con, playbook, config.rejudge_after_days)
         return current, version, entries, vectors, rediscovery_counts(con, playbook), apart

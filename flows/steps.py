@@ -8,7 +8,7 @@ opens DuckDB itself, and closes it (tasks receive paths and models, never connec
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
@@ -23,7 +23,7 @@ from core.errors import AuthError, BudgetError
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.llm.embed import near_finder, neighbour_finder, sentences
 from core.llm.guard import CallGuard, GuardedProvider
-from core.llm.heuristic import raw_findings
+from core.miner import History, observe
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
@@ -38,9 +38,10 @@ from core.store.db import transaction
 from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
 from core.store.ledger import applied_among, mark_session, pending_sessions, previous_apply, record_failure
+from core.store.observations import project_sessions, store_observations, stored_observations
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
-from core.store.sessions import load_messages, record_redactions, session_label, sessions_with_errors
+from core.store.sessions import load_messages, record_redactions, session_label
 from core.store.versions import Tip, current_version, load_version, tip_of, write_version
 from flows.context import Database, RunConfig
 from flows.providers import ProviderHandle, ProviderSpec
@@ -69,6 +70,10 @@ OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
 # Entries shown to the curator as close to a finding: at least this share of the near-duplicate threshold
 # (closer than that and an ADD would be skipped anyway; a little below, the curator should still see them).
 NEIGHBOUR_SHARE = 0.8
+# The rules word each lesson one way (the same words for the same lesson, `core.miner`), so only an entry that
+# says it nearly word for word is the same lesson; their shared templates put different lessons at 0.6-0.85
+# ("lint with `mix credo`" and "build with `mix compile`": 0.71).
+RULES_NEAR = 0.9
 STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they are stored
 
 
@@ -86,6 +91,8 @@ class RunMemo:
     # The engine's near-duplicate finder per (model, threshold): its matrix of every text seen grows through the
     # run instead of being stacked again each epoch.
     finders: dict[tuple[str, float], NearFinder] = field(default_factory=dict)
+    # The rules miner's evidence per project, added up once per run (`_mining`).
+    histories: dict[str | None, History] = field(default_factory=dict)
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
         """`load_version`, rebuilt once: a version's content never changes."""
@@ -380,15 +387,21 @@ def _prepare(
     return requests, unprepared, provider, reused
 
 
-def _elsewhere(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
-    """For the heuristic provider: in how many other sessions each of its findings' errors occurs (it proposes
-    only what recurs)."""
+def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
+    """For the rules (no model): what the miner observes in this session's messages, and the evidence of the
+    project's sessions (each observed once and stored; added up once per run)."""
     if ctx.spec.calls_a_model:
         return {}
-    # Counted with the error as stored; keyed by the redacted form the provider's lessons carry.
-    raw = [f.trigger for f in raw_findings(messages)]
-    counts = sessions_with_errors(con, raw, session_id)
-    return {"elsewhere": {ctx.redactor.text(t): counts.get(t, 0) for t in raw}}
+    project, cwd, sizes = project_sessions(con, session_id)
+    history = ctx.memo.histories.get(project)
+    if history is None:
+        stored = stored_observations(con, sizes)
+        for sid, size in sizes.items():
+            if sid not in stored:
+                stored[sid] = observe(load_messages(con, sid), cwd)
+                store_observations(con, sid, size, stored[sid])
+        history = ctx.memo.histories[project] = History.of((sid, stored[sid]) for sid in sizes)
+    return {"observed": observe(messages, cwd), "history": history, "project": project}
 
 
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
@@ -417,7 +430,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": frozen} | _elsewhere(con, ctx, session_id, messages),
+                    context={"messages": messages, "playbook": frozen} | _mining(con, ctx, session_id, messages),
                     shown=shown,
                 )
             except BudgetError as exc:  # refused before any call, with the reason
@@ -528,6 +541,8 @@ def apply_epoch_sessions(
             tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
         companion = ctx.config.companion
         near, remember = _near_duplicates(con, ctx.config, ctx.memo, current, curations)
+        if near is not None and not ctx.spec.calls_a_model:
+            near = _only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
         aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
         for reflection in reflections:
@@ -630,6 +645,16 @@ def _apply_to_companion(
         note=f"from a session of playbook `{ctx.playbook}` (one model call for both)",
     )
     ctx.memo.wrote(companion, version, new)
+
+
+def _only_close(near: NearFinder, floor: float) -> NearFinder:
+    """`near`, answering only for texts at least `floor` similar."""
+
+    def closer(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
+        found = near(text, live)
+        return found if found is not None and found[1] >= floor else None
+
+    return closer
 
 
 def _near_duplicates(

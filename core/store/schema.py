@@ -409,6 +409,17 @@ CREATE TABLE screen_releases (
 );
 """
 
+_OBSERVATIONS = """
+-- What the rules miner (core/miner.py) found in each session, kept so a run weighs a project's sessions without
+-- reading them again: observed again when the session grew or the miner's rules changed (`miner_version`).
+CREATE TABLE observations (
+    session_id VARCHAR PRIMARY KEY,
+    n_messages INTEGER NOT NULL,
+    miner_version INTEGER NOT NULL,
+    observed JSON NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -426,6 +437,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (14, "teams: contributors, pushed files, fetched objects, forgotten contributors", _TEAMS),
     (15, "consolidations a model judges: pairs of texts it kept apart", _KEPT_APART),
     (16, "entries held by the screen that a person released", _SCREEN_RELEASES),
+    (17, "what the rules miner found in each session", _OBSERVATIONS),
 ]
 
 VIEWS = """

@@ -42,18 +42,6 @@ def load_messages(
     return [SessionMessage(**dict(zip(names, row, strict=True))) for row in cur.fetchall()]
 
 
-# A session is work for a playbook when the playbook has never handled it, or when it applied or skipped it
-# and the session has grown since; and only once it has been idle (no message for `idle` minutes), so a
-# session still being written is not curated half-way. The playbook filter sits in a subquery: with it in the
-# join condition, DuckDB 2.0.0 drops the query's LIMIT when the playbook has no ledger rows yet (a first
-# `curate --limit 50` curated every session).
-_PENDING = """
-FROM sessions s LEFT JOIN (SELECT * FROM applied_sessions WHERE playbook = $playbook) a ON a.session_id = s.session_id
-WHERE (a.session_id IS NULL OR (a.status IN ('applied', 'skipped') AND s.n_messages > coalesce(a.n_messages, 0)))
-  AND (s.ended_at IS NULL OR s.ended_at <= now() - to_seconds(CAST($idle * 60 AS BIGINT)))
-"""
-
-
 class SessionRow(BaseModel):
     """An ingested session, as `playbook sessions` lists it."""
 

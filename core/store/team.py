@@ -111,7 +111,7 @@ def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> Forg
                 "SELECT local_path FROM remote_objects WHERE contributor = ?", [contributor]
             ).fetchall()
         ]
-        for table in ("messages", "llm_calls", "session_failures", "sessions"):
+        for table in ("messages", "llm_calls", "session_failures", "observations", "sessions"):
             con.execute(f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?))", [ids])
         gone = "SELECT path FROM files WHERE contributor = ? OR session_id IN (SELECT unnest(?))"
         con.execute(f"DELETE FROM file_noise WHERE path IN ({gone})", [contributor, ids])

@@ -337,7 +337,7 @@ def write_version(
                 ],
             )
         _record_triggers(con, name, version, report)
-        found_again = [o for o in report.outcomes if o.code == "near_duplicate" and o.entry_id]
+        found_again = [o for o in report.outcomes if o.code in ("near_duplicate", "duplicate_text") and o.entry_id]
         if found_again:
             con.executemany(
                 "INSERT INTO rediscoveries VALUES (?, ?, ?, ?, ?, ?)",

@@ -446,20 +446,20 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
     assert reflected["analysis"].startswith("[heuristic: no model was used]")
     from core.llm.heuristic import heuristic_lessons
 
-    assert heuristic_lessons(session) == [
+    assert [(f.kind, f.section, f.text, f.trigger) for f in heuristic_lessons(session)] == [
         (
-            "MISTAKES TO AVOID",
-            "When `Bash` fails with \"ModuleNotFoundError: No module named 'app'\", do what worked next:"
-            " python -m pytest",
-            "ModuleNotFoundError: No module named 'app'",
-            None,
-        ),
-        (
+            "preference",
             "USER PREFERENCES",
-            "Follow the user's correction: \"No, don't use print; use logging.\"",
+            'The user said: "No, don\'t use print; use logging.".',
             "No, don't use print; use logging.",
-            None,
         ),
+        (
+            "correction",
+            "MISTAKES TO AVOID",
+            "`pytest` fails here (\"ModuleNotFoundError: No module named 'app'\"); `python -m pytest` works.",
+            "ModuleNotFoundError: No module named 'app'",
+        ),
+        ("fact", "PROJECT CONTEXT", "Run the tests with `python -m pytest`.", "python -m pytest"),
     ]
 
 

@@ -42,15 +42,15 @@ def test_heuristic_entries_are_labelled_everywhere_and_recurated_by_a_model(
     assert "heuristic (rules, no model" in done.stdout  # the run summary
 
     shown = runner.invoke(app, ["show", "--format", "markdown"])
-    assert "When `Bash` fails with" in shown.stdout and LABEL in shown.stderr  # an instruction, and labelled
+    assert "`pytest` fails here" in shown.stdout and LABEL in shown.stderr  # a rule, and labelled
     claude = tmp_path / "CLAUDE.md"
     assert runner.invoke(app, ["export", "--format", "claude-md", "--out", str(claude)]).exit_code == 0
-    assert "1 of these entries were " + LABEL in claude.read_text()
+    assert "2 of these entries were " + LABEL in claude.read_text()  # the correction and the test command
     assert LABEL in (tmp_path / "out" / "default.md").read_text()  # curate's own export
     assert runner.invoke(app, ["publish"]).exit_code == 0
     assert LABEL in (repo / "AGENTS.md").read_text() and LABEL in (repo / ".cursor/rules/playbook.mdc").read_text()
     page = write_evolution_report(tmp_path / "h.duckdb", "default", tmp_path / "report").index.read_text()
-    assert "1 live entries were " + LABEL in page
+    assert "2 live entries were " + LABEL in page
 
     refused = runner.invoke(app, ["recurate", "--since", "2026-01-01"])
     assert refused.exit_code == 1 and "recurate needs a model" in refused.stderr
@@ -84,23 +84,9 @@ def test_heuristic_entries_are_labelled_everywhere_and_recurated_by_a_model(
         calls = con.execute("SELECT provider, count(*) FROM llm_calls GROUP BY ALL ORDER BY ALL").fetchall()
         texts = con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()
     assert calls == [("heuristic", 4), ("replay", 4)]  # the model answered every step itself
-    assert texts == [(better,)]
+    assert sorted(texts) == sorted([(better,), ("Run the tests with `python -m pytest`.",)])
     life = json.loads(runner.invoke(app, ["why", "mis-001", "--json"]).stdout)
     assert [e["event"] for e in life["events"]] == ["ADD", "UPDATE", "UPDATE"]  # history kept
-    shown = runner.invoke(app, ["show"])
-    assert LABEL not in shown.stderr  # a model wrote the text now
-
-
-def test_the_heuristic_proposes_only_errors_that_recur(tmp_path: Path) -> None:
-    folder = tmp_path / "t"
-    write_session(folder / "a.jsonl", "a", datetime(2026, 2, 1, tzinfo=UTC), error=True)  # the import error
-    write_session(folder / "b.jsonl", "b", datetime(2026, 2, 2, tzinfo=UTC), error=False)  # a lint error, once
-    db = ["--db", str(tmp_path / "once.duckdb")]
-    assert runner.invoke(app, ["ingest", str(folder), *db]).exit_code == 0
-    done = runner.invoke(app, ["curate", "--llm", "heuristic", *db], env={"PLAYBOOK_MIN_MESSAGES": "1"})
-    assert done.exit_code == 0, done.output
-    shown = json.loads(runner.invoke(app, ["show", "--format", "json", *db]).stdout)
-    assert all(items == [] for items in shown["sections"].values())  # each error happened in one session only
-    with open_db(tmp_path / "once.duckdb") as con:
-        analyses = [r[0] for r in con.execute("SELECT parsed FROM llm_calls WHERE step = 'reflector'").fetchall()]
-    assert all("1 finding(s) seen in no other session were left out" in a for a in analyses)
+    claude.unlink()
+    assert runner.invoke(app, ["export", "--format", "claude-md", "--out", str(claude)]).exit_code == 0
+    assert "1 of these entries were " + LABEL in claude.read_text()  # a model wrote mis-001's text now

@@ -323,8 +323,9 @@ def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Pa
 
 
 def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a key: a command carrying `sshpass -p`, `curl -u`, a webhook URL fails once and works the second
-    time, in two sessions; the rules learn from it, and neither the playbook nor an export holds the secret."""
+    """Without a key: the user stops a call and tells the agent what to run instead, pasting a command that carries
+    `sshpass -p`, `curl -u`, a webhook URL or a database password, in two sessions; the rules quote the user, and
+    neither the playbook nor an export holds the secret."""
     from datetime import UTC, datetime, timedelta
 
     from typer.testing import CliRunner
@@ -336,16 +337,15 @@ def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkey
     for n in range(2):
         turns: list[tuple[str, object]] = [("user", "deploy it")]
         for i, p in enumerate(chosen):
-            for j, ok in enumerate((False, True)):
-                tid = f"s{n}-{i}-{j}"
-                use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": p.text}}
-                res = {
-                    "type": "tool_result",
-                    "tool_use_id": tid,
-                    "content": "ok" if ok else "Error: refused",
-                    "is_error": not ok,
-                }
-                turns += [("assistant", [use]), ("user", [res])]
+            tid = f"s{n}-{i}"
+            use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": "make deploy"}}
+            stopped = (
+                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file"
+                " edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to"
+                " tell you how to proceed."
+            )
+            res = {"type": "tool_result", "tool_use_id": tid, "content": stopped, "is_error": True}
+            turns += [("assistant", [use]), ("user", [res]), ("user", f"Always deploy with {p.text}")]
         claude_session(folder / f"s{n}.jsonl", f"s{n}", datetime(2026, 5, 1, tzinfo=UTC) + timedelta(days=n), turns)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)

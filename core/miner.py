@@ -1,0 +1,662 @@
+"""The rules miner: lessons that rules can find reliably in a session's own record, without a model.
+
+- *project facts*: the commands that test, lint, format, type-check, build, install and run the project,
+  learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice),
+  and a project's own command-line tool used again and again;
+- *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
+  folder, a flag added, another program, an absolute path where a relative one broke after a `cd`), with the
+  error's own words, never a file path as the fix;
+- *pitfalls*: a test command that selected no test at all;
+- *user preferences*: what the user said when they stopped a call (the reason they gave, or their next words),
+  and prompts that correct or instruct ("no, use pnpm", "don't add comments", "always ask before pushing").
+
+Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
+read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
+`observe` finds every candidate of one session with its count; `mine` keeps those whose evidence, over the
+session and the project's others (`History`), is enough. Pure: messages in, findings out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from core.models import SessionMessage
+from core.screen import text_holds, url_hosts
+
+__all__ = [
+    "MINER_VERSION",
+    "Candidate",
+    "Evidence",
+    "Finding",
+    "History",
+    "Observed",
+    "Run",
+    "command_key",
+    "mine",
+    "observe",
+    "shell_runs",
+]
+
+# Stored observations carry it: a change of the rules below makes older ones be observed again.
+MINER_VERSION = 1
+
+Kind = Literal["fact", "correction", "pitfall", "preference"]
+Category = Literal["test", "lint", "format", "typecheck", "build", "run", "install", "tool"]
+
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell_call", "run_shell_command"})
+
+# How many successful runs make a fact: a quality gate that passed once is the project's; a build, a dev server
+# or an install is a routine only once it happened twice; a project's own tool, only after regular use.
+FACT_MIN_RUNS: dict[Category, int] = {
+    "test": 1,
+    "lint": 1,
+    "format": 1,
+    "typecheck": 1,
+    "build": 2,
+    "run": 2,
+    "install": 2,
+    "tool": 4,
+}
+_CATEGORY_WORDS: list[tuple[Category, re.Pattern[str]]] = [
+    (
+        "format",
+        re.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|mix format|isort|\w+ run format)\b"),
+    ),
+    (
+        "lint",
+        re.compile(
+            r"\b(?:ruff check|ruff|flake8|pylint|eslint|credo|clippy|golangci-lint|rubocop|shellcheck"
+            r"|\w+ run lint|lint)\b"
+        ),
+    ),
+    ("typecheck", re.compile(r"\b(?:mypy|pyright|tsc|dialyzer|\w+ run typecheck|typecheck)\b")),
+    (
+        "test",
+        re.compile(r"\b(?:pytest|vitest|jest|mocha|rspec|phpunit|ctest|tox|nox|unittest|test|tests)\b"),
+    ),
+    ("run", re.compile(r"\b(?:dev|serve|server|start|phx\.server|runserver|watch)\b")),
+    ("install", re.compile(r"^(?:\S+ )?(?:install|ci|sync|deps\.get|bundle install|get)$")),
+    ("build", re.compile(r"\b(?:build|compile|make|bundle|webpack|esbuild|build\.\w+)\b")),
+]
+_CATEGORY_SAYS: dict[Category, str] = {
+    "test": "run the tests with",
+    "lint": "lint with",
+    "format": "format with",
+    "typecheck": "type-check with",
+    "build": "build with",
+    "run": "start it with",
+    "install": "install the dependencies with",
+}
+# Programs everyone has, whose use says nothing about the project (its own tools are the others).
+_COMMON = frozenset(
+    "ls cat grep rg find fd sed awk head tail echo printf git cd pwd mkdir rm rmdir cp mv touch ln chmod chown which"
+    " whereis sleep wc sort uniq diff xargs tee env export jq tree open kill pkill ps curl wget python python3 node"
+    " npm npx pnpm yarn bun uv pip pip3 poetry cargo go mix make gh sh bash zsh true false test date file stat du df"
+    " less more cut tr basename dirname realpath readlink timeout time nohup watch history source type command"
+    " ruby perl java javac dotnet docker docker-compose kubectl brew apt apt-get sudo tar zip unzip gzip ssh scp"
+    " rsync lsof netstat open xdg-open code vim nano emacs".split()
+)
+_INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "mix", "bundle", "cargo", "go"})
+# Interpreters and runners: their first argument that is a script or a module is part of the command's name.
+_RUNNERS = frozenset({"node", "python", "python3", "uv", "npx", "pnpm", "npm", "yarn", "bun", "bundle", "poetry"})
+_SCRIPT = re.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
+_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
+_PIPE_TAIL = re.compile(r"\s*\|\s*(?:tail|head|grep|less|more|cat|sort|wc|tee|jq)\b.*$", re.DOTALL)
+_REDIRECT = re.compile(r"\s*(?:2>&1|[12]?>\s*/dev/null|&>\s*/dev/null)")
+_ENV = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
+_HOME_PATH = re.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
+_USER_HOME = re.compile(r"(?:/Users/|/home/)[^/\s'\"`]+|/root\b")
+_EXIT_ONLY = re.compile(r"(?i)^(?:exit code:? ?-?\d+|exited with code -?\d+|error|failed|command failed)\.?$")
+_INFORMATIVE = re.compile(
+    r"(?i)(error|failed|failure|exception|not found|no such|denied|invalid|cannot|can't|could not|unable|"
+    r"ignored|refused|unknown|missing|not a |no upstream|permission)"
+)
+# Tests that ran and failed: the next run after a code change passing is work, not a correction.
+_TEST_FAILURES = re.compile(r"\d+ failed\b|\bFAILED\b|AssertionError|\d+\) test |\bFAIL\b|[Tt]ests? failed")
+_NOT_FOUND = re.compile(r"(?i)not found|no such file|cannot find|does not exist")
+_NOTHING_SELECTED = re.compile(
+    r"(?i)(?:(\d+) deselected / 0 selected|collected \d+ items? / (\d+) deselected / 0 selected|no tests ran|"
+    r"no tests collected|collected 0 items|0 tests? (?:ran|run)|no test files found)"
+)
+_REJECTED = re.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
+_REJECTION_REASON = re.compile(r"The user provided the following reason for the rejection:\s*(?P<reason>.+)", re.DOTALL)
+# A prompt that corrects or instructs: at its start (weak cues), or anywhere (strong ones).
+_CORRECTS = re.compile(
+    r"^\s*(?:no[,.!]?\s|nope\b|don'?t\b|do not\b|never\b|always\b|stop\b|instead\b|actually\b|please don'?t\b|"
+    r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b|we (?:use|prefer)\b|i prefer\b|"
+    r"prefer\b|let'?s not\b|why not use\b|(?:could|can|shall) we (?:just )?(?:reuse|use)\b)",
+    re.IGNORECASE,
+)
+_STRONG = re.compile(
+    r"(?i)\b(?:i don'?t want\b|i'?d rather\b|please (?:don'?t|never|always)\b|don'?t (?:ever|assume)\b|"
+    r"make (?:any )?assumptions\b|we always\b|we never\b)"
+)
+_QUOTE_MAX = 200
+
+
+class Run(BaseModel):
+    """One shell command and how it ended: `ok`, failed (`output` holds the error), or `rejected` by the user
+    (with the reason they gave, if any)."""
+
+    index: int
+    call_id: str = ""
+    command: str
+    folder: str | None = None  # the working folder the call named (Codex's `workdir`)
+    ok: bool
+    output: str = ""
+    rejected: bool = False
+    reason: str | None = None
+
+
+class Candidate(BaseModel):
+    """A lesson one session suggests, before the evidence is weighed: its meaning (`key`, the same for the same
+    lesson in any session, whatever its paths), how it reads, and how many times this session showed it."""
+
+    key: str
+    kind: Kind
+    section: str
+    text: str
+    trigger: str
+    count: int = 1
+    category: Category | None = None
+    taint: str | None = None
+
+
+class Observed(BaseModel):
+    """Every candidate of one session (stored, so later runs weigh a project's sessions without reading them)."""
+
+    version: int = MINER_VERSION
+    candidates: list[Candidate] = Field(default_factory=list)
+
+
+class Evidence(BaseModel):
+    """How much supports a lesson across the project's sessions, and how the first session worded it (so the
+    same lesson reads the same from any session: the engine sees a rediscovery, not a new entry)."""
+
+    count: int = 0
+    sessions: list[str] = Field(default_factory=list)
+    text: str | None = None
+    trigger: str | None = None
+
+
+@dataclass(frozen=True)
+class History:
+    """The candidates of a project's sessions, added up by key (this session's included)."""
+
+    evidence: Mapping[str, Evidence]
+
+    @classmethod
+    def of(cls, observed: Iterable[tuple[str, Observed]]) -> History:
+        """Add up the candidates of (session id, observed) pairs, oldest session first."""
+        found: dict[str, Evidence] = {}
+        for session_id, seen in observed:
+            for c in seen.candidates:
+                ev = found.setdefault(c.key, Evidence(text=c.text, trigger=c.trigger))
+                ev.count += c.count
+                if session_id not in ev.sessions:
+                    ev.sessions.append(session_id)
+        return cls(found)
+
+
+class Finding(BaseModel):
+    """A lesson the rules keep: its section and text, the literal it rests on (`trigger`), why it must not be
+    exported unseen (`taint`), and its evidence, said in words."""
+
+    section: str
+    text: str
+    trigger: str
+    taint: str | None = None
+    evidence: str = ""
+    kind: Kind = "fact"
+
+
+# --- commands ---------------------------------------------------------------------------------------------
+
+
+def _command_of(tool_input: str | None) -> tuple[str, str | None] | None:
+    """(command, folder) of a shell tool's input: Claude Code's `command`, Codex's `cmd` or argv list."""
+    try:
+        value = json.loads(tool_input or "")
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    raw = value.get("command", value.get("cmd"))
+    if isinstance(raw, list) and raw:  # ["bash", "-lc", "cmd"]
+        raw = raw[-1] if len(raw) >= 3 and str(raw[-2]).startswith("-") else " ".join(map(str, raw))
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    folder = value.get("workdir")
+    return raw.strip(), folder if isinstance(folder, str) else None
+
+
+def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
+    """The main thread's shell commands, in order, each with how it ended."""
+    calls: dict[str, tuple[str, str | None]] = {}
+    runs: list[Run] = []
+    for m in messages:
+        if m.is_sidechain:
+            continue
+        if m.kind == "tool_use" and m.tool_use_id and m.tool_name in SHELL_TOOLS:
+            found = _command_of(m.tool_input)
+            if found is not None:
+                calls[m.tool_use_id] = found
+        elif m.kind == "tool_result" and m.tool_use_id in calls:
+            command, folder = calls.pop(m.tool_use_id)
+            text = m.text or ""
+            rejected = bool(m.is_error and _REJECTED.match(text))
+            reason = _REJECTION_REASON.search(text) if rejected else None
+            runs.append(
+                Run(
+                    index=len(runs),
+                    call_id=m.tool_use_id or "",
+                    command=command,
+                    folder=folder,
+                    ok=not m.is_error,
+                    output=text,
+                    rejected=rejected,
+                    reason=" ".join(reason.group("reason").split()) if reason else None,
+                )
+            )
+    return runs
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    folder: str | None  # where the command ran: `cd X && ...`, or the call's own working folder
+    words: tuple[str, ...]  # the main command's words (environment assignments and redirections dropped)
+
+
+def _parse(command: str, folder: str | None = None) -> _Parsed | None:
+    """The main command of a shell line: after any `cd DIR &&`, before pipes into pagers and filters."""
+    line = _PIPE_TAIL.sub("", command.strip().splitlines()[0] if command.strip() else "")
+    line = _REDIRECT.sub("", line)
+    parts = [p.strip() for p in re.split(r"&&|;", line) if p.strip()]
+    where = folder
+    for part in parts:
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            return None
+        words = [w for w in words if not _ENV.match(w)]
+        if not words:
+            continue
+        if words[0] == "cd":
+            where = words[1] if len(words) > 1 else None
+            continue
+        return _Parsed(where, tuple(words))
+    return None
+
+
+def command_key(words: Sequence[str]) -> str:
+    """A command's name without its arguments: the program and its subcommands (`uv run pytest`, `mix test`,
+    `git add`, `node build.js`), stopping at the first flag, path or value."""
+    if not words:
+        return ""
+    program = PurePosixPath(words[0]).name
+    if program.startswith("python") and len(words) > 2 and words[1] == "-m":
+        return " ".join([program, "-m", words[2]])  # `python -m pytest`: the module is the command
+    key = [program]
+    for word in words[1:4]:
+        if _SUBCOMMAND.match(word):
+            key.append(word)
+        elif key[-1] in _RUNNERS and _SCRIPT.match(word):
+            key.append(word)
+            break
+        else:
+            break
+    return " ".join(key)
+
+
+def _category(key: str) -> Category | None:
+    program = key.split(" ", 1)[0]
+    if program in ("git", "cd", "echo", "ls", "cat", "grep", "find", "sleep", "kill"):
+        return None
+    for category, pattern in _CATEGORY_WORDS:
+        if pattern.search(key):
+            return category
+    return None
+
+
+def _relative(folder: str | None, cwd: str | None) -> str | None:
+    """`folder` as a path inside the project (`assets`), or None for the project root, outside, or unknown."""
+    if not folder or folder in (".", "./"):
+        return None
+    if cwd and folder.startswith(cwd.rstrip("/") + "/"):
+        folder = folder[len(cwd.rstrip("/")) + 1 :]
+    if folder.startswith(("/", "~", "..")) or _HOME_PATH.search(folder):
+        return None
+    return folder.strip("/") or None
+
+
+def _error_line(output: str) -> str | None:
+    """The line of an error that says what went wrong (not `Exit code 1`), without home paths; None if none does."""
+    lines = [" ".join(line.split()) for line in output.splitlines()]
+    lines = [line for line in lines if line.strip("=-_*✘ ") and not _EXIT_ONLY.match(line)]
+    telling = [line for line in lines if _INFORMATIVE.search(line) and not line.lower().startswith("traceback")]
+    if not telling:
+        return None
+    line = _USER_HOME.sub("~", telling[0])  # the user's name is not the lesson
+    line = line.strip(" ✘[]").removeprefix("ERROR] ").strip()
+    return line if len(line) <= 120 else line[:119] + "…"
+
+
+def _taint(fix: str, read: list[str], prompts: list[str]) -> str | None:
+    """Why `fix` rests only on what the agent read: it occurs in tool output before the agent ran it, and in none
+    of the user's prompts."""
+    needle = fix.strip()
+    if len(needle) < 12 or any(needle in p for p in prompts):
+        return None
+    if any(needle in r for r in read):
+        return f"its fix `{needle[:60]}` was copied from tool output, not from anything the user wrote"
+    return None
+
+
+# --- candidates ----------------------------------------------------------------------------------------------
+
+
+def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
+    counts: dict[tuple[Category, str | None, str], int] = {}
+    subcommands: dict[str, set[str]] = {}
+    for run in runs:
+        if not run.ok:
+            continue
+        parsed = _parse(run.command, run.folder)
+        if parsed is None:
+            continue
+        key = command_key(parsed.words)
+        program = key.split(" ", 1)[0]
+        where = _relative(parsed.folder, cwd)
+        category = _category(key)
+        if category == "install" and (program not in _INSTALLERS or len(parsed.words) > len(key.split())):
+            category = None  # installing a named package is a task, not the project's routine
+        if category is not None:
+            counts[(category, where, key)] = counts.get((category, where, key), 0) + 1
+        elif program not in _COMMON and len(key.split()) > 1 and not program.startswith((".", "/")):
+            subcommands.setdefault(program, set()).add(" ".join(key.split()[:2]))
+            counts[("tool", None, program)] = counts.get(("tool", None, program), 0) + 1
+    found: list[Candidate] = []
+    for (category, where, key), n in counts.items():
+        place = f" in `{where}/`" if where else ""
+        if category == "tool":
+            shown = ", ".join(f"`{k}`" for k in sorted(subcommands.get(key, ())))
+            text = f"it has its own command-line tool `{key}`: {shown}"
+        else:
+            text = f"{_CATEGORY_SAYS[category]} `{key}`{place}"
+        found.append(
+            Candidate(
+                key=f"fact|{category}|{where or ''}|{key}",
+                kind="fact",
+                section="PROJECT CONTEXT",
+                text=text,
+                trigger=key,
+                count=n,
+                category=category,
+            )
+        )
+    return found
+
+
+def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, str] | None:
+    """(how `worked` differs from `failed`, the part of `worked` to quote) when it is a close variant that says
+    a rule; None when the two are different commands or differ only in what they work on."""
+    fk, wk = command_key(failed.words), command_key(worked.words)
+    f_prog, w_prog = PurePosixPath(failed.words[0]).name, PurePosixPath(worked.words[0]).name
+    f_rest, w_rest = list(failed.words[1:]), list(worked.words[1:])
+    f_where, w_where = _relative(failed.folder, cwd), _relative(worked.folder, cwd)
+    if failed.words[0] != worked.words[0] and f_prog == w_prog and f_rest == w_rest:
+        return "program", worked.words[0]  # the same program from elsewhere: `pytest` -> `.venv/bin/pytest`
+    n, m = len(failed.words), len(worked.words)
+    if m > n and PurePosixPath(worked.words[m - n]).name == f_prog and list(worked.words[m - n + 1 :]) == f_rest:
+        return "program", " ".join(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
+    if f_prog != w_prog:
+        # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`).
+        if f_rest == w_rest or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
+            return "program", " ".join(worked.words[:1] + worked.words[1 : len(wk.split())])
+        return None
+    if w_where and w_where != f_where:
+        # The same command from another folder; the failed one named that folder in a path instead.
+        names = {PurePosixPath(w).name for w in w_rest}
+        if fk == wk or any(PurePosixPath(w).name in names for w in f_rest):
+            return "folder", w_where
+    if fk != wk:
+        return None
+    added = [w for w in w_rest if w.startswith("-") and w not in f_rest]
+    if added and {w for w in w_rest if not w.startswith("-")} <= {w for w in f_rest if not w.startswith("-")}:
+        return "flag", " ".join(added)  # the flag, on the same things (or some of them)
+    pairs = [(f, w) for f, w in zip(f_rest, w_rest, strict=False) if f != w]
+    if (
+        len(f_rest) == len(w_rest)
+        and pairs
+        and all(
+            w.startswith("/") and not f.startswith("/") and w.endswith("/" + f.removeprefix("./")) for f, w in pairs
+        )
+    ):
+        return "absolute", ""
+    return None
+
+
+# Commands that only look: one of them between a failure and its variant does not explain the variant working.
+_LOOKING = re.compile(
+    r"^(?:ls|cat|head|tail|grep|rg|find|fd|pwd|which|echo|wc|tree|stat|file"
+    r"|git (?:status|log|diff|show|ls-files|branch)|\S+ --help|\S+ --version)\b"
+)
+
+
+def _looks(parsed: _Parsed) -> bool:
+    return bool(_LOOKING.match(" ".join(parsed.words)))
+
+
+def _corrections(
+    runs: Sequence[Run], cwd: str | None, read_before: Mapping[int, list[str]], prompts: list[str]
+) -> list[Candidate]:
+    found: list[Candidate] = []
+    for i, run in enumerate(runs):
+        if run.ok or run.rejected:
+            continue
+        failed = _parse(run.command, run.folder)
+        error = _error_line(run.output)
+        if failed is None or error is None or _TEST_FAILURES.search(run.output):
+            continue
+        for later in runs[i + 1 : i + 7]:
+            if not later.ok:
+                continue
+            worked = _parse(later.command, later.folder)
+            if worked is None:
+                continue
+            how = _variant(failed, worked, cwd)
+            if how is None:
+                if not _looks(worked):
+                    break  # something else changed in between (an install, an edit by command): not the fix
+                continue
+            kind, part = how
+            fk = command_key(failed.words)
+            wk = command_key(worked.words)
+            if kind == "program":
+                text = f'`{fk}` fails here ("{error}"); `{part}` works'
+                key = f"correction|program|{fk}|{part}"
+            elif kind == "folder":
+                text = f'run `{wk}` from `{part}/`: from elsewhere it fails ("{error}")'
+                key = f"correction|folder|{wk}|{part}"
+            elif kind == "flag":
+                text = f'`{fk}` fails here ("{error}"); `{fk} {part}` works'
+                key = f"correction|flag|{fk}|{part}"
+            else:
+                text = (
+                    "the shell keeps its working directory between commands: after a `cd`, relative paths fail"
+                    f' (`{fk}`: "{error}"); run from the project root or use absolute paths'
+                )
+                key = "correction|absolute"
+            found.append(
+                Candidate(
+                    key=key,
+                    kind="correction",
+                    section="MISTAKES TO AVOID",
+                    text=text,
+                    trigger=error[:80],
+                    taint=_taint(" ".join(worked.words), read_before.get(later.index, []), prompts),
+                )
+            )
+            break
+    return found
+
+
+def _pitfalls(runs: Sequence[Run]) -> list[Candidate]:
+    found: list[Candidate] = []
+    for run in runs:
+        match = _NOTHING_SELECTED.search(run.output)
+        parsed = _parse(run.command, run.folder)
+        if match is None or parsed is None or _NOT_FOUND.search(run.output):
+            continue
+        if _category(command_key(parsed.words)) != "test":
+            continue
+        words = list(parsed.words)
+        deselected = next((g for g in match.groups() if g), None)
+        selector = next(
+            (f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in ("-m", "-k", "--grep", "-t")), None
+        )
+        shown = " ".join(w for w in words if not w.startswith("/") and not _HOME_PATH.search(w))
+        said = f"{deselected} deselected" if deselected else "no test ran"
+        text = f"`{shown}` selects no test ({said})" + (f": nothing here matches `{selector}`" if selector else "")
+        found.append(
+            Candidate(
+                key=f"pitfall|nothing-selected|{command_key(words)}|{selector or ''}",
+                kind="pitfall",
+                section="MISTAKES TO AVOID",
+                text=text,
+                trigger=selector or command_key(words),
+            )
+        )
+    return found
+
+
+def _quote(text: str) -> str:
+    text = re.sub(r"\\\s*\n|\[Image #\d+\]", " ", text)  # a line continued with a backslash; a pasted image
+    flat = " ".join(_USER_HOME.sub("~", text).split())
+    first = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0] if len(flat) > _QUOTE_MAX else flat
+    return first if len(first) <= _QUOTE_MAX else first[: _QUOTE_MAX - 1] + "…"
+
+
+def _what(message: SessionMessage) -> str:
+    """How a stopped call is named in a lesson: a shell command's name, or the kind of change (never a path)."""
+    if message.tool_name in SHELL_TOOLS:
+        found = _command_of(message.tool_input)
+        parsed = _parse(found[0], found[1]) if found else None
+        if parsed is not None:
+            return f"`{command_key(parsed.words)}`"
+    return {
+        "Edit": "an edit",
+        "MultiEdit": "an edit",
+        "Write": "a new file",
+        "NotebookEdit": "a notebook edit",
+    }.get(message.tool_name or "", f"a `{message.tool_name or 'tool'}` call")
+
+
+def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
+    found: list[Candidate] = []
+    calls: dict[str, SessionMessage] = {}
+    stopped: str | None = None  # the call the user stopped without a reason, until their next words
+    for m in messages:
+        if m.is_sidechain:
+            continue
+        if m.kind == "tool_use" and m.tool_use_id:
+            calls[m.tool_use_id] = m
+        elif m.kind == "tool_result" and m.is_error and _REJECTED.match(m.text or "") and m.tool_use_id in calls:
+            what = _what(calls[m.tool_use_id])
+            reason = _REJECTION_REASON.search(m.text or "")
+            if reason:
+                said = _quote(reason.group("reason"))
+                found.append(_preference(f'instead of {what}, the user said: "{said}"', said))
+                stopped = None
+            else:
+                stopped = what
+        elif m.is_prompt and m.text and m.text.strip():
+            said = _quote(m.text)
+            if stopped is not None:
+                found.append(_preference(f'after stopping {stopped}, the user said: "{said}"', said))
+            elif _CORRECTS.match(m.text) or _STRONG.search(m.text):
+                found.append(_preference(f'the user said: "{said}"', said))
+            stopped = None
+    return found
+
+
+def _preference(text: str, said: str) -> Candidate:
+    return Candidate(
+        key=f"preference|{' '.join(said.lower().split())}",
+        kind="preference",
+        section="USER PREFERENCES",
+        text=text,
+        trigger=said[:80],
+    )
+
+
+def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Observed:
+    """Every candidate lesson of one session, each once with how often the session showed it; a candidate whose
+    text the screen would hold (a fetched command run, a destructive one, a stranger's host) is never made."""
+    runs = shell_runs(messages)
+    prompts = [m.text for m in messages if m.is_prompt and m.text]
+    hosts = {h for p in prompts for h in url_hosts(p)}
+    # What the agent had read (any tool's output: a fetched page, a command's output) before each command ran.
+    index_of = {run.call_id: run.index for run in runs}
+    read: list[str] = []
+    read_before: dict[int, list[str]] = {}
+    for m in messages:
+        if m.kind == "tool_result" and not m.is_sidechain:
+            if m.tool_use_id in index_of:
+                read_before[index_of[m.tool_use_id]] = list(read)
+            read.append(m.text or "")
+    candidates = [
+        *_facts(runs, cwd),
+        *_corrections(runs, cwd, read_before, prompts),
+        *_pitfalls(runs),
+        *_preferences(messages),
+    ]
+    merged: dict[str, Candidate] = {}
+    for c in candidates:
+        if text_holds(c.text, hosts):
+            continue
+        if c.key in merged:
+            merged[c.key] = merged[c.key].model_copy(update={"count": merged[c.key].count + c.count})
+        else:
+            merged[c.key] = c
+    return Observed(candidates=list(merged.values()))
+
+
+def _enough(c: Candidate, ev: Evidence) -> bool:
+    if c.kind == "fact":
+        return ev.count >= FACT_MIN_RUNS[c.category or "tool"]
+    return True  # a correction, a pitfall or the user's own words stand on one occurrence
+
+
+def _evidence(c: Candidate, ev: Evidence) -> str:
+    what = {"fact": "successful run", "correction": "correction", "pitfall": "occurrence", "preference": "time said"}
+    noun = what[c.kind]
+    sessions = f"{len(ev.sessions)} session{'s' * (len(ev.sessions) != 1)}"
+    return f"{ev.count} {noun}{'s' * (ev.count != 1)} in {sessions}: {', '.join(ev.sessions[:5])}"
+
+
+def mine(observed: Observed, history: History, project: str | None = None, *, most: int = 10) -> list[Finding]:
+    """The findings of one session whose evidence (over `history`, which includes this session) is enough, at most
+    `most`, corrections and the user's words first. Facts name their project (`project`) when one is known."""
+    order = {"preference": 0, "correction": 1, "pitfall": 2, "fact": 3}
+    kept: list[Finding] = []
+    for c in sorted(observed.candidates, key=lambda c: (order[c.kind], -c.count)):
+        ev = history.evidence.get(c.key) or Evidence(count=c.count)
+        if not _enough(c, ev):
+            continue
+        said = ev.text or c.text
+        text = f"In {project}: {said}." if project else f"{said[0].upper()}{said[1:]}."
+        kept.append(
+            Finding(
+                section=c.section, text=text, trigger=c.trigger, taint=c.taint, evidence=_evidence(c, ev), kind=c.kind
+            )
+        )
+    return kept[:most]
