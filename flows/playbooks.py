@@ -18,7 +18,7 @@ from core.markdown import format_bullets, to_markdown
 from core.models import Playbook
 from core.operations import apply_operations, normalize_playbook, without_unseen
 from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
-from core.redact import mask_playbook
+from core.redact import Redactor, mask_playbook
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
 from core.store.provenance import entries_by_provider, entry_life
 from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
@@ -223,4 +223,14 @@ def why(settings: Settings, playbook: str, entry: str) -> dict[str, Any]:
         life = entry_life(con, playbook, entry)
     if not life["events"] and life["now"] is None:
         raise StoreError(f"No entry `{entry}` in playbook `{playbook}`; `playbook show` lists the ids.")
+    _mask_prompts(life, settings.redactor())
     return life
+
+
+def _mask_prompts(life: dict[str, Any], redactor: Redactor) -> None:
+    """A session's first prompt, as `why` quotes it, masked like every other text (home paths, names)."""
+    for info in life["sessions"].values():
+        if info.get("first_prompt"):
+            info["first_prompt"] = redactor.text(info["first_prompt"])
+    for source in life["sources"]:
+        _mask_prompts(source, redactor)

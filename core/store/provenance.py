@@ -94,18 +94,18 @@ def entry_life(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str, *, 
         """
         SELECT o.version, CAST(v.created_at AS VARCHAR) AS at, v.source, o.session_id, o.type AS event, o.reason,
                o.section, o.old_text, o.new_text, o.target_ids, o.entry_id, o.trigger, NULL AS rating,
-               NULL AS rationale, o.idx AS sort
+               NULL AS rationale, json_extract_string(o.raw, '$.evidence') AS evidence, o.idx AS sort
         FROM operations o JOIN versions v USING (playbook, version)
         WHERE o.playbook = $p AND o.status = 'applied' AND (o.entry_id = $id OR contains(o.target_ids, $q))
         UNION ALL
         SELECT x.version, CAST(v.created_at AS VARCHAR), v.source, x.session_id, 'TAG', NULL, NULL, NULL, NULL,
-               NULL, x.name, NULL, x.rating, x.rationale, -1  -- a session's tags apply before its operations
+               NULL, x.name, NULL, x.rating, x.rationale, NULL, -1  -- a session's tags apply before its operations
         FROM evaluations x JOIN versions v USING (playbook, version)
         WHERE x.playbook = $p AND x.name = $id AND x.status = 'applied'
         UNION ALL
         SELECT p.version, CAST(v.created_at AS VARCHAR), v.source, p.session_id, 'PRUNE',
                format('pruned: helpful {}, harmful {}', p.helpful, p.harmful), p.section, p.text, NULL, NULL,
-               p.name, NULL, NULL, NULL, 2000
+               p.name, NULL, NULL, NULL, NULL, 2000
         FROM prunes p JOIN versions v USING (playbook, version)
         WHERE p.playbook = $p AND p.name = $id
         ORDER BY version, sort

@@ -213,7 +213,9 @@ def render_life(life: dict[str, Any], indent: str = "") -> None:
     table = new_table("version", "date", "what", "session", "detail")
     for e in life["events"]:
         detail = {
-            "ADD": f"added: {e['new_text']}" + (f' (trigger "{e["trigger"]}")' if e["trigger"] else ""),
+            "ADD": f"added: {e['new_text']}"
+            + (f' (trigger "{e["trigger"]}")' if e["trigger"] else "")
+            + (f"\nevidence: {e['evidence']}" if e.get("evidence") else ""),
             "UPDATE": f"was: {e['old_text']}\nnow: {e['new_text']}",
             "MERGE": f"merged from {', '.join(e['target_ids'])}: {e['new_text']}",
             "MERGED INTO": f"merged into {e['entry_id']}",
