@@ -201,9 +201,15 @@ class Settings(BaseSettings):
     # An OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama's /v1): `--llm openai`, or `auto` without
     # an Anthropic key. The output schema goes as `response_format`, which such servers enforce by grammar.
     openai_base_url: str | None = None
-    # `--llm claude-cli`: the Claude Code CLI (a subscription, no API key), run once per request.
+    # `--llm claude-cli`: the Claude Code CLI (a subscription, no API key), run once per request; `--llm codex-cli`:
+    # the Codex CLI (a ChatGPT plan), likewise (`codex_model`: its `--model`; None: the CLI's own default). `auto`
+    # uses either when it is logged in. A run makes at most `max_calls` calls through either, so a nightly never
+    # uses up the plan: the rest of the sessions wait for the next run.
     claude_cli: str = "claude"
     claude_cli_timeout_s: float = Field(300.0, gt=0)
+    codex_cli: str = "codex"
+    codex_model: str | None = None
+    max_calls: int = Field(50, ge=1)
     openai_api_key: SecretStr | None = None
     anthropic_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")

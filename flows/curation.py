@@ -74,6 +74,7 @@ def run_curation(
         or CallGuard(
             deadline=time.time() + settings.max_run_minutes * 60 if settings.max_run_minutes else None,
             breaker_after=settings.breaker_failures,
+            max_calls=settings.max_calls if provider.subscription else None,
         ),
     )
     summary = RunSummary(

@@ -72,11 +72,22 @@ class Quote(BaseModel):
 
     estimate: Estimate
     provider: ProviderSpec
+    max_calls: int | None = None  # a subscription's calls per run (`max_calls`); None: not capped
 
     @property
     def price(self) -> float:
-        """The price the run would pay: through batches for the batch provider, live otherwise."""
+        """The price the run would pay: through batches for the batch provider, live otherwise (a server of one's
+        own is priced from `prices` only); nothing on a plan (paid per month, not per token) or for the rules."""
+        if self.provider.subscription or not self.provider.calls_a_model:
+            return 0.0
         return self.estimate.batch_usd if self.provider.batched else self.estimate.live_usd
+
+    @property
+    def runs(self) -> int:
+        """How many runs the calls take under the cap (1 when not capped)."""
+        if self.max_calls is None or not self.estimate.calls:
+            return 1
+        return -(-self.estimate.calls // self.max_calls)
 
 
 def estimate(settings: Settings, request: Launch) -> Quote:
@@ -87,7 +98,7 @@ def estimate(settings: Settings, request: Launch) -> Quote:
     """
     provider = resolve_provider(settings.llm if request.llm is None else request.llm, settings)
     est = estimate_run(settings, request.playbook, provider, request.chosen, per_call=request.per_call)
-    return Quote(estimate=est, provider=provider)
+    return Quote(estimate=est, provider=provider, max_calls=settings.max_calls if provider.subscription else None)
 
 
 def launch(

@@ -1,6 +1,8 @@
 """`--llm NAME` parsed once into a `ProviderSpec`, and the providers built from it for a run.
 
-NAME is anthropic, batch, openai, claude-cli, heuristic, replay:FILE or auto."""
+NAME is anthropic, batch, openai, claude-cli, codex-cli, heuristic, replay:FILE or auto. `auto` uses what this
+machine already has, in this order: an Anthropic API key; `claude` logged in (a Claude subscription); `codex`
+logged in (a ChatGPT plan); an OpenAI-compatible server (`openai_base_url`); else the rules (no model)."""
 
 from __future__ import annotations
 
@@ -16,11 +18,12 @@ from pydantic import BaseModel, ConfigDict
 from core.errors import ConfigError
 from core.llm import CostCap, HeuristicProvider, Provider, ReplayProvider
 from core.llm.heuristic import NOTICE
+from core.llm.logins import claude_login, codex_login
 from flows.config import Settings
 
 __all__ = ["ProviderFactory", "ProviderHandle", "ProviderKind", "ProviderSpec", "make_provider", "resolve_provider"]
 
-ProviderKind = Literal["anthropic", "batch", "heuristic", "replay", "openai", "claude-cli"]
+ProviderKind = Literal["anthropic", "batch", "heuristic", "replay", "openai", "claude-cli", "codex-cli"]
 
 
 class ProviderSpec(BaseModel):
@@ -33,6 +36,7 @@ class ProviderSpec(BaseModel):
     reflector_model: str
     curator_model: str
     notices: tuple[str, ...] = ()
+    reason: str | None = None  # why `auto` chose it
     key_source: str | None = None  # where the API key came from, for the one line that says it was refused
 
     @property
@@ -44,6 +48,11 @@ class ProviderSpec(BaseModel):
     def calls_a_model(self) -> bool:
         """False for the rules (`heuristic`): no model reads anything, nothing is paid, nothing is judged."""
         return self.kind != "heuristic"
+
+    @property
+    def subscription(self) -> bool:
+        """True for the CLIs a plan pays for (`claude-cli`, `codex-cli`): counted in calls, capped per run."""
+        return self.kind in ("claude-cli", "codex-cli")
 
     @property
     def local(self) -> bool:
@@ -94,7 +103,7 @@ def _key_source() -> str:
 
 
 def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpec:
-    """Parse `llm` once: `auto` picks anthropic when a key is set, else heuristic (with a notice).
+    """Parse `llm` once; `auto` picks what this machine has (the module docstring gives the order).
 
     Raises:
         ConfigError: a provider that needs a key has none, a replay file is missing, or the name is unknown.
@@ -103,14 +112,11 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
         return llm
     notices: list[str] = []
     spec = llm
+    reason = None
     if spec == "auto":
-        if _key(settings):
-            spec = "anthropic"
-        elif settings.openai_base_url:
-            spec = "openai"
-        else:
-            spec = "heuristic"
-            notices.append(f"No Anthropic API key is configured: using the heuristic provider. {NOTICE}")
+        spec, reason = _auto(settings)
+        if spec == "heuristic":
+            notices.append(f"No model is set up here: using the rules (heuristic provider). {NOTICE}")
     models = {"reflector_model": settings.reflector_model, "curator_model": settings.curator_model}
     if spec.startswith("replay:"):
         path = Path(spec.split(":", 1)[1])
@@ -127,27 +133,58 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
             kind=spec,  # type: ignore[arg-type]
             notices=tuple(notices),
             key_source=_key_source(),
+            reason=reason,
             **models,
         )
     if spec == "heuristic":
-        return ProviderSpec(kind="heuristic", notices=tuple(notices or [NOTICE]), **models)
+        return ProviderSpec(kind="heuristic", notices=tuple(notices or [NOTICE]), reason=reason, **models)
     if spec == "openai":
         if not settings.openai_base_url:
             raise ConfigError(
                 "The `openai` provider needs `openai_base_url` (PLAYBOOK_OPENAI_BASE_URL), e.g."
                 " http://127.0.0.1:8080/v1 for llama.cpp's server."
             )
-        return ProviderSpec(kind="openai", notices=tuple(notices), key_source="`openai_api_key`", **models)
+        return ProviderSpec(
+            kind="openai", notices=tuple(notices), key_source="`openai_api_key`", reason=reason, **models
+        )
     if spec == "claude-cli":
         if shutil.which(settings.claude_cli) is None:
             raise ConfigError(
                 f"The `claude-cli` provider runs `{settings.claude_cli} -p`, which is not on PATH; install Claude Code"
                 " or set `claude_cli` to its path."
             )
-        return ProviderSpec(kind="claude-cli", notices=tuple(notices), key_source="the Claude Code login", **models)
+        return ProviderSpec(
+            kind="claude-cli", notices=tuple(notices), key_source="the Claude Code login", reason=reason, **models
+        )
+    if spec == "codex-cli":
+        if shutil.which(settings.codex_cli) is None:
+            raise ConfigError(
+                f"The `codex-cli` provider runs `{settings.codex_cli} exec`, which is not on PATH; install the Codex"
+                " CLI or set `codex_cli` to its path."
+            )
+        codex = {"reflector_model": settings.codex_model or "codex", "curator_model": settings.codex_model or "codex"}
+        return ProviderSpec(
+            kind="codex-cli", notices=tuple(notices), key_source="the Codex login", reason=reason, **codex
+        )
     raise ConfigError(
-        f"Unknown provider `{spec}`; use anthropic, batch, openai, claude-cli, heuristic, replay:FILE or auto."
+        f"Unknown provider `{spec}`; use anthropic, batch, openai, claude-cli, codex-cli, heuristic, replay:FILE or"
+        " auto."
     )
+
+
+def _auto(settings: Settings) -> tuple[str, str]:
+    """(the provider `auto` picks here, and why): see the module docstring for the order."""
+    if _key(settings):
+        return "anthropic", f"an Anthropic API key is set ({_key_source()})"
+    how = claude_login(settings.claude_cli)
+    if how is not None:
+        return "claude-cli", f"`{settings.claude_cli}` is logged in ({how})"
+    how = codex_login(settings.codex_cli)
+    if how is not None:
+        return "codex-cli", f"`{settings.codex_cli}` is logged in ({how})"
+    if settings.openai_base_url:
+        return "openai", f"`openai_base_url` is set ({settings.openai_base_url})"
+    return "heuristic", "no API key, no logged-in `claude` or `codex`, no `openai_base_url`"
 
 
 def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provider:
@@ -161,6 +198,10 @@ def make_provider(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provi
         from core.llm.claude_cli import ClaudeCliProvider
 
         return ClaudeCliProvider(settings.claude_cli, timeout=settings.claude_cli_timeout_s, cost_cap=cap)
+    if spec.kind == "codex-cli":
+        from core.llm.codex_cli import CodexCliProvider
+
+        return CodexCliProvider(settings.codex_cli, model=settings.codex_model, timeout=settings.claude_cli_timeout_s)
     if spec.kind == "openai":
         from core.llm.openai_compat import OpenAICompatProvider
 

@@ -1,4 +1,4 @@
-"""Run-wide limits on starting model calls: a deadline, a circuit breaker, and a stop on a refused key.
+"""Run-wide limits on starting model calls: a deadline, a call cap, a circuit breaker, a stop on a refused key.
 
 A provider never raises, so without this a bad key, a server answering 500 forever or one that hangs
 costs every session of the night its own failure (and a hang 10 minutes each). `CallGuard` sees every
@@ -23,14 +23,22 @@ class CallGuard:
     Args:
         deadline: wall-clock time (`time.time()`) after which no call starts; None for none.
         breaker_after: consecutive failures of one kind that stop the run's calls (0: never).
+        max_calls: calls the run may start at most (a plan's allowance: `max_calls`); None for no cap.
         clock: the time source (tests pass their own).
     """
 
     def __init__(
-        self, *, deadline: float | None = None, breaker_after: int = 5, clock: Callable[[], float] = time.time
+        self,
+        *,
+        deadline: float | None = None,
+        breaker_after: int = 5,
+        max_calls: int | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.deadline = deadline
         self.breaker_after = breaker_after
+        self.max_calls = max_calls
+        self.started = 0
         self.clock = clock
         self._lock = threading.Lock()
         self._streak: tuple[Failure | None, int, str] = (None, 0, "")
@@ -40,9 +48,27 @@ class CallGuard:
     def blocked(self) -> str | None:
         """Why no call may start now, or None."""
         with self._lock:
-            if self.stopped is None and self.deadline is not None and self.clock() >= self.deadline:
-                self.stopped = "the run deadline (`max_run_minutes`) has passed"
-            return self.stopped
+            return self._blocked()
+
+    def _blocked(self) -> str | None:
+        if self.stopped is None and self.deadline is not None and self.clock() >= self.deadline:
+            self.stopped = "the run deadline (`max_run_minutes`) has passed"
+        return self.stopped
+
+    def start(self, calls: int = 1) -> str | None:
+        """Count `calls` about to start, or say why they may not (then nothing is counted)."""
+        with self._lock:
+            why = self._blocked()
+            if why is None and self.max_calls is not None and self.started + calls > self.max_calls:
+                why = (
+                    f"the run's call cap (`max_calls` = {self.max_calls}) is reached; the other sessions wait for"
+                    " the next run"
+                )
+                if calls == 1:
+                    self.stopped = why
+            if why is None:
+                self.started += calls
+            return why
 
     def record(self, response: LLMResponse) -> None:
         """Count one answer: a success resets the breaker; a refused key stops everything at once."""
@@ -79,7 +105,7 @@ class GuardedProvider(Provider):
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """The inner provider's answer, or a `stopped` failure without any call."""
-        why = self.guard.blocked()
+        why = self.guard.start()
         if why:
             return self._stopped(request, why)
         response = self.inner.complete(request)
@@ -88,7 +114,7 @@ class GuardedProvider(Provider):
 
     def complete_many(self, requests: list[LLMRequest]) -> list[LLMResponse]:
         """The inner provider's answers (one batch), or `stopped` failures without any call."""
-        why = self.guard.blocked()
+        why = self.guard.start(len(requests))
         if why:
             return [self._stopped(r, why) for r in requests]
         responses = self.inner.complete_many(requests)

@@ -48,16 +48,36 @@ def _report(summaries: list[RunSummary], as_json: bool) -> None:
 def _render_quote(quote: Quote, per_call: int, as_json: bool) -> None:
     est, provider = quote.estimate, quote.provider
     if as_json:
-        print_json(est.model_dump() | {"provider": provider.label})
+        extra = {"provider": provider.label, "price_usd": quote.price, "max_calls": quote.max_calls, "runs": quote.runs}
+        print_json(est.model_dump() | extra)
         return
-    out.print(
-        f"Would send {len(est.sessions)} session(s) to {provider.label} (reflector {provider.reflector_model},"
-        f" curator {provider.curator_model}): {est.calls} calls, ~{est.input_tokens:,} input tokens,"
-        f" ~{est.cache_write_tokens:,} written to and ~{est.cache_read_tokens:,} read from the prompt cache"
-        f" ({est.cache_reuse:.0%} of prompt tokens), ~{est.output_tokens:,} output tokens ({per_call} assumed"
-        f" per call).\nEstimated cost: ${est.live_usd:.4f} live, ${est.batch_usd:.4f} through batches.",
-        highlight=False,
+    tokens = (
+        f"~{est.input_tokens:,} input tokens, ~{est.cache_write_tokens:,} written to and ~{est.cache_read_tokens:,}"
+        f" read from the prompt cache ({est.cache_reuse:.0%} of prompt tokens), ~{est.output_tokens:,} output"
+        f" tokens ({per_call} assumed per call)"
     )
+    head = f"Would send {len(est.sessions)} session(s) to {provider.label}"
+    if not provider.calls_a_model:
+        out.print(f"{head}: the rules read them here; no model is called and nothing is paid.", highlight=False)
+    elif provider.subscription:
+        plan = "a Claude subscription" if provider.kind == "claude-cli" else "a ChatGPT plan"
+        out.print(
+            f"{head} ({plan}: nothing is billed per token): {est.calls} calls, at most {quote.max_calls} a run"
+            f" (`max_calls`), so {quote.runs} run(s); {tokens}.",
+            highlight=False,
+        )
+    elif provider.local:
+        out.print(
+            f"{head} (a server of your own, model {provider.reflector_model}): {est.calls} calls, {tokens}."
+            f"\nEstimated cost: ${est.live_usd:.4f} (a local server is priced from `prices` only).",
+            highlight=False,
+        )
+    else:
+        out.print(
+            f"{head} (reflector {provider.reflector_model}, curator {provider.curator_model}): {est.calls} calls,"
+            f" {tokens}.\nEstimated cost: ${est.live_usd:.4f} live, ${est.batch_usd:.4f} through batches.",
+            highlight=False,
+        )
 
 
 def _run(cfg: Settings, request: Launch, *, dry_run: bool = False, as_json: bool = False) -> list[str]:
