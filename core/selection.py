@@ -26,6 +26,17 @@ class SessionFilter(BaseModel):
     limit: int | None = None
     epoch_size: int | None = None
 
+    def within_calls(self, max_calls: int | None) -> SessionFilter:
+        """At most the sessions `max_calls` model calls can finish (two each: reflector and curator), so a capped
+        run applies whole sessions instead of starting more than it can end."""
+        if max_calls is None:
+            return self
+        most = max(1, max_calls // CALLS_PER_SESSION)
+        return self.model_copy(update={"limit": most if self.limit is None else min(self.limit, most)})
+
+
+CALLS_PER_SESSION = 2
+
 
 class PendingSession(BaseModel):
     """A session a playbook has not handled (or that grew since), as the ledger hands it to selection."""

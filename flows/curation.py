@@ -87,7 +87,7 @@ def run_curation(
     with one_blas_thread():
         try:
             stop = timed(summary.phase_seconds, "select")
-            selection = select_sessions(ctx, chosen)
+            selection = select_sessions(ctx, chosen.within_calls(ctx.guard.max_calls))
             stop()
             summary.skips = selection.skipped
             summary.sessions_skipped = len(selection.skipped)

@@ -133,7 +133,6 @@ def doctor(settings: Settings) -> Doctor:
                 overview = database_overview(con)
         except PlaybookError as exc:
             problems.append(str(exc))
-    key_source = next((k for k in ("ANTHROPIC_API_KEY", "PLAYBOOK_ANTHROPIC_API_KEY") if os.environ.get(k)), None)
     spec = resolve_provider("auto", settings)
     api = os.environ.get("PREFECT_API_URL")
     return Doctor(
@@ -141,7 +140,7 @@ def doctor(settings: Settings) -> Doctor:
         database=DatabaseState(path=settings.db, exists=settings.db.exists(), overview=overview),
         provider=ProviderChoice(
             auto_picks=spec.kind,
-            why=f"an API key is set ({key_source})" if spec.kind == "anthropic" else "no ANTHROPIC_API_KEY is set",
+            why=spec.reason or "",
             configured=settings.llm,
         ),
         prefect_api=api or "none: each run starts a temporary local Prefect API; schedules need `prefect server start`",

@@ -21,7 +21,7 @@ from core.errors import ConfigError
 from core.estimate import Estimate
 from core.io.objects import is_url
 from core.runsummary import RunKind, RunSummary
-from core.selection import SessionFilter
+from core.selection import CALLS_PER_SESSION, SessionFilter
 from core.store.db import open_db
 from core.store.ingest import needs_ingest
 from core.store.ledger import count_pending, requeue_sessions, sessions_applied_by
@@ -84,10 +84,12 @@ class Quote(BaseModel):
 
     @property
     def runs(self) -> int:
-        """How many runs the calls take under the cap (1 when not capped)."""
-        if self.max_calls is None or not self.estimate.calls:
+        """How many runs the sessions take under the call cap (1 when not capped): each run takes the sessions
+        its calls can finish (`SessionFilter.within_calls`)."""
+        if self.max_calls is None or not self.estimate.sessions:
             return 1
-        return -(-self.estimate.calls // self.max_calls)
+        per_run = max(1, self.max_calls // CALLS_PER_SESSION)
+        return -(-len(self.estimate.sessions) // per_run)
 
 
 def estimate(settings: Settings, request: Launch) -> Quote:

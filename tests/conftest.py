@@ -20,6 +20,14 @@ from tests.servers import prefect_server, start_prefect_server, stop, wait_http
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def no_subscription_clis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--llm auto` uses a logged-in `claude` or `codex`: the ones of the machine the tests run on must not answer
+    (or be asked). A test that wants one puts a fake on PATH and names it (`PLAYBOOK_CLAUDE_CLI=claude`)."""
+    monkeypatch.setenv("PLAYBOOK_CLAUDE_CLI", "playbook-test-no-claude")
+    monkeypatch.setenv("PLAYBOOK_CODEX_CLI", "playbook-test-no-codex")
+
+
 @pytest.fixture
 def samples() -> Path:
     """The real transcripts shipped in data/samples (see its MANIFEST.md)."""

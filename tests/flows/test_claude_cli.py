@@ -33,6 +33,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     log = tmp_path / "claude.log"
     monkeypatch.setenv("PATH", f"{FAKE}:{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    monkeypatch.setenv("PLAYBOOK_CLAUDE_CLI", "claude")
     return log
 
 
