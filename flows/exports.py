@@ -5,6 +5,7 @@ version), so the trigger recurrence knows what agents had."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -21,7 +22,7 @@ from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import Redactor, mask_playbook
 from core.screen import Screened, screen_playbook
-from core.store.provenance import entries_by_provider, entry_sources
+from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
 from core.store.registry import require_playbook
 from core.store.screening import prompt_hosts, released_holds, shared_playbook, support_of
@@ -166,10 +167,14 @@ def prepare_export(
 
 
 def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse) -> str | None:
-    """The lines an export ends with: entries written by rules rather than a model, entries the screen held,
-    and entries left out to fit the budget."""
+    """The lines an export ends with: which providers wrote the entries, those written by rules rather than a
+    model, entries the screen held, and entries left out to fit the budget."""
     lines = []
-    ruled = entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()}
+    names = {e.name for _, e in model.entries()}
+    writers = Counter(by for name, by in entry_providers(con, playbook).items() if name in names)
+    if writers:
+        lines.append("Written by " + ", ".join(f"{by} ({n})" for by, n in writers.most_common()) + ".")
+    ruled = {name for name, by in entry_providers(con, playbook).items() if by == "heuristic"} & names
     if ruled:
         lines.append(
             f"{len(ruled)} of these entries were written by rules, without a model (the heuristic provider);"

@@ -1,4 +1,4 @@
-"""Whether the subscription CLIs on this machine are logged in, asked without spending a request.
+"""Whether the subscription CLIs here are logged in, asked without spending a request.
 
 `claude auth status --json` prints `{"loggedIn": true, "authMethod": "claude.ai", ...}` (`false` when not);
 `codex login status` exits 0 with `Logged in using ChatGPT` (or `... an API key`) and 1 with `Not logged in`.

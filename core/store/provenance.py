@@ -10,7 +10,12 @@ import duckdb
 from core.store.published import trigger_recurrence
 from core.store.registry import require_playbook
 
-__all__ = ["entries_by_provider", "entry_life", "entry_sources"]
+__all__ = [
+    "entries_by_provider",
+    "entry_life",
+    "entry_providers",
+    "entry_sources",
+]
 
 EXCERPT = 300  # characters of a reflector analysis or curator reasoning shown per event
 
@@ -177,18 +182,23 @@ def entry_sources(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, li
     return {e: list(dict.fromkeys(walk(e, frozenset({e})))) for e in set(direct) | set(merged_from)}
 
 
-def entries_by_provider(con: duckdb.DuckDBPyConnection, playbook: str, provider: str) -> set[str]:
-    """Live entries whose text was last written (ADD, UPDATE or MERGE) in a run of `provider`."""
+def entry_providers(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, str]:
+    """The provider whose run last wrote (ADD, UPDATE or MERGE) each live entry's text; entries written outside
+    a run (an import, a revert) are not listed."""
     rows = con.execute(
         """
-        SELECT o.entry_id FROM operations o
+        SELECT o.entry_id, r.provider FROM operations o
         JOIN versions v USING (playbook, version)
         LEFT JOIN runs r ON r.run_id = v.run_id
         JOIN entries e ON e.playbook = o.playbook AND e.name = o.entry_id AND e.valid_to IS NULL
         WHERE o.playbook = ? AND o.status = 'applied' AND o.type IN ('ADD', 'UPDATE', 'MERGE')
         QUALIFY row_number() OVER (PARTITION BY o.entry_id ORDER BY o.version DESC, o.idx DESC) = 1
-            AND r.provider = ?
         """,
-        [playbook, provider],
+        [playbook],
     ).fetchall()
-    return {r[0] for r in rows}
+    return {str(r[0]): str(r[1]) for r in rows if r[1] is not None}
+
+
+def entries_by_provider(con: duckdb.DuckDBPyConnection, playbook: str, provider: str) -> set[str]:
+    """Live entries whose text was last written (ADD, UPDATE or MERGE) in a run of `provider`."""
+    return {name for name, by in entry_providers(con, playbook).items() if by == provider}

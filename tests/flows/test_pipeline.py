@@ -59,7 +59,7 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     reports = nightly_flow(settings, resolve_provider("auto", settings), transcripts=[archive])
     (report,) = reports
     assert report.provider == "heuristic" and report.status == "ok"
-    assert report.notices[0].startswith("No Anthropic API key is configured: using the heuristic provider.")
+    assert report.notices[0].startswith("No model is set up here: using the rules (heuristic provider).")
     assert report.sessions_applied >= 1 and report.sessions_applied + report.sessions_skipped == 6
     exported = json.loads((tmp_path / "out" / "default.json").read_text())
     assert set(exported) == {"contract_version", "version", "last_updated", "sections"}
