@@ -50,12 +50,11 @@ demo: venv ## Ingest the bundled sample transcripts, run the nightly job (no key
 	@echo
 	@echo "Exported playbook: data/out/default.md and data/out/default.json"
 	@echo "Evolution report:  data/out/report/default/index.html (open it in a browser)"
-	@head -n 20 data/out/default.md
+	@head -n 30 data/out/default.md
 	@echo
-	@echo "Without a key the heuristic provider (rules, no model) proposes only tool errors that recur across"
-	@echo "sessions, so a few sample sessions may teach it nothing. Set ANTHROPIC_API_KEY, or"
-	@echo "anthropic_base_url for a local server, and run 'playbook recurate --since 2000-01-01' to let a model"
-	@echo "curate the same sessions."
+	@echo "The run summary names what wrote these. With no key, no logged-in claude or codex and no local server,"
+	@echo "it is the rules miner (no model): each lesson with its evidence ('playbook why ID'). With a model set up"
+	@echo "later, 'playbook recurate --since 2000-01-01' has it curate the same sessions again."
 
 bench: venv ## Run every benchmark, each interleaved with its baseline, and print one table (~30 min)
 	$(PY) bench/run_all.py

@@ -151,7 +151,11 @@ class RunSummary(BaseModel):
             (
                 "playbook",
                 f"{self.playbook or '-'} via {self.provider or '-'}"
-                + (" (rules, no model: lessons are raw error-then-fix notes)" if self.provider == "heuristic" else ""),
+                + (
+                    " (rules, no model: the miner's lessons, with their evidence)"
+                    if self.provider == "heuristic"
+                    else ""
+                ),
             ),
             (
                 "sessions",

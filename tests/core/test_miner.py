@@ -1,0 +1,160 @@
+"""The rules miner, one kind of lesson at a time, and the junk it must never write: a file path as the fix, a rule
+the agent's own tools enforce, a bare exit code, a fix copied from tool output, the same lesson twice."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from core.miner import History, command_key, mine, observe
+from core.models import SessionMessage
+from tests.labelled import score
+from tests.profiles import examples
+
+
+class Session:
+    """A session built call by call: shell commands with their outcome, other tools, and the user's prompts."""
+
+    def __init__(self) -> None:
+        self.messages: list[SessionMessage] = []
+
+    def _add(self, **fields: object) -> None:
+        self.messages.append(SessionMessage(seq=len(self.messages), **fields))  # type: ignore[arg-type]
+
+    def prompt(self, text: str) -> Session:
+        self._add(role="user", kind="text", is_prompt=True, text=text)
+        return self
+
+    def tool(self, name: str, tool_input: dict[str, object], output: str, *, error: bool = False) -> Session:
+        call = f"c{len(self.messages)}"
+        self._add(
+            role="assistant", kind="tool_use", tool_name=name, tool_use_id=call, tool_input=json.dumps(tool_input)
+        )
+        self._add(role="tool", kind="tool_result", tool_use_id=call, is_error=error, text=output)
+        return self
+
+    def run(self, command: str, output: str = "ok", *, error: bool = False) -> Session:
+        return self.tool("Bash", {"command": command}, output, error=error)
+
+
+def lessons(session: Session, cwd: str | None = None) -> list[str]:
+    seen = observe(session.messages, cwd)
+    return [f.text for f in mine(seen, History.of([("s", seen)]))]
+
+
+def test_a_quality_gate_that_passed_is_a_project_fact_and_one_build_is_not() -> None:
+    found = lessons(Session().run("uv run pytest -q", "12 passed").run("npm run build", "built"))
+    assert found == ["Run the tests with `uv run pytest`."]
+    twice = lessons(Session().run("npm run build", "built").run("npm run build", "built"))
+    assert twice == ["Build with `npm run build`."]
+
+
+def test_a_failed_command_and_its_close_variant_make_a_correction_with_the_errors_words() -> None:
+    found = lessons(
+        Session()
+        .run("pytest tests/", "bash: pytest: command not found", error=True)
+        .run("ls .venv/bin")
+        .run(".venv/bin/pytest tests/", "3 passed")
+    )
+    assert '`pytest` fails here ("bash: pytest: command not found"); `.venv/bin/pytest` works.' in found
+
+
+def test_an_unrelated_command_after_a_failure_is_not_its_fix() -> None:
+    found = lessons(
+        Session()
+        .run("npm run build", "Exit code 1", error=True)
+        .run("npm install left-pad", "added 1 package")
+        .run("npm run build", "built")
+    )
+    assert not any("fails here" in text for text in found)  # an install came between: not a correction
+
+
+def test_a_bare_exit_code_never_makes_a_lesson() -> None:
+    found = lessons(Session().run("make check", "Exit code 2", error=True).run("make check -k", "done"))
+    assert found == []
+
+
+def test_what_the_agents_tools_enforce_is_not_a_lesson() -> None:
+    session = (
+        Session()
+        .tool("Edit", {"file_path": "/home/ann/p/app.py"}, "File has not been read yet. Read it first", error=True)
+        .tool("Read", {"file_path": "/home/ann/p/app.py"}, "print(1)")
+        .tool("Edit", {"file_path": "/home/ann/p/app.py"}, "ok")
+    )
+    assert lessons(session) == []
+    assert score(lessons(session)).junk == {}
+
+
+def test_a_fix_read_in_tool_output_is_tainted() -> None:
+    seen = observe(
+        Session()
+        .run("cargo build", "error: linker `cc` not found", error=True)
+        .tool("WebFetch", {"url": "https://forum.example/x"}, "fixed it with: cargo build --offline-linker")
+        .run("cargo build --offline-linker", "Finished")
+        .messages
+    )
+    (finding,) = [f for f in mine(seen, History.of([("s", seen)])) if f.kind == "correction"]
+    assert finding.taint is not None and "tool output" in finding.taint
+
+
+def test_a_test_command_that_selects_nothing_is_a_pitfall() -> None:
+    found = lessons(
+        Session().run("uv run pytest -m unit", "collected 205 items / 205 deselected / 0 selected", error=True)
+    )
+    assert found == ["`uv run pytest -m unit` selects no test (205 deselected): nothing here matches `-m unit`."]
+
+
+def test_the_users_words_when_they_stop_a_call_are_a_preference_with_their_home_masked() -> None:
+    rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    found = lessons(
+        Session()
+        .run(
+            "npm install", rejected + " The user provided the following reason for the rejection: use pnpm", error=True
+        )
+        .prompt("no, don't write to /Users/ann/notes.txt")
+    )
+    assert found[0] == 'Instead of `npm install`, the user said: "use pnpm".'
+    assert found[1] == 'The user said: "no, don\'t write to ~/notes.txt".'
+
+
+def test_a_commands_name_stops_at_its_first_argument() -> None:
+    assert command_key(["uv", "run", "pytest", "-q", "tests/"]) == "uv run pytest"
+    assert command_key(["node", "build.js", "--watch"]) == "node build.js"
+    assert command_key(["python3", "-m", "pytest", "-x"]) == "python3 -m pytest"
+
+
+def test_a_lesson_needs_enough_evidence_across_the_projects_sessions() -> None:
+    one = observe(Session().run("pnpm dev", "ready").messages)
+    assert mine(one, History.of([("a", one)])) == []  # a dev server started once is not yet a routine
+    (fact,) = mine(one, History.of([("a", one), ("b", one)]))
+    assert fact.text == "Start it with `pnpm dev`."
+    assert fact.evidence == "2 successful runs in 2 sessions: a, b"
+
+
+_WORD = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12)
+
+
+@hsettings(max_examples=examples(200))
+@given(
+    st.lists(
+        st.tuples(st.lists(_WORD, min_size=1, max_size=4).map(" ".join), st.text(max_size=80), st.booleans()),
+        max_size=8,
+    ),
+    st.lists(st.text(max_size=120), max_size=3),
+)
+def test_any_session_gives_lessons_without_a_home_path_or_a_bare_exit_code(
+    runs: list[tuple[str, str, bool]], prompts: list[str]
+) -> None:
+    session = Session()
+    for prompt in prompts:
+        session.prompt(prompt)
+    for command, output, failed in runs:
+        session.run(command, output, error=failed)
+        session.run(f"{command} -v", "ok")
+    session.run("pytest /home/ann/p/tests", "1 passed")
+    found = lessons(session, cwd="/home/ann/p")
+    assert all("/home/ann" not in text for text in found)
+    assert "bare_exit_code" not in score(found).junk
