@@ -203,7 +203,8 @@ class EvaluationOutcome(_Contract):
 
     name: str
     rating: str
-    status: Literal["applied", "ignored", "unknown_name", "invalid"]
+    # unexposed: a tag on an entry the session's agent never had (refused: it cannot have helped or hurt)
+    status: Literal["applied", "ignored", "unknown_name", "invalid", "unexposed"]
     rationale: str = ""
 
 

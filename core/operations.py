@@ -18,7 +18,7 @@ import functools
 import re
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -653,12 +653,15 @@ def _evaluation_fields(item: object) -> tuple[str, str, str] | None:
     return name, rating, rationale if isinstance(rationale, str) else str(rationale)
 
 
-def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[Playbook, list[EvaluationOutcome]]:
+def apply_evaluations(
+    playbook: Playbook, evaluations: Sequence[Any], exposed: Collection[str] | None = None
+) -> tuple[Playbook, list[EvaluationOutcome]]:
     """Count helpful/harmful verdicts on existing entries.
 
     Accepts `{name, rating}` (the seeds' evaluations) and `{name, tag, rationale}` (bullet tags).
     helpful or harmful add one to that counter; neutral and unknown values change nothing; names that
-    match no entry are reported. Never mutates `playbook`.
+    match no entry are reported. With `exposed` (the entries the session's agent had), a verdict on any other
+    entry is refused as `unexposed`. Never mutates `playbook`.
     """
     outcomes: list[EvaluationOutcome] = []
     deltas: dict[str, list[int]] = {}
@@ -675,6 +678,9 @@ def apply_evaluations(playbook: Playbook, evaluations: Sequence[Any]) -> tuple[P
         verdict = rating.strip().casefold()
         if name not in ids:
             outcomes.append(EvaluationOutcome(name=name, rating=rating, status="unknown_name", rationale=rationale))
+            continue
+        if exposed is not None and name not in exposed:
+            outcomes.append(EvaluationOutcome(name=name, rating=rating, status="unexposed", rationale=rationale))
             continue
         if verdict not in ("helpful", "harmful"):
             outcomes.append(EvaluationOutcome(name=name, rating=rating, status="ignored", rationale=rationale))
@@ -726,17 +732,20 @@ def apply_session(
     guards: Guards | None = None,
     near: NearFinder | None = None,
     aliases: Mapping[str, str] | None = None,
+    exposed: Collection[str] | None = None,
 ) -> tuple[Playbook, ApplyReport]:
     """One session's full apply step: bullet tags, then operations, then pruning.
 
     Tags come first because the reflector judged the entries of the frozen playbook; applying them
-    before a MERGE means the merged entry inherits those verdicts in its summed counters.
+    before a MERGE means the merged entry inherits those verdicts in its summed counters. `exposed`: the
+    entries the session's agent had; tags on others are refused (`unexposed`). None: no restriction (the hook
+    scripts' API, which runs inside the session that had the playbook).
 
     With `guards`, a session that would remove too much of the playbook is held: the report says why
     (`held`) and the playbook returned is the one given, unchanged.
     """
     before = playbook.size()
-    tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags)
+    tagged, evaluations = apply_evaluations(playbook, reflector.bullet_tags, exposed)
     changed, report = apply_operations(
         tagged,
         curator.operations,

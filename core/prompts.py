@@ -251,11 +251,11 @@ def load_template(name: str, *, override_dirs: Sequence[Path] = ()) -> PromptTem
     return parse_template(FALLBACK_PROMPTS[name], Path(f"<built-in {name} prompt>"), name)
 
 
-def _manifest(step: str, placeholders: list[str], restrictions: list[str]) -> str:
+def _manifest(step: str, placeholders: list[str], restrictions: list[str], version: int = 2) -> str:
     return json.dumps(
         {
             "prompt_id": step,
-            "version": 2,
+            "version": version,
             "placeholders": placeholders,
             "output_schema": STEP_POLICIES[step].output_schema,
             "required_tools": [],
@@ -270,7 +270,7 @@ def _manifest(step: str, placeholders: list[str], restrictions: list[str]) -> st
 # fallback). The files in core/templates/ are the real prompts; these only keep a run possible.
 FALLBACK_PROMPTS: dict[str, str] = {
     "reflector": _manifest(
-        "reflector", ["sections", "playbook", "transcript", "session_meta"], ["json_only", "untrusted_data"]
+        "reflector", ["sections", "playbook", "transcript", "session_meta"], ["json_only", "untrusted_data"], 3
     )
     + """
 === SYSTEM ===
@@ -280,12 +280,12 @@ Diagnose one coding-agent session: what went wrong, why, how it was fixed.
     + """
 Sections:
 {sections}
-Playbook (ids in brackets):
-{playbook}
-Tag the entries that mattered. Return only JSON:
+Tag only the entries the agent had (listed with the session) that mattered. Return only JSON:
 {{"analysis": "...", "bullet_tags": [{{"name": "<id>", "tag": "helpful|harmful|neutral", "rationale": "..."}}]}}
 === USER ===
 Session: {session_meta}
+Entries the agent had (ids in brackets):
+{playbook}
 {transcript}""",
     "curator": _manifest(
         "curator",

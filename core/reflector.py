@@ -16,6 +16,8 @@ from core.sections import SectionSet
 
 __all__ = ["parse_reflector", "reflection_from_dict", "reflector_request"]
 
+_NONE = "(none: the agent had no playbook entry in this session, so there is nothing to tag)"
+
 
 def reflector_request(
     template: PromptTemplate,
@@ -32,15 +34,17 @@ def reflector_request(
     context: dict[str, Any] | None = None,
     shown: str | None = None,
 ) -> tuple[LLMRequest, RenderResult]:
-    """The reflector call for one session within `budget_tokens`; the system part is identical for a whole
-    epoch. `shown`: `playbook_text(playbook)` when the caller has it already (one rendering per epoch).
+    """The reflector call for one session within `budget_tokens`; the system part is identical for every session.
+    `playbook`: the entries the session's agent had (they go with the session, in the user part); `shown`: their
+    text when the caller has it already.
 
     Raises:
         BudgetError: the session cannot fit the budget even compacted.
     """
+    had = (playbook_text(playbook) if playbook.size() else _NONE) if shown is None else shown
     values = {
         "sections": describe_sections(sections),
-        "playbook": playbook_text(playbook) if shown is None else shown,
+        "playbook": had,
         "session_meta": session_meta or session_id,
     }
     return session_request(

@@ -194,6 +194,11 @@ class Settings(BaseSettings):
     # A lesson enters the export of a playbook that learns from several contributors only when the sessions of
     # this many contributors support it (or a person releases it in `playbook review`).
     min_contributors: int = Field(2, ge=1)
+    # The SessionStart hook (`playbook hook install`) leaves each entry out of this share of sessions, chosen at
+    # random and logged, so `playbook impact` can compare sessions that had it with sessions that did not.
+    holdout: float = Field(0.1, ge=0, le=0.5)
+    # `playbook impact` gives a verdict only when each compared group has at least this many sessions.
+    impact_min_sessions: int = Field(20, ge=2)
     playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")

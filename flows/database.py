@@ -76,6 +76,7 @@ def report(settings: Settings, playbook: str, out_dir: Path | None = None) -> Ev
         wait=db.wait_s,
         budget=settings.budget(playbook),
         stale_after_days=settings.stale_after_days,
+        impact_min_sessions=settings.impact_min_sessions,
     )
 
 

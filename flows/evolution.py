@@ -20,11 +20,14 @@ from matplotlib.figure import Figure
 from pydantic import BaseModel
 
 from core.budget import Budget
+from core.impact import Arm
 from core.io.files import write_atomic
 from core.redact import Redactor
 from core.store.analytics import ContributorShare, EvolutionData, evolution_data
 from core.store.db import open_db
+from core.store.exposure import impact_counts
 from core.store.published import StaleEntry, TriggerRecurrence
+from flows.impact import EntryImpact, estimate_counts
 
 __all__ = ["CHARTS", "EvolutionReport", "write_evolution_report"]
 
@@ -242,6 +245,11 @@ exports leave them out.</p>
 <p class="muted">An observation, not a causal claim: the sessions before and after differ in more than the
 playbook.</p>
 {recurrence}
+<h2>Does each lesson help? (<code>playbook impact</code>)</h2>
+<p class="muted">The share of sessions where an entry's trigger shows up in tool output, with the entry and
+without it, and the difference with its 95 % interval (negative: less often with the entry); randomised where
+the hook held the entry out of some sessions, else a difference in differences against projects without it.</p>
+{impact}
 <h2>Contributors</h2>
 <p class="muted">Whose sessions changed the playbook (pseudonyms, from <code>playbook push</code>).</p>
 {contributors}
@@ -293,6 +301,30 @@ def _recurrence_table(rows: list[TriggerRecurrence], clean: Callable[[str], str]
     return f"<table><tr><th>id</th><th>trigger</th><th>sessions with it, before</th><th>after</th></tr>{body}</table>"
 
 
+def _impact_table(rows: list[EntryImpact], clean: Callable[[str], str]) -> str:
+    if not rows:
+        return "<p class='muted'>No live entry.</p>"
+
+    def rate(arm: Arm) -> str:
+        return f"{arm.triggered} of {arm.sessions}"
+
+    body = "".join(
+        f"<tr><td><code>{html.escape(r.entry_id)}</code></td><td>{html.escape(clean(r.text))}</td>"
+        f"<td>{rate(r.exposed)}</td><td>{rate(r.unexposed)}</td><td>"
+        + (
+            f"{r.effect:+.0%} ({r.ci_low:+.0%} to {r.ci_high:+.0%})"
+            if r.effect is not None and r.ci_low is not None and r.ci_high is not None
+            else "-"
+        )
+        + f"</td><td>{r.verdict}</td><td>{r.context_tokens:,}</td></tr>"
+        for r in rows
+    )
+    return (
+        "<table><tr><th>id</th><th>text</th><th>trigger seen, with</th><th>without</th><th>effect (95 %)</th>"
+        f"<th>verdict</th><th>context tokens</th></tr>{body}</table>"
+    )
+
+
 def _contributors_table(rows: list[ContributorShare]) -> str:
     if not rows:
         return "<p class='muted'>No session has a contributor (transcripts read from this machine only).</p>"
@@ -325,16 +357,19 @@ def write_evolution_report(
     wait: float = 0.0,
     budget: Budget | None = None,
     stale_after_days: float = 0.0,
+    impact_min_sessions: int = 20,
 ) -> EvolutionReport:
     """Write `index.html` and one PNG per chart into `out_dir`; entry texts pass `redactor` first.
 
     `wait`: seconds to keep trying while another command is using the database.
-    `budget`, `stale_after_days`: the playbook's settings (defaults: the default budget, staleness off).
+    `budget`, `stale_after_days`, `impact_min_sessions`: the playbook's settings (defaults: the default budget,
+    staleness off, 20 sessions an arm).
     """
     started = time.perf_counter()
     clean = (redactor or Redactor()).text
     with open_db(db, wait=wait) as con:
         data = evolution_data(con, playbook, stale_after_days=stale_after_days)
+        impact = [estimate_counts(c, impact_min_sessions) for c in impact_counts(con, playbook)]
     data.budget = budget or Budget()
     data.top_helpful = [(n, clean(t), h, x) for n, t, h, x in data.top_helpful]
     data.top_harmful = [(n, clean(t), h, x) for n, t, h, x in data.top_harmful]
@@ -367,6 +402,7 @@ def write_evolution_report(
         stale=_stale_table(data.stale, clean),
         recurrence=_recurrence_table(data.recurrence, clean),
         contributors=_contributors_table(data.contributors),
+        impact=_impact_table(impact, clean),
     )
     index = out_dir / "index.html"
     write_atomic(index, page)

@@ -347,7 +347,11 @@ def publish_configured(settings: Settings, playbooks: Sequence[str]) -> list[Pub
     db = Database.of(settings)
     rules = publishable(db, settings, playbooks, git=False)
     with db.lock("playbook publish"):
-        return publish_targets(db, rules)
+        published = publish_targets(db, rules)
+    from flows.hook import write_snapshot  # the hook's module builds on this one
+
+    write_snapshot(settings, only_if_present=True)
+    return published
 
 
 def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, git: bool) -> list[ExportRules]:

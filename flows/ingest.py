@@ -12,6 +12,7 @@ from core.store.team import tag_contributors
 from core.transcripts import Format
 from flows.config import Settings
 from flows.context import Database
+from flows.hook import merge_ledger
 from flows.progress import emit
 from flows.team import RemoteSource, fetch_remote
 
@@ -57,6 +58,8 @@ def run_ingest(
         if urls:
             tag_contributors(con)
         summary.results += refused
+        merged = merge_ledger(con, db)  # what the SessionStart hook gave the sessions since the last ingest
+        summary.exposures, summary.exposure_lines_skipped = merged.rows, merged.skipped
         return summary
 
 

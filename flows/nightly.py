@@ -1,6 +1,7 @@
 """The nightly job, without Prefect: back up, ingest, then for each playbook curate, consolidate when it needs it,
-export and write its evolution report, and last publish every export target. `flows.pipeline` runs it as a flow,
-handing it Prefect tasks for the ingest and the curation steps, and turns what it returns into artifacts."""
+export and write its evolution report, and last publish every export target and the SessionStart hook's snapshot.
+`flows.pipeline` runs it as a flow, handing it Prefect tasks for the ingest and the curation steps, and turns what
+it returns into artifacts."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from flows.context import Database
 from flows.curation import run_curation
 from flows.evolution import write_evolution_report
 from flows.exports import ExportRules, Published, export_files, publish_targets
+from flows.hook import write_snapshot
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.review import pending_review
 from flows.steps import Steps, plain_steps
@@ -88,12 +90,14 @@ def run_nightly(
             wait=db.busy_wait_s,
             budget=rules.budget,
             stale_after_days=rules.stale_after_days,
+            impact_min_sessions=settings.impact_min_sessions,
         ).index
         pending = pending_review(db, rules)
         if pending:
             summary.notices.append(f"{len(pending)} change(s) await `playbook review -p {name}`.")
         done.append(NightlyPlaybook(summary=summary, exported=exported, report=page, pending=pending))
     published = publish_targets(db, [ExportRules.of(settings, n) for n in names])
+    write_snapshot(settings, only_if_present=True)  # what the SessionStart hook gives sessions from now on
     for result in published:
         owner = next((p.summary for p in done if p.summary.playbook == result.playbook), None)
         if owner is not None and result.status == "refused":

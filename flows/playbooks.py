@@ -20,6 +20,7 @@ from core.operations import apply_operations, normalize_playbook, without_unseen
 from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
 from core.redact import Redactor, mask_playbook
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
+from core.store.exposure import impact_counts
 from core.store.provenance import entries_by_provider, entry_life
 from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
 from core.store.registry import PlaybookStats, ensure_playbook, playbook_names, playbook_stats, require_playbook
@@ -35,6 +36,7 @@ from core.store.versions import (
 )
 from flows.config import Settings
 from flows.context import Database
+from flows.impact import EntryImpact, estimate_counts
 
 __all__ = [
     "History",
@@ -190,19 +192,25 @@ def playbook_totals(settings: Settings, playbook: str) -> PlaybookStats:
 
 
 class Stale(BaseModel):
-    """The entries no session confirmed within `window` days (0: staleness off)."""
+    """The entries no session confirmed within `window` days (0: staleness off), and the entries that enough
+    sessions show to hurt or to make no difference (`playbook impact`), with what they cost in context."""
 
     window: float
     entries: list[StaleEntry]
+    ineffective: list[EntryImpact] = []
 
 
 def stale_of(settings: Settings, playbook: str, days: float | None = None) -> Stale:
-    """Live entries unconfirmed for `days` (default: `stale_after_days`)."""
+    """Live entries unconfirmed for `days` (default: `stale_after_days`), and those whose impact is `hurts` or
+    `no-effect`, costliest first."""
     window = days if days is not None else settings.stale_after_days
     with Database.of(settings).read() as con:
         require_playbook(con, playbook)
         rows = stale_entries(con, playbook, window) if window else []
-    return Stale(window=window, entries=rows)
+        counts = impact_counts(con, playbook)
+    judged = [estimate_counts(c, settings.impact_min_sessions) for c in counts]
+    ineffective = sorted((j for j in judged if j.verdict in ("hurts", "no-effect")), key=lambda j: -j.context_tokens)
+    return Stale(window=window, entries=rows, ineffective=ineffective)
 
 
 def triggers_of(settings: Settings, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:
@@ -221,6 +229,8 @@ def why(settings: Settings, playbook: str, entry: str) -> dict[str, Any]:
     """
     with Database.of(settings).read() as con:
         life = entry_life(con, playbook, entry)
+        counts = impact_counts(con, playbook, entry) if life["now"] is not None else []
+    life["impact"] = estimate_counts(counts[0], settings.impact_min_sessions).model_dump() if counts else None
     if not life["events"] and life["now"] is None:
         raise StoreError(f"No entry `{entry}` in playbook `{playbook}`; `playbook show` lists the ids.")
     _mask_prompts(life, settings.redactor())

@@ -37,6 +37,7 @@ from core.store.consolidation import merge_history
 from core.store.db import transaction
 from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
+from core.store.exposure import exposed_entries
 from core.store.ledger import applied_among, mark_session, pending_sessions, previous_apply, record_failure
 from core.store.observations import project_sessions, store_observations, stored_observations
 from core.store.registry import ensure_playbook, sections_of
@@ -404,6 +405,21 @@ def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, me
     return {"observed": observe(messages, cwd), "history": history, "project": project}
 
 
+def exposed_playbooks(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
+) -> dict[str, Playbook]:
+    """For each session: the entries of `frozen` its agent had (`v_exposure`), the global playbook's with their
+    prefix when the run curates both."""
+    own = exposed_entries(con, ctx.playbook, session_ids)
+    other = exposed_entries(con, ctx.config.companion, session_ids) if ctx.config.companion else {}
+    found: dict[str, Playbook] = {}
+    for sid in session_ids:
+        names = own[sid] | {GLOBAL_PREFIX + n for n in other.get(sid, ())}
+        kept = {s: [e for e in items if e.name in names] for s, items in frozen.sections.items()}
+        found[sid] = frozen.model_copy(update={"sections": kept})
+    return found
+
+
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
     """Reflector calls for an epoch's sessions, against the epoch's frozen playbook."""
 
@@ -412,7 +428,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         requests = []
         unprepared: dict[str, str] = {}
-        shown = playbook_text(frozen)  # once for the epoch: every request shows the same frozen playbook
+        had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
         limits = ctx.config.limits
         for session_id in epoch.session_ids:
             try:
@@ -422,7 +438,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                 request, rendered = reflector_request(
                     template,
                     messages,
-                    frozen,
+                    had[session_id],
                     sections,
                     budget_tokens=limits.max_input_tokens,
                     redactor=ctx.redactor,
@@ -430,8 +446,8 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": frozen} | _mining(con, ctx, session_id, messages),
-                    shown=shown,
+                    context={"messages": messages, "playbook": had[session_id]}
+                    | _mining(con, ctx, session_id, messages),
                 )
             except BudgetError as exc:  # refused before any call, with the reason
                 unprepared[session_id] = str(exc)
@@ -545,6 +561,9 @@ def apply_epoch_sessions(
             near = _only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
         aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
+        # Tags count only on entries the session's agent had.
+        had = exposed_entries(con, ctx.playbook, [r.session_id for r in reflections])
+        had_global = exposed_entries(con, companion, [r.session_id for r in reflections]) if companion else {}
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -574,6 +593,7 @@ def apply_epoch_sessions(
                 guards=ctx.config.guards,
                 near=near,
                 aliases=aliases,
+                exposed=had[reflection.session_id],
             )
             if report.held:  # valid, but it would take too much away: kept for a person to look at
                 record_failure(
@@ -608,7 +628,15 @@ def apply_epoch_sessions(
             ctx.memo.wrote(ctx.playbook, version, new)
             parent, current = version, new
             if companion and theirs and (theirs[0].bullet_tags or theirs[1].operations):
-                _apply_to_companion(con, ctx, companion, reflection.session_id, theirs, near)
+                _apply_to_companion(
+                    con,
+                    ctx,
+                    companion,
+                    reflection.session_id,
+                    theirs,
+                    near,
+                    had_global.get(reflection.session_id, set()),
+                )
             results.append(
                 SessionApply(session_id=reflection.session_id, status="applied", version=version, report=report)
             )
@@ -624,11 +652,18 @@ def _apply_to_companion(
     session_id: str,
     part: tuple[ReflectorOutput, CuratorOutput],
     near: NearFinder | None,
+    exposed: set[str],
 ) -> None:
     """The global playbook's part of a bound playbook's session: its own version, from the same model call."""
     current = ctx.memo.version(con, companion)
     new, report = apply_session(
-        current, part[0], part[1], sections=sections_of(con, companion), guards=ctx.config.guards, near=near
+        current,
+        part[0],
+        part[1],
+        sections=sections_of(con, companion),
+        guards=ctx.config.guards,
+        near=near,
+        exposed=exposed,
     )
     if report.held:
         record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.config.max_attempts, hold=True)

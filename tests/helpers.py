@@ -9,14 +9,31 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core.exposure import LedgerLine, Shown
 from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.operations import apply_session, empty_playbook
 from core.store.db import connect, open_db
+from core.store.exposure import store_ledger_lines
 from core.store.registry import ensure_playbook
 from core.store.versions import load_version, write_version
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "data" / "samples"
+
+
+def expose(db: Path, had: dict[str, list[str]], playbook: str = "default") -> None:
+    """Record, as the SessionStart hook's ledger would, that each session's agent had these entries (so the
+    reflector's tags on them count)."""
+    lines = [
+        LedgerLine(
+            session_id=sid,
+            at=datetime(2026, 1, 1).astimezone(),
+            playbooks=[Shown(playbook=playbook, version=0, shown=ids)],
+        )
+        for sid, ids in had.items()
+    ]
+    with open_db(db) as con:
+        store_ledger_lines(con, f"test:{len(lines)}", lines, 0, 0)
 
 
 def one_version(db: Path) -> None:

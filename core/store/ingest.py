@@ -66,6 +66,8 @@ class IngestSummary:
     messages: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
+    exposures: int = 0  # rows merged from the SessionStart hook's ledger
+    exposure_lines_skipped: int = 0  # ledger lines that were not valid
 
     def count(self, status: Status) -> int:
         """Number of files with `status`."""

@@ -420,6 +420,27 @@ CREATE TABLE observations (
 );
 """
 
+_EXPOSURES = """
+-- What the SessionStart hook gave each session (`shown`) and left out of it (the holdout), merged from its
+-- append-only ledger at ingest; how far each ledger file has been read.
+CREATE TABLE exposures (
+    session_id VARCHAR NOT NULL,
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    shown BOOLEAN NOT NULL,
+    version INTEGER,
+    source VARCHAR NOT NULL,
+    recorded_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (session_id, playbook, entry_id, source)
+);
+CREATE TABLE exposure_ledgers (
+    path VARCHAR PRIMARY KEY,
+    read_bytes BIGINT NOT NULL,
+    skipped_lines BIGINT NOT NULL DEFAULT 0,
+    merged_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -438,9 +459,10 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (15, "consolidations a model judges: pairs of texts it kept apart", _KEPT_APART),
     (16, "entries held by the screen that a person released", _SCREEN_RELEASES),
     (17, "what the rules miner found in each session", _OBSERVATIONS),
+    (18, "exposure: what the SessionStart hook gave each session, and its holdout", _EXPOSURES),
 ]
 
-VIEWS = """
+VIEWS = r"""
 CREATE OR REPLACE MACRO playbook_at(pb, v) AS TABLE
     SELECT e.section, e.position, e.name, e.text, e.helpful, e.harmful
     FROM entries e
@@ -518,6 +540,34 @@ CREATE OR REPLACE VIEW v_trigger_recurrence AS
            count(session_id) FILTER (WHERE after_export) AS sessions_after,
            count(session_id) FILTER (WHERE after_export AND seen) AS seen_after
     FROM timed GROUP BY ALL;
+
+-- Which entries a session's agent had from an exported file it loads: for each agent file written (an absolute
+-- CLAUDE.md or `.claude/rules/` file for Claude Code, AGENTS.md for Codex), the latest export before the session
+-- started, when the session ran in the file's folder or below (a `.claude` or `.codex` folder's file serves the
+-- folder above it: `~/.claude/CLAUDE.md` every session under the home folder).
+CREATE OR REPLACE VIEW v_export_exposure AS
+    WITH files AS (
+        SELECT playbook, target, exported_at, entry_ids,
+               CASE WHEN target LIKE '%/CLAUDE.md' OR target LIKE '%/.claude/rules/%' THEN 'claude-code'
+                    WHEN target LIKE '%/AGENTS.md' THEN 'codex' END AS format,
+               regexp_replace(regexp_replace(target, '/[^/]*$', ''), '/(\.claude(/rules)?|\.codex)$', '') AS root
+        FROM exports WHERE starts_with(target, '/')
+    ), held AS (
+        SELECT s.session_id, f.playbook, f.target, arg_max(f.entry_ids, f.exported_at) AS entry_ids
+        FROM sessions s JOIN files f ON f.format = s.format AND s.started_at >= f.exported_at
+            AND (s.cwd = f.root OR starts_with(s.cwd, f.root || '/'))
+        GROUP BY ALL
+    )
+    SELECT DISTINCT session_id, playbook, unnest(entry_ids) AS entry_id FROM held;
+
+-- Every entry a session had, and how it is known: `hook` (the SessionStart hook gave it) or `export` (a file the
+-- agent loads carried it when the session started).
+CREATE OR REPLACE VIEW v_exposure AS
+    SELECT DISTINCT session_id, playbook, entry_id, 'hook' AS source FROM exposures WHERE shown
+    UNION ALL
+    SELECT x.session_id, x.playbook, x.entry_id, 'export' AS source FROM v_export_exposure x
+    WHERE NOT EXISTS (SELECT 1 FROM exposures h WHERE h.shown AND h.session_id = x.session_id
+                      AND h.playbook = x.playbook AND h.entry_id = x.entry_id);
 
 CREATE OR REPLACE VIEW v_run_costs AS
     SELECT run_id, kind, playbook, started_at, sessions_applied, input_tokens, output_tokens, cost_usd,

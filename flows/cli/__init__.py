@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from core.errors import PlaybookError
-from flows.cli import admin, exports, ingest, insight, llm, playbooks, review, runs, sessions
+from flows.cli import admin, exports, hook, ingest, insight, llm, playbooks, review, runs, sessions
 from flows.cli._render import err, escape, out
 
 __all__ = ["app", "main"]
@@ -56,7 +56,8 @@ app = typer.Typer(
 )
 for _group in (ingest, sessions, playbooks, exports, review, runs, insight, admin):
     app.add_typer(_group.app)
-app.add_typer(llm.app)  # a named group: `playbook llm serve`
+app.add_typer(llm.app)  # named groups: `playbook llm serve`, `playbook hook install`
+app.add_typer(hook.app)
 
 
 def _version(value: bool) -> None:

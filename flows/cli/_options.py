@@ -54,9 +54,9 @@ LlmOpt = Annotated[
     str | None,
     typer.Option(
         "--llm",
-        help="anthropic, batch, openai (an OpenAI-compatible server), claude-cli (a subscription), heuristic,"
-        " replay:FILE or auto"
-        " (anthropic with a key, else openai when openai_base_url is set, else heuristic).",
+        help="anthropic, batch, claude-cli, codex-cli (subscriptions), openai (an OpenAI-compatible server),"
+        " heuristic (the rules miner), replay:FILE or auto (a key, else a logged-in claude, else a logged-in"
+        " codex, else openai_base_url, else the rules).",
     ),
 ]
 DryRunOpt = Annotated[

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--h
     from core.store.ingest import IngestSummary
     from core.store.published import TriggerRecurrence
     from flows.exports import Published
+    from flows.hook import HookInstall
+    from flows.impact import EntryImpact
 
 __all__ = [
     "describe_recurrence",
@@ -38,6 +40,8 @@ __all__ = [
     "progress_bars",
     "render_changes",
     "render_held",
+    "render_hook",
+    "render_impact",
     "render_ingest",
     "render_life",
     "render_published",
@@ -89,6 +93,12 @@ def render_ingest(summary: IngestSummary) -> None:
         ("files shrunk (stored messages kept)", summary.count("shrunk")),
         ("files empty / unrecognised", f"{summary.count('empty')} / {summary.count('unrecognised')}"),
         *([("objects refused (never fetched)", summary.count("refused"))] if summary.count("refused") else []),
+        *([("exposures from the hook", summary.exposures)] if summary.exposures else []),
+        *(
+            [("hook ledger lines skipped (not valid)", summary.exposure_lines_skipped)]
+            if summary.exposure_lines_skipped
+            else []
+        ),
         ("sessions written", summary.sessions),
         ("message parts written", summary.messages),
         ("bad lines", summary.bad_lines),
@@ -275,9 +285,57 @@ def render_life(life: dict[str, Any], indent: str = "") -> None:
         out.print(f"{indent}rediscovered {len(found)} time(s) (mean similarity {mean:.2f})")
     for row in life["triggers"]:
         out.print(f'{indent}trigger "{escape(row["triggers"])}": {describe_recurrence(row)} (an observation)')
+    if life.get("impact"):
+        out.print(f"{indent}impact: {describe_impact(life['impact'])}")
     for source in life["sources"]:
         out.print(f"{indent}[dim]source of the merge:[/dim]")
         render_life(source, indent + "  ")
+
+
+def describe_impact(row: EntryImpact | dict[str, Any]) -> str:
+    """One line: the verdict, the effect on the trigger's rate with its interval, and how it was estimated."""
+    r = row if isinstance(row, dict) else row.model_dump()
+    if r["effect"] is None:
+        return f"{r['verdict']} ({r['why']})"
+    return (
+        f"{r['verdict']}: the trigger comes up {r['effect']:+.0%} of sessions with it"
+        f" (95 % interval {r['ci_low']:+.0%} to {r['ci_high']:+.0%}; {r['why']})"
+    )
+
+
+def render_impact(rows: list[EntryImpact], playbook: str) -> None:
+    """`playbook impact`: one row per entry, then what the verdicts mean."""
+    if not rows:
+        out.print(f"Playbook `{playbook}` has no live entry.", highlight=False)
+        return
+    table = new_table("entry", "verdict", "effect (95 % interval)", "with / without", "context tokens", "text")
+    for r in rows:
+        effect = f"{r.effect:+.0%} ({r.ci_low:+.0%} to {r.ci_high:+.0%})" if r.effect is not None else "-"
+        rates = f"{r.exposed.triggered}/{r.exposed.sessions} / {r.unexposed.triggered}/{r.unexposed.sessions}"
+        table.add_row(escape(r.entry_id), r.verdict, effect, rates, f"{r.context_tokens:,}", escape(r.text))
+    out.print(table)
+    err.print(
+        "effect: change in the share of sessions where the entry's trigger shows up in tool output (negative: less"
+        " often with the entry). 'insufficient' means too few sessions to tell; README: Does a lesson help?",
+        highlight=False,
+    )
+
+
+def render_hook(done: HookInstall) -> None:
+    """What `hook install` or `hook uninstall` did."""
+    said = {
+        "installed": f"Installed the SessionStart hook in {done.settings_file}",
+        "already": f"The SessionStart hook is already in {done.settings_file}",
+        "removed": f"Removed the SessionStart hook from {done.settings_file}; the other settings are as they were",
+        "absent": f"No playbook hook in {done.settings_file}; nothing changed",
+    }[done.status]
+    out.print(escape(said) + ".", highlight=False)
+    if done.snapshot is not None:
+        err.print(
+            f"It gives each session the playbooks in {escape(str(done.snapshot))} (refreshed by every nightly"
+            " and publish).",
+            highlight=False,
+        )
 
 
 def render_published(results: list[Published]) -> None:

@@ -1,4 +1,4 @@
-"""What the database says: `stale`, `why`, `triggers`, `runs`, `sql`, `check` and `report`."""
+"""What the database says: `stale`, `why`, `triggers`, `impact`, `runs`, `sql`, `check` and `report`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, settings
-from flows.cli._render import describe_recurrence, err, escape, new_table, out, print_json, render_life
+from flows.cli._render import describe_recurrence, err, escape, new_table, out, print_json, render_impact, render_life
 
 app = typer.Typer()
 
@@ -34,6 +34,9 @@ def stale_cmd(
     if as_json:
         print_json(stale.entries)
         return
+    if stale.ineffective:
+        render_impact(stale.ineffective, cfg.playbook)
+        err.print("These entries hurt or make no difference; each costs its tokens in every session that loads it.")
     if not stale.entries:
         out.print(f"No stale entries in playbook `{cfg.playbook}` (window: {stale.window:g} days).", highlight=False)
         return
@@ -104,6 +107,31 @@ def triggers_cmd(
     for row in rows:
         table.add_row(escape(row.entry_id), escape(row.triggers), describe_recurrence(row))
     out.print(table)
+
+
+@app.command("impact")
+def impact_cmd(
+    entry: Annotated[str | None, typer.Argument(help="One entry id (default: every live entry).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows.")] = False,
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Whether each entry helps: how often its situation (its trigger, in what the tools said) comes up in
+    sessions that had the entry against sessions that did not, with a 95 % interval and a verdict (helps,
+    hurts, no-effect, insufficient), and its context cost (tokens x sessions that loaded it). From the hook's
+    random holdout where there is one, else a difference in differences against projects without the entry.
+
+    Example: [bold]playbook impact mis-003 --json[/bold]
+    """
+    from flows.impact import entry_impact
+
+    cfg = settings(db, playbook, wait_s=wait)
+    rows = entry_impact(cfg, cfg.playbook, entry)
+    if as_json:
+        print_json(rows)
+        return
+    render_impact(rows, cfg.playbook)
 
 
 @app.command("runs")

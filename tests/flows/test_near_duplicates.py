@@ -24,7 +24,7 @@ from core.store.ingest import ingest
 from flows.config import Settings
 from flows.curation import run_curation
 from flows.providers import resolve_provider
-from tests.helpers import message
+from tests.helpers import expose, message
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -300,6 +300,7 @@ def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) 
     with open_db(db) as con:  # a history that started 200 days ago
         con.execute("UPDATE versions SET created_at = now() - INTERVAL 200 DAY WHERE version <= 1")
         ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
+    expose(db, {SESSIONS[0]: ["oth-002"]})  # its agent had the entry (the hook's record), so the tag counts
     tags = {"analysis": "a", "bullet_tags": [{"name": "oth-002", "tag": "helpful", "rationale": "it applied"}]}
     replay = tmp_path / "r.jsonl"
     replay.write_text(

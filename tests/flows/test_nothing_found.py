@@ -13,7 +13,7 @@ from core.compat import llm as seeds
 from core.llm.base import LLMRequest, LLMResponse
 from core.store.db import open_db
 from flows.cli import app
-from tests.helpers import write_session
+from tests.helpers import expose, write_session
 
 runner = CliRunner()
 
@@ -26,6 +26,7 @@ def test_an_empty_reflection_gets_no_curator_call(tmp_path: Path) -> None:
     db = ["--db", str(tmp_path / "n.duckdb")]
     assert runner.invoke(app, ["import", str(book), *db]).exit_code == 0
     assert runner.invoke(app, ["ingest", str(tmp_path / "t"), *db]).exit_code == 0
+    expose(tmp_path / "n.duckdb", {"s0": ["pat-001"]})  # its agent had the entry, so the tag counts
     reflection = {"analysis": "  ", "bullet_tags": [{"name": "pat-001", "tag": "helpful", "rationale": "used"}]}
     replay = tmp_path / "r.jsonl"  # no curator answer at all: a call would fail the session
     replay.write_text(json.dumps({"session_id": "s0", "step": "reflector", "text": json.dumps(reflection)}) + "\n")

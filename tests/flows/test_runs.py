@@ -24,6 +24,7 @@ from core.store.versions import history, load_version
 from flows.config import Settings
 from flows.curation import run_curation
 from flows.providers import resolve_provider
+from tests.helpers import expose
 from tests.servers import HOLD_LOCK, lock_holder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,6 +181,8 @@ def setup(tmp_path: Path) -> tuple[Settings, Path]:
                 brief,
             ],
         )
+    # The agents of the later sessions had the entries their reflections tag (as the SessionStart hook records).
+    expose(db, {SESSIONS[1]: ["pat-001", "mis-001"], SESSIONS[2]: ["mis-001", "ctx-001"]})
     replay = tmp_path / "replay.jsonl"
     replay.write_text("\n".join(json.dumps(r) for r in REPLAY) + "\n")
     settings = Settings(db=db, out_dir=tmp_path / "out", epoch_size=2, concurrency=2)

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
+from tests.helpers import expose
 
 runner = CliRunner()
 
@@ -89,6 +90,7 @@ def test_sessions_are_routed_and_one_call_serves_both_playbooks(
     replay = tmp_path / "replay.jsonl"
     replay.write_text("\n".join(lines) + "\n")
     assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    expose(tmp_path / "s.duckdb", {"api-2": ["pat-001"]}, playbook="global")  # api-2's agent had the global lesson
 
     api = runner.invoke(app, ["curate", "-p", "api", "--llm", f"replay:{replay}", "--json"])
     assert api.exit_code == 0, api.output

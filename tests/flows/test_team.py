@@ -293,6 +293,15 @@ def test_a_shared_playbook_exports_only_what_two_contributors_support(
             for sid, (r, ops) in answers.items()
         )
     )
+    # alice's second session had bob's lesson (the SessionStart hook's ledger says so; the nightly's ingest reads it)
+    ledger = tmp_path / "hook" / "team-exposure.jsonl"
+    ledger.parent.mkdir()
+    line = {
+        "session_id": "a2",
+        "at": "2026-05-03T00:00:00+00:00",
+        "playbooks": [{"playbook": "default", "version": 2, "shown": ["oth-002"]}],
+    }
+    ledger.write_text(json.dumps(line) + "\n")
     done = runner.invoke(app, ["nightly", "--llm", f"replay:{replay}"])
     assert done.exit_code == 0, done.output
     exported = (tmp_path / "out" / "default.md").read_text()

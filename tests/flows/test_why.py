@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.helpers import write_session
+from tests.helpers import expose, write_session
 
 runner = CliRunner()
 
@@ -83,6 +83,7 @@ def test_why_tells_the_whole_life_of_a_merged_entry(tmp_path: Path) -> None:
     common = ["--db", str(db)]
     env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_EPOCH_SIZE": "1", "PLAYBOOK_NEAR_DUPLICATES": "off"}
     assert runner.invoke(app, ["ingest", str(folder), *common]).exit_code == 0
+    expose(db, {"s1": ["mis-001"]})  # its agent had the entry it tags (the hook's record)
     done = runner.invoke(app, ["curate", "--llm", f"replay:{replay}", *common], env=env)
     assert done.exit_code == 0, done.output
 

@@ -1,0 +1,174 @@
+"""Exposure: what the SessionStart hook gave each session (merged from its ledger), which entries a session had
+(`v_exposure`: the hook's records and the exported files it loaded), and the sessions on either side of an entry
+that its impact is estimated from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+from pydantic import BaseModel
+
+from core.exposure import LedgerLine
+from core.store.db import fetch_rows
+
+__all__ = [
+    "ImpactCounts",
+    "exposed_entries",
+    "impact_counts",
+    "ledger_read_bytes",
+    "store_ledger_lines",
+]
+
+
+def ledger_read_bytes(con: duckdb.DuckDBPyConnection, path: str) -> int:
+    """How far the ledger at `path` has been merged (0: never)."""
+    row = con.execute("SELECT read_bytes FROM exposure_ledgers WHERE path = ?", [path]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def store_ledger_lines(
+    con: duckdb.DuckDBPyConnection, path: str, lines: Sequence[LedgerLine], read_bytes: int, skipped: int
+) -> int:
+    """Record the exposures of `lines` (a session's start seen twice, resumed or compacted, is kept once) and that
+    the ledger at `path` is merged up to `read_bytes`; returns the rows added."""
+    rows = [
+        (line.session_id, got.playbook, entry, shown, got.version, "hook", line.at)
+        for line in lines
+        for got in line.playbooks
+        for shown, ids in ((True, got.shown), (False, got.held_out))
+        for entry in ids
+    ]
+    before = con.execute("SELECT count(*) FROM exposures").fetchone()
+    con.execute("BEGIN")
+    try:
+        if rows:
+            con.executemany(
+                "INSERT OR IGNORE INTO exposures (session_id, playbook, entry_id, shown, version, source, recorded_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+        con.execute(
+            "INSERT OR REPLACE INTO exposure_ledgers (path, read_bytes, skipped_lines, merged_at) VALUES (?, ?,"
+            " coalesce((SELECT skipped_lines FROM exposure_ledgers WHERE path = ?), 0) + ?, now())",
+            [path, read_bytes, path, skipped],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    after = con.execute("SELECT count(*) FROM exposures").fetchone()
+    return int(after[0] if after else 0) - int(before[0] if before else 0)
+
+
+def exposed_entries(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: Sequence[str]) -> dict[str, set[str]]:
+    """For each of `session_ids`: the entries of `playbook` its agent had (`v_exposure`); none for a session that
+    predates every export and had no hook."""
+    found: dict[str, set[str]] = {sid: set() for sid in session_ids}
+    if not session_ids:
+        return found
+    rows = con.execute(
+        "SELECT session_id, entry_id FROM v_exposure WHERE playbook = ? AND session_id IN (SELECT unnest(?))",
+        [playbook, list(session_ids)],
+    ).fetchall()
+    for sid, entry in rows:
+        found[str(sid)].add(str(entry))
+    return found
+
+
+class ImpactCounts(BaseModel):
+    """For one live entry: its triggers, and the sessions of each arm (count, trigger seen, tool errors)."""
+
+    entry_id: str
+    text: str
+    triggers: list[str]
+    # randomised: sessions the hook gave the entry, and sessions it held it out of (and no exported file had it)
+    hook_n: int
+    hook_hit: int
+    hook_err: int
+    held_n: int
+    held_hit: int
+    held_err: int
+    # observational: projects that got the entry (before it reached them, and sessions that had it), and the
+    # projects that never had it, before and after its first exposure anywhere
+    tb_n: int
+    tb_hit: int
+    tb_err: int
+    ta_n: int
+    ta_hit: int
+    ta_err: int
+    cb_n: int
+    cb_hit: int
+    cb_err: int
+    ca_n: int
+    ca_hit: int
+    ca_err: int
+
+
+def _arm(prefix: str, where: str) -> str:
+    return (
+        f"count(g.session_id) FILTER (WHERE {where}) AS {prefix}_n,"
+        f" count(g.session_id) FILTER (WHERE {where} AND g.hit) AS {prefix}_hit,"
+        f" coalesce(sum(g.errors) FILTER (WHERE {where}), 0)::BIGINT AS {prefix}_err"
+    )
+
+
+def impact_counts(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str | None = None) -> list[ImpactCounts]:
+    """The arms of every live entry of `playbook` (or of `entry_id`): a session counts as "trigger seen" when a
+    tool's output in it holds one of the entry's triggers (the situation the lesson is about came up)."""
+    arms = ", ".join(
+        [
+            _arm("hook", "g.hooked"),
+            _arm("held", "g.held"),
+            _arm("tb", "f.first_at IS NOT NULL AND g.started_at < f.first_at AND NOT g.exposed"),
+            _arm("ta", "g.exposed"),
+            _arm("cb", "f.first_at IS NULL AND g.started_at < r.t0"),
+            _arm("ca", "f.first_at IS NULL AND g.started_at >= r.t0"),
+        ]
+    )
+    return fetch_rows(
+        con,
+        ImpactCounts,
+        f"""
+        WITH live AS (
+            SELECT e.name AS entry_id, any_value(e.text) AS text,
+                   coalesce(list(DISTINCT t.trigger) FILTER (WHERE t.trigger IS NOT NULL), []) AS triggers
+            FROM entries e LEFT JOIN entry_triggers t ON t.playbook = e.playbook AND t.entry_id = e.name
+            WHERE e.playbook = $p AND e.valid_to IS NULL AND ($id IS NULL OR e.name = $id)
+            GROUP BY e.name
+        ), hits AS (
+            SELECT DISTINCT l.entry_id, m.session_id
+            FROM live l, unnest(l.triggers) AS u(pat)
+            JOIN messages m ON m.kind = 'tool_result' AND m.text IS NOT NULL AND contains(lower(m.text), lower(u.pat))
+        ), shown AS (
+            SELECT DISTINCT session_id, entry_id FROM v_exposure WHERE playbook = $p
+        ), hooked AS (
+            SELECT DISTINCT session_id, entry_id FROM exposures WHERE playbook = $p AND shown
+        ), held AS (
+            SELECT DISTINCT session_id, entry_id FROM exposures WHERE playbook = $p AND NOT shown
+            EXCEPT SELECT session_id, entry_id FROM shown
+        ), grid AS (
+            SELECT l.entry_id, s.session_id, coalesce(s.project, s.session_id) AS project, s.started_at,
+                   coalesce(s.n_tool_errors, 0) AS errors, h.session_id IS NOT NULL AS hit,
+                   x.session_id IS NOT NULL AS exposed, k.session_id IS NOT NULL AS hooked,
+                   d.session_id IS NOT NULL AS held
+            FROM live l CROSS JOIN sessions s
+            LEFT JOIN hits h ON h.entry_id = l.entry_id AND h.session_id = s.session_id
+            LEFT JOIN shown x ON x.entry_id = l.entry_id AND x.session_id = s.session_id
+            LEFT JOIN hooked k ON k.entry_id = l.entry_id AND k.session_id = s.session_id
+            LEFT JOIN held d ON d.entry_id = l.entry_id AND d.session_id = s.session_id
+        ), firsts AS (
+            SELECT entry_id, project, min(started_at) AS first_at FROM grid WHERE exposed GROUP BY ALL
+        ), rollout AS (
+            SELECT entry_id, min(first_at) AS t0 FROM firsts GROUP BY entry_id
+        )
+        SELECT l.entry_id, l.text, l.triggers, {arms}
+        FROM live l
+        LEFT JOIN grid g ON g.entry_id = l.entry_id
+        LEFT JOIN firsts f ON f.entry_id = g.entry_id AND f.project = g.project
+        LEFT JOIN rollout r ON r.entry_id = g.entry_id
+        GROUP BY l.entry_id, l.text, l.triggers
+        ORDER BY l.entry_id
+        """,
+        {"p": playbook, "id": entry_id},
+    )
