@@ -29,6 +29,7 @@ BENCHES: list[list[str]] = [
     ["bench_answer.py", "--rounds", "7"],
     ["bench_tokens.py"],
     ["bench_miner.py", "--rounds", "5"],
+    ["bench_impact.py", "--seeds", "300", "--rounds", "5"],
     ["bench_ingest.py", "--size-mb", "500", "--rounds", "3"],
     ["bench_redact.py", "--rounds", "5"],
     ["bench_growth.py", "--rounds", "3"],

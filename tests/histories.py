@@ -76,8 +76,8 @@ def holdout_history(
 
 
 def rollout_history(seed: int, per_period: int = 40, lessons: tuple[Lesson, ...] = LESSONS) -> list[Session]:
-    """Eight projects, each with its own base shift; the first four get every entry (an exported CLAUDE.md) at
-    the rollout, the others never; every rate drifts by the same amount after the rollout (parallel trends)."""
+    """Eight projects, each with its own base shift; the first four get every entry at the rollout (no holdout),
+    the others never; every rate drifts by the same amount after the rollout (parallel trends)."""
     rng = random.Random(seed)
     shifts = [rng.uniform(-0.08, 0.08) for _ in range(8)]
     drift = rng.uniform(-0.05, 0.05)
@@ -90,7 +90,7 @@ def rollout_history(seed: int, per_period: int = 40, lessons: tuple[Lesson, ...]
                 at = START + timedelta(days=30 * period, minutes=n)
                 n += 1
                 exposed = period == 1 and p < 4
-                s = Session(sid, f"proj-{p}", at, hooked=False)
+                s = Session(sid, f"proj-{p}", at, hooked=exposed)  # the hook's ledger records who had them
                 for lesson in lessons:
                     if exposed:
                         s.shown.add(lesson.entry_id)
