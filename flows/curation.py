@@ -12,6 +12,7 @@ import duckdb
 
 from core.budget import budget_use
 from core.consolidate import near_pairs
+from core.errors import RunFailedError
 from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.runsummary import RunKind, RunSummary
@@ -26,7 +27,23 @@ from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
 from flows.steps import RunContext, RunMemo, Steps, next_epoch, plain_steps, select_sessions, timed
 
-__all__ = ["new_run_id", "run_curation"]
+__all__ = ["fail_if_nothing_worked", "new_run_id", "run_curation"]
+
+
+def fail_if_nothing_worked(summaries: list[RunSummary]) -> None:
+    """Raise when every session the run attempted failed (so cron and Prefect see a failed run), with the runs'
+    summaries on the error.
+
+    Raises:
+        RunFailedError: every playbook's run failed.
+    """
+    failed = [s for s in summaries if s.status == "failed"]
+    if failed and len(failed) == len(summaries):
+        first = next(iter(failed[0].failures.values()), "no reason recorded")
+        attempted = sum(s.sessions_failed for s in failed)
+        raise RunFailedError(
+            f"Every session this run attempted failed ({attempted}); the first reason: {first}", list(summaries)
+        )
 
 
 def new_run_id(kind: str) -> str:

@@ -2,12 +2,17 @@
 
 Before any orchestration it checks the run's price against `--max-cost`, and whether there is work at all: an
 idle run is recorded like any other but never starts Prefect (its start-up costs seconds). A run with work takes
-the run lock here (failing fast when another holds it), then runs the Prefect flow with the local settings of
-`flows._runtime`.
+the run lock here (failing fast when another holds it). With a Prefect server configured (`PREFECT_API_URL`, or
+the active Prefect profile) that answers, it runs the Prefect flow with the local settings of `flows._runtime`, so
+the run shows in the Prefect UI with its tasks, retries and artifacts; without one, the same loop and steps run
+directly: Prefect's ephemeral API would cost a command seconds to tens of seconds and report to nobody.
 """
 
 from __future__ import annotations
 
+import os
+import tomllib
+import urllib.request
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
@@ -28,11 +33,14 @@ from core.store.ledger import count_pending, requeue_sessions, sessions_applied_
 from core.store.registry import require_playbook
 from flows.config import Settings
 from flows.context import Database
-from flows.curation import run_curation
+from flows.curation import fail_if_nothing_worked, run_curation
 from flows.estimate import estimate_run
+from flows.exports import ExportRules, export_files
+from flows.ingest import ingest_with
+from flows.nightly import run_nightly
 from flows.providers import ProviderSpec, resolve_provider
 
-__all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch"]
+__all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch", "prefect_api"]
 
 
 class Requeue(BaseModel):
@@ -151,14 +159,76 @@ def launch(
                 require_playbook(con, request.playbook)
     elif request.requeue is None and _idle(settings, db, request, playbooks):
         return Launched(summaries=[_quiet_run(settings, db, name, provider, request.kind) for name in playbooks])
+    api = prefect_api()
+    notices: list[str] = []
+    if api is not None and not _answers(api):
+        notices.append(
+            f"The Prefect API at {api} did not answer within {_HEALTH_TIMEOUT_S:g} s; the run went ahead without"
+            " Prefect (it is recorded in DuckDB as always: `playbook runs`)."
+        )
+        api = None
     with db.lock(f"playbook {_label(request)}"):
-        # Prefect, only for runs that have work; the flows' module first, as it sets up Prefect's log handlers
-        # that `local_run` must find.
+        if api is None:  # no server to report to: the same loop and steps, without Prefect's start-up
+            with watching():
+                summaries = _plain(settings, provider, request, playbooks, notices)
+            return Launched(summaries=summaries, requeued=requeued)
+        # Prefect, only for runs that have work and a server; the flows' module first, as it sets up Prefect's log
+        # handlers that `local_run` must find.
         from flows import pipeline
         from flows._runtime import local_run
 
         with watching(), local_run():
             return Launched(summaries=_flow(pipeline, settings, provider, request, playbooks), requeued=requeued)
+
+
+_HEALTH_TIMEOUT_S = 5.0
+
+
+def prefect_api() -> str | None:
+    """The Prefect API runs report to: `PREFECT_API_URL`, else the active profile's in `$PREFECT_HOME/profiles.toml`
+    (read as a file: importing Prefect costs seconds); None when there is none. `PLAYBOOK_PREFECT=ephemeral` asks
+    for Prefect's own ephemeral server even so."""
+    if os.environ.get("PLAYBOOK_PREFECT") == "ephemeral":
+        return "ephemeral"
+    if os.environ.get("PREFECT_API_URL"):
+        return os.environ["PREFECT_API_URL"]
+    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    try:
+        profiles = tomllib.loads((home / "profiles.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    active = os.environ.get("PREFECT_PROFILE") or profiles.get("active")
+    found = profiles.get("profiles", {}).get(active, {}).get("PREFECT_API_URL") if isinstance(active, str) else None
+    return str(found) if found else None
+
+
+def _answers(api: str) -> bool:
+    """True when the Prefect API answers its health check in time (the ephemeral server is started by Prefect)."""
+    if api == "ephemeral":
+        return True
+    try:
+        with urllib.request.urlopen(f"{api.rstrip('/')}/health", timeout=_HEALTH_TIMEOUT_S) as response:
+            return bool(response.status == 200)
+    except (OSError, ValueError):
+        return False
+
+
+def _plain(
+    settings: Settings, provider: ProviderSpec, request: Launch, playbooks: list[str], notices: list[str]
+) -> list[RunSummary]:
+    """The run without Prefect: what the flows do, with the plain steps (the run lock is the caller's)."""
+    if request.kind == "nightly":
+        result = run_nightly(settings, provider, request.transcripts, ingest=ingest_with, playbooks=playbooks)
+        summaries = result.summaries
+    else:
+        kind: RunKind = "backfill" if request.kind == "backfill" else "curate"
+        summary = run_curation(settings, request.playbook, provider, kind=kind, chosen=request.chosen)
+        export_files(Database.of(settings), ExportRules.of(settings, request.playbook), settings.out_dir)
+        summaries = [summary]
+    for summary in summaries:
+        summary.notices.extend(notices)
+    fail_if_nothing_worked(summaries)
+    return summaries
 
 
 def _label(request: Launch) -> str:

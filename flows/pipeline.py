@@ -17,7 +17,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
-from core.errors import RunFailedError, TransientError
+from core.errors import TransientError
 from core.models import CuratorOutput, ReflectorOutput
 from core.runsummary import RunKind, RunSummary
 from core.selection import SessionFilter
@@ -25,7 +25,7 @@ from core.store.ingest import IngestSummary
 from core.transcripts import Format
 from flows.config import Settings, load_settings
 from flows.context import Database
-from flows.curation import run_curation
+from flows.curation import fail_if_nothing_worked, run_curation
 from flows.exports import ExportRules, export_files
 from flows.ingest import ingest_with
 from flows.nightly import NightlyResult, run_nightly
@@ -121,17 +121,6 @@ def ingest_flow(
         return ingest_task(settings, paths or settings.transcripts, fmt)
 
 
-def _fail_if_nothing_worked(summaries: list[RunSummary]) -> None:
-    """Fail the flow run (so Prefect and cron see it) when every session the run attempted failed."""
-    failed = [s for s in summaries if s.status == "failed"]
-    if failed and len(failed) == len(summaries):
-        first = next(iter(failed[0].failures.values()), "no reason recorded")
-        attempted = sum(s.sessions_failed for s in failed)
-        raise RunFailedError(
-            f"Every session this run attempted failed ({attempted}); the first reason: {first}", list(summaries)
-        )
-
-
 @flow(name="curate", log_prints=True)
 def curate_flow(
     settings: Settings,
@@ -149,7 +138,7 @@ def curate_flow(
         )
         export_files(db, ExportRules.of(settings, playbook), settings.out_dir)
     _artifacts(summary)
-    _fail_if_nothing_worked([summary])
+    fail_if_nothing_worked([summary])
     return summary
 
 
@@ -173,7 +162,7 @@ def nightly_flow(
             playbooks=playbooks,
         )
     _nightly_artifacts(result)
-    _fail_if_nothing_worked(result.summaries)
+    fail_if_nothing_worked(result.summaries)
     return result.summaries
 
 

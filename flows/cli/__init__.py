@@ -34,15 +34,27 @@ class _OneErrorLine(TyperGroup):
             err.print(f"[red]Error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(code=1) from None
         except KeyboardInterrupt:
-            # Every database connection and the run lock were released on the way here; what a run had
-            # finished is committed, and the next run resumes the rest. The interpreter's teardown still
-            # runs (it stops Prefect's local server), but its noise (leaked bindings, thread tracebacks)
-            # would bury this line, so standard error goes to /dev/null after it.
-            err.print("Interrupted; run the same command again to resume.", highlight=False)
-            sys.stderr.flush()
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            raise typer.Exit(code=130) from None
+            _interrupted()
+        except RuntimeError as exc:
+            if str(exc) != _DUCKDB_INTERRUPTED:
+                raise
+            _interrupted()
+
+
+# DuckDB turns Ctrl-C during a query into this error rather than KeyboardInterrupt.
+_DUCKDB_INTERRUPTED = "Query interrupted"
+
+
+def _interrupted() -> None:
+    # Every database connection and the run lock were released on the way here; what a run had finished is
+    # committed, and the next run resumes the rest. The interpreter's teardown still runs (it stops Prefect's local
+    # server), but its noise (leaked bindings, thread tracebacks) would bury this line, so standard error goes to
+    # /dev/null after it.
+    err.print("Interrupted; run the same command again to resume.", highlight=False)
+    sys.stderr.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    raise typer.Exit(code=130) from None
 
 
 app = typer.Typer(

@@ -51,7 +51,7 @@ def test_ctrl_c_is_one_line_and_the_rerun_resumes(tmp_path: Path, prefect_api: s
     time.sleep(0.2)  # inside the run: ingesting, or starting Prefect (a short run can end within a second)
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=120)
-    assert run.returncode == 130
+    assert run.returncode == 130, err
     assert err.strip() == "Interrupted; run the same command again to resume."
     again = nightly(tmp_path, prefect_api)
     _out, err = again.communicate(timeout=300)

@@ -32,11 +32,13 @@ def ingest_into(db: Path, paths: list[Path]) -> None:
 
 
 @pytest.fixture
-def harness(prefect_api: str) -> Iterator[None]:
+def harness(prefect_api: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The session's real Prefect server, as a user configures one (`PREFECT_API_URL`): runs go through the flows."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from flows._runtime import local_run
 
+    monkeypatch.setenv("PREFECT_API_URL", prefect_api)
     with temporary_settings(updates={PREFECT_API_URL: prefect_api}), local_run():
         yield
 
