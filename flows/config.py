@@ -32,7 +32,15 @@ from core.targets import ExportTarget
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
 
-__all__ = ["PlaybookOptions", "Settings", "StepLimits", "default_transcripts", "load_settings"]
+__all__ = [
+    "PROVIDER_NAMES",
+    "PlaybookOptions",
+    "Settings",
+    "StepLimits",
+    "check_provider_name",
+    "default_transcripts",
+    "load_settings",
+]
 
 
 def _config_file() -> Path:
@@ -231,6 +239,11 @@ class Settings(BaseSettings):
             return [part for part in re.split(separators, value) if part.strip()]
         return value
 
+    @field_validator("llm")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        return check_provider_name(value)
+
     @field_validator("transcripts", mode="after")
     @classmethod
     def _expand_home(cls, value: list[Path | str]) -> list[Path | str]:
@@ -332,8 +345,24 @@ class Settings(BaseSettings):
         return Redactor(home=str(Path.home()), extra=tuple(self.personal_patterns))
 
 
+PROVIDER_NAMES = ("auto", "anthropic", "batch", "claude-cli", "codex-cli", "openai", "heuristic")
+
+
+def check_provider_name(value: str) -> str:
+    """`value` when it names a provider (or `replay:FILE`).
+
+    Raises:
+        ValueError: it names none; the message suggests the closest name.
+    """
+    if value in PROVIDER_NAMES or value.startswith("replay:"):
+        return value
+    close = difflib.get_close_matches(value, PROVIDER_NAMES, n=1)
+    hint = f"did you mean `{close[0]}`?" if close else f"use one of {', '.join(PROVIDER_NAMES)} or replay:FILE."
+    raise ValueError(f"unknown provider `{value}`; {hint}")
+
+
 # Environment variables of ours that are not settings.
-_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG"}
+_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG", "PLAYBOOK_PREFECT"}
 
 
 def _suggest(name: str, known: list[str]) -> str:

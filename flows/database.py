@@ -3,7 +3,6 @@ SQL, the recent runs, the evolution report, and what `doctor` finds."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,11 @@ from core.store.registry import require_playbook
 from core.store.runs import RunRow, list_runs
 from core.store.snapshot import write_parquet
 from flows.config import Settings, default_transcripts
-from flows.context import Database
+from flows.context import Database, run_config
 from flows.evolution import EvolutionReport, write_evolution_report
+from flows.prefect_api import prefect_api
 from flows.providers import resolve_provider
+from flows.steps import template_for
 
 __all__ = ["Checked", "Doctor", "check", "doctor", "query", "recent_runs", "report", "snapshot"]
 
@@ -135,7 +136,18 @@ def doctor(settings: Settings) -> Doctor:
         except PlaybookError as exc:
             problems.append(str(exc))
     spec = resolve_provider("auto", settings)
-    api = os.environ.get("PREFECT_API_URL")
+    if settings.llm != "auto":  # what a run would resolve, with the reason it could not
+        try:
+            resolve_provider(settings.llm, settings)
+        except PlaybookError as exc:
+            problems.append(str(exc))
+    for name in settings.playbooks:  # the prompt templates a run would load (a broken one stops it)
+        for step in ("reflector", "curator"):
+            try:
+                template_for(run_config(settings, name, None), step)
+            except PlaybookError as exc:
+                problems.append(str(exc))
+    api = prefect_api()
     return Doctor(
         transcripts=Transcripts(defaults=settings.transcripts == default_transcripts(), folders=folders),
         database=DatabaseState(path=settings.db, exists=settings.db.exists(), overview=overview),
@@ -144,7 +156,7 @@ def doctor(settings: Settings) -> Doctor:
             why=spec.reason or "",
             configured=settings.llm,
         ),
-        prefect_api=api or "none: each run starts a temporary local Prefect API; schedules need `prefect server start`",
+        prefect_api=api or "none: runs go without Prefect (recorded in DuckDB); schedules need `prefect server start`",
         problems=problems,
     )
 

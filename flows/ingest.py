@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.errors import ConfigError
 from core.io.objects import is_url
-from core.store.ingest import FileResult, IngestSummary, ingest
+from core.store.ingest import FileResult, IngestSummary, discover, ingest
 from core.store.team import tag_contributors
 from core.transcripts import Format
 from flows.config import Settings
@@ -16,7 +16,7 @@ from flows.hook import merge_ledger
 from flows.progress import emit
 from flows.team import RemoteSource, fetch_remote
 
-__all__ = ["ingest_command", "ingest_with", "run_ingest"]
+__all__ = ["check_sources", "ingest_command", "ingest_with", "run_ingest"]
 
 
 def run_ingest(
@@ -35,11 +35,7 @@ def run_ingest(
     Raises:
         ConfigError: no paths were given and none are configured.
     """
-    if not paths:
-        raise ConfigError(
-            "No transcript folders given, and none found in ~/.claude/projects or ~/.codex/sessions; pass PATH,"
-            " or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
-        )
+    check_sources(paths)
     local = [Path(p) for p in paths if not is_url(p)]
     urls = [str(p) for p in paths if is_url(p)]
     refused: list[FileResult] = []
@@ -61,6 +57,31 @@ def run_ingest(
         merged = merge_ledger(con, db)  # what the SessionStart hook gave the sessions since the last ingest
         summary.exposures, summary.exposure_lines_skipped = merged.rows, merged.skipped
         return summary
+
+
+def check_sources(paths: Sequence[Path | str]) -> None:
+    """Fail early, before any database is opened or created, on sources that cannot be what the user meant: none at
+    all, a path that does not exist, or local sources without a single transcript file. (An object-storage URL is
+    listed by the ingest itself.)
+
+    Raises:
+        ConfigError: with the path and what to do.
+    """
+    if not paths:
+        raise ConfigError(
+            "No transcript folders given, and none found in ~/.claude/projects or ~/.codex/sessions; pass PATH,"
+            " or set `transcripts` in playbook.toml or PLAYBOOK_TRANSCRIPTS."
+        )
+    local = [Path(p) for p in paths if not is_url(p)]
+    for path in local:
+        if not path.exists():
+            raise ConfigError(f"Transcript path `{path}` does not exist; check the path or `transcripts`.")
+    if local and len(local) == len(paths) and not discover(local)[0]:
+        shown = ", ".join(f"`{p}`" for p in local)
+        raise ConfigError(
+            f"No transcript files (*.jsonl, *.json) in {shown}; nothing to ingest. Claude Code keeps them in"
+            " ~/.claude/projects, Codex in ~/.codex/sessions."
+        )
 
 
 def ingest_with(
@@ -87,6 +108,7 @@ def ingest_command(
     fmt: Format | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestSummary:
-    """`playbook ingest`: `ingest_with` under the run lock."""
+    """`playbook ingest`: `ingest_with` under the run lock (taken once the sources are known to hold something)."""
+    check_sources(paths)
     with Database.of(settings).lock("playbook ingest"):
         return ingest_with(settings, paths, fmt, progress)

@@ -10,9 +10,6 @@ directly: Prefect's ephemeral API would cost a command seconds to tens of second
 
 from __future__ import annotations
 
-import os
-import tomllib
-import urllib.request
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
@@ -36,11 +33,12 @@ from flows.context import Database
 from flows.curation import fail_if_nothing_worked, run_curation
 from flows.estimate import estimate_run
 from flows.exports import ExportRules, export_files
-from flows.ingest import ingest_with
+from flows.ingest import check_sources, ingest_with
 from flows.nightly import run_nightly
+from flows.prefect_api import HEALTH_TIMEOUT_S, answers, prefect_api
 from flows.providers import ProviderSpec, resolve_provider
 
-__all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch", "prefect_api"]
+__all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch"]
 
 
 class Requeue(BaseModel):
@@ -161,9 +159,9 @@ def launch(
         return Launched(summaries=[_quiet_run(settings, db, name, provider, request.kind) for name in playbooks])
     api = prefect_api()
     notices: list[str] = []
-    if api is not None and not _answers(api):
+    if api is not None and not answers(api):
         notices.append(
-            f"The Prefect API at {api} did not answer within {_HEALTH_TIMEOUT_S:g} s; the run went ahead without"
+            f"The Prefect API at {api} did not answer within {HEALTH_TIMEOUT_S:g} s; the run went ahead without"
             " Prefect (it is recorded in DuckDB as always: `playbook runs`)."
         )
         api = None
@@ -179,38 +177,6 @@ def launch(
 
         with watching(), local_run():
             return Launched(summaries=_flow(pipeline, settings, provider, request, playbooks), requeued=requeued)
-
-
-_HEALTH_TIMEOUT_S = 5.0
-
-
-def prefect_api() -> str | None:
-    """The Prefect API runs report to: `PREFECT_API_URL`, else the active profile's in `$PREFECT_HOME/profiles.toml`
-    (read as a file: importing Prefect costs seconds); None when there is none. `PLAYBOOK_PREFECT=ephemeral` asks
-    for Prefect's own ephemeral server even so."""
-    if os.environ.get("PLAYBOOK_PREFECT") == "ephemeral":
-        return "ephemeral"
-    if os.environ.get("PREFECT_API_URL"):
-        return os.environ["PREFECT_API_URL"]
-    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
-    try:
-        profiles = tomllib.loads((home / "profiles.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    active = os.environ.get("PREFECT_PROFILE") or profiles.get("active")
-    found = profiles.get("profiles", {}).get(active, {}).get("PREFECT_API_URL") if isinstance(active, str) else None
-    return str(found) if found else None
-
-
-def _answers(api: str) -> bool:
-    """True when the Prefect API answers its health check in time (the ephemeral server is started by Prefect)."""
-    if api == "ephemeral":
-        return True
-    try:
-        with urllib.request.urlopen(f"{api.rstrip('/')}/health", timeout=_HEALTH_TIMEOUT_S) as response:
-            return bool(response.status == 200)
-    except (OSError, ValueError):
-        return False
 
 
 def _plain(
@@ -253,12 +219,14 @@ def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str
     exist and on a playbook nobody created. An object-storage source always counts as work (listing it is the
     ingest step's job)."""
     sources = request.transcripts
+    if request.kind == "nightly":
+        check_sources(sources)  # none, a wrong path, or no transcript at all: said before anything runs
     if any(is_url(s) for s in sources):
         return False
     folders = [Path(s) for s in sources]
     for path in folders:
         if not path.exists():
-            raise ConfigError(f"Transcript folder `{path}` does not exist; check the path or `transcripts`.")
+            raise ConfigError(f"Transcript path `{path}` does not exist; check the path or `transcripts`.")
     create = request.create or request.kind == "nightly" or request.playbook in settings.playbooks
     if create and not db.path.exists():
         return False  # the first run: everything is work

@@ -54,6 +54,58 @@ def con(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 _SHARED_API = "TEST_PREFECT_API_URL"
 
 
+# Tests write only inside their temporary folders: what `git status` shows of the checkout (ignored files too, such
+# as data/out/) is the same after the run as before it; caches of the tools are not the checkout's content.
+_TOOL_CACHES = (
+    ".venv/",
+    ".tools/",
+    ".hypothesis/",
+    ".mypy_cache/",
+    ".ruff_cache/",
+    ".pytest_cache/",
+    "playbook.egg-info/",
+)
+_CHECKOUT = pytest.StashKey[set[str] | None]()
+
+
+def _checkout_state() -> set[str] | None:
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None  # not a git checkout (an unpacked sdist): nothing to compare
+    return {
+        line
+        for line in done.stdout.splitlines()
+        if "__pycache__/" not in line and not line[3:].startswith(_TOOL_CACHES)
+    }
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_CHECKOUT] = _checkout_state()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_CHECKOUT, None)
+    if hasattr(session.config, "workerinput") or before is None:
+        return
+    after = _checkout_state() or set()
+    if after != before:
+        changed = sorted(after ^ before)
+        session.config.get_terminal_writer().line(
+            f"The tests changed the checkout (they must write only inside their temporary folders): {changed[:10]}",
+            red=True,
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or "not slow" in (config.getoption("markexpr") or ""):
         return

@@ -25,6 +25,7 @@ __all__ = [
     "ProjectOpt",
     "SinceOpt",
     "WaitOpt",
+    "provider_name",
     "settings",
     "sources",
 ]
@@ -50,10 +51,25 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (for
 ProjectOpt = Annotated[str | None, typer.Option(help="Only sessions of this project.")]
 SinceOpt = Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")]
 FormatChoice = Literal["auto", "claude-code", "codex", "messages"]
+
+
+def provider_name(value: str | None) -> str | None:
+    """A `--llm` that names no provider is a usage error (exit 2), with the closest name."""
+    if value is None:
+        return None
+    from flows.config import check_provider_name
+
+    try:
+        return check_provider_name(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 LlmOpt = Annotated[
     str | None,
     typer.Option(
         "--llm",
+        callback=provider_name,
         help="anthropic, batch, claude-cli, codex-cli (subscriptions), openai (an OpenAI-compatible server),"
         " heuristic (the rules miner), replay:FILE or auto (a key, else a logged-in claude, else a logged-in"
         " codex, else openai_base_url, else the rules).",

@@ -118,7 +118,11 @@ def render_ingest(summary: IngestSummary) -> None:
 
 @contextmanager
 def ingest_bars() -> Iterator[Any]:
-    """A progress bar on stderr for one ingest; yields the function to report (done, total) bytes to."""
+    """A progress bar on stderr for one ingest; yields the function to report (done, total) bytes to. With no
+    terminal attached (a log file, a scheduler), nothing: the summary that follows says what was read."""
+    if not err.is_terminal:
+        yield lambda done, total: None
+        return
     with Progress(
         TextColumn("[bold]ingest"),
         BarColumn(),

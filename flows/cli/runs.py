@@ -19,6 +19,7 @@ from flows.cli._options import (
     ProjectOpt,
     SinceOpt,
     WaitOpt,
+    provider_name,
     settings,
     sources,
 )
@@ -214,7 +215,9 @@ def nightly_cmd(
 def backfill_cmd(
     since: Annotated[datetime, typer.Option(help="First day (inclusive).")],
     until: Annotated[datetime, typer.Option(help="Last day (exclusive).")],
-    llm: Annotated[str, typer.Option("--llm", help="Provider; batch by default (half price).")] = "batch",
+    llm: Annotated[
+        str, typer.Option("--llm", help="Provider; batch by default (half price).", callback=provider_name)
+    ] = "batch",
     epoch_size: Annotated[int, typer.Option(help="Sessions per epoch (one batch per step).")] = 50,
     dry_run: DryRunOpt = False,
     max_cost: MaxCostOpt = None,

@@ -82,6 +82,7 @@ def test_why_tells_the_whole_life_of_a_merged_entry(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
     common = ["--db", str(db)]
     env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_EPOCH_SIZE": "1", "PLAYBOOK_NEAR_DUPLICATES": "off"}
+    env["PLAYBOOK_OUT_DIR"] = str(tmp_path / "out")  # the run exports: inside this test's folder
     assert runner.invoke(app, ["ingest", str(folder), *common]).exit_code == 0
     expose(db, {"s1": ["mis-001"]})  # its agent had the entry it tags (the hook's record)
     done = runner.invoke(app, ["curate", "--llm", f"replay:{replay}", *common], env=env)
