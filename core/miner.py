@@ -39,6 +39,7 @@ __all__ = [
     "History",
     "Observed",
     "Run",
+    "clip",
     "command_key",
     "mine",
     "observe",
@@ -501,7 +502,7 @@ def _corrections(
                     kind="correction",
                     section="MISTAKES TO AVOID",
                     text=text,
-                    trigger=error[:80],
+                    trigger=clip(error, 80),
                     taint=_taint(" ".join(worked.words), read_before.get(later.index, []), prompts),
                 )
             )
@@ -536,6 +537,18 @@ def _pitfalls(runs: Sequence[Run]) -> list[Candidate]:
             )
         )
     return found
+
+
+def clip(text: str, most: int) -> str:
+    """`text` cut to at most `most` characters, never inside a `<tag>` (a trigger is matched literally: half a
+    tag would match nothing the transcript says)."""
+    if len(text) <= most:
+        return text
+    cut = text[:most]
+    opened = cut.rfind("<")
+    if opened > cut.rfind(">"):
+        cut = cut[:opened]
+    return cut.rstrip()
 
 
 def _quote(text: str) -> str:
@@ -594,7 +607,7 @@ def _preference(text: str, said: str) -> Candidate:
         kind="preference",
         section="USER PREFERENCES",
         text=text,
-        trigger=said[:80],
+        trigger=clip(said, 80),
     )
 
 

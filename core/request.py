@@ -4,19 +4,21 @@ transcript rendered into what the rest of the request leaves."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from core.errors import BudgetError
 from core.llm.base import LLMRequest, Payload
 from core.markdown import format_bullets
-from core.models import Playbook, SessionMessage
+from core.models import Entry, Playbook, SessionMessage
 from core.prompts import PromptTemplate
 from core.redact import Redactor
 from core.render import RenderResult, estimate_tokens, render_session
 from core.sections import SectionSet
 
-__all__ = ["build_request", "describe_sections", "playbook_text", "session_request"]
+__all__ = ["Relevance", "build_request", "describe_sections", "playbook_text", "session_request"]
 
 
 def describe_sections(sections: SectionSet) -> str:
@@ -27,6 +29,59 @@ def describe_sections(sections: SectionSet) -> str:
 def playbook_text(playbook: Playbook) -> str:
     """The playbook with ids, in the ACE bullet format agents can cite."""
     return format_bullets(playbook) or "(the playbook is empty)"
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.:/-]{3,}")
+# Words of four letters or more that say nothing about what a lesson is about.
+_COMMON = frozenset(
+    "that this with from before after when then them they have were been into only also more most some such each"
+    " every what which while where there their these those should would could about again first last once over"
+    " under than very just like make made does done used uses using need needs lesson session agent user".split()
+)
+
+
+class Relevance:
+    """A playbook too large for a prompt, cut to the entries a session's findings are about: each entry's words
+    are read once (per epoch), then each session takes the entries that share the most of its words, within a
+    token share, in playbook order; the rest are summarised by their count."""
+
+    def __init__(self, playbook: Playbook) -> None:
+        self.playbook = playbook
+        self.entries = playbook.entries()
+        self.words = [frozenset(_WORD.findall(e.text.lower())) - _COMMON for _, e in self.entries]
+        self.cost = [
+            estimate_tokens(f"[{e.name}] helpful={e.helpful} harmful={e.harmful} :: {e.text}") + 1
+            for _, e in self.entries
+        ]
+
+    def text(self, query: str, most_tokens: int, keep: Collection[str] = ()) -> str:
+        """The prompt's playbook for `query` (a session's findings): the entries named in `keep` (its near
+        neighbours) first, then those sharing the most words with it, while they fit `most_tokens`."""
+        wanted = set(_WORD.findall(query.lower())) - _COMMON
+        scored = []
+        for i, (_, entry) in enumerate(self.entries):
+            if entry.name in keep:
+                scored.append((math.inf, i))
+            elif shared := len(wanted & self.words[i]):
+                scored.append((shared / math.sqrt(len(self.words[i])), i))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        chosen: set[int] = set()
+        used = 0
+        for _, i in scored:
+            if used + self.cost[i] <= most_tokens:
+                chosen.add(i)
+                used += self.cost[i]
+        kept: dict[str, list[Entry]] = {name: [] for name in self.playbook.sections}
+        for i in sorted(chosen):
+            section, entry = self.entries[i]
+            kept.setdefault(section, []).append(entry)
+        shown = playbook_text(self.playbook.model_copy(update={"sections": kept}))
+        left = len(self.entries) - len(chosen)
+        return (
+            f"{shown}\n\n({len(chosen)} of the playbook's {len(self.entries):,} entries are shown: the ones this"
+            f" session's findings are about. The other {left:,} share no words with them; they are still checked"
+            " for duplicates when your operations are applied.)"
+        )
 
 
 def build_request(

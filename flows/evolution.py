@@ -17,6 +17,7 @@ matplotlib.use("Agg")  # files only; no display
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from pydantic import BaseModel
 
 from core.budget import Budget
@@ -51,6 +52,14 @@ def _empty(ax: Axes, message: str) -> None:
     ax.set_yticks([])
 
 
+def _counts(ax: Axes, *, x_too: bool = False) -> None:
+    """A count axis: whole numbers only, from zero (no 0.25 of an entry, no axis below nothing)."""
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(0, max(1.0, ax.get_ylim()[1]))  # all zeros: 0 to 1, not fractions of nothing
+    if x_too:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _sections(ax: Axes, data: EvolutionData) -> None:
     if not data.section_sizes:
         _empty(ax, "No entries yet")
@@ -70,6 +79,7 @@ def _sections(ax: Axes, data: EvolutionData) -> None:
     ax.stackplot(xs, series, labels=data.sections, step="post", alpha=0.85)
     ax.set_xlabel("version")
     ax.set_ylabel("entries")
+    _counts(ax, x_too=True)
     ax.legend(loc="upper left", fontsize=8)
 
 
@@ -104,6 +114,7 @@ def _operations(ax: Axes, data: EvolutionData) -> None:
     ax.set_xticks(range(0, len(days), step))
     ax.set_xticklabels([days[i].strftime("%Y-%m-%d") for i in range(0, len(days), step)], rotation=30, fontsize=8)
     ax.set_ylabel("operations")
+    _counts(ax)
     ax.legend(fontsize=7, ncol=2)
 
 
@@ -114,6 +125,8 @@ def _skip_reasons(ax: Axes, data: EvolutionData) -> None:
     reasons = [r if len(r) <= 60 else r[:57] + "..." for r, _ in data.skip_reasons][::-1]
     ax.barh(reasons, [n for _, n in data.skip_reasons][::-1], color="#E67E22")
     ax.set_xlabel("operations skipped")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(left=0)
     ax.tick_params(axis="y", labelsize=8)
 
 
@@ -124,6 +137,7 @@ def _prunes(ax: Axes, data: EvolutionData) -> None:
     days = [d for d, _ in data.prunes_daily]
     ax.bar(days, [n for _, n in data.prunes_daily], color="#C0392B")
     ax.set_ylabel("entries pruned")
+    _counts(ax)
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
 
 
@@ -144,6 +158,7 @@ def _counters(ax: Axes, data: EvolutionData) -> None:
         )
     ax.set_xlabel("version")
     ax.set_ylabel("count")
+    _counts(ax, x_too=True)
     ax.legend(fontsize=7, ncol=2)
 
 
@@ -154,6 +169,7 @@ def _lifetimes(ax: Axes, data: EvolutionData) -> None:
     ax.hist(data.lifetimes, bins=min(40, max(5, len(set(data.lifetimes)))), color="#16A085")
     ax.set_xlabel("versions alive")
     ax.set_ylabel("entries")
+    _counts(ax, x_too=True)
 
 
 def _runs(ax: Axes, data: EvolutionData) -> None:
@@ -163,9 +179,12 @@ def _runs(ax: Axes, data: EvolutionData) -> None:
     xs = range(len(data.runs))
     ax.bar(xs, [t for _, _, t, _ in data.runs], color="#95A5A6", label="tokens")
     ax.set_ylabel("tokens")
+    _counts(ax)
     twin = ax.twinx()
     twin.plot(list(xs), [c for _, _, _, c in data.runs], color="#2C3E50", marker="o", label="cost (USD)")
     twin.set_ylabel("USD")
+    top = max((c for _, _, _, c in data.runs), default=0.0)
+    twin.set_ylim(0, top * 1.1 if top > 0 else 1.0)  # a cost is never negative, and $0 sits on the floor
     step = max(1, len(data.runs) // 10)
     ax.set_xticks(list(range(0, len(data.runs), step)))
     ax.set_xticklabels(
@@ -177,14 +196,19 @@ def _budget(ax: Axes, data: EvolutionData) -> None:
     if not data.budget_use or data.budget is None:
         _empty(ax, "No entries yet")
         return
-    versions = [v for v, _, _ in data.budget_use]
-    entries = [100 * n / data.budget.max_entries for _, n, _ in data.budget_use]
-    tokens = [100 * t / data.budget.max_tokens for _, _, t in data.budget_use]
+    # Change points, from version 0 (empty) to the newest version (what the playbook holds now).
+    points = [(0, 0, 0), *data.budget_use]
+    points.append((max(data.versions, points[-1][0]), points[-1][1], points[-1][2]))
+    versions = [v for v, _, _ in points]
+    entries = [100 * n / data.budget.max_entries for _, n, _ in points]
+    tokens = [100 * t / data.budget.max_tokens for _, _, t in points]
     ax.step(versions, entries, where="post", color="#2F6DB5", label=f"entries (max {data.budget.max_entries})")
     ax.step(versions, tokens, where="post", color="#E67E22", label=f"tokens (max {data.budget.max_tokens:,})")
     ax.axhline(100, color="#C0392B", linestyle="--", linewidth=1)
     ax.set_xlabel("version")
     ax.set_ylabel("% of budget")
+    ax.set_ylim(bottom=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper left", fontsize=8)
 
 
@@ -384,7 +408,8 @@ def write_evolution_report(
         )
     ops = sum(int(n) for _, _, status, n in data.ops_daily if status == "applied")
     summary = (
-        f"{data.versions} versions · {ops} operations applied · {len(data.lifetimes)} entries ever ·"
+        f"{data.versions + 1} version{'s' * (data.versions != 0)} (0 to {data.versions}) · {ops} operations applied ·"
+        f" {len(data.lifetimes)} entries ever ·"
         f" {sum(n for _, n in data.prunes_daily)} pruned · {len(data.runs)} runs ·"
         f" ${sum(c for _, _, _, c in data.runs):.4f} spent"
     )
@@ -410,5 +435,5 @@ def write_evolution_report(
         index=index,
         charts=[out_dir / f"{n}.png" for n in CHARTS],
         seconds=time.perf_counter() - started,
-        versions=data.versions,
+        versions=data.versions + 1,  # as `history --limit 0` lists them: the empty version 0 included
     )

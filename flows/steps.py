@@ -29,7 +29,8 @@ from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import Redactor, mask_playbook, redact_answer
 from core.reflector import parse_reflector, reflector_request
-from core.request import playbook_text
+from core.render import estimate_tokens
+from core.request import Relevance, playbook_text
 from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import SessionFilter, choose
@@ -68,6 +69,8 @@ __all__ = [
 ]
 
 OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
+# The most of a curator request a playbook may take; a larger one is cut to each session's relevant entries.
+PLAYBOOK_SHARE = 0.5
 # Entries shown to the curator as close to a finding: at least this share of the near-duplicate threshold
 # (closer than that and an ADD would be skipped anyway; a little below, the curator should still see them).
 NEIGHBOUR_SHARE = 0.8
@@ -503,10 +506,17 @@ def curate_sessions(
             floor = threshold * NEIGHBOUR_SHARE
         limits = ctx.config.limits
         shown = playbook_text(frozen)
+        # A playbook larger than its share of the request goes in cut to what each session's findings are about.
+        room = int(limits.max_input_tokens * PLAYBOOK_SHARE)
+        relevance = Relevance(frozen) if estimate_tokens(shown) > room else None
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         for session_id, output in usable:
+            near = neighbours(findings[session_id]) if neighbours else ()
+            if relevance is not None:
+                close = {e.name for _, found in near for e, _ in found}
+                shown = relevance.text(output.analysis, room, keep=close)
             try:
                 requests.append(
                     curator_request(
@@ -518,7 +528,7 @@ def curate_sessions(
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
                         context={"reflection": output, "playbook": frozen},
-                        neighbours=neighbours(findings[session_id]) if neighbours else (),
+                        neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
                         budget_tokens=limits.max_input_tokens,

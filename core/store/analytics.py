@@ -54,7 +54,10 @@ def _budget_use(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int
     estimated once, and the totals are running sums over its birth and death, not rebuilt per version."""
     deltas: dict[int, list[int]] = {}
     for text, born, died in _rows(
-        con, "SELECT text, valid_from, valid_to FROM entries WHERE playbook = ? AND valid_from <> valid_to", [playbook]
+        con,
+        "SELECT text, valid_from, valid_to FROM entries WHERE playbook = ?"
+        " AND (valid_to IS NULL OR valid_from <> valid_to)",
+        [playbook],
     ):
         tokens = entry_tokens(text)
         for version, sign in ((born, 1), (died, -1)):

@@ -94,11 +94,17 @@ def review_cmd(
             out.print("Nothing was changed.")
         else:
             render_changes(outcome.pending)
-            out.print(
-                f"{len(outcome.pending)} change(s) since approved version {outcome.approved_version} await review:"
-                " `playbook review --approve-all`, `--reject N,...`, or `-i` to decide one by one.",
-                highlight=False,
-            )
+            if outcome.required:
+                said = (
+                    f"{len(outcome.pending)} change(s) since approved version {outcome.approved_version} await review:"
+                    " `playbook review --approve-all`, `--reject N,...`, or `-i` to decide one by one."
+                )
+            else:  # published already: reviewing them is looking back, and `--reject` undoes them in a new version
+                said = (
+                    f"{len(outcome.pending)} change(s) since the last review (version {outcome.approved_version}), all"
+                    " published already; `--reject N,...` undoes one in a new version."
+                )
+            out.print(said, highlight=False)
         return
     if as_json:
         print_json({"approved_version": outcome.version, "approved": outcome.approved, "rejected": outcome.rejected})

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from core.miner import History, command_key, mine, observe
+from core.miner import History, clip, command_key, mine, observe
 from core.models import SessionMessage
 from tests.labelled import score
 from tests.profiles import examples
@@ -158,3 +158,11 @@ def test_any_session_gives_lessons_without_a_home_path_or_a_bare_exit_code(
     found = lessons(session, cwd="/home/ann/p")
     assert all("/home/ann" not in text for text in found)
     assert "bare_exit_code" not in score(found).junk
+
+
+@given(st.text(alphabet="ab <>/x", max_size=120), st.integers(1, 100))
+def test_a_clipped_trigger_never_ends_inside_a_tag(text: str, most: int) -> None:
+    cut = clip(text, most)
+    assert len(cut) <= most and text.startswith(cut)
+    if len(text) > most:
+        assert cut.rfind("<") <= cut.rfind(">")

@@ -33,7 +33,11 @@ def test_report_for_any_history(tmp_path: Path, history: str) -> None:
     assert page.count("<img ") == len(CHARTS) == 8
     assert all(p.stat().st_size > 5000 and p.read_bytes()[:4] == b"\x89PNG" for p in result.charts)
     assert "http://" not in page and "https://" not in page  # opens from disk with no network
-    expected = {"empty": "0 versions", "one": "1 versions · 1 operations applied", "long": "3000 versions"}[history]
+    expected = {
+        "empty": "1 version (0 to 0)",
+        "one": "2 versions (0 to 1) · 1 operations applied",
+        "long": "3001 versions (0 to 3000)",  # as many as `history --limit 0` lists
+    }[history]
     assert expected in page
     if history == "long":
         assert "<code>mis-" in page  # most helpful / harmful tables filled
@@ -43,12 +47,18 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-def test_report_renders_in_a_real_headless_browser(tmp_path: Path) -> None:
+@pytest.mark.parametrize("history", ["empty", "long"])
+def test_report_renders_in_a_real_headless_browser(tmp_path: Path, history: str) -> None:
+    """Every chart of a report with data, and of an empty one, decodes and shows in a real browser."""
     browser = chromium()
     if browser is None:
         pytest.skip("no chromium on this machine (.ci/run installs Debian's `chromium`); browser check skipped")
     db = tmp_path / "b.duckdb"
-    long_history(db, 500)
+    if history == "long":
+        long_history(db, 500)
+    else:
+        with open_db(db) as con:
+            ensure_playbook(con, "default")
     result = write_evolution_report(db, "default", tmp_path / "out")
     flags = [
         "--headless",
