@@ -13,7 +13,7 @@ DEMO_DB ?= data/playbook.duckdb
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: help venv test lint typecheck pytest demo bench lock clean
+.PHONY: help venv demo-venv test lint typecheck pytest demo bench lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-10s %s\n", $$1, $$2}'
@@ -22,11 +22,23 @@ $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install -q --disable-pip-version-check "uv==$(UV_VERSION)"
 
+# `make test` uses everything (the real local model, moto's S3 server, the sentence model); `make demo` only the
+# project itself, plus the extras named in EXTRAS (`make demo EXTRAS="embeddings local-llm s3"`). The demo's sync
+# is --inexact, so it never removes what `make test` installed in the same venv.
+EXTRAS ?=
+DEMO_STAMP := $(VENV)/.demo-stamp
+
 $(STAMP): pyproject.toml uv.lock | $(UV)
 	$(UV) sync --frozen --extra dev --extra embeddings --extra local-llm --extra s3 --python $(PYTHON) -q
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-venv: $(STAMP) ## Create .venv with exactly the locked versions (project, dev tools)
+$(DEMO_STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --inexact $(foreach extra,$(EXTRAS),--extra $(extra)) --python $(PYTHON) -q
+	touch $(DEMO_STAMP)
+
+venv: $(STAMP) ## Create .venv with exactly the locked versions (project, dev tools, every extra)
+
+demo-venv: $(DEMO_STAMP) ## Create .venv with the project alone (and EXTRAS), what `make demo` needs
 
 lock: $(UV) ## Re-resolve uv.lock after changing dependencies in pyproject.toml
 	$(UV) lock --python $(PYTHON)
@@ -43,7 +55,7 @@ pytest: venv ## the test suite (HYPOTHESIS_PROFILE=ci for the full example count
 
 test: lint typecheck pytest ## lint, type-check and run the tests
 
-demo: venv ## Ingest the bundled sample transcripts, run the nightly job (no key: heuristic), export
+demo: demo-venv ## Ingest the bundled sample transcripts, run the nightly job (no key: the rules miner), export
 	$(VENV)/bin/playbook nightly data/samples --llm auto --db $(DEMO_DB)
 	@echo
 	$(VENV)/bin/playbook history --db $(DEMO_DB)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from core.models import CuratorOutput, Entry, ReflectorOutput
+from core.near_misses import different
 from core.operations import clean_entry_text
 
 __all__ = [
@@ -46,7 +47,13 @@ def near_pairs(entries: Sequence[Entry], vectors: Mapping[str, np.ndarray], thre
     for start in range(0, len(matrix), _BLOCK):
         hits = matrix[start : start + _BLOCK] @ matrix[start:].T >= threshold
         rows = hits.shape[0]
-        count += int(np.count_nonzero(hits[:, :rows] & upper[:rows, :rows])) + int(np.count_nonzero(hits[:, rows:]))
+        hits[:, :rows] &= upper[:rows, :rows]
+        # The few pairs at the threshold: those the near-miss rules tell apart are not duplicates either.
+        count += sum(
+            1
+            for i, j in zip(*np.nonzero(hits), strict=True)
+            if not different(entries[start + int(i)].text, entries[start + int(j)].text)
+        )
     return count
 
 
@@ -73,7 +80,8 @@ def merge_operations(
     joins = [
         (i, j)
         for i, j in zip(*np.nonzero(np.triu(similar, k=1)), strict=True)
-        if confirm is None or confirm(entries[i][1], entries[j][1])
+        if not different(entries[i][1].text, entries[j][1].text)  # alike in words, not in what they say
+        and (confirm is None or confirm(entries[i][1], entries[j][1]))
     ]
     return [_merge(entries, members, rediscoveries or {}) for members in _clusters(len(entries), joins)]
 

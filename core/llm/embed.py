@@ -21,6 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from core.near_misses import different
+
 __all__ = ["Embedder", "Lexical", "MiniLM", "load_embedder", "near_finder", "neighbour_finder", "sentences"]
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -211,7 +213,7 @@ def near_finder(
         best: tuple[str, float] | None = None
         for i in np.flatnonzero(scores >= threshold):  # few rows: the texts that say about the same
             candidate = order[int(i)]
-            if live.get(candidate, 0) > 0 and (best is None or scores[i] > best[1]):
+            if live.get(candidate, 0) > 0 and (best is None or scores[i] > best[1]) and not different(text, candidate):
                 best = (candidate, float(scores[i]))
         return best
 

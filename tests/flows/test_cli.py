@@ -75,7 +75,11 @@ def test_ingest_exits_nonzero_only_when_nothing_readable(db: str, tmp_path: Path
     junk = tmp_path / "junk.json"
     junk.write_text("{}")
     code, _, err = run("ingest", str(junk), str(tmp_path / "missing"), "--db", db)
-    assert code == 1 and "failed:" in err and "no such file or folder" in err
+    assert (
+        code == 1
+        and err.strip()
+        == f"Error: Transcript path `{tmp_path / 'missing'}` does not exist; check the path or `transcripts`."
+    )
     code, _, _ = run("ingest", str(junk), str(samples / "claude-code" / "spotter" / "short.jsonl"), "--db", db)
     assert code == 0
 
@@ -323,11 +327,11 @@ MISTAKES = [
     ("typo in a playbook.toml key", "config:dbb = 'x.duckdb'", ["sessions"], "Error: Unknown key `dbb`"),
     ("bad TOML", "config:epoch_size =", ["sessions"], "Error: `"),
     ("typo in a variable", "env:PLAYBOOK_DBB=x", ["sessions"], "Error: Unknown environment variable `PLAYBOOK_DBB`"),
-    ("wrong transcript path", "", ["nightly", "/typo/path", "--llm", "heuristic"], "Error: Transcript folder"),
+    ("wrong transcript path", "", ["nightly", "/typo/path", "--llm", "heuristic"], "Error: Transcript path"),
     ("read command, no database", "", ["history", "--db", "{tmp}/nope.duckdb"], "Error: No database at"),
     ("misspelt playbook", "imported", ["curate", "-p", "defualt", "--llm", "heuristic"], "Error: Playbook `defualt`"),
     ("unknown playbook in stats", "imported", ["stats", "-p", "nosuch"], "Error: Playbook `nosuch` does not exist"),
-    ("unknown provider", "imported", ["curate", "--llm", "gpt"], "Error: Unknown provider `gpt`"),
+    ("unknown provider", "env:PLAYBOOK_LLM=gpt", ["sessions"], "Error: Invalid value for `llm` in PLAYBOOK_LLM"),
     ("bad SQL", "imported", ["sql", "select nope from nowhere"], "Error: Database `"),
     ("unbalanced CLAUDE.md", "claude:<!-- playbook:begin -->\nmine\n", ["export", "--format", "claude-md"], "Error: `"),
     ("CLAUDE.md not UTF-8", "claude-bytes", ["export", "--format", "claude-md"], "Error: `"),

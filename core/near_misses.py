@@ -1,0 +1,85 @@
+"""Lessons that read alike but say different things: different commands quoted, different numbers, opposite words,
+or the same words with what is advised against swapped ("use pnpm, not npm" against "use npm, not pnpm").
+
+A sentence model scores such pairs as near-duplicates (they share most of their words), and merging them would
+lose a lesson, so the near-duplicate skip and the consolidation's threshold merges ask `different` first.
+Measured on data/lessons/near_misses.json (40 pairs written for it: in-sample) and on the paraphrases of
+data/lessons/paraphrases.json, none of whose same-lesson pairs it separates (docs/near-duplicates.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["different"]
+
+_SPAN = re.compile(r"`([^`]+)`")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)(?!\w)")
+_WORD = re.compile(r"[a-z][a-z-]*")
+# Words that turn a lesson into its opposite (pairs seen in lessons; not `before`/`after` or `short`/`long`, which
+# paraphrases swap freely: "run X before Y" is "run Y after X").
+_OPPOSITES = (
+    ("never", "always"),
+    ("without", "with"),
+    ("short", "detailed"),
+    ("enable", "disable"),
+    ("allow", "forbid"),
+    ("include", "exclude"),
+    ("absolute", "relative"),
+    ("add", "remove"),
+    ("local", "remote"),
+    ("staging", "production"),
+    ("min", "max"),
+    ("first", "last"),
+    ("true", "false"),
+    ("read-only", "writable"),
+    ("unit", "integration"),
+    ("frontend", "backend"),
+    ("feature", "release"),
+)
+
+
+def _spans(text: str) -> set[str]:
+    return {" ".join(s.lower().split()) for s in _SPAN.findall(text)}
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(_SPAN.sub(" ", text)))
+
+
+def _words(text: str) -> list[str]:
+    """The words, a quoted command counting as one word."""
+    return _WORD.findall(_SPAN.sub(lambda m: " " + m.group(1).replace(" ", "_") + " ", text.lower()))
+
+
+def different(a: str, b: str) -> str | None:
+    """Why `a` and `b` are different lessons however alike they read (`quotes`, `numbers`, `opposite: x/y`,
+    `swapped`), or None when nothing says so."""
+    sa, sb = _spans(a), _spans(b)
+    if sa and sb and sa != sb:
+        return "quotes"
+    na, nb = _numbers(a), _numbers(b)
+    if na and nb and na != nb:
+        return "numbers"
+    wa, wb = _words(a), _words(b)
+    ka, kb = set(wa), set(wb)
+    for x, y in _OPPOSITES:
+        one_way = x in ka and y in kb and x not in kb and y not in ka
+        if one_way or (y in ka and x in kb and y not in kb and x not in ka):
+            return f"opposite: {x}/{y}"
+    if sorted(wa) == sorted(wb) and _contrasted(wa) != _contrasted(wb):
+        return "swapped"
+    return None
+
+
+_CONTRAST = ("not", "instead", "over", "than")
+
+
+def _contrasted(words: list[str]) -> list[str]:
+    """The words right after "not", "instead (of)", "over", "(rather) than": what a lesson advises against."""
+    found = []
+    for i, word in enumerate(words[:-1]):
+        if word in _CONTRAST:
+            after = words[i + 1]
+            found.append(words[i + 2] if after == "of" and i + 2 < len(words) else after)
+    return found
