@@ -21,9 +21,10 @@ from core.models import Playbook
 from core.operations import live_texts
 
 __all__ = [
-    "MAY_HOLD_SECRET",
     "PERSONAL_PATTERNS",
     "RULES",
+    "SECRET_TRIGGERS",
+    "TOKEN_RUN",
     "Redactor",
     "Rule",
     "mask_playbook",
@@ -258,7 +259,11 @@ def _ascii_lower(text: str) -> str:
 # trigger (any case) or a run of 32 token characters (what `_CANDIDATE` needs). Ingest asks DuckDB which
 # records match it and hands only those to the redactor, which scans most text for nothing otherwise.
 _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
-MAY_HOLD_SECRET = "(?i)(?:" + "|".join(re.escape(t) for t in _TRIGGERS) + r")|[A-Za-z0-9+/_\-]{32}"
+# In two halves, for SQL: a rule's trigger (any case), or a run of 32 token characters that mixes upper- and
+# lower-case letters and digits (what `_random_token` and a Twilio SID need: ids, hashes, UUIDs and paths in one
+# case never do, and they are most of a transcript's long runs).
+SECRET_TRIGGERS = "(?i)(?:" + "|".join(re.escape(t) for t in _TRIGGERS) + ")"
+TOKEN_RUN = r"[A-Za-z0-9+/_\-]{32,}"
 
 
 def _entropy(text: str) -> float:

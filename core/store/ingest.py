@@ -27,7 +27,7 @@ from typing import Literal, NamedTuple
 import duckdb
 
 from core.errors import StoreError
-from core.redact import MAY_HOLD_SECRET, redact, redact_parts
+from core.redact import SECRET_TRIGGERS, TOKEN_RUN, redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
@@ -357,11 +357,12 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 
     The blocks of one record are scanned together (`redact_parts`), so a secret cut across two blocks
     is caught. Only records that may hold a secret reach the redactor: DuckDB selects those where a block,
-    a tool input or the words joined across two adjacent blocks match `MAY_HOLD_SECRET`, a condition every
+    a tool input or the words joined across two adjacent blocks may hold one (`_MAY_HOLD`), a condition every
     secret meets (RE2's `\\S` is ASCII, so its joined words contain Python's). Returns how many secrets were
     replaced, per file.
     """
-    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"pattern": MAY_HOLD_SECRET}).fetchall()
+    con.execute(_MAY_HOLD)
+    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"triggers": SECRET_TRIGGERS, "run": TOKEN_RUN}).fetchall()
     changed: list[tuple[int, str | None, str | None]] = []
     counts: dict[str, int] = {}
     i = 0
@@ -395,6 +396,17 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return counts
 
 
+# What every secret `secret_spans` finds meets, in C++: a trigger, or a long token run mixing cases and digits.
+_MAY_HOLD = r"""
+CREATE OR REPLACE TEMP MACRO _may_hold(x, triggers, run) AS x IS NOT NULL AND (
+    regexp_matches(x, triggers)
+    OR len(list_filter(
+        regexp_extract_all(x, run),
+        lambda t: regexp_matches(t, '[A-Z]') AND regexp_matches(t, '[a-z]') AND regexp_matches(t, '[0-9]')
+    )) > 0
+)
+"""
+
 _MAY_HOLD_SECRET_ROWS = r"""
 WITH p AS (
     SELECT rowid AS id, source_path, seq, part, text, tool_input FROM _parts
@@ -407,8 +419,8 @@ WITH p AS (
     FROM p
 ), flagged AS (
     SELECT DISTINCT source_path, seq FROM joined
-    WHERE regexp_matches(coalesce(text, ''), $pattern) OR regexp_matches(coalesce(tool_input, ''), $pattern)
-       OR regexp_matches(coalesce(across, ''), $pattern)
+    WHERE _may_hold(text, $triggers, $run) OR _may_hold(tool_input, $triggers, $run)
+       OR _may_hold(across, $triggers, $run)
 )
 SELECT id, source_path, seq, text, tool_input FROM p SEMI JOIN flagged USING (source_path, seq)
 ORDER BY source_path, seq, part
