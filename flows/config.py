@@ -202,6 +202,15 @@ class Settings(BaseSettings):
     # A lesson enters the export of a playbook that learns from several contributors only when the sessions of
     # this many contributors support it (or a person releases it in `playbook review`).
     min_contributors: int = Field(2, ge=1)
+    # Where playbooks live: "one" database file, or each "playbook" in a shard of its own beside it
+    # (`<db>.<playbook>.duckdb`) that reads the sessions from the one file, so the playbooks' curation runs, on
+    # several machines if need be, never share a file they write. `work_pool`: with shards, `nightly` submits one
+    # curation flow run per playbook to this Prefect work pool (its workers run them) instead of running them itself.
+    shard: Literal["one", "playbook"] = "one"
+    work_pool: str | None = None
+    # A Prefect global concurrency limit every model call takes a slot of (created with `prefect gcl create`), so
+    # the workers together never have more calls in flight than it allows; unset, or missing on the server: none.
+    model_calls_limit: str | None = "model-calls"
     # The SessionStart hook (`playbook hook install`) leaves each entry out of this share of sessions, chosen at
     # random and logged, so `playbook impact` can compare sessions that had it with sessions that did not.
     holdout: float = Field(0.1, ge=0, le=0.5)
@@ -362,7 +371,7 @@ def check_provider_name(value: str) -> str:
 
 
 # Environment variables of ours that are not settings.
-_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG", "PLAYBOOK_PREFECT"}
+_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG", "PLAYBOOK_PREFECT", "PLAYBOOK_HOME"}  # PLAYBOOK_HOME: prefect.yaml's pull step
 
 
 def _suggest(name: str, known: list[str]) -> str:

@@ -39,7 +39,7 @@ def consolidate(
         ConfigError: the playbook is neither configured nor created, or the provider is unusable.
     """
     provider = resolve_provider(llm, settings) if llm is not None else None
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     with db.lock("playbook consolidate"):
         with db.read() as con:
             if playbook not in settings.playbooks:
@@ -68,7 +68,7 @@ def run_consolidation(
     Returns:
         The run summary and the MERGE operations (planned, or applied).
     """
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     config = run_config(settings, playbook, provider)
     embedder, threshold = config.sentence_model()
     summary = RunSummary(

@@ -25,12 +25,18 @@ if TYPE_CHECKING:
     from core.llm.embed import Embedder
     from flows.providers import ProviderSpec
 
-__all__ = ["Database", "RunConfig", "run_config"]
+__all__ = ["Database", "RunConfig", "run_config", "shard_path"]
+
+
+def shard_path(store: Path, playbook: str) -> Path:
+    """The file of `playbook`'s shard beside the store: `data/playbook.duckdb` -> `data/playbook.<playbook>.duckdb`."""
+    return store.with_name(f"{store.stem}.{playbook}{store.suffix or '.duckdb'}")
 
 
 class Database(BaseModel):
     """One database file and how to reach it: `wait_s` for a command that finds it taken (`--wait`),
-    `busy_wait_s` for each of a run's own brief opens, `backups` kept by `nightly`."""
+    `busy_wait_s` for each of a run's own brief opens, `backups` kept by `nightly`. `store`: for a playbook's
+    shard (`shard = "playbook"`), the shared store its sessions are read from (attached read-only)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -38,22 +44,38 @@ class Database(BaseModel):
     wait_s: float = 15.0
     busy_wait_s: float = 120.0
     backups: int = 3
+    store: Path | None = None
 
     @classmethod
-    def of(cls, settings: Settings) -> Database:
-        """The database the settings name."""
+    def of(cls, settings: Settings, playbook: str | None = None) -> Database:
+        """The database `playbook` (default: the settings' one) is kept in: the one file, or with `shard =
+        "playbook"` its own shard (which also reads the store's sessions)."""
+        if settings.shard == "playbook":
+            return cls.store_of(settings).model_copy(
+                update={"path": shard_path(settings.db, playbook or settings.playbook), "store": settings.db}
+            )
+        return cls.store_of(settings)
+
+    def for_playbook(self, playbook: str) -> Database:
+        """The database of `playbook` beside this one: its shard when this is a shard (or a store with shards in
+        use), else this very database."""
+        return self if self.store is None else self.model_copy(update={"path": shard_path(self.store, playbook)})
+
+    @classmethod
+    def store_of(cls, settings: Settings) -> Database:
+        """The database ingest writes sessions to (the one file, or the shared store of the shards)."""
         return cls(path=settings.db, wait_s=settings.wait_s, busy_wait_s=settings.busy_wait_s, backups=settings.backups)
 
     @contextmanager
     def open(self, *, create: bool = True, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection for a run's step (waits `busy_wait_s` for a reader to let go)."""
-        with open_db(self.path, read_only=read_only, create=create, wait=self.busy_wait_s) as con:
+        with open_db(self.path, read_only=read_only, create=create, wait=self.busy_wait_s, store=self.store) as con:
             yield con
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection to an existing database for a command that reads (read commands never create one)."""
-        with open_db(self.path, create=False, wait=self.wait_s) as con:
+        with open_db(self.path, create=False, wait=self.wait_s, store=self.store) as con:
             yield con
 
     @contextmanager
@@ -66,7 +88,7 @@ class Database(BaseModel):
     @contextmanager
     def write(self, what: str, *, create: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection for a command that writes, under the run lock."""
-        with self.lock(what), open_db(self.path, create=create, wait=self.wait_s) as con:
+        with self.lock(what), open_db(self.path, create=create, wait=self.wait_s, store=self.store) as con:
             yield con
 
     @property

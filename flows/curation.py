@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 
 import duckdb
@@ -62,6 +64,7 @@ def run_curation(
     run_id: str | None = None,
     chosen: SessionFilter | None = None,
     guard: CallGuard | None = None,
+    slot: Callable[[], AbstractContextManager[object]] | None = None,
 ) -> RunSummary:
     """Curate one playbook: select pending sessions, then reflect, curate and apply epoch by epoch.
 
@@ -80,7 +83,7 @@ def run_curation(
     """
     steps = steps or plain_steps()
     chosen = chosen or SessionFilter()
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     ctx = RunContext(
         db=db,
         config=run_config(settings, playbook, provider),
@@ -93,6 +96,7 @@ def run_curation(
             breaker_after=settings.breaker_failures,
             max_calls=settings.max_calls if provider.subscription else None,
         ),
+        slot=slot,
     )
     summary = RunSummary(
         run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)

@@ -17,7 +17,7 @@ from core.store.registry import require_playbook
 from core.store.runs import RunRow, list_runs
 from core.store.snapshot import write_parquet
 from flows.config import Settings, default_transcripts
-from flows.context import Database, run_config
+from flows.context import Database, run_config, shard_path
 from flows.evolution import EvolutionReport, write_evolution_report
 from flows.prefect_api import prefect_api
 from flows.providers import resolve_provider
@@ -54,8 +54,18 @@ def check(settings: Settings) -> Checked:
 
 
 def query(settings: Settings, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """(columns, rows) of one read-only statement (`core.store.readonly`)."""
-    return run_read_only(settings.db, sql, wait=settings.wait_s)
+    """(columns, rows) of one read-only statement (`core.store.readonly`); with shards, over all of them."""
+    return run_read_only(settings.db, sql, wait=settings.wait_s, shards=shards_of(settings))
+
+
+def shards_of(settings: Settings) -> list[Path]:
+    """The playbooks' shards beside the store that exist (`shard = "playbook"`; none otherwise)."""
+    if settings.shard != "playbook":
+        return []
+    store = settings.db
+    found = {shard_path(store, name) for name in settings.playbooks}
+    found |= set(store.parent.glob(f"{store.stem}.*{store.suffix}"))
+    return sorted(p for p in found if p.is_file() and p != store)
 
 
 def recent_runs(settings: Settings, limit: int = 20) -> list[RunRow]:
@@ -66,7 +76,7 @@ def recent_runs(settings: Settings, limit: int = 20) -> list[RunRow]:
 
 def report(settings: Settings, playbook: str, out_dir: Path | None = None) -> EvolutionReport:
     """Write `playbook`'s evolution report (a static page and its PNG charts)."""
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     with db.read() as con:
         require_playbook(con, playbook)
     return write_evolution_report(
@@ -78,6 +88,7 @@ def report(settings: Settings, playbook: str, out_dir: Path | None = None) -> Ev
         budget=settings.budget(playbook),
         stale_after_days=settings.stale_after_days,
         impact_min_sessions=settings.impact_min_sessions,
+        store=db.store,
     )
 
 

@@ -16,10 +16,12 @@ from core.io.objects import is_url
 from core.runsummary import RunSummary
 from core.selection import SessionFilter
 from flows.config import load_settings
-from flows.pipeline import backfill_flow, nightly_flow
+from flows.context import Database
+from flows.nightly import curate_for_nightly
+from flows.pipeline import backfill_flow, model_call_slot, nightly_flow, task_steps
 from flows.providers import resolve_provider
 
-__all__ = ["FLOWS", "PREFECT_YAML", "backfill", "deployments", "nightly", "serve_all"]
+__all__ = ["FLOWS", "PREFECT_YAML", "backfill", "curate_playbook", "deployments", "nightly", "serve_all"]
 
 
 # A deployment's parameters are strings: these adapters resolve them at the edge, as the CLI does, and hand the
@@ -31,6 +33,19 @@ def nightly(llm: str = "anthropic", transcripts: list[str] | None = None) -> lis
     settings = load_settings()
     sources: list[Path | str] = [t if is_url(t) else Path(t) for t in transcripts or []]
     return nightly_flow.fn(settings, resolve_provider(llm, settings), sources or None)
+
+
+@flow(name="curate-playbook", log_prints=True)
+def curate_playbook(playbook: str, llm: str = "anthropic") -> RunSummary:
+    """One playbook's part of a nightly that fans out (`shard = "playbook"`, `work_pool`): its curation run on
+    its own shard, under the shard's lock, each model call holding a slot of `model_calls_limit`, then a
+    consolidation when it needs one; the nightly that submitted it writes the reports and publishes."""
+    settings = load_settings()
+    db = Database.of(settings, playbook)
+    with db.lock(f"playbook curate-playbook {playbook}", patient=True):
+        return curate_for_nightly(
+            settings, playbook, resolve_provider(llm, settings), steps=task_steps(), slot=model_call_slot(settings)
+        )
 
 
 @flow(name="backfill", log_prints=True)
@@ -46,6 +61,7 @@ PREFECT_YAML = Path(__file__).resolve().parent / "prefect.yaml"
 FLOWS: dict[str, Any] = {
     "flows/deployments.py:nightly": nightly,
     "flows/deployments.py:backfill": backfill,
+    "flows/deployments.py:curate_playbook": curate_playbook,
 }
 
 

@@ -35,7 +35,7 @@ def estimate_run(
     """What curating `playbook`'s pending sessions would send and cost, from the same renderer and prompt
     builders as a run (the playbook as it is now); nothing is written and no model is called."""
     chosen = chosen or SessionFilter()
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     config = run_config(settings, playbook, spec)
     shapes: dict[str, list[tuple[int, int]]] = {"reflector": [], "curator": []}
     ids: list[str] = []

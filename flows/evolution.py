@@ -382,16 +382,17 @@ def write_evolution_report(
     budget: Budget | None = None,
     stale_after_days: float = 0.0,
     impact_min_sessions: int = 20,
+    store: Path | None = None,
 ) -> EvolutionReport:
     """Write `index.html` and one PNG per chart into `out_dir`; entry texts pass `redactor` first.
 
     `wait`: seconds to keep trying while another command is using the database.
     `budget`, `stale_after_days`, `impact_min_sessions`: the playbook's settings (defaults: the default budget,
-    staleness off, 20 sessions an arm).
+    staleness off, 20 sessions an arm). `store`: for a playbook's shard, the store its sessions are read from.
     """
     started = time.perf_counter()
     clean = (redactor or Redactor()).text
-    with open_db(db, wait=wait) as con:
+    with open_db(db, wait=wait, store=store) as con:
         data = evolution_data(con, playbook, stale_after_days=stale_after_days)
         impact = [estimate_counts(c, impact_min_sessions) for c in impact_counts(con, playbook)]
     data.budget = budget or Budget()

@@ -261,7 +261,7 @@ _FILES: tuple[tuple[ExportFormat, str], ...] = (("markdown", ".md"), ("json", ".
 
 def export_playbook(settings: Settings, playbook: str) -> list[Path]:
     """`export_files` of `playbook` into the settings' `out_dir`, as the nightly run writes them."""
-    return export_files(Database.of(settings), ExportRules.of(settings, playbook), settings.out_dir)
+    return export_files(Database.of(settings, playbook), ExportRules.of(settings, playbook), settings.out_dir)
 
 
 def publish_targets(
@@ -280,8 +280,8 @@ def publish_targets(
     `recorded_as`: the name the `exports` table keeps for a written file.
     """
     results: list[Published] = []
-    with db.open() as con:
-        for rule in rules:
+    for rule in rules:
+        with db.for_playbook(rule.playbook).open() as con:
             targets = list(rule.targets)
             if root is not None:
                 rooted = [t.in_repo(root) for t in targets]
@@ -322,7 +322,7 @@ def export_to(
         PlaybookFileError: `out_file` cannot be written safely (broken markers, not UTF-8, ...); it is left as it
             was.
     """
-    db, rules = Database.of(settings), ExportRules.of(settings, playbook)
+    db, rules = Database.of(settings, playbook), ExportRules.of(settings, playbook)
     if out_file is None:
         with db.read() as con:
             export = prepare_export(con, rules, version, whole=whole)
@@ -361,8 +361,8 @@ def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, g
         StoreError: a playbook does not exist.
         ConfigError: no target anywhere (and not `git`, where a playbook without targets gets the defaults).
     """
-    with db.read() as con:
-        for name in playbooks:
+    for name in playbooks:
+        with db.for_playbook(name).read() as con:
             require_playbook(con, name)
     rules = [ExportRules.of(settings, name) for name in playbooks]
     if not git and not any(r.targets for r in rules):

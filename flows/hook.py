@@ -56,17 +56,19 @@ def ledger_path(db: Database) -> Path:
     return db.path.parent / "hook" / f"{db.path.stem}-exposure.jsonl"
 
 
-def snapshot_of(con: duckdb.DuckDBPyConnection, settings: Settings) -> Snapshot:
+def snapshot_of(db: Database, settings: Settings) -> Snapshot:
     """Every configured playbook as an export gives it now, with the projects it is for."""
     found: list[SnapshotPlaybook] = []
     for name in settings.playbooks:
-        export = prepare_export(con, ExportRules.of(settings, name))
+        with db.for_playbook(name).read() as con:
+            export = prepare_export(con, ExportRules.of(settings, name))
+            newest = current_version(con, name)
         scope = settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(
             SnapshotPlaybook(
                 name=name,
-                version=export.version if export.version is not None else current_version(con, name),
+                version=export.version if export.version is not None else newest,
                 globs=globs if inside else [],
                 everywhere_else=not inside,
                 other_globs=[] if inside else globs,
@@ -79,12 +81,11 @@ def snapshot_of(con: duckdb.DuckDBPyConnection, settings: Settings) -> Snapshot:
 def write_snapshot(settings: Settings, *, only_if_present: bool = False) -> Path | None:
     """Write the hook's snapshot of the configured playbooks; with `only_if_present`, only when a hook was
     installed before (the file exists), so runs of people without the hook leave nothing behind."""
-    db = Database.of(settings)
+    db = Database.store_of(settings)
     path = snapshot_path(db)
     if only_if_present and not path.exists():
         return None
-    with db.read() as con:
-        snapshot = snapshot_of(con, settings)
+    snapshot = snapshot_of(Database.of(settings), settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, snapshot.model_dump_json())
     return path
@@ -199,7 +200,7 @@ def install_hook(settings: Settings, scope: Literal["project", "user"], project:
     Raises:
         PlaybookFileError: the settings file is not a JSON object (left as it was).
     """
-    db = Database.of(settings)
+    db = Database.store_of(settings)
     if not db.path.exists():
         raise ConfigError(f"Database `{db.path}` does not exist yet; run `playbook nightly` first, or pass `--db`.")
     path = _settings_file(scope, project)

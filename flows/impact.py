@@ -106,7 +106,7 @@ def entry_impact(settings: Settings, playbook: str, entry_id: str | None = None)
     Raises:
         StoreError: the playbook or the entry does not exist.
     """
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         require_playbook(con, playbook)
         counts = impact_counts(con, playbook, entry_id)
     if entry_id is not None and not counts:

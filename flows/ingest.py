@@ -93,7 +93,7 @@ def ingest_with(
     """`paths` (files, folders, object-storage URLs) ingested with the settings' consent and redaction; the
     caller holds the run lock."""
     return run_ingest(
-        Database.of(settings),
+        Database.store_of(settings),
         paths,
         fmt,
         remote=RemoteSource.of(settings),
@@ -110,5 +110,5 @@ def ingest_command(
 ) -> IngestSummary:
     """`playbook ingest`: `ingest_with` under the run lock (taken once the sources are known to hold something)."""
     check_sources(paths)
-    with Database.of(settings).lock("playbook ingest"):
+    with Database.store_of(settings).lock("playbook ingest"):
         return ingest_with(settings, paths, fmt, progress)

@@ -122,7 +122,8 @@ def launch(
         ConfigError: the estimate is above `max_cost`, a transcript folder does not exist, `recurate` has no model.
         RunFailedError: every session the run attempted failed (its summaries are on the error).
     """
-    db = Database.of(settings)
+    # The run lock of what the run writes first: the store for a nightly (it ingests), else the playbook's database.
+    db = Database.store_of(settings) if request.kind == "nightly" else Database.of(settings, request.playbook)
     provider = resolve_provider(
         settings.llm if request.llm is None else request.llm, settings
     )  # fails fast, before Prefect starts
@@ -189,7 +190,9 @@ def _plain(
     else:
         kind: RunKind = "backfill" if request.kind == "backfill" else "curate"
         summary = run_curation(settings, request.playbook, provider, kind=kind, chosen=request.chosen)
-        export_files(Database.of(settings), ExportRules.of(settings, request.playbook), settings.out_dir)
+        export_files(
+            Database.of(settings, request.playbook), ExportRules.of(settings, request.playbook), settings.out_dir
+        )
         summaries = [summary]
     for summary in summaries:
         summary.notices.extend(notices)
@@ -228,20 +231,26 @@ def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str
         if not path.exists():
             raise ConfigError(f"Transcript path `{path}` does not exist; check the path or `transcripts`.")
     create = request.create or request.kind == "nightly" or request.playbook in settings.playbooks
-    if create and not db.path.exists():
+    store = Database.store_of(settings)
+    if create and not store.path.exists():
         return False  # the first run: everything is work
-    with open_db(db.path, create=False, wait=db.wait_s) as con:
-        for name in playbooks:
+    if folders:
+        with open_db(store.path, create=False, wait=store.wait_s) as con:
+            if needs_ingest(con, folders):
+                return False
+    for name in playbooks:
+        own = Database.of(settings, name)
+        if create and not own.path.exists():
+            return False  # a shard's first run
+        with open_db(own.path, create=False, wait=own.wait_s, store=own.store) as con:
             if not create:
                 require_playbook(con, name)
-        if folders and needs_ingest(con, folders):
-            return False
-        if any(count_pending(con, name, settings.idle_minutes) for name in playbooks):
-            return False
+            if count_pending(con, name, settings.idle_minutes):
+                return False
     return True
 
 
 def _quiet_run(settings: Settings, db: Database, playbook: str, provider: ProviderSpec, kind: RunKind) -> RunSummary:
     """A run with nothing to do: recorded like any other, without Prefect (it would only add start-up time)."""
-    with db.lock(f"playbook {kind}"):
+    with Database.of(settings, playbook).lock(f"playbook {kind}"):
         return run_curation(settings, playbook, provider, kind=kind)

@@ -6,14 +6,18 @@ it returns into artifacts."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from core.errors import StoreError
 from core.review import ReviewChange
 from core.runsummary import RunSummary
 from core.store.db import back_up
 from core.store.ingest import IngestSummary
+from core.store.runs import latest_run
 from flows.config import Settings
 from flows.consolidation import needs_consolidation, run_consolidation
 from flows.context import Database
@@ -25,7 +29,14 @@ from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.review import pending_review
 from flows.steps import Steps, plain_steps
 
-__all__ = ["NightlyPlaybook", "NightlyResult", "run_nightly"]
+__all__ = [
+    "NightlyPlaybook",
+    "NightlyResult",
+    "curate_for_nightly",
+    "finish_nightly",
+    "publish_nightly",
+    "run_nightly",
+]
 
 
 class NightlyPlaybook(BaseModel):
@@ -64,22 +75,68 @@ def run_nightly(
 ) -> NightlyResult:
     """The nightly job under the caller's run lock (see the module docstring). A playbook's run that fails in
     part does not stop the others; the summaries say what each did."""
-    db = Database.of(settings)
-    back_up(db.path, db.backups)  # before anything writes: a copy to go back to
-    ingest(settings, list(transcripts))
-    done: list[NightlyPlaybook] = []
     names = list(playbooks or settings.playbooks)
-    for name in names:
-        summary = run_curation(settings, name, provider, steps=steps or plain_steps(), factory=factory, kind="nightly")
-        why = needs_consolidation(settings, summary, provider)
-        if why is not None:
-            merged, _ = run_consolidation(settings, name, provider=provider, factory=factory)
-            summary.notices.append(
-                f"Consolidated because {why}: {merged.ops.get('MERGE', {}).get('applied', 0)} cluster(s) merged,"
-                f" {merged.entries_before} -> {merged.entries_after} entries."
+    store = Database.store_of(settings)
+    for db in {store, *(Database.of(settings, n) for n in names)}:  # before anything writes: copies to go back to
+        if db.path.exists():
+            back_up(db.path, db.backups)
+    ingest(settings, list(transcripts))
+    summaries = [curate_for_nightly(settings, name, provider, steps=steps, factory=factory) for name in names]
+    return publish_nightly(settings, summaries)
+
+
+def curate_for_nightly(
+    settings: Settings,
+    playbook: str,
+    provider: ProviderSpec,
+    *,
+    steps: Steps | None = None,
+    factory: ProviderFactory = make_provider,
+    slot: Callable[[], AbstractContextManager[object]] | None = None,
+) -> RunSummary:
+    """One playbook's part of the nightly: its curation run, then a consolidation when it needs one."""
+    summary = run_curation(
+        settings, playbook, provider, steps=steps or plain_steps(), factory=factory, kind="nightly", slot=slot
+    )
+    why = needs_consolidation(settings, summary, provider)
+    if why is not None:
+        merged, _ = run_consolidation(settings, playbook, provider=provider, factory=factory)
+        summary.notices.append(
+            f"Consolidated because {why}: {merged.ops.get('MERGE', {}).get('applied', 0)} cluster(s) merged,"
+            f" {merged.entries_before} -> {merged.entries_after} entries."
+        )
+        summary.notices.extend(merged.notices)
+        summary.entries_after = merged.entries_after
+    return summary
+
+
+def finish_nightly(settings: Settings, playbooks: Sequence[str], *, since: datetime) -> NightlyResult:
+    """The nightly's end when its playbooks were curated elsewhere (flow runs on a work pool): their runs' summaries
+    read from their shards (the newest nightly run of each since `since`), then `publish_nightly`.
+
+    Raises:
+        StoreError: a playbook has no nightly run since `since` (its flow run crashed before it started).
+    """
+    summaries = []
+    for name in playbooks:
+        with Database.of(settings, name).read() as con:
+            summary = latest_run(con, name, "nightly", since)
+        if summary is None:
+            raise StoreError(
+                f"Playbook `{name}` has no nightly run since {since:%Y-%m-%d %H:%M:%S} UTC; see its flow run in the"
+                " Prefect UI, then run `playbook nightly` again (what finished is kept)."
             )
-            summary.notices.extend(merged.notices)
-            summary.entries_after = merged.entries_after
+        summaries.append(summary)
+    return publish_nightly(settings, summaries)
+
+
+def publish_nightly(settings: Settings, summaries: Sequence[RunSummary]) -> NightlyResult:
+    """After the curation runs: each playbook's exports, evolution report and what awaits review, then every export
+    target and the SessionStart hook's snapshot."""
+    done: list[NightlyPlaybook] = []
+    for summary in summaries:
+        name = summary.playbook or settings.playbook
+        db = Database.of(settings, name)
         rules = ExportRules.of(settings, name)
         exported = export_files(db, rules, settings.out_dir)
         page = write_evolution_report(
@@ -91,12 +148,14 @@ def run_nightly(
             budget=rules.budget,
             stale_after_days=rules.stale_after_days,
             impact_min_sessions=settings.impact_min_sessions,
+            store=db.store,
         ).index
         pending = pending_review(db, rules)
         if pending:
             summary.notices.append(f"{len(pending)} change(s) await `playbook review -p {name}`.")
         done.append(NightlyPlaybook(summary=summary, exported=exported, report=page, pending=pending))
-    published = publish_targets(db, [ExportRules.of(settings, n) for n in names])
+    names = [p.summary.playbook or settings.playbook for p in done]
+    published = publish_targets(Database.of(settings), [ExportRules.of(settings, n) for n in names])
     write_snapshot(settings, only_if_present=True)  # what the SessionStart hook gives sessions from now on
     for result in published:
         owner = next((p.summary for p in done if p.summary.playbook == result.playbook), None)

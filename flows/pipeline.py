@@ -8,19 +8,25 @@ values when the CLI has resolved them; a deployment's strings go through `flows.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from prefect import Task, flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.client.schemas.objects import TaskRun
+from prefect.client.schemas.objects import FlowRun, TaskRun
 from prefect.states import State
 
 from core.errors import TransientError
 from core.models import CuratorOutput, ReflectorOutput
 from core.runsummary import RunKind, RunSummary
 from core.selection import SessionFilter
+from core.store.db import back_up
 from core.store.ingest import IngestSummary
 from core.transcripts import Format
 from flows.config import Settings, load_settings
@@ -28,7 +34,7 @@ from flows.context import Database
 from flows.curation import fail_if_nothing_worked, run_curation
 from flows.exports import ExportRules, export_files
 from flows.ingest import ingest_with
-from flows.nightly import NightlyResult, run_nightly
+from flows.nightly import NightlyResult, finish_nightly, run_nightly
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.steps import (
     Epoch,
@@ -41,7 +47,16 @@ from flows.steps import (
     reflect_sessions,
 )
 
-__all__ = ["backfill_flow", "curate_flow", "ingest_flow", "nightly_flow", "task_steps", "transient_only"]
+__all__ = [
+    "CURATE_DEPLOYMENT",
+    "backfill_flow",
+    "curate_flow",
+    "ingest_flow",
+    "model_call_slot",
+    "nightly_flow",
+    "task_steps",
+    "transient_only",
+]
 
 
 def transient_only(task: Task[Any, Any], task_run: TaskRun, state: State[Any]) -> bool:
@@ -117,7 +132,7 @@ def ingest_flow(
 ) -> IngestSummary:
     """Ingest the given (or configured) transcript folders."""
     settings = settings or load_settings()
-    with Database.of(settings).lock("playbook ingest", patient=True):
+    with Database.store_of(settings).lock("playbook ingest", patient=True):
         return ingest_task(settings, paths or settings.transcripts, fmt)
 
 
@@ -131,10 +146,17 @@ def curate_flow(
     factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> RunSummary:
     """Curate one playbook from the sessions it has not seen yet (under the run lock), then export it."""
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     with db.lock(f"playbook {kind}", patient=True):
         summary = run_curation(
-            settings, playbook, provider, steps=task_steps(), factory=factory or make_provider, kind=kind, chosen=chosen
+            settings,
+            playbook,
+            provider,
+            steps=task_steps(),
+            factory=factory or make_provider,
+            kind=kind,
+            chosen=chosen,
+            slot=model_call_slot(settings),
         )
         export_files(db, ExportRules.of(settings, playbook), settings.out_dir)
     _artifacts(summary)
@@ -150,8 +172,11 @@ def nightly_flow(
     playbooks: list[str] | None = None,
     factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> list[RunSummary]:
-    """Ingest, then curate every configured playbook, then write its exports and evolution report, and publish."""
-    with Database.of(settings).lock("playbook nightly", patient=True):
+    """Ingest, then curate every configured playbook, then write its exports and evolution report, and publish.
+    With shards and a work pool, the playbooks' curation runs are flow runs of the pool's workers."""
+    if settings.shard == "playbook" and settings.work_pool:
+        return _fan_out(settings, provider, transcripts or settings.transcripts, playbooks or settings.playbooks)
+    with Database.store_of(settings).lock("playbook nightly", patient=True):
         result = run_nightly(
             settings,
             provider,
@@ -161,6 +186,53 @@ def nightly_flow(
             factory=factory or make_provider,
             playbooks=playbooks,
         )
+    _nightly_artifacts(result)
+    fail_if_nothing_worked(result.summaries)
+    return result.summaries
+
+
+def model_call_slot(settings: Settings) -> Callable[[], AbstractContextManager[object]] | None:
+    """A slot of the global concurrency limit `model_calls_limit`, held around each model call, when the run reports
+    to a Prefect server (with no such limit on the server, calls go ahead: `strict=False`)."""
+    name = settings.model_calls_limit
+    if not name or not os.environ.get("PREFECT_API_URL"):
+        return None
+    from prefect.concurrency.sync import concurrency
+
+    return lambda: concurrency(name, occupy=1, strict=False)
+
+
+CURATE_DEPLOYMENT = "curate-playbook/curate-playbook"
+FAN_OUT_POLL_S = 2.0
+
+
+def _fan_out(
+    settings: Settings, provider: ProviderSpec, transcripts: Sequence[Path | str], playbooks: Sequence[str]
+) -> list[RunSummary]:
+    """The nightly on a work pool: ingest into the store here, then one flow run of the `curate-playbook`
+    deployment per playbook (each curates and exports its own shard, on whichever worker takes it), waited for;
+    then the reports and the export targets here. Nothing two runs write is shared: each has its shard."""
+    from prefect.client.orchestration import get_client
+    from prefect.deployments import run_deployment
+
+    store = Database.store_of(settings)
+    with store.lock("playbook nightly", patient=True):
+        back_up(store.path, store.backups)
+        ingest_task(settings, list(transcripts))
+    started = datetime.now(UTC)
+    runs: list[FlowRun] = [
+        run_deployment(  # type: ignore[misc]  # called from a sync flow: the sync variant answers
+            CURATE_DEPLOYMENT, parameters={"playbook": name, "llm": provider.label}, timeout=0, as_subflow=False
+        )
+        for name in playbooks
+    ]
+    with get_client(sync_client=True) as client:  # each run ends on its worker: waited for here
+        pending = {run.id for run in runs}
+        while pending:
+            pending = {i for i in pending if not (state := client.read_flow_run(i).state) or not state.is_final()}
+            if pending:
+                time.sleep(FAN_OUT_POLL_S)
+    result = finish_nightly(settings, list(playbooks), since=started)
     _nightly_artifacts(result)
     fail_if_nothing_worked(result.summaries)
     return result.summaries

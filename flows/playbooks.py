@@ -92,7 +92,7 @@ def import_playbook(
     checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
     raw = json.loads(read_text(file)) if sections else checked
-    with Database.of(settings).write("playbook import") as con:
+    with Database.of(settings, playbook).write("playbook import") as con:
         section_set = ensure_playbook(con, playbook, section_set)
         incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
         incoming, stripped = without_unseen(incoming)
@@ -121,7 +121,7 @@ def create_playbook(settings: Settings, name: str, sections: Path | None = None)
         StoreError: a playbook of that name exists.
     """
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    with Database.of(settings).write("playbook new") as con:
+    with Database.of(settings, name).write("playbook new") as con:
         if name in playbook_names(con):
             raise StoreError(f"Playbook `{name}` already exists; pick another name.")
         ensure_playbook(con, name, section_set)
@@ -149,7 +149,7 @@ class Shown(BaseModel):
 
 def show_playbook(settings: Settings, playbook: str, version: int | None = None) -> Shown:
     """Playbook `playbook` at `version` (default: the newest)."""
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         model = mask_playbook(load_version(con, playbook, version), settings.redactor())
         ruled = sorted(entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()})
     invisible = {e.name: found for _, e in model.entries() if (found := removed(e.text))}
@@ -167,7 +167,7 @@ def playbook_history(
     settings: Settings, playbook: str, *, limit: int | None = None, since: datetime | None = None
 ) -> History:
     """One row per version, the newest `limit` (None: all) created at or after `since`."""
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         rows = history(con, playbook, limit=limit, since=since)
         total = count_versions(con, playbook)
     return History(rows=rows, total=total)
@@ -175,19 +175,19 @@ def playbook_history(
 
 def diff_playbook(settings: Settings, playbook: str, v1: int, v2: int) -> list[Change]:
     """Entries added, removed or changed between two versions."""
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         return diff_versions(con, playbook, v1, v2)
 
 
 def revert_playbook(settings: Settings, playbook: str, version: int) -> int:
     """A new version equal to `version` (history is never rewritten); its number."""
-    with Database.of(settings).write("playbook revert", create=False) as con:
+    with Database.of(settings, playbook).write("playbook revert", create=False) as con:
         return revert(con, playbook, version)
 
 
 def playbook_totals(settings: Settings, playbook: str) -> PlaybookStats:
     """Sessions, versions, operations by type and status, prunes and cost of `playbook`."""
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         return playbook_stats(con, playbook)
 
 
@@ -204,7 +204,7 @@ def stale_of(settings: Settings, playbook: str, days: float | None = None) -> St
     """Live entries unconfirmed for `days` (default: `stale_after_days`), and those whose impact is `hurts` or
     `no-effect`, costliest first."""
     window = days if days is not None else settings.stale_after_days
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         require_playbook(con, playbook)
         rows = stale_entries(con, playbook, window) if window else []
         counts = impact_counts(con, playbook)
@@ -216,7 +216,7 @@ def stale_of(settings: Settings, playbook: str, days: float | None = None) -> St
 def triggers_of(settings: Settings, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:
     """For each live entry with a trigger (or `entry`), the sessions where it occurs before and after its first
     export."""
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         require_playbook(con, playbook)
         return trigger_recurrence(con, playbook, entry)
 
@@ -227,7 +227,7 @@ def why(settings: Settings, playbook: str, entry: str) -> dict[str, Any]:
     Raises:
         StoreError: there is no such entry in `playbook`, and never was.
     """
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         life = entry_life(con, playbook, entry)
         counts = impact_counts(con, playbook, entry) if life["now"] is not None else []
     life["impact"] = estimate_counts(counts[0], settings.impact_min_sessions).model_dump() if counts else None

@@ -83,9 +83,12 @@ def publish_git(db: Database, rules: Sequence[ExportRules], repo: Path, branch: 
                 recorded_as=lambda p: f"{top / p.relative_to(tree)} ({branch})",
             )
             written = [f.file for f in files if f.status == "written" and f.file is not None]
-            with db.open() as con:
-                upto = {r.playbook: _published_version(con, r) for r in rules}
-                changes = {name: version_changes(con, name, since.get(name, 0), v) for name, v in upto.items()}
+            upto: dict[str, int] = {}
+            changes = {}
+            for r in rules:
+                with db.for_playbook(r.playbook).open() as con:
+                    upto[r.playbook] = _published_version(con, r)
+                    changes[r.playbook] = version_changes(con, r.playbook, since.get(r.playbook, 0), upto[r.playbook])
             message = publish_message(upto, since, changes)
             commit = commit_all(tree, written, message) if written else None
             if commit:

@@ -85,7 +85,7 @@ def review(
     Raises:
         ConfigError: the playbook is neither configured nor created.
     """
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     rules = ExportRules.of(settings, playbook)
     with db.write("playbook review", create=False) as con:
         if playbook not in settings.playbooks:  # configured playbooks are created on first use
@@ -126,7 +126,7 @@ def review(
 def held_entries(settings: Settings, playbook: str) -> list[Screened]:
     """The entries of `playbook`'s exported version that the screen holds, with the rules that hold them."""
     rules = ExportRules.of(settings, playbook)
-    with Database.of(settings).open(create=False) as con:
+    with Database.of(settings, playbook).open(create=False) as con:
         model = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
         return screened(con, rules, model)[1]
 
@@ -137,7 +137,7 @@ def release_held(settings: Settings, playbook: str, names: Sequence[str], by: st
     Raises:
         ConfigError: a name is not a held entry (nothing is released then).
     """
-    db = Database.of(settings)
+    db = Database.of(settings, playbook)
     rules = ExportRules.of(settings, playbook)
     with db.write("playbook review", create=False) as con:
         model = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)

@@ -20,13 +20,13 @@ def sessions_of(
     settings: Settings, *, project: str | None = None, since: datetime | None = None, limit: int = 1000
 ) -> list[SessionRow]:
     """Ingested sessions, newest first."""
-    with Database.of(settings).read() as con:
+    with Database.store_of(settings).read() as con:
         return list_sessions(con, project=project, since=since, limit=limit)
 
 
 def failed_of(settings: Settings, playbook: str) -> list[FailedSession]:
     """The sessions `playbook` failed to process or holds (a configured playbook may not exist yet)."""
-    with Database.of(settings).read() as con:
+    with Database.of(settings, playbook).read() as con:
         if playbook not in settings.playbooks:
             require_playbook(con, playbook)
         return failed_sessions(con, playbook)
@@ -40,7 +40,7 @@ def retry(settings: Settings, playbook: str, session_ids: list[str], *, every: b
     """
     if not session_ids and not every:
         raise ConfigError("Name the sessions to retry, or pass `--all`; `playbook sessions --failed` lists them.")
-    with Database.of(settings).write("playbook retry", create=False) as con:
+    with Database.of(settings, playbook).write("playbook retry", create=False) as con:
         require_playbook(con, playbook)
         return release_failures(con, playbook, None if every else session_ids)
 
@@ -50,7 +50,7 @@ def requeue(
 ) -> list[str]:
     """The sessions `playbook` applied in runs of the rules (or any run) since `since`, made pending again unless
     `dry_run`."""
-    with Database.of(settings).write("playbook recurate", create=False) as con:
+    with Database.of(settings, playbook).write("playbook recurate", create=False) as con:
         require_playbook(con, playbook)
         ids = sessions_applied_by(con, playbook, None if source == "any" else "heuristic", since)
         if not dry_run:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
@@ -127,6 +128,9 @@ class RunContext(BaseModel):
     # Shared by every step of the run (a reference, also through Prefect tasks): deadline and breaker.
     guard: CallGuard = Field(default_factory=CallGuard)
     memo: RunMemo = Field(default_factory=RunMemo)
+    # Held around every model call: a slot of a limit shared with other workers (Prefect's global concurrency
+    # limit when the run is a Prefect flow run); None: no such limit.
+    slot: Callable[[], AbstractContextManager[object]] | None = None
 
     @property
     def provider(self) -> Provider:
@@ -382,7 +386,7 @@ def _prepare(
         sections = sections_of(con, ctx.playbook)
         template = template_for(ctx.config, template_name)  # fails before any model call
         requests, unprepared = build(con, frozen, sections, template)
-        provider = GuardedProvider(ctx.provider, ctx.guard)
+        provider = GuardedProvider(ctx.provider, ctx.guard, ctx.slot if ctx.spec.calls_a_model else None)
         reused = {
             i: hit
             for i, r in enumerate(requests)

@@ -201,7 +201,7 @@ def push_command(settings: Settings, url: str, folders: Sequence[Path], contribu
     folders = list(folders) or settings.local_transcripts()
     if not folders:
         raise ConfigError("No transcript folders to push; pass PATH or set `transcripts` in playbook.toml.")
-    db = Database.of(settings)
+    db = Database.store_of(settings)
     with db.lock("playbook push"):
         return push_transcripts(
             db, settings.redactor(), url, folders, contributor or settings.contributor_name(), settings.storage_options
@@ -220,7 +220,7 @@ def forget_command(
     check_contributor(contributor)
     if confirm is not None and not confirm():
         return None
-    db = Database.of(settings)
+    db = Database.store_of(settings)
     urls = [str(t) for t in settings.transcripts if is_url(t)]
     with db.lock("playbook forget"):
         return forget(db, contributor, urls, settings.storage_options)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider
 
@@ -92,9 +93,13 @@ class CallGuard:
 class GuardedProvider(Provider):
     """`inner`, behind a `CallGuard`: calls start only while the guard allows, and every answer is counted."""
 
-    def __init__(self, inner: Provider, guard: CallGuard) -> None:
+    def __init__(
+        self, inner: Provider, guard: CallGuard, slot: Callable[[], AbstractContextManager[object]] | None = None
+    ) -> None:
+        """`slot`: held around every call (a share of a limit all of an organisation's workers draw from)."""
         self.inner = inner
         self.guard = guard
+        self.slot = slot
         self.name = inner.name
         self.cacheable = inner.cacheable
         self.warm_cache_first = inner.warm_cache_first
@@ -108,7 +113,8 @@ class GuardedProvider(Provider):
         why = self.guard.start()
         if why:
             return self._stopped(request, why)
-        response = self.inner.complete(request)
+        with self.slot() if self.slot is not None else nullcontext():
+            response = self.inner.complete(request)
         self.guard.record(response)
         return response
 

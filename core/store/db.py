@@ -23,7 +23,17 @@ from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, St
 from core.io.files import copy_atomic
 from core.store.schema import MIGRATIONS, VIEWS
 
-__all__ = ["LATEST_SCHEMA", "back_up", "connect", "fetch_rows", "open_db", "transaction", "verify"]
+__all__ = [
+    "LATEST_SCHEMA",
+    "STORE_ALIAS",
+    "STORE_TABLES",
+    "back_up",
+    "connect",
+    "fetch_rows",
+    "open_db",
+    "transaction",
+    "verify",
+]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
 _PID_RE = re.compile(r"\(PID (\d+)\)")
@@ -79,6 +89,50 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         con.execute("COMMIT")
 
 
+# The tables ingest writes (sessions and what they came from, and what the SessionStart hook gave them). A
+# playbook's shard (`shard = "playbook"`) reads them from the shared store, attached read-only, through views.
+STORE_TABLES = (
+    "files",
+    "sessions",
+    "messages",
+    "file_noise",
+    "exposures",
+    "exposure_ledgers",
+    "pushed_files",
+    "remote_objects",
+    "forgotten",
+)
+STORE_ALIAS = "store"
+
+
+def _attach_store(con: duckdb.DuckDBPyConnection, path: Path, store: Path, *, read_only: bool) -> None:
+    """Attach the shared store read-only and read its session tables through views of the same names (a shard's
+    own copies, empty, are dropped the first time: the shard never holds a session)."""
+    if not store.exists():
+        raise StoreError(f"No database at `{store}` (the sessions the shard `{path}` curates); run `playbook ingest`.")
+    quoted = str(store).replace("'", "''")
+    con.execute(f"ATTACH '{quoted}' AS {STORE_ALIAS} (READ_ONLY)")
+    if read_only:
+        return
+    kinds = dict(
+        con.execute(
+            "SELECT table_name, table_type FROM information_schema.tables WHERE table_catalog = current_database()"
+            " AND table_schema = 'main'"
+        ).fetchall()
+    )
+    for table in STORE_TABLES:
+        if kinds.get(table) == "BASE TABLE":
+            row = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()
+            if row and row[0]:
+                raise StoreError(
+                    f"Database `{path}` holds sessions of its own (`{table}`), so it cannot be a playbook's shard;"
+                    ' pass another `--db` or set `shard = "one"`.'
+                )
+            con.execute(f'DROP TABLE "{table}"')
+        if kinds.get(table) != "VIEW":
+            con.execute(f'CREATE VIEW "{table}" AS SELECT * FROM {STORE_ALIAS}."{table}"')
+
+
 def connect(
     path: Path | str,
     *,
@@ -86,9 +140,11 @@ def connect(
     create: bool = True,
     memory_limit: str | None = "2GB",
     wait: float = 0.0,
+    store: Path | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """Open `path` (created if missing, unless `create` is False or `read_only`), translate lock errors, and
-    migrate it to the latest schema.
+    migrate it to the latest schema. With `store`, `path` is a playbook's shard: the shared store is attached
+    read-only and its sessions read through views.
 
     DuckDB lets one process at a time open a file for writing (and none read while it does); `wait` is
     how many seconds to keep trying while another process has it, before giving up.
@@ -133,6 +189,11 @@ def connect(
                 )
         else:
             _migrate(con, path)
+        if store is not None:
+            _attach_store(con, path, store, read_only=read_only)
+    except duckdb.Error as exc:
+        con.close()
+        raise translate_error(store or path, exc, opening=True) from exc
     except Exception:
         con.close()
         raise
@@ -171,10 +232,10 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 @contextmanager
 def open_db(
-    path: Path | str, *, read_only: bool = False, create: bool = True, wait: float = 0.0
+    path: Path | str, *, read_only: bool = False, create: bool = True, wait: float = 0.0, store: Path | None = None
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Context manager around `connect` that always closes the connection and translates DuckDB's errors."""
-    con = connect(path, read_only=read_only, create=create, wait=wait)
+    con = connect(path, read_only=read_only, create=create, wait=wait, store=store)
     try:
         yield con
     except duckdb.Error as exc:

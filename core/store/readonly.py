@@ -12,13 +12,15 @@ Two guards, each enough on its own for what the other misses:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from core.errors import StoreError
-from core.store.db import open_db
+from core.store.db import STORE_TABLES, open_db
+from core.store.schema import VIEWS
 
 __all__ = ["READ_ONLY_PRAGMAS", "refusal", "run_read_only"]
 
@@ -76,8 +78,12 @@ def refusal(sql: str) -> str | None:
     return f"`{word}` is not a read-only statement"
 
 
-def run_read_only(path: Path, sql: str, *, wait: float = 0.0) -> tuple[list[str], list[tuple[Any, ...]]]:
+def run_read_only(
+    path: Path, sql: str, *, wait: float = 0.0, shards: Sequence[Path] = ()
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """(column names, rows) of `sql` over the database at `path`, which it cannot change, nor any other file.
+    `shards`: playbooks' shards beside it (`shard = "playbook"`), attached read-only: each playbook table is read as
+    the union of theirs, and the views over them too, so a query sees one schema.
 
     Raises:
         StoreError: the statement is refused (nothing ran), or DuckDB refused it while running (one line).
@@ -86,8 +92,38 @@ def run_read_only(path: Path, sql: str, *, wait: float = 0.0) -> tuple[list[str]
     if why:
         raise StoreError(f"`playbook sql` runs read-only queries only ({_ALLOWED}); refused because {why}.")
     with open_db(path, read_only=True, wait=wait) as con:
+        if shards:
+            _union_of(con, shards)
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
         cur = con.execute(sql)
         columns = [d[0] for d in cur.description] if cur.description else []
         return columns, [tuple(r) for r in cur.fetchall()] if columns else []
+
+
+def _union_of(con: duckdb.DuckDBPyConnection, shards: Sequence[Path]) -> None:
+    """Attach `shards` read-only, and read each of their own tables (not the store's sessions, which they read through
+    views) as one temporary view of the same name, their union; the analytic views are made again over those."""
+    aliases = []
+    for i, shard in enumerate(shards):
+        alias = f"shard_{i}"
+        quoted = str(shard).replace("'", "''")
+        con.execute(f"ATTACH '{quoted}' AS {alias} (READ_ONLY)")
+        aliases.append(alias)
+    own = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT table_name FROM information_schema.tables WHERE table_catalog IN (SELECT unnest(?))"
+            " AND table_schema = 'main' AND table_type = 'BASE TABLE' ORDER BY 1",
+            [aliases],
+        ).fetchall()
+        if r[0] not in STORE_TABLES and r[0] not in ("schema_version", "derived_objects")
+    ]
+    for table in own:
+        union = " UNION ALL BY NAME ".join(f'SELECT * FROM {a}.main."{table}"' for a in aliases)
+        con.execute(f'CREATE OR REPLACE TEMP VIEW "{table}" AS {union}')
+    con.execute(
+        VIEWS.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW").replace(
+            "CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"
+        )
+    )

@@ -11,7 +11,17 @@ from pydantic import BaseModel
 from core.runsummary import RunSummary
 from core.store.db import fetch_rows, transaction
 
-__all__ = ["RunRow", "close_epoch", "finish_run", "list_runs", "open_epochs", "plan_epoch", "run_spend", "start_run"]
+__all__ = [
+    "RunRow",
+    "close_epoch",
+    "finish_run",
+    "latest_run",
+    "list_runs",
+    "open_epochs",
+    "plan_epoch",
+    "run_spend",
+    "start_run",
+]
 
 
 def start_run(con: duckdb.DuckDBPyConnection, run_id: str, kind: str, playbook: str | None, provider: str) -> None:
@@ -49,6 +59,16 @@ def finish_run(con: duckdb.DuckDBPyConnection, report: RunSummary) -> None:
             report.run_id,
         ],
     )
+
+
+def latest_run(con: duckdb.DuckDBPyConnection, playbook: str, kind: str, since: datetime) -> RunSummary | None:
+    """The summary of `playbook`'s newest finished run of `kind` started at or after `since`, or None."""
+    row = con.execute(
+        "SELECT report FROM runs WHERE playbook = ? AND kind = ? AND started_at >= ? AND report IS NOT NULL"
+        " ORDER BY started_at DESC LIMIT 1",
+        [playbook, kind, since],
+    ).fetchone()
+    return RunSummary.model_validate_json(row[0]) if row else None
 
 
 def run_spend(con: duckdb.DuckDBPyConnection, run_id: str) -> float:

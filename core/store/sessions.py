@@ -92,7 +92,13 @@ def session_label(con: duckdb.DuckDBPyConnection, session_id: str) -> str:
 
 
 def record_redactions(con: duckdb.DuckDBPyConnection, session_id: str, secrets: int, personal: int) -> None:
-    """How many secrets and personal-data spans the session's rendering took out (the latest rendering)."""
+    """How many secrets and personal-data spans the session's rendering took out (the latest rendering); not in a
+    playbook's shard, which reads the sessions of the store and never writes them."""
+    shard = con.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE view_name = 'sessions' AND database_name = current_database()"
+    ).fetchone()
+    if shard and shard[0]:
+        return
     con.execute(
         "UPDATE sessions SET n_secrets_redacted = ?, n_personal_masked = ? WHERE session_id = ?",
         [secrets, personal, session_id],

@@ -1,0 +1,242 @@
+"""Past one machine on Prefect itself: with `shard = "playbook"` and a work pool, a nightly ingests into the store and
+submits one `curate-playbook` flow run per playbook (the deployment of flows/prefect.yaml, deployed with `prefect
+deploy`); two real workers (separate processes, stopped by pid) take them, each playbook is curated into its own
+shard, and every model call holds a slot of a Prefect global concurrency limit. The model is an OpenAI-compatible
+server on loopback that answers by the session and counts the calls in flight across every process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.servers import stop
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYBOOK = str(Path(sys.executable).with_name("playbook"))
+PREFECT = str(Path(sys.executable).with_name("prefect"))
+PLAYBOOKS = ("default", "api", "web")
+LIMIT = 2  # the global concurrency limit: at most this many model calls in flight over both workers
+pytestmark = pytest.mark.slow
+
+
+class Model:
+    """An OpenAI-compatible `/v1/chat/completions` that answers from the request alone (the same answer in any
+    process), slowly enough for calls to overlap, and records how many were in flight at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.most = 0
+        self.calls = 0
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with model.lock:
+                    model.in_flight += 1
+                    model.calls += 1
+                    model.most = max(model.most, model.in_flight)
+                try:
+                    time.sleep(0.4)
+                    text = answer(body)
+                finally:
+                    with model.lock:
+                        model.in_flight -= 1
+                payload = json.dumps(
+                    {
+                        "model": "loopback",
+                        "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def answer(body: dict[str, object]) -> str:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    system = str(messages[0]["content"])
+    user = str(messages[-1]["content"])
+    if system.startswith("You are the Curator"):
+        found = re.search(r'"analysis": "Session ([^"]+) ran its checks', user)
+        session = found.group(1)[:8] if found else "unknown"
+        return json.dumps(
+            {
+                "reasoning": "r",
+                "operations": [{"type": "ADD", "section": "OTHERS", "text": f"Lesson of session {session}."}],
+            }
+        )
+    session = re.search(r"^Session: (\S+)", user, re.MULTILINE)
+    return json.dumps(
+        {"analysis": f"Session {session.group(1) if session else 'unknown'} ran its checks.", "bullet_tags": []}
+    )
+
+
+@pytest.fixture
+def model() -> Iterator[Model]:
+    served = Model()
+    yield served
+    served.server.shutdown()
+
+
+def config(work: Path, url: str, pool: str | None) -> Path:
+    path = work / "playbook.toml"
+    lines = [
+        f'db = "{work / "p.duckdb"}"',
+        f'out_dir = "{work / "out"}"',
+        f"playbooks = {json.dumps(list(PLAYBOOKS))}",
+        'shard = "playbook"',
+        f'openai_base_url = "{url}"',
+        "max_input_tokens = 60000",
+        "concurrency = 4",
+        'near_duplicates = "off"',
+    ]
+    if pool:
+        lines.append(f'work_pool = "{pool}"')
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def environment(work: Path, api: str | None, cfg: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PLAYBOOK_", "ANTHROPIC_", "PREFECT_"))}
+    env |= {"PLAYBOOK_CONFIG": str(cfg), "PREFECT_HOME": str(work / "prefect-home"), "PLAYBOOK_HOME": str(ROOT)}
+    if api:
+        env |= {"PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "INFO"}
+    return env
+
+
+def shards(work: Path) -> dict[str, list[tuple[str, str]]]:
+    """Each playbook's entries (id, text), read through the CLI."""
+    found = {}
+    for name in PLAYBOOKS:
+        shown = subprocess.run(
+            [PLAYBOOK, "show", "-p", name, "--format", "json"],
+            env=environment(work, None, work / "playbook.toml"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert shown.returncode == 0, shown.stderr
+        found[name] = sorted(
+            (e["name"], e["text"]) for items in json.loads(shown.stdout)["sections"].values() for e in items
+        )
+    return found
+
+
+def test_a_nightly_fans_out_over_two_workers_within_one_model_limit(
+    tmp_path: Path, prefect_api: str, model: Model
+) -> None:
+    pool = f"playbook-pool-{os.getpid()}"
+    work = tmp_path / "fanned"
+    work.mkdir()
+    shutil.copytree(ROOT / "data" / "samples" / "claude-code", work / "samples")
+    env = environment(work, prefect_api, config(work, model.url, pool))
+
+    def prefect(*args: str) -> None:
+        done = subprocess.run([PREFECT, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+    prefect("--no-prompt", "work-pool", "create", pool, "--type", "process")
+    prefect("--no-prompt", "gcl", "create", "model-calls", "--limit", str(LIMIT))
+    yaml = (ROOT / "flows" / "prefect.yaml").read_text().replace("playbook-local", pool)
+    (work / "prefect.yaml").write_text(yaml)
+    prefect("--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook")
+
+    workers, logs = [], []
+    try:
+        for i in (1, 2):
+            log = work / f"worker-{i}.log"
+            logs.append(log)
+            with log.open("wb") as out:
+                workers.append(
+                    subprocess.Popen(
+                        [
+                            PREFECT,
+                            "worker",
+                            "start",
+                            "--pool",
+                            pool,
+                            "--type",
+                            "process",
+                            "--limit",
+                            "1",
+                            "--name",
+                            f"w{i}",
+                        ],
+                        env=env,
+                        cwd=ROOT,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    )
+                )
+        done = subprocess.run(
+            [PLAYBOOK, "nightly", str(work / "samples"), "--llm", "openai", "--json"],
+            env=env,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        summaries = json.loads(done.stdout)
+        assert sorted(s["playbook"] for s in summaries) == sorted(PLAYBOOKS)
+        counts = [(s["sessions_applied"], s["sessions_failed"], s["failures"]) for s in summaries]
+        assert all(s["sessions_applied"] == 5 and s["sessions_failed"] == 0 for s in summaries), counts
+    finally:
+        for worker in workers:
+            stop(worker)
+    # Both workers took flow runs of this nightly (each takes one at a time: `--limit 1`).
+    taken = [set(re.findall(r"flow run '([0-9a-f-]{36})'", log.read_text(errors="replace"))) for log in logs]
+    assert all(taken) and not (taken[0] & taken[1]) and len(taken[0] | taken[1]) == len(PLAYBOOKS), taken
+    # Every playbook has its own shard, and the calls of all of them never exceeded the limit.
+    assert all((work / f"p.{name}.duckdb").exists() for name in PLAYBOOKS)
+    assert model.calls >= 2 * 5 * len(PLAYBOOKS) and 1 < model.most <= LIMIT, (model.calls, model.most)
+
+    # The same nightly in one process, without Prefect: the same playbooks, shard for shard.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copytree(ROOT / "data" / "samples" / "claude-code", alone / "samples")
+    single = subprocess.run(
+        [PLAYBOOK, "nightly", str(alone / "samples"), "--llm", "openai", "--json"],
+        env=environment(alone, None, config(alone, model.url, None)),
+        cwd=alone,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert single.returncode == 0, single.stderr[-3000:]
+    fanned = shards(work)
+    assert all(len(v) == 5 for v in fanned.values()) and fanned == shards(alone)
+    # `playbook sql` sees the shards as one schema.
+    counted = subprocess.run(
+        [PLAYBOOK, "sql", "select playbook, count(*) as n from versions group by all order by 1", "--json"],
+        env=environment(work, None, work / "playbook.toml"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(counted.stdout) == [{"playbook": p, "n": 6} for p in sorted(PLAYBOOKS)]
