@@ -9,7 +9,9 @@ data/lessons/paraphrases.json, none of whose same-lesson pairs it separates (doc
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
 __all__ = ["different"]
 
@@ -52,22 +54,45 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(_SPAN.sub(lambda m: " " + m.group(1).replace(" ", "_") + " ", text.lower()))
 
 
+class _Features(NamedTuple):
+    spans: frozenset[str]
+    numbers: frozenset[str]
+    words: tuple[str, ...]
+    kinds: frozenset[str]
+    ordered: tuple[str, ...]
+    contrasted: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=65536)
+def _features(text: str) -> _Features:
+    """What the rules compare, read once per text (a playbook's pairs share their texts)."""
+    words = _words(text)
+    return _Features(
+        frozenset(_spans(text)),
+        frozenset(_numbers(text)),
+        tuple(words),
+        frozenset(words),
+        tuple(sorted(words)),
+        tuple(_contrasted(words)),
+    )
+
+
 def different(a: str, b: str) -> str | None:
     """Why `a` and `b` are different lessons however alike they read (`quotes`, `numbers`, `opposite: x/y`,
     `swapped`), or None when nothing says so."""
-    sa, sb = _spans(a), _spans(b)
+    fa, fb = _features(a), _features(b)
+    sa, sb = fa.spans, fb.spans
     if sa and sb and sa != sb:
         return "quotes"
-    na, nb = _numbers(a), _numbers(b)
+    na, nb = fa.numbers, fb.numbers
     if na and nb and na != nb:
         return "numbers"
-    wa, wb = _words(a), _words(b)
-    ka, kb = set(wa), set(wb)
+    ka, kb = fa.kinds, fb.kinds
     for x, y in _OPPOSITES:
         one_way = x in ka and y in kb and x not in kb and y not in ka
         if one_way or (y in ka and x in kb and y not in kb and x not in ka):
             return f"opposite: {x}/{y}"
-    if sorted(wa) == sorted(wb) and _contrasted(wa) != _contrasted(wb):
+    if fa.ordered == fb.ordered and fa.contrasted != fb.contrasted:
         return "swapped"
     return None
 

@@ -512,7 +512,9 @@ def curate_sessions(
         shown = playbook_text(frozen)
         # A playbook larger than its share of the request goes in cut to what each session's findings are about.
         room = int(limits.max_input_tokens * PLAYBOOK_SHARE)
-        relevance = Relevance(frozen) if estimate_tokens(shown) > room else None
+        # The rules read no prompt: theirs carries the whole playbook, unchecked against a model's budget.
+        reads = ctx.spec.calls_a_model
+        relevance = Relevance(frozen) if reads and estimate_tokens(shown) > room else None
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
@@ -535,7 +537,7 @@ def curate_sessions(
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
-                        budget_tokens=limits.max_input_tokens,
+                        budget_tokens=limits.max_input_tokens if reads else None,
                         shown=shown,
                     )
                 )
