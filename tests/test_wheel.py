@@ -107,4 +107,4 @@ def test_wheel_installs_and_runs_outside_the_repository(tmp_path: Path, prefect_
         capture_output=True,
         text=True,
     )
-    assert served.stdout.strip() == "2", served.stderr[-2000:]  # prefect.yaml shipped as package data
+    assert served.stdout.strip() == "3", served.stderr[-2000:]  # prefect.yaml shipped as package data

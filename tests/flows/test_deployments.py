@@ -9,7 +9,8 @@ def test_prefect_yaml_deployments() -> None:
     from flows.deployments import deployments
 
     built = {d.name: d for d in deployments()}
-    assert set(built) == {"nightly", "backfill"}
+    assert set(built) == {"nightly", "backfill", "curate-playbook"}
+    assert built["curate-playbook"].parameters == {"llm": "anthropic"} and not built["curate-playbook"].schedules
     nightly = built["nightly"]
     assert nightly.parameters == {"llm": "anthropic"}
     assert [s.schedule.cron for s in nightly.schedules] == ["0 3 * * *"]
