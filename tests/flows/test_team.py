@@ -129,6 +129,8 @@ def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: p
     monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
     assert runner.invoke(app, ["ingest"]).exit_code == 0
     assert {c for c, _ in sessions(team).values()} == {"alice"}  # bob withdrew: never fetched
+    listed = json.loads(runner.invoke(app, ["sessions", "--json"]).stdout)
+    assert listed and {s["contributor"] for s in listed} == {"alice"}  # whose session each is, for scripts too
 
     replay = tmp_path / "replay.jsonl"
     answers = [
