@@ -545,8 +545,7 @@ def clip(text: str, most: int) -> str:
     if len(text) <= most:
         return text
     cut = text[:most]
-    opened = cut.rfind("<")
-    if opened > cut.rfind(">"):
+    while (opened := cut.rfind("<")) > cut.rfind(">"):
         cut = cut[:opened]
     return cut.rstrip()
 

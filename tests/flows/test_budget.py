@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from core.store.db import open_db
@@ -14,6 +15,12 @@ from flows.cli import app
 from tests.helpers import SAMPLES
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
 
 
 def _curate(db: Path, budget: int) -> tuple[int, str]:

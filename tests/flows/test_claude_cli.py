@@ -28,6 +28,12 @@ REQUEST = LLMRequest(
 )
 
 
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+
+
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     log = tmp_path / "claude.log"

@@ -26,6 +26,12 @@ runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

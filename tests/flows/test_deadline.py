@@ -24,6 +24,12 @@ REQUEST = LLMRequest(step="reflector", model="m", system="s", user="u", schema_n
 BODY = json.dumps({"choices": [{"message": {"content": "{}"}}]}).encode()
 
 
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+
+
 class Drip:
     """A loopback HTTP server that reads each request and answers one byte a second: the headers themselves
     (`what = "headers"`) or a whole body behind prompt headers (`"body"`). Counts the requests it got."""

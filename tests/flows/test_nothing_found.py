@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from core.compat import llm as seeds
@@ -16,6 +17,12 @@ from flows.cli import app
 from tests.helpers import expose, write_session
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
 
 
 def test_an_empty_reflection_gets_no_curator_call(tmp_path: Path) -> None:

@@ -20,6 +20,12 @@ runner = CliRunner()
 HAND = "# Team\n\nHand-written: run make check before pushing.\n"
 
 
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+
+
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", *args],
