@@ -22,6 +22,12 @@ runner = CliRunner()
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+
+
 def ingest_into(db: Path, paths: list[Path]) -> None:
     # In a function of its own: a test's frame can outlive it (a failed flow's traceback keeps frames), and
     # a connection object left in one is reported as leaked when the interpreter exits.
@@ -153,7 +159,14 @@ def test_nightly_with_no_configuration_finds_the_claude_folder(
     layouts = ROOT / "tests" / "data" / "layouts" / "claude" / "projects"
     home = tmp_path / "home"
     shutil.copytree(layouts / "-home-marco-projects-spotter", home / ".claude" / "projects" / "spotter")
-    for name in ("PLAYBOOK_TRANSCRIPTS", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "ANTHROPIC_API_KEY", "PLAYBOOK_DB"):
+    for name in (
+        "PLAYBOOK_TRANSCRIPTS",
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "ANTHROPIC_API_KEY",
+        "PLAYBOOK_DB",
+        "PLAYBOOK_OUT_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")

@@ -25,6 +25,12 @@ REAL = SAMPLES / "claude-code" / "claude-code-log" / "-Users-dain-workspace-JSSo
 URL = "s3://team/transcripts"
 
 
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+
+
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with s3_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:

@@ -8,12 +8,19 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
 from flows.evolution import write_evolution_report
 from tests.helpers import ERROR, write_session
+
+
+@pytest.fixture(autouse=True)
+def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
 
 
 def test_trigger_recurrence_before_and_after_the_first_export(tmp_path: Path) -> None:
