@@ -12,6 +12,9 @@ DEMO_DB ?= data/playbook.duckdb
 # uv must use this machine's Python, never download one; the venv lands in $(VENV).
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
+# Every `playbook` process (a command, the SessionStart hook, each test's subprocess) imports ~400 modules: compiled at
+# install time they load in half the time (the hook 0.9 s -> 0.4 s), also where PYTHONDONTWRITEBYTECODE is set.
+export UV_COMPILE_BYTECODE := 1
 
 .PHONY: help venv demo-venv test lint typecheck pytest demo bench lock clean
 
@@ -30,10 +33,12 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
 	$(UV) sync --frozen --extra dev --extra embeddings --extra local-llm --extra s3 --python $(PYTHON) -q
+	$(PY) -m compileall -q core flows
 	touch $(STAMP) $(DEMO_STAMP)
 
 $(DEMO_STAMP): pyproject.toml uv.lock | $(UV)
 	$(UV) sync --frozen --inexact $(foreach extra,$(EXTRAS),--extra $(extra)) --python $(PYTHON) -q
+	$(PY) -m compileall -q core flows
 	touch $(DEMO_STAMP)
 
 venv: $(STAMP) ## Create .venv with exactly the locked versions (project, dev tools, every extra)

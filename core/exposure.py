@@ -29,6 +29,7 @@ __all__ = [
     "Shown",
     "Snapshot",
     "SnapshotPlaybook",
+    "about_projects",
     "context_for",
     "held_out",
     "hook_output",
@@ -76,6 +77,7 @@ class SnapshotPlaybook(BaseModel):
     everywhere_else: bool = False  # the global playbook beside bound ones: every session its globs do not take
     other_globs: list[str] = Field(default_factory=list)
     entries: list[tuple[str, Entry]] = Field(default_factory=list)  # (section, entry)
+    projects: dict[str, str] = Field(default_factory=dict)  # entry id -> the one project it is about
 
     def applies(self, cwd: str) -> bool:
         """True when a session in `cwd` should get this playbook."""
@@ -140,9 +142,12 @@ def context_for(snapshot: Snapshot, hook: HookInput) -> tuple[str, list[Shown]]:
     for pb in snapshot.playbooks:
         if not pb.applies(hook.cwd):
             continue
-        held = [e.name for _, e in pb.entries if held_out(hook.session_id, pb.name, e.name, snapshot.holdout)]
+        here = PurePosixPath(hook.cwd).name if hook.cwd else ""
+        # Another project's facts ("In api: run the tests with `make test`") are noise to this session's agent.
+        relevant = [(section, e) for section, e in pb.entries if pb.projects.get(e.name, here) == here]
+        held = [e.name for _, e in relevant if held_out(hook.session_id, pb.name, e.name, snapshot.holdout)]
         kept: dict[str, list[Entry]] = {}
-        for section, entry in pb.entries:
+        for section, entry in relevant:
             if entry.name not in held:
                 kept.setdefault(section, []).append(entry)
         got.append(
@@ -153,6 +158,19 @@ def context_for(snapshot: Snapshot, hook: HookInput) -> tuple[str, list[Shown]]:
                 to_markdown(Playbook(sections=kept), title=f"Lessons from past sessions (`{pb.name}`)", counters=False)
             )
     return "\n\n".join(parts), got
+
+
+def about_projects(entries: Iterable[tuple[str, Entry]], projects: Iterable[str]) -> dict[str, str]:
+    """The entries that are about one of `projects`: their text opens with `In <project>: `, as the rules miner
+    states a project's facts and corrections. Entry id -> project."""
+    by_prefix = {f"In {p}: ": p for p in projects if p}
+    found: dict[str, str] = {}
+    for _, entry in entries:
+        head, sep, _rest = entry.text.partition(": ")
+        project = by_prefix.get(head + sep) if sep else None
+        if project is not None:
+            found[entry.name] = project
+    return found
 
 
 def hook_output(text: str) -> dict[str, Any]:

@@ -21,9 +21,18 @@ import duckdb
 from pydantic import BaseModel, ValidationError
 
 from core.errors import ConfigError, PlaybookFileError
-from core.exposure import HookInput, Snapshot, SnapshotPlaybook, context_for, hook_output, parse_ledger
+from core.exposure import (
+    HookInput,
+    Snapshot,
+    SnapshotPlaybook,
+    about_projects,
+    context_for,
+    hook_output,
+    parse_ledger,
+)
 from core.io.files import read_text, write_atomic
 from core.store.exposure import ledger_read_bytes, store_ledger_lines
+from core.store.sessions import project_names
 from core.store.versions import current_version
 from flows.config import Settings
 from flows.context import Database
@@ -63,6 +72,7 @@ def snapshot_of(db: Database, settings: Settings) -> Snapshot:
         with db.for_playbook(name).read() as con:
             export = prepare_export(con, ExportRules.of(settings, name))
             newest = current_version(con, name)
+            projects = project_names(con)
         scope = settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(
@@ -73,6 +83,7 @@ def snapshot_of(db: Database, settings: Settings) -> Snapshot:
                 everywhere_else=not inside,
                 other_globs=[] if inside else globs,
                 entries=export.model.entries(),
+                projects=about_projects(export.model.entries(), projects),
             )
         )
     return Snapshot(written_at=datetime.now(UTC), holdout=settings.holdout, playbooks=found)

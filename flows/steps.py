@@ -273,11 +273,18 @@ def answer_requests(
         # system prefix (the frozen playbook), then the rest fan out and read it.
         first = todo.pop(0)
         yield [(first, provider.complete(requests[first]))]
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    try:
         waiting = {pool.submit(provider.complete, requests[i]): i for i in todo}
         while waiting:
             done, _ = wait(waiting, timeout=tick, return_when=FIRST_COMPLETED)
             yield sorted((waiting.pop(future), future.result()) for future in done)
+    except BaseException:
+        # Ctrl-C, or a caller that stopped reading: the calls not started are dropped, and the ones in flight are
+        # not waited for (a call holds its thread until its deadline, minutes); their answers would be unread.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def _run_step(

@@ -15,6 +15,7 @@ __all__ = [
     "SessionRow",
     "list_sessions",
     "load_messages",
+    "project_names",
     "record_redactions",
     "session_label",
     "sessions_with_errors",
@@ -83,6 +84,11 @@ def list_sessions(
         " ORDER BY started_at DESC NULLS LAST LIMIT ?",
         [project, project, since, since, limit],
     )
+
+
+def project_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Every project a stored session belongs to."""
+    return {r[0] for r in con.execute("SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL").fetchall()}
 
 
 def session_label(con: duckdb.DuckDBPyConnection, session_id: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Annotated, Any
 
 import typer
@@ -54,7 +55,16 @@ def _interrupted() -> None:
     sys.stderr.flush()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
+    # A model call in flight keeps its worker thread until the call's deadline (minutes), and the interpreter
+    # joins worker threads before it exits: the teardown gets a few seconds, then the process ends all the same.
+    watchdog = threading.Timer(_TEARDOWN_S, os._exit, args=(130,))
+    watchdog.daemon = True
+    watchdog.start()
     raise typer.Exit(code=130) from None
+
+
+# How long an interrupted process may spend in the interpreter's teardown (Ctrl-C ends a run within 5 s).
+_TEARDOWN_S = 2.0
 
 
 app = typer.Typer(

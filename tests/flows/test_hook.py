@@ -159,6 +159,34 @@ def test_the_hook_never_blocks_a_session(project: dict[str, Path]) -> None:
     assert (answer.returncode, answer.stdout) == (0, "")
 
 
+def test_a_session_gets_its_own_projects_facts_and_no_other_projects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules miner states a project's facts as `In <project>: ...`; a session in another project's folder is
+    not given them (they would be noise in its context), and the ledger records only what was given."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
+    monkeypatch.setenv("PLAYBOOK_HOLDOUT", "0")
+    db = tmp_path / "p.duckdb"
+    assert runner.invoke(app, ["ingest", str(ROOT / "data" / "samples"), "--db", str(db)]).exit_code == 0
+    assert runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)]).exit_code == 0
+    given: dict[str, str] = {}
+    for name in ("claude-code-log", "spotter-fum", "elsewhere"):
+        repo = tmp_path / "src" / name
+        repo.mkdir(parents=True)
+        assert runner.invoke(app, ["hook", "install", "--project", str(repo), "--db", str(db)]).exit_code == 0
+        answer, _ = run_hook(installed_command(repo), recorded("startup", session_id=name, cwd=str(repo)), repo)
+        assert answer.returncode == 0, answer.stderr
+        given[name] = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"] if answer.stdout else ""
+    assert "In claude-code-log: run the tests with `uv run pytest`" in given["claude-code-log"]
+    assert "In spotter-fum: " not in given["claude-code-log"] and "In JSSoundRecorder: " not in given["claude-code-log"]
+    assert "In spotter-fum: run the tests with `mix test`" in given["spotter-fum"]
+    assert "In claude-code-log: " not in given["spotter-fum"]
+    assert given["elsewhere"] == ""  # every mined lesson is about a project of its own
+    shown = {line["session_id"]: line["playbooks"][0]["shown"] for line in ledger(db)}
+    assert shown["elsewhere"] == [] and len(shown["claude-code-log"]) == given["claude-code-log"].count("- **[")
+
+
 def test_the_holdout_leaves_entries_out_at_random_and_logs_it(project: dict[str, Path]) -> None:
     repo, db = project["repo"], project["db"]
     env = {"PLAYBOOK_HOLDOUT": "0.5"}

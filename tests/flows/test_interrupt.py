@@ -1,14 +1,18 @@
-"""A real process: Ctrl-C ends a nightly with one line and exit 130, the rerun resumes; an idle nightly
-finishes without importing Prefect."""
+"""A real process: Ctrl-C ends a nightly with one line and exit 130 within 5 s even on a busy machine, the rerun
+resumes; an idle nightly finishes without importing Prefect."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,21 +21,12 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
-def nightly(work: Path, api: str | None = None) -> subprocess.Popen[str]:
+def nightly(work: Path, llm: str, env_extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PLAYBOOK_", "ANTHROPIC_", "PREFECT_API"))}
     env["PLAYBOOK_OUT_DIR"] = str(work / "out")
-    if api:
-        env["PREFECT_API_URL"] = api  # the session's server: no local Prefect start-up in the rerun
+    env.update(env_extra or {})
     return subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("playbook")),
-            "nightly",
-            "samples",
-            "--llm",
-            "heuristic",
-            "--db",
-            "c.duckdb",
-        ],
+        [str(Path(sys.executable).with_name("playbook")), "nightly", "samples", "--llm", llm, "--db", "c.duckdb"],
         cwd=work,
         env=env,
         stdout=subprocess.PIPE,
@@ -40,20 +35,69 @@ def nightly(work: Path, api: str | None = None) -> subprocess.Popen[str]:
     )
 
 
-def test_ctrl_c_is_one_line_and_the_rerun_resumes(tmp_path: Path, prefect_api: str) -> None:
+@contextmanager
+def silent_model() -> Iterator[tuple[str, threading.Event]]:
+    """A loopback OpenAI-compatible address that reads a request and never answers: the run is certainly inside a
+    model call when the event is set, however fast the machine."""
+    sock = socket.create_server(("127.0.0.1", 0))
+    sock.settimeout(0.2)
+    asked, done = threading.Event(), threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            conn.settimeout(1)
+            try:
+                if conn.recv(65536):
+                    asked.set()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", asked
+    finally:
+        done.set()
+        thread.join(timeout=5)
+        for conn in held:
+            conn.close()
+        sock.close()
+
+
+@contextmanager
+def busy_machine() -> Iterator[None]:
+    """Both cores spinning in other processes (stopped by their pid), as on a shared machine under load."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        yield
+    finally:
+        for proc in burners:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_ctrl_c_is_one_line_within_five_seconds_under_load_and_the_rerun_resumes(tmp_path: Path) -> None:
     (tmp_path / "samples").mkdir()
     shutil.copy(ROOT / "data" / "samples" / "claude-code" / "spotter" / "short.jsonl", tmp_path / "samples")
-    run = nightly(tmp_path)
-    lock = tmp_path / "c.duckdb.lock"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "playbook nightly" not in (lock.read_text() if lock.exists() else ""):
-        time.sleep(0.1)
-    time.sleep(0.2)  # inside the run: ingesting, or starting Prefect (a short run can end within a second)
-    run.send_signal(signal.SIGINT)
-    _, err = run.communicate(timeout=120)
-    assert run.returncode == 130, err
-    assert err.strip() == "Interrupted; run the same command again to resume."
-    again = nightly(tmp_path, prefect_api)
+    with silent_model() as (url, asked), busy_machine():
+        run = nightly(tmp_path, "openai", {"PLAYBOOK_OPENAI_BASE_URL": url, "PLAYBOOK_MIN_MESSAGES": "1"})
+        assert asked.wait(120), run.communicate(timeout=60)[1][-2000:]
+        sent = time.monotonic()
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+        took = time.monotonic() - sent
+    assert run.returncode == 130, err[-2000:]
+    # Progress lines come before it (no terminal here); the interruption itself is one line, no traceback.
+    assert err.strip().splitlines()[-1] == "Interrupted; run the same command again to resume."
+    assert "Traceback" not in err
+    assert took < 5, f"SIGINT took {took:.1f} s"
+    again = nightly(tmp_path, "heuristic")
     _out, err = again.communicate(timeout=300)
     assert again.returncode == 0, err[-2000:]
     assert "Traceback" not in err and (tmp_path / "out" / "default.md").exists()
