@@ -244,7 +244,10 @@ def neighbour_finder(
         found = []
         for query in queries:
             scores = matrix @ known[query]
-            best = [(entries[int(i)], float(scores[i])) for i in np.argsort(-scores)[:k] if scores[i] >= floor]
+            # The k best without sorting every entry (a 5,000-entry playbook sorted per finding cost a session 1 ms).
+            top = np.argpartition(-scores, k)[:k] if len(scores) > k else np.arange(len(scores))
+            top = top[np.argsort(-scores[top], kind="stable")]
+            best = [(entries[int(i)], float(scores[i])) for i in top if scores[i] >= floor]
             if best:
                 found.append((query, best))
         return found
