@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
@@ -31,6 +31,7 @@ __all__ = [
     "SnapshotPlaybook",
     "about_projects",
     "context_for",
+    "for_project",
     "held_out",
     "hook_output",
     "parse_ledger",
@@ -143,8 +144,7 @@ def context_for(snapshot: Snapshot, hook: HookInput) -> tuple[str, list[Shown]]:
         if not pb.applies(hook.cwd):
             continue
         here = PurePosixPath(hook.cwd).name if hook.cwd else ""
-        # Another project's facts ("In api: run the tests with `make test`") are noise to this session's agent.
-        relevant = [(section, e) for section, e in pb.entries if pb.projects.get(e.name, here) == here]
+        relevant = [(section, e) for section, e in pb.entries if for_project(pb.projects, e.name, here)]
         held = [e.name for _, e in relevant if held_out(hook.session_id, pb.name, e.name, snapshot.holdout)]
         kept: dict[str, list[Entry]] = {}
         for section, entry in relevant:
@@ -171,6 +171,12 @@ def about_projects(entries: Iterable[tuple[str, Entry]], projects: Iterable[str]
         if project is not None:
             found[entry.name] = project
     return found
+
+
+def for_project(bound: Mapping[str, str], entry_id: str, project: str) -> bool:
+    """Whether an agent working on `project` should have the entry: another project's facts ("In api: run the
+    tests with `make test`") are noise in its context. `bound`: `about_projects` of the playbook."""
+    return bound.get(entry_id, project) == project
 
 
 def hook_output(text: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import Budget, BudgetUse, budget_use, fit_budget
 from core.errors import ConfigError, PlaybookFileError
+from core.exposure import about_projects, for_project
 from core.invisible import strip_unseen
 from core.io.files import read_text, write_atomic
 from core.markdown import replace_block, to_markdown
@@ -26,6 +27,7 @@ from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
 from core.store.registry import require_playbook
 from core.store.screening import prompt_hosts, released_holds, shared_playbook, support_of
+from core.store.sessions import project_names
 from core.store.versions import entry_since, load_version, rediscovery_counts
 from core.targets import ExportTarget, render_target
 from flows.config import Settings
@@ -282,19 +284,38 @@ def publish_targets(
     results: list[Published] = []
     for rule in rules:
         with db.for_playbook(rule.playbook).open() as con:
-            targets = list(rule.targets)
+            # Each target with the project it is for: a repository's folder name (None: a file named by `path`
+            # serves every project, and so does a working copy of unknown name under `root`).
+            targets = [(t, _project_of(t)) for t in rule.targets]
             if root is not None:
-                rooted = [t.in_repo(root) for t in targets]
-                targets = [t for t in rooted if t is not None] or (
-                    [] if targets else [ExportTarget(kind=k, repo=root) for k in default_kinds]  # type: ignore[arg-type]
+                rooted = [(t.in_repo(root), project) for t, project in targets]
+                targets = [(t, project) for t, project in rooted if t is not None] or (
+                    [] if targets else [(ExportTarget(kind=k, repo=root), None) for k in default_kinds]  # type: ignore[arg-type]
                 )
             if not targets:
                 continue
             export = prepare_export(con, rule)
-            for target in targets:
+            bound = about_projects(export.model.entries(), project_names(con))
+            for target, project in targets:
                 path = target.file()
-                results.append(write_export(con, export, target, path, recorded_as=recorded_as(path)))
+                shaped = export if project is None else _for_project(export, bound, project)
+                results.append(write_export(con, shaped, target, path, recorded_as=recorded_as(path)))
     return results
+
+
+def _project_of(target: ExportTarget) -> str | None:
+    if target.repo is None:
+        return None
+    return target.repo.expanduser().resolve().name or None
+
+
+def _for_project(export: Export, bound: dict[str, str], project: str) -> Export:
+    """`export` without the entries about another project than `project` (see `core.exposure.for_project`)."""
+    kept = {
+        section: [e for e in items if for_project(bound, e.name, project)]
+        for section, items in export.model.sections.items()
+    }
+    return export.model_copy(update={"model": export.model.model_copy(update={"sections": kept})})
 
 
 class Exported(BaseModel):

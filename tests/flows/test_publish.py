@@ -91,3 +91,46 @@ def test_a_typo_in_a_target_is_one_clear_line(tmp_path: Path, monkeypatch: pytes
     assert done.exit_code == 1
     assert "Invalid value for `playbook_settings.api.targets.0.kind`" in done.stderr
     assert "'claude-md'" in done.stderr and "Traceback" not in done.output
+
+
+def test_a_repositorys_files_carry_its_own_projects_facts_and_no_other_projects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules miner states a project's facts as `In <project>: ...`: a repository's CLAUDE.md gets its own and
+    none of another project's; a file named by `path` (the user's ~/.claude/CLAUDE.md) serves every project."""
+    samples = Path(__file__).resolve().parents[2] / "data" / "samples"
+    ccl, other = tmp_path / "src" / "claude-code-log", tmp_path / "src" / "elsewhere"
+    for repo in (ccl, other):
+        repo.mkdir(parents=True)
+    home_claude = tmp_path / "home" / ".claude" / "CLAUDE.md"
+    config = tmp_path / "playbook.toml"
+    config.write_text(
+        f"""
+db = "{tmp_path / "p.duckdb"}"
+out_dir = "{tmp_path / "out"}"
+
+[playbook_settings.default]
+targets = [
+  {{ kind = "claude-md", repo = "{ccl}" }},
+  {{ kind = "agents-md", repo = "{other}" }},
+  {{ kind = "claude-md", path = "{home_claude}" }},
+]
+"""
+    )
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    assert runner.invoke(app, ["ingest", str(samples)]).exit_code == 0
+    assert runner.invoke(app, ["curate", "--llm", "heuristic"]).exit_code == 0
+    done = runner.invoke(app, ["publish", "--json"])
+    assert done.exit_code == 0, done.output
+    mine, theirs, home = (ccl / "CLAUDE.md").read_text(), (other / "AGENTS.md").read_text(), home_claude.read_text()
+    assert "In claude-code-log: run the tests with `uv run pytest`" in mine
+    assert "In spotter-fum: " not in mine and "In JSSoundRecorder: " not in mine
+    assert "In claude-code-log: " not in theirs and "In spotter-fum: " not in theirs
+    assert "In claude-code-log: " in home and "In spotter-fum: " in home
+    # What a session in the repository loads is what counts as its exposure: only the entries its file carried.
+    carried = json.loads(
+        runner.invoke(
+            app, ["sql", f"select entry_ids from exports where target = '{ccl / 'CLAUDE.md'}'", "--json"]
+        ).stdout
+    )
+    assert carried and all(f"[{e}]" in mine for e in carried[0]["entry_ids"])
