@@ -50,7 +50,7 @@ def budget_use(playbook: Playbook, budget: Budget) -> BudgetUse:
     """What the whole playbook uses of `budget` (nothing left out)."""
     return BudgetUse(
         entries=playbook.size(),
-        tokens=sum(entry_tokens(e.text) for _, e in playbook.entries()),
+        tokens=sum(entry_tokens(e.text) for items in playbook.sections.values() for e in items),
         max_entries=budget.max_entries,
         max_tokens=budget.max_tokens,
     )
