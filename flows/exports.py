@@ -140,11 +140,17 @@ def exported_version(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> int 
 
 
 def prepare_export(
-    con: duckdb.DuckDBPyConnection, rules: ExportRules, version: int | None = None, *, whole: bool = False
+    con: duckdb.DuckDBPyConnection,
+    rules: ExportRules,
+    version: int | None = None,
+    *,
+    whole: bool = False,
+    project: str | None = None,
 ) -> Export:
     """What an export writes: redacted, screened (held entries never go out), without stale entries, and cut to
     the budget; all of it (redacted and screened) when `whole`. With review required, the newest approved
-    version unless `version` names one."""
+    version unless `version` names one. `project`: for a file of that project's repository, without the entries
+    about another project (`core.exposure.for_project`), before the budget is spent."""
     latest = version is None
     version = exported_version(con, rules) if latest else version
     model, held = screened(con, rules, mask_playbook(load_version(con, rules.playbook, version), rules.redactor))
@@ -156,6 +162,10 @@ def prepare_export(
             if stale:
                 kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
                 model = model.model_copy(update={"sections": kept})
+        if project is not None:
+            bound = about_projects(model.entries(), project_names(con))
+            kept = {s: [e for e in items if for_project(bound, e.name, project)] for s, items in model.sections.items()}
+            model = model.model_copy(update={"sections": kept})
         model, use = fit_budget(
             model,
             rules.budget,
@@ -294,12 +304,10 @@ def publish_targets(
                 )
             if not targets:
                 continue
-            export = prepare_export(con, rule)
-            bound = about_projects(export.model.entries(), project_names(con))
+            exports = {project: prepare_export(con, rule, project=project) for project in {p for _, p in targets}}
             for target, project in targets:
                 path = target.file()
-                shaped = export if project is None else _for_project(export, bound, project)
-                results.append(write_export(con, shaped, target, path, recorded_as=recorded_as(path)))
+                results.append(write_export(con, exports[project], target, path, recorded_as=recorded_as(path)))
     return results
 
 
@@ -307,15 +315,6 @@ def _project_of(target: ExportTarget) -> str | None:
     if target.repo is None:
         return None
     return target.repo.expanduser().resolve().name or None
-
-
-def _for_project(export: Export, bound: dict[str, str], project: str) -> Export:
-    """`export` without the entries about another project than `project` (see `core.exposure.for_project`)."""
-    kept = {
-        section: [e for e in items if for_project(bound, e.name, project)]
-        for section, items in export.model.sections.items()
-    }
-    return export.model_copy(update={"model": export.model.model_copy(update={"sections": kept})})
 
 
 class Exported(BaseModel):

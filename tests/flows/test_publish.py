@@ -127,6 +127,8 @@ targets = [
     assert "In spotter-fum: " not in mine and "In JSSoundRecorder: " not in mine
     assert "In claude-code-log: " not in theirs and "In spotter-fum: " not in theirs
     assert "In claude-code-log: " in home and "In spotter-fum: " in home
+    # The note each file ends with counts what that file carries.
+    assert "written by rules" in mine and "written by rules" not in theirs
     # What a session in the repository loads is what counts as its exposure: only the entries its file carried.
     carried = json.loads(
         runner.invoke(

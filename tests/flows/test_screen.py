@@ -50,24 +50,25 @@ def poisoned(folder: Path, session_id: str, start: datetime, fix: str, page: str
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A working directory whose playbook.toml exports to a repository's CLAUDE.md and a Cursor rule."""
+    """A working directory whose playbook.toml exports to the CLAUDE.md and a Cursor rule of `app`, the repository
+    the sessions below work in (their cwd is /w/app)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
     (tmp_path / "playbook.toml").write_text(
         f'db = "{tmp_path / "p.duckdb"}"\nmin_messages = 1\nidle_minutes = 0\nnear_duplicates = "off"\n'
         f'out_dir = "{tmp_path / "out"}"\n'
         "[playbook_settings.default]\n"
-        f'targets = [{{ kind = "claude-md", repo = "{tmp_path / "repo"}" }},'
-        f' {{ kind = "cursor", repo = "{tmp_path / "repo"}" }}]\n'
+        f'targets = [{{ kind = "claude-md", repo = "{tmp_path / "app"}" }},'
+        f' {{ kind = "cursor", repo = "{tmp_path / "app"}" }}]\n'
     )
-    (tmp_path / "repo").mkdir()
-    (tmp_path / "repo" / "CLAUDE.md").write_text("# Repo\n\nHand-written notes.\n")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "CLAUDE.md").write_text("# Repo\n\nHand-written notes.\n")
     return tmp_path
 
 
 def published(project: Path) -> str:
-    return (project / "repo" / "CLAUDE.md").read_text() + (
-        project / "repo" / ".cursor" / "rules" / "playbook.mdc"
+    return (project / "app" / "CLAUDE.md").read_text() + (
+        project / "app" / ".cursor" / "rules" / "playbook.mdc"
     ).read_text()
 
 
