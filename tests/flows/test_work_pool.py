@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import stop
+from tests.servers import prefect_server, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = str(Path(sys.executable).with_name("playbook"))
@@ -146,9 +146,21 @@ def shards(work: Path) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
+@pytest.fixture
+def own_prefect(tmp_path: Path) -> Iterator[str]:
+    """A Prefect server of this test's own: `playbook serve` (tests/flows/test_schedule.py, perhaps running at the
+    same time on the shared server) registers a `curate-playbook/curate-playbook` deployment too, and the last
+    registration of a name wins, so on a shared server the fan-out's runs could go to that process instead."""
+    home = tmp_path / "prefect-server"
+    home.mkdir()
+    with prefect_server(home) as url:
+        yield url
+
+
 def test_a_nightly_fans_out_over_two_workers_within_one_model_limit(
-    tmp_path: Path, prefect_api: str, model: Model
+    tmp_path: Path, own_prefect: str, model: Model
 ) -> None:
+    prefect_api = own_prefect
     pool = f"playbook-pool-{os.getpid()}"
     work = tmp_path / "fanned"
     work.mkdir()
