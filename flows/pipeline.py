@@ -22,7 +22,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import FlowRun, TaskRun
 from prefect.states import State
 
-from core.errors import TransientError
+from core.errors import RunFailedError, TransientError
 from core.models import CuratorOutput, ReflectorOutput
 from core.runsummary import RunKind, RunSummary
 from core.selection import SessionFilter
@@ -226,10 +226,20 @@ def _fan_out(
         )
         for name in playbooks
     ]
-    with get_client(sync_client=True) as client:  # each run ends on its worker: waited for here
+    # Each run ends on its worker: waited for here, within the run's time limit (with no worker on the pool the
+    # runs would stay scheduled, and the nightly would wait for ever).
+    deadline = time.monotonic() + settings.max_run_minutes * 60 if settings.max_run_minutes else None
+    with get_client(sync_client=True) as client:
         pending = {run.id for run in runs}
         while pending:
             pending = {i for i in pending if not (state := client.read_flow_run(i).state) or not state.is_final()}
+            if pending and deadline is not None and time.monotonic() > deadline:
+                raise RunFailedError(
+                    f"{len(pending)} of {len(runs)} curation runs on work pool `{settings.work_pool}` did not end"
+                    f" within max_run_minutes ({settings.max_run_minutes:g}); is a worker running"
+                    f" (`prefect worker start -p {settings.work_pool}`)? What finished is kept; the next nightly"
+                    " curates the rest."
+                )
             if pending:
                 time.sleep(FAN_OUT_POLL_S)
     result = finish_nightly(settings, list(playbooks), since=started)

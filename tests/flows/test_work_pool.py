@@ -258,3 +258,39 @@ def test_a_nightly_fans_out_over_two_workers_within_one_model_limit(
         timeout=120,
     )
     assert json.loads(counted.stdout) == [{"playbook": p, "n": 6} for p in sorted(PLAYBOOKS)]
+
+
+def test_a_nightly_on_a_pool_without_workers_ends_in_one_line_within_its_time_limit(
+    tmp_path: Path, own_prefect: str, model: Model
+) -> None:
+    """No worker takes the runs: they stay scheduled, and the nightly gives up at `max_run_minutes` instead of
+    waiting for ever, in one line that says what to start; the store it ingested is kept."""
+    pool = f"playbook-idle-pool-{os.getpid()}"
+    work = tmp_path / "idle"
+    work.mkdir()
+    (work / "samples").mkdir()
+    shutil.copy(ROOT / "data" / "samples" / "claude-code" / "spotter" / "short.jsonl", work / "samples")
+    env = environment(work, own_prefect, config(work, model.url, pool)) | {"PLAYBOOK_MAX_RUN_MINUTES": "0.1"}
+    for args in (
+        ["--no-prompt", "work-pool", "create", pool, "--type", "process"],
+        ["--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook"],
+    ):
+        (work / "prefect.yaml").write_text(
+            (ROOT / "flows" / "prefect.yaml").read_text().replace("playbook-local", pool)
+        )
+        done = subprocess.run([PREFECT, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    started = time.monotonic()
+    done = subprocess.run(
+        [PLAYBOOK, "nightly", str(work / "samples"), "--llm", "openai"],
+        env=env,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: 3 of 3 curation runs on work pool") and f"prefect worker start -p {pool}" in last
+    assert "Traceback" not in done.stderr and time.monotonic() - started < 120
+    assert model.calls == 0 and (work / "p.duckdb").exists()  # ingested, nothing curated
