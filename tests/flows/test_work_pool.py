@@ -146,6 +146,31 @@ def shards(work: Path) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
+def prefect(env: dict[str, str], *args: str) -> None:
+    """A `prefect` command against the test's server; it must succeed."""
+    done = subprocess.run([PREFECT, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def deploy_pool(work: Path, env: dict[str, str], pool: str) -> None:
+    """A process work pool and the `curate-playbook` deployment of flows/prefect.yaml on it, as the README says."""
+    prefect(env, "--no-prompt", "work-pool", "create", pool, "--type", "process")
+    (work / "prefect.yaml").write_text((ROOT / "flows" / "prefect.yaml").read_text().replace("playbook-local", pool))
+    prefect(env, "--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook")
+
+
+def nightly(work: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+    """`playbook nightly` of the work folder's samples with the loopback model."""
+    return subprocess.run(
+        [PLAYBOOK, "nightly", str(work / "samples"), "--llm", "openai", *extra],
+        env=env,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
 @pytest.fixture
 def own_prefect(tmp_path: Path) -> Iterator[str]:
     """A Prefect server of this test's own: `playbook serve` (tests/flows/test_schedule.py, perhaps running at the
@@ -168,15 +193,8 @@ def test_a_nightly_fans_out_over_two_workers_within_one_model_limit(
     env = environment(work, prefect_api, config(work, model.url, pool))
     env["PREFECT_WORKER_QUERY_SECONDS"] = "1"  # workers look for runs every second (10 s by default)
 
-    def prefect(*args: str) -> None:
-        done = subprocess.run([PREFECT, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-
-    prefect("--no-prompt", "work-pool", "create", pool, "--type", "process")
-    prefect("--no-prompt", "gcl", "create", "model-calls", "--limit", str(LIMIT))
-    yaml = (ROOT / "flows" / "prefect.yaml").read_text().replace("playbook-local", pool)
-    (work / "prefect.yaml").write_text(yaml)
-    prefect("--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook")
+    prefect(env, "--no-prompt", "gcl", "create", "model-calls", "--limit", str(LIMIT))
+    deploy_pool(work, env, pool)
 
     workers, logs = [], []
     try:
@@ -206,14 +224,7 @@ def test_a_nightly_fans_out_over_two_workers_within_one_model_limit(
                         start_new_session=True,
                     )
                 )
-        done = subprocess.run(
-            [PLAYBOOK, "nightly", str(work / "samples"), "--llm", "openai", "--json"],
-            env=env,
-            cwd=work,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        done = nightly(work, env, "--json")
         assert done.returncode == 0, done.stderr[-3000:]
         summaries = json.loads(done.stdout)
         assert sorted(s["playbook"] for s in summaries) == sorted(PLAYBOOKS)
@@ -238,14 +249,7 @@ def test_a_nightly_fans_out_over_two_workers_within_one_model_limit(
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copytree(ROOT / "data" / "samples" / "claude-code", alone / "samples")
-    single = subprocess.run(
-        [PLAYBOOK, "nightly", str(alone / "samples"), "--llm", "openai", "--json"],
-        env=environment(alone, None, config(alone, model.url, None)),
-        cwd=alone,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    single = nightly(alone, environment(alone, None, config(alone, model.url, None)), "--json")
     assert single.returncode == 0, single.stderr[-3000:]
     fanned = shards(work)
     assert all(len(v) == 5 for v in fanned.values()) and fanned == shards(alone)
@@ -271,24 +275,9 @@ def test_a_nightly_on_a_pool_without_workers_ends_in_one_line_within_its_time_li
     (work / "samples").mkdir()
     shutil.copy(ROOT / "data" / "samples" / "claude-code" / "spotter" / "short.jsonl", work / "samples")
     env = environment(work, own_prefect, config(work, model.url, pool)) | {"PLAYBOOK_MAX_RUN_MINUTES": "0.1"}
-    for args in (
-        ["--no-prompt", "work-pool", "create", pool, "--type", "process"],
-        ["--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook"],
-    ):
-        (work / "prefect.yaml").write_text(
-            (ROOT / "flows" / "prefect.yaml").read_text().replace("playbook-local", pool)
-        )
-        done = subprocess.run([PREFECT, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    deploy_pool(work, env, pool)
     started = time.monotonic()
-    done = subprocess.run(
-        [PLAYBOOK, "nightly", str(work / "samples"), "--llm", "openai"],
-        env=env,
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = nightly(work, env)
     assert done.returncode == 1, done.stderr[-3000:]
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: 3 of 3 curation runs on work pool") and f"prefect worker start -p {pool}" in last
