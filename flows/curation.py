@@ -27,7 +27,8 @@ from flows.config import Settings
 from flows.context import Database, RunConfig, run_config
 from flows.progress import emit
 from flows.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
-from flows.steps import RunContext, RunMemo, Steps, next_epoch, plain_steps, select_sessions, timed
+from flows.run_state import RunContext, RunMemo, Steps
+from flows.steps import next_epoch, plain_steps, select_sessions, timed
 
 __all__ = ["fail_if_nothing_worked", "new_run_id", "run_curation"]
 

@@ -36,16 +36,8 @@ from flows.exports import ExportRules, export_files
 from flows.ingest import ingest_with
 from flows.nightly import NightlyResult, finish_nightly, run_nightly
 from flows.providers import ProviderFactory, ProviderSpec, make_provider
-from flows.steps import (
-    Epoch,
-    RunContext,
-    SessionApply,
-    StepResult,
-    Steps,
-    apply_epoch_sessions,
-    curate_sessions,
-    reflect_sessions,
-)
+from flows.run_state import Epoch, RunContext, SessionApply, StepResult, Steps
+from flows.steps import apply_epoch_sessions, curate_sessions, reflect_sessions
 
 __all__ = [
     "CURATE_DEPLOYMENT",

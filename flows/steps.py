@@ -2,7 +2,8 @@
 
 Prefect tasks in `flows.pipeline` are thin wrappers around these, and `flows.curation` sequences either
 kind, so the logic is read and tested without Prefect. Each step receives a `RunContext` and an epoch,
-opens DuckDB itself, and closes it (tasks receive paths and models, never connections).
+opens DuckDB itself, and closes it (tasks receive paths and models, never connections). The values they take
+and return are in `flows.run_state`.
 """
 
 from __future__ import annotations
@@ -10,12 +11,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, Literal
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import budget_use
 from core.consolidate import merged_wordings
@@ -23,12 +21,12 @@ from core.curator import curator_request, parse_curator
 from core.errors import AuthError, BudgetError
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.llm.embed import near_finder, neighbour_finder, sentences
-from core.llm.guard import CallGuard, GuardedProvider
+from core.llm.guard import GuardedProvider
 from core.miner import History, observe
-from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
+from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
-from core.redact import Redactor, mask_playbook, redact_answer
+from core.redact import mask_playbook, redact_answer
 from core.reflector import parse_reflector, reflector_request
 from core.render import estimate_tokens
 from core.request import Relevance, playbook_text
@@ -45,17 +43,21 @@ from core.store.observations import project_sessions, store_observations, stored
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, record_redactions, session_label
-from core.store.versions import Tip, current_version, load_version, tip_of, write_version
-from flows.context import Database, RunConfig
-from flows.providers import ProviderHandle, ProviderSpec
+from core.store.versions import current_version, tip_of, write_version
+from flows.context import RunConfig
+from flows.run_state import (
+    Epoch,
+    ErrorKind,
+    OutputT,
+    RunContext,
+    RunMemo,
+    Selection,
+    SessionApply,
+    StepResult,
+    Steps,
+)
 
 __all__ = [
-    "Epoch",
-    "RunContext",
-    "Selection",
-    "SessionApply",
-    "StepResult",
-    "Steps",
     "answer_requests",
     "apply_epoch_sessions",
     "ask_once",
@@ -69,7 +71,6 @@ __all__ = [
     "warms_cache",
 ]
 
-OutputT = TypeVar("OutputT", ReflectorOutput, CuratorOutput)
 # The most of a curator request a playbook may take; a larger one is cut to each session's relevant entries.
 PLAYBOOK_SHARE = 0.5
 # Entries shown to the curator as close to a finding: at least this share of the near-duplicate threshold
@@ -80,128 +81,6 @@ NEIGHBOUR_SHARE = 0.8
 # ("lint with `mix credo`" and "build with `mix compile`": 0.71).
 RULES_NEAR = 0.9
 STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they are stored
-
-
-@dataclass
-class RunMemo:
-    """What one run keeps in memory between its steps and epochs, so a session's cost does not grow with the
-    playbook: the versions it rebuilt (immutable values; one per playbook, the newest asked for), each
-    playbook's open rows as it last wrote them, entry vectors it read, and entry texts the redactor has
-    already passed. Shared by reference, like the guard."""
-
-    versions: dict[str, tuple[int, Playbook]] = field(default_factory=dict)
-    tips: dict[str, Tip] = field(default_factory=dict)
-    vectors: dict[str, dict[str, Any]] = field(default_factory=dict)
-    clean: set[str] = field(default_factory=set)
-    # The engine's near-duplicate finder per (model, threshold): its matrix of every text seen grows through the
-    # run instead of being stacked again each epoch.
-    finders: dict[tuple[str, float], NearFinder] = field(default_factory=dict)
-    # The rules miner's evidence per project, added up once per run (`_mining`).
-    histories: dict[str | None, History] = field(default_factory=dict)
-
-    def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
-        """`load_version`, rebuilt once: a version's content never changes."""
-        number = current_version(con, name) if version is None else version
-        held = self.versions.get(name)
-        if held is not None and held[0] == number:
-            return held[1]
-        playbook = load_version(con, name, number)
-        self.versions[name] = (number, playbook)
-        return playbook
-
-    def wrote(self, name: str, version: int, playbook: Playbook) -> None:
-        """`playbook` was just stored as `version` of `name`: the next epoch starts from it without a rebuild."""
-        self.versions[name] = (version, playbook)
-
-
-class RunContext(BaseModel):
-    """What every step of one run needs, resolved once when the run starts: the database, the run's
-    configuration, the provider's spec and the handle that builds its one instance, and the run id."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    db: Database
-    config: RunConfig
-    spec: ProviderSpec
-    handle: ProviderHandle
-    run_id: str
-    # Shared by every step of the run (a reference, also through Prefect tasks): deadline and breaker.
-    guard: CallGuard = Field(default_factory=CallGuard)
-    memo: RunMemo = Field(default_factory=RunMemo)
-    # Held around every model call: a slot of a limit shared with other workers (Prefect's global concurrency
-    # limit when the run is a Prefect flow run); None: no such limit.
-    slot: Callable[[], AbstractContextManager[object]] | None = None
-
-    @property
-    def provider(self) -> Provider:
-        """The run's provider, the one instance every call goes through (built on first use)."""
-        return self.handle.get()
-
-    @property
-    def playbook(self) -> str:
-        """The playbook the run curates."""
-        return self.config.playbook
-
-    @property
-    def redactor(self) -> Redactor:
-        """The redactor every text passes before a model, an entry or a store sees it."""
-        return self.config.redactor
-
-
-class Epoch(BaseModel):
-    """Sessions judged against the same frozen playbook version."""
-
-    epoch_no: int
-    base_version: int
-    session_ids: list[str]
-
-
-# Why a step has no output for a session: the call failed (worth retrying as is, never counted against the
-# session), or the session or the model's answer could not be processed (counted; quarantined when it repeats).
-ErrorKind = Literal["call", "output", "preparation"]
-
-
-class StepResult(BaseModel, Generic[OutputT]):
-    """One session's outcome of one LLM step: the validated output, or why there is none."""
-
-    session_id: str
-    output: OutputT | None = None
-    error: str | None = None
-    error_kind: ErrorKind | None = None
-    response: LLMResponse | None = None
-
-
-class SessionApply(BaseModel):
-    """What applying one session did."""
-
-    session_id: str
-    status: Literal["applied", "failed", "quarantined", "held"]
-    version: int | None = None
-    reason: str | None = None
-    report: ApplyReport | None = None
-
-
-class Selection(NamedTuple):
-    """Pending sessions oldest first, sessions skipped with their reason, and epochs a killed run left open."""
-
-    pending: list[str]
-    skipped: dict[str, str]
-    resumed: list[Epoch]
-
-
-Reflect = Callable[[RunContext, Epoch], list[StepResult[ReflectorOutput]]]
-Curate = Callable[[RunContext, Epoch, list[StepResult[ReflectorOutput]]], list[StepResult[CuratorOutput]]]
-Apply = Callable[
-    [RunContext, Epoch, list[StepResult[ReflectorOutput]], list[StepResult[CuratorOutput]]], list[SessionApply]
-]
-
-
-class Steps(NamedTuple):
-    """The three per-epoch steps a run sequences: plain functions, or Prefect tasks wrapping them."""
-
-    reflect: Reflect
-    curate: Curate
-    apply: Apply
 
 
 def select_sessions(ctx: RunContext, chosen: SessionFilter | None = None) -> Selection:

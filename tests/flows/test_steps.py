@@ -19,8 +19,8 @@ from core.store.versions import current_version, load_version
 from flows.config import Settings
 from flows.context import Database, run_config
 from flows.providers import ProviderHandle, ProviderSpec
+from flows.run_state import RunContext
 from flows.steps import (
-    RunContext,
     apply_epoch_sessions,
     curate_sessions,
     next_epoch,
