@@ -19,11 +19,12 @@ from typing import Any, NamedTuple
 from core.jsonx import locate_json
 from core.models import Playbook
 from core.operations import live_texts
+from core.re2_superset import superset
 
 __all__ = [
     "PERSONAL_PATTERNS",
     "RULES",
-    "SECRET_TRIGGERS",
+    "SECRET_SHAPES",
     "TOKEN_RUN",
     "Redactor",
     "Rule",
@@ -255,14 +256,15 @@ def _ascii_lower(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
-# A necessary condition for `secret_spans` to find anything, as one RE2/Python-compatible pattern: a rule's
-# trigger (any case) or a run of 32 token characters (what `_CANDIDATE` needs). Ingest asks DuckDB which
-# records match it and hands only those to the redactor, which scans most text for nothing otherwise.
+# The triggers of the rules, for `secret_spans` to skip the rules whose triggers a text lacks.
 _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
-# In two halves, for SQL: a rule's trigger (any case), or a run of 32 token characters that mixes upper- and
-# lower-case letters and digits (what `_random_token` and a Twilio SID need: ids, hashes, UUIDs and paths in one
-# case never do, and they are most of a transcript's long runs).
-SECRET_TRIGGERS = "(?i)(?:" + "|".join(re.escape(t) for t in _TRIGGERS) + ")"
+# A necessary condition for `secret_spans` to find anything, in two halves for SQL (ingest asks DuckDB which
+# records meet it and hands only those to the redactor). The first: any rule's pattern, widened to RE2 (each
+# rule's trigger alone is far wider: `key`, `pass` and `://` are in 6 of 10 characters of a coding transcript,
+# a rule's whole shape in under 1 in 20). The second: a run of 32 token characters, which the SQL keeps only
+# when it mixes upper- and lower-case letters and digits (what `_random_token` and a Twilio SID need: ids,
+# hashes, UUIDs and paths in one case never do, and they are most of a transcript's long runs).
+SECRET_SHAPES = "|".join(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
 TOKEN_RUN = r"[A-Za-z0-9+/_\-]{32,}"
 
 
@@ -288,6 +290,15 @@ def _twilio_spans(text: str, sid: re.Match[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
+def _rules_present(text: str) -> list[tuple[Rule, str]]:
+    """The rules whose triggers `text` holds, each with the text it is matched against."""
+    # ASCII-only lower-casing keeps every offset valid for the original text. The UTF-8 bytes of other
+    # characters are all >= 0x80, which `bytes.lower` leaves alone (4x faster than `str.translate`).
+    lower = text.lower() if text.isascii() else _ascii_lower(text)
+    present = {t for t in _TRIGGERS if t in lower}
+    return [(rule, lower if rule.ignore_case else text) for rule in RULES if not present.isdisjoint(rule.triggers)]
+
+
 def _random_token(token: str) -> bool:
     core = token.rstrip("=")
     if not (any(c.isdigit() for c in core) and any(c.isupper() for c in core) and any(c.islower() for c in core)):
@@ -299,18 +310,16 @@ def _random_token(token: str) -> bool:
     return _entropy(core) >= ENTROPY_BITS
 
 
-def secret_spans(text: str) -> list[tuple[int, int, str]]:
-    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker)."""
-    # ASCII-only lower-casing keeps every offset valid for the original text. The UTF-8 bytes of other
-    # characters are all >= 0x80, which `bytes.lower` leaves alone (4x faster than `str.translate`).
-    lower = text.lower() if text.isascii() else _ascii_lower(text)
+def secret_spans(text: str, *, rules: bool = True) -> list[tuple[int, int, str]]:
+    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker).
+
+    `rules=False`: the caller knows no rule can match (`SECRET_SHAPES` does not), so only random tokens are
+    looked for.
+    """
     found: list[tuple[int, int, str]] = []
-    present = {t for t in _TRIGGERS if t in lower}
-    for rule in RULES:
-        if present.isdisjoint(rule.triggers):
-            continue
+    for rule, subject in _rules_present(text) if rules else ():
         groups = [g for g in rule.pattern.groupindex if len(g) == 1]  # `v`, or one of several alternatives
-        for m in rule.pattern.finditer(lower if rule.ignore_case else text):
+        for m in rule.pattern.finditer(subject):
             group = next((g for g in groups if m.group(g) is not None), None)
             start, end = m.span(group) if group else m.span()
             found.append((start, end, rule.marker))
@@ -331,9 +340,9 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     return merged
 
 
-def redact(text: str) -> tuple[str, int]:
-    """`text` with every secret-looking span replaced, and how many were replaced."""
-    spans = secret_spans(text)
+def redact(text: str, *, rules: bool = True) -> tuple[str, int]:
+    """`text` with every secret-looking span replaced, and how many were replaced (`rules`: see `secret_spans`)."""
+    spans = secret_spans(text, rules=rules)
     if not spans:
         return text, 0
     out: list[str] = []
@@ -346,8 +355,9 @@ def redact(text: str) -> tuple[str, int]:
     return "".join(out), len(spans)
 
 
-def redact_parts(parts: Sequence[str]) -> tuple[list[str], int]:
-    """`redact` over the blocks of one message, catching a secret cut across two blocks.
+def redact_parts(parts: Sequence[str], *, rules: bool = True) -> tuple[list[str], int]:
+    """`redact` over the blocks of one message, catching a secret cut across two blocks (`rules`: see
+    `secret_spans`, for every block and join).
 
     Each block is redacted alone; then, at each boundary, the word the first block ends with and the word
     the next begins with are joined, and if the join is a secret that neither half was, both halves go.
@@ -355,7 +365,7 @@ def redact_parts(parts: Sequence[str]) -> tuple[list[str], int]:
     out: list[str] = []
     total = 0
     for part in parts:
-        text, n = redact(part)
+        text, n = redact(part, rules=rules)
         out.append(text)
         total += n
     for i in range(len(out) - 1):
@@ -364,7 +374,7 @@ def redact_parts(parts: Sequence[str]) -> tuple[list[str], int]:
         if not tail or not head or not tail.group(0) or not head.group(0):
             continue
         joined = tail.group(0) + head.group(0)
-        if "[REDACTED" not in joined and secret_spans(joined):
+        if "[REDACTED" not in joined and secret_spans(joined, rules=rules):
             out[i] = out[i][: tail.start()] + "[REDACTED:secret]"
             out[i + 1] = out[i + 1][head.end() :]
             total += 1

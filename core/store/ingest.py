@@ -27,7 +27,7 @@ from typing import Literal, NamedTuple
 import duckdb
 
 from core.errors import StoreError
-from core.redact import SECRET_TRIGGERS, TOKEN_RUN, redact, redact_parts
+from core.redact import SECRET_SHAPES, TOKEN_RUN, redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
@@ -357,12 +357,12 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 
     The blocks of one record are scanned together (`redact_parts`), so a secret cut across two blocks
     is caught. Only records that may hold a secret reach the redactor: DuckDB selects those where a block,
-    a tool input or the words joined across two adjacent blocks may hold one (`_MAY_HOLD`), a condition every
-    secret meets (RE2's `\\S` is ASCII, so its joined words contain Python's). Returns how many secrets were
-    replaced, per file.
+    a tool input or the words joined across two adjacent blocks may hold one (`_MAY_HOLD_SECRET_ROWS`), a
+    condition every secret meets (RE2's `\\S` is ASCII, so its joined words contain Python's); the redactor's
+    rules run only on records where a rule's shape is. Returns how many secrets were replaced, per file.
     """
-    con.execute(_MAY_HOLD)
-    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"triggers": SECRET_TRIGGERS, "run": TOKEN_RUN}).fetchall()
+    con.execute(_MIXED_RUN)
+    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"shapes": SECRET_SHAPES, "run": TOKEN_RUN}).fetchall()
     changed: list[tuple[int, str | None, str | None]] = []
     counts: dict[str, int] = {}
     i = 0
@@ -371,9 +371,10 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         while j < len(rows) and rows[j][1:3] == rows[i][1:3]:
             j += 1
         record = rows[i:j]
-        texts, n = redact_parts([r[3] or "" for r in record])
+        rules = record[0][5]
+        texts, n = redact_parts([r[3] or "" for r in record], rules=rules)
         for row, text in zip(record, texts, strict=True):
-            tool_input, k = redact(row[4]) if row[4] else (row[4], 0)
+            tool_input, k = redact(row[4], rules=rules) if row[4] else (row[4], 0)
             n += k
             new_text = text if row[3] is not None else None
             if new_text != row[3] or tool_input != row[4]:
@@ -396,33 +397,35 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return counts
 
 
-# What every secret `secret_spans` finds meets, in C++: a trigger, or a long token run mixing cases and digits.
-_MAY_HOLD = r"""
-CREATE OR REPLACE TEMP MACRO _may_hold(x, triggers, run) AS x IS NOT NULL AND (
-    regexp_matches(x, triggers)
-    OR len(list_filter(
-        regexp_extract_all(x, run),
-        lambda t: regexp_matches(t, '[A-Z]') AND regexp_matches(t, '[a-z]') AND regexp_matches(t, '[0-9]')
-    )) > 0
-)
+# A long token run mixing upper- and lower-case letters and digits (what `_random_token` needs), in C++.
+_MIXED_RUN = r"""
+CREATE OR REPLACE TEMP MACRO _mixed_run(x, run) AS regexp_matches(x, run) AND len(list_filter(
+    regexp_extract_all(x, run),
+    lambda t: regexp_matches(t, '[A-Z]') AND regexp_matches(t, '[a-z]') AND regexp_matches(t, '[0-9]')
+)) > 0
 """
 
+# The records that may hold a secret: a block, a tool input or the words joined across two adjacent blocks
+# holds a rule's shape (`shaped`: only then need the redactor's rules run) or a mixed token run. They are screened
+# as one text per block, so each pattern is used once per query: RE2 builds a pattern's program once per use,
+# which is much of the cost of a small batch. A match across the joins only widens the screen.
 _MAY_HOLD_SECRET_ROWS = r"""
 WITH p AS (
     SELECT rowid AS id, source_path, seq, part, text, tool_input FROM _parts
     WHERE text IS NOT NULL OR tool_input IS NOT NULL
 ), joined AS (
-    SELECT source_path, seq, text, tool_input,
+    SELECT source_path, seq, concat_ws(chr(10), text, tool_input,
            regexp_extract(coalesce(text, ''), '\S*$')
                || lead(regexp_extract(coalesce(text, ''), '^\S*')) OVER (PARTITION BY source_path, seq ORDER BY part)
-               AS across
+           ) AS screened
     FROM p
+), screened AS (
+    SELECT source_path, seq, regexp_matches(screened, $shapes) AS shaped, _mixed_run(screened, $run) AS mixed
+    FROM joined
 ), flagged AS (
-    SELECT DISTINCT source_path, seq FROM joined
-    WHERE _may_hold(text, $triggers, $run) OR _may_hold(tool_input, $triggers, $run)
-       OR _may_hold(across, $triggers, $run)
+    SELECT source_path, seq, bool_or(shaped) AS shaped FROM screened WHERE shaped OR mixed GROUP BY ALL
 )
-SELECT id, source_path, seq, text, tool_input FROM p SEMI JOIN flagged USING (source_path, seq)
+SELECT id, source_path, seq, text, tool_input, shaped FROM p JOIN flagged USING (source_path, seq)
 ORDER BY source_path, seq, part
 """
 

@@ -69,10 +69,21 @@ def _loads(line: bytes) -> Any:
 def _whole_document(path: Path, size: int) -> Any:
     if size > _WHOLE_FILE_LIMIT:
         return None
-    raw = path.read_bytes().lstrip()
-    if not raw.startswith((b"[", b"{")):
-        return None
-    return _loads(raw)
+    with path.open("rb") as fh:
+        first = fh.readline()
+        while first and not first.strip():
+            first = fh.readline()
+        if not first.lstrip().startswith((b"[", b"{")):
+            return None
+        # A JSONL file's first line is a whole value with more lines after it: not one document, and
+        # parsing the file as one would decode all of it only to fail at the second line.
+        head = _loads(first)
+        if head is None:
+            return _loads(first + fh.read())
+        while chunk := fh.read(64 * 1024):
+            if chunk.strip():
+                return None
+    return head
 
 
 def _codex_session(record: dict[str, Any], path: Path) -> str:

@@ -195,3 +195,31 @@ def test_codex_older_layout_and_messages_format(tmp_path: Path, con: duckdb.Duck
         1,
         1,
     )
+
+
+_LOG = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(_LOG, indent=2),
+        json.dumps({"messages": _LOG}, indent=2),
+        "\n\n" + json.dumps(_LOG) + "\n\n  \n",
+        json.dumps({"messages": _LOG}),
+    ],
+    ids=["pretty list", "pretty object", "one line among blank lines", "one-line object"],
+)
+def test_a_message_log_is_one_json_document_however_it_is_laid_out(tmp_path: Path, text: str) -> None:
+    """Only the first line is parsed when it is a whole value with lines after it (JSONL); a document laid out
+    over many lines, or alone on one, is still read whole."""
+    path = tmp_path / "chats" / "talk.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    assert (detect(path).format, detect(path).session_id) == ("messages", "chats/talk")
+
+
+def test_a_jsonl_file_whose_first_line_is_a_message_list_is_read_line_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(_LOG) + "\n" + json.dumps(_LOG) + "\n")
+    assert detect(path).format is None  # two documents: not one message log, and no line is a known record
