@@ -37,7 +37,9 @@ __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", 
 # `refused`: an object of a team's store that may not become a file here (`core.io.keys`), never fetched.
 Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
 HEAD_BYTES = 64 * 1024
-BATCH_BYTES = 32 * 1024 * 1024
+# Each batch costs a fixed ~0.1 s of CPU in statements and RE2 programs; 128 MB keeps that under a tenth of the
+# work (500 MB of transcripts: 4.3x the typed load's CPU at 32 MB, 3.2x at 128 MB) for ~540 MB of peak memory.
+BATCH_BYTES = 128 * 1024 * 1024
 SUFFIXES = (".jsonl", ".json")
 META_SUFFIX = ".meta.json"  # `agent-<id>.meta.json`: a subagent's type and description, not a transcript
 
@@ -234,12 +236,17 @@ def _agent_meta(path: Path) -> tuple[str | None, str | None]:
 
 
 def _digest(path: Path) -> tuple[str, bytes]:
+    """The file's content hash (SHA-256, 128 bits kept) and its first bytes.
+
+    Every byte of every new or changed file is hashed: SHA-256 runs in the SHA instructions of current x86 and
+    ARM processors, 2x BLAKE2b here (a ledger written with BLAKE2b differs, so a touched file is read once
+    more, as changed)."""
     with path.open("rb") as fh:
         head = fh.read(HEAD_BYTES)
-        hasher = hashlib.blake2b(head, digest_size=16)
+        hasher = hashlib.sha256(head)
         while chunk := fh.read(8 * 1024 * 1024):
             hasher.update(chunk)
-    return hasher.hexdigest(), head
+    return hasher.hexdigest()[:32], head
 
 
 def _identity(path: Path, fmt: Format | Literal["auto"]) -> Detected:
