@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core.transcripts._batch import MAX_OBJECT_SIZE
+from core.transcripts._batch import MAX_OBJECT_SIZE, json_type_of
 
 __all__ = ["load_claude_code"]
 
@@ -62,7 +62,7 @@ SELECT r.path, b.session_id, r.seq,
        coalesce(r.isMeta, false) AS is_meta, coalesce(r.isCompactSummary, false) AS is_compact,
        r.agentId AS agent_id, r.summary, r.message.id AS msg_id, coalesce(r.message.id, r.uuid) AS key,
        r.uuid AS record_id,
-       r.message.content AS content, json_type(r.message.content) AS content_type
+       r.message.content AS content, {json_type_of("r.message.content")} AS content_type
 FROM raw r JOIN _batch_files b ON b.path = r.path
 """
 
@@ -102,7 +102,7 @@ SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        CASE b.type
            WHEN 'text' THEN b.text
            WHEN 'thinking' THEN b.thinking
-           WHEN 'tool_result' THEN CASE json_type(b.content)
+           WHEN 'tool_result' THEN CASE {json_type_of("b.content")}
                WHEN 'VARCHAR' THEN b.content->>'$'
                WHEN 'ARRAY' THEN array_to_string(json_extract_string(b.content, '$[*].text'), chr(10))
                ELSE NULL END

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core.transcripts._batch import MAX_OBJECT_SIZE
+from core.transcripts._batch import MAX_OBJECT_SIZE, json_type_of
 
 __all__ = ["load_codex"]
 
@@ -56,7 +56,7 @@ SELECT *, p.type AS ptype, p.role AS role,
 FROM typed
 """
 
-_PARTS = """
+_PARTS = f"""
 INSERT INTO _parts BY NAME
 WITH items AS (
     SELECT *,
@@ -71,7 +71,7 @@ WITH items AS (
                                                       'local_shell_call_output') THEN 'tool_result'
             WHEN rtype = 'compacted' THEN 'summary'
         END AS what,
-        CASE json_type(p.output) WHEN 'VARCHAR' THEN p.output->>'$' ELSE p.output::VARCHAR END AS output
+        CASE {json_type_of("p.output")} WHEN 'VARCHAR' THEN p.output->>'$' ELSE p.output::VARCHAR END AS output
     FROM _cx_lines WHERE NOT bad
 ), texts AS (
     SELECT *,
