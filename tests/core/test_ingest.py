@@ -238,3 +238,19 @@ def test_a_batch_that_fails_in_the_background_is_retried_file_by_file(
     assert set(statuses.values()) == {"new"} and len(statuses) == 6
     stored = con.execute("SELECT session_id FROM sessions ORDER BY 1").fetchall()
     assert stored == [(f"s{i}",) for i in range(6)]
+
+
+def test_an_ingest_in_many_batches_leaves_duckdb_threads_as_it_found_them(tmp_path: Path) -> None:
+    """Two batches in flight run with one DuckDB thread fewer (each statement also runs on its caller's
+    thread); the connection's setting is restored after, for whatever it runs next."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"s{i}.jsonl").write_text(
+            "\n".join(user_line(f"prompt {i} {j}", session=f"s{i}", uuid=f"u{i}-{j}") for j in range(40)) + "\n"
+        )
+    with open_db(tmp_path / "p.duckdb") as con:
+        con.execute("SET threads = 3")
+        summary = ingest(con, [folder], batch_bytes=1)  # a batch per file
+        assert summary.sessions == 4
+        assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
