@@ -22,10 +22,10 @@ from core.operations import live_texts
 from core.re2_superset import superset
 
 __all__ = [
+    "MIXED_RUN",
     "PERSONAL_PATTERNS",
     "RULES",
     "SECRET_SHAPES",
-    "TOKEN_RUN",
     "Redactor",
     "Rule",
     "mask_playbook",
@@ -261,11 +261,14 @@ _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
 # A necessary condition for `secret_spans` to find anything, in two halves for SQL (ingest asks DuckDB which
 # records meet it and hands only those to the redactor). The first: any rule's pattern, widened to RE2 (each
 # rule's trigger alone is far wider: `key`, `pass` and `://` are in 6 of 10 characters of a coding transcript,
-# a rule's whole shape in under 1 in 20). The second: a run of 32 token characters, which the SQL keeps only
-# when it mixes upper- and lower-case letters and digits (what `_random_token` and a Twilio SID need: ids,
-# hashes, UUIDs and paths in one case never do, and they are most of a transcript's long runs).
+# a rule's whole shape in under 1 in 20).
 SECRET_SHAPES = "|".join(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
-TOKEN_RUN = r"[A-Za-z0-9+/_\-]{32,}"
+# The second: a run of token characters holding an upper-case letter and a digit, in either order (as the
+# regular expression finds it, the whole run), which the SQL keeps when it is 32 characters or more and holds a
+# lower-case letter too: what `_random_token` and a Twilio SID need. Ids, hashes, UUIDs and paths in one case
+# never do, and they are most of a transcript's long runs.
+_TOKEN = r"[A-Za-z0-9+/_\-]"
+MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]{_TOKEN}*"
 
 
 def _entropy(text: str) -> float:

@@ -28,7 +28,7 @@ from typing import Literal, NamedTuple
 import duckdb
 
 from core.errors import StoreError
-from core.redact import SECRET_SHAPES, TOKEN_RUN, redact, redact_parts
+from core.redact import MIXED_RUN, SECRET_SHAPES, redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, reset_batch
@@ -370,7 +370,7 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     rules run only on records where a rule's shape is. Returns how many secrets were replaced, per file.
     """
     con.execute(_MIXED_RUN)
-    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"shapes": SECRET_SHAPES, "run": TOKEN_RUN}).fetchall()
+    rows = con.execute(_MAY_HOLD_SECRET_ROWS, {"shapes": SECRET_SHAPES, "run": MIXED_RUN}).fetchall()
     changed: list[tuple[int, str | None, str | None]] = []
     counts: dict[str, int] = {}
     i = 0
@@ -405,12 +405,11 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return counts
 
 
-# A long token run mixing upper- and lower-case letters and digits (what `_random_token` needs), in C++.
+# A run of 32 token characters or more mixing upper- and lower-case letters and digits (`MIXED_RUN` finds the
+# runs holding an upper-case letter and a digit), in C++.
 _MIXED_RUN = r"""
-CREATE OR REPLACE TEMP MACRO _mixed_run(x, run) AS regexp_matches(x, run) AND len(list_filter(
-    regexp_extract_all(x, run),
-    lambda t: regexp_matches(t, '[A-Z]') AND regexp_matches(t, '[a-z]') AND regexp_matches(t, '[0-9]')
-)) > 0
+CREATE OR REPLACE TEMP MACRO _mixed_run(x, run) AS
+len(list_filter(regexp_extract_all(x, run), lambda t: len(t) >= 32 AND upper(t) <> t)) > 0
 """
 
 # The records that may hold a secret: a block, a tool input or the words joined across two adjacent blocks
@@ -418,22 +417,20 @@ CREATE OR REPLACE TEMP MACRO _mixed_run(x, run) AS regexp_matches(x, run) AND le
 # as one text per block, so each pattern is used once per query: RE2 builds a pattern's program once per use,
 # which is much of the cost of a small batch. A match across the joins only widens the screen.
 _MAY_HOLD_SECRET_ROWS = r"""
-WITH p AS (
-    SELECT rowid AS id, source_path, seq, part, text, tool_input FROM _parts
-    WHERE text IS NOT NULL OR tool_input IS NOT NULL
-), joined AS (
+WITH joined AS (
     SELECT source_path, seq, concat_ws(chr(10), text, tool_input,
            regexp_extract(coalesce(text, ''), '\S*$')
                || lead(regexp_extract(coalesce(text, ''), '^\S*')) OVER (PARTITION BY source_path, seq ORDER BY part)
            ) AS screened
-    FROM p
+    FROM _parts WHERE text IS NOT NULL OR tool_input IS NOT NULL
 ), screened AS (
     SELECT source_path, seq, regexp_matches(screened, $shapes) AS shaped, _mixed_run(screened, $run) AS mixed
     FROM joined
 ), flagged AS (
     SELECT source_path, seq, bool_or(shaped) AS shaped FROM screened WHERE shaped OR mixed GROUP BY ALL
 )
-SELECT id, source_path, seq, text, tool_input, shaped FROM p JOIN flagged USING (source_path, seq)
+SELECT p.rowid, source_path, seq, text, tool_input, shaped FROM _parts p JOIN flagged USING (source_path, seq)
+WHERE text IS NOT NULL OR tool_input IS NOT NULL
 ORDER BY source_path, seq, part
 """
 
