@@ -31,7 +31,7 @@ from core.errors import StoreError
 from core.redact import MIXED_RUN, SECRET_SHAPES, redact, redact_parts
 from core.store.db import transaction
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
-from core.transcripts._batch import drop_batch, reset_batch
+from core.transcripts._batch import drop_batch, object_size_bound, reset_batch
 
 __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "needs_ingest", "survey"]
 
@@ -444,9 +444,9 @@ def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
     for fmt, items in by_format.items():
         paths = [str(w.path) for w in items]
         if fmt == "claude-code":
-            load_claude_code(con, paths)
+            load_claude_code(con, paths, object_size_bound(w.size for w in items))
         elif fmt == "codex":
-            load_codex(con, paths)
+            load_codex(con, paths, object_size_bound(w.size for w in items))
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
     con.execute(_REJECT_INVALID_PARTS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core.transcripts._batch import MAX_OBJECT_SIZE, json_type_of
+from core.transcripts._batch import json_type_of
 
 __all__ = ["load_codex"]
 
@@ -38,7 +38,7 @@ CREATE OR REPLACE TEMP TABLE _cx_lines AS
 WITH raw AS (
     SELECT filename AS path, row_number() OVER () AS seq, *
     FROM read_json($files, format = 'newline_delimited', filename = true, ignore_errors = true,
-                   maximum_object_size = {MAX_OBJECT_SIZE}, columns = {_COLUMNS})
+                   maximum_object_size = $max_object_size, columns = {_COLUMNS})
 ), typed AS (
     SELECT r.path, b.session_id, r.seq,
            r.type IS NULL AND r.payload IS NULL AND r.record_type IS NULL AND r.id IS NULL AS bad,
@@ -136,9 +136,10 @@ FROM _cx_lines GROUP BY path;
 """
 
 
-def load_codex(con: duckdb.DuckDBPyConnection, files: list[str]) -> None:
-    """Normalise Codex rollout files (already in `_batch_files`) into the batch temp tables."""
-    con.execute(_LINES, {"files": files})
+def load_codex(con: duckdb.DuckDBPyConnection, files: list[str], max_object_size: int) -> None:
+    """Normalise Codex rollout files (already in `_batch_files`) into the batch temp tables, reading lines of up to
+    `max_object_size` bytes (`object_size_bound` of the files' sizes)."""
+    con.execute(_LINES, {"files": files, "max_object_size": max_object_size})
     con.execute(_PARTS)
     con.execute(_STATS)
     con.execute("DROP TABLE _cx_lines")

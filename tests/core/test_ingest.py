@@ -10,9 +10,12 @@ from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.store.db import open_db
 from core.store.ingest import ingest
+from core.transcripts._batch import MAX_OBJECT_SIZE, MIN_OBJECT_SIZE, object_size_bound
 
 SHORT = "claude-code/spotter/short.jsonl"
 SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"  # the sessionId its records carry
@@ -156,7 +159,7 @@ def test_failed_reparse_keeps_previous_messages(
         fh.write((user_line("more", session="short", uuid="late") + "\n").encode())
     import core.store.ingest as ingest_module
 
-    def broken(con: duckdb.DuckDBPyConnection, files: list[str]) -> None:
+    def broken(con: duckdb.DuckDBPyConnection, files: list[str], max_object_size: int) -> None:
         raise duckdb.IOException("IO Error: disk went away")
 
     monkeypatch.setattr(ingest_module, "load_claude_code", broken)
@@ -221,10 +224,10 @@ def test_a_batch_that_fails_in_the_background_is_retried_file_by_file(
 
     real = ingest_module.load_claude_code
 
-    def failing_on_one(connection: duckdb.DuckDBPyConnection, files: list[str]) -> None:
+    def failing_on_one(connection: duckdb.DuckDBPyConnection, files: list[str], max_object_size: int) -> None:
         if any(Path(f).name == "poisoned.jsonl" for f in files):
             raise duckdb.InvalidInputException("Invalid Input Error: poisoned")
-        real(connection, files)
+        real(connection, files, max_object_size)
 
     monkeypatch.setattr(ingest_module, "load_claude_code", failing_on_one)
     folder = tmp_path / "many"
@@ -254,3 +257,22 @@ def test_an_ingest_in_many_batches_leaves_duckdb_threads_as_it_found_them(tmp_pa
         summary = ingest(con, [folder], batch_bytes=1)  # a batch per file
         assert summary.sessions == 4
         assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
+
+
+def test_a_line_longer_than_the_smallest_read_buffer_is_parsed_whole(tmp_path: Path) -> None:
+    """Lines are read with a buffer sized from the batch's largest file (at least 16 MiB): a 20 MB tool result
+    in one line is a message, not a bad line, and the small file beside it in the same batch is read too."""
+    (tmp_path / "big.jsonl").write_text(user_line("y" * 20_000_000, session="big") + "\n")
+    (tmp_path / "small.jsonl").write_text(user_line("hello", session="small") + "\n")
+    with open_db(tmp_path / "p.duckdb") as con:
+        summary = ingest(con, [tmp_path])
+        lengths = dict(con.execute("SELECT session_id, length(text) FROM messages").fetchall())
+    assert summary.bad_lines == 0
+    assert lengths == {"big": 20_000_000, "small": 5}
+
+
+@given(st.lists(st.integers(min_value=0, max_value=1 << 40), max_size=5))
+def test_the_read_buffer_holds_the_longest_possible_line(sizes: list[int]) -> None:
+    bound = object_size_bound(sizes)
+    assert MIN_OBJECT_SIZE <= bound <= MAX_OBJECT_SIZE and bound & (bound - 1) == 0
+    assert bound >= min(max(sizes, default=0), MAX_OBJECT_SIZE)
