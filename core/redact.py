@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -272,11 +273,8 @@ MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]
 
 
 def _entropy(text: str) -> float:
-    counts: dict[str, int] = {}
-    for c in text:
-        counts[c] = counts.get(c, 0) + 1
     n = len(text)
-    return -sum(k / n * math.log2(k / n) for k in counts.values())
+    return -sum(k / n * math.log2(k / n) for k in Counter(text).values())
 
 
 # A Twilio account or API key SID (`AC`/`SK` + 32 lower-case hex), and the auth token that follows it in code
@@ -302,9 +300,12 @@ def _rules_present(text: str) -> list[tuple[Rule, str]]:
     return [(rule, lower if rule.ignore_case else text) for rule in RULES if not present.isdisjoint(rule.triggers)]
 
 
+_MIXED = (re.compile("[0-9]"), re.compile("[A-Z]"), re.compile("[a-z]"))  # a candidate is ASCII
+
+
 def _random_token(token: str) -> bool:
     core = token.rstrip("=")
-    if not (any(c.isdigit() for c in core) and any(c.isupper() for c in core) and any(c.islower() for c in core)):
+    if not all(kind.search(core) for kind in _MIXED):
         return False
     if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
         return False  # a path or an id

@@ -413,19 +413,27 @@ len(list_filter(regexp_extract_all(x, run), lambda t: len(t) >= 32 AND upper(t) 
 """
 
 # The records that may hold a secret: a block, a tool input or the words joined across two adjacent blocks
-# holds a rule's shape (`shaped`: only then need the redactor's rules run) or a mixed token run. They are screened
-# as one text per block, so each pattern is used once per query: RE2 builds a pattern's program once per use,
-# which is much of the cost of a small batch. A match across the joins only widens the screen.
+# holds a rule's shape (`shaped`: only then need the redactor's rules run) or a mixed token run. A block and its
+# tool input are screened as one text, so each pattern is used once per query (RE2 builds a pattern's program
+# once per use, which is much of the cost of a small batch); a match across the join only widens the screen.
+# Words join across blocks only in records with a text block after the first (a few in a thousand), and only
+# those go through the window: carrying every text through it was a third of the query.
 _MAY_HOLD_SECRET_ROWS = r"""
-WITH joined AS (
-    SELECT source_path, seq, concat_ws(chr(10), text, tool_input,
-           regexp_extract(coalesce(text, ''), '\S*$')
+WITH multi AS (
+    SELECT DISTINCT source_path, seq FROM _parts WHERE part > 0 AND text IS NOT NULL
+), across AS (
+    SELECT source_path, seq, regexp_extract(coalesce(text, ''), '\S*$')
                || lead(regexp_extract(coalesce(text, ''), '^\S*')) OVER (PARTITION BY source_path, seq ORDER BY part)
-           ) AS screened
-    FROM _parts WHERE text IS NOT NULL OR tool_input IS NOT NULL
+               AS screened
+    FROM _parts SEMI JOIN multi USING (source_path, seq)
+), texts AS (
+    SELECT source_path, seq, concat_ws(chr(10), text, tool_input) AS screened FROM _parts
+    WHERE text IS NOT NULL OR tool_input IS NOT NULL
+    UNION ALL
+    SELECT source_path, seq, screened FROM across WHERE screened IS NOT NULL
 ), screened AS (
     SELECT source_path, seq, regexp_matches(screened, $shapes) AS shaped, _mixed_run(screened, $run) AS mixed
-    FROM joined
+    FROM texts
 ), flagged AS (
     SELECT source_path, seq, bool_or(shaped) AS shaped FROM screened WHERE shaped OR mixed GROUP BY ALL
 )
