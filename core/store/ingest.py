@@ -392,7 +392,12 @@ def _redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         i = j
     if changed:
         con.execute("CREATE OR REPLACE TEMP TABLE _redacted (id BIGINT, text VARCHAR, tool_input VARCHAR)")
-        con.executemany("INSERT INTO _redacted VALUES (?, ?, ?)", changed)
+        # One statement: `executemany` runs one per row (0.2 s for 450 rows).
+        ids, new_texts, new_inputs = (list(column) for column in zip(*changed, strict=True))
+        con.execute(
+            "INSERT INTO _redacted SELECT unnest($ids), unnest($texts), unnest($inputs)",
+            {"ids": ids, "texts": new_texts, "inputs": new_inputs},
+        )
         con.execute(
             "UPDATE _parts SET text = r.text, tool_input = r.tool_input FROM _redacted r WHERE _parts.rowid = r.id"
         )
