@@ -1,4 +1,7 @@
-"""RE2 patterns that match wherever a Python pattern does, so DuckDB can screen text before Python scans it.
+"""RE2 screens for Python patterns: DuckDB finds the texts a pattern may match.
+
+An RE2 pattern from `superset` matches wherever the Python pattern does, so DuckDB can screen text before Python
+scans it.
 
 DuckDB's `regexp_matches` is RE2: no lookarounds, no back-references, ASCII `\\s`, `\\d`, `\\w` and `\\b`.
 `superset` rewrites a compiled Python pattern into RE2 syntax from Python's own parse tree, widening where RE2
