@@ -8,8 +8,8 @@ DuckDB's `regexp_matches` is RE2: no lookarounds, no back-references, ASCII `\\s
 cannot say the same thing: zero-width assertions (`\\b`, `^`, `(?=...)`, `(?<!...)`) are dropped, a
 back-reference becomes the pattern of the group it names, a long bounded repeat becomes unbounded, and
 Python's Unicode classes become classes RE2 builds cheaply (any non-ASCII character a word character or a
-digit; Python's whitespace listed). Each step only widens, so a text the Python pattern matches anywhere, the RE2 one matches
-too; the reverse need not hold (a screen, not a replacement).
+digit; Python's whitespace listed). Each step only widens, so a text the Python pattern matches anywhere, the
+RE2 one matches too; the reverse need not hold (a screen, not a replacement).
 """
 
 from __future__ import annotations
