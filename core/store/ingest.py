@@ -38,7 +38,7 @@ __all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", 
 # `refused`: an object of a team's store that may not become a file here (`core.io.keys`), never fetched.
 Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
 HEAD_BYTES = 64 * 1024
-# Each batch costs a fixed ~0.1 s of CPU in statements and RE2 programs: at 32 MB, a quarter of a 500 MB ingest's
+# Each batch costs a fixed ~0.1 s of CPU in statements and RE2 programs: at 32 MB, about a fifth of a 500 MB ingest's
 # CPU. 128 MB keeps it small for ~540 MB of peak memory; 256 MB gained nothing more.
 BATCH_BYTES = 128 * 1024 * 1024
 SUFFIXES = (".jsonl", ".json")
