@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any, NamedTuple
 
 from core.jsonx import locate_json
@@ -26,7 +27,6 @@ __all__ = [
     "MIXED_RUN",
     "PERSONAL_PATTERNS",
     "RULES",
-    "SECRET_SHAPES",
     "Redactor",
     "Rule",
     "mask_playbook",
@@ -34,6 +34,7 @@ __all__ = [
     "redact_answer",
     "redact_parts",
     "redact_transcript",
+    "secret_shapes",
     "secret_spans",
 ]
 
@@ -259,12 +260,21 @@ def _ascii_lower(text: str) -> str:
 
 # The triggers of the rules, for `secret_spans` to skip the rules whose triggers a text lacks.
 _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
-# A necessary condition for `secret_spans` to find anything, in two halves for SQL (ingest asks DuckDB which
-# records meet it and hands only those to the redactor). The first: any rule's pattern, widened to RE2 (each
-# rule's trigger alone is far wider: `key`, `pass` and `://` are in 6 of 10 characters of a coding transcript,
-# a rule's whole shape in under 1 in 20).
-SECRET_SHAPES = "|".join(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
-# The second: a run of token characters holding an upper-case letter and a digit, in either order (as the
+
+
+@cache
+def secret_shapes() -> str:
+    """The first half of a necessary condition for `secret_spans` to find anything, for SQL (ingest asks DuckDB
+    which records meet it and hands only those to the redactor): any rule's pattern, widened to RE2.
+
+    Each rule's trigger alone is far wider: `key`, `pass` and `://` are in 6 of 10 characters of a coding
+    transcript, a rule's whole shape in under 1 in 20. Built on first use: only ingest needs it, and every
+    process that redacts imports this module.
+    """
+    return "|".join(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
+
+
+# The second half, for SQL: a run of token characters holding an upper-case letter and a digit, in either order (as the
 # regular expression finds it, the whole run), which the SQL keeps when it is 32 characters or more and holds a
 # lower-case letter too: what `_random_token` and a Twilio SID need. Ids, hashes, UUIDs and paths in one case
 # never do, and they are most of a transcript's long runs.
@@ -317,7 +327,7 @@ def _random_token(token: str) -> bool:
 def secret_spans(text: str, *, rules: bool = True) -> list[tuple[int, int, str]]:
     """Where `text` holds secrets: sorted, non-overlapping (start, end, marker).
 
-    `rules=False`: the caller knows no rule can match (`SECRET_SHAPES` does not), so only random tokens are
+    `rules=False`: the caller knows no rule can match (`secret_shapes()` does not), so only random tokens are
     looked for.
     """
     found: list[tuple[int, int, str]] = []

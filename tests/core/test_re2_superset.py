@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.re2_superset import superset
-from core.redact import RULES, SECRET_SHAPES, Rule
+from core.redact import RULES, Rule, secret_shapes
 from tests.secret_kinds import KINDS
 
 
@@ -47,19 +47,19 @@ def test_a_rule_screen_matches_every_text_the_rule_matches(
     con: duckdb.DuckDBPyConnection, rule: Rule, data: st.DataObject
 ) -> None:
     """Texts drawn from the rule's own pattern (exotic Unicode around and inside it), and the same texts in
-    other cases: where the rule finds a secret, its screen and the combined `SECRET_SHAPES` match."""
+    other cases: where the rule finds a secret, its screen and the combined `secret_shapes()` match."""
     text = data.draw(st.from_regex(rule.pattern))
     text = data.draw(st.sampled_from([text, text.swapcase(), text.upper()]))
     assume(_encodable(text) and _matches(rule, text))
     assert _screens(con, superset(rule.pattern, ignore_case=rule.ignore_case), text)
-    assert _screens(con, SECRET_SHAPES, text)
+    assert _screens(con, secret_shapes(), text)
 
 
 def test_every_planted_secret_is_screened(con: duckdb.DuckDBPyConnection) -> None:
     """The 44 kinds of planted secrets in their sentences: each one a rule finds, the screen finds."""
     found = [k for k in KINDS if any(_matches(rule, k.text) for rule in RULES)]
     assert found
-    assert [k.text for k in found if not _screens(con, SECRET_SHAPES, k.text)] == []
+    assert [k.text for k in found if not _screens(con, secret_shapes(), k.text)] == []
 
 
 @pytest.mark.parametrize(
