@@ -280,6 +280,8 @@ def secret_shapes() -> str:
 # never do, and they are most of a transcript's long runs.
 _TOKEN = r"[A-Za-z0-9+/_\-]"
 MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]{_TOKEN}*"
+# Where `MIXED_RUN` finds a run, this finds part of it: a cheaper test of whether there is one.
+MIXED_PAIR = f"[A-Z]{_TOKEN}*[0-9]|[0-9]{_TOKEN}*[A-Z]"
 
 
 def _entropy(text: str) -> float:

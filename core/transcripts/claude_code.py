@@ -82,11 +82,16 @@ FROM _cc_lines
 WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'VARCHAR';
 
 INSERT INTO _parts BY NAME
-WITH blocks AS (
-    SELECT *, unnest(from_json(content, '{_BLOCK}')) AS b,
-           unnest(range(json_array_length(content)::BIGINT)) AS part
+WITH typed AS (
+    SELECT *, from_json(content, '{_BLOCK}') AS typed_blocks
     FROM _cc_lines
     WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'ARRAY'
+), blocks AS (  -- a block's index from the typed list: `json_array_length` would parse the content once more
+    SELECT *, unnest(typed_blocks) AS b, unnest(range(len(typed_blocks))) AS part FROM typed
+), noted AS (  -- the notes' patterns only on the text the user sent: a third of the statement on every block
+    SELECT *, b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>') AS reminder,
+           CASE WHEN type = 'user' AND b.type = 'text' THEN {_note("b.text")} END AS note
+    FROM blocks
 )
 SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        CASE WHEN b.type = 'tool_result' THEN 'tool' ELSE type END AS role,
@@ -114,14 +119,11 @@ SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        coalesce(b.id, b.tool_use_id) AS tool_use_id,
        coalesce(b.is_error, false) AS is_error,
        coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
-       is_meta OR (b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>'))
-           OR (type = 'user' AND b.type = 'text' AND {_note("b.text")} IS NOT NULL) AS is_meta,
-       type = 'user' AND b.type = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
-           AND NOT starts_with(ltrim(b.text), '<system-reminder>')
-           AND NOT starts_with(b.text, '[Request interrupted')
-           AND {_note("b.text")} IS NULL AS is_prompt,
+       is_meta OR reminder OR note IS NOT NULL AS is_meta,
+       type = 'user' AND b.type = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain AND NOT reminder
+           AND NOT starts_with(b.text, '[Request interrupted') AND note IS NULL AS is_prompt,
        record_id
-FROM blocks;
+FROM noted;
 """
 
 _STATS = f"""
