@@ -6,7 +6,7 @@
    - baseline: `SELECT count(*) FROM read_ndjson_objects(<all files>)` under the ingest's memory limit, with
      `maximum_object_size` set to the archive's longest line rounded up (DuckDB 2.0 reserves twice that per
      scanning thread, so the 256 MiB the product once used cannot run under 2 GB);
-   - typed: the scan ingest's readers cannot avoid (`read_json` of the columns they declare, counted);
+   - typed: the scan ingest's readers cannot avoid (`read_json` of the typed columns they read, counted);
    - load: the same columns written into typed tables of a database file (CREATE TABLE AS): a load's floor;
    - ingest: `core.store.ingest.ingest` into a fresh database.
 3. Prints min / median / max of wall seconds, CPU seconds (both cores count) and peak RSS of each, and the
@@ -84,21 +84,30 @@ print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time()
                   "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
-# The scan ingest's readers cannot avoid: every line parsed into the columns they declare, nothing else.
+# The typed columns of each format, as `read_json` gives them: Claude Code's message content as JSON text (its
+# reader types the content blocks in the same parse instead, with `json_transform`), Codex's as its reader declares.
+CC_COLUMNS = (
+    "{type: 'VARCHAR', sessionId: 'VARCHAR', timestamp: 'VARCHAR', uuid: 'VARCHAR', cwd: 'VARCHAR',"
+    " gitBranch: 'VARCHAR', version: 'VARCHAR', isSidechain: 'BOOLEAN', isMeta: 'BOOLEAN',"
+    " isCompactSummary: 'BOOLEAN', agentId: 'VARCHAR', summary: 'VARCHAR',"
+    " message: 'STRUCT(id VARCHAR, content JSON)'}"
+)
+
+# The scan ingest's readers cannot avoid: every line parsed into the typed columns, nothing else.
 TYPED_CHILD = """
 import json, resource, sys, time
 import duckdb
 sys.path.insert(0, sys.argv[4])
-from core.transcripts import claude_code, codex
-files, size, limit = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+from core.transcripts import codex
+files, size, limit, cc_columns = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[5]
 con = duckdb.connect()
 con.execute(f"SET memory_limit = '{limit}'")
 t, c = time.perf_counter(), time.process_time()
 n = 0
-for reader, column in ((claude_code, "message"), (codex, "payload")):
-    group = [f for f in files if ("/codex/" in f) == (reader is codex)]
+for kind, column, columns in (("cc", "message", cc_columns), ("codex", "payload", codex._COLUMNS)):
+    group = [f for f in files if ("/codex/" in f) == (kind == "codex")]
     n += con.execute(f"SELECT count({column}) FROM read_json(?, format = 'newline_delimited', ignore_errors = true,"
-                     f" maximum_object_size = {size}, columns = {reader._COLUMNS})", [group]).fetchone()[0]
+                     f" maximum_object_size = {size}, columns = {columns})", [group]).fetchone()[0]
 print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "lines": n,
                   "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
@@ -109,16 +118,16 @@ LOAD_CHILD = """
 import json, resource, sys, time
 import duckdb
 sys.path.insert(0, sys.argv[4])
-from core.transcripts import claude_code, codex
-files, size, limit, db = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[5]
+from core.transcripts import codex
+files, size, limit, db, cc_columns = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[5], sys.argv[6]
 con = duckdb.connect(db)
 con.execute(f"SET memory_limit = '{limit}'")
 t, c = time.perf_counter(), time.process_time()
 n = 0
-for reader, name in ((claude_code, "cc"), (codex, "codex")):
-    group = [f for f in files if ("/codex/" in f) == (reader is codex)]
+for name, columns in (("cc", cc_columns), ("codex", codex._COLUMNS)):
+    group = [f for f in files if ("/codex/" in f) == (name == "codex")]
     con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_json(?, format = 'newline_delimited', ignore_errors = true,"
-                f" maximum_object_size = {size}, columns = {reader._COLUMNS})", [group])
+                f" maximum_object_size = {size}, columns = {columns})", [group])
     n += con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
 con.close()
 print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "lines": n,
@@ -174,12 +183,14 @@ def main() -> None:
             return results["raw"][-1]["seconds"]
 
         def typed() -> float:
-            results["typed"].append(child(TYPED_CHILD, listing, str(object_size), MEMORY_LIMIT, str(ROOT)))
+            results["typed"].append(child(TYPED_CHILD, listing, str(object_size), MEMORY_LIMIT, str(ROOT), CC_COLUMNS))
             return results["typed"][-1]["seconds"]
 
         def load() -> float:
             db = work / f"load-{len(results['load'])}.duckdb"
-            results["load"].append(child(LOAD_CHILD, listing, str(object_size), MEMORY_LIMIT, str(ROOT), str(db)))
+            results["load"].append(
+                child(LOAD_CHILD, listing, str(object_size), MEMORY_LIMIT, str(ROOT), str(db), CC_COLUMNS)
+            )
             db.unlink()
             return results["load"][-1]["seconds"]
 

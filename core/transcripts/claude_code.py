@@ -1,8 +1,8 @@
 """Claude Code JSONL (`<projects>/<project>/<session>.jsonl`, `<session>/subagents/agent-*.jsonl`).
 
-Parsing is DuckDB's: `read_json` with explicit columns scans the files and content blocks are parsed once
-into typed structs, so a batch of files is normalised without a Python loop over lines. A malformed or
-non-UTF-8 line becomes a NULL row (counted as a bad line). Kept: user and assistant text, tool calls, tool
+Parsing is DuckDB's: each line is parsed once into typed columns and typed content blocks, so a batch of files is
+normalised without a Python loop over lines. A malformed or non-UTF-8 line becomes a NULL row (counted as a bad
+line). Kept: user and assistant text, tool calls, tool
 results with `is_error`, thinking (marked), compaction summaries, each with its record `uuid` (so copies of
 one session in several files count once). Every other record type (`progress`, `file-history-snapshot`,
 `permission-mode`, `summary` titles, and types not invented yet) is noise, counted by type.
@@ -16,11 +16,16 @@ from core.transcripts._batch import json_type_of
 
 __all__ = ["load_claude_code"]
 
-_COLUMNS = (
-    "{type: 'VARCHAR', sessionId: 'VARCHAR', timestamp: 'VARCHAR', uuid: 'VARCHAR', cwd: 'VARCHAR',"
-    " gitBranch: 'VARCHAR', version: 'VARCHAR', isSidechain: 'BOOLEAN', isMeta: 'BOOLEAN',"
-    " isCompactSummary: 'BOOLEAN', agentId: 'VARCHAR', summary: 'VARCHAR',"
-    " message: 'STRUCT(id VARCHAR, content JSON)'}"
+# Content blocks, typed in the same parse as the line (`json_transform` below).
+_BLOCK = (
+    '{"type": "VARCHAR", "text": "VARCHAR", "thinking": "VARCHAR", "name": "VARCHAR", "id": "VARCHAR",'
+    ' "input": "JSON", "tool_use_id": "VARCHAR", "content": "JSON", "is_error": "BOOLEAN"}'
+)
+_LINE = (
+    '{"type": "VARCHAR", "sessionId": "VARCHAR", "timestamp": "VARCHAR", "uuid": "VARCHAR", "cwd": "VARCHAR",'
+    ' "gitBranch": "VARCHAR", "version": "VARCHAR", "isSidechain": "BOOLEAN", "isMeta": "BOOLEAN",'
+    ' "isCompactSummary": "BOOLEAN", "agentId": "VARCHAR", "summary": "VARCHAR",'
+    f' "message": {{"id": "VARCHAR", "content": [{_BLOCK}]}}}}'
 )
 
 
@@ -41,53 +46,49 @@ def _note(text: str) -> str:
     END"""
 
 
-# Content blocks are parsed once, into typed structs, instead of one JSON parse per extracted field.
-_BLOCK = (
-    '[{"type": "VARCHAR", "text": "VARCHAR", "thinking": "VARCHAR", "name": "VARCHAR", "id": "VARCHAR",'
-    ' "input": "JSON", "tool_use_id": "VARCHAR", "content": "JSON", "is_error": "BOOLEAN"}]'
-)
-
-# A line DuckDB cannot parse (malformed JSON, invalid UTF-8) comes back as a row of NULLs: counted as bad.
+# Each line is parsed once: `json_transform` types its fields and its content blocks together (`read_json` would give
+# the content as JSON text, parsed a second time into blocks). A message whose content is text, not blocks, fails the
+# blocks' type and comes back NULL; only those lines read the text from the line. A line that is not JSON (malformed,
+# invalid UTF-8) or not an object comes back as NULLs: counted as bad.
 _LINES = f"""
 CREATE OR REPLACE TEMP TABLE _cc_lines AS
 WITH raw AS (
-    SELECT filename AS path, row_number() OVER () AS seq, *
-    FROM read_json($files, format = 'newline_delimited', filename = true, ignore_errors = true,
-                   maximum_object_size = $max_object_size, columns = {_COLUMNS})
+    SELECT filename AS path, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
+    FROM read_ndjson_objects($files, filename = true, ignore_errors = true, maximum_object_size = $max_object_size)
 )
-SELECT r.path, b.session_id, r.seq,
+SELECT l.path, b.session_id, l.seq,
        r.type IS NULL AND r.message IS NULL AND r.sessionId IS NULL AS bad,
        r.type, try_cast(r.timestamp AS TIMESTAMPTZ) AS ts, r.cwd, r.gitBranch AS git_branch,
        r.version AS agent_version, coalesce(r.isSidechain, false) AS is_sidechain,
        coalesce(r.isMeta, false) AS is_meta, coalesce(r.isCompactSummary, false) AS is_compact,
        r.agentId AS agent_id, r.summary, r.message.id AS msg_id, coalesce(r.message.id, r.uuid) AS key,
-       r.uuid AS record_id,
-       r.message.content AS content, {json_type_of("r.message.content")} AS content_type
-FROM raw r JOIN _batch_files b ON b.path = r.path
+       r.uuid AS record_id, r.message.content AS blocks,
+       CASE WHEN r.message IS NOT NULL AND r.message.content IS NULL
+                 AND json_type(json, '$.message.content') = 'VARCHAR'
+            THEN json->>'$.message.content' END AS content_text
+FROM raw l JOIN _batch_files b ON b.path = l.path
 """
 
 _PARTS = f"""
 INSERT INTO _parts BY NAME
 SELECT session_id, path AS source_path, seq, 0 AS part, ts, type AS role,
        CASE WHEN is_compact THEN 'summary' ELSE 'text' END AS kind,
-       content->>'$' AS text, false AS is_error,
+       content_text AS text, false AS is_error,
        coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
-       is_meta OR starts_with(ltrim(content->>'$'), '<system-reminder>')
-           OR (type = 'user' AND {_note("content->>'$'")} IS NOT NULL) AS is_meta,
+       is_meta OR starts_with(ltrim(content_text), '<system-reminder>')
+           OR (type = 'user' AND {_note("content_text")} IS NOT NULL) AS is_meta,
        type = 'user' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
-           AND NOT starts_with(ltrim(content->>'$'), '<system-reminder>')
-           AND {_note("content->>'$'")} IS NULL AS is_prompt,
+           AND NOT starts_with(ltrim(content_text), '<system-reminder>')
+           AND {_note("content_text")} IS NULL AS is_prompt,
        record_id
 FROM _cc_lines
-WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'VARCHAR';
+WHERE NOT bad AND type IN ('user', 'assistant') AND content_text IS NOT NULL;
 
 INSERT INTO _parts BY NAME
-WITH typed AS (
-    SELECT *, from_json(content, '{_BLOCK}') AS typed_blocks
+WITH blocks AS (
+    SELECT *, unnest(blocks) AS b, unnest(range(len(blocks))) AS part
     FROM _cc_lines
-    WHERE NOT bad AND type IN ('user', 'assistant') AND content_type = 'ARRAY'
-), blocks AS (  -- a block's index from the typed list: `json_array_length` would parse the content once more
-    SELECT *, unnest(typed_blocks) AS b, unnest(range(len(typed_blocks))) AS part FROM typed
+    WHERE NOT bad AND type IN ('user', 'assistant') AND blocks IS NOT NULL
 ), noted AS (  -- the notes' patterns only on the text the user sent: a third of the statement on every block
     SELECT *, b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>') AS reminder,
            CASE WHEN type = 'user' AND b.type = 'text' THEN {_note("b.text")} END AS note
