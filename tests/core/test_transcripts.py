@@ -223,3 +223,50 @@ def test_a_jsonl_file_whose_first_line_is_a_message_list_is_read_line_by_line(tm
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps(_LOG) + "\n" + json.dumps(_LOG) + "\n")
     assert detect(path).format is None  # two documents: not one message log, and no line is a known record
+
+
+def test_claude_code_content_of_every_json_type(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """A message's content is text or a list of blocks; the reader types blocks in the line's one parse and reads
+    text from the line only when the blocks' type fails. Any other value (object, number, null, true) gives no
+    part, and the record is neither noise nor a bad line; a block that is not an object is dropped as invalid."""
+    sid = "0c0c0c0c-0000-4000-8000-000000000001"
+
+    def line(uuid: str, content: object, kind: str = "user") -> str:
+        return json.dumps({"type": kind, "sessionId": sid, "uuid": uuid, "message": {"role": kind, "content": content}})
+
+    path = tmp_path / "p" / f"{sid}.jsonl"
+    path.parent.mkdir()
+    path.write_text(
+        "\n".join(
+            [
+                line("text", "plain words"),
+                line("escaped", 'a "quoted" line\nand \\ a second'),
+                line(
+                    "blocks",
+                    [
+                        {"type": "text", "text": "one"},
+                        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+                    ],
+                    "assistant",
+                ),
+                line("object", {"type": "text", "text": "not a list"}),
+                line("number", 3),
+                line("null", None),
+                line("true", True),
+                line("empty", []),
+                line("scalar-block", [7, {"type": "text", "text": "kept"}], "assistant"),
+            ]
+        )
+        + "\n"
+    )
+    summary = ingest(con, [path])
+    rows = con.execute("SELECT record_id, part, kind, text, tool_input FROM messages ORDER BY seq, part").fetchall()
+    assert rows == [
+        ("text", 0, "text", "plain words", None),
+        ("escaped", 0, "text", 'a "quoted" line\nand \\ a second', None),
+        ("blocks", 0, "text", "one", None),
+        ("blocks", 1, "tool_use", None, '{"command":"ls"}'),
+        ("scalar-block", 1, "text", "kept", None),
+    ]
+    assert [(r.status, r.bad_lines) for r in summary.results] == [("new", 1)]  # the block `7`
+    assert con.execute("SELECT count(*) FROM file_noise").fetchone() == (0,)
