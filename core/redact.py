@@ -24,6 +24,7 @@ from core.operations import live_texts
 from core.re2_superset import superset
 
 __all__ = [
+    "MIXED_PAIR",
     "MIXED_RUN",
     "PERSONAL_PATTERNS",
     "RULES",
@@ -34,6 +35,7 @@ __all__ = [
     "redact_answer",
     "redact_parts",
     "redact_transcript",
+    "rule_shapes",
     "secret_shapes",
     "secret_spans",
 ]
@@ -197,7 +199,7 @@ RULES: list[Rule] = [
         "docker_login",
         re.compile(r"\b(?:docker|podman|registry)\s+login\b[^\n]*?\s-p\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"']+)"),
         "[REDACTED:password]",
-        ("docker login", "podman login", "registry login"),
+        ("docker", "podman", "registry"),  # not `docker login`: any whitespace may come between
         ignore_case=True,
     ),
     # `curl -u user:password`, httpie's `-a user:password`.
@@ -207,7 +209,7 @@ RULES: list[Rule] = [
             r"(?:^|\s)(?:-u|--user|-a|--auth)(?:\s+|=)[\"']?[^\s:\"'@/]+:(?P<v>" + _NOT_A_VALUE + r"[^\s\"'@]+)"
         ),
         "[REDACTED:password]",
-        ("-u ", "-u=", "--user", "-a ", "-a=", "--auth"),
+        ("-u", "-a"),  # in `--user` and `--auth` too; not `-u `: a tab or a newline may follow
         ignore_case=True,
     ),
     # .netrc: `machine HOST login USER password SECRET`, on one line or several.
@@ -263,15 +265,23 @@ _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
 
 
 @cache
+def rule_shapes() -> tuple[str, ...]:
+    """Each rule's pattern widened to RE2, in `RULES` order: where a rule's shape is not, the rule finds nothing.
+
+    Built on first use: only ingest needs them, and every process that redacts imports this module.
+    """
+    return tuple(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
+
+
+@cache
 def secret_shapes() -> str:
     """The first half of a necessary condition for `secret_spans` to find anything, for SQL (ingest asks DuckDB
-    which records meet it and hands only those to the redactor): any rule's pattern, widened to RE2.
+    which records meet it and hands only those to the redactor): any rule's shape (`rule_shapes`).
 
     Each rule's trigger alone is far wider: `key`, `pass` and `://` are in 6 of 10 characters of a coding
-    transcript, a rule's whole shape in under 1 in 20. Built on first use: only ingest needs it, and every
-    process that redacts imports this module.
+    transcript, a rule's whole shape in under 1 in 20.
     """
-    return "|".join(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
+    return "|".join(rule_shapes())
 
 
 # The second half, for SQL: a run of token characters holding an upper-case letter and a digit, in either order (as the
@@ -303,11 +313,16 @@ def _twilio_spans(text: str, sid: re.Match[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _rules_present(text: str) -> list[tuple[Rule, str]]:
-    """The rules whose triggers `text` holds, each with the text it is matched against."""
+def _rules_present(text: str, among: Sequence[Rule] | None = None) -> list[tuple[Rule, str]]:
+    """The rules to match `text` against, each with the text it is matched against: `among` when given (rules
+    the caller knows may match), else those whose triggers `text` holds."""
     # ASCII-only lower-casing keeps every offset valid for the original text. The UTF-8 bytes of other
     # characters are all >= 0x80, which `bytes.lower` leaves alone (4x faster than `str.translate`).
+    if among is not None and not any(rule.ignore_case for rule in among):
+        return [(rule, text) for rule in among]
     lower = text.lower() if text.isascii() else _ascii_lower(text)
+    if among is not None:
+        return [(rule, lower if rule.ignore_case else text) for rule in among]
     present = {t for t in _TRIGGERS if t in lower}
     return [(rule, lower if rule.ignore_case else text) for rule in RULES if not present.isdisjoint(rule.triggers)]
 
@@ -326,14 +341,18 @@ def _random_token(token: str) -> bool:
     return _entropy(core) >= ENTROPY_BITS
 
 
-def secret_spans(text: str, *, rules: bool = True) -> list[tuple[int, int, str]]:
-    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker).
+# Which rules `secret_spans` runs: True, every rule whose triggers the text holds; False, none (the caller knows no
+# rule can match: `secret_shapes()` does not); or the rules that may match, in `RULES` order (the caller knows the
+# text holds their shapes, `rule_shapes()`, and no other rule's).
+Rules = bool | Sequence[Rule]
 
-    `rules=False`: the caller knows no rule can match (`secret_shapes()` does not), so only random tokens are
-    looked for.
-    """
+
+def secret_spans(text: str, *, rules: Rules = True) -> list[tuple[int, int, str]]:
+    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `Rules`; random tokens
+    are always looked for."""
     found: list[tuple[int, int, str]] = []
-    for rule, subject in _rules_present(text) if rules else ():
+    chosen = () if rules is False else _rules_present(text, None if rules is True else rules)
+    for rule, subject in chosen:
         groups = [g for g in rule.pattern.groupindex if len(g) == 1]  # `v`, or one of several alternatives
         for m in rule.pattern.finditer(subject):
             group = next((g for g in groups if m.group(g) is not None), None)
@@ -356,7 +375,7 @@ def secret_spans(text: str, *, rules: bool = True) -> list[tuple[int, int, str]]
     return merged
 
 
-def redact(text: str, *, rules: bool = True) -> tuple[str, int]:
+def redact(text: str, *, rules: Rules = True) -> tuple[str, int]:
     """`text` with every secret-looking span replaced, and how many were replaced (`rules`: see `secret_spans`)."""
     spans = secret_spans(text, rules=rules)
     if not spans:
@@ -371,7 +390,7 @@ def redact(text: str, *, rules: bool = True) -> tuple[str, int]:
     return "".join(out), len(spans)
 
 
-def redact_parts(parts: Sequence[str], *, rules: bool = True) -> tuple[list[str], int]:
+def redact_parts(parts: Sequence[str], *, rules: Rules = True) -> tuple[list[str], int]:
     """`redact` over the blocks of one message, catching a secret cut across two blocks (`rules`: see
     `secret_spans`, for every block and join).
 

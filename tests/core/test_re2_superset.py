@@ -1,4 +1,5 @@
-"""The RE2 screens DuckDB runs before the Python redactor: wherever a rule's pattern matches, its screen does."""
+"""The necessary conditions the redactor relies on: wherever a rule's pattern matches, its RE2 screen (which DuckDB
+runs before the Python redactor) matches and one of its triggers is in the text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.re2_superset import superset
-from core.redact import RULES, Rule, secret_shapes
+from core.redact import RULES, Rule, rule_shapes, secret_shapes, secret_spans
 from tests.secret_kinds import KINDS
 
 
@@ -53,6 +54,49 @@ def test_a_rule_screen_matches_every_text_the_rule_matches(
     assume(_encodable(text) and _matches(rule, text))
     assert _screens(con, superset(rule.pattern, ignore_case=rule.ignore_case), text)
     assert _screens(con, secret_shapes(), text)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+@given(data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_every_match_of_a_rule_holds_one_of_its_triggers(rule: Rule, data: st.DataObject) -> None:
+    """`Rule.triggers` are a necessary condition (`redact` skips a rule whose triggers a text lacks): texts drawn
+    from the rule's own pattern, Unicode whitespace and all, hold one wherever the rule matches."""
+    text = data.draw(st.from_regex(rule.pattern))
+    text = data.draw(st.sampled_from([text, text.swapcase(), text.upper()]))
+    assume(_matches(rule, text))
+    assert any(t in _lower(text) for t in rule.triggers)
+
+
+def _shaped(con: duckdb.DuckDBPyConnection, text: str) -> tuple[Rule, ...]:
+    """The rules whose shapes `text` holds, in `RULES` order: what ingest hands the redactor for a record."""
+    shapes = rule_shapes()
+    query = "SELECT [" + ", ".join(f"regexp_matches($t, $r{i})" for i in range(len(shapes))) + "]"
+    row = con.execute(query, {"t": text} | {f"r{i}": shape for i, shape in enumerate(shapes)}).fetchone()
+    return tuple(rule for rule, hit in zip(RULES, row[0] if row else [], strict=True) if hit)
+
+
+@given(data=st.data())
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_rules_whose_shapes_a_text_holds_find_all_that_every_rule_finds(
+    con: duckdb.DuckDBPyConnection, data: st.DataObject
+) -> None:
+    """Ingest runs only the rules whose shapes a record holds: on texts mixing several rules' secrets (drawn from
+    their patterns, and the planted kinds in their sentences) they find exactly the spans all the rules find."""
+    pieces = data.draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(RULES).flatmap(lambda rule: st.from_regex(rule.pattern)),
+                st.sampled_from([k.text for k in KINDS]),
+                st.text(max_size=8),
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    text = data.draw(st.sampled_from(["", " ", "\n", "x"])).join(pieces)
+    assume(_encodable(text))
+    assert secret_spans(text, rules=_shaped(con, text)) == secret_spans(text)
 
 
 def test_every_planted_secret_is_screened(con: duckdb.DuckDBPyConnection) -> None:

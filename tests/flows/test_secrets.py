@@ -108,6 +108,23 @@ def test_every_kind_is_redacted_and_each_detector_agrees() -> None:
     assert n == 1 and SPLIT.secret[:14] not in "".join(parts) and SPLIT.secret[14:] not in "".join(parts)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker  login -u me -p Wd8kQz2mPx4v registry.example.com",
+        "podman\tlogin -u me -p Wd8kQz2mPx4v",
+        "curl -u\tadmin:Wd8kQz2mPx4v https://api.example.com",
+        "curl --user\nadmin:Wd8kQz2mPx4v https://api.example.com",
+    ],
+    ids=["two spaces", "a tab", "a tab after -u", "a newline after --user"],
+)
+def test_a_password_flag_after_any_whitespace_is_redacted(text: str) -> None:
+    """A rule runs only on a text holding one of its triggers: `docker login` and `-u ` (one space) were triggers,
+    so a tab or a second space hid the password from every path that redacts."""
+    clean, n = redact(text)
+    assert n == 1 and "Wd8kQz2mPx4v" not in clean
+
+
 def all_findings(*texts: str) -> list[str]:
     """What detect-secrets finds with every plugin it has, the entropy ones included, as a scan of a file does
     (with each plugin's own limits and filters; `scan_line` reports every word's entropy instead)."""
