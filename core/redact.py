@@ -344,12 +344,12 @@ def _random_token(token: str) -> bool:
 # Which rules `secret_spans` runs: True, every rule whose triggers the text holds; False, none (the caller knows no
 # rule can match: `secret_shapes()` does not); or the rules that may match, in `RULES` order (the caller knows the
 # text holds their shapes, `rule_shapes()`, and no other rule's).
-Rules = bool | Sequence[Rule]
+RuleChoice = bool | Sequence[Rule]
 
 
-def secret_spans(text: str, *, rules: Rules = True) -> list[tuple[int, int, str]]:
-    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `Rules`; random tokens
-    are always looked for."""
+def secret_spans(text: str, *, rules: RuleChoice = True) -> list[tuple[int, int, str]]:
+    """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `RuleChoice`; random
+    tokens are always looked for."""
     found: list[tuple[int, int, str]] = []
     chosen = () if rules is False else _rules_present(text, None if rules is True else rules)
     for rule, subject in chosen:
@@ -375,7 +375,7 @@ def secret_spans(text: str, *, rules: Rules = True) -> list[tuple[int, int, str]
     return merged
 
 
-def redact(text: str, *, rules: Rules = True) -> tuple[str, int]:
+def redact(text: str, *, rules: RuleChoice = True) -> tuple[str, int]:
     """`text` with every secret-looking span replaced, and how many were replaced (`rules`: see `secret_spans`)."""
     spans = secret_spans(text, rules=rules)
     if not spans:
@@ -390,7 +390,7 @@ def redact(text: str, *, rules: Rules = True) -> tuple[str, int]:
     return "".join(out), len(spans)
 
 
-def redact_parts(parts: Sequence[str], *, rules: Rules = True) -> tuple[list[str], int]:
+def redact_parts(parts: Sequence[str], *, rules: RuleChoice = True) -> tuple[list[str], int]:
     """`redact` over the blocks of one message, catching a secret cut across two blocks (`rules`: see
     `secret_spans`, for every block and join).
 

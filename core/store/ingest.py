@@ -296,8 +296,8 @@ def _record_files(con: duckdb.DuckDBPyConnection, noted: Sequence[_Noted]) -> No
 # A session's rows exist only when it has a main (non-subagent) file; records copied into several files
 # (a renamed copy, a resumed session) count once, by record id (a part without one is its own). Its file facts
 # come from its main files first, then by path, so two copies of one session always give the same row. Only parts
-# with a record id go through the de-duplicating window: keyed on `source_path || ':' || seq` for the others, it
-# was two thirds of the statement.
+# with a record id go through the de-duplicating window (keyed on `source_path || ':' || seq` for every part, the
+# statement took 0.24 s at 500 MB; 0.17 s so).
 _RECOMPUTE_SESSIONS = """
 DELETE FROM sessions WHERE session_id IN (SELECT DISTINCT session_id FROM _batch_files);
 INSERT INTO sessions BY NAME
