@@ -87,7 +87,7 @@ _WHICH_RULES += "]"
 # only those go through the window: carrying every text through it was a third of the query. Every text is scanned
 # once, for either condition (`$either`); the 3 % that meet it are told apart after: two full passes, one per
 # condition, took twice the time. Which rules' shapes a text holds is asked only of the texts that hold one.
-_MAY_HOLD_SECRET_ROWS = r"""
+_MAY_HOLD_SECRET_ROWS = rf"""
 WITH multi AS (
     SELECT DISTINCT source_path, seq FROM _parts WHERE part > 0 AND text IS NOT NULL
 ), across AS (
@@ -118,4 +118,4 @@ WITH multi AS (
 )
 SELECT id, source_path, seq, text, tool_input, rules FROM flagged_parts JOIN flagged USING (source_path, seq)
 ORDER BY source_path, seq, part
-""".replace("{_WHICH_RULES}", _WHICH_RULES)
+"""

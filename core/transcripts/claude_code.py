@@ -2,10 +2,10 @@
 
 Parsing is DuckDB's: each line is parsed once into typed columns and typed content blocks, so a batch of files is
 normalised without a Python loop over lines. A malformed or non-UTF-8 line becomes a NULL row (counted as a bad
-line). Kept: user and assistant text, tool calls, tool
-results with `is_error`, thinking (marked), compaction summaries, each with its record `uuid` (so copies of
-one session in several files count once). Every other record type (`progress`, `file-history-snapshot`,
-`permission-mode`, `summary` titles, and types not invented yet) is noise, counted by type.
+line). Kept: user and assistant text, tool calls, tool results with `is_error`, thinking (marked), compaction
+summaries, each with its record `uuid` (so copies of one session in several files count once). Every other record
+type (`progress`, `file-history-snapshot`, `permission-mode`, `summary` titles, and types not invented yet) is noise,
+counted by type.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ WITH blocks AS (
     SELECT *, unnest(blocks) AS b, unnest(range(len(blocks))) AS part
     FROM _cc_lines
     WHERE NOT bad AND type IN ('user', 'assistant') AND blocks IS NOT NULL
-), noted AS (  -- the notes' patterns only on the text the user sent: a third of the statement on every block
+), noted AS (  -- the notes' patterns once, on the text the user sent (they ran twice, on every text block)
     SELECT *, b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>') AS reminder,
            CASE WHEN type = 'user' AND b.type = 'text' THEN {_note("b.text")} END AS note
     FROM blocks
