@@ -17,7 +17,7 @@ from core.budget import Budget, BudgetUse, budget_use, fit_budget
 from core.errors import ConfigError, PlaybookFileError
 from core.exposure import about_projects, for_project
 from core.invisible import strip_unseen
-from core.io.files import read_text, write_atomic
+from core.io.files import read_text, target_of, write_atomic
 from core.markdown import replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
@@ -241,10 +241,11 @@ def write_export(
     sources: dict[str, list[str]] | None = None,
 ) -> Published:
     """Write one export file atomically (keeping what the file it replaces had, see `core.io.files`) and record
-    it; a file that cannot be written safely (broken markers, not UTF-8, not ours to overwrite) is refused with
-    its reason and left as it was."""
+    it; a file that cannot be written safely (broken markers, not UTF-8, not ours to overwrite, a link out of its
+    repository) is refused with its reason and left as it was."""
     label = kind.kind if isinstance(kind, ExportTarget) else kind
     try:
+        target_of(path)  # a link out of its repository is refused before the file it leads to is even read
         existing = read_text(path) if path.exists() else None
         text = render_export(export, kind, existing, source=str(path), sources=sources)
         status: Literal["written", "unchanged", "refused"] = "unchanged" if text == existing else "written"

@@ -30,7 +30,7 @@ from core.exposure import (
     hook_output,
     parse_ledger,
 )
-from core.io.files import read_text, write_atomic
+from core.io.files import append_line, read_text, write_atomic
 from core.store.exposure import ledger_read_bytes, store_ledger_lines
 from core.store.sessions import project_names
 from core.store.versions import current_version
@@ -120,20 +120,11 @@ def session_start(db: Database, stdin: str) -> str:
         "playbooks": [g.model_dump() for g in got],
     }
     try:
-        _append(ledger_path(db), json.dumps(line, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        print(f"playbook hook: exposure not recorded ({exc.strerror or exc})", file=sys.stderr)
+        # One write with O_APPEND (hooks of sessions that start together never interleave), never through a link.
+        append_line(ledger_path(db), json.dumps(line, ensure_ascii=False) + "\n")
+    except (OSError, PlaybookFileError) as exc:  # the session still gets its playbook; only the record is missing
+        print(f"playbook hook: exposure not recorded: {exc}", file=sys.stderr)
     return json.dumps(hook_output(text), ensure_ascii=False) if text else ""
-
-
-def _append(path: Path, line: str) -> None:
-    """One write with O_APPEND: hooks of sessions that start together never interleave their lines."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode("utf-8"))
-    finally:
-        os.close(fd)
 
 
 class LedgerMerge(BaseModel):

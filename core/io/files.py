@@ -6,6 +6,10 @@ temporary file is renamed over the target. What is replaced keeps what the user 
 where this user may set it), and a symbolic link stays a link (the file it points to is what is replaced, as
 in a dotfiles setup). A new file gets 0644 less the umask. A full disk leaves the old file as it was and says,
 in one line, which path and how much space.
+
+No write goes through a link someone else made: a link inside a git working copy must lead to a file of that
+same working copy (`target_of`), and the files playbook keeps open or appends to (the run lock, the hook's
+ledger) are opened without following any link at all (`open_own`).
 """
 
 from __future__ import annotations
@@ -22,15 +26,54 @@ from typing import BinaryIO
 
 from core.errors import PlaybookFileError
 
-__all__ = ["copy_atomic", "read_text", "write_atomic"]
+__all__ = ["append_line", "copy_atomic", "open_own", "read_text", "target_of", "write_atomic"]
 
 _NEW_FILE_MODE = 0o644  # the kernel takes the umask off
 _CHUNK = 1024 * 1024
+_OWN_FLAGS = os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
-def _target(path: Path) -> Path:
-    """The file a write to `path` replaces: `path` itself, or the file its symbolic link (chain) points to."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+def target_of(path: Path) -> Path:
+    """The file a write to `path` replaces: `path` itself, or the file the links on its way lead to.
+
+    A link inside a git working copy must lead inside that working copy: its author is whoever committed it,
+    not the user, so a cloned repository's `CLAUDE.md -> ../../.bashrc` is never written through. A working
+    copy that is the home folder (or holds it) is no such boundary: links there are the user's own dotfiles,
+    and so are links in any folder outside a working copy.
+
+    Raises:
+        PlaybookFileError: a link on the way leads out of its working copy, or links loop; nothing was written.
+    """
+    here = Path(os.path.abspath(path))
+    at = Path(here.anchor)
+    for name in here.parts[1:]:
+        step = at / name
+        if not step.is_symlink():
+            at = step
+            continue
+        to = Path(os.path.realpath(step))
+        if to.is_symlink():  # realpath stops at a loop and returns the link itself
+            raise PlaybookFileError(f"Cannot write `{path}`: the links at `{step}` loop; fix or remove the link.")
+        top = _work_tree(at)
+        if top is not None and not to.is_relative_to(top):
+            raise PlaybookFileError(
+                f"Refusing to write through `{step}`: it links to `{to}`, outside its repository `{top}`; replace the"
+                " link with a file, or name the file it links to instead. Nothing was written."
+            )
+        at = to
+    return at
+
+
+def _work_tree(folder: Path) -> Path | None:
+    """The git working copy `folder` (a resolved path) is in, unless it is the home folder or holds it."""
+    try:
+        home = Path(os.path.realpath(Path.home()))
+    except RuntimeError:  # no home folder known: every working copy is a boundary
+        home = None
+    for top in (folder, *folder.parents):
+        if os.path.lexists(top / ".git"):
+            return None if home is not None and home.is_relative_to(top) else top
+    return None
 
 
 def _space(folder: Path, needed: int) -> str:
@@ -53,8 +96,8 @@ def _failed(path: Path, exc: OSError, needed: int) -> PlaybookFileError:
 def _replace(path: Path, fill: Callable[[BinaryIO], None], needed: int) -> None:
     """Write a new `path` through `fill` and rename it into place, keeping the mode, owner and link of what it
     replaces."""
-    target = _target(path)
     try:
+        target = target_of(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         old = target.stat() if target.exists() else None
         tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
@@ -110,6 +153,67 @@ def copy_atomic(source: Path, path: Path) -> None:
 
     with reader:
         _replace(path, fill, size)
+
+
+def open_own(path: Path, flags: int) -> int:
+    """Open the regular file `path` (created 0644 less the umask when missing) for `flags`, never through a link:
+    neither `path` nor its folder may be a symbolic link, and the file may have no other hard link. For the
+    files playbook keeps open or appends to in place (the run lock, the hook's ledger), where a link planted
+    there would have them truncate or grow someone else's file. Returns the file descriptor.
+
+    Raises:
+        PlaybookFileError: `path` or its folder is a link, `path` is not a regular file of its own, or it cannot
+            be opened; nothing was written.
+    """
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        at = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise _not_ours(folder, "folder") if folder.is_symlink() else _failed(path, exc, 0) from exc
+    try:
+        # O_NONBLOCK: a FIFO planted there fails (or opens) at once instead of hanging; a regular file ignores it.
+        fd = os.open(path.name, flags | _OWN_FLAGS, _NEW_FILE_MODE, dir_fd=at)
+    except OSError as exc:
+        raise _not_ours(path, "file") if exc.errno == errno.ELOOP else _failed(path, exc, 0) from exc
+    finally:
+        os.close(at)
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
+        os.close(fd)
+        what = "is not a regular file" if not stat.S_ISREG(found.st_mode) else f"has {found.st_nlink} hard links"
+        raise PlaybookFileError(
+            f"`{path}` {what}, so playbook did not make it; remove it and run again. Nothing was written to it."
+        )
+    return fd
+
+
+def _not_ours(path: Path, what: str) -> PlaybookFileError:
+    try:
+        to = f" (to `{os.readlink(path)}`)"
+    except OSError:
+        to = ""
+    return PlaybookFileError(
+        f"`{path}` is a symbolic link{to}, not a {what} playbook made; remove the link and run again."
+        " Nothing was written through it."
+    )
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append `line` to `path` in one write with O_APPEND (writers that append together never interleave), never
+    through a link (`open_own`).
+
+    Raises:
+        PlaybookFileError: `path` or its folder is a link, or the file cannot be written; nothing was written.
+    """
+    data = line.encode("utf-8")
+    fd = open_own(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, data)
+    except OSError as exc:
+        raise _failed(path, exc, len(data)) from exc
+    finally:
+        os.close(fd)
 
 
 def read_text(path: Path) -> str:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import DatabaseBusyError
+from core.io.files import open_own
 
 __all__ = ["run_lock"]
 
@@ -25,8 +26,12 @@ _held: dict[Path, int] = {}  # lock files this process holds, with their nesting
 
 @contextmanager
 def run_lock(db: Path, what: str, *, wait: float = 0.0) -> Iterator[None]:
-    """Hold `<db>.lock` for the duration; raise DatabaseBusyError naming the holder when it is still taken
-    after `wait` seconds."""
+    """Hold `<db>.lock` for the duration.
+
+    Raises:
+        DatabaseBusyError: the lock is still taken after `wait` seconds (the message names the holder).
+        PlaybookFileError: `<db>.lock` is a link or not a file of its own (`open_own`); nothing was written.
+    """
     db.parent.mkdir(parents=True, exist_ok=True)
     path = db.resolve().with_name(db.name + ".lock")
     if path in _held:
@@ -36,7 +41,8 @@ def run_lock(db: Path, what: str, *, wait: float = 0.0) -> Iterator[None]:
         finally:
             _held[path] -= 1
         return
-    fh = path.open("a+")
+    # Never through a link: a `<db>.lock` planted as a link would have its target truncated below.
+    fh = os.fdopen(open_own(path, os.O_RDWR), "r+")
     try:
         give_up = time.monotonic() + wait
         while True:

@@ -1,10 +1,14 @@
 """The one atomic writer (`core.io.files`): what it replaces keeps its mode and owner, a link stays a link,
-a new file is 0644 less the umask, and a failed write leaves the old file and no temporary file."""
+a new file is 0644 less the umask, and a failed write leaves the old file and no temporary file. No write goes
+through a link out of its git working copy, and the files opened in place (`open_own`: the run lock, the hook's
+ledger) are never opened through a link at all."""
 
 from __future__ import annotations
 
 import os
 import stat
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import PlaybookFileError
-from core.io.files import copy_atomic, write_atomic
+from core.io.files import append_line, copy_atomic, open_own, write_atomic
 from tests.profiles import examples
 
 
@@ -69,3 +73,126 @@ def test_a_copy_is_whole_and_a_missing_source_is_one_line(tmp_path: Path) -> Non
     with pytest.raises(PlaybookFileError, match=r"^Cannot read `.*nothing\.duckdb`: No such file or directory\.$"):
         copy_atomic(tmp_path / "nothing.duckdb", target)
     assert target.read_bytes() == source.read_bytes()
+
+
+def _world(tmp: Path) -> dict[str, Path]:
+    """A real git working copy, a file outside it, and a home folder that is a working copy of its own."""
+    repo, outside, home = tmp / "repo", tmp / "outside", tmp / "home"
+    for folder in (repo, outside, home):
+        folder.mkdir()
+    for folder in (repo, home):
+        subprocess.run(["git", "init", "--quiet", str(folder)], check=True)
+    (outside / "victim.txt").write_text("victim")
+    (repo / "AGENTS.md").write_text("agents")
+    return {"repo": repo, "outside": outside, "home": home, "victim": outside / "victim.txt"}
+
+
+def _link(path: Path, to: str | Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(to)
+    return path
+
+
+# Each shape makes a link and returns the path written; True when the write must be refused.
+SHAPES: dict[str, tuple[Callable[[dict[str, Path]], Path], bool]] = {
+    "absolute out": (lambda w: _link(w["repo"] / "CLAUDE.md", w["victim"]), True),
+    "relative out": (lambda w: _link(w["repo"] / "CLAUDE.md", "../outside/victim.txt"), True),
+    "dotdot chain out": (lambda w: _link(w["repo"] / "CLAUDE.md", "../" * 40 + str(w["victim"]).lstrip("/")), True),
+    "link to a link out": (
+        lambda w: (_link(w["repo"] / "b.md", w["victim"]), _link(w["repo"] / "CLAUDE.md", "b.md"))[1],
+        True,
+    ),
+    "dangling out": (lambda w: _link(w["repo"] / "CLAUDE.md", w["outside"] / "new.txt"), True),
+    "linked folder out": (
+        lambda w: _link(w["repo"] / ".github", w["outside"]) / "victim.txt",
+        True,
+    ),
+    "loop": (
+        lambda w: (_link(w["repo"] / "a.md", "b.md"), _link(w["repo"] / "b.md", "a.md"))[0],
+        True,
+    ),
+    "inside": (lambda w: _link(w["repo"] / "CLAUDE.md", "AGENTS.md"), False),
+    "out and back in": (
+        lambda w: (
+            _link(w["outside"] / "back.md", w["repo"] / "AGENTS.md"),
+            _link(w["repo"] / "CLAUDE.md", w["outside"] / "back.md"),
+        )[1],
+        False,
+    ),
+    "home dotfiles": (lambda w: _link(w["home"] / ".claude" / "CLAUDE.md", w["victim"]), False),
+    "no repository": (lambda w: _link(w["outside"] / "plain" / "CLAUDE.md", w["victim"]), False),
+    "repository reached through the user's link": (
+        lambda w: _link(w["home"] / "src", w["repo"]) / "AGENTS.md",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize(("shape", "refused"), SHAPES.values(), ids=SHAPES.keys())
+def test_no_write_through_a_link_out_of_its_working_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: Callable[[dict[str, Path]], Path], refused: bool
+) -> None:
+    world = _world(tmp_path)
+    monkeypatch.setenv("HOME", str(world["home"]))
+    path = shape(world)
+    files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and ".git" not in p.parts}
+    if not refused:
+        write_atomic(path, "new")
+        assert path.read_text() == "new" and (path.is_symlink() or path.parent.is_symlink())  # the link stays
+        return
+    with pytest.raises(PlaybookFileError, match=r"^(Refusing to write through `|Cannot write `).*`[^`]*$") as caught:
+        write_atomic(path, "new")
+    assert "\n" not in str(caught.value)
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert after == files  # nothing written, nothing created (a dangling link's target included)
+
+
+def _linked_folder(path: Path, victim: Path) -> None:
+    path.parent.rmdir()
+    path.parent.symlink_to(victim.parent)
+
+
+OWN_SHAPES: dict[str, tuple[Callable[[Path, Path], object], str]] = {
+    "link": (lambda path, victim: path.symlink_to(victim), r"^`.*/p-exposure\.jsonl` is a symbolic link \(to `"),
+    "dangling link": (
+        lambda path, victim: path.symlink_to(victim.with_name("new.txt")),
+        r"^`.*/p-exposure\.jsonl` is a symbolic link \(to `",
+    ),
+    "hard link": (lambda path, victim: os.link(victim, path), r"^`.*/p-exposure\.jsonl` has 2 hard links, so playbook"),
+    "fifo": (lambda path, victim: os.mkfifo(path), r"^Cannot write `.*/p-exposure\.jsonl`: No such device"),
+    "folder": (lambda path, victim: path.mkdir(), r"^Cannot write `.*/p-exposure\.jsonl`: Is a directory"),
+    "linked folder": (
+        _linked_folder,
+        r"^`.*/hook` is a symbolic link \(to `.*`\), not a folder playbook made",
+    ),
+}
+
+
+@pytest.mark.parametrize(("shape", "said"), OWN_SHAPES.values(), ids=OWN_SHAPES.keys())
+def test_a_file_opened_in_place_is_never_opened_through_a_link(
+    tmp_path: Path, shape: Callable[[Path, Path], object], said: str
+) -> None:
+    victim = tmp_path / "outside" / "victim.txt"
+    victim.parent.mkdir()
+    victim.write_text("victim")
+    victim.chmod(0o600)
+    path = tmp_path / "hook" / "p-exposure.jsonl"
+    path.parent.mkdir()
+    shape(path, victim)
+    with pytest.raises(PlaybookFileError, match=said):
+        append_line(path, "line\n")
+    with pytest.raises(PlaybookFileError):  # the run lock's way in (read and write) is refused as well
+        os.close(open_own(path, os.O_RDWR))
+    assert victim.read_text() == "victim" and stat.S_IMODE(victim.stat().st_mode) == 0o600
+    assert sorted(os.listdir(victim.parent)) == ["victim.txt"]
+
+
+def test_append_line_creates_and_appends(tmp_path: Path) -> None:
+    path = tmp_path / "hook" / "ledger.jsonl"
+    old = os.umask(0o022)
+    try:
+        append_line(path, "one\n")
+        append_line(path, "two\n")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "one\ntwo\n" and stat.S_IMODE(path.stat().st_mode) == 0o644
