@@ -1,4 +1,9 @@
-"""Configuration from flags, environment (`PLAYBOOK_*`) and a `playbook.toml` file, in that precedence."""
+"""Configuration from flags, environment (`PLAYBOOK_*`) and a `playbook.toml` file, in that precedence.
+
+Below them, the user's own `config.toml` (`~/.config/playbook/`). A `playbook.toml` in the working directory (or
+named by `PLAYBOOK_CONFIG`) may come with a cloned repository: until the user trusts that exact file (`playbook
+trust`), only its harmless keys apply (`core.trust`), and each file read is kept with what was ignored of it.
+"""
 
 from __future__ import annotations
 
@@ -9,25 +14,37 @@ import os
 import re
 import socket
 import tomllib
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
+    InitSettingsSource,
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
 from core.budget import Budget
 from core.errors import ConfigError
 from core.io.keys import Contributor
 from core.io.objects import is_url
+from core.io.trust_store import read_trust_store, user_config_file
 from core.models import Guards
 from core.redact import Redactor
 from core.targets import ExportTarget
+from core.trust import ConfigFile, content_hash, harmless_part, standing_of
 
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
@@ -38,12 +55,15 @@ __all__ = [
     "Settings",
     "StepLimits",
     "check_provider_name",
+    "config_path",
     "default_transcripts",
     "load_settings",
+    "read_config_file",
 ]
 
 
-def _config_file() -> Path:
+def config_path() -> Path:
+    """The settings file of the working directory: the one `PLAYBOOK_CONFIG` names, else `playbook.toml` here."""
     return Path(os.environ.get("PLAYBOOK_CONFIG", "playbook.toml"))
 
 
@@ -54,7 +74,7 @@ def _checked_config_file() -> Path:
     Raises:
         ConfigError: `PLAYBOOK_CONFIG` names a folder or a missing file.
     """
-    path = _config_file()
+    path = config_path()
     if "PLAYBOOK_CONFIG" in os.environ and not path.is_file():
         what = "a folder" if path.is_dir() else "no file"
         raise ConfigError(f"PLAYBOOK_CONFIG names `{path}`, which is {what}; point it at a playbook.toml or unset it.")
@@ -270,6 +290,14 @@ class Settings(BaseSettings):
         seed = f"{getpass.getuser()}@{socket.gethostname()}"
         return "dev-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
 
+    # The configuration files read, each with the keys of it that were ignored (set by `load_settings`).
+    _files: tuple[ConfigFile, ...] = PrivateAttr(default=())
+
+    @property
+    def config_files(self) -> tuple[ConfigFile, ...]:
+        """The configuration files these settings read, how far each is trusted and what of it was ignored."""
+        return self._files
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -279,8 +307,16 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Flags (init) > environment > playbook.toml."""
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+        """Flags (init) > environment > playbook.toml (what of it applies) > the user's own config.toml."""
+        layers = _LAYERS.get()
+        if layers is None:  # built directly, not by `load_settings`: the same files, the same rule
+            layers = _read_layers()
+        return (
+            init_settings,
+            env_settings,
+            InitSettingsSource(settings_cls, init_kwargs=layers.local),
+            InitSettingsSource(settings_cls, init_kwargs=layers.own),
+        )
 
     def local_server(self, local: bool) -> bool:
         """True when the calls go to a server other than Anthropic's (a `local` provider's, or
@@ -379,29 +415,76 @@ def _suggest(name: str, known: list[str]) -> str:
     return f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(sorted(known))}."
 
 
-def _toml_keys(path: Path) -> dict[str, Any]:
-    """The raw table of playbook.toml (empty when there is no file), its syntax checked."""
-    if not path.is_file():
-        return {}
+def read_config_file(path: Path) -> tuple[dict[str, Any], str]:
+    """(the table of a settings file, the SHA-256 of the very bytes it was parsed from), its keys checked.
+
+    Raises:
+        ConfigError: the file cannot be read, is not valid TOML, or has a key that is no setting.
+    """
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"Cannot read `{path}` ({exc.strerror}); fix its permissions.") from exc
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"`{path}` is not valid TOML ({exc}); fix the file.") from exc
-
-
-def _check_names(file_keys: dict[str, Any], path: Path) -> None:
-    """Unknown keys in the file and unknown PLAYBOOK_* variables are errors, never silently ignored."""
     known = list(Settings.model_fields)
-    for key in file_keys:
+    for key in table:
         if key not in Settings.model_fields:
             raise ConfigError(f"Unknown key `{key}` in `{path}`{_suggest(key, known)}")
+    return table, content_hash(data)
+
+
+class _Layers(BaseModel):
+    """What the files give: the user's own config (every key) and the working directory's (what of it applies)."""
+
+    own: dict[str, Any] = {}
+    local: dict[str, Any] = {}
+    own_path: Path | None = None
+    local_path: Path | None = None
+    files: tuple[ConfigFile, ...] = ()
+
+
+# The layers `load_settings` read, for the settings sources of the `Settings` it builds (read once per command).
+_LAYERS: ContextVar[_Layers | None] = ContextVar("playbook_config_layers", default=None)
+
+
+def _read_layers() -> _Layers:
+    """Read the user's own config and the working directory's file, keeping of the latter only what applies.
+
+    Raises:
+        ConfigError: `PLAYBOOK_CONFIG` names no file, a file is malformed, or the trust store cannot be read.
+    """
+    layers = _Layers()
+    own = user_config_file()
+    if own.is_file():
+        layers.own, _ = read_config_file(own)
+        layers.own_path = own
+        layers.files += (ConfigFile(path=own, standing="own", ignored=[]),)
+    path = _checked_config_file()
+    if not path.is_file() or (layers.own_path is not None and path.resolve() == own.resolve()):
+        return layers
+    table, digest = read_config_file(path)
+    standing = standing_of(read_trust_store(), path.resolve(), digest)
+    kept, ignored = harmless_part(table)
+    if standing == "trusted":
+        kept, ignored = table, []
+    layers.local, layers.local_path = kept, path
+    layers.files += (ConfigFile(path=path, standing=standing, ignored=ignored),)
+    return layers
+
+
+def _check_variables() -> None:
+    """Unknown PLAYBOOK_* variables are errors, never silently ignored (as unknown keys in a file are)."""
+    known = list(Settings.model_fields)
     names = [f"PLAYBOOK_{k.upper()}" for k in known]
     for variable in os.environ:
         if variable.startswith("PLAYBOOK_") and variable not in names and variable not in _ENV_NOT_SETTINGS:
             raise ConfigError(f"Unknown environment variable `{variable}`{_suggest(variable, names)}")
 
 
-def _explain(exc: ValidationError, file_keys: dict[str, Any], path: Path, flags: dict[str, Any]) -> ConfigError:
+def _explain(exc: ValidationError, layers: _Layers, flags: dict[str, Any]) -> ConfigError:
     """One line naming the setting, where it came from, and what is wrong with it."""
     error = exc.errors()[0]
     key = str(error["loc"][0]) if error["loc"] else "?"
@@ -409,8 +492,10 @@ def _explain(exc: ValidationError, file_keys: dict[str, Any], path: Path, flags:
         where = "the command line"
     elif f"PLAYBOOK_{key.upper()}" in os.environ:
         where = f"PLAYBOOK_{key.upper()}"
-    elif key in file_keys:
-        where = f"`{path}`"
+    elif key in layers.local:
+        where = f"`{layers.local_path}`"
+    elif key in layers.own:
+        where = f"`{layers.own_path}`"
     else:
         where = "the settings"
     name = ".".join(str(part) for part in error["loc"]) or key  # playbook_settings.api.targets.0.kind
@@ -421,13 +506,17 @@ def load_settings(**overrides: Any) -> Settings:
     """Settings with the flags the user actually passed (None means "not given").
 
     Raises:
-        ConfigError: an unknown key or variable, a bad value or a malformed playbook.toml, in one line.
+        ConfigError: an unknown key or variable, a bad value, a malformed playbook.toml or trust store, in one line.
     """
     flags = {k: v for k, v in overrides.items() if v is not None}
-    path = _checked_config_file()
-    file_keys = _toml_keys(path)
-    _check_names(file_keys, path)
+    layers = _read_layers()
+    _check_variables()
+    token = _LAYERS.set(layers)
     try:
-        return Settings(**flags)
+        settings = Settings(**flags)
     except ValidationError as exc:
-        raise _explain(exc, file_keys, path, flags) from None
+        raise _explain(exc, layers, flags) from None
+    finally:
+        _LAYERS.reset(token)
+    settings._files = layers.files
+    return settings

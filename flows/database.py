@@ -16,6 +16,7 @@ from core.store.readonly import run_read_only
 from core.store.registry import require_playbook
 from core.store.runs import RunRow, list_runs
 from core.store.snapshot import write_parquet
+from core.trust import ConfigFile
 from flows.config import Settings, default_transcripts
 from flows.context import Database, run_config, shard_path
 from flows.evolution import EvolutionReport, write_evolution_report
@@ -124,11 +125,13 @@ class Doctor(BaseModel):
     provider: ProviderChoice
     prefect_api: str
     problems: list[str]
+    # The settings files read, and of each the keys ignored because it is not trusted (`playbook trust`).
+    config: list[ConfigFile]
 
 
 def doctor(settings: Settings) -> Doctor:
-    """Transcript folders (files and sessions per format), the database, the provider `auto` picks and why, and
-    the Prefect API."""
+    """Transcript folders (files and sessions per format), the database, the provider `auto` picks and why, the
+    Prefect API, and the settings files read (with what of each was ignored)."""
     problems: list[str] = []
     folders = survey(settings.local_transcripts())
     if not folders:
@@ -169,6 +172,7 @@ def doctor(settings: Settings) -> Doctor:
         ),
         prefect_api=api or "none: runs go without Prefect (recorded in DuckDB); schedules need `prefect server start`",
         problems=problems,
+        config=list(settings.config_files),
     )
 
 

@@ -28,6 +28,16 @@ def no_subscription_clis(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAYBOOK_CODEX_CLI", "playbook-test-no-codex")
 
 
+@pytest.fixture(autouse=True)
+def own_config_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's config folder (their own config.toml and the trust store of `playbook trust`) is a fresh temporary
+    one per test, never the real `~/.config/playbook`; a test that writes a playbook.toml with keys that are not
+    harmless trusts it (`tests.helpers.trust_config`)."""
+    folder = tmp_path_factory.mktemp("config-home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder / "playbook"
+
+
 @pytest.fixture
 def samples() -> Path:
     """The real transcripts shipped in data/samples (see its MANIFEST.md)."""

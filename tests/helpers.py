@@ -16,9 +16,17 @@ from core.store.db import connect, open_db
 from core.store.exposure import store_ledger_lines
 from core.store.registry import ensure_playbook
 from core.store.versions import load_version, write_version
+from flows.trust import trust
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "data" / "samples"
+
+
+def trust_config(path: Path) -> Path:
+    """Trust the settings file a test just wrote (`playbook trust` in the test's own config folder), so every key of
+    it applies, as it does once its user has trusted it."""
+    trust(path)
+    return path
 
 
 def expose(db: Path, had: dict[str, list[str]], playbook: str = "default") -> None:

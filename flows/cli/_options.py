@@ -84,11 +84,19 @@ MaxCostOpt = Annotated[
 AssumeOpt = Annotated[int, typer.Option("--assume-output", help="Output tokens assumed per call for the estimate.")]
 
 
-def settings(db: Path | None = None, playbook: str | None = None, **extra: Any) -> Settings:
-    """Settings with the flags of the current command applied: built once per command, then passed down."""
+def settings(db: Path | None = None, playbook: str | None = None, warn: bool = True, **extra: Any) -> Settings:
+    """Settings with the flags of the current command applied: built once per command, then passed down.
+
+    `warn`: one line on stderr for each settings file whose keys were ignored (it is not trusted).
+    """
+    from flows.cli._render import err, escape
     from flows.config import load_settings
 
-    return load_settings(db=db, playbook=playbook, **extra)
+    found = load_settings(db=db, playbook=playbook, **extra)
+    for notice in (f.notice() for f in found.config_files if warn):
+        if notice:
+            err.print(f"[yellow]Warning:[/yellow] {escape(notice)}", highlight=False)
+    return found
 
 
 def sources(given: list[str] | None) -> list[Path | str]:

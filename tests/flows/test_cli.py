@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.helpers import SEED_PLAYBOOK, one_version
+from tests.helpers import SEED_PLAYBOOK, one_version, trust_config
 from tests.servers import lock_holder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -244,6 +244,7 @@ def test_db_from_environment(imported: str, monkeypatch: pytest.MonkeyPatch) -> 
 def test_config_file(imported: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "playbook.toml"
     config.write_text(f'db = "{imported}"\nplaybook = "default"\n')
+    trust_config(config)
     monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
     monkeypatch.delenv("PLAYBOOK_DB", raising=False)
     code, out, _ = run("history", "--json")

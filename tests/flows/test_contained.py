@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.helpers import SAMPLES, SEED_PLAYBOOK, write_session
+from tests.helpers import SAMPLES, SEED_PLAYBOOK, trust_config, write_session
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -237,6 +237,7 @@ def test_every_bound_is_one_line_from_file_and_environment(
     monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
     config = tmp_path / "playbook.toml"
     config.write_text(f"{key} = {value}\n")
+    trust_config(config)
     done = runner.invoke(app, ["sessions"])
     assert done.exit_code == 1
     (line,) = done.stderr.strip().splitlines()
@@ -292,6 +293,7 @@ def test_untrusted_text_is_printed_escaped(tmp_path: Path, monkeypatch: pytest.M
     hidden = "Looks harmless.\u202e\U000e0049\U000e0067\x1b[8m"
     config = tmp_path / "playbook.toml"
     config.write_text(f'db = "{db}"\n[playbook_settings.default]\nreview = "required"\n')
+    trust_config(config)
     # An entry stored before texts were cleaned of invisible characters (or by an older version).
     from core.models import Entry, Playbook
     from core.sections import DEFAULT_SECTIONS

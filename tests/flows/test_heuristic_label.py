@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from flows.evolution import write_evolution_report
-from tests.helpers import write_session
+from tests.helpers import trust_config, write_session
 
 runner = CliRunner()
 LABEL = "written by rules, without a model (the heuristic provider)"
@@ -34,7 +34,7 @@ def test_heuristic_entries_are_labelled_everywhere_and_recurated_by_a_model(
         f'[playbook_settings.default]\ntargets = [{{ kind = "agents-md", repo = "{repo}" }},'
         f' {{ kind = "cursor", repo = "{repo}" }}]\n'
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
     done = runner.invoke(app, ["curate", "--llm", "heuristic"], env={"COLUMNS": "200"})

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from tests.helpers import trust_config
 
 runner = CliRunner()
 
@@ -39,7 +40,7 @@ targets = [
 ]
 """
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     entries = [{"name": f"pat-00{i}", "text": f"Lesson {i} for the API.", "helpful": i} for i in (1, 2)]
     book = tmp_path / "api.json"
     book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
@@ -86,7 +87,7 @@ def test_publish_without_targets_says_how_to_configure_them(tmp_path: Path, monk
 def test_a_typo_in_a_target_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "playbook.toml"
     config.write_text('[playbook_settings.api]\ntargets = [{ kind = "claude", repo = "/r" }]\n')
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     done = runner.invoke(app, ["publish", "--db", str(tmp_path / "p.duckdb")])
     assert done.exit_code == 1
     assert "Invalid value for `playbook_settings.api.targets.0.kind`" in done.stderr
@@ -117,7 +118,7 @@ targets = [
 ]
 """
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     assert runner.invoke(app, ["ingest", str(samples)]).exit_code == 0
     assert runner.invoke(app, ["curate", "--llm", "heuristic"]).exit_code == 0
     done = runner.invoke(app, ["publish", "--json"])

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.helpers import write_session
+from tests.helpers import trust_config, write_session
 
 runner = CliRunner()
 HAND = "# Team\n\nHand-written: run make check before pushing.\n"
@@ -55,7 +55,7 @@ def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, P
         f' {{ kind = "agents-md", repo = "{tmp_path / "elsewhere"}" }},'
         f' {{ kind = "claude-md", path = "{tmp_path / "home" / "CLAUDE.md"}" }}]\n'
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     entry = {"name": "pat-001", "text": "Pin the toolchain version in CI.", "helpful": 2, "harmful": 0}
     book = tmp_path / "team.json"
     book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": [entry]}}))

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.helpers import write_session
+from tests.helpers import trust_config, write_session
 
 runner = CliRunner()
 
@@ -47,7 +47,7 @@ def test_review_holds_exports_until_approved_and_rejections_are_undone(
         f'db = "{tmp_path / "r.duckdb"}"\nout_dir = "{tmp_path / "out"}"\nmin_messages = 1\nnear_duplicates = "off"\n'
         f'[playbook_settings.default]\nreview = "required"\ntargets = [{{ kind = "agents-md", repo = "{repo}" }}]\n'
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     assert runner.invoke(app, ["ingest", str(folder / "s0.jsonl")]).exit_code == 0
     first = replay_file(
         tmp_path / "a.jsonl",

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.helpers import expose
+from tests.helpers import expose, trust_config
 
 runner = CliRunner()
 
@@ -53,7 +53,7 @@ def test_sessions_are_routed_and_one_call_serves_both_playbooks(
         f'db = "{tmp_path / "s.duckdb"}"\nout_dir = "{tmp_path / "out"}"\nmin_messages = 1\nnear_duplicates = "off"\n'
         'playbooks = ["global", "api"]\n[playbook_settings.api]\nprojects = ["*/src/api"]\n'
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     lines = (
         answers(
             "api-1",

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from core.screen import text_holds
 from flows.cli import app
-from tests.helpers import claude_session
+from tests.helpers import claude_session, trust_config
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +61,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         f'targets = [{{ kind = "claude-md", repo = "{tmp_path / "app"}" }},'
         f' {{ kind = "cursor", repo = "{tmp_path / "app"}" }}]\n'
     )
+    trust_config(tmp_path / "playbook.toml")
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "CLAUDE.md").write_text("# Repo\n\nHand-written notes.\n")
     return tmp_path

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from tests.helpers import SAMPLES, write_session
+from tests.helpers import SAMPLES, trust_config, write_session
 from tests.servers import s3_server
 
 runner = CliRunner()
@@ -132,7 +132,7 @@ def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: p
         f'db = "{team}"\ntranscripts = ["{URL}"]\nmin_messages = 1\n'
         'exclude_contributors = ["bob"]\nexclude_projects = ["*JSSoundRecorder*"]\n'
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     assert runner.invoke(app, ["ingest"]).exit_code == 0
     assert {c for c, _ in sessions(team).values()} == {"alice"}  # bob withdrew: never fetched
     listed = json.loads(runner.invoke(app, ["sessions", "--json"]).stdout)
@@ -235,7 +235,7 @@ def test_a_contributor_is_a_slug_everywhere(tmp_path: Path, bucket: object, monk
     team = tmp_path / "team.duckdb"
     config = tmp_path / "playbook.toml"
     config.write_text(f'db = "{team}"\ntranscripts = ["{URL}"]\n')
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     assert runner.invoke(app, ["ingest"]).exit_code == 0
     for name in ["/", "..", ".", "", "a/../b", "dev-1/", "x" * 65, "dev 1", "dev-1\x1b[2J"]:
         done = runner.invoke(app, ["forget", "--contributor", name, "--yes"])
@@ -261,6 +261,7 @@ def test_a_contributor_is_a_slug_everywhere(tmp_path: Path, bucket: object, monk
     assert not (tmp_path / "X").exists() and list(store.iterdir()) == []
     for key, value in [("exclude_contributors", '["../x"]'), ("contributor", '"a/b"')]:
         config.write_text(f'db = "{team}"\n{key} = {value}\n')
+        trust_config(config)
         done = runner.invoke(app, ["sessions"])
         assert done.exit_code == 1 and done.stderr.startswith(f"Error: Invalid value for `{key}")
 
@@ -283,7 +284,7 @@ def test_a_shared_playbook_exports_only_what_two_contributors_support(
         f'db = "{team}"\ntranscripts = ["{URL}"]\nmin_messages = 1\nepoch_size = 1\nnear_duplicates = "off"\n'
         f'out_dir = "{tmp_path / "out"}"\n'
     )
-    monkeypatch.setenv("PLAYBOOK_CONFIG", str(config))
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
     replay = tmp_path / "replay.jsonl"
     answers = {
         "a1": ({"analysis": "a", "bullet_tags": []}, [{"type": "ADD", "text": "Run make check before pushing."}]),

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import trust_config
 from tests.servers import prefect_server, stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +118,7 @@ def config(work: Path, url: str, pool: str | None) -> Path:
     if pool:
         lines.append(f'work_pool = "{pool}"')
     path.write_text("\n".join(lines) + "\n")
-    return path
+    return trust_config(path)
 
 
 def environment(work: Path, api: str | None, cfg: Path) -> dict[str, str]:

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from tests.helpers import trust_config
 
 runner = CliRunner()
 
@@ -66,8 +67,10 @@ def test_a_mistyped_provider_setting_is_one_line_naming_it_and_doctor_reports_wh
     one_error(done, "Invalid value for `llm` in PLAYBOOK_LLM")
     assert "did you mean `anthropic`?" in done.stderr
     (here / "playbook.toml").write_text('llm = "heurstic"\n')
+    trust_config(here / "playbook.toml")
     one_error(runner.invoke(app, ["sessions", "--db", "p.duckdb"]), "Invalid value for `llm` in")
     (here / "playbook.toml").write_text('llm = "anthropic"\n')
+    trust_config(here / "playbook.toml")
     shown = runner.invoke(app, ["doctor", "--json", "--db", "p.duckdb"])
     problems = json.loads(shown.stdout)["problems"]
     assert any(p.startswith("The `anthropic` provider needs an Anthropic API key") for p in problems)
