@@ -6,14 +6,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.budget import BudgetUse
-from core.jsonx import extract_json
+from core.errors import AnswerError
 from core.llm.base import LLMRequest
 from core.models import MAX_OPERATIONS, CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.prompts import PromptTemplate
 from core.request import build_request, describe_sections, playbook_text
+from core.schemas import answer_document
 from core.sections import SectionSet
 
-__all__ = ["curator_request", "describe_budget", "describe_neighbours", "parse_curator", "parse_reflection"]
+__all__ = [
+    "curator_request",
+    "describe_budget",
+    "describe_neighbours",
+    "parse_curator",
+    "parse_reflection",
+    "read_curator",
+    "read_reflection",
+]
 
 
 def curator_request(
@@ -87,35 +96,53 @@ def describe_neighbours(neighbours: Sequence[tuple[str, Sequence[tuple[Entry, fl
     return "\n".join(lines)
 
 
-def parse_curator(text: str | None) -> CuratorOutput | None:
-    """Curator output, or None when the text holds no JSON object.
+def read_curator(text: str | None) -> CuratorOutput:
+    """The curator's answer in `text`, checked whole against its shape (`core.schemas.answer_document`): a key
+    it lacks takes its default.
 
-    A partial object is accepted with defaults; a non-list `operations` counts as none.
     Each operation stays raw: the engine validates it and records why it skipped it. Only the first
     MAX_OPERATIONS are kept (the engine would consider no more); how many there were is `truncated_from`.
+
+    Raises:
+        AnswerError: no JSON object, JSON cut short, or an answer of another shape; the message says which.
     """
-    data = extract_json(text)
-    if data is None:
-        return None
-    reasoning = data.get("reasoning", "")
-    operations = data.get("operations")
-    operations = operations if isinstance(operations, list) else []
+    data = answer_document(text, "CuratorOutput")
+    operations = data.get("operations", [])
     return CuratorOutput(
-        reasoning=reasoning if isinstance(reasoning, str) else str(reasoning),
+        reasoning=data.get("reasoning", ""),
         operations=operations[:MAX_OPERATIONS],
         truncated_from=len(operations) if len(operations) > MAX_OPERATIONS else None,
     )
 
 
-def parse_reflection(text: str | None) -> dict[str, Any] | None:
-    """The seeds' one-call mode (`extract_keypoints`): `operations` only when the model gave a list."""
-    data = extract_json(text)
-    if data is None:
+def parse_curator(text: str | None) -> CuratorOutput | None:
+    """`read_curator`, or None when `text` holds no answer of the curator's shape (the seeds' dict API)."""
+    try:
+        return read_curator(text)
+    except AnswerError:
         return None
+
+
+def read_reflection(text: str | None) -> dict[str, Any]:
+    """The seeds' one-call mode (`extract_keypoints`), checked whole against its shape: `operations` only when the
+    model gave a list.
+
+    Raises:
+        AnswerError: no JSON object, JSON cut short, or an answer of another shape; the message says which.
+    """
+    data = answer_document(text, "ReflectionOutput")
     result: dict[str, Any] = {
-        "new_key_points": data.get("new_key_points") if isinstance(data.get("new_key_points"), list) else [],
-        "evaluations": data.get("evaluations") if isinstance(data.get("evaluations"), list) else [],
+        "new_key_points": data.get("new_key_points", []),
+        "evaluations": data.get("evaluations", []),
     }
     if isinstance(data.get("operations"), list):
         result["operations"] = data["operations"]
     return result
+
+
+def parse_reflection(text: str | None) -> dict[str, Any] | None:
+    """`read_reflection`, or None when `text` holds no answer of its shape (the seeds' dict API)."""
+    try:
+        return read_reflection(text)
+    except AnswerError:
+        return None

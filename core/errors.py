@@ -5,6 +5,7 @@ PlaybookError
  +-- TransientError          worth retrying: the same call may succeed later
  |    +-- DatabaseBusyError  another process holds the database file
  |    +-- VersionConflictError  another writer added a playbook version meanwhile
+ |    +-- AnswerError        a model answer cut short or of the wrong shape (counted against its session)
  +-- TerminalError           retrying changes nothing: fix the input or the config
       +-- PlaybookFileError  a file (playbook.json, an export, CLAUDE.md) that cannot be read or written
       |    +-- NoSectionsError  save_playbook of a dict without `sections` (also an AssertionError)
@@ -24,12 +25,13 @@ Messages are one sentence naming the thing in backticks, plus the next step.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # the summary is a value of the core; errors are imported by everything, so only for types
     from core.runsummary import RunSummary
 
 __all__ = [
+    "AnswerError",
     "AuthError",
     "BudgetError",
     "ConfigError",
@@ -67,6 +69,16 @@ class DatabaseBusyError(TransientError):
 
 class VersionConflictError(TransientError):
     """Another writer added a playbook version while this one was being built; running again resolves it."""
+
+
+class AnswerError(TransientError):
+    """A model's answer that is no answer: cut short (`truncated`), of the wrong shape (`wrong_shape`), or with no
+    JSON object at all (`no_json`). Another call may answer well, so the session is tried again by the next run;
+    unlike a failed call, it counts against the session, which is quarantined after `max_attempts`."""
+
+    def __init__(self, message: str, kind: Literal["truncated", "wrong_shape", "no_json"]) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class PlaybookFileError(TerminalError):

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.jsonx import extract_json
+from core.errors import AnswerError
 from core.llm.base import LLMRequest
 from core.models import MAX_BULLET_TAGS, BulletTag, Playbook, ReflectorOutput, SessionMessage
 from core.prompts import PromptTemplate
 from core.redact import Redactor
 from core.render import RenderResult
 from core.request import describe_sections, playbook_text, session_request
+from core.schemas import answer_document
 from core.sections import SectionSet
 
-__all__ = ["parse_reflector", "reflection_from_dict", "reflector_request"]
+__all__ = ["parse_reflector", "read_reflector", "reflection_from_dict", "reflector_request"]
 
 _NONE = "(none: the agent had no playbook entry in this session, so there is nothing to tag)"
 
@@ -85,7 +86,19 @@ def reflection_from_dict(data: dict[str, Any]) -> ReflectorOutput:
     return ReflectorOutput(analysis=analysis if isinstance(analysis, str) else str(analysis or ""), bullet_tags=tags)
 
 
+def read_reflector(text: str | None) -> ReflectorOutput:
+    """The reflector's answer in `text`: checked whole against its shape (`core.schemas.answer_document`), then its
+    bullet tags one by one (`reflection_from_dict`).
+
+    Raises:
+        AnswerError: no JSON object, JSON cut short, or an answer of another shape; the message says which.
+    """
+    return reflection_from_dict(answer_document(text, "ReflectorOutput"))
+
+
 def parse_reflector(text: str | None) -> ReflectorOutput | None:
-    """Validated reflector output, or None when the text holds no JSON object."""
-    data = extract_json(text)
-    return None if data is None else reflection_from_dict(data)
+    """`read_reflector`, or None when `text` holds no answer of the reflector's shape (the seeds' dict API)."""
+    try:
+        return read_reflector(text)
+    except AnswerError:
+        return None

@@ -4,25 +4,36 @@ The JSON schemas go to servers that enforce structured output (Anthropic's `outp
 OpenAI-compatible server).
 
 These are the wire shapes: strict (enums, no other keys). The contracts that parse an answer (`ReflectorOutput`,
-`CuratorOutput` in `core.models`) are lenient on purpose: an answer that strays is parsed and its bad parts are
-recorded as skipped, not refused whole. A test checks that every field asked for here is one the contracts read.
+`CuratorOutput` in `core.models`) are lenient on purpose about the items: a bad bullet tag or operation is recorded
+as skipped, not a reason to refuse the answer. The answer as a whole is not: `answer_document` checks its shape
+(`DOCUMENTS`: which keys, of which types), so that a cut-off answer, a bare list or the other step's answer is a
+failed call with its reason, never "found nothing". A test checks that every field asked for here is one the
+contracts read.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from core.errors import AnswerError
+from core.jsonx import find_json
 
 __all__ = [
     "ANSWERS",
+    "DOCUMENTS",
     "OUTPUT_SCHEMAS",
     "CuratorAnswer",
+    "CuratorDocument",
     "EvaluationAnswer",
     "OperationAnswer",
     "ReflectionAnswer",
+    "ReflectionDocument",
     "ReflectorAnswer",
+    "ReflectorDocument",
     "TagAnswer",
+    "answer_document",
     "bounded_schema",
     "output_schema",
 ]
@@ -88,6 +99,96 @@ ANSWERS: dict[str, type[_Answer]] = {
     "CuratorOutput": CuratorAnswer,
     "ReflectionOutput": ReflectionAnswer,
 }
+
+
+class _Document(BaseModel):
+    """An answer's shape as a whole: no keys but its own, each of its type, and at least one of them. The items
+    (bullet tags, operations) are checked one by one afterwards, each skipped with its reason."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    contract_version: Literal[1] = 1
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Self:
+        if not self.model_fields_set - {"contract_version"}:
+            raise ValueError("it has none of its keys")
+        return self
+
+
+class ReflectorDocument(_Document):
+    """The reflector's answer as a whole."""
+
+    analysis: str = ""
+    bullet_tags: list[Any] = []
+
+
+class CuratorDocument(_Document):
+    """The curator's answer as a whole."""
+
+    reasoning: str = ""
+    operations: list[Any] = []
+
+
+class ReflectionDocument(_Document):
+    """The combined reflection's answer as a whole (the seeds' one-call mode)."""
+
+    new_key_points: list[Any] = []
+    evaluations: list[Any] = []
+    operations: Any = None  # the seeds read `operations` only when it is a list, and keep the rest of the answer
+
+
+# The shape each output schema's answer must have as a whole, by the name a template gives it.
+DOCUMENTS: dict[str, type[_Document]] = {
+    "ReflectorOutput": ReflectorDocument,
+    "CuratorOutput": CuratorDocument,
+    "ReflectionOutput": ReflectionDocument,
+}
+_WHOSE = {"ReflectorOutput": "the reflector's", "CuratorOutput": "the curator's", "ReflectionOutput": "a reflection's"}
+
+
+def answer_document(text: str | None, name: str) -> dict[str, Any]:
+    """The JSON object of a model's answer to a request for `name` (`ReflectorOutput`, ...), found in its text
+    (`core.jsonx.find_json`) and checked whole against `DOCUMENTS[name]`.
+
+    Raises:
+        AnswerError: the text holds no JSON object (`no_json`), JSON that never closes (`truncated`), or JSON of
+            another shape (`wrong_shape`); the message says which, in one line.
+    """
+    found = find_json(text)
+    if found.problem == "truncated":
+        raise AnswerError(
+            f"truncated: the answer's JSON never closes (it stops {len(text or '') - found.start:,} characters after"
+            " it opens): the model was cut short",
+            "truncated",
+        )
+    if found.problem == "not_object":
+        raise AnswerError("wrong shape: the answer's JSON is a list, not an object", "wrong_shape")
+    if found.value is None:
+        raise AnswerError("unparseable model output (no JSON object)", "no_json")
+    shape = DOCUMENTS[name]
+    try:
+        shape.model_validate(found.value)
+    except ValidationError as exc:
+        keys = ", ".join(f"`{k}`" for k in shape.model_fields if k != "contract_version")
+        said = "; ".join(_problem(e) for e in exc.errors()[:3])
+        raise AnswerError(
+            f"wrong shape: not {_WHOSE[name]} answer (an object of {keys}): {said}", "wrong_shape"
+        ) from None
+    return found.value
+
+
+def _problem(error: Any) -> str:
+    """One of pydantic's errors about an answer's shape, in words."""
+    key = ".".join(str(part) for part in error["loc"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"`{key[:40]}` is not one of its keys"
+    if kind in ("string_type", "list_type"):
+        return f"`{key}` is not a {'string' if kind == 'string_type' else 'list'}"
+    if not key:
+        return str(error["msg"]).removeprefix("Value error, ")
+    return f"`{key}`: {error['msg']}"
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -17,9 +17,9 @@ import duckdb
 
 from core.budget import budget_use
 from core.consolidate import merged_wordings
-from core.curator import curator_request, parse_curator
-from core.errors import AuthError, BudgetError
-from core.llm.base import LLMRequest, LLMResponse, Provider
+from core.curator import curator_request, read_curator
+from core.errors import AnswerError, AuthError, BudgetError
+from core.llm.base import ANSWER_FAILURES, LLMRequest, LLMResponse, Provider
 from core.llm.embed import near_finder, neighbour_finder, sentences
 from core.llm.guard import GuardedProvider
 from core.miner import History, observe
@@ -27,7 +27,7 @@ from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
-from core.reflector import parse_reflector, reflector_request
+from core.reflector import read_reflector, reflector_request
 from core.render import estimate_tokens
 from core.request import Relevance, playbook_text
 from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
@@ -173,10 +173,14 @@ def _run_step(
         [duckdb.DuckDBPyConnection, Playbook, SectionSet, PromptTemplate], tuple[list[LLMRequest], dict[str, str]]
     ],
     template_name: str,
-    parse: Callable[[str | None], OutputT | None],
+    read: Callable[[str | None], OutputT],
     reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None = None,
 ) -> list[StepResult[OutputT]]:
     """Build the requests, answer them (reused from earlier runs where possible) and record every exchange.
+
+    `read` turns an answer's text into the step's output, or raises `AnswerError` (cut short, wrong shape, no JSON):
+    such an answer, like one the provider says was cut short (`ANSWER_FAILURES`), fails the session and counts
+    against it; a failed call (the API, the network, a deadline) fails it without counting.
 
     No connection is open while the model works: the database is opened briefly to prepare, and again to
     store the answers that arrived within `STORE_EVERY_S` of the first one held (so a run killed later reuses
@@ -185,7 +189,7 @@ def _run_step(
     with one opening of the file, whose cost (~20 ms of CPU) would otherwise be paid per answer.
     """
     config = ctx.config
-    requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse)
+    requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse, read)
     results: dict[int, StepResult[OutputT]] = {}
 
     def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
@@ -193,18 +197,16 @@ def _run_step(
         response = (
             answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)}) if answer.text else answer
         )
-        parsed = parse(response.text) if response.ok else None
+        parsed, error, kind = _read(read, response)
         record_exchange(
             con,
             requests[i],
-            response,
+            response if error is None or response.error else response.model_copy(update={"error": error}),
             parsed=parsed,
             playbook=ctx.playbook,
             playbook_version=epoch.base_version,
             run_id=ctx.run_id,
         )
-        error = response.error or (None if parsed is not None else "unparseable model output (no JSON object)")
-        kind: ErrorKind | None = "call" if response.error else (None if parsed is not None else "output")
         results[i] = StepResult[OutputT](
             session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
         )
@@ -241,6 +243,20 @@ def _run_step(
     return answered + failed
 
 
+def _read(
+    read: Callable[[str | None], OutputT], response: LLMResponse
+) -> tuple[OutputT | None, str | None, ErrorKind | None]:
+    """(the step's output, or why there is none and whether that counts against the session: `output` does,
+    `call` does not)."""
+    if response.error is not None or response.text is None:
+        kind: ErrorKind = "output" if response.failure in ANSWER_FAILURES else "call"
+        return None, response.error or "the model gave no text", kind
+    try:
+        return read(response.text), None, None
+    except AnswerError as exc:
+        return None, str(exc), "output"
+
+
 def template_for(config: RunConfig, name: str) -> PromptTemplate:
     """The prompt template `name` for the run's playbook: its own override, the settings' folder, else the
     shipped one."""
@@ -261,8 +277,12 @@ def _prepare(
     ],
     template_name: str,
     reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None,
+    read: Callable[[str | None], OutputT],
 ) -> tuple[list[LLMRequest], dict[str, str], Provider, dict[int, LLMResponse]]:
-    """(requests, sessions that could not be prepared, the guarded provider, answers reused from earlier)."""
+    """(requests, sessions that could not be prepared, the guarded provider, answers reused from earlier).
+
+    An answer stored by an earlier version that reads it more leniently (a cut-off answer taken for its first
+    inner object) is not reused: the call is made again."""
     with ctx.db.open() as con:
         frozen = ctx.memo.version(con, ctx.playbook, epoch.base_version)
         companion = ctx.config.companion
@@ -276,7 +296,9 @@ def _prepare(
         reused = {
             i: hit
             for i, r in enumerate(requests)
-            if provider.cacheable and (hit := cached_response(con, r) or (reuse(con, r) if reuse else None)) is not None
+            if provider.cacheable
+            and (hit := cached_response(con, r) or (reuse(con, r) if reuse else None)) is not None
+            and _read(read, hit)[1] is None
         }
     return requests, unprepared, provider, reused
 
@@ -355,7 +377,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
     def earlier(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
         return reusable_reflection(con, ctx.playbook, request)
 
-    return _run_step(ctx, epoch, build, "reflector", parse_reflector, earlier)
+    return _run_step(ctx, epoch, build, "reflector", read_reflector, earlier)
 
 
 def curate_sessions(
@@ -432,7 +454,7 @@ def curate_sessions(
         return requests, refused
 
     curated = nothing | (
-        {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", parse_curator)} if usable else {}
+        {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", read_curator)} if usable else {}
     )
     return [
         curated.get(r.session_id)

@@ -10,14 +10,39 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Failure", "LLMRequest", "LLMResponse", "Payload", "Provider", "Step", "Usage", "failed"]
+__all__ = [
+    "ANSWER_FAILURES",
+    "Failure",
+    "LLMRequest",
+    "LLMResponse",
+    "Payload",
+    "Provider",
+    "Step",
+    "Usage",
+    "cut_short",
+    "failed",
+]
 
 Step = Literal["reflector", "curator", "reflection"]
 # Why a call failed, so the run can react to the kind and not to wording: `auth` stops the run at once,
-# a run of failures of one kind opens the circuit breaker, `stopped` calls were never started.
+# a run of failures of one kind opens the circuit breaker, `stopped` calls were never started, `truncated`: the
+# model stopped at its output limit, so its text is not a whole answer.
 Failure = Literal[
-    "auth", "rate_limit", "server", "timeout", "connection", "bad_request", "bad_reply", "cost_cap", "stopped", "other"
+    "auth",
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "bad_request",
+    "bad_reply",
+    "truncated",
+    "cost_cap",
+    "stopped",
+    "other",
 ]
+# Failures of the answer rather than of the call: counted against the session like an answer of the wrong shape
+# (quarantined after `max_attempts`), where a failed call is tried again as it is, never counted.
+ANSWER_FAILURES: frozenset[Failure] = frozenset({"truncated"})
 
 
 class Usage(BaseModel):
@@ -77,7 +102,8 @@ def _prefix_hash(step: str, model: str, system: str) -> Any:
 
 
 class LLMResponse(BaseModel):
-    """What came back; `error` is set (and `text` None) when the call failed after retries."""
+    """What came back; `error` is set (and `text` None) when the call failed after retries. A `truncated` answer
+    keeps its text for the exchange log, never to be parsed."""
 
     text: str | None = None
     provider: str
@@ -116,6 +142,17 @@ class Provider(Protocol):
     def complete_many(self, requests: list[LLMRequest]) -> list[LLMResponse]:
         """Answer several requests in order; never raises. One by one unless the provider batches."""
         return [self.complete(r) for r in requests]
+
+
+def cut_short(response: LLMResponse, said: str, limited: LLMRequest | None = None) -> LLMResponse:
+    """`response` as a failed call: the model stopped at its output limit (`said`: how its API said so), so its
+    text is no whole answer. Text, usage and cost stay: they were paid for. `limited`: the request, when its
+    `max_tokens` is the limit the model reached (the next step names the setting that raises it)."""
+    error = f"truncated: the model stopped at its output limit ({said}) before the answer ended"
+    if limited is not None:
+        setting = f"`{limited.step}_max_tokens`" if limited.step != "reflection" else "`max_tokens`"
+        error += f"; raise {setting} (now {limited.max_tokens:,}) if it repeats"
+    return response.model_copy(update={"error": error, "failure": "truncated"})
 
 
 def failed(provider: str, request: LLMRequest, error: str, failure: Failure, started: float) -> LLMResponse:

@@ -2,7 +2,9 @@
 
 An epoch's requests are submitted together (split to respect 100,000 requests and 256 MB per batch),
 polled until the batch ends, and collected by `custom_id`. Errored (other than invalid requests) and
-expired requests are resubmitted for a few rounds; what still fails comes back as an error response.
+expired requests are resubmitted for a few rounds; what still fails comes back as an error response. A result
+that stopped at its output limit comes back as a failed call (`truncated`) without being resubmitted: the same
+request would stop at the same limit.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import anthropic
 
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider
-from core.llm.claude import classify, describe_error, message_params, text_of, usage_of
+from core.llm.claude import classify, describe_error, message_params, stopped_short, text_of, usage_of
 from core.llm.pricing import CostCap, cost_usd
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "BatchProvider", "split_batches"]
@@ -140,7 +142,7 @@ class BatchProvider(Provider):
                     usage = usage_of(result.message.usage)
                     cost = cost_usd(request.model, usage, batch=True)
                     self.cost_cap.add(cost)
-                    out[cid] = LLMResponse(
+                    answered = LLMResponse(
                         text=text_of(result.message.content),
                         provider=self.name,
                         model=request.model,
@@ -148,6 +150,7 @@ class BatchProvider(Provider):
                         cost_usd=cost,
                         latency_ms=(time.perf_counter() - started) * 1000,
                     )
+                    out[cid] = stopped_short(answered, result.message, request)
                 elif result.type == "errored":
                     error = getattr(result, "error", None)
                     inner = getattr(error, "error", None)

@@ -3,7 +3,8 @@
 Retries live in the SDK (408/409/429/5xx, exponential backoff with jitter); this module only caps how
 long a `retry-after` header may make us wait. Structured output is asked for where the server supports
 it; when a server refuses it (some local servers reached through `ANTHROPIC_BASE_URL`), the provider
-switches to plain text, which goes through the same robust JSON extraction.
+switches to plain text, which goes through the same robust JSON extraction. An answer that stopped at its
+output limit (`stop_reason` `max_tokens`) is a failed call (`truncated`), whatever its text holds.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from typing import Any
 import anthropic
 import httpx2
 
-from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, cut_short
 from core.llm.deadline import DeadlineTransport, call_deadline, past_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.schemas import OUTPUT_SCHEMAS
 
-__all__ = ["AnthropicProvider", "make_client"]
+__all__ = ["TRUNCATED_STOPS", "AnthropicProvider", "make_client", "stopped_short"]
+
+# The Messages API's `stop_reason`s that say the text was cut at a limit, not ended by the model.
+TRUNCATED_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 class _CappedAnthropic(anthropic.Anthropic):
@@ -121,6 +125,15 @@ def classify(exc: BaseException) -> Failure:
     return "other"
 
 
+def stopped_short(response: LLMResponse, message: Any, request: LLMRequest) -> LLMResponse:
+    """`response`, a failed call (`truncated`) when `message` (SDK object or dict) stopped at a limit."""
+    get = message.get if isinstance(message, dict) else (lambda k, d=None: getattr(message, k, d))
+    stop = get("stop_reason")
+    if stop not in TRUNCATED_STOPS:
+        return response
+    return cut_short(response, f"`stop_reason: {stop}`", request if stop == "max_tokens" else None)
+
+
 def _not_a_message(message: object) -> str | None:
     """Why an HTTP 200 body is not a Messages API reply (an HTML login page, a proxy's JSON), or None."""
     if isinstance(message, anthropic.types.Message) and message.usage is not None and message.content is not None:
@@ -196,7 +209,7 @@ class AnthropicProvider(Provider):
         usage = usage_of(message.usage)
         cost = cost_usd(request.model, usage, prices=self.prices, local=self.local)
         self.cost_cap.add(cost)
-        return LLMResponse(
+        response = LLMResponse(
             text=text_of(message.content),
             provider=self.name,
             model=str(message.model or request.model),
@@ -204,3 +217,4 @@ class AnthropicProvider(Provider):
             cost_usd=cost,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+        return stopped_short(response, message, request)

@@ -1,6 +1,8 @@
 """Learning with a Claude subscription and no API key: each request runs `claude -p --output-format json`
 (the Claude Code CLI in print mode), the prompt on standard input, and its JSON envelope is parsed (result
-text, usage, the cost it reports). Never raises: every failure shape comes back as `LLMResponse.error`."""
+text, usage, the cost it reports). Never raises: every failure shape comes back as `LLMResponse.error`; an answer
+that stopped at the output limit (the envelope's `stop_reason` `max_tokens`, or the CLI's own "exceeded the ...
+output token maximum" error) is a failed call (`truncated`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import tempfile
 import time
 from typing import Any
 
-from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, cut_short, failed
 from core.llm.pricing import CostCap
 
 __all__ = ["ISOLATION", "ClaudeCliProvider", "cli_arguments"]
@@ -95,14 +97,16 @@ class ClaudeCliProvider(Provider):
             said = " ".join((done.stderr or done.stdout or "").split())[:300] or f"exit code {done.returncode}"
             failure: Failure = "auth" if "login" in said.lower() or "auth" in said.lower() else "bad_reply"
             return failed(self.name, request, f"`claude -p` gave no JSON envelope: {said}", failure, started)
+        said = " ".join(str(envelope.get("result") or envelope.get("subtype") or "error").split())[:300]
+        if envelope.get("is_error") and "output token maximum" in said:  # Claude Code's own output limit
+            return failed(self.name, request, f"truncated: `claude -p` reported: {said}", "truncated", started)
         if envelope.get("is_error") or envelope.get("subtype") not in (None, "success"):
-            said = " ".join(str(envelope.get("result") or envelope.get("subtype") or "error").split())[:300]
             return failed(self.name, request, f"`claude -p` reported an error: {said}", "other", started)
         found = envelope.get("usage")
         usage: dict[str, Any] = found if isinstance(found, dict) else {}
         cost = float(envelope.get("total_cost_usd") or 0.0)
         self.cost_cap.add(cost)
-        return LLMResponse(
+        response = LLMResponse(
             text=str(envelope.get("result") or ""),
             provider=self.name,
             model=request.model,
@@ -115,6 +119,9 @@ class ClaudeCliProvider(Provider):
             cost_usd=cost,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+        if envelope.get("stop_reason") == "max_tokens":  # the result message's stop reason (Agent SDK docs)
+            return cut_short(response, "`claude -p` said `stop_reason: max_tokens`")
+        return response
 
 
 def _envelope(stdout: str) -> dict[str, Any] | None:

@@ -1,7 +1,9 @@
 """Learning with a ChatGPT plan and no API key: each request runs `codex exec --json` (the Codex CLI without its
 interface), the prompt on standard input, and reads its JSONL events: the last `agent_message` item is the
 answer, `turn.completed` carries the usage, `turn.failed` and `error` say what went wrong (the event shapes of
-codex-rs/exec/src/exec_events.rs). Never raises: every failure comes back as `LLMResponse.error`."""
+codex-rs/exec/src/exec_events.rs). Never raises: every failure comes back as `LLMResponse.error`; a turn that
+failed because the Responses API stopped at the output limit ("Incomplete response returned, reason:
+max_output_tokens") is a failed call of its own kind (`truncated`)."""
 
 from __future__ import annotations
 
@@ -103,6 +105,8 @@ class CodexCliProvider(Provider):
             said = " ".join((errors[-1] if errors else done.stderr or done.stdout or "").split())[:300]
             said = said or f"exit code {done.returncode}"
             lowered = said.lower()
+            if "max_output_tokens" in lowered:  # the Responses API's `response.incomplete`, as codex reports it
+                return failed(self.name, request, f"truncated: `codex exec` reported: {said}", "truncated", started)
             failure: Failure = (
                 "auth"
                 if "log in" in lowered or "not logged in" in lowered or "login" in lowered

@@ -1,6 +1,7 @@
 """OpenAI-compatible servers (llama.cpp, vLLM, LM Studio, Ollama's `/v1`): `/chat/completions` with the output
 schema as `response_format`, which such servers turn into a grammar, so even a small model answers in the
-schema. The schema bounds string lengths and list sizes, so a constrained answer always ends."""
+schema. The schema bounds string lengths and list sizes, so a constrained answer always ends. One that stopped at
+`max_tokens` all the same (`finish_reason` `length`) is a failed call (`truncated`), whatever its text holds."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import httpx2
 
 from core.jsonx import extract_json
-from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, cut_short, failed
 from core.llm.deadline import DeadlineTransport, call_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.schemas import bounded_schema
@@ -77,15 +78,19 @@ class OpenAICompatProvider(Provider):
             },
         }
 
-    def _post(self, body: dict[str, Any]) -> tuple[str, str, Usage]:
+    def _post(self, body: dict[str, Any]) -> tuple[str, str, Usage, bool]:
+        """(text, model, usage, whether it stopped at `max_tokens`) of one completion."""
         response = self.client.post(self.url, json=body, headers=self.headers, timeout=self.timeout)
         if response.status_code != 200:
             raise _Status(response.status_code, response.text)
         data = response.json()
-        if not isinstance(data, dict) or not data.get("choices"):
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise ValueError(f"not a chat completion: the server answered {' '.join(response.text.split())[:120]!r}")
-        usage = data.get("usage") or {}
-        text = (data["choices"][0].get("message") or {}).get("content") or ""
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        choice = choices[0]
+        message = choice.get("message")
+        text = (message.get("content") if isinstance(message, dict) else None) or ""
         return (
             str(text),
             str(data.get("model") or body["model"]),
@@ -93,6 +98,7 @@ class OpenAICompatProvider(Provider):
                 input_tokens=int(usage.get("prompt_tokens") or 0),
                 output_tokens=int(usage.get("completion_tokens") or 0),
             ),
+            choice.get("finish_reason") == "length",
         )
 
     def complete(self, request: LLMRequest) -> LLMResponse:
@@ -105,7 +111,7 @@ class OpenAICompatProvider(Provider):
         total = Usage()
         try:
             with call_deadline(self.timeout):  # both tries together: `timeout` bounds the whole call
-                text, model, total = self._ask(request)
+                text, model, total, cut = self._ask(request)
         except httpx2.TimeoutException:
             return failed(self.name, request, f"timeout: no whole answer within {self.timeout:g} s", "timeout", started)
         except httpx2.HTTPError as exc:
@@ -116,7 +122,7 @@ class OpenAICompatProvider(Provider):
             return failed(self.name, request, str(exc)[:300], "bad_reply", started)
         cost = cost_usd(model, total, prices=self.prices, local=True)
         self.cost_cap.add(cost)
-        return LLMResponse(
+        response = LLMResponse(
             text=text,
             provider=self.name,
             model=model,
@@ -124,17 +130,19 @@ class OpenAICompatProvider(Provider):
             cost_usd=cost,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+        return cut_short(response, "`finish_reason: length`", request) if cut else response
 
-    def _ask(self, request: LLMRequest) -> tuple[str, str, Usage]:
-        """The answer, with one more JSON-only try when the first holds no JSON object."""
+    def _ask(self, request: LLMRequest) -> tuple[str, str, Usage, bool]:
+        """The answer, with one more JSON-only try when the first holds no JSON object (not when it stopped at
+        `max_tokens`: asked again, it would stop there again); the last flag says it stopped there."""
         total = Usage()
-        text, model = "", request.model
+        text, model, cut = "", request.model, False
         for insist in (False, True):
-            text, model, usage = self._post(self._body(request, insist=insist))
+            text, model, usage, cut = self._post(self._body(request, insist=insist))
             total = Usage(
                 input_tokens=total.input_tokens + usage.input_tokens,
                 output_tokens=total.output_tokens + usage.output_tokens,
             )
-            if extract_json(text) is not None:
+            if cut or extract_json(text) is not None:
                 break
-        return text, model, total
+        return text, model, total, cut

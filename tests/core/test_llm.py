@@ -146,6 +146,22 @@ def test_schema_invalid_operations_are_skipped_with_reasons() -> None:
     ]
 
 
+def test_an_answer_cut_at_max_tokens_is_a_failed_call() -> None:
+    """The Messages API answers 200 with `stop_reason: max_tokens`: the text is kept for the record, never parsed,
+    and paid for; the call is `truncated`, with the setting that raises the limit."""
+    cut = '{"reasoning": "two lessons", "operations": [{"type": "ADD", "text": "Pin the toolchain."}'
+    rec = Recorder(httpx2.Response(200, json={**message(cut, output_tokens=4096), "stop_reason": "max_tokens"}))
+    response = provider(rec).complete(curator_call())
+    assert (response.ok, response.failure, response.text) == (False, "truncated", cut)
+    assert response.error == (
+        "truncated: the model stopped at its output limit (`stop_reason: max_tokens`) before the answer ended; raise"
+        " `curator_max_tokens` (now 4,096) if it repeats"
+    )
+    assert response.usage.output_tokens == 4096 and response.cost_usd > 0 and len(rec.requests) == 1
+    whole = provider(Recorder(ok(cut + "]}"))).complete(curator_call())  # the same answer, ended: a good one
+    assert whole.ok and whole.failure is None
+
+
 def test_429_retry_after_is_capped() -> None:
     rec = Recorder(
         httpx2.Response(
@@ -320,6 +336,9 @@ class FakeBatchAPI:
                 "custom_id": cid,
                 "result": {"type": "succeeded", "message": message(f'{{"reasoning": "r{index}", "operations": []}}')},
             }
+        if kind == "max_tokens":
+            cut = {**message(f'{{"reasoning": "r{index}", "operations": [{{"type": "ADD"}}'), "stop_reason": kind}
+            return {"custom_id": cid, "result": {"type": "succeeded", "message": cut}}
         if kind in ("api_error", "invalid_request"):
             return {
                 "custom_id": cid,
@@ -359,6 +378,19 @@ def test_batch_lifecycle_with_errored_and_expired_items() -> None:
     assert sleeps and set(sleeps) == {7}
     # Batch prices are half: 1000 in x $3 + 200 out x $15 per million, halved.
     assert responses[0].cost_usd == pytest.approx((1000 * 3 + 200 * 15) / 1e6 / 2)
+
+
+def test_a_batch_result_cut_at_max_tokens_is_a_failed_call_not_resubmitted() -> None:
+    api = FakeBatchAPI({0: ["max_tokens"], 1: ["succeeded"]})
+    client = make_client(
+        api_key="sk-ant-test", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(api))
+    )
+    cut, fine = BatchProvider(client, poll_interval_s=0, sleep=lambda s: None).complete_many(
+        [curator_call(), curator_call()]
+    )
+    assert (cut.failure, cut.text, fine.ok) == ("truncated", '{"reasoning": "r0", "operations": [{"type": "ADD"}', True)
+    assert "`stop_reason: max_tokens`" in (cut.error or "") and cut.cost_usd > 0
+    assert [len(s) for s in api.submitted] == [2]  # the same request would stop at the same limit
 
 
 def test_batch_invalid_request_is_not_resubmitted() -> None:

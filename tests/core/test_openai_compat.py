@@ -21,9 +21,9 @@ REQUEST = LLMRequest(
 )
 
 
-def completion(text: str, prompt: int = 40, completion_tokens: int = 10) -> dict:
+def completion(text: str, prompt: int = 40, completion_tokens: int = 10, finish: str = "stop") -> dict:
     return {
-        "choices": [{"message": {"role": "assistant", "content": text}}],
+        "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": finish}],
         "model": "/models/SmolLM2.gguf",
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion_tokens},
     }
@@ -79,6 +79,21 @@ def test_a_reply_without_json_is_asked_once_more_for_json_only() -> None:
     assert len(stubborn) == 2 and again.error is None and parse_curator(again.text) is None  # recorded as unparseable
 
 
+def test_an_answer_cut_at_max_tokens_is_a_failed_call_and_not_asked_again() -> None:
+    """`finish_reason: length`: the grammar's bounds did not hold the answer within `max_tokens`. Asked again with
+    a JSON-only note it would stop at the same limit, so it is not; the call is `truncated`, its text kept."""
+    bodies: list[dict] = []
+    cut = '{"reasoning": "r", "operations": [{"type": "ADD", "text": "x"}'
+    answer = provider([completion(cut, finish="length")], bodies).complete(REQUEST)
+    assert len(bodies) == 1 and (answer.ok, answer.failure, answer.text) == (False, "truncated", cut)
+    assert answer.error == (
+        "truncated: the model stopped at its output limit (`finish_reason: length`) before the answer ended; raise"
+        " `curator_max_tokens` (now 50) if it repeats"
+    )
+    empty = provider([completion("", finish="length")], []).complete(REQUEST)  # all of it spent thinking
+    assert empty.failure == "truncated"
+
+
 def test_local_models_cost_nothing_unless_priced() -> None:
     free = provider([completion("{}", 1_000_000, 1_000_000)], []).complete(REQUEST)
     assert free.cost_usd == 0.0
@@ -97,6 +112,8 @@ def test_local_models_cost_nothing_unless_priced() -> None:
         (httpx2.Response(400, text="bad schema"), "bad_request"),
         (httpx2.Response(200, text="<html>login</html>"), "bad_reply"),
         (httpx2.Response(200, json={"object": "error"}), "bad_reply"),
+        (httpx2.Response(200, json={"choices": {"0": "x"}}), "bad_reply"),
+        (httpx2.Response(200, json={"choices": ["x"]}), "bad_reply"),
     ],
 )
 def test_failures_come_back_as_errors_never_raised(answer: httpx2.Response, failure: str) -> None:

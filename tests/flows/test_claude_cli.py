@@ -67,6 +67,7 @@ def test_curate_through_the_claude_cli(fake: Path, tmp_path: Path) -> None:
         ("not-logged-in", "auth", "Please run /login"),
         ("garbage", "bad_reply", "no JSON envelope"),
         ("error", "other", "reported an error: overloaded"),
+        ("over-limit", "truncated", "truncated: `claude -p` reported: API Error: Claude's response exceeded the 32000"),
     ],
 )
 def test_every_error_shape_comes_back_as_an_error(
@@ -75,6 +76,21 @@ def test_every_error_shape_comes_back_as_an_error(
     monkeypatch.setenv("FAKE_CLAUDE_MODE", mode)
     result = ClaudeCliProvider("claude").complete(REQUEST)
     assert result.text is None and result.failure == failure and words in (result.error or "")
+
+
+def test_an_answer_cut_at_the_output_limit_is_a_failed_call(fake: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result message's `stop_reason: max_tokens`: the text is kept for the record, never parsed."""
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "truncated")
+    result = ClaudeCliProvider("claude").complete(REQUEST)
+    assert (result.ok, result.failure, result.cost_usd) == (False, "truncated", 0.0123)
+    assert result.text == (
+        '{"analysis": "The lint step failed before the push.", "bullet_tags": [{"name": "pat-001", "tag": "helpful",'
+        ' "rationale": "it was followed"}'
+    )
+    assert result.error == (
+        "truncated: the model stopped at its output limit (`claude -p` said `stop_reason: max_tokens`) before the"
+        " answer ended"
+    )
 
 
 def test_a_hanging_cli_is_stopped_and_a_missing_one_is_named(
