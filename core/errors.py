@@ -5,6 +5,7 @@ PlaybookError
  +-- TransientError          worth retrying: the same call may succeed later
  |    +-- DatabaseBusyError  another process holds the database file
  |    +-- VersionConflictError  another writer added a playbook version meanwhile
+ |    +-- ObjectChangedError  an object of a team's store changed on every read of it
  |    +-- AnswerError        a model answer cut short or of the wrong shape (counted against its session)
  +-- TerminalError           retrying changes nothing: fix the input or the config
       +-- PlaybookFileError  a file (playbook.json, an export, CLAUDE.md) that cannot be read or written
@@ -38,6 +39,7 @@ __all__ = [
     "DatabaseBusyError",
     "GitError",
     "NoSectionsError",
+    "ObjectChangedError",
     "PlaybookError",
     "PlaybookFileError",
     "PromptError",
@@ -79,6 +81,11 @@ class AnswerError(TransientError):
     def __init__(self, message: str, kind: Literal["truncated", "wrong_shape", "no_json"]) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class ObjectChangedError(TransientError):
+    """An object of a team's store that changed (or went) between being listed and being read, every time it was
+    read: it is left for the next ingest, never stored half one version and half another."""
 
 
 class PlaybookFileError(TerminalError):

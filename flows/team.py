@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.errors import ConfigError, PlaybookFileError
+from core.errors import ConfigError, ObjectChangedError, PlaybookFileError
 from core.invisible import visible
 from core.io.keys import Refused, cache_path, check_contributor, inside
 from core.io.objects import fetch, is_url, list_objects, put_bytes, remove_folder
@@ -54,12 +54,14 @@ class RemoteSource(BaseModel):
 def fetch_remote(
     con: duckdb.DuckDBPyConnection, db: Database, source: RemoteSource, url: str
 ) -> tuple[Path, list[FileResult]]:
-    """Fetch the new or changed objects of `url` into its cache (contributors in `exclude_contributors` are
-    not fetched). A key that would not stay inside the cache (`..`, an absolute path, a link), that is too long
-    or not a contributor's, or that cannot be written here, is skipped with its reason; the others go on.
+    """Fetch the new or changed objects of `url` (by tag and size) into its cache (contributors in
+    `exclude_contributors` are not fetched). A key that would not stay inside the cache (`..`, an absolute path, a
+    link), that is too long or not a contributor's, or that cannot be written here, is skipped with its reason; an
+    object that changed on every read since it was listed is skipped until the next ingest (`failed`); the others
+    go on. What is recorded is the version actually fetched, so a later change is fetched and read as a change.
 
     Returns:
-        The cache folder, for ingest, and the objects refused (status `refused`, for the ingest summary).
+        The cache folder, for ingest, and the objects skipped (for the ingest summary).
     """
     cache = db.remote_cache(url)
     cache.mkdir(parents=True, exist_ok=True)
@@ -74,14 +76,17 @@ def fetch_remote(
         contributor = obj.key.split("/", 1)[0]
         if contributor in excluded:
             continue
-        if known.get(obj.key) == obj.tag and local.exists():
+        if known.get(obj.key) == (obj.tag, obj.size) and local.exists():
             continue
         try:
-            fetch(url, obj.key, local, source.storage_options)
+            got = fetch(url, obj, local, source.storage_options)
+        except ObjectChangedError as exc:
+            refused.append(FileResult(path=f"{url}/{visible(obj.key)}", status="failed", error=visible(str(exc))))
+            continue
         except PlaybookFileError as exc:
             refused.append(FileResult(path=f"{url}/{visible(obj.key)}", status="refused", error=str(exc)))
             continue
-        record_fetch(con, url, obj.key, obj.tag, obj.size, str(local), contributor)
+        record_fetch(con, url, obj.key, got.tag, got.size, str(local), contributor)
     return cache, refused
 
 

@@ -9,16 +9,20 @@ for each store (for S3: the AWS environment variables and files, `AWS_ENDPOINT_U
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.errors import ConfigError, PlaybookFileError, StoreError
+from core.errors import ConfigError, ObjectChangedError, PlaybookFileError, StoreError
 from core.io.keys import Contributor, check_contributor, key_error
 
 __all__ = ["RemoteObject", "fetch", "is_url", "list_objects", "put_bytes", "remove_folder"]
 
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs"}
+_MD5 = re.compile(r"[0-9a-f]{32}")  # an S3 ETag that is the body's MD5 (one part, no KMS)
+READS = 3  # reads of an object that keeps changing before it is left for the next ingest
 
 
 class RemoteObject(NamedTuple):
@@ -91,25 +95,41 @@ def list_objects(url: str, options: Mapping[str, Any] | None = None) -> list[Rem
         # Only what is below the URL's folder: `team/acme` must not list `team/acme-old/...`.
         if info.get("type") == "directory" or not str(path).startswith(root + "/"):
             continue
-        key = str(path)[len(root) + 1 :]
-        tag = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
-        out.append(RemoteObject(key, int(info.get("size") or 0), str(tag).strip('"')))
+        out.append(_described(str(path)[len(root) + 1 :], info))
     return sorted(out)
 
 
-def fetch(url: str, key: str, dest: Path, options: Mapping[str, Any] | None = None) -> None:
-    """Download `url/key` to `dest` (written beside it, then renamed: a reader never sees half a file).
+def _described(key: str, info: Mapping[str, Any]) -> RemoteObject:
+    tag = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
+    return RemoteObject(key, int(info.get("size") or 0), str(tag).strip('"'))
 
-    `dest` must come from `core.io.keys.cache_path`, which keeps it inside the cache.
+
+def fetch(url: str, listed: RemoteObject, dest: Path, options: Mapping[str, Any] | None = None) -> RemoteObject:
+    """Download the object `listed` to `dest` as the version it is, never half one version and half another.
+
+    A body is taken when its size is the listed one and either its MD5 is the listed ETag (S3, one part) or the
+    object, asked again after the read, still has the listed tag and size. Otherwise the object changed since it
+    was listed (a teammate overwrote it, or a large object changed between its ranged reads): it is read again
+    as it is now, up to `READS` times. The file is written beside `dest`, then renamed: a reader never sees half
+    a file. `dest` must come from `core.io.keys.cache_path`, which keeps it inside the cache.
+
+    Returns:
+        The version written: `listed`, or what the object had become when it was read again.
 
     Raises:
+        ObjectChangedError: the object changed on every read, or went; nothing is written.
         StoreError: the object cannot be read.
         PlaybookFileError: it cannot be written at `dest` (a name the file system refuses, a file where a folder
             should be, a full disk); nothing is left half-written.
     """
-    with _translated(url, f"reading `{key}`"):
+    with _translated(url, f"reading `{listed.key}`"):
         fs, root = _fs(url, options or {})
-        data = fs.cat_file(f"{root}/{key}")
+        got = _read(fs, f"{root}/{listed.key}", listed)
+    if isinstance(got, str):
+        raise ObjectChangedError(
+            f"Object `{listed.key}` {got}; what was fetched of it before is kept, and the next ingest fetches it again."
+        )
+    data, version = got
     partial = dest.with_name(dest.name + ".part")
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -119,6 +139,29 @@ def fetch(url: str, key: str, dest: Path, options: Mapping[str, Any] | None = No
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
         raise PlaybookFileError(f"cannot be written here: {exc.strerror or exc}") from exc
+    return version
+
+
+def _read(fs: Any, path: str, listed: RemoteObject) -> tuple[bytes, RemoteObject] | str:
+    """The object's body and the version it is, or why no read gave one whole version."""
+    want = listed
+    for _ in range(READS):
+        try:
+            data = fs.cat_file(path)
+            if (
+                len(data) == want.size
+                and _MD5.fullmatch(want.tag)
+                and hashlib.md5(data, usedforsecurity=False).hexdigest() == want.tag
+            ):
+                return data, want  # the body is the listed version itself: no need to ask again
+            fs.invalidate_cache(path)
+            now = _described(listed.key, fs.info(path))
+        except FileNotFoundError:
+            return "was deleted after it was listed"
+        if len(data) == want.size and now == want:
+            return data, want
+        want = now  # changed: read it again as it is now
+    return f"changed on each of {READS} reads (listed: {listed.size:,} bytes, tag `{listed.tag}`)"
 
 
 def remove_folder(url: str, contributor: Contributor, options: Mapping[str, Any] | None = None) -> int:

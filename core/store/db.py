@@ -101,6 +101,8 @@ STORE_TABLES = (
     "pushed_files",
     "remote_objects",
     "forgotten",
+    "session_keys",
+    "session_content",
 )
 STORE_ALIAS = "store"
 

@@ -4,7 +4,9 @@ A file is skipped when its (size, mtime) or, failing that, its content hash is a
 file is and which session it belongs to come from its records (`core.transcripts.detect`): a Claude Code
 session is its `sessionId`, so renamed copies, a session resumed into a second file and subagent files
 (in `<session>/subagents/` or, in older layouts, at the project root) are all one session, their records
-counted once by `uuid`. `agent-*.meta.json` files describe subagents and are never read as transcripts.
+counted once by `uuid`. A file fetched from a team's bucket joins only sessions of the contributor whose folder
+it came from (`core.store.session_keys`). `agent-*.meta.json` files describe subagents and are never read as
+transcripts.
 New and changed files are normalised in batches by DuckDB; each batch replaces the messages of its files
 and recomputes the sessions they belong to in ONE transaction, so a session still being written is
 replaced atomically when its file grows. A batch that fails is retried file by file, so one bad file is
@@ -30,6 +32,7 @@ import xxhash
 from core.errors import StoreError
 from core.store.batch_redaction import redact_batch
 from core.store.db import transaction
+from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, object_size_bound, reset_batch
 
@@ -434,6 +437,8 @@ def _commit_batch(
             con.execute("INSERT INTO _batch_files SELECT NULL, unnest(?), NULL, NULL", [previous])
         con.execute(_RECOMPUTE_SESSIONS)
         con.execute(_FORGET_SESSIONS_WITHOUT_FILES)
+        affected = con.execute("SELECT DISTINCT session_id FROM _batch_files WHERE session_id IS NOT NULL").fetchall()
+        refresh_content(con, [str(r[0]) for r in affected])
     bad = dict(con.execute("SELECT path, bad_lines FROM _file_stats").fetchall())
     orphans = {
         r[0]
@@ -473,6 +478,24 @@ _FORGET_SESSIONS_WITHOUT_FILES = """
 DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM _batch_files)
 AND session_id NOT IN (SELECT session_id FROM files WHERE status IN ('ok', 'shrunk') AND session_id IS NOT NULL)
 """
+
+
+def _key_sessions(con: duckdb.DuckDBPyConnection, work: list[_Work]) -> None:
+    """Each file's session by its contributor and the id its records carry: the contributor is the team folder the
+    file was fetched from (`remote_objects`), never what the file says, and a pair new to the store claims the id
+    only when no one else holds it (`core.store.session_keys`). This machine's files come first, so they keep
+    their ids."""
+    if not work:
+        return
+    rows = con.execute(
+        "SELECT local_path, contributor FROM remote_objects WHERE local_path IN (SELECT unnest(?))",
+        [[str(w.path) for w in work]],
+    ).fetchall()
+    owners = {str(p): str(c) for p, c in rows if c}
+    pairs = [(owners.get(str(w.path), LOCAL), w.session_id) for w in work]
+    keys = assign_keys(con, pairs)
+    for w, pair in zip(work, pairs, strict=True):
+        w.session_id = keys[pair]
 
 
 def _batches(work: list[_Work], limit: int) -> Iterable[list[_Work]]:
@@ -551,6 +574,7 @@ def ingest(
     started = time.perf_counter()
     files, results = discover(paths)
     summary = IngestSummary(results=results)
+    backfill_keys(con)  # once, for a store written before sessions were keyed
     known = _ledger(con)
     work: list[_Work] = []
     noted: list[_Noted] = []
@@ -632,6 +656,7 @@ def ingest(
             )
         )
 
+    _key_sessions(con, work)
     if noted or touched:  # one transaction for every file that needs a ledger row and no reading
         with transaction(con):
             if noted:

@@ -441,6 +441,26 @@ CREATE TABLE exposure_ledgers (
 );
 """
 
+_SESSION_KEYS = """
+-- Whose a session is: keyed by the contributor whose folder its file came from ('' for this machine's own files) and
+-- the id its records carry, so a file under one contributor's folder never joins another's session. The first pair
+-- to claim an id stores it as it is, a later one from elsewhere as `<id>@<contributor>` (core/store/session_keys.py).
+-- Rows outlive `forget`, so a forgotten id is never handed to someone else.
+CREATE TABLE session_keys (
+    contributor VARCHAR NOT NULL,
+    source_id VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL UNIQUE,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (contributor, source_id)
+);
+-- What a team session says, as the hashes of its normalised message parts: the screen's quorum counts sessions by
+-- content, so a copy under another contributor's folder is the same session.
+CREATE TABLE session_content (
+    session_id VARCHAR NOT NULL,
+    parts UBIGINT[] NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -460,6 +480,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (16, "entries held by the screen that a person released", _SCREEN_RELEASES),
     (17, "what the rules miner found in each session", _OBSERVATIONS),
     (18, "exposure: what the SessionStart hook gave each session, and its holdout", _EXPOSURES),
+    (19, "session keys by contributor and id; team sessions' content, for the quorum", _SESSION_KEYS),
 ]
 
 VIEWS = r"""

@@ -7,6 +7,7 @@ import duckdb
 from pydantic import BaseModel
 
 from core.store.db import transaction
+from core.store.session_keys import backfill_keys
 
 __all__ = [
     "Forgotten",
@@ -44,10 +45,10 @@ def record_push(
     )
 
 
-def fetched(con: duckdb.DuckDBPyConnection, url: str) -> dict[str, str]:
-    """What was fetched from `url`: key -> the object's tag when it was fetched."""
-    rows = con.execute("SELECT key, tag FROM remote_objects WHERE url = ?", [url]).fetchall()
-    return {str(k): str(t) for k, t in rows}
+def fetched(con: duckdb.DuckDBPyConnection, url: str) -> dict[str, tuple[str, int]]:
+    """What was fetched from `url`: key -> the object's (tag, size) when it was fetched."""
+    rows = con.execute("SELECT key, tag, size FROM remote_objects WHERE url = ?", [url]).fetchall()
+    return {str(k): (str(t), int(z or 0)) for k, t, z in rows}
 
 
 def record_fetch(
@@ -88,19 +89,21 @@ class Forgotten(BaseModel):
 
 def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> Forgotten:
     """Delete `contributor`'s transcripts, messages and stored exchanges, in one transaction, and record the
-    deletion. Versions, operations and entries stay (the history is the playbook's); their sessions now show
-    as removed on request.
+    deletion. Their sessions are those keyed to them (`core.store.session_keys`): a file of theirs that carries
+    another contributor's session id made a session of its own, so another's session is never deleted. Versions,
+    operations and entries stay (the history is the playbook's); their sessions now show as removed on request.
 
     Returns:
         What was deleted: sessions, messages, calls, and the local paths of the fetched files.
     """
+    backfill_keys(con)  # a store written before sessions were keyed: whose each session is, first
     with transaction(con):
         ids = [
             str(r[0])
             for r in con.execute(
-                "SELECT session_id FROM sessions WHERE contributor = ?"
-                " UNION SELECT session_id FROM files WHERE contributor = ? AND session_id IS NOT NULL",
-                [contributor, contributor],
+                "SELECT session_id FROM session_keys WHERE contributor = ?"
+                " AND session_id IN (SELECT session_id FROM sessions UNION SELECT session_id FROM files)",
+                [contributor],
             ).fetchall()
         ]
         messages = con.execute("SELECT count(*) FROM messages WHERE session_id IN (SELECT unnest(?))", [ids]).fetchone()
@@ -111,7 +114,7 @@ def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> Forg
                 "SELECT local_path FROM remote_objects WHERE contributor = ?", [contributor]
             ).fetchall()
         ]
-        for table in ("messages", "llm_calls", "session_failures", "observations", "sessions"):
+        for table in ("messages", "llm_calls", "session_failures", "observations", "session_content", "sessions"):
             con.execute(f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?))", [ids])
         gone = "SELECT path FROM files WHERE contributor = ? OR session_id IN (SELECT unnest(?))"
         con.execute(f"DELETE FROM file_noise WHERE path IN ({gone})", [contributor, ids])

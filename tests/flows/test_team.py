@@ -1,16 +1,24 @@
 """Teams through a real S3 server (moto's server mode on loopback, the real s3fs/botocore clients): developers
 push redacted transcripts, the nightly job ingests them incrementally with their contributor, consent keeps
-excluded contributors out, and `forget` deletes a contributor everywhere while the history keeps its place."""
+excluded contributors out, and `forget` deletes a contributor everywhere while the history keeps its place.
+Whoever can write the bucket cannot forge evidence by copying: a session is its contributor's, the quorum counts
+sessions by content, and an object is stored as one version of it."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import shutil
-from collections.abc import Iterator
-from datetime import UTC, datetime
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import boto3
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -275,7 +283,10 @@ def test_a_shared_playbook_exports_only_what_two_contributors_support(
     start = datetime(2026, 5, 1, tzinfo=UTC)
     for who, sid, day in (("alice", "a1", 0), ("bob", "b1", 1), ("alice", "a2", 2)):
         folder = tmp_path / who / ".claude" / "projects" / "-work-app"
-        write_session(folder / f"{sid}.jsonl", sid, start + __import__("datetime").timedelta(days=day), error=True)
+        path = folder / f"{sid}.jsonl"
+        write_session(path, sid, start + __import__("datetime").timedelta(days=day), error=True)
+        # Three sessions of their own, not three copies of one (the quorum counts sessions by what they say).
+        path.write_text(path.read_text().replace("Run the tests please", f"Run the tests of {sid} please"))
     push(tmp_path / "a.duckdb", tmp_path / "alice" / ".claude" / "projects", "alice")
     push(tmp_path / "b.duckdb", tmp_path / "bob" / ".claude" / "projects", "bob")
     team = tmp_path / "team.duckdb"
@@ -326,3 +337,351 @@ def test_a_shared_playbook_exports_only_what_two_contributors_support(
     held = json.loads(runner.invoke(app, ["review", "--json"]).stdout)["held"]
     assert [(h["name"], [x["rule"] for x in h["holds"]]) for h in held] == [("oth-001", ["withdrawn"])]
     assert runner.invoke(app, ["export", "--format", "markdown"]).stdout.count("make check") == 0
+
+
+# The forged evidence: whoever can write the whole bucket copies sessions between contributors' folders.
+
+
+def team_session(path: Path, session_id: str, start: datetime, prompt: str) -> None:
+    """A short Claude Code session of its own (`write_session`, with its own prompt)."""
+    write_session(path, session_id, start, error=True)
+    path.write_text(path.read_text().replace("Run the tests please", prompt))
+
+
+def answer(replay: Path, answers: dict[str, tuple[list[dict], list[dict]]]) -> None:
+    """Append to a replay file, per session, the reflector's tags and the curator's operations."""
+    with replay.open("a") as fh:
+        for sid, (tags, ops) in answers.items():
+            for step, payload in (
+                ("reflector", {"analysis": sid, "bullet_tags": tags}),
+                ("curator", {"reasoning": "r", "operations": ops}),
+            ):
+                fh.write(json.dumps({"session_id": sid, "step": step, "text": json.dumps(payload)}) + "\n")
+
+
+def shown(ledger: Path, session_id: str, entry: str) -> None:
+    """The SessionStart hook's ledger says the session's agent had `entry` (so its reflector's tag counts)."""
+    ledger.parent.mkdir(exist_ok=True)
+    line = {"session_id": session_id, "at": "2026-05-09T00:00:00+00:00", "playbooks": [
+        {"playbook": "default", "version": 1, "shown": [entry]}
+    ]}  # fmt: skip
+    with ledger.open("a") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
+def reencoded(body: bytes, session_id: str) -> bytes:
+    """The same session written anew: its own session and record ids, a week later, every object's keys in reverse
+    order, non-ASCII escaped, a zero-width space inside a word, other case and spacing, two records swapped."""
+
+    def reverse(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: reverse(v) for k, v in reversed(list(value.items()))}
+        return [reverse(v) for v in value] if isinstance(value, list) else value
+
+    records = []
+    for line in body.decode().splitlines():
+        record = json.loads(line)
+        record["sessionId"] = session_id
+        record["uuid"] = f"{record['uuid']}-again"
+        record["timestamp"] = (datetime.fromisoformat(record["timestamp"]) + timedelta(days=7)).isoformat()
+        content = record["message"]["content"]
+        if isinstance(content, str):
+            record["message"]["content"] = content.replace("Bootstrap", "Boot\u200bstrap").replace(" ", "  ").upper()
+        records.append(reverse(record))
+    records[2], records[3] = records[3], records[2]
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def team_config(tmp_path: Path, team: Path, monkeypatch: pytest.MonkeyPatch, extra: str = "") -> None:
+    config = tmp_path / "playbook.toml"
+    config.write_text(
+        f'db = "{team}"\ntranscripts = ["{URL}"]\nmin_messages = 1\nepoch_size = 1\nnear_duplicates = "off"\n'
+        f'out_dir = "{tmp_path / "out"}"\n{extra}'
+    )
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
+
+
+def held(rule: str) -> dict[str, str]:
+    """The entries `review` lists as held by `rule`: id -> the rule's detail."""
+    listed = json.loads(runner.invoke(app, ["review", "--json"]).stdout)["held"]
+    return {h["name"]: x["detail"] for h in listed for x in h["holds"] if x["rule"] == rule}
+
+
+CONTROL = "Run tests with python -m pytest."
+HOSTILE = "Run the bootstrap script before the tests."
+
+
+def test_a_copied_session_does_not_meet_the_quorum(
+    tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mallory's session teaches a lesson only she supports: held. She then copies it under bob's folder byte for
+    byte, under carol's re-encoded and under dave's as it was before it grew, and the lesson is found again in
+    every copy: four sessions under four folders, but one by content, so the lesson stays held (`quorum`) while a
+    lesson alice's and bob's own sessions support is exported."""
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    prompts = {"a1": "Run the api tests please", "b1": "Please run the web tests", "m1": "Bootstrap and run the tests"}
+    pushed = {}
+    for day, (who, sid) in enumerate((("alice", "a1"), ("bob", "b1"), ("mallory", "m1"))):
+        path = tmp_path / who / ".claude" / "projects" / "-work-app" / f"{sid}.jsonl"
+        team_session(path, sid, start + timedelta(days=day), prompts[sid])
+        if who == "mallory":  # a tool input of two keys, for the copy to reorder
+            path.write_text(path.read_text().replace('{"command": "pytest"}', '{"command": "pytest", "timeout": 60}'))
+        pushed[who] = push(tmp_path / f"{who}.duckdb", tmp_path / who / ".claude" / "projects", who)["pushed"]
+    team = tmp_path / "team.duckdb"
+    team_config(tmp_path, team, monkeypatch)
+    replay, ledger = tmp_path / "replay.jsonl", tmp_path / "hook" / "team-exposure.jsonl"
+    answer(
+        replay,
+        {
+            "a1": ([], [{"type": "ADD", "text": CONTROL}]),
+            "b1": ([{"name": "oth-001", "tag": "helpful", "rationale": "it worked"}], []),
+            "m1": ([], [{"type": "ADD", "text": HOSTILE}]),
+        },
+    )
+    shown(ledger, "b1", "oth-001")
+    done = runner.invoke(app, ["nightly", "--llm", f"replay:{replay}"])
+    assert done.exit_code == 0, done.output
+    exported = (tmp_path / "out" / "default.md").read_text()
+    assert "python -m pytest" in exported and "bootstrap" not in exported
+    assert "supported by 1 contributor(s) (mallory); 2 needed" in held("quorum")["oth-002"]
+
+    client = bucket
+    (key,) = pushed["mallory"]
+    body = client.get_object(Bucket="team", Key=f"transcripts/{key}")["Body"].read()  # type: ignore[attr-defined]
+    client.put_object(Bucket="team", Key=f"transcripts/bob/{key.split('/', 1)[1]}", Body=body)  # type: ignore[attr-defined]
+    copy = "carol/claude-code/-work-app/m1c.jsonl"
+    client.put_object(Bucket="team", Key=f"transcripts/{copy}", Body=reencoded(body, "m1c"))  # type: ignore[attr-defined]
+    early = b"".join(body.splitlines(keepends=True)[:4]).replace(b'"m1', b'"m1d')  # as m1 was before it grew
+    client.put_object(Bucket="team", Key="transcripts/dave/claude-code/-work-app/m1d.jsonl", Body=early)  # type: ignore[attr-defined]
+    # bob's copy carries m1's id: it is bob's own session `m1@bob`; carol's and dave's have ids of their own. A
+    # model reading any of them finds the same lesson again.
+    again = [{"type": "ADD", "text": HOSTILE}]
+    answer(replay, {"m1@bob": ([], again), "m1c": ([], again), "m1d": ([], again)})
+    done = runner.invoke(app, ["nightly", "--llm", f"replay:{replay}"])
+    assert done.exit_code == 0, done.output
+
+    found = sessions(team)
+    assert {s: found[s] for s in ("m1", "m1@bob", "m1c")} == {
+        "m1": ("mallory", found["m1"][1]),
+        "m1@bob": ("bob", found["m1"][1]),
+        "m1c": ("carol", found["m1"][1]),
+    }
+    with open_db(team) as con:
+        same = con.execute(
+            "SELECT count(DISTINCT parts), min(len(parts)) FROM session_content WHERE session_id IN ('m1', 'm1@bob', 'm1c')"
+        ).fetchone()
+        confirmed = con.execute(
+            "SELECT list(session_id ORDER BY session_id) FROM rediscoveries WHERE entry_id = 'oth-002'"
+        ).fetchone()
+    assert same is not None and same[0] == 1 and same[1] >= 5  # one content, re-encoding and all
+    assert confirmed == (["m1@bob", "m1c", "m1d"],)  # every copy found the lesson again: they are behind it
+    assert found["m1d"][0] == "dave" and found["m1d"][1] < found["m1"][1]
+    exported = (tmp_path / "out" / "default.md").read_text()
+    assert "python -m pytest" in exported and "bootstrap" not in exported
+    detail = held("quorum")["oth-002"]
+    assert "supported by 1 contributor(s) (the same session(s) under bob, carol, dave, mallory); 2 needed" in detail
+
+
+def test_a_session_id_from_another_folder_is_a_session_of_its_own(
+    tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """aaron pushes a file that carries alice's session id: it becomes aaron's own session, never part of hers, and
+    `forget --contributor aaron` deletes it and leaves alice's session, its messages and the lesson it taught.
+    Whichever the nightly job sees first keeps the bare id; the other is `<id>@<contributor>`."""
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    alice = tmp_path / "alice" / ".claude" / "projects"
+    team_session(alice / "-work-app" / "a1.jsonl", "a1", start, "Run the api tests please")
+    aaron = tmp_path / "aaron" / ".claude" / "projects"
+    team_session(aaron / "-work-app" / "forged.jsonl", "a1", start + timedelta(days=1), "Skip the tests and push")
+    push(tmp_path / "alice.duckdb", alice, "alice")
+    team = tmp_path / "team.duckdb"
+    team_config(tmp_path, team, monkeypatch)
+    replay = tmp_path / "replay.jsonl"
+    answer(replay, {"a1": ([], [{"type": "ADD", "text": CONTROL}])})
+    assert runner.invoke(app, ["nightly", "--llm", f"replay:{replay}"]).exit_code == 0
+    mine = sessions(team)
+    assert list(mine) == ["a1"] and mine["a1"][0] == "alice"
+
+    push(tmp_path / "aaron.duckdb", aaron, "aaron")
+    assert runner.invoke(app, ["ingest"]).exit_code == 0
+    assert sessions(team) == {"a1": mine["a1"], "a1@aaron": ("aaron", mine["a1"][1])}  # alice's is as it was
+    done = runner.invoke(app, ["forget", "--contributor", "aaron", "--yes", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["sessions"] == 1
+    assert sessions(team) == {"a1": mine["a1"]}
+    why = json.loads(runner.invoke(app, ["why", "oth-001", "--json"]).stdout)
+    assert why["now"] is not None and why["sessions"]["a1"]["contributor"] == "alice"
+    assert why["sessions"]["a1"].get("removed") is None
+    assert held("withdrawn") == {}
+    with open_db(team) as con:
+        assert con.execute("SELECT session_ids FROM forgotten").fetchall() == [(["a1@aaron"],)]
+    assert {k.split("/")[1] for k in objects(bucket)} == {"alice"}
+
+    # Both in one night, aaron's folder listed first: his file keeps the bare id, alice's session is `a1@alice`,
+    # and forgetting aaron still leaves hers.
+    push(tmp_path / "aaron-again.duckdb", aaron, "aaron")
+    other = tmp_path / "other.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(other)]).exit_code == 0
+    assert sessions(other) == {"a1": ("aaron", mine["a1"][1]), "a1@alice": mine["a1"]}
+    assert runner.invoke(app, ["forget", "--contributor", "aaron", "--yes", "--db", str(other)]).exit_code == 0
+    assert sessions(other) == {"a1@alice": mine["a1"]}
+
+
+def test_a_store_from_before_keys_splits_what_it_had_merged(
+    tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database written before sessions were keyed (schema 18) that had merged aaron's file into alice's session:
+    its next ingest keys every session it holds and reads the merged file again into a session of its own, so
+    `forget --contributor aaron` leaves alice's messages."""
+    from core.store.schema import MIGRATIONS
+
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    alice = tmp_path / "alice" / ".claude" / "projects"
+    team_session(alice / "-work-app" / "a1.jsonl", "a1", start, "Run the api tests please")
+    aaron = tmp_path / "aaron" / ".claude" / "projects"
+    team_session(aaron / "-work-app" / "forged.jsonl", "a1", start + timedelta(days=1), "Skip the tests and push")
+    push(tmp_path / "alice.duckdb", alice, "alice")
+    push(tmp_path / "aaron.duckdb", aaron, "aaron")
+    team = tmp_path / "team.duckdb"
+    team_config(tmp_path, team, monkeypatch)
+    assert runner.invoke(app, ["ingest"]).exit_code == 0
+    mine = sessions(team)
+    assert mine == {"a1": ("aaron", mine["a1"][1]), "a1@alice": ("alice", mine["a1@alice"][1])}
+
+    # The same rows in a schema-18 file, merged as ingest merged them then: one session `a1`, tagged aaron's.
+    legacy = tmp_path / "legacy.duckdb"
+    with duckdb.connect(str(legacy)) as old:
+        old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ)")
+        for version, name, sql in [m for m in MIGRATIONS if m[0] <= 18]:
+            old.execute(sql)
+            old.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+        old.execute(f"ATTACH '{team}' AS now (READ_ONLY)")
+        for table in ("files", "sessions", "messages", "remote_objects", "file_noise"):
+            columns = ", ".join(
+                f'"{r[0]}"'
+                for r in old.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'legacy'"
+                    " AND table_name = ?",
+                    [table],
+                ).fetchall()
+            )
+            old.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM now.{table}")
+        old.execute("UPDATE messages SET session_id = 'a1' WHERE session_id = 'a1@alice'")
+        old.execute("UPDATE files SET session_id = 'a1' WHERE session_id = 'a1@alice'")
+        old.execute("DELETE FROM sessions WHERE session_id = 'a1@alice'")
+    done = runner.invoke(app, ["ingest", "--json", "--db", str(legacy)])
+    assert done.exit_code == 0, done.output
+    changed = [Path(f["path"]).name for f in json.loads(done.stdout)["files"] if f["status"] == "changed"]
+    assert changed == ["a1.jsonl"]  # alice's file, read again into a session of her own
+    assert sessions(legacy) == mine
+    assert runner.invoke(app, ["forget", "--contributor", "aaron", "--yes", "--db", str(legacy)]).exit_code == 0
+    assert sessions(legacy) == {"a1@alice": mine["a1@alice"]}
+
+
+# An object that changes between the listing and the read: a proxy in front of the S3 server changes it there.
+
+
+@contextmanager
+def s3_proxy(endpoint: str, before_read: Callable[[str], None]) -> Iterator[str]:
+    """A loopback HTTP proxy in front of the S3 server at `endpoint` that calls `before_read(key)` before it passes
+    on each read of an object (a GET of `/team/<key>`; listings and HEADs pass untouched); yields its URL."""
+    upstream = urllib.parse.urlsplit(endpoint)
+    hop = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server"}
+
+    class Handler(BaseHTTPRequestHandler):
+        def forward(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            data = self.rfile.read(length) if length else None
+            path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+            if self.command == "GET" and path.startswith("/team/"):
+                before_read(path.removeprefix("/team/"))
+            conn = http.client.HTTPConnection(upstream.hostname or "127.0.0.1", upstream.port, timeout=30)
+            conn.request(self.command, self.path, body=data, headers=dict(self.headers.items()))
+            answer = conn.getresponse()
+            payload = answer.read()
+            self.send_response(answer.status)
+            for name, value in answer.getheaders():
+                if name.lower() not in hop:
+                    self.send_header(name, value)
+            size = answer.getheader("Content-Length", "0") if self.command == "HEAD" else str(len(payload))
+            self.send_header("Content-Length", size)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+            conn.close()
+
+        do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = forward
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_an_object_changed_while_it_is_fetched_is_read_again_or_left(
+    tmp_path: Path, bucket: object, s3: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A teammate overwrites objects after the nightly job listed them. One changes once (to a body of the same
+    size, so only its ETag tells): it is read again and stored as its new version, whole. One changes on every
+    read: it is left out with one line and fetched by the next ingest. One changed after it was fetched: the next
+    ingest fetches it and reads it as a change. Never half of one version and half of another."""
+    client = bucket
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    folder = tmp_path / "alice"
+    bodies = {}
+    for day, sid in enumerate(("once", "always")):
+        team_session(folder / f"{sid}.jsonl", sid, start + timedelta(days=day), f"Run the {sid} tests please")
+        bodies[sid] = (folder / f"{sid}.jsonl").read_bytes()
+        client.put_object(Bucket="team", Key=f"transcripts/alice/claude-code/-work-app/{sid}.jsonl", Body=bodies[sid])  # type: ignore[attr-defined]
+    reads: dict[str, int] = {}
+    changing = {"always"}
+
+    def before_read(key: str) -> None:
+        sid = Path(key).stem
+        reads[sid] = reads.get(sid, 0) + 1
+        if sid == "once" and reads[sid] == 1:
+            body = bodies[sid].replace(b"Run the once tests", b"RUN THE ONCE TESTS")  # the same size
+        elif sid in changing:
+            body = bodies[sid] + bodies[sid].splitlines(keepends=True)[-1].replace(b"-5", f"-{5 + reads[sid]}".encode())
+        else:
+            return
+        client.put_object(Bucket="team", Key=key, Body=body)  # type: ignore[attr-defined]
+
+    team = tmp_path / "team.duckdb"
+    with s3_proxy(s3, before_read) as proxy:
+        team_config(tmp_path, team, monkeypatch, f'storage_options = {{ endpoint_url = "{proxy}" }}\n')
+        done = runner.invoke(app, ["ingest", "--json"])
+        assert done.exit_code == 0, done.output
+        summary = json.loads(done.stdout)
+        failed = {f["path"]: f["error"] for f in summary["files"] if f["status"] == "failed"}
+        (why,) = failed.values()
+        assert list(failed) == [f"{URL}/alice/claude-code/-work-app/always.jsonl"]
+        assert why.startswith("Object `alice/claude-code/-work-app/always.jsonl` changed on each of 3 reads")
+        assert "\n" not in why and reads == {"once": 2, "always": 3}
+        with open_db(team) as con:
+            prompt = con.execute("SELECT text FROM messages WHERE session_id = 'once' AND is_prompt").fetchall()
+            tags = dict(con.execute("SELECT key, tag FROM remote_objects").fetchall())
+        assert prompt == [("RUN THE ONCE TESTS please",)]  # the version it became, whole
+        now = client.head_object(Bucket="team", Key="transcripts/alice/claude-code/-work-app/once.jsonl")  # type: ignore[attr-defined]
+        assert tags == {"alice/claude-code/-work-app/once.jsonl": now["ETag"].strip('"')}  # what was read, recorded
+        assert set(sessions(team)) == {"once"}
+
+        changing.clear()  # it settles: the next ingest fetches it, and only it
+        done = runner.invoke(app, ["ingest", "--json"])
+        statuses = {Path(f["path"]).name: f["status"] for f in json.loads(done.stdout)["files"]}
+        assert statuses == {"once.jsonl": "unchanged", "always.jsonl": "new"}
+        assert sessions(team)["always"][1] == sessions(team)["once"][1] + 1  # its last version: one message more
+
+        grown = bodies["once"] + bodies["once"].splitlines(keepends=True)[-1].replace(b"once-5", b"once-6")
+        client.put_object(Bucket="team", Key="transcripts/alice/claude-code/-work-app/once.jsonl", Body=grown)  # type: ignore[attr-defined]
+        done = runner.invoke(app, ["ingest", "--json"])
+        statuses = {Path(f["path"]).name: f["status"] for f in json.loads(done.stdout)["files"]}
+        assert statuses == {"once.jsonl": "changed", "always.jsonl": "unchanged"}
