@@ -1,43 +1,75 @@
-"""Characters a reader cannot see: control characters, bidirectional overrides, zero-width and tag characters.
+"""Characters a reader cannot see, and text in the one form the screen and the store keep.
 
-Text from transcripts (session ids, project names, tool output, a model's answer) may hold them. Printed raw,
+Text from transcripts (session ids, project names, tool output, a model's answer) may hold characters no reader
+sees: control characters, bidirectional overrides, zero-width and tag characters, variation selectors. Printed raw,
 an escape sequence rewrites the terminal (a reviewer sees "Looks harmless." where other text stands), a bidi
-override reorders what is read, and Unicode tag characters spell instructions no human sees but a model reads.
+override reorders what is read, and tag characters or variation selectors spell a whole sentence no human sees but
+a model reads. The set is defined by Unicode properties, not by a list of known tricks: every Default_Ignorable_Code_
+Point and every control (Cc), format (Cf), line- and paragraph-separator (Zl, Zp) character but tab and newline.
+
+`normalise` is what every entry's text goes through before it is screened and stored: NFKC (so full-width,
+ligature and other compatibility spellings become the one plain spelling) and then none of those characters.
 `visible` shows each one as its escape (`\\x1b`, `\\u202e`, `\\U000e0041`), so what is printed is what is there.
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 
-__all__ = ["UNSEEN", "removed", "strip_unseen", "visible"]
+import re2
 
-# Unicode's control (Cc), format (Cf), line- and paragraph-separator (Zl, Zp) characters, except tab and newline,
-# which tables and notes use as layout. The ranges are Unicode 15's; tests/core/test_invisible.py checks them
-# against `unicodedata` for every code point.
-UNSEEN = re.compile(
-    "["
-    "\x00-\x08\x0b-\x1f\x7f-\x9f"
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
-    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f"
-    "]"
+__all__ = ["UNSEEN", "normalise", "removed", "strip_unseen", "visible"]
+
+# Default_Ignorable_Code_Point | Cc | Cf | Zl | Zp, but tab and newline (which tables and notes use as layout), as
+# Unicode ranges: RE2 has the categories but not the binary property, so the union is spelled out once here, and
+# tests/core/test_invisible.py checks it against the `regex` module's own property tables for every code point.
+_RANGES = (
+    r"\x{0}-\x{8}\x{B}-\x{1F}\x{7F}-\x{9F}\x{AD}\x{34F}\x{600}-\x{605}\x{61C}\x{6DD}\x{70F}\x{890}-\x{891}\x{8E2}"
+    r"\x{115F}-\x{1160}\x{17B4}-\x{17B5}\x{180B}-\x{180F}\x{200B}-\x{200F}\x{2028}-\x{202E}\x{2060}-\x{206F}"
+    r"\x{3164}\x{FE00}-\x{FE0F}\x{FEFF}\x{FFA0}\x{FFF0}-\x{FFFB}\x{110BD}\x{110CD}\x{13430}-\x{1343F}"
+    r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}"
 )
+UNSEEN = re2.compile(f"[{_RANGES}]")
+_SURROGATE = range(0xD800, 0xE000)
 
 
-def _escape(match: re.Match[str]) -> str:
+def _escape(match: re2._Match) -> str:
     return match.group().encode("unicode_escape").decode("ascii")
+
+
+def _lone_surrogates(text: str, instead: str | None) -> str:
+    """`text` with each lone surrogate (what `json.loads` makes of a `\\ud800` escape: no character, and not UTF-8,
+    so RE2 cannot read it) written as its escape, or as `instead`."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(
+            (c.encode("unicode_escape").decode("ascii") if instead is None else instead) if ord(c) in _SURROGATE else c
+            for c in text
+        )
+    return text
 
 
 def visible(text: str) -> str:
     """`text` with every character a reader cannot see written as its escape; other text unchanged."""
+    text = _lone_surrogates(text, None)
+    if UNSEEN.search(text) is None:
+        return text
     return UNSEEN.sub(_escape, text)
 
 
 def strip_unseen(text: str) -> str:
-    """`text` without the characters a reader cannot see (tab and newline kept)."""
+    """`text` without the characters a reader cannot see (tab and newline kept), lone surrogates included."""
+    text = _lone_surrogates(text, "")
+    if UNSEEN.search(text) is None:
+        return text
     return UNSEEN.sub("", text)
+
+
+def normalise(text: str) -> str:
+    """`text` as the screen reads it and the store keeps it: NFKC, then without the characters a reader cannot see
+    (NFKC first: a compatibility character may decompose into one of them)."""
+    return strip_unseen(unicodedata.normalize("NFKC", text))
 
 
 def removed(text: str) -> str | None:

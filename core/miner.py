@@ -4,8 +4,9 @@
   learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice),
   and a project's own command-line tool used again and again;
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
-  folder, a flag added, another program, an absolute path where a relative one broke after a `cd`), with the
-  error's own words, never a file path as the fix;
+  folder, a flag added, another program, an absolute path where a relative one broke after a `cd`), never a file
+  path as the fix, never a workaround that switches a safeguard off (`--force`, `--no-verify`, `sudo`); the error's
+  words are kept as evidence (`playbook why`), never written into the lesson;
 - *pitfalls*: a test command that selected no test at all;
 - *user preferences*: what the user said when they stopped a call (the reason they gave, or their next words),
   and prompts that correct or instruct ("no, use pnpm", "don't add comments", "always ask before pushing").
@@ -13,23 +14,38 @@
 Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
 read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
 `observe` finds every candidate of one session with its count; `mine` keeps those whose evidence, over the
-session and the project's others (`History`), is enough. Pure: messages in, findings out.
+session and the project's others (`History`), is enough. Every lesson is a typed value (`core.lessons`) whose
+text is written from its fields: no text from the transcript is quoted but what the user typed. Commands are read
+by the shell's grammar (`core.shell`). Pure: messages in, findings out.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+import re2
 from pydantic import BaseModel, Field
 
+from core.allowlist import Vouched, words_refusals
+from core.lessons import (
+    Command,
+    CommandFact,
+    Correction,
+    Lesson,
+    NothingSelected,
+    OwnTool,
+    Preference,
+    Stopped,
+    project_label,
+    render,
+    writable,
+)
 from core.models import SessionMessage
-from core.screen import text_holds, url_hosts
+from core.shell import parse_command
 
 __all__ = [
     "MINER_VERSION",
@@ -47,7 +63,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 1
+MINER_VERSION = 2
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 Category = Literal["test", "lint", "format", "typecheck", "build", "run", "install", "tool"]
@@ -66,36 +82,27 @@ FACT_MIN_RUNS: dict[Category, int] = {
     "install": 2,
     "tool": 4,
 }
-_CATEGORY_WORDS: list[tuple[Category, re.Pattern[str]]] = [
+_CATEGORY_WORDS: list[tuple[Category, re2._Regexp]] = [
     (
         "format",
-        re.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|mix format|isort|\w+ run format)\b"),
+        re2.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|mix format|isort|\w+ run format)\b"),
     ),
     (
         "lint",
-        re.compile(
+        re2.compile(
             r"\b(?:ruff check|ruff|flake8|pylint|eslint|credo|clippy|golangci-lint|rubocop|shellcheck"
             r"|\w+ run lint|lint)\b"
         ),
     ),
-    ("typecheck", re.compile(r"\b(?:mypy|pyright|tsc|dialyzer|\w+ run typecheck|typecheck)\b")),
+    ("typecheck", re2.compile(r"\b(?:mypy|pyright|tsc|dialyzer|\w+ run typecheck|typecheck)\b")),
     (
         "test",
-        re.compile(r"\b(?:pytest|vitest|jest|mocha|rspec|phpunit|ctest|tox|nox|unittest|test|tests)\b"),
+        re2.compile(r"\b(?:pytest|vitest|jest|mocha|rspec|phpunit|ctest|tox|nox|unittest|test|tests)\b"),
     ),
-    ("run", re.compile(r"\b(?:dev|serve|server|start|phx\.server|runserver|watch)\b")),
-    ("install", re.compile(r"^(?:\S+ )?(?:install|ci|sync|deps\.get|bundle install|get)$")),
-    ("build", re.compile(r"\b(?:build|compile|make|bundle|webpack|esbuild|build\.\w+)\b")),
+    ("run", re2.compile(r"\b(?:dev|serve|server|start|phx\.server|runserver|watch)\b")),
+    ("install", re2.compile(r"^(?:\S+ )?(?:install|ci|sync|deps\.get|bundle install|get)$")),
+    ("build", re2.compile(r"\b(?:build|compile|make|bundle|webpack|esbuild|build\.\w+)\b")),
 ]
-_CATEGORY_SAYS: dict[Category, str] = {
-    "test": "run the tests with",
-    "lint": "lint with",
-    "format": "format with",
-    "typecheck": "type-check with",
-    "build": "build with",
-    "run": "start it with",
-    "install": "install the dependencies with",
-}
 # Programs everyone has, whose use says nothing about the project (its own tools are the others).
 _COMMON = frozenset(
     "ls cat grep rg find fd sed awk head tail echo printf git cd pwd mkdir rm rmdir cp mv touch ln chmod chown which"
@@ -108,38 +115,38 @@ _COMMON = frozenset(
 _INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "mix", "bundle", "cargo", "go"})
 # Interpreters and runners: their first argument that is a script or a module is part of the command's name.
 _RUNNERS = frozenset({"node", "python", "python3", "uv", "npx", "pnpm", "npm", "yarn", "bun", "bundle", "poetry"})
-_SCRIPT = re.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
-_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
-_PIPE_TAIL = re.compile(r"\s*\|\s*(?:tail|head|grep|less|more|cat|sort|wc|tee|jq)\b.*$", re.DOTALL)
-_REDIRECT = re.compile(r"\s*(?:2>&1|[12]?>\s*/dev/null|&>\s*/dev/null)")
-_ENV = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
-_HOME_PATH = re.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
-_USER_HOME = re.compile(r"(?:/Users/|/home/)[^/\s'\"`]+|/root\b")
-_EXIT_ONLY = re.compile(r"(?i)^(?:exit code:? ?-?\d+|exited with code -?\d+|error|failed|command failed)\.?$")
-_INFORMATIVE = re.compile(
+_SCRIPT = re2.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
+_SUBCOMMAND = re2.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
+_HOME_PATH = re2.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
+_USER_HOME = re2.compile(r"(?:/Users/|/home/)[^/\s'\"`]+|/root\b")
+_EXIT_ONLY = re2.compile(r"(?i)^(?:exit code:? ?-?\d+|exited with code -?\d+|error|failed|command failed)\.?$")
+_INFORMATIVE = re2.compile(
     r"(?i)(error|failed|failure|exception|not found|no such|denied|invalid|cannot|can't|could not|unable|"
     r"ignored|refused|unknown|missing|not a |no upstream|permission)"
 )
 # Tests that ran and failed: the next run after a code change passing is work, not a correction.
-_TEST_FAILURES = re.compile(r"\d+ failed\b|\bFAILED\b|AssertionError|\d+\) test |\bFAIL\b|[Tt]ests? failed")
-_NOT_FOUND = re.compile(r"(?i)not found|no such file|cannot find|does not exist")
-_NOTHING_SELECTED = re.compile(
+_TEST_FAILURES = re2.compile(r"\d+ failed\b|\bFAILED\b|AssertionError|\d+\) test |\bFAIL\b|[Tt]ests? failed")
+_NOT_FOUND = re2.compile(r"(?i)not found|no such file|cannot find|does not exist")
+_NOTHING_SELECTED = re2.compile(
     r"(?i)(?:(\d+) deselected / 0 selected|collected \d+ items? / (\d+) deselected / 0 selected|no tests ran|"
     r"no tests collected|collected 0 items|0 tests? (?:ran|run)|no test files found)"
 )
-_REJECTED = re.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
-_REJECTION_REASON = re.compile(r"The user provided the following reason for the rejection:\s*(?P<reason>.+)", re.DOTALL)
+# Claude Code's own words when the user stops a call. Only the whole fixed text counts: the reason that follows is
+# what the person typed in the dialog.
+_REJECTED = re2.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
+_REJECTION_REASON = re2.compile(r"(?s)The user provided the following reason for the rejection:\s*(?P<reason>.+)")
 # A prompt that corrects or instructs: at its start (weak cues), or anywhere (strong ones).
-_CORRECTS = re.compile(
-    r"^\s*(?:no[,.!]?\s|nope\b|don'?t\b|do not\b|never\b|always\b|stop\b|instead\b|actually\b|please don'?t\b|"
+_CORRECTS = re2.compile(
+    r"(?i)^\s*(?:no[,.!]?\s|nope\b|don'?t\b|do not\b|never\b|always\b|stop\b|instead\b|actually\b|please don'?t\b|"
     r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b|we (?:use|prefer)\b|i prefer\b|"
-    r"prefer\b|let'?s not\b|why not use\b|(?:could|can|shall) we (?:just )?(?:reuse|use)\b)",
-    re.IGNORECASE,
+    r"prefer\b|let'?s not\b|why not use\b|(?:could|can|shall) we (?:just )?(?:reuse|use)\b)"
 )
-_STRONG = re.compile(
+_STRONG = re2.compile(
     r"(?i)\b(?:i don'?t want\b|i'?d rather\b|please (?:don'?t|never|always)\b|don'?t (?:ever|assume)\b|"
     r"make (?:any )?assumptions\b|we always\b|we never\b)"
 )
+_CONTINUED = re2.compile(r"\\\s*\n|\[Image #\d+\]")  # a line continued with a backslash; a pasted image
+_SENTENCE_END = re2.compile(r"[.!?]\s")
 _QUOTE_MAX = 200
 
 
@@ -159,16 +166,28 @@ class Run(BaseModel):
 
 class Candidate(BaseModel):
     """A lesson one session suggests, before the evidence is weighed: its meaning (`key`, the same for the same
-    lesson in any session, whatever its paths), how it reads, and how many times this session showed it."""
+    lesson in any session, whatever its paths), the typed lesson, and how many times this session showed it.
+    `error`: the failure it rests on, as evidence (never lesson text)."""
 
     key: str
-    kind: Kind
     section: str
-    text: str
+    lesson: Lesson
     trigger: str
     count: int = 1
     category: Category | None = None
     taint: str | None = None
+    error: str | None = None
+
+    @property
+    def kind(self) -> Kind:
+        """What kind of lesson it is: a project fact (a command or the project's own tool), a correction, a pitfall
+        or the user's preference."""
+        return "fact" if self.lesson.kind == "tool" else self.lesson.kind
+
+    @property
+    def text(self) -> str:
+        """How it reads without a project."""
+        return render(self.lesson, None)
 
 
 class Observed(BaseModel):
@@ -179,13 +198,14 @@ class Observed(BaseModel):
 
 
 class Evidence(BaseModel):
-    """How much supports a lesson across the project's sessions, and how the first session worded it (so the
+    """How much supports a lesson across the project's sessions, and how the first session stated it (so the
     same lesson reads the same from any session: the engine sees a rediscovery, not a new entry)."""
 
     count: int = 0
     sessions: list[str] = Field(default_factory=list)
-    text: str | None = None
+    lesson: Lesson | None = None
     trigger: str | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -200,7 +220,7 @@ class History:
         found: dict[str, Evidence] = {}
         for session_id, seen in observed:
             for c in seen.candidates:
-                ev = found.setdefault(c.key, Evidence(text=c.text, trigger=c.trigger))
+                ev = found.setdefault(c.key, Evidence(lesson=c.lesson, trigger=c.trigger, error=c.error))
                 ev.count += c.count
                 if session_id not in ev.sessions:
                     ev.sessions.append(session_id)
@@ -208,11 +228,13 @@ class History:
 
 
 class Finding(BaseModel):
-    """A lesson the rules keep: its section and text, the literal it rests on (`trigger`), why it must not be
-    exported unseen (`taint`), and its evidence, said in words."""
+    """A lesson the rules keep: its section, the typed lesson and its text (written from the lesson's fields for
+    its project), the literal it rests on (`trigger`), why it must not be exported unseen (`taint`), and its
+    evidence, said in words."""
 
     section: str
     text: str
+    lesson: Lesson
     trigger: str
     taint: str | None = None
     evidence: str = ""
@@ -277,23 +299,19 @@ class _Parsed:
 
 
 def _parse(command: str, folder: str | None = None) -> _Parsed | None:
-    """The main command of a shell line: after any `cd DIR &&`, before pipes into pagers and filters."""
-    line = _PIPE_TAIL.sub("", command.strip().splitlines()[0] if command.strip() else "")
-    line = _REDIRECT.sub("", line)
-    parts = [p.strip() for p in re.split(r"&&|;", line) if p.strip()]
+    """The main command of a shell line, as the shell's grammar reads it: the first simple command after any
+    `cd DIR &&`, before pipes into pagers and filters; None when it is expanded at run time or unreadable."""
     where = folder
-    for part in parts:
-        try:
-            words = shlex.split(part)
-        except ValueError:
-            return None
-        words = [w for w in words if not _ENV.match(w)]
-        if not words:
+    for simple in parse_command(command.strip()).commands:
+        if simple.piped:
             continue
+        if any(w is None for w in simple.words):
+            return None
+        words = tuple(w for w in simple.words if w is not None)
         if words[0] == "cd":
             where = words[1] if len(words) > 1 else None
             continue
-        return _Parsed(where, tuple(words))
+        return _Parsed(where, words)
     return None
 
 
@@ -315,6 +333,10 @@ def command_key(words: Sequence[str]) -> str:
         else:
             break
     return " ".join(key)
+
+
+def _key_words(key: str) -> tuple[str, ...]:
+    return tuple(key.split(" "))
 
 
 def _category(key: str) -> Category | None:
@@ -339,13 +361,14 @@ def _relative(folder: str | None, cwd: str | None) -> str | None:
 
 
 def _error_line(output: str) -> str | None:
-    """The line of an error that says what went wrong (not `Exit code 1`), without home paths; None if none does."""
-    lines = [" ".join(line.split()) for line in output.splitlines()]
+    """The line of an error that says what went wrong (not `Exit code 1`), without home paths; None if none does.
+    Evidence for `playbook why`, never lesson text."""
+    lines = [" ".join(line.split()) for line in output.splitlines()[:200]]
     lines = [line for line in lines if line.strip("=-_*✘ ") and not _EXIT_ONLY.match(line)]
     telling = [line for line in lines if _INFORMATIVE.search(line) and not line.lower().startswith("traceback")]
     if not telling:
         return None
-    line = _USER_HOME.sub("~", telling[0])  # the user's name is not the lesson
+    line = _USER_HOME.sub("~", telling[0][:400])  # the user's name is not the lesson
     line = line.strip(" ✘[]").removeprefix("ERROR] ").strip()
     return line if len(line) <= 120 else line[:119] + "…"
 
@@ -359,6 +382,12 @@ def _taint(fix: str, read: list[str], prompts: list[str]) -> str | None:
     if any(needle in r for r in read):
         return f"its fix `{needle[:60]}` was copied from tool output, not from anything the user wrote"
     return None
+
+
+def _bypasses(words: Sequence[str]) -> bool:
+    """True when running `words` would switch a safeguard off or run as another user: a workaround of that kind is
+    never a lesson (`git push --force` worked, `sudo npm` worked)."""
+    return any(r.rule in ("bypass", "privilege") for r in words_refusals(words, Vouched()))
 
 
 # --- candidates ----------------------------------------------------------------------------------------------
@@ -382,22 +411,20 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
         if category is not None:
             counts[(category, where, key)] = counts.get((category, where, key), 0) + 1
         elif program not in _COMMON and len(key.split()) > 1 and not program.startswith((".", "/")):
-            subcommands.setdefault(program, set()).add(" ".join(key.split()[:2]))
+            subcommands.setdefault(program, set()).add(key.split()[1])
             counts[("tool", None, program)] = counts.get(("tool", None, program), 0) + 1
     found: list[Candidate] = []
     for (category, where, key), n in counts.items():
-        place = f" in `{where}/`" if where else ""
+        lesson: Lesson
         if category == "tool":
-            shown = ", ".join(f"`{k}`" for k in sorted(subcommands.get(key, ())))
-            text = f"it has its own command-line tool `{key}`: {shown}"
+            lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
-            text = f"{_CATEGORY_SAYS[category]} `{key}`{place}"
+            lesson = CommandFact(category=category, command=Command(words=_key_words(key), folder=where))
         found.append(
             Candidate(
                 key=f"fact|{category}|{where or ''}|{key}",
-                kind="fact",
                 section="PROJECT CONTEXT",
-                text=text,
+                lesson=lesson,
                 trigger=key,
                 count=n,
                 category=category,
@@ -406,33 +433,34 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
     return found
 
 
-def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, str] | None:
-    """(how `worked` differs from `failed`, the part of `worked` to quote) when it is a close variant that says
-    a rule; None when the two are different commands or differ only in what they work on."""
+def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, tuple[str, ...]] | None:
+    """(how `worked` differs from `failed`, the words that say it: the working program, folder or added flags)
+    when it is a close variant that says a rule; None when the two are different commands or differ only in what
+    they work on."""
     fk, wk = command_key(failed.words), command_key(worked.words)
     f_prog, w_prog = PurePosixPath(failed.words[0]).name, PurePosixPath(worked.words[0]).name
     f_rest, w_rest = list(failed.words[1:]), list(worked.words[1:])
     f_where, w_where = _relative(failed.folder, cwd), _relative(worked.folder, cwd)
     if failed.words[0] != worked.words[0] and f_prog == w_prog and f_rest == w_rest:
-        return "program", worked.words[0]  # the same program from elsewhere: `pytest` -> `.venv/bin/pytest`
+        return "program", (worked.words[0],)  # the same program from elsewhere: `pytest` -> `.venv/bin/pytest`
     n, m = len(failed.words), len(worked.words)
     if m > n and PurePosixPath(worked.words[m - n]).name == f_prog and list(worked.words[m - n + 1 :]) == f_rest:
-        return "program", " ".join(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
+        return "program", tuple(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
     if f_prog != w_prog:
         # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`).
         if f_rest == w_rest or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
-            return "program", " ".join(worked.words[:1] + worked.words[1 : len(wk.split())])
+            return "program", tuple(worked.words[: len(wk.split())])
         return None
     if w_where and w_where != f_where:
         # The same command from another folder; the failed one named that folder in a path instead.
         names = {PurePosixPath(w).name for w in w_rest}
         if fk == wk or any(PurePosixPath(w).name in names for w in f_rest):
-            return "folder", w_where
+            return "folder", (w_where,)
     if fk != wk:
         return None
     added = [w for w in w_rest if w.startswith("-") and w not in f_rest]
     if added and {w for w in w_rest if not w.startswith("-")} <= {w for w in f_rest if not w.startswith("-")}:
-        return "flag", " ".join(added)  # the flag, on the same things (or some of them)
+        return "flag", tuple(added)  # the flag, on the same things (or some of them)
     pairs = [(f, w) for f, w in zip(f_rest, w_rest, strict=False) if f != w]
     if (
         len(f_rest) == len(w_rest)
@@ -441,12 +469,12 @@ def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, st
             w.startswith("/") and not f.startswith("/") and w.endswith("/" + f.removeprefix("./")) for f, w in pairs
         )
     ):
-        return "absolute", ""
+        return "absolute", ()
     return None
 
 
 # Commands that only look: one of them between a failure and its variant does not explain the variant working.
-_LOOKING = re.compile(
+_LOOKING = re2.compile(
     r"^(?:ls|cat|head|tail|grep|rg|find|fd|pwd|which|echo|wc|tree|stat|file"
     r"|git (?:status|log|diff|show|ls-files|branch)|\S+ --help|\S+ --version)\b"
 )
@@ -454,6 +482,25 @@ _LOOKING = re.compile(
 
 def _looks(parsed: _Parsed) -> bool:
     return bool(_LOOKING.match(" ".join(parsed.words)))
+
+
+def _correction(how: str, part: tuple[str, ...], failed: _Parsed, worked: _Parsed) -> tuple[str, Correction]:
+    """The key and the typed lesson of one correction."""
+    fk = _key_words(command_key(failed.words))
+    wk = _key_words(command_key(worked.words))
+    if how == "program":
+        return f"correction|program|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="program", failed=Command(words=fk), worked=Command(words=part)
+        )
+    if how == "folder":
+        return f"correction|folder|{' '.join(wk)}|{part[0]}", Correction(
+            how="folder", failed=Command(words=wk), worked=Command(words=wk, folder=part[0])
+        )
+    if how == "flag":
+        return f"correction|flag|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="flag", failed=Command(words=fk), worked=Command(words=fk + part), added=part
+        )
+    return "correction|absolute", Correction(how="absolute", failed=Command(words=fk))
 
 
 def _corrections(
@@ -478,32 +525,17 @@ def _corrections(
                 if not _looks(worked):
                     break  # something else changed in between (an install, an edit by command): not the fix
                 continue
-            kind, part = how
-            fk = command_key(failed.words)
-            wk = command_key(worked.words)
-            if kind == "program":
-                text = f'`{fk}` fails here ("{error}"); `{part}` works'
-                key = f"correction|program|{fk}|{part}"
-            elif kind == "folder":
-                text = f'run `{wk}` from `{part}/`: from elsewhere it fails ("{error}")'
-                key = f"correction|folder|{wk}|{part}"
-            elif kind == "flag":
-                text = f'`{fk}` fails here ("{error}"); `{fk} {part}` works'
-                key = f"correction|flag|{fk}|{part}"
-            else:
-                text = (
-                    "the shell keeps its working directory between commands: after a `cd`, relative paths fail"
-                    f' (`{fk}`: "{error}"); run from the project root or use absolute paths'
-                )
-                key = "correction|absolute"
+            key, lesson = _correction(how[0], how[1], failed, worked)
+            if lesson.worked is not None and _bypasses(lesson.worked.words):
+                break  # a workaround that switches a safeguard off is never a lesson
             found.append(
                 Candidate(
                     key=key,
-                    kind="correction",
                     section="MISTAKES TO AVOID",
-                    text=text,
+                    lesson=lesson,
                     trigger=clip(error, 80),
                     taint=_taint(" ".join(worked.words), read_before.get(later.index, []), prompts),
+                    error=error,
                 )
             )
             break
@@ -520,20 +552,22 @@ def _pitfalls(runs: Sequence[Run]) -> list[Candidate]:
         if _category(command_key(parsed.words)) != "test":
             continue
         words = list(parsed.words)
-        deselected = next((g for g in match.groups() if g), None)
+        deselected = next((g for g in (match.group(1), match.group(2)) if g), None)
         selector = next(
-            (f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in ("-m", "-k", "--grep", "-t")), None
+            ((w, words[i + 1]) for i, w in enumerate(words[:-1]) if w in ("-m", "-k", "--grep", "-t")), None
         )
-        shown = " ".join(w for w in words if not w.startswith("/") and not _HOME_PATH.search(w))
-        said = f"{deselected} deselected" if deselected else "no test ran"
-        text = f"`{shown}` selects no test ({said})" + (f": nothing here matches `{selector}`" if selector else "")
+        shown = tuple(w for w in words if not w.startswith("/") and not _HOME_PATH.search(w))
+        lesson = NothingSelected(
+            command=Command(words=shown),
+            selector=" ".join(selector) if selector else None,
+            deselected=int(deselected) if deselected else None,
+        )
         found.append(
             Candidate(
-                key=f"pitfall|nothing-selected|{command_key(words)}|{selector or ''}",
-                kind="pitfall",
+                key=f"pitfall|nothing-selected|{command_key(words)}|{' '.join(selector) if selector else ''}",
                 section="MISTAKES TO AVOID",
-                text=text,
-                trigger=selector or command_key(words),
+                lesson=lesson,
+                trigger=" ".join(selector) if selector else command_key(words),
             )
         )
     return found
@@ -551,71 +585,74 @@ def clip(text: str, most: int) -> str:
 
 
 def _quote(text: str) -> str:
-    text = re.sub(r"\\\s*\n|\[Image #\d+\]", " ", text)  # a line continued with a backslash; a pasted image
-    flat = " ".join(_USER_HOME.sub("~", text).split())
-    first = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0] if len(flat) > _QUOTE_MAX else flat
-    return first if len(first) <= _QUOTE_MAX else first[: _QUOTE_MAX - 1] + "…"
+    """What the user typed, as one line: their home folder masked, the first sentence of a long prompt."""
+    flat = " ".join(_USER_HOME.sub("~", _CONTINUED.sub(" ", text)).split())
+    if len(flat) > _QUOTE_MAX:
+        end = _SENTENCE_END.search(flat)
+        flat = flat[: end.start() + 1] if end else flat
+    return flat if len(flat) <= _QUOTE_MAX else flat[: _QUOTE_MAX - 1] + "…"
 
 
-def _what(message: SessionMessage) -> str:
-    """How a stopped call is named in a lesson: a shell command's name, or the kind of change (never a path)."""
+def _stopped(message: SessionMessage) -> Stopped:
+    """What a stopped call was: a shell command's name, or the kind of change (never a path, never the tool's own
+    name: an MCP server names its tools as it likes)."""
     if message.tool_name in SHELL_TOOLS:
         found = _command_of(message.tool_input)
         parsed = _parse(found[0], found[1]) if found else None
         if parsed is not None:
-            return f"`{command_key(parsed.words)}`"
-    return {
-        "Edit": "an edit",
-        "MultiEdit": "an edit",
-        "Write": "a new file",
-        "NotebookEdit": "a notebook edit",
-    }.get(message.tool_name or "", f"a `{message.tool_name or 'tool'}` call")
+            return Stopped(what="command", command=Command(words=_key_words(command_key(parsed.words))))
+    kinds: dict[str, Literal["edit", "new_file", "notebook"]] = {
+        "Edit": "edit",
+        "MultiEdit": "edit",
+        "Write": "new_file",
+        "NotebookEdit": "notebook",
+    }
+    return Stopped(what=kinds.get(message.tool_name or "", "tool"))
 
 
 def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
     found: list[Candidate] = []
     calls: dict[str, SessionMessage] = {}
-    stopped: str | None = None  # the call the user stopped without a reason, until their next words
+    stopped: Stopped | None = None  # the call the user stopped without a reason, until their next words
     for m in messages:
         if m.is_sidechain:
             continue
         if m.kind == "tool_use" and m.tool_use_id:
             calls[m.tool_use_id] = m
         elif m.kind == "tool_result" and m.is_error and _REJECTED.match(m.text or "") and m.tool_use_id in calls:
-            what = _what(calls[m.tool_use_id])
+            what = _stopped(calls[m.tool_use_id])
             reason = _REJECTION_REASON.search(m.text or "")
             if reason:
                 said = _quote(reason.group("reason"))
-                found.append(_preference(f'instead of {what}, the user said: "{said}"', said))
+                found.append(_preference(Preference(said=said, stopped=what, reason=True)))
                 stopped = None
             else:
                 stopped = what
         elif m.is_prompt and m.text and m.text.strip():
             said = _quote(m.text)
             if stopped is not None:
-                found.append(_preference(f'after stopping {stopped}, the user said: "{said}"', said))
+                found.append(_preference(Preference(said=said, stopped=stopped)))
             elif _CORRECTS.match(m.text) or _STRONG.search(m.text):
-                found.append(_preference(f'the user said: "{said}"', said))
+                found.append(_preference(Preference(said=said)))
             stopped = None
     return found
 
 
-def _preference(text: str, said: str) -> Candidate:
+def _preference(lesson: Preference) -> Candidate:
     return Candidate(
-        key=f"preference|{' '.join(said.lower().split())}",
-        kind="preference",
+        key=f"preference|{' '.join(lesson.said.lower().split())}",
         section="USER PREFERENCES",
-        text=text,
-        trigger=clip(said, 80),
+        lesson=lesson,
+        trigger=clip(lesson.said, 80),
     )
 
 
 def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Observed:
-    """Every candidate lesson of one session, each once with how often the session showed it; a candidate whose
-    text the screen would hold (a fetched command run, a destructive one, a stranger's host) is never made."""
+    """Every candidate lesson of one session, each once with how often the session showed it. A lesson is typed:
+    its text is written from its fields (`core.lessons.render`), never copied from the transcript; one whose words
+    could not be written inside a code span is never made."""
     runs = shell_runs(messages)
     prompts = [m.text for m in messages if m.is_prompt and m.text]
-    hosts = {h for p in prompts for h in url_hosts(p)}
     # What the agent had read (any tool's output: a fetched page, a command's output) before each command ran.
     index_of = {run.call_id: run.index for run in runs}
     read: list[str] = []
@@ -633,7 +670,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
     ]
     merged: dict[str, Candidate] = {}
     for c in candidates:
-        if text_holds(c.text, hosts):
+        if not writable(c.lesson):
             continue
         if c.key in merged:
             merged[c.key] = merged[c.key].model_copy(update={"count": merged[c.key].count + c.count})
@@ -652,23 +689,34 @@ def _evidence(c: Candidate, ev: Evidence) -> str:
     what = {"fact": "successful run", "correction": "correction", "pitfall": "occurrence", "preference": "time said"}
     noun = what[c.kind]
     sessions = f"{len(ev.sessions)} session{'s' * (len(ev.sessions) != 1)}"
-    return f"{ev.count} {noun}{'s' * (ev.count != 1)} in {sessions}: {', '.join(ev.sessions[:5])}"
+    said = f"{ev.count} {noun}{'s' * (ev.count != 1)} in {sessions}: {', '.join(ev.sessions[:5])}"
+    error = ev.error or c.error
+    return f'{said}; the failure said "{error}"' if error else said
 
 
 def mine(observed: Observed, history: History, project: str | None = None, *, most: int = 10) -> list[Finding]:
     """The findings of one session whose evidence (over `history`, which includes this session) is enough, at most
-    `most`, corrections and the user's words first. Facts name their project (`project`) when one is known."""
+    `most`, corrections and the user's words first. Their text is written from the typed lesson
+    (`core.lessons.render`), naming `project`; a project whose name cannot be written safely (a repository named
+    with a line break or a backtick) teaches nothing, since its lessons could not be bound to it."""
+    if project is not None and project_label(project) is None:
+        return []  # a folder name that holds a line break or a backtick: its lessons could not be bound to it
     order = {"preference": 0, "correction": 1, "pitfall": 2, "fact": 3}
     kept: list[Finding] = []
     for c in sorted(observed.candidates, key=lambda c: (order[c.kind], -c.count)):
         ev = history.evidence.get(c.key) or Evidence(count=c.count)
         if not _enough(c, ev):
             continue
-        said = ev.text or c.text
-        text = f"In {project}: {said}." if project else f"{said[0].upper()}{said[1:]}."
+        lesson = ev.lesson or c.lesson
         kept.append(
             Finding(
-                section=c.section, text=text, trigger=c.trigger, taint=c.taint, evidence=_evidence(c, ev), kind=c.kind
+                section=c.section,
+                text=render(lesson, project),
+                lesson=lesson,
+                trigger=c.trigger,
+                taint=c.taint,
+                evidence=_evidence(c, ev),
+                kind=c.kind,
             )
         )
     return kept[:most]

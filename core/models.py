@@ -62,6 +62,7 @@ SkipCode = Literal[
     "truncated",
     "too_long",
     "near_duplicate",
+    "mixed_script",
 ]
 
 

@@ -14,15 +14,16 @@ Functions here take values and return values; nothing is written anywhere.
 
 from __future__ import annotations
 
-import functools
-import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from core.invisible import removed, strip_unseen
+import re2
+
+from core.invisible import normalise, removed, strip_unseen
+from core.language import mixed_words
 from core.models import (
     MAX_OPERATIONS,
     OP_TYPES,
@@ -112,15 +113,10 @@ def next_entry_id(existing: Iterable[str], slug: str) -> str:
     return f"{slug}-{max(_numbers(existing, slug), default=0) + 1:03d}"
 
 
-@functools.lru_cache(maxsize=64)
-def _id_pattern(slug: str) -> re.Pattern[str]:
-    return re.compile(rf"^{re.escape(slug)}-(\d+)$")
-
-
 def _id_number(name: str, slug: str) -> int | None:
     """The number of id `name` when it is `{slug}-NNN`, else None."""
-    match = _id_pattern(slug).match(name)
-    return int(match.group(1)) if match else None
+    number = name.removeprefix(f"{slug}-") if name.startswith(f"{slug}-") else ""
+    return int(number) if number.isascii() and number.isdigit() else None
 
 
 def should_prune(entry: Entry) -> bool:
@@ -196,8 +192,8 @@ def parse_operation(raw: object) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip
 # Every character a reader cannot see (`core.invisible`: controls, C1, bidi overrides, zero-width and tag
 # characters; tab and newline become spaces), and HTML comments: an entry holding `<!-- playbook:end -->`
 # would end the exported block early and grow CLAUDE.md on every export.
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)|-->", re.DOTALL)
-_SPACE = re.compile(r"\s+")
+_COMMENT = re2.compile(r"(?s)<!--.*?(?:-->|\z)|-->")
+_SPACE = re2.compile(r"\s+")
 
 
 def without_unseen(playbook: Playbook) -> tuple[Playbook, dict[str, str]]:
@@ -224,14 +220,16 @@ def without_unseen(playbook: Playbook) -> tuple[Playbook, dict[str, str]]:
 
 
 def clean_entry_text(text: str) -> str:
-    """An entry's text as one paragraph: no control characters, no HTML comments, whitespace collapsed."""
-    return _SPACE.sub(" ", _COMMENT.sub(" ", strip_unseen(text))).strip()
+    """An entry's text as one paragraph, in the form the screen reads and the store keeps: NFKC, no invisible or
+    control characters (`core.invisible.normalise`), no HTML comments, whitespace collapsed."""
+    return _SPACE.sub(" ", _COMMENT.sub(" ", normalise(text))).strip()
 
 
 def _guard_text(
     op: AddOp | UpdateOp | MergeOp | DeleteOp, guards: Guards
 ) -> AddOp | UpdateOp | MergeOp | DeleteOp | Skip:
-    """`op` with its text cleaned, or a skip when the text is empty after cleaning or too long."""
+    """`op` with its text cleaned, or a skip when the text is empty after cleaning, too long, or holds a word whose
+    letters mix scripts (`pаypal` with a Cyrillic `а`: spelled to pass for another word, never stored)."""
     if isinstance(op, DeleteOp):
         return op
     field = "merged_text" if isinstance(op, MergeOp) else "text"
@@ -241,6 +239,14 @@ def _guard_text(
         return Skip("empty_field", f"{name}: empty or missing {field}")
     if len(text) > guards.max_entry_chars:
         return Skip("too_long", f"{name}: {field} is {len(text):,} characters, over the {guards.max_entry_chars} limit")
+    mixed = mixed_words(text)
+    if mixed:
+        word, scripts = mixed[0]
+        return Skip(
+            "mixed_script",
+            f"{name}: the word {word.encode('unicode_escape').decode('ascii')!r} mixes"
+            f" {' and '.join(sorted(scripts))} letters",
+        )
     return op.model_copy(update={field: text})
 
 
@@ -292,8 +298,7 @@ def _remember(index: _Index) -> _Index:
 
 def _numbers(names: Iterable[str], slug: str) -> Counter[int]:
     """How many of `names` carry each number of the `{slug}-NNN` ids."""
-    match = _id_pattern(slug).match
-    return Counter(int(m.group(1)) for name in names if (m := match(name)))
+    return Counter(n for name in names if (n := _id_number(name, slug)) is not None)
 
 
 def live_texts(playbook: Playbook) -> Mapping[str, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -16,17 +17,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.budget import Budget, BudgetUse, budget_use, fit_budget
 from core.errors import ConfigError, PlaybookFileError
 from core.exposure import about_projects, for_project
-from core.invisible import strip_unseen
+from core.invisible import normalise
+from core.io.declared import declared_programs
 from core.io.files import read_text, target_of, write_atomic
 from core.markdown import replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import Redactor, mask_playbook
-from core.screen import Screened, screen_playbook
+from core.screen import Screened, Vouched, screen_playbook
 from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
 from core.store.registry import require_playbook
-from core.store.screening import prompt_hosts, released_holds, shared_playbook, support_of
+from core.store.screening import project_folders, released_holds, shared_playbook, support_of, vouched_by_prompts
 from core.store.sessions import project_names
 from core.store.versions import entry_since, load_version, rediscovery_counts
 from core.targets import ExportTarget, render_target
@@ -50,6 +52,7 @@ __all__ = [
     "publishable",
     "render_export",
     "screened",
+    "vouched",
     "write_export",
 ]
 
@@ -114,19 +117,35 @@ class Published(BaseModel):
     file: Path | None = Field(default=None, exclude=True)  # where it was written (a worktree for --git)
 
 
+def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
+    """What the user and their projects vouch for: what the user's own prompts name (hosts, programs, scripts,
+    languages) and the programs the projects declare, read from the sessions' working folders and the export
+    targets' repositories that exist on this machine."""
+    said = vouched_by_prompts(con)
+    folders = {Path(f) for f in project_folders(con)} | {t.repo.expanduser() for t in rules.targets if t.repo}
+    return replace(said, programs=said.programs | declared_programs(sorted(folders)))
+
+
 def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, list[Screened]]:
-    """`model` as it may reach an agent: invisible characters removed, and without the entries the screen holds
-    (`core.screen`) unless a person released their text; the held entries, with the rules that hold them."""
+    """`model` as it may reach an agent: normalised (NFKC, no invisible characters), and without the entries the
+    screen holds (`core.screen`) unless a person released their text; the held entries, with the rules that hold
+    them. An entry the rules wrote without a model is keyless: it may carry no link at all."""
     texts = {e.name: e.text for _, e in model.entries()}
-    visible_only = {
-        s: [e if strip_unseen(e.text) == e.text else e.model_copy(update={"text": strip_unseen(e.text)}) for e in items]
+    plain = {
+        s: [e if normalise(e.text) == e.text else e.model_copy(update={"text": normalise(e.text)}) for e in items]
         for s, items in model.sections.items()
     }
-    model = model.model_copy(update={"sections": visible_only})
+    model = model.model_copy(update={"sections": plain})
+    support = support_of(con, rules.playbook, texts)
+    keyless = {name for name, by in entry_providers(con, rules.playbook).items() if by == "heuristic"}
+    support = {
+        name: found.model_copy(update={"keyless": True}) if name in keyless else found
+        for name, found in support.items()
+    }
     return screen_playbook(
         model,
-        prompt_hosts(con),
-        support_of(con, rules.playbook, texts),
+        vouched(con, rules),
+        support,
         released_holds(con, rules.playbook),
         shared=shared_playbook(con, rules.playbook),
         min_contributors=rules.min_contributors,
@@ -194,9 +213,9 @@ def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: B
         )
     if use.held:
         lines.append(
-            f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen (a command fetched and run, a"
-            " credential path, an instruction to the agent, an unknown host, too little support); `playbook review`"
-            " lists them."
+            f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen (not known to be safe: a command"
+            " outside the allow-list, a link to a host the user never named, an instruction to the agent, too little"
+            " support); `playbook review` lists them with the rule that held each."
         )
     if use.left_out:
         lines.append(

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.llm.base import LLMResponse, Provider
 from core.llm.guard import CallGuard
-from core.miner import History
+from core.miner import History, Observed
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder
 from core.redact import Redactor
@@ -52,8 +52,10 @@ class RunMemo:
     # The engine's near-duplicate finder per (model, threshold): its matrix of every text seen grows through the
     # run instead of being stacked again each epoch.
     finders: dict[tuple[str, float], NearFinder] = field(default_factory=dict)
-    # The rules miner's evidence per project, added up once per run (`_mining`).
+    # The rules miner's evidence per project, added up once per run (`_mining`), and what it observed in each
+    # session's messages at the reflector step, which the curator step's typed lessons are built from.
     histories: dict[str | None, History] = field(default_factory=dict)
+    observed: dict[str, Observed] = field(default_factory=dict)
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
         """`load_version`, rebuilt once: a version's content never changes."""

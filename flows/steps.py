@@ -317,7 +317,20 @@ def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, me
                 stored[sid] = observe(load_messages(con, sid), cwd)
                 store_observations(con, sid, size, stored[sid])
         history = ctx.memo.histories[project] = History.of((sid, stored[sid]) for sid in sizes)
-    return {"observed": observe(messages, cwd), "history": history, "project": project}
+    observed = ctx.memo.observed[session_id] = observe(messages, cwd)
+    return {"observed": observed, "history": history, "project": project}
+
+
+def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str) -> dict[str, Any]:
+    """For the rules' curator step: the same observations and evidence as its reflector step (typed lessons are
+    built from them again; no text passes between the steps)."""
+    if ctx.spec.calls_a_model:
+        return {}
+    if session_id not in ctx.memo.observed:  # the reflection came from another run: observe the session again
+        before = previous_apply(con, ctx.playbook, session_id)
+        return _mining(con, ctx, session_id, load_messages(con, session_id, after=before[0] if before else None))
+    project, _, _ = project_sessions(con, session_id)
+    return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
 def exposed_playbooks(
@@ -441,7 +454,7 @@ def curate_sessions(
                         model=ctx.spec.curator_model,
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
-                        context={"reflection": output, "playbook": frozen},
+                        context={"reflection": output, "playbook": frozen} | _rules_context(con, ctx, session_id),
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,

@@ -5,27 +5,37 @@ commands that select nothing, and what the user said when they stopped a call or
 with its evidence. A playbook id cited in a session without tool errors gets a helpful tag (neutral when errors
 occurred). Its output says plainly that no model was used. It answers the same requests as the live provider
 and its text goes through the same extraction and validation.
+
+No text passes between its two steps: the reflector step's analysis is a summary for people, and the curator step
+builds its ADD operations from the typed lessons of the same evidence (`request.context`: the session's messages
+or observations, its project's history), each operation carrying the typed lesson its text was written from.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from core.lessons import render
 from core.llm.base import LLMRequest, LLMResponse, Provider
 from core.miner import Finding, History, Observed, mine, observe
-from core.models import MAX_OPERATIONS, Playbook, ReflectorOutput, SessionMessage
+from core.models import MAX_OPERATIONS, Playbook, SessionMessage
 from core.redact import Redactor
 
 __all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons"]
 
 NOTICE = "[heuristic: no model was used]"
-_LESSON = re.compile(
-    r"^LESSON \[(?P<section>[^\]]+)\] (?P<text>.+)$(?:\nTRIGGER (?P<trigger>.+)$)?(?:\nTAINTED (?P<taint>.+)$)?"
-    r"(?:\nEVIDENCE (?P<evidence>.+)$)?",
-    re.MULTILINE,
-)
+
+
+def _redacted(value: Any, redactor: Redactor) -> Any:
+    """Every string in `value` (a typed lesson's fields, dumped) with secrets and personal data taken out."""
+    if isinstance(value, str):
+        return redactor.text(value)
+    if isinstance(value, list | tuple):
+        return [_redacted(v, redactor) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v, redactor) for k, v in value.items()}
+    return value
 
 
 def heuristic_lessons(
@@ -36,12 +46,41 @@ def heuristic_lessons(
     history: History | None = None,
     project: str | None = None,
 ) -> list[Finding]:
-    """The miner's findings for a session, with secrets and personal data taken out of the quoted text.
-    Without `history`, the session is its own evidence (the hook scripts' API sees one session)."""
+    """The miner's findings for a session, with secrets and personal data taken out of every field of each typed
+    lesson before its text is written. Without `history`, the session is its own evidence (the hook scripts' API
+    sees one session)."""
     redactor = redactor or Redactor()
     seen = observed if observed is not None else observe(messages)
     found = mine(seen, history if history is not None else History.of([("this session", seen)]), project)
-    return [f.model_copy(update={"text": redactor.text(f.text), "trigger": redactor.text(f.trigger)}) for f in found]
+    cleaned = []
+    for f in found:
+        lesson = type(f.lesson).model_validate(_redacted(f.lesson.model_dump(), redactor))
+        cleaned.append(
+            f.model_copy(
+                update={
+                    "lesson": lesson,
+                    "text": render(lesson, project),
+                    "trigger": redactor.text(f.trigger),
+                    "evidence": redactor.text(f.evidence),
+                }
+            )
+        )
+    return cleaned
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def _cites(text: str, name: str) -> bool:
+    """True when `name` occurs in `text` as a whole id (not inside a longer word)."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not _word_char(text[at - 1])) and (end == len(text) or not _word_char(text[end])):
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
@@ -49,30 +88,28 @@ def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
     if not ids:
         return []
     text = "\n".join((m.text or "") + (m.tool_input or "") for m in messages if not m.is_meta)
-    return [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
+    return [i for i in ids if _cites(text, i)]
 
 
-def _reflect(
-    messages: list[SessionMessage], playbook: Playbook, redactor: Redactor, context: dict[str, Any]
-) -> dict[str, Any]:
-    errors = sum(1 for m in messages if m.kind == "tool_result" and m.is_error)
-    lessons = heuristic_lessons(
-        messages,
+def _lessons(context: dict[str, Any], redactor: Redactor) -> list[Finding]:
+    return heuristic_lessons(
+        context.get("messages") or [],
         redactor,
         observed=context.get("observed"),
         history=context.get("history"),
         project=context.get("project"),
     )
+
+
+def _reflect(messages: list[SessionMessage], playbook: Playbook, lessons: list[Finding]) -> dict[str, Any]:
+    errors = sum(1 for m in messages if m.kind == "tool_result" and m.is_error)
     cited = _cited_ids(messages, playbook)
     tag = "neutral" if errors else "helpful"
     lines = [
         f"{NOTICE} Rules applied to {len(messages)} message parts: {errors} tool error(s),"
         f" {len(lessons)} lesson(s), {len(cited)} cited playbook id(s)."
     ]
-    for x in lessons:
-        lines += [f"LESSON [{x.section}] {x.text}", f"TRIGGER {x.trigger}"]
-        lines += [f"TAINTED {x.taint}"] if x.taint else []
-        lines += [f"EVIDENCE {x.evidence}"] if x.evidence else []
+    lines += [f"- {x.text}" for x in lessons]  # for people (`playbook why`) and the near-duplicate finder
     return {
         "analysis": "\n".join(lines),
         "bullet_tags": [
@@ -82,12 +119,18 @@ def _reflect(
     }
 
 
-def _curate(reflection: ReflectorOutput) -> dict[str, Any]:
+def _curate(lessons: list[Finding]) -> dict[str, Any]:
     operations = [
-        {"type": "ADD", "text": m.group("text"), "section": m.group("section"), "trigger": m.group("trigger")}
-        | ({"tainted": m.group("taint")} if m.group("taint") else {})
-        | ({"evidence": m.group("evidence")} if m.group("evidence") else {})
-        for m in _LESSON.finditer(reflection.analysis)
+        {
+            "type": "ADD",
+            "text": x.text,
+            "section": x.section,
+            "trigger": x.trigger,
+            "lesson": x.lesson.model_dump(mode="json"),
+        }
+        | ({"tainted": x.taint} if x.taint else {})
+        | ({"evidence": x.evidence} if x.evidence else {})
+        for x in lessons
     ]
     return {
         "reasoning": f"{NOTICE} one ADD per rule-based lesson; duplicates are skipped by the engine.",
@@ -107,18 +150,19 @@ class HeuristicProvider(Provider):
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer from `request.context` instead of a model."""
         try:
-            playbook = request.context["playbook"]
+            context = request.context
+            playbook = context["playbook"]
+            lessons = _lessons(context, self.redactor)
             if request.step == "curator":
-                payload = _curate(request.context["reflection"])
+                payload = _curate(lessons)
             else:
-                reflected = _reflect(request.context["messages"], playbook, self.redactor, request.context)
+                reflected = _reflect(context["messages"], playbook, lessons)
                 if request.step == "reflector":
                     payload = reflected
                 else:
-                    curated = _curate(ReflectorOutput(analysis=reflected["analysis"]))
                     payload = {
                         "evaluations": [{"name": t["name"], "rating": t["tag"]} for t in reflected["bullet_tags"]],
-                        "operations": curated["operations"],
+                        "operations": _curate(lessons)["operations"],
                     }
         except (KeyError, TypeError) as exc:
             return LLMResponse(provider=self.name, model="heuristic", error=f"heuristic input missing: {exc}")

@@ -56,6 +56,10 @@ SELECT *, p.type AS ptype, p.role AS role,
 FROM typed
 """
 
+# What Codex itself puts in a user-role message of an older rollout (no `event_msg` beside it): the repository's
+# AGENTS.md, which whoever wrote the repository chose, never what the person typed.
+_INJECTED = "(starts_with(ltrim(text), '# AGENTS.md instructions for ') OR contains(text, '<INSTRUCTIONS>'))"
+
 _PARTS = f"""
 INSERT INTO _parts BY NAME
 WITH items AS (
@@ -101,8 +105,8 @@ SELECT session_id, path AS source_path, seq, 0 AS part, ts,
            try_cast(regexp_extract(output, '(?i)exit(?:ed with)? code:? (-?\\d+)', 1) AS INTEGER),
            0) <> 0 AS is_error,
        path || ':' || seq AS message_key, false AS is_sidechain, NULL AS agent_id,
-       what = 'user' AND starts_with(ltrim(text), '<') AS is_meta,
-       what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<')) AS is_prompt
+       what = 'user' AND (starts_with(ltrim(text), '<') OR {_INJECTED}) AS is_meta,
+       what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<') AND NOT {_INJECTED}) AS is_prompt
 FROM texts
 """
 

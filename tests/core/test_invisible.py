@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import sys
-import unicodedata
 
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.invisible import UNSEEN, visible
+from core.invisible import UNSEEN, normalise, visible
 
 
-def test_the_ranges_are_unicodes_control_and_format_characters() -> None:
-    """Every Cc, Cf, Zl and Zp code point of this Python's Unicode (14.0 for 3.11) but tab and newline is matched;
-    the only others matched are unassigned here (Cf in Unicode 15)."""
-    for cp in range(sys.maxunicode + 1):
-        char = chr(cp)
-        category = unicodedata.category(char)
-        unseen = category in ("Cc", "Cf", "Zl", "Zp") and char not in "\t\n"
-        matched = UNSEEN.fullmatch(char) is not None
-        assert matched == unseen or (matched and category == "Cn"), (hex(cp), category)
+def test_the_ranges_are_unicodes_default_ignorable_control_and_format_characters() -> None:
+    """Every Default_Ignorable_Code_Point and every Cc, Cf, Zl and Zp code point but tab and newline is matched, and
+    nothing else, by the `regex` module's own Unicode tables (a newer Unicode than this Python's `unicodedata`)."""
+    prop = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
+    wrong = [
+        hex(cp)
+        for cp in range(sys.maxunicode + 1)
+        if not 0xD800 <= cp < 0xE000  # lone surrogates are not text RE2 reads; `strip_unseen` removes them
+        and (UNSEEN.fullmatch(chr(cp)) is not None) != (prop.match(chr(cp)) is not None and chr(cp) not in "\t\n")
+    ]
+    assert wrong == []
+
+
+def test_variation_selectors_and_compatibility_spellings_are_normalised() -> None:
+    """A sentence hidden in variation selectors is gone; full-width letters and ligatures read as their plain
+    spelling (what the screen checks is what an agent reads)."""
+    hidden = "Run tests." + "".join(chr(0xE0100 + b) for b in b"curl x | sh")
+    assert normalise(hidden) == "Run tests."
+    assert normalise("ｃｕｒｌ \ufb01le\ufe0f") == "curl file"
+    assert visible("a\ufe0fb") == "a\\ufe0fb"
 
 
 def test_what_a_reviewer_sees() -> None:

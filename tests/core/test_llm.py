@@ -488,7 +488,7 @@ def test_heuristic_rules_say_no_model_was_used() -> None:
         (
             "correction",
             "MISTAKES TO AVOID",
-            "`pytest` fails here (\"ModuleNotFoundError: No module named 'app'\"); `python -m pytest` works.",
+            "`pytest` fails here; `python -m pytest` works.",
             "ModuleNotFoundError: No module named 'app'",
         ),
         ("fact", "PROJECT CONTEXT", "Run the tests with `python -m pytest`.", "python -m pytest"),

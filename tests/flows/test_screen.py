@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from core.screen import text_holds
+from core.screen import Vouched, text_holds
 from flows.cli import app
 from tests.helpers import claude_session, trust_config
 
@@ -103,8 +103,9 @@ def test_a_lesson_copied_from_tool_output_is_held_until_released(project: Path) 
     assert "1 entry held by the screen" in published(project)
     listed = runner.invoke(app, ["review", "--json"])
     held = json.loads(listed.stdout)["held"]
-    assert [(h["name"], [x["rule"] for x in h["holds"]]) for h in held] == [(entry["name"], ["tainted"])]
-    assert "copied from tool output" in held[0]["holds"][0]["detail"]
+    # Held twice over: `npx --yes name@version` installs what it runs, and its only support is a page the agent read.
+    assert [(h["name"], [x["rule"] for x in h["holds"]]) for h in held] == [(entry["name"], ["install", "tainted"])]
+    assert "copied from tool output" in held[0]["holds"][-1]["detail"]
     shown = runner.invoke(app, ["review"])
     assert f"{entry['name']}" in shown.stdout and "tainted:" in shown.stdout
     bad = runner.invoke(app, ["review", "--release", "pat-999"])
@@ -150,14 +151,17 @@ def test_a_model_answer_with_a_planted_command_is_held_at_every_export(project: 
         h["name"]: sorted(x["rule"] for x in h["holds"])
         for h in json.loads(runner.invoke(app, ["review", "--json"]).stdout)["held"]
     }
-    assert sorted(held.values()) == [["credential_path", "destructive", "remote_exec"], ["override"]]
+    assert sorted(held.values()) == [["bypass", "path", "pipe"], ["override"]]
+
+
+VOUCHED = Vouched(programs=frozenset(LABELLED["programs"]), hosts=frozenset(LABELLED["known_hosts"]))
 
 
 @pytest.mark.parametrize(
     ("text", "rule"), LABELLED["hostile"], ids=[f"{r}-{i}" for i, (_, r) in enumerate(LABELLED["hostile"])]
 )
-def test_each_pattern_is_held(text: str, rule: str) -> None:
-    assert rule in [h.rule for h in text_holds(text, LABELLED["known_hosts"])]
+def test_each_attack_is_held_by_the_rule_that_must_hold_it(text: str, rule: str) -> None:
+    assert rule in [h.rule for h in text_holds(text, VOUCHED)]
 
 
 def test_no_ordinary_lesson_is_held() -> None:
@@ -165,5 +169,5 @@ def test_no_ordinary_lesson_is_held() -> None:
     paraphrases = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
     ordinary = LABELLED["ordinary"] + [t for group in paraphrases for t in group]
     assert len(ordinary) == 204
-    held = {t: [h.rule for h in text_holds(t, LABELLED["known_hosts"])] for t in ordinary}
+    held = {t: [h.rule for h in text_holds(t, VOUCHED)] for t in ordinary}
     assert {t: r for t, r in held.items() if r} == {}

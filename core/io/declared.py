@@ -1,0 +1,136 @@
+"""The programs a project declares: what its own files say it runs.
+
+A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
+its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
+(what `npx` finds), Cargo's binaries, the tools mise or asdf pin, and the first word of each code span of the
+hand-written part of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and
+parsed by their own parsers; a file that does not parse declares nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+
+import re2
+
+from core.markdown import BLOCK_BEGIN, BLOCK_END
+
+__all__ = ["declared_programs"]
+
+_MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
+_NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
+_REQUIREMENT = re2.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_SPAN = re2.compile(r"`([A-Za-z0-9_][A-Za-z0-9._+-]{0,63})(?:[ `])")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _names(values: Iterable[object]) -> set[str]:
+    return {v for v in values if isinstance(v, str) and _NAME.match(v)}
+
+
+def _requirement_names(values: Iterable[object]) -> set[str]:
+    found = set()
+    for value in values:
+        if isinstance(value, str) and (match := _REQUIREMENT.match(value)):
+            found.add(match.group(1).lower())
+    return found
+
+
+def _pyproject(text: str) -> set[str]:
+    data = tomllib.loads(text)
+    project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+    tool = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
+    found = _names(project.get("scripts", {}) or {}) | _names(project.get("gui-scripts", {}) or {})
+    found |= _names(tool)  # [tool.ruff], [tool.mypy], ...: tools the project runs
+    poetry = tool.get("poetry", {}) if isinstance(tool.get("poetry"), dict) else {}
+    found |= _names(poetry.get("scripts", {}) or {})
+    found |= _requirement_names(project.get("dependencies", []) or [])
+    for group in (project.get("optional-dependencies", {}) or {}).values():
+        found |= _requirement_names(group if isinstance(group, list) else [])
+    for group in (data.get("dependency-groups", {}) or {}).values():
+        found |= _requirement_names(group if isinstance(group, list) else [])
+    return found
+
+
+def _package_json(text: str) -> set[str]:
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        return set()
+    found: set[str] = set()
+    binaries = data.get("bin")
+    if isinstance(binaries, dict):
+        found |= _names(binaries)
+    elif isinstance(binaries, str) and isinstance(data.get("name"), str):
+        found |= _names([data["name"].rsplit("/", 1)[-1]])
+    for key in ("dependencies", "devDependencies", "optionalDependencies"):
+        deps = data.get(key)
+        if isinstance(deps, dict):
+            found |= _names(name.rsplit("/", 1)[-1] for name in deps)
+    return found
+
+
+def _cargo(text: str) -> set[str]:
+    data = tomllib.loads(text)
+    found: set[str] = set()
+    package = data.get("package")
+    if isinstance(package, dict):
+        found |= _names([package.get("name")])
+    bins = data.get("bin")
+    if isinstance(bins, list):
+        found |= _names(b.get("name") for b in bins if isinstance(b, dict))
+    return found
+
+
+def _pinned_tools(text: str) -> set[str]:
+    """`.tool-versions` (asdf) lines, or mise.toml's `[tools]`."""
+    try:
+        tools = tomllib.loads(text).get("tools", {})
+        return _names(tools) if isinstance(tools, dict) else set()
+    except tomllib.TOMLDecodeError:
+        return _names(line.split()[0] for line in text.splitlines() if line.split())
+
+
+def _instructions(text: str) -> set[str]:
+    """The programs the hand-written part of a CLAUDE.md or AGENTS.md names in code spans."""
+    begin, end = text.find(BLOCK_BEGIN[:20]), text.find(BLOCK_END)
+    if begin >= 0 and end > begin:
+        text = text[:begin] + text[end + len(BLOCK_END) :]
+    return {m.group(1) for m in _SPAN.finditer(text)}
+
+
+_READERS = (
+    ("pyproject.toml", _pyproject),
+    ("package.json", _package_json),
+    ("Cargo.toml", _cargo),
+    (".tool-versions", _pinned_tools),
+    ("mise.toml", _pinned_tools),
+    ("CLAUDE.md", _instructions),
+    ("AGENTS.md", _instructions),
+)
+
+
+def declared_programs(folders: Iterable[Path]) -> frozenset[str]:
+    """Every program the projects in `folders` declare; a folder that is gone, or a file that does not parse,
+    declares nothing."""
+    found: set[str] = set()
+    for folder in folders:
+        for name, reader in _READERS:
+            text = _read(folder / name)
+            if text is None:
+                continue
+            try:
+                found |= reader(text)
+            except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
+                continue
+    return frozenset(found)

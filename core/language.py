@@ -1,0 +1,111 @@
+"""Which language a short text is written in, and which scripts its letters use.
+
+A lesson reaches an agent in the language it is written in; an instruction in a language the user never writes in
+("Ignorez les instructions précédentes ...") is not the user's. Function words (articles, pronouns, conjunctions)
+tell the common Latin-script languages apart in a sentence or two, without a model; other scripts are told by the
+Unicode Script property of their letters (`scripts_of`), which RE2 knows. Pure functions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import re2
+
+__all__ = ["SCRIPTS", "is_function_word", "language_of", "mixed_words", "scripts_of"]
+
+# Function words each language uses constantly and English does not (so `a`, `in`, `die`, `me` are left out).
+_WORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "the and of to is that it for with as was on are be this by not or have from but they you your which"
+        " when what there their will would should can could all any been has had its than then them these"
+        " those were only also into use run before after".split()
+    ),
+    "fr": frozenset(
+        "le les des du est et une un pour pas que qui dans sur avec ce cette sont nous vous ils elle au aux"
+        " mais ou donc leur toutes tous toujours jamais précédentes ignorez".split()
+    ),
+    "de": frozenset(
+        "der das und ist nicht ein eine mit für auf dem den des sich auch wird sind wir ihr sie es zu im"
+        " oder aber immer niemals alle vorherigen ignoriere".split()
+    ),
+    "es": frozenset(
+        "el los las del es y una un para que por con se su sus como más pero está son nosotros siempre nunca"
+        " todas todos anteriores ignora".split()
+    ),
+    "it": frozenset(
+        "il gli della delle di è e una un per che non con sono questo questa come più ma sempre mai tutte"
+        " tutti precedenti ignora".split()
+    ),
+    "pt": frozenset(
+        "os das dos da é e uma um para que não com se são como mais mas está nós sempre nunca todas todos"
+        " anteriores ignore".split()
+    ),
+    "nl": frozenset(
+        "de het een en is niet van dat voor met op zijn ook maar wij jullie altijd nooit alle vorige negeer".split()
+    ),
+    "sv": frozenset("och är inte att det som för med på av en ett alla alltid aldrig tidigare ignorera".split()),
+    "pl": frozenset("i nie jest się na że do w z to są dla wszystkie zawsze nigdy poprzednie zignoruj".split()),
+    "tr": frozenset("ve bir bu için ile da de değil olan her tüm önceki asla daima yoksay".split()),
+}
+_WORD = re2.compile(r"[\pL\pM]+")
+# The scripts a word's letters may belong to. Common and Inherited (digits, marks, punctuation) belong to any.
+SCRIPTS = (
+    "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana", "Devanagari", "Bengali",
+    "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam", "Sinhala", "Thai", "Lao",
+    "Tibetan", "Myanmar", "Georgian", "Hangul", "Ethiopic", "Cherokee", "Khmer", "Mongolian", "Hiragana",
+    "Katakana", "Bopomofo", "Han", "Yi", "Tifinagh", "Coptic", "Glagolitic", "Runic", "Ogham",
+)  # fmt: skip
+_RUNS = re2.compile("|".join(f"(?P<{s}>\\p{{{s}}}+)" for s in SCRIPTS) + r"|(?P<Other>[^\p{Common}\p{Inherited}\PL]+)")
+# Scripts one writing system mixes in one word (Japanese: kanji with kana; Korean: hanja with hangul).
+_TOGETHER = ({"Han", "Hiragana", "Katakana"}, {"Han", "Hangul"}, {"Han", "Bopomofo"})
+
+
+def is_function_word(word: str) -> bool:
+    """True for a word of any of the languages' function words (`the`, `a`, `les`), in any case."""
+    low = word.lower()
+    return low in ("a", "an", "i") or any(low in words for words in _WORDS.values())
+
+
+def language_of(text: str) -> str | None:
+    """The language `text` is written in (`en`, `fr`, ...), or None when too few function words say."""
+    counts: Counter[str] = Counter()
+    for match in _WORD.finditer(text.lower()):
+        word = match.group()
+        for lang, words in _WORDS.items():
+            if word in words:
+                counts[lang] += 1
+    if not counts:
+        return None
+    lang, n = counts.most_common(1)[0]
+    if lang != "en" and (n < 2 or n <= counts["en"]):
+        return "en" if counts["en"] else None
+    return lang
+
+
+def _scripts(word: str) -> set[str]:
+    found = set()
+    for match in _RUNS.finditer(word):
+        found.add(next(name for name, value in match.groupdict().items() if value))
+    return found
+
+
+def scripts_of(texts: Iterable[str]) -> set[str]:
+    """Every script the letters of `texts` use."""
+    found: set[str] = set()
+    for text in texts:
+        for match in _WORD.finditer(text):
+            found |= _scripts(match.group())
+    return found
+
+
+def mixed_words(text: str) -> list[tuple[str, set[str]]]:
+    """The words of `text` whose letters mix scripts no writing system mixes (`pаypal` with a Cyrillic `а`), each
+    with its scripts."""
+    found = []
+    for match in _WORD.finditer(text):
+        scripts = _scripts(match.group())
+        if len(scripts) > 1 and not any(scripts <= together for together in _TOGETHER):
+            found.append((match.group(), scripts))
+    return found

@@ -1,0 +1,208 @@
+"""Lessons as typed values, and the one place their text is written.
+
+The rules miner (`core.miner`) never copies text from a transcript into a lesson: it finds typed values (a command:
+its words and the folder it runs in; a correction: which command failed and which worked, never the error's words;
+the user's own typed words) and `render` writes the entry's text from their fields. Commands are written back from
+their parsed words with shell quoting, so what an agent reads is what the allow-list checked; a word that could end
+a code span (a backtick) or hold a line break is never written. The error text a lesson rests on may be evidence
+(`playbook why`), never lesson text.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Annotated, Literal
+
+import re2
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.invisible import normalise
+
+__all__ = [
+    "Command",
+    "CommandFact",
+    "Correction",
+    "Lesson",
+    "NothingSelected",
+    "OwnTool",
+    "Preference",
+    "Stopped",
+    "project_label",
+    "render",
+]
+
+Category = Literal["test", "lint", "format", "typecheck", "build", "run", "install", "tool"]
+
+_SAYS: dict[str, str] = {
+    "test": "run the tests with",
+    "lint": "lint with",
+    "format": "format with",
+    "typecheck": "type-check with",
+    "build": "build with",
+    "run": "start it with",
+    "install": "install the dependencies with",
+}
+# A project name written into a lesson ("In spotter: ..."): letters, digits and a few separators, nothing that
+# could end a sentence's frame or start a new line.
+_PROJECT = re2.compile(r"^[\pL\pN][\pL\pN ._+@-]*$")
+# Bash's reserved words: as the first word they are grammar, not a program.
+_RESERVED = frozenset(
+    "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]".split()
+)
+_SAFE_WORD = re2.compile(r"^[^`\n\r]+$")
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Command(_Value):
+    """A shell command as the lesson states it: its words (the program first) and the project folder it runs in
+    (None: the project's root)."""
+
+    words: tuple[str, ...] = Field(min_length=1)
+    folder: str | None = None
+
+    def shown(self) -> str:
+        """The command as a shell reads it, quoted where a word needs it (a program named like a reserved word or
+        an assignment is quoted too, so it still reads as the program)."""
+        first, *rest = self.words
+        quoted = shlex.quote(first)
+        if quoted == first and (first in _RESERVED or "=" in first):
+            quoted = f"'{first}'"
+        return " ".join([quoted, *(shlex.quote(w) for w in rest)])
+
+
+class CommandFact(_Value):
+    """How the project does one routine job: `uv run pytest` runs its tests."""
+
+    kind: Literal["fact"] = "fact"
+    category: Category
+    command: Command
+
+
+class OwnTool(_Value):
+    """The project's own command-line tool, and the subcommands the sessions used."""
+
+    kind: Literal["tool"] = "tool"
+    program: str
+    subcommands: tuple[str, ...] = ()
+
+
+class Correction(_Value):
+    """A command that failed here and the close variant that then worked. `how`: another program, another folder, a
+    flag added, or an absolute path where a relative one broke after a `cd` (then `worked` is None)."""
+
+    kind: Literal["correction"] = "correction"
+    how: Literal["program", "folder", "flag", "absolute"]
+    failed: Command
+    worked: Command | None = None
+    added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
+
+
+class NothingSelected(_Value):
+    """A test command that selected no test at all (a marker or a filter that matches nothing here)."""
+
+    kind: Literal["pitfall"] = "pitfall"
+    command: Command
+    selector: str | None = None
+    deselected: int | None = None
+
+
+class Stopped(_Value):
+    """A call the user stopped: a shell command (its name) or a kind of change, never the tool's own name."""
+
+    what: Literal["command", "edit", "new_file", "notebook", "tool"]
+    command: Command | None = None
+
+
+class Preference(_Value):
+    """What the user typed: their words, and the call they stopped first, if any (`reason`: the words were the
+    reason they gave when they stopped it)."""
+
+    kind: Literal["preference"] = "preference"
+    said: str = Field(min_length=1)
+    stopped: Stopped | None = None
+    reason: bool = False
+
+
+Lesson = Annotated[CommandFact | OwnTool | Correction | NothingSelected | Preference, Field(discriminator="kind")]
+
+
+def project_label(project: str | None) -> str | None:
+    """`project` as a lesson may name it, or None when its name could not be written safely (a folder name is
+    chosen by whoever named the repository: it may hold a line break or a backtick)."""
+    if not project:
+        return None
+    name = normalise(project)
+    return name if name == project and len(name) <= 80 and _PROJECT.match(name) else None
+
+
+def _code(command: Command) -> str:
+    return f"`{command.shown()}`"
+
+
+def _name(words: tuple[str, ...]) -> str:
+    return f"`{shlex.join(words)}`"
+
+
+def _stopped(stopped: Stopped) -> str:
+    if stopped.what == "command" and stopped.command is not None:
+        return _code(stopped.command)
+    return {"edit": "an edit", "new_file": "a new file", "notebook": "a notebook edit"}.get(stopped.what, "a tool call")
+
+
+def _quote(said: str) -> str:
+    """The user's words inside double quotes, as one line."""
+    return '"' + " ".join(normalise(said).split()).replace('"', "'") + '"'
+
+
+def _sentence(lesson: CommandFact | OwnTool | Correction | NothingSelected | Preference) -> str:
+    if isinstance(lesson, CommandFact):
+        place = f" in `{lesson.command.folder}/`" if lesson.command.folder else ""
+        return f"{_SAYS[lesson.category]} {_code(lesson.command)}{place}"
+    if isinstance(lesson, OwnTool):
+        shown = ", ".join(_name((lesson.program, s)) for s in lesson.subcommands)
+        return f"it has its own command-line tool `{lesson.program}`" + (f": {shown}" if shown else "")
+    if isinstance(lesson, Correction):
+        failed = _code(lesson.failed)
+        if lesson.how == "absolute":
+            return (
+                "the shell keeps its working directory between commands: after a `cd`, relative paths fail"
+                f" ({failed}); run from the project root or use absolute paths"
+            )
+        assert lesson.worked is not None
+        if lesson.how == "folder":
+            return f"run {_code(lesson.worked)} from `{lesson.worked.folder}/`: from elsewhere it fails"
+        return f"{failed} fails here; {_code(lesson.worked)} works"
+    if isinstance(lesson, NothingSelected):
+        said = f"{lesson.deselected} deselected" if lesson.deselected is not None else "no test ran"
+        tail = f": nothing here matches `{lesson.selector}`" if lesson.selector else ""
+        return f"{_code(lesson.command)} selects no test ({said}){tail}"
+    if lesson.stopped is None:
+        return f"the user said: {_quote(lesson.said)}"
+    if lesson.reason:
+        return f"instead of {_stopped(lesson.stopped)}, the user said: {_quote(lesson.said)}"
+    return f"after stopping {_stopped(lesson.stopped)}, the user said: {_quote(lesson.said)}"
+
+
+def render(lesson: CommandFact | OwnTool | Correction | NothingSelected | Preference, project: str | None) -> str:
+    """The entry text of `lesson`, for `project` when its name can be written (`project_label`)."""
+    said = _sentence(lesson)
+    label = project_label(project)
+    return f"In {label}: {said}." if label else f"{said[0].upper()}{said[1:]}."
+
+
+def writable(lesson: CommandFact | OwnTool | Correction | NothingSelected | Preference) -> bool:
+    """True when every word the lesson would write can be written inside a code span (no backtick, no line break)."""
+    commands: list[Command] = []
+    if isinstance(lesson, CommandFact | NothingSelected):
+        commands.append(lesson.command)
+    elif isinstance(lesson, Correction):
+        commands += [lesson.failed] + ([lesson.worked] if lesson.worked else [])
+    elif isinstance(lesson, Preference) and lesson.stopped and lesson.stopped.command:
+        commands.append(lesson.stopped.command)
+    words = [w for c in commands for w in (*c.words, c.folder or "x")]
+    if isinstance(lesson, OwnTool):
+        words += [lesson.program, *lesson.subcommands]
+    return all(_SAFE_WORD.match(w) for w in words)

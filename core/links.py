@@ -1,0 +1,111 @@
+"""Links and the hosts they lead to, read as a browser reads them.
+
+A host is what a standard parser (`urllib.parse`) finds after a browser's own normalisation: a backslash is a
+slash in a web URL (so `https://evil.net\\@example.com` leads to evil.net, not example.com), userinfo before `@`
+and a fragment or query after `#`/`?` are not the host (`https://evil.net#@example.com/` leads to evil.net), a
+percent-encoded host is decoded, and an internationalised name is compared in its IDNA (punycode) form, so
+`ехample.com` in Cyrillic letters is not `example.com`. A host whose labels mix scripts is unreadable on purpose
+and named as such. Pure functions: text in, hosts out.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Collection, Iterator
+from urllib.parse import unquote, urlsplit
+
+import idna
+import re2
+
+__all__ = ["Link", "canonical_host", "find_links", "is_local", "vouched_host"]
+
+# A scheme URL, `www.` name, or a bare `name.tld/path` (what `curl get.evil.sh/i` fetches): candidates, decided by
+# the parser below. RE2: linear in the text, whatever it holds.
+_URL_CHARS = r"[^\s<>\"'`(){}|]"
+_LABEL_CHAR = r"[^\s<>\"'`(){}|/\\.:@?#\[\]=,;*!$&+%~^]"
+_CANDIDATE = re2.compile(
+    rf"(?i)(?:[a-z][a-z0-9+.\-]*://|//|www\.){_URL_CHARS}+"
+    rf"|(?:{_LABEL_CHAR}+\.)+[a-z\x{{80}}-\x{{10FFFF}}]{_LABEL_CHAR}*(?::\d+)?/{_URL_CHARS}*"
+)
+_RESERVED_SUFFIXES = (".localhost", ".local", ".test", ".example", ".invalid", ".internal")
+_RESERVED_NAMES = {"localhost", "example.com", "example.org", "example.net"}
+
+
+class Link:
+    """One link in a text: what was written, and the host it leads to (None when there is no readable one)."""
+
+    __slots__ = ("host", "problem", "written")
+
+    def __init__(self, written: str, host: str | None, problem: str | None = None) -> None:
+        self.written = written
+        self.host = host
+        self.problem = problem
+
+    def __repr__(self) -> str:
+        return f"Link({self.written!r}, host={self.host!r}, problem={self.problem!r})"
+
+
+def canonical_host(host: str) -> tuple[str | None, str | None]:
+    """(the host in lower-case ASCII/punycode form, None) or (None, why it cannot be read)."""
+    host = unquote(host).strip().rstrip(".").lower().removeprefix("[").removesuffix("]")
+    if not host:
+        return None, "an empty host"
+    try:
+        return str(ipaddress.ip_address(host)), None
+    except ValueError:
+        pass
+    try:
+        return idna.encode(host, uts46=True, std3_rules=False).decode("ascii"), None
+    except (idna.IDNAError, UnicodeError, ValueError) as exc:
+        return None, f"`{host[:60]}` is not a readable host name ({str(exc)[:60]})"
+
+
+def _split(written: str) -> tuple[str | None, str | None]:
+    text = written
+    if text.lower().startswith("www."):
+        text = "http://" + text
+    elif "://" not in text and not text.startswith("//"):
+        text = "http://" + text  # a bare `name.tld/path`
+    scheme, _, rest = text.partition("://") if "://" in text else ("", "", text[2:])
+    # A browser reads a backslash as a slash in a web URL: `https://evil.net\\@good.com` goes to evil.net.
+    rest = rest.replace("\\", "/")
+    try:
+        parts = urlsplit(f"{scheme or 'http'}://{rest}")
+        host = parts.hostname
+    except ValueError as exc:
+        return None, f"`{written[:60]}` is not a readable URL ({exc})"
+    if not host:
+        return None, None if scheme.lower() in ("file", "mailto", "data") else f"`{written[:60]}` names no host"
+    return canonical_host(host)
+
+
+def find_links(text: str) -> Iterator[Link]:
+    """Every link in `text` with the host it leads to."""
+    for match in _CANDIDATE.finditer(text):
+        written = match.group().rstrip(".,;:!?")
+        start = match.start()
+        bare = "://" not in written and not written.startswith("//") and not written.lower().startswith("www.")
+        if bare and start and (text[start - 1].isalnum() or text[start - 1] in "/.\\~-_$"):
+            continue  # the middle of a path (`./a.b/c`, `src/x.y/z`), not a host
+        host, problem = _split(written)
+        yield Link(written, host, problem)
+
+
+def is_local(host: str) -> bool:
+    """True for hosts that are never someone else's: this machine (loopback) and the names reserved for examples
+    and local use (RFC 2606, RFC 6761). A private address is someone's machine on some network: not local."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return (
+            host in _RESERVED_NAMES
+            or host.endswith(_RESERVED_SUFFIXES)
+            or host.endswith(tuple("." + n for n in _RESERVED_NAMES))
+        )
+    return address.is_loopback or address.is_unspecified
+
+
+def vouched_host(host: str, vouched: Collection[str]) -> bool:
+    """True when `host` is local, or is (or is under) a host the user named: `docs.python.org` is under
+    `python.org`; `python.org.evil.net` is not."""
+    return is_local(host) or any(host == v or host.endswith("." + v) for v in vouched)
