@@ -1,6 +1,13 @@
 """What the screen (`core.screen`) needs from the database: what the user's own prompts vouch for, what each
 entry rests on (the contributors of the sessions behind it, a taint, a withdrawal), and the holds a person
-released."""
+released.
+
+The contributors an entry rests on are counted by session, not by folder: two of its sessions are the same when
+one's normalised parts are all in the other (a copy, re-encoded or not, or a copy of an earlier or later state of
+a session that grew; `core.store.session_keys`), or when their records carry the same id. A session found under
+one contributor's folder only counts for them; one found under several counts for none, since nothing tells whose
+it is. So a copy of a session, under any number of folders, never adds a contributor; at worst it takes one away,
+which holds the entry for `review`."""
 
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from core.allowlist import Vouched
 from core.language import is_function_word, language_of, scripts_of
 from core.links import find_links
 from core.screen import Screened, Support, text_key
+from core.store.session_keys import containing, session_parts, source_ids
 
 __all__ = [
     "project_folders",
@@ -139,6 +147,8 @@ def support_of(con: duckdb.DuckDBPyConnection, playbook: str, texts: Mapping[str
         [playbook],
     ).fetchall():
         tainted[str(entry_id)] = (str(text), str(why))
+    parts, sources = session_parts(con, list(contributor)), source_ids(con, list(contributor))
+    larger = containing(con, list(contributor))
     out: dict[str, Support] = {}
     for entry_id, text in texts.items():
         ids = behind[entry_id]
@@ -146,7 +156,7 @@ def support_of(con: duckdb.DuckDBPyConnection, playbook: str, texts: Mapping[str
         taint = tainted.get(entry_id)
         gone = sorted({withdrawn[s] for s in ids if s in withdrawn})
         out[entry_id] = Support(
-            contributors={contributor[s] for s in live},
+            contributors=_credited(live, contributor, parts, sources, larger),
             tainted=taint[1] if taint and taint[0] == text else None,
             withdrawn=(
                 f"every session behind it was withdrawn by {', '.join(gone)} (playbook forget)"
@@ -155,6 +165,49 @@ def support_of(con: duckdb.DuckDBPyConnection, playbook: str, texts: Mapping[str
             ),
         )
     return out
+
+
+def _credited(
+    sessions: set[str],
+    contributor: Mapping[str, str | None],
+    parts: Mapping[str, frozenset[int]],
+    sources: Mapping[str, str],
+    larger: Mapping[frozenset[int], list[frozenset[int]]],
+) -> set[str | None]:
+    """The contributors `sessions` count for: sessions whose records carry the same id (this machine's session and
+    the copy it pushed), or whose content one holds the other's, are one (transitively, among `sessions` only); one
+    held under a single contributor counts for them, one under several for none. When none counts, one name saying
+    so stands for them all, so the entry still rests on one contributor (and never on none, which the screen reads
+    as "no session behind it")."""
+    root = {s: s for s in sessions}
+
+    def find(s: str) -> str:
+        while root[s] != s:
+            root[s] = root[root[s]]
+            s = root[s]
+        return s
+
+    def join(a: str, b: str) -> None:
+        root[find(a)] = find(b)
+
+    by_source: dict[str, str] = {}
+    by_content: dict[frozenset[int], str] = {}
+    for s in sorted(sessions):
+        join(s, by_source.setdefault(sources.get(s, s), s))
+        if s in parts:
+            join(s, by_content.setdefault(parts[s], s))
+    for content, s in by_content.items():
+        for other in larger.get(content, ()):
+            if other in by_content:
+                join(s, by_content[other])
+    holders: dict[str, set[str | None]] = {}
+    for s in sessions:
+        holders.setdefault(find(s), set()).add(contributor[s])
+    credited = {next(iter(h)) for h in holders.values() if len(h) == 1}
+    if credited or not holders:
+        return credited
+    names = sorted({c or "this machine" for h in holders.values() for c in h})
+    return {f"the same session(s) under {', '.join(names)}"}
 
 
 def released_holds(con: duckdb.DuckDBPyConnection, playbook: str) -> set[tuple[str, str]]:
