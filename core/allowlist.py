@@ -141,20 +141,21 @@ BUILD_FOLDERS = frozenset(
     " bin obj .eggs site public/build storybook-static".split()
 )
 # Dotfiles and dot-folders a project keeps and a lesson may name (the allow-list; `.netrc`, `.npmrc`, `.ssh` and
-# every other dotfile are not on it, since what they hold is someone's credentials or the machine's own setup).
+# every other dotfile are not on it, since what they hold is someone's credentials or the machine's own setup; nor
+# are `.git`, `.claude`, `.vscode` and their kin, whose hooks, settings and tasks run commands).
 PROJECT_DOTFILES = frozenset(
     (
-        ".gitignore .gitattributes .gitmodules .gitkeep .github .gitlab-ci.yml .gitlab .mailmap .git .nvmrc"
+        ".gitignore .gitattributes .gitmodules .gitkeep .github .gitlab-ci.yml .gitlab .mailmap .nvmrc"
         " .node-version .python-version .ruby-version .tool-versions .editorconfig .prettierrc"
         " .prettierrc.json .prettierrc.js .prettierignore .eslintrc .eslintrc.js .eslintrc.cjs .eslintrc.json"
         " .eslintignore .stylelintrc .babelrc .browserslistrc .dockerignore .pre-commit-config.yaml .flake8"
         " .pylintrc .coveragerc .ruff.toml .rustfmt.toml .formatter.exs .credo.exs .iex.exs .rspec"
-        " .rubocop.yml .clang-format .clang-tidy .env.example .env.sample .env.template .devcontainer .vscode"
-        " .idea .cursor .claude .codex .husky .changeset .storybook .well-known .yarnrc.yml .yarn .swcrc"
-        " .mocharc.json .nycrc .jshintrc .markdownlint.json .yamllint .hadolint.yaml .golangci.yml"
-        " .goreleaser.yml .cargo .circleci .buildkite .vercelignore .terraform-version .sqlfluff"
-        " .envrc.example .mise.toml .venv .tox .nox .pytest_cache .mypy_cache .ruff_cache .next .nuxt"
-        " .svelte-kit .turbo .parcel-cache .cache .gradle .eggs .coverage .bin .config .DS_Store .env"
+        " .rubocop.yml .clang-format .clang-tidy .env.example .env.sample .env.template .husky .changeset"
+        " .storybook .well-known .yarnrc.yml .yarn .swcrc .mocharc.json .nycrc .jshintrc .markdownlint.json"
+        " .yamllint .hadolint.yaml .golangci.yml .goreleaser.yml .cargo .circleci .buildkite .vercelignore"
+        " .terraform-version .sqlfluff .envrc.example .mise.toml .venv .tox .nox .pytest_cache .mypy_cache"
+        " .ruff_cache .next .nuxt .svelte-kit .turbo .parcel-cache .cache .gradle .eggs .coverage .bin"
+        " .DS_Store .env"
     ).split()
 ) | {".", ".."}
 # Long options that switch a safeguard off, in any program's spelling. A prefix of one of them counts too (git and

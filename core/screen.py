@@ -64,8 +64,16 @@ HoldRule = Literal[
 _SPAN = re2.compile(r"`([^`\n]*)`")
 # Shell syntax that has no business in a sentence; arrows and comparisons (`->`, `>=`) are prose.
 _PROSE_SHELL = re2.compile(r"\||\\|\$[({A-Za-z_]|[<>]\(|&&|[{}]|(?:^|[^-=<>])[<>](?:[^=-]|$)")
+# A comparison in a sentence ("functions < 50 lines", "at most > 3"): `<` or `>` before a number.
+_COMPARISON = re2.compile(r"^\s?[<>]\s?\d")
 _PROSE_FLAG = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w-]*)")
 _PROSE_PATH = re2.compile(r"(?:^|[\s(\"'=:])((?:~|/|\$HOME|%[A-Z]+%|[A-Za-z]:\\)[^\s,;)\"']*|\.[A-Za-z][\w.-]*)")
+# The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
+# outside the project; `/api/users` or `/health` is a route.
+_SYSTEM_ROOTS = frozenset(
+    "bin boot dev etc home lib lib32 lib64 media mnt opt proc root run sbin srv sys tmp usr var Users Library System"
+    " Applications Volumes private cores nix snap Network".split()
+)
 _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
 # Where a clause begins and ends around a flag written in a sentence, and the words that end a command there.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
@@ -206,15 +214,17 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     without_links = prose
     for link in find_links(prose):
         without_links = without_links.replace(link.written, " ")
-    shell = _PROSE_SHELL.search(without_links)
-    if shell:
+    for shell in _PROSE_SHELL.finditer(without_links):
+        if _COMPARISON.match(without_links[shell.start() : shell.end() + 2]):
+            continue
         found.append(
             Refusal("syntax", f"shell syntax (`{shell.group().strip()}`) outside a code span, where it is not checked")
         )
+        break
     found += _prose_commands(without_links, vouched)
     for match in _PROSE_PATH.finditer(without_links):
         word = match.group(1).rstrip(".:!?")
-        if word in ("/", "~") or (word.startswith("/") and len(word) < 2):
+        if word in ("/", "~") or (word.startswith("/") and word[1:].split("/", 1)[0] not in _SYSTEM_ROOTS):
             continue
         refused = path_refusal(word)
         if refused is not None:
