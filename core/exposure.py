@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from fnmatch import fnmatchcase
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.markdown import to_markdown
 from core.models import Entry, Playbook
+from core.patterns import Pattern
 
 __all__ = [
     "HookInput",
@@ -37,8 +37,8 @@ __all__ = [
     "parse_ledger",
 ]
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,119}$")
-_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+_ID = Pattern(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,119}")
+_SESSION = Pattern(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 
 
 def held_out(session_id: str, playbook: str, entry_id: str, share: float) -> bool:
@@ -64,7 +64,7 @@ class HookInput(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _session(cls, value: str) -> str:
-        if not _SESSION.match(value):
+        if not _SESSION.fullmatch(value):
             raise ValueError("not a session id")
         return value
 
@@ -130,7 +130,7 @@ class LedgerLine(BaseModel):
     def _ids(cls, value: list[Shown]) -> list[Shown]:
         for shown in value:
             for name in [shown.playbook, *shown.shown, *shown.held_out]:
-                if not _ID.match(name):
+                if not _ID.fullmatch(name):
                     raise ValueError(f"not an id: {name[:40]!r}")
         return value
 

@@ -10,14 +10,15 @@ data/lessons/paraphrases.json, none of whose same-lesson pairs it separates (doc
 from __future__ import annotations
 
 import functools
-import re
 from typing import NamedTuple
+
+from core.patterns import Pattern
 
 __all__ = ["different"]
 
-_SPAN = re.compile(r"`([^`]+)`")
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)(?!\w)")
-_WORD = re.compile(r"[a-z][a-z-]*")
+_SPAN = Pattern(r"`([^`]+)`")
+_NUMBER = Pattern(r"\p{Nd}+(?:\.\p{Nd}+)*")
+_WORD = Pattern(r"[a-z][a-z-]*")
 # Words that turn a lesson into its opposite (pairs seen in lessons; not `before`/`after` or `short`/`long`, which
 # paraphrases swap freely: "run X before Y" is "run Y after X").
 _OPPOSITES = (
@@ -46,12 +47,24 @@ def _spans(text: str) -> set[str]:
 
 
 def _numbers(text: str) -> set[str]:
-    return set(_NUMBER.findall(_SPAN.sub(" ", text)))
+    """The numbers standing alone (not after a word character or a dot, not before a word character): a number glued
+    to a letter gives back its last dotted part (`1.2.3a` -> `1.2`), as a backtracking match would."""
+    found = set()
+    for m in _NUMBER.finditer(_SPAN.sub(" ", text)):
+        number = m.group() or ""
+        before, after = m.before(), m.after()
+        if before and (before.isalnum() or before in "._"):
+            continue
+        if after and (after.isalnum() or after == "_"):
+            number = number[: number.rfind(".")] if "." in number else ""
+        if number:
+            found.add(number)
+    return found
 
 
 def _words(text: str) -> list[str]:
     """The words, a quoted command counting as one word."""
-    return _WORD.findall(_SPAN.sub(lambda m: " " + m.group(1).replace(" ", "_") + " ", text.lower()))
+    return _WORD.findall(_SPAN.sub(lambda m: " " + (m.group(1) or "").replace(" ", "_") + " ", text.lower()))
 
 
 class _Features(NamedTuple):

@@ -5,34 +5,45 @@ a home directory becomes `~` (this machine's, and any `/Users/NAME`, `/home/NAME
 transcript written elsewhere), the user name inside Claude Code's encoded project folders
 (`-Users-NAME-...`) becomes `USER`, e-mail addresses and the configured extra patterns (names, hosts) are
 masked. Both apply before text reaches a model, a playbook entry, an export or a report.
+
+Every pattern runs on RE2 (`core.patterns`), in time linear in the text. What RE2 cannot state (a value that only
+names a secret, `$TOKEN` or `None`; the characters beside a token) is checked on each match in Python, a bounded
+look at the match and its neighbours; a match that fails the check is passed over, and the search goes on after it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
-import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
+from core.errors import ConfigError
 from core.jsonx import locate_json
 from core.models import Playbook
 from core.operations import live_texts
-from core.re2_superset import superset
+from core.patterns import SPACE, Match, Pattern, escape
 
 __all__ = [
+    "BOUNDARY_CHARS",
     "MIXED_PAIR",
     "MIXED_RUN",
     "PERSONAL_PATTERNS",
     "RULES",
+    "Marked",
     "Redactor",
     "Rule",
+    "boundary_spans",
     "mask_playbook",
     "redact",
     "redact_answer",
+    "redact_boundary",
+    "redact_conversation",
     "redact_parts",
     "redact_transcript",
     "rule_shapes",
@@ -40,12 +51,134 @@ __all__ = [
     "secret_spans",
 ]
 
-# Values that name a secret without being one are kept, so a lesson can still say where the key comes from.
-# (Case-insensitive rules are matched against the lower-cased text, so their patterns are lower case.)
-_NOT_A_VALUE = (
-    r"(?!\[redacted|\$|<|%|\{\{|os\.|process\.env|env\.|none\b|null\b|nil\b|true\b|false\b|undefined\b|\d+\b"
-    r"|[\w.]*\()"
-)
+Span = tuple[int, int]
+# A condition RE2 cannot state, checked on a match: the span to replace (the one given, or another), or None when
+# the match holds no secret after all.
+Check = Callable[[Match, Span], "Span | None"]
+
+_S = f"[{SPACE}]"  # Python's whitespace, which RE2's `\s` (ASCII) is not
+_NS = f"[^{SPACE}]"
+_V = f"[^{SPACE}\"',;]"  # a character of an unquoted assigned value
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of secret.
+
+    The first single-letter group that took part (`v`, or one of several alternatives), else the whole match, is
+    replaced by `marker`, unless `check` says otherwise. `triggers` are lower-case substrings every match contains:
+    a text holding none is not scanned, since scanning is the cost and most text holds none (a rule without
+    triggers always runs). An `ignore_case` rule is matched against the text with its ASCII letters lower-cased,
+    so its pattern is lower case. `shape` is what DuckDB looks for where the pattern alone would be too wide (the
+    pattern itself otherwise); either way, wherever the rule finds a secret, its shape matches.
+    """
+
+    name: str
+    pattern: Pattern
+    marker: str
+    triggers: tuple[str, ...]
+    ignore_case: bool = False
+    check: Check | None = None
+    shape: str | None = None
+    letters: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "letters", tuple(g for g in self.pattern.groupindex if len(g) == 1))
+
+    def spans(self, subject: str) -> list[tuple[int, int, str]]:
+        """Where this rule finds secrets in `subject` (lower-cased already when `ignore_case`)."""
+        found = []
+        for m in self.pattern.finditer(subject):
+            group = next((g for g in self.letters if m.start(g) >= 0), None)
+            chosen = m.span(group) if group else m.span()
+            span = chosen if self.check is None else self.check(m, chosen)
+            if span is not None and span[1] > span[0]:
+                found.append((span[0], span[1], self.marker))
+        return found
+
+
+# Values that name a secret without being one are kept, so a lesson can still say where the key comes from:
+# `$TOKEN`, `<key>`, `%s`, `{{ var }}`, `os.environ[...]`, `process.env.X`, None/null/true/..., a number, a call.
+_PLACEHOLDERS = ("[redacted", "$", "<", "%", "{{", "os.", "process.env", "env.")
+_NON_VALUES = ("none", "null", "nil", "true", "false", "undefined")
+_NUMBER = Pattern(r"\p{Nd}+(?:[^\p{L}\p{N}_]|$)")  # Python's `\d+\b`
+_CALL = Pattern(r"[\p{L}\p{N}_.]*\(")  # Python's `[\w.]*\(`
+
+
+def _word_char(ch: str) -> bool:  # Python's `\w`; an empty string (the end of the text) is none
+    return ch.isalnum() or ch == "_"
+
+
+def _placeholder(text: str, at: int) -> bool:
+    """Whether the value starting at `at` only names a secret (see `_PLACEHOLDERS`); the look runs over the value's
+    own characters (a number's digits, a name up to its `(`), so it is bounded by the match."""
+    head = text[at : at + 12].lower()
+    if head.startswith(_PLACEHOLDERS):
+        return True
+    if any(head.startswith(w) and not _word_char(text[at + len(w) : at + len(w) + 1]) for w in _NON_VALUES):
+        return True
+    return _NUMBER.match(text, at) is not None or _CALL.match(text, at) is not None
+
+
+def _value(excluded: str, least: int) -> str:
+    """A value of `least` or more characters outside `excluded` (a class body), that RE2 itself tells from the commonest
+    placeholders: not starting with `$`, `<`, `%` or `(`, not all digits, not a bare None/null/nil/true/false/undefined.
+
+    `_placeholder` still decides (`{{`, `os.`, `1.5`, a call...); this only keeps a text dense with placeholders
+    (`api_key: None` a thousand times) from costing a check in Python for each. A superset of what the check keeps.
+    """
+
+    def rest(n: int) -> str:
+        return f"[^{excluded}]{{{max(n, 0)},}}"
+
+    words = ("none", "null", "nil", "true", "false", "undefined")
+
+    def trie(prefix: str) -> str:
+        # strings starting with `prefix` (a prefix of a word) that are no word
+        nexts = sorted({w[len(prefix)] for w in words if w.startswith(prefix) and len(w) > len(prefix)})
+        options = [f"[{c}{c.upper()}]{trie(prefix + c)}" for c in nexts]
+        if prefix:  # a first character that starts no word is `other`'s
+            other = "".join(c + c.upper() for c in nexts)
+            options.append(f"[^{excluded}{other}]{rest(least - len(prefix) - 1)}")
+        if prefix not in words and len(prefix) >= least:
+            options.append("")  # last: a longer value is preferred, as a greedy repeat would take it
+        return "(?:" + "|".join(options) + ")"
+
+    starts = "".join(sorted({w[0] + w[0].upper() for w in words}))
+    digits = [f"[0-9]{{{a}}}[^{excluded}0-9]{rest(least - a - 1)}" for a in range(1, least - 1)]
+    digits.append(f"[0-9]{{{max(least - 1, 1)},}}[^{excluded}0-9][^{excluded}]*")
+    other = f"[^{excluded}0-9$<%({starts}]{rest(least - 1)}"
+    return "(?:" + "|".join([other, *digits, trie("")]) + ")"
+
+
+_VALUE3, _VALUE4 = _value(f"{SPACE}\"',;", 3), _value(f"{SPACE}\"',;", 4)  # an assigned value, unquoted
+
+
+def _not_placeholder(m: Match, span: Span) -> Span | None:
+    return None if _placeholder(m.string, span[0]) else span
+
+
+def _not_a_marker(m: Match, span: Span) -> Span | None:
+    return None if m.string.startswith(("[REDACTED", "[redacted"), span[0]) else span
+
+
+def _prefixed(prefixes: str, rest: str) -> Pattern:
+    # `\b` before a prefix that starts with a word character: RE2's ASCII `\b` is Python's `(?<![A-Za-z0-9_])`.
+    return Pattern(rf"\b(?:{prefixes}){rest}")
+
+
+def _arg(bare: str) -> str:
+    """A command-line argument: its inside when quoted (`q`, `a`), else a bare word of `bare` characters (`v`)."""
+    return f"(?:\"(?P<q>[^\"\\n]+)\"|'(?P<a>[^'\\n]+)'|(?P<v>{bare}))"
+
+
+_BARE = f"[^{SPACE}\"'-][^{SPACE}\"']*"  # a bare argument: no quote, not a flag
+# A private key block of any kind (PEM, OpenSSH, PGP, SSH2, encrypted PEM), to its END line or, cut short, to the
+# end of the text; and the tail of one whose BEGIN went in an earlier message (base64 lines, then the END line).
+_KEY_BEGIN = "-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}"
+_KEY_END = "-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}"
+_NEWLINE = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, or one escaped in JSON text
+
 _KEY_NAME = (
     r"(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|auth[_-]?token"
     r"|access[_-]?token|refresh[_-]?token|client[_-]?secret|credentials?|token)(?:[_-]?(?:access[_-]?key|key|value))?"
@@ -53,31 +186,139 @@ _KEY_NAME = (
 _ASSIGNMENT_TRIGGERS = ("pass", "pwd", "secret", "key", "token", "credential")
 
 
-class Rule(NamedTuple):
-    """One kind of secret.
-
-    The group `v` (or the whole match) is replaced by `marker`. `triggers` are lower-case substrings every
-    match contains: a text holding none is not scanned, since scanning is the cost and most text holds
-    none. An `ignore_case` rule is matched against the lower-cased text (ten times faster than `(?i)`).
-    """
-
-    name: str
-    pattern: re.Pattern[str]
-    marker: str
-    triggers: tuple[str, ...]
-    ignore_case: bool = False
+# --- checks for the rules below (each a bounded look at the match and the characters beside it) ---------------
 
 
-def _prefixed(prefixes: str, rest: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{prefixes}){rest}")
+def _twilio_token(m: Match, span: Span) -> Span | None:
+    # 32 hex digits standing alone, `twilio` at most 160 characters before them on the same line.
+    if _ascii_alnum(m.before()) or _ascii_alnum(m.after()):
+        return None
+    window = m.string[max(0, span[0] - 166) : span[0]]
+    at = window.rfind("twilio")
+    return span if at >= 0 and "\n" not in window[at:] and at + 6 < len(window) else None
+
+
+def _ascii_alnum(ch: str) -> bool:  # `[0-9A-Za-z]`; an empty string (an end of the text) is none
+    return ch.isascii() and ch.isalnum()
+
+
+def _openssl_pass(m: Match, span: Span) -> Span | None:
+    # `-passin env:VAR`, `file:path`, `fd:3`, `stdin` name where the password is, not the password
+    if m.string.startswith(("env:", "file:", "fd:", "stdin"), span[0]):
+        return None
+    return _not_placeholder(m, span)
+
+
+def _echoed(m: Match, span: Span) -> Span | None:
+    # `echo -n 'pw' | sudo -S ...`, `printf '%s\n' pw | ...`: what is echoed, unless it only names the password
+    words = m.string[span[0] : span[1]].split()
+    while words and words[0].startswith("-"):
+        words.pop(0)
+    if words and m.string[m.start() : m.start() + 6] == "printf" and "%" in words[0]:
+        words.pop(0)
+    said = " ".join(words).strip("\"'")
+    if not said or said == "-" or _placeholder(said, 0):
+        return None
+    return span
+
+
+def _htpasswd(m: Match, span: Span) -> Span | None:
+    # `htpasswd -b FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`: only batch mode (`b`) takes it on the line.
+    flags = (m.group("flags") or "").replace(" ", "").replace("\t", "")
+    letters = "".join(c for c in flags if c.isalpha())
+    if "b" not in letters:
+        return None
+    group = "second" if "n" in letters else "third"
+    if m.start(group) < 0 or _placeholder(m.string, m.start(group)):
+        return None
+    start, end = m.span(group)
+    return start, end - 2 if m.string.endswith("&&", start, end) else end  # `... PW&& next`: the `&&` is the shell's
+
+
+def _pgpass(m: Match, span: Span) -> Span | None:
+    # host:port:database:user:password; a time of day with fields (12:30:45:123:456) is all digits
+    fields = [m.group(g) or "" for g in ("host", "db", "user")] + [m.string[span[0] : span[1]]]
+    return None if all(f.isdecimal() for f in fields) else span
+
+
+_TECH_WORDS = frozenset(
+    "sha1 sha256 sha384 sha512 md5 base64 base32 utf8 utf-8 utf16 ed25519 x25519 rsa2048 rsa4096 aes128 aes256 hs256"
+    " rs256 es256 v1 v2 v3 oauth2 http2 argon2 argon2id bcrypt pbkdf2 hmac-sha256".split()
+)
+# A bare value in prose holds a digit, or a sign before its last character: RE2 passes over "the token is expired."
+_WORDY = f"[^{SPACE}\"'`]"
+_SIGN = f"[^{SPACE}\"'`A-Za-z0-9]"
+_FILE_NAME = Pattern(r"[A-Za-z0-9_\-]+\.[A-Za-z]{1,5}")
+_HYPHENATED = Pattern(r"[a-z]+[0-9]{0,3}(?:[\-.][a-z]+[0-9]{0,3})+")
+
+
+def _named_in_prose(m: Match, span: Span) -> Span | None:
+    """A value named in prose ("the password is hunter2x!") that looks like a password: not a word, a path, a file
+    or a name."""
+    text = m.string
+    value = text[span[0] : span[1]]
+    core = value.rstrip(".,;:!?)]}>")
+    quoted = m.start("q") >= 0
+    if len(core) < (4 if quoted else 6) or _placeholder(text, span[0]):
+        return None
+    if "/" in core or "\\" in core or core.startswith("~") or "://" in core:
+        return None  # a path or a URL
+    if _FILE_NAME.fullmatch(core) or core.lower() in _TECH_WORDS or _HYPHENATED.fullmatch(core.lower()):
+        return None
+    if core.isupper() and core.replace("_", "").isalnum():
+        return None  # an environment variable's name (GITHUB_TOKEN)
+    letters_only = core.replace("-", "").replace("_", "").isalpha()
+    if letters_only and not (quoted and text[m.start() : m.start() + 4].lower() == "pass"):
+        return None  # a word ("the token is expired"); a quoted word only as a password ("the password is 'admin'")
+    return span
+
+
+# Base64 of printable ASCII, quad by quad (3 bytes from 0x20 to 0x7e each): the first three characters of a quad can
+# only be these. And a quad holding a `:` (as byte 1, 2 or 3) only one of these: a run without one decodes to no
+# `user:password`, and RE2 passes it over (a text dense with base64 costs no decoding).
+_B64_QUAD = "[I-Za-f][C-HS-Xi-ny-z0-3][AEIMQUYcgkosw048BFJNRVZdhlptx159][A-Za-z0-9+/_-]"
+_B64_COLON = (
+    "(?:O[i-n][AEIMQUYcgkosw048BFJNRVZdhlptx159][A-Za-z0-9+/_-]|[I-Za-f][DTjz][op][A-Za-z0-9+/_-]"
+    "|[I-Za-f][C-HS-Xi-ny-z0-3][AEIMQUYcgkosw048]6)"
+)
+_USER_PASS = Pattern(r"[A-Za-z0-9._@+\-]{1,64}:[^\s:/][^\s]{2,127}")
+
+
+def _base64_credential(m: Match, span: Span) -> Span | None:
+    """A base64 run that decodes to `user:password` or to text holding a secret (Basic auth, Docker's `auth`,
+    `echo -n user:pw | base64`)."""
+    if m.before() and (m.before().isalnum() or m.before() in "+/_-"):
+        return None  # the run starts before the match: its quads are not these
+    run = m.group() or ""
+    if m.after() and (m.after().isalnum() or m.after() in "+/_-"):
+        return None
+    raw = run.rstrip("=")
+    if len(raw) % 4 == 1:
+        return None
+    try:
+        alphabet = b"-_" if ("-" in raw or "_" in raw) else None
+        decoded = base64.b64decode(raw + "=" * (-len(raw) % 4), altchars=alphabet, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    if not decoded.isprintable():
+        return None
+    if _USER_PASS.fullmatch(decoded) or secret_spans(decoded, base64=False):
+        return span
+    return None
 
 
 RULES: list[Rule] = [
     Rule(
         "private_key",
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL),
+        Pattern(rf"{_KEY_BEGIN}.*?(?:{_KEY_END}|$)|(?:[A-Za-z0-9+/=]+[ \t]*{_NEWLINE})+{_KEY_END}", dotall=True),
         "[REDACTED:private_key]",
         ("private key",),
+    ),
+    Rule(
+        "putty_key",
+        Pattern(r"PuTTY-User-Key-File-[0-9]+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|$)", dotall=True),
+        "[REDACTED:private_key]",
+        ("putty-user-key-file",),
     ),
     Rule("anthropic_key", _prefixed("sk-ant-", r"[A-Za-z0-9_\-]{16,}"), "[REDACTED:api_key]", ("sk-ant-",)),
     Rule(
@@ -128,129 +369,267 @@ RULES: list[Rule] = [
     ),
     Rule(
         "authorization",
-        re.compile(
-            r"authorization\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)\s+(?P<v>" + _NOT_A_VALUE + r"[^\s\"',;\\]+)"
-        ),
+        Pattern(rf"authorization{_S}*[:=]{_S}*[\"']?(?:basic|bearer|token|digest){_S}+(?P<v>[^{SPACE}\"',;\\]+)"),
         "[REDACTED:token]",
         ("authorization",),
         ignore_case=True,
+        check=_not_placeholder,
     ),
     Rule(
         "bearer",
-        re.compile(r"\b(?:bearer|token)\s+(?P<v>(?!\[redacted)[a-z0-9._~+/\-]{16,}=*)"),
+        Pattern(rf"\b(?:bearer|token){_S}+(?P<v>[a-z0-9._~+/\-]{{16,}}=*)"),
         "[REDACTED:token]",
         ("bearer", "token"),
         ignore_case=True,
     ),
-    # `scheme://user:password@host`: the password runs to the LAST `@` of the word, so one holding `@` or
-    # `/` is covered whole.
+    # `scheme://user:password@host`: the password runs to the LAST `@` of the word (that a host follows), so one
+    # holding `@` or `/` is covered whole.
     Rule(
         "connection_string",
-        re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s:/@\[\]]+:(?P<v>(?!\[REDACTED)\S+)@(?=[^\s@]+)"),
+        Pattern(rf"\b[a-z][a-z0-9+.\-]*://[^{SPACE}:/@\[\]]+:(?P<v>{_NS}+)@[^{SPACE}@]"),
         "[REDACTED:password]",
         ("://",),
+        check=_not_a_marker,
     ),
     Rule(
         "password_flag",
-        re.compile(
-            r"--(?:password|passwd|pass|token|api-key|secret|auth-token)(?:=|\s+)(?P<v>" + _NOT_A_VALUE + r"(?!-)\S+)"
+        Pattern(
+            rf"--(?:password|passwd|pass|token|api-key|secret|auth-token)(?:=|{_S}+)" + _arg(f"[^{SPACE}\"'-]{_NS}*")
         ),
         "[REDACTED:password]",
         ("--pass", "--token", "--api-key", "--secret", "--auth-token"),
         ignore_case=True,
+        check=_not_placeholder,
     ),
-    # mysql / mariadb take the password glued to `-p`; elsewhere `-pthread` or `-pedantic` are flags.
+    # `-passin pass:PW` (openssl), `-storepass PW` (keytool), `-password PW`: single-dash password options.
+    Rule(
+        "pass_option",
+        Pattern(
+            rf"(?:^|[{SPACE}\"'])-(?:pass|passin|passout|password|passwd|passphrase|(?:src|dest)?(?:store|key)pass)"
+            rf"(?:={_S}*|{_S}+)(?:pass:)?" + _arg(_BARE)
+        ),
+        "[REDACTED:password]",
+        ("pass",),
+        ignore_case=True,
+        check=_openssl_pass,
+    ),
+    # `openssl enc -k PW` / `-K HEXKEY`
+    Rule(
+        "openssl_key",
+        Pattern(r"\bopenssl\b[^\n|;&]*?[ \t]-k[ \t]+" + _arg(_BARE)),
+        "[REDACTED:password]",
+        ("openssl",),
+        ignore_case=True,
+        check=_not_placeholder,
+    ),
+    # mysql / mariadb take the password glued to `-p`, as 7-Zip and RAR do; elsewhere `-pthread` or `-pedantic` are
+    # flags.
     Rule(
         "short_password_flag",
-        re.compile(r"\b(?:mysql\w*|mariadb\w*)\b[^\n]*?\s-p(?P<v>(?!\[redacted)\S+)"),
+        Pattern(rf"\b(?:mysql|mariadb|7z|7za|7zr|rar|unrar)[^\n]*?{_S}-p(?P<v>{_NS}+)"),
         "[REDACTED:password]",
-        ("mysql", "mariadb"),
+        ("mysql", "mariadb", "7z", "rar"),
         ignore_case=True,
+        check=_not_a_marker,
+    ),
+    # `zip -P PW`, `unzip -P PW` (upper case: `unzip -p` writes to stdout).
+    Rule(
+        "zip_password",
+        Pattern(r"\b(?:zip|unzip|zipcloak)\b[^\n|;&]*?[ \t]-P[ \t]*" + _arg(_BARE)),
+        "[REDACTED:password]",
+        ("zip",),
+        check=_not_placeholder,
     ),
     # Webhook URLs carry their secret in the path (Slack, Discord, Teams) or a signature (Azure Logic Apps).
     Rule(
         "webhook",
-        re.compile(
+        Pattern(
             r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9/_\-]{8,})"
-            r"|discord(?:app)?\.com/api/webhooks/(?P<d>\d+/[A-Za-z0-9_\-]{20,})"
-            r"|webhook\.office\.com/webhookb2/(?P<t>[^\s\"'<>]{20,})|outlook\.office\.com/webhook/(?P<o>[^\s\"'<>]{20,})"
-            r"|logic\.azure\.com[^\s\"'<>]*?[?&]sig=(?P<s>[A-Za-z0-9%_\-]{10,})"
+            r"|discord(?:app)?\.com/api/webhooks/(?P<d>[0-9]+/[A-Za-z0-9_\-]{20,})"
+            rf"|webhook\.office\.com/webhookb2/(?P<t>[^{SPACE}\"'<>]{{20,}})"
+            rf"|outlook\.office\.com/webhook/(?P<o>[^{SPACE}\"'<>]{{20,}})"
+            rf"|logic\.azure\.com[^{SPACE}\"'<>]*?[?&]sig=(?P<s>[A-Za-z0-9%_\-]{{10,}})"
         ),
         "[REDACTED:webhook]",
         ("hooks.slack.com", "discord", "webhook", "sig="),
+    ),
+    # A signed URL's signature (Azure SAS `sig=`, S3 and GCS presigned URLs): whoever has the URL has the access.
+    Rule(
+        "url_signature",
+        Pattern(r"[?&](?:sig|signature|x-amz-signature|x-goog-signature)=(?P<v>[a-z0-9%+/_\-]{16,}=*)"),
+        "[REDACTED:token]",
+        ("sig=", "signature="),
+        ignore_case=True,
     ),
     # Twilio: a 32-hex auth token after the word (beside an account SID, see `_twilio_spans`); hex alone is too
     # common to be a secret.
     Rule(
         "twilio_token",
-        re.compile(r"twilio[^\n]{0,160}?(?<![0-9a-z])(?P<v>[0-9a-f]{32})(?![0-9a-z])"),
+        Pattern(r"[0-9a-f]{32}"),
         "[REDACTED:token]",
         ("twilio",),
         ignore_case=True,
+        check=_twilio_token,
+        shape=r"(?i:twilio[^\n]*[0-9a-f]{32})",
     ),
     Rule(
         "sshpass",
-        re.compile(r"\bsshpass\s+(?:-[a-oq-z]\S*\s+(?:\S+\s+)?)*-p\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"']+)"),
+        Pattern(rf"\bsshpass{_S}+(?:-[a-oq-z]{_NS}*{_S}+(?:{_NS}+{_S}+)?)*-p{_S}*" + _arg(f"[^{SPACE}\"']+")),
         "[REDACTED:password]",
         ("sshpass",),
         ignore_case=True,
+        check=_not_placeholder,
     ),
     Rule(
         "docker_login",
-        re.compile(r"\b(?:docker|podman|registry)\s+login\b[^\n]*?\s-p\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"']+)"),
+        Pattern(rf"\b(?:docker|podman|registry){_S}+login\b[^\n]*?{_S}-p{_S}*" + _arg(f"[^{SPACE}\"']+")),
         "[REDACTED:password]",
         ("docker", "podman", "registry"),  # not `docker login`: any whitespace may come between
         ignore_case=True,
+        check=_not_placeholder,
     ),
-    # `curl -u user:password`, httpie's `-a user:password`.
+    # A password fed on standard input by echo: `echo PW | sudo -S`, `| docker login --password-stdin`, `| chpasswd`.
+    Rule(
+        "piped_password",
+        Pattern(
+            r"\b(?:echo|printf)[ \t]+(?P<v>[^|\n]*?)[ \t]*\|[ \t]*(?:sudo\b[^|\n]*?[ \t](?:-[A-Za-z]*S|--stdin)"
+            r"|[^|\n]*?(?:--password-stdin|--with-token|passwd[ \t]+--stdin)|chpasswd\b)"
+        ),
+        "[REDACTED:password]",
+        ("echo", "printf"),
+        check=_echoed,
+    ),
+    # `sudo -S ... <<< PW`
+    Rule(
+        "sudo_herestring",
+        Pattern(r"\bsudo\b[^|\n]*?[ \t](?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b[^|\n]*?<<<[ \t]*" + _arg(_BARE)),
+        "[REDACTED:password]",
+        ("sudo",),
+        check=_not_placeholder,
+    ),
+    Rule(
+        "htpasswd",
+        Pattern(
+            r"\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+(?:[ \t]+[0-9]+)?)+)[ \t]+(?P<first>[^\s|;<>-][^\s|;<>]*)"
+            r"[ \t]+(?P<second>[^\s|;<>-][^\s|;<>]*)(?:[ \t]+(?P<third>[^\s|;<>-][^\s|;<>]*))?"
+        ),
+        "[REDACTED:password]",
+        ("htpasswd",),
+        check=_htpasswd,
+    ),
+    # `curl -u user:password`, httpie's `-a user:password`, smbclient's `-U user%password`.
     Rule(
         "user_password_flag",
-        re.compile(
-            r"(?:^|\s)(?:-u|--user|-a|--auth)(?:\s+|=)[\"']?[^\s:\"'@/]+:(?P<v>" + _NOT_A_VALUE + r"[^\s\"'@]+)"
-        ),
+        Pattern(rf"(?:^|{_S})(?:-u|--user|-a|--auth)(?:{_S}+|=)[\"']?[^{SPACE}:\"'@/]+[:%](?P<v>[^{SPACE}\"'@]+)"),
         "[REDACTED:password]",
         ("-u", "-a"),  # in `--user` and `--auth` too; not `-u `: a tab or a newline may follow
         ignore_case=True,
+        check=_not_placeholder,
     ),
     # .netrc: `machine HOST login USER password SECRET`, on one line or several.
     Rule(
         "netrc",
-        re.compile(r"\blogin\s+\S+\s+password\s+(?P<v>" + _NOT_A_VALUE + r"\S+)"),
+        Pattern(rf"\blogin{_S}+{_NS}+{_S}+password{_S}+(?P<v>{_NS}+)"),
         "[REDACTED:password]",
         ("password",),
         ignore_case=True,
+        check=_not_placeholder,
+    ),
+    # .pgpass: `host:port:database:user:password`, a line of its own (or quoted, or escaped in JSON).
+    Rule(
+        "pgpass",
+        Pattern(
+            rf"(?:^|[{SPACE}\"'=])(?P<host>[A-Za-z0-9._\-]+|\*):(?:[0-9]{{1,5}}|\*):(?P<db>[^{SPACE}:\"'\\]+)"
+            rf":(?P<user>[^{SPACE}:\"'\\]+):(?P<v>[^{SPACE}:\"'\\]{{3,}})(?:$|[{SPACE}\"'\\])",
+            multiline=True,
+        ),
+        "[REDACTED:password]",
+        (":",),
+        check=_pgpass,
+        # From the port on: with the host, the shape would be live at every word of a text, and in one pattern with
+        # every other shape RE2's DFA runs out of states (ingest's screen ran 10x slower).
+        shape=rf":(?:[0-9]{{1,5}}|\*):[^{SPACE}:\"'\\]+:[^{SPACE}:\"'\\]+:[^{SPACE}:\"'\\]{{3,}}",
     ),
     # Environment files and shell exports: an upper-case name that says what it holds (DB_PASS, MAILGUN_KEY,
     # PGPASS, SESSION_SECRET, GITHUB_TOKEN, BASIC_AUTH, AWS_CREDENTIALS), `=` with no space around it as those
     # files write it (`const STORAGE_KEY = 'todos'` in code is a name, not a secret).
     Rule(
         "env_assignment",
-        re.compile(
-            r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*="
-            r"([\"']?)(?P<v>(?i:" + _NOT_A_VALUE + r")[^\s\"',;]{3,})\1"
+        Pattern(
+            r"\b[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*="
+            rf"(?:\"(?P<q>{_VALUE3})\"|'(?P<a>{_VALUE3})'|(?P<v>{_VALUE3}))"
         ),
         "[REDACTED:secret]",
         ("pass", "pwd", "secret", "token", "key", "auth", "credential"),
+        check=_not_placeholder,
+        shape=r"\b[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*=[\"']?" + f"{_V}{{3,}}",
+    ),
+    # Docker's config.json (`"auth": "<base64 of user:password>"`, identity tokens) and npm's `_auth=`.
+    Rule(
+        "registry_auth",
+        Pattern(
+            rf"\\?\"(?:auth|identitytoken|registrytoken)\\?\"{_S}*:{_S}*\\?\"(?P<v>[^\"\\\n]{{8,}})\\?\""
+            rf"|(?:^|[^a-z0-9])_auth{_S}*[=:]{_S}*(?P<w>[^{SPACE}\"']{{8,}})"
+        ),
+        "[REDACTED:secret]",
+        ('auth"', 'auth\\"', "identitytoken", "registrytoken", "_auth"),
+        ignore_case=True,
+        check=_not_placeholder,
     ),
     Rule(
         "quoted_assignment",
-        re.compile(_KEY_NAME + r"\"?\s*[=:]\s*([\"'])(?P<v>" + _NOT_A_VALUE + r"[^\"'\n]{4,}?)\1"),
+        Pattern(_KEY_NAME + rf"\\?\"?{_S}*[=:]{_S}*\\?(?:\"(?P<q>[^\"'\n]{{4,}}?)\\?\"|'(?P<a>[^\"'\n]{{4,}}?)\\?')"),
         "[REDACTED:secret]",
         _ASSIGNMENT_TRIGGERS,
         ignore_case=True,
+        check=_not_placeholder,
     ),
     Rule(
         "assignment",
-        re.compile(_KEY_NAME + r"\s*[=:]\s*(?P<v>" + _NOT_A_VALUE + r"[^\s\"',;]{4,})"),
+        Pattern(_KEY_NAME + rf"{_S}*[=:]{_S}*(?P<v>{_VALUE4})"),
         "[REDACTED:secret]",
         _ASSIGNMENT_TRIGGERS,
         ignore_case=True,
+        check=_not_placeholder,
+        shape=f"(?i:{_KEY_NAME}{_S}*[=:]{_S}*{_V}{{4,}})",
+    ),
+    # A password or key named in prose: "the password is hunter2x!", "my API key for staging is ...".
+    Rule(
+        "named_in_prose",
+        Pattern(
+            r"(?i:\b(?:password|passphrase|passwd|passcode|pass code|pin code|api[ _-]?key|secret[ _-]?key"
+            r"|access[ _-]?key|private[ _-]?key|auth[ _-]?token|access[ _-]?token|token|secret))"
+            rf"(?:{_S}+(?i:for|of|on|to)(?:{_S}+{_NS}+){{1,3}}?)?{_S}+"
+            rf"(?i:is|was|=|:|will be|would be|should be|becomes|is now|now is|reads){_S}+"
+            rf"(?:[\"'`](?P<q>[^\"'`\n]{{4,}})[\"'`]|(?P<v>{_WORDY}*[0-9]{_WORDY}*|{_WORDY}*{_SIGN}{_WORDY}+))"
+        ),
+        "[REDACTED:password]",
+        ("pass", "pin code", "key", "token", "secret"),
+        check=_named_in_prose,
+    ),
+    # Base64 of printable text (each quad's first three characters say so), checked by decoding.
+    Rule(
+        "base64_credential",
+        Pattern(
+            rf"(?:(?:{_B64_QUAD})+{_B64_COLON}|{_B64_COLON}{_B64_QUAD})(?:{_B64_QUAD})*(?:[A-Za-z0-9+/_-]{{2,3}})?={{0,2}}"
+        ),
+        "[REDACTED:secret]",
+        (),
+        check=_base64_credential,
+        # Only where a run starts (as the check wants it): live at a word's start, not at each of its letters.
+        shape=rf"(?:^|[^A-Za-z0-9+/_-])(?:(?:{_B64_QUAD})+{_B64_COLON}|{_B64_COLON}{_B64_QUAD})",
     ),
 ]
 
+_RULES_BY_NAME = {rule.name: rule for rule in RULES}
+
 # A long run of token characters, random enough to be a key (a bare AWS secret, a pasted token). Hex
-# (commit ids, checksums) stays below the entropy bar; words, paths and identifiers lack the mix.
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/=_\-.])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/=_\-])")
+# (commit ids, checksums) stays below the entropy bar; words, paths and identifiers lack the mix. The run stands
+# alone: no token character, `=` or `.` before it, no token character or `=` after its padding (checked on the
+# match).
+_CANDIDATE = Pattern(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
+_RUN_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
+_RUN_AFTER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 ENTROPY_BITS = 4.2
 # Ids the agents' own formats are full of: random, but not secrets.
 _ID_PREFIXES = ("toolu_", "srvtoolu_", "msg_", "req_", "call_", "chatcmpl-", "resp_")
@@ -262,15 +641,25 @@ def _ascii_lower(text: str) -> str:
 
 # The triggers of the rules, for `secret_spans` to skip the rules whose triggers a text lacks.
 _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
+_ALWAYS = tuple(rule for rule in RULES if not rule.triggers)
 
 
 @cache
 def rule_shapes() -> tuple[str, ...]:
-    """Each rule's pattern widened to RE2, in `RULES` order: where a rule's shape is not, the rule finds nothing.
+    """Each rule's shape for DuckDB's RE2, in `RULES` order: where a rule's shape is not, the rule finds nothing.
 
-    Built on first use: only ingest needs them, and every process that redacts imports this module.
+    A rule's pattern is RE2 already, so its shape is the pattern itself (case-blind for an `ignore_case` rule:
+    DuckDB sees the text as it is) unless the rule names a narrower one (`Rule.shape`); the rule's checks only
+    ever drop a match.
     """
-    return tuple(superset(rule.pattern, ignore_case=rule.ignore_case) for rule in RULES)
+    shapes = []
+    for rule in RULES:
+        flags = rule.pattern.flags + ("i" if rule.ignore_case else "")
+        own = f"(?{flags}:{rule.pattern.source})" if flags else rule.pattern.source
+        # Python's whitespace excluded from a class becomes ASCII's: a wider class (a superset still), and a far
+        # smaller program; all the shapes in one pattern must fit RE2's DFA, or it falls back to a slower engine.
+        shapes.append((rule.shape or own).replace(f"[^{SPACE}", "[^\\t-\\r\\x1c- "))
+    return tuple(shapes)
 
 
 @cache
@@ -301,21 +690,28 @@ def _entropy(text: str) -> float:
 
 # A Twilio account or API key SID (`AC`/`SK` + 32 lower-case hex), and the auth token that follows it in code
 # (`Client("AC...", "<token>")`); found among the 32-character runs `_CANDIDATE` scans anyway.
-_TWILIO_SID = re.compile(r"(?:AC|SK)[0-9a-f]{32}")
-_HEX32 = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+_HEX = frozenset("0123456789abcdef")
+_HEX32 = Pattern(r"[0-9a-f]{32}")
 
 
-def _twilio_spans(text: str, sid: re.Match[str]) -> list[tuple[int, int, str]]:
+def _twilio_sid(token: str) -> bool:
+    return len(token) == 34 and token[:2] in ("AC", "SK") and _HEX.issuperset(token[2:])
+
+
+def _twilio_spans(text: str, sid: Match) -> list[tuple[int, int, str]]:
     spans = [(sid.start(), sid.end(), "[REDACTED:token]")]
-    token = _HEX32.search(text, sid.end(), sid.end() + 160)
-    if token:
-        spans.append((token.start(), token.end(), "[REDACTED:token]"))
+    window = text[sid.end() : sid.end() + 160]  # the token follows within 160 characters; the window is its end
+    for token in _HEX32.finditer(window):
+        start, end = sid.end() + token.start(), sid.end() + token.end()
+        if not _ascii_alnum(text[start - 1 : start]) and not _ascii_alnum(window[token.end() : token.end() + 1]):
+            spans.append((start, end, "[REDACTED:token]"))
+            break
     return spans
 
 
 def _rules_present(text: str, among: Sequence[Rule] | None = None) -> list[tuple[Rule, str]]:
     """The rules to match `text` against, each with the text it is matched against: `among` when given (rules
-    the caller knows may match), else those whose triggers `text` holds."""
+    the caller knows may match), else those whose triggers `text` holds (and those without triggers)."""
     # ASCII-only lower-casing keeps every offset valid for the original text. The UTF-8 bytes of other
     # characters are all >= 0x80, which `bytes.lower` leaves alone (4x faster than `str.translate`).
     if among is not None and not any(rule.ignore_case for rule in among):
@@ -324,15 +720,17 @@ def _rules_present(text: str, among: Sequence[Rule] | None = None) -> list[tuple
     if among is not None:
         return [(rule, lower if rule.ignore_case else text) for rule in among]
     present = {t for t in _TRIGGERS if t in lower}
-    return [(rule, lower if rule.ignore_case else text) for rule in RULES if not present.isdisjoint(rule.triggers)]
-
-
-_MIXED = (re.compile("[0-9]"), re.compile("[A-Z]"), re.compile("[a-z]"))  # a candidate is ASCII
+    return [
+        (rule, lower if rule.ignore_case else text)
+        for rule in RULES
+        if not rule.triggers or not present.isdisjoint(rule.triggers)
+    ]
 
 
 def _random_token(token: str) -> bool:
     core = token.rstrip("=")
-    if not all(kind.search(core) for kind in _MIXED):
+    # a digit, an upper-case and a lower-case letter (a candidate is ASCII)
+    if core.lower() == core or core.upper() == core or not any(d in core for d in "0123456789"):
         return False
     if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
         return False  # a path or an id
@@ -347,21 +745,22 @@ def _random_token(token: str) -> bool:
 RuleChoice = bool | Sequence[Rule]
 
 
-def secret_spans(text: str, *, rules: RuleChoice = True) -> list[tuple[int, int, str]]:
+def secret_spans(text: str, *, rules: RuleChoice = True, base64: bool = True) -> list[tuple[int, int, str]]:
     """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `RuleChoice`; random
-    tokens are always looked for."""
+    tokens are always looked for. `base64`: False leaves out the base64 rule (it runs this on what it decodes)."""
     found: list[tuple[int, int, str]] = []
     chosen = () if rules is False else _rules_present(text, None if rules is True else rules)
     for rule, subject in chosen:
-        groups = [g for g in rule.pattern.groupindex if len(g) == 1]  # `v`, or one of several alternatives
-        for m in rule.pattern.finditer(subject):
-            group = next((g for g in groups if m.group(g) is not None), None)
-            start, end = m.span(group) if group else m.span()
-            found.append((start, end, rule.marker))
+        if base64 or rule.triggers:
+            found += rule.spans(subject)
     for m in _CANDIDATE.finditer(text):
-        if _random_token(m.group(0)):
+        before, after = m.before(), m.after()
+        if (before and before in _RUN_BEFORE) or (after and after in _RUN_AFTER):
+            continue  # a part of a longer run, or of a dotted name
+        token = m.group() or ""
+        if _random_token(token):
             found.append((m.start(), m.end(), "[REDACTED:secret]"))
-        elif _TWILIO_SID.fullmatch(m.group(0)):
+        elif _twilio_sid(token):
             found += _twilio_spans(text, m)
     # Rules listed first win where spans overlap (a vendor's key inside a URL is that vendor's key).
     found.sort(key=lambda s: s[0])
@@ -375,76 +774,227 @@ def secret_spans(text: str, *, rules: RuleChoice = True) -> list[tuple[int, int,
     return merged
 
 
+Marked = tuple[int, int, str]  # (start, end, marker): the marker replaces the span ("" removes it)
+BOUNDARY_CHARS = 96  # how much of each side of a boundary `boundary_spans` reads (ingest's SQL reads the same)
+
+
 def redact(text: str, *, rules: RuleChoice = True) -> tuple[str, int]:
     """`text` with every secret-looking span replaced, and how many were replaced (`rules`: see `secret_spans`)."""
-    spans = secret_spans(text, rules=rules)
+    return _applied(text, secret_spans(text, rules=rules))
+
+
+def _applied(text: str, spans: Sequence[Marked]) -> tuple[str, int]:
+    """`text` with `spans` replaced (overlapping ones as one, the first one's marker, a removal first), and how many
+    markers went in."""
     if not spans:
         return text, 0
+    merged: list[Marked] = []
+    for start, end, marker in sorted(spans, key=lambda s: (s[0], s[2] != "")):
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), last[2])
+        else:
+            merged.append((start, end, marker))
     out: list[str] = []
     at = 0
-    for start, end, marker in spans:
+    for start, end, marker in merged:
         out.append(text[at:start])
         out.append(marker)
         at = end
     out.append(text[at:])
-    return "".join(out), len(spans)
+    return "".join(out), sum(1 for _, _, marker in merged if marker)
 
 
-def redact_parts(parts: Sequence[str], *, rules: RuleChoice = True) -> tuple[list[str], int]:
+def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[list[Marked], list[Marked]]:
+    """The secrets that only show where `left` ends and `right` begins: a token cut in two (two content blocks, a
+    paste split over two messages), or a line continued in the next ("the password is" / "hunter2x!").
+
+    The last line of `left` and the first line of `right` (at most `BOUNDARY_CHARS` of each, beside the boundary) are
+    joined as they are and with a space between; a secret found in a join that neither side holds alone is returned
+    for both sides: its part in `left` with its marker, its part in `right` with the marker too, or with nothing ("")
+    when the secret began in `left`. A longer secret cut in two is found in each half alone (a key's prefix, a random
+    run), so the window costs a few hundred characters a boundary, however long the lines.
+    """
+    cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
+    stop = right.find("\n")
+    tail, head = left[cut:], right[: min(len(right) if stop < 0 else stop, BOUNDARY_CHARS)]
+    if not tail.strip() or not head.strip():
+        return [], []
+    n = len(tail)
+    alone = {(a, b) for a, b, _ in secret_spans(tail, rules=rules)}
+    alone |= {(a + n, b + n) for a, b, _ in secret_spans(head, rules=rules)}
+    in_left: list[Marked] = []
+    in_right: list[Marked] = []
+    for gap in (0, 1):  # tail + head, tail + " " + head; offsets back in tail + head
+        window = tail + " " * gap + head
+        for start, end, marker in secret_spans(window, rules=rules):
+            a = start if start < n else max(start - gap, n)
+            b = end if end <= n else max(end - gap, n)
+            if b <= a or (a, b) in alone or "[REDACTED" in window[start:end]:  # never a marker's parts
+                continue
+            if a < n:
+                in_left.append((cut + a, cut + min(b, n), marker))
+            if b > n:
+                in_right.append((max(a, n) - n, b - n, "" if a < n else marker))
+    return in_left, in_right
+
+
+def redact_boundary(left: str, right: str, *, rules: RuleChoice = True) -> tuple[str, str, int]:
+    """`left` and `right` without the secrets that only show where one ends and the next begins (see
+    `boundary_spans`): (left, right, secrets replaced)."""
+    in_left, in_right = boundary_spans(left, right, rules)
+    new_left, n = _applied(left, in_left)
+    new_right, k = _applied(right, in_right)
+    return new_left, new_right, n + k
+
+
+def redact_parts(
+    parts: Sequence[str], *, rules: RuleChoice = True, extra: dict[int, list[Marked]] | None = None
+) -> tuple[list[str], int]:
     """`redact` over the blocks of one message, catching a secret cut across two blocks (`rules`: see
     `secret_spans`, for every block and join).
 
-    Each block is redacted alone; then, at each boundary, the word the first block ends with and the word
-    the next begins with are joined, and if the join is a secret that neither half was, both halves go.
+    Every span is found in the texts as they are: each block's own, and each boundary's (`boundary_spans`); then
+    each block is redacted once. `extra`: more spans, by block (those of message boundaries, `redact_conversation`).
     """
+    spans = [secret_spans(part, rules=rules) for part in parts]
+    for i in range(len(parts) - 1):
+        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules)
+        spans[i] += in_left
+        spans[i + 1] += in_right
+    for i, more in (extra or {}).items():
+        spans[i] += more
     out: list[str] = []
     total = 0
-    for part in parts:
-        text, n = redact(part, rules=rules)
+    for part, found in zip(parts, spans, strict=True):
+        text, n = _applied(part, found)
         out.append(text)
         total += n
-    for i in range(len(out) - 1):
-        tail = _TAIL.search(out[i])
-        head = _HEAD.match(out[i + 1])
-        if not tail or not head or not tail.group(0) or not head.group(0):
-            continue
-        joined = tail.group(0) + head.group(0)
-        if "[REDACTED" not in joined and secret_spans(joined, rules=rules):
-            out[i] = out[i][: tail.start()] + "[REDACTED:secret]"
-            out[i + 1] = out[i + 1][head.end() :]
-            total += 1
     return out, total
 
 
-_TAIL = re.compile(r"\S*\Z")
-_HEAD = re.compile(r"\S*")
+def redact_conversation(messages: Sequence[Sequence[str]]) -> tuple[list[list[str]], int]:
+    """`redact_parts` over each message's text blocks, with the secrets that show only where one message's last block
+    ends and the next message's first begins (`boundary_spans`): what ingest stores of a file's prompts (the user's
+    text messages, in order, whatever came between them; a message without a text block is passed over)."""
+    extra: list[dict[int, list[Marked]]] = [{} for _ in messages]
+    previous: int | None = None
+    for i, blocks in enumerate(messages):
+        if not blocks:
+            continue
+        if previous is not None:
+            last = len(messages[previous]) - 1
+            in_left, in_right = boundary_spans(messages[previous][last], blocks[0])
+            extra[previous].setdefault(last, []).extend(in_left)
+            extra[i].setdefault(0, []).extend(in_right)
+        previous = i
+    out: list[list[str]] = []
+    total = 0
+    for blocks, more in zip(messages, extra, strict=True):
+        texts, n = redact_parts(blocks, extra=more)
+        out.append(texts)
+        total += n
+    return out, total
 
 
-_PATH_END = r"""[^/\\\s"'`:;,()\[\]{}<>]+"""
-# (name, pattern, replacement) for personal data in text written on any machine.
-PERSONAL_PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
-    ("home_path", re.compile(r"(?<![\w.~-])/(?:Users|home)/" + _PATH_END), "~"),
-    ("root_home", re.compile(r"(?<![\w.~-])/root(?=/)"), "~"),
-    ("windows_home", re.compile(r"\b[A-Za-z]:\\\\?(?:Users|Documents and Settings)\\\\?" + _PATH_END), "~"),
-    ("encoded_home", re.compile(r"(?<=-)(Users|home)-[A-Za-z0-9_.]+(?=-)"), r"\1-USER"),
+_PATH_END = f"[^/\\\\{SPACE}\"'`:;,()\\[\\]{{}}<>]+"
+_PATH_BEFORE = frozenset(".~-")
+
+
+def _path_start(m: Match) -> bool:
+    # Python's `(?<![\w.~-])`
+    before = m.before()
+    return not before or not (_word_char(before) or before in _PATH_BEFORE)
+
+
+def _home(m: Match) -> str | None:
+    return "~" if _path_start(m) else None
+
+
+def _root(m: Match) -> str | None:
+    return "~/" if _path_start(m) else None
+
+
+def _encoded_home(m: Match) -> str | None:
+    # Claude Code's project folders: `-Users-NAME-...`; the dashes around it are looked at, not taken
+    return f"{m.group(1)}-USER" if m.before() == "-" and m.after() == "-" else None
+
+
+def _email(m: Match) -> str | None:
+    return None if m.group(1) == "git" else "[REDACTED:email]"  # `git@github.com:...` is an SSH address
+
+
+# (name, pattern, replacement) for personal data in text written on any machine: the replacement is a function of
+# the match, None where a condition the pattern cannot state leaves it alone.
+PERSONAL_PATTERNS: list[tuple[str, Pattern, Callable[[Match], str | None]]] = [
+    ("home_path", Pattern(r"/(?:Users|home)/" + _PATH_END), _home),
+    ("root_home", Pattern(r"/root/"), _root),
+    ("windows_home", Pattern(r"\b[A-Za-z]:\\\\?(?:Users|Documents and Settings)\\\\?" + _PATH_END), lambda m: "~"),
+    ("encoded_home", Pattern(r"(Users|home)-[A-Za-z0-9_.]+"), _encoded_home),
     (
         "email",
-        re.compile(r"\b(?!git@)[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
-        "[REDACTED:email]",
+        Pattern(r"\b([A-Za-z0-9._%+-]+)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
+        _email,
     ),
 ]
+# A pattern runs only where its literal is: one substring scan is far cheaper than a call into RE2.
+_PERSONAL_LITERALS = {"home_path": ("/Users/", "/home/"), "root_home": ("/root/",), "windows_home": (":\\",)}
+_PERSONAL_LITERALS |= {"encoded_home": ("Users-", "home-"), "email": ("@",)}
+
+
+def _masked(pattern: Pattern, text: str, replace: Callable[[Match], str | None]) -> tuple[str, int]:
+    pieces: list[str] = []
+    at = n = 0
+    for m in pattern.finditer(text):
+        new = replace(m)
+        if new is None:
+            continue
+        pieces.append(text[at : m.start()])
+        pieces.append(new)
+        at = m.end()
+        n += 1
+    if not n:
+        return text, 0
+    pieces.append(text[at:])
+    return "".join(pieces), n
+
+
+def _name_alone(m: Match) -> str | None:
+    # a user name as a word: `(?<![\w.-])NAME(?![\w-])`
+    before, after = m.before(), m.after()
+    if (before and (_word_char(before) or before in ".-")) or (after and (_word_char(after) or after == "-")):
+        return None
+    return "[REDACTED:personal]"
+
+
+def _compiled(source: str) -> Pattern:
+    try:
+        return Pattern(source, ignore_case=True)
+    except ValueError as exc:
+        raise ConfigError(
+            f"personal_patterns entry `{source}` is not a pattern RE2 can run ({exc}); rewrite it without"
+            " lookarounds or back-references, or remove it."
+        ) from None
 
 
 @dataclass(frozen=True)
 class Redactor:
-    """Secrets and personal data out of text; built once per run from the settings."""
+    """Secrets and personal data out of text; built once per run from the settings.
+
+    Raises:
+        ConfigError: an `extra` pattern RE2 cannot compile, in one line naming it.
+    """
 
     home: str | None = None  # this machine's home directory, masked as `~` wherever it appears
-    extra: Sequence[str] = ()  # configured patterns (regular expressions): names, hosts, addresses
-    _extra: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    extra: Sequence[str] = ()  # configured patterns (regular expressions, RE2's syntax): names, hosts, addresses
+    names: Sequence[str] = ()  # user names, masked wherever they stand as words
+    _extra: tuple[Pattern, ...] = field(init=False, repr=False, compare=False)
+    _names: Pattern | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_extra", tuple(re.compile(p, re.IGNORECASE) for p in self.extra))
+        object.__setattr__(self, "_extra", tuple(_compiled(p) for p in self.extra))
+        words = "|".join(escape(n) for n in sorted(set(self.names), key=len, reverse=True) if n)
+        object.__setattr__(self, "_names", Pattern(f"(?:{words})", ignore_case=True) if words else None)
 
     def personal(self, text: str) -> tuple[str, int]:
         """`text` with personal data normalised, and how many spans were."""
@@ -452,17 +1002,22 @@ class Redactor:
         if self.home and len(self.home) > 1:
             total += text.count(self.home)
             text = text.replace(self.home, "~")
-        for _, pattern, replacement in PERSONAL_PATTERNS:
-            text, n = pattern.subn(replacement, text)
+        for name, pattern, replacement in PERSONAL_PATTERNS:
+            if any(literal in text for literal in _PERSONAL_LITERALS[name]):
+                text, n = _masked(pattern, text, replacement)
+                total += n
+        if self._names is not None:
+            text, n = _masked(self._names, text, _name_alone)
             total += n
         for pattern in self._extra:
             text, n = pattern.subn("[REDACTED:personal]", text)
             total += n
         return text, total
 
-    def clean(self, text: str) -> tuple[str, int, int]:
-        """`text` without secrets and personal data: (text, secrets replaced, personal spans masked)."""
-        text, secrets = redact(text)
+    def clean(self, text: str, more: Sequence[Marked] = ()) -> tuple[str, int, int]:
+        """`text` without secrets and personal data: (text, secrets replaced, personal spans masked). `more`: secrets
+        found where `text` meets its neighbour (`boundary_spans`)."""
+        text, secrets = _applied(text, [*secret_spans(text), *more]) if more else redact(text)
         text, personal = self.personal(text)
         return text, secrets, personal
 
@@ -526,7 +1081,7 @@ def mask_playbook(playbook: Playbook, redactor: Redactor, clean: set[str] | None
 
 
 # A user name as home paths show it; "USER" (already masked) and shared homes are not names.
-_HOME_NAMES = re.compile(r"(?:/(?:Users|home)/|(?<=-)(?:Users|home)-)([A-Za-z0-9_.]+)")
+_HOME_NAMES = Pattern(r"(?:/(?:Users|home)/|-(?:Users|home)-)([A-Za-z0-9_.]+)")
 _NOT_NAMES = {"user", "shared", "guest", "public"}
 
 # Keys whose values identify records (ids, timestamps, types): never rewritten, so a redacted transcript is
@@ -539,9 +1094,36 @@ _IDENTITY_KEYS = frozenset(
 )  # fmt: skip
 
 
+# Where a record keeps its message's text (Claude Code's `text` blocks and `content`, Codex's `text` and `message`): a
+# secret may run from one record's last such string into the next one's first.
+_TEXT_KEYS = frozenset({"text", "content", "message"})
+
+
+def _text_slots(record: Any) -> list[tuple[dict[str, Any], str]]:
+    """The (object, key) of each message string in `record`, in the order they are written."""
+    slots: list[tuple[dict[str, Any], str]] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, str):
+                    if key in _TEXT_KEYS:
+                        slots.append((node, key))
+                else:
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(record)
+    return slots
+
+
 def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
     """A JSONL transcript with secrets and personal data removed from every string value of every record
-    (ids, timestamps and types kept), one line per line; a line that is not JSON is cleaned as text.
+    (ids, timestamps and types kept), one line per line; a line that is not JSON is cleaned as text. A secret cut
+    where one record's message text ends and the next one's begins is found too (`boundary_spans`): the records
+    between two that carry text wait, so the file is still read once, record by record.
 
     User names are personal data even where no path shows them (`ls -l` output, prompts): the names seen in
     the file's home paths (`/Users/NAME`, `/home/NAME`, Claude Code's `-Users-NAME-` folders) and this
@@ -555,32 +1137,51 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
         names.add(redactor.home.rstrip("/").rsplit("/", 1)[-1])
     names -= {"", "~", "root"}
     if names:
-        words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-        redactor = replace(redactor, extra=(*redactor.extra, rf"(?<![\w.-])(?:{words})(?![\w-])"))
+        redactor = replace(redactor, names=(*redactor.names, *sorted(names)))
     secrets = personal = 0
+    more: dict[tuple[int, str], list[Marked]] = {}  # by (id of the object, key): spans across a boundary
 
-    def walk(value: Any, key: str | None = None) -> Any:
+    def walk(value: Any, key: str | None = None, owner: Any = None) -> Any:
         nonlocal secrets, personal
         if isinstance(value, str):
             if key in _IDENTITY_KEYS:
                 return value
-            cleaned, n, k = redactor.clean(value)
+            cleaned, n, k = redactor.clean(value, more.pop((id(owner), key or ""), ()))
             secrets, personal = secrets + n, personal + k
             return cleaned
         if isinstance(value, dict):
-            return {k: walk(v, k) for k, v in value.items()}
+            return {k: walk(v, k, value) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v, key) for v in value]
         return value
 
-    out = []
+    out: list[str] = []
+    waiting: list[Any] = []  # records read since the last one with a message text, that one first
+    last: tuple[dict[str, Any], str] | None = None
+
+    def flush() -> None:
+        out.extend(json.dumps(walk(record), ensure_ascii=False, separators=(",", ":")) for record in waiting)
+        waiting.clear()
+
     for line in text.splitlines():
         try:
             record = json.loads(line)
         except ValueError:
+            flush()
+            last = None
             cleaned, n, k = redactor.clean(line)
             secrets, personal = secrets + n, personal + k
             out.append(cleaned)
             continue
-        out.append(json.dumps(walk(record), ensure_ascii=False, separators=(",", ":")))
+        slots = _text_slots(record)
+        if slots:
+            if last is not None:
+                (owner, key), (first_owner, first_key) = last, slots[0]
+                in_left, in_right = boundary_spans(owner[key], first_owner[first_key])
+                more.setdefault((id(owner), key), []).extend(in_left)
+                more.setdefault((id(first_owner), first_key), []).extend(in_right)
+            flush()
+            last = slots[-1]
+        waiting.append(record)
+    flush()
     return "\n".join(out) + ("\n" if text.endswith("\n") else ""), secrets, personal

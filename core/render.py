@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
 from core.models import SessionMessage
+from core.patterns import Pattern
 from core.redact import Redactor
 
 __all__ = ["RenderResult", "estimate_tokens", "render_session"]
 
-_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
+_REMINDER = Pattern(r"<system-reminder>.*?(?:</system-reminder>|$)", dotall=True)
 CHARS_PER_TOKEN = 4
 
 

@@ -5,7 +5,6 @@ transcript rendered into what the rest of the request leaves."""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from core.errors import BudgetError
 from core.llm.base import LLMRequest, Payload
 from core.markdown import format_bullets
 from core.models import Entry, Playbook, SessionMessage
+from core.patterns import Pattern
 from core.prompts import PromptTemplate
 from core.redact import Redactor
 from core.render import RenderResult, estimate_tokens, render_session
@@ -31,7 +31,7 @@ def playbook_text(playbook: Playbook) -> str:
     return format_bullets(playbook) or "(the playbook is empty)"
 
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.:/-]{3,}")
+_WORD = Pattern(r"[a-z0-9][a-z0-9_.:/-]{3,}")
 # Words of four letters or more that say nothing about what a lesson is about.
 _COMMON = frozenset(
     "that this with from before after when then them they have were been into only also more most some such each"

@@ -8,7 +8,6 @@ create new section names.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +15,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import SectionsError
+from core.patterns import Pattern
 
 __all__ = ["DEFAULT_SECTIONS", "Section", "SectionSet", "load_sections_yaml"]
 
-_SLUG_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_SLUG_RE = Pattern(r"[a-z][a-z0-9_]*")
 
 
 class Section(BaseModel):
@@ -55,7 +55,7 @@ class SectionSet(BaseModel):
                 raise SectionsError(
                     f"Section name `{name}` is declared twice (names compare case-insensitively); keep one of them."
                 )
-            if not _SLUG_RE.match(section.slug):
+            if not _SLUG_RE.fullmatch(section.slug):
                 raise SectionsError(
                     f"Slug `{section.slug}` of section `{name}` is not a lowercase identifier;"
                     " use letters, digits and underscores."

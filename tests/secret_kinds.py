@@ -1,4 +1,6 @@
-"""27 kinds of secrets as they turn up in coding-agent transcripts, each with the value that must never leave.
+"""Kinds of secrets as they turn up in coding-agent transcripts, each with the value that must never leave: 27
+(`KINDS`), 17 held out (`HELD_OUT`), 38 new shapes of issue 40 (`NEW_SHAPES`) and 4 cut across two messages
+(`SPLIT_MESSAGES`).
 
 The values are fake, generated once from a fixed seed, with the shape (alphabet, length, prefix) of the
 real thing, so entropy checks see what they would see in a real leak. `SPLIT` is one secret cut across
@@ -7,6 +9,7 @@ two content blocks of the same message.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 from typing import NamedTuple
@@ -110,3 +113,131 @@ def _held_out() -> list[Planted]:
 
 
 HELD_OUT: list[Planted] = _held_out()
+
+
+def _new_shapes() -> list[Planted]:
+    """The shapes an outside review of issue 40 found stored (19 of its 29), each with relatives of the same family:
+    private key blocks of any kind, signed URLs, registry credentials, a password fed to `sudo -S` (or any command
+    reading one on stdin), `-pass pass:`, `-P`, `htpasswd -b`, `.pgpass` lines, a password or key named in prose,
+    base64 of `user:password`. `SPLIT_MESSAGES` holds those cut across two messages."""
+
+    def k(kind: str, template: str, secret: str) -> Planted:
+        return Planted(kind, template.format(s=secret), secret)
+
+    hexes = string.digits + "abcdef"
+
+    def b64(text: str, urlsafe: bool = False) -> str:
+        raw = text.encode()
+        return (base64.urlsafe_b64encode(raw) if urlsafe else base64.b64encode(raw)).decode()
+
+    def pw(n: int = 14) -> str:  # a password as people make them: letters, digits and a sign
+        return _r(string.ascii_letters, n - 3) + _r(string.digits, 2) + _rng.choice("!#%&*+")
+
+    body = "\n".join(_r(_B64, 64) for _ in range(3))
+    return [
+        k(
+            "pgp_private_key",
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{s}\n=x8Qz\n-----END PGP PRIVATE KEY BLOCK-----",
+            body,
+        ),
+        k("openssh_private_key", "-----BEGIN OPENSSH PRIVATE KEY-----\n{s}\n-----END OPENSSH PRIVATE KEY-----", body),
+        k(
+            "encrypted_pem",
+            "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,"
+            + _r("0123456789ABCDEF", 32)
+            + "\n\n{s}\n-----END RSA PRIVATE KEY-----",
+            body,
+        ),
+        k("pkcs8_encrypted", "-----BEGIN ENCRYPTED PRIVATE KEY-----\n{s}\n-----END ENCRYPTED PRIVATE KEY-----", body),
+        k(
+            "putty_key",
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
+            "AAAAC3NzaC1lZDI1NTE5AAAAIOr\nPrivate-Lines: 1\n{s}\nPrivate-MAC: " + _r(hexes, 64),
+            _r(_B64, 44),
+        ),
+        k(
+            "ssh2_key",
+            "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n{s}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+            body,
+        ),
+        k(
+            "azure_sas_url",
+            "az storage blob download --blob-url 'https://acme.blob.core.windows.net/backups/db.bak?sv=2022-11-02"
+            "&ss=b&srt=o&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={s}'",
+            _r(_ALNUM, 30) + "%2B" + _r(_ALNUM, 10) + "%3D",
+        ),
+        k(
+            "azure_sas_connection",
+            "BlobEndpoint=https://acme.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig={s}",
+            _r(_ALNUM, 43) + "%3D",
+        ),
+        k(
+            "s3_presigned",
+            "curl 'https://b.s3.amazonaws.com/x.tar?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature={s}'",
+            _r(hexes, 64),
+        ),
+        k("docker_config_auth", '{{"auths": {{"registry.acme.io": {{"auth": "{s}"}}}}}}', b64("ci:" + pw())),
+        k("npmrc_auth", "_auth={s}\nemail=ci@acme.io", b64("ci:" + pw())),
+        k("docker_password_stdin", "echo {s} | docker login -u ci --password-stdin registry.acme.io", pw()),
+        k("sudo_echo_quoted", "echo '{s}' | sudo -S apt-get install -y nginx", pw()),
+        k("sudo_echo_bare", "echo {s} | sudo -kS systemctl restart app", pw()),
+        k("sudo_printf", "printf '%s\\n' {s} | sudo -S reboot", pw()),
+        k("sudo_herestring", "sudo -S whoami <<< {s}", pw()),
+        k("openssl_pass", "openssl enc -aes-256-cbc -salt -in db.sql -out db.enc -pass pass:{s}", pw()),
+        k("openssl_passin", "openssl rsa -in key.pem -passin pass:{s} -out plain.pem", pw()),
+        k("openssl_k", "openssl enc -d -aes256 -k {s} -in backup.enc -out backup.tar", pw()),
+        k("pkcs12_password", "openssl pkcs12 -export -in cert.pem -inkey k.pem -out c.p12 -password pass:{s}", pw()),
+        k("keytool_storepass", "keytool -list -keystore app.jks -storepass {s}", pw()),
+        k("zip_P", "zip -r -P {s} backup.zip data/", pw()),
+        k("unzip_P", "unzip -o -P {s} backup.zip", pw()),
+        k("7z_p", "7z a -p{s} -mhe=on secrets.7z docs/", pw()),
+        k("htpasswd_b", "htpasswd -b /etc/nginx/.htpasswd admin {s}", pw()),
+        k("htpasswd_nb", "htpasswd -nbB admin {s} > .htpasswd", pw()),
+        k("htpasswd_bc", "sudo htpasswd -bc .htpasswd deploy {s}", pw()),
+        k("pgpass_line", "db.internal:5432:app:app_user:{s}", pw()),
+        k("pgpass_echo", "echo 'localhost:5432:*:postgres:{s}' >> ~/.pgpass && chmod 600 ~/.pgpass", pw()),
+        k("pgpass_wildcards", "*:*:*:replicator:{s}", pw()),
+        k("prose_password", "the password is {s}", pw()),
+        k("prose_admin_password", "The admin password for staging is {s}.", pw()),
+        k("prose_api_key", "my API key is {s}", _r(_ALNUM, 20) + _r(string.digits, 4)),
+        k(
+            "prose_quoted",
+            'the passphrase is "{s}"',
+            _r(string.ascii_lowercase, 6) + " " + _r(string.ascii_lowercase, 6),
+        ),
+        k("prose_token_was", "Your access token was {s}, keep it safe", _r(_ALNUM, 22) + "9"),
+        k("basic_b64_bare", "the header value is {s}", b64("deploy:" + pw())),
+        k("b64_decode", "echo {s} | base64 -d", b64("admin:" + pw())),
+        k("b64_urlsafe", "creds={s}", b64("svc-backup:" + pw(16) + "?>", urlsafe=True)),
+    ]
+
+
+NEW_SHAPES: list[Planted] = _new_shapes()
+
+
+class Split(NamedTuple):
+    kind: str
+    first: str  # one message
+    second: str  # the next one
+    secrets: tuple[str, ...]  # what must not appear: each half, as neither message alone shows it
+
+
+def _split_messages() -> list[Split]:
+    key = "sk-ant-api03-" + _r(_ALNUM, 40)
+    prose = _r(string.ascii_letters, 9) + _r(string.digits, 3) + "!"
+    flag = _r(_ALNUM, 14)
+    lines = [_r(_B64, 64) for _ in range(4)]
+    return [
+        Split("token_cut", f"here is the key: {key[:20]}", f"{key[20:]} (rest of it)", (key[13:20], key[20:])),
+        Split("prose_continued", "my db password is", prose, (prose,)),
+        Split("flag_continued", "sshpass -p", f"{flag} ssh deploy@10.0.0.5", (flag,)),
+        Split(
+            "key_block_split",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(lines[:2]),
+            "\n".join(lines[2:]) + "\n-----END OPENSSH PRIVATE KEY-----",
+            tuple(lines),
+        ),
+    ]
+
+
+SPLIT_MESSAGES: list[Split] = _split_messages()

@@ -9,11 +9,11 @@ developer's checkout, its branch and its uncommitted changes are never touched. 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from pathlib import Path
 
 from core.errors import GitError
+from core.patterns import SPACE, Pattern
 
 __all__ = [
     "PUBLISH_TRAILER",
@@ -33,7 +33,7 @@ __all__ = [
 
 # The trailer a publish commit ends with, one per playbook: where the next publish's summary starts.
 PUBLISH_TRAILER = "Playbook-Version"
-_TRAILER = re.compile(rf"^{PUBLISH_TRAILER}: (?P<name>\S+)=(?P<version>\d+)$", re.MULTILINE)
+_TRAILER = Pattern(rf"^{PUBLISH_TRAILER}: (?P<name>[^{SPACE}]+)=(?P<version>[0-9]+)$", multiline=True)
 
 
 def _env() -> dict[str, str]:
@@ -98,7 +98,8 @@ def branch_tip(repo: Path, ref: str) -> str | None:
 
 def published_versions(repo: Path, commit: str) -> dict[str, int]:
     """The playbook versions a publish commit carried (its trailers); {} for any other commit."""
-    return {m["name"]: int(m["version"]) for m in _TRAILER.finditer(git(repo, "log", "-1", "--format=%B", commit))}
+    trailers = _TRAILER.finditer(git(repo, "log", "-1", "--format=%B", commit))
+    return {m.group("name") or "": int(m.group("version") or 0) for m in trailers}
 
 
 def add_worktree(repo: Path, path: Path, commit: str) -> None:

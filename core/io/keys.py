@@ -10,7 +10,6 @@ the cache. `push`, `forget`, `ingest URL` and `exclude_contributors` all go thro
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from pathlib import Path
 from typing import Annotated, NamedTuple
@@ -18,10 +17,11 @@ from typing import Annotated, NamedTuple
 from pydantic import AfterValidator
 
 from core.errors import ConfigError
+from core.patterns import Pattern
 
 __all__ = ["Contributor", "Refused", "cache_path", "check_contributor", "contributor_error", "inside", "key_error"]
 
-_SLUG = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_SLUG = Pattern(r"[A-Za-z0-9._-]{1,64}")
 # S3 refuses keys over 1,024 bytes; a file name over NAME_MAX (255 bytes on Linux and macOS) cannot be created.
 MAX_KEY_BYTES = 1024
 NAME_MAX = 255

@@ -8,7 +8,6 @@ one function): `open_db` translates whatever a store function lets through, so n
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 
 from core.errors import DatabaseBusyError, PlaybookError, SchemaVersionError, StoreError
 from core.io.files import copy_atomic
+from core.patterns import Pattern
 from core.store.schema import MIGRATIONS, VIEWS
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
-_PID_RE = re.compile(r"\(PID (\d+)\)")
+_PID_RE = Pattern(r"\(PID ([0-9]+)\)")
 
 
 def translate_error(path: Path, exc: duckdb.Error, *, opening: bool = False) -> PlaybookError:

@@ -11,7 +11,6 @@ Two guards, each enough on its own for what the other misses:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import duckdb
 
 from core.errors import StoreError
+from core.patterns import SPACE, Pattern
 from core.store.db import STORE_TABLES, open_db
 from core.store.schema import VIEWS
 
@@ -43,9 +43,9 @@ READ_ONLY_PRAGMAS = frozenset(
     }
 )
 _ALLOWED = "SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN and PRAGMAs that only report"
-_LEADING_COMMENTS = re.compile(r"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/)*", re.DOTALL)
-_EXPLAIN = re.compile(r"explain(?:\s+analyze)?\s+", re.IGNORECASE)
-_PRAGMA = re.compile(r"pragma\s+(\w+)\s*(?:\(|;|\Z)", re.IGNORECASE)
+_LEADING_COMMENTS = Pattern(rf"^(?:[{SPACE}]+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", dotall=True)
+_EXPLAIN = Pattern(rf"explain(?:[{SPACE}]+analyze)?[{SPACE}]+", ignore_case=True)
+_PRAGMA = Pattern(rf"pragma[{SPACE}]+(\w+)[{SPACE}]*(?:\(|;|$)", ignore_case=True)
 
 
 def refusal(sql: str) -> str | None:
@@ -71,7 +71,7 @@ def refusal(sql: str) -> str | None:
         return f"the explained statement is refused: {why}" if why else None
     if kind == duckdb.StatementType.PRAGMA:
         pragma = _PRAGMA.match(text)
-        if pragma and pragma.group(1).lower() in READ_ONLY_PRAGMAS:
+        if pragma and (pragma.group(1) or "").lower() in READ_ONLY_PRAGMAS:
             return None
         return f"that PRAGMA may change settings; allowed: {', '.join(sorted(READ_ONLY_PRAGMAS))}"
     word = text.split(None, 1)[0].upper() if text else kind.name

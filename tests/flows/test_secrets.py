@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
-from core.redact import redact, redact_parts
+from core.redact import redact, redact_conversation, redact_parts
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
@@ -27,7 +27,8 @@ from flows.evolution import write_evolution_report
 from flows.exports import export_playbook
 from flows.providers import ProviderSpec
 from tests.helpers import claude_session, message, write_session
-from tests.secret_kinds import HELD_OUT, KINDS, SPLIT
+from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES, SPLIT, SPLIT_MESSAGES, Planted
+from tests.secret_oracle import findings as oracle_findings
 
 ALL = [*KINDS, *HELD_OUT, SPLIT]
 
@@ -139,9 +140,8 @@ def all_findings(*texts: str) -> list[str]:
 
 
 @pytest.mark.parametrize("planted", HELD_OUT, ids=[p.kind for p in HELD_OUT])
-def test_each_held_out_kind_is_redacted_and_no_scanner_plugin_finds_anything(planted: object) -> None:
+def test_each_held_out_kind_is_redacted_and_no_scanner_plugin_finds_anything(planted: Planted) -> None:
     p = planted
-    assert isinstance(p, tuple)
     clean, n = redact(p.text)
     assert n >= 1 and p.secret not in clean, (p.kind, clean)
     assert redact(clean) == (clean, 0)
@@ -267,7 +267,8 @@ def test_ingest_stores_what_the_redactor_makes_of_every_record(
     tmp_path_factory: pytest.TempPathFactory, records: list[list[str]], rng: Any
 ) -> None:
     """Ingest hands the redactor only the records that may hold a secret; what it stores is exactly what the
-    redactor makes of every record, secrets cut anywhere, split across blocks, after any whitespace."""
+    redactor makes of the prompts (`redact_conversation`), secrets cut anywhere, split across blocks and across
+    messages, after any whitespace."""
     cut: list[list[str]] = []
     for blocks in records:  # cut some blocks again at a random point, so secrets straddle two blocks
         pieces: list[str] = []
@@ -279,12 +280,8 @@ def test_ingest_stores_what_the_redactor_makes_of_every_record(
         cut.append(pieces)
     root = tmp_path_factory.mktemp("prop")
     path = root / "sec-1.jsonl"
-    lines = [
-        record(
-            i,
-            "assistant",
-            {"role": "assistant", "id": f"m{i}", "content": [{"type": "text", "text": b} for b in blocks]},
-        )
+    lines = [  # prompts: a secret may be cut between two of them too
+        record(i, "user", {"role": "user", "content": [{"type": "text", "text": b} for b in blocks]})
         for i, blocks in enumerate(cut)
     ]
     path.write_text("\n".join(lines) + "\n")
@@ -294,7 +291,7 @@ def test_ingest_stores_what_the_redactor_makes_of_every_record(
     got: dict[int, list[str]] = {}
     for seq, _, text in stored:
         got.setdefault(seq, []).append(text)
-    assert list(got.values()) == [redact_parts(blocks)[0] for blocks in cut]
+    assert list(got.values()) == redact_conversation(cut)[0]
 
 
 def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Path) -> None:
@@ -379,3 +376,214 @@ def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkey
     for p in chosen:
         assert p.secret not in shown and p.secret not in exported, p.kind
     assert all_findings(shown, exported) == []
+
+
+# Issue 40's new shapes (private key blocks of any kind, signed URLs, registry credentials, passwords fed on stdin,
+# `-pass pass:`, `-P`, `htpasswd -b`, `.pgpass`, passwords named in prose, base64 of `user:password`) and the secrets
+# cut across two messages, through the CLI: absent from every table, from CLAUDE.md, and from what `push` uploads.
+
+
+def _pieces(secret: str) -> list[str]:
+    """What must not appear of a secret: itself, or each line of a key block."""
+    return [line for line in secret.split("\n") if len(line) >= 6] or [secret]
+
+
+def new_leaks(*texts: str) -> list[str]:
+    found = [p.kind for p in NEW_SHAPES if any(piece in t for t in texts for piece in _pieces(p.secret))]
+    found += [s.kind for s in SPLIT_MESSAGES if any(piece in t for t in texts for piece in s.secrets)]
+    return found
+
+
+def new_shapes_session(path: Path) -> None:
+    """Each new shape once, where transcripts carry them (a user prompt; a tool input and its error output; assistant
+    text), then each split secret as two user messages in a row, the agent answering after them."""
+    lines: list[str] = []
+    for i, p in enumerate(NEW_SHAPES):
+        where = i % 3
+        if where == 0:
+            lines.append(record(len(lines), "user", {"role": "user", "content": f"Try this:\n{p.text}"}))
+        elif where == 1:
+            tool = {"type": "tool_use", "id": f"n{i}", "name": "Bash", "input": {"command": p.text}}
+            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"na{i}", "content": [tool]}))
+            result = {"type": "tool_result", "tool_use_id": f"n{i}", "is_error": True, "content": f"failed: {p.text}"}
+            lines.append(record(len(lines), "user", {"role": "user", "content": [result]}))
+        else:
+            text = {"type": "text", "text": f"I found this in the config:\n{p.text}"}
+            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"na{i}", "content": [text]}))
+    for s in SPLIT_MESSAGES:
+        lines.append(record(len(lines), "user", {"role": "user", "content": s.first}))
+        lines.append(record(len(lines), "user", {"role": "user", "content": s.second}))
+        answer = {"type": "text", "text": "Noted; I will not repeat it."}
+        lines.append(
+            record(len(lines), "assistant", {"role": "assistant", "id": f"nb{len(lines)}", "content": [answer]})
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def stored_texts(db: Path) -> list[str]:
+    """Every VARCHAR value of every table, as DuckDB stores it."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored: list[str] = []
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall():
+            columns = con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND data_type = 'VARCHAR'", [table]
+            ).fetchall()
+            for (column,) in columns:
+                stored += [r[0] for r in con.execute(f'SELECT "{column}" FROM "{table}"').fetchall() if r[0]]
+    finally:
+        con.close()
+    return stored
+
+
+@pytest.mark.parametrize("planted", NEW_SHAPES, ids=[p.kind for p in NEW_SHAPES])
+def test_each_new_shape_is_redacted_and_neither_oracle_finds_anything(planted: Planted) -> None:
+    p = planted
+    clean, n = redact(p.text)
+    assert n >= 1 and new_leaks(clean) == [], (p.kind, clean)
+    assert redact(clean) == (clean, 0)
+    assert oracle_findings(clean) == [], (p.kind, clean)
+    assert all_findings(clean) == [], (p.kind, clean, all_findings(clean))
+
+
+def test_neither_oracle_is_blind_to_the_new_shapes() -> None:
+    """The second oracle finds every new shape in its raw line; detect-secrets, written before most of them, finds
+    5 (key blocks, a base64 run)."""
+    assert [p.kind for p in NEW_SHAPES if not oracle_findings(p.text)] == []
+    assert len([p for p in NEW_SHAPES if all_findings(p.text)]) >= 5
+    assert len([p for p in [*KINDS, *HELD_OUT] if oracle_findings(p.text)]) >= 19  # and the older kinds
+
+
+def test_no_new_shape_and_no_split_secret_is_stored_by_ingest(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    new_shapes_session(tmp_path / "projects" / "-work-acme" / "sec-2.jsonl")
+    db = tmp_path / "p.duckdb"
+    done = CliRunner().invoke(app, ["ingest", str(tmp_path / "projects"), "--db", str(db), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["secrets_redacted"] >= len(NEW_SHAPES) + len(SPLIT_MESSAGES)
+    stored = stored_texts(db)
+    assert len(stored) > 50
+    assert new_leaks(*stored) == [], [t[:200] for t in stored if new_leaks(t)]
+    assert oracle_findings(*stored) == [] and named_findings(*stored) == []
+    with open_db(db) as con:  # the texts are there, each secret a marker in its sentence
+        texts = [r[0] for r in con.execute("SELECT text FROM messages WHERE text IS NOT NULL").fetchall()]
+    assert any("my db password is" in t for t in texts) and any("sshpass -p" in t for t in texts)
+    assert sum("[REDACTED:" in t for t in texts) >= len(NEW_SHAPES) // 2
+
+
+def test_the_rules_quote_no_new_shape_into_claude_md(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a key: the user stops a call and says what to run instead, pasting commands that carry the new shapes,
+    in two sessions (the rules quote what the user said); `nightly` and `export --format claude-md` write none of
+    them."""
+    from datetime import UTC, datetime, timedelta
+
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    chosen = [p for p in NEW_SHAPES if "\n" not in p.text]
+    folder = tmp_path / "t"
+    for n in range(2):
+        turns: list[tuple[str, object]] = [("user", "deploy it")]
+        for i, p in enumerate(chosen):
+            tid = f"s{n}-{i}"
+            use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": "make deploy"}}
+            stopped = (
+                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file"
+                " edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to"
+                " tell you how to proceed."
+            )
+            res = {"type": "tool_result", "tool_use_id": tid, "content": stopped, "is_error": True}
+            turns += [("assistant", [use]), ("user", [res]), ("user", f"Always deploy with {p.text}")]
+        for s in SPLIT_MESSAGES:
+            turns += [("user", s.first), ("user", s.second)]
+        claude_session(folder / f"s{n}.jsonl", f"s{n}", datetime(2026, 5, 1, tzinfo=UTC) + timedelta(days=n), turns)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
+    env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_NEAR_DUPLICATES": "off", "PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
+    db = str(tmp_path / "p.duckdb")
+    done = CliRunner().invoke(app, ["nightly", str(folder), "--llm", "heuristic", "--db", db], env=env)
+    assert done.exit_code == 0, done.output
+    claude_md = tmp_path / "CLAUDE.md"
+    out = CliRunner().invoke(app, ["export", "--format", "claude-md", "--out", str(claude_md), "--db", db], env=env)
+    assert out.exit_code == 0, out.output
+    shown = CliRunner().invoke(app, ["show", "--db", db], env=env).stdout
+    written = [claude_md.read_text(), shown, *(p.read_text() for p in (tmp_path / "out").glob("*.*") if p.is_file())]
+    assert new_leaks(*written) == []
+    assert oracle_findings(*written) == [] and all_findings(*written) == []
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from tests.servers import s3_server
+
+    with s3_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:
+        yield endpoint
+
+
+def test_push_uploads_no_new_shape_and_no_split_secret(
+    tmp_path: Path, s3: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`push` redacts on the developer's machine: the objects on a real S3 server (moto) hold none of the new
+    shapes, and a secret cut across two messages is redacted in both."""
+    import boto3
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    for name, value in {
+        "AWS_ENDPOINT_URL": s3,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    client = boto3.client("s3")
+    client.create_bucket(Bucket="leaks")
+    folder = tmp_path / "projects"
+    new_shapes_session(folder / "-work-acme" / "sec-2.jsonl")
+    done = CliRunner().invoke(
+        app,
+        ["push", "s3://leaks/t", str(folder), "--contributor", "alice", "--json", "--db", str(tmp_path / "a.duckdb")],
+    )
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["secrets"] >= len(NEW_SHAPES) + len(SPLIT_MESSAGES)
+    listed = client.list_objects_v2(Bucket="leaks").get("Contents", [])
+    bodies = [client.get_object(Bucket="leaks", Key=o["Key"])["Body"].read().decode() for o in listed]
+    assert len(bodies) == 1 and "[REDACTED:" in bodies[0]
+    assert new_leaks(*bodies) == []
+    texts = [s for body in bodies for line in body.splitlines() for s in _strings(json.loads(line))]
+    assert oracle_findings(*texts) == [] and named_findings(*texts) == []
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def test_a_personal_pattern_re2_cannot_run_stops_the_command_in_one_line(tmp_path: Path) -> None:
+    """`personal_patterns` run on RE2 (linear time); one it cannot compile (a lookbehind) is an error of one line
+    naming it, before anything is read."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    new_shapes_session(tmp_path / "t" / "s.jsonl")
+    env = {"PLAYBOOK_PERSONAL_PATTERNS": "(?<=x)y", "PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
+    done = CliRunner().invoke(
+        app, ["nightly", str(tmp_path / "t"), "--llm", "heuristic", "--db", str(tmp_path / "p.duckdb")], env=env
+    )
+    assert done.exit_code == 1, done.output
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert lines[-1].startswith("Error: personal_patterns entry `(?<=x)y` is not a pattern RE2 can run ("), lines
+    assert "Traceback" not in done.output

@@ -1,0 +1,239 @@
+"""The conditions the redactor relies on, and what it does where Python's `re` and RE2 part ways.
+
+Ingest asks DuckDB which records hold a rule's shape and runs only those rules there: wherever a rule finds a
+secret, its shape (RE2, in DuckDB) matches and one of its triggers is in the text. The rules are RE2 patterns whose
+lookarounds became checks in Python (a bounded look at the match and the characters beside it).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from core.errors import ConfigError
+from core.redact import RULES, Redactor, Rule, redact, redact_boundary, rule_shapes, secret_shapes, secret_spans
+from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()
+
+
+def _screens(con: duckdb.DuckDBPyConnection, pattern: str, text: str) -> bool:
+    row = con.execute("SELECT regexp_matches(?, ?)", [text, pattern]).fetchone()
+    return bool(row and row[0])
+
+
+def _lower(text: str) -> str:  # as the redactor lower-cases: ASCII letters only
+    return "".join(c.lower() if c.isascii() else c for c in text)
+
+
+def _finds(rule: Rule, text: str) -> bool:
+    return bool(rule.spans(_lower(text) if rule.ignore_case else text))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _b64(user: str, password: str, urlsafe: bool) -> str:
+    raw = f"{user}:{password}".encode()
+    return (base64.urlsafe_b64encode(raw) if urlsafe else base64.b64encode(raw)).decode()
+
+
+# What the base64 rule is for: `user:password` encoded, among other text (its pattern alone draws no such thing).
+_BASE64_CREDENTIALS = st.builds(
+    lambda before, user, password, urlsafe, after: before + _b64(user, password, urlsafe) + after,
+    st.text(max_size=6),
+    st.from_regex(r"[A-Za-z0-9._@+\-]{1,20}", fullmatch=True),
+    st.from_regex(r"[!-9;-~][!-~]{2,30}", fullmatch=True),
+    st.booleans(),
+    st.text(max_size=6),
+)
+
+
+def _drawn(rule: Rule) -> st.SearchStrategy[str]:
+    """Texts from the rule's own pattern (its shape where it names one): both are read by Python's parser too, since
+    the rules are written in the syntax the two engines share."""
+    if rule.name == "base64_credential":
+        return _BASE64_CREDENTIALS
+    source = rule.shape or rule.pattern.source
+    flags = re.IGNORECASE if rule.ignore_case else 0
+    flags |= re.DOTALL if "s" in rule.pattern.flags else 0
+    flags |= re.MULTILINE if "m" in rule.pattern.flags else 0
+    return st.from_regex(re.compile(source, flags))
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+@given(data=st.data())
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
+def test_a_rule_shape_matches_every_text_the_rule_finds_a_secret_in(
+    con: duckdb.DuckDBPyConnection, rule: Rule, data: st.DataObject
+) -> None:
+    """Texts drawn from the rule's pattern (exotic Unicode around and inside it), and the same texts in other cases:
+    where the rule finds a secret, its shape and the combined `secret_shapes()` match."""
+    text = data.draw(_drawn(rule))
+    text = data.draw(st.sampled_from([text, text.swapcase(), text.upper()]))
+    assume(_encodable(text) and _finds(rule, text))
+    assert _screens(con, rule_shapes()[RULES.index(rule)], text)
+    assert _screens(con, secret_shapes(), text)
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.triggers], ids=[r.name for r in RULES if r.triggers])
+@given(data=st.data())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+def test_every_match_of_a_rule_holds_one_of_its_triggers(rule: Rule, data: st.DataObject) -> None:
+    """`Rule.triggers` are a necessary condition (`redact` skips a rule whose triggers a text lacks): texts drawn
+    from the rule's own pattern, Unicode whitespace and all, hold one wherever the rule finds a secret."""
+    text = data.draw(_drawn(rule))
+    text = data.draw(st.sampled_from([text, text.swapcase(), text.upper()]))
+    assume(_finds(rule, text))
+    assert any(t in _lower(text) for t in rule.triggers)
+
+
+def _shaped(con: duckdb.DuckDBPyConnection, text: str) -> tuple[Rule, ...]:
+    """The rules whose shapes `text` holds, in `RULES` order: what ingest hands the redactor for a record."""
+    shapes = rule_shapes()
+    query = "SELECT [" + ", ".join(f"regexp_matches($t, $r{i})" for i in range(len(shapes))) + "]"
+    row = con.execute(query, {"t": text} | {f"r{i}": shape for i, shape in enumerate(shapes)}).fetchone()
+    return tuple(rule for rule, hit in zip(RULES, row[0] if row else [], strict=True) if hit)
+
+
+_PLANTED = [k.text for k in [*KINDS, *HELD_OUT, *NEW_SHAPES]]
+
+
+@given(data=st.data())
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_rules_whose_shapes_a_text_holds_find_all_that_every_rule_finds(
+    con: duckdb.DuckDBPyConnection, data: st.DataObject
+) -> None:
+    """Ingest runs only the rules whose shapes a record holds: on texts mixing several rules' secrets (drawn from
+    their patterns, and the planted kinds in their sentences) they find exactly the spans all the rules find."""
+    pieces = data.draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(RULES).flatmap(_drawn),
+                st.sampled_from(_PLANTED),
+                st.text(max_size=8),
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    text = data.draw(st.sampled_from(["", " ", "\n", "x"])).join(pieces)
+    assume(_encodable(text))
+    assert secret_spans(text, rules=_shaped(con, text)) == secret_spans(text)
+
+
+def test_every_planted_secret_is_screened(con: duckdb.DuckDBPyConnection) -> None:
+    """Each planted kind in its sentence: where a rule finds it, the screen finds it."""
+    found = [k for k in [*KINDS, *HELD_OUT, *NEW_SHAPES] if any(_finds(rule, k.text) for rule in RULES)]
+    assert len(found) > 60
+    assert [k.text for k in found if not _screens(con, secret_shapes(), k.text)] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("password=$DB_PASSWORD", "$DB_PASSWORD"),  # a variable names the secret
+        ("api_key: None", "None"),
+        ("token = os.environ['TOKEN']", "os.environ"),
+        ("password: getpass()", "getpass()"),
+        ("secret=12345 ", "12345"),  # a number
+        ("--password <your-password>", "<your-password>"),
+        ("postgres://app:[REDACTED:password]@db/app", "[REDACTED:password]"),  # a marker is never redacted again
+        ("openssl rsa -passin env:KEY_PW -in k.pem", "env:KEY_PW"),
+        ("echo $PW | sudo -S true", "$PW"),
+        ("the token is expired", "expired"),
+        ("the password is stored in ~/.pgpass", "stored"),
+        ("the key is config/keys.json", "config/keys.json"),
+        ("the token is GITHUB_TOKEN", "GITHUB_TOKEN"),
+        ("the key is sha256", "sha256"),
+        ("unzip -p archive.zip file.txt", "archive.zip"),  # lower-case `-p` writes to stdout
+        ("htpasswd -c .htpasswd admin", "admin"),  # no `-b`: the password is asked for
+        ("at 12:30:45:123:456", "456"),  # five fields of digits: a time, not a .pgpass line
+        ("git@github.com:acme/app.git", "acme"),
+        ("https://example.com/?sig=abc", "sig=abc"),  # too short for a signature
+    ],
+)
+def test_what_only_names_a_secret_or_is_no_secret_is_kept(text: str, kept: str) -> None:
+    clean, _ = redact(text)
+    assert kept in clean, (text, clean)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AKIAABCDEFGHIJKLMNOP AKIAQRSTUVWXYZ012345",  # `\\b` before each: the first match leaves the space
+        "sk-ant-api03-AAAAAAAAAAAAAAAAAAAA sk-ant-api03-BBBBBBBBBBBBBBBBBBBB",
+        "password=$PW password=Wd8kQz2mPx4v",  # a value that names a secret is passed over, the next one is not
+    ],
+)
+def test_a_match_passed_over_or_taken_does_not_hide_the_next(text: str) -> None:
+    last = text.split()[-1].split("=")[-1]
+    assert last not in redact(text)[0]
+
+
+def test_user_names_side_by_side_are_each_masked() -> None:
+    """`ls -l` prints the owner and the group: `alice alice`. The words' lookarounds are checks on the characters
+    beside a match, so one name's space is still there for the next."""
+    redactor = Redactor(names=("alice",))
+    assert redactor.personal("-rw-r--r-- 1 alice alice 120 notes") == (
+        "-rw-r--r-- 1 [REDACTED:personal] [REDACTED:personal] 120 notes",
+        2,
+    )
+    assert redactor.personal("malice and alice-x and alice.txt")[0] == "malice and alice-x and [REDACTED:personal].txt"
+
+
+def test_personal_paths_as_before() -> None:
+    redactor = Redactor()
+    text = "cd /Users/dain/src && ls /home/bob/x /root/.ssh x/home/y -Users-dain-proj- C:\\Users\\Dain\\x bob@acme.io"
+    assert redactor.personal(text)[0] == ("cd ~/src && ls ~/x ~/.ssh x/home/y -Users-USER-proj- ~\\x [REDACTED:email]")
+
+
+@pytest.mark.parametrize("pattern", ["(?<=x)y", "(a)\\1", "a{2000}", "(unclosed"])
+def test_a_personal_pattern_re2_cannot_run_is_one_line(pattern: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Redactor(extra=(pattern,))
+    message = str(caught.value)
+    assert message.startswith(f"personal_patterns entry `{pattern}` is not a pattern RE2 can run (")
+    assert "\n" not in message
+
+
+def test_a_nested_quantifier_is_a_personal_pattern_like_any_other() -> None:
+    """`(a+)+$` takes exponential time on Python's `re`; on RE2 it is an ordinary, linear pattern."""
+    redactor = Redactor(extra=("(a+)+$",))
+    assert redactor.personal("x" + "a" * 200_000)[1] == 1
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "gone"),
+    [
+        ("my password is", "hunter2x!", "hunter2x!"),
+        ("key sk_live_4eC39HqLyj", "WdarjtT1zdp7dc ok", "WdarjtT1zdp7dc"),
+        ("run: sshpass -p", "Wd8kQz2mPx4v ssh deploy@host", "Wd8kQz2mPx4v"),
+        ("export DB_PASSWORD=", "Wd8kQz2mPx4v", "Wd8kQz2mPx4v"),
+        ("the build", "passed in 4 minutes", None),
+    ],
+)
+def test_a_secret_continued_in_the_next_text_is_redacted_on_both_sides(left: str, right: str, gone: str | None) -> None:
+    new_left, new_right, n = redact_boundary(left, right)
+    if gone is None:
+        assert n == 0 and (new_left, new_right) == (left, right)
+    else:
+        assert n == 1 and gone not in new_left + new_right and "[REDACTED:" in new_left + new_right
+        assert redact_boundary(new_left, new_right)[2] == 0  # what is replaced is not found again
