@@ -16,8 +16,7 @@ run over it in a row.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 
 import re2
 
@@ -41,15 +40,16 @@ class _Subject:
     """A text and its UTF-8 bytes, with a cursor that turns byte offsets into `str` offsets and back in time
     proportional to the distance from the last one turned (matches come in order)."""
 
-    __slots__ = ("_cursor", "data", "text")
+    __slots__ = ("_cursor", "ascii", "data", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.data = text.encode("ascii") if text.isascii() else text.encode("utf-8", "playbook.fffd")
+        self.ascii = text.isascii()
+        self.data = text.encode("ascii") if self.ascii else text.encode("utf-8", "playbook.fffd")
         self._cursor = (0, 0)  # (byte, char): one tuple, so a reader never sees half of an update
 
     def char(self, byte: int) -> int:
-        if len(self.data) == len(self.text):
+        if self.ascii:
             return byte
         at_byte, at_char = self._cursor
         if byte >= at_byte:
@@ -60,7 +60,7 @@ class _Subject:
         return char
 
     def byte(self, char: int) -> int:
-        if len(self.data) == len(self.text):
+        if self.ascii:
             return char
         at_byte, at_char = self._cursor
         if char >= at_char:
@@ -84,16 +84,21 @@ def _subject(text: str) -> _Subject:
     return prepared
 
 
-@dataclass(frozen=True, slots=True)
 class Match:
     """One match: `str` offsets of the whole match (group 0) and of each group; -1 for a group that took no part."""
 
-    string: str
-    spans: tuple[tuple[int, int], ...]
-    pattern: Pattern
+    __slots__ = ("pattern", "spans", "string")
+
+    def __init__(self, string: str, spans: Sequence[tuple[int, int]], pattern: Pattern) -> None:
+        self.string = string
+        self.spans = spans
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        return f"<Match {self.spans[0]} {self.group()!r}>"
 
     def span(self, group: int | str = 0) -> tuple[int, int]:
-        return self.spans[self.pattern.index(group)]
+        return self.spans[group if isinstance(group, int) else self.pattern.index(group)]
 
     def start(self, group: int | str = 0) -> int:
         return self.span(group)[0]
@@ -125,6 +130,12 @@ class Match:
 class Pattern:
     """A compiled RE2 pattern with the calling conventions of `re.Pattern` that the core uses.
 
+    Args:
+        source: the pattern, in RE2's syntax.
+        ignore_case, dotall, multiline: as `re.IGNORECASE`, `re.DOTALL`, `re.MULTILINE`.
+        capture: False when no group is read (only whole matches): parentheses only group, and RE2 can skip the
+            engines that fill groups in.
+
     Raises:
         ValueError: RE2 cannot compile `source` (a lookaround, a back-reference, a repeat above 1000, ...); the
             message is RE2's own.
@@ -133,10 +144,17 @@ class Pattern:
     __slots__ = ("_groupindex", "_re", "flags", "source")
 
     def __init__(
-        self, source: str, *, ignore_case: bool = False, dotall: bool = False, multiline: bool = False
+        self,
+        source: str,
+        *,
+        ignore_case: bool = False,
+        dotall: bool = False,
+        multiline: bool = False,
+        capture: bool = True,
     ) -> None:
         options = re2.Options()
         options.log_errors = False  # RE2 writes a failed compile to stderr; the ValueError says it once
+        options.never_capture = not capture  # no groups to fill in: RE2 need not run its slower submatch engines
         flags = ("i" if ignore_case else "") + ("s" if dotall else "") + ("m" if multiline else "")
         try:
             self._re = re2.compile(f"(?{flags}){source}" if flags else source, options)
@@ -165,8 +183,10 @@ class Pattern:
         return self._groupindex[group] if isinstance(group, str) else group
 
     def _found(self, subject: _Subject, spans: list[tuple[int, int]]) -> Match:
+        if subject.ascii:  # byte offsets are character offsets
+            return Match(subject.text, spans, self)
         # Group spans start at or after the match's start: turning the whole match first keeps the cursor local.
-        converted = tuple((-1, -1) if s < 0 else (subject.char(s), subject.char(e)) for s, e in spans)
+        converted = [(-1, -1) if s < 0 else (subject.char(s), subject.char(e)) for s, e in spans]
         return Match(subject.text, converted, self)
 
     def _spans(self, data: bytes, anchor: object, pos: int, endpos: int) -> list[tuple[int, int]] | None:

@@ -821,21 +821,27 @@ def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[lis
     if not tail.strip() or not head.strip():
         return [], []
     n = len(tail)
-    alone = {(a, b) for a, b, _ in secret_spans(tail, rules=rules)}
-    alone |= {(a + n, b + n) for a, b, _ in secret_spans(head, rules=rules)}
-    in_left: list[Marked] = []
-    in_right: list[Marked] = []
+    found: list[Marked] = []
     for gap in (0, 1):  # tail + head, tail + " " + head; offsets back in tail + head
         window = tail + " " * gap + head
         for start, end, marker in secret_spans(window, rules=rules):
             a = start if start < n else max(start - gap, n)
             b = end if end <= n else max(end - gap, n)
-            if b <= a or (a, b) in alone or "[REDACTED" in window[start:end]:  # never a marker's parts
-                continue
-            if a < n:
-                in_left.append((cut + a, cut + min(b, n), marker))
-            if b > n:
-                in_right.append((max(a, n) - n, b - n, "" if a < n else marker))
+            if b > a and "[REDACTED" not in window[start:end]:  # never a marker's parts
+                found.append((a, b, marker))
+    if not found:
+        return [], []
+    alone = {(a, b) for a, b, _ in secret_spans(tail, rules=rules)}
+    alone |= {(a + n, b + n) for a, b, _ in secret_spans(head, rules=rules)}
+    in_left: list[Marked] = []
+    in_right: list[Marked] = []
+    for a, b, marker in found:
+        if (a, b) in alone:
+            continue
+        if a < n:
+            in_left.append((cut + a, cut + min(b, n), marker))
+        if b > n:
+            in_right.append((max(a, n) - n, b - n, "" if a < n else marker))
     return in_left, in_right
 
 
@@ -969,7 +975,7 @@ def _name_alone(m: Match) -> str | None:
 
 def _compiled(source: str) -> Pattern:
     try:
-        return Pattern(source, ignore_case=True)
+        return Pattern(source, ignore_case=True, capture=False)
     except ValueError as exc:
         raise ConfigError(
             f"personal_patterns entry `{source}` is not a pattern RE2 can run ({exc}); rewrite it without"

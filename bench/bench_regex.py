@@ -1,0 +1,235 @@
+"""Benchmark: crafted inputs against ordinary text of the same size, through every entry point that runs patterns.
+
+Regular expressions that backtrack cost time exponential or quadratic in a crafted input (one 133-character
+`sshpass` line took 335 s in `ingest`). Each entry point below is timed on ordinary text (the bundled transcripts'
+own strings, cut to size) and on crafted inputs of the same size in bytes (100 B, 10 KB, 1 MB): nested quantifiers, long
+runs of a repeated token, near-matches of each rule (a rule's start without its end, or a value it must pass over),
+a 1 MB line of repeated words. Each measure runs in a child process forked after the patterns are warmed up, so a
+hung one is stopped at `--timeout` and reported as such. Prints each crafted input's ratio to ordinary text
+measured in the same run, and per size the worst ratio. Goal: <= 2x.
+
+Other modules add their own entry point in one line: `ENTRY_POINTS.append(("name", callable_of_a_text))`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._table import Row, emit  # noqa: E402
+from core.models import SessionMessage  # noqa: E402
+from core.redact import Redactor, redact, redact_parts, redact_transcript  # noqa: E402
+from core.render import render_session  # noqa: E402
+
+SIZES = (100, 10_000, 1_000_000)
+# `(a+)+$`: the personal pattern the issue found compiled unchecked (exponential on Python's `re`).
+_PERSONAL = Redactor(home="/home/bench", extra=("alice example", r"build-[0-9]+\.acme\.internal", "(a+)+$"))
+
+
+def _transcript(text: str) -> object:
+    return redact_transcript(json.dumps({"type": "user", "message": {"role": "user", "content": text}}), _PERSONAL)
+
+
+def _render(text: str) -> object:
+    return render_session([SessionMessage(seq=0, role="user", kind="text", text=text)], budget_tokens=10**7)
+
+
+def _ingest_screen() -> Callable[[str], object]:
+    """The SQL that picks the records the redactor reads (DuckDB's RE2): every rule's shape, in one pass."""
+    import duckdb
+
+    from core.redact import MIXED_PAIR, secret_shapes
+
+    con = duckdb.connect()
+    either = f"{secret_shapes()}|{MIXED_PAIR}"
+    return lambda text: con.execute("SELECT regexp_matches(?, ?)", [text, either]).fetchone()
+
+
+# (name, what runs a text through the patterns): one line each; the screen and miner owners add theirs here.
+ENTRY_POINTS: list[tuple[str, Callable[[str], object]]] = [
+    ("redact", redact),
+    ("redact_parts", lambda text: redact_parts([text[: len(text) // 2], text[len(text) // 2 :]])),
+    ("personal", _PERSONAL.personal),
+    ("redact_transcript", _transcript),
+    ("render_session", _render),
+    ("ingest_screen", _ingest_screen()),
+]
+
+
+def _repeat(unit: str, size: int, head: str = "", tail: str = "") -> str:
+    """`head`, `unit` repeated, `tail`: `size` bytes of UTF-8 (a few less where a character would not fit)."""
+    body = size - len(head.encode()) - len(tail.encode())
+    times = body // max(len(unit.encode()), 1) + 1
+    text = head + _cut(unit * times, max(body, 0)) + tail
+    return _cut(text, size)
+
+
+def _cut(text: str, size: int) -> str:
+    """The longest start of `text` of at most `size` bytes of UTF-8."""
+    return text.encode()[:size].decode("utf-8", "ignore")
+
+
+# (name, size -> text): each of `size` bytes (UTF-8), as ordinary text is.
+CRAFTED: list[tuple[str, Callable[[int], str]]] = [
+    ("nested: run of a then !", lambda n: _repeat("a", n, tail="!")),
+    ("nested: (ab) repeated", lambda n: _repeat("ab", n)),
+    ("words: repeated word", lambda n: _repeat("mysql ", n)),
+    ("words: password repeated", lambda n: _repeat("password ", n)),
+    ("words: token repeated", lambda n: _repeat("token ", n)),
+    ("words: twilio repeated", lambda n: _repeat("twilio ", n)),
+    ("words: key value pairs", lambda n: _repeat("key = value, ", n)),
+    ("sshpass: -p never comes", lambda n: _repeat("-o StrictHostKeyChecking=no ", n, head="sshpass ")),
+    ("sshpass: flags that may be arguments", lambda n: _repeat("-o ", n, head="sshpass ")),
+    ("sshpass: repeated", lambda n: _repeat("sshpass -o x ", n)),
+    ("mysql: no -p on the line", lambda n: _repeat("x ", n, head="mysql ")),
+    ("docker login: no -p", lambda n: _repeat("--user x ", n, head="docker login ")),
+    ("echo: no pipe", lambda n: _repeat("echo x ", n)),
+    ("sudo: no here-string", lambda n: _repeat("sudo -S x ", n)),
+    ("htpasswd: repeated", lambda n: _repeat("htpasswd -b ", n)),
+    ("assignment: placeholder values", lambda n: _repeat("password=$PW ", n)),
+    ("assignment: None values", lambda n: _repeat("api_key: None ", n)),
+    ("assignment: open quote", lambda n: _repeat("x", n, head='password="')),
+    ("env: upper-case run", lambda n: _repeat("A", n)),
+    ("env: names without =", lambda n: _repeat("DB_PASSWORD ", n)),
+    ("url: colons, no @", lambda n: _repeat("a:", n, head="https://")),
+    ("url: @ and colons", lambda n: _repeat("u:p@", n, head="postgres://")),
+    ("curl -u: no colon", lambda n: _repeat("a", n, head="curl -u ")),
+    ("pgpass: fields without end", lambda n: _repeat("a:1:b:c:", n)),
+    ("key: BEGIN without END", lambda n: _repeat("x", n, head="-----BEGIN RSA PRIVATE KEY-----\n")),
+    ("key: BEGIN repeated", lambda n: _repeat("-----BEGIN ", n)),
+    ("key: key-like lines, no END", lambda n: _repeat("abcdefghijklmnopqrstuvwxyz+/" * 2 + "abcdefgh\n", n)),
+    ("token: 31-char mixed runs", lambda n: _repeat("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1d ", n)),
+    ("token: one long mixed run", lambda n: _repeat("aB3dE5gH7j", n)),
+    ("vendor: sk- prefixes", lambda n: _repeat("sk-ant-shortkey ", n)),
+    ("vendor: AKIA runs", lambda n: _repeat("AKIA", n)),
+    ("jwt: dots without parts", lambda n: _repeat("eyJabc.", n)),
+    ("prose: password is, then words", lambda n: _repeat("the password is stored ", n)),
+    ("base64: printable quads", lambda n: _repeat("SGVsbG8gd29ybGQh", n)),
+    ("email: local part, no domain", lambda n: _repeat("a", n, tail="@")),
+    ("email: @ repeated", lambda n: _repeat("a@", n)),
+    ("home: /home/ repeated", lambda n: _repeat("/home/", n)),
+    ("reminder: opened, never closed", lambda n: _repeat("<system-reminder>", n)),
+    ("unicode: spaces", lambda n: _repeat("\u2003", n)),
+    ("unicode: letters", lambda n: _repeat("é", n)),
+]
+
+
+def ordinary(size: int) -> str:
+    """The bundled transcripts' own strings (prompts, tool output, code), joined and cut to `size`."""
+    strings: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for path in sorted((ROOT / "data" / "samples").rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                walk(json.loads(line))
+            except ValueError:
+                continue
+    text = "\n".join(s for s in strings if len(s) > 40)
+    # From the middle of the corpus: its head is one session's opening, not typical text.
+    text = text[len(text) // 3 :]
+    return _cut(text * (size // max(len(text.encode()), 1) + 1), size)
+
+
+def _timed(run: Callable[[str], object], text: str, budget: float) -> float:
+    """Seconds per call: best of 3 batches of enough calls to last about `budget`."""
+    started = time.perf_counter()
+    run(text)
+    once = time.perf_counter() - started
+    calls = max(1, int(budget / max(once, 1e-7)))
+    best = once
+    for _ in range(5 if once < budget else 2):
+        started = time.perf_counter()
+        for _ in range(calls):
+            run(text)
+        best = min(best, (time.perf_counter() - started) / calls)
+    return best
+
+
+def _child(run: Callable[[str], object], text: str, budget: float, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    out.put(_timed(run, text, budget))
+
+
+def measure(run: Callable[[str], object], text: str, budget: float, timeout: float) -> float | None:
+    """`_timed` in a forked child; None when it does not finish within `timeout` seconds (the child is stopped)."""
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_child, args=(run, text, budget, out))
+    child.start()
+    child.join(timeout)
+    if child.is_alive():
+        child.terminate()
+        child.join()
+        return None
+    return out.get() if not out.empty() else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES), help="comma-separated sizes in bytes")
+    parser.add_argument("--budget", type=float, default=0.05, help="seconds per timed batch")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a measure is stopped")
+    parser.add_argument("--only", default="", help="entry points to run (comma-separated names)")
+    parser.add_argument("--verbose", action="store_true", help="every crafted input's ratio, not only the worst")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    entries = [(n, r) for n, r in ENTRY_POINTS if not args.only or n in args.only.split(",")]
+    for _, run in entries:  # every pattern compiled before the children fork
+        run(ordinary(200))
+    rows: list[Row] = []
+    for size in sizes:
+        plain = ordinary(size)
+        worst: list[tuple[float, str, str]] = []
+        print(f"size {size:,} bytes")
+        for name, run in entries:
+            base = measure(run, plain, args.budget, args.timeout)
+            if base is None:
+                print(f"  {name:18} ordinary text did not finish in {args.timeout:.0f} s")
+                continue
+            ratios = []
+            for kind, make in CRAFTED:
+                took = measure(run, make(size), args.budget, args.timeout)
+                if took is not None and took > 1.5 * base:  # measured again: a burst of another process can double it
+                    again = measure(run, make(size), args.budget, args.timeout)
+                    took = min(took, again if again is not None else took)
+                ratio = float("inf") if took is None else took / base
+                ratios.append((ratio, kind, took))
+                if args.verbose:
+                    shown = f">{args.timeout:.0f} s" if took is None else f"{took * 1e3:9.3f} ms"
+                    print(f"    {name:18} {kind:32} {shown}  {ratio:8.2f}x")
+            ratio, kind, took = max(ratios)
+            median = statistics.median(r for r, _, _ in ratios)
+            shown = f">{args.timeout:.0f} s" if took is None else f"{took * 1e3:.3f} ms"
+            print(
+                f"  {name:18} ordinary {base * 1e3:9.3f} ms; worst {ratio:8.2f}x ({kind}: {shown});"
+                f" median {median:.2f}x"
+            )
+            worst.append((ratio, name, kind))
+        if worst:
+            ratio, name, kind = max(worst)
+            met = ratio <= 2.0
+            print(f"  worst at {size:,}: {ratio:.2f}x ({name}, {kind})  goal <= 2x: {'met' if met else 'NOT met'}")
+            rows.append(Row("regex", f"worst crafted / ordinary at {size:,} B", "x", [ratio], goal="<= 2x", met=met))
+    emit(rows)
+
+
+if __name__ == "__main__":
+    main()
