@@ -5,16 +5,20 @@ pipes into filters. A simple command is admitted when:
 
 - its program is written as a plain word (not `c\\url`, `'cu'rl`, `$CMD`), and is a known build, test, lint or
   package toolchain, a local file utility, a program the project declares or the user's own prompts run, or a
-  script inside the project (`./gradlew`, `scripts/test.sh`); never `sudo` and its kind;
+  script inside the project (`./gradlew`, `scripts/test.sh`); never `sudo` and its kind, never a program whose job
+  is to run another (`eval`, `xargs`, `env`);
 - a pipe feeds it only if it is a filter (`tail`, `grep`, `jq`, ...): output is never piped into a shell or an
   interpreter;
-- its words are literal (no `$(...)`, backticks, `<(...)`, `$VAR`), with no `NAME=value` before it;
-- every path it names, and every redirection, stays inside the project (relative, no `..`, no `~`, no absolute
-  path but `/dev/null`), and names no secret-bearing dotfile;
-- no flag weakens a safeguard (`--force`, `--no-verify`, `--break-system-packages`, a registry or index of someone
-  else's, `git push +ref`, `git reset --hard`, `-rf` anywhere but a build folder such as `node_modules`);
-- an interpreter runs a file or a module, never code given inline (`python -c`, `node -e`, `sh -c`, `eval`);
-- it installs no package by name (a lockfile install is fine; `npm install left-pad` is not a lesson to obey blind);
+- its words are literal (no `$(...)`, backticks, `<(...)`, `$VAR`, brace expansion), and a `NAME=value` before it
+  sets only a variable known to choose a mode (`NODE_ENV=production`, `MIX_ENV=test`), to a plain value;
+- every path it names stays inside the project (relative, no `..`, no `~`, nothing absolute but `/dev/null`) and
+  names no secret-bearing dotfile; what it writes (a redirection, `cp`'s target, `tee`) is no dotfile, hook or file
+  a tool runs as configuration;
+- no flag weakens a safeguard (`--force`, `--no-verify`, `--break-system-packages`, another registry or index, a
+  certificate check off, `git push +ref`, `git reset --hard`, `-rf` anywhere but a build folder);
+- the program's own policy admits it (`core.programs`): an interpreter runs a file or a module, never code given
+  inline; a package manager installs no package the project does not declare; git and gh run no command through
+  their options and reach no other repository;
 - a link it names leads to a host the lesson may name (`core.links`): none in a keyless lesson, in a model's lesson
   only loopback or a host the user's own prompts named.
 
@@ -31,6 +35,21 @@ from typing import Literal
 import re2
 
 from core.links import Link, find_links, vouched_host
+from core.programs import (
+    FILTERS,
+    INTERPRETERS,
+    PRIVILEGE,
+    RUNS_ANYTHING,
+    SHELLS,
+    Call,
+    known_program,
+    policy_refusals,
+    program_family,
+    wrapped_command,
+)
+from core.programs import (
+    remote_hosts as _remote_hosts,
+)
 from core.shell import SimpleCommand, parse_command
 
 __all__ = [
@@ -73,185 +92,120 @@ class Vouched:
     links: bool = True
 
 
-# --- the vocabulary --------------------------------------------------------------------------------------------
-
-_TOOLCHAIN = frozenset(
-    # Python
-    "python python3 pip pip3 uv uvx poetry pdm hatch pipenv rye pytest py.test tox nox ruff black isort flake8"
-    " pylint mypy pyright basedpyright coverage pre-commit sphinx-build mkdocs alembic django-admin uvicorn"
-    " gunicorn flask ipython jupyter pyinstaller maturin"
-    # JavaScript / TypeScript
-    " node npm npx pnpm pnpx yarn bun bunx deno tsc tsx ts-node vitest jest mocha ava eslint prettier biome vite"
-    " next nuxt webpack webpack-cli esbuild rollup parcel turbo nx lerna playwright cypress storybook astro"
-    " svelte-kit ng vue-cli-service expo react-native tailwindcss postcss stylelint changeset"
-    # Rust, Go, Elixir, Erlang, Ruby, JVM, .NET, PHP, Swift, Dart, Zig
-    " cargo rustc rustup rustfmt cargo-clippy wasm-pack trunk go gofmt goimports golangci-lint staticcheck gotestsum"
-    " mix elixir iex erl rebar3 ruby bundle bundler rake rspec rails rubocop java javac mvn mvnw gradle gradlew"
-    " kotlinc sbt dotnet php composer phpunit artisan swift swiftc xcodebuild flutter dart zig"
-    # C and C++, build systems, linters of anything
-    " make gmake cmake ctest ninja meson bazel bazelisk just task gcc g++ cc c++ clang clang++ clang-format"
-    " clang-tidy shellcheck shfmt hadolint actionlint yamllint markdownlint vale git gh"
-    .split()
-)  # fmt: skip
-# Local file utilities: they read and write what they are given, which the path rules keep inside the project.
-_UTILITIES = frozenset(
-    "ls cat head tail grep egrep fgrep rg ag find fd wc sort uniq diff cmp echo printf pwd which type tree stat file"
-    " du df jq yq less more cut tr basename dirname realpath readlink date true false test sleep touch mkdir rmdir"
-    " cp mv rm ln chmod cd time timeout column nl fold tee comm paste od hexdump xxd sha256sum shasum md5sum"
-    " uname whoami hostname nproc lsof ps kill pgrep pkill curl".split()
-)
-# Programs a pipe may feed: they only transform the text they read.
-_FILTERS = frozenset(
-    "head tail grep egrep fgrep rg wc sort uniq cut tr jq yq less more column nl fold tee cat comm paste od"
-    " hexdump xxd sha256sum shasum md5sum".split()
-)
-_PRIVILEGE = frozenset("sudo doas su pkexec runas gsudo sudo-rs".split())
-_EVALUATORS = frozenset("eval exec source xargs env nohup command builtin trap".split())
-# Interpreters, and the flags that hand them code inline.
-_INLINE = {
-    "python": {"-c"},
-    "node": {"-e", "--eval", "-p", "--print"},
-    "deno": {"eval"},
-    "bun": {"-e", "--eval", "-p", "--print"},
-    "ruby": {"-e"},
-    "perl": {"-e", "-E"},
-    "php": {"-r"},
-    "bash": {"-c"},
-    "sh": {"-c"},
-    "zsh": {"-c"},
-    "dash": {"-c"},
-    "fish": {"-c"},
-    "pwsh": {"-c", "-command", "-encodedcommand", "-e", "-ec"},
-    "powershell": {"-c", "-command", "-encodedcommand", "-e", "-ec"},
-    "elixir": {"-e", "--eval"},
-    "iex": {"-e", "--eval"},
-    "erl": {"-eval"},
-}
-# Standard-library modules `python -m` runs as tools.
-_PY_MODULES = frozenset(
-    "unittest venv http.server json.tool compileall doctest timeit cProfile pdb build pip ensurepip site pydoc"
-    " py_compile tabnanny trace zipapp pstats tokenize ast".split()
-)
-_SHELLS = frozenset("bash sh zsh dash fish ksh csh tcsh pwsh powershell cmd".split())
-_KNOWN = _TOOLCHAIN | _UTILITIES | _PRIVILEGE | _EVALUATORS | frozenset(_INLINE) | _SHELLS | _FILTERS
 # Folders a build makes and a clean removes: `rm -rf` may name these and nothing else.
 BUILD_FOLDERS = frozenset(
     "node_modules dist build target _build deps .venv venv __pycache__ .pytest_cache .mypy_cache .ruff_cache"
     " coverage htmlcov .coverage .next .nuxt .svelte-kit .turbo .parcel-cache .cache out tmp .tox .nox .gradle"
     " bin obj .eggs site public/build storybook-static".split()
 )
-# Dotfiles and dot-folders a project keeps and a lesson may name (the allow-list; `.netrc`, `.npmrc`, `.ssh` and
+# Dotfiles and dot-folders a project keeps and a command may name (the allow-list; `.netrc`, `.npmrc`, `.ssh` and
 # every other dotfile are not on it, since what they hold is someone's credentials or the machine's own setup; nor
 # are `.git`, `.claude`, `.vscode` and their kin, whose hooks, settings and tasks run commands).
 PROJECT_DOTFILES = frozenset(
     (
-        ".gitignore .gitattributes .gitmodules .gitkeep .github .gitlab-ci.yml .gitlab .mailmap .nvmrc"
-        " .node-version .python-version .ruby-version .tool-versions .editorconfig .prettierrc"
-        " .prettierrc.json .prettierrc.js .prettierignore .eslintrc .eslintrc.js .eslintrc.cjs .eslintrc.json"
-        " .eslintignore .stylelintrc .babelrc .browserslistrc .dockerignore .pre-commit-config.yaml .flake8"
-        " .pylintrc .coveragerc .ruff.toml .rustfmt.toml .formatter.exs .credo.exs .iex.exs .rspec"
-        " .rubocop.yml .clang-format .clang-tidy .env.example .env.sample .env.template .husky .changeset"
-        " .storybook .well-known .yarnrc.yml .yarn .swcrc .mocharc.json .nycrc .jshintrc .markdownlint.json"
-        " .yamllint .hadolint.yaml .golangci.yml .goreleaser.yml .cargo .circleci .buildkite .vercelignore"
-        " .terraform-version .sqlfluff .envrc.example .mise.toml .venv .tox .nox .pytest_cache .mypy_cache"
-        " .ruff_cache .next .nuxt .svelte-kit .turbo .parcel-cache .cache .gradle .eggs .coverage .bin"
-        " .DS_Store .env"
+        ".gitignore .gitattributes .gitmodules .gitkeep .github .gitlab-ci.yml .gitlab .mailmap .nvmrc .node-version"
+        " .python-version .ruby-version .tool-versions .editorconfig .prettierrc .prettierrc.json .prettierrc.js"
+        " .prettierrc.yml .prettierrc.yaml .prettierignore .eslintrc .eslintrc.js .eslintrc.cjs .eslintrc.json"
+        " .eslintrc.yml .eslintrc.yaml .eslintignore .stylelintrc .stylelintrc.json .babelrc .babelrc.json"
+        " .browserslistrc .dockerignore .pre-commit-config.yaml .flake8 .pylintrc .coveragerc .ruff.toml"
+        " .rustfmt.toml .formatter.exs .credo.exs .iex.exs .rspec .rubocop.yml .rubocop_todo.yml .clang-format"
+        " .clang-tidy .env.example .env.sample .env.template .husky .changeset .storybook .well-known .yarnrc.yml"
+        " .yarn .swcrc .mocharc.json .nycrc .jshintrc .markdownlint.json .yamllint .hadolint.yaml .golangci.yml"
+        " .golangci.yaml .goreleaser.yml .cargo .circleci .buildkite .vercelignore .terraform-version .sqlfluff"
+        " .envrc.example .mise.toml .sdkmanrc .mvn .swiftlint.yml .venv .tox .nox .pytest_cache .mypy_cache"
+        " .ruff_cache .next .nuxt .svelte-kit .turbo .parcel-cache .cache .gradle .eggs .coverage .bin .DS_Store"
     ).split()
 ) | {".", ".."}
-# Long options that switch a safeguard off, in any program's spelling. A prefix of one of them counts too (git and
-# most option parsers accept `--forc` for `--force`).
+# Named in a sentence or a code span of its own, a project may mention these too (`.env`, the `.git/` folder,
+# `.vscode/settings.json`); a command may not read or write them.
+_MENTIONED_DOTFILES = frozenset(
+    ".env .env.local .env.development .env.test .env.production .git .vscode .idea .claude .cursor .codex"
+    " .devcontainer .config .npmrc .bundle".split()
+)
+# Files a tool runs or reads as its configuration: a command that writes one changes what the next run does.
+_CONFIG_FILES = frozenset(
+    "makefile gnumakefile package.json pyproject.toml setup.py setup.cfg conftest.py tox.ini noxfile.py cargo.toml"
+    " build.rs go.mod build.gradle build.gradle.kts settings.gradle pom.xml gemfile rakefile mix.exs justfile"
+    " dockerfile docker-compose.yml docker-compose.yaml compose.yml compose.yaml taskfile.yml taskfile.yaml"
+    " .envrc manage.py vite.config.ts vite.config.js webpack.config.js jest.config.js vitest.config.ts".split()
+)
+# Variables a command may be given before it: they choose a mode or a format, and name no program, path or host.
+_SAFE_VARIABLES = frozenset(
+    "NODE_ENV RAILS_ENV RACK_ENV MIX_ENV APP_ENV FLASK_ENV FLASK_DEBUG DJANGO_DEBUG ENV ENVIRONMENT CI DEBUG LOG_LEVEL"
+    " RUST_LOG RUST_BACKTRACE FORCE_COLOR NO_COLOR TERM COLUMNS TZ LANG LC_ALL GOOS GOARCH CGO_ENABLED PORT"
+    " PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONHASHSEED PYTHONWARNINGS HYPOTHESIS_PROFILE VERBOSE QUIET"
+    " NODE_NO_WARNINGS BROWSER HEADLESS".split()
+)
+_MODE = re2.compile(r"^(?:[ugoa]*[-+=][rwxXst]*|[0-7]{3,4})$")
+_PLAIN_VALUE = re2.compile(r"^[A-Za-z0-9_.:,+-]*$")
+# Long options that switch a safeguard off, whatever program takes them: (the option, the shortest abbreviation
+# accepted for it). An abbreviation no shorter than that counts as the option (`--no-verif`).
 _BYPASS_LONG = (
-    "--force", "--force-with-lease", "--force-if-includes", "--no-verify", "--break-system-packages",
-    "--no-preserve-root", "--insecure", "--no-check-certificate", "--allow-unauthenticated", "--unsafe-perm",
-    "--dangerously-skip-permissions", "--dangerously-bypass-approvals-and-sandbox", "--trusted-host", "--registry",
-    "--index-url", "--extra-index-url", "--allow-root", "--no-sandbox", "--yolo", "--skip-verify",
-    "--disable-ssl-verification", "--ignore-certificate-errors", "--no-gpg-sign", "--admin", "--no-verify-ssl",
-    "--allow-insecure", "--permission-mode", "--unsafe", "--disable-verification",
+    ("--force", 6), ("--force-with-lease", 9), ("--no-verify", 7), ("--break-system-packages", 8),
+    ("--no-preserve-root", 9), ("--insecure", 7), ("--no-check-certificate", 16), ("--allow-unauthenticated", 10),
+    ("--unsafe-perm", 9), ("--dangerously-skip-permissions", 9), ("--dangerously-bypass-approvals-and-sandbox", 9),
+    ("--trusted-host", 10), ("--registry", 10), ("--index-url", 11), ("--extra-index-url", 12), ("--allow-root", 11),
+    ("--no-sandbox", 10), ("--yolo", 6), ("--skip-verify", 11), ("--disable-ssl-verification", 12),
+    ("--ignore-certificate-errors", 14), ("--no-verify-ssl", 13), ("--allow-insecure", 12), ("--admin", 7),
+    ("--permission-mode", 12), ("--disable-verification", 12), ("--strict-ssl", 12), ("--no-strict-ssl", 12),
 )  # fmt: skip
-# Short options that mean the same, where they do: `git push -f`, not `git add -f`.
-_BYPASS_SHORT: dict[tuple[str, str], set[str]] = {
-    ("git", "push"): {"f", "d"},
-    ("git", "commit"): {"n"},
-    ("git", "branch"): {"D", "f"},
-    ("git", "checkout"): {"f"},
-    ("git", "switch"): {"f"},
-    ("git", "tag"): {"f", "d"},
-    ("git", "merge"): {"n"},
-    ("npm", ""): {"f"},
-    ("pnpm", ""): {"f"},
-    ("yarn", ""): {"f"},
-    ("pip", ""): {"i"},
-}
-_GIT_ALLOWED = frozenset(
-    "status diff log show add commit checkout switch branch stash fetch pull push rebase merge tag blame grep reset"
-    " ls-files ls-tree rev-parse rev-list remote worktree cherry-pick restore mv rm bisect describe shortlog"
-    " submodule init clone reflog revert am apply format-patch range-diff whatchanged notes lfs sparse-checkout"
-    " show-ref symbolic-ref cat-file count-objects fsck gc maintenance help version".split()
-)
-_GH_ALLOWED = {
-    "pr": "view list create checkout diff status checks comment review edit ready close reopen merge".split(),
-    "issue": "view list create comment edit close reopen status".split(),
-    "run": "view list watch rerun download".split(),
-    "workflow": "view list run".split(),
-    "repo": "view clone".split(),
-    "release": "view list download".split(),
-    "auth": "status login".split(),
-    "browse": [],
-    "search": [],
-    "label": ["list"],
-    "status": [],
-}
-# Package managers: their own built-in commands that publish, log in or change where packages come from.
-_PM_REFUSED = frozenset(
-    "publish unpublish login logout adduser add-user token owner access deprecate dist-tag team star unstar org"
-    " hook profile config set npm-config whoami yank".split()
-)
-_PM_INSTALL = frozenset("install i add isntall in ins inst insta instal update up upgrade dlx x".split())
-_PACKAGE_MANAGERS = frozenset("npm pnpm yarn bun".split())
-# Flags whose next word is their value (so the value is not read as a package, a URL or a path to check alone).
-_VALUE_FLAGS = frozenset(
-    "-r --requirement -c --constraint -e --editable -p --python --with --with-editable --with-requirements"
-    " --env-file --directory --project --extra --group --package --filter -F -C --cwd --prefix -w --workspace"
-    " -m -k -o --output -H --header -X --request -d --data --data-raw --data-binary -A --user-agent --reason"
-    " --status -t --target --manifest-path --features -j --jobs -n --only -x --exec -T --upload-file -K"
-    " --config -u --user -i --index-url --index --extra-index-url --registry -f --file -b --branch --count"
-    " --timeout --maxfail --tb --lf -l --log-level --env --max-workers --grep --shard --project-name".split()
-)
+# Option names and settings that turn a check off when set to false (`--strict-ssl=false`, `-Dssl.verify=false`).
+_CHECK_WORDS = re2.compile(r"(?i)ssl|tls|cert|verify|strict|checksum|sumdb|trust")
+_OFF = frozenset({"false", "0", "no", "off", "none", "disable", "disabled"})
 _HOME = re2.compile(r"^(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|%APPDATA%)")
 _DRIVE = re2.compile(r"^[A-Za-z]:[\\/]")
 _PROGRAM_SHAPE = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
-_VERSIONED = re2.compile(r"^(python|pip|ruby|node|perl|php)(\d+(?:\.\d+)*)?$")
-_PACKAGE_AT_VERSION = re2.compile(r"^@?[A-Za-z0-9._/-]+@[A-Za-z0-9^~<>=.*+-]+$")
+_NOT_A_NAME = re2.compile(r"[*?\[\]|(){}^$\\'\" ]")
 _NAMES_DEVICE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"})
-
-
-def _family(program: str) -> str:
-    """`python3.12` -> `python`, `pip3` -> `pip`; other names unchanged."""
-    match = _VERSIONED.match(program)
-    return match.group(1) if match else program
+_PLACEHOLDERS = ("...", "…")
+# The programs whose first positional is a pattern or a filter, not a path (`jq '.version' package.json`).
+_PATTERN_FIRST = frozenset("jq yq grep egrep fgrep rg ag".split())
 
 
 def is_program(name: str, vouched: Vouched) -> bool:
     """True when `name` is a program the allow-list knows of (to run or to refuse), or one the user vouched for."""
-    family = _family(PurePosixPath(name).name)
-    return family in _KNOWN or family in vouched.programs
+    return known_program(name) or program_family(name) in vouched.programs
 
 
-def path_refusal(word: str) -> Refusal | None:
+def path_refusal(word: str, *, mention: bool = False) -> Refusal | None:
     """The refusal for a path that leaves the project (absolute, home, `..`) or names a dotfile that is not a project
-    file; None for anything else (a relative path inside the project, or a word that is no path)."""
+    file (`mention`: named in prose or a span of its own, where `.env` or `.git/` may be named); None for anything
+    else (a relative path inside the project, a pattern, or a word that is no path)."""
     value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
     value = value.removeprefix("@")  # curl's `-d @file`
-    if not value or value in _NAMES_DEVICE or value in ("...", "…"):  # a device, or a placeholder
+    if not value or value in _NAMES_DEVICE or value in _PLACEHOLDERS:  # a device, or a placeholder
         return None
     if value.startswith("/") or _HOME.match(value) or _DRIVE.match(value) or value.startswith("\\\\"):
         return Refusal("path", f"`{_clip(value)}` is outside the project")
+    if _NOT_A_NAME.search(value):  # a pattern, a filter or a glob: what it matches is checked where it is read
+        return None
     parts = PurePosixPath(value.replace("\\", "/")).parts
     if ".." in parts:
         return Refusal("path", f"`{_clip(value)}` climbs out of the folder with `..`")
+    allowed = PROJECT_DOTFILES | _MENTIONED_DOTFILES if mention else PROJECT_DOTFILES
     for part in parts:
-        if part.startswith(".") and part not in PROJECT_DOTFILES and not part.startswith(".env."):
-            return Refusal("path", f"`{_clip(value)}` names `{part}`, which is no project file lessons may name")
+        if part in _PLACEHOLDERS or not part.startswith("."):
+            continue
+        low = part.lower()  # macOS and Windows read `.GIT` as `.git`
+        if low in allowed or (mention and low.startswith(".env")):
+            continue
+        return Refusal("path", f"`{_clip(value)}` names `{part}`, which is no project file lessons may name")
+    return None
+
+
+def _write_refusal(target: str) -> Refusal | None:
+    """The refusal for a file a command writes: outside the project, a dotfile or hook of any kind, a file a tool
+    runs as its configuration, or a program folder (`bin/`, `.venv/bin`, `node_modules/.bin`)."""
+    refused = path_refusal(target)
+    if refused is not None:
+        return refused
+    parts = [p.lower() for p in PurePosixPath(target.replace("\\", "/")).parts]
+    if any(p.startswith(".") and p not in (".", "..") for p in parts):
+        return Refusal("path", f"writes `{_clip(target)}`, a dotfile a tool reads as settings or hooks")
+    if parts and (parts[-1] in _CONFIG_FILES or parts[-1].endswith(".mk")):
+        return Refusal("path", f"writes `{_clip(target)}`, a file a tool runs as its configuration")
+    if "bin" in parts[:-1] or "hooks" in parts[:-1]:
+        return Refusal("path", f"writes `{_clip(target)}`, into a folder of programs or hooks")
     return None
 
 
@@ -260,13 +214,17 @@ def _clip(text: str, most: int = 60) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
-def _bypass_long(flag: str) -> str | None:
-    name = flag.split("=", 1)[0].lower()
-    if len(name) < 5:  # `--fo` could be anything
-        return None
-    for bypass in _BYPASS_LONG:
-        if bypass == name or bypass.startswith(name):
-            return bypass
+def _bypass_flag(arg: str) -> str | None:
+    """The safeguard `arg` switches off, if it does: a bypass option (or its accepted abbreviation), or a check's
+    option or setting given a false value."""
+    name, _, value = arg.partition("=")
+    low = name.lower()
+    if low.startswith("--"):
+        for option, shortest in _BYPASS_LONG:
+            if len(low) >= shortest and option.startswith(low):
+                return option
+    if value.lower() in _OFF and _CHECK_WORDS.search(name):
+        return name
     return None
 
 
@@ -284,49 +242,6 @@ def link_refusals(links: Iterable[Link], vouched: Vouched) -> list[Refusal]:
     return found
 
 
-def _positionals(args: Sequence[str]) -> list[str]:
-    """The arguments that are not flags nor a flag's value."""
-    out = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        if arg.startswith("-") and len(arg) > 1:
-            skip = arg in _VALUE_FLAGS
-            continue
-        out.append(arg)
-    return out
-
-
-def _is_package_name(arg: str) -> bool:
-    return not (arg in (".", "..") or arg.startswith((".", "/", "~")) or ("/" in arg.rstrip("/") and "@" not in arg))
-
-
-def _inner(program: str, args: list[str]) -> tuple[str, list[str]] | None:
-    """The command a wrapper runs (`uv run pytest` -> `pytest`), or None when `program` wraps nothing."""
-    wrapped_after = {
-        ("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("pipenv", "run"), ("rye", "run"),
-        ("pnpm", "exec"), ("yarn", "exec"), ("bundle", "exec"), ("bundler", "exec"), ("npm", "exec"),
-    }  # fmt: skip
-    rest = list(args)
-    if program in ("npx", "pnpx", "bunx", "time") or (args and (program, args[0]) in wrapped_after):
-        if program not in ("npx", "pnpx", "bunx", "time"):
-            rest = rest[1:]
-        while rest and rest[0].startswith("-"):
-            flag = rest.pop(0)
-            if flag in _VALUE_FLAGS and rest and "=" not in flag:
-                rest.pop(0)
-        if rest and rest[0] == "--":
-            rest.pop(0)
-        return (rest[0], rest[1:]) if rest else None
-    if program == "timeout":
-        while rest and rest[0].startswith("-"):
-            rest.pop(0)
-        return (rest[1], rest[2:]) if len(rest) >= 2 else None
-    return None
-
-
 @dataclass
 class _Judge:
     vouched: Vouched
@@ -336,18 +251,28 @@ class _Judge:
         self.found.append(Refusal(rule, detail))
 
     def simple(self, command: SimpleCommand) -> None:
-        if command.assignments:
-            self.refuse("environment", f"`{_clip(command.assignments[0])}` is set before `{command.written}`")
+        for assignment in command.assignments:
+            name, _, value = assignment.partition("=")
+            if name not in _SAFE_VARIABLES or not _PLAIN_VALUE.match(value):
+                self.refuse("environment", f"`{_clip(assignment)}` is set before `{command.written}`")
         for sub in command.substitutions:
             if not _commit_message(sub.commands, sub.constructs):
                 self.refuse("substitution", f"`{_clip(sub.text)}` runs a command inside another")
+        family = program_family(command.written) if command.words and command.words[0] else ""
         for redirect in command.redirects:
-            if redirect.heredoc or (redirect.operator.endswith("&") and (redirect.target or "").isdigit()):
+            if redirect.operator.endswith("&") and (redirect.target or "").isdigit():
+                continue
+            if redirect.heredoc or redirect.operator == "<<<":
+                if family in INTERPRETERS:
+                    self.refuse("inline_code", f"`{family}` is given code on its input")
                 continue
             if redirect.target is None:
                 self.refuse("substitution", f"a redirection to an expanded name (`{redirect.operator}`)")
-            elif (refused := path_refusal(redirect.target)) is not None:
-                self.refuse("path", f"redirects to {refused.detail.removeprefix('`')}".replace("` is", " which is"))
+            elif redirect.operator.startswith("<"):
+                if (refused := path_refusal(redirect.target)) is not None:
+                    self.found.append(refused)
+            elif (refused := _write_refusal(redirect.target)) is not None:
+                self.found.append(refused)
         words = command.words
         if any(w is None for w in words):
             shown = "the program" if words[0] is None else "an argument"
@@ -363,16 +288,19 @@ class _Judge:
             self.refuse("syntax", f"the program `{_clip(written)}` is spelled with quotes or escapes")
             return
         name = PurePosixPath(program).name
-        family = _family(name)
+        family = program_family(program)
         self.found.extend(link_refusals((k for a in args for k in find_links(a)), self.vouched))
-        if family in _PRIVILEGE:
+        call = Call(family, tuple(args), self.vouched.programs)
+        for host in _remote_hosts(call):
+            self.found.extend(link_refusals(find_links(f"ssh://{host}/"), self.vouched))
+        if family in PRIVILEGE:
             self.refuse("privilege", f"`{name}` runs a command as another user")
             return
-        if family in _EVALUATORS:
+        if family in RUNS_ANYTHING:
             self.refuse("inline_code", f"`{name}` runs whatever it is given")
             return
-        if piped and family not in _FILTERS:
-            what = "an interpreter" if family in _INLINE or family in _SHELLS else "a program that is no filter"
+        if piped and family not in FILTERS:
+            what = "an interpreter" if family in INTERPRETERS or family in SHELLS else "a program that is no filter"
             self.refuse("pipe", f"output is piped into `{name}`, {what}")
         if "/" in program:
             refused = path_refusal(program)
@@ -382,170 +310,64 @@ class _Judge:
         elif not _PROGRAM_SHAPE.match(program):
             self.refuse("syntax", f"`{_clip(program)}` is not a program name")
             return
-        elif (
-            family not in _TOOLCHAIN
-            and family not in _UTILITIES
-            and family not in _INLINE
-            and family not in _SHELLS
-            and name not in self.vouched.programs
-        ):
+        elif not known_program(family) and name not in self.vouched.programs:
             self.refuse("program", f"`{name}` is neither a known toolchain nor a program the project declares")
             return
-        for arg in args:
-            refused = path_refusal(arg)
-            if refused is not None and not _is_url(arg):
-                self.found.append(refused)
-        self.flags(family, args)
-        self.rules_of(family, args)
+        self.arguments(family, args)
+        for rule, detail in policy_refusals(call, BUILD_FOLDERS):
+            self.refuse(rule, detail)
+        inner = wrapped_command(call)
+        if isinstance(inner, list):
+            for rule, detail in inner:
+                self.refuse(rule, detail)
+        elif inner is not None:
+            self.program(inner[0], inner[0], inner[1], piped=False)
 
-    def flags(self, family: str, args: list[str]) -> None:
-        sub = next((a for a in args if not a.startswith("-")), "")
-        short = _BYPASS_SHORT.get((family, sub), set()) | _BYPASS_SHORT.get((family, ""), set())
-        for arg in args:
+    def arguments(self, family: str, args: list[str]) -> None:
+        """Paths, write targets and bypass flags among `args`."""
+        first_positional = next((i for i, a in enumerate(args) if not a.startswith("-")), -1)
+        for i, arg in enumerate(args):
             if arg == "--":
-                break
-            if arg.startswith("--"):
-                bypass = _bypass_long(arg)
+                continue
+            if arg.startswith("-"):
+                bypass = _bypass_flag(arg)
                 if bypass is not None:
                     self.refuse("bypass", f"`{_clip(arg)}` ({bypass}) switches a safeguard off")
-            elif arg.startswith("-") and len(arg) > 1 and short and set(arg[1:]) & short and arg[1:].isalpha():
-                self.refuse("bypass", f"`{family} {sub} {arg}` switches a safeguard off")
-
-    def rules_of(self, family: str, args: list[str]) -> None:
-        inline = _INLINE.get(family, set())
-        if inline and any(a.lower() in inline for a in args[:-1]):  # a flag named alone (`python -c`) runs nothing
-            self.refuse("inline_code", f"`{family}` is given code inline ({'/'.join(sorted(inline))})")
-            return
-        if family in _SHELLS and not _positionals(args):
-            return
-        if family == "rm":
-            self.rm(args)
-        elif family == "find" and (bad := {"-exec", "-execdir", "-ok", "-okdir", "-delete"} & set(args)):
-            self.refuse("inline_code", f"`find {sorted(bad)[0]}` runs or deletes")
-        elif family == "fd" and {"-x", "--exec", "-X", "--exec-batch"} & set(args):
-            self.refuse("inline_code", "`fd --exec` runs a command")
-        elif family == "git":
-            self.git(args)
-        elif family == "gh":
-            self.gh(args)
-        elif family == "curl":
-            self.curl(args)
-        elif family in _PACKAGE_MANAGERS or family in ("pip", "uv", "poetry", "pdm", "cargo", "go", "gem", "bundle",
-                                                       "composer", "pipx", "uvx", "dotnet", "mix"):  # fmt: skip
-            self.packages(family, args)
-        elif family == "python" and len(args) >= 2 and args[0] == "-m":
-            if args[1] == "pip":
-                self.packages("pip", args[2:])
-            elif args[1] not in _PY_MODULES:
-                self.program(args[1], args[1], args[2:], piped=False)
-        inner = _inner(family, args)
-        if inner is not None:
-            if family in ("npx", "pnpx", "bunx") and {"-y", "--yes"} & set(args):
-                self.refuse("install", f"`{family} --yes` installs whatever it is asked to run")
-            if family in ("npx", "pnpx", "bunx") and _PACKAGE_AT_VERSION.match(inner[0]):
-                self.refuse("install", f"`{family} {_clip(inner[0])}` fetches and runs a package by version")
+                refused = path_refusal(arg) if "=" in arg else None
+            elif "://" in arg or (i == first_positional and family in _PATTERN_FIRST):
+                continue
             else:
-                self.program(inner[0], inner[0], inner[1], piped=False)
-
-    def rm(self, args: list[str]) -> None:
-        flags = [a for a in args if a.startswith("-")]
-        strong = any(
-            (f.startswith("--") and f in ("--recursive", "--force", "--dir"))
-            or (not f.startswith("--") and set(f[1:]) & set("rRf"))
-            for f in flags
-        )
-        targets = [a for a in args if not a.startswith("-")]
-        if strong:
-            for target in targets:
-                if PurePosixPath(target.rstrip("/")).name not in BUILD_FOLDERS and not target.endswith(".egg-info"):
-                    self.refuse("bypass", f"`rm {' '.join(flags)}` outside a build folder (`{_clip(target)}`)")
-                    return
-
-    def git(self, args: list[str]) -> None:
-        rest = list(args)
-        while rest and rest[0].startswith("-"):
-            flag = rest.pop(0)
-            if flag == "-c" or flag.startswith("--config-env") or flag.startswith("--exec-path"):
-                self.refuse("environment", f"`git {flag}` changes git's configuration for the command")
-                return
-            if flag in ("-C", "--git-dir", "--work-tree", "--namespace") and rest:
-                rest.pop(0)
-        if not rest:
-            return
-        sub, more = rest[0], rest[1:]
-        if sub not in _GIT_ALLOWED:
-            self.refuse("program", f"`git {_clip(sub)}` is not a git command lessons may run")
-            return
-        if sub == "push" and any(a.startswith(("+", ":")) or a in ("--mirror", "--prune", "--delete") for a in more):
-            self.refuse("bypass", "`git push` that overwrites or deletes a remote branch")
-        elif sub == "reset" and {"--hard", "--merge", "--keep"} & set(more):
-            self.refuse("bypass", "`git reset --hard` discards work")
-        elif sub == "rebase" and ({"-x", "--exec"} & set(more) or any(a.startswith("--exec=") for a in more)):
-            self.refuse("inline_code", "`git rebase --exec` runs a command")
-        elif sub == "submodule" and "foreach" in more:
-            self.refuse("inline_code", "`git submodule foreach` runs a command")
-        elif sub == "stash" and more[:1] in (["drop"], ["clear"]):
-            self.refuse("bypass", f"`git stash {more[0]}` discards work")
-        elif sub == "restore" and not {"--staged", "-S"} & set(more):
-            self.refuse("bypass", "`git restore` without `--staged` discards changes")
-        elif sub == "checkout" and ("--" in more or "." in more):
-            self.refuse("bypass", "`git checkout -- path` discards changes")
-        elif sub == "branch" and {"--delete", "-d"} & set(more) and "-D" not in more:
-            return
-
-    def gh(self, args: list[str]) -> None:
-        words = [a for a in args if not a.startswith("-")]
-        if not words:
-            return
-        allowed = _GH_ALLOWED.get(words[0])
-        if allowed is None or (allowed and len(words) > 1 and words[1] not in allowed):
-            self.refuse("program", f"`gh {' '.join(words[:2])}` is not a gh command lessons may run")
-
-    def curl(self, args: list[str]) -> None:
-        for arg in _positionals(args):
-            if not _is_url(arg):
-                self.found.extend(link_refusals(find_links(f"http://{arg}"), self.vouched))
-
-    def packages(self, family: str, args: list[str]) -> None:
-        words = [a for a in args if not a.startswith("-")]
-        if not words:
-            return
-        sub = words[0]
-        if family in _PACKAGE_MANAGERS and sub in _PM_REFUSED:
-            self.refuse("program", f"`{family} {sub}` publishes, logs in or changes where packages come from")
-            return
-        if family in ("cargo", "gem", "dotnet", "mix", "uv", "poetry", "pdm") and sub in (
-            "publish", "login", "owner", "yank", "push", "nuget", "hex.publish", "hex.user", "config",
-        ):  # fmt: skip
-            self.refuse("program", f"`{family} {sub}` publishes or logs in")
-            return
-        installs = {
-            "npm": _PM_INSTALL, "pnpm": _PM_INSTALL, "yarn": _PM_INSTALL, "bun": _PM_INSTALL,
-            "pip": {"install", "download"}, "uv": {"add", "tool", "pip"}, "poetry": {"add"}, "pdm": {"add"},
-            "cargo": {"install", "add"}, "go": {"install", "get"}, "gem": {"install"}, "bundle": {"add"},
-            "composer": {"require"}, "pipx": {"install", "run", "inject"}, "dotnet": {"add"},
-            "mix": {"archive.install", "escript.install"},
-        }.get(family, set())  # fmt: skip
-        if family == "uvx":
-            self.refuse("install", "`uvx` fetches and runs a package")
-            return
-        if sub not in installs:
-            return
-        named = [w for w in _positionals(args)[1:] if _is_package_name(w)]
-        if family == "uv" and sub == "pip":
-            named = [w for w in _positionals(args)[2:] if _is_package_name(w)] if words[1:2] == ["install"] else []
-        if family == "uv" and sub == "tool":
-            named = words[2:] if words[1:2] in (["install"], ["run"]) else []
-        if family == "go" and sub == "get":
-            named = named or ["(modules)"]
-        if family == "dotnet":
-            named = words[2:] if words[1:2] == ["package"] else []
-        if named:
-            self.refuse("install", f"`{family} {sub} {_clip(' '.join(named), 40)}` installs a package by name")
+                refused = path_refusal(arg)
+                if (
+                    refused is None
+                    and (arg == ".env" or arg.lower().startswith(".env."))
+                    and not arg.endswith((".example", ".sample", ".template"))
+                ):
+                    refused = Refusal("path", f"`{arg}` holds the project's secrets")
+            if refused is not None:
+                self.found.append(refused)
+        for target in _written_by(family, args):
+            if (refused := _write_refusal(target)) is not None:
+                self.found.append(refused)
 
 
-def _is_url(word: str) -> bool:
-    return "://" in word
+def _written_by(family: str, args: list[str]) -> list[str]:
+    """The files a utility writes or removes: `cp`/`mv`/`ln`/`install`'s target, `tee`'s files, `touch`, `mkdir`,
+    `chmod`, `rm` and `rmdir`'s operands, `-o`/`--output` values."""
+    words = [a for a in args if not a.startswith("-")]
+    found: list[str] = []
+    if family in ("cp", "mv", "ln", "install") and len(words) >= 2:
+        found.append(words[-1])
+    if family in ("tee", "touch", "mkdir", "rm", "rmdir"):
+        found += words
+    if family == "chmod":
+        found += [w for w in words if not _MODE.match(w)]
+    for i, arg in enumerate(args):
+        if arg in ("-o", "--output", "-t", "--target-directory") and i + 1 < len(args):
+            found.append(args[i + 1])
+        elif arg.startswith(("--output=", "--target-directory=")):
+            found.append(arg.split("=", 1)[1])
+    return found
 
 
 def _commit_message(commands: Sequence[SimpleCommand], constructs: Sequence[str]) -> bool:

@@ -23,31 +23,35 @@ _WORDS: dict[str, frozenset[str]] = {
         " those were only also into use run before after".split()
     ),
     "fr": frozenset(
-        "le les des du est et une un pour pas que qui dans sur avec ce cette sont nous vous ils elle au aux"
-        " mais ou donc leur toutes tous toujours jamais précédentes ignorez".split()
+        "le les des du est et une pour pas que qui dans sur avec cette sont nous vous ils elle au aux mais ou donc"
+        " leur toutes tous toujours jamais précédentes précédents ignorez ignore-les consignes exécutez".split()
     ),
     "de": frozenset(
-        "der das und ist nicht ein eine mit für auf dem den des sich auch wird sind wir ihr sie es zu im"
-        " oder aber immer niemals alle vorherigen ignoriere".split()
+        "der das und ist nicht ein eine mit für auf dem des sich auch wird sind wir ihr sie zu oder aber immer"
+        " niemals alle vorherigen ignoriere anweisungen führe".split()
     ),
     "es": frozenset(
-        "el los las del es y una un para que por con se su sus como más pero está son nosotros siempre nunca"
-        " todas todos anteriores ignora".split()
+        "el los las del es una para que por se sus como más pero está nosotros siempre nunca todas todos"
+        " anteriores ignora instrucciones ejecuta".split()
     ),
     "it": frozenset(
-        "il gli della delle di è e una un per che non con sono questo questa come più ma sempre mai tutte"
-        " tutti precedenti ignora".split()
+        "il gli della delle di è una che sono questo questa più sempre mai tutte tutti precedenti ignora istruzioni"
+        " esegui".split()
     ),
     "pt": frozenset(
-        "os das dos da é e uma um para que não com se são como mais mas está nós sempre nunca todas todos"
-        " anteriores ignore".split()
+        "os das dos é uma para que não com são como mais mas está nós sempre nunca todas todos anteriores"
+        " instruções execute".split()
     ),
-    "nl": frozenset(
-        "de het een en is niet van dat voor met op zijn ook maar wij jullie altijd nooit alle vorige negeer".split()
+    "nl": frozenset("het een niet van dat voor met zijn ook maar wij jullie altijd nooit alle vorige negeer".split()),
+    "sv": frozenset("och är inte att det som för med på av ett alla alltid aldrig tidigare ignorera".split()),
+    "da": frozenset("og ikke det som med af alle altid aldrig tidligere ignorer instruktioner kør uden".split()),
+    "no": frozenset("og ikke det som med av alle alltid aldri tidligere ignorer instruksjoner kjør uten".split()),
+    "pl": frozenset("nie jest się że są dla wszystkie zawsze nigdy poprzednie zignoruj instrukcje".split()),
+    "tr": frozenset("ve bir bu için ile değil olan tüm önceki asla daima yoksay talimatları".split()),
+    "id": frozenset(
+        "dan yang untuk dengan tidak ini itu semua sebelumnya abaikan jalankan dari pada instruksi selalu".split()
     ),
-    "sv": frozenset("och är inte att det som för med på av en ett alla alltid aldrig tidigare ignorera".split()),
-    "pl": frozenset("i nie jest się na że do w z to są dla wszystkie zawsze nigdy poprzednie zignoruj".split()),
-    "tr": frozenset("ve bir bu için ile da de değil olan her tüm önceki asla daima yoksay".split()),
+    "ro": frozenset("și nu este sunt pentru cu toate anterioare ignoră rulează să instrucțiunile".split()),
 }
 _WORD = re2.compile(r"[\pL\pM]+")
 # The scripts a word's letters may belong to. Common and Inherited (digits, marks, punctuation) belong to any.
@@ -69,19 +73,24 @@ def is_function_word(word: str) -> bool:
 
 
 def language_of(text: str) -> str | None:
-    """The language `text` is written in (`en`, `fr`, ...), or None when too few function words say."""
+    """The language `text` is written in (`en`, `fr`, ...), or None when too few function words say. A language
+    other than English is named when two distinct words of it are there and they are a quarter of the function
+    words or more, so a French instruction in an English sentence is still French."""
     counts: Counter[str] = Counter()
+    distinct: dict[str, set[str]] = {}
     for match in _WORD.finditer(text.lower()):
         word = match.group()
         for lang, words in _WORDS.items():
             if word in words:
                 counts[lang] += 1
-    if not counts:
+                distinct.setdefault(lang, set()).add(word)
+    total = sum(counts.values())
+    if not total:
         return None
-    lang, n = counts.most_common(1)[0]
-    if lang != "en" and (n < 2 or n <= counts["en"]):
-        return "en" if counts["en"] else None
-    return lang
+    others = [(n, lang) for lang, n in counts.items() if lang != "en" and len(distinct[lang]) >= 2 and n * 4 >= total]
+    if others:
+        return max(others)[1]
+    return "en" if counts["en"] else None
 
 
 def _scripts(word: str) -> set[str]:

@@ -24,10 +24,14 @@ __all__ = ["Link", "canonical_host", "find_links", "is_local", "vouched_host"]
 _URL_CHARS = r"[^\s<>\"'`(){}|]"
 _LABEL_CHAR = r"[^\s<>\"'`(){}|/\\.:@?#\[\]=,;*!$&+%~^]"
 _CANDIDATE = re2.compile(
-    rf"(?i)(?:[a-z][a-z0-9+.\-]*://|//|www\.){_URL_CHARS}+"
+    rf"(?i)(?:(?:https?|ftps?|wss?|file):[/\\]{{1,3}}|[a-z][a-z0-9+.\-]*://|//|www\.){_URL_CHARS}+"
     rf"|(?:{_LABEL_CHAR}+\.)+[a-z\x{{80}}-\x{{10FFFF}}]{_LABEL_CHAR}*(?::\d+)?/{_URL_CHARS}*"
 )
-_RESERVED_SUFFIXES = (".localhost", ".local", ".test", ".example", ".invalid", ".internal")
+# Where a markdown link or image points (`[docs](evil.sh)`), and an e-mail address: a host either way.
+_MARKDOWN_TARGET = re2.compile(r"\]\(\s*<?([^\s()<>]+)")
+_EMAIL = re2.compile(r"[A-Za-z0-9._%+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,63})\b")
+# `.local` (mDNS) and `.internal` (a cloud's metadata service, a company's network) are other machines' names.
+_RESERVED_SUFFIXES = (".localhost", ".test", ".example", ".invalid")
 _RESERVED_NAMES = {"localhost", "example.com", "example.org", "example.net"}
 
 
@@ -45,6 +49,30 @@ class Link:
         return f"Link({self.written!r}, host={self.host!r}, problem={self.problem!r})"
 
 
+def _whatwg_ipv4(host: str) -> str | None:
+    """A host a browser reads as an IPv4 address though Python does not (`127.1`, `0x7f.1`, `2130706433`,
+    `0177.0.0.1`), as a dotted quad; None for anything else."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4 or not all(parts):
+        return None
+    numbers = []
+    for part in parts:
+        try:
+            if part.lower().startswith("0x"):
+                numbers.append(int(part[2:] or "0", 16))
+            elif len(part) > 1 and part.startswith("0"):
+                numbers.append(int(part, 8))
+            else:
+                numbers.append(int(part, 10))
+        except ValueError:
+            return None
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = sum(n << (8 * (3 - i)) for i, n in enumerate(head)) + last
+    return str(ipaddress.IPv4Address(value))
+
+
 def canonical_host(host: str) -> tuple[str | None, str | None]:
     """(the host in lower-case ASCII/punycode form, None) or (None, why it cannot be read)."""
     host = unquote(host).strip().rstrip(".").lower().removeprefix("[").removesuffix("]")
@@ -54,6 +82,9 @@ def canonical_host(host: str) -> tuple[str | None, str | None]:
         return str(ipaddress.ip_address(host)), None
     except ValueError:
         pass
+    numeric = _whatwg_ipv4(host)
+    if numeric is not None:
+        return numeric, None
     try:
         return idna.encode(host, uts46=True, std3_rules=False).decode("ascii"), None
     except (idna.IDNAError, UnicodeError, ValueError) as exc:
@@ -64,9 +95,13 @@ def _split(written: str) -> tuple[str | None, str | None]:
     text = written
     if text.lower().startswith("www."):
         text = "http://" + text
-    elif "://" not in text and not text.startswith("//"):
+    elif "://" not in text and ":/" not in text and ":\\" not in text and not text.startswith("//"):
         text = "http://" + text  # a bare `name.tld/path`
-    scheme, _, rest = text.partition("://") if "://" in text else ("", "", text[2:])
+    if text.startswith("//"):
+        scheme, rest = "http", text[2:]
+    else:
+        scheme, _, rest = text.partition(":")
+        rest = rest.lstrip("/\\")  # a browser reads `https:/x`, `https:\\x` and `https:///x` as `https://x`
     # A browser reads a backslash as a slash in a web URL: `https://evil.net\\@good.com` goes to evil.net.
     rest = rest.replace("\\", "/")
     try:
@@ -80,15 +115,29 @@ def _split(written: str) -> tuple[str | None, str | None]:
 
 
 def find_links(text: str) -> Iterator[Link]:
-    """Every link in `text` with the host it leads to."""
+    """Every link in `text` with the host it leads to: URLs (with or without a scheme), markdown link targets and
+    e-mail addresses."""
+    taken: list[tuple[int, int]] = []  # the URLs found: an address inside one (its userinfo) is not another link
     for match in _CANDIDATE.finditer(text):
+        taken.append(match.span())
         written = match.group().rstrip(".,;:!?")
         start = match.start()
         bare = "://" not in written and not written.startswith("//") and not written.lower().startswith("www.")
+        bare = bare and ":/" not in written and ":\\" not in written
         if bare and start and (text[start - 1].isalnum() or text[start - 1] in "/.\\~-_$"):
             continue  # the middle of a path (`./a.b/c`, `src/x.y/z`), not a host
         host, problem = _split(written)
         yield Link(written, host, problem)
+    for match in _MARKDOWN_TARGET.finditer(text):
+        target = match.group(1)
+        if "://" not in target and "." in target.split("/", 1)[0] and not target.startswith(("#", "/", ".")):
+            host, problem = _split(target)
+            yield Link(target, host, problem)
+    for match in _EMAIL.finditer(text):
+        if any(start <= match.start() < end for start, end in taken):
+            continue
+        host, problem = canonical_host(match.group(1))
+        yield Link(match.group(), host, problem)
 
 
 def is_local(host: str) -> bool:

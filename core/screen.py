@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Literal
@@ -39,9 +38,10 @@ from pydantic import BaseModel, Field
 
 from core.allowlist import Refusal, Vouched, command_refusals, is_program, link_refusals, path_refusal
 from core.invisible import normalise
-from core.language import language_of, mixed_words, scripts_of
+from core.language import is_function_word, language_of, mixed_words, scripts_of
 from core.links import find_links
 from core.models import Playbook
+from core.phrases import phrase_refusals, skeleton
 
 __all__ = [
     "Hold",
@@ -60,14 +60,15 @@ HoldRule = Literal[
     "install", "link", "script", "language", "override", "credential", "tainted", "quorum", "withdrawn",
 ]  # fmt: skip
 
-# A code span: text between single backticks. Anything else with a backtick is an unclosed span.
-_SPAN = re2.compile(r"`([^`\n]*)`")
 # Shell syntax that has no business in a sentence; arrows and comparisons (`->`, `>=`) are prose.
 _PROSE_SHELL = re2.compile(r"\||\\|\$[({A-Za-z_]|[<>]\(|&&|[{}]|(?:^|[^-=<>])[<>](?:[^=-]|$)")
 # A comparison in a sentence ("functions < 50 lines", "at most > 3"): `<` or `>` before a number.
 _COMPARISON = re2.compile(r"^\s?[<>]\s?\d")
 _PROSE_FLAG = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w-]*)")
 _PROSE_PATH = re2.compile(r"(?:^|[\s(\"'=:])((?:~|/|\$HOME|%[A-Z]+%|[A-Za-z]:\\)[^\s,;)\"']*|\.[A-Za-z][\w.-]*)")
+_PROSE_ASSIGNMENT = re2.compile(r"(?:^|[\s(\"'])([A-Z][A-Z0-9_]*=[^\s,;)]*)")
+# Markdown emphasis and brackets around a word (`**~/.aws/credentials**`, `[~/.ssh/config]`) are not part of it.
+_EMPHASIS = str.maketrans({"*": " ", "_": " ", "[": " ", "]": " "})
 # The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
 # outside the project; `/api/users` or `/health` is a route.
 _SYSTEM_ROOTS = frozenset(
@@ -75,40 +76,37 @@ _SYSTEM_ROOTS = frozenset(
     " Applications Volumes private cores nix snap Network".split()
 )
 _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
-# Where a clause begins and ends around a flag written in a sentence, and the words that end a command there.
+# Where a clause begins around a command written in a sentence.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
-_CLAUSE_END = re2.compile(
-    r"[;,)]|[.!?](?:\s|$)|\s(?:to|if|before|after|when|and|or|so|then|but|because|while|until|on|for|in|the)\s"
+_CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
+# A word that continues a command written in a sentence: a flag, a path, a package or a version, an assignment.
+_COMMAND_WORD = re2.compile(r"^(?:-|~|[^\s]*[./@=:0-9~][^\s]*$|[a-z][a-z0-9]*-[a-z0-9-]+$)")
+# Subcommands that continue a command written in a sentence ("pip install x", "npm run build").
+_SUBCOMMANDS = frozenset(
+    "install i add run exec dlx x ci test build push commit clone fetch pull checkout reset rebase merge remote"
+    " config set get sync lock remove uninstall publish login create init start dev serve deploy tool pip global"
+    " compose up down".split()
 )
-_PROSE_PROHIBITION = re2.compile(
+# After these, the next word is what they install (`pip install requests`), unless it is an adverb.
+_INSTALLS = frozenset("install i add require get dlx x create".split())
+_ADVERBS = frozenset(
+    "here there now first again instead locally globally manually only too also once later it them everything"
+    " anything nothing dependencies deps packages fails failed works worked hangs errors breaks succeeds is was"
+    " will would should must can may might takes runs gives prints complains reports writes creates removes updates"
+    " step command output".split()
+)
+# A negation right before a flag or a span, and nothing twisting it after ("unless", "then use it"): a prohibition.
+_NEGATIONS = re2.compile(r"(?i)\b(?:never|not|no|don'?t|dont|without|avoid|instead\s+of|rather\s+than)\b")
+_PROHIBITION = re2.compile(
     r"(?i)(?:^|\W)(?:never|do not|don't|dont|avoid|without|rather than|instead of|not|no)"
     r"(?:\s+(?:use|using|run|running|pass|passing|add|adding|reach for|rely on|type|with|a|the))*\s*$"
 )
+_TWIST = re2.compile(r"(?i)\b(?:unless|except|but|then|however|otherwise|fine|okay|ok|allowed)\b")
+# A single word in backticks right after one of these is a command to run ("run `reboot`"), not a name.
+_RUN_VERB = re2.compile(r"(?i)\b(?:run|runs|running|execute|exec|type|call|invoke|launch|start)\s*$")
+_NAME = re2.compile(r"^[\w.@/+#%,~:=-]+$")
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
-# A prohibition right before a span: "Never use `git push --force`" names what not to run.
-_PROHIBITION = re2.compile(r"(?i)(?:^|\W)(?:never|do not|don't|dont)\s+(?:use|run|pass|call|add|type)\s*$")
-
-# The second line: phrases that speak to the agent over the user's head, and credential stores, on the text's
-# skeleton (accents and case folded, so `ígnore` and `IGNORE` read as `ignore`).
-_OVERRIDE = re2.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above"
-    r"|earlier|preceding|original|system|other|user'?s?)\s+(?:instructions?|prompts?|rules?|messages?|guidelines?"
-    r"|directions?|context)\b"
-    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention\s+(?:this\s+)?to|notify|alert|ask)\s+(?:the\s+)?user\b"
-    r"|\bwithout\s+(?:telling|asking|informing|notifying)\s+(?:the\s+)?user\b"
-    r"|\b(?:say|tell|mention|reveal|report|show)\s+nothing\b[^.]*\buser\b|\bhide\b[^.]*\bfrom\s+(?:the\s+)?user\b"
-    r"|\bkeep\s+(?:this|it|that)\s+(?:from\s+(?:the\s+)?user|secret|hidden|quiet)\b"
-    r"|\b(?:don'?t|do\s+not|never)\s+let\s+(?:the\s+)?user\s+(?:know|see)\b"
-    r"|\bwithout\s+(?:the\s+)?user'?s?\s+(?:knowledge|consent|approval|permission)\b"
-    r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b|\bnew\s+(?:system\s+)?instructions?\s*:"
-    r"|\b(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system|developer)\s+prompt\b"
-    r"|\bjailbreak|\bdeveloper\s+mode\b|</?\s*system\s*>|\[/?inst\]"
-)
-_CREDENTIAL = re2.compile(
-    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|sudoers)\b|\bauthorized_keys\b|\bcredentials\.json\b"
-    r"|\bkubeconfig\b|\bgit-credentials\b|\.netrc\b|\.pgpass\b|\.pypirc\b|\.npmrc\b"
-)
 
 
 class Hold(BaseModel):
@@ -144,93 +142,141 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _skeleton(text: str) -> str:
-    """`text` without accents and case: what the second line's phrases are matched on."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-
-
 def _clip(text: str, most: int = 80) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
-def _span_refusals(span: str, before: str, vouched: Vouched) -> list[Refusal]:
-    """What refuses one code span: a command (several words) by the allow-list, a name (one word) as a path, a flag,
-    a variable and a link."""
+def _prohibited(before: str, after: str) -> bool:
+    """True when what follows `before` is said as a prohibition ("Never use X", "without X") that nothing twists
+    ("Do not commit without X" is two negations; "Never use X unless ..." is no prohibition)."""
+    clause = _CLAUSE_START.split(before)[-1]
+    return (
+        bool(_PROHIBITION.search(clause))
+        and len(_NEGATIONS.findall(clause)) % 2 == 1
+        and not _TWIST.search(_CLAUSE_END.split(after, maxsplit=1)[0] + " " + after.split(".", 1)[0])
+    )
+
+
+def _code_spans(text: str) -> tuple[list[tuple[str, int, int]], str, bool]:
+    """The code spans of `text` as markdown reads them (a run of backticks closes at the next run of the same
+    length; a fence's language word is dropped), each with where it is, the prose between them, and whether a
+    backtick was left unclosed."""
+    spans: list[tuple[str, int, int]] = []
+    prose: list[str] = []
+    at = last = 0
+    unclosed = False
+    while (opened := text.find("`", at)) >= 0:
+        width = len(text[opened:]) - len(text[opened:].lstrip("`"))
+        close = opened + width
+        while True:
+            close = text.find("`" * width, close)
+            if close < 0 or text[close + width : close + width + 1] != "`":
+                break
+            close += len(text[close:]) - len(text[close:].lstrip("`"))
+        if close < 0:
+            unclosed = True
+            break
+        content = text[opened + width : close].strip()
+        if width >= 3 and content.split(" ", 1)[0].isalpha() and " " in content:
+            content = content.split(" ", 1)[1]  # ```sh pip install x```: the fence's language word
+        prose.append(text[last:opened])
+        spans.append((content, opened, close + width))
+        at = last = close + width
+    prose.append(text[last:])
+    return spans, " ".join(prose), unclosed
+
+
+def _span_refusals(span: str, before: str, after: str, vouched: Vouched) -> list[Refusal]:
+    """What refuses one code span: a command by the allow-list; a name (one plain word) as a path, a flag, a
+    variable and a link, or as a command when a sentence tells the agent to run it."""
     span = span.strip()
     if not span or span in _PLACEHOLDER:
         return []
     if span.startswith("-"):  # flags named alone (`--collect-only -q`): a bypass among them, unless prohibited
         found = [r for r in command_refusals(f"true {span}", vouched) if r.rule == "bypass"]
-        return [] if _PROHIBITION.search(before) else found
-    if any(c.isspace() for c in span) or "|" in span or "$(" in span or ";" in span:
+        return [] if _prohibited(before, after) else found
+    if span.startswith("$") and _VARIABLE.match(span):
+        return []
+    links = list(find_links(span))
+    if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before):
         found = command_refusals(span, vouched)
-        if found and all(r.rule == "bypass" for r in found) and _PROHIBITION.search(before):
+        if found and all(r.rule == "bypass" for r in found) and _prohibited(before, after):
             return []  # "Never use `git push --force`": what not to run, said as such
-        return found
-    if span.startswith("$"):
-        return [] if _VARIABLE.match(span) else command_refusals(span, vouched)
-    links = [link for link in find_links(span)]
+        return found + ([] if found else link_refusals(links, vouched))
     if links:
         return link_refusals(links, vouched)
     if span.lower() in ("sudo", "doas", "pkexec", "su", "runas", "gsudo"):
         return [Refusal("privilege", f"`{span}` runs a command as another user")]
-    refused = path_refusal(span) if ("/" in span or span.startswith((".", "~", "$")) or ":\\" in span) else None
+    looks_like_path = "/" in span or span.startswith((".", "~")) or ":\\" in span
+    refused = path_refusal(span, mention=True) if looks_like_path else None
     return [refused] if refused is not None else []
 
 
 def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
-    """What refuses the commands a sentence writes without backticks ("rerun it (pytest -k NAME -x)"): each flag
-    is read with the program named right before it, up to the end of its clause, as the allow-list reads a command;
-    a flag with no program before it is a mention, refused only when it switches a safeguard off and no prohibition
-    comes right before it ("Do not reach for --force" says what not to do)."""
+    """What refuses the commands a sentence writes without backticks ("rerun it (pytest -k NAME -x)", "install it
+    with pip install x"): a program named in the sentence and the command-like words after it (flags, paths,
+    packages, subcommands) are read as the allow-list reads a command; a flag with no program before it is a
+    mention, refused only when it switches a safeguard off and is not said as a prohibition."""
     found: list[Refusal] = []
-    for match in _PROSE_FLAG.finditer(prose):
-        start = match.start(1)
-        clause = _CLAUSE_START.split(prose[:start])[-1]
-        words = clause.split()
-        program_at = None
-        for back in range(len(words) - 1, max(len(words) - 3, -1), -1):  # the program, or a subcommand after it
-            if is_program(words[back].strip("(\"'"), vouched):
-                program_at = back
-                break
-        if program_at is not None:
-            head = " ".join(w.strip("(\"'") for w in words[program_at:])
-            tail = _CLAUSE_END.split(prose[start:], maxsplit=1)[0]
-            found += command_refusals(f"{head} {tail}".strip(), vouched)
+    words = [(m.group(), m.start()) for m in re2.finditer(r"[^\s(),;\"']+", prose)]
+    used: set[int] = set()
+    for i, (word, _) in enumerate(words):
+        name = word.rstrip(".:!?")
+        if i in used or not is_program(name, vouched) or name[:1].isupper():
             continue
+        run = [name]
+        for j in range(i + 1, len(words)):
+            nxt, at = words[j]
+            between = prose[words[j - 1][1] + len(words[j - 1][0]) : at]
+            if any(c in between for c in ",;)(") or words[j - 1][0].endswith((".", ":", "!", "?")):
+                break
+            clean = nxt.rstrip(".:!?")
+            named = run[-1] in _INSTALLS and not is_function_word(clean) and clean.lower() not in _ADVERBS
+            if not (_COMMAND_WORD.match(clean) or clean in _SUBCOMMANDS or named):
+                break
+            run.append(clean)
+            used.add(j)
+        if len(run) > 1:
+            found += command_refusals(" ".join(run), vouched)
+    for match in _PROSE_FLAG.finditer(prose):
         flag = match.group(1)
+        start = match.start(1)
+        if any(start >= s and start < s + len(w) for k, (w, s) in enumerate(words) if k in used):
+            continue  # read with its program above
         refused = [r for r in command_refusals(f"true {flag}", vouched) if r.rule == "bypass"]
-        if refused and not _PROSE_PROHIBITION.search(clause):
+        if refused and not _prohibited(prose[:start], prose[start + len(flag) :]):
             found += refused
     return found
 
 
 def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
-    """What refuses the text outside code spans: its links, shell syntax, flags, paths outside the project and
-    commands run as another user."""
+    """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
+    paths outside the project and commands run as another user."""
     found = link_refusals(find_links(prose), vouched)
-    without_links = prose
+    plain = prose
     for link in find_links(prose):
-        without_links = without_links.replace(link.written, " ")
-    for shell in _PROSE_SHELL.finditer(without_links):
-        if _COMPARISON.match(without_links[shell.start() : shell.end() + 2]):
+        plain = plain.replace(link.written, " ")
+    for shell in _PROSE_SHELL.finditer(plain):
+        if _COMPARISON.match(plain[shell.start() : shell.end() + 2]):
             continue
         found.append(
             Refusal("syntax", f"shell syntax (`{shell.group().strip()}`) outside a code span, where it is not checked")
         )
         break
-    found += _prose_commands(without_links, vouched)
-    for match in _PROSE_PATH.finditer(without_links):
+    words = plain.translate(_EMPHASIS)
+    found += _prose_commands(words, vouched)
+    for match in _PROSE_ASSIGNMENT.finditer(words):
+        found += [r for r in command_refusals(f"{match.group(1)} true", vouched) if r.rule == "environment"][:1]
+    for match in _PROSE_PATH.finditer(words):
         word = match.group(1).rstrip(".:!?")
-        if word in ("/", "~") or (word.startswith("/") and word[1:].split("/", 1)[0] not in _SYSTEM_ROOTS):
+        if word == "/" or (word.startswith("/") and word[1:].split("/", 1)[0] not in _SYSTEM_ROOTS):
             continue
-        refused = path_refusal(word)
-        if refused is not None:
-            found.append(refused)
+        outside = path_refusal(word, mention=True)
+        if outside is not None:
+            found.append(outside)
             break
-    privilege = _PROSE_PRIVILEGE.search(without_links)
+    privilege = _PROSE_PRIVILEGE.search(plain)
     if privilege:
         found.append(Refusal("privilege", f"`{privilege.group(1)}` runs a command as another user"))
     return found
@@ -240,28 +286,24 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     """The holds on what `text` says; [] for a lesson the screen admits. `vouched`: what the user and their projects
     vouch for (programs, hosts, scripts, languages); nothing but the defaults when None."""
     vouched = vouched or Vouched()
-    text = normalise(text)
+    stored = normalise(text)
+    text = skeleton(stored)  # look-alike dashes, slashes and bars read as what the shell reads
+    spans, prose, unclosed = _code_spans(text)
     refusals: list[Refusal] = []
-    prose_parts: list[str] = []
-    last = 0
-    for match in _SPAN.finditer(text):
-        prose_parts.append(text[last : match.start()])
-        refusals += _span_refusals(match.group(1), text[: match.start()], vouched)
-        last = match.end()
-    prose_parts.append(text[last:])
-    prose = " ".join(prose_parts)
-    if "`" in prose:
+    for content, start, end in spans:
+        refusals += _span_refusals(content, text[:start], text[end:], vouched)
+    if unclosed:
         refusals.append(Refusal("syntax", "an unclosed code span (a lone backtick)"))
     refusals += _prose_refusals(prose, vouched)
-    for word, scripts in mixed_words(text):
+    for word, scripts in mixed_words(stored):
         refusals.append(Refusal("script", f"`{_clip(word, 40)}` mixes {' and '.join(sorted(scripts))} letters"))
-    strangers = sorted(scripts_of([text]) - set(vouched.scripts) - {"Latin"})
+    strangers = sorted(scripts_of([stored]) - set(vouched.scripts) - {"Latin"})
     if strangers:
         refusals.append(Refusal("script", f"{', '.join(strangers)} letters, a script the user's prompts never use"))
     language = language_of(prose)
     if language is not None and language != "en" and language not in vouched.languages:
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
-    refusals += _second_line(text)
+    refusals += [Refusal(rule, detail) for rule, detail in phrase_refusals(stored)]
     holds: list[Hold] = []
     seen: set[str] = set()
     for refusal in refusals:
@@ -269,18 +311,6 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
             seen.add(refusal.rule)
             holds.append(Hold(rule=refusal.rule, detail=refusal.detail))  # type: ignore[arg-type]
     return holds
-
-
-def _second_line(text: str) -> list[Refusal]:
-    skeleton = _skeleton(text)
-    found = []
-    override = _OVERRIDE.search(skeleton)
-    if override:
-        found.append(Refusal("override", f"`{_clip(override.group())}` speaks to the agent over the user's head"))
-    credential = _CREDENTIAL.search(skeleton)
-    if credential:
-        found.append(Refusal("credential", f"`{credential.group()}` names a credential store"))
-    return found
 
 
 def entry_holds(
@@ -314,11 +344,13 @@ def _split_overrides(entries: list[tuple[str, str]]) -> dict[str, Hold]:
     split across two entries): each of the pair, with a hold naming the other."""
     found: dict[str, Hold] = {}
     for (a, text_a), (b, text_b) in itertools.pairwise(entries):
-        joined = _second_line(f"{normalise(text_a)} {normalise(text_b)}")
-        alone = _second_line(normalise(text_a)) or _second_line(normalise(text_b))
-        if joined and not alone and joined[0].rule == "override":
-            found[a] = Hold(rule="override", detail=f"read with `{b}` after it: {joined[0].detail}")
-            found[b] = Hold(rule="override", detail=f"read with `{a}` before it: {joined[0].detail}")
+        joined = phrase_refusals(f"{normalise(text_a)} {normalise(text_b)}")
+        alone = phrase_refusals(normalise(text_a)) + phrase_refusals(normalise(text_b))
+        split = [(rule, detail) for rule, detail in joined if rule not in {r for r, _ in alone}]
+        if split:
+            rule, detail = split[0]
+            found[a] = Hold(rule=rule, detail=f"read with `{b}` after it: {detail}")  # type: ignore[arg-type]
+            found[b] = Hold(rule=rule, detail=f"read with `{a}` before it: {detail}")  # type: ignore[arg-type]
     return found
 
 
@@ -343,7 +375,7 @@ def screen_playbook(
             holds = entry_holds(
                 entry.text, vouched, support.get(entry.name), shared=shared, min_contributors=min_contributors
             )
-            if entry.name in split and not any(h.rule == "override" for h in holds):
+            if entry.name in split and not any(h.rule == split[entry.name].rule for h in holds):
                 holds.append(split[entry.name])
             if holds and (entry.name, text_key(entry.text)) not in approved:
                 held.append(Screened(name=entry.name, section=name, text=entry.text, holds=holds))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+import re2
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
@@ -98,6 +99,16 @@ def _unescape_word(text: str) -> str:
     return "".join(out)
 
 
+# An unquoted brace expansion inside one word: `{~,.}`, `{1..3}`.
+_BRACES = re2.compile(r"(?:^|[^\\])\{[^{}]*(?:,|\.\.)[^{}]*\}")
+
+
+def _braced(node: Node) -> bool:
+    """True when a concatenation holds an unquoted `{...}` with a comma or `..` (a brace expansion)."""
+    text = "".join(_text(c) if c.type == "word" else "\x00" for c in node.children)
+    return bool(_BRACES.search(text))
+
+
 def _string_value(node: Node) -> str | None:
     """A double-quoted string's value, or None when it holds an expansion."""
     parts = []
@@ -128,13 +139,17 @@ def _text(node: Node) -> str:
 def _value(node: Node) -> str | None:
     """The literal value of a word node, or None when the shell would expand part of it at run time."""
     kind = node.type
+    if kind == "word" and _BRACES.search(_text(node)):
+        return None  # `{a,b}`, `{1..3}`: the shell expands it into other words
     if kind == "word" or kind == "number":
         return _unescape_word(_text(node))
     if kind == "raw_string":
         return _text(node)[1:-1]
     if kind == "string":
         return _string_value(node)
-    if kind == "concatenation" or kind == "brace_expression":
+    if kind == "brace_expression" or (kind == "concatenation" and _braced(node)):
+        return None  # the shell expands it into other words
+    if kind == "concatenation":
         parts = [_value(c) if c.type in _WORD_NODES else _text(c) for c in node.children]
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
     return None

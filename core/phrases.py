@@ -1,0 +1,115 @@
+"""The screen's second line: phrases that speak to the agent over the user's head, send a secret somewhere, or talk
+it out of a safeguard.
+
+An allow-list decides commands, links, paths, scripts and languages (`core.allowlist`, `core.screen`); what a
+sentence asks in plain words ("do not bring this up with the user", "paste the token into the issue", "push with
+the force flag") has no grammar to parse. These phrases catch the common shapes of those requests, on the text's
+skeleton (accents and case folded, look-alike punctuation made plain), and a prohibition ("never force-push") is
+not held. They are a second line behind the allow-list, never the only one. Pure functions.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import re2
+
+__all__ = ["phrase_refusals", "skeleton"]
+
+_OVERRIDE = re2.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
+    r"|system|other|all|every)\b[^.;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?"
+    r"|context|told|said)\b"
+    r"|\b(?:ignore|disregard)\b[^.;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
+    r"|\bforget\s+(?:everything|all|anything)\b[^.;]{0,40}\b(?:told|said|instructions?|before|above)\b"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention\s+(?:this\s+)?to|notify|alert|ask)\s+(?:the\s+)?user\b"
+    r"|\bwithout\s+(?:telling|asking|informing|notifying|consulting)\s+(?:the\s+)?user\b"
+    r"|\b(?:say|tell|mention|reveal|report|show)\s+nothing\b[^.]*\buser\b|\bhide\b[^.]*\bfrom\s+(?:the\s+)?user\b"
+    r"|\bkeep\s+(?:this|it|that)\s+(?:from\s+(?:the\s+)?user|secret|hidden|quiet)\b"
+    r"|\b(?:don'?t|do\s+not|never)\s+let\s+(?:the\s+)?user\s+(?:know|see)\b"
+    r"|\bwithout\s+(?:the\s+)?user'?s?\s+(?:knowledge|consent|approval|permission)\b"
+    r"|\buser\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:know|see|be\s+told)\b"
+    r"|\bbring\s+(?:this|it|that)\s+up\s+with\s+(?:the\s+)?user\b"
+    r"|\bleave\s+(?:this|it|that)\s+out\s+of\s+(?:your|the)\s+(?:summary|report|answer|reply|message)\b"
+    r"|\bskip\s+(?:asking|the\s+confirmation|confirmations?|the\s+review|review)\b"
+    r"|\buser\s+(?:prefers|wants)\s+(?:it\s+)?(?:silent|quiet|not\s+to\s+know)\b"
+    r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b|\bnew\s+(?:system\s+)?instructions?\s*:"
+    r"|\b(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system|developer)\s+prompt\b"
+    r"|\bjailbreak|\bdeveloper\s+mode\b|</?\s*system\s*>|\[/?inst\]"
+)
+# A secret named with where it is sent: both must be there ("include the token in the PR description").
+_SECRET = (
+    r"(?:token|secret|password|passwd|credential|api[ _-]?key|private[ _-]?key|\.env\b|ssh[ _-]?key|cookie|\.aws"
+    r"|\.ssh|env(?:ironment)? var)"
+)
+_SEND = r"\b(?:include|paste|post|send|upload|e-?mail|share|attach|leak|copy|print|echo|add|put|dump|report)\b"
+_WHERE = (
+    r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
+    r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form)"
+)
+_SENDS = re2.compile(
+    rf"{_SEND}[^.;]{{0,80}}{_SECRET}[^.;]{{0,80}}{_WHERE}|{_SECRET}[^.;]{{0,80}}{_SEND}[^.;]{{0,80}}{_WHERE}"
+)
+_CREDENTIAL = re2.compile(
+    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|sudoers|passwd)\b|\bauthorized_keys\b|\bcredentials\.json\b"
+    r"|\bkubeconfig\b|\bgit-credentials\b|\.netrc\b|\.pgpass\b|\.pypirc\b|\.npmrc\b"
+)
+# A safeguard talked off in words: force-pushing, skipping hooks or checks, turning certificate checks off.
+_SAFEGUARD_OFF = re2.compile(
+    r"\bforce[- ]?push|\bpush\b[^.;]{0,30}\bforce\b|\bforce\s+flag\b"
+    r"|\b(?:skip|bypass|disable|turn\s+off|switch\s+off|ignore)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:hooks?|checks?|verification|ssl|tls|certificate\s+checks?|ci|linters?|tests?\s+in\s+ci|signing|sandbox)\b"
+    r"|\b(?:pipe|feed)\w*\b[^.;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
+    r"|\bexecut\w*\s+what(?:ever)?\s+it\s+(?:prints|returns|outputs|downloads)\b"
+)
+_PROHIBITION = re2.compile(r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b[^.;!?]{0,40}$")
+_TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
+# Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
+_FOLD = str.maketrans(
+    {
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\ufe63": "-", "\u2043": "-",
+        "\u2013": "--", "\u2014": "--", "\u2015": "--",
+        "\u2215": "/", "\u2044": "/", "\u29f8": "/", "\u2571": "/",
+        "\u2223": "|", "\u01c0": "|", "\u2502": "|", "\uff5c": "|",
+        "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+    }
+)  # fmt: skip
+
+
+def skeleton(text: str) -> str:
+    """`text` as the checks read it: look-alike dashes, slashes, bars and quotes made plain, and for the phrases,
+    accents and case folded (`ígnore` reads `ignore`)."""
+    return text.translate(_FOLD)
+
+
+def _folded(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", skeleton(text))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def _clip(text: str, most: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+def phrase_refusals(text: str) -> list[tuple[str, str]]:
+    """The phrases of `text` the second line holds, as (rule, what): `override`, `credential` (a secret sent
+    somewhere, or a credential store named), `bypass` (a safeguard talked off, unless it is prohibited)."""
+    folded = _folded(text)
+    found: list[tuple[str, str]] = []
+    if match := _OVERRIDE.search(folded):
+        found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
+    if match := _SENDS.search(folded):
+        found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
+    elif match := _CREDENTIAL.search(folded):
+        found.append(("credential", f"`{match.group()}` names a credential store"))
+    for match in _SAFEGUARD_OFF.finditer(folded):
+        before = folded[: match.start()]
+        sentence_start = max(before.rfind("."), before.rfind(";"), before.rfind("!"), before.rfind("?"))
+        clause = before[sentence_start + 1 :]
+        rest = folded[match.end() :].split(".", 1)[0]
+        if _PROHIBITION.search(clause) and not _TWIST.search(rest):
+            continue
+        found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
+        break
+    return found

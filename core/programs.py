@@ -1,0 +1,878 @@
+"""The programs a lesson may tell an agent to run, and how each may be run.
+
+The vocabulary of the allow-list (`core.allowlist`): which programs are known toolchains, local utilities,
+filters a pipe may feed, interpreters and wrappers, and for the programs that can install, publish, reach the
+network or run code through their own options (git, package managers, interpreters, curl, make, ...), which of
+their subcommands and options are admitted. Each policy is a pure function of the command's words that says what
+it refuses; anything a policy does not know for a program that has one is refused, not guessed. Long options are
+matched with the abbreviations their parsers accept (`git push --forc` is `--force`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import re2
+
+__all__ = [
+    "FILTERS",
+    "INTERPRETERS",
+    "PRIVILEGE",
+    "RUNS_ANYTHING",
+    "SHELLS",
+    "Call",
+    "known_program",
+    "policy_refusals",
+    "program_family",
+    "wrapped_command",
+]
+
+JS_TOOLS = frozenset(
+    "tsc tsx ts-node vitest jest mocha ava eslint prettier biome vite next nuxt webpack webpack-cli esbuild rollup"
+    " parcel turbo nx lerna playwright cypress storybook astro svelte-kit ng vue-cli-service expo react-native"
+    " tailwindcss postcss stylelint changeset".split()
+)
+TOOLCHAIN = JS_TOOLS | frozenset(
+    # Python
+    "python pip uv uvx poetry pdm hatch pipenv rye pytest py.test tox nox ruff black isort flake8 pylint mypy"
+    " pyright basedpyright coverage pre-commit sphinx-build mkdocs alembic django-admin uvicorn gunicorn flask"
+    " ipython jupyter maturin"
+    # JavaScript runtimes and package managers
+    " node npm npx pnpm pnpx yarn bun bunx deno"
+    # Rust, Go, Elixir, Erlang, Ruby, JVM, .NET, PHP, Swift, Dart, Zig
+    " cargo rustc rustup rustfmt cargo-clippy wasm-pack trunk go gofmt goimports golangci-lint staticcheck gotestsum"
+    " mix elixir iex erl rebar3 ruby bundle bundler rake rspec rails rubocop java javac mvn mvnw gradle gradlew"
+    " kotlinc sbt dotnet php composer phpunit artisan swift swiftc xcodebuild flutter dart zig"
+    # C and C++, build systems, linters of anything, version managers, containers for a project's services
+    " make gmake cmake ctest ninja meson bazel bazelisk just task gcc g++ cc c++ clang clang++ clang-format"
+    " clang-tidy shellcheck shfmt hadolint actionlint yamllint markdownlint vale git gh nvm fnm volta asdf mise"
+    " pyenv rbenv corepack docker docker-compose".split()
+)
+# Local file utilities: they read and write what they are given, which the path rules keep inside the project.
+UTILITIES = frozenset(
+    "ls cat head tail grep egrep fgrep rg ag find fd wc sort uniq diff cmp echo printf pwd which type tree stat file"
+    " du df jq yq less more cut tr basename dirname realpath readlink date true false sleep touch mkdir rmdir"
+    " cp mv rm ln chmod cd time timeout column nl fold tee comm paste od hexdump xxd sha256sum shasum md5sum"
+    " uname whoami hostname nproc lsof ps pgrep curl".split()
+)
+# Programs a pipe may feed: they only transform the text they read.
+FILTERS = frozenset(
+    "head tail grep egrep fgrep rg wc sort uniq cut tr jq yq less more column nl fold tee cat comm paste od"
+    " hexdump xxd sha256sum shasum md5sum".split()
+)
+PRIVILEGE = frozenset("sudo doas su pkexec runas gsudo sudo-rs".split())
+# Programs whose whole job is to run another command or code they are given.
+RUNS_ANYTHING = frozenset("eval exec source xargs env nohup command builtin trap watch nice stdbuf setsid".split())
+SHELLS = frozenset("bash sh zsh dash fish ksh csh tcsh pwsh powershell cmd".split())
+INTERPRETERS = frozenset("python node ruby perl php deno bun elixir iex erl lua".split()) | SHELLS
+KNOWN = TOOLCHAIN | UTILITIES | FILTERS | PRIVILEGE | RUNS_ANYTHING | INTERPRETERS
+_VERSIONED = re2.compile(r"^(python|pip|ruby|node|perl|php|lua)(\d+(?:\.\d+)*)?$")
+_PACKAGE_AT_VERSION = re2.compile(r"^@?[A-Za-z0-9._/-]+@[A-Za-z0-9^~<>=.*+-]+$")
+_SCRIPT_FILE = re2.compile(r"^[^-].*\.(?:py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|php|sh|bash|zsh|exs|ex|lua)$")
+_VERSION_WORD = re2.compile(r"^(?:v?\d+(?:\.\d+)*|lts(?:/\w+)?|latest|system|node|stable)$")
+
+
+def program_family(program: str) -> str:
+    """The name a program is judged by: its file name, versions folded (`python3.12` -> `python`)."""
+    name = PurePosixPath(program).name
+    match = _VERSIONED.match(name)
+    return match.group(1) if match else {"pip3": "pip", "docker-compose": "docker", "gmake": "make"}.get(name, name)
+
+
+def known_program(name: str) -> bool:
+    """True when `name` is a program the allow-list knows of, to run or to refuse."""
+    return program_family(name) in KNOWN
+
+
+@dataclass(frozen=True)
+class Call:
+    """One program's call, as a policy sees it: its family, its arguments, and what the user and the projects
+    vouch for (programs, scripts and dependencies declared)."""
+
+    family: str
+    args: tuple[str, ...]
+    vouched: frozenset[str]
+
+    def positionals(self) -> list[str]:
+        """The arguments that are neither flags nor a value-taking flag's value."""
+        return positionals(self.args, self.family)
+
+
+# Flags whose next word is their value (so a value is not read as a subcommand, a package or a path on its own):
+# those most programs share, and each family's own where it differs (`npm -d` takes none; `pip -r` takes a file).
+_VALUE_FLAGS = frozenset(
+    "-C --cwd --prefix --directory --project --manifest-path -o --output -k --env-file --filter --workspace"
+    " --features -j --jobs --reason --status --title --body --body-file -R --repo --label --assignee --base --head"
+    " -b --branch --maxfail --tb --count --timeout --log-level --grep --shard --project-name -I --init-script"
+    " -m --config --target --python --with --with-editable --with-requirements --extra --group --package".split()
+)
+_FAMILY_VALUE_FLAGS: dict[str, frozenset[str]] = {
+    "pip": frozenset(
+        "-r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f --find-links -t --target"
+        " --prefix --root --src --python".split()
+    ),
+    "uv": frozenset(
+        "-p --python --with --with-editable --with-requirements --env-file --directory --project --extra --group"
+        " --package -r --requirement -c --constraint -e --editable -i --index-url --index --extra-index-url".split()
+    ),
+    "npm": frozenset("-w --workspace --prefix -C".split()),
+    "pnpm": frozenset("-F --filter -C --dir --workspace".split()),
+    "yarn": frozenset("--cwd --workspace".split()),
+    "bun": frozenset("--cwd --filter".split()),
+    "curl": frozenset(
+        "-X --request -H --header -o --output -w --write-out -m --max-time --connect-timeout -d --data --data-raw"
+        " --data-binary --json -A --user-agent -u --user -x --proxy -T --upload-file -F --form -K --config -b"
+        " --cookie -c --cookie-jar -e --referer --resolve --connect-to".split()
+    ),
+    "gh": frozenset(
+        "-R --repo --title -t --body -b --body-file -F --label -l --assignee -a --base -B --head -H".split()
+    ),
+    "pytest": frozenset("-k -m -n -p --maxfail --tb -c --rootdir --durations --count --timeout".split()),
+}
+
+
+def value_flags(family: str) -> frozenset[str]:
+    """The flags of `family` whose next word is their value."""
+    return _FAMILY_VALUE_FLAGS.get(family, _VALUE_FLAGS)
+
+
+def positionals(args: Sequence[str], family: str = "") -> list[str]:
+    """The arguments that are not flags nor a flag's value."""
+    takes = value_flags(family)
+    out = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            continue
+        if arg.startswith("-") and len(arg) > 1:
+            skip = arg in takes
+            continue
+        out.append(arg)
+    return out
+
+
+def _long(arg: str, name: str, shortest: int) -> bool:
+    """True when `arg` is the long option `name`, written whole or abbreviated to at least `shortest` characters
+    (as git's, GNU's and most option parsers accept), with or without `=value`."""
+    written = arg.split("=", 1)[0]
+    return len(written) >= shortest and name.startswith(written) and written.startswith("--")
+
+
+def _short(arg: str, letters: str) -> str | None:
+    """The letter of `letters` in a cluster of short options (`-xc`, `-fsSL`), or in a short option with its value
+    stuck to it (`-x'cmd'`); None when there is none."""
+    if not arg.startswith("-") or arg.startswith("--") or len(arg) < 2:
+        return None
+    cluster = arg[1:]
+    for i, char in enumerate(cluster):
+        if char in letters:
+            return char
+        if not char.isalpha():
+            return None
+        if i == 0 and len(cluster) > 1 and not cluster.isalpha():
+            return None
+    return None
+
+
+Refused = list[tuple[str, str]]
+
+
+def _clip(text: str, most: int = 50) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+def _named_packages(call: Call, start: int) -> list[str]:
+    """The package names among the positionals from `start` on: not paths, not `.`, not declared by the project."""
+    names = []
+    for word in call.positionals()[start:]:
+        if word in (".", "..") or word.startswith((".", "/", "~")) or ("/" in word and "@" not in word):
+            continue
+        base = word.split("[", 1)[0]
+        if base.lstrip("@").split("@", 1)[0] in call.vouched or base in call.vouched:
+            continue
+        names.append(word)
+    return names
+
+
+def _install(call: Call, start: int, what: str) -> Refused:
+    named = _named_packages(call, start)
+    if named:
+        return [("install", f"`{what} {_clip(' '.join(named), 40)}` installs a package by name")]
+    return []
+
+
+# --- git and gh ----------------------------------------------------------------------------------------------
+
+_GIT_SUBCOMMANDS = frozenset(
+    "status diff log show add commit checkout switch branch stash fetch pull push rebase merge tag blame grep reset"
+    " ls-files ls-tree rev-parse rev-list remote worktree cherry-pick restore mv rm bisect describe shortlog"
+    " submodule init clone reflog revert am apply format-patch range-diff whatchanged notes lfs sparse-checkout"
+    " show-ref symbolic-ref cat-file count-objects fsck gc maintenance help version".split()
+)
+# Options that run a command, read another configuration, or switch a safeguard off, by subcommand ("" for all):
+# (long name, the shortest abbreviation git accepts for it, the short letters, the rule).
+_GIT_OPTIONS: dict[str, list[tuple[str, int, str, str]]] = {
+    "": [
+        ("--exec", 5, "", "inline_code"),
+        ("--upload-pack", 5, "", "inline_code"),
+        ("--receive-pack", 5, "", "inline_code"),
+        ("--config", 6, "c", "environment"),
+        ("--template", 6, "", "inline_code"),
+        ("--ext-diff", 6, "", "inline_code"),
+        ("--no-verify", 6, "", "bypass"),
+        ("--force", 5, "", "bypass"),
+        ("--force-with-lease", 8, "", "bypass"),
+        ("--force-if-includes", 8, "", "bypass"),
+        ("--output", 5, "", "path"),
+    ],
+    "push": [("--delete", 4, "d", "bypass"), ("--mirror", 4, "", "bypass"), ("--prune", 5, "", "bypass")],
+    "commit": [("--no-verify", 5, "n", "bypass"), ("--no-gpg-sign", 6, "", "bypass")],
+    "merge": [("--no-verify", 5, "n", "bypass")],
+    "rebase": [("--exec", 4, "x", "inline_code"), ("--no-verify", 5, "", "bypass")],
+    "branch": [("--force", 4, "Df", "bypass")],
+    "checkout": [("--force", 4, "f", "bypass"), ("--discard-changes", 4, "", "bypass")],
+    "switch": [("--force", 4, "f", "bypass"), ("--discard-changes", 4, "", "bypass")],
+    "tag": [("--force", 4, "f", "bypass")],
+    "reset": [("--hard", 4, "", "bypass"), ("--merge", 4, "", "bypass"), ("--keep", 4, "", "bypass")],
+    "clone": [("--config", 4, "c", "environment"), ("--upload-pack", 4, "u", "inline_code")],
+    "fetch": [("--upload-pack", 4, "", "inline_code")],
+    "pull": [("--upload-pack", 4, "", "inline_code"), ("--force", 4, "f", "bypass")],
+    "grep": [("--open-files-in-pager", 4, "O", "inline_code")],
+    "restore": [("--source", 4, "s", "bypass"), ("--worktree", 4, "W", "bypass")],
+    "clean": [],
+}
+# Subcommands that reach a remote: a word there with `host:path` or `user@host:` (scp-like) names a host.
+_GIT_REMOTE = frozenset("clone fetch pull push remote submodule ls-remote archive".split())
+
+
+def _git(call: Call) -> Refused:
+    args = list(call.args)
+    found: Refused = []
+    while args and args[0].startswith("-"):
+        flag = args.pop(0)
+        if flag in ("-c",) or flag.startswith(("-c", "--config-env", "--exec-path", "--conf")):
+            return [("environment", f"`git {_clip(flag)}` changes git's configuration for the command")]
+        if flag in ("-C", "--git-dir", "--work-tree", "--namespace") and args:
+            args.pop(0)
+    if not args:
+        return found
+    sub, rest = args[0], args[1:]
+    if sub not in _GIT_SUBCOMMANDS:
+        return [("program", f"`git {_clip(sub)}` is not a git command lessons may run")]
+    for arg in rest:
+        if arg == "--":
+            break
+        for name, shortest, letters, rule in _GIT_OPTIONS.get("", []) + _GIT_OPTIONS.get(sub, []):
+            if (arg.startswith("--") and _long(arg, name, shortest)) or (letters and _short(arg, letters)):
+                found.append((rule, f"`git {sub} {_clip(arg)}` ({name})"))
+    words = [a for a in rest if not a.startswith("-")]
+    if sub == "push" and any(w.startswith(("+", ":")) or ":+" in w for w in words):
+        found.append(("bypass", "`git push +ref` overwrites a remote branch"))
+    if sub == "bisect" and words[:1] == ["run"]:
+        found.append(("inline_code", "`git bisect run` runs a command"))
+    if sub == "submodule" and "foreach" in words:
+        found.append(("inline_code", "`git submodule foreach` runs a command"))
+    if sub == "stash" and words[:1] in (["drop"], ["clear"]):
+        found.append(("bypass", f"`git stash {words[0]}` discards work"))
+    if sub == "restore" and "." in words:
+        found.append(("bypass", "`git restore .` discards every change"))
+    if sub == "checkout" and ("." in words or len(words) >= 2 or "--" in rest):
+        found.append(("bypass", "`git checkout` over files discards their changes"))
+    if sub == "remote" and words[:1] not in ([], ["-v"], ["show"], ["add"], ["set-url"], ["get-url"], ["prune"]):
+        found.append(("program", f"`git remote {_clip(words[0])}` is not a remote command lessons may run"))
+    return found
+
+
+def remote_hosts(call: Call) -> list[str]:
+    """The hosts git's scp-like remote words name (`git@evil.sh:x.git`, `evil.sh:tools.git`)."""
+    if call.family != "git":
+        return []
+    words = [a for a in call.args if not a.startswith("-")]
+    if not words or words[0] not in _GIT_REMOTE:
+        return []
+    hosts = []
+    for word in words[1:]:
+        if "://" in word:
+            continue
+        head, sep, _ = word.partition(":")
+        if sep and head and "/" not in head:
+            hosts.append(head.rsplit("@", 1)[-1])
+    return hosts
+
+
+_GH_ALLOWED = {
+    "pr": "view list create checkout diff status checks comment review edit ready close reopen merge".split(),
+    "issue": "view list create comment edit close reopen status".split(),
+    "run": "view list watch rerun download".split(),
+    "workflow": "view list run".split(),
+    "repo": ["view"],
+    "release": "view list download".split(),
+    "auth": "status login".split(),
+    "browse": [],
+    "search": [],
+    "label": ["list"],
+    "status": [],
+}
+_GH_WRITES = frozenset("create comment edit close reopen merge review ready".split())
+
+
+def _gh(call: Call) -> Refused:
+    words = call.positionals()
+    if not words:
+        return []
+    allowed = _GH_ALLOWED.get(words[0])
+    if allowed is None or (allowed and (len(words) < 2 or words[1] not in allowed)):
+        return [("program", f"`gh {' '.join(words[:2])}` is not a gh command lessons may run")]
+    if (
+        len(words) > 1
+        and words[1] in _GH_WRITES
+        and any(a in ("-R", "--repo") or a.startswith("--repo=") for a in call.args)
+    ):
+        return [("link", f"`gh {words[0]} {words[1]} --repo` writes to a repository other than this one")]
+    if words[0] == "auth" and any(a in ("-t", "--show-token") for a in call.args):
+        return [("path", "`gh auth status --show-token` prints a credential")]
+    return []
+
+
+# --- package managers ------------------------------------------------------------------------------------------
+
+_NPM_ALLOWED = frozenset(
+    "run run-script rum urn test t tst start stop restart ci install i in ins inst insta instal isnt isnta isntal"
+    " isntall add ls list ll la outdated audit why explain view info show v pack prune dedupe ddp rebuild rb doctor"
+    " help uninstall remove rm r un unlink update up upgrade it install-test cit install-ci-test clean-install ic"
+    " fund root bin prefix query exec x init innit create".split()
+)
+_NPM_INSTALLS = frozenset(
+    "install i in ins inst insta instal isnt isnta isntal isntall add update up upgrade it install-test cit"
+    " install-ci-test clean-install ic".split()
+)
+_JS_SCRIPTS = frozenset(
+    "dev start build test lint format typecheck check preview serve watch e2e clean generate prepare storybook"
+    " coverage".split()
+)
+_PM_ALLOWED = frozenset(
+    "run test start build install i add remove rm why list ls outdated audit exec dlx x create init node up upgrade"
+    " update dedupe prune rebuild".split()
+)
+
+
+def _npm(call: Call) -> Refused:
+    words = call.positionals()
+    if not words:
+        return []
+    sub = words[0]
+    if sub not in _NPM_ALLOWED:
+        return [("program", f"`npm {_clip(sub)}` is not an npm command lessons may run")]
+    if sub in ("init", "innit", "create") and len(words) > 1:
+        return [("install", f"`npm {sub} {_clip(words[1])}` scaffolds from a package by name")]
+    if sub in _NPM_INSTALLS:
+        return _install(call, 1, f"npm {sub}")
+    if sub == "audit" and "fix" in words and any(_long(a, "--force", 4) for a in call.args):
+        return [("bypass", "`npm audit fix --force`")]
+    return []
+
+
+def _js_pm(call: Call) -> Refused:
+    """pnpm, yarn and bun: their commands, a project's scripts by name, and installs only of what it declares."""
+    words = call.positionals()
+    if not words:
+        return []
+    sub = words[0]
+    if sub in ("dlx", "x", "create") or (sub == "global" and words[1:2] == ["add"]):
+        return [("install", f"`{call.family} {sub}` fetches and runs a package by name")]
+    if sub in ("add", "install", "i", "update", "up", "upgrade") and any(a in ("-g", "--global") for a in call.args):
+        return [("install", f"`{call.family} {sub} --global` installs on the machine, not the project")]
+    if sub in ("add", "install", "i", "update", "up", "upgrade"):
+        return _install(call, 1, f"{call.family} {sub}")
+    if sub in _PM_ALLOWED or sub in _JS_SCRIPTS or sub in call.vouched:
+        return []
+    return [("program", f"`{call.family} {_clip(sub)}` is neither a command lessons may run nor a script declared")]
+
+
+_PIP_ALLOWED = frozenset("install uninstall list show freeze check help inspect hash".split())
+
+
+def _pip(call: Call) -> Refused:
+    words = call.positionals()
+    if not words:
+        return []
+    if words[0] not in _PIP_ALLOWED:
+        return [("program", f"`pip {_clip(words[0])}` is not a pip command lessons may run")]
+    if words[0] == "install":
+        refused = _install(call, 1, "pip install")
+        if any(a in ("-f", "--find-links") or a.startswith("--find-links") for a in call.args):
+            refused.append(("bypass", "`pip install --find-links` takes packages from elsewhere"))
+        return refused
+    return []
+
+
+_UV_ALLOWED = frozenset(
+    "run sync lock add remove pip venv build tree export version init format python tool cache help".split()
+)
+
+
+def _uv(call: Call) -> Refused:
+    words = call.positionals()
+    if not words:
+        return []
+    sub = words[0]
+    if sub not in _UV_ALLOWED:
+        return [("program", f"`uv {_clip(sub)}` is not a uv command lessons may run")]
+    if sub == "pip":
+        return _pip(Call("pip", tuple(call.args[call.args.index("pip") + 1 :]), call.vouched))
+    if sub == "add":
+        return _install(call, 1, "uv add")
+    if sub == "tool" and words[1:2] in (["run"], ["install"], ["upgrade"]):
+        return [("install", f"`uv tool {words[1]}` fetches and runs a package by name")]
+    if sub == "python" and words[1:2] == ["install"]:
+        return [("install", "`uv python install` downloads an interpreter")]
+    if sub == "run" and any(a.startswith("--with") for a in call.args):
+        return [("install", "`uv run --with` installs a package by name for the run")]
+    return []
+
+
+def _uvx(call: Call) -> Refused:
+    words = call.positionals()
+    if words and words[0] in call.vouched and not any(a.startswith("--from") for a in call.args):
+        return []
+    return [("install", "`uvx` fetches and runs a package the project does not declare")]
+
+
+_PY_PM_ALLOWED = frozenset(
+    "run install sync add remove lock build show check env shell version init export update help".split()
+)
+
+
+def _python_pm(call: Call) -> Refused:
+    """poetry, pdm, hatch, pipenv, rye."""
+    words = call.positionals()
+    if not words:
+        return []
+    sub = words[0]
+    if sub == "self":
+        return [("install", f"`{call.family} self` installs plugins into the tool")]
+    if sub not in _PY_PM_ALLOWED:
+        return [("program", f"`{call.family} {_clip(sub)}` is not a command lessons may run")]
+    if sub in ("add", "install"):
+        return _install(call, 1, f"{call.family} {sub}")
+    return []
+
+
+_CARGO_ALLOWED = frozenset(
+    "build b check c test t run r fmt clippy doc d bench clean update tree metadata new init vendor fix add remove"
+    " generate-lockfile pkgid locate-project version help".split()
+)
+
+
+def _cargo(call: Call) -> Refused:
+    if any(_long(a, "--config", 5) or a == "-Z" for a in call.args):
+        return [("inline_code", "`cargo --config` can set the command cargo runs")]
+    words = call.positionals()
+    if not words:
+        return []
+    sub = words[0]
+    if sub in ("install", "binstall"):
+        return [("install", f"`cargo {sub}` installs a binary by name")]
+    if sub not in _CARGO_ALLOWED:
+        return [("program", f"`cargo {_clip(sub)}` is not a cargo command lessons may run")]
+    if sub == "add":
+        return _install(call, 1, "cargo add")
+    return []
+
+
+_GO_ALLOWED = frozenset("build test run vet fmt mod generate list version doc clean work env help".split())
+
+
+def _go(call: Call) -> Refused:
+    words = call.positionals()
+    if not words:
+        return []
+    sub = words[0]
+    if sub in ("install", "get"):
+        return [("install", f"`go {sub}` installs a module by name")]
+    if sub not in _GO_ALLOWED:
+        return [("program", f"`go {_clip(sub)}` is not a go command lessons may run")]
+    if sub == "env" and any(a in ("-w", "-u") for a in call.args):
+        return [("bypass", "`go env -w` changes go's settings (proxies, checksums) for every project")]
+    if sub == "run" and any(_PACKAGE_AT_VERSION.match(w) for w in words[1:]):
+        return [("install", "`go run pkg@version` fetches and runs a module")]
+    return []
+
+
+def _mix(call: Call) -> Refused:
+    words = call.positionals()
+    if any(a in ("-e", "--eval", "-r", "--require") for a in call.args):
+        return [("inline_code", "`mix run -e` runs code given inline")]
+    if (words and words[0].endswith((".install", ".publish"))) or words[:1] in (["hex.user"], ["hex.organization"]):
+        return [("install", f"`mix {words[0]}` installs or publishes by name")]
+    return []
+
+
+_BUNDLE_ALLOWED = frozenset(
+    "install exec update check list outdated show info lock init binstubs clean add remove doctor version help".split()
+)
+
+
+def _bundle(call: Call) -> Refused:
+    words = call.positionals()
+    if not words:
+        return []
+    if words[0] not in _BUNDLE_ALLOWED:
+        return [("program", f"`bundle {_clip(words[0])}` is not a bundler command lessons may run")]
+    if words[0] == "add":
+        return _install(call, 1, "bundle add")
+    return []
+
+
+def _refuse_words(rule: str, detail: str, *names: str) -> Callable[[Call], Refused]:
+    def policy(call: Call) -> Refused:
+        words = call.positionals()
+        return [(rule, f"`{call.family} {words[0]}` {detail}")] if words and words[0] in names else []
+
+    return policy
+
+
+def _gem(call: Call) -> Refused:
+    words = call.positionals()
+    if words and words[0] in ("list", "env", "which", "contents", "info", "help"):
+        return []
+    return [("install", f"`gem {_clip(' '.join(words[:2]))}` installs or publishes gems")]
+
+
+def _composer(call: Call) -> Refused:
+    words = call.positionals()
+    if words and words[0] in ("require", "create-project", "global"):
+        return [("install", f"`composer {words[0]}` installs a package by name")]
+    return []
+
+
+def _dotnet(call: Call) -> Refused:
+    words = call.positionals()
+    if words[:2] in (["add", "package"],) or words[:1] == ["tool"]:
+        return [("install", f"`dotnet {' '.join(words[:2])}` installs a package by name")]
+    if words[:1] == ["nuget"]:
+        return [("program", "`dotnet nuget` publishes or changes package sources")]
+    return []
+
+
+def _dart(call: Call) -> Refused:
+    words = call.positionals()
+    if words[:1] == ["pub"] and len(words) > 1 and words[1] in ("add", "global"):
+        return [("install", f"`{call.family} pub {words[1]}` installs a package by name")]
+    return []
+
+
+# --- interpreters and runners ----------------------------------------------------------------------------------
+
+# The options an interpreter may be given before the file it runs: none of them hands it code.
+_SAFE_INTERPRETER_FLAGS = {
+    "python": {"-u", "-B", "-O", "-OO", "-q", "-s", "-S", "-E", "-I", "-V", "--version", "-h", "--help", "-W"},
+    "node": {"-v", "--version", "--test", "--watch", "--enable-source-maps", "--no-warnings", "--trace-warnings"},
+    "ruby": {"-v", "--version", "-w", "-W"},
+    "perl": {"-v", "--version", "-w"},
+    "php": {"-v", "--version"},
+    "lua": {"-v"},
+}
+_SHELL_SAFE_FLAGS = {"-e", "-x", "-u", "-n", "-v", "-ex", "-eu", "-eux", "-xe", "--norc", "--noprofile"}
+# Modules `python -m` may run: test runners and tools that run the project's own files, not code given inline.
+_PY_MODULES = frozenset("unittest venv build compileall json.tool py_compile ensurepip".split())
+
+
+def _interpreter(call: Call) -> Refused:
+    """An interpreter runs a file of the project or a known module, never code given inline or on stdin."""
+    family, args = call.family, list(call.args)
+    if family in ("deno", "bun"):
+        return _deno_bun(call)
+    if family in ("elixir", "iex", "erl"):
+        inline = {"-e", "--eval", "-eval", "-r", "--require"}
+        return [("inline_code", f"`{family}` is given code inline")] if set(args) & inline else []
+    safe = _SHELL_SAFE_FLAGS if family in SHELLS else _SAFE_INTERPRETER_FLAGS.get(family, set())
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if family == "python" and arg == "-m":
+            module = args[i + 1] if i + 1 < len(args) else ""
+            if module == "pip":
+                return _pip(Call("pip", tuple(args[i + 2 :]), call.vouched))
+            if module in _PY_MODULES or program_family(module) in TOOLCHAIN or module in call.vouched:
+                return []
+            return [("program", f"`python -m {_clip(module)}` is not a module lessons may run")]
+        if i == len(args) - 1 and arg in ("-c", "-e", "-E", "-r", "--eval", "-p"):
+            return []  # the option named alone (`python -c`): it runs nothing
+        if arg == "-" or (arg.startswith("-") and arg.split("=", 1)[0] not in safe):
+            return [("inline_code", f"`{family} {_clip(arg)}` hands it code, or an option lessons do not pass")]
+        if not arg.startswith("-"):
+            if _SCRIPT_FILE.match(arg) or "/" in arg or family in ("python", "ruby", "perl", "php"):
+                return []  # the file it runs (the path rules keep it inside the project)
+            return [("inline_code", f"`{family} {_clip(arg)}` is not a file of the project")]
+        i += 1 + (arg == "-W")
+    return []
+
+
+def _deno_bun(call: Call) -> Refused:
+    words = call.positionals()
+    args = call.args
+    if any(a in ("-e", "--eval", "-p", "--print") or a.startswith(("--eval=", "--print=")) for a in args):
+        return [("inline_code", f"`{call.family} --eval` runs code given inline")]
+    sub = words[0] if words else ""
+    if sub in ("eval", "repl"):
+        return [("inline_code", f"`{call.family} {sub}` runs code given inline")]
+    if sub in ("install", "add", "x", "create", "upgrade", "i") and (call.family == "deno" or sub != "install"):
+        return [("install", f"`{call.family} {sub}` fetches a package by name")]
+    if sub == "install":
+        return _install(call, 1, "bun install")
+    if any(w.startswith(("npm:", "jsr:", "http:", "https:")) for w in words):
+        return [("install", f"`{call.family}` runs a package or a module fetched from elsewhere")]
+    if any(a in ("-A", "--allow-all") or _long(a, "--allow-run", 9) or _long(a, "--allow-ffi", 9) for a in args):
+        return [("bypass", f"`{call.family} --allow-all` lets it run anything")]
+    return []
+
+
+def _make(call: Call) -> Refused:
+    if any(_long(a, "--eval", 4) or _short(a, "E") for a in call.args):
+        return [("inline_code", "`make --eval` runs a rule given inline")]
+    return []
+
+
+def _rake(call: Call) -> Refused:
+    inline = ("-e", "--execute", "-p", "--execute-print", "-E", "--execute-continue")
+    return [("inline_code", "`rake -e` runs code given inline")] if set(call.args) & set(inline) else []
+
+
+def _rails(call: Call) -> Refused:
+    words = call.positionals()
+    return [("inline_code", "`rails runner` runs code given inline")] if words[:1] in (["runner"], ["r"]) else []
+
+
+def _mvn(call: Call) -> Refused:
+    found: Refused = []
+    for arg in call.args:
+        low = arg.lower()
+        if arg.startswith("exec:") or low.startswith("-dexec."):
+            found.append(("inline_code", f"`{call.family} {_clip(arg)}` runs a command"))
+        elif arg.startswith("-D") and any(w in low for w in ("ssl", "insecure", "trust", "checksum", "verify")):
+            found.append(("bypass", f"`{call.family} {_clip(arg)}` switches a check off"))
+    return found
+
+
+def _docker(call: Call) -> Refused:
+    words = call.positionals()
+    if call.family == "docker" and words[:1] == ["compose"]:
+        words = words[1:]
+    allowed = {"up", "down", "ps", "logs", "build", "restart", "stop", "start", "config", "pull", "images", "version",
+               "info", "top", "exec", "run", "compose"}  # fmt: skip
+    if not words or (words[0] in allowed and (words[0] not in ("run", "exec") or "compose" in call.args[:1])):
+        return []
+    return [("program", f"`docker {_clip(words[0])}` is not a docker command lessons may run")]
+
+
+def _pre_commit(call: Call) -> Refused:
+    words = call.positionals()
+    allowed = {"run", "install", "install-hooks", "autoupdate", "validate-config", "validate-manifest", "clean", "gc"}
+    if words and words[0] not in allowed:
+        return [("bypass", f"`pre-commit {_clip(words[0])}` is not a pre-commit command lessons may run")]
+    return []
+
+
+def _version_manager(call: Call) -> Refused:
+    words = call.positionals()
+    if (
+        len(words) > 1
+        and words[0] in ("install", "use", "local", "global", "shell")
+        and not all(_VERSION_WORD.match(w) or "@" in w for w in words[1:])
+    ):
+        return [("install", f"`{call.family} {words[0]}` installs something other than a runtime version")]
+    return []
+
+
+# --- local utilities with options that run programs or reach elsewhere ------------------------------------------
+
+
+def _find(call: Call) -> Refused:
+    bad = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprintf", "-fprint0", "-fls"} & set(call.args)
+    return [("inline_code", f"`find {sorted(bad)[0]}` runs, deletes or writes")] if bad else []
+
+
+def _fd(call: Call) -> Refused:
+    if any(
+        a in ("-x", "--exec", "-X", "--exec-batch") or a.startswith(("--exec=", "--exec-batch=")) for a in call.args
+    ):
+        return [("inline_code", "`fd --exec` runs a command")]
+    return []
+
+
+def _sort(call: Call) -> Refused:
+    return (
+        [("inline_code", "`sort --compress-program` runs a program")]
+        if any(_long(a, "--compress-program", 4) for a in call.args)
+        else []
+    )
+
+
+def _rg(call: Call) -> Refused:
+    if any((_long(a, "--pre", 5) and not _long(a, "--pre-glob", 6)) or a == "--pre" for a in call.args):
+        return [("inline_code", "`rg --pre` runs a program on every file")]
+    return []
+
+
+def _printf(call: Call) -> Refused:
+    return [("inline_code", "`printf -v` assigns through the shell's arithmetic")] if "-v" in call.args else []
+
+
+def _cd(call: Call) -> Refused:
+    words = call.positionals()
+    if not words or words[0] in ("-", "~") or words[0].startswith("~"):
+        return [("path", "`cd` with no folder (or `-`, `~`) leaves the project")]
+    return []
+
+
+_CURL_SAFE = frozenset(
+    "-s -S -f -L -i -I -v -G --silent --show-error --fail --fail-with-body --location --include --head --verbose"
+    " --get --compressed -X --request -H --header -o --output -w --write-out -m --max-time --connect-timeout"
+    " -d --data --data-raw --json".split()
+)
+
+
+def _curl(call: Call) -> Refused:
+    found: Refused = []
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if not arg.startswith("-"):
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _CURL_SAFE or (not arg.startswith("--") and set(arg[1:]) <= set("sSfLiIvG")):
+            value = args[i + 1] if i + 1 < len(args) and name in value_flags("curl") else ""
+            if value.startswith("@"):
+                found.append(("path", f"`curl {name} @{_clip(value[1:])}` sends a file"))
+            continue
+        if _long(arg, "--insecure", 5) or (not arg.startswith("--") and "k" in arg):
+            found.append(("bypass", f"`curl {_clip(arg)}` does not check the server's certificate"))
+        else:
+            found.append(
+                ("link", f"`curl {_clip(arg)}` is not an option lessons may pass (it can send data elsewhere)")
+            )
+    return found
+
+
+def _rm(call: Call, build_folders: frozenset[str]) -> Refused:
+    flags = [a for a in call.args if a.startswith("-")]
+    strong = any(
+        (f.startswith("--") and any(_long(f, n, 4) for n in ("--recursive", "--force", "--dir")))
+        or (not f.startswith("--") and set(f[1:]) & set("rRfd"))
+        for f in flags
+    )
+    if not strong:
+        return []
+    for target in (a for a in call.args if not a.startswith("-")):
+        name = PurePosixPath(target.rstrip("/")).name
+        if name not in build_folders and not target.endswith(".egg-info"):
+            return [("bypass", f"`rm {' '.join(flags)}` outside a build folder (`{_clip(target)}`)")]
+    return []
+
+
+_POLICIES: dict[str, Callable[[Call], Refused]] = {
+    "git": _git,
+    "gh": _gh,
+    "npm": _npm,
+    "pnpm": _js_pm,
+    "yarn": _js_pm,
+    "bun": _interpreter,
+    "pip": _pip,
+    "uv": _uv,
+    "uvx": _uvx,
+    "poetry": _python_pm,
+    "pdm": _python_pm,
+    "hatch": _python_pm,
+    "pipenv": _python_pm,
+    "rye": _python_pm,
+    "cargo": _cargo,
+    "go": _go,
+    "mix": _mix,
+    "bundle": _bundle,
+    "bundler": _bundle,
+    "gem": _gem,
+    "composer": _composer,
+    "dotnet": _dotnet,
+    "dart": _dart,
+    "flutter": _dart,
+    "make": _make,
+    "rake": _rake,
+    "rails": _rails,
+    "mvn": _mvn,
+    "mvnw": _mvn,
+    "docker": _docker,
+    "pre-commit": _pre_commit,
+    "nvm": _version_manager,
+    "fnm": _version_manager,
+    "volta": _version_manager,
+    "asdf": _version_manager,
+    "mise": _version_manager,
+    "pyenv": _version_manager,
+    "rbenv": _version_manager,
+    "find": _find,
+    "fd": _fd,
+    "sort": _sort,
+    "rg": _rg,
+    "printf": _printf,
+    "cd": _cd,
+    "curl": _curl,
+    "publish": _refuse_words("program", "publishes", "publish"),
+}
+
+
+def policy_refusals(call: Call, build_folders: frozenset[str]) -> Refused:
+    """What the policy of `call`'s program refuses (rule, what), or [] when it has none or admits it."""
+    if call.family == "rm":
+        return _rm(call, build_folders)
+    if call.family in INTERPRETERS and call.family not in _POLICIES:
+        return _interpreter(call)
+    policy = _POLICIES.get(call.family)
+    return policy(call) if policy is not None else []
+
+
+# Wrappers: the command they run after their own options (`uv run pytest` runs `pytest`).
+_WRAPS_AFTER = {
+    ("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("pipenv", "run"), ("rye", "run"),
+    ("pnpm", "exec"), ("yarn", "exec"), ("bundle", "exec"), ("bundler", "exec"), ("npm", "exec"), ("npm", "x"),
+    ("yarn", "node"), ("bun", "run"),
+}  # fmt: skip
+
+
+def wrapped_command(call: Call) -> tuple[str, list[str]] | Refused | None:
+    """The command a wrapper runs (`uv run pytest` -> (`pytest`, [])), None when `call` wraps nothing, or what it
+    refuses when the wrapper itself fetches what it runs (`npx pkg@1.0`, `npx --yes`, `npm exec --package`)."""
+    args = list(call.args)
+    family = call.family
+    words = positionals(args, family)
+    fetchers = ("npx", "pnpx", "bunx")
+    if family in fetchers or (family, words[0] if words else "") in {("npm", "exec"), ("npm", "x")}:
+        if any(a in ("-y", "--yes", "-p") or a.startswith(("--package", "-c", "--call")) for a in args):
+            return [("install", f"`{family} --yes`/`--package`/`--call` fetches or runs what it is given")]
+    if family == "yarn" and words[:1] == ["node"]:
+        return ("node", args[args.index("node") + 1 :])
+    if family not in ("npx", "pnpx", "bunx", "time", "timeout") and not (words and (family, words[0]) in _WRAPS_AFTER):
+        return None
+    rest = args[args.index(words[0]) + 1 :] if family not in ("npx", "pnpx", "bunx", "time", "timeout") else args
+    while rest and rest[0].startswith("-"):
+        flag = rest.pop(0)
+        if flag in value_flags(family) and rest and "=" not in flag:
+            rest.pop(0)
+    if family == "timeout" and rest:
+        rest.pop(0)  # the duration
+    if rest and rest[0] == "--":
+        rest.pop(0)
+    if not rest:
+        return None
+    inner = rest[0]
+    if family in fetchers:
+        if _PACKAGE_AT_VERSION.match(inner):
+            return [("install", f"`{family} {_clip(inner)}` fetches and runs a package by version")]
+        if program_family(inner) not in JS_TOOLS and inner not in call.vouched:
+            return [("install", f"`{family} {_clip(inner)}` fetches a package the project does not declare")]
+    return (inner, rest[1:])
