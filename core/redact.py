@@ -313,12 +313,14 @@ RULES: list[Rule] = [
         Pattern(rf"{_KEY_BEGIN}.*?(?:{_KEY_END}|$)|(?:[A-Za-z0-9+/=]+[ \t]*{_NEWLINE})+{_KEY_END}", dotall=True),
         "[REDACTED:private_key]",
         ("private key",),
+        shape="-{4,5} ?(?:BEGIN|END) [A-Z0-9 ]*PRIVATE KEY",  # its BEGIN or END line: a literal RE2 skips to
     ),
     Rule(
         "putty_key",
         Pattern(r"PuTTY-User-Key-File-[0-9]+:.*?(?:Private-MAC:[ \t]*[0-9a-fA-F]+|$)", dotall=True),
         "[REDACTED:private_key]",
         ("putty-user-key-file",),
+        shape="PuTTY-User-Key-File-[0-9]+:",
     ),
     Rule("anthropic_key", _prefixed("sk-ant-", r"[A-Za-z0-9_\-]{16,}"), "[REDACTED:api_key]", ("sk-ant-",)),
     Rule(
@@ -452,6 +454,8 @@ RULES: list[Rule] = [
         ),
         "[REDACTED:webhook]",
         ("hooks.slack.com", "discord", "webhook", "sig="),
+        shape=r"hooks\.slack\.com/|discord(?:app)?\.com/api/webhooks/|webhook\.office\.com/webhookb2/"
+        r"|outlook\.office\.com/webhook/|logic\.azure\.com",  # the hosts: literals RE2 skips to
     ),
     # A signed URL's signature (Azure SAS `sig=`, S3 and GCS presigned URLs): whoever has the URL has the access.
     Rule(
@@ -575,6 +579,7 @@ RULES: list[Rule] = [
         ('auth"', 'auth\\"', "identitytoken", "registrytoken", "_auth"),
         ignore_case=True,
         check=_not_placeholder,
+        shape=r'(?i:auth\\?"|identitytoken|registrytoken|_auth)',
     ),
     Rule(
         "quoted_assignment",

@@ -63,11 +63,11 @@ _BASE64_CREDENTIALS = st.builds(
 
 
 def _drawn(rule: Rule) -> st.SearchStrategy[str]:
-    """Texts from the rule's own pattern (its shape where it names one): both are read by Python's parser too, since
-    the rules are written in the syntax the two engines share."""
+    """Texts from the rule's own pattern (read by Python's parser too: the rules are written in the syntax the two
+    engines share), or from its shape where the pattern alone lacks the context its check wants (Twilio's word)."""
     if rule.name == "base64_credential":
         return _BASE64_CREDENTIALS
-    source = rule.shape or rule.pattern.source
+    source = rule.shape if rule.name == "twilio_token" and rule.shape else rule.pattern.source
     flags = re.IGNORECASE if rule.ignore_case else 0
     flags |= re.DOTALL if "s" in rule.pattern.flags else 0
     flags |= re.MULTILINE if "m" in rule.pattern.flags else 0
