@@ -29,6 +29,8 @@ from bench._table import Row, emit  # noqa: E402
 from core.models import SessionMessage  # noqa: E402
 from core.redact import Redactor, redact, redact_parts, redact_transcript  # noqa: E402
 from core.render import render_session  # noqa: E402
+from core.screen import text_holds  # noqa: E402
+from core.shell import parse_command  # noqa: E402
 
 SIZES = (100, 10_000, 1_000_000)
 # `(a+)+$`: the personal pattern the issue found compiled unchecked (exponential on Python's `re`).
@@ -62,7 +64,32 @@ ENTRY_POINTS: list[tuple[str, Callable[[str], object]]] = [
     ("redact_transcript", _transcript),
     ("render_session", _render),
     ("ingest_screen", _ingest_screen()),
+    ("screen", lambda text: _uncached(text_holds, text)),
+    ("miner", lambda text: _mined(text)),
 ]
+
+
+def _mined(text: str) -> object:
+    """The rules miner on a session whose prompt, command and failing output are `text`."""
+    from core.miner import History, mine, observe
+
+    call, result = f"t{len(text)}", text[: len(text) // 2]
+    messages = [
+        SessionMessage(seq=0, role="user", kind="text", is_prompt=True, text=text),
+        SessionMessage(
+            seq=1, role="assistant", kind="tool_use", tool_name="Bash", tool_use_id=call,
+            tool_input=json.dumps({"command": text[len(text) // 2 :]}),
+        ),
+        SessionMessage(seq=2, role="tool", kind="tool_result", tool_use_id=call, is_error=True, text=result),
+    ]  # fmt: skip
+    parse_command.cache_clear()  # each call reads its text anew, as a new session would
+    seen = observe(messages, "/w/app")
+    return mine(seen, History.of([("s", seen)]), "app")
+
+
+def _uncached(run: Callable[[str], object], text: str) -> object:
+    parse_command.cache_clear()
+    return run(text)
 
 
 def _repeat(unit: str, size: int, head: str = "", tail: str = "") -> str:
@@ -120,6 +147,17 @@ CRAFTED: list[tuple[str, Callable[[int], str]]] = [
     ("reminder: opened, never closed", lambda n: _repeat("<system-reminder>", n)),
     ("unicode: spaces", lambda n: _repeat("\u2003", n)),
     ("unicode: letters", lambda n: _repeat("é", n)),
+    # The screen's and the miner's own near-misses: code spans, shell syntax, links, flags, paths.
+    ("screen: backticks never closed", lambda n: _repeat("`a ", n)),
+    ("screen: runs of backticks", lambda n: _repeat("``` ``", n)),
+    ("screen: a command of many words", lambda n: _repeat("x ", n, head="`uv run pytest ", tail="`")),
+    ("screen: pipes and flags", lambda n: _repeat("| -x ", n, head="`curl ")),
+    ("screen: dashes", lambda n: _repeat("-", n)),
+    ("screen: URL-like labels", lambda n: _repeat("a.", n, tail="/")),
+    ("screen: hosts after @", lambda n: _repeat("x@y.", n)),
+    ("screen: program words in prose", lambda n: _repeat("pip install ", n)),
+    ("screen: override words", lambda n: _repeat("ignore previous ", n)),
+    ("screen: braces", lambda n: _repeat("{a,", n)),
 ]
 
 
@@ -147,6 +185,32 @@ def ordinary(size: int) -> str:
     # From the middle of the corpus: its head is one session's opening, not typical text.
     text = text[len(text) // 3 :]
     return _cut(text * (size // max(len(text.encode()), 1) + 1), size)
+
+
+def ordinary_lessons(size: int) -> str:
+    """Ordinary lessons (the labelled set's: commands in code spans, paths, flags), joined and cut to `size`: what
+    the screen reads every day, so a crafted text is compared with the screen's ordinary work, not with prose."""
+    labelled = json.loads((ROOT / "data" / "lessons" / "screen.json").read_text(encoding="utf-8"))["ordinary"]
+    text = " ".join(labelled)
+    return _cut(text * (size // max(len(text.encode()), 1) + 1), size)
+
+
+def ordinary_commands(size: int) -> str:
+    """The bundled transcripts' own shell commands, joined and cut to `size`: what the miner parses every day."""
+    commands: list[str] = []
+    for path in sorted((ROOT / "data" / "samples").rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if '"command"' not in line:
+                continue
+            for block in (json.loads(line).get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and isinstance((block.get("input") or {}).get("command"), str):
+                    commands.append(block["input"]["command"])
+    text = " ; ".join(commands)
+    return _cut(text * (size // max(len(text.encode()), 1) + 1), size)
+
+
+# The entry points whose ordinary text is not transcript prose: the screen reads lessons, the miner commands.
+ORDINARY: dict[str, Callable[[int], str]] = {"screen": ordinary_lessons, "miner": ordinary_commands}
 
 
 def _timed(run: Callable[[str], object], text: str, budget: float) -> float:
@@ -200,7 +264,7 @@ def main() -> None:
         worst: list[tuple[float, str, str]] = []
         print(f"size {size:,} bytes")
         for name, run in entries:
-            base = measure(run, plain, args.budget, args.timeout)
+            base = measure(run, ORDINARY[name](size) if name in ORDINARY else plain, args.budget, args.timeout)
             if base is None:
                 print(f"  {name:18} ordinary text did not finish in {args.timeout:.0f} s")
                 continue

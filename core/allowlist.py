@@ -44,6 +44,7 @@ from core.programs import (
     Call,
     known_program,
     policy_refusals,
+    positionals,
     program_family,
     wrapped_command,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "CommandRule",
     "Refusal",
     "Vouched",
+    "bypass_flag",
     "command_refusals",
     "is_program",
     "link_refusals",
@@ -116,12 +118,6 @@ PROJECT_DOTFILES = frozenset(
         " .ruff_cache .next .nuxt .svelte-kit .turbo .parcel-cache .cache .gradle .eggs .coverage .bin .DS_Store"
     ).split()
 ) | {".", ".."}
-# Named in a sentence or a code span of its own, a project may mention these too (`.env`, the `.git/` folder,
-# `.vscode/settings.json`); a command may not read or write them.
-_MENTIONED_DOTFILES = frozenset(
-    ".env .env.local .env.development .env.test .env.production .git .vscode .idea .claude .cursor .codex"
-    " .devcontainer .config .npmrc .bundle".split()
-)
 # Files a tool runs or reads as its configuration: a command that writes one changes what the next run does.
 _CONFIG_FILES = frozenset(
     "makefile gnumakefile package.json pyproject.toml setup.py setup.cfg conftest.py tox.ini noxfile.py cargo.toml"
@@ -137,6 +133,9 @@ _SAFE_VARIABLES = frozenset(
     " NODE_NO_WARNINGS BROWSER HEADLESS".split()
 )
 _MODE = re2.compile(r"^(?:[ugoa]*[-+=][rwxXst]*|[0-7]{3,4})$")
+# Variables whose value is a folder of the project (`PYTHONPATH=src`): admitted when the path rules admit it.
+_PATH_VARIABLES = frozenset("PYTHONPATH NODE_PATH".split())
+_PLAIN = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
 _PLAIN_VALUE = re2.compile(r"^[A-Za-z0-9_.:,+-]*$")
 # Long options that switch a safeguard off, whatever program takes them: (the option, the shortest abbreviation
 # accepted for it). An abbreviation no shorter than that counts as the option (`--no-verif`).
@@ -155,9 +154,10 @@ _OFF = frozenset({"false", "0", "no", "off", "none", "disable", "disabled"})
 _HOME = re2.compile(r"^(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|%APPDATA%)")
 _DRIVE = re2.compile(r"^[A-Za-z]:[\\/]")
 _PROGRAM_SHAPE = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
-_NOT_A_NAME = re2.compile(r"[*?\[\]|(){}^$\\'\" ]")
 _NAMES_DEVICE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"})
 _PLACEHOLDERS = ("...", "…")
+# Programs that run what they read on their input: a console, a database shell, a REPL.
+_CONSOLES = frozenset("rails irb pry iex mix rake psql mysql sqlite3 mongo mongosh redis-cli node python".split())
 # The programs whose first positional is a pattern or a filter, not a path (`jq '.version' package.json`).
 _PATTERN_FIRST = frozenset("jq yq grep egrep fgrep rg ag".split())
 
@@ -168,26 +168,25 @@ def is_program(name: str, vouched: Vouched) -> bool:
 
 
 def path_refusal(word: str, *, mention: bool = False) -> Refusal | None:
-    """The refusal for a path that leaves the project (absolute, home, `..`) or names a dotfile that is not a project
-    file (`mention`: named in prose or a span of its own, where `.env` or `.git/` may be named); None for anything
-    else (a relative path inside the project, a pattern, or a word that is no path)."""
+    """The refusal for a path that leaves the project (absolute, home, `..`, a glob included) or names a dotfile
+    that is not a project file (`mention`: named in prose or a span of its own, where `.env`, `.git/` or `.tsx`
+    files may be named); None for anything else (a relative path inside the project, or a word that is no path)."""
     value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
     value = value.removeprefix("@")  # curl's `-d @file`
     if not value or value in _NAMES_DEVICE or value in _PLACEHOLDERS:  # a device, or a placeholder
         return None
     if value.startswith("/") or _HOME.match(value) or _DRIVE.match(value) or value.startswith("\\\\"):
         return Refusal("path", f"`{_clip(value)}` is outside the project")
-    if _NOT_A_NAME.search(value):  # a pattern, a filter or a glob: what it matches is checked where it is read
-        return None
     parts = PurePosixPath(value.replace("\\", "/")).parts
     if ".." in parts:
         return Refusal("path", f"`{_clip(value)}` climbs out of the folder with `..`")
-    allowed = PROJECT_DOTFILES | _MENTIONED_DOTFILES if mention else PROJECT_DOTFILES
+    if mention:  # named, not opened: a dotfile may be named (`.env`, `.tsx` files); a credential store is the
+        return None  # second line's (`core.phrases`)
     for part in parts:
         if part in _PLACEHOLDERS or not part.startswith("."):
             continue
         low = part.lower()  # macOS and Windows read `.GIT` as `.git`
-        if low in allowed or (mention and low.startswith(".env")):
+        if low in PROJECT_DOTFILES:
             continue
         return Refusal("path", f"`{_clip(value)}` names `{part}`, which is no project file lessons may name")
     return None
@@ -214,7 +213,7 @@ def _clip(text: str, most: int = 60) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
-def _bypass_flag(arg: str) -> str | None:
+def bypass_flag(arg: str) -> str | None:
     """The safeguard `arg` switches off, if it does: a bypass option (or its accepted abbreviation), or a check's
     option or setting given a false value."""
     name, _, value = arg.partition("=")
@@ -246,6 +245,7 @@ def link_refusals(links: Iterable[Link], vouched: Vouched) -> list[Refusal]:
 class _Judge:
     vouched: Vouched
     found: list[Refusal] = field(default_factory=list)
+    written: set[str] = field(default_factory=set)  # files the line's earlier commands wrote
 
     def refuse(self, rule: str, detail: str) -> None:
         self.found.append(Refusal(rule, detail))
@@ -253,6 +253,9 @@ class _Judge:
     def simple(self, command: SimpleCommand) -> None:
         for assignment in command.assignments:
             name, _, value = assignment.partition("=")
+            if name in _PATH_VARIABLES and _PLAIN_VALUE.match(value.replace("/", "")):
+                if all(path_refusal(part) is None for part in value.split(":")):
+                    continue
             if name not in _SAFE_VARIABLES or not _PLAIN_VALUE.match(value):
                 self.refuse("environment", f"`{_clip(assignment)}` is set before `{command.written}`")
         for sub in command.substitutions:
@@ -269,7 +272,9 @@ class _Judge:
             if redirect.target is None:
                 self.refuse("substitution", f"a redirection to an expanded name (`{redirect.operator}`)")
             elif redirect.operator.startswith("<"):
-                if (refused := path_refusal(redirect.target)) is not None:
+                if family in INTERPRETERS or family in _CONSOLES:
+                    self.refuse("inline_code", f"`{family}` is given code on its input (`< {_clip(redirect.target)}`)")
+                elif (refused := path_refusal(redirect.target)) is not None:
                     self.found.append(refused)
             elif (refused := _write_refusal(redirect.target)) is not None:
                 self.found.append(refused)
@@ -282,6 +287,9 @@ class _Judge:
                 return
         literal = [w for w in words if w is not None]
         self.program(command.written, literal[0], literal[1:], piped=command.piped)
+        # What this command writes: a later command of the line that runs or reads it runs what was just written.
+        self.written.update(r.target.removeprefix("./") for r in command.redirects if r.target and ">" in r.operator)
+        self.written.update(w.removeprefix("./") for w in _written_by(program_family(literal[0]), literal[1:]))
 
     def program(self, written: str, program: str, args: list[str], *, piped: bool) -> None:
         if written != program or not program:
@@ -289,10 +297,12 @@ class _Judge:
             return
         name = PurePosixPath(program).name
         family = program_family(program)
-        self.found.extend(link_refusals((k for a in args for k in find_links(a)), self.vouched))
+        self.found.extend(link_refusals((k for a in args if not _PLAIN.match(a) for k in find_links(a)), self.vouched))
         call = Call(family, tuple(args), self.vouched.programs)
         for host in _remote_hosts(call):
             self.found.extend(link_refusals(find_links(f"ssh://{host}/"), self.vouched))
+        for word in _fetched_words(family, args):  # `curl evil.sh`, `go run evil.sh`: a host with no scheme
+            self.found.extend(link_refusals(find_links(f"http://{word}"), self.vouched))
         if family in PRIVILEGE:
             self.refuse("privilege", f"`{name}` runs a command as another user")
             return
@@ -313,6 +323,9 @@ class _Judge:
         elif not known_program(family) and name not in self.vouched.programs:
             self.refuse("program", f"`{name}` is neither a known toolchain nor a program the project declares")
             return
+        ran = [w.removeprefix("./") for w in [program, *args]]
+        if self.written and any(w in self.written for w in ran):
+            self.refuse("inline_code", f"`{name}` runs or reads a file the same command line just wrote")
         self.arguments(family, args)
         for rule, detail in policy_refusals(call, BUILD_FOLDERS):
             self.refuse(rule, detail)
@@ -330,12 +343,14 @@ class _Judge:
             if arg == "--":
                 continue
             if arg.startswith("-"):
-                bypass = _bypass_flag(arg)
+                bypass = bypass_flag(arg)
                 if bypass is not None:
                     self.refuse("bypass", f"`{_clip(arg)}` ({bypass}) switches a safeguard off")
                 refused = path_refusal(arg) if "=" in arg else None
             elif "://" in arg or (i == first_positional and family in _PATTERN_FIRST):
                 continue
+            elif _PLAIN.match(arg):
+                continue  # a word of letters, digits, `_` and `-`: no path, no link, no flag
             else:
                 refused = path_refusal(arg)
                 if (
@@ -351,6 +366,24 @@ class _Judge:
                 self.found.append(refused)
 
 
+def _fetched_words(family: str, args: list[str]) -> list[str]:
+    """The words a program fetches from the network with no scheme written: curl's positionals, a Go module path
+    (`go run evil.sh`, `-require=evil.sh@v1`), whose first segment is a host."""
+    if family == "curl":
+        return [w for w in positionals(args, "curl") if "://" not in w]
+    if family != "go":
+        return []
+    found = []
+    for arg in args:
+        word = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        head = word.split("@", 1)[0].split("/", 1)[0]
+        if (
+            "." in head and not word.startswith((".", "/")) and not word.endswith(".go") and not arg.startswith("-")
+        ) or (arg.startswith(("-require=", "-replace=", "-droprequire=")) and "." in head):
+            found.append(head)
+    return found
+
+
 def _written_by(family: str, args: list[str]) -> list[str]:
     """The files a utility writes or removes: `cp`/`mv`/`ln`/`install`'s target, `tee`'s files, `touch`, `mkdir`,
     `chmod`, `rm` and `rmdir`'s operands, `-o`/`--output` values."""
@@ -358,6 +391,12 @@ def _written_by(family: str, args: list[str]) -> list[str]:
     found: list[str] = []
     if family in ("cp", "mv", "ln", "install") and len(words) >= 2:
         found.append(words[-1])
+    if family == "git" and words[:1] == ["mv"] and len(words) >= 3:
+        found.append(words[-1])
+    if family in ("uniq", "xxd") and len(words) >= 2:  # `uniq IN OUT`, `xxd -r IN OUT`
+        found.append(words[-1])
+    if family == "yq" and any(a in ("-i", "--inplace") for a in args):
+        found += words[1:]
     if family in ("tee", "touch", "mkdir", "rm", "rmdir"):
         found += words
     if family == "chmod":

@@ -94,16 +94,18 @@ def language_of(text: str) -> str | None:
 
 
 def _scripts(word: str) -> set[str]:
-    found = set()
-    for match in _RUNS.finditer(word):
-        found.add(next(name for name, value in match.groupdict().items() if value))
-    return found
+    if word.isascii():  # most words: Latin letters (or none), no lookup needed
+        return {"Latin"} if any(c.isalpha() for c in word) else set()
+    return {str(match.lastgroup) for match in _RUNS.finditer(word)}
 
 
 def scripts_of(texts: Iterable[str]) -> set[str]:
     """Every script the letters of `texts` use."""
     found: set[str] = set()
     for text in texts:
+        if text.isascii():
+            found |= {"Latin"} if any(c.isalpha() for c in text) else set()
+            continue
         for match in _WORD.finditer(text):
             found |= _scripts(match.group())
     return found
@@ -112,9 +114,14 @@ def scripts_of(texts: Iterable[str]) -> set[str]:
 def mixed_words(text: str) -> list[tuple[str, set[str]]]:
     """The words of `text` whose letters mix scripts no writing system mixes (`pаypal` with a Cyrillic `а`), each
     with its scripts."""
+    if text.isascii():
+        return []
     found = []
     for match in _WORD.finditer(text):
-        scripts = _scripts(match.group())
+        word = match.group()
+        if word.isascii():
+            continue
+        scripts = _scripts(word)
         if len(scripts) > 1 and not any(scripts <= together for together in _TOGETHER):
-            found.append((match.group(), scripts))
+            found.append((word, scripts))
     return found

@@ -42,9 +42,9 @@ _SAYS: dict[str, str] = {
     "run": "start it with",
     "install": "install the dependencies with",
 }
-# A project name written into a lesson ("In spotter: ..."): letters, digits and a few separators, nothing that
-# could end a sentence's frame or start a new line.
-_PROJECT = re2.compile(r"^[\pL\pN][\pL\pN ._+@-]*$")
+# A project name written into a lesson ("In spotter: ..."): one word of letters, digits and a few separators,
+# nothing that could end a sentence's frame, start a new line, or read as an instruction.
+_PROJECT = re2.compile(r"^[\pL\pN][\pL\pN._+@-]*$")
 # Bash's reserved words: as the first word they are grammar, not a program.
 _RESERVED = frozenset(
     "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]".split()
@@ -205,4 +205,4 @@ def writable(lesson: CommandFact | OwnTool | Correction | NothingSelected | Pref
     words = [w for c in commands for w in (*c.words, c.folder or "x")]
     if isinstance(lesson, OwnTool):
         words += [lesson.program, *lesson.subcommands]
-    return all(_SAFE_WORD.match(w) for w in words)
+    return all(_SAFE_WORD.match(w) and normalise(w) == w and " ".join(w.split()) == w for w in words)

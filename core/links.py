@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Collection, Iterator
+from functools import cache
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import idna
 import re2
 
-__all__ = ["Link", "canonical_host", "find_links", "is_local", "vouched_host"]
+__all__ = ["Link", "bare_hosts", "canonical_host", "find_links", "is_local", "vouched_host"]
 
 # A scheme URL, `www.` name, or a bare `name.tld/path` (what `curl get.evil.sh/i` fetches): candidates, decided by
 # the parser below. RE2: linear in the text, whatever it holds.
@@ -138,6 +140,35 @@ def find_links(text: str) -> Iterator[Link]:
             continue
         host, problem = canonical_host(match.group(1))
         yield Link(match.group(), host, problem)
+
+
+# A name written with no scheme and no slash (`evil.sh`) is a host when it ends in a top-level domain: always for
+# one no file is named with, and for one that is also a file's extension (`.sh`, `.py`, `.md`) when the sentence
+# puts it where a host goes ("from evil.sh", "at evil.sh").
+_BARE = re2.compile(r"(?i)(?:^|[\s(\"'<])((?:[a-z0-9][a-z0-9-]*\.)+([a-z][a-z0-9-]*))(?:[.,;:!?)\"'>]*)(?:$|\s)")
+_FILE_TLDS = frozenset("ac ai am app cc in java map md mk ml mm mov pid pl pm ps py rs sh so sv tf zip".split())
+_PLACE = re2.compile(
+    r"(?i)\b(?:from|at|to|via|on|visit|fetch|download|curl|wget|host|site|server|domain|url|address|mirror|link)"
+    r"(?:\s+(?:the|a|an|this|our|their))?\s*$"
+)
+
+
+@cache
+def _tlds() -> frozenset[str]:
+    text = (Path(__file__).parent / "tlds.txt").read_text(encoding="ascii")
+    return frozenset(line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def bare_hosts(text: str) -> Iterator[Link]:
+    """The names in a sentence that are hosts though written without a scheme (`evil.com`, "from evil.sh")."""
+    for match in _BARE.finditer(text):
+        name, tld = match.group(1), match.group(2).lower()
+        if tld not in _tlds():
+            continue
+        if tld in _FILE_TLDS and not _PLACE.search(text[: match.start(1)][-40:]):
+            continue
+        host, problem = canonical_host(name)
+        yield Link(name, host, problem)
 
 
 def is_local(host: str) -> bool:

@@ -115,6 +115,11 @@ _COMMON = frozenset(
 _INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "mix", "bundle", "cargo", "go"})
 # Interpreters and runners: their first argument that is a script or a module is part of the command's name.
 _RUNNERS = frozenset({"node", "python", "python3", "uv", "npx", "pnpm", "npm", "yarn", "bun", "bundle", "poetry"})
+# What may run a program that failed on its own (`pytest` -> `python -m pytest`, `uv run pytest`).
+_RUNNER_PREFIXES = frozenset(
+    "python -m|python3 -m|uv run|npx|pnpm exec|pnpm|yarn|bunx|bun run|bundle exec|poetry run|pdm run|hatch run"
+    "|pipenv run|rye run|npm exec|go run|cargo run --".split("|")
+)
 _SCRIPT = re2.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
 _SUBCOMMAND = re2.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
 _HOME_PATH = re2.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
@@ -134,6 +139,9 @@ _NOTHING_SELECTED = re2.compile(
 # Claude Code's own words when the user stops a call. Only the whole fixed text counts: the reason that follows is
 # what the person typed in the dialog.
 _REJECTED = re2.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
+# The tools whose refusal text is the harness's own: another tool's error result (an MCP server's, a fetched page's)
+# is written by whoever answers it, and could copy the harness's words to put its own in the user's mouth.
+_HARNESS_TOOLS = SHELL_TOOLS | {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 _REJECTION_REASON = re2.compile(r"(?s)The user provided the following reason for the rejection:\s*(?P<reason>.+)")
 # A prompt that corrects or instructs: at its start (weak cues), or anywhere (strong ones).
 _CORRECTS = re2.compile(
@@ -376,10 +384,10 @@ def _error_line(output: str) -> str | None:
 def _taint(fix: str, read: list[str], prompts: list[str]) -> str | None:
     """Why `fix` rests only on what the agent read: it occurs in tool output before the agent ran it, and in none
     of the user's prompts."""
-    needle = fix.strip()
-    if len(needle) < 12 or any(needle in p for p in prompts):
+    needle = " ".join(fix.split())  # whitespace as one space: a doubled space must not hide the copy
+    if len(needle) < 12 or any(needle in " ".join(p.split()) for p in prompts):
         return None
-    if any(needle in r for r in read):
+    if any(needle in " ".join(r.split()) for r in read):
         return f"its fix `{needle[:60]}` was copied from tool output, not from anything the user wrote"
     return None
 
@@ -444,7 +452,12 @@ def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, tu
     if failed.words[0] != worked.words[0] and f_prog == w_prog and f_rest == w_rest:
         return "program", (worked.words[0],)  # the same program from elsewhere: `pytest` -> `.venv/bin/pytest`
     n, m = len(failed.words), len(worked.words)
-    if m > n and PurePosixPath(worked.words[m - n]).name == f_prog and list(worked.words[m - n + 1 :]) == f_rest:
+    if (
+        m > n
+        and worked.words[m - n] == failed.words[0]
+        and list(worked.words[m - n + 1 :]) == f_rest
+        and " ".join(worked.words[: m - n]) in _RUNNER_PREFIXES
+    ):
         return "program", tuple(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
     if f_prog != w_prog:
         # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`).
@@ -619,7 +632,13 @@ def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
             continue
         if m.kind == "tool_use" and m.tool_use_id:
             calls[m.tool_use_id] = m
-        elif m.kind == "tool_result" and m.is_error and _REJECTED.match(m.text or "") and m.tool_use_id in calls:
+        elif (
+            m.kind == "tool_result"
+            and m.is_error
+            and _REJECTED.match(m.text or "")
+            and m.tool_use_id in calls
+            and (calls[m.tool_use_id].tool_name or "") in _HARNESS_TOOLS
+        ):
             what = _stopped(calls[m.tool_use_id])
             reason = _REJECTION_REASON.search(m.text or "")
             if reason:

@@ -33,6 +33,13 @@ _OVERRIDE = re2.compile(
     r"|\bleave\s+(?:this|it|that)\s+out\s+of\s+(?:your|the)\s+(?:summary|report|answer|reply|message)\b"
     r"|\bskip\s+(?:asking|the\s+confirmation|confirmations?|the\s+review|review)\b"
     r"|\buser\s+(?:prefers|wants)\s+(?:it\s+)?(?:silent|quiet|not\s+to\s+know)\b"
+    r"|\bomit\b[^.;]{0,60}\b(?:tell|report|summary|say|mention)\b"
+    r"|\b(?:person|human|operator|people)\s+you(?:'re|\s+are)\s+working\s+(?:for|with)\b"
+    r"|\b(?:do|run|make|apply|push|perform|deploy|commit)\b[^.;]{0,30}\b(?:silently|quietly|secretly)\b"
+    r"|\bno\s+need\s+to\s+(?:mention|tell|report|say|inform|ask)\b"
+    r"|\b(?:real|actual|true)\s+instructions\b"
+    r"|\b(?:earlier|previous|prior|other|existing)\s+(?:guidance|instructions|rules|guidelines)\b[^.;]{0,20}"
+    r"\b(?:no\s+longer|do(?:es)?\s+not|don'?t)\s+appl"
     r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b|\bnew\s+(?:system\s+)?instructions?\s*:"
     r"|\b(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system|developer)\s+prompt\b"
     r"|\bjailbreak|\bdeveloper\s+mode\b|</?\s*system\s*>|\[/?inst\]"
@@ -40,9 +47,12 @@ _OVERRIDE = re2.compile(
 # A secret named with where it is sent: both must be there ("include the token in the PR description").
 _SECRET = (
     r"(?:token|secret|password|passwd|credential|api[ _-]?key|private[ _-]?key|\.env\b|ssh[ _-]?key|cookie|\.aws"
-    r"|\.ssh|env(?:ironment)? var)"
+    r"|\.ssh|env(?:ironment)? var|\b(?:aws|ssh|api|private|access|secret|signing|deploy|gpg|pgp)\s+keys?\b)"
 )
-_SEND = r"\b(?:include|paste|post|send|upload|e-?mail|share|attach|leak|copy|print|echo|add|put|dump|report)\b"
+_SEND = (
+    r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|report"
+    r"|forward|submit)\b"
+)
 _WHERE = (
     r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
     r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form)"
@@ -57,6 +67,7 @@ _CREDENTIAL = re2.compile(
 # A safeguard talked off in words: force-pushing, skipping hooks or checks, turning certificate checks off.
 _SAFEGUARD_OFF = re2.compile(
     r"\bforce[- ]?push|\bpush\b[^.;]{0,30}\bforce\b|\bforce\s+flag\b"
+    r"|\b(?:lease|force)\s+flag\b|\b(?:no|without)\s+(?:the\s+)?(?:verif\w*|hooks?|checks?|tls|ssl|signing)\b"
     r"|\b(?:skip|bypass|disable|turn\s+off|switch\s+off|ignore)\s+(?:[\w-]+\s+){0,2}"
     r"(?:hooks?|checks?|verification|ssl|tls|certificate\s+checks?|ci|linters?|tests?\s+in\s+ci|signing|sandbox)\b"
     r"|\b(?:pipe|feed)\w*\b[^.;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"

@@ -48,7 +48,7 @@ TOOLCHAIN = JS_TOOLS | frozenset(
     # C and C++, build systems, linters of anything, version managers, containers for a project's services
     " make gmake cmake ctest ninja meson bazel bazelisk just task gcc g++ cc c++ clang clang++ clang-format"
     " clang-tidy shellcheck shfmt hadolint actionlint yamllint markdownlint vale git gh nvm fnm volta asdf mise"
-    " pyenv rbenv corepack docker docker-compose".split()
+    " pyenv rbenv corepack docker docker-compose buf protoc".split()
 )
 # Local file utilities: they read and write what they are given, which the path rules keep inside the project.
 UTILITIES = frozenset(
@@ -66,7 +66,9 @@ PRIVILEGE = frozenset("sudo doas su pkexec runas gsudo sudo-rs".split())
 # Programs whose whole job is to run another command or code they are given.
 RUNS_ANYTHING = frozenset("eval exec source xargs env nohup command builtin trap watch nice stdbuf setsid".split())
 SHELLS = frozenset("bash sh zsh dash fish ksh csh tcsh pwsh powershell cmd".split())
-INTERPRETERS = frozenset("python node ruby perl php deno bun elixir iex erl lua".split()) | SHELLS
+INTERPRETERS = (
+    frozenset("python node ruby perl php deno bun elixir iex erl lua ipython ts-node tsx kotlinc".split()) | SHELLS
+)
 KNOWN = TOOLCHAIN | UTILITIES | FILTERS | PRIVILEGE | RUNS_ANYTHING | INTERPRETERS
 _VERSIONED = re2.compile(r"^(python|pip|ruby|node|perl|php|lua)(\d+(?:\.\d+)*)?$")
 _PACKAGE_AT_VERSION = re2.compile(r"^@?[A-Za-z0-9._/-]+@[A-Za-z0-9^~<>=.*+-]+$")
@@ -78,7 +80,7 @@ def program_family(program: str) -> str:
     """The name a program is judged by: its file name, versions folded (`python3.12` -> `python`)."""
     name = PurePosixPath(program).name
     match = _VERSIONED.match(name)
-    return match.group(1) if match else {"pip3": "pip", "docker-compose": "docker", "gmake": "make"}.get(name, name)
+    return match.group(1) if match else {"pip3": "pip", "gmake": "make"}.get(name, name)
 
 
 def known_program(name: str) -> bool:
@@ -187,11 +189,16 @@ def _clip(text: str, most: int = 50) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
+_LOCAL_ARCHIVE = re2.compile(r"\.(?:whl|tar\.gz|tgz|zip|gem)$")
+
+
 def _named_packages(call: Call, start: int) -> list[str]:
-    """The package names among the positionals from `start` on: not paths, not `.`, not declared by the project."""
+    """The packages named among the positionals from `start` on that the project does not declare. A local path
+    (`.`, `./pkg`, `dist/x.whl`) names none; `owner/repo`, `github:x`, a URL or `git+...` is a package from
+    elsewhere like any name."""
     names = []
     for word in call.positionals()[start:]:
-        if word in (".", "..") or word.startswith((".", "/", "~")) or ("/" in word and "@" not in word):
+        if word in (".", "..") or word.startswith(("./", "../", "/", "~")) or _LOCAL_ARCHIVE.search(word):
             continue
         base = word.split("[", 1)[0]
         if base.lstrip("@").split("@", 1)[0] in call.vouched or base in call.vouched:
@@ -212,7 +219,7 @@ def _install(call: Call, start: int, what: str) -> Refused:
 _GIT_SUBCOMMANDS = frozenset(
     "status diff log show add commit checkout switch branch stash fetch pull push rebase merge tag blame grep reset"
     " ls-files ls-tree rev-parse rev-list remote worktree cherry-pick restore mv rm bisect describe shortlog"
-    " submodule init clone reflog revert am apply format-patch range-diff whatchanged notes lfs sparse-checkout"
+    " submodule init clone reflog revert format-patch range-diff whatchanged notes lfs sparse-checkout"
     " show-ref symbolic-ref cat-file count-objects fsck gc maintenance help version".split()
 )
 # Options that run a command, read another configuration, or switch a safeguard off, by subcommand ("" for all):
@@ -231,7 +238,12 @@ _GIT_OPTIONS: dict[str, list[tuple[str, int, str, str]]] = {
         ("--force-if-includes", 8, "", "bypass"),
         ("--output", 5, "", "path"),
     ],
-    "push": [("--delete", 4, "d", "bypass"), ("--mirror", 4, "", "bypass"), ("--prune", 5, "", "bypass")],
+    "push": [
+        ("--delete", 4, "d", "bypass"),
+        ("--mirror", 4, "", "bypass"),
+        ("--prune", 5, "", "bypass"),
+        ("--force", 4, "f", "bypass"),
+    ],
     "commit": [("--no-verify", 5, "n", "bypass"), ("--no-gpg-sign", 6, "", "bypass")],
     "merge": [("--no-verify", 5, "n", "bypass")],
     "rebase": [("--exec", 4, "x", "inline_code"), ("--no-verify", 5, "", "bypass")],
@@ -274,6 +286,10 @@ def _git(call: Call) -> Refused:
     words = [a for a in rest if not a.startswith("-")]
     if sub == "push" and any(w.startswith(("+", ":")) or ":+" in w for w in words):
         found.append(("bypass", "`git push +ref` overwrites a remote branch"))
+    if sub == "push" and any(o in ("-o", "--push-option") or o.startswith("--push-option=") for o in rest):
+        found.append(("bypass", "`git push -o` passes options to the server (`ci.skip`, ...)"))
+    if sub == "rm" and any(_short(a, "rf") or _long(a, "--force", 4) for a in rest) and ("." in words or "*" in words):
+        found.append(("bypass", "`git rm -r .` deletes every tracked file"))
     if sub == "bisect" and words[:1] == ["run"]:
         found.append(("inline_code", "`git bisect run` runs a command"))
     if sub == "submodule" and "foreach" in words:
@@ -319,7 +335,6 @@ _GH_ALLOWED = {
     "label": ["list"],
     "status": [],
 }
-_GH_WRITES = frozenset("create comment edit close reopen merge review ready".split())
 
 
 def _gh(call: Call) -> Refused:
@@ -329,12 +344,9 @@ def _gh(call: Call) -> Refused:
     allowed = _GH_ALLOWED.get(words[0])
     if allowed is None or (allowed and (len(words) < 2 or words[1] not in allowed)):
         return [("program", f"`gh {' '.join(words[:2])}` is not a gh command lessons may run")]
-    if (
-        len(words) > 1
-        and words[1] in _GH_WRITES
-        and any(a in ("-R", "--repo") or a.startswith("--repo=") for a in call.args)
-    ):
-        return [("link", f"`gh {words[0]} {words[1]} --repo` writes to a repository other than this one")]
+    reads = len(words) > 1 and words[1] in ("view", "list", "status", "checks", "diff")
+    if not reads and any(a in ("-R", "--repo") or a.startswith("--repo=") for a in call.args):
+        return [("link", f"`gh {' '.join(words[:2])} --repo` works on a repository other than this one")]
     if words[0] == "auth" and any(a in ("-t", "--show-token") for a in call.args):
         return [("path", "`gh auth status --show-token` prints a credential")]
     return []
@@ -466,7 +478,7 @@ def _python_pm(call: Call) -> Refused:
 
 _CARGO_ALLOWED = frozenset(
     "build b check c test t run r fmt clippy doc d bench clean update tree metadata new init vendor fix add remove"
-    " generate-lockfile pkgid locate-project version help".split()
+    " generate-lockfile pkgid locate-project version help xtask".split()
 )
 
 
@@ -498,6 +510,8 @@ def _go(call: Call) -> Refused:
         return [("install", f"`go {sub}` installs a module by name")]
     if sub not in _GO_ALLOWED:
         return [("program", f"`go {_clip(sub)}` is not a go command lessons may run")]
+    if any(a.split("=", 1)[0] in ("-exec", "-toolexec", "-vettool", "--exec", "--toolexec") for a in call.args):
+        return [("inline_code", f"`go {sub} -exec` runs a program of its choosing")]
     if sub == "env" and any(a in ("-w", "-u") for a in call.args):
         return [("bypass", "`go env -w` changes go's settings (proxies, checksums) for every project")]
     if sub == "run" and any(_PACKAGE_AT_VERSION.match(w) for w in words[1:]):
@@ -509,6 +523,8 @@ def _mix(call: Call) -> Refused:
     words = call.positionals()
     if any(a in ("-e", "--eval", "-r", "--require") for a in call.args):
         return [("inline_code", "`mix run -e` runs code given inline")]
+    if "cmd" in words or any(w.startswith("cmd") and w.endswith(",") for w in words):
+        return [("inline_code", "`mix cmd` runs a shell command")]
     if (words and words[0].endswith((".install", ".publish"))) or words[:1] in (["hex.user"], ["hex.organization"]):
         return [("install", f"`mix {words[0]}` installs or publishes by name")]
     return []
@@ -545,10 +561,20 @@ def _gem(call: Call) -> Refused:
     return [("install", f"`gem {_clip(' '.join(words[:2]))}` installs or publishes gems")]
 
 
+_COMPOSER_ALLOWED = frozenset(
+    "install update dump-autoload dumpautoload validate run-script run test show outdated audit check-platform-reqs"
+    " diagnose licenses depends why why-not status help list".split()
+)
+
+
 def _composer(call: Call) -> Refused:
     words = call.positionals()
     if words and words[0] in ("require", "create-project", "global"):
         return [("install", f"`composer {words[0]}` installs a package by name")]
+    if words and words[0] not in _COMPOSER_ALLOWED:
+        return [("program", f"`composer {_clip(words[0])}` is not a composer command lessons may run")]
+    if words[:1] == ["update"]:
+        return _install(call, 1, "composer update")
     return []
 
 
@@ -578,6 +604,10 @@ _SAFE_INTERPRETER_FLAGS = {
     "perl": {"-v", "--version", "-w"},
     "php": {"-v", "--version"},
     "lua": {"-v"},
+    "ipython": {"--version", "-V"},
+    "ts-node": {"-v", "--version", "-P", "--project", "-T", "--transpile-only"},
+    "tsx": {"-v", "--version", "--watch", "--tsconfig"},
+    "kotlinc": {"-version", "-d", "-include-runtime"},
 }
 _SHELL_SAFE_FLAGS = {"-e", "-x", "-u", "-n", "-v", "-ex", "-eu", "-eux", "-xe", "--norc", "--noprofile"}
 # Modules `python -m` may run: test runners and tools that run the project's own files, not code given inline.
@@ -609,7 +639,11 @@ def _interpreter(call: Call) -> Refused:
             return [("inline_code", f"`{family} {_clip(arg)}` hands it code, or an option lessons do not pass")]
         if not arg.startswith("-"):
             if _SCRIPT_FILE.match(arg) or "/" in arg or family in ("python", "ruby", "perl", "php"):
-                return []  # the file it runs (the path rules keep it inside the project)
+                # The file it runs (the path rules keep it inside the project), judged as that program when it
+                # has a policy of its own (`python manage.py shell -c`, `ruby bin/rails runner`).
+                script = program_family(arg)
+                own = _POLICIES.get(script)
+                return own(Call(script, tuple(args[i + 1 :]), call.vouched)) if own is not None else []
             return [("inline_code", f"`{family} {_clip(arg)}` is not a file of the project")]
         i += 1 + (arg == "-W")
     return []
@@ -634,15 +668,44 @@ def _deno_bun(call: Call) -> Refused:
     return []
 
 
+_BUILD_FILE = re2.compile(
+    r"(?i)(?:^|/)(?:[\w.-]*makefile|[\w.-]+\.mk|rakefile(?:\.rb)?|[\w.-]+\.rake|noxfile\.py"
+    r"|[\w.-]+\.cmake|cmakelists\.txt|justfile|taskfile\.ya?ml)$"
+)
+
+
+def _build_file(call: Call, flags: tuple[str, ...]) -> Refused:
+    """A build tool told to read another file than its own (`make -f rules.txt`): only a file named as that
+    tool's files are (a Makefile, `*.mk`, a Rakefile, ...), never one a command could have just written."""
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        value = (
+            args[i + 1]
+            if arg in flags and i + 1 < len(args)
+            else arg.split("=", 1)[1]
+            if "=" in arg and arg.split("=", 1)[0] in flags
+            else None
+        )
+        if value is not None and not _BUILD_FILE.search(value):
+            return [("inline_code", f"`{call.family} {arg} {_clip(value)}` runs a file that is no {call.family} file")]
+    return []
+
+
 def _make(call: Call) -> Refused:
     if any(_long(a, "--eval", 4) or _short(a, "E") for a in call.args):
         return [("inline_code", "`make --eval` runs a rule given inline")]
-    return []
+    return _build_file(call, ("-f", "--file", "--makefile"))
 
 
 def _rake(call: Call) -> Refused:
     inline = ("-e", "--execute", "-p", "--execute-print", "-E", "--execute-continue")
-    return [("inline_code", "`rake -e` runs code given inline")] if set(call.args) & set(inline) else []
+    if set(call.args) & set(inline):
+        return [("inline_code", "`rake -e` runs code given inline")]
+    return _build_file(call, ("-f", "--rakefile", "-r", "--require", "-R", "--rakelibdir"))
+
+
+def _nox_cmake(call: Call) -> Refused:
+    return _build_file(call, ("-f", "--noxfile", "-P", "-C", "--file"))
 
 
 def _rails(call: Call) -> Refused:
@@ -661,15 +724,52 @@ def _mvn(call: Call) -> Refused:
     return found
 
 
-def _docker(call: Call) -> Refused:
+def _just(call: Call) -> Refused:
+    if any(_long(a, n, 5) for a in call.args for n in ("--command", "--shell", "--shell-arg", "--shell-command")):
+        return [("inline_code", "`just --command` runs a command given inline")]
+    return []
+
+
+def _compiler(call: Call) -> Refused:
+    if any(a in ("-wrapper", "--wrapper") or a.startswith(("-fplugin", "-wrapper=")) for a in call.args):
+        return [("inline_code", f"`{call.family} -wrapper` runs a program of its choosing")]
+    return []
+
+
+def _django(call: Call) -> Refused:
+    """`manage.py` and `django-admin`: `shell -c` and `dbshell` run what they are given."""
     words = call.positionals()
-    if call.family == "docker" and words[:1] == ["compose"]:
-        words = words[1:]
-    allowed = {"up", "down", "ps", "logs", "build", "restart", "stop", "start", "config", "pull", "images", "version",
-               "info", "top", "exec", "run", "compose"}  # fmt: skip
-    if not words or (words[0] in allowed and (words[0] not in ("run", "exec") or "compose" in call.args[:1])):
+    if words[:1] in (["shell"], ["dbshell"]) and (words[0] == "dbshell" or {"-c", "--command"} & set(call.args)):
+        return [("inline_code", f"`{call.family} {words[0]}` runs code given inline")]
+    return []
+
+
+def _artisan(call: Call) -> Refused:
+    words = call.positionals()
+    if words[:1] == ["tinker"]:
+        return [("inline_code", "`artisan tinker` runs code given inline")]
+    return []
+
+
+_COMPOSE_ALLOWED = frozenset("up down ps logs build restart stop start config pull images top version ls".split())
+_DOCKER_ALLOWED = frozenset("build ps logs images version info".split())
+
+
+def _docker(call: Call) -> Refused:
+    """docker and docker compose: build, start and stop the project's own services, read their logs; never run a
+    command in a container (`exec`, `run`), which holds the project's secrets and can be given the host."""
+    words = call.positionals()
+    compose = call.family == "docker-compose" or words[:1] == ["compose"]
+    if compose:
+        words = words[1:] if words[:1] == ["compose"] else words
+        allowed = _COMPOSE_ALLOWED
+    else:
+        allowed = _DOCKER_ALLOWED | {"compose"}
+    if not words or words[0] in allowed:
+        if any(_long(a, "--privileged", 6) or a.startswith(("--pid=host", "--network=host")) for a in call.args):
+            return [("bypass", "`docker --privileged` gives a container the host")]
         return []
-    return [("program", f"`docker {_clip(words[0])}` is not a docker command lessons may run")]
+    return [("inline_code", f"`docker {_clip(words[0])}` runs a command in a container")]
 
 
 def _pre_commit(call: Call) -> Refused:
@@ -680,14 +780,24 @@ def _pre_commit(call: Call) -> Refused:
     return []
 
 
+_RUNTIMES = frozenset(
+    "node nodejs npm pnpm yarn python ruby go golang java deno bun rust erlang elixir php dotnet zig lua".split()
+)
+
+
 def _version_manager(call: Call) -> Refused:
+    """nvm, mise, asdf and kin: a runtime's version to install or use (`node@20`, `3.12`), nothing else."""
     words = call.positionals()
-    if (
-        len(words) > 1
-        and words[0] in ("install", "use", "local", "global", "shell")
-        and not all(_VERSION_WORD.match(w) or "@" in w for w in words[1:])
-    ):
-        return [("install", f"`{call.family} {words[0]}` installs something other than a runtime version")]
+    if words[:1] in (["exec"], ["x"], ["run"], ["plugin"], ["plugins"]):
+        return [("inline_code", f"`{call.family} {words[0]}` runs or installs what it is given")]
+    if len(words) > 1 and words[0] in ("install", "use", "local", "global", "shell", "i", "pin"):
+        for word in words[1:]:
+            name, _, version = word.partition("@")
+            if _VERSION_WORD.match(word) or (name in _RUNTIMES and (not version or _VERSION_WORD.match(version))):
+                continue
+            if name in _RUNTIMES and not version:
+                continue
+            return [("install", f"`{call.family} {words[0]} {_clip(word)}` installs something other than a runtime")]
     return []
 
 
@@ -807,6 +917,19 @@ _POLICIES: dict[str, Callable[[Call], Refused]] = {
     "mvn": _mvn,
     "mvnw": _mvn,
     "docker": _docker,
+    "docker-compose": _docker,
+    "just": _just,
+    "nox": _nox_cmake,
+    "cmake": _nox_cmake,
+    "gcc": _compiler,
+    "g++": _compiler,
+    "cc": _compiler,
+    "c++": _compiler,
+    "clang": _compiler,
+    "clang++": _compiler,
+    "manage.py": _django,
+    "django-admin": _django,
+    "artisan": _artisan,
     "pre-commit": _pre_commit,
     "nvm": _version_manager,
     "fnm": _version_manager,
@@ -852,7 +975,8 @@ def wrapped_command(call: Call) -> tuple[str, list[str]] | Refused | None:
     words = positionals(args, family)
     fetchers = ("npx", "pnpx", "bunx")
     if family in fetchers or (family, words[0] if words else "") in {("npm", "exec"), ("npm", "x")}:
-        if any(a in ("-y", "--yes", "-p") or a.startswith(("--package", "-c", "--call")) for a in args):
+        own = args[: args.index(words[1 if family == "npm" else 0])] if len(words) > (family == "npm") else args
+        if any(a in ("-y", "--yes", "-p", "-c") or a.startswith(("--package", "--call")) for a in own):
             return [("install", f"`{family} --yes`/`--package`/`--call` fetches or runs what it is given")]
     if family == "yarn" and words[:1] == ["node"]:
         return ("node", args[args.index("node") + 1 :])

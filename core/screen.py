@@ -36,14 +36,23 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.allowlist import Refusal, Vouched, command_refusals, is_program, link_refusals, path_refusal
+from core.allowlist import (
+    Refusal,
+    Vouched,
+    bypass_flag,
+    command_refusals,
+    is_program,
+    link_refusals,
+    path_refusal,
+)
 from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
-from core.links import find_links
+from core.links import bare_hosts, find_links
 from core.models import Playbook
 from core.phrases import phrase_refusals, skeleton
 
 __all__ = [
+    "MAX_SCREENED",
     "Hold",
     "HoldRule",
     "Screened",
@@ -88,7 +97,8 @@ _SUBCOMMANDS = frozenset(
     " compose up down".split()
 )
 # After these, the next word is what they install (`pip install requests`), unless it is an adverb.
-_INSTALLS = frozenset("install i add require get dlx x create".split())
+_INSTALLS = frozenset("install i add require get dlx x create exec".split())
+_FETCHERS = frozenset("npx uvx pnpx bunx pipx".split())
 _ADVERBS = frozenset(
     "here there now first again instead locally globally manually only too also once later it them everything"
     " anything nothing dependencies deps packages fails failed works worked hangs errors breaks succeeds is was"
@@ -107,6 +117,12 @@ _RUN_VERB = re2.compile(r"(?i)\b(?:run|runs|running|execute|exec|type|call|invok
 _NAME = re2.compile(r"^[\w.@/+#%,~:=-]+$")
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
+# A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
+# text makes the screen take long.
+MAX_SCREENED = 2000
+# How much of a sentence around a span or a flag says whether it is prohibited (a clause, bounded: a long text
+# must not make every flag read all of it).
+_WINDOW = 200
 
 
 class Hold(BaseModel):
@@ -145,6 +161,15 @@ def text_key(text: str) -> str:
 def _clip(text: str, most: int = 80) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+def _bypasses(flags: list[str]) -> list[Refusal]:
+    """The flags among `flags` that switch a safeguard off, said alone (no program to read them with)."""
+    return [
+        Refusal("bypass", f"`{_clip(flag, 60)}` ({what}) switches a safeguard off")
+        for flag in flags
+        if (what := bypass_flag(flag)) is not None
+    ]
 
 
 def _prohibited(before: str, after: str) -> bool:
@@ -194,7 +219,7 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched) -> list
     if not span or span in _PLACEHOLDER:
         return []
     if span.startswith("-"):  # flags named alone (`--collect-only -q`): a bypass among them, unless prohibited
-        found = [r for r in command_refusals(f"true {span}", vouched) if r.rule == "bypass"]
+        found = _bypasses(span.split())
         return [] if _prohibited(before, after) else found
     if span.startswith("$") and _VARIABLE.match(span):
         return []
@@ -222,8 +247,8 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
     words = [(m.group(), m.start()) for m in re2.finditer(r"[^\s(),;\"']+", prose)]
     used: set[int] = set()
     for i, (word, _) in enumerate(words):
-        name = word.rstrip(".:!?")
-        if i in used or not is_program(name, vouched) or name[:1].isupper():
+        name = word.rstrip(".:!?").lower()
+        if i in used or not is_program(name, vouched):
             continue
         run = [name]
         for j in range(i + 1, len(words)):
@@ -232,20 +257,23 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
             if any(c in between for c in ",;)(") or words[j - 1][0].endswith((".", ":", "!", "?")):
                 break
             clean = nxt.rstrip(".:!?")
-            named = run[-1] in _INSTALLS and not is_function_word(clean) and clean.lower() not in _ADVERBS
+            if run[-1] in _INSTALLS | _FETCHERS and clean.lower() in ("the", "a", "an", "this", "that"):
+                continue  # "pip install the x package": the article is no part of the command
+            named = run[-1] in _INSTALLS | _FETCHERS and not is_function_word(clean) and clean.lower() not in _ADVERBS
             if not (_COMMAND_WORD.match(clean) or clean in _SUBCOMMANDS or named):
                 break
             run.append(clean)
             used.add(j)
         if len(run) > 1:
             found += command_refusals(" ".join(run), vouched)
+    covered = {at for k, (w, at) in enumerate(words) if k in used}
     for match in _PROSE_FLAG.finditer(prose):
         flag = match.group(1)
         start = match.start(1)
-        if any(start >= s and start < s + len(w) for k, (w, s) in enumerate(words) if k in used):
+        if start in covered:
             continue  # read with its program above
-        refused = [r for r in command_refusals(f"true {flag}", vouched) if r.rule == "bypass"]
-        if refused and not _prohibited(prose[:start], prose[start + len(flag) :]):
+        refused = _bypasses([flag])
+        if refused and not _prohibited(prose[max(0, start - _WINDOW) : start], prose[start + len(flag) :][:_WINDOW]):
             found += refused
     return found
 
@@ -257,6 +285,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     plain = prose
     for link in find_links(prose):
         plain = plain.replace(link.written, " ")
+    found += link_refusals(bare_hosts(plain), vouched)
     for shell in _PROSE_SHELL.finditer(plain):
         if _COMPARISON.match(plain[shell.start() : shell.end() + 2]):
             continue
@@ -286,12 +315,14 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     """The holds on what `text` says; [] for a lesson the screen admits. `vouched`: what the user and their projects
     vouch for (programs, hosts, scripts, languages); nothing but the defaults when None."""
     vouched = vouched or Vouched()
+    if len(text) > MAX_SCREENED:
+        return [Hold(rule="syntax", detail=f"{len(text):,} characters, longer than any lesson: not read")]
     stored = normalise(text)
     text = skeleton(stored)  # look-alike dashes, slashes and bars read as what the shell reads
     spans, prose, unclosed = _code_spans(text)
     refusals: list[Refusal] = []
     for content, start, end in spans:
-        refusals += _span_refusals(content, text[:start], text[end:], vouched)
+        refusals += _span_refusals(content, text[max(0, start - _WINDOW) : start], text[end : end + _WINDOW], vouched)
     if unclosed:
         refusals.append(Refusal("syntax", "an unclosed code span (a lone backtick)"))
     refusals += _prose_refusals(prose, vouched)

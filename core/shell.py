@@ -11,7 +11,7 @@ cannot read) is named in `constructs`. Pure: text in, a value out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import re2
 import tree_sitter_bash
@@ -267,8 +267,10 @@ class _Walk:
         self.commands.append(SimpleCommand(written, tuple(words), tuple(assignments), tuple(own), piped, tuple(subs)))
 
 
+@lru_cache(maxsize=4096)
 def parse_command(text: str) -> CommandLine:
-    """`text` parsed as a bash command line. Never raises: what is not simple commands is named in `constructs`."""
+    """`text` parsed as a bash command line. Never raises: what is not simple commands is named in `constructs`.
+    (Kept for the last few thousand lines: a session names the same commands again and again.)"""
     if len(text) > MAX_COMMAND_CHARS:
         return CommandLine(text, (), ("a command line too long to read",))
     tree = _parser().parse(text.encode("utf-8", "replace"))

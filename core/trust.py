@@ -11,12 +11,12 @@ from the user's own config, a trusted file, the environment or a flag. A key not
 from __future__ import annotations
 
 import hashlib
-import re
 import shlex
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import re2
 from pydantic import BaseModel
 
 __all__ = [
@@ -75,7 +75,7 @@ HARMLESS = frozenset(
 HARMLESS_PER_PLAYBOOK = frozenset({"max_entries", "max_tokens"})
 
 _NAMES = ("playbook", "playbooks")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_PLAIN_NAME = re2.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _SHOWN = 6  # ignored keys a line names before it counts the rest
 
 # own: the user's config (`~/.config/playbook/config.toml`); trusted: the file as it was trusted; untrusted: never

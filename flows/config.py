@@ -268,6 +268,13 @@ class Settings(BaseSettings):
             return [part for part in re.split(separators, value) if part.strip()]
         return value
 
+    @field_validator("personal_patterns", mode="after")
+    @classmethod
+    def _runnable_patterns(cls, value: list[str]) -> list[str]:
+        """Each pattern compiles on RE2 now, not when a command first redacts (one line naming a bad one)."""
+        Redactor(extra=tuple(value))
+        return value
+
     @field_validator("llm")
     @classmethod
     def _known_provider(cls, value: str) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import re2
 
 from core.errors import ConfigError, ObjectChangedError, PlaybookFileError, StoreError
 from core.io.keys import Contributor, check_contributor, key_error
@@ -21,7 +22,7 @@ from core.io.keys import Contributor, check_contributor, key_error
 __all__ = ["RemoteObject", "fetch", "is_url", "list_objects", "put_bytes", "remove_folder"]
 
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs"}
-_MD5 = re.compile(r"[0-9a-f]{32}")  # an S3 ETag that is the body's MD5 (one part, no KMS)
+_MD5 = re2.compile(r"[0-9a-f]{32}")  # an S3 ETag that is the body's MD5 (one part, no KMS)
 READS = 3  # reads of an object that keeps changing before it is left for the next ingest
 
 

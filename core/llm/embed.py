@@ -13,13 +13,13 @@ import contextlib
 import functools
 import importlib.util
 import math
-import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import re2
 
 from core.near_misses import different
 
@@ -54,7 +54,7 @@ _STOP = set(
     "a an the to of in on for with and or not no do does is are be before after when if it its this that your"
     " you use using than then only just first instead so as at by from into".split()
 )
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re2.compile(r"[a-z0-9]+")
 
 
 class Lexical:
@@ -220,12 +220,18 @@ def near_finder(
     return near
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# The space after a sentence's end (RE2 has no lookbehind: the mark is kept by cutting after it).
+_SENTENCE_END = re2.compile(r"[.!?]\s+")
 
 
 def sentences(text: str, limit: int = 12) -> list[str]:
     """The first `limit` sentences of `text` with some substance (a reflection's findings, one by one)."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) >= 20][:limit]
+    parts, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        parts.append(text[start : match.start() + 1])
+        start = match.end()
+    parts.append(text[start:])
+    return [s.strip() for s in parts if len(s.strip()) >= 20][:limit]
 
 
 def neighbour_finder(

@@ -20,11 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # and take them off this list; a file that no longer imports `re` fails the test below until it is taken off. (The
 # screen, the miner, the rules provider, the Unicode cleaner, the answer parser and the operations were converted by
 # their owners in the same round.)
-STILL_ON_RE = {
-    "core/llm/embed.py": "sentences and words of the lexical embedder (core/llm, the model-answers item's files)",
-    "core/trust.py": "a file name check added this round by the config-trust item (4): one `Pattern(...)` to write",
-    "core/io/objects.py": "an ETag check added this round by the team item (7): one `Pattern(...)` to write",
-}
+STILL_ON_RE: dict[str, str] = {}
 
 
 def _uses_re(path: Path) -> bool:

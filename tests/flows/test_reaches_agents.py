@@ -182,7 +182,8 @@ def test_a_hostile_transcript_teaches_the_keyless_miner_nothing_hostile(project:
     for never in NEVER:
         assert never not in stored, never  # not even stored: the rules never proposed it
     # What was learned is what the person typed and what the commands show, written from typed fields.
-    assert 'In app: after stopping a tool call, the user said: "no, use pnpm".' in entries
+    # The MCP tool's "refusal" is that server's text, not the harness's: the prompt after it is the user's own words.
+    assert 'In app: the user said: "no, use pnpm".' in entries
     assert "In app: `npm run build` fails here; `npm run build --workspaces` works." in entries
     assert "In app: `tsc` fails here; `npx tsc` works." in entries  # from the Codex rollout
     assert "Hand-written notes." in text and "In app: `npm run build` fails here" in text

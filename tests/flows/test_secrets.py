@@ -26,7 +26,7 @@ from flows.curation import run_curation
 from flows.evolution import write_evolution_report
 from flows.exports import export_playbook
 from flows.providers import ProviderSpec
-from tests.helpers import claude_session, message, write_session
+from tests.helpers import SAMPLES, claude_session, message, write_session
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES, SPLIT, SPLIT_MESSAGES, Planted
 from tests.secret_oracle import findings as oracle_findings
 
@@ -587,3 +587,24 @@ def test_a_personal_pattern_re2_cannot_run_stops_the_command_in_one_line(tmp_pat
     lines = [line for line in done.output.splitlines() if line.strip()]
     assert lines[-1].startswith("Error: personal_patterns entry `(?<=x)y` is not a pattern RE2 can run ("), lines
     assert "Traceback" not in done.output
+
+
+def test_a_personal_pattern_re2_cannot_run_is_one_line_at_load_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lookbehind in `personal_patterns` stops the command before anything is read or stored; the nested
+    quantifier the issue found (`(a+)+$`) runs, in linear time, on RE2."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    db = tmp_path / "p.duckdb"
+    monkeypatch.setenv("PLAYBOOK_PERSONAL_PATTERNS", "(?<=x)y")
+    bad = CliRunner().invoke(app, ["ingest", str(SAMPLES), "--db", str(db)])
+    assert bad.exit_code == 1 and not db.exists()
+    assert bad.stderr.strip().splitlines() == [
+        "Error: personal_patterns entry `(?<=x)y` is not a pattern RE2 can run (invalid perl operator: (?<=);"
+        " rewrite it without lookarounds or back-references, or remove it."
+    ]
+    monkeypatch.setenv("PLAYBOOK_PERSONAL_PATTERNS", "(a+)+$")
+    assert CliRunner().invoke(app, ["ingest", str(SAMPLES), "--db", str(db)]).exit_code == 0
