@@ -83,11 +83,13 @@ class Refusal:
 
 @dataclass(frozen=True)
 class Vouched:
-    """What the user and their projects vouch for: programs the projects declare or the user's prompts run, hosts,
+    """What the user and their projects vouch for: programs the projects declare or the user's prompts run (which a
+    lesson may run), packages the projects declare as dependencies (which a lesson may install or fetch), hosts,
     scripts (Unicode) and languages the user's prompts use, and whether links may appear at all (`links=False` for
     a keyless lesson)."""
 
     programs: frozenset[str] = field(default_factory=frozenset)
+    packages: frozenset[str] = field(default_factory=frozenset)
     hosts: frozenset[str] = field(default_factory=frozenset)
     scripts: frozenset[str] = field(default_factory=frozenset)
     languages: frozenset[str] = field(default_factory=frozenset)
@@ -125,6 +127,16 @@ _CONFIG_FILES = frozenset(
     " dockerfile docker-compose.yml docker-compose.yaml compose.yml compose.yaml taskfile.yml taskfile.yaml"
     " .envrc manage.py vite.config.ts vite.config.js webpack.config.js jest.config.js vitest.config.ts".split()
 )
+# What a command may write text into: data, which nothing runs (a build folder may hold anything).
+_DATA_SUFFIXES = frozenset(
+    ".txt .log .md .csv .tsv .out .json .html .xml .svg .png .jpg .jpeg .gif .pdf .diff .patch .snap .bak .tmp".split()
+)
+# Names of dependency lists, lockfiles and configurations beside _CONFIG_FILES: writing one changes what runs next.
+_CONFIG_NAME = re2.compile(
+    r"^(?:requirements[\w.-]*\.txt|constraints[\w.-]*\.txt|[\w.-]*\.lock|[\w.-]*lock\.ya?ml|package-lock\.json"
+    r"|go\.sum|pipfile|gemfile[\w.]*|(?:docker-)?compose[\w.-]*\.ya?ml|[\w.-]*config\.[a-z]+|[\w.-]*rc(?:\.\w+)?"
+    r"|tsconfig[\w.-]*\.json|[\w.-]*\.toml|[\w.-]*\.cfg|[\w.-]*\.ini)$"
+)
 # Variables a command may be given before it: they choose a mode or a format, and name no program, path or host.
 _SAFE_VARIABLES = frozenset(
     "NODE_ENV RAILS_ENV RACK_ENV MIX_ENV APP_ENV FLASK_ENV FLASK_DEBUG DJANGO_DEBUG ENV ENVIRONMENT CI DEBUG LOG_LEVEL"
@@ -136,6 +148,17 @@ _MODE = re2.compile(r"^(?:[ugoa]*[-+=][rwxXst]*|[0-7]{3,4})$")
 # Variables whose value is a folder of the project (`PYTHONPATH=src`): admitted when the path rules admit it.
 _PATH_VARIABLES = frozenset("PYTHONPATH NODE_PATH".split())
 _PLAIN = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
+# Files that hold secrets by their name: a command naming one reads, copies or sends them.
+_SECRET_FILE = re2.compile(
+    r"(?i)(?:^|/)(?:\.env(?:\.[\w.-]+)?|master\.key|credentials[\w.-]*|id_(?:rsa|dsa|ecdsa|ed25519)[\w.-]*"
+    r"|[\w.-]+\.(?:pem|key|p12|pfx|jks|keystore|tfstate|kdbx|secret)|secrets?\.(?:ya?ml|json|toml|env))$"
+)
+_WORLD_WRITABLE = re2.compile(r"^(?:[0-7]?[0-7][0-7][2367]|[ugo]*a[ugo]*\+[rwxXst]*w|[ugo]*o[ugo]*\+[rwxXst]*w)$")
+# Node's options that size or quiet it, never load code (`--require`, `--import`, `--loader` do).
+_SAFE_NODE_OPTION = re2.compile(
+    r"^--(?:max-old-space-size=\d+|max-semi-space-size=\d+|enable-source-maps|no-warnings|trace-warnings"
+    r"|stack-size=\d+|unhandled-rejections=\w+|no-deprecation|trace-deprecation)$"
+)
 _PLAIN_VALUE = re2.compile(r"^[A-Za-z0-9_.:,+-]*$")
 # Long options that switch a safeguard off, whatever program takes them: (the option, the shortest abbreviation
 # accepted for it). An abbreviation no shorter than that counts as the option (`--no-verif`).
@@ -154,10 +177,12 @@ _OFF = frozenset({"false", "0", "no", "off", "none", "disable", "disabled"})
 _HOME = re2.compile(r"^(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|%APPDATA%)")
 _DRIVE = re2.compile(r"^[A-Za-z]:[\\/]")
 _PROGRAM_SHAPE = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
-_NAMES_DEVICE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"})
+_NAMES_DEVICE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _PLACEHOLDERS = ("...", "…")
-# Programs that run what they read on their input: a console, a database shell, a REPL.
-_CONSOLES = frozenset("rails irb pry iex mix rake psql mysql sqlite3 mongo mongosh redis-cli node python".split())
+# Programs whose `-o`/`--output` names the file they write (elsewhere `-o` is anything: `pytest -o ini=value`).
+_WRITES_OUTPUT = frozenset("curl gcc g++ cc c++ clang clang++ sort go zig rustc pandoc".split())
+# Programs that may be given text on their input (`<`, `<<`, `<<<`): they read it as text, never run it.
+_READS_INPUT = FILTERS | frozenset({"cat", "git", "gh", "diff", "cmp"})
 # The programs whose first positional is a pattern or a filter, not a path (`jq '.version' package.json`).
 _PATTERN_FIRST = frozenset("jq yq grep egrep fgrep rg ag".split())
 
@@ -192,19 +217,24 @@ def path_refusal(word: str, *, mention: bool = False) -> Refusal | None:
     return None
 
 
-def _write_refusal(target: str) -> Refusal | None:
-    """The refusal for a file a command writes: outside the project, a dotfile or hook of any kind, a file a tool
-    runs as its configuration, or a program folder (`bin/`, `.venv/bin`, `node_modules/.bin`)."""
+def _write_refusal(target: str, *, content: bool = True) -> Refusal | None:
+    """The refusal for a file a command writes (`content`: with text of its choosing; else it only creates, removes
+    or changes the mode): outside the project, a dotfile or hook of any kind, a file a tool runs as its
+    configuration, a program folder (`bin/`, `.venv/bin`), or, for content, anything but plain data (a log, a text,
+    a report) outside a build folder: a source file, a script, a dependency list would run what was written."""
     refused = path_refusal(target)
     if refused is not None:
         return refused
     parts = [p.lower() for p in PurePosixPath(target.replace("\\", "/")).parts]
     if any(p.startswith(".") and p not in (".", "..") for p in parts):
         return Refusal("path", f"writes `{_clip(target)}`, a dotfile a tool reads as settings or hooks")
-    if parts and (parts[-1] in _CONFIG_FILES or parts[-1].endswith(".mk")):
+    name = parts[-1] if parts else ""
+    if name in _CONFIG_FILES or name.endswith(".mk") or _CONFIG_NAME.search(name):
         return Refusal("path", f"writes `{_clip(target)}`, a file a tool runs as its configuration")
     if "bin" in parts[:-1] or "hooks" in parts[:-1]:
         return Refusal("path", f"writes `{_clip(target)}`, into a folder of programs or hooks")
+    if content and not set(parts[:-1]) & BUILD_FOLDERS and PurePosixPath(name).suffix not in _DATA_SUFFIXES:
+        return Refusal("path", f"writes `{_clip(target)}`: a file lessons may write is plain data (a log, a report)")
     return None
 
 
@@ -256,32 +286,34 @@ class _Judge:
             if name in _PATH_VARIABLES and _PLAIN_VALUE.match(value.replace("/", "")):
                 if all(path_refusal(part) is None for part in value.split(":")):
                     continue
+            if name == "NODE_OPTIONS" and all(_SAFE_NODE_OPTION.match(o) for o in value.split()):
+                continue
             if name not in _SAFE_VARIABLES or not _PLAIN_VALUE.match(value):
                 self.refuse("environment", f"`{_clip(assignment)}` is set before `{command.written}`")
+        message = _message_command(command)
         for sub in command.substitutions:
-            if not _commit_message(sub.commands, sub.constructs):
+            if not (message and _commit_message(sub.commands, sub.constructs)):
                 self.refuse("substitution", f"`{_clip(sub.text)}` runs a command inside another")
         family = program_family(command.written) if command.words and command.words[0] else ""
         for redirect in command.redirects:
             if redirect.operator.endswith("&") and (redirect.target or "").isdigit():
                 continue
-            if redirect.heredoc or redirect.operator == "<<<":
-                if family in INTERPRETERS:
-                    self.refuse("inline_code", f"`{family}` is given code on its input")
+            if redirect.heredoc or redirect.operator == "<<<" or redirect.operator.startswith("<"):
+                # Only a program that reads text as text may be given it on its input: any other (an interpreter,
+                # a console, a wrapper of one) would run it.
+                if family not in _READS_INPUT:
+                    self.refuse("inline_code", f"`{family}` is given what to do on its input")
+                elif redirect.target and not redirect.heredoc and (refused := path_refusal(redirect.target)):
+                    self.found.append(refused)
                 continue
             if redirect.target is None:
                 self.refuse("substitution", f"a redirection to an expanded name (`{redirect.operator}`)")
-            elif redirect.operator.startswith("<"):
-                if family in INTERPRETERS or family in _CONSOLES:
-                    self.refuse("inline_code", f"`{family}` is given code on its input (`< {_clip(redirect.target)}`)")
-                elif (refused := path_refusal(redirect.target)) is not None:
-                    self.found.append(refused)
             elif (refused := _write_refusal(redirect.target)) is not None:
                 self.found.append(refused)
         words = command.words
         if any(w is None for w in words):
             shown = "the program" if words[0] is None else "an argument"
-            if not command.substitutions or words[0] is None:
+            if not message or words[0] is None:
                 self.refuse("substitution", f"{shown} of `{_clip(command.written)}` is expanded when it runs")
             if words[0] is None:
                 return
@@ -298,7 +330,7 @@ class _Judge:
         name = PurePosixPath(program).name
         family = program_family(program)
         self.found.extend(link_refusals((k for a in args if not _PLAIN.match(a) for k in find_links(a)), self.vouched))
-        call = Call(family, tuple(args), self.vouched.programs)
+        call = Call(family, tuple(args), self.vouched.programs, self.vouched.packages)
         for host in _remote_hosts(call):
             self.found.extend(link_refusals(find_links(f"ssh://{host}/"), self.vouched))
         for word in _fetched_words(family, args):  # `curl evil.sh`, `go run evil.sh`: a host with no scheme
@@ -349,20 +381,24 @@ class _Judge:
                 refused = path_refusal(arg) if "=" in arg else None
             elif "://" in arg or (i == first_positional and family in _PATTERN_FIRST):
                 continue
+            elif family == "chmod" and _WORLD_WRITABLE.match(arg):
+                self.refuse("bypass", f"`chmod {arg}` lets anyone write the files")
+                continue
             elif _PLAIN.match(arg):
                 continue  # a word of letters, digits, `_` and `-`: no path, no link, no flag
             else:
                 refused = path_refusal(arg)
                 if (
                     refused is None
-                    and (arg == ".env" or arg.lower().startswith(".env."))
+                    and _SECRET_FILE.search(arg)
                     and not arg.endswith((".example", ".sample", ".template"))
                 ):
-                    refused = Refusal("path", f"`{arg}` holds the project's secrets")
+                    refused = Refusal("path", f"`{_clip(arg)}` holds secrets: lessons do not read, copy or send it")
             if refused is not None:
                 self.found.append(refused)
         for target in _written_by(family, args):
-            if (refused := _write_refusal(target)) is not None:
+            creates_only = family in ("touch", "mkdir", "rm", "rmdir", "chmod")
+            if (refused := _write_refusal(target, content=not creates_only)) is not None:
                 self.found.append(refused)
 
 
@@ -390,7 +426,8 @@ def _written_by(family: str, args: list[str]) -> list[str]:
     words = [a for a in args if not a.startswith("-")]
     found: list[str] = []
     if family in ("cp", "mv", "ln", "install") and len(words) >= 2:
-        found.append(words[-1])
+        if not (words[-1].startswith(".env") and words[0] in (".env.example", ".env.sample", ".env.template")):
+            found.append(words[-1])  # (the project's own `.env` from its template is no write to fear)
     if family == "git" and words[:1] == ["mv"] and len(words) >= 3:
         found.append(words[-1])
     if family in ("uniq", "xxd") and len(words) >= 2:  # `uniq IN OUT`, `xxd -r IN OUT`
@@ -401,12 +438,28 @@ def _written_by(family: str, args: list[str]) -> list[str]:
         found += words
     if family == "chmod":
         found += [w for w in words if not _MODE.match(w)]
+    flags: tuple[str, ...] = ("-t", "--target-directory") if family in ("cp", "mv", "ln", "install") else ()
+    flags += ("-o", "--output") if family in _WRITES_OUTPUT else ()
     for i, arg in enumerate(args):
-        if arg in ("-o", "--output", "-t", "--target-directory") and i + 1 < len(args):
+        if arg in flags and i + 1 < len(args):
             found.append(args[i + 1])
-        elif arg.startswith(("--output=", "--target-directory=")):
+        elif "=" in arg and arg.split("=", 1)[0] in flags:
             found.append(arg.split("=", 1)[1])
     return found
+
+
+def _message_command(command: SimpleCommand) -> bool:
+    """True for a command whose expanded word can only be a message: `git commit -m "$(cat <<'EOF' ...)"`, a gh
+    issue's or pull request's body."""
+    words = [w for w in command.words]
+    if not words or words[0] not in ("git", "gh"):
+        return False
+    for i, word in enumerate(words):
+        if word is None:
+            flag = words[i - 1] if i else None
+            if flag not in ("-m", "--message", "-b", "--body", "-t", "--title"):
+                return False
+    return words[1:2] in (["commit"], ["tag"], ["pr"], ["issue"], ["release"])
 
 
 def _commit_message(commands: Sequence[SimpleCommand], constructs: Sequence[str]) -> bool:
@@ -434,10 +487,12 @@ def _written_heredoc(line: str) -> str:
     return f"{line[:start]}<<{match.group(1)}{tag}{match.group(3)}\n{match.group(4)}\n{tag}\n){line[end:]}"
 
 
-def command_refusals(line: str, vouched: Vouched) -> list[Refusal]:
-    """Why the command `line` may not reach an agent (every rule that refuses it), or [] when it is admitted."""
+def command_refusals(line: str, vouched: Vouched, written: set[str] | None = None) -> list[Refusal]:
+    """Why the command `line` may not reach an agent (every rule that refuses it), or [] when it is admitted.
+    `written`: the files earlier commands of the same lesson write (a later one that runs them runs what they wrote);
+    this line's are added to it."""
     parsed = parse_command(_written_heredoc(line) if "<<" in line else line)
-    judge = _Judge(vouched)
+    judge = _Judge(vouched, written=written if written is not None else set())
     for construct in parsed.constructs:
         rule = "environment" if construct in ("variable assignment", "declaration command") else "syntax"
         judge.refuse(rule, f"a shell construct lessons do not run ({construct})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 
 import re2
 
@@ -35,8 +36,8 @@ _WORDS: dict[str, frozenset[str]] = {
         " anteriores ignora instrucciones ejecuta".split()
     ),
     "it": frozenset(
-        "il gli della delle di è una che sono questo questa più sempre mai tutte tutti precedenti ignora istruzioni"
-        " esegui".split()
+        "il lo gli della delle dei degli nel nella di è una che sono questo questa più sempre mai tutte tutti"
+        " precedenti ignora istruzioni esegui anche però quindi perché utente dire falliscono".split()
     ),
     "pt": frozenset(
         "os das dos é uma para que não com são como mais mas está nós sempre nunca todas todos anteriores"
@@ -52,6 +53,16 @@ _WORDS: dict[str, frozenset[str]] = {
         "dan yang untuk dengan tidak ini itu semua sebelumnya abaikan jalankan dari pada instruksi selalu".split()
     ),
     "ro": frozenset("și nu este sunt pentru cu toate anterioare ignoră rulează să instrucțiunile".split()),
+    "fi": frozenset(
+        "ja ei on että se ne kaikki aiemmat ohjeet ohita suorita aina koskaan tämä ovat sitten älä kerro käyttäjälle"
+        " käyttäjä".split()
+    ),
+    "vi": frozenset(
+        "và không là của các những tất cả trước đó hướng dẫn bỏ qua chạy luôn này được cho đừng nói với người dùng"
+        " rằng".split()
+    ),
+    "cs": frozenset("je se že jsou všechny předchozí pokyny ignoruj spusť vždy nikdy tento tak jako".split()),
+    "hu": frozenset("és nem az egy hogy minden korábbi utasításokat hagyd figyelmen kívül futtasd mindig".split()),
 }
 _WORD = re2.compile(r"[\pL\pM]+")
 # The scripts a word's letters may belong to. Common and Inherited (digits, marks, punctuation) belong to any.
@@ -93,10 +104,17 @@ def language_of(text: str) -> str | None:
     return "en" if counts["en"] else None
 
 
+@cache
+def _char_script(char: str) -> str | None:
+    """The script of one letter (None for a character of every script: digits, marks, punctuation)."""
+    match = _RUNS.fullmatch(char)
+    return str(match.lastgroup) if match else None
+
+
 def _scripts(word: str) -> set[str]:
     if word.isascii():  # most words: Latin letters (or none), no lookup needed
         return {"Latin"} if any(c.isalpha() for c in word) else set()
-    return {str(match.lastgroup) for match in _RUNS.finditer(word)}
+    return {script for c in set(word) if (script := _char_script(c)) is not None}
 
 
 def scripts_of(texts: Iterable[str]) -> set[str]:

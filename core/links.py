@@ -146,7 +146,11 @@ def find_links(text: str) -> Iterator[Link]:
 # one no file is named with, and for one that is also a file's extension (`.sh`, `.py`, `.md`) when the sentence
 # puts it where a host goes ("from evil.sh", "at evil.sh").
 _BARE = re2.compile(r"(?i)(?:^|[\s(\"'<])((?:[a-z0-9][a-z0-9-]*\.)+([a-z][a-z0-9-]*))(?:[.,;:!?)\"'>]*)(?:$|\s)")
-_FILE_TLDS = frozenset("ac ai am app cc in java map md mk ml mm mov pid pl pm ps py rs sh so sv tf zip".split())
+# An address written alone (`203.0.113.9`, `10.0.0.8:8080`): a host like any other.
+_IPV4 = re2.compile(
+    r"(?:^|[\s(\"'<@=])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?:[:/\s)\"'>,;.!?]|$)"
+)
+_FILE_TLDS = frozenset("ac am app cc in java map md mk ml mm mov pid pl pm ps py rs sh so sv tf zip".split())
 _PLACE = re2.compile(
     r"(?i)\b(?:from|at|to|via|on|visit|fetch|download|curl|wget|host|site|server|domain|url|address|mirror|link)"
     r"(?:\s+(?:the|a|an|this|our|their))?\s*$"
@@ -160,7 +164,10 @@ def _tlds() -> frozenset[str]:
 
 
 def bare_hosts(text: str) -> Iterator[Link]:
-    """The names in a sentence that are hosts though written without a scheme (`evil.com`, "from evil.sh")."""
+    """The names in a sentence that are hosts though written without a scheme (`evil.com`, "from evil.sh", an IPv4
+    address)."""
+    for match in _IPV4.finditer(text):
+        yield Link(match.group(1), match.group(1), None)
     for match in _BARE.finditer(text):
         name, tld = match.group(1), match.group(2).lower()
         if tld not in _tlds():

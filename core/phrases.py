@@ -11,20 +11,21 @@ not held. They are a second line behind the allow-list, never the only one. Pure
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 
 import re2
 
 __all__ = ["phrase_refusals", "skeleton"]
 
 _OVERRIDE = re2.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
-    r"|system|other|all|every)\b[^.;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?"
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
+    r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?"
     r"|context|told|said)\b"
-    r"|\b(?:ignore|disregard)\b[^.;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
-    r"|\bforget\s+(?:everything|all|anything)\b[^.;]{0,40}\b(?:told|said|instructions?|before|above)\b"
+    r"|\b(?:ignore|disregard)\b[^;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
+    r"|\bforget\s+(?:everything|all|anything)\b[^;]{0,40}\b(?:told|said|instructions?|before|above)\b"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention\s+(?:this\s+)?to|notify|alert|ask)\s+(?:the\s+)?user\b"
     r"|\bwithout\s+(?:telling|asking|informing|notifying|consulting)\s+(?:the\s+)?user\b"
-    r"|\b(?:say|tell|mention|reveal|report|show)\s+nothing\b[^.]*\buser\b|\bhide\b[^.]*\bfrom\s+(?:the\s+)?user\b"
+    r"|\b(?:say|tell|mention|reveal|report|show)\s+nothing\b[^;]*\buser\b|\bhide\b[^;]*\bfrom\s+(?:the\s+)?user\b"
     r"|\bkeep\s+(?:this|it|that)\s+(?:from\s+(?:the\s+)?user|secret|hidden|quiet)\b"
     r"|\b(?:don'?t|do\s+not|never)\s+let\s+(?:the\s+)?user\s+(?:know|see)\b"
     r"|\bwithout\s+(?:the\s+)?user'?s?\s+(?:knowledge|consent|approval|permission)\b"
@@ -33,12 +34,24 @@ _OVERRIDE = re2.compile(
     r"|\bleave\s+(?:this|it|that)\s+out\s+of\s+(?:your|the)\s+(?:summary|report|answer|reply|message)\b"
     r"|\bskip\s+(?:asking|the\s+confirmation|confirmations?|the\s+review|review)\b"
     r"|\buser\s+(?:prefers|wants)\s+(?:it\s+)?(?:silent|quiet|not\s+to\s+know)\b"
-    r"|\bomit\b[^.;]{0,60}\b(?:tell|report|summary|say|mention)\b"
+    r"|\bomit\b[^;]{0,60}\b(?:tell|report|summary|say|mention)\b"
     r"|\b(?:person|human|operator|people)\s+you(?:'re|\s+are)\s+working\s+(?:for|with)\b"
-    r"|\b(?:do|run|make|apply|push|perform|deploy|commit)\b[^.;]{0,30}\b(?:silently|quietly|secretly)\b"
+    r"|\b(?:do|run|make|apply|push|perform|deploy|commit)\b[^;]{0,30}\b(?:silently|quietly|secretly)\b"
     r"|\bno\s+need\s+to\s+(?:mention|tell|report|say|inform|ask)\b"
     r"|\b(?:real|actual|true)\s+instructions\b"
-    r"|\b(?:earlier|previous|prior|other|existing)\s+(?:guidance|instructions|rules|guidelines)\b[^.;]{0,20}"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention|notify|alert|bring\s+up)\b[^;]{0,40}\buser\b"
+    r"|\b(?:don'?t|do\s+not|never|without)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
+    r"(?:confirm\w*|approv\w*|permission)"
+    r"|\bpre-?approved\b|\bhigher\s+priority\s+than\s+(?:the\s+)?user\b"
+    r"|\b(?:user|they)\s+says?\s+(?:stop|no|wait|don'?t)\b[^;]{0,40}\b(?:keep\s+going|continue|carry\s+on|ignore)"
+    r"|\b(?:say|report|claim|tell\s+\w+)\b[^;]{0,30}\b(?:yes|pass\w*|green|succeed\w*|fine|done)\b[^;]{0,20}"
+    r"\beven\s+(?:if|though|when)\b"
+    r"|\blie\s+to\b|\b(?:as|run\s+it\s+as|rerun\s+\w*\s*as)\s+root\b"
+    r"|\b(?:report|mark|say|claim|declare)\b[^;]{0,40}\b(?:complete|done|finished|passing|green|success\w*)\b"
+    r"[^;]{0,30}\beven\s+(?:if|when|though)\b"
+    r"|\bno\s+need\s+to\s+(?:check|confirm|ask)\s+with\s+(?:the\s+)?user\b"
+    r"|\bhigher\s+priority\s+than\b[^;]{0,30}\buser\b"
+    r"|\b(?:earlier|previous|prior|other|existing)\s+(?:guidance|instructions|rules|guidelines)\b[^;]{0,20}"
     r"\b(?:no\s+longer|do(?:es)?\s+not|don'?t)\s+appl"
     r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b|\bnew\s+(?:system\s+)?instructions?\s*:"
     r"|\b(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system|developer)\s+prompt\b"
@@ -47,7 +60,14 @@ _OVERRIDE = re2.compile(
 # A secret named with where it is sent: both must be there ("include the token in the PR description").
 _SECRET = (
     r"(?:token|secret|password|passwd|credential|api[ _-]?key|private[ _-]?key|\.env\b|ssh[ _-]?key|cookie|\.aws"
+    r"|tfstate|master\.key|\.pem\b"
     r"|\.ssh|env(?:ironment)? var|\b(?:aws|ssh|api|private|access|secret|signing|deploy|gpg|pgp)\s+keys?\b)"
+)
+# An install written in words: "install `x` with pip", "use npm to add x".
+_INSTALL_WORDS = re2.compile(
+    r"\badd\s+\S+\s+to\s+(?:the\s+)?(?:`?(?:dev)?dependencies`?|requirements|gemfile|package\.json|pyproject)|"
+    r"\binstall\s+\S+\s+(?:with|using|via|from)\s+(?:pip|pip3|npm|pnpm|yarn|bun|gem|cargo|uv|poetry|composer|go)\b"
+    r"|\b(?:use|with|using)\s+(?:pip|pip3|npm|pnpm|yarn|bun|gem|cargo|uv|poetry|composer)\s+to\s+(?:install|add)\b"
 )
 _SEND = (
     r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|report"
@@ -57,23 +77,35 @@ _WHERE = (
     r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
     r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form)"
 )
+# Words between: anything but the end of a sentence (`;` marks each end: a dot in `terraform.tfstate` is none).
+_GAP = r"[^;]"
 _SENDS = re2.compile(
-    rf"{_SEND}[^.;]{{0,80}}{_SECRET}[^.;]{{0,80}}{_WHERE}|{_SECRET}[^.;]{{0,80}}{_SEND}[^.;]{{0,80}}{_WHERE}"
+    rf"{_SEND}{_GAP}{{0,80}}{_SECRET}{_GAP}{{0,80}}{_WHERE}|{_SECRET}{_GAP}{{0,80}}{_SEND}{_GAP}{{0,80}}{_WHERE}"
 )
 _CREDENTIAL = re2.compile(
-    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|sudoers|passwd)\b|\bauthorized_keys\b|\bcredentials\.json\b"
+    r"(?:^|[\s`'\"(/~])\.(?:ssh|aws|gnupg|kube|docker/config)\b|\b(?:remove|delete)\b[^;]{0,25}\.env\b[^;]{0,30}\.gitignore"
+    r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|sudoers|passwd)\b|\bauthorized_keys\b|\bcredentials\.json\b"
     r"|\bkubeconfig\b|\bgit-credentials\b|\.netrc\b|\.pgpass\b|\.pypirc\b|\.npmrc\b"
 )
 # A safeguard talked off in words: force-pushing, skipping hooks or checks, turning certificate checks off.
 _SAFEGUARD_OFF = re2.compile(
-    r"\bforce[- ]?push|\bpush\b[^.;]{0,30}\bforce\b|\bforce\s+flag\b"
+    r"hookspath|bypasspermissions|dangerously|git_ssl_no_verify|node_tls_reject_unauthorized\s*=\s*0"
+    r"|\bhusky\s*=\s*0|\bskip\s*=\s*\w|gosumdb\s*=\s*off|goflags\s*=\s*-insecure|goinsecure|pip_trusted_host"
+    r"|\bverify\s*=\s*false\b|sslverify\s*=?\s*false|strict-ssl\s*=?\s*false|insecure-skip-tls-verify"
+    r"|\b(?:delete|remove|disable|drop)\b[^;]{0,30}(?:\.github/workflows|branch\s+protection|codeowners|security"
+    r"|\.husky|\bhooks?\b|pre-commit)"
+    r"|\bci\s+skip\b|\bskip\s+ci\b|\[skip\s+ci\]"
+    r"|(?:\.claude|\.codex|\.cursor)/(?:settings|config|rules)|\ballow\s*list\b[^;]{0,40}\bsettings\.json"
+    r"|\b(?:delete|remove|wipe|erase)\s+(?:everything|all\s+(?:the\s+)?files)\b[^;]{0,30}\bhome\b"
+    r"|\b(?:drop|delete|truncate|wipe)\b[^;]{0,30}\b(?:table|database|schema|data)\b[^;]{0,30}\bproduction\b"
+    r"|\bforce[- ]?push|\bpush\b[^;]{0,30}\bforce\b|\bforce\s+flag\b"
     r"|\b(?:lease|force)\s+flag\b|\b(?:no|without)\s+(?:the\s+)?(?:verif\w*|hooks?|checks?|tls|ssl|signing)\b"
     r"|\b(?:skip|bypass|disable|turn\s+off|switch\s+off|ignore)\s+(?:[\w-]+\s+){0,2}"
     r"(?:hooks?|checks?|verification|ssl|tls|certificate\s+checks?|ci|linters?|tests?\s+in\s+ci|signing|sandbox)\b"
-    r"|\b(?:pipe|feed)\w*\b[^.;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
+    r"|\b(?:pipe|feed)\w*\b[^;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
     r"|\bexecut\w*\s+what(?:ever)?\s+it\s+(?:prints|returns|outputs|downloads)\b"
 )
-_PROHIBITION = re2.compile(r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b[^.;!?]{0,40}$")
+_PROHIBITION = re2.compile(r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b[^;]{0,40}$")
 _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
 _FOLD = str.maketrans(
@@ -93,9 +125,28 @@ def skeleton(text: str) -> str:
     return text.translate(_FOLD)
 
 
+@cache
+def _latin_letter(char: str) -> str:
+    """A Latin letter that is not an ASCII one written as the ASCII letter it looks like (`ı` dotless i is `i`,
+    `ᴀ` small capital A is `a`, `ɑ` alpha is `a`), by its Unicode name; any other character unchanged."""
+    name = unicodedata.name(char, "")
+    if not name.startswith("LATIN") or "LETTER" not in name:
+        return char
+    last = name.rsplit(" ", 1)[-1]
+    if len(last) == 1 and last.isalpha():
+        return last.lower()
+    return _GREEK_NAMED.get(last, char)
+
+
+_GREEK_NAMED = {"ALPHA": "a", "IOTA": "i", "UPSILON": "u", "OMEGA": "w", "ESH": "s", "EZH": "z", "GAMMA": "y"}
+
+
 def _folded(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", skeleton(text))
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if not plain.isascii():
+        plain = "".join(c if c.isascii() else _latin_letter(c) for c in plain)
+    return plain.casefold()
 
 
 def _clip(text: str, most: int = 80) -> str:
@@ -103,10 +154,14 @@ def _clip(text: str, most: int = 80) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
+_SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
+
+
 def phrase_refusals(text: str) -> list[tuple[str, str]]:
     """The phrases of `text` the second line holds, as (rule, what): `override`, `credential` (a secret sent
-    somewhere, or a credential store named), `bypass` (a safeguard talked off, unless it is prohibited)."""
-    folded = _folded(text)
+    somewhere, or a credential store named), `bypass` (a safeguard talked off, unless it is prohibited), `install`
+    (a package installed in words)."""
+    folded = _SENTENCE_END.sub("; ", _folded(text))  # each sentence ends in `;`: the patterns stay inside one
     found: list[tuple[str, str]] = []
     if match := _OVERRIDE.search(folded):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
@@ -114,11 +169,12 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
         found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
     elif match := _CREDENTIAL.search(folded):
         found.append(("credential", f"`{match.group()}` names a credential store"))
+    if match := _INSTALL_WORDS.search(folded):
+        found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
     for match in _SAFEGUARD_OFF.finditer(folded):
         before = folded[: match.start()]
-        sentence_start = max(before.rfind("."), before.rfind(";"), before.rfind("!"), before.rfind("?"))
-        clause = before[sentence_start + 1 :]
-        rest = folded[match.end() :].split(".", 1)[0]
+        clause = before[before.rfind(";") + 1 :]
+        rest = folded[match.end() :].split(";", 1)[0]
         if _PROHIBITION.search(clause) and not _TWIST.search(rest):
             continue
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))

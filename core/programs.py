@@ -10,6 +10,7 @@ matched with the abbreviations their parsers accept (`git push --forc` is `--for
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -90,12 +91,13 @@ def known_program(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Call:
-    """One program's call, as a policy sees it: its family, its arguments, and what the user and the projects
-    vouch for (programs, scripts and dependencies declared)."""
+    """One program's call, as a policy sees it: its family, its arguments, the programs the user and the projects
+    vouch for (which it may run), and the packages the projects declare (which it may install or fetch)."""
 
     family: str
     args: tuple[str, ...]
     vouched: frozenset[str]
+    packages: frozenset[str] = frozenset()
 
     def positionals(self) -> list[str]:
         """The arguments that are neither flags nor a value-taking flag's value."""
@@ -201,7 +203,7 @@ def _named_packages(call: Call, start: int) -> list[str]:
         if word in (".", "..") or word.startswith(("./", "../", "/", "~")) or _LOCAL_ARCHIVE.search(word):
             continue
         base = word.split("[", 1)[0]
-        if base.lstrip("@").split("@", 1)[0] in call.vouched or base in call.vouched:
+        if base.lstrip("@").split("@", 1)[0] in call.packages or base in call.packages:
             continue
         names.append(word)
     return names
@@ -290,6 +292,10 @@ def _git(call: Call) -> Refused:
         found.append(("bypass", "`git push -o` passes options to the server (`ci.skip`, ...)"))
     if sub == "rm" and any(_short(a, "rf") or _long(a, "--force", 4) for a in rest) and ("." in words or "*" in words):
         found.append(("bypass", "`git rm -r .` deletes every tracked file"))
+    if (sub == "reflog" and words[:1] in (["expire"], ["delete"])) or (sub == "gc" and any("prune" in a for a in rest)):
+        found.append(("bypass", f"`git {sub}` throws away what could recover lost work"))
+    if sub == "branch" and any(_short(a, "MCD") for a in rest):
+        found.append(("bypass", "`git branch -M` overwrites a branch"))
     if sub == "bisect" and words[:1] == ["run"]:
         found.append(("inline_code", "`git bisect run` runs a command"))
     if sub == "submodule" and "foreach" in words:
@@ -326,7 +332,7 @@ _GH_ALLOWED = {
     "pr": "view list create checkout diff status checks comment review edit ready close reopen merge".split(),
     "issue": "view list create comment edit close reopen status".split(),
     "run": "view list watch rerun download".split(),
-    "workflow": "view list run".split(),
+    "workflow": "view list".split(),
     "repo": ["view"],
     "release": "view list download".split(),
     "auth": "status login".split(),
@@ -383,6 +389,8 @@ def _npm(call: Call) -> Refused:
         return [("program", f"`npm {_clip(sub)}` is not an npm command lessons may run")]
     if sub in ("init", "innit", "create") and len(words) > 1:
         return [("install", f"`npm {sub} {_clip(words[1])}` scaffolds from a package by name")]
+    if sub in _NPM_INSTALLS and any(a in ("-g", "--global") or a.startswith("--location=global") for a in call.args):
+        return [("install", f"`npm {sub} --global` installs on the machine, not in the project")]
     if sub in _NPM_INSTALLS:
         return _install(call, 1, f"npm {sub}")
     if sub == "audit" and "fix" in words and any(_long(a, "--force", 4) for a in call.args):
@@ -402,7 +410,7 @@ def _js_pm(call: Call) -> Refused:
         return [("install", f"`{call.family} {sub} --global` installs on the machine, not the project")]
     if sub in ("add", "install", "i", "update", "up", "upgrade"):
         return _install(call, 1, f"{call.family} {sub}")
-    if sub in _PM_ALLOWED or sub in _JS_SCRIPTS or sub in call.vouched:
+    if sub in _PM_ALLOWED or sub in _JS_SCRIPTS or sub in call.vouched or sub in JS_TOOLS:
         return []
     return [("program", f"`{call.family} {_clip(sub)}` is neither a command lessons may run nor a script declared")]
 
@@ -451,7 +459,7 @@ def _uv(call: Call) -> Refused:
 
 def _uvx(call: Call) -> Refused:
     words = call.positionals()
-    if words and words[0] in call.vouched and not any(a.startswith("--from") for a in call.args):
+    if words and words[0] in call.packages and not any(a.startswith("--from") for a in call.args):
         return []
     return [("install", "`uvx` fetches and runs a package the project does not declare")]
 
@@ -478,7 +486,9 @@ def _python_pm(call: Call) -> Refused:
 
 _CARGO_ALLOWED = frozenset(
     "build b check c test t run r fmt clippy doc d bench clean update tree metadata new init vendor fix add remove"
-    " generate-lockfile pkgid locate-project version help xtask".split()
+    " generate-lockfile pkgid locate-project version help xtask"
+    # cargo's best-known plugins, each `cargo-<name>` installed on purpose
+    " nextest insta llvm-cov watch deny audit outdated udeps expand tarpaulin machete hack sort make".split()
 )
 
 
@@ -525,7 +535,11 @@ def _mix(call: Call) -> Refused:
         return [("inline_code", "`mix run -e` runs code given inline")]
     if "cmd" in words or any(w.startswith("cmd") and w.endswith(",") for w in words):
         return [("inline_code", "`mix cmd` runs a shell command")]
-    if (words and words[0].endswith((".install", ".publish"))) or words[:1] in (["hex.user"], ["hex.organization"]):
+    if (words and words[0].endswith((".install", ".publish"))) or words[:1] in (
+        ["hex.user"],
+        ["hex.organization"],
+        ["hex.config"],
+    ):
         return [("install", f"`mix {words[0]}` installs or publishes by name")]
     return []
 
@@ -580,7 +594,7 @@ def _composer(call: Call) -> Refused:
 
 def _dotnet(call: Call) -> Refused:
     words = call.positionals()
-    if words[:2] in (["add", "package"],) or words[:1] == ["tool"]:
+    if words[:2] in (["add", "package"], ["new", "install"]) or words[:1] == ["tool"]:
         return [("install", f"`dotnet {' '.join(words[:2])}` installs a package by name")]
     if words[:1] == ["nuget"]:
         return [("program", "`dotnet nuget` publishes or changes package sources")]
@@ -642,8 +656,9 @@ def _interpreter(call: Call) -> Refused:
                 # The file it runs (the path rules keep it inside the project), judged as that program when it
                 # has a policy of its own (`python manage.py shell -c`, `ruby bin/rails runner`).
                 script = program_family(arg)
+                as_script = Call(script, tuple(args[i + 1 :]), call.vouched, call.packages)
                 own = _POLICIES.get(script)
-                return own(Call(script, tuple(args[i + 1 :]), call.vouched)) if own is not None else []
+                return (own(as_script) if own is not None else []) + destroys_data(as_script)
             return [("inline_code", f"`{family} {_clip(arg)}` is not a file of the project")]
         i += 1 + (arg == "-W")
     return []
@@ -668,6 +683,9 @@ def _deno_bun(call: Call) -> Refused:
     return []
 
 
+_SHELLISH = re2.compile(r"[\s;|&$`<>()'\"\\]")
+# Variables whose value make runs as a program in its recipes.
+_MAKE_PROGRAMS = frozenset("CC CXX LD AR AS SHELL MAKE MAKESHELL CPP FC RM INSTALL PYTHON NODE".split())
 _BUILD_FILE = re2.compile(
     r"(?i)(?:^|/)(?:[\w.-]*makefile|[\w.-]+\.mk|rakefile(?:\.rb)?|[\w.-]+\.rake|noxfile\.py"
     r"|[\w.-]+\.cmake|cmakelists\.txt|justfile|taskfile\.ya?ml)$"
@@ -694,6 +712,10 @@ def _build_file(call: Call, flags: tuple[str, ...]) -> Refused:
 def _make(call: Call) -> Refused:
     if any(_long(a, "--eval", 4) or _short(a, "E") for a in call.args):
         return [("inline_code", "`make --eval` runs a rule given inline")]
+    for arg in call.args:  # `make CC='sh -c ...'`: a variable the recipes run
+        name, eq, value = arg.partition("=")
+        if eq and not arg.startswith("-") and (_SHELLISH.search(value) or name.upper() in _MAKE_PROGRAMS):
+            return [("inline_code", f"`make {_clip(arg)}` sets what the recipes run")]
     return _build_file(call, ("-f", "--file", "--makefile"))
 
 
@@ -705,12 +727,52 @@ def _rake(call: Call) -> Refused:
 
 
 def _nox_cmake(call: Call) -> Refused:
+    args = list(call.args)
+    if call.family == "cmake" and "-E" in args:
+        tool = args[args.index("-E") + 1] if args.index("-E") + 1 < len(args) else ""
+        if tool not in ("copy", "copy_directory", "copy_if_different", "make_directory", "remove", "rm",
+                        "remove_directory", "echo", "touch", "capabilities", "compare_files", "sha256sum"):  # fmt: skip
+            return [("inline_code", f"`cmake -E {_clip(tool)}` runs a command")]
     return _build_file(call, ("-f", "--noxfile", "-P", "-C", "--file"))
+
+
+def _runs_through(*options: str, subcommands: tuple[str, ...] = ()) -> Callable[[Call], Refused]:
+    """A tool that runs a command given in one of its options or after one of its subcommands."""
+
+    def policy(call: Call) -> Refused:
+        words = call.positionals()
+        if (words[:1] and words[0] in subcommands) or any(_long(a, o, len(o) - 2) for a in call.args for o in options):
+            return [("inline_code", f"`{call.family}` runs a command given to it")]
+        return []
+
+    return policy
 
 
 def _rails(call: Call) -> Refused:
     words = call.positionals()
     return [("inline_code", "`rails runner` runs code given inline")] if words[:1] in (["runner"], ["r"]) else []
+
+
+# Tasks that destroy a database or its history, in the frameworks' own words.
+_DESTROYS = re2.compile(
+    r"^(?:db:(?:drop|reset|purge|schema:load|wipe|rollback)|ecto\.(?:drop|reset|rollback)|flush|sqlflush|reset_db"
+    r"|migrate:(?:fresh|reset|rollback|refresh)|downgrade)$"
+)
+# The same, in two words: `dotnet ef database drop`, `prisma migrate reset`, `prisma db push --force-reset`.
+_DESTROYS_PAIRS = {("database", "drop"), ("migrate", "reset"), ("db", "drop")}
+
+
+def destroys_data(call: Call) -> Refused:
+    """A framework task that drops, resets or rolls back a database (`rails db:drop`, `mix ecto.reset`, `manage.py
+    flush`, `alembic downgrade base`, `dotnet ef database drop`, `prisma migrate reset`), or a variable that lets one
+    run where it must not (`DISABLE_DATABASE_ENVIRONMENT_CHECK=1`)."""
+    words = call.positionals()
+    pairs = set(itertools.pairwise(words))
+    if any(_DESTROYS.match(w) for w in words) or pairs & _DESTROYS_PAIRS or "--force-reset" in call.args:
+        return [("bypass", f"`{call.family} {_clip(' '.join(words[:3]))}` destroys a database")]
+    if any(re2.match(r"^[A-Z][A-Z0-9_]*=", w) for w in words) and call.family in ("rails", "rake", "make", "mix"):
+        return [("environment", f"`{call.family}` is given a variable as an argument")]
+    return []
 
 
 def _mvn(call: Call) -> Refused:
@@ -919,6 +981,9 @@ _POLICIES: dict[str, Callable[[Call], Refused]] = {
     "docker": _docker,
     "docker-compose": _docker,
     "just": _just,
+    "ctest": _runs_through("--test-command", "--build-and-test"),
+    "meson": _runs_through(subcommands=("devenv",)),
+    "tox": _runs_through("--exec", subcommands=("exec",)),
     "nox": _nox_cmake,
     "cmake": _nox_cmake,
     "gcc": _compiler,
@@ -953,10 +1018,11 @@ def policy_refusals(call: Call, build_folders: frozenset[str]) -> Refused:
     """What the policy of `call`'s program refuses (rule, what), or [] when it has none or admits it."""
     if call.family == "rm":
         return _rm(call, build_folders)
+    destroys = destroys_data(call)
     if call.family in INTERPRETERS and call.family not in _POLICIES:
-        return _interpreter(call)
+        return _interpreter(call) + destroys
     policy = _POLICIES.get(call.family)
-    return policy(call) if policy is not None else []
+    return (policy(call) if policy is not None else []) + destroys
 
 
 # Wrappers: the command they run after their own options (`uv run pytest` runs `pytest`).
@@ -997,6 +1063,6 @@ def wrapped_command(call: Call) -> tuple[str, list[str]] | Refused | None:
     if family in fetchers:
         if _PACKAGE_AT_VERSION.match(inner):
             return [("install", f"`{family} {_clip(inner)}` fetches and runs a package by version")]
-        if program_family(inner) not in JS_TOOLS and inner not in call.vouched:
+        if program_family(inner) not in JS_TOOLS and inner not in call.packages:
             return [("install", f"`{family} {_clip(inner)}` fetches a package the project does not declare")]
     return (inner, rest[1:])

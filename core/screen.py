@@ -96,6 +96,13 @@ _SUBCOMMANDS = frozenset(
     " config set get sync lock remove uninstall publish login create init start dev serve deploy tool pip global"
     " compose up down".split()
 )
+# Up to three command-like words right before a flag in a sentence (`aws rds delete-db-instance --skip...`).
+_UNKNOWN_COMMAND = re2.compile(r"(?:^|[\s(])((?:[a-z][a-z0-9._-]*\s+){1,3})$")
+# Words that put a flag in a sentence without being a program ("pass -v", "add --watch", "with --all").
+_FLAG_VERBS = frozenset(
+    "pass passing use using add adding with without run running try set setting enable disable give append remove"
+    " drop include prefer flag option options like e.g. i.e. via plus and or then also".split()
+)
 # After these, the next word is what they install (`pip install requests`), unless it is an adverb.
 _INSTALLS = frozenset("install i add require get dlx x create exec".split())
 _FETCHERS = frozenset("npx uvx pnpx bunx pipx".split())
@@ -108,13 +115,34 @@ _ADVERBS = frozenset(
 # A negation right before a flag or a span, and nothing twisting it after ("unless", "then use it"): a prohibition.
 _NEGATIONS = re2.compile(r"(?i)\b(?:never|not|no|don'?t|dont|without|avoid|instead\s+of|rather\s+than)\b")
 _PROHIBITION = re2.compile(
-    r"(?i)(?:^|\W)(?:never|do not|don't|dont|avoid|without|rather than|instead of|not|no)"
-    r"(?:\s+(?:use|using|run|running|pass|passing|add|adding|reach for|rely on|type|with|a|the))*\s*$"
+    r"(?i)(?:^|\W)(?:never|do not|don't|dont|avoid|without|rather than|instead of|not|no)(?:\s+[\w'-]+){0,4}\s*$"
 )
-_TWIST = re2.compile(r"(?i)\b(?:unless|except|but|then|however|otherwise|fine|okay|ok|allowed)\b")
+# A negation that asks for the thing ("never forget X", "don't hesitate to use X", "do not skip X").
+_NEGATED_DUTY = re2.compile(
+    r"(?i)\b(?:never|not|no|don'?t|dont)\s+(?:forget|hesitate|fail|neglect|omit|miss|skip|stop|leave\s+out)"
+)
+# What turns a prohibition into a permission ("Never use X unless ...", "... when CI is green", "then use it").
+_TWIST = re2.compile(
+    r"(?i)\b(?:unless|except|but|then|however|otherwise|fine|okay|ok|allowed|if|when|whenever|while|until|once"
+    r"|as\s+long\s+as|only|more\s+than|after)\b"
+)
 # A single word in backticks right after one of these is a command to run ("run `reboot`"), not a name.
 _RUN_VERB = re2.compile(r"(?i)\b(?:run|runs|running|execute|exec|type|call|invoke|launch|start)\s*$")
 _NAME = re2.compile(r"^[\w.@/+#%,~:=-]+$")
+# A span whose first word has parentheses or ends in a colon, and no shell syntax anywhere, is words
+# (`feat(api): add paging`), not a command.
+_PROSE_HEAD = re2.compile(r"[()]|:$")
+_SHELL_CHARS = re2.compile(r"[|&;<>$`'\"\\]")
+_COMMENT_MARKS = ("// ", "# ", "/* ", "-- ", "; ", "<!-- ")
+# A placeholder a lesson writes in a command (`bd close <id>`): a word to the shell, not a redirection.
+_PLACEHOLDER_WORD = re2.compile(r"<[A-Za-z][\w.-]*>")
+# A variable set, named alone in a span (`GIT_SSL_NO_VERIFY=true`).
+_SETTING = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
+# A program a sentence names right before a span of its flags ("run rm with these arguments: `-rf ~/`").
+_PROGRAM_BEFORE = re2.compile(
+    r"(?i)\b([a-z][\w.+-]*)\b(?:\s+(?:with|using|and)?\s*(?:the|these|those)?\s*(?:arguments|args|flags|options)?:?)?"
+    r"\s*$"
+)
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
@@ -174,10 +202,11 @@ def _bypasses(flags: list[str]) -> list[Refusal]:
 
 def _prohibited(before: str, after: str) -> bool:
     """True when what follows `before` is said as a prohibition ("Never use X", "without X") that nothing twists
-    ("Do not commit without X" is two negations; "Never use X unless ..." is no prohibition)."""
+    ("Do not commit without X" is two negations; "Never use X unless ..." and "Never forget X" are none)."""
     clause = _CLAUSE_START.split(before)[-1]
     return (
         bool(_PROHIBITION.search(clause))
+        and not _NEGATED_DUTY.search(clause)
         and len(_NEGATIONS.findall(clause)) % 2 == 1
         and not _TWIST.search(_CLAUSE_END.split(after, maxsplit=1)[0] + " " + after.split(".", 1)[0])
     )
@@ -185,8 +214,8 @@ def _prohibited(before: str, after: str) -> bool:
 
 def _code_spans(text: str) -> tuple[list[tuple[str, int, int]], str, bool]:
     """The code spans of `text` as markdown reads them (a run of backticks closes at the next run of the same
-    length; a fence's language word is dropped), each with where it is, the prose between them, and whether a
-    backtick was left unclosed."""
+    length; an entry is one line, so a fence has no language line and all it holds is read), each with where it is,
+    the prose between them, and whether a backtick was left unclosed."""
     spans: list[tuple[str, int, int]] = []
     prose: list[str] = []
     at = last = 0
@@ -203,8 +232,6 @@ def _code_spans(text: str) -> tuple[list[tuple[str, int, int]], str, bool]:
             unclosed = True
             break
         content = text[opened + width : close].strip()
-        if width >= 3 and content.split(" ", 1)[0].isalpha() and " " in content:
-            content = content.split(" ", 1)[1]  # ```sh pip install x```: the fence's language word
         prose.append(text[last:opened])
         spans.append((content, opened, close + width))
         at = last = close + width
@@ -212,20 +239,32 @@ def _code_spans(text: str) -> tuple[list[tuple[str, int, int]], str, bool]:
     return spans, " ".join(prose), unclosed
 
 
-def _span_refusals(span: str, before: str, after: str, vouched: Vouched) -> list[Refusal]:
-    """What refuses one code span: a command by the allow-list; a name (one plain word) as a path, a flag, a
-    variable and a link, or as a command when a sentence tells the agent to run it."""
-    span = span.strip()
+def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written: set[str]) -> list[Refusal]:
+    """What refuses one code span: a command by the allow-list (read with the program a sentence names right before
+    it, as in "run rm with `-rf ~/`"); a name (one plain word) as a path, a setting, a flag, a variable and a link, or
+    as a command when a sentence tells the agent to run it; a code comment (`// SAFETY:`) as words."""
+    span = _PLACEHOLDER_WORD.sub("ID", span.strip())
     if not span or span in _PLACEHOLDER:
         return []
-    if span.startswith("-"):  # flags named alone (`--collect-only -q`): a bypass among them, unless prohibited
-        found = _bypasses(span.split())
-        return [] if _prohibited(before, after) else found
+    if span.startswith(_COMMENT_MARKS):
+        return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span), vouched)
+    named = _PROGRAM_BEFORE.search(before)
+    if span.startswith("-"):  # flags: with the program the sentence names, or alone (`--collect-only -q`)
+        if named and is_program(named.group(1).lower(), vouched):
+            found = command_refusals(f"{named.group(1).lower()} {span}", vouched, written)
+        else:
+            found = _bypasses(span.split()) + command_refusals(f"true {span}", vouched, written)
+        return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
     if span.startswith("$") and _VARIABLE.match(span):
         return []
-    links = list(find_links(span))
+    if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
+        return [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
+    links = list(find_links(span)) + list(bare_hosts(span))
+    first = span.split()[0] if span.split() else ""
+    if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
+        return link_refusals(links, vouched)  # `feat(api): add paging`: words, not a command
     if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before):
-        found = command_refusals(span, vouched)
+        found = command_refusals(span, vouched, written)
         if found and all(r.rule == "bypass" for r in found) and _prohibited(before, after):
             return []  # "Never use `git push --force`": what not to run, said as such
         return found + ([] if found else link_refusals(links, vouched))
@@ -272,9 +311,15 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
         start = match.start(1)
         if start in covered:
             continue  # read with its program above
+        before, after = prose[max(0, start - _WINDOW) : start], prose[start + len(flag) :][:_WINDOW]
         refused = _bypasses([flag])
-        if refused and not _prohibited(prose[max(0, start - _WINDOW) : start], prose[start + len(flag) :][:_WINDOW]):
+        if refused and not _prohibited(before, after):
             found += refused
+        # A flag after words no program list knows (`terraform destroy -auto-approve`): those words are a command
+        # of an unknown program, unless they are a sentence's ("pass -v", "use the --all flag").
+        head = _UNKNOWN_COMMAND.search(before)
+        if head and not any(is_function_word(w) or w.lower() in _FLAG_VERBS for w in head.group(1).split()):
+            found += [r for r in command_refusals(f"{head.group(1)} {flag}", vouched) if r.rule == "program"][:1]
     return found
 
 
@@ -318,11 +363,15 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     if len(text) > MAX_SCREENED:
         return [Hold(rule="syntax", detail=f"{len(text):,} characters, longer than any lesson: not read")]
     stored = normalise(text)
+    if len(stored) > MAX_SCREENED:  # NFKC writes some characters as many (`\ufdfa` is 18)
+        return [Hold(rule="syntax", detail=f"{len(stored):,} characters once normalised: not read")]
     text = skeleton(stored)  # look-alike dashes, slashes and bars read as what the shell reads
     spans, prose, unclosed = _code_spans(text)
     refusals: list[Refusal] = []
+    written: set[str] = set()  # what the lesson's commands write, across spans ("`printf x > a.sh`, then `sh a.sh`")
     for content, start, end in spans:
-        refusals += _span_refusals(content, text[max(0, start - _WINDOW) : start], text[end : end + _WINDOW], vouched)
+        before, after = text[max(0, start - _WINDOW) : start], text[end : end + _WINDOW]
+        refusals += _span_refusals(content, before, after, vouched, written)
     if unclosed:
         refusals.append(Refusal("syntax", "an unclosed code span (a lone backtick)"))
     refusals += _prose_refusals(prose, vouched)

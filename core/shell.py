@@ -10,6 +10,7 @@ cannot read) is named in `constructs`. Pure: text in, a value out.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -21,6 +22,8 @@ __all__ = ["CommandLine", "Redirect", "SimpleCommand", "parse_command"]
 
 # A command line longer than this is not a lesson's command; parsing it would only cost time.
 MAX_COMMAND_CHARS = 2000
+# Substitutions deeper than this are no lesson's command either, and each level is a level of recursion here.
+MAX_NESTING = 50
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,13 @@ class CommandLine:
 
 
 @cache
+def _language() -> Language:
+    return Language(tree_sitter_bash.language())
+
+
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_bash.language()))
+    # A new parser for every line (it costs a fraction of a microsecond): no state carried from one line to the next.
+    return Parser(_language())
 
 
 _LIST_NODES = {"program", "list", "pipeline", "redirected_statement", "command_substitution", "process_substitution"}
@@ -132,8 +140,22 @@ def _string_value(node: Node) -> str | None:
     return "".join(parts)
 
 
+# The line being read, as the bytes the nodes' offsets point into (the grammar reads an ASCII shadow of it).
+_SOURCE: ContextVar[bytes] = ContextVar("_SOURCE", default=b"")
+
+
 def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+    return _SOURCE.get()[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _shadow(source: bytes) -> bytes:
+    """`source` with every byte outside printable ASCII (a multi-byte character's, a control character's) written as
+    `a`: the same words and the same offsets, in the only input tree-sitter-bash 0.25 reads without crashing (a line
+    with a character of another plane, or a NUL, made its scanner fault now and then: found by hypothesis)."""
+    return source.translate(_ASCII_ONLY)
+
+
+_ASCII_ONLY = bytes(b if 32 <= b < 127 or b in (9, 10) else ord("a") for b in range(256))
 
 
 def _value(node: Node) -> str | None:
@@ -273,7 +295,16 @@ def parse_command(text: str) -> CommandLine:
     (Kept for the last few thousand lines: a session names the same commands again and again.)"""
     if len(text) > MAX_COMMAND_CHARS:
         return CommandLine(text, (), ("a command line too long to read",))
-    tree = _parser().parse(text.encode("utf-8", "replace"))
+    if text.count("$(") + text.count("`") + text.count("<(") > MAX_NESTING:
+        return CommandLine(text, (), ("commands nested too deep to read",))
+    source = text.encode("utf-8", "replace")
+    tree = _parser().parse(_shadow(source))
     walk = _Walk()
-    walk.statement(tree.root_node)
+    token = _SOURCE.set(source)
+    try:
+        walk.statement(tree.root_node)
+    except RecursionError:  # a grammar tree deeper than the walk can follow
+        return CommandLine(text, (), ("commands nested too deep to read",))
+    finally:
+        _SOURCE.reset(token)
     return CommandLine(text, tuple(walk.commands), tuple(dict.fromkeys(walk.constructs)))

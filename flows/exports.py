@@ -18,7 +18,7 @@ from core.budget import Budget, BudgetUse, budget_use, fit_budget
 from core.errors import ConfigError, PlaybookFileError
 from core.exposure import about_projects, for_project
 from core.invisible import normalise
-from core.io.declared import declared_programs
+from core.io.declared import declared_packages, declared_programs
 from core.io.files import read_text, target_of, write_atomic
 from core.markdown import replace_block, to_markdown
 from core.models import Playbook
@@ -119,11 +119,11 @@ class Published(BaseModel):
 
 def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
     """What the user and their projects vouch for: what the user's own prompts name (hosts, programs, scripts,
-    languages) and the programs the projects declare, read from the sessions' working folders and the export
-    targets' repositories that exist on this machine."""
+    languages), and the programs and packages the projects declare, read from the sessions' working folders and the
+    export targets' repositories that exist on this machine."""
     said = vouched_by_prompts(con)
-    folders = {Path(f) for f in project_folders(con)} | {t.repo.expanduser() for t in rules.targets if t.repo}
-    return replace(said, programs=said.programs | declared_programs(sorted(folders)))
+    folders = sorted({Path(f) for f in project_folders(con)} | {t.repo.expanduser() for t in rules.targets if t.repo})
+    return replace(said, programs=said.programs | declared_programs(folders), packages=declared_packages(folders))
 
 
 def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, list[Screened]]:

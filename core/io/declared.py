@@ -18,7 +18,7 @@ import re2
 
 from core.markdown import BLOCK_BEGIN, BLOCK_END
 
-__all__ = ["declared_programs"]
+__all__ = ["declared_packages", "declared_programs"]
 
 _MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
 _NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
@@ -118,6 +118,54 @@ _READERS = (
     ("CLAUDE.md", _instructions),
     ("AGENTS.md", _instructions),
 )
+
+
+def _dependencies(name: str, text: str) -> set[str]:
+    """The dependencies a manifest declares (what a lesson may install), by the manifest's file name."""
+    found: set[str]
+    if name == "pyproject.toml":
+        data = tomllib.loads(text)
+        project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+        found = _requirement_names(project.get("dependencies", []) or [])
+        for group in (project.get("optional-dependencies", {}) or {}).values():
+            found |= _requirement_names(group if isinstance(group, list) else [])
+        for group in (data.get("dependency-groups", {}) or {}).values():
+            found |= _requirement_names(group if isinstance(group, list) else [])
+        return found
+    if name == "package.json":
+        data = json.loads(text)
+        found = set()
+        for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
+            deps = data.get(key) if isinstance(data, dict) else None
+            if isinstance(deps, dict):
+                found |= {n for n in deps if isinstance(n, str)}
+                found |= _names(n.rsplit("/", 1)[-1] for n in deps)
+        return found
+    if name == "Cargo.toml":
+        data = tomllib.loads(text)
+        found = set()
+        for key in ("dependencies", "dev-dependencies", "build-dependencies"):
+            deps = data.get(key)
+            if isinstance(deps, dict):
+                found |= _names(deps)
+        return found
+    return set()
+
+
+def declared_packages(folders: Iterable[Path]) -> frozenset[str]:
+    """Every dependency the projects in `folders` declare (pyproject, package.json, Cargo.toml): the packages a
+    lesson may install or fetch by name."""
+    found: set[str] = set()
+    for folder in folders:
+        for name in ("pyproject.toml", "package.json", "Cargo.toml"):
+            text = _read(folder / name)
+            if text is None:
+                continue
+            try:
+                found |= _dependencies(name, text)
+            except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
+                continue
+    return frozenset(found)
 
 
 def declared_programs(folders: Iterable[Path]) -> frozenset[str]:
