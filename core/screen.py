@@ -298,7 +298,8 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
             clean = nxt.rstrip(".:!?")
             if run[-1] in _INSTALLS | _FETCHERS and clean.lower() in ("the", "a", "an", "this", "that"):
                 continue  # "pip install the x package": the article is no part of the command
-            named = run[-1] in _INSTALLS | _FETCHERS and not is_function_word(clean) and clean.lower() not in _ADVERBS
+            takes = run[-1] in _INSTALLS | _FETCHERS or run[-1].startswith("-")  # a package, or a flag's value
+            named = takes and not is_function_word(clean) and clean.lower() not in _ADVERBS
             if not (_COMMAND_WORD.match(clean) or clean in _SUBCOMMANDS or named):
                 break
             run.append(clean)

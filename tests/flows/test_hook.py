@@ -330,7 +330,10 @@ def test_the_reflector_is_shown_only_what_the_agent_had_and_other_tags_are_refus
     )
     assert done.exit_code == 0, done.output
     with open_db(db) as con:
-        statuses = con.execute("SELECT session_id, name, status FROM evaluations ORDER BY session_id, name").fetchall()
+        statuses = con.execute(
+            "SELECT session_id, name, status FROM evaluations WHERE session_id IN ('had2', 'never2')"
+            " ORDER BY session_id, name"
+        ).fetchall()
         counters = con.execute(
             "SELECT name, helpful, harmful FROM entries WHERE valid_to IS NULL ORDER BY name"
         ).fetchall()
@@ -340,4 +343,5 @@ def test_the_reflector_is_shown_only_what_the_agent_had_and_other_tags_are_refus
         ("never2", "mis-001", "unexposed"),
         ("never2", "pat-001", "unexposed"),
     ]
-    assert counters[:3] == [("mis-001", 0, 1), ("pat-001", 1, 0), ("pat-002", 0, 0)]  # then the fake's own lesson
+    # pat-001: helpful from had2, and from `had` (the fake `claude` tags it in the session whose agent had it)
+    assert counters[:3] == [("mis-001", 0, 1), ("pat-001", 2, 0), ("pat-002", 0, 0)]  # then the fake's own lesson
