@@ -33,6 +33,7 @@ BENCHES: list[list[str]] = [
     ["bench_ingest.py", "--size-mb", "500", "--rounds", "3"],
     ["bench_redact.py", "--rounds", "5"],
     ["bench_regex.py"],
+    ["bench_jsonx.py", "--rounds", "5"],
     ["bench_growth.py", "--rounds", "3"],
     ["bench_rebuild.py", "--rounds", "7"],
     ["bench_flat.py", "--rounds", "3"],
