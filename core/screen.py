@@ -37,6 +37,7 @@ import re2
 from pydantic import BaseModel, Field
 
 from core.allowlist import (
+    CommandRule,
     Refusal,
     Vouched,
     bypass_flag,
@@ -64,10 +65,8 @@ __all__ = [
     "text_key",
 ]
 
-HoldRule = Literal[
-    "syntax", "program", "privilege", "pipe", "inline_code", "substitution", "environment", "path", "bypass",
-    "install", "link", "script", "language", "override", "credential", "tainted", "quorum", "withdrawn",
-]  # fmt: skip
+# A command's rules, then what only a whole text or a team's record can break.
+HoldRule = Literal[CommandRule, "script", "language", "override", "credential", "tainted", "quorum", "withdrawn"]
 
 # Shell syntax that has no business in a sentence; arrows and comparisons (`->`, `>=`) are prose.
 _PROSE_SHELL = re2.compile(r"\||\\|\$[({A-Za-z_]|[<>]\(|&&|[{}]|(?:^|[^-=<>])[<>](?:[^=-]|$)")

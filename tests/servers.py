@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -19,6 +23,52 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """A stand-in's request handler: logs nothing, reads a JSON body, answers JSON."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def body(self) -> dict[str, Any]:
+        """The request's JSON body."""
+        value = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        assert isinstance(value, dict)
+        return value
+
+    def answer(self, value: object, status: int = 200) -> None:
+        """Send `value` as the JSON response."""
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def chat_completion(text: str, finish_reason: str = "stop", prompt: int = 100, completion: int = 20) -> dict[str, Any]:
+    """An OpenAI-compatible `/v1/chat/completions` response carrying `text`."""
+    return {
+        "model": "loopback",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """`handler` served on a free loopback port from a thread; yields `http://127.0.0.1:PORT`, then stops and closes
+    the server and joins its thread."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 def wait_http(url: str, proc: subprocess.Popen[bytes] | None, log: Path | None, timeout: float) -> None:

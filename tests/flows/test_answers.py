@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from typer.testing import CliRunner, Result
 from core.store.db import open_db
 from flows.cli import app
 from tests.helpers import message
+from tests.servers import JsonHandler, chat_completion, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = ROOT / "data" / "samples" / "claude-code" / "spotter" / "short.jsonl"
@@ -53,55 +52,31 @@ class ModelServer:
         self.calls: list[str] = []
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                body = self.body()
                 chat = self.path.endswith("/chat/completions")
                 system = body["messages"][0]["content"] if chat else body["system"][0]["text"]
                 step = "reflector" if system.startswith("You are the Reflector") else "curator"
                 owner.calls.append(step)
                 text, cut = owner.answers[step]
                 if chat:
-                    reply: dict[str, Any] = {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "model": "local-model",
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "length" if cut else "stop",
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 300, "completion_tokens": 40, "total_tokens": 340},
-                    }
+                    reply = chat_completion(text, "length" if cut else "stop", prompt=300, completion=40)
                 else:
                     reply = {**message(text, input_tokens=300, output_tokens=40)}
                     reply["stop_reason"] = "max_tokens" if cut else "end_turn"
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(reply)
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.handler = Handler
+        self.url = ""
 
 
 @pytest.fixture
 def model() -> Iterator[ModelServer]:
     stand_in = ModelServer()
-    thread = threading.Thread(target=stand_in.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(stand_in.handler) as url:
+        stand_in.url = url
         yield stand_in
-    finally:
-        stand_in.server.shutdown()
-        stand_in.server.server_close()
 
 
 @pytest.fixture(autouse=True)

@@ -6,10 +6,7 @@ command line, a loopback stand-in for the Messages API answers)."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
@@ -28,6 +25,7 @@ from flows.config import Settings
 from flows.curation import run_curation
 from flows.providers import ProviderSpec
 from tests.helpers import message
+from tests.servers import JsonHandler, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "data" / "samples" / "claude-code"
@@ -143,41 +141,22 @@ def test_the_deadline_ends_the_run_with_what_it_finished(settings: Settings) -> 
     assert rest.sessions_applied == run.sessions_considered - 1 and rest.status == "ok"
 
 
-class _StandIn(BaseHTTPRequestHandler):
+class _StandIn(JsonHandler):
     """A loopback Messages API that refuses every key."""
 
     requests = 0
 
     def do_POST(self) -> None:
         type(self).requests += 1
-        self.rfile.read(int(self.headers.get("content-length", 0)))
-        body = json.dumps({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
-        self.send_response(401)
-        self.send_header("content-type", "application/json")
-        self.end_headers()
-        self.wfile.write(body.encode())
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def stand_in() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _StandIn)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+        self.body()
+        self.answer({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}, 401)
 
 
 @pytest.mark.slow
 def test_cli_says_in_one_line_that_the_key_was_refused_and_exits_1(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, prefect_api: str
 ) -> None:
-    with stand_in() as url:
+    with serving(_StandIn) as url:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-wrong-key-0000000000000000")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
         result = CliRunner().invoke(app, ["curate", "--db", str(settings.db), "--llm", "anthropic", "--json"])

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from tests.helpers import git
 
 runner = CliRunner()
 BASHRC = b"# my shell\nexport PATH=$HOME/bin:$PATH\n"
@@ -27,17 +28,6 @@ ENTRIES = {"PATTERNS & APPROACHES": [{"name": "pat-001", "text": "Pin the toolch
 def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def victim(path: Path, data: bytes = BASHRC, mode: int = 0o640) -> tuple[bytes, int, int]:

@@ -6,7 +6,6 @@ nothing changed."""
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.helpers import trust_config, write_session
+from tests.helpers import git, trust_config, write_session
 
 runner = CliRunner()
 HAND = "# Team\n\nHand-written: run make check before pushing.\n"
@@ -24,17 +23,6 @@ HAND = "# Team\n\nHand-written: run make check before pushing.\n"
 def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs export to `out_dir` (default `data/out` where they run): this test's folder, not the checkout."""
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture

@@ -6,10 +6,8 @@ planted lessons into CLAUDE.md, AGENTS.md or the Cursor rule, while the ordinary
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from typer.testing import CliRunner
 
 from flows.cli import app
 from tests.helpers import message, trust_config
+from tests.servers import JsonHandler, serving
 
 runner = CliRunner()
 START = datetime(2026, 5, 1, tzinfo=UTC)
@@ -204,30 +203,19 @@ class HostileModel:
         self.calls = 0
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                body = self.body()
                 owner.calls += 1
                 system = body["system"][0]["text"] if isinstance(body["system"], list) else body["system"]
                 if system.startswith("You are the Reflector"):
                     text = json.dumps({"analysis": "The build broke; the agent found a fix.", "bullet_tags": []})
                 else:
                     text = json.dumps({"reasoning": "lessons", "operations": operations})
-                raw = json.dumps(message(text, input_tokens=300, output_tokens=60)).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+                self.answer(message(text, input_tokens=300, output_tokens=60))
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.handler = Handler
+        self.url = ""
 
 
 @pytest.fixture
@@ -246,13 +234,9 @@ def hostile_model() -> Iterator[HostileModel]:
     operations = [{"type": "ADD", "section": "PROJECT CONTEXT", "text": "Run `npm run build` before pushing."}]
     operations += [{"type": "ADD", "section": s, "text": t} for s, t in planted]  # ten: all one answer may do
     model = HostileModel(operations)
-    thread = threading.Thread(target=model.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(model.handler) as url:
+        model.url = url
         yield model
-    finally:
-        model.server.shutdown()
-        model.server.server_close()
 
 
 def test_a_hostile_model_on_loopback_gets_no_planted_lesson_to_any_agent(

@@ -5,6 +5,8 @@ independent scanner (Yelp's `detect-secrets`, its named detectors), which finds 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +17,14 @@ from detect_secrets.core.scan import scan_line
 from detect_secrets.settings import default_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
 from core.redact import redact, redact_conversation, redact_parts
 from core.store.db import open_db
 from core.store.ingest import ingest
+from flows.cli import app
 from flows.config import Settings
 from flows.curation import run_curation
 from flows.evolution import write_evolution_report
@@ -70,21 +74,33 @@ def record(i: int, kind: str, message: dict[str, Any]) -> str:
     )
 
 
-def planted_session(path: Path) -> None:
-    """Every kind once: in user prompts, tool results, tool inputs and assistant text; SPLIT in two blocks."""
+def carried(texts: list[str], tag: str, user: str, assistant: str) -> list[str]:
+    """Transcript lines carrying each text once, where transcripts carry them, in turn: a user prompt (`user` with
+    the text), a tool input and its error output, assistant text (`assistant` with the text)."""
     lines: list[str] = []
-    for i, p in enumerate([*KINDS, *HELD_OUT]):
+    for i, text in enumerate(texts):
         where = i % 3
         if where == 0:
-            lines.append(record(len(lines), "user", {"role": "user", "content": f"Try this: {p.text}"}))
+            lines.append(record(len(lines), "user", {"role": "user", "content": user.format(text)}))
         elif where == 1:
-            tool = {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": p.text}}
-            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"m{i}", "content": [tool]}))
-            result = {"type": "tool_result", "tool_use_id": f"t{i}", "is_error": True, "content": f"failed: {p.text}"}
+            tool = {"type": "tool_use", "id": f"{tag}t{i}", "name": "Bash", "input": {"command": text}}
+            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"{tag}m{i}", "content": [tool]}))
+            result = {
+                "type": "tool_result",
+                "tool_use_id": f"{tag}t{i}",
+                "is_error": True,
+                "content": f"failed: {text}",
+            }
             lines.append(record(len(lines), "user", {"role": "user", "content": [result]}))
         else:
-            text = {"type": "text", "text": f"I found {p.text} in the config."}
-            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"m{i}", "content": [text]}))
+            block = {"type": "text", "text": assistant.format(text)}
+            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"{tag}m{i}", "content": [block]}))
+    return lines
+
+
+def planted_session(path: Path) -> None:
+    """Every kind once: in user prompts, tool results, tool inputs and assistant text; SPLIT in two blocks."""
+    lines = carried([p.text for p in [*KINDS, *HELD_OUT]], "", "Try this: {}", "I found {} in the config.")
     head, tail = SPLIT.text.split("|")
     blocks = [{"type": "text", "text": head}, {"type": "text", "text": tail}]
     lines.append(record(len(lines), "assistant", {"role": "assistant", "id": "msplit", "content": blocks}))
@@ -338,38 +354,43 @@ def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Pa
     assert texts == ['Send "Authorization: Bearer $GITHUB_TOKEN" from the environment, never a literal.']
 
 
-def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a key: the user stops a call and tells the agent what to run instead, pasting a command that carries
-    `sshpass -p`, `curl -u`, a webhook URL or a database password, in two sessions; the rules quote the user, and
-    neither the playbook nor an export holds the secret."""
-    from datetime import UTC, datetime, timedelta
+STOPPED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the"
+    " new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to"
+    " proceed."
+)
 
-    from typer.testing import CliRunner
 
-    from flows.cli import app
-
-    chosen = [p for p in HELD_OUT if p.kind in ("sshpass", "curl_user", "slack_webhook", "env_db_pass")]
+def stopped_and_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, commands: list[str], then: Sequence[tuple[str, object]] = ()
+) -> None:
+    """Two Claude Code sessions in which the user stops `make deploy` once per command and says `Always deploy with
+    <command>` (Claude Code's own rejection text), then `then`; `nightly` runs on them without a key, into
+    `tmp_path/p.duckdb`, exporting to `tmp_path/out`."""
     folder = tmp_path / "t"
     for n in range(2):
         turns: list[tuple[str, object]] = [("user", "deploy it")]
-        for i, p in enumerate(chosen):
+        for i, command in enumerate(commands):
             tid = f"s{n}-{i}"
             use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": "make deploy"}}
-            stopped = (
-                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file"
-                " edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to"
-                " tell you how to proceed."
-            )
-            res = {"type": "tool_result", "tool_use_id": tid, "content": stopped, "is_error": True}
-            turns += [("assistant", [use]), ("user", [res]), ("user", f"Always deploy with {p.text}")]
+            res = {"type": "tool_result", "tool_use_id": tid, "content": STOPPED, "is_error": True}
+            turns += [("assistant", [use]), ("user", [res]), ("user", f"Always deploy with {command}")]
+        turns += then
         claude_session(folder / f"s{n}.jsonl", f"s{n}", datetime(2026, 5, 1, tzinfo=UTC) + timedelta(days=n), turns)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
     env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_NEAR_DUPLICATES": "off", "PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
-    done = CliRunner().invoke(
-        app, ["nightly", str(folder), "--llm", "heuristic", "--db", str(tmp_path / "p.duckdb")], env=env
-    )
+    db = str(tmp_path / "p.duckdb")
+    done = CliRunner().invoke(app, ["nightly", str(folder), "--llm", "heuristic", "--db", db], env=env)
     assert done.exit_code == 0, done.output
+
+
+def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a key: the user stops a call and tells the agent what to run instead, pasting a command that carries
+    `sshpass -p`, `curl -u`, a webhook URL or a database password, in two sessions; the rules quote the user, and
+    neither the playbook nor an export holds the secret."""
+    chosen = [p for p in HELD_OUT if p.kind in ("sshpass", "curl_user", "slack_webhook", "env_db_pass")]
+    stopped_and_told(tmp_path, monkeypatch, [p.text for p in chosen])
     shown = CliRunner().invoke(app, ["show", "--db", str(tmp_path / "p.duckdb")]).stdout
     assert "[REDACTED:" in shown  # the rules did learn from those commands
     exported = "".join(p.read_text() for p in (tmp_path / "out").glob("*.*") if p.is_file())
@@ -397,19 +418,7 @@ def new_leaks(*texts: str) -> list[str]:
 def new_shapes_session(path: Path) -> None:
     """Each new shape once, where transcripts carry them (a user prompt; a tool input and its error output; assistant
     text), then each split secret as two user messages in a row, the agent answering after them."""
-    lines: list[str] = []
-    for i, p in enumerate(NEW_SHAPES):
-        where = i % 3
-        if where == 0:
-            lines.append(record(len(lines), "user", {"role": "user", "content": f"Try this:\n{p.text}"}))
-        elif where == 1:
-            tool = {"type": "tool_use", "id": f"n{i}", "name": "Bash", "input": {"command": p.text}}
-            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"na{i}", "content": [tool]}))
-            result = {"type": "tool_result", "tool_use_id": f"n{i}", "is_error": True, "content": f"failed: {p.text}"}
-            lines.append(record(len(lines), "user", {"role": "user", "content": [result]}))
-        else:
-            text = {"type": "text", "text": f"I found this in the config:\n{p.text}"}
-            lines.append(record(len(lines), "assistant", {"role": "assistant", "id": f"na{i}", "content": [text]}))
+    lines = carried([p.text for p in NEW_SHAPES], "n", "Try this:\n{}", "I found this in the config:\n{}")
     for s in SPLIT_MESSAGES:
         lines.append(record(len(lines), "user", {"role": "user", "content": s.first}))
         lines.append(record(len(lines), "user", {"role": "user", "content": s.second}))
@@ -456,10 +465,6 @@ def test_neither_oracle_is_blind_to_the_new_shapes() -> None:
 
 
 def test_no_new_shape_and_no_split_secret_is_stored_by_ingest(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from flows.cli import app
-
     new_shapes_session(tmp_path / "projects" / "-work-acme" / "sec-2.jsonl")
     db = tmp_path / "p.duckdb"
     done = CliRunner().invoke(app, ["ingest", str(tmp_path / "projects"), "--db", str(db), "--json"])
@@ -479,35 +484,11 @@ def test_the_rules_quote_no_new_shape_into_claude_md(tmp_path: Path, monkeypatch
     """Without a key: the user stops a call and says what to run instead, pasting commands that carry the new shapes,
     in two sessions (the rules quote what the user said); `nightly` and `export --format claude-md` write none of
     them."""
-    from datetime import UTC, datetime, timedelta
-
-    from typer.testing import CliRunner
-
-    from flows.cli import app
-
     chosen = [p for p in NEW_SHAPES if "\n" not in p.text]
-    folder = tmp_path / "t"
-    for n in range(2):
-        turns: list[tuple[str, object]] = [("user", "deploy it")]
-        for i, p in enumerate(chosen):
-            tid = f"s{n}-{i}"
-            use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": "make deploy"}}
-            stopped = (
-                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file"
-                " edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to"
-                " tell you how to proceed."
-            )
-            res = {"type": "tool_result", "tool_use_id": tid, "content": stopped, "is_error": True}
-            turns += [("assistant", [use]), ("user", [res]), ("user", f"Always deploy with {p.text}")]
-        for s in SPLIT_MESSAGES:
-            turns += [("user", s.first), ("user", s.second)]
-        claude_session(folder / f"s{n}.jsonl", f"s{n}", datetime(2026, 5, 1, tzinfo=UTC) + timedelta(days=n), turns)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
-    env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_NEAR_DUPLICATES": "off", "PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
+    split = [turn for m in SPLIT_MESSAGES for turn in (("user", m.first), ("user", m.second))]
+    stopped_and_told(tmp_path, monkeypatch, [p.text for p in chosen], split)
     db = str(tmp_path / "p.duckdb")
-    done = CliRunner().invoke(app, ["nightly", str(folder), "--llm", "heuristic", "--db", db], env=env)
-    assert done.exit_code == 0, done.output
+    env = {"PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
     claude_md = tmp_path / "CLAUDE.md"
     out = CliRunner().invoke(app, ["export", "--format", "claude-md", "--out", str(claude_md), "--db", db], env=env)
     assert out.exit_code == 0, out.output
@@ -531,9 +512,6 @@ def test_push_uploads_no_new_shape_and_no_split_secret(
     """`push` redacts on the developer's machine: the objects on a real S3 server (moto) hold none of the new
     shapes, and a secret cut across two messages is redacted in both."""
     import boto3
-    from typer.testing import CliRunner
-
-    from flows.cli import app
 
     for name, value in {
         "AWS_ENDPOINT_URL": s3,
@@ -574,10 +552,6 @@ def _strings(value: Any) -> list[str]:
 def test_a_personal_pattern_re2_cannot_run_stops_the_command_in_one_line(tmp_path: Path) -> None:
     """`personal_patterns` run on RE2 (linear time); one it cannot compile (a lookbehind) is an error of one line
     naming it, before anything is read."""
-    from typer.testing import CliRunner
-
-    from flows.cli import app
-
     new_shapes_session(tmp_path / "t" / "s.jsonl")
     env = {"PLAYBOOK_PERSONAL_PATTERNS": "(?<=x)y", "PLAYBOOK_OUT_DIR": str(tmp_path / "out")}
     done = CliRunner().invoke(

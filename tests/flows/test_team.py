@@ -9,12 +9,11 @@ from __future__ import annotations
 import http.client
 import json
 import shutil
-import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import boto3
@@ -25,7 +24,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from tests.helpers import SAMPLES, trust_config, write_session
-from tests.servers import s3_server
+from tests.servers import s3_server, serving
 
 runner = CliRunner()
 SECRET = "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-AAAA"
@@ -615,15 +614,8 @@ def s3_proxy(endpoint: str, before_read: Callable[[str], None]) -> Iterator[str]
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(Handler) as url:
+        yield url
 
 
 def test_an_object_changed_while_it_is_fetched_is_read_again_or_left(

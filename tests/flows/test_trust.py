@@ -8,43 +8,31 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.helpers import SAMPLES
+from tests.helpers import SAMPLES, git
+from tests.servers import JsonHandler, chat_completion, serving
 
 runner = CliRunner()
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
 
 
 def cloned(tmp_path: Path, files: dict[str, str], executable: tuple[str, ...] = ()) -> Path:
     """A real repository holding `files`, committed and cloned with `git clone`: the clone, as a user gets it."""
     origin = tmp_path / "origin"
     origin.mkdir()
-    git("init", "-q", cwd=origin)
+    git(origin, "init", "-q")
     for name, text in files.items():
         (origin / name).write_text(text)
         if name in executable:
             (origin / name).chmod(0o755)
-    git("add", ".", cwd=origin)
-    git("commit", "-qm", "a project with its settings", cwd=origin)
-    git("clone", "-q", str(origin), str(tmp_path / "clone"), cwd=tmp_path)
+    git(origin, "add", ".")
+    git(origin, "commit", "-qm", "a project with its settings")
+    git(tmp_path, "clone", "-q", str(origin), str(tmp_path / "clone"))
     return tmp_path / "clone"
 
 
@@ -118,47 +106,28 @@ class Model:
         self.requests = 0
         model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                body = self.body()
                 model.requests += 1
                 curator = str(body["messages"][0]["content"]).startswith("You are the Curator")
                 text = {"reasoning": "r", "operations": []} if curator else {"analysis": "a", "bullet_tags": []}
-                payload = json.dumps(
-                    {
-                        "model": "loopback",
-                        "choices": [
-                            {"message": {"role": "assistant", "content": json.dumps(text)}, "finish_reason": "stop"}
-                        ],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 20},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self.answer(chat_completion(json.dumps(text)))
 
             def do_GET(self) -> None:
                 model.requests += 1
                 self.send_error(404)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.handler = Handler
+        self.url = ""
 
 
 @pytest.fixture
 def model() -> Iterator[Model]:
     served = Model()
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
-    served.thread.join(timeout=10)
+    with serving(served.handler) as url:
+        served.url = f"{url}/v1"
+        yield served
 
 
 def test_an_untrusted_openai_base_url_is_sent_nothing_by_nightly_and_its_harmless_keys_apply(

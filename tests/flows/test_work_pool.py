@@ -15,13 +15,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import trust_config
-from tests.servers import prefect_server, stop
+from tests.servers import JsonHandler, chat_completion, prefect_server, serving, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = str(Path(sys.executable).with_name("playbook"))
@@ -42,12 +41,9 @@ class Model:
         self.calls = 0
         model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                body = self.body()
                 with model.lock:
                     model.in_flight += 1
                     model.calls += 1
@@ -58,22 +54,10 @@ class Model:
                 finally:
                     with model.lock:
                         model.in_flight -= 1
-                payload = json.dumps(
-                    {
-                        "model": "loopback",
-                        "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 20},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self.answer(chat_completion(text))
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.handler = Handler
+        self.url = ""
 
 
 def answer(body: dict[str, object]) -> str:
@@ -99,8 +83,9 @@ def answer(body: dict[str, object]) -> str:
 @pytest.fixture
 def model() -> Iterator[Model]:
     served = Model()
-    yield served
-    served.server.shutdown()
+    with serving(served.handler) as url:
+        served.url = f"{url}/v1"
+        yield served
 
 
 def config(work: Path, url: str, pool: str | None) -> Path:
