@@ -147,7 +147,6 @@ _SAFE_VARIABLES = frozenset(
 _MODE = re2.compile(r"^(?:[ugoa]*[-+=][rwxXst]*|[0-7]{3,4})$")
 # Variables whose value is a folder of the project (`PYTHONPATH=src`): admitted when the path rules admit it.
 _PATH_VARIABLES = frozenset("PYTHONPATH NODE_PATH".split())
-_PLAIN = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
 # Files that hold secrets by their name: a command naming one reads, copies or sends them.
 _SECRET_FILE = re2.compile(
     r"(?i)(?:^|/)(?:\.env(?:\.[\w.-]+)?|master\.key|credentials[\w.-]*|id_(?:rsa|dsa|ecdsa|ed25519)[\w.-]*"
@@ -329,7 +328,7 @@ class _Judge:
             return
         name = PurePosixPath(program).name
         family = program_family(program)
-        self.found.extend(link_refusals((k for a in args if not _PLAIN.match(a) for k in find_links(a)), self.vouched))
+        self.found.extend(link_refusals((k for a in args if not _plain(a) for k in find_links(a)), self.vouched))
         call = Call(family, tuple(args), self.vouched.programs, self.vouched.packages)
         for host in _remote_hosts(call):
             self.found.extend(link_refusals(find_links(f"ssh://{host}/"), self.vouched))
@@ -384,7 +383,7 @@ class _Judge:
             elif family == "chmod" and _WORLD_WRITABLE.match(arg):
                 self.refuse("bypass", f"`chmod {arg}` lets anyone write the files")
                 continue
-            elif _PLAIN.match(arg):
+            elif _plain(arg):
                 continue  # a word of letters, digits, `_` and `-`: no path, no link, no flag
             else:
                 refused = path_refusal(arg)
@@ -400,6 +399,12 @@ class _Judge:
             creates_only = family in ("touch", "mkdir", "rm", "rmdir", "chmod")
             if (refused := _write_refusal(target, content=not creates_only)) is not None:
                 self.found.append(refused)
+
+
+def _plain(word: str) -> bool:
+    """ASCII letters, digits, `_` and `-`, not led by `-`: no path, no link, no flag (a word of a command is read
+    here one at a time, so by str's own tests rather than a pattern call per word)."""
+    return word.isascii() and word[:1] != "-" and word.replace("_", "0").replace("-", "0").isalnum()
 
 
 def _fetched_words(family: str, args: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 import re2
@@ -77,9 +78,10 @@ _SCRIPT_FILE = re2.compile(r"^[^-].*\.(?:py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb
 _VERSION_WORD = re2.compile(r"^(?:v?\d+(?:\.\d+)*|lts(?:/\w+)?|latest|system|node|stable)$")
 
 
+@lru_cache(maxsize=4096)  # every word of a sentence is asked whether it names a program
 def program_family(program: str) -> str:
     """The name a program is judged by: its file name, versions folded (`python3.12` -> `python`)."""
-    name = PurePosixPath(program).name
+    name = PurePosixPath(program).name if "/" in program else program
     match = _VERSIONED.match(name)
     return match.group(1) if match else {"pip3": "pip", "gmake": "make"}.get(name, name)
 
@@ -754,12 +756,13 @@ def _rails(call: Call) -> Refused:
 
 
 # Tasks that destroy a database or its history, in the frameworks' own words.
-_DESTROYS = re2.compile(
-    r"^(?:db:(?:drop|reset|purge|schema:load|wipe|rollback)|ecto\.(?:drop|reset|rollback)|flush|sqlflush|reset_db"
-    r"|migrate:(?:fresh|reset|rollback|refresh)|downgrade)$"
+_DESTROYS = frozenset(
+    "db:drop db:reset db:purge db:schema:load db:wipe db:rollback ecto.drop ecto.reset ecto.rollback flush sqlflush"
+    " reset_db migrate:fresh migrate:reset migrate:rollback migrate:refresh downgrade".split()
 )
 # The same, in two words: `dotnet ef database drop`, `prisma migrate reset`, `prisma db push --force-reset`.
 _DESTROYS_PAIRS = {("database", "drop"), ("migrate", "reset"), ("db", "drop")}
+_VARIABLE_SET = re2.compile(r"^[A-Z][A-Z0-9_]*=")
 
 
 def destroys_data(call: Call) -> Refused:
@@ -768,9 +771,9 @@ def destroys_data(call: Call) -> Refused:
     run where it must not (`DISABLE_DATABASE_ENVIRONMENT_CHECK=1`)."""
     words = call.positionals()
     pairs = set(itertools.pairwise(words))
-    if any(_DESTROYS.match(w) for w in words) or pairs & _DESTROYS_PAIRS or "--force-reset" in call.args:
+    if _DESTROYS.intersection(words) or pairs & _DESTROYS_PAIRS or "--force-reset" in call.args:
         return [("bypass", f"`{call.family} {_clip(' '.join(words[:3]))}` destroys a database")]
-    if any(re2.match(r"^[A-Z][A-Z0-9_]*=", w) for w in words) and call.family in ("rails", "rake", "make", "mix"):
+    if call.family in ("rails", "rake", "make", "mix") and any(_VARIABLE_SET.match(w) for w in words):
         return [("environment", f"`{call.family}` is given a variable as an argument")]
     return []
 

@@ -27,7 +27,7 @@ from core.errors import ConfigError
 from core.jsonx import locate_json
 from core.models import Playbook
 from core.operations import live_texts
-from core.patterns import SPACE, Match, Pattern, escape
+from core.patterns import SPACE, Literals, Match, Pattern, escape
 
 __all__ = [
     "BOUNDARY_CHARS",
@@ -1001,20 +1001,26 @@ class Redactor:
     names: Sequence[str] = ()  # user names, masked wherever they stand as words
     _extra: tuple[Pattern, ...] = field(init=False, repr=False, compare=False)
     _names: Pattern | None = field(init=False, repr=False, compare=False)
+    _present: Literals = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_extra", tuple(_compiled(p) for p in self.extra))
+        # One pass for which personal patterns' literals are there (mostly none), the home folder last.
+        groups = [*(_PERSONAL_LITERALS[name] for name, _, _ in PERSONAL_PATTERNS), [self.home or ""]]
+        object.__setattr__(self, "_present", Literals(groups))
         words = "|".join(escape(n) for n in sorted(set(self.names), key=len, reverse=True) if n)
         object.__setattr__(self, "_names", Pattern(f"(?:{words})", ignore_case=True) if words else None)
 
     def personal(self, text: str) -> tuple[str, int]:
         """`text` with personal data normalised, and how many spans were."""
         total = 0
-        if self.home and len(self.home) > 1:
+        present = self._present.present(text)
+        if self.home and len(self.home) > 1 and len(PERSONAL_PATTERNS) in present:
             total += text.count(self.home)
             text = text.replace(self.home, "~")
-        for name, pattern, replacement in PERSONAL_PATTERNS:
-            if any(literal in text for literal in _PERSONAL_LITERALS[name]):
+        # (a replacement writes `~`, `~/`, `Users-USER` or a marker: no other family's literal)
+        for i, (_, pattern, replacement) in enumerate(PERSONAL_PATTERNS):
+            if i in present:
                 text, n = _masked(pattern, text, replacement)
                 total += n
         if self._names is not None:

@@ -87,8 +87,10 @@ _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W
 # Where a clause begins around a command written in a sentence.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
 _CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
-# A word that continues a command written in a sentence: a flag, a path, a package or a version, an assignment.
-_COMMAND_WORD = re2.compile(r"^(?:-|~|[^\s]*[./@=:0-9~][^\s]*$|[a-z][a-z0-9]*-[a-z0-9-]+$)")
+# A word that continues a command written in a sentence: a flag, a path, a package or a version, an assignment
+# (`_command_word`), or a hyphenated name.
+_COMMAND_MARKS = frozenset("./@=:0123456789~")
+_HYPHENATED = re2.compile(r"^[a-z][a-z0-9]*-[a-z0-9-]+$")
 # Subcommands that continue a command written in a sentence ("pip install x", "npm run build").
 _SUBCOMMANDS = frozenset(
     "install i add run exec dlx x ci test build push commit clone fetch pull checkout reset rebase merge remote"
@@ -142,6 +144,8 @@ _PROGRAM_BEFORE = re2.compile(
     r"(?i)\b([a-z][\w.+-]*)\b(?:\s+(?:with|using|and)?\s*(?:the|these|those)?\s*(?:arguments|args|flags|options)?:?)?"
     r"\s*$"
 )
+# What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
+_WORD_BREAKS = str.maketrans(dict.fromkeys("\t\n\f\r(),;\"'", " "))
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
@@ -276,13 +280,33 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     return [refused] if refused is not None else []
 
 
+def _command_word(word: str) -> bool:
+    """True for a word of a sentence (no white space in it) that continues a command: led by `-` or `~`, holding a
+    path's, version's or assignment's mark, or a hyphenated lower-case name."""
+    if word[:1] in ("-", "~") or not _COMMAND_MARKS.isdisjoint(word):
+        return True
+    return "-" in word and _HYPHENATED.match(word) is not None
+
+
+def _prose_words(prose: str) -> list[tuple[str, int]]:
+    """The words of `prose` and where each starts: runs of characters that are no white space, parenthesis, comma,
+    semicolon or quote (split by str, not a pattern call per word: a sentence of many short words stays cheap)."""
+    words: list[tuple[str, int]] = []
+    at = 0
+    for piece in prose.translate(_WORD_BREAKS).split(" "):
+        if piece:
+            words.append((piece, at))
+        at += len(piece) + 1
+    return words
+
+
 def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the commands a sentence writes without backticks ("rerun it (pytest -k NAME -x)", "install it
     with pip install x"): a program named in the sentence and the command-like words after it (flags, paths,
     packages, subcommands) are read as the allow-list reads a command; a flag with no program before it is a
     mention, refused only when it switches a safeguard off and is not said as a prohibition."""
     found: list[Refusal] = []
-    words = [(m.group(), m.start()) for m in re2.finditer(r"[^\s(),;\"']+", prose)]
+    words = _prose_words(prose)
     used: set[int] = set()
     for i, (word, _) in enumerate(words):
         name = word.rstrip(".:!?").lower()
@@ -299,7 +323,7 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
                 continue  # "pip install the x package": the article is no part of the command
             takes = run[-1] in _INSTALLS | _FETCHERS or run[-1].startswith("-")  # a package, or a flag's value
             named = takes and not is_function_word(clean) and clean.lower() not in _ADVERBS
-            if not (_COMMAND_WORD.match(clean) or clean in _SUBCOMMANDS or named):
+            if not (_command_word(clean) or clean in _SUBCOMMANDS or named):
                 break
             run.append(clean)
             used.add(j)

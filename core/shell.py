@@ -114,7 +114,7 @@ _BRACES = re2.compile(r"(?:^|[^\\])\{[^{}]*(?:,|\.\.)[^{}]*\}")
 def _braced(node: Node) -> bool:
     """True when a concatenation holds an unquoted `{...}` with a comma or `..` (a brace expansion)."""
     text = "".join(_text(c) if c.type == "word" else "\x00" for c in node.children)
-    return bool(_BRACES.search(text))
+    return "{" in text and bool(_BRACES.search(text))
 
 
 def _string_value(node: Node) -> str | None:
@@ -161,7 +161,7 @@ _ASCII_ONLY = bytes(b if 32 <= b < 127 or b in (9, 10) else ord("a") for b in ra
 def _value(node: Node) -> str | None:
     """The literal value of a word node, or None when the shell would expand part of it at run time."""
     kind = node.type
-    if kind == "word" and _BRACES.search(_text(node)):
+    if kind == "word" and "{" in (text := _text(node)) and _BRACES.search(text):
         return None  # `{a,b}`, `{1..3}`: the shell expands it into other words
     if kind == "word" or kind == "number":
         return _unescape_word(_text(node))
