@@ -18,10 +18,15 @@ from pathlib import Path
 from typing import Any
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now, on 127.0.0.1."""
+# A loopback address of this process's own (all of 127/8 is loopback): a server that another test process starts
+# on the port `free_port` just gave us both cannot take ours, and its answers cannot pass for our server's.
+OWN_LOOPBACK = f"127.{(os.getpid() >> 16) & 255}.{(os.getpid() >> 8) & 255}.{os.getpid() & 255 or 1}"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now, on `host`."""
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
@@ -107,7 +112,7 @@ def start_prefect_server(home: Path) -> tuple[subprocess.Popen[bytes], str]:
 
     The caller waits for `<url>/health` (`wait_http`) and stops it with `stop`.
     """
-    port = free_port()
+    port = free_port(OWN_LOOPBACK)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(
         PREFECT_HOME=str(home),
@@ -122,13 +127,13 @@ def start_prefect_server(home: Path) -> tuple[subprocess.Popen[bytes], str]:
     prefect = Path(sys.executable).with_name("prefect")
     with (home / "server.log").open("wb") as out:
         proc = subprocess.Popen(
-            [str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            [str(prefect), "server", "start", "--host", OWN_LOOPBACK, "--port", str(port)],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    return proc, f"http://127.0.0.1:{port}/api"
+    return proc, f"http://{OWN_LOOPBACK}:{port}/api"
 
 
 @contextmanager
@@ -213,15 +218,15 @@ def start_llama_server(model: Path, log: Path, n_ctx: int = 8192) -> tuple[subpr
 @contextmanager
 def s3_server(log: Path) -> Iterator[str]:
     """A real S3 server (moto's server mode) on a free loopback port; yields its endpoint URL."""
-    port = free_port()
+    port = free_port(OWN_LOOPBACK)
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", str(port)],
+            [str(Path(sys.executable).with_name("moto_server")), "-H", OWN_LOOPBACK, "-p", str(port)],
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{OWN_LOOPBACK}:{port}"
     try:
         wait_http(f"{url}/moto-api/", proc, log, 60)
         yield url
