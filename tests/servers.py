@@ -17,7 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-
 # A loopback address of this process's own (all of 127/8 is loopback): a server that another test process starts
 # on the port `free_port` just gave us both cannot take ours, and its answers cannot pass for our server's.
 OWN_LOOPBACK = f"127.{(os.getpid() >> 16) & 255}.{(os.getpid() >> 8) & 255}.{os.getpid() & 255 or 1}"
