@@ -231,3 +231,23 @@ def s3_server(log: Path) -> Iterator[str]:
         yield url
     finally:
         stop(proc)
+
+
+def use_s3(endpoint: str, monkeypatch: Any) -> Any:
+    """Point this process's S3 clients at `endpoint` (moto's test credentials) and return a boto3 client for it.
+
+    fsspec keeps one S3 filesystem per set of arguments for the life of the process, and the endpoint it read from
+    the environment with it: those are dropped, so an earlier test's server is never asked.
+    """
+    import boto3
+    import s3fs
+
+    for name, value in {
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    s3fs.S3FileSystem.clear_instance_cache()
+    return boto3.client("s3")

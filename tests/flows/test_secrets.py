@@ -33,6 +33,7 @@ from flows.providers import ProviderSpec
 from tests.helpers import SAMPLES, claude_session, message, write_session
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES, SPLIT, SPLIT_MESSAGES, Planted
 from tests.secret_oracle import findings as oracle_findings
+from tests.servers import s3_server, use_s3
 
 ALL = [*KINDS, *HELD_OUT, SPLIT]
 
@@ -500,8 +501,6 @@ def test_the_rules_quote_no_new_shape_into_claude_md(tmp_path: Path, monkeypatch
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from tests.servers import s3_server
-
     with s3_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:
         yield endpoint
 
@@ -511,17 +510,8 @@ def test_push_uploads_no_new_shape_and_no_split_secret(
 ) -> None:
     """`push` redacts on the developer's machine: the objects on a real S3 server (moto) hold none of the new
     shapes, and a secret cut across two messages is redacted in both."""
-    import boto3
-
-    for name, value in {
-        "AWS_ENDPOINT_URL": s3,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
-    }.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("s3")
+    client = use_s3(s3, monkeypatch)
+    monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
     client.create_bucket(Bucket="leaks")
     folder = tmp_path / "projects"
     new_shapes_session(folder / "-work-acme" / "sec-2.jsonl")

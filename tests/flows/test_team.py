@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-import boto3
 import duckdb
 import pytest
 from typer.testing import CliRunner
@@ -24,7 +23,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from tests.helpers import SAMPLES, trust_config, write_session
-from tests.servers import s3_server, serving
+from tests.servers import s3_server, serving, use_s3
 
 runner = CliRunner()
 SECRET = "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-AAAA"
@@ -46,14 +45,7 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def bucket(s3: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    for name, value in {
-        "AWS_ENDPOINT_URL": s3,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("s3")
+    client = use_s3(s3, monkeypatch)
     client.create_bucket(Bucket="team")
     yield client
     for obj in client.list_objects_v2(Bucket="team").get("Contents", []):
