@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from core.errors import PlaybookFileError
-from core.markdown import replace_block, to_markdown
+from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 
 __all__ = ["OWNED_MARK", "TARGET_FILES", "ExportTarget", "TargetKind", "render_target"]
@@ -67,15 +67,21 @@ class ExportTarget(BaseModel):
 
 def render_target(
     target: ExportTarget, name: str, playbook: Playbook, existing: str | None, *, note: str | None = None
-) -> str:
+) -> str | None:
     """The new content of `target`'s file for playbook `name` (`existing`: its current text, or None).
+
+    An agent reads these files at the start of every session, so an empty playbook says nothing there: a shared
+    file loses its block (None when there is no file: none is created), an owned file keeps only its header.
 
     Raises:
         PlaybookFileError: the file's markers are broken (shared files), or a file playbook did not write is
             where an owned file goes; nothing may be written then.
     """
     source = str(target.file())
+    empty = not any(playbook.sections.values())
     if not target.owned:
+        if empty:
+            return None if existing is None else remove_block(existing, source=source)
         return replace_block(
             existing or "", to_markdown(playbook, title=None, counters=False, note=note), source=source
         )
@@ -84,8 +90,11 @@ def render_target(
             f"`{source}` exists and was not written by playbook; move it away or point the target elsewhere."
             " Nothing was written."
         )
+    if empty and existing is None:
+        return None
     header = f"{OWNED_MARK}: `playbook publish` rewrites this whole file; change the playbook, not this file -->"
-    body = to_markdown(playbook, title=f"Lessons from past sessions (playbook `{name}`)", counters=False, note=note)
+    title = f"Lessons from past sessions (playbook `{name}`)"
+    body = "" if empty else to_markdown(playbook, title=title, counters=False, note=note)
     if target.kind == "cursor":
         front = (
             "---\n"
@@ -94,5 +103,5 @@ def render_target(
             "alwaysApply: true\n"
             "---\n"
         )
-        return f"{front}{header}\n\n{body}"
-    return f"{header}\n\n{body}"
+        return f"{front}{header}\n" + (f"\n{body}" if body else "")
+    return f"{header}\n" + (f"\n{body}" if body else "")

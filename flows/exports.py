@@ -20,7 +20,7 @@ from core.exposure import about_projects, for_project
 from core.invisible import normalise
 from core.io.declared import declared_packages, declared_programs
 from core.io.files import read_text, target_of, write_atomic
-from core.markdown import replace_block, to_markdown
+from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import Redactor, mask_playbook
@@ -112,7 +112,8 @@ class Published(BaseModel):
     playbook: str
     kind: str
     path: str
-    status: Literal["written", "unchanged", "refused"]
+    # empty: the playbook has no entry to give agents, and there was no file to take its block out of
+    status: Literal["written", "unchanged", "refused", "empty"]
     message: str = ""
     file: Path | None = Field(default=None, exclude=True)  # where it was written (a worktree for --git)
 
@@ -232,9 +233,10 @@ def render_export(
     *,
     source: str = "the file",
     sources: dict[str, list[str]] | None = None,
-) -> str:
+) -> str | None:
     """The text of one export: the seeds' playbook.json (with each entry's `sources` when given), a Markdown
-    document, the marked block of a CLAUDE.md-like file (`existing`: its current text), or an export target."""
+    document, the marked block of a CLAUDE.md-like file (`existing`: its current text), or an export target.
+    None: a file agents read, for an empty playbook, where there is none (none is created: see `render_target`)."""
     if isinstance(kind, ExportTarget):
         return render_target(kind, export.playbook, export.model, existing, note=export.note)
     if kind == "json":
@@ -246,6 +248,8 @@ def render_export(
         return encode(data)
     if kind == "markdown":
         return to_markdown(export.model, title=f"Playbook `{export.playbook}`", note=export.note)
+    if not any(export.model.sections.values()):
+        return None if existing is None else remove_block(existing, source=source)
     block = to_markdown(export.model, title=None, counters=False, note=export.note)
     return replace_block(existing or "", block, source=source)
 
@@ -267,8 +271,9 @@ def write_export(
         target_of(path)  # a link out of its repository is refused before the file it leads to is even read
         existing = read_text(path) if path.exists() else None
         text = render_export(export, kind, existing, source=str(path), sources=sources)
-        status: Literal["written", "unchanged", "refused"] = "unchanged" if text == existing else "written"
-        if status == "written":
+        status: Literal["written", "unchanged", "refused", "empty"]
+        status = "empty" if text is None else "unchanged" if text == existing else "written"
+        if text is not None and status == "written":
             write_atomic(path, text)
     except PlaybookFileError as exc:
         return Published(playbook=export.playbook, kind=label, path=str(path), status="refused", message=str(exc))
@@ -338,11 +343,13 @@ def _project_of(target: ExportTarget) -> str | None:
 
 
 class Exported(BaseModel):
-    """What `export_to` did: the text (when it went to standard output) or the file written, and the note."""
+    """What `export_to` did: the text (when it went to standard output) or the file written, and the note.
+    `empty`: a format agents read (`claude-md`) and a playbook with no entry, so nothing was said."""
 
     text: str | None
     path: Path | None
     note: str | None
+    empty: bool = False
 
 
 def export_to(
@@ -367,14 +374,15 @@ def export_to(
         with db.read() as con:
             export = prepare_export(con, rules, version, whole=whole)
             shaped = entry_sources(con, playbook) if sources else None
-        return Exported(text=render_export(export, fmt, sources=shaped), path=None, note=export.note)
+        text = render_export(export, fmt, sources=shaped)
+        return Exported(text=text, path=None, note=export.note, empty=text is None)
     with db.write("export", create=False) as con:
         export = prepare_export(con, rules, version, whole=whole)
         shaped = entry_sources(con, playbook) if sources else None
         done = write_export(con, export, fmt, out_file, sources=shaped)
     if done.status == "refused":
         raise PlaybookFileError(done.message)
-    return Exported(text=None, path=out_file, note=export.note)
+    return Exported(text=None, path=out_file, note=export.note, empty=done.status == "empty")
 
 
 def publish_configured(settings: Settings, playbooks: Sequence[str]) -> list[Published]:

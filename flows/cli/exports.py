@@ -56,6 +56,9 @@ def export_cmd(
         err.print(f"[yellow]Note:[/yellow] {escape(done.note)}", highlight=False)
     if done.text is not None:
         sys.stdout.write(done.text)
+    elif done.empty:
+        where = "" if out_file is None else f"; {out_file} was not created"
+        err.print(f"The playbook has no entries: nothing for agents to read{where}.", highlight=False)
     else:
         err.print(f"Wrote {out_file}")
 

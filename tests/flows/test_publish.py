@@ -51,7 +51,7 @@ targets = [
     assert done.exit_code == 3, done.output  # one target refused
     results = {(r["playbook"], Path(r["path"]).name): r for r in json.loads(done.stdout)}
     assert {k: r["status"] for k, r in results.items()} == {
-        ("global", "CLAUDE.md"): "written",
+        ("global", "CLAUDE.md"): "empty",  # the global playbook has no entry yet: no file is created
         ("api", "CLAUDE.md"): "written",
         ("api", "AGENTS.md"): "written",
         ("api", "playbook.mdc"): "written",
@@ -65,14 +65,25 @@ targets = [
     assert "1 more entry left out to fit the budget" in claude
     mdc = (repo / ".cursor" / "rules" / "playbook.mdc").read_text()
     assert mdc.startswith("---\ndescription: Lessons learned from past agent sessions (playbook api)\n")
-    assert "_The playbook is empty._" in home_claude.read_text()
+    assert not home_claude.exists()
 
     (repo / ".claude" / "rules" / "playbook.md").unlink()  # the user moved their file away
     again = runner.invoke(app, ["publish", "--json"])
     assert again.exit_code == 0, again.output
-    assert sorted(r["status"] for r in json.loads(again.stdout)) == ["unchanged"] * 4 + ["written"]
+    assert sorted(r["status"] for r in json.loads(again.stdout)) == ["empty"] + ["unchanged"] * 3 + ["written"]
     shown = runner.invoke(app, ["publish", "-p", "api"], env={"COLUMNS": "200"})
     assert shown.exit_code == 0 and shown.stdout.count("unchanged") == 4
+
+    # The api playbook loses its entries: its agents are told nothing, and what was hand-written stays as it was.
+    book = tmp_path / "emptied.json"
+    book.write_text(json.dumps({"version": "1.0", "sections": {}}))
+    assert runner.invoke(app, ["import", str(book), "-p", "api", "--replace"]).exit_code == 0
+    emptied = runner.invoke(app, ["publish", "-p", "api", "--json"])
+    assert emptied.exit_code == 0, emptied.output
+    assert (repo / "CLAUDE.md").read_text() == "# API\n\nHand-written: never push to main.\n\n"
+    assert "<!--" not in (repo / "AGENTS.md").read_text()
+    mdc = (repo / ".cursor" / "rules" / "playbook.mdc").read_text()
+    assert "pat-00" not in mdc and "empty" not in mdc and mdc.rstrip().endswith("-->")  # its header only
 
 
 def test_publish_without_targets_says_how_to_configure_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,13 +134,16 @@ targets = [
     assert runner.invoke(app, ["curate", "--llm", "heuristic"]).exit_code == 0
     done = runner.invoke(app, ["publish", "--json"])
     assert done.exit_code == 0, done.output
-    mine, theirs, home = (ccl / "CLAUDE.md").read_text(), (other / "AGENTS.md").read_text(), home_claude.read_text()
+    mine, home = (ccl / "CLAUDE.md").read_text(), home_claude.read_text()
     assert "In claude-code-log: run the tests with `uv run pytest`" in mine
     assert "In spotter-fum: " not in mine and "In JSSoundRecorder: " not in mine
-    assert "In claude-code-log: " not in theirs and "In spotter-fum: " not in theirs
+    # No lesson is for the other repository: its agents are told nothing, and no AGENTS.md is created there.
+    assert not (other / "AGENTS.md").exists()
+    statuses = {Path(r["path"]).parent.name: r["status"] for r in json.loads(done.stdout)}
+    assert statuses == {"claude-code-log": "written", "elsewhere": "empty", ".claude": "written"}
     assert "In claude-code-log: " in home and "In spotter-fum: " in home
     # The note each file ends with counts what that file carries.
-    assert "written by rules" in mine and "written by rules" not in theirs
+    assert "written by rules" in mine
     # What a session in the repository loads is what counts as its exposure: only the entries its file carried.
     carried = json.loads(
         runner.invoke(
