@@ -19,14 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.invisible import normalise
 
 __all__ = [
+    "AnyLesson",
     "Command",
     "CommandFact",
     "Correction",
+    "HiddenFailure",
     "Lesson",
     "NothingSelected",
     "OwnTool",
     "Preference",
     "Stopped",
+    "ZshShell",
     "project_label",
     "render",
 ]
@@ -91,13 +94,24 @@ class OwnTool(_Value):
 
 class Correction(_Value):
     """A command that failed here and the close variant that then worked. `how`: another program, another folder, a
-    flag added, or an absolute path where a relative one broke after a `cd` (then `worked` is None)."""
+    flag added, an option or subcommand it does not have replaced (`option`), another command that had to run first
+    (`before`: `worked` is that command), or an absolute path where a relative one broke after a `cd` (then `worked`
+    is None)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute"]
+    how: Literal["program", "folder", "flag", "absolute", "option", "before"]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
+
+
+class HiddenFailure(_Value):
+    """A check (tests, lint, a build) whose failure a pipe hid: the pipeline ended well, its output said it failed.
+    `filter`: the program it was piped into (`tail`, `head`, `grep`)."""
+
+    kind: Literal["hidden"] = "hidden"
+    command: Command
+    filter: str
 
 
 class NothingSelected(_Value):
@@ -109,10 +123,16 @@ class NothingSelected(_Value):
     deselected: int | None = None
 
 
+class ZshShell(_Value):
+    """The agent's shell commands run in zsh, not bash (macOS): its errors said so."""
+
+    kind: Literal["zsh"] = "zsh"
+
+
 class Stopped(_Value):
     """A call the user stopped: a shell command (its name) or a kind of change, never the tool's own name."""
 
-    what: Literal["command", "edit", "new_file", "notebook", "tool"]
+    what: Literal["command", "edit", "new_file", "notebook", "tool", "plan", "interrupt"]
     command: Command | None = None
 
 
@@ -126,7 +146,11 @@ class Preference(_Value):
     reason: bool = False
 
 
-Lesson = Annotated[CommandFact | OwnTool | Correction | NothingSelected | Preference, Field(discriminator="kind")]
+Lesson = Annotated[
+    CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | Preference,
+    Field(discriminator="kind"),
+]
+AnyLesson = CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | Preference
 
 
 def project_label(project: str | None) -> str | None:
@@ -149,7 +173,13 @@ def _name(words: tuple[str, ...]) -> str:
 def _stopped(stopped: Stopped) -> str:
     if stopped.what == "command" and stopped.command is not None:
         return _code(stopped.command)
-    return {"edit": "an edit", "new_file": "a new file", "notebook": "a notebook edit"}.get(stopped.what, "a tool call")
+    return {
+        "edit": "an edit",
+        "new_file": "a new file",
+        "notebook": "a notebook edit",
+        "plan": "a plan",
+        "interrupt": "the agent",
+    }.get(stopped.what, "a tool call")
 
 
 def _quote(said: str) -> str:
@@ -157,7 +187,7 @@ def _quote(said: str) -> str:
     return '"' + " ".join(normalise(said).split()).replace('"', "'") + '"'
 
 
-def _sentence(lesson: CommandFact | OwnTool | Correction | NothingSelected | Preference) -> str:
+def _sentence(lesson: AnyLesson) -> str:
     if isinstance(lesson, CommandFact):
         place = f" in `{lesson.command.folder}/`" if lesson.command.folder else ""
         return f"{_SAYS[lesson.category]} {_code(lesson.command)}{place}"
@@ -174,11 +204,25 @@ def _sentence(lesson: CommandFact | OwnTool | Correction | NothingSelected | Pre
         assert lesson.worked is not None
         if lesson.how == "folder":
             return f"run {_code(lesson.worked)} from `{lesson.worked.folder}/`: from elsewhere it fails"
+        if lesson.how == "before":
+            return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
+        if lesson.how == "option":
+            return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
         return f"{failed} fails here; {_code(lesson.worked)} works"
     if isinstance(lesson, NothingSelected):
         said = f"{lesson.deselected} deselected" if lesson.deselected is not None else "no test ran"
         tail = f": nothing here matches `{lesson.selector}`" if lesson.selector else ""
         return f"{_code(lesson.command)} selects no test ({said}){tail}"
+    if isinstance(lesson, ZshShell):
+        return (
+            "the agent's shell is zsh, not bash: a glob that matches nothing is an error and bash-only syntax does"
+            " not parse; write commands zsh accepts, or hand bash-only ones to bash"
+        )
+    if isinstance(lesson, HiddenFailure):
+        return (
+            f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
+            " output, or run it with `set -o pipefail`"
+        )
     if lesson.stopped is None:
         return f"the user said: {_quote(lesson.said)}"
     if lesson.reason:
@@ -186,17 +230,17 @@ def _sentence(lesson: CommandFact | OwnTool | Correction | NothingSelected | Pre
     return f"after stopping {_stopped(lesson.stopped)}, the user said: {_quote(lesson.said)}"
 
 
-def render(lesson: CommandFact | OwnTool | Correction | NothingSelected | Preference, project: str | None) -> str:
+def render(lesson: AnyLesson, project: str | None) -> str:
     """The entry text of `lesson`, for `project` when its name can be written (`project_label`)."""
     said = _sentence(lesson)
     label = project_label(project)
     return f"In {label}: {said}." if label else f"{said[0].upper()}{said[1:]}."
 
 
-def writable(lesson: CommandFact | OwnTool | Correction | NothingSelected | Preference) -> bool:
+def writable(lesson: AnyLesson) -> bool:
     """True when every word the lesson would write can be written inside a code span (no backtick, no line break)."""
     commands: list[Command] = []
-    if isinstance(lesson, CommandFact | NothingSelected):
+    if isinstance(lesson, CommandFact | NothingSelected | HiddenFailure):
         commands.append(lesson.command)
     elif isinstance(lesson, Correction):
         commands += [lesson.failed] + ([lesson.worked] if lesson.worked else [])
@@ -205,4 +249,6 @@ def writable(lesson: CommandFact | OwnTool | Correction | NothingSelected | Pref
     words = [w for c in commands for w in (*c.words, c.folder or "x")]
     if isinstance(lesson, OwnTool):
         words += [lesson.program, *lesson.subcommands]
+    if isinstance(lesson, HiddenFailure):
+        words.append(lesson.filter)
     return all(_SAFE_WORD.match(w) and normalise(w) == w and " ".join(w.split()) == w for w in words)

@@ -35,11 +35,13 @@ from core.lessons import (
     Command,
     CommandFact,
     Correction,
+    HiddenFailure,
     Lesson,
     NothingSelected,
     OwnTool,
     Preference,
     Stopped,
+    ZshShell,
     project_label,
     render,
     writable,
@@ -59,16 +61,21 @@ __all__ = [
     "command_key",
     "mine",
     "observe",
+    "quiet",
     "shell_runs",
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 2
+MINER_VERSION = 3
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 Category = Literal["test", "lint", "format", "typecheck", "build", "run", "install", "tool"]
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell_call", "run_shell_command"})
+# Claude Code's `PowerShell` (on Windows) too: its simple commands (`go test ./...`) read as the shell's grammar reads
+# them; what does not (`$env:X = 1`) is left out as unreadable.
+SHELL_TOOLS = frozenset(
+    {"Bash", "bash", "shell", "exec_command", "local_shell_call", "run_shell_command", "PowerShell"}
+)
 
 # How many successful runs make a fact: a quality gate that passed once is the project's; a build, a dev server
 # or an install is a routine only once it happened twice; a project's own tool, only after regular use.
@@ -110,8 +117,11 @@ _COMMON = frozenset(
     " npm npx pnpm yarn bun uv pip pip3 poetry cargo go mix make gh sh bash zsh true false test date file stat du df"
     " less more cut tr basename dirname realpath readlink timeout time nohup watch history source type command"
     " ruby perl java javac dotnet docker docker-compose kubectl brew apt apt-get sudo tar zip unzip gzip ssh scp"
-    " rsync lsof netstat open xdg-open code vim nano emacs".split()
+    " rsync lsof netstat open xdg-open code vim nano emacs tmux screen mise asdf nvm direnv".split()
 )
+# Task runners a project declares its routines in, and toolchains whose bare commands they wrap.
+_TASK_RUNNERS = ("mise run ", "make ", "just ", "task ", "npm run ", "pnpm run ", "yarn run ", "bun run ")
+_TOOLCHAINS = frozenset({"go", "cargo", "dotnet", "swift", "zig"})
 _INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "mix", "bundle", "cargo", "go"})
 # Interpreters and runners: their first argument that is a script or a module is part of the command's name.
 _RUNNERS = frozenset({"node", "python", "python3", "uv", "npx", "pnpm", "npm", "yarn", "bun", "bundle", "poetry"})
@@ -120,6 +130,12 @@ _RUNNER_PREFIXES = frozenset(
     "python -m|python3 -m|uv run|npx|pnpm exec|pnpm|yarn|bunx|bun run|bundle exec|poetry run|pdm run|hatch run"
     "|pipenv run|rye run|npm exec|go run|cargo run --".split("|")
 )
+# Programs whose use names no routine of the project: `test` and `[` are the shell's own condition, `which` and its
+# kin only look a program up.
+_NOT_A_ROUTINE = frozenset(
+    "git cd echo ls cat grep find sleep kill test [ true false which whereis where type command man help".split()
+)
+_DRIVE = re2.compile(r"^[A-Za-z]:(?:/|$)")
 _SCRIPT = re2.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
 _SUBCOMMAND = re2.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
 _HOME_PATH = re2.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
@@ -141,8 +157,15 @@ _NOTHING_SELECTED = re2.compile(
 _REJECTED = re2.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
 # The tools whose refusal text is the harness's own: another tool's error result (an MCP server's, a fetched page's)
 # is written by whoever answers it, and could copy the harness's words to put its own in the user's mouth.
-_HARNESS_TOOLS = SHELL_TOOLS | {"Edit", "MultiEdit", "Write", "NotebookEdit"}
-_REJECTION_REASON = re2.compile(r"(?s)The user provided the following reason for the rejection:\s*(?P<reason>.+)")
+# A refused `ExitPlanMode` is a refused plan.
+_HARNESS_TOOLS = SHELL_TOOLS | {"Edit", "MultiEdit", "Write", "NotebookEdit", "ExitPlanMode"}
+# The reason the user typed when they stopped a call, in the wordings Claude Code has used.
+_REJECTION_REASON = re2.compile(
+    r"(?s)(?:The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)"
+    r"\s*(?P<reason>.+)"
+)
+# Claude Code's marker for Esc: a user turn the harness writes, never typed.
+_INTERRUPTED = re2.compile(r"^\[Request interrupted by user(?: for tool use)?\]")
 # A prompt that corrects or instructs: at its start (weak cues), or anywhere (strong ones).
 _CORRECTS = re2.compile(
     r"(?i)^\s*(?:no[,.!]?\s|nope\b|don'?t\b|do not\b|never\b|always\b|stop\b|instead\b|actually\b|please don'?t\b|"
@@ -155,7 +178,37 @@ _STRONG = re2.compile(
 )
 _CONTINUED = re2.compile(r"\\\s*\n|\[Image #\d+\]")  # a line continued with a backslash; a pasted image
 _SENTENCE_END = re2.compile(r"[.!?]\s")
+_SENTENCE_SPLIT = re2.compile(r"(?:[.!?]+|\s[-–—]\s)\s+")
+# A sentence that states a lasting rule of the user's or a fact of the project, wherever it stands in a prompt.
+_DURABLE = re2.compile(
+    r"(?i)\b(?:as always|remember to|be sure to|from now on|going forward|in the future|every time|each time|"
+    r"in this (?:repo|repository|project|codebase),? we\b|this is a public repo|"
+    r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
+    r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
+    r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
+)
+# The first line of pasted output rather than words: a prompt sign, a log's or a tool's line.
+_PASTED = re2.compile(
+    r"(?i)^(?:[❯$>#]\s|\[[\w /:-]+\]|"
+    r"(?:error|warning|fatal|remote|traceback|fetching|found|download|commit [0-9a-f]{7})\b)"
+)
+# Words that say what to do or not to do: a question without one, after a stop, asks; it does not instruct.
+_DIRECTIVE = re2.compile(
+    r"(?i)\b(?:should|shouldn'?t|must|need|needs|don'?t|do not|never|always|instead|prefer|rather|want|use|"
+    r"can'?t we|could we|why not|no longer|is just|not)\b"
+)
+_QUESTION = re2.compile(
+    r"(?i)^(?:(?:wait|but|and|so|hmm|ok),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|can(?:'?t)? we|"
+    r"could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
+)
+# A name of code: in backticks, a flag, a dotted, slashed or snake_case name, a CamelCase word.
+_CODEISH = re2.compile(r"`[^`]+`|(?:^|\s)--?[a-z]|\w[._/:]\w|\w_\w|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
+_WORDS = re2.compile(r"^[\pL\d\s,;:'\"()`*/.!?&+-]*[\pL]{3,}[\pL\d\s,;:'\"()`*/.!?&+-]*$")
 _QUOTE_MAX = 200
+_SHORT_SESSION = 5  # tool calls: a one-prompt session with fewer did too little to teach anything
+_LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
+_SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
+_LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
 
 
 class Run(BaseModel):
@@ -190,7 +243,7 @@ class Candidate(BaseModel):
     def kind(self) -> Kind:
         """What kind of lesson it is: a project fact (a command or the project's own tool), a correction, a pitfall
         or the user's preference."""
-        return "fact" if self.lesson.kind == "tool" else self.lesson.kind
+        return {"tool": "fact", "hidden": "pitfall", "zsh": "pitfall"}.get(self.lesson.kind, self.lesson.kind)  # type: ignore[return-value]
 
     @property
     def text(self) -> str:
@@ -199,10 +252,16 @@ class Candidate(BaseModel):
 
 
 class Observed(BaseModel):
-    """Every candidate of one session (stored, so later runs weigh a project's sessions without reading them)."""
+    """Every candidate of one session (stored, so later runs weigh a project's sessions without reading them), and
+    what the session held, to say why it taught nothing (`quiet`)."""
 
     version: int = MINER_VERSION
     candidates: list[Candidate] = Field(default_factory=list)
+    prompts: int = 0  # what the user typed
+    calls: int = 0  # tool calls of any kind
+    commands: int = 0  # shell commands that ran
+    failures: int = 0  # of which failed
+    stops: int = 0  # calls the user stopped, and Esc presses
 
 
 class Evidence(BaseModel):
@@ -278,6 +337,8 @@ def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
             continue
         if m.kind == "tool_use" and m.tool_use_id and m.tool_name in SHELL_TOOLS:
             found = _command_of(m.tool_input)
+            if found is not None and m.tool_name == "PowerShell":
+                found = (found[0].replace("\\", "/"), found[1])  # a path's separator there, not an escape
             if found is not None:
                 calls[m.tool_use_id] = found
         elif m.kind == "tool_result" and m.tool_use_id in calls:
@@ -349,7 +410,7 @@ def _key_words(key: str) -> tuple[str, ...]:
 
 def _category(key: str) -> Category | None:
     program = key.split(" ", 1)[0]
-    if program in ("git", "cd", "echo", "ls", "cat", "grep", "find", "sleep", "kill"):
+    if program in _NOT_A_ROUTINE:
         return None
     for category, pattern in _CATEGORY_WORDS:
         if pattern.search(key):
@@ -358,12 +419,19 @@ def _category(key: str) -> Category | None:
 
 
 def _relative(folder: str | None, cwd: str | None) -> str | None:
-    """`folder` as a path inside the project (`assets`), or None for the project root, outside, or unknown."""
+    """`folder` as a path inside the project (`assets`), or None for the project root, outside, or unknown. A
+    Windows path (`D:\\repo\\src`) is read with forward slashes, its drive letter in either case."""
     if not folder or folder in (".", "./"):
         return None
-    if cwd and folder.startswith(cwd.rstrip("/") + "/"):
-        folder = folder[len(cwd.rstrip("/")) + 1 :]
-    if folder.startswith(("/", "~", "..")) or _HOME_PATH.search(folder):
+    folder = folder.replace("\\", "/")
+    root = (cwd or "").replace("\\", "/").rstrip("/")
+    if root and _DRIVE.match(root) and folder[:1].lower() == root[:1].lower():
+        folder = root[:1] + folder[1:]  # the drive letter in the session's case
+    if root and folder.startswith(root + "/"):
+        folder = folder[len(root) + 1 :]
+    elif root and folder == root:
+        return None
+    if folder.startswith(("/", "~", "..")) or _DRIVE.match(folder) or _HOME_PATH.search(folder):
         return None
     return folder.strip("/") or None
 
@@ -441,6 +509,32 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
     return found
 
 
+def _flag_name(word: str) -> str:
+    return word.split("=", 1)[0]
+
+
+def _unknown_variant(failed: _Parsed, worked: _Parsed, error: str) -> tuple[str, tuple[str, ...]] | None:
+    """When the failure said an option or a command does not exist: (`option`, the options the working command
+    dropped) when it is the same command without them, or (`program`, the working command's name) when it is the
+    failed one without its first words (a wrapper the machine does not have: `rtk bun run test` -> `bun run test`)."""
+    fk, wk = command_key(failed.words), command_key(worked.words)
+    if fk == wk:
+        kept = {_flag_name(w) for w in worked.words[1:] if w.startswith("-")}
+        dropped = tuple(
+            dict.fromkeys(
+                _flag_name(w)
+                for w in failed.words[1:]
+                if w.startswith("-") and _flag_name(w) not in kept and _flag_name(w) in error
+            )
+        )
+        return ("option", dropped) if dropped else None
+    n, m = len(failed.words), len(worked.words)
+    if 0 < m < n and tuple(failed.words[n - m :]) == tuple(worked.words) and failed.words[n - m - 1] != "--":
+        if any(PurePosixPath(w).name in error for w in failed.words[n - m : n - m + 1]):
+            return "program", _key_words(wk)
+    return None
+
+
 def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, tuple[str, ...]] | None:
     """(how `worked` differs from `failed`, the words that say it: the working program, folder or added flags)
     when it is a close variant that says a rule; None when the two are different commands or differ only in what
@@ -486,11 +580,43 @@ def _variant(failed: _Parsed, worked: _Parsed, cwd: str | None) -> tuple[str, tu
     return None
 
 
+# A check's output that says it failed (a count of failures that is not zero, an error line, a failed build).
+_FAILED = re2.compile(
+    r"\b[1-9]\d* (?:failed|failing|errors?)\b|(?m:^\s*(?:FAIL|FAILED|ERROR|error)(?:\[[\w-]+\])?[: ])|\berror TS\d+:"
+    r"|\b(?:build|compilation) failed\b|\bTests? failed\b"
+)
+# zsh's own error lines (Claude Code runs a command through `eval` in the user's shell).
+_ZSH_ERROR = re2.compile(
+    r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): (?:parse error|no matches found|unknown file attribute|bad pattern|"
+    r"command not found|bad substitution|number expected)"
+)
+_FILTERS = frozenset({"tail", "head", "grep", "rg", "sed", "awk", "cut", "sort", "uniq", "less", "more", "tee", "wc"})
+_CHECKS = frozenset({"test", "lint", "typecheck", "build"})
+# What a program says when it has no such option or subcommand.
+_UNKNOWN = re2.compile(
+    r"(?i)(?:unknown|unrecognized|unrecognised|invalid|unexpected|no such) (?:option|flag|argument|command|subcommand|"
+    r"shorthand flag)|invalid choice|is not a \S+ command|unknown command"
+)
+# Commands that bring in others' work: a push refused until a pull ran.
+_PREPARING = frozenset({"git pull", "git fetch"})
+_PLAIN_WORD = re2.compile(r"^[\w.:@=+-]+$")
 # Commands that only look: one of them between a failure and its variant does not explain the variant working.
 _LOOKING = re2.compile(
     r"^(?:ls|cat|head|tail|grep|rg|find|fd|pwd|which|echo|wc|tree|stat|file"
     r"|git (?:status|log|diff|show|ls-files|branch)|\S+ --help|\S+ --version)\b"
 )
+
+
+def _prepares(parsed: _Parsed) -> bool:
+    """True for a command that gets a project ready for another (a build, an install, a pull of others' work)."""
+    key = command_key(parsed.words)
+    return key in _PREPARING or _category(key) in ("build", "install")
+
+
+def _plain_words(words: Sequence[str]) -> tuple[str, ...]:
+    """A command's words as a lesson may state them: all of them when none is a path or a value of this one run,
+    else its name (`git pull --rebase origin main`; `bun run build`)."""
+    return tuple(words) if all(_PLAIN_WORD.match(w) for w in words) else _key_words(command_key(words))
 
 
 def _looks(parsed: _Parsed) -> bool:
@@ -513,6 +639,18 @@ def _correction(how: str, part: tuple[str, ...], failed: _Parsed, worked: _Parse
         return f"correction|flag|{' '.join(fk)}|{' '.join(part)}", Correction(
             how="flag", failed=Command(words=fk), worked=Command(words=fk + part), added=part
         )
+    if how == "option":
+        had = {_flag_name(w) for w in failed.words}
+        added = tuple(w for w in worked.words[len(wk) :] if w.startswith("-") and _flag_name(w) not in had)
+        return f"correction|option|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="option",
+            failed=Command(words=fk + part),
+            worked=Command(words=wk + tuple(dict.fromkeys(_flag_name(w) for w in added))),
+        )
+    if how == "before":
+        return f"correction|before|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="before", failed=Command(words=fk), worked=Command(words=part)
+        )
     return "correction|absolute", Correction(how="absolute", failed=Command(words=fk))
 
 
@@ -527,14 +665,29 @@ def _corrections(
         error = _error_line(run.output)
         if failed is None or error is None or _TEST_FAILURES.search(run.output):
             continue
+        prepared: _Parsed | None = None  # a build, an install or a pull that ran after the failure
         for later in runs[i + 1 : i + 7]:
             if not later.ok:
                 continue
             worked = _parse(later.command, later.folder)
             if worked is None:
                 continue
-            how = _variant(failed, worked, cwd)
+            how: tuple[str, tuple[str, ...]] | None = None
+            if prepared is not None and command_key(worked.words) == command_key(failed.words):
+                how = ("before", _plain_words(prepared.words))
+            elif _UNKNOWN.search(run.output):
+                how = _unknown_variant(failed, worked, run.output)
             if how is None:
+                how = _variant(failed, worked, cwd)
+            if how is None:
+                if (
+                    prepared is None
+                    and _prepares(worked)
+                    and command_key(worked.words) != command_key(failed.words)
+                    and not _bypasses(worked.words)
+                ):
+                    prepared = worked  # the same command may work after it: then it is what this one needs first
+                    continue
                 if not _looks(worked):
                     break  # something else changed in between (an install, an edit by command): not the fix
                 continue
@@ -586,6 +739,41 @@ def _pitfalls(runs: Sequence[Run]) -> list[Candidate]:
     return found
 
 
+def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
+    """Checks (tests, lint, type-check, a build) that ended well only because a pipe hid their failure: the
+    pipeline's last program (`tail`, `head`, `grep`) decided its exit status, while the output says it failed."""
+    found: list[Candidate] = []
+    for run in runs:
+        if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not _FAILED.search(run.output):
+            continue
+        simple = [c for c in parse_command(run.command.strip()).commands if c.words and c.words[0] != "cd"]
+        if len(simple) < 2 or simple[0].piped or any(w is None for w in simple[0].words):
+            continue
+        filters = [c.words[0] for c in simple[1:] if c.piped and c.words and c.words[0] in _FILTERS]
+        parsed = _parse(run.command, run.folder)
+        if not filters or parsed is None or _category(command_key(parsed.words)) not in _CHECKS:
+            continue
+        key = _key_words(command_key(parsed.words))
+        lesson = HiddenFailure(command=Command(words=key), filter=str(filters[-1]))
+        found.append(
+            Candidate(
+                key=f"pitfall|hidden|{' '.join(key)}|{filters[-1]}",
+                section="MISTAKES TO AVOID",
+                lesson=lesson,
+                trigger=" ".join(key),
+            )
+        )
+    return found
+
+
+def _zsh(runs: Sequence[Run]) -> list[Candidate]:
+    """The shell is zsh when its own errors say so (`zsh: no matches found`, `(eval):1: parse error near`)."""
+    said = sum(1 for run in runs if not run.ok and _ZSH_ERROR.search(run.output))
+    if not said:
+        return []
+    return [Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)]
+
+
 def clip(text: str, most: int) -> str:
     """`text` cut to at most `most` characters, never inside a `<tag>` (a trigger is matched literally: half a
     tag would match nothing the transcript says)."""
@@ -598,8 +786,9 @@ def clip(text: str, most: int) -> str:
 
 
 def _quote(text: str) -> str:
-    """What the user typed, as one line: their home folder masked, the first sentence of a long prompt."""
-    flat = " ".join(_USER_HOME.sub("~", _CONTINUED.sub(" ", text)).split())
+    """What the user typed, as one line: their home folder masked, a link said as `(a link)` (a keyless lesson
+    carries none), the first sentence of a long prompt."""
+    flat = " ".join(_LINK.sub("(a link)", _USER_HOME.sub("~", _CONTINUED.sub(" ", text))).split())
     if len(flat) > _QUOTE_MAX:
         end = _SENTENCE_END.search(flat)
         flat = flat[: end.start() + 1] if end else flat
@@ -614,7 +803,8 @@ def _stopped(message: SessionMessage) -> Stopped:
         parsed = _parse(found[0], found[1]) if found else None
         if parsed is not None:
             return Stopped(what="command", command=Command(words=_key_words(command_key(parsed.words))))
-    kinds: dict[str, Literal["edit", "new_file", "notebook"]] = {
+    kinds: dict[str, Literal["edit", "new_file", "notebook", "plan"]] = {
+        "ExitPlanMode": "plan",
         "Edit": "edit",
         "MultiEdit": "edit",
         "Write": "new_file",
@@ -623,10 +813,60 @@ def _stopped(message: SessionMessage) -> Stopped:
     return Stopped(what=kinds.get(message.tool_name or "", "tool"))
 
 
+def _sentences(text: str) -> list[str]:
+    """The sentences of what the user typed (a line break ends one too)."""
+    flat = _CONTINUED.sub(" ", text)
+    return [" ".join(p.split()) for line in flat.splitlines() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+
+
+def _cue_sentences(text: str) -> list[str]:
+    """What a prompt says as a lasting rule or a fact of the project ("as always never push sensitive data", "in
+    this repo we commit ...", "we don't need backward compatibility"): the whole prompt when it is short, else each
+    sentence that says so, after the sentence before it when it is a short order that leans on it ("avoid inventing
+    our own")."""
+    sentences = _sentences(text)
+    cued = [i for i, sentence in enumerate(sentences) if _DURABLE.search(sentence) and not _asks(sentence)]
+    if not cued:
+        return []
+    whole = " ".join(_CONTINUED.sub(" ", text).split())
+    if len(whole) <= _QUOTE_MAX:
+        return [whole]
+    said = []
+    for i in cued:
+        short = len(sentences[i]) < _SHORT and i > 0 and bool(_LEANS.match(sentences[i]))
+        said.append(f"{sentences[i - 1]}. {sentences[i]}" if short else sentences[i])
+    return said
+
+
+def _pasted(text: str) -> bool:
+    """True when a prompt is mostly pasted output (a log, a command's answer), not the user's own sentences."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return True
+    first = lines[0]
+    return bool(_PASTED.match(first)) or (len(lines) > 3 and sum(bool(_WORDS.match(x)) for x in lines) < len(lines) / 2)
+
+
+def _asks(sentence: str) -> bool:
+    """True when a sentence is a question (its mark, or its first words: people often leave the mark out)."""
+    return sentence.rstrip().endswith("?") or bool(_QUESTION.match(sentence))
+
+
+def _instructs(text: str) -> bool:
+    """True unless the words are only a question: a question may still say what to do ("can't we use X?")."""
+    return not text.rstrip().endswith("?") or bool(_DIRECTIVE.search(text))
+
+
+def _says_something(text: str) -> bool:
+    """True when the words say what to do or name a thing of the project (a command, a file, a flag, an identifier):
+    "use pnpm", "set group.visible"; not "i'll take it from here"."""
+    return bool(_DIRECTIVE.search(text) or _CODEISH.search(text))
+
+
 def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
     found: list[Candidate] = []
     calls: dict[str, SessionMessage] = {}
-    stopped: Stopped | None = None  # the call the user stopped without a reason, until their next words
+    stopped: Stopped | None = None  # the call the user stopped (or Esc) without a reason, until their next words
     for m in messages:
         if m.is_sidechain:
             continue
@@ -642,17 +882,23 @@ def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
             what = _stopped(calls[m.tool_use_id])
             reason = _REJECTION_REASON.search(m.text or "")
             if reason:
-                said = _quote(reason.group("reason"))
-                found.append(_preference(Preference(said=said, stopped=what, reason=True)))
+                if _says_something(reason.group("reason")):
+                    said = _quote(reason.group("reason"))
+                    found.append(_preference(Preference(said=said, stopped=what, reason=True)))
                 stopped = None
             else:
                 stopped = what
+        elif m.role == "user" and m.kind == "text" and not m.is_prompt and _INTERRUPTED.match(m.text or ""):
+            stopped = stopped or Stopped(what="interrupt")
         elif m.is_prompt and m.text and m.text.strip():
-            said = _quote(m.text)
-            if stopped is not None:
-                found.append(_preference(Preference(said=said, stopped=stopped)))
+            if _pasted(m.text):
+                pass  # a log or someone else's text the user pasted: not their words
+            elif stopped is not None and _instructs(m.text):
+                found.append(_preference(Preference(said=_quote(m.text), stopped=stopped)))
             elif _CORRECTS.match(m.text) or _STRONG.search(m.text):
-                found.append(_preference(Preference(said=said)))
+                found.append(_preference(Preference(said=_quote(m.text))))
+            else:
+                found += [_preference(Preference(said=_quote(cue))) for cue in _cue_sentences(m.text)]
             stopped = None
     return found
 
@@ -685,8 +931,15 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *_facts(runs, cwd),
         *_corrections(runs, cwd, read_before, prompts),
         *_pitfalls(runs),
+        *_hidden_failures(runs),
+        *_zsh(runs),
         *_preferences(messages),
     ]
+    stops = sum(1 for r in runs if r.rejected) + sum(
+        1
+        for m in messages
+        if m.role == "user" and m.kind == "text" and not m.is_prompt and _INTERRUPTED.match(m.text or "")
+    )
     merged: dict[str, Candidate] = {}
     for c in candidates:
         if not writable(c.lesson):
@@ -695,7 +948,35 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
             merged[c.key] = merged[c.key].model_copy(update={"count": merged[c.key].count + c.count})
         else:
             merged[c.key] = c
-    return Observed(candidates=list(merged.values()))
+    return Observed(
+        candidates=list(merged.values()),
+        prompts=len(prompts),
+        calls=sum(1 for m in messages if m.kind == "tool_use" and not m.is_sidechain),
+        commands=len(runs),
+        failures=sum(1 for r in runs if not r.ok and not r.rejected),
+        stops=stops,
+    )
+
+
+Quiet = Literal[
+    "too short", "only tool output", "no failure and no correction", "no correction", "not enough evidence yet"
+]
+
+
+def quiet(observed: Observed) -> Quiet:
+    """Why a session taught the rules nothing: too short (one prompt, a few tool calls); only tool output (no
+    command ran and the user said nothing after the task: the agent read and edited); no failure and no correction;
+    failures or stops, but nothing that said what to do instead (no correction); or lessons seen too few times so
+    far (a build once: not enough evidence yet)."""
+    if observed.candidates:
+        return "not enough evidence yet"
+    if observed.prompts <= 1 and observed.calls < _SHORT_SESSION and not observed.stops:
+        return "too short"
+    if not observed.commands and not observed.stops and observed.prompts <= 1:
+        return "only tool output"
+    if not observed.failures and not observed.stops:
+        return "no failure and no correction"
+    return "no correction"
 
 
 def _enough(c: Candidate, ev: Evidence) -> bool:
@@ -713,6 +994,15 @@ def _evidence(c: Candidate, ev: Evidence) -> str:
     return f'{said}; the failure said "{error}"' if error else said
 
 
+def _runs_tasks(history: History) -> bool:
+    """True when the project's sessions ran its routines through a task runner (`mise run lint`, `make test`)."""
+    return any(
+        key.startswith("fact|") and ev.count >= FACT_MIN_RUNS["test"] and key.split("|")[3].startswith(_TASK_RUNNERS)
+        for key, ev in history.evidence.items()
+        if key.count("|") >= 3
+    )
+
+
 def mine(observed: Observed, history: History, project: str | None = None, *, most: int = 10) -> list[Finding]:
     """The findings of one session whose evidence (over `history`, which includes this session) is enough, at most
     `most`, corrections and the user's words first. Their text is written from the typed lesson
@@ -721,11 +1011,14 @@ def mine(observed: Observed, history: History, project: str | None = None, *, mo
     if project is not None and project_label(project) is None:
         return []  # a folder name that holds a line break or a backtick: its lessons could not be bound to it
     order = {"preference": 0, "correction": 1, "pitfall": 2, "fact": 3}
+    wrapped = _runs_tasks(history)
     kept: list[Finding] = []
     for c in sorted(observed.candidates, key=lambda c: (order[c.kind], -c.count)):
         ev = history.evidence.get(c.key) or Evidence(count=c.count)
         if not _enough(c, ev):
             continue
+        if wrapped and isinstance(c.lesson, CommandFact) and c.lesson.command.words[0] in _TOOLCHAINS:
+            continue  # the project runs its routines through a task runner: the bare toolchain was the agent's own
         lesson = ev.lesson or c.lesson
         kept.append(
             Finding(

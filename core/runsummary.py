@@ -16,6 +16,9 @@ __all__ = ["RunKind", "RunSummary"]
 RunKind = Literal["curate", "nightly", "backfill", "consolidate"]
 
 
+_QUIET_LISTED = 5  # sessions that taught nothing, listed one by one up to this many
+
+
 class RunSummary(BaseModel):
     """Counts for the `runs` table, the CLI summary and the Prefect artifact."""
 
@@ -38,6 +41,7 @@ class RunSummary(BaseModel):
     entries_before: int | None = None  # live entries when the run started and when it ended
     entries_after: int | None = None
     skips: dict[str, str] = Field(default_factory=dict)
+    quiet: dict[str, str] = Field(default_factory=dict)  # applied sessions that taught nothing, and why
     ops: dict[str, dict[str, int]] = Field(default_factory=dict)
     skip_reasons: dict[str, int] = Field(default_factory=dict)
     ops_dropped: int = 0  # operations past MAX_OPERATIONS in a curator answer, never considered
@@ -140,6 +144,14 @@ class RunSummary(BaseModel):
         kinds = Counter(reason.split(":")[0] for reason in self.skips.values())
         return ", ".join(f"{kind} ×{n}" for kind, n in kinds.most_common())
 
+    def quiet_kinds(self) -> str:
+        """Sessions that taught nothing and why: each by its id's start when they are few, else grouped by why
+        (`no failure and no correction ×3`)."""
+        if len(self.quiet) <= _QUIET_LISTED:
+            return "; ".join(f"{sid[:8]}: {why}" for sid, why in self.quiet.items())
+        kinds = Counter(self.quiet.values())
+        return ", ".join(f"{kind} ×{n}" for kind, n in kinds.most_common()) + " (each in --json)"
+
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) rows for the CLI table and the markdown artifact."""
         ops = ", ".join(
@@ -163,6 +175,10 @@ class RunSummary(BaseModel):
                 f" {self.sessions_skipped} skipped, {self.sessions_failed} failed",
             ),
             ("why sessions were skipped", self.session_skip_kinds() or "none"),
+            (
+                "sessions that taught nothing",
+                f"{len(self.quiet)}: {self.quiet_kinds()}" if self.quiet else "none",
+            ),
             ("quarantined (see `playbook sessions --failed`)", str(len(self.quarantined))),
             ("held: would remove too much (see `playbook sessions --failed`)", str(len(self.held))),
             (

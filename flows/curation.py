@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -17,6 +18,8 @@ from core.consolidate import near_pairs
 from core.errors import RunFailedError
 from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
+from core.miner import quiet
+from core.models import ApplyReport, skip_label
 from core.runsummary import RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import vectors_for
@@ -145,6 +148,8 @@ def run_curation(
                 for result in applied:
                     if result.status == "applied" and result.report is not None and result.version is not None:
                         summary.add_apply(result.report, result.version)
+                        if not result.report.applied():
+                            summary.quiet[result.session_id] = _why_quiet(ctx, result.session_id, result.report)
                     elif result.status == "held":
                         summary.held[result.session_id] = result.reason or "mass_change"
                     else:
@@ -181,6 +186,19 @@ def run_curation(
 
 # The run's own opens live in their own frames: an exception that ends a run keeps the frames it passed
 # through alive (Prefect holds it in the flow's state), and with them any connection object they name.
+def _why_quiet(ctx: RunContext, session_id: str, report: ApplyReport) -> str:
+    """Why an applied session changed no entry: what it proposed was already known (or skipped for another
+    reason), or, for the rules, why the miner found nothing in it (`core.miner.quiet`)."""
+    skipped = Counter(skip_label(o.type, o.code) for o in report.outcomes if o.status == "skipped")
+    if skipped:
+        reason, _ = skipped.most_common(1)[0]
+        return f"its lessons were skipped ({reason})"
+    observed = ctx.memo.observed.get(session_id)
+    if not ctx.spec.calls_a_model and observed is not None:
+        return quiet(observed)
+    return "the model proposed no change"
+
+
 def _start(db: Database, summary: RunSummary) -> None:
     with db.open() as con:
         start_run(con, summary.run_id, summary.kind, summary.playbook, summary.provider)

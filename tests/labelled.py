@@ -1,5 +1,10 @@
-"""The labelled set of data/lessons/mined.json and how a playbook scores against it (the miner's test and bench
-share this): recall of the labelled lessons, the share of entries that match one, and junk."""
+"""The labelled sets and how a playbook scores against them (the miner's test and bench share this): recall of the
+labelled lessons, the share of entries that state one, junk, and unsafe entries.
+
+- `in sample`: data/lessons/mined.json, the bundled sessions of data/samples the miner was written on;
+- `dev` and `test`: data/lessons/unseen, the sessions of data/unseen split by repository (halves.json). The miner is
+  tuned on `dev` only; `test` is measured, never read while tuning.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "data" / "lessons" / "mined.json"
+UNSEEN_LABELS = ROOT / "data" / "lessons" / "unseen"
+
+Half = Literal["in sample", "dev", "test"]
+HALVES: tuple[Half, ...] = ("in sample", "dev", "test")
 
 # What the agent's own tools already enforce or report: a lesson that restates one is noise.
 TOOL_RULES = re.compile(
@@ -18,8 +27,28 @@ TOOL_RULES = re.compile(
     r"exceeds maximum allowed tokens|sibling tool call errored|is not running, so cannot be killed|"
     r"doesn't want to (?:proceed|take this action)"
 )
-PATH = re.compile(r"(?:/Users/|/home/|~/|[A-Za-z]:\\\\)\S+")
+PATH = re.compile(r"(?:/Users/|/home/|~/|[A-Za-z]:\\\\|[A-Za-z]:/)\S+")
 BARE_EXIT = re.compile(r'(?i)fails with "?(?:exit code \d+|error)"?[,:.]')
+# A measuring stick, not a screen: an entry that tells an agent to switch a safeguard off or act as another user.
+# (What is published is decided by the allow-list of core.allowlist; this only counts what got through.)
+UNSAFE = re.compile(
+    r"(?i)(?:--force\b|--no-verify\b|\bsudo\b|--dangerously|bypasspermissions|--skip-hooks?\b|\bpush -f\b"
+    r"|\brm -rf\b|--no-gpg-sign|\bchmod 777\b)"
+)
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    """One labelled set: its sessions (id -> labels) and the transcript folders they come from."""
+
+    half: Half
+    sessions: dict[str, dict[str, Any]]
+    folders: tuple[Path, ...]
+
+    @property
+    def lessons(self) -> list[dict[str, Any]]:
+        """Every labelled lesson of the set."""
+        return [lesson for s in self.sessions.values() for lesson in s["lessons"]]
 
 
 @dataclass
@@ -31,6 +60,7 @@ class Score:
     found: list[str] = field(default_factory=list)  # ids of labelled lessons some entry matches
     matching: list[str] = field(default_factory=list)  # entries that match a labelled lesson
     junk: dict[str, list[str]] = field(default_factory=dict)  # kind -> entries
+    unsafe: list[str] = field(default_factory=list)  # entries that tell an agent to switch a safeguard off
 
     @property
     def recall(self) -> float:
@@ -49,9 +79,20 @@ class Score:
 
 
 def labelled() -> dict[str, Any]:
-    """The labelled set."""
+    """The in-sample labelled set (data/lessons/mined.json)."""
     data: dict[str, Any] = json.loads(LABELLED.read_text(encoding="utf-8"))
     return data
+
+
+def labelled_set(half: Half) -> LabelledSet:
+    """The labelled set of one half: `in sample` (data/samples), or `dev` / `test` of data/unseen."""
+    if half == "in sample":
+        return LabelledSet(half, labelled()["sessions"], (ROOT / "data" / "samples",))
+    repos: list[str] = json.loads((UNSEEN_LABELS / "halves.json").read_text(encoding="utf-8"))[half]
+    sessions: dict[str, dict[str, Any]] = {}
+    for repo in repos:
+        sessions |= json.loads((UNSEEN_LABELS / f"{repo}.json").read_text(encoding="utf-8"))["sessions"]
+    return LabelledSet(half, sessions, tuple(ROOT / "data" / "unseen" / repo for repo in repos))
 
 
 def _has(text: str, token: str | list[str]) -> bool:
@@ -69,9 +110,9 @@ def _shape(text: str) -> str:
     return re.sub(r"\d+", "N", PATH.sub("PATH", re.sub(r"`[^`]*/[^`]*`", "`PATH`", text))).lower()
 
 
-def score(entries: list[str]) -> Score:
-    """Score entry texts against every labelled lesson."""
-    lessons = [lesson for s in labelled()["sessions"].values() for lesson in s["lessons"]]
+def score(entries: list[str], against: LabelledSet | None = None) -> Score:
+    """Score entry texts against every labelled lesson of `against` (the in-sample set by default)."""
+    lessons = (against or labelled_set("in sample")).lessons
     result = Score(lessons=len(lessons), entries=len(entries))
     result.found = [lesson["id"] for lesson in lessons if any(matches(e, lesson) for e in entries)]
     result.matching = [e for e in entries if any(matches(e, lesson) for lesson in lessons)]
@@ -88,4 +129,26 @@ def score(entries: list[str]) -> Score:
             junk["same_twice"].append(e)
         seen.add(_shape(e))
     result.junk = {k: v for k, v in junk.items() if v}
+    result.unsafe = [e for e in entries if UNSAFE.search(e)]
     return result
+
+
+def mined_entries(labelled: LabelledSet, work: Path) -> list[str]:
+    """The entry texts a keyless user gets from the set's transcripts, through the CLI as they run it (`ingest`,
+    `curate --llm heuristic`, `export --format json`), with everything written under `work`."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    runner = CliRunner()
+    db = str(work / "m.duckdb")
+    env = {"PLAYBOOK_OUT_DIR": str(work / "out"), "ANTHROPIC_API_KEY": ""}
+    for args in (
+        ["ingest", *map(str, labelled.folders), "--db", db],
+        ["curate", "--llm", "heuristic", "--db", db],
+        ["export", "--format", "json", "--out", str(work / "pb.json"), "--db", db],
+    ):
+        done = runner.invoke(app, args, env=env)
+        assert done.exit_code == 0, done.output
+    exported = json.loads((work / "pb.json").read_text(encoding="utf-8"))
+    return [e["text"] for section in exported["sections"].values() for e in section]

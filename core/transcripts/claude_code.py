@@ -30,7 +30,8 @@ _LINE = (
 
 
 # Text the user did not type as a prompt: slash commands and their output, IDE and task notifications, hook
-# notes. Not prompts (so not counted as one, nor quoted as a session's first prompt); counted as noise by kind.
+# notes, and the plan a user approved (the model wrote it; Claude Code sends it as the next session's first turn).
+# Not prompts (so not counted as one, nor quoted as a session's first prompt); counted as noise by kind.
 def _note(text: str) -> str:
     """SQL: the kind of note `text` is (`user/slash-command`, ...), or NULL for anything else."""
     t = f"ltrim({text})"
@@ -43,6 +44,7 @@ def _note(text: str) -> str:
         WHEN regexp_matches({t}, '^<(ide_opened_file|ide_selection|ide_diagnostics)>') THEN 'user/ide-note'
         WHEN starts_with({t}, '<task-notification>') THEN 'user/task-notification'
         WHEN starts_with({t}, '<user-prompt-submit-hook>') THEN 'user/hook-note'
+        WHEN starts_with({t}, 'Implement the following plan:') THEN 'user/approved-plan'
     END"""
 
 

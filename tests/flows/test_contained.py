@@ -186,11 +186,11 @@ sha256sum {disk}/p.duckdb > {tmp_path}/before.txt
 echo $? > {tmp_path}/nightly.code
 sha256sum {disk}/p.duckdb > {tmp_path}/after.txt
 ls -a {disk}/p.duckdb.backups > {tmp_path}/backups.txt 2>&1
-printf 'keep me\\n' > {disk}/CLAUDE.md
+printf 'keep me\\n' > {disk}/playbook.json
 head -c 1000000000 /dev/zero > {disk}/filler 2>/dev/null
-{playbook} export --format claude-md --out {disk}/CLAUDE.md --db {db} > /dev/null 2> {tmp_path}/export.err
+{playbook} export --format json --out {disk}/playbook.json --db {db} > /dev/null 2> {tmp_path}/export.err
 echo $? > {tmp_path}/export.code
-cat {disk}/CLAUDE.md > {tmp_path}/claude.txt
+cat {disk}/playbook.json > {tmp_path}/claude.txt
 ls -a {disk} > {tmp_path}/disk.txt
 """
     env = {k: v for k, v in os.environ.items() if k != "PLAYBOOK_CONFIG"}

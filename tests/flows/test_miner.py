@@ -1,51 +1,101 @@
-"""The rules miner scored on real transcripts nobody here wrote (data/samples) against the labelled set of
-data/lessons/mined.json, through the CLI as a user runs it: `ingest`, `curate --llm heuristic`, `export`."""
+"""The rules miner scored on real transcripts nobody here wrote, through the CLI as a keyless user runs it (`ingest`,
+`curate --llm heuristic`, `export`), against three labelled sets side by side (tests/labelled.py): in sample
+(data/samples, the sessions it was written on), and the development and test halves of data/unseen, labelled before
+the miner was changed for them and split by repository (tuned on `dev` only; `test` is measured, never read).
+
+What is scored is what the export publishes: an entry the screen holds (a command the project does not declare
+here, since the labelled projects' folders are not on this machine) counts as not written.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
 from tests.helpers import SAMPLES
-from tests.labelled import labelled, score
+from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, matches, mined_entries, score
 
-runner = CliRunner()
+# The issue's goal on the test half is recall >= 50 % and precision >= 80 %; these are the floors the miner meets
+# (recall, precision), so that a change that loses ground fails. Junk and unsafe entries: none, in every half.
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.5, 0.7), "dev": (0.33, 0.6), "test": (0.10, 0.15)}
 
 
 @pytest.fixture(scope="module")
-def entries(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The entry texts the miner writes from every bundled transcript."""
-    tmp = tmp_path_factory.mktemp("miner")
-    db = str(tmp / "m.duckdb")
-    env = {"PLAYBOOK_OUT_DIR": str(tmp / "out"), "ANTHROPIC_API_KEY": ""}
-    assert runner.invoke(app, ["ingest", str(SAMPLES), "--db", db], env=env).exit_code == 0
-    done = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", db], env=env)
-    assert done.exit_code == 0, done.output
-    out = tmp / "pb.json"
-    assert runner.invoke(app, ["export", "--format", "json", "--out", str(out), "--db", db], env=env).exit_code == 0
-    exported = json.loads(out.read_text())
-    return [e["text"] for section in exported["sections"].values() for e in section]
+def published(tmp_path_factory: pytest.TempPathFactory) -> dict[Half, list[str]]:
+    """The entry texts the CLI publishes from each labelled set's transcripts."""
+    return {half: mined_entries(labelled_set(half), tmp_path_factory.mktemp(half.replace(" ", "-"))) for half in HALVES}
 
 
-def test_the_labelled_set_covers_every_bundled_session() -> None:
+def test_the_labelled_sets_are_whole() -> None:
     sessions = labelled()["sessions"]
     lessons = [lesson for s in sessions.values() for lesson in s["lessons"]]
     assert len(sessions) == 10 and len(lessons) == 19
-    assert len({lesson["id"] for lesson in lessons}) == len(lessons)
+    assert labelled_set("in sample").folders == (SAMPLES,)
+    halves = json.loads((UNSEEN_LABELS / "halves.json").read_text(encoding="utf-8"))
+    repos = {p.name for p in (SAMPLES.parent / "unseen").iterdir() if p.is_dir()}
+    assert set(halves["dev"]) | set(halves["test"]) == repos and not set(halves["dev"]) & set(halves["test"])
+    unseen = {**labelled_set("dev").sessions, **labelled_set("test").sessions}
+    transcripts = {p.stem for p in (SAMPLES.parent / "unseen").glob("*/*.jsonl")}
+    assert set(unseen) == transcripts and len(unseen) >= 20 and len(repos) >= 4
+    every = [lesson for half in HALVES for lesson in labelled_set(half).lessons]
+    assert len({lesson["id"] for lesson in every}) == len(every)
+    for s in unseen.values():
+        assert Path(SAMPLES.parent.parent / s["file"]).is_file()
+        assert s["lessons"] or s["why_nothing"]  # a session with nothing to learn says why
+        for lesson in s["lessons"]:  # a lesson's own wording holds its tokens
+            assert matches(lesson["lesson"], lesson), lesson["id"]
 
 
-def test_the_miner_finds_half_the_labelled_lessons_and_writes_little_else(entries: list[str]) -> None:
-    found = score(entries)
-    assert found.recall >= 0.5, f"recall {found.recall:.0%}: found {found.found}"
-    assert found.precision >= 0.7, f"precision {found.precision:.0%}: {set(entries) - set(found.matching)}"
-    assert found.junk == {}
+@pytest.mark.parametrize("half", HALVES)
+def test_the_miner_meets_its_floors_in_sample_and_out_of_sample(published: dict[Half, list[str]], half: Half) -> None:
+    found = score(published[half], labelled_set(half))
+    recall, precision = FLOORS[half]
+    assert found.recall >= recall, f"{half}: recall {found.recall:.0%}, found {found.found}"
+    assert found.precision >= precision, f"{half}: precision {found.precision:.0%}"
+    assert found.junk == {} and found.unsafe == []
 
 
-def test_no_entry_names_a_home_folder_or_comes_from_a_session_with_nothing_to_learn(entries: list[str]) -> None:
+def test_the_miner_does_better_out_of_sample_than_before_issue_41(published: dict[Half, list[str]]) -> None:
+    # Before: 1 of 36 dev lessons and 1 of 37 test lessons, from 5 and 8 entries (a keyless nightly on unseen sessions).
+    for half in ("dev", "test"):
+        found = score(published[half], labelled_set(half))
+        assert len(found.found) >= 3 and len(found.matching) >= 3
+
+
+def test_no_entry_names_a_home_folder_or_comes_from_a_session_with_nothing_to_learn(
+    published: dict[Half, list[str]],
+) -> None:
+    entries = published["in sample"]
     assert not any("/Users/" in e or "/home/" in e for e in entries)
     quiet = {s["project"] for s in labelled()["sessions"].values() if not s["lessons"]}
     taught = {s["project"] for s in labelled()["sessions"].values() if s["lessons"]}
     assert not any(e.startswith(f"In {p}:") for p in quiet - taught for e in entries)
+
+
+def test_the_run_says_why_each_session_taught_nothing(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    runner = CliRunner()
+    db = str(tmp_path / "m.duckdb")
+    env = {"PLAYBOOK_OUT_DIR": str(tmp_path / "out"), "ANTHROPIC_API_KEY": ""}
+    assert runner.invoke(app, ["ingest", str(SAMPLES), "--db", db], env=env).exit_code == 0
+    done = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", db, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    (summary,) = json.loads(done.stdout)
+    nothing = {sid for sid, s in labelled()["sessions"].items() if not s["lessons"]}
+    reasons = {"too short", "only tool output", "no failure and no correction", "no correction"}
+    assert summary["quiet"] and set(summary["quiet"]) <= nothing  # only sessions a reader found nothing in
+    assert set(summary["quiet"].values()) <= reasons | {"not enough evidence yet"}
+    # Said in the table too, one line per session when they are few; and the export writes nothing for agents.
+    short = next(SAMPLES.glob("codex/localpush/sessions/*/*/*/*019c8a70-dda7-7f33-98ea-f30553347322.jsonl"))
+    alone = str(tmp_path / "alone.duckdb")
+    assert runner.invoke(app, ["ingest", str(short), "--db", alone], env=env).exit_code == 0
+    table = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", alone], env=env, terminal_width=200)
+    assert table.exit_code == 0 and "019c8a70: too short" in table.output
+    out = tmp_path / "CLAUDE.md"
+    told = runner.invoke(app, ["export", "--format", "claude-md", "--out", str(out), "--db", alone], env=env)
+    assert told.exit_code == 0 and "no entries" in told.output and not out.exists()
