@@ -666,6 +666,7 @@ def _corrections(
         if failed is None or error is None or _TEST_FAILURES.search(run.output):
             continue
         prepared: _Parsed | None = None  # a build, an install or a pull that ran after the failure
+        prepared_at = -1
         for later in runs[i + 1 : i + 7]:
             if not later.ok:
                 continue
@@ -687,6 +688,7 @@ def _corrections(
                     and not _bypasses(worked.words)
                 ):
                     prepared = worked  # the same command may work after it: then it is what this one needs first
+                    prepared_at = later.index
                     continue
                 if not _looks(worked):
                     break  # something else changed in between (an install, an edit by command): not the fix
@@ -700,7 +702,11 @@ def _corrections(
                     section="MISTAKES TO AVOID",
                     lesson=lesson,
                     trigger=clip(error, 80),
-                    taint=_taint(" ".join(worked.words), read_before.get(later.index, []), prompts),
+                    taint=(
+                        _taint(" ".join(prepared.words), read_before.get(prepared_at, []), prompts)
+                        if how[0] == "before" and prepared is not None
+                        else _taint(" ".join(worked.words), read_before.get(later.index, []), prompts)
+                    ),
                     error=error,
                 )
             )

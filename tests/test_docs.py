@@ -69,6 +69,7 @@ def test_no_text_cites_what_a_reader_here_cannot_open() -> None:
                 assert not cited.search(line), f"{path.relative_to(ROOT)}:{number} cites: {line.strip()}"
 
 
+@pytest.mark.slow
 def test_readme_layout_is_the_tree() -> None:
     """The README's Layout is what docs/layout.py generates from the modules now (run it with --write)."""
     import runpy

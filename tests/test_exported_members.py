@@ -45,6 +45,7 @@ def test_package_all_is_complete_and_sorted(package: str) -> None:
     assert exported == public, f"{package}.__all__ does not list exactly its public names"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _modules())
 def test_module_all_names_exist(name: str) -> None:
     if name.endswith(".pipeline") or name.endswith(".deployments") or name.endswith("._runtime"):

@@ -60,6 +60,7 @@ def sessions_read_back(con: duckdb.DuckDBPyConnection) -> int:
     return len(ids)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(records=st.lists(RECORD, min_size=1, max_size=4))
 def test_any_appended_records_leave_the_session_readable(records: list[dict[str, Any]], tmp_path: Path) -> None:

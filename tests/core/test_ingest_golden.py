@@ -63,6 +63,7 @@ def dump(root: Path, batch_bytes: int | None = None) -> dict[str, dict[str, obje
         return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_bytes", [None, 200_000], ids=["one batch", "many batches"])
 def test_ingest_stores_what_it_stored_before(tmp_path: Path, batch_bytes: int | None) -> None:
     """In one batch, or in many (each normalised on a second connection while the one before is committed)."""

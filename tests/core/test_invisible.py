@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 import regex
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from core.invisible import UNSEEN, normalise, visible
 
 
+@pytest.mark.slow
 def test_the_ranges_are_unicodes_default_ignorable_control_and_format_characters() -> None:
     """Every Default_Ignorable_Code_Point and every Cc, Cf, Zl and Zp code point but tab and newline is matched, and
     nothing else, by the `regex` module's own Unicode tables (a newer Unicode than this Python's `unicodedata`)."""

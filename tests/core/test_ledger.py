@@ -111,6 +111,7 @@ LEDGER_STEPS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(30))
 @given(steps=LEDGER_STEPS)
 def test_pending_is_exactly_the_sessions_without_a_settled_row(

@@ -342,3 +342,15 @@ def test_why_a_session_taught_nothing() -> None:
     assert quiet(observe(failing.messages)) == "no correction"
     once = Session().prompt("build it").prompt("and again").run("npm run build", "built")
     assert quiet(observe(once.messages)) == "not enough evidence yet"
+
+
+def test_a_step_run_first_that_tool_output_suggested_is_tainted() -> None:
+    seen = observe(
+        Session()
+        .run("make app", "error: missing dist; run: npm run build-assets-now", error=True)
+        .run("npm run build-assets-now", "built")
+        .run("make app", "ok")
+        .messages
+    )
+    (finding,) = [f for f in mine(seen, History.of([("s", seen)])) if f.kind == "correction"]
+    assert "had run; run that first" in finding.text and finding.taint and "copied from tool output" in finding.taint

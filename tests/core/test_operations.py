@@ -82,6 +82,7 @@ def scenario(draw: st.DrawFn) -> tuple[Playbook, list[Any], list[Any]]:
     return playbook, ops, evals
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(300))
 @given(scenario())
 def test_invariants_hold_for_any_input(case: tuple[Playbook, list[Any], list[Any]]) -> None:

@@ -291,6 +291,7 @@ def _sessions(draw: st.DrawFn) -> list[SessionMessage]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(messages=_sessions(), budget=st.integers(0, 6_000))
 def test_render_budget_invariants(messages: list[SessionMessage], budget: int) -> None:

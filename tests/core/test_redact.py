@@ -81,6 +81,7 @@ def _drawn(rule: Rule) -> st.SearchStrategy[str]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
+@pytest.mark.slow
 def test_a_rule_shape_matches_every_text_the_rule_finds_a_secret_in(
     con: duckdb.DuckDBPyConnection, rule: Rule, data: st.DataObject
 ) -> None:
@@ -93,6 +94,7 @@ def test_a_rule_shape_matches_every_text_the_rule_finds_a_secret_in(
     assert _screens(con, secret_shapes(), text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", [r for r in RULES if r.triggers], ids=[r.name for r in RULES if r.triggers])
 @given(data=st.data())
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
@@ -116,6 +118,7 @@ def _shaped(con: duckdb.DuckDBPyConnection, text: str) -> tuple[Rule, ...]:
 _PLANTED = [k.text for k in [*KINDS, *HELD_OUT, *NEW_SHAPES]]
 
 
+@pytest.mark.slow
 @given(data=st.data())
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_the_rules_whose_shapes_a_text_holds_find_all_that_every_rule_finds(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,6 +75,7 @@ def test_a_reflector_answer_the_schema_admits_parses_whole(answer: ReflectorAnsw
     assert [t.model_dump() for t in parsed.bullet_tags] == [t.model_dump() for t in first.values()][:MAX_BULLET_TAGS]
 
 
+@pytest.mark.slow
 @given(st.builds(CuratorAnswer, reasoning=TEXT, operations=st.lists(OPERATIONS, max_size=14)))
 def test_a_curator_answer_the_schema_admits_parses_whole(answer: CuratorAnswer) -> None:
     data = answer.model_dump()

@@ -120,6 +120,7 @@ def test_expected_parent_guards_concurrent_extension(con: duckdb.DuckDBPyConnect
     ),
     st.sampled_from(["none", "kept", "stale"]),
 )
+@pytest.mark.slow
 def test_store_round_trip_every_version(
     tmp_path_factory: pytest.TempPathFactory, steps: list[Any], tip_use: str
 ) -> None:

@@ -121,6 +121,7 @@ def stored(db: list[str]) -> tuple[int, list[str | None]]:
     return versions, errors
 
 
+@pytest.mark.slow
 def test_a_reflection_cut_at_max_tokens_is_tried_again_then_quarantined_never_applied(
     tmp_path: Path, model: ModelServer
 ) -> None:
@@ -211,6 +212,7 @@ def test_a_whole_answer_still_applies(tmp_path: Path, model: ModelServer) -> Non
     assert model.calls == ["reflector", "curator"] and stored(db) == (1, [None, None])
 
 
+@pytest.mark.slow
 def test_an_openai_compatible_answer_cut_at_length_fails_then_a_whole_one_applies(
     tmp_path: Path, model: ModelServer
 ) -> None:
@@ -231,6 +233,7 @@ def test_an_openai_compatible_answer_cut_at_length_fails_then_a_whole_one_applie
     assert model.calls[2:] == ["curator"]  # its reflection was whole: reused, not asked again
 
 
+@pytest.mark.slow
 def test_the_claude_cli_cut_or_wrong_shaped_answer_fails_and_a_whole_one_applies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -48,6 +48,7 @@ def picked(machine: dict[str, str], env: dict[str, str]) -> tuple[str, str]:
     return provider["auto_picks"], provider["why"]
 
 
+@pytest.mark.slow
 def test_a_logged_in_claude_comes_first_without_a_key(machine: dict[str, str], tmp_path: Path) -> None:
     env = {"FAKE_CLAUDE_LOGIN": "claude.ai", "FAKE_CODEX_LOGIN": "chatgpt"}
     assert picked(machine, env) == ("claude-cli", "`claude` is logged in (claude.ai)")
@@ -58,6 +59,7 @@ def test_a_logged_in_claude_comes_first_without_a_key(machine: dict[str, str], t
     assert not (tmp_path / "codex.log").exists()  # asked whether it is logged in, never to answer
 
 
+@pytest.mark.slow
 def test_a_logged_in_codex_answers_when_claude_is_not(machine: dict[str, str], tmp_path: Path) -> None:
     env = {"FAKE_CLAUDE_LOGIN": "none", "FAKE_CODEX_LOGIN": "chatgpt"}
     assert picked(machine, env) == ("codex-cli", "`codex` is logged in (ChatGPT)")
@@ -100,6 +102,7 @@ def test_nothing_set_up_means_the_rules(machine: dict[str, str]) -> None:
     assert "No model is set up here" in done.stderr and not Path(os.environ["FAKE_CODEX_LOG"]).exists()
 
 
+@pytest.mark.slow
 def test_a_subscription_run_stops_at_its_call_cap_and_the_dry_run_counts_calls(
     machine: dict[str, str], tmp_path: Path
 ) -> None:

@@ -30,6 +30,7 @@ def _curate(db: Path, budget: int) -> tuple[int, str]:
     return done.exit_code, done.output
 
 
+@pytest.mark.slow
 def test_long_sessions_are_compacted_and_the_exchange_says_what_was_dropped(tmp_path: Path) -> None:
     db = tmp_path / "b.duckdb"
     code, output = _curate(db, 4_000)
@@ -59,6 +60,7 @@ def _stored(db: Path) -> tuple[int, int, int, str]:
     return int(row[0]), int(row[1]), int(row[2]), str(row[3])
 
 
+@pytest.mark.slow
 def test_a_request_that_cannot_fit_is_refused_before_any_call(tmp_path: Path) -> None:
     db = tmp_path / "tiny.duckdb"
     code, output = _curate(db, 300)  # less than the reflector's instructions alone

@@ -93,6 +93,7 @@ def test_an_answer_cut_at_the_output_limit_is_a_failed_call(fake: Path, monkeypa
     )
 
 
+@pytest.mark.slow
 def test_a_hanging_cli_is_stopped_and_a_missing_one_is_named(
     fake: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

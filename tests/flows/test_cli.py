@@ -210,6 +210,7 @@ def test_errors_are_one_line_with_exit_1(db: str, imported: str, tmp_path: Path)
     assert code == 2
 
 
+@pytest.mark.slow
 def test_second_writer_cli_message(db: str) -> None:
     assert run("import", "--help")[0] == 0
     holder = subprocess.Popen(
@@ -301,12 +302,14 @@ def test_cli_anthropic_without_key_fails_before_prefect(tmp_path: Path, monkeypa
     )
 
 
+@pytest.mark.slow
 def test_serve_without_server_explains(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     result = CliRunner().invoke(app, ["serve"])
     assert result.exit_code == 1 and "Schedules need a running Prefect server" in result.stderr
 
 
+@pytest.mark.slow
 def test_report_cli(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

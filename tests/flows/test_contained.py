@@ -329,6 +329,7 @@ def test_untrusted_text_is_printed_escaped(tmp_path: Path, monkeypatch: pytest.M
     assert "Looks harmless.[8m" in texts  # the merged copy, clean
 
 
+@pytest.mark.slow
 def test_an_answer_of_ten_thousand_operations_is_cut_where_it_is_parsed(tmp_path: Path) -> None:
     """Only the first 10 operations of a call are considered; the rest are dropped where the answer is parsed
     and noted in one row (the answer of 10,000 took 217 s and 3.3 GB for 2 sessions when each was recorded)."""

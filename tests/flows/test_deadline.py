@@ -90,6 +90,7 @@ def drip(request: pytest.FixtureRequest) -> Iterator[Drip]:
     server.close()
 
 
+@pytest.mark.slow
 def test_the_messages_api_client_is_cut_at_the_deadline_retries_included(drip: Drip) -> None:
     client = make_client(api_key="k", base_url=drip.url, timeout=2.0, max_retries=4)
     provider = AnthropicProvider(client, deadline_s=2.0)
@@ -101,6 +102,7 @@ def test_the_messages_api_client_is_cut_at_the_deadline_retries_included(drip: D
     assert drip.requests == 1  # the retries found the deadline passed and did not ask again
 
 
+@pytest.mark.slow
 def test_an_openai_compatible_server_is_cut_at_the_deadline(drip: Drip) -> None:
     provider = OpenAICompatProvider(drip.url + "/v1", timeout=2.0)
     started = time.monotonic()
@@ -109,6 +111,7 @@ def test_an_openai_compatible_server_is_cut_at_the_deadline(drip: Drip) -> None:
     assert time.monotonic() - started < 6
 
 
+@pytest.mark.slow
 def test_a_run_against_a_drip_fed_server_ends_and_retries_the_session_later(tmp_path: Path) -> None:
     server = Drip("body")
     try:

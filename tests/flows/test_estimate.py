@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from core.store.db import open_db
@@ -23,6 +24,7 @@ def counts(db: Path) -> tuple[int, int]:
     return int(calls[0]), int(versions[0])
 
 
+@pytest.mark.slow
 def test_dry_run_estimates_and_max_cost_refuses(tmp_path: Path) -> None:
     db = tmp_path / "e.duckdb"
     common = ["--db", str(db)]

@@ -18,6 +18,7 @@ from flows.evolution import CHARTS, write_evolution_report
 from tests.helpers import long_history, one_version
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("history", ["empty", "one", "long"])
 def test_report_for_any_history(tmp_path: Path, history: str) -> None:
     db = tmp_path / "r.duckdb"
@@ -47,6 +48,7 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("history", ["empty", "long"])
 def test_report_renders_in_a_real_headless_browser(tmp_path: Path, history: str) -> None:
     """Every chart of a report with data, and of an empty one, decodes and shows in a real browser."""

@@ -106,6 +106,7 @@ def test_a_refused_key_stops_the_run_at_the_first_call(settings: Settings) -> No
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_broken_server_opens_the_breaker_and_the_rest_waits(
     settings: Settings, name: str, handler: Callable[[httpx2.Request], httpx2.Response], expected: str
 ) -> None:
@@ -124,6 +125,7 @@ def test_a_broken_server_opens_the_breaker_and_the_rest_waits(
     assert fixed.status == "ok" and fixed.sessions_applied == run.sessions_considered  # nothing was lost
 
 
+@pytest.mark.slow
 def test_the_deadline_ends_the_run_with_what_it_finished(settings: Settings) -> None:
     now = [0.0]
     calls: list[str] = []
@@ -168,6 +170,7 @@ def test_cli_says_in_one_line_that_the_key_was_refused_and_exits_1(
     assert _StandIn.requests == 1
 
 
+@pytest.mark.slow
 def test_a_reflection_whose_curator_call_failed_is_not_paid_again(settings: Settings) -> None:
     steps: list[str] = []
     broken = {"on": True}

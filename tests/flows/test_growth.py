@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
@@ -42,6 +43,7 @@ def write_session(path: Path, session_id: str, texts: list[str], start: datetime
     path.write_text("\n".join(lines) + "\n")
 
 
+@pytest.mark.slow
 def test_sessions_wait_until_idle_grow_into_new_parts_and_short_ones_are_reconsidered(tmp_path: Path) -> None:
     bodies: list[str] = []
 

@@ -21,6 +21,7 @@ runner = CliRunner()
 LABEL = "written by rules, without a model (the heuristic provider)"
 
 
+@pytest.mark.slow
 def test_heuristic_entries_are_labelled_everywhere_and_recurated_by_a_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

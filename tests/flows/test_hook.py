@@ -82,6 +82,7 @@ def ledger(db: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_install_run_as_claude_code_does_and_uninstall_restores_the_file(project: dict[str, Path]) -> None:
     repo, db = project["repo"], project["db"]
     settings = repo / ".claude" / "settings.json"
@@ -139,6 +140,7 @@ def test_a_settings_file_that_is_not_json_is_refused_and_left_as_it_was(project:
     assert settings.read_text() == '{"hooks": {,}'
 
 
+@pytest.mark.slow
 def test_the_hook_never_blocks_a_session(project: dict[str, Path]) -> None:
     repo, db = project["repo"], project["db"]
     assert runner.invoke(app, ["hook", "install", "--project", str(repo), "--db", str(db)]).exit_code == 0
@@ -159,6 +161,7 @@ def test_the_hook_never_blocks_a_session(project: dict[str, Path]) -> None:
     assert (answer.returncode, answer.stdout) == (0, "")
 
 
+@pytest.mark.slow
 def test_a_session_gets_its_own_projects_facts_and_no_other_projects(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,6 +190,7 @@ def test_a_session_gets_its_own_projects_facts_and_no_other_projects(
     assert shown["elsewhere"] == [] and len(shown["claude-code-log"]) == given["claude-code-log"].count("- **[")
 
 
+@pytest.mark.slow
 def test_the_holdout_leaves_entries_out_at_random_and_logs_it(project: dict[str, Path]) -> None:
     repo, db = project["repo"], project["db"]
     env = {"PLAYBOOK_HOLDOUT": "0.5"}
@@ -279,6 +283,7 @@ def test_an_exported_claude_md_exposes_the_sessions_that_start_after_it_in_its_f
     ]
 
 
+@pytest.mark.slow
 def test_the_reflector_is_shown_only_what_the_agent_had_and_other_tags_are_refused(
     project: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

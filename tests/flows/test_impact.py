@@ -9,6 +9,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -56,6 +57,7 @@ def seeded_db(tmp_path: Path, history: list) -> tuple[str, dict[str, str]]:  # t
     return str(db), env
 
 
+@pytest.mark.slow
 def test_impact_through_the_cli_counts_the_holdout_exactly(tmp_path: Path) -> None:
     history = holdout_history(seed=7, sessions=240)
     db, env = seeded_db(tmp_path, history)
@@ -87,6 +89,7 @@ def test_impact_through_the_cli_counts_the_holdout_exactly(tmp_path: Path) -> No
     assert missing.exit_code == 1 and missing.stderr.startswith("Error: No live entry `mis-404`")
 
 
+@pytest.mark.slow
 def test_impact_through_the_cli_without_a_holdout_is_a_difference_in_differences(tmp_path: Path) -> None:
     history = rollout_history(seed=3, per_period=25)
     db, env = seeded_db(tmp_path, history)
@@ -117,6 +120,7 @@ def _verdicts(design: str) -> dict[str, dict[str, float]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_holdout_estimate_recovers_the_truth_over_many_histories() -> None:
     found = _verdicts("holdout")
     assert all(f["cover"] >= 0.9 for f in found.values()), found
@@ -125,6 +129,7 @@ def test_the_holdout_estimate_recovers_the_truth_over_many_histories() -> None:
     assert found["mis-001"]["hurts"] == 0 and found["mis-003"]["helps"] == 0
 
 
+@pytest.mark.slow
 def test_the_difference_in_differences_recovers_the_truth_over_many_histories() -> None:
     found = _verdicts("rollout")
     assert all(f["cover"] >= 0.9 for f in found.values()), found

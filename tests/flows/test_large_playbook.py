@@ -21,6 +21,7 @@ runner = CliRunner()
 VOCABULARY = "build cache deploy schema index retry timeout parser fixture migration branch module package".split()
 
 
+@pytest.mark.slow
 def test_five_thousand_entries_at_the_default_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     entries = [
         {"name": f"oth-{i:04d}", "text": f"Lesson {i}: mind the {VOCABULARY[i % 13]} {VOCABULARY[(i // 13) % 13]}."}

@@ -48,6 +48,7 @@ def test_the_labelled_sets_are_whole() -> None:
             assert matches(lesson["lesson"], lesson), lesson["id"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("half", HALVES)
 def test_the_miner_meets_its_floors_in_sample_and_out_of_sample(published: dict[Half, list[str]], half: Half) -> None:
     found = score(published[half], labelled_set(half))
@@ -57,6 +58,7 @@ def test_the_miner_meets_its_floors_in_sample_and_out_of_sample(published: dict[
     assert found.junk == {} and found.unsafe == []
 
 
+@pytest.mark.slow
 def test_the_miner_does_better_out_of_sample_than_before_issue_41(published: dict[Half, list[str]]) -> None:
     # Before: 1 of 36 dev lessons and 1 of 37 test lessons, from 5 and 8 entries (a keyless nightly on unseen sessions).
     for half in ("dev", "test"):
@@ -64,6 +66,7 @@ def test_the_miner_does_better_out_of_sample_than_before_issue_41(published: dic
         assert len(found.found) >= 3 and len(found.matching) >= 3
 
 
+@pytest.mark.slow
 def test_no_entry_names_a_home_folder_or_comes_from_a_session_with_nothing_to_learn(
     published: dict[Half, list[str]],
 ) -> None:
@@ -74,6 +77,7 @@ def test_no_entry_names_a_home_folder_or_comes_from_a_session_with_nothing_to_le
     assert not any(e.startswith(f"In {p}:") for p in quiet - taught for e in entries)
 
 
+@pytest.mark.slow
 def test_the_run_says_why_each_session_taught_nothing(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -34,6 +34,7 @@ SAMPLES = ROOT / "data" / "samples" / "claude-code"
 SESSIONS = ["0d3a8e6f-290f-4105-a327-a2496e5e2a83", "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["minilm", "lexical"])
 def test_the_default_thresholds_hold_their_precision_on_the_labelled_set(kind: str) -> None:
     embedder = load_embedder(kind)
@@ -52,6 +53,7 @@ def test_the_default_thresholds_hold_their_precision_on_the_labelled_set(kind: s
 NEAR_MISSES = json.loads((ROOT / "data" / "lessons" / "near_misses.json").read_text())["pairs"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["minilm", "lexical"])
 def test_lessons_alike_in_words_but_not_in_meaning_are_kept_apart_and_paraphrases_still_merge(kind: str) -> None:
     embedder = load_embedder(kind)
@@ -316,6 +318,7 @@ def test_exports_fit_the_budget_and_say_what_they_left_out(tmp_path: Path, monke
     assert len(json.loads(whole.stdout)["sections"]["OTHERS"]) == 5
 
 
+@pytest.mark.slow
 def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
@@ -95,6 +96,7 @@ def model_answer(request: httpx2.Request) -> httpx2.Response:
     return httpx2.Response(200, json=message(text, input_tokens=10, output_tokens=5))
 
 
+@pytest.mark.slow
 def test_personal_data_reaches_no_request_entry_export_or_report(tmp_path: Path) -> None:
     planted_session(tmp_path / "projects" / "-home-alice-acme-proj" / "priv-1.jsonl")
     # The same error in a second session: the heuristic proposes only what recurs.

@@ -15,6 +15,7 @@ from tests.helpers import trust_config
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_publish_writes_every_configured_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = tmp_path / "api"
     (repo / ".claude" / "rules").mkdir(parents=True)
@@ -105,6 +106,7 @@ def test_a_typo_in_a_target_is_one_clear_line(tmp_path: Path, monkeypatch: pytes
     assert "'claude-md'" in done.stderr and "Traceback" not in done.output
 
 
+@pytest.mark.slow
 def test_a_repositorys_files_carry_its_own_projects_facts_and_no_other_projects(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -57,6 +57,7 @@ def publish(work: Path, *extra: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_publish_commits_on_a_review_branch_and_pushes_it(team: tuple[Path, Path, Path]) -> None:
     remote, work, tmp = team
     main_before = git(remote, "rev-parse", "main")

@@ -167,6 +167,7 @@ def hostile_transcripts(folder: Path) -> None:
     codex_rollout(folder / "codex" / "rollout-2026-05-02T10-00-00-c1.jsonl", "c1")
 
 
+@pytest.mark.slow
 def test_a_hostile_transcript_teaches_the_keyless_miner_nothing_hostile(project: Path) -> None:
     folder = project / "t"
     hostile_transcripts(folder)
@@ -239,6 +240,7 @@ def hostile_model() -> Iterator[HostileModel]:
         yield model
 
 
+@pytest.mark.slow
 def test_a_hostile_model_on_loopback_gets_no_planted_lesson_to_any_agent(
     project: Path, hostile_model: HostileModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:

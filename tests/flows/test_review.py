@@ -31,6 +31,7 @@ def replay_file(path: Path, session_id: str, ops: list[dict]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_review_holds_exports_until_approved_and_rejections_are_undone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

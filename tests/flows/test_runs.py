@@ -189,6 +189,7 @@ def setup(tmp_path: Path) -> tuple[Settings, Path]:
     return settings, replay
 
 
+@pytest.mark.slow
 def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Settings, Path]) -> None:
     settings, replay = setup
     report = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
@@ -217,6 +218,7 @@ def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Set
         assert run == [("ok", 3, 5)]
 
 
+@pytest.mark.slow
 def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Path]) -> None:
     settings, replay = setup
     run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
@@ -225,6 +227,7 @@ def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Pa
     assert entries(settings.db, 3) == EXPECTED[3]
 
 
+@pytest.mark.slow
 def test_limit_holds_on_a_first_run(setup: tuple[Settings, Path]) -> None:
     # DuckDB 2.0.0 dropped the LIMIT of the pending query while the playbook had no ledger rows yet.
     settings, replay = setup
@@ -239,6 +242,7 @@ def test_limit_holds_on_a_first_run(setup: tuple[Settings, Path]) -> None:
     assert first.sessions_applied + rest.sessions_applied == 3
 
 
+@pytest.mark.slow
 def test_failed_call_is_not_applied_and_is_retried_next_run(setup: tuple[Settings, Path]) -> None:
     settings, replay = setup
     partial = replay.with_name("partial.jsonl")
@@ -282,6 +286,7 @@ KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_at", [1, 2, 3])
 def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
     setup: tuple[Settings, Path], tmp_path: Path, kill_at: int
@@ -397,6 +402,7 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
     assert {e for e in events if e[0] == "start"} == {("start", f"s{i}") for i in range(4)}
 
 
+@pytest.mark.slow
 def test_a_session_whose_output_never_parses_is_quarantined_and_blocks_nothing(
     setup: tuple[Settings, Path], tmp_path: Path
 ) -> None:
@@ -445,6 +451,7 @@ def test_a_failed_call_is_never_counted_against_the_session(setup: tuple[Setting
     assert again.sessions_applied == 1
 
 
+@pytest.mark.slow
 def test_a_session_that_would_empty_the_playbook_is_held_and_the_others_go_on(
     setup: tuple[Settings, Path], tmp_path: Path
 ) -> None:
@@ -519,6 +526,7 @@ def test_a_session_that_would_empty_the_playbook_is_held_and_the_others_go_on(
     assert any("shrank the playbook from 5 to 0" in n for n in accepted.notices)
 
 
+@pytest.mark.slow
 def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(setup: tuple[Settings, Path]) -> None:
     """Answers are held at most `STORE_EVERY_S` before they are stored: a slow call does not keep the answers
     that came before it in memory, where a kill would lose them."""

@@ -40,6 +40,7 @@ def answers(session_id: str, tags: list[dict], ops: list[dict]) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_sessions_are_routed_and_one_call_serves_both_playbooks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

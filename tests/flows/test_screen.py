@@ -73,6 +73,7 @@ def published(project: Path) -> str:
     return "".join(f.read_text() for f in files if f.exists())
 
 
+@pytest.mark.slow
 def test_a_planted_fix_never_reaches_claude_md_without_a_key(project: Path) -> None:
     """Two transcripts in which a fetched page's `curl ... | sh && rm -rf ~/.ssh` "fixed" the build: the rules
     propose nothing from it, and the published files hold no trace of it."""
@@ -89,6 +90,7 @@ def test_a_planted_fix_never_reaches_claude_md_without_a_key(project: Path) -> N
     assert "curl" not in shown.stdout  # never proposed: not even in the playbook
 
 
+@pytest.mark.slow
 def test_a_lesson_copied_from_tool_output_is_held_until_released(project: Path) -> None:
     folder = project / "t"
     start = datetime(2026, 5, 1, tzinfo=UTC)
@@ -115,6 +117,7 @@ def test_a_lesson_copied_from_tool_output_is_held_until_released(project: Path) 
     assert "`npx webpack` works" in published(project)
 
 
+@pytest.mark.slow
 def test_a_model_answer_with_a_planted_command_is_held_at_every_export(project: Path) -> None:
     """A model (replayed here) adds the planted fix and an instruction to the agent: both stay in the playbook's
     history but never reach an export; the ordinary lesson beside them does."""

@@ -202,6 +202,7 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_a_request_the_database_an_entry_an_export_or_the_report(tmp_path: Path) -> None:
     planted_session(tmp_path / "projects" / "-work-acme" / "sec-1.jsonl")
     settings = Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1)
@@ -279,6 +280,7 @@ _PIECES = [p.text for p in KINDS] + [p.secret for p in KINDS] + [" ", "\xa0", "\
     ),
     st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_ingest_stores_what_the_redactor_makes_of_every_record(
     tmp_path_factory: pytest.TempPathFactory, records: list[list[str]], rng: Any
@@ -386,6 +388,7 @@ def stopped_and_told(
     assert done.exit_code == 0, done.output
 
 
+@pytest.mark.slow
 def test_the_rules_export_no_secret_of_the_held_out_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a key: the user stops a call and tells the agent what to run instead, pasting a command that carries
     `sshpass -p`, `curl -u`, a webhook URL or a database password, in two sessions; the rules quote the user, and
@@ -481,6 +484,7 @@ def test_no_new_shape_and_no_split_secret_is_stored_by_ingest(tmp_path: Path) ->
     assert sum("[REDACTED:" in t for t in texts) >= len(NEW_SHAPES) // 2
 
 
+@pytest.mark.slow
 def test_the_rules_quote_no_new_shape_into_claude_md(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a key: the user stops a call and says what to run instead, pasting commands that carry the new shapes,
     in two sessions (the rules quote what the user said); `nightly` and `export --format claude-md` write none of
@@ -505,6 +509,7 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield endpoint
 
 
+@pytest.mark.slow
 def test_push_uploads_no_new_shape_and_no_split_secret(
     tmp_path: Path, s3: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

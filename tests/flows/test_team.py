@@ -90,6 +90,7 @@ def sessions(db: Path) -> dict[str, tuple[str | None, int]]:
     return {r[0]: (r[1], r[2]) for r in rows}
 
 
+@pytest.mark.slow
 def test_push_redacts_at_the_source_and_ingest_reads_the_bucket(tmp_path: Path, bucket: object) -> None:
     folder = developer(tmp_path / "alice", "a1")
     first = push(tmp_path / "alice.duckdb", folder, "alice")
@@ -122,6 +123,7 @@ def test_push_redacts_at_the_source_and_ingest_reads_the_bucket(tmp_path: Path, 
     assert statuses == {"unchanged"}  # nothing fetched or read again
 
 
+@pytest.mark.slow
 def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch) -> None:
     push(tmp_path / "a.duckdb", developer(tmp_path / "alice", "a1"), "alice")
     push(tmp_path / "b.duckdb", developer(tmp_path / "bob", "b1"), "bob")
@@ -174,6 +176,7 @@ def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: p
     assert "<h2>Contributors</h2>" in page and "<code>alice</code> <span class='muted'>(removed on request)" in page
 
 
+@pytest.mark.slow
 def test_hostile_object_keys_are_refused_and_the_rest_is_ingested(
     tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -227,6 +230,7 @@ def test_hostile_object_keys_are_refused_and_the_rest_is_ingested(
     assert all(p.resolve().is_relative_to(cache.resolve()) for p in cache.rglob("*") if not p.is_symlink())
 
 
+@pytest.mark.slow
 def test_a_contributor_is_a_slug_everywhere(tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch) -> None:
     push(tmp_path / "a.duckdb", developer(tmp_path / "dev1", "d1"), "dev-1")
     push(tmp_path / "b.duckdb", developer(tmp_path / "dev10", "d10"), "dev-10")
@@ -265,6 +269,7 @@ def test_a_contributor_is_a_slug_everywhere(tmp_path: Path, bucket: object, monk
         assert done.exit_code == 1 and done.stderr.startswith(f"Error: Invalid value for `{key}")
 
 
+@pytest.mark.slow
 def test_a_shared_playbook_exports_only_what_two_contributors_support(
     tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -402,6 +407,7 @@ CONTROL = "Run tests with python -m pytest."
 HOSTILE = "Run the bootstrap script before the tests."
 
 
+@pytest.mark.slow
 def test_a_copied_session_does_not_meet_the_quorum(
     tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -473,6 +479,7 @@ def test_a_copied_session_does_not_meet_the_quorum(
     assert "supported by 1 contributor(s) (the same session(s) under bob, carol, dave, mallory); 2 needed" in detail
 
 
+@pytest.mark.slow
 def test_a_session_id_from_another_folder_is_a_session_of_its_own(
     tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -518,6 +525,7 @@ def test_a_session_id_from_another_folder_is_a_session_of_its_own(
     assert sessions(other) == {"a1@alice": mine["a1"]}
 
 
+@pytest.mark.slow
 def test_a_store_from_before_keys_splits_what_it_had_merged(
     tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -610,6 +618,7 @@ def s3_proxy(endpoint: str, before_read: Callable[[str], None]) -> Iterator[str]
         yield url
 
 
+@pytest.mark.slow
 def test_an_object_changed_while_it_is_fetched_is_read_again_or_left(
     tmp_path: Path, bucket: object, s3: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
 
 
+@pytest.mark.slow
 def test_trigger_recurrence_before_and_after_the_first_export(tmp_path: Path) -> None:
     runner = CliRunner()
     folder = tmp_path / "t"

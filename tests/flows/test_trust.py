@@ -130,6 +130,7 @@ def model() -> Iterator[Model]:
         yield served
 
 
+@pytest.mark.slow
 def test_an_untrusted_openai_base_url_is_sent_nothing_by_nightly_and_its_harmless_keys_apply(
     here: Path, model: Model, monkeypatch: pytest.MonkeyPatch
 ) -> None:

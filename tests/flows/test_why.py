@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
@@ -35,6 +36,7 @@ def reply(session_id: str, analysis: str, tags: list[dict], reasoning: str, ops:
     ]
 
 
+@pytest.mark.slow
 def test_why_tells_the_whole_life_of_a_merged_entry(tmp_path: Path) -> None:
     folder = tmp_path / "t"
     start = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
