@@ -7,7 +7,7 @@ step's policy (its output schema, the values it can fill in, no tools, no annota
 does not hold fails before any model call (fail closed).
 
 A playbook may override a template by putting a file of the same name in its own prompt folder; otherwise
-the default in `core/templates/` is used. An override that cannot be read (permissions, not
+the default in `prompts/` is used. An override that cannot be read (permissions, not
 UTF-8) is logged and the default is used; if even the default cannot be read, a built-in fallback prompt.
 """
 
@@ -18,6 +18,7 @@ import json
 import logging
 import string
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -37,8 +38,8 @@ __all__ = [
     "parse_template",
 ]
 
-# Shipped inside the package (package data), so a wheel install finds them as an editable one does.
-DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parent / "templates"
+# The top-level `prompts` package holds them (package data), so a wheel install finds them as a checkout does.
+DEFAULT_PROMPTS_DIR = Path(str(resources.files("prompts")))
 log = logging.getLogger("playbook")
 _SYSTEM = "=== SYSTEM ==="
 _USER = "=== USER ==="
@@ -207,7 +208,7 @@ def parse_template(text: str, source: Path, step: str | None = None) -> PromptTe
     if "untrusted_data" in manifest.output_restrictions and UNTRUSTED_HEADING not in system:
         raise PromptError(
             f"Prompt `{source}` says `untrusted_data` but its system part has no `{UNTRUSTED_HEADING}` section;"
-            " add it (see core/templates/reflector.txt)."
+            " add it (see prompts/reflector.txt)."
         )
     used = _fields(system, source) | _fields(user, source)
     declared = set(manifest.placeholders)
@@ -267,7 +268,7 @@ def _manifest(step: str, placeholders: list[str], restrictions: list[str], versi
 
 
 # Short prompts kept in code for an installation whose template files cannot be read (a hard-coded
-# fallback). The files in core/templates/ are the real prompts; these only keep a run possible.
+# fallback). The files in prompts/ are the real prompts; these only keep a run possible.
 FALLBACK_PROMPTS: dict[str, str] = {
     "reflector": _manifest(
         "reflector", ["sections", "playbook", "transcript", "session_meta"], ["json_only", "untrusted_data"], 3

@@ -56,7 +56,8 @@ def backfill(since: datetime, until: datetime, llm: str = "batch", epoch_size: i
     return backfill_flow.fn(settings, resolve_provider(llm, settings), settings.playbook, chosen)
 
 
-# Package data beside this module, so an installed wheel serves the same deployments as a checkout.
+# Package data beside this module (a link to the repository root's prefect.yaml, copied into the wheel as a file),
+# so an installed wheel serves the same deployments as a checkout.
 PREFECT_YAML = Path(__file__).resolve().parent / "prefect.yaml"
 FLOWS: dict[str, Any] = {
     "flows/deployments.py:nightly": nightly,

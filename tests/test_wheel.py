@@ -29,7 +29,7 @@ def _build_wheel(out: Path) -> Path:
         check=True,
     ).stdout.split()
     for name in files:
-        if name.startswith(("core/", "flows/")) or name in ("pyproject.toml", "README.md"):
+        if name.startswith(("core/", "flows/", "prompts/")) or name in ("pyproject.toml", "README.md", "prefect.yaml"):
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, src / name)
     code = "import sys; from setuptools import build_meta; print(build_meta.build_wheel(sys.argv[1]))"

@@ -36,7 +36,7 @@ CURATION = {
 }
 # Cut just after its first complete inner object (a bullet tag), the answer an earlier version took for the whole.
 CUT = json.dumps(REFLECTION)[: json.dumps(REFLECTION).index("}") + 1]
-CURATOR_HEADER = (ROOT / "core" / "templates" / "curator.txt").read_text().splitlines()[0]
+CURATOR_HEADER = (ROOT / "prompts" / "curator.txt").read_text().splitlines()[0]
 
 
 class ModelServer:

@@ -1,5 +1,5 @@
 """Past one machine on Prefect itself: with `shard = "playbook"` and a work pool, a nightly ingests into the store and
-submits one `curate-playbook` flow run per playbook (the deployment of flows/prefect.yaml, deployed with `prefect
+submits one `curate-playbook` flow run per playbook (the deployment of prefect.yaml, deployed with `prefect
 deploy`); two real workers (separate processes, stopped by pid) take them, each playbook is curated into its own
 shard, and every model call holds a slot of a Prefect global concurrency limit. The model is an OpenAI-compatible
 server on loopback that answers by the session and counts the calls in flight across every process."""
@@ -139,9 +139,9 @@ def prefect(env: dict[str, str], *args: str) -> None:
 
 
 def deploy_pool(work: Path, env: dict[str, str], pool: str) -> None:
-    """A process work pool and the `curate-playbook` deployment of flows/prefect.yaml on it, as the README says."""
+    """A process work pool and the `curate-playbook` deployment of prefect.yaml on it, as the README says."""
     prefect(env, "--no-prompt", "work-pool", "create", pool, "--type", "process")
-    (work / "prefect.yaml").write_text((ROOT / "flows" / "prefect.yaml").read_text().replace("playbook-local", pool))
+    (work / "prefect.yaml").write_text((ROOT / "prefect.yaml").read_text().replace("playbook-local", pool))
     prefect(env, "--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook")
 
 
@@ -269,3 +269,27 @@ def test_a_nightly_on_a_pool_without_workers_ends_in_one_line_within_its_time_li
     assert last.startswith("Error: 3 of 3 curation runs on work pool") and f"prefect worker start -p {pool}" in last
     assert "Traceback" not in done.stderr and time.monotonic() - started < 120
     assert model.calls == 0 and (work / "p.duckdb").exists()  # ingested, nothing curated
+
+
+def test_prefect_deploy_all_from_the_repository_root_registers_every_deployment(
+    tmp_path: Path, own_prefect: str
+) -> None:
+    """The design card's layout: `prefect deploy --all` at the root of a clone finds prefect.yaml and its
+    entrypoints, with nothing else to pass (no `--prefect-file`)."""
+    env = environment(tmp_path, own_prefect, tmp_path / "playbook.toml")
+    prefect(env, "--no-prompt", "work-pool", "create", "playbook-local", "--type", "process")
+    before = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    prefect(env, "--no-prompt", "deploy", "--all")
+    listed = subprocess.run(
+        [PREFECT, "deployment", "ls"],
+        env=env | {"COLUMNS": "200"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stderr
+    for name in ("nightly/nightly", "backfill/backfill", "curate-playbook/curate-playbook"):
+        assert name in " ".join(listed.stdout.split()), listed.stdout
+    after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert after == before  # deploying wrote nothing into the checkout
