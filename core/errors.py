@@ -18,7 +18,8 @@ PlaybookError
       +-- GitError           a git command that failed (publish --git)
       +-- ConfigError        missing or contradictory configuration
       |    +-- AuthError      the model API refused the configured key
-      +-- RunFailedError     a run ran, and every session it attempted failed
+      +-- RunFailedError     a run ran, and every session it attempted failed (in core.runsummary, beside
+                             the summaries it carries: errors import nothing of playbook's)
 ```
 
 Messages are one sentence naming the thing in backticks, plus the next step.
@@ -26,10 +27,7 @@ Messages are one sentence naming the thing in backticks, plus the next step.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:  # the summary is a value of the core; errors are imported by everything, so only for types
-    from core.runsummary import RunSummary
+from typing import Literal
 
 __all__ = [
     "AnswerError",
@@ -43,7 +41,6 @@ __all__ = [
     "PlaybookError",
     "PlaybookFileError",
     "PromptError",
-    "RunFailedError",
     "SchemaVersionError",
     "SectionsError",
     "StoreError",
@@ -124,15 +121,6 @@ class GitError(TerminalError):
 
 class ConfigError(TerminalError):
     """Configuration that is missing or contradicts itself."""
-
-
-class RunFailedError(TerminalError):
-    """A run that ran but could process none of the sessions it attempted (the flow run is Failed too); it
-    carries the runs' summaries, which the command still prints."""
-
-    def __init__(self, message: str, summaries: list[RunSummary] | None = None) -> None:
-        super().__init__(message)
-        self.summaries: list[RunSummary] = summaries or []
 
 
 class AuthError(ConfigError):

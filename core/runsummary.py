@@ -7,10 +7,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from core.errors import TerminalError
 from core.llm.base import LLMResponse
 from core.models import CONTRACT_VERSION, MAX_OPERATIONS, ApplyReport, skip_label
 
-__all__ = ["RunKind", "RunSummary"]
+__all__ = ["RunFailedError", "RunKind", "RunSummary"]
 
 # What a run row records as its kind.
 RunKind = Literal["curate", "nightly", "backfill", "consolidate"]
@@ -232,3 +233,12 @@ class RunSummary(BaseModel):
         if report_path:
             lines += ["", f"Evolution report: `{report_path}`"]
         return "\n".join(lines) + "\n"
+
+
+class RunFailedError(TerminalError):
+    """A run that ran but could process none of the sessions it attempted (the flow run is Failed too); it
+    carries the runs' summaries, which the command still prints."""
+
+    def __init__(self, message: str, summaries: list[RunSummary] | None = None) -> None:
+        super().__init__(message)
+        self.summaries: list[RunSummary] = summaries or []

@@ -15,12 +15,11 @@ import duckdb
 
 from core.budget import budget_use
 from core.consolidate import near_pairs
-from core.errors import RunFailedError
 from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.miner import quiet
 from core.models import ApplyReport, skip_label
-from core.runsummary import RunKind, RunSummary
+from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import vectors_for
 from core.store.published import with_trigger

@@ -47,7 +47,6 @@ __all__ = [
     "export_to",
     "exported_version",
     "prepare_export",
-    "publish_configured",
     "publish_targets",
     "publishable",
     "render_export",
@@ -383,23 +382,6 @@ def export_to(
     if done.status == "refused":
         raise PlaybookFileError(done.message)
     return Exported(text=None, path=out_file, note=export.note, empty=done.status == "empty")
-
-
-def publish_configured(settings: Settings, playbooks: Sequence[str]) -> list[Published]:
-    """`playbook publish`: every configured export target of `playbooks`, under the run lock.
-
-    Raises:
-        StoreError: a playbook does not exist.
-        ConfigError: none of them has a target.
-    """
-    db = Database.of(settings)
-    rules = publishable(db, settings, playbooks, git=False)
-    with db.lock("playbook publish"):
-        published = publish_targets(db, rules)
-    from flows.hook import write_snapshot  # the hook's module builds on this one
-
-    write_snapshot(settings, only_if_present=True)
-    return published
 
 
 def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, git: bool) -> list[ExportRules]:

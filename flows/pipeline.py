@@ -22,9 +22,9 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import FlowRun, TaskRun
 from prefect.states import State
 
-from core.errors import RunFailedError, TransientError
+from core.errors import TransientError
 from core.models import CuratorOutput, ReflectorOutput
-from core.runsummary import RunKind, RunSummary
+from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.db import back_up
 from core.store.ingest import IngestSummary

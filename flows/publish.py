@@ -1,6 +1,7 @@
-"""Publishing through code review (`playbook publish --git`): the export targets written into a temporary
-worktree of the team's repository, committed on a review branch that only grows, and pushed when there is a
-remote. The developer's checkout is never changed."""
+"""Publishing: every configured export target (`playbook publish`), then the hook's snapshot; or through code review
+(`playbook publish --git`): the export targets written into a temporary worktree of the team's repository,
+committed on a review branch that only grows, and pushed when there is a remote. The developer's checkout is never
+changed."""
 
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ from core.store.versions import VersionChanges, current_version, version_changes
 from flows.config import Settings
 from flows.context import Database
 from flows.exports import DEFAULT_GIT_KINDS, ExportRules, Published, exported_version, publish_targets, publishable
+from flows.hook import write_snapshot
 
-__all__ = ["GitPublished", "publish_git", "publish_message", "publish_to_git"]
+__all__ = ["GitPublished", "publish_configured", "publish_git", "publish_message", "publish_to_git"]
 
 
 class GitPublished(BaseModel):
@@ -160,3 +162,18 @@ def publish_to_git(settings: Settings, playbooks: Sequence[str], repo: Path, bra
     rules = publishable(db, settings, playbooks, git=True)
     with db.lock("playbook publish"):
         return publish_git(db, rules, repo, branch)
+
+
+def publish_configured(settings: Settings, playbooks: Sequence[str]) -> list[Published]:
+    """`playbook publish`: every configured export target of `playbooks`, under the run lock.
+
+    Raises:
+        StoreError: a playbook does not exist.
+        ConfigError: none of them has a target.
+    """
+    db = Database.of(settings)
+    rules = publishable(db, settings, playbooks, git=False)
+    with db.lock("playbook publish"):
+        published = publish_targets(db, rules)
+    write_snapshot(settings, only_if_present=True)
+    return published

@@ -149,3 +149,111 @@ def test_no_test_module_imports_another() -> None:
                 assert not any(p.startswith("test_") or p == "conftest" for p in parts[1:]), (
                     f"{path.relative_to(ROOT)} imports {name}"
                 )
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Every module of core/, flows/ and prompts/ and the modules of ours it imports, at any depth of the file
+    (a function's own import and a type-checking one count: a cycle hidden in a function is still a cycle)."""
+    modules: dict[str, Path] = {}
+    for base in ("core", "flows", "prompts"):
+        for path in (ROOT / base).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def resolved(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rsplit(".", 1)[0] if "." in name else ""
+        return name or None
+
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for name in names:
+                found = resolved(name) if name.split(".")[0] in ("core", "flows", "prompts") else None
+                if found and found != module:
+                    graph[module].add(found)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one node (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    groups: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, edges = work[-1]
+            nxt = next(edges, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def _package(module: str) -> str:
+    """The subpackage a module belongs to (`core.store.ingest` -> `core.store`), or the module at the top."""
+    return ".".join(module.split(".")[:2]) if module.count(".") >= 2 else module
+
+
+def test_no_import_cycle_between_modules_or_packages() -> None:
+    graph = _import_graph()
+    assert _cycles(graph) == []
+    packages: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        packages.setdefault(_package(module), set()).update(
+            _package(m) for m in imported if _package(m) != _package(module)
+        )
+    for imported in list(packages.values()):
+        for name in imported:
+            packages.setdefault(name, set())
+    assert _cycles(packages) == []
+
+
+def test_no_upward_import() -> None:
+    """core never imports flows; the library under flows/ never imports its CLI; the exception tree and the
+    prompts' package import nothing of playbook's (everything imports them)."""
+    graph = _import_graph()
+    for module, imported in graph.items():
+        if module.startswith("core"):
+            assert not any(m.startswith("flows") for m in imported), module
+        if module.startswith("flows") and not module.startswith("flows.cli"):
+            assert not any(m.startswith("flows.cli") for m in imported), module
+    assert graph["core.errors"] == set() and graph["prompts"] == set()
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []

@@ -98,8 +98,7 @@ def publish_cmd(
 
     Example: [bold]playbook publish --git ~/src/team-repo[/bold]
     """
-    from flows.exports import publish_configured
-    from flows.publish import publish_to_git
+    from flows.publish import publish_configured, publish_to_git
 
     cfg = settings(db, None, wait_s=wait)
     names = [playbook] if playbook else cfg.playbooks

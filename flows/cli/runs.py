@@ -87,7 +87,7 @@ def _run(cfg: Settings, request: Launch, *, dry_run: bool = False, as_json: bool
     Returns:
         The sessions `recurate` made pending again.
     """
-    from core.errors import RunFailedError
+    from core.runsummary import RunFailedError
     from flows.launch import estimate, launch
 
     if dry_run:
