@@ -8,7 +8,7 @@ does not hold fails before any model call (fail closed).
 
 A playbook may override a template by putting a file of the same name in its own prompt folder; otherwise
 the default in `prompts/` is used. An override that cannot be read (permissions, not
-UTF-8) is logged and the default is used; if even the default cannot be read, a built-in fallback prompt.
+UTF-8) is logged and the default is used; if even the default cannot be read, an error before any call.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from core.schemas import OUTPUT_SCHEMAS
 
 __all__ = [
     "DEFAULT_PROMPTS_DIR",
-    "FALLBACK_PROMPTS",
     "RESTRICTIONS",
     "STEP_POLICIES",
     "PromptManifest",
@@ -228,19 +227,18 @@ def _readable(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        log.warning("Prompt `%s` cannot be read (%s); using the built-in prompt instead.", path, exc)
+        log.warning("Prompt `%s` cannot be read (%s); using the next one instead.", path, exc)
         return None
 
 
 def load_template(name: str, *, override_dirs: Sequence[Path] = ()) -> PromptTemplate:
     """Load `name` (e.g. `curator`) from the first override folder that has it, else the default.
 
-    An override or default that exists but cannot be read is skipped with a logged warning; without any
-    readable file, the built-in fallback prompt of the step is used. A readable template that
-    does not hold is an error, never silently replaced.
+    An override that exists but cannot be read is skipped with a logged warning (the shipped template is used). A
+    readable template that does not hold is an error, never silently replaced.
 
     Raises:
-        PromptError: the template found does not hold, or `name` is not a step.
+        PromptError: the template found does not hold, none is readable, or `name` is not a step.
     """
     if name not in STEP_POLICIES:
         raise PromptError(f"No prompt step `{name}`; the steps are {sorted(STEP_POLICIES)}.")
@@ -248,82 +246,7 @@ def load_template(name: str, *, override_dirs: Sequence[Path] = ()) -> PromptTem
         path = folder / f"{name}.txt"
         if path.is_file() and (text := _readable(path)) is not None:
             return parse_template(text, path, name)
-    log.warning("No readable prompt `%s.txt`; using the built-in fallback prompt.", name)
-    return parse_template(FALLBACK_PROMPTS[name], Path(f"<built-in {name} prompt>"), name)
-
-
-def _manifest(step: str, placeholders: list[str], restrictions: list[str], version: int = 2) -> str:
-    return json.dumps(
-        {
-            "prompt_id": step,
-            "version": version,
-            "placeholders": placeholders,
-            "output_schema": STEP_POLICIES[step].output_schema,
-            "required_tools": [],
-            "allowed_tools": [],
-            "required_annotations": [],
-            "output_restrictions": restrictions,
-        }
+    raise PromptError(
+        f"No readable prompt `{name}.txt` in `{DEFAULT_PROMPTS_DIR}` (the templates shipped with playbook);"
+        " reinstall playbook, or set `prompts_dir` to a folder that has it."
     )
-
-
-# Short prompts kept in code for an installation whose template files cannot be read (a hard-coded
-# fallback). The files in prompts/ are the real prompts; these only keep a run possible.
-FALLBACK_PROMPTS: dict[str, str] = {
-    "reflector": _manifest(
-        "reflector", ["sections", "playbook", "transcript", "session_meta"], ["json_only", "untrusted_data"], 3
-    )
-    + """
-=== SYSTEM ===
-Diagnose one coding-agent session: what went wrong, why, how it was fixed.
-"""
-    + UNTRUSTED_DATA.replace("{", "{{").replace("}", "}}")
-    + """
-Sections:
-{sections}
-Tag only the entries the agent had (listed with the session) that mattered. Return only JSON:
-{{"analysis": "...", "bullet_tags": [{{"name": "<id>", "tag": "helpful|harmful|neutral", "rationale": "..."}}]}}
-=== USER ===
-Session: {session_meta}
-Entries the agent had (ids in brackets):
-{playbook}
-{transcript}""",
-    "curator": _manifest(
-        "curator",
-        ["sections", "playbook", "budget", "reflection", "neighbours"],
-        ["json_only", "no_transcript", "untrusted_data"],
-    )
-    + """
-=== SYSTEM ===
-Turn a diagnosis into playbook changes.
-"""
-    + UNTRUSTED_DATA.replace("{", "{{").replace("}", "}}")
-    + """
-Sections:
-{sections}
-Playbook (ids in brackets):
-{playbook}
-{budget}
-Operations: ADD (text, section), UPDATE (target_id, text), MERGE (source_ids, merged_text), DELETE (target_id,
-reason). Use only ids shown above; prefer UPDATE or MERGE to a second ADD; at most 10. Return only JSON:
-{{"reasoning": "...", "operations": [{{"type": "ADD", "text": "...", "section": "..."}}]}}
-=== USER ===
-{reflection}
-Close entries:
-{neighbours}""",
-    "reflection": _manifest("reflection", ["sections", "playbook", "transcript"], ["json_only", "untrusted_data"])
-    + """
-=== SYSTEM ===
-Rate the playbook entries that mattered in this session and propose operations.
-"""
-    + UNTRUSTED_DATA.replace("{", "{{").replace("}", "}}")
-    + """
-Sections:
-{sections}
-Playbook (ids in brackets):
-{playbook}
-Return only JSON: {{"evaluations": [{{"name": "<id>", "rating": "helpful|harmful|neutral"}}],
-"operations": [{{"type": "ADD", "text": "...", "section": "..."}}]}}
-=== USER ===
-{transcript}""",
-}

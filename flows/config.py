@@ -47,7 +47,7 @@ from core.targets import ExportTarget
 from core.trust import ConfigFile, content_hash, harmless_part, standing_of
 
 if TYPE_CHECKING:
-    from core.llm.embed import Embedder
+    pass
 
 __all__ = [
     "PROVIDER_NAMES",
@@ -371,18 +371,6 @@ class Settings(BaseSettings):
         """The budget exports fit and the curator is reminded of (`playbook`'s own, where it sets one)."""
         own = self.options(playbook) if playbook else PlaybookOptions()
         return Budget(max_entries=own.max_entries or self.max_entries, max_tokens=own.max_tokens or self.max_tokens)
-
-    def sentence_model(self) -> tuple[Embedder, float]:
-        """The sentence model and the near-duplicate threshold (with `near_duplicates = "off"`, the best model
-        installed, for `consolidate`, which is asked for explicitly)."""
-        from core.llm.embed import load_embedder  # numpy and the model only for the commands that use them
-
-        embedder = load_embedder("auto" if self.near_duplicates == "off" else self.near_duplicates)
-        return embedder, self.near_duplicate_threshold or embedder.threshold
-
-    def similarity(self) -> tuple[Embedder, float] | None:
-        """`sentence_model()`, or None when near-duplicate detection is off."""
-        return None if self.near_duplicates == "off" else self.sentence_model()
 
     def guards(self) -> Guards:
         """What one session's model output may do to the playbook."""

@@ -18,7 +18,7 @@ from core.curator import curator_request
 from core.errors import PromptError
 from core.llm.base import LLMRequest, LLMResponse, Usage
 from core.models import BulletTag, Entry, Playbook, ReflectorOutput, SessionMessage
-from core.prompts import DEFAULT_PROMPTS_DIR, FALLBACK_PROMPTS, STEP_POLICIES, load_template, parse_template
+from core.prompts import DEFAULT_PROMPTS_DIR, STEP_POLICIES, load_template, parse_template
 from core.render import render_session
 from core.sections import Section, SectionSet
 from core.store.exchanges import cached_response, record_exchange
@@ -143,22 +143,21 @@ def test_capability_manifests_are_checked_against_the_step(
     assert message in str(err.value) and str(tmp_path / "curator.txt") in str(err.value)
 
 
-def test_shipped_and_fallback_prompts_hold_for_their_steps() -> None:
+def test_shipped_prompts_hold_for_their_steps() -> None:
     for step in STEP_POLICIES:
         shipped = load_template(step)
         assert shipped.manifest.prompt_id == step
-        fallback = parse_template(FALLBACK_PROMPTS[step], Path("fallback"), step)
-        values = {name: f"<{name}>" for name in fallback.manifest.placeholders}
-        system, user = fallback.render(**values)
+        values = {name: f"<{name}>" for name in shipped.manifest.placeholders}
+        system, user = shipped.render(**values)
         assert all(v in system + user for v in values.values())
     assert "no_transcript" in load_template("curator").manifest.output_restrictions
 
 
 def test_every_prompt_says_that_what_it_reads_is_data() -> None:
-    """The shipped templates and the built-in fallbacks carry the untrusted-data framing word for word, in the
-    system part (the part a transcript cannot reach), and their manifests declare it."""
+    """The shipped templates carry the untrusted-data framing word for word, in the system part (the part a
+    transcript cannot reach), and their manifests declare it."""
     for step in STEP_POLICIES:
-        for template in (load_template(step), parse_template(FALLBACK_PROMPTS[step], Path("fallback"), step)):
+        for template in (load_template(step),):
             assert "untrusted_data" in template.manifest.output_restrictions
             values = {name: "" for name in template.manifest.placeholders}
             system, _ = template.render(**values)
@@ -169,8 +168,8 @@ def test_every_prompt_says_that_what_it_reads_is_data() -> None:
 def test_an_unreadable_prompt_falls_back_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Seed 003: an override that cannot be read gives the built-in prompt (logged); without even the shipped
-    templates, the hard-coded fallback."""
+    """Seed 003: an override that cannot be read gives the shipped template (logged); without even that, one
+    clear error before any call (no second, shorter copy of the prompts to fall back on)."""
     (tmp_path / "curator.txt").write_bytes(b"\xff\xfe not UTF-8")
     with caplog.at_level(logging.WARNING, logger="playbook"):
         template = load_template("curator", override_dirs=[tmp_path])
@@ -178,9 +177,9 @@ def test_an_unreadable_prompt_falls_back_with_a_warning(
     assert "cannot be read" in caplog.text and "curator.txt" in caplog.text
     caplog.clear()
     monkeypatch.setattr(prompts, "DEFAULT_PROMPTS_DIR", tmp_path / "missing")
-    with caplog.at_level(logging.WARNING, logger="playbook"):
-        template = load_template("curator", override_dirs=[tmp_path])
-    assert template.source == "<built-in curator prompt>" and "built-in fallback" in caplog.text
+    with pytest.raises(PromptError) as err:
+        load_template("curator", override_dirs=[tmp_path])
+    assert "No readable prompt `curator.txt`" in str(err.value) and "reinstall playbook" in str(err.value)
 
 
 def test_the_dict_api_logs_a_broken_manifest_as_an_error(
