@@ -35,9 +35,9 @@ def run_ingest(
     Raises:
         ConfigError: no paths were given and none are configured.
     """
-    check_sources(paths)
-    local = [Path(p) for p in paths if not is_url(p)]
-    urls = [str(p) for p in paths if is_url(p)]
+    sources = check_sources(paths)  # folders as their files: the ingest below does not walk them again
+    local = [Path(p) for p in sources if not is_url(p)]
+    urls = [str(p) for p in sources if is_url(p)]
     refused: list[FileResult] = []
     with db.open() as con:
         for url in urls:
@@ -59,10 +59,11 @@ def run_ingest(
         return summary
 
 
-def check_sources(paths: Sequence[Path | str]) -> None:
+def check_sources(paths: Sequence[Path | str]) -> list[Path | str]:
     """Fail early, before any database is opened or created, on sources that cannot be what the user meant: none at
     all, a path that does not exist, or local sources without a single transcript file. (An object-storage URL is
-    listed by the ingest itself.)
+    listed by the ingest itself.) Returns the sources with each folder walked once into its transcript files, so
+    the steps after this one (the idle check, the ingest) do not walk it again.
 
     Raises:
         ConfigError: with the path and what to do.
@@ -76,12 +77,14 @@ def check_sources(paths: Sequence[Path | str]) -> None:
     for path in local:
         if not path.exists():
             raise ConfigError(f"Transcript path `{path}` does not exist; check the path or `transcripts`.")
-    if local and len(local) == len(paths) and not discover(local)[0]:
+    files = discover(local)[0] if local else []
+    if local and len(local) == len(paths) and not files:
         shown = ", ".join(f"`{p}`" for p in local)
         raise ConfigError(
             f"No transcript files (*.jsonl, *.json) in {shown}; nothing to ingest. Claude Code keeps them in"
             " ~/.claude/projects, Codex in ~/.codex/sessions."
         )
+    return [*files, *(p for p in paths if is_url(p))]
 
 
 def ingest_with(
@@ -109,6 +112,6 @@ def ingest_command(
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestSummary:
     """`playbook ingest`: `ingest_with` under the run lock (taken once the sources are known to hold something)."""
-    check_sources(paths)
+    sources = check_sources(paths)  # the one walk of the folders
     with Database.store_of(settings).lock("playbook ingest"):
-        return ingest_with(settings, paths, fmt, progress)
+        return ingest_with(settings, sources, fmt, progress)

@@ -26,7 +26,7 @@ from core.runsummary import RunKind, RunSummary
 from core.selection import CALLS_PER_SESSION, SessionFilter
 from core.store.db import open_db
 from core.store.ingest import needs_ingest
-from core.store.ledger import count_pending, requeue_sessions, sessions_applied_by
+from core.store.ledger import count_pending
 from core.store.registry import require_playbook
 from flows.config import Settings
 from flows.context import Database
@@ -37,6 +37,7 @@ from flows.ingest import check_sources, ingest_with
 from flows.nightly import run_nightly
 from flows.prefect_api import HEALTH_TIMEOUT_S, answers, prefect_api
 from flows.providers import ProviderSpec, resolve_provider
+from flows.sessions import requeue
 
 __all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch"]
 
@@ -144,11 +145,7 @@ def launch(
                 "recurate needs a model: set ANTHROPIC_API_KEY, or `openai_base_url` for a local server, or pass"
                 " `--llm anthropic` / `--llm openai` / `--llm replay:FILE`."
             )
-        with db.write("playbook recurate", create=False) as con:
-            require_playbook(con, request.playbook)
-            source = None if request.requeue.source == "any" else "heuristic"
-            requeued = sessions_applied_by(con, request.playbook, source, request.requeue.since)
-            requeue_sessions(con, request.playbook, requeued)
+        requeued = requeue(settings, request.playbook, request.requeue.since, request.requeue.source)
         if not requeued:
             return Launched(summaries=[], requeued=[])
     playbooks = settings.playbooks if request.kind == "nightly" else [request.playbook]
@@ -223,7 +220,9 @@ def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str
     ingest step's job)."""
     sources = request.transcripts
     if request.kind == "nightly":
-        check_sources(sources)  # none, a wrong path, or no transcript at all: said before anything runs
+        # None, a wrong path, or no transcript at all: said before anything runs; the folders walked once, into
+        # the files the idle check below stats.
+        sources = check_sources(sources)
     if any(is_url(s) for s in sources):
         return False
     folders = [Path(s) for s in sources]
