@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit, interleaved  # noqa: E402
 from core.miner import History, mine, observe  # noqa: E402
+from core.models import SessionMessage  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402
 from core.store.sessions import load_messages  # noqa: E402
@@ -82,6 +83,67 @@ def _rows(half: str, found: Score) -> list[Row]:
     ]
 
 
+def _crafted(pairs: int, size: int) -> list[SessionMessage]:
+    """A session crafted to be costly: `pairs` failed commands, each followed by a variant that worked, every
+    output `size` bytes (each correction is checked against everything read before it)."""
+    messages: list[SessionMessage] = []
+    for i in range(pairs):
+        for command, error, output in (
+            (f"pytest t{i}", True, "bash: pytest: command not found "),
+            (f".venv/bin/pytest t{i}", False, "ok "),
+        ):
+            call = f"c{len(messages)}"
+            messages.append(
+                SessionMessage(
+                    seq=len(messages),
+                    role="assistant",
+                    kind="tool_use",
+                    tool_name="Bash",
+                    tool_use_id=call,
+                    tool_input=f'{{"command": "{command}"}}',
+                )
+            )
+            text = (output * (size // len(output) + 1))[:size]
+            messages.append(
+                SessionMessage(
+                    seq=len(messages), role="tool", kind="tool_result", tool_use_id=call, is_error=error, text=text
+                )
+            )
+    return messages
+
+
+def _scale_rows(rounds: int) -> list[Row]:
+    """Observing a crafted session, against the floor of reading every output once, at 1,000 and 4,000 pairs:
+    the same ratio at both sizes is a cost that grows with the session, not with its square."""
+    rows = []
+    for pairs in (1000, 4000):
+        messages = _crafted(pairs, 1000)
+
+        def floor(messages: list[SessionMessage] = messages) -> float:
+            started = time.process_time()
+            _ = [" ".join((m.text or "").split()) for m in messages]
+            return time.process_time() - started
+
+        def cost(messages: list[SessionMessage] = messages) -> float:
+            started = time.process_time()
+            observe(messages)
+            return time.process_time() - started
+
+        cpu = interleaved({"observe": cost, "floor": floor}, rounds)
+        rows.append(
+            Row(
+                "miner",
+                f"observe a crafted session of {pairs:,} failed/worked pairs, 1 KB each (CPU)",
+                "s",
+                cpu["observe"],
+                "reading every output once",
+                cpu["floor"],
+                goal="same ratio at both sizes",
+            )
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
@@ -119,6 +181,7 @@ def main() -> None:
             "miner", "read + mine the in-sample sessions (CPU)", "s", cpu["mine"], "reading their messages", cpu["read"]
         )
     )
+    rows += _scale_rows(args.rounds)
     emit(rows)
 
 

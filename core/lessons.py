@@ -221,7 +221,7 @@ def _sentence(lesson: AnyLesson) -> str:
     if isinstance(lesson, HiddenFailure):
         return (
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
-            " output, or run it with `set -o pipefail`"
+            " output, or run it without the pipe"
         )
     if lesson.stopped is None:
         return f"the user said: {_quote(lesson.said)}"

@@ -18,8 +18,17 @@ from urllib.parse import unquote, urlsplit
 
 import idna
 import re2
+import regex
 
-__all__ = ["Link", "bare_hosts", "canonical_host", "find_links", "is_local", "vouched_host"]
+__all__ = [
+    "Link",
+    "bare_hosts",
+    "canonical_host",
+    "defanged",
+    "find_links",
+    "is_local",
+    "vouched_host",
+]
 
 # A scheme URL, `www.` name, or a bare `name.tld/path` (what `curl get.evil.sh/i` fetches): candidates, decided by
 # the parser below. RE2: linear in the text, whatever it holds.
@@ -114,6 +123,16 @@ def _split(written: str) -> tuple[str | None, str | None]:
     if not host:
         return None, None if scheme.lower() in ("file", "mailto", "data") else f"`{written[:60]}` names no host"
     return canonical_host(host)
+
+
+# A host written without its dots: the label separators IDNA reads as a dot (UTS #46: U+3002, U+FF0E, U+FF61), and
+# the "defanged" spellings people use to keep a link from being followed (`evil[.]io`, `evil(dot)io`, `evil dot io`).
+_DEFANGED = regex.compile(r"(?i)\s*[\[({]\s*(?:\.|dot)\s*[\])}]\s*|(?<=\w)\s+dot\s+(?=\w)|[\u3002\uff0e\uff61]")
+
+
+def defanged(text: str) -> str:
+    """`text` with every dot written another way made a dot again, so a host spelled to slip past reads as one."""
+    return _DEFANGED.sub(".", text)
 
 
 def find_links(text: str) -> Iterator[Link]:

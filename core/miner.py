@@ -157,8 +157,13 @@ _NOTHING_SELECTED = re2.compile(
 _REJECTED = re2.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
 # The tools whose refusal text is the harness's own: another tool's error result (an MCP server's, a fetched page's)
 # is written by whoever answers it, and could copy the harness's words to put its own in the user's mouth.
-# A refused `ExitPlanMode` is a refused plan.
-_HARNESS_TOOLS = SHELL_TOOLS | {"Edit", "MultiEdit", "Write", "NotebookEdit", "ExitPlanMode"}
+# Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
+# Codex's: its shell output is the program's own, and Codex has no such refusal text.
+_CLAUDE_SHELLS = frozenset({"Bash", "PowerShell"})
+_HARNESS_TOOLS = _CLAUDE_SHELLS | {"Edit", "MultiEdit", "Write", "NotebookEdit", "ExitPlanMode"}
+# How Claude Code frames a shell command that failed; an older version passed the program's own output through,
+# which a program could open with the refusal's words.
+_FRAMED_FAILURE = re2.compile(r"^Exit code -?\d+")
 # The reason the user typed when they stopped a call, in the wordings Claude Code has used.
 _REJECTION_REASON = re2.compile(
     r"(?s)(?:The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)"
@@ -178,6 +183,7 @@ _STRONG = re2.compile(
 )
 _CONTINUED = re2.compile(r"\\\s*\n|\[Image #\d+\]")  # a line continued with a backslash; a pasted image
 _SENTENCE_END = re2.compile(r"[.!?]\s")
+_PARAGRAPH = re2.compile(r"\n[ \t]*\n")
 _SENTENCE_SPLIT = re2.compile(r"(?:[.!?]+|\s[-–—]\s)\s+")
 # A sentence that states a lasting rule of the user's or a fact of the project, wherever it stands in a prompt.
 _DURABLE = re2.compile(
@@ -205,6 +211,7 @@ _QUESTION = re2.compile(
 _CODEISH = re2.compile(r"`[^`]+`|(?:^|\s)--?[a-z]|\w[._/:]\w|\w_\w|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
 _WORDS = re2.compile(r"^[\pL\d\s,;:'\"()`*/.!?&+-]*[\pL]{3,}[\pL\d\s,;:'\"()`*/.!?&+-]*$")
 _QUOTE_MAX = 200
+_MOST_CORRECTIONS = 40  # per session: more than a real session shows (see `_corrections`)
 _SHORT_SESSION = 5  # tool calls: a one-prompt session with fewer did too little to teach anything
 _LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
 _SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
@@ -449,20 +456,31 @@ def _error_line(output: str) -> str | None:
     return line if len(line) <= 120 else line[:119] + "…"
 
 
-def _taint(fix: str, read: list[str], prompts: list[str]) -> str | None:
-    """Why `fix` rests only on what the agent read: it occurs in tool output before the agent ran it, and in none
-    of the user's prompts."""
-    needle = " ".join(fix.split())  # whitespace as one space: a doubled space must not hide the copy
-    if len(needle) < 12 or any(needle in " ".join(p.split()) for p in prompts):
+def _flat(text: str) -> str:
+    """Text as a copy of a command is compared: quotes dropped, whitespace as one space (`make "release"` is a
+    copy of `make release`; a doubled space must not hide one)."""
+    return " ".join(text.replace('"', " ").replace("'", " ").split())
+
+
+def _taint(fix: Sequence[str], read: Sequence[str], prompts: Sequence[str], *, least: int = 12) -> str | None:
+    """Why the command `fix` (its words) rests only on what the agent read: it occurs in tool output before the
+    agent ran it (`read`, already flat), and in none of the user's prompts (flat). A short fix (`make`) is in
+    every output; `least` is the length a fix must have to count as copied."""
+    needle = _flat(" ".join(fix))
+    if len(needle) < least or any(needle in p for p in prompts):
         return None
-    if any(needle in " ".join(r.split()) for r in read):
+    if any(needle in r for r in read):
         return f"its fix `{needle[:60]}` was copied from tool output, not from anything the user wrote"
     return None
 
 
 def _bypasses(words: Sequence[str]) -> bool:
     """True when running `words` would switch a safeguard off or run as another user: a workaround of that kind is
-    never a lesson (`git push --force` worked, `sudo npm` worked)."""
+    never a lesson (`git push --force` worked, `sudo npm` worked, `mvn package -DskipTests` worked). Besides what
+    the allow-list knows of each program, any option shaped like forcing, skipping, ignoring or disabling is one:
+    a rule cannot tell which of those is harmless, so none is taught as the fix."""
+    if any(_WEAKENING.match(w) for w in words[1:]):
+        return True
     return any(r.rule in ("bypass", "privilege") for r in words_refusals(words, Vouched()))
 
 
@@ -473,8 +491,8 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
     counts: dict[tuple[Category, str | None, str], int] = {}
     subcommands: dict[str, set[str]] = {}
     for run in runs:
-        if not run.ok:
-            continue
+        if not run.ok or _FAILED.search(run.output):
+            continue  # failed, or ended well only because a pipe hid its failure
         parsed = _parse(run.command, run.folder)
         if parsed is None:
             continue
@@ -597,6 +615,11 @@ _UNKNOWN = re2.compile(
     r"(?i)(?:unknown|unrecognized|unrecognised|invalid|unexpected|no such) (?:option|flag|argument|command|subcommand|"
     r"shorthand flag)|invalid choice|is not a \S+ command|unknown command"
 )
+# Options shaped like switching something off: forcing, skipping, ignoring, disabling, "no-" anything, exiting 0.
+_WEAKENING = re2.compile(
+    r"(?i)^(?:-f+|--force\S*|--no-\S+|--skip\S*|-D\S*skip\S*|--ignore\S*|--disable\S*|--unsafe\S*|--insecure"
+    r"|--allow-\S+|--exit-zero|--yes|-y|--accept-\S+|--dangerously\S*|--bypass\S*|--without-\S+)$"
+)
 # Commands that bring in others' work: a push refused until a pull ran.
 _PREPARING = frozenset({"git pull", "git fetch"})
 _PLAIN_WORD = re2.compile(r"^[\w.:@=+-]+$")
@@ -655,12 +678,16 @@ def _correction(how: str, part: tuple[str, ...], failed: _Parsed, worked: _Parse
 
 
 def _corrections(
-    runs: Sequence[Run], cwd: str | None, read_before: Mapping[int, list[str]], prompts: list[str]
+    runs: Sequence[Run], cwd: str | None, read: Sequence[str], read_before: Mapping[int, int], prompts: Sequence[str]
 ) -> list[Candidate]:
+    """Failed commands and the variant that then worked (at most `_MOST_CORRECTIONS`: each is checked against
+    everything read before it, so a session crafted with thousands of pairs costs no more than this many)."""
     found: list[Candidate] = []
     for i, run in enumerate(runs):
         if run.ok or run.rejected:
             continue
+        if len(found) >= _MOST_CORRECTIONS:
+            break
         failed = _parse(run.command, run.folder)
         error = _error_line(run.output)
         if failed is None or error is None or _TEST_FAILURES.search(run.output):
@@ -703,9 +730,9 @@ def _corrections(
                     lesson=lesson,
                     trigger=clip(error, 80),
                     taint=(
-                        _taint(" ".join(prepared.words), read_before.get(prepared_at, []), prompts)
+                        _taint(prepared.words, read[: read_before.get(prepared_at, 0)], prompts, least=4)
                         if how[0] == "before" and prepared is not None
-                        else _taint(" ".join(worked.words), read_before.get(later.index, []), prompts)
+                        else _taint(worked.words, read[: read_before.get(later.index, 0)], prompts)
                     ),
                     error=error,
                 )
@@ -869,21 +896,49 @@ def _says_something(text: str) -> bool:
     return bool(_DIRECTIVE.search(text) or _CODEISH.search(text))
 
 
+def _framed_shell(messages: Sequence[SessionMessage], calls: Mapping[str, SessionMessage]) -> bool:
+    """True when the session's harness frames every failed shell command (`Exit code 1` first), and at least one
+    shows it: there, a shell result that opens with the refusal's words can only be the harness's. Elsewhere a
+    program's output could be dressed as the user stopping it, so a stopped shell command is not the user's."""
+    failures = [
+        m.text or ""
+        for m in messages
+        if m.kind == "tool_result"
+        and m.is_error
+        and m.tool_use_id is not None
+        and (calls[m.tool_use_id].tool_name if m.tool_use_id in calls else None) in _CLAUDE_SHELLS
+        and not _REJECTED.match(m.text or "")
+    ]
+    return bool(failures) and all(_FRAMED_FAILURE.match(text) for text in failures)
+
+
+def _typed(text: str) -> str:
+    """The part of a prompt the user typed, as far as the text shows: its first paragraph, up to a line that ends
+    with a colon (what follows a blank line or "the lead wrote:" is what they pasted: someone else's words)."""
+    first = _PARAGRAPH.split(text.strip(), maxsplit=1)[0]
+    kept: list[str] = []
+    for line in first.splitlines():
+        kept.append(line)
+        if line.rstrip().endswith(":"):
+            break
+    return "\n".join(kept)
+
+
 def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
     found: list[Candidate] = []
-    calls: dict[str, SessionMessage] = {}
+    calls: dict[str, SessionMessage] = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id}
+    framed = _framed_shell(messages, calls)
     stopped: Stopped | None = None  # the call the user stopped (or Esc) without a reason, until their next words
     for m in messages:
         if m.is_sidechain:
             continue
-        if m.kind == "tool_use" and m.tool_use_id:
-            calls[m.tool_use_id] = m
-        elif (
+        if (
             m.kind == "tool_result"
             and m.is_error
             and _REJECTED.match(m.text or "")
             and m.tool_use_id in calls
             and (calls[m.tool_use_id].tool_name or "") in _HARNESS_TOOLS
+            and (framed or calls[m.tool_use_id].tool_name not in _CLAUDE_SHELLS)
         ):
             what = _stopped(calls[m.tool_use_id])
             reason = _REJECTION_REASON.search(m.text or "")
@@ -897,14 +952,15 @@ def _preferences(messages: Sequence[SessionMessage]) -> list[Candidate]:
         elif m.role == "user" and m.kind == "text" and not m.is_prompt and _INTERRUPTED.match(m.text or ""):
             stopped = stopped or Stopped(what="interrupt")
         elif m.is_prompt and m.text and m.text.strip():
-            if _pasted(m.text):
+            typed = _typed(m.text)
+            if _pasted(m.text) or not typed.strip():
                 pass  # a log or someone else's text the user pasted: not their words
-            elif stopped is not None and _instructs(m.text):
-                found.append(_preference(Preference(said=_quote(m.text), stopped=stopped)))
-            elif _CORRECTS.match(m.text) or _STRONG.search(m.text):
-                found.append(_preference(Preference(said=_quote(m.text))))
+            elif stopped is not None and _instructs(typed):
+                found.append(_preference(Preference(said=_quote(typed), stopped=stopped)))
+            elif _CORRECTS.match(typed) or _STRONG.search(typed):
+                found.append(_preference(Preference(said=_quote(typed))))
             else:
-                found += [_preference(Preference(said=_quote(cue))) for cue in _cue_sentences(m.text)]
+                found += [_preference(Preference(said=_quote(cue))) for cue in _cue_sentences(typed)]
             stopped = None
     return found
 
@@ -924,18 +980,19 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
     could not be written inside a code span is never made."""
     runs = shell_runs(messages)
     prompts = [m.text for m in messages if m.is_prompt and m.text]
-    # What the agent had read (any tool's output: a fetched page, a command's output) before each command ran.
+    # What the agent had read (any tool's output: a fetched page, a command's output) before each command ran: how
+    # many of the outputs in `read` came before it.
     index_of = {run.call_id: run.index for run in runs}
     read: list[str] = []
-    read_before: dict[int, list[str]] = {}
+    read_before: dict[int, int] = {}
     for m in messages:
         if m.kind == "tool_result" and not m.is_sidechain:
             if m.tool_use_id in index_of:
-                read_before[index_of[m.tool_use_id]] = list(read)
-            read.append(m.text or "")
+                read_before[index_of[m.tool_use_id]] = len(read)
+            read.append(_flat(m.text or ""))
     candidates = [
         *_facts(runs, cwd),
-        *_corrections(runs, cwd, read_before, prompts),
+        *_corrections(runs, cwd, read, read_before, [_flat(p) for p in prompts]),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

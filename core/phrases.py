@@ -14,6 +14,7 @@ import unicodedata
 from functools import cache
 
 import re2
+import regex
 
 __all__ = ["phrase_refusals", "skeleton"]
 
@@ -119,10 +120,24 @@ _FOLD = str.maketrans(
 )  # fmt: skip
 
 
+# Every dash of Unicode (general category Pd, not a list of the ones seen so far): one as wide as an en dash or
+# wider reads as the two hyphens autocorrect made it from (`—no-verify`, `⸺no-verify`), the rest as one.
+_DASH = regex.compile(r"\p{Pd}")
+
+
+@cache
+def _dash(char: str) -> str:
+    if char == "-":
+        return "-"
+    name = unicodedata.name(char, "")
+    return "--" if any(w in name for w in ("EN DASH", "EM DASH", "HORIZONTAL BAR", "TWO-EM", "THREE-EM")) else "-"
+
+
 def skeleton(text: str) -> str:
     """`text` as the checks read it: look-alike dashes, slashes, bars and quotes made plain, and for the phrases,
     accents and case folded (`ígnore` reads `ignore`)."""
-    return text.translate(_FOLD)
+    folded = text.translate(_FOLD)
+    return folded if folded.isascii() else _DASH.sub(lambda m: _dash(m.group()), folded)
 
 
 @cache

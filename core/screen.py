@@ -48,7 +48,7 @@ from core.allowlist import (
 )
 from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
-from core.links import bare_hosts, find_links
+from core.links import bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.phrases import phrase_refusals, skeleton
 
@@ -351,6 +351,8 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
     found = link_refusals(find_links(prose), vouched)
+    if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host
+        found += link_refusals(find_links(undotted), vouched) + link_refusals(bare_hosts(undotted), vouched)
     plain = prose
     for link in find_links(prose):
         plain = plain.replace(link.written, " ")
