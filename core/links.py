@@ -18,7 +18,6 @@ from urllib.parse import unquote, urlsplit
 
 import idna
 import re2
-import regex
 
 __all__ = [
     "Link",
@@ -127,7 +126,7 @@ def _split(written: str) -> tuple[str | None, str | None]:
 
 # A host written without its dots: the label separators IDNA reads as a dot (UTS #46: U+3002, U+FF0E, U+FF61), and
 # the "defanged" spellings people use to keep a link from being followed (`evil[.]io`, `evil(dot)io`, `evil dot io`).
-_DEFANGED = regex.compile(r"(?i)\s*[\[({]\s*(?:\.|dot)\s*[\])}]\s*|(?<=\w)\s+dot\s+(?=\w)|[\u3002\uff0e\uff61]")
+_DEFANGED = re2.compile(r"(?i)\s*[\[({]\s*(?:\.|dot)\s*[\])}]\s*|\b\s+dot\s+\b|[\x{3002}\x{ff0e}\x{ff61}]")
 
 
 def defanged(text: str) -> str:

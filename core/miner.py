@@ -481,6 +481,9 @@ def _bypasses(words: Sequence[str]) -> bool:
     a rule cannot tell which of those is harmless, so none is taught as the fix."""
     if any(_WEAKENING.match(w) for w in words[1:]):
         return True
+    compose = tuple(words[:3]) == ("docker", "compose", "down") or tuple(words[:2]) == ("docker-compose", "down")
+    if compose and {"-v", "--volumes"} & set(words):
+        return True  # it worked by deleting the services' data: a way to reset, never the fix of a failure
     return any(r.rule in ("bypass", "privilege") for r in words_refusals(words, Vouched()))
 
 

@@ -14,7 +14,6 @@ import unicodedata
 from functools import cache
 
 import re2
-import regex
 
 __all__ = ["phrase_refusals", "skeleton"]
 
@@ -122,7 +121,7 @@ _FOLD = str.maketrans(
 
 # Every dash of Unicode (general category Pd, not a list of the ones seen so far): one as wide as an en dash or
 # wider reads as the two hyphens autocorrect made it from (`—no-verify`, `⸺no-verify`), the rest as one.
-_DASH = regex.compile(r"\p{Pd}")
+_DASH = re2.compile(r"\p{Pd}")
 
 
 @cache

@@ -833,8 +833,6 @@ def _docker(call: Call) -> Refused:
     if not words or words[0] in allowed:
         if any(_long(a, "--privileged", 6) or a.startswith(("--pid=host", "--network=host")) for a in call.args):
             return [("bypass", "`docker --privileged` gives a container the host")]
-        if compose and words[:1] == ["down"] and any(a in ("-v", "--volumes", "--rmi") for a in call.args):
-            return [("bypass", "`docker compose down -v` deletes the services' data (their volumes)")]
         return []
     return [("inline_code", f"`docker {_clip(words[0])}` runs a command in a container")]
 
