@@ -16,7 +16,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # install time they load in half the time (the hook 0.9 s -> 0.4 s), also where PYTHONDONTWRITEBYTECODE is set.
 export UV_COMPILE_BYTECODE := 1
 
-.PHONY: help venv demo-venv test check lint typecheck pytest demo bench lock clean
+.PHONY: help venv demo-venv test check lint typecheck pytest docs demo bench lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-10s %s\n", $$1, $$2}'
@@ -62,6 +62,11 @@ test: lint typecheck pytest ## lint, type-check and run the tests
 
 check: lint typecheck ## the fast lane: lint, type-check and the tests not marked slow (no servers, browser, models)
 	$(VENV)/bin/pytest -m "not slow"
+
+docs: venv ## Regenerate the reference pages (CLI, settings, layout) and build the site into site/ (strict)
+	$(PY) docs/reference.py --write
+	$(PY) docs/layout.py --write
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 demo: demo-venv ## Ingest the bundled sample transcripts, run the nightly job (no key: the rules miner), export
 	$(VENV)/bin/playbook nightly data/samples --llm auto --db $(DEMO_DB)

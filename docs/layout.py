@@ -1,6 +1,6 @@
-"""The README's Layout section, generated from the tree: every module of core/ and flows/ with the first sentence
+"""The Layout page (docs/layout.md), generated from the tree: every module of core/ and flows/ with the first sentence
 of its docstring. `python docs/layout.py` prints it (`--lines`: with line counts), `--write` puts it into the
-README; tests/test_docs.py checks the README holds what this prints."""
+page; tests/test_docs.py checks the page holds what this prints."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def readme_with(text: str, readme: str) -> str:
 
 if __name__ == "__main__":
     if "--write" in sys.argv:
-        readme = ROOT / "README.md"
-        readme.write_text(readme_with(layout(), readme.read_text(encoding="utf-8")), encoding="utf-8")
+        page = ROOT / "docs" / "layout.md"
+        page.write_text(readme_with(layout(), page.read_text(encoding="utf-8")), encoding="utf-8")
     else:
         sys.stdout.write(layout(lines="--lines" in sys.argv))

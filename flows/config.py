@@ -135,13 +135,13 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PLAYBOOK_", extra="ignore")
 
     db: Path = Path("data/playbook.duckdb")
-    playbook: str = "default"
+    playbook: str = "default"  # the playbook a command works on when `-p` is not given
     playbooks: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["default"])
     # Folders of transcripts, and object-storage URLs (`s3://bucket/team`, ...) that developers `push` to.
     transcripts: Annotated[list[Path | str], NoDecode] = Field(default_factory=_default_sources)
     llm: str = "auto"
-    reflector_model: str = "claude-sonnet-4-5"
-    curator_model: str = "claude-sonnet-4-5"
+    reflector_model: str = "claude-sonnet-4-5"  # the model that diagnoses each session
+    curator_model: str = "claude-sonnet-4-5"  # the model that turns a diagnosis into operations
     epoch_size: int = Field(8, ge=1, le=10_000)
     concurrency: int = Field(4, ge=1, le=64)
     # Prompt caching: whether a step's first call runs alone to write the cache the others read
@@ -154,7 +154,7 @@ class Settings(BaseSettings):
     # Seconds a command waits for a database another command is using (`--wait`), and a run waits for each
     # of its own brief opens, before giving up with "in use by ...".
     wait_s: float = Field(15.0, ge=0)
-    busy_wait_s: float = Field(120.0, ge=0)
+    busy_wait_s: float = Field(120.0, ge=0)  # how long a run waits for another run holding its database
     backups: int = Field(3, ge=0, le=1000)  # copies of the database `nightly` keeps in `<db>.backups/` (0: none)
     max_attempts: int = Field(
         3, ge=1
@@ -164,7 +164,7 @@ class Settings(BaseSettings):
     # An ADD whose text a live entry already says (sentence similarity at least the threshold; None: the
     # model's own, chosen on a labelled set) is skipped as `near_duplicate` and counted as a rediscovery.
     near_duplicates: Literal["auto", "minilm", "lexical", "off"] = "auto"
-    near_duplicate_threshold: float | None = Field(None, gt=0, le=1)
+    near_duplicate_threshold: float | None = Field(None, gt=0, le=1)  # None: the sentence model's own
     # `nightly` consolidates (merges near-duplicate live entries) after curating when the playbook's duplicate
     # rate (near-duplicate pairs per live entry) is above this, or the playbook is over its budget.
     consolidate_above: float = Field(0.02, ge=0)
@@ -173,9 +173,9 @@ class Settings(BaseSettings):
     # MiniLM) or among each entry's two closest, at most `judge_max_entries` entries a pass. Pairs it keeps
     # apart are not shown again for `rejudge_after_days` (a model can be wrong; it is asked again later).
     consolidate_floor: float | None = Field(None, ge=0, le=1)
-    judge_max_entries: int = Field(60, ge=2, le=1000)
-    rejudge_after_days: float = Field(7.0, ge=0)
-    # The budget of an exported playbook (it is loaded in every session): see core.budget and the README.
+    judge_max_entries: int = Field(60, ge=2, le=1000)  # entries a model is shown in one consolidation pass
+    rejudge_after_days: float = Field(7.0, ge=0)  # before a pair a model kept apart is shown again
+    # The budget of an exported playbook (it is loaded in every session): see core.budget and docs/configuration.md.
     # An entry no session confirmed (helpful tag or rediscovery) for this many days is stale: listed by
     # `playbook stale` and left out of exports unless `export --all`. 0 turns staleness off.
     stale_after_days: float = Field(90.0, ge=0)
@@ -201,24 +201,24 @@ class Settings(BaseSettings):
     # and any model it does not name costs 0.
     prices: dict[str, tuple[float, float, float, float]] = Field(default_factory=dict)
     request_timeout_s: float | None = Field(None, gt=0)
-    max_retries: int = Field(4, ge=0, le=20)
-    retry_after_cap_s: float = Field(60.0, ge=0)
-    prompts_dir: Path | None = None
+    max_retries: int = Field(4, ge=0, le=20)  # retries of a model call that failed in a way worth retrying
+    retry_after_cap_s: float = Field(60.0, ge=0)  # the longest `retry-after` a server may ask for
+    prompts_dir: Path | None = None  # a folder of prompt overrides (`<dir>/<playbook>/` first), else the shipped
     # Extra personal data to mask before anything leaves the machine (regular expressions, case-insensitive):
     # names, host names, addresses. Home paths, user names in paths and e-mail addresses are always masked.
     personal_patterns: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Secrets are replaced by markers before transcripts are stored; true keeps the raw text in the database
     # (it is still redacted before any model, export or report sees it).
     keep_raw_text: bool = False
-    out_dir: Path = Path("data/out")
+    out_dir: Path = Path("data/out")  # where `nightly` and `export` write the exported playbooks and reports
     # Teams. `contributor`: the name `push` files a developer's transcripts under (default: a stable pseudonym
     # of the user and the host). `storage_options`: passed to fsspec for object-storage URLs (endpoint,
     # profile, ...). Consent: sessions of these contributors are not fetched, and sessions of projects
     # matching these globs are never curated.
     contributor: Contributor | None = None
-    storage_options: dict[str, Any] = Field(default_factory=dict)
-    exclude_contributors: Annotated[list[Contributor], NoDecode] = Field(default_factory=list)
-    exclude_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    storage_options: dict[str, Any] = Field(default_factory=dict)  # for fsspec: endpoint, profile, ...
+    exclude_contributors: Annotated[list[Contributor], NoDecode] = Field(default_factory=list)  # never fetched
+    exclude_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)  # globs never curated
     # A lesson enters the export of a playbook that learns from several contributors only when the sessions of
     # this many contributors support it (or a person releases it in `playbook review`).
     min_contributors: int = Field(2, ge=1)
@@ -236,7 +236,8 @@ class Settings(BaseSettings):
     holdout: float = Field(0.1, ge=0, le=0.5)
     # `playbook impact` gives a verdict only when each compared group has at least this many sessions.
     impact_min_sessions: int = Field(20, ge=2)
-    playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)
+    playbook_settings: dict[str, PlaybookOptions] = Field(default_factory=dict)  # `[playbook_settings.NAME]`
+    # The Anthropic API key (`ANTHROPIC_API_KEY` too); never written to a file or a log.
     anthropic_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
     )
@@ -248,11 +249,12 @@ class Settings(BaseSettings):
     # uses either when it is logged in. A run makes at most `max_calls` calls through either, so a nightly never
     # uses up the plan: the rest of the sessions wait for the next run.
     claude_cli: str = "claude"
-    claude_cli_timeout_s: float = Field(300.0, gt=0)
-    codex_cli: str = "codex"
-    codex_model: str | None = None
+    claude_cli_timeout_s: float = Field(300.0, gt=0)  # per call of the `claude` or `codex` CLI
+    codex_cli: str = "codex"  # the Codex CLI executable (`--llm codex-cli`)
+    codex_model: str | None = None  # its `--model` (None: the CLI's own default)
     max_calls: int = Field(50, ge=1)
-    openai_api_key: SecretStr | None = None
+    openai_api_key: SecretStr | None = None  # for an OpenAI-compatible server that asks for one
+    # Another server speaking the Messages API (`ANTHROPIC_BASE_URL` too); then only `prices` sets the cost.
     anthropic_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("PLAYBOOK_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
     )

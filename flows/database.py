@@ -49,7 +49,7 @@ def check(settings: Settings) -> Checked:
         )
         raise StoreError(
             f"Database `{db.path}` is damaged: {names}. Restore the newest copy from `{db.path}.backups/`"
-            " (README, Recovering a database) and run `playbook nightly` again."
+            " (docs/recovery.md) and run `playbook nightly` again."
         )
     return Checked(tables=tables, rows=rows)
 

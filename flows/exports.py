@@ -398,6 +398,6 @@ def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, g
     if not git and not any(r.targets for r in rules):
         raise ConfigError(
             'No export targets are configured; add `targets = [{ kind = "claude-md", repo = "~/src/app" }]` under'
-            f" `[playbook_settings.{playbooks[0]}]` in playbook.toml (README: Export targets), or pass --git REPO."
+            f" `[playbook_settings.{playbooks[0]}]` in playbook.toml (docs/delivery.md), or pass --git REPO."
         )
     return rules

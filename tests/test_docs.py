@@ -1,4 +1,6 @@
-"""Docs are tested: every command has help with an example and a README mention; README SQL runs."""
+"""Docs are tested: the README is short and opens with the two commands; every command has help with an example
+and a mention in the docs; the generated pages (CLI, settings, layout) are current; the analytics SQL runs; the
+site builds with strict link checks."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from flows.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md")}
 COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
 
 
@@ -30,15 +33,58 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert "make demo" in head and "make test" in head
 
 
+def test_the_readme_fits_on_a_few_screens_and_points_to_the_docs() -> None:
+    assert len(README.splitlines()) <= 120 and len(README.encode()) <= 8_000
+    for page in re.findall(r"\]\(docs/([\w.-]+\.md)\)", README):
+        assert page in DOCS, f"the README links to a page that does not exist: docs/{page}"
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_has_help_with_example_and_readme_entry(command: str) -> None:
+def test_every_command_has_help_with_example_and_a_docs_entry(command: str) -> None:
     result = CliRunner().invoke(app, [command, "--help"])
     assert result.exit_code == 0
     assert "Example:" in result.stdout, f"`playbook {command} --help` has no example"
-    assert f"playbook {command}" in README, f"README does not mention `playbook {command}`"
+    written = README + "".join(text for name, text in DOCS.items() if name != "cli.md")
+    assert f"playbook {command}" in written, f"no page but the generated reference mentions `playbook {command}`"
+    assert f"## playbook {command}\n" in DOCS["cli.md"], "run `python docs/reference.py --write`"
 
 
-def test_readme_sql_runs(tmp_path: Path) -> None:
+def test_the_generated_reference_pages_are_current_and_every_setting_is_documented() -> None:
+    import runpy
+
+    reference = runpy.run_path(str(ROOT / "docs" / "reference.py"))
+    assert reference["cli_page"]() == DOCS["cli.md"], "run `python docs/reference.py --write`"
+    table = reference["settings_table"]()
+    page = DOCS["configuration.md"]
+    assert reference["page_with"](table, page) == page, "run `python docs/reference.py --write`"
+    from flows.config import Settings
+
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:]}
+    assert set(rows) == set(Settings.model_fields)
+    undocumented = [name for name, line in rows.items() if line.rstrip().endswith("|  |")]
+    assert undocumented == [], f"settings with nothing said of them (comment them in flows/config.py): {undocumented}"
+
+
+@pytest.mark.slow
+def test_the_site_builds_with_strict_link_checks(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    done = subprocess.run(
+        [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=os.environ | {"NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert (tmp_path / "site" / "cli" / "index.html").is_file()
+
+
+def test_the_analytics_sql_runs(tmp_path: Path) -> None:
     con = connect(tmp_path / "docs.duckdb")
     ensure_playbook(con, "default")
     current = load_version(con, "default")
@@ -46,7 +92,7 @@ def test_readme_sql_runs(tmp_path: Path) -> None:
         ops = [{"type": "ADD", "text": f"lesson {i}"}, {"type": "DELETE", "target_id": "ghost"}]
         current, report = apply_session(current, ReflectorOutput(), CuratorOutput(operations=ops))
         write_version(con, "default", current, source="session", session_id=f"s{i}", report=report)
-    block = README.split("```sql", 1)[1].split("```", 1)[0]
+    block = DOCS["analytics.md"].split("```sql", 1)[1].split("```", 1)[0]
     statements = [s.strip() for s in block.split(";") if re.sub(r"--.*", "", s).strip()]
     assert len(statements) >= 5
     for sql in statements:
@@ -70,14 +116,15 @@ def test_no_text_cites_what_a_reader_here_cannot_open() -> None:
 
 
 @pytest.mark.slow
-def test_readme_layout_is_the_tree() -> None:
-    """The README's Layout is what docs/layout.py generates from the modules now (run it with --write)."""
+def test_the_layout_page_is_the_tree() -> None:
+    """docs/layout.md is what docs/layout.py generates from the modules now (run it with --write)."""
     import runpy
 
     layout = runpy.run_path(str(ROOT / "docs" / "layout.py"))
+    page = DOCS["layout.md"]
     assert layout["too_long"]() == [], "shorten the first sentence of these modules' docstrings"
-    assert layout["readme_with"](layout["layout"](), README) == README, "run `python docs/layout.py --write`"
+    assert layout["readme_with"](layout["layout"](), page) == page, "run `python docs/layout.py --write`"
     for package in ("core", "flows"):
         for path in (ROOT / package).rglob("*.py"):
             if path.name != "__init__.py":
-                assert f"  {path.name}" in README, f"the README's Layout misses {path.relative_to(ROOT)}"
+                assert f"  {path.name}" in page, f"the Layout page misses {path.relative_to(ROOT)}"

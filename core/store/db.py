@@ -222,7 +222,7 @@ def _refuse_truncated(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if size < expected:
         raise StoreError(
             f"Database `{path}` is damaged: the file is {size:,} bytes but uses {row[1]} blocks of {row[0]:,}"
-            f" ({expected:,} bytes); restore a copy from `{path.name}.backups/` (see the README) or pass another"
+            f" ({expected:,} bytes); restore a copy from `{path.name}.backups/` (docs/recovery.md) or pass another"
             " `--db`."
         )
 

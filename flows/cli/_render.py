@@ -320,7 +320,7 @@ def render_impact(rows: list[EntryImpact], playbook: str) -> None:
     out.print(table)
     err.print(
         "effect: change in the share of sessions where the entry's trigger shows up in tool output (negative: less"
-        " often with the entry). 'insufficient' means too few sessions to tell; README: Does a lesson help?",
+        " often with the entry). 'insufficient' means too few sessions to tell; docs/impact.md",
         highlight=False,
     )
 

@@ -175,7 +175,7 @@ def sql_cmd(
     db: DbOpt = None,
     wait: WaitOpt = None,
 ) -> None:
-    """Run one read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in the README.
+    """Run one read-only SQL query on the database (no `duckdb` CLI needed); the views are listed in docs/analytics.md.
 
     Allowed: queries (select, with, describe, show, summarize), explain, and pragmas that only report. The
     connection is read-only and cannot open any other file, database or extension (copy, attach, read_text,

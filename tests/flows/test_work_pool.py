@@ -139,7 +139,7 @@ def prefect(env: dict[str, str], *args: str) -> None:
 
 
 def deploy_pool(work: Path, env: dict[str, str], pool: str) -> None:
-    """A process work pool and the `curate-playbook` deployment of prefect.yaml on it, as the README says."""
+    """A process work pool and the `curate-playbook` deployment of prefect.yaml on it, as docs/scaling.md says."""
     prefect(env, "--no-prompt", "work-pool", "create", pool, "--type", "process")
     (work / "prefect.yaml").write_text((ROOT / "prefect.yaml").read_text().replace("playbook-local", pool))
     prefect(env, "--no-prompt", "deploy", "--prefect-file", str(work / "prefect.yaml"), "--name", "curate-playbook")
