@@ -28,9 +28,12 @@ from core.store.analytics import ContributorShare, EvolutionData, evolution_data
 from core.store.db import open_db
 from core.store.exposure import impact_counts
 from core.store.published import StaleEntry, TriggerRecurrence
+from core.store.registry import require_playbook
+from flows.config import Settings
+from flows.context import Database
 from flows.impact import EntryImpact, estimate_counts
 
-__all__ = ["CHARTS", "EvolutionReport", "write_evolution_report"]
+__all__ = ["CHARTS", "EvolutionReport", "report", "write_evolution_report"]
 
 CHARTS = ("sections", "budget", "operations", "skip_reasons", "prunes", "counters", "lifetimes", "runs")
 TITLES = {
@@ -437,4 +440,22 @@ def write_evolution_report(
         charts=[out_dir / f"{n}.png" for n in CHARTS],
         seconds=time.perf_counter() - started,
         versions=data.versions + 1,  # as `history --limit 0` lists them: the empty version 0 included
+    )
+
+
+def report(settings: Settings, playbook: str, out_dir: Path | None = None) -> EvolutionReport:
+    """`playbook report`: write `playbook`'s evolution report (a static page and its PNG charts)."""
+    db = Database.of(settings, playbook)
+    with db.read() as con:
+        require_playbook(con, playbook)
+    return write_evolution_report(
+        db.path,
+        playbook,
+        out_dir or settings.out_dir / "report",
+        settings.redactor(),
+        wait=db.wait_s,
+        budget=settings.budget(playbook),
+        stale_after_days=settings.stale_after_days,
+        impact_min_sessions=settings.impact_min_sessions,
+        store=db.store,
     )

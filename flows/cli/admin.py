@@ -43,7 +43,7 @@ def doctor_cmd(
 
     Example: [bold]playbook doctor[/bold]
     """
-    from flows.database import doctor
+    from flows.doctor import doctor
 
     cfg = settings(db, wait_s=wait, warn=False)  # doctor says it in its own lines
     found = doctor(cfg)

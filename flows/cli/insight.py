@@ -223,7 +223,7 @@ def report_cmd(
 
     Example: [bold]playbook report --out data/out/report[/bold]  (then open data/out/report/index.html)
     """
-    from flows.database import report
+    from flows.evolution import report
 
     cfg = settings(db, playbook, wait_s=wait)
     result = report(cfg, cfg.playbook, out_dir)
