@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from core.errors import PlaybookError
 from core.store.db import open_db
-from core.store.ingest import FolderSurvey, survey
 from core.store.overview import Overview, database_overview
+from core.transcripts.discovery import FolderSurvey, survey
 from core.trust import ConfigFile
 from flows.config import Settings, default_transcripts
 from flows.context import run_config

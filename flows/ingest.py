@@ -7,9 +7,10 @@ from pathlib import Path
 
 from core.errors import ConfigError
 from core.io.objects import is_url
-from core.store.ingest import FileResult, IngestSummary, discover, ingest
+from core.store.ingest import FileResult, IngestSummary, ingest
 from core.store.team import tag_contributors
 from core.transcripts import Format
+from core.transcripts.discovery import discover
 from flows.config import Settings
 from flows.context import Database
 from flows.hook import merge_ledger

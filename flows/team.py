@@ -16,12 +16,13 @@ from core.invisible import visible
 from core.io.keys import Refused, cache_path, check_contributor, inside
 from core.io.objects import fetch, is_url, list_objects, put_bytes, remove_folder
 from core.redact import Redactor, redact_transcript
-from core.store.ingest import FileResult, discover
+from core.store.ingest import FileResult
 from core.store.registry import playbook_names
 from core.store.screening import support_of
 from core.store.team import fetched, forget_contributor, pushed, record_fetch, record_push
 from core.store.versions import load_version
 from core.transcripts.detect import detect
+from core.transcripts.discovery import discover
 from flows.config import Settings
 from flows.context import Database
 
@@ -111,7 +112,7 @@ def push_transcripts(
     summary = PushSummary(url=url, contributor=check_contributor(contributor))
     files, missing = discover(paths)
     for m in missing:
-        summary.failed[m.path] = m.error or "missing"
+        summary.failed[str(m)] = "no such file or folder"
     with db.open() as con:
         done = pushed(con, url)
         for path in files:

@@ -35,8 +35,9 @@ from core.store.db import transaction
 from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
 from core.transcripts._batch import drop_batch, object_size_bound, reset_batch
+from core.transcripts.discovery import META_SUFFIX, discover
 
-__all__ = ["FileResult", "FolderSurvey", "IngestSummary", "discover", "ingest", "needs_ingest", "survey"]
+__all__ = ["FileResult", "IngestSummary", "ingest", "needs_ingest"]
 
 # `refused`: an object of a team's store that may not become a file here (`core.io.keys`), never fetched.
 Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
@@ -44,8 +45,6 @@ HEAD_BYTES = 64 * 1024
 # Each batch costs a fixed ~0.1-0.15 s of CPU (statements, RE2 programs warming up, a commit that checkpoints): 500 MB
 # took 4.99 s of CPU in batches of 128 MB, 4.61 s in 192 MB, 4.57 s in 256 MB, for 509, 603 and 687 MB of peak memory.
 BATCH_BYTES = 192 * 1024 * 1024
-SUFFIXES = (".jsonl", ".json")
-META_SUFFIX = ".meta.json"  # `agent-<id>.meta.json`: a subagent's type and description, not a transcript
 
 
 @dataclass
@@ -136,52 +135,6 @@ class _Work:
     agent_id: str | None = None
     agent_type: str | None = None
     agent_description: str | None = None
-
-
-def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
-    """Expand folders to their `*.jsonl` / `*.json` transcripts (sorted); report paths that do not exist."""
-    found: list[Path] = []
-    missing: list[FileResult] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()))
-        elif path.exists():
-            found.append(path)
-        else:
-            missing.append(FileResult(str(path), "failed", error="no such file or folder"))
-    unique = list(dict.fromkeys(p.resolve() for p in found if not p.name.endswith(META_SUFFIX)))
-    return unique, missing
-
-
-@dataclass
-class FolderSurvey:
-    """What a transcript folder holds, read without ingesting: files and sessions per format."""
-
-    path: str
-    exists: bool
-    files: dict[str, int] = field(default_factory=dict)  # per format, plus `unrecognised`
-    sessions: dict[str, int] = field(default_factory=dict)  # per format: distinct sessions with a main file
-
-
-def survey(paths: Iterable[Path]) -> list[FolderSurvey]:
-    """For `playbook doctor`: each folder's transcripts by format and the sessions they hold."""
-    out = []
-    for path in paths:
-        item = FolderSurvey(str(path), path.exists())
-        files, _ = discover([path]) if item.exists else ([], [])
-        sessions: dict[str, set[str]] = {}
-        for file in files:
-            try:
-                found = detect(file) if file.stat().st_size else Detected(None)
-            except OSError:
-                found = Detected(None)
-            kind = found.format or "unrecognised"
-            item.files[kind] = item.files.get(kind, 0) + 1
-            if found.format and found.session_id and found.is_main:
-                sessions.setdefault(found.format, set()).add(found.session_id)
-        item.sessions = {k: len(v) for k, v in sessions.items()}
-        out.append(item)
-    return out
 
 
 class _Seen(NamedTuple):
@@ -572,8 +525,8 @@ def ingest(
         The summary; files that could not be read are in it as `failed`, never raised.
     """
     started = time.perf_counter()
-    files, results = discover(paths)
-    summary = IngestSummary(results=results)
+    files, missing = discover(paths)
+    summary = IngestSummary(results=[FileResult(str(m), "failed", error="no such file or folder") for m in missing])
     backfill_keys(con)  # once, for a store written before sessions were keyed
     known = _ledger(con)
     work: list[_Work] = []
