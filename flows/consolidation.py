@@ -23,8 +23,9 @@ from core.store.versions import current_version, load_version, rediscovery_count
 from flows.config import Settings
 from flows.context import Database, RunConfig, run_config
 from flows.curation import new_run_id
+from flows.fanout import ask_once
 from flows.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider, resolve_provider
-from flows.steps import ask_once, template_for
+from flows.steps import template_for
 
 __all__ = ["consolidate", "needs_consolidation", "run_consolidation"]
 

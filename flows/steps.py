@@ -9,8 +9,7 @@ and return are in `flows.run_state`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import duckdb
@@ -45,6 +44,7 @@ from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, record_redactions, session_label
 from core.store.versions import current_version, tip_of, write_version
 from flows.context import RunConfig
+from flows.fanout import answer_requests
 from flows.run_state import (
     Epoch,
     ErrorKind,
@@ -58,9 +58,7 @@ from flows.run_state import (
 )
 
 __all__ = [
-    "answer_requests",
     "apply_epoch_sessions",
-    "ask_once",
     "curate_sessions",
     "next_epoch",
     "plain_steps",
@@ -68,7 +66,6 @@ __all__ = [
     "select_sessions",
     "template_for",
     "timed",
-    "warms_cache",
 ]
 
 # The most of a curator request a playbook may take; a larger one is cut to each session's relevant entries.
@@ -115,55 +112,6 @@ def next_epoch(ctx: RunContext, session_ids: list[str]) -> Epoch:
         base = current_version(con, ctx.playbook)
         number = plan_epoch(con, ctx.playbook, base, session_ids, ctx.run_id)
     return Epoch(epoch_no=number, base_version=base, session_ids=session_ids)
-
-
-def warms_cache(provider: Provider, mode: str, waiting: int, concurrency: int) -> bool:
-    """Whether a step's first call runs alone, to write the prompt cache the others then read.
-
-    `always`: whenever the provider caches and more than one call waits. `never`: the calls fan out at once
-    (more concurrency; each call of the first wave writes its own cache entry). `auto`: only when the calls
-    outnumber `concurrency`: there are several waves anyway, so one call ahead costs a fraction of a wave,
-    while with a single wave it would double the step's wall time.
-    """
-    if not provider.warm_cache_first or waiting < 2 or mode == "never":
-        return False
-    return mode == "always" or waiting > concurrency
-
-
-def answer_requests(
-    provider: Provider,
-    requests: list[LLMRequest],
-    todo: list[int],
-    concurrency: int,
-    warm_cache: str = "auto",
-    tick: float | None = None,
-) -> Iterator[list[tuple[int, LLMResponse]]]:
-    """The provider's responses to `requests[i]` for `i` in `todo`, as they arrive: each batch holds every
-    answer that had arrived when the previous one was taken. With `tick`, an empty batch comes when nothing
-    arrived for that long, so the caller can store what it holds without waiting for the next answer."""
-    if not todo:
-        return
-    if provider.batches:  # the batch API answers an epoch at once
-        yield list(zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True))
-        return
-    todo = list(todo)
-    if warms_cache(provider, warm_cache, len(todo), concurrency):
-        # A cache entry exists only once a first response has started: one call warms the shared
-        # system prefix (the frozen playbook), then the rest fan out and read it.
-        first = todo.pop(0)
-        yield [(first, provider.complete(requests[first]))]
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
-    try:
-        waiting = {pool.submit(provider.complete, requests[i]): i for i in todo}
-        while waiting:
-            done, _ = wait(waiting, timeout=tick, return_when=FIRST_COMPLETED)
-            yield sorted((waiting.pop(future), future.result()) for future in done)
-    except BaseException:
-        # Ctrl-C, or a caller that stopped reading: the calls not started are dropped, and the ones in flight are
-        # not waited for (a call holds its thread until its deadline, minutes); their answers would be unread.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
 
 
 def _run_step(
@@ -261,12 +209,6 @@ def template_for(config: RunConfig, name: str) -> PromptTemplate:
     """The prompt template `name` for the run's playbook: its own override, the settings' folder, else the
     shipped one."""
     return load_template(name, override_dirs=list(config.prompt_dirs))
-
-
-def ask_once(provider: Provider, request: LLMRequest) -> LLMResponse:
-    """One request outside an epoch (a consolidation's curator call), through the batch API when that is the
-    provider's only way."""
-    return provider.complete_many([request])[0] if provider.batches else provider.complete(request)
 
 
 def _prepare(

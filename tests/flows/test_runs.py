@@ -372,7 +372,7 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
     import time as clock
 
     from core.llm.base import LLMRequest, LLMResponse, Provider
-    from flows.steps import answer_requests
+    from flows.fanout import answer_requests
 
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
