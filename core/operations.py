@@ -421,137 +421,162 @@ def _apply_one(
     near: NearFinder | None = None,
     aliases: Mapping[str, str] | None = None,
 ) -> OpOutcome:
-    """Apply one raw operation to `state`, returning what happened to it."""
+    """Apply one raw operation to `state`, returning what happened to it: parsed and guarded here, then applied
+    by the function of its kind."""
     op = parse_operation(raw)
     if guards is not None and not isinstance(op, Skip):
         op = _guard_text(op, guards)
     if isinstance(op, Skip):
         return OpOutcome(index=index, type=_op_type(raw), status="skipped", code=op.code, reason=op.reason, raw=raw)
-
     if isinstance(op, AddOp):
-        section = state.sections.resolve(op.section)
-        if state.texts[op.text] > 0:
-            return OpOutcome(
-                index=index,
-                type="ADD",
-                status="skipped",
-                code="duplicate_text",
-                entry_id=state.holding(op.text).name,  # found again, word for word: a rediscovery of it
-                similarity=1.0,
-                section=section,
-                new_text=op.text,
-                reason=f'ADD: duplicate text "{_preview(op.text)}"',
-                raw=raw,
-            )
-        twin = aliases.get(op.text) if aliases else None
-        if twin is not None and twin in state.where:
-            reason, similarity = f'ADD: a wording merged into {twin}: "{_preview(op.text)}"', 1.0
-        elif (found := near(op.text, state.texts) if near is not None and state.texts else None) is not None:
-            twin, similarity = state.holding(found[0]).name, found[1]
-            reason = f'ADD: near-duplicate of {twin} (similarity {similarity:.2f}): "{_preview(op.text)}"'
-        else:
-            twin = None
-        if twin is not None:
-            return OpOutcome(
-                index=index,
-                type="ADD",
-                status="skipped",
-                code="near_duplicate",
-                entry_id=twin,
-                section=state.where.get(twin),
-                new_text=op.text,
-                similarity=round(similarity, 4),
-                reason=reason,
-                raw=raw,
-            )
-        new_id = state.new_id(section)
-        state.append(section, Entry(name=new_id, text=op.text))
+        return _add(state, index, op, raw, near, aliases)
+    if isinstance(op, UpdateOp):
+        return _update(state, index, op, raw)
+    if isinstance(op, MergeOp):
+        return _merge(state, index, op, raw)
+    return _delete(state, index, op, raw)
+
+
+def _add(
+    state: _State,
+    index: int,
+    op: AddOp,
+    raw: object,
+    near: NearFinder | None,
+    aliases: Mapping[str, str] | None,
+) -> OpOutcome:
+    """ADD: a new entry, unless a live one already says it (word for word, a merged wording of it, or near enough:
+    then a rediscovery of that one)."""
+    section = state.sections.resolve(op.section)
+    if state.texts[op.text] > 0:
         return OpOutcome(
             index=index,
             type="ADD",
-            status="applied",
-            entry_id=new_id,
+            status="skipped",
+            code="duplicate_text",
+            entry_id=state.holding(op.text).name,  # found again, word for word: a rediscovery of it
+            similarity=1.0,
             section=section,
             new_text=op.text,
-            trigger=op.trigger,
+            reason=f'ADD: duplicate text "{_preview(op.text)}"',
             raw=raw,
         )
+    twin = aliases.get(op.text) if aliases else None
+    if twin is not None and twin in state.where:
+        reason, similarity = f'ADD: a wording merged into {twin}: "{_preview(op.text)}"', 1.0
+    elif (found := near(op.text, state.texts) if near is not None and state.texts else None) is not None:
+        twin, similarity = state.holding(found[0]).name, found[1]
+        reason = f'ADD: near-duplicate of {twin} (similarity {similarity:.2f}): "{_preview(op.text)}"'
+    else:
+        twin = None
+    if twin is not None:
+        return OpOutcome(
+            index=index,
+            type="ADD",
+            status="skipped",
+            code="near_duplicate",
+            entry_id=twin,
+            section=state.where.get(twin),
+            new_text=op.text,
+            similarity=round(similarity, 4),
+            reason=reason,
+            raw=raw,
+        )
+    new_id = state.new_id(section)
+    state.append(section, Entry(name=new_id, text=op.text))
+    return OpOutcome(
+        index=index,
+        type="ADD",
+        status="applied",
+        entry_id=new_id,
+        section=section,
+        new_text=op.text,
+        trigger=op.trigger,
+        raw=raw,
+    )
 
-    if isinstance(op, UpdateOp):
-        if op.target_id not in state.where:
-            return OpOutcome(
-                index=index,
-                type="UPDATE",
-                status="skipped",
-                code="not_found",
-                target_ids=[op.target_id],
-                reason=f"UPDATE: target_id {op.target_id!r} not found",
-                raw=raw,
-            )
-        old = state.entry(op.target_id)
-        state.replace(op.target_id, old.model_copy(update={"text": op.text}))
+
+def _update(state: _State, index: int, op: UpdateOp, raw: object) -> OpOutcome:
+    """UPDATE: the entry's text replaced, its id and counters kept."""
+    if op.target_id not in state.where:
         return OpOutcome(
             index=index,
             type="UPDATE",
-            status="applied",
-            entry_id=op.target_id,
+            status="skipped",
+            code="not_found",
             target_ids=[op.target_id],
-            section=state.where[op.target_id],
-            old_text=old.text,
-            new_text=op.text,
+            reason=f"UPDATE: target_id {op.target_id!r} not found",
             raw=raw,
         )
+    old = state.entry(op.target_id)
+    state.replace(op.target_id, old.model_copy(update={"text": op.text}))
+    return OpOutcome(
+        index=index,
+        type="UPDATE",
+        status="applied",
+        entry_id=op.target_id,
+        target_ids=[op.target_id],
+        section=state.where[op.target_id],
+        old_text=old.text,
+        new_text=op.text,
+        raw=raw,
+    )
 
-    if isinstance(op, MergeOp):
-        valid: list[str] = []
-        missing: list[str] = []
-        for sid in op.source_ids:
-            if sid in state.where:
-                # A repeated id must not count its counters twice (a merge sums each source once).
-                if sid not in valid:
-                    valid.append(sid)
-            else:
-                missing.append(sid)
-        notes = "; ".join(f"MERGE: source_id {sid!r} not found" for sid in missing)
-        if len(valid) < 2:
-            reason = "MERGE: fewer than 2 valid source_ids remain after filtering"
-            return OpOutcome(
-                index=index,
-                type="MERGE",
-                status="skipped",
-                code="not_found" if missing else "too_few_sources",
-                target_ids=list(op.source_ids),
-                reason=f"{reason} ({notes})" if notes else reason,
-                raw=raw,
-            )
-        section = state.sections.lookup(op.section) or state.where[valid[0]]
-        sources = [state.entry(sid) for sid in valid]
-        new_id = state.new_id(section)
-        state.append(
-            section,
-            Entry(
-                name=new_id,
-                text=op.merged_text,
-                helpful=sum(e.helpful for e in sources),
-                harmful=sum(e.harmful for e in sources),
-            ),
-        )
-        for sid in valid:
-            state.remove(sid)
+
+def _merge(state: _State, index: int, op: MergeOp, raw: object) -> OpOutcome:
+    """MERGE: a new entry with the merged text and the sources' counters summed (each source once); the sources
+    removed. At least two sources must exist."""
+    valid: list[str] = []
+    missing: list[str] = []
+    for sid in op.source_ids:
+        if sid in state.where:
+            # A repeated id must not count its counters twice (a merge sums each source once).
+            if sid not in valid:
+                valid.append(sid)
+        else:
+            missing.append(sid)
+    notes = "; ".join(f"MERGE: source_id {sid!r} not found" for sid in missing)
+    if len(valid) < 2:
+        reason = "MERGE: fewer than 2 valid source_ids remain after filtering"
         return OpOutcome(
             index=index,
             type="MERGE",
-            status="applied",
-            entry_id=new_id,
-            target_ids=valid,
-            section=section,
-            new_text=op.merged_text,
-            reason=notes,
-            old_text="\n".join(e.text for e in sources),
+            status="skipped",
+            code="not_found" if missing else "too_few_sources",
+            target_ids=list(op.source_ids),
+            reason=f"{reason} ({notes})" if notes else reason,
             raw=raw,
         )
+    section = state.sections.lookup(op.section) or state.where[valid[0]]
+    sources = [state.entry(sid) for sid in valid]
+    new_id = state.new_id(section)
+    state.append(
+        section,
+        Entry(
+            name=new_id,
+            text=op.merged_text,
+            helpful=sum(e.helpful for e in sources),
+            harmful=sum(e.harmful for e in sources),
+        ),
+    )
+    for sid in valid:
+        state.remove(sid)
+    return OpOutcome(
+        index=index,
+        type="MERGE",
+        status="applied",
+        entry_id=new_id,
+        target_ids=valid,
+        section=section,
+        new_text=op.merged_text,
+        reason=notes,
+        old_text="\n".join(e.text for e in sources),
+        raw=raw,
+    )
 
-    # DELETE
+
+def _delete(state: _State, index: int, op: DeleteOp, raw: object) -> OpOutcome:
+    """DELETE: the entry removed."""
     if op.target_id not in state.where:
         return OpOutcome(
             index=index,
