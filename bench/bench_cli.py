@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.curation import run_curation  # noqa: E402
-from flows.ingest import ingest_with  # noqa: E402
-from flows.providers import resolve_provider  # noqa: E402
+from flows.models.providers import resolve_provider  # noqa: E402
+from flows.run.curation import run_curation  # noqa: E402
+from flows.run.ingest import ingest_with  # noqa: E402
 
 
 def main() -> None:

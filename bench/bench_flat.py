@@ -42,8 +42,8 @@ from core.store.exposure import store_ledger_lines  # noqa: E402
 from core.store.registry import ensure_playbook  # noqa: E402
 from core.store.versions import write_version  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.curation import run_curation  # noqa: E402
-from flows.providers import make_provider, resolve_provider  # noqa: E402
+from flows.models.providers import make_provider, resolve_provider  # noqa: E402
+from flows.run.curation import run_curation  # noqa: E402
 
 WARMUP = 16
 VOCABULARY = (

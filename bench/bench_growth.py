@@ -45,7 +45,7 @@ from core.consolidate import (  # noqa: E402
 from core.llm.embed import Embedder, load_embedder, near_finder, neighbour_finder  # noqa: E402
 from core.models import CuratorOutput, Playbook, ReflectorOutput  # noqa: E402
 from core.operations import NearFinder, apply_operations, apply_session, empty_playbook  # noqa: E402
-from flows.steps import NEIGHBOUR_SHARE  # noqa: E402
+from flows.run.steps import NEIGHBOUR_SHARE  # noqa: E402
 
 
 def stream(sessions: int, seed: int, pool: list[list[str]]) -> list[list[str]]:

@@ -27,15 +27,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import flows.steps as steps  # noqa: E402
+import flows.run.steps as steps  # noqa: E402
 from bench._table import Row, emit  # noqa: E402
 from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.render import estimate_tokens  # noqa: E402
 from core.selection import SessionFilter  # noqa: E402
 from core.store.db import open_db  # noqa: E402
-from flows._runtime import local_run  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.providers import resolve_provider  # noqa: E402
+from flows.models.providers import resolve_provider  # noqa: E402
+from flows.run._runtime import local_run  # noqa: E402
 
 SESSIONS_SQL = """
 INSERT INTO sessions (session_id, format, source_path, project, started_at, ended_at, n_messages, n_user_prompts,
@@ -121,7 +121,7 @@ def timed_wrap(module: Any, name: str, totals: dict[str, float]) -> None:
 
 
 def run(sessions: int, latency: float, concurrency: int, epoch_size: int, warm_cache: str = "auto") -> dict[str, float]:
-    from flows.pipeline import curate_flow
+    from flows.run.pipeline import curate_flow
 
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-pipeline-"))
     db = work / "bench.duckdb"

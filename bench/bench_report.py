@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
-from flows.evolution import write_evolution_report  # noqa: E402
+from flows.insight.evolution import write_evolution_report  # noqa: E402
 from tests.helpers import long_history  # noqa: E402
 
 

@@ -42,9 +42,9 @@ from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.registry import ensure_playbook  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.curation import run_curation  # noqa: E402
-from flows.ingest import ingest_with  # noqa: E402
-from flows.providers import resolve_provider  # noqa: E402
+from flows.models.providers import resolve_provider  # noqa: E402
+from flows.run.curation import run_curation  # noqa: E402
+from flows.run.ingest import ingest_with  # noqa: E402
 from flows.team import push_command  # noqa: E402
 
 SAMPLES = ROOT / "data" / "samples" / "claude-code"

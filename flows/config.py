@@ -145,7 +145,7 @@ class Settings(BaseSettings):
     epoch_size: int = Field(8, ge=1, le=10_000)
     concurrency: int = Field(4, ge=1, le=64)
     # Prompt caching: whether a step's first call runs alone to write the cache the others read
-    # (`flows.fanout.warms_cache`): auto | always | never.
+    # (`flows.run.fanout.warms_cache`): auto | always | never.
     warm_cache: Literal["auto", "always", "never"] = "auto"
     min_messages: int = Field(4, ge=0)
     # A session is curated once it has had no new message for this long (one still being written waits);

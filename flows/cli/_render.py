@@ -25,9 +25,9 @@ if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--h
     from core.screen import Screened
     from core.store.ingest import IngestSummary
     from core.store.published import TriggerRecurrence
-    from flows.exports import Published
-    from flows.hook import HookInstall
-    from flows.impact import EntryImpact
+    from flows.delivery.exports import Published
+    from flows.delivery.hook import HookInstall
+    from flows.insight.impact import EntryImpact
 
 __all__ = [
     "describe_recurrence",
@@ -145,7 +145,7 @@ PROGRESS_LINE_EVERY_S = 30.0
 
 @contextmanager
 def _progress_lines() -> Iterator[None]:
-    from flows.progress import listen
+    from flows.run.progress import listen
 
     started = time.monotonic()
     last: dict[str, float] = {}
@@ -169,7 +169,7 @@ def _progress_lines() -> Iterator[None]:
 def progress_bars() -> Iterator[None]:
     """Progress bars on stderr for the phases a flow reports (ingest bytes, curated sessions); plain lines when
     no terminal is attached (a local model can take minutes a session)."""
-    from flows.progress import listen
+    from flows.run.progress import listen
 
     if not err.is_terminal:
         with _progress_lines():

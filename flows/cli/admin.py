@@ -25,7 +25,7 @@ def serve_cmd() -> None:
 
     Example: [bold]PREFECT_API_URL=http://127.0.0.1:4200/api playbook serve[/bold]
     """
-    from flows.deployments import serve_all
+    from flows.run.deployments import serve_all
 
     serve_all()
 
@@ -43,7 +43,7 @@ def doctor_cmd(
 
     Example: [bold]playbook doctor[/bold]
     """
-    from flows.doctor import doctor
+    from flows.insight.doctor import doctor
 
     cfg = settings(db, wait_s=wait, warn=False)  # doctor says it in its own lines
     found = doctor(cfg)

@@ -43,8 +43,8 @@ def export_cmd(
 
     Example: [bold]playbook export --format claude-md --out CLAUDE.md[/bold]
     """
-    from flows.database import snapshot
-    from flows.exports import export_to
+    from flows.delivery.exports import export_to
+    from flows.insight.database import snapshot
 
     cfg = settings(db, playbook, wait_s=wait)
     if parquet is not None:
@@ -98,7 +98,7 @@ def publish_cmd(
 
     Example: [bold]playbook publish --git ~/src/team-repo[/bold]
     """
-    from flows.publish import publish_configured, publish_to_git
+    from flows.delivery.publish import publish_configured, publish_to_git
 
     cfg = settings(db, None, wait_s=wait)
     names = [playbook] if playbook else cfg.playbooks

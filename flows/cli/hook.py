@@ -45,7 +45,7 @@ def session_start_cmd(db: DbOpt = None) -> None:
     Example: [bold]echo '{"session_id": "abc", "cwd": "/src/app"}' | playbook hook session-start[/bold]
     """
     from flows.context import Database
-    from flows.hook import session_start
+    from flows.delivery.hook import session_start
 
     signal.signal(signal.SIGALRM, _give_up)
     signal.setitimer(signal.ITIMER_REAL, _WORK_LIMIT_S)
@@ -71,7 +71,7 @@ def install_cmd(
 
     Example: [bold]playbook hook install --scope user[/bold]
     """
-    from flows.hook import install_hook
+    from flows.delivery.hook import install_hook
 
     render_hook(install_hook(settings(db), scope, project.resolve()))
 
@@ -85,6 +85,6 @@ def uninstall_cmd(
 
     Example: [bold]playbook hook uninstall --scope user[/bold]
     """
-    from flows.hook import uninstall_hook
+    from flows.delivery.hook import uninstall_hook
 
     render_hook(uninstall_hook(scope, project.resolve()))

@@ -35,7 +35,7 @@ def ingest_cmd(
 
     Example: [bold]playbook ingest ~/.claude/projects ~/.codex/sessions[/bold]
     """
-    from flows.ingest import ingest_command
+    from flows.run.ingest import ingest_command
 
     cfg = settings(db, wait_s=wait)
     with ingest_bars() as progress:

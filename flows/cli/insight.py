@@ -27,7 +27,7 @@ def stale_cmd(
 
     Example: [bold]playbook stale --days 30[/bold]
     """
-    from flows.playbooks import stale_of
+    from flows.insight.playbooks import stale_of
 
     cfg = settings(db, playbook, wait_s=wait)
     stale = stale_of(cfg, cfg.playbook, days)
@@ -68,7 +68,7 @@ def why_cmd(
 
     Example: [bold]playbook why mis-003[/bold]
     """
-    from flows.playbooks import why
+    from flows.insight.playbooks import why
 
     cfg = settings(db, playbook, wait_s=wait)
     life = why(cfg, cfg.playbook, entry)
@@ -93,7 +93,7 @@ def triggers_cmd(
 
     Example: [bold]playbook triggers --json[/bold]
     """
-    from flows.playbooks import triggers_of
+    from flows.insight.playbooks import triggers_of
 
     cfg = settings(db, playbook, wait_s=wait)
     rows = triggers_of(cfg, cfg.playbook, entry)
@@ -124,7 +124,7 @@ def impact_cmd(
 
     Example: [bold]playbook impact mis-003 --json[/bold]
     """
-    from flows.impact import entry_impact
+    from flows.insight.impact import entry_impact
 
     cfg = settings(db, playbook, wait_s=wait)
     rows = entry_impact(cfg, cfg.playbook, entry)
@@ -145,7 +145,7 @@ def runs_cmd(
 
     Example: [bold]playbook runs --limit 5[/bold]
     """
-    from flows.database import recent_runs
+    from flows.insight.database import recent_runs
 
     cfg = settings(db, wait_s=wait)
     rows = recent_runs(cfg, limit)
@@ -183,7 +183,7 @@ def sql_cmd(
 
     Example: [bold]playbook sql "select type, code, sum(n) from v_skip_reasons group by all"[/bold]
     """
-    from flows.database import query as run_query
+    from flows.insight.database import query as run_query
 
     cfg = settings(db, wait_s=wait)
     columns, rows = run_query(cfg, query)
@@ -202,7 +202,7 @@ def check_cmd(db: DbOpt = None, wait: WaitOpt = None) -> None:
 
     Example: [bold]playbook check[/bold]
     """
-    from flows.database import check
+    from flows.insight.database import check
 
     cfg = settings(db, wait_s=wait)
     checked = check(cfg)
@@ -223,7 +223,7 @@ def report_cmd(
 
     Example: [bold]playbook report --out data/out/report[/bold]  (then open data/out/report/index.html)
     """
-    from flows.evolution import report
+    from flows.insight.evolution import report
 
     cfg = settings(db, playbook, wait_s=wait)
     result = report(cfg, cfg.playbook, out_dir)

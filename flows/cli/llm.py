@@ -10,7 +10,7 @@ import typer
 from flows.cli._render import err, out
 
 if TYPE_CHECKING:
-    from flows.local_llm import LocalServer
+    from flows.models.local_llm import LocalServer
 
 app = typer.Typer(
     name="llm",
@@ -45,6 +45,6 @@ def serve_cmd(
 
     Example: [bold]playbook llm serve --port 8080[/bold]
     """
-    from flows.local_llm import serve_local
+    from flows.models.local_llm import serve_local
 
     serve_local(model, port=port, context=context, threads=threads, ready=_ready)

@@ -36,7 +36,7 @@ def import_cmd(
 
     Example: [bold]playbook import ~/.claude/playbook.json --playbook team --merge[/bold]
     """
-    from flows.playbooks import import_playbook
+    from flows.insight.playbooks import import_playbook
 
     cfg = settings(db, playbook, wait_s=wait)
     done = import_playbook(cfg, cfg.playbook, file, sections=sections, replace=replace, merge=merge)
@@ -62,7 +62,7 @@ def new_cmd(
 
     Example: [bold]playbook new team --sections sections.yaml[/bold]
     """
-    from flows.playbooks import create_playbook
+    from flows.insight.playbooks import create_playbook
 
     create_playbook(settings(db, wait_s=wait), name, sections)
     out.print(f"Created playbook `{name}` (version 0, empty).", highlight=False)
@@ -83,7 +83,7 @@ def show_cmd(
 
     Example: [bold]playbook show --version 12 --format json[/bold]
     """
-    from flows.playbooks import show_playbook
+    from flows.insight.playbooks import show_playbook
 
     cfg = settings(db, playbook, wait_s=wait)
     shown = show_playbook(cfg, cfg.playbook, version)
@@ -116,7 +116,7 @@ def history_cmd(
 
     Example: [bold]playbook history --limit 20 --since 2026-11-01[/bold]
     """
-    from flows.playbooks import playbook_history
+    from flows.insight.playbooks import playbook_history
 
     cfg = settings(db, playbook, wait_s=wait)
     found = playbook_history(cfg, cfg.playbook, limit=limit or None, since=since)
@@ -153,7 +153,7 @@ def diff_cmd(
 
     Example: [bold]playbook diff 3 7 --json[/bold]
     """
-    from flows.playbooks import diff_playbook
+    from flows.insight.playbooks import diff_playbook
 
     cfg = settings(db, playbook, wait_s=wait)
     changes = diff_playbook(cfg, cfg.playbook, v1, v2)
@@ -199,7 +199,7 @@ def revert_cmd(
 
     Example: [bold]playbook revert 12[/bold]
     """
-    from flows.playbooks import revert_playbook
+    from flows.insight.playbooks import revert_playbook
 
     cfg = settings(db, playbook, wait_s=wait)
     new = revert_playbook(cfg, cfg.playbook, version)
@@ -217,7 +217,7 @@ def stats_cmd(
 
     Example: [bold]playbook stats --json[/bold]
     """
-    from flows.playbooks import playbook_totals
+    from flows.insight.playbooks import playbook_totals
 
     cfg = settings(db, playbook, wait_s=wait)
     data = playbook_totals(cfg, cfg.playbook)

@@ -51,7 +51,7 @@ def review_cmd(
 
     Example: [bold]playbook review --reject 2 --approve-all[/bold]
     """
-    from flows.review import Decision, release_held, review
+    from flows.delivery.review import Decision, release_held, review
 
     cfg = settings(db, playbook, wait_s=wait)
     if release is not None:

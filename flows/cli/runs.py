@@ -1,4 +1,4 @@
-"""The run commands: `curate`, `recurate`, `nightly`, `backfill` (one library call, `flows.launch`, for the four)
+"""The run commands: `curate`, `recurate`, `nightly`, `backfill` (one library call, `flows.run.launch`, for the four)
 and `consolidate`."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from flows.cli._render import err, escape, out, print_json, progress_bars, rende
 if TYPE_CHECKING:
     from core.runsummary import RunSummary
     from flows.config import Settings
-    from flows.launch import Launch, Quote
+    from flows.run.launch import Launch, Quote
 
 app = typer.Typer()
 
@@ -88,7 +88,7 @@ def _run(cfg: Settings, request: Launch, *, dry_run: bool = False, as_json: bool
         The sessions `recurate` made pending again.
     """
     from core.runsummary import RunFailedError
-    from flows.launch import estimate, launch
+    from flows.run.launch import estimate, launch
 
     if dry_run:
         _render_quote(estimate(cfg, request), request.per_call, as_json)
@@ -129,7 +129,7 @@ def curate_cmd(
     Example: [bold]playbook curate --limit 20 --llm heuristic[/bold]
     """
     from core.selection import SessionFilter
-    from flows.launch import Launch
+    from flows.run.launch import Launch
 
     cfg = settings(db, playbook, wait_s=wait)
     chosen = SessionFilter(project=project, since=since, until=until, limit=limit, epoch_size=epoch_size)
@@ -167,8 +167,8 @@ def recurate_cmd(
     Example: [bold]playbook recurate --since 2026-01-01 --llm anthropic[/bold]
     """
     from core.selection import SessionFilter
-    from flows.launch import Launch, Requeue
-    from flows.sessions import requeue
+    from flows.run.launch import Launch, Requeue
+    from flows.run.sessions import requeue
 
     cfg = settings(db, playbook, wait_s=wait)
     if dry_run:
@@ -203,7 +203,7 @@ def nightly_cmd(
 
     Example: [bold]playbook nightly ~/.claude/projects --llm auto[/bold]
     """
-    from flows.launch import Launch
+    from flows.run.launch import Launch
 
     cfg = settings(db, wait_s=wait)
     _run(cfg, Launch(kind="nightly", llm=llm, playbook=cfg.playbook, transcripts=sources(transcripts)), as_json=as_json)
@@ -235,7 +235,7 @@ def backfill_cmd(
     Example: [bold]playbook backfill --since 2026-01-01 --until 2026-07-01 --dry-run[/bold]
     """
     from core.selection import SessionFilter
-    from flows.launch import Launch
+    from flows.run.launch import Launch
 
     cfg = settings(db, playbook, wait_s=wait)
     request = Launch(
@@ -268,7 +268,7 @@ def consolidate_cmd(
 
     Example: [bold]playbook consolidate --dry-run[/bold]
     """
-    from flows.consolidation import consolidate
+    from flows.run.consolidation import consolidate
 
     cfg = settings(db, playbook, wait_s=wait)
     summary, ops = consolidate(cfg, cfg.playbook, dry_run=dry_run, llm=None if dry_run else llm or cfg.llm)

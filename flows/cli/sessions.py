@@ -30,7 +30,7 @@ def sessions_cmd(
 
     Example: [bold]playbook sessions --project spotter --since 2026-02-01 --json[/bold]
     """
-    from flows.sessions import failed_of, sessions_of
+    from flows.run.sessions import failed_of, sessions_of
 
     cfg = settings(db, playbook, wait_s=wait)
     if failed:
@@ -77,7 +77,7 @@ def retry_cmd(
 
     Example: [bold]playbook retry --all[/bold]
     """
-    from flows.sessions import retry
+    from flows.run.sessions import retry
 
     cfg = settings(db, playbook, wait_s=wait)
     n = retry(cfg, cfg.playbook, list(sessions or []), every=every)

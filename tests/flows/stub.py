@@ -8,7 +8,7 @@ from core.llm.base import LLMRequest, LLMResponse, Usage
 from core.llm.pricing import CostCap
 from core.llm.replay import ReplayProvider
 from flows.config import Settings
-from flows.providers import ProviderFactory, ProviderSpec
+from flows.models.providers import ProviderFactory, ProviderSpec
 
 
 class StubProvider(ReplayProvider):

@@ -17,8 +17,8 @@ import pytest
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.providers import resolve_provider
+from flows.models.providers import resolve_provider
+from flows.run.curation import run_curation
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = str(Path(sys.executable).with_name("playbook"))

@@ -6,7 +6,7 @@ import inspect
 
 
 def test_prefect_yaml_deployments() -> None:
-    from flows.deployments import deployments
+    from flows.run.deployments import deployments
 
     built = {d.name: d for d in deployments()}
     assert set(built) == {"nightly", "backfill", "curate-playbook"}
@@ -15,7 +15,7 @@ def test_prefect_yaml_deployments() -> None:
     assert nightly.parameters == {"llm": "anthropic"}
     assert [s.schedule.cron for s in nightly.schedules] == ["0 3 * * *"]
     assert built["backfill"].parameters["llm"] == "batch" and not built["backfill"].schedules
-    from flows.deployments import backfill, nightly
+    from flows.run.deployments import backfill, nightly
 
     for flow_obj, name in ((nightly, "nightly"), (backfill, "backfill")):
         params = inspect.signature(flow_obj.fn).parameters

@@ -14,7 +14,7 @@ from core.operations import apply_session
 from core.store.db import open_db
 from core.store.registry import ensure_playbook
 from core.store.versions import load_version, write_version
-from flows.evolution import CHARTS, write_evolution_report
+from flows.insight.evolution import CHARTS, write_evolution_report
 from tests.helpers import long_history, one_version
 
 

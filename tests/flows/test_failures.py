@@ -22,8 +22,8 @@ from core.store.ingest import ingest
 from core.store.ledger import failed_sessions
 from flows.cli import app
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.providers import ProviderSpec
+from flows.models.providers import ProviderSpec
+from flows.run.curation import run_curation
 from tests.helpers import message
 from tests.servers import JsonHandler, serving
 

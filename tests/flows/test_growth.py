@@ -17,8 +17,8 @@ from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.versions import history
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.providers import ProviderSpec
+from flows.models.providers import ProviderSpec
+from flows.run.curation import run_curation
 from tests.helpers import message
 
 MODEL = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")

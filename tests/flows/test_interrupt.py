@@ -105,9 +105,9 @@ def test_ctrl_c_is_one_line_within_five_seconds_under_load_and_the_rerun_resumes
 
 def test_idle_nightly_does_not_start_prefect(tmp_path: Path) -> None:
     from flows.config import Settings
-    from flows.curation import run_curation
-    from flows.ingest import ingest_with
-    from flows.providers import resolve_provider
+    from flows.models.providers import resolve_provider
+    from flows.run.curation import run_curation
+    from flows.run.ingest import ingest_with
 
     shutil.copytree(ROOT / "data" / "samples" / "claude-code" / "spotter", tmp_path / "samples")
     done = Settings(db=tmp_path / "c.duckdb", out_dir=tmp_path / "out")  # everything ingested and curated

@@ -23,8 +23,8 @@ from core.selection import SessionFilter
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.providers import resolve_provider
+from flows.models.providers import resolve_provider
+from flows.run.curation import run_curation
 from tests.helpers import expose, message
 from tests.profiles import examples
 
@@ -203,7 +203,7 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
     from core.llm.pricing import CostCap
     from core.store.registry import ensure_playbook
     from core.store.versions import write_version
-    from flows.providers import ProviderSpec
+    from flows.models.providers import ProviderSpec
 
     db = tmp_path / "c.duckdb"
     with open_db(db) as con:
@@ -353,7 +353,7 @@ def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) 
     everything = json.loads(runner.invoke(app, ["export", "--all", "--db", str(db)]).stdout)
     assert len(everything["sections"]["OTHERS"]) == 3
     assert json.loads(runner.invoke(app, ["stale", "--json", "--days", "365", "--db", str(db)]).stdout) == []
-    from flows.evolution import write_evolution_report
+    from flows.insight.evolution import write_evolution_report
 
     page = write_evolution_report(db, "default", tmp_path / "report", stale_after_days=90).index.read_text()
     stale_part = page.split("<h2>Stale entries</h2>")[1].split("<h2>")[0]
@@ -385,8 +385,8 @@ def test_consolidate_has_a_configured_model_judge_groups_that_may_say_the_same(t
 
     from core.llm.claude import AnthropicProvider, make_client
     from core.llm.pricing import CostCap
-    from flows.consolidation import run_consolidation
-    from flows.providers import ProviderSpec
+    from flows.models.providers import ProviderSpec
+    from flows.run.consolidation import run_consolidation
 
     # pat-001 and pat-003 are near-duplicates (merged in any case); pat-004 says pat-002's lesson in other words,
     # below the threshold (0.48): only a judge can merge them.
@@ -531,8 +531,8 @@ def test_a_judged_consolidation_merges_only_what_similarity_or_the_judge_joined(
 
 def test_nightly_has_a_model_judge_the_entries_a_run_added() -> None:
     from core.runsummary import RunSummary
-    from flows.consolidation import needs_consolidation
-    from flows.providers import ProviderSpec
+    from flows.models.providers import ProviderSpec
+    from flows.run.consolidation import needs_consolidation
 
     model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
     rules = ProviderSpec(kind="heuristic", reflector_model="rules", curator_model="rules")

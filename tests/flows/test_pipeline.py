@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from flows.config import Settings
-from flows.providers import resolve_provider
+from flows.models.providers import resolve_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -42,7 +42,7 @@ def harness(prefect_api: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     """The session's real Prefect server, as a user configures one (`PREFECT_API_URL`): runs go through the flows."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows._runtime import local_run
+    from flows.run._runtime import local_run
 
     monkeypatch.setenv("PREFECT_API_URL", prefect_api)
     with temporary_settings(updates={PREFECT_API_URL: prefect_api}), local_run():
@@ -58,7 +58,7 @@ def archive(tmp_path: Path) -> Path:
 
 
 def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from flows.pipeline import nightly_flow
+    from flows.run.pipeline import nightly_flow
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
@@ -84,7 +84,7 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
 def test_nightly_consolidates_when_the_duplicate_rate_is_too_high(
     harness: None, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flows.pipeline import nightly_flow
+    from flows.run.pipeline import nightly_flow
 
     lessons = json.loads((ROOT / "data" / "lessons" / "paraphrases.json").read_text())["lessons"]
     entries = [  # two wordings of one lesson, kept from before near-duplicates were detected
@@ -114,7 +114,7 @@ def test_curate_flow_with_replay_and_artifact(
 ) -> None:
     from prefect.client.orchestration import get_client
 
-    from flows.pipeline import curate_flow
+    from flows.run.pipeline import curate_flow
 
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
     db = tmp_path / "curate.duckdb"

@@ -16,10 +16,10 @@ from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.versions import load_version
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.evolution import write_evolution_report
-from flows.exports import export_playbook
-from flows.providers import ProviderSpec, resolve_provider
+from flows.delivery.exports import export_playbook
+from flows.insight.evolution import write_evolution_report
+from flows.models.providers import ProviderSpec, resolve_provider
+from flows.run.curation import run_curation
 from tests.helpers import message
 
 PLANTED = ["alice", "build-01", "Alice Example", "/home/", "/Users/"]

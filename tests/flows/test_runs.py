@@ -22,8 +22,8 @@ from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.versions import history, load_version
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.providers import resolve_provider
+from flows.models.providers import resolve_provider
+from flows.run.curation import run_curation
 from tests.helpers import expose
 from tests.servers import HOLD_LOCK, lock_holder
 
@@ -268,8 +268,8 @@ KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys, json
     from pathlib import Path
     from flows.config import Settings
-    import flows.steps as steps
-    from flows.curation import run_curation
+    import flows.run.steps as steps
+    from flows.run.curation import run_curation
     import tests.flows.stub as stub
 
     real = steps.write_version
@@ -351,7 +351,7 @@ def test_retry_condition_only_for_transient_errors() -> None:
     from prefect.states import Completed, Failed
 
     from core.errors import DatabaseBusyError, StoreError
-    from flows.pipeline import transient_only
+    from flows.run.pipeline import transient_only
 
     assert transient_only(None, None, Failed(data=DatabaseBusyError("busy"))) is True  # type: ignore[arg-type]
     assert transient_only(None, None, Failed(data=StoreError("bad"))) is False  # type: ignore[arg-type]
@@ -372,7 +372,7 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
     import time as clock
 
     from core.llm.base import LLMRequest, LLMResponse, Provider
-    from flows.fanout import answer_requests
+    from flows.run.fanout import answer_requests
 
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
@@ -532,7 +532,7 @@ def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(set
     that came before it in memory, where a kill would lose them."""
     import threading
 
-    from flows.steps import STORE_EVERY_S
+    from flows.run.steps import STORE_EVERY_S
     from tests.flows import stub
 
     settings, replay = setup

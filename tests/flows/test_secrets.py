@@ -26,10 +26,10 @@ from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.cli import app
 from flows.config import Settings
-from flows.curation import run_curation
-from flows.evolution import write_evolution_report
-from flows.exports import export_playbook
-from flows.providers import ProviderSpec
+from flows.delivery.exports import export_playbook
+from flows.insight.evolution import write_evolution_report
+from flows.models.providers import ProviderSpec
+from flows.run.curation import run_curation
 from tests.helpers import SAMPLES, claude_session, message, write_session
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES, SPLIT, SPLIT_MESSAGES, Planted
 from tests.secret_oracle import findings as oracle_findings

@@ -1,4 +1,4 @@
-"""The steps of a curation run (`flows.steps`), one at a time, on sessions ingested from transcript files: what
+"""The steps of a curation run (`flows.run.steps`), one at a time, on sessions ingested from transcript files: what
 each step hands the next, with a model that answers per session (the boundary) and everything else real."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from core.store.ledger import failed_sessions, pending_sessions
 from core.store.versions import current_version, load_version
 from flows.config import Settings
 from flows.context import Database, run_config
-from flows.providers import ProviderHandle, ProviderSpec
-from flows.run_state import RunContext
-from flows.steps import (
+from flows.models.providers import ProviderHandle, ProviderSpec
+from flows.run.run_state import RunContext
+from flows.run.steps import (
     apply_epoch_sessions,
     curate_sessions,
     next_epoch,

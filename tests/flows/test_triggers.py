@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from core.store.db import open_db
 from flows.cli import app
-from flows.evolution import write_evolution_report
+from flows.insight.evolution import write_evolution_report
 from tests.helpers import ERROR, write_session
 
 

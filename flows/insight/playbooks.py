@@ -36,7 +36,7 @@ from core.store.versions import (
 )
 from flows.config import Settings
 from flows.context import Database
-from flows.impact import EntryImpact, estimate_counts
+from flows.insight.impact import EntryImpact, estimate_counts
 
 __all__ = [
     "History",

@@ -31,8 +31,15 @@ from core.io.git import (
 from core.store.versions import VersionChanges, current_version, version_changes
 from flows.config import Settings
 from flows.context import Database
-from flows.exports import DEFAULT_GIT_KINDS, ExportRules, Published, exported_version, publish_targets, publishable
-from flows.hook import write_snapshot
+from flows.delivery.exports import (
+    DEFAULT_GIT_KINDS,
+    ExportRules,
+    Published,
+    exported_version,
+    publish_targets,
+    publishable,
+)
+from flows.delivery.hook import write_snapshot
 
 __all__ = ["GitPublished", "publish_configured", "publish_git", "publish_message", "publish_to_git"]
 

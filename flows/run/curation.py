@@ -1,5 +1,5 @@
 """A curation run of one playbook, without Prefect: select the pending sessions, then reflect, curate and apply
-them epoch by epoch, and record the run. `flows.pipeline` passes Prefect tasks as the `Steps` and adds retries and
+them epoch by epoch, and record the run. `flows.run.pipeline` passes Prefect tasks as the `Steps` and adds retries and
 artifacts; tests and benchmarks pass the plain functions. Either way the loop below is the same code."""
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from core.store.runs import finish_run, start_run
 from core.store.versions import live_entries
 from flows.config import Settings
 from flows.context import Database, RunConfig, run_config
-from flows.progress import emit
-from flows.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
-from flows.run_state import RunContext, RunMemo, Steps
-from flows.steps import next_epoch, plain_steps, select_sessions, timed
+from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
+from flows.run.progress import emit
+from flows.run.run_state import RunContext, RunMemo, Steps
+from flows.run.steps import next_epoch, plain_steps, select_sessions, timed
 
 __all__ = ["fail_if_nothing_worked", "new_run_id", "run_curation"]
 

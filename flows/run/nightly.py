@@ -1,6 +1,6 @@
 """The nightly job, without Prefect: back up, ingest, then for each playbook curate, consolidate when it needs it,
 export and write its evolution report, and last publish every export target and the SessionStart hook's snapshot.
-`flows.pipeline` runs it as a flow, handing it Prefect tasks for the ingest and the curation steps, and turns what
+`flows.run.pipeline` runs it as a flow, handing it Prefect tasks for the ingest and the curation steps, and turns what
 it returns into artifacts."""
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from core.store.db import back_up
 from core.store.ingest import IngestSummary
 from core.store.runs import latest_run
 from flows.config import Settings
-from flows.consolidation import needs_consolidation, run_consolidation
 from flows.context import Database
-from flows.curation import run_curation
-from flows.evolution import write_evolution_report
-from flows.exports import ExportRules, Published, export_files, publish_targets
-from flows.hook import write_snapshot
-from flows.providers import ProviderFactory, ProviderSpec, make_provider
-from flows.review import pending_review
-from flows.steps import Steps, plain_steps
+from flows.delivery.exports import ExportRules, Published, export_files, publish_targets
+from flows.delivery.hook import write_snapshot
+from flows.delivery.review import pending_review
+from flows.insight.evolution import write_evolution_report
+from flows.models.providers import ProviderFactory, ProviderSpec, make_provider
+from flows.run.consolidation import needs_consolidation, run_consolidation
+from flows.run.curation import run_curation
+from flows.run.steps import Steps, plain_steps
 
 __all__ = [
     "NightlyPlaybook",

@@ -13,8 +13,8 @@ from core.transcripts import Format
 from core.transcripts.discovery import discover
 from flows.config import Settings
 from flows.context import Database
-from flows.hook import merge_ledger
-from flows.progress import emit
+from flows.delivery.hook import merge_ledger
+from flows.run.progress import emit
 from flows.team import RemoteSource, fetch_remote
 
 __all__ = ["check_sources", "ingest_command", "ingest_with", "run_ingest"]

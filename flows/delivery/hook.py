@@ -36,7 +36,7 @@ from core.store.sessions import project_names
 from core.store.versions import current_version
 from flows.config import Settings
 from flows.context import Database
-from flows.exports import ExportRules, prepare_export
+from flows.delivery.exports import ExportRules, prepare_export
 
 __all__ = [
     "HOOK_COMMAND",

@@ -19,7 +19,7 @@ from core.store.screening import release_holds
 from core.store.versions import current_version, load_version, write_version
 from flows.config import Settings
 from flows.context import Database
-from flows.exports import ExportRules, exported_version, screened
+from flows.delivery.exports import ExportRules, exported_version, screened
 
 __all__ = ["Decide", "Decision", "ReviewOutcome", "held_entries", "pending_review", "release_held", "review"]
 

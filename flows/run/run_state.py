@@ -1,7 +1,7 @@
 """What a curation run carries between its steps: its context and memory, its epochs, and each step's results.
 
-`flows.steps` holds the steps themselves; these are the values they take and return, shared with the run loop
-(`flows.curation`) and the Prefect tasks (`flows.pipeline`).
+`flows.run.steps` holds the steps themselves; these are the values they take and return, shared with the run loop
+(`flows.run.curation`) and the Prefect tasks (`flows.run.pipeline`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from core.operations import NearFinder
 from core.redact import Redactor
 from core.store.versions import Tip, current_version, load_version
 from flows.context import Database, RunConfig
-from flows.providers import ProviderHandle, ProviderSpec
+from flows.models.providers import ProviderHandle, ProviderSpec
 
 __all__ = [
     "Epoch",

@@ -31,7 +31,7 @@ from core.store.published import StaleEntry, TriggerRecurrence
 from core.store.registry import require_playbook
 from flows.config import Settings
 from flows.context import Database
-from flows.impact import EntryImpact, estimate_counts
+from flows.insight.impact import EntryImpact, estimate_counts
 
 __all__ = ["CHARTS", "EvolutionReport", "report", "write_evolution_report"]
 

@@ -17,9 +17,9 @@ from core.runsummary import RunSummary
 from core.selection import SessionFilter
 from flows.config import load_settings
 from flows.context import Database
-from flows.nightly import curate_for_nightly
-from flows.pipeline import backfill_flow, model_call_slot, nightly_flow, task_steps
-from flows.providers import resolve_provider
+from flows.models.providers import resolve_provider
+from flows.run.nightly import curate_for_nightly
+from flows.run.pipeline import backfill_flow, model_call_slot, nightly_flow, task_steps
 
 __all__ = ["FLOWS", "PREFECT_YAML", "backfill", "curate_playbook", "deployments", "nightly", "serve_all"]
 
@@ -60,9 +60,9 @@ def backfill(since: datetime, until: datetime, llm: str = "batch", epoch_size: i
 # so an installed wheel serves the same deployments as a checkout.
 PREFECT_YAML = Path(__file__).resolve().parent / "prefect.yaml"
 FLOWS: dict[str, Any] = {
-    "flows/deployments.py:nightly": nightly,
-    "flows/deployments.py:backfill": backfill,
-    "flows/deployments.py:curate_playbook": curate_playbook,
+    "flows/run/deployments.py:nightly": nightly,
+    "flows/run/deployments.py:backfill": backfill,
+    "flows/run/deployments.py:curate_playbook": curate_playbook,
 }
 
 

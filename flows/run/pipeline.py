@@ -1,9 +1,9 @@
 """Prefect flows and tasks: ingest, curate, nightly and backfill. Only orchestration lives here.
 
-The run loop is `flows.curation`, the nightly job `flows.nightly`, the steps `flows.steps`. Tasks are per epoch
-(reflect, curate, apply), never per session: a task costs ~10 ms and a subflow ~1 s here. Retries: the SDK
+The run loop is `flows.run.curation`, the nightly job `flows.run.nightly`, the steps `flows.run.steps`. Tasks are per
+epoch (reflect, curate, apply), never per session: a task costs ~10 ms and a subflow ~1 s here. Retries: the SDK
 retries HTTP; a Prefect task retries only on TransientError. Flows take the settings and the provider as typed
-values when the CLI has resolved them; a deployment's strings go through `flows.deployments`.
+values when the CLI has resolved them; a deployment's strings go through `flows.run.deployments`.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from core.store.ingest import IngestSummary
 from core.transcripts import Format
 from flows.config import Settings, load_settings
 from flows.context import Database
-from flows.curation import fail_if_nothing_worked, run_curation
-from flows.exports import ExportRules, export_files
-from flows.ingest import ingest_with
-from flows.nightly import NightlyResult, finish_nightly, run_nightly
-from flows.providers import ProviderFactory, ProviderSpec, make_provider
-from flows.run_state import Epoch, RunContext, SessionApply, StepResult, Steps
-from flows.steps import apply_epoch_sessions, curate_sessions, reflect_sessions
+from flows.delivery.exports import ExportRules, export_files
+from flows.models.providers import ProviderFactory, ProviderSpec, make_provider
+from flows.run.curation import fail_if_nothing_worked, run_curation
+from flows.run.ingest import ingest_with
+from flows.run.nightly import NightlyResult, finish_nightly, run_nightly
+from flows.run.run_state import Epoch, RunContext, SessionApply, StepResult, Steps
+from flows.run.steps import apply_epoch_sessions, curate_sessions, reflect_sessions
 
 __all__ = [
     "CURATE_DEPLOYMENT",

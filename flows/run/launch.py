@@ -3,7 +3,7 @@
 Before any orchestration it checks the run's price against `--max-cost`, and whether there is work at all: an
 idle run is recorded like any other but never starts Prefect (its start-up costs seconds). A run with work takes
 the run lock here (failing fast when another holds it). With a Prefect server configured (`PREFECT_API_URL`, or
-the active Prefect profile) that answers, it runs the Prefect flow with the local settings of `flows._runtime`, so
+the active Prefect profile) that answers, it runs the Prefect flow with the local settings of `flows.run._runtime`, so
 the run shows in the Prefect UI with its tasks, retries and artifacts; without one, the same loop and steps run
 directly: Prefect's ephemeral API would cost a command seconds to tens of seconds and report to nobody.
 """
@@ -30,14 +30,14 @@ from core.store.ledger import count_pending
 from core.store.registry import require_playbook
 from flows.config import Settings
 from flows.context import Database
-from flows.curation import fail_if_nothing_worked, run_curation
-from flows.estimate import estimate_run
-from flows.exports import ExportRules, export_files
-from flows.ingest import check_sources, ingest_with
-from flows.nightly import run_nightly
+from flows.delivery.exports import ExportRules, export_files
+from flows.models.providers import ProviderSpec, resolve_provider
 from flows.prefect_api import HEALTH_TIMEOUT_S, answers, prefect_api
-from flows.providers import ProviderSpec, resolve_provider
-from flows.sessions import requeue
+from flows.run.curation import fail_if_nothing_worked, run_curation
+from flows.run.estimate import estimate_run
+from flows.run.ingest import check_sources, ingest_with
+from flows.run.nightly import run_nightly
+from flows.run.sessions import requeue
 
 __all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch"]
 
@@ -170,8 +170,8 @@ def launch(
             return Launched(summaries=summaries, requeued=requeued)
         # Prefect, only for runs that have work and a server; the flows' module first, as it sets up Prefect's log
         # handlers that `local_run` must find.
-        from flows import pipeline
-        from flows._runtime import local_run
+        from flows.run import pipeline
+        from flows.run._runtime import local_run
 
         with watching(), local_run():
             return Launched(summaries=_flow(pipeline, settings, provider, request, playbooks), requeued=requeued)

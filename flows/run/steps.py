@@ -1,9 +1,9 @@
 """The steps of a curation run as plain functions: select, reflect, curate, apply.
 
-Prefect tasks in `flows.pipeline` are thin wrappers around these, and `flows.curation` sequences either
+Prefect tasks in `flows.run.pipeline` are thin wrappers around these, and `flows.run.curation` sequences either
 kind, so the logic is read and tested without Prefect. Each step receives a `RunContext` and an epoch,
 opens DuckDB itself, and closes it (tasks receive paths and models, never connections). The values they take
-and return are in `flows.run_state`.
+and return are in `flows.run.run_state`.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, record_redactions, session_label
 from core.store.versions import current_version, tip_of, write_version
 from flows.context import RunConfig
-from flows.fanout import answer_requests
-from flows.run_state import (
+from flows.run.fanout import answer_requests
+from flows.run.run_state import (
     Epoch,
     ErrorKind,
     OutputT,

@@ -18,8 +18,8 @@ from core.store.sessions import load_messages
 from core.store.versions import load_version
 from flows.config import Settings
 from flows.context import Database, run_config
-from flows.providers import ProviderSpec
-from flows.steps import template_for
+from flows.models.providers import ProviderSpec
+from flows.run.steps import template_for
 
 __all__ = ["estimate_run"]
 

@@ -9,15 +9,15 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from core.errors import PlaybookError
+from core.prompts import load_template
 from core.store.db import open_db
 from core.store.overview import Overview, database_overview
 from core.transcripts.discovery import FolderSurvey, survey
 from core.trust import ConfigFile
 from flows.config import Settings, default_transcripts
 from flows.context import run_config
+from flows.models.providers import resolve_provider
 from flows.prefect_api import prefect_api
-from flows.providers import resolve_provider
-from flows.steps import template_for
 
 __all__ = ["DatabaseState", "Doctor", "ProviderChoice", "Transcripts", "doctor"]
 
@@ -87,7 +87,7 @@ def doctor(settings: Settings) -> Doctor:
     for name in settings.playbooks:  # the prompt templates a run would load (a broken one stops it)
         for step in ("reflector", "curator"):
             try:
-                template_for(run_config(settings, name, None), step)
+                load_template(step, override_dirs=list(run_config(settings, name, None).prompt_dirs))
             except PlaybookError as exc:
                 problems.append(str(exc))
     api = prefect_api()

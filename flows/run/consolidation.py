@@ -22,10 +22,10 @@ from core.store.runs import finish_run, start_run
 from core.store.versions import current_version, load_version, rediscovery_counts, write_version
 from flows.config import Settings
 from flows.context import Database, RunConfig, run_config
-from flows.curation import new_run_id
-from flows.fanout import ask_once
-from flows.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider, resolve_provider
-from flows.steps import template_for
+from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider, resolve_provider
+from flows.run.curation import new_run_id
+from flows.run.fanout import ask_once
+from flows.run.steps import template_for
 
 __all__ = ["consolidate", "needs_consolidation", "run_consolidation"]
 
