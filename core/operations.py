@@ -496,18 +496,23 @@ def _add(
     )
 
 
+def _not_found(index: int, kind: str, target_id: str, raw: object) -> OpOutcome:
+    """An UPDATE or DELETE of an entry the playbook does not hold: skipped, saying which."""
+    return OpOutcome(
+        index=index,
+        type=kind,
+        status="skipped",
+        code="not_found",
+        target_ids=[target_id],
+        reason=f"{kind}: target_id {target_id!r} not found",
+        raw=raw,
+    )
+
+
 def _update(state: _State, index: int, op: UpdateOp, raw: object) -> OpOutcome:
     """UPDATE: the entry's text replaced, its id and counters kept."""
     if op.target_id not in state.where:
-        return OpOutcome(
-            index=index,
-            type="UPDATE",
-            status="skipped",
-            code="not_found",
-            target_ids=[op.target_id],
-            reason=f"UPDATE: target_id {op.target_id!r} not found",
-            raw=raw,
-        )
+        return _not_found(index, "UPDATE", op.target_id, raw)
     old = state.entry(op.target_id)
     state.replace(op.target_id, old.model_copy(update={"text": op.text}))
     return OpOutcome(
@@ -578,15 +583,7 @@ def _merge(state: _State, index: int, op: MergeOp, raw: object) -> OpOutcome:
 def _delete(state: _State, index: int, op: DeleteOp, raw: object) -> OpOutcome:
     """DELETE: the entry removed."""
     if op.target_id not in state.where:
-        return OpOutcome(
-            index=index,
-            type="DELETE",
-            status="skipped",
-            code="not_found",
-            target_ids=[op.target_id],
-            reason=f"DELETE: target_id {op.target_id!r} not found",
-            raw=raw,
-        )
+        return _not_found(index, "DELETE", op.target_id, raw)
     section = state.where[op.target_id]
     removed = state.remove(op.target_id)
     return OpOutcome(
