@@ -382,6 +382,17 @@ _PM_ALLOWED = frozenset(
 )
 
 
+def _script_name(word: str, call: Call) -> bool:
+    """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`), or one the
+    project declares: a name, not a path or a command line."""
+    base = word.split(":", 1)[0]
+    return bool(_TASK_NAME.match(word)) and (base in _JS_SCRIPTS or base in _TASKS or word in call.vouched)
+
+
+_TASK_NAME = re2.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)*$")
+_TASKS = frozenset("fmt ci verify all setup bootstrap".split())  # names task runners use beside the scripts' ones
+
+
 def _npm(call: Call) -> Refused:
     words = call.positionals()
     if not words:
@@ -853,6 +864,8 @@ _RUNTIMES = frozenset(
 def _version_manager(call: Call) -> Refused:
     """nvm, mise, asdf and kin: a runtime's version to install or use (`node@20`, `3.12`), nothing else."""
     words = call.positionals()
+    if call.family == "mise" and words[:1] in (["run"], ["r"]) and len(words) > 1 and _script_name(words[1], call):
+        return []  # a task of the project's mise.toml by a routine's name (`mise run lint`, `mise run test:ci`)
     if words[:1] in (["exec"], ["x"], ["run"], ["plugin"], ["plugins"]):
         return [("inline_code", f"`{call.family} {words[0]}` runs or installs what it is given")]
     if len(words) > 1 and words[0] in ("install", "use", "local", "global", "shell", "i", "pin"):
@@ -1049,6 +1062,8 @@ def wrapped_command(call: Call) -> tuple[str, list[str]] | Refused | None:
             return [("install", f"`{family} --yes`/`--package`/`--call` fetches or runs what it is given")]
     if family == "yarn" and words[:1] == ["node"]:
         return ("node", args[args.index("node") + 1 :])
+    if family == "bun" and words[:1] == ["run"] and len(words) > 1 and _script_name(words[1], call):
+        return None  # a script of package.json by name (`bun run test`), not a program
     if family not in ("npx", "pnpx", "bunx", "time", "timeout") and not (words and (family, words[0]) in _WRAPS_AFTER):
         return None
     rest = args[args.index(words[0]) + 1 :] if family not in ("npx", "pnpx", "bunx", "time", "timeout") else args

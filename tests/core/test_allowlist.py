@@ -174,3 +174,17 @@ def test_a_host_written_without_its_dots_and_any_unicode_dash_are_read_for_what_
         holds = [h.rule for h in text_holds(f"Commit with `git commit {dash}no-verify` when the hook is slow.")]
         assert "bypass" in holds, repr(dash)
     assert text_holds('The user said: "we use dot notation in the config".') == []
+
+
+def test_a_task_runner_runs_a_projects_routine_by_name_and_nothing_else() -> None:
+    for words in (
+        ["mise", "run", "lint"],
+        ["mise", "run", "test:ci"],
+        ["bun", "run", "test"],
+        ["bun", "run", "typecheck"],
+    ):
+        assert words_refusals(words, Vouched()) == [], words
+    for words in (["mise", "run", "./evil.sh"], ["mise", "run", "deploy-prod"], ["mise", "exec", "node"]):
+        assert [r.rule for r in words_refusals(words, Vouched())] == ["inline_code"], words
+    assert [r.rule for r in words_refusals(["bun", "run", "evil.ts"], Vouched())] == ["program"]
+    assert words_refusals(["mise", "run", "deploy-prod"], Vouched(programs=frozenset({"deploy-prod"}))) == []
