@@ -4,12 +4,14 @@
   learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice),
   and a project's own command-line tool used again and again;
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
-  folder, a flag added, another program, an absolute path where a relative one broke after a `cd`), never a file
+  folder, a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that
+  had to run first, an absolute path where a relative one broke after a `cd`), never a file
   path as the fix, never a workaround that switches a safeguard off (`--force`, `--no-verify`, `sudo`); the error's
   words are kept as evidence (`playbook why`), never written into the lesson;
-- *pitfalls*: a test command that selected no test at all;
-- *user preferences*: what the user said when they stopped a call (the reason they gave, or their next words),
-  and prompts that correct or instruct ("no, use pnpm", "don't add comments", "always ask before pushing").
+- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh;
+- *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, or their next
+  words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), and a prompt's sentence
+  that states a lasting rule ("as always never push secrets"): only where the transcript shows they typed it.
 
 Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
 read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
