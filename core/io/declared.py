@@ -2,8 +2,8 @@
 
 A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
 its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
-(what `npx` finds), Cargo's binaries, the tools mise or asdf pin, and the first word of each code span of the
-hand-written part of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and
+(what `npx` finds), Cargo's binaries, the tools mise or asdf pin and mise's tasks, and the first word of each code
+span of the hand-written part of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and
 parsed by their own parsers; a file that does not parse declares nothing.
 """
 
@@ -23,6 +23,7 @@ __all__ = ["declared_packages", "declared_programs"]
 _MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
 _NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
 _REQUIREMENT = re2.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_TASK = re2.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)*$")  # a task's name (`test:ci`), not a path or a line
 _SPAN = re2.compile(r"`([A-Za-z0-9_][A-Za-z0-9._+-]{0,63})(?:[ `])")
 
 
@@ -93,12 +94,16 @@ def _cargo(text: str) -> set[str]:
 
 
 def _pinned_tools(text: str) -> set[str]:
-    """`.tool-versions` (asdf) lines, or mise.toml's `[tools]`."""
+    """`.tool-versions` (asdf) lines, or mise.toml's `[tools]` and the names of its `[tasks]` (what `mise run`
+    may run by name)."""
     try:
-        tools = tomllib.loads(text).get("tools", {})
-        return _names(tools) if isinstance(tools, dict) else set()
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return _names(line.split()[0] for line in text.splitlines() if line.split())
+    tools, tasks = data.get("tools", {}), data.get("tasks", {})
+    return (_names(tools) if isinstance(tools, dict) else set()) | (
+        {t for t in tasks if isinstance(t, str) and _TASK.match(t)} if isinstance(tasks, dict) else set()
+    )
 
 
 def _instructions(text: str) -> set[str]:

@@ -5,6 +5,7 @@ instruction split across two entries."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import settings as hsettings
@@ -188,3 +189,13 @@ def test_a_task_runner_runs_a_projects_routine_by_name_and_nothing_else() -> Non
         assert [r.rule for r in words_refusals(words, Vouched())] == ["inline_code"], words
     assert [r.rule for r in words_refusals(["bun", "run", "evil.ts"], Vouched())] == ["program"]
     assert words_refusals(["mise", "run", "deploy-prod"], Vouched(programs=frozenset({"deploy-prod"}))) == []
+
+
+def test_a_mise_task_the_project_declares_may_be_run_by_name(tmp_path: Path) -> None:
+    from core.io.declared import declared_programs
+
+    (tmp_path / "mise.toml").write_text('[tools]\ngo = "1.25"\n\n[tasks.deploy-staging]\nrun = "./deploy.sh"\n')
+    vouched = Vouched(programs=declared_programs([tmp_path]))
+    assert "deploy-staging" in vouched.programs and "go" in vouched.programs
+    assert words_refusals(["mise", "run", "deploy-staging"], vouched) == []
+    assert [r.rule for r in words_refusals(["mise", "run", "deploy-staging"], Vouched())] == ["inline_code"]
