@@ -20,6 +20,7 @@ from core.invisible import normalise
 
 __all__ = [
     "AnyLesson",
+    "Category",
     "Command",
     "CommandFact",
     "Correction",

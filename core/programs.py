@@ -24,6 +24,7 @@ __all__ = [
     "PRIVILEGE",
     "RUNS_ANYTHING",
     "SHELLS",
+    "TASK_NAME",
     "Call",
     "known_program",
     "policy_refusals",
@@ -386,10 +387,11 @@ def _script_name(word: str, call: Call) -> bool:
     """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`), or one the
     project declares: a name, not a path or a command line."""
     base = word.split(":", 1)[0]
-    return bool(_TASK_NAME.match(word)) and (base in _JS_SCRIPTS or base in _TASKS or word in call.vouched)
+    return bool(TASK_NAME.match(word)) and (base in _JS_SCRIPTS or base in _TASKS or word in call.vouched)
 
 
-_TASK_NAME = re2.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)*$")
+# A task's or a script's name (`test:ci`), not a path or a command line.
+TASK_NAME = re2.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)*$")
 _TASKS = frozenset("fmt ci verify all setup bootstrap".split())  # names task runners use beside the scripts' ones
 
 

@@ -17,13 +17,13 @@ from pathlib import Path
 import re2
 
 from core.markdown import BLOCK_BEGIN, BLOCK_END
+from core.programs import TASK_NAME
 
 __all__ = ["declared_packages", "declared_programs"]
 
 _MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
 _NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
 _REQUIREMENT = re2.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-_TASK = re2.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)*$")  # a task's name (`test:ci`), not a path or a line
 _SPAN = re2.compile(r"`([A-Za-z0-9_][A-Za-z0-9._+-]{0,63})(?:[ `])")
 
 
@@ -102,7 +102,7 @@ def _pinned_tools(text: str) -> set[str]:
         return _names(line.split()[0] for line in text.splitlines() if line.split())
     tools, tasks = data.get("tools", {}), data.get("tasks", {})
     return (_names(tools) if isinstance(tools, dict) else set()) | (
-        {t for t in tasks if isinstance(t, str) and _TASK.match(t)} if isinstance(tasks, dict) else set()
+        {t for t in tasks if isinstance(t, str) and TASK_NAME.match(t)} if isinstance(tasks, dict) else set()
     )
 
 

@@ -1,0 +1,298 @@
+"""Corrections: a command that failed and the close variant of it that then worked, said as a rule (another folder,
+a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that had to run
+first, an absolute path where a relative one broke after a `cd`). Never a file path as the fix, never a workaround
+that switches a safeguard off; the error's words are evidence, never lesson text; a fix that only tool output
+suggested is marked (`taint`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import NamedTuple
+
+import re2
+
+from core.allowlist import Vouched, words_refusals
+from core.lessons import Command, Correction
+from core.runs import USER_HOME, Parsed, Run, category_of, command_key, key_words, parse, relative
+
+__all__ = ["Found", "corrections", "flat"]
+
+
+class Found(NamedTuple):
+    """One correction: its key (the same lesson in any session), the typed lesson, the failure's line (evidence),
+    and why it must not be exported unseen (None: nothing)."""
+
+    key: str
+    lesson: Correction
+    error: str
+    taint: str | None
+
+
+# What may run a program that failed on its own (`pytest` -> `python -m pytest`, `uv run pytest`).
+_RUNNER_PREFIXES = frozenset(
+    "python -m|python3 -m|uv run|npx|pnpm exec|pnpm|yarn|bunx|bun run|bundle exec|poetry run|pdm run|hatch run"
+    "|pipenv run|rye run|npm exec|go run|cargo run --".split("|")
+)
+
+
+_EXIT_ONLY = re2.compile(r"(?i)^(?:exit code:? ?-?\d+|exited with code -?\d+|error|failed|command failed)\.?$")
+
+
+_INFORMATIVE = re2.compile(
+    r"(?i)(error|failed|failure|exception|not found|no such|denied|invalid|cannot|can't|could not|unable|"
+    r"ignored|refused|unknown|missing|not a |no upstream|permission)"
+)
+
+
+# Tests that ran and failed: the next run after a code change passing is work, not a correction.
+_TEST_FAILURES = re2.compile(r"\d+ failed\b|\bFAILED\b|AssertionError|\d+\) test |\bFAIL\b|[Tt]ests? failed")
+
+
+_MOST_CORRECTIONS = 40  # per session: more than a real session shows (see `_corrections`)
+
+
+def _error_line(output: str) -> str | None:
+    """The line of an error that says what went wrong (not `Exit code 1`), without home paths; None if none does.
+    Evidence for `playbook why`, never lesson text."""
+    lines = [" ".join(line.split()) for line in output.splitlines()[:200]]
+    lines = [line for line in lines if line.strip("=-_*✘ ") and not _EXIT_ONLY.match(line)]
+    telling = [line for line in lines if _INFORMATIVE.search(line) and not line.lower().startswith("traceback")]
+    if not telling:
+        return None
+    line = USER_HOME.sub("~", telling[0][:400])  # the user's name is not the lesson
+    line = line.strip(" ✘[]").removeprefix("ERROR] ").strip()
+    return line if len(line) <= 120 else line[:119] + "…"
+
+
+def flat(text: str) -> str:
+    """Text as a copy of a command is compared: quotes dropped, whitespace as one space (`make "release"` is a
+    copy of `make release`; a doubled space must not hide one)."""
+    return " ".join(text.replace('"', " ").replace("'", " ").split())
+
+
+def _taint(fix: Sequence[str], read: Sequence[str], prompts: Sequence[str], *, least: int = 12) -> str | None:
+    """Why the command `fix` (its words) rests only on what the agent read: it occurs in tool output before the
+    agent ran it (`read`, already flat), and in none of the user's prompts (flat). A short fix (`make`) is in
+    every output; `least` is the length a fix must have to count as copied."""
+    needle = flat(" ".join(fix))
+    if len(needle) < least or any(needle in p for p in prompts):
+        return None
+    if any(needle in r for r in read):
+        return f"its fix `{needle[:60]}` was copied from tool output, not from anything the user wrote"
+    return None
+
+
+def _bypasses(words: Sequence[str]) -> bool:
+    """True when running `words` would switch a safeguard off or run as another user: a workaround of that kind is
+    never a lesson (`git push --force` worked, `sudo npm` worked, `mvn package -DskipTests` worked). Besides what
+    the allow-list knows of each program, any option shaped like forcing, skipping, ignoring or disabling is one:
+    a rule cannot tell which of those is harmless, so none is taught as the fix."""
+    if any(_WEAKENING.match(w) for w in words[1:]):
+        return True
+    compose = tuple(words[:3]) == ("docker", "compose", "down") or tuple(words[:2]) == ("docker-compose", "down")
+    if compose and {"-v", "--volumes"} & set(words):
+        return True  # it worked by deleting the services' data: a way to reset, never the fix of a failure
+    return any(r.rule in ("bypass", "privilege") for r in words_refusals(words, Vouched()))
+
+
+def _flag_name(word: str) -> str:
+    return word.split("=", 1)[0]
+
+
+def _unknown_variant(failed: Parsed, worked: Parsed, error: str) -> tuple[str, tuple[str, ...]] | None:
+    """When the failure said an option or a command does not exist: (`option`, the options the working command
+    dropped) when it is the same command without them, or (`program`, the working command's name) when it is the
+    failed one without its first words (a wrapper the machine does not have: `rtk bun run test` -> `bun run test`)."""
+    fk, wk = command_key(failed.words), command_key(worked.words)
+    if fk == wk:
+        kept = {_flag_name(w) for w in worked.words[1:] if w.startswith("-")}
+        dropped = tuple(
+            dict.fromkeys(
+                _flag_name(w)
+                for w in failed.words[1:]
+                if w.startswith("-") and _flag_name(w) not in kept and _flag_name(w) in error
+            )
+        )
+        return ("option", dropped) if dropped else None
+    n, m = len(failed.words), len(worked.words)
+    if 0 < m < n and tuple(failed.words[n - m :]) == tuple(worked.words) and failed.words[n - m - 1] != "--":
+        if any(PurePosixPath(w).name in error for w in failed.words[n - m : n - m + 1]):
+            return "program", key_words(wk)
+    return None
+
+
+def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tuple[str, ...]] | None:
+    """(how `worked` differs from `failed`, the words that say it: the working program, folder or added flags)
+    when it is a close variant that says a rule; None when the two are different commands or differ only in what
+    they work on."""
+    fk, wk = command_key(failed.words), command_key(worked.words)
+    f_prog, w_prog = PurePosixPath(failed.words[0]).name, PurePosixPath(worked.words[0]).name
+    f_rest, w_rest = list(failed.words[1:]), list(worked.words[1:])
+    f_where, w_where = relative(failed.folder, cwd), relative(worked.folder, cwd)
+    if failed.words[0] != worked.words[0] and f_prog == w_prog and f_rest == w_rest:
+        return "program", (worked.words[0],)  # the same program from elsewhere: `pytest` -> `.venv/bin/pytest`
+    n, m = len(failed.words), len(worked.words)
+    if (
+        m > n
+        and worked.words[m - n] == failed.words[0]
+        and list(worked.words[m - n + 1 :]) == f_rest
+        and " ".join(worked.words[: m - n]) in _RUNNER_PREFIXES
+    ):
+        return "program", tuple(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
+    if f_prog != w_prog:
+        # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`).
+        if f_rest == w_rest or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
+            return "program", tuple(worked.words[: len(wk.split())])
+        return None
+    if w_where and w_where != f_where:
+        # The same command from another folder; the failed one named that folder in a path instead.
+        names = {PurePosixPath(w).name for w in w_rest}
+        if fk == wk or any(PurePosixPath(w).name in names for w in f_rest):
+            return "folder", (w_where,)
+    if fk != wk:
+        return None
+    added = [w for w in w_rest if w.startswith("-") and w not in f_rest]
+    if added and {w for w in w_rest if not w.startswith("-")} <= {w for w in f_rest if not w.startswith("-")}:
+        return "flag", tuple(added)  # the flag, on the same things (or some of them)
+    pairs = [(f, w) for f, w in zip(f_rest, w_rest, strict=False) if f != w]
+    if (
+        len(f_rest) == len(w_rest)
+        and pairs
+        and all(
+            w.startswith("/") and not f.startswith("/") and w.endswith("/" + f.removeprefix("./")) for f, w in pairs
+        )
+    ):
+        return "absolute", ()
+    return None
+
+
+# What a program says when it has no such option or subcommand.
+_UNKNOWN = re2.compile(
+    r"(?i)(?:unknown|unrecognized|unrecognised|invalid|unexpected|no such) (?:option|flag|argument|command|subcommand|"
+    r"shorthand flag)|invalid choice|is not a \S+ command|unknown command"
+)
+
+
+# Options shaped like switching something off: forcing, skipping, ignoring, disabling, "no-" anything, exiting 0.
+_WEAKENING = re2.compile(
+    r"(?i)^(?:-f+|--force\S*|--no-\S+|--skip\S*|-D\S*skip\S*|--ignore\S*|--disable\S*|--unsafe\S*|--insecure"
+    r"|--allow-\S+|--exit-zero|--yes|-y|--accept-\S+|--dangerously\S*|--bypass\S*|--without-\S+)$"
+)
+
+
+# Commands that bring in others' work: a push refused until a pull ran.
+_PREPARING = frozenset({"git pull", "git fetch"})
+
+
+_PLAIN_WORD = re2.compile(r"^[\w.:@=+-]+$")
+
+
+# Commands that only look: one of them between a failure and its variant does not explain the variant working.
+_LOOKING = re2.compile(
+    r"^(?:ls|cat|head|tail|grep|rg|find|fd|pwd|which|echo|wc|tree|stat|file"
+    r"|git (?:status|log|diff|show|ls-files|branch)|\S+ --help|\S+ --version)\b"
+)
+
+
+def _prepares(parsed: Parsed) -> bool:
+    """True for a command that gets a project ready for another (a build, an install, a pull of others' work)."""
+    key = command_key(parsed.words)
+    return key in _PREPARING or category_of(key) in ("build", "install")
+
+
+def _plain_words(words: Sequence[str]) -> tuple[str, ...]:
+    """A command's words as a lesson may state them: all of them when none is a path or a value of this one run,
+    else its name (`git pull --rebase origin main`; `bun run build`)."""
+    return tuple(words) if all(_PLAIN_WORD.match(w) for w in words) else key_words(command_key(words))
+
+
+def _looks(parsed: Parsed) -> bool:
+    return bool(_LOOKING.match(" ".join(parsed.words)))
+
+
+def _correction(how: str, part: tuple[str, ...], failed: Parsed, worked: Parsed) -> tuple[str, Correction]:
+    """The key and the typed lesson of one correction."""
+    fk = key_words(command_key(failed.words))
+    wk = key_words(command_key(worked.words))
+    if how == "program":
+        return f"correction|program|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="program", failed=Command(words=fk), worked=Command(words=part)
+        )
+    if how == "folder":
+        return f"correction|folder|{' '.join(wk)}|{part[0]}", Correction(
+            how="folder", failed=Command(words=wk), worked=Command(words=wk, folder=part[0])
+        )
+    if how == "flag":
+        return f"correction|flag|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="flag", failed=Command(words=fk), worked=Command(words=fk + part), added=part
+        )
+    if how == "option":
+        had = {_flag_name(w) for w in failed.words}
+        added = tuple(w for w in worked.words[len(wk) :] if w.startswith("-") and _flag_name(w) not in had)
+        return f"correction|option|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="option",
+            failed=Command(words=fk + part),
+            worked=Command(words=wk + tuple(dict.fromkeys(_flag_name(w) for w in added))),
+        )
+    if how == "before":
+        return f"correction|before|{' '.join(fk)}|{' '.join(part)}", Correction(
+            how="before", failed=Command(words=fk), worked=Command(words=part)
+        )
+    return "correction|absolute", Correction(how="absolute", failed=Command(words=fk))
+
+
+def corrections(
+    runs: Sequence[Run], cwd: str | None, read: Sequence[str], read_before: Mapping[int, int], prompts: Sequence[str]
+) -> list[Found]:
+    """Failed commands and the variant that then worked (at most `_MOST_CORRECTIONS`: each is checked against
+    everything read before it, so a session crafted with thousands of pairs costs no more than this many)."""
+    found: list[Found] = []
+    for i, run in enumerate(runs):
+        if run.ok or run.rejected:
+            continue
+        if len(found) >= _MOST_CORRECTIONS:
+            break
+        failed = parse(run.command, run.folder)
+        error = _error_line(run.output)
+        if failed is None or error is None or _TEST_FAILURES.search(run.output):
+            continue
+        prepared: Parsed | None = None  # a build, an install or a pull that ran after the failure
+        prepared_at = -1
+        for later in runs[i + 1 : i + 7]:
+            if not later.ok:
+                continue
+            worked = parse(later.command, later.folder)
+            if worked is None:
+                continue
+            how: tuple[str, tuple[str, ...]] | None = None
+            if prepared is not None and command_key(worked.words) == command_key(failed.words):
+                how = ("before", _plain_words(prepared.words))
+            elif _UNKNOWN.search(run.output):
+                how = _unknown_variant(failed, worked, run.output)
+            if how is None:
+                how = _variant(failed, worked, cwd)
+            if how is None:
+                if (
+                    prepared is None
+                    and _prepares(worked)
+                    and command_key(worked.words) != command_key(failed.words)
+                    and not _bypasses(worked.words)
+                ):
+                    prepared = worked  # the same command may work after it: then it is what this one needs first
+                    prepared_at = later.index
+                    continue
+                if not _looks(worked):
+                    break  # something else changed in between (an install, an edit by command): not the fix
+                continue
+            key, lesson = _correction(how[0], how[1], failed, worked)
+            if lesson.worked is not None and _bypasses(lesson.worked.words):
+                break  # a workaround that switches a safeguard off is never a lesson
+            taint = (
+                _taint(prepared.words, read[: read_before.get(prepared_at, 0)], prompts, least=4)
+                if how[0] == "before" and prepared is not None
+                else _taint(worked.words, read[: read_before.get(later.index, 0)], prompts)
+            )
+            found.append(Found(key, lesson, error, taint))
+            break
+    return found

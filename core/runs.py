@@ -1,0 +1,242 @@
+"""A session's shell commands as the rules read them: each call with how it ended (ok, failed, or stopped by the
+user), the command the shell's grammar reads in it, and a command's name without its arguments."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import re2
+from pydantic import BaseModel
+
+from core.lessons import Category
+from core.models import SessionMessage
+from core.shell import parse_command
+
+__all__ = [
+    "REJECTED",
+    "REJECTION_REASON",
+    "SHELL_TOOLS",
+    "USER_HOME",
+    "Parsed",
+    "Run",
+    "command_key",
+    "command_of",
+    "key_words",
+    "parse",
+    "shell_runs",
+]
+
+
+# Claude Code's `PowerShell` (on Windows) too: its simple commands (`go test ./...`) read as the shell's grammar reads
+# them; what does not (`$env:X = 1`) is left out as unreadable.
+SHELL_TOOLS = frozenset(
+    {"Bash", "bash", "shell", "exec_command", "local_shell_call", "run_shell_command", "PowerShell"}
+)
+
+# Interpreters and runners: their first argument that is a script or a module is part of the command's name.
+_RUNNERS = frozenset({"node", "python", "python3", "uv", "npx", "pnpm", "npm", "yarn", "bun", "bundle", "poetry"})
+
+_SCRIPT = re2.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
+
+_SUBCOMMAND = re2.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
+
+USER_HOME = re2.compile(r"(?:/Users/|/home/)[^/\s'\"`]+|/root\b")
+
+# Claude Code's own words when the user stops a call. Only the whole fixed text counts: the reason that follows is
+# what the person typed in the dialog.
+REJECTED = re2.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
+
+# The reason the user typed when they stopped a call, in the wordings Claude Code has used.
+REJECTION_REASON = re2.compile(
+    r"(?s)(?:The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)"
+    r"\s*(?P<reason>.+)"
+)
+
+
+class Run(BaseModel):
+    """One shell command and how it ended: `ok`, failed (`output` holds the error), or `rejected` by the user
+    (with the reason they gave, if any)."""
+
+    index: int
+    call_id: str = ""
+    command: str
+    folder: str | None = None  # the working folder the call named (Codex's `workdir`)
+    ok: bool
+    output: str = ""
+    rejected: bool = False
+    reason: str | None = None
+
+
+def command_of(tool_input: str | None) -> tuple[str, str | None] | None:
+    """(command, folder) of a shell tool's input: Claude Code's `command`, Codex's `cmd` or argv list."""
+    try:
+        value = json.loads(tool_input or "")
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    raw = value.get("command", value.get("cmd"))
+    if isinstance(raw, list) and raw:  # ["bash", "-lc", "cmd"]
+        raw = raw[-1] if len(raw) >= 3 and str(raw[-2]).startswith("-") else " ".join(map(str, raw))
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    folder = value.get("workdir")
+    return raw.strip(), folder if isinstance(folder, str) else None
+
+
+def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
+    """The main thread's shell commands, in order, each with how it ended."""
+    calls: dict[str, tuple[str, str | None]] = {}
+    runs: list[Run] = []
+    for m in messages:
+        if m.is_sidechain:
+            continue
+        if m.kind == "tool_use" and m.tool_use_id and m.tool_name in SHELL_TOOLS:
+            found = command_of(m.tool_input)
+            if found is not None and m.tool_name == "PowerShell":
+                found = (found[0].replace("\\", "/"), found[1])  # a path's separator there, not an escape
+            if found is not None:
+                calls[m.tool_use_id] = found
+        elif m.kind == "tool_result" and m.tool_use_id in calls:
+            command, folder = calls.pop(m.tool_use_id)
+            text = m.text or ""
+            rejected = bool(m.is_error and REJECTED.match(text))
+            reason = REJECTION_REASON.search(text) if rejected else None
+            runs.append(
+                Run(
+                    index=len(runs),
+                    call_id=m.tool_use_id or "",
+                    command=command,
+                    folder=folder,
+                    ok=not m.is_error,
+                    output=text,
+                    rejected=rejected,
+                    reason=" ".join(reason.group("reason").split()) if reason else None,
+                )
+            )
+    return runs
+
+
+@dataclass(frozen=True)
+class Parsed:
+    folder: str | None  # where the command ran: `cd X && ...`, or the call's own working folder
+    words: tuple[str, ...]  # the main command's words (environment assignments and redirections dropped)
+
+
+def parse(command: str, folder: str | None = None) -> Parsed | None:
+    """The main command of a shell line, as the shell's grammar reads it: the first simple command after any
+    `cd DIR &&`, before pipes into pagers and filters; None when it is expanded at run time or unreadable."""
+    where = folder
+    for simple in parse_command(command.strip()).commands:
+        if simple.piped:
+            continue
+        if any(w is None for w in simple.words):
+            return None
+        words = tuple(w for w in simple.words if w is not None)
+        if words[0] == "cd":
+            where = words[1] if len(words) > 1 else None
+            continue
+        return Parsed(where, words)
+    return None
+
+
+def command_key(words: Sequence[str]) -> str:
+    """A command's name without its arguments: the program and its subcommands (`uv run pytest`, `mix test`,
+    `git add`, `node build.js`), stopping at the first flag, path or value."""
+    if not words:
+        return ""
+    program = PurePosixPath(words[0]).name
+    if program.startswith("python") and len(words) > 2 and words[1] == "-m":
+        return " ".join([program, "-m", words[2]])  # `python -m pytest`: the module is the command
+    key = [program]
+    for word in words[1:4]:
+        if _SUBCOMMAND.match(word):
+            key.append(word)
+        elif key[-1] in _RUNNERS and _SCRIPT.match(word):
+            key.append(word)
+            break
+        else:
+            break
+    return " ".join(key)
+
+
+def key_words(key: str) -> tuple[str, ...]:
+    return tuple(key.split(" "))
+
+
+_CATEGORY_WORDS: list[tuple[Category, re2._Regexp]] = [
+    (
+        "format",
+        re2.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|mix format|isort|\w+ run format)\b"),
+    ),
+    (
+        "lint",
+        re2.compile(
+            r"\b(?:ruff check|ruff|flake8|pylint|eslint|credo|clippy|golangci-lint|rubocop|shellcheck"
+            r"|\w+ run lint|lint)\b"
+        ),
+    ),
+    ("typecheck", re2.compile(r"\b(?:mypy|pyright|tsc|dialyzer|\w+ run typecheck|typecheck)\b")),
+    (
+        "test",
+        re2.compile(r"\b(?:pytest|vitest|jest|mocha|rspec|phpunit|ctest|tox|nox|unittest|test|tests)\b"),
+    ),
+    ("run", re2.compile(r"\b(?:dev|serve|server|start|phx\.server|runserver|watch)\b")),
+    ("install", re2.compile(r"^(?:\S+ )?(?:install|ci|sync|deps\.get|bundle install|get)$")),
+    ("build", re2.compile(r"\b(?:build|compile|make|bundle|webpack|esbuild|build\.\w+)\b")),
+]
+
+
+# Programs whose use names no routine of the project: `test` and `[` are the shell's own condition, `which` and its
+# kin only look a program up.
+_NOT_A_ROUTINE = frozenset(
+    "git cd echo ls cat grep find sleep kill test [ true false which whereis where type command man help".split()
+)
+
+
+_DRIVE = re2.compile(r"^[A-Za-z]:(?:/|$)")
+
+
+HOME_PATH = re2.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
+
+
+def category_of(key: str) -> Category | None:
+    program = key.split(" ", 1)[0]
+    if program in _NOT_A_ROUTINE:
+        return None
+    for category, pattern in _CATEGORY_WORDS:
+        if pattern.search(key):
+            return category
+    return None
+
+
+def relative(folder: str | None, cwd: str | None) -> str | None:
+    """`folder` as a path inside the project (`assets`), or None for the project root, outside, or unknown. A
+    Windows path (`D:\\repo\\src`) is read with forward slashes, its drive letter in either case."""
+    if not folder or folder in (".", "./"):
+        return None
+    folder = folder.replace("\\", "/")
+    root = (cwd or "").replace("\\", "/").rstrip("/")
+    if root and _DRIVE.match(root) and folder[:1].lower() == root[:1].lower():
+        folder = root[:1] + folder[1:]  # the drive letter in the session's case
+    if root and folder.startswith(root + "/"):
+        folder = folder[len(root) + 1 :]
+    elif root and folder == root:
+        return None
+    if folder.startswith(("/", "~", "..")) or _DRIVE.match(folder) or HOME_PATH.search(folder):
+        return None
+    return folder.strip("/") or None
+
+
+def clip(text: str, most: int) -> str:
+    """`text` cut to at most `most` characters, never inside a `<tag>` (a trigger is matched literally: half a
+    tag would match nothing the transcript says)."""
+    if len(text) <= most:
+        return text
+    cut = text[:most]
+    while (opened := cut.rfind("<")) > cut.rfind(">"):
+        cut = cut[:opened]
+    return cut.rstrip()

@@ -1,0 +1,248 @@
+"""What the user said, as far as the transcript shows they typed it: the reason they gave when they stopped a call
+or refused a plan, their next words after a stop or Esc, a prompt that corrects the agent, and a prompt's sentence
+that states a lasting rule ("as always never push secrets"). Someone else's words are never theirs: a shell result
+dressed as a refusal where the harness does not frame failures, another tool's error text, what they pasted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import re2
+
+from core.lessons import Command, Preference, Stopped
+from core.models import SessionMessage
+from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
+
+__all__ = ["interrupted", "said"]
+
+
+# Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
+# Codex's: its shell output is the program's own, and Codex has no such refusal text.
+_CLAUDE_SHELLS = frozenset({"Bash", "PowerShell"})
+
+_HARNESS_TOOLS = _CLAUDE_SHELLS | {"Edit", "MultiEdit", "Write", "NotebookEdit", "ExitPlanMode"}
+
+# How Claude Code frames a shell command that failed; an older version passed the program's own output through,
+# which a program could open with the refusal's words.
+_FRAMED_FAILURE = re2.compile(r"^Exit code -?\d+")
+
+# Claude Code's marker for Esc: a user turn the harness writes, never typed.
+_INTERRUPTED = re2.compile(r"^\[Request interrupted by user(?: for tool use)?\]")
+
+# A prompt that corrects or instructs: at its start (weak cues), or anywhere (strong ones).
+_CORRECTS = re2.compile(
+    r"(?i)^\s*(?:no[,.!]?\s|nope\b|don'?t\b|do not\b|never\b|always\b|stop\b|instead\b|actually\b|please don'?t\b|"
+    r"that'?s (?:wrong|not)\b|wrong\b|not like that\b|use \S+ instead\b|we (?:use|prefer)\b|i prefer\b|"
+    r"prefer\b|let'?s not\b|why not use\b|(?:could|can|shall) we (?:just )?(?:reuse|use)\b)"
+)
+
+_STRONG = re2.compile(
+    r"(?i)\b(?:i don'?t want\b|i'?d rather\b|please (?:don'?t|never|always)\b|don'?t (?:ever|assume)\b|"
+    r"make (?:any )?assumptions\b|we always\b|we never\b)"
+)
+
+_CONTINUED = re2.compile(r"\\\s*\n|\[Image #\d+\]")  # a line continued with a backslash; a pasted image
+
+_SENTENCE_END = re2.compile(r"[.!?]\s")
+
+_PARAGRAPH = re2.compile(r"\n[ \t]*\n")
+
+_SENTENCE_SPLIT = re2.compile(r"(?:[.!?]+|\s[-–—]\s)\s+")
+
+# A sentence that states a lasting rule of the user's or a fact of the project, wherever it stands in a prompt.
+_DURABLE = re2.compile(
+    r"(?i)\b(?:as always|remember to|be sure to|from now on|going forward|in the future|every time|each time|"
+    r"in this (?:repo|repository|project|codebase),? we\b|this is a public repo|"
+    r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
+    r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
+    r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
+)
+
+# The first line of pasted output rather than words: a prompt sign, a log's or a tool's line.
+_PASTED = re2.compile(
+    r"(?i)^(?:[❯$>#]\s|\[[\w /:-]+\]|"
+    r"(?:error|warning|fatal|remote|traceback|fetching|found|download|commit [0-9a-f]{7})\b)"
+)
+
+# Words that say what to do or not to do: a question without one, after a stop, asks; it does not instruct.
+_DIRECTIVE = re2.compile(
+    r"(?i)\b(?:should|shouldn'?t|must|need|needs|don'?t|do not|never|always|instead|prefer|rather|want|use|"
+    r"can'?t we|could we|why not|no longer|is just|not)\b"
+)
+
+_QUESTION = re2.compile(
+    r"(?i)^(?:(?:wait|but|and|so|hmm|ok),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|can(?:'?t)? we|"
+    r"could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
+)
+
+# A name of code: in backticks, a flag, a dotted, slashed or snake_case name, a CamelCase word.
+_CODEISH = re2.compile(r"`[^`]+`|(?:^|\s)--?[a-z]|\w[._/:]\w|\w_\w|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
+
+_WORDS = re2.compile(r"^[\pL\d\s,;:'\"()`*/.!?&+-]*[\pL]{3,}[\pL\d\s,;:'\"()`*/.!?&+-]*$")
+
+_QUOTE_MAX = 200
+
+_LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
+
+_SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
+
+_LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
+
+
+def _quote(text: str) -> str:
+    """What the user typed, as one line: their home folder masked, a link said as `(a link)` (a keyless lesson
+    carries none), the first sentence of a long prompt."""
+    flat = " ".join(_LINK.sub("(a link)", USER_HOME.sub("~", _CONTINUED.sub(" ", text))).split())
+    if len(flat) > _QUOTE_MAX:
+        end = _SENTENCE_END.search(flat)
+        flat = flat[: end.start() + 1] if end else flat
+    return flat if len(flat) <= _QUOTE_MAX else flat[: _QUOTE_MAX - 1] + "…"
+
+
+def _stopped(message: SessionMessage) -> Stopped:
+    """What a stopped call was: a shell command's name, or the kind of change (never a path, never the tool's own
+    name: an MCP server names its tools as it likes)."""
+    if message.tool_name in SHELL_TOOLS:
+        found = command_of(message.tool_input)
+        parsed = parse(found[0], found[1]) if found else None
+        if parsed is not None:
+            return Stopped(what="command", command=Command(words=key_words(command_key(parsed.words))))
+    kinds: dict[str, Literal["edit", "new_file", "notebook", "plan"]] = {
+        "ExitPlanMode": "plan",
+        "Edit": "edit",
+        "MultiEdit": "edit",
+        "Write": "new_file",
+        "NotebookEdit": "notebook",
+    }
+    return Stopped(what=kinds.get(message.tool_name or "", "tool"))
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of what the user typed (a line break ends one too)."""
+    flat = _CONTINUED.sub(" ", text)
+    return [" ".join(p.split()) for line in flat.splitlines() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+
+
+def _cue_sentences(text: str) -> list[str]:
+    """What a prompt says as a lasting rule or a fact of the project ("as always never push sensitive data", "in
+    this repo we commit ...", "we don't need backward compatibility"): the whole prompt when it is short, else each
+    sentence that says so, after the sentence before it when it is a short order that leans on it ("avoid inventing
+    our own")."""
+    sentences = _sentences(text)
+    cued = [i for i, sentence in enumerate(sentences) if _DURABLE.search(sentence) and not _asks(sentence)]
+    if not cued:
+        return []
+    whole = " ".join(_CONTINUED.sub(" ", text).split())
+    if len(whole) <= _QUOTE_MAX:
+        return [whole]
+    said = []
+    for i in cued:
+        short = len(sentences[i]) < _SHORT and i > 0 and bool(_LEANS.match(sentences[i]))
+        said.append(f"{sentences[i - 1]}. {sentences[i]}" if short else sentences[i])
+    return said
+
+
+def _pasted(text: str) -> bool:
+    """True when a prompt is mostly pasted output (a log, a command's answer), not the user's own sentences."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return True
+    first = lines[0]
+    return bool(_PASTED.match(first)) or (len(lines) > 3 and sum(bool(_WORDS.match(x)) for x in lines) < len(lines) / 2)
+
+
+def _asks(sentence: str) -> bool:
+    """True when a sentence is a question (its mark, or its first words: people often leave the mark out)."""
+    return sentence.rstrip().endswith("?") or bool(_QUESTION.match(sentence))
+
+
+def _instructs(text: str) -> bool:
+    """True unless the words are only a question: a question may still say what to do ("can't we use X?")."""
+    return not text.rstrip().endswith("?") or bool(_DIRECTIVE.search(text))
+
+
+def _says_something(text: str) -> bool:
+    """True when the words say what to do or name a thing of the project (a command, a file, a flag, an identifier):
+    "use pnpm", "set group.visible"; not "i'll take it from here"."""
+    return bool(_DIRECTIVE.search(text) or _CODEISH.search(text))
+
+
+def _framed_shell(messages: Sequence[SessionMessage], calls: Mapping[str, SessionMessage]) -> bool:
+    """True when the session's harness frames every failed shell command (`Exit code 1` first), and at least one
+    shows it: there, a shell result that opens with the refusal's words can only be the harness's. Elsewhere a
+    program's output could be dressed as the user stopping it, so a stopped shell command is not the user's."""
+    failures = [
+        m.text or ""
+        for m in messages
+        if m.kind == "tool_result"
+        and m.is_error
+        and m.tool_use_id is not None
+        and (calls[m.tool_use_id].tool_name if m.tool_use_id in calls else None) in _CLAUDE_SHELLS
+        and not REJECTED.match(m.text or "")
+    ]
+    return bool(failures) and all(_FRAMED_FAILURE.match(text) for text in failures)
+
+
+def _typed(text: str) -> str:
+    """The part of a prompt the user typed, as far as the text shows: its first paragraph, up to a line that ends
+    with a colon (what follows a blank line or "the lead wrote:" is what they pasted: someone else's words)."""
+    first = _PARAGRAPH.split(text.strip(), maxsplit=1)[0]
+    kept: list[str] = []
+    for line in first.splitlines():
+        kept.append(line)
+        if line.rstrip().endswith(":"):
+            break
+    return "\n".join(kept)
+
+
+def said(messages: Sequence[SessionMessage]) -> list[Preference]:
+    """Every preference the session's user said, in order, as typed lessons."""
+    found: list[Preference] = []
+    calls: dict[str, SessionMessage] = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id}
+    framed = _framed_shell(messages, calls)
+    stopped: Stopped | None = None  # the call the user stopped (or Esc) without a reason, until their next words
+    for m in messages:
+        if m.is_sidechain:
+            continue
+        if (
+            m.kind == "tool_result"
+            and m.is_error
+            and REJECTED.match(m.text or "")
+            and m.tool_use_id in calls
+            and (calls[m.tool_use_id].tool_name or "") in _HARNESS_TOOLS
+            and (framed or calls[m.tool_use_id].tool_name not in _CLAUDE_SHELLS)
+        ):
+            what = _stopped(calls[m.tool_use_id])
+            reason = REJECTION_REASON.search(m.text or "")
+            if reason:
+                if _says_something(reason.group("reason")):
+                    said = _quote(reason.group("reason"))
+                    found.append(Preference(said=said, stopped=what, reason=True))
+                stopped = None
+            else:
+                stopped = what
+        elif interrupted(m):
+            stopped = stopped or Stopped(what="interrupt")
+        elif m.is_prompt and m.text and m.text.strip():
+            typed = _typed(m.text)
+            if _pasted(m.text) or not typed.strip():
+                pass  # a log or someone else's text the user pasted: not their words
+            elif stopped is not None and _instructs(typed):
+                found.append(Preference(said=_quote(typed), stopped=stopped))
+            elif _CORRECTS.match(typed) or _STRONG.search(typed):
+                found.append(Preference(said=_quote(typed)))
+            else:
+                found += [Preference(said=_quote(cue)) for cue in _cue_sentences(typed)]
+            stopped = None
+    return found
+
+
+def interrupted(message: SessionMessage) -> bool:
+    """True for Claude Code's own turn that marks an Esc (never typed)."""
+    return (
+        message.role == "user"
+        and message.kind == "text"
+        and not message.is_prompt
+        and bool(_INTERRUPTED.match(message.text or ""))
+    )
