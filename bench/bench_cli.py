@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.models.providers import resolve_provider  # noqa: E402
 from flows.run.curation import run_curation  # noqa: E402
 from flows.run.ingest import ingest_with  # noqa: E402
+from flows.workspace import Workspace  # noqa: E402
 
 
 def main() -> None:
@@ -33,11 +33,11 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-cli-"))
     samples = ROOT / "data" / "samples"
-    settings = Settings(db=work / "b.duckdb", out_dir=work / "out")
+    settings = Workspace.of(Settings(db=work / "b.duckdb", out_dir=work / "out"))
     ingest_with(settings, [samples])
-    run_curation(settings, "default", resolve_provider("heuristic", settings))
+    run_curation(settings, "default", settings.provider("heuristic"))
     playbook = str(Path(sys.executable).with_name("playbook"))
-    db = ["--db", str(settings.db)]
+    db = ["--db", str(settings.settings.db)]
     commands = {
         "python -c pass (baseline)": [sys.executable, "-c", "pass"],
         "playbook --help": [playbook, "--help"],

@@ -42,8 +42,9 @@ from core.store.exposure import store_ledger_lines  # noqa: E402
 from core.store.registry import ensure_playbook  # noqa: E402
 from core.store.versions import write_version  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.models.providers import make_provider, resolve_provider  # noqa: E402
+from flows.models.providers import make_provider  # noqa: E402
 from flows.run.curation import run_curation  # noqa: E402
+from flows.workspace import Workspace  # noqa: E402
 
 WARMUP = 16
 VOCABULARY = (
@@ -101,10 +102,10 @@ def seeded(size: int) -> Playbook:
     return Playbook(sections=sections)
 
 
-def _settings(work: Path, epoch_size: int) -> Settings:
+def _settings(work: Path, epoch_size: int) -> Workspace:
     # The defaults a user runs with: the request budget (a 5,000-entry playbook is cut to what each session is
     # about) and the near-duplicate threshold.
-    return Settings(db=work / "bench.duckdb", out_dir=work / "out", epoch_size=epoch_size)
+    return Workspace.of(Settings(db=work / "bench.duckdb", out_dir=work / "out", epoch_size=epoch_size))
 
 
 def prepare(size: int, sessions: int, epoch_size: int, work: Path) -> Path:
@@ -113,7 +114,7 @@ def prepare(size: int, sessions: int, epoch_size: int, work: Path) -> Path:
     are). Built once per size; each round runs on a copy."""
     folder = work / f"template-{size}"
     settings = _settings(folder, epoch_size)
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         ensure_playbook(con, "default")
         write_version(con, "default", seeded(size), source="import")
         con.execute(SESSIONS_SQL.replace("$n", str(sessions + WARMUP)))
@@ -133,7 +134,7 @@ def prepare(size: int, sessions: int, epoch_size: int, work: Path) -> Path:
     run_curation(
         settings,
         "default",
-        resolve_provider("heuristic", settings),
+        settings.provider("heuristic"),
         factory=lambda s, t, c: stub,
         chosen=SessionFilter(limit=WARMUP),
     )
@@ -148,7 +149,7 @@ def one_run(template: Path, size: int, sessions: int, epoch_size: int, rules: bo
         shutil.copytree(template, work, dirs_exist_ok=True)
         settings = _settings(work, epoch_size)
         stub = Stub()
-        spec = resolve_provider("heuristic", settings)
+        spec = settings.provider("heuristic")
         factory = make_provider if rules else (lambda s, t, c: stub)
         # Warm-up outside the measure: one epoch fills this process's caches as a long run's earlier epochs would.
         run_curation(settings, "default", spec, factory=factory, chosen=SessionFilter(limit=epoch_size))
@@ -156,7 +157,7 @@ def one_run(template: Path, size: int, sessions: int, epoch_size: int, rules: bo
         summary = run_curation(settings, "default", spec, factory=factory)
         used = time.process_time() - cpu
         assert summary.sessions_applied == sessions - epoch_size, summary.model_dump_json()
-        with open_db(settings.db) as con:
+        with open_db(settings.settings.db) as con:
             row = con.execute(
                 "SELECT n_entries FROM versions WHERE playbook = 'default' ORDER BY version DESC LIMIT 1"
             ).fetchone()

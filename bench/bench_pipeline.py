@@ -34,8 +34,8 @@ from core.render import estimate_tokens  # noqa: E402
 from core.selection import SessionFilter  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.models.providers import resolve_provider  # noqa: E402
 from flows.run._runtime import local_run  # noqa: E402
+from flows.workspace import Workspace  # noqa: E402
 
 SESSIONS_SQL = """
 INSERT INTO sessions (session_id, format, source_path, project, started_at, ended_at, n_messages, n_user_prompts,
@@ -128,9 +128,9 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int, warm_c
     with open_db(db) as con:
         con.execute(SESSIONS_SQL.replace("$n", str(sessions)))
     stub = Stub(latency)
-    settings = Settings(db=db, concurrency=concurrency, out_dir=work / "out", warm_cache=warm_cache)
+    settings = Workspace.of(Settings(db=db, concurrency=concurrency, out_dir=work / "out", warm_cache=warm_cache))
     started = time.perf_counter()
-    heuristic = resolve_provider("heuristic", settings)
+    heuristic = settings.provider("heuristic")
     chosen = SessionFilter(epoch_size=epoch_size)
     report = curate_flow(settings, heuristic, "default", chosen, factory=lambda spec, settings, cap: stub)
     wall = time.perf_counter() - started

@@ -42,10 +42,10 @@ from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.registry import ensure_playbook  # noqa: E402
 from flows.config import Settings  # noqa: E402
-from flows.models.providers import resolve_provider  # noqa: E402
 from flows.run.curation import run_curation  # noqa: E402
 from flows.run.ingest import ingest_with  # noqa: E402
 from flows.team import push_command  # noqa: E402
+from flows.workspace import Workspace  # noqa: E402
 
 SAMPLES = ROOT / "data" / "samples" / "claude-code"
 # A mix of real sizes: two short sessions for each long one (10 KB and 506 KB).
@@ -114,7 +114,7 @@ def replicate(template: Path, dest: Path, session_id: str, day: datetime, contri
 
 
 def night(
-    work: Path, url: str, team: Settings, stub: Stub, n: int, contributors: int, per_day: int
+    work: Path, url: str, team: Workspace, stub: Stub, n: int, contributors: int, per_day: int
 ) -> dict[str, float]:
     day = datetime(2026, 1, 1, 9, tzinfo=UTC) + timedelta(days=n)
     for c in range(contributors):
@@ -123,16 +123,16 @@ def night(
             replicate(TEMPLATES[(n + s) % len(TEMPLATES)], home / f"n{n}-c{c}-s{s}.jsonl", f"n{n}c{c}s{s}", day, c)
     started = time.perf_counter()
     for c in range(contributors):
-        dev = Settings(db=work / f"dev{c}.duckdb", transcripts=[work / f"dev{c}"])
+        dev = Workspace.of(Settings(db=work / f"dev{c}.duckdb", transcripts=[work / f"dev{c}"]))
         push_command(dev, url, [work / f"dev{c}" / ".claude" / "projects"], f"dev{c}")
     pushed = time.perf_counter()
     ingest_with(team, [url], progress=lambda done, total: None)
     ingested = time.perf_counter()
-    spec = resolve_provider("heuristic", team)
+    spec = team.provider("heuristic")
     summary = run_curation(team, "default", spec, factory=lambda spec, settings, cap: stub)
     curated = time.perf_counter()
     assert summary.sessions_applied == contributors * per_day, summary.model_dump_json()
-    with open_db(team.db) as con:
+    with open_db(team.settings.db) as con:
         rows = con.execute(
             "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages), (SELECT count(*) FROM llm_calls)"
         ).fetchone()
@@ -145,14 +145,16 @@ def night(
         "sessions": rows[0],
         "messages": rows[1],
         "calls": rows[2],
-        "db_mb": team.db.stat().st_size / 1e6,
+        "db_mb": team.settings.db.stat().st_size / 1e6,
     }
 
 
-def team_settings(work: Path) -> tuple[str, Settings]:
+def team_settings(work: Path) -> tuple[str, Workspace]:
     """The bucket's URL and the team machine's settings for a team kept in `work`."""
     url = (work / "bucket").as_uri()
-    team = Settings(db=work / "team.duckdb", transcripts=[url], min_messages=1, idle_minutes=0, out_dir=work / "out")
+    team = Workspace.of(
+        Settings(db=work / "team.duckdb", transcripts=[url], min_messages=1, idle_minutes=0, out_dir=work / "out")
+    )
     return url, team
 
 
@@ -177,7 +179,7 @@ def main() -> None:
     work = root / "team"
     url, team = team_settings(work)
     work.mkdir()
-    with open_db(team.db) as con:
+    with open_db(team.settings.db) as con:
         ensure_playbook(con, "default")
     stub = Stub()
     print(f"{args.contributors} contributors x {args.per_day} sessions a day x {args.days} days; work in {work}")

@@ -1,6 +1,7 @@
-"""Values resolved once, at the edge of a command or a run, and passed down typed: the database a command works
-on (`Database`), and what a curation run needs of the settings (`RunConfig`). Below the edge nothing reads
-`Settings` again (as dlt hands each step its own small configuration)."""
+"""The values a command or a run is given, each built from the settings by its own `of`: the database it works on
+(`Database`), what a curation run needs (`RunConfig`), what decides an export (`ExportRules`) and how a team's
+bucket is read (`RemoteSource`). `flows.workspace.Workspace` is the one place that builds them; below it nothing
+reads `Settings` (as dlt hands each step its own small configuration)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import Budget
 from core.io.lock import run_lock
@@ -19,13 +20,14 @@ from core.models import Guards
 from core.redact import Redactor
 from core.selection import Consent
 from core.store.db import open_db
+from core.targets import ExportTarget
 from flows.config import Settings, StepLimits
 
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
     from flows.models.providers import ProviderSpec
 
-__all__ = ["Database", "RunConfig", "run_config", "shard_path"]
+__all__ = ["Database", "ExportRules", "RemoteSource", "RunConfig", "run_config", "shard_path"]
 
 
 def shard_path(store: Path, playbook: str) -> Path:
@@ -175,3 +177,45 @@ def run_config(settings: Settings, playbook: str, provider: ProviderSpec | None)
         consolidate_floor=settings.consolidate_floor,
         judge_max_entries=settings.judge_max_entries,
     )
+
+
+class ExportRules(BaseModel):
+    """What decides an export of one playbook, resolved once from the settings."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    playbook: str
+    review_required: bool = False
+    budget: Budget = Budget()
+    stale_after_days: float = 90.0
+    min_contributors: int = 2
+    redactor: Redactor = Redactor()
+    targets: tuple[ExportTarget, ...] = ()
+
+    @classmethod
+    def of(cls, settings: Settings, playbook: str) -> ExportRules:
+        """The rules the settings give `playbook`."""
+        options = settings.options(playbook)
+        return cls(
+            playbook=playbook,
+            review_required=options.review == "required",
+            budget=settings.budget(playbook),
+            stale_after_days=settings.stale_after_days,
+            min_contributors=settings.min_contributors,
+            redactor=settings.redactor(),
+            targets=tuple(options.targets),
+        )
+
+
+class RemoteSource(BaseModel):
+    """How a team's bucket is read: the store's options (endpoint, profile) and the contributors who withdrew."""
+
+    model_config = ConfigDict(frozen=True)
+
+    storage_options: dict[str, Any] = Field(default_factory=dict)
+    exclude_contributors: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, settings: Settings) -> RemoteSource:
+        """How the settings read a bucket."""
+        return cls(storage_options=settings.storage_options, exclude_contributors=tuple(settings.exclude_contributors))

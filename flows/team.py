@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from core.errors import ConfigError, ObjectChangedError, PlaybookFileError
 from core.invisible import visible
@@ -23,33 +23,18 @@ from core.store.team import fetched, forget_contributor, pushed, record_fetch, r
 from core.store.versions import load_version
 from core.transcripts.detect import detect
 from core.transcripts.discovery import discover
-from flows.config import Settings
-from flows.context import Database
+from flows.context import Database, RemoteSource
+from flows.workspace import Workspace
 
 __all__ = [
     "ForgetSummary",
     "PushSummary",
-    "RemoteSource",
     "fetch_remote",
     "forget",
     "forget_command",
     "push_command",
     "push_transcripts",
 ]
-
-
-class RemoteSource(BaseModel):
-    """How a team's bucket is read: the store's options (endpoint, profile) and the contributors who withdrew."""
-
-    model_config = ConfigDict(frozen=True)
-
-    storage_options: dict[str, Any] = Field(default_factory=dict)
-    exclude_contributors: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, settings: Settings) -> RemoteSource:
-        """How the settings read a bucket."""
-        return cls(storage_options=settings.storage_options, exclude_contributors=tuple(settings.exclude_contributors))
 
 
 def fetch_remote(
@@ -195,7 +180,7 @@ def forget(db: Database, contributor: str, urls: Sequence[str], options: Mapping
     )
 
 
-def push_command(settings: Settings, url: str, folders: Sequence[Path], contributor: str | None) -> PushSummary:
+def push_command(ws: Workspace, url: str, folders: Sequence[Path], contributor: str | None) -> PushSummary:
     """`playbook push`: the folders given (default: the configured ones) pushed to `url` under the run lock, as
     `contributor` (default: `contributor`, else this user's stable pseudonym).
 
@@ -204,19 +189,22 @@ def push_command(settings: Settings, url: str, folders: Sequence[Path], contribu
     """
     if not is_url(url):
         raise ConfigError(f"`{url}` is not an object-storage URL; use s3://bucket/prefix, gs://..., file:///...")
-    folders = list(folders) or settings.local_transcripts()
+    folders = list(folders) or ws.settings.local_transcripts()
     if not folders:
         raise ConfigError("No transcript folders to push; pass PATH or set `transcripts` in playbook.toml.")
-    db = Database.store_of(settings)
+    db = ws.store
     with db.lock("playbook push"):
         return push_transcripts(
-            db, settings.redactor(), url, folders, contributor or settings.contributor_name(), settings.storage_options
+            db,
+            ws.redactor,
+            url,
+            folders,
+            contributor or ws.settings.contributor_name(),
+            ws.settings.storage_options,
         )
 
 
-def forget_command(
-    settings: Settings, contributor: str, confirm: Callable[[], bool] | None = None
-) -> ForgetSummary | None:
+def forget_command(ws: Workspace, contributor: str, confirm: Callable[[], bool] | None = None) -> ForgetSummary | None:
     """`playbook forget`: the contributor checked, then (once `confirm` agrees; None: no question) deleted from
     the database, the fetched copies and every configured bucket, under the run lock. None when not confirmed.
 
@@ -226,7 +214,7 @@ def forget_command(
     check_contributor(contributor)
     if confirm is not None and not confirm():
         return None
-    db = Database.store_of(settings)
-    urls = [str(t) for t in settings.transcripts if is_url(t)]
+    db = ws.store
+    urls = [str(t) for t in ws.settings.transcripts if is_url(t)]
     with db.lock("playbook forget"):
-        return forget(db, contributor, urls, settings.storage_options)
+        return forget(db, contributor, urls, ws.settings.storage_options)

@@ -257,3 +257,63 @@ def test_no_upward_import() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+# What builds the workspace's pieces from the settings: the settings themselves, the values built from them, the
+# provider resolution, and the workspace (the one place that calls the builders).
+BUILDERS = {"flows/config.py", "flows/context.py", "flows/models/providers.py", "flows/workspace.py"}
+PIECES = {
+    ("Database", "of"),
+    ("Database", "store_of"),
+    ("ExportRules", "of"),
+    ("RemoteSource", "of"),
+    ("ProviderHandle", "of"),
+}
+
+
+def _library() -> list[Path]:
+    return sorted((ROOT / "flows").rglob("*.py"))
+
+
+def test_settings_stay_in_the_modules_that_build_the_workspace() -> None:
+    """Below the workspace nothing takes `Settings`: a function takes the workspace or the one piece it needs."""
+    for path in _library():
+        where = str(path.relative_to(ROOT))
+        if where in BUILDERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.ImportFrom)
+                else [node.id]
+                if isinstance(node, ast.Name)
+                else [node.attr]
+                if isinstance(node, ast.Attribute)
+                else []
+            )
+            assert "Settings" not in named, f"{where}:{getattr(node, 'lineno', '?')} names Settings"
+
+
+def test_each_piece_of_the_workspace_is_built_in_one_place() -> None:
+    """`Database.of`, `ExportRules.of`, `resolve_provider`, ... are called by the workspace only."""
+    calls: dict[str, list[str]] = {}
+    for path in _library():
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = (
+                f"{func.value.id}.{func.attr}"
+                if isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and (func.value.id, func.attr) in PIECES
+                else func.id
+                if isinstance(func, ast.Name) and func.id in ("resolve_provider", "run_config")
+                else None
+            )
+            if name:
+                calls.setdefault(name, []).append(f"{where}:{node.lineno}")
+    assert set(calls) == {f"{a}.{b}" for a, b in PIECES} | {"resolve_provider", "run_config"}
+    for name, sites in calls.items():
+        assert [s.split(":")[0] for s in sites] == ["flows/workspace.py"], (name, sites)

@@ -1,6 +1,6 @@
-"""The options the commands share, declared once, and the settings a command builds from them.
+"""The options the commands share, and the workspace a command builds from them.
 
-The options are `Annotated` aliases; a command builds its settings once and passes them down."""
+The options are `Annotated` aliases; a command builds its workspace once and passes it down."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 if TYPE_CHECKING:
-    from flows.config import Settings
+    from flows.workspace import Workspace
 
 __all__ = [
     "AssumeOpt",
@@ -26,8 +26,8 @@ __all__ = [
     "SinceOpt",
     "WaitOpt",
     "provider_name",
-    "settings",
     "sources",
+    "workspace",
 ]
 
 # The brackets are escaped: with rich markup on, `[env: ...]` would be read as a style and vanish.
@@ -84,19 +84,21 @@ MaxCostOpt = Annotated[
 AssumeOpt = Annotated[int, typer.Option("--assume-output", help="Output tokens assumed per call for the estimate.")]
 
 
-def settings(db: Path | None = None, playbook: str | None = None, warn: bool = True, **extra: Any) -> Settings:
-    """Settings with the flags of the current command applied: built once per command, then passed down.
+def workspace(db: Path | None = None, playbook: str | None = None, warn: bool = True, **extra: Any) -> Workspace:
+    """The workspace of the settings with the flags of the current command applied: built once per command, then
+    passed down.
 
     `warn`: one line on stderr for each settings file whose keys were ignored (it is not trusted).
     """
     from flows.cli._render import err, escape
     from flows.config import load_settings
+    from flows.workspace import Workspace
 
     found = load_settings(db=db, playbook=playbook, **extra)
     for notice in (f.notice() for f in found.config_files if warn):
         if notice:
             err.print(f"[yellow]Warning:[/yellow] {escape(notice)}", highlight=False)
-    return found
+    return Workspace.of(found)
 
 
 def sources(given: list[str] | None) -> list[Path | str]:

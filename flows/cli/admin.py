@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli._options import DbOpt, JsonOpt, WaitOpt, settings
+from flows.cli._options import DbOpt, JsonOpt, WaitOpt, workspace
 from flows.cli._render import err, escape, out, print_json
 
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ def doctor_cmd(
     """
     from flows.insight.doctor import doctor
 
-    cfg = settings(db, wait_s=wait, warn=False)  # doctor says it in its own lines
-    found = doctor(cfg)
+    ws = workspace(db, wait_s=wait, warn=False)  # doctor says it in its own lines
+    found = doctor(ws)
     if as_json:
         print_json(found)
     else:

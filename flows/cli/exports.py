@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from flows.cli._options import DbOpt, PlaybookOpt, WaitOpt, settings
+from flows.cli._options import DbOpt, PlaybookOpt, WaitOpt, workspace
 from flows.cli._render import err, escape, out, print_json, render_published
 
 app = typer.Typer()
@@ -46,12 +46,12 @@ def export_cmd(
     from flows.delivery.exports import export_to
     from flows.insight.database import snapshot
 
-    cfg = settings(db, playbook, wait_s=wait)
+    ws = workspace(db, playbook, wait_s=wait)
     if parquet is not None:
-        written = snapshot(cfg, parquet)
+        written = snapshot(ws, parquet)
         out.print(f"Wrote {len(written)} Parquet files to {parquet}.")
         return
-    done = export_to(cfg, cfg.playbook, fmt, out_file, version=version, whole=whole, sources=sources)
+    done = export_to(ws, ws.playbook, fmt, out_file, version=version, whole=whole, sources=sources)
     if done.note:
         err.print(f"[yellow]Note:[/yellow] {escape(done.note)}", highlight=False)
     if done.text is not None:
@@ -100,16 +100,16 @@ def publish_cmd(
     """
     from flows.delivery.publish import publish_configured, publish_to_git
 
-    cfg = settings(db, None, wait_s=wait)
-    names = [playbook] if playbook else cfg.playbooks
+    ws = workspace(db, None, wait_s=wait)
+    names = [playbook] if playbook else ws.playbooks
     if git_repo is None:
-        results = publish_configured(cfg, names)
+        results = publish_configured(ws, names)
         if as_json:
             print_json(results)
         else:
             render_published(results)
     else:
-        done = publish_to_git(cfg, names, git_repo, branch)
+        done = publish_to_git(ws, names, git_repo, branch)
         results = done.files
         if as_json:
             print_json(done)

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from flows.cli._options import DbOpt, settings
+from flows.cli._options import DbOpt, workspace
 from flows.cli._render import render_hook
 
 app = typer.Typer(
@@ -51,7 +51,7 @@ def session_start_cmd(db: DbOpt = None) -> None:
     signal.setitimer(signal.ITIMER_REAL, _WORK_LIMIT_S)
     try:
         # With --db (as `hook install` writes it) no settings are read: the session's folder is not ours to parse.
-        printed = session_start(Database(path=db) if db else Database.of(settings(None)), sys.stdin.read())
+        printed = session_start(Database(path=db) if db else workspace(None).database(), sys.stdin.read())
     except (_TooSlow, Exception):  # a session must start whatever happened here
         printed = ""
     finally:
@@ -73,7 +73,7 @@ def install_cmd(
     """
     from flows.delivery.hook import install_hook
 
-    render_hook(install_hook(settings(db), scope, project.resolve()))
+    render_hook(install_hook(workspace(db), scope, project.resolve()))
 
 
 @app.command("uninstall")

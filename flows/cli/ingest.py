@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli._options import DbOpt, FormatChoice, WaitOpt, settings, sources
+from flows.cli._options import DbOpt, FormatChoice, WaitOpt, sources, workspace
 from flows.cli._render import err, escape, ingest_bars, out, print_json, render_ingest
 
 app = typer.Typer()
@@ -37,9 +37,11 @@ def ingest_cmd(
     """
     from flows.run.ingest import ingest_command
 
-    cfg = settings(db, wait_s=wait)
+    ws = workspace(db, wait_s=wait)
     with ingest_bars() as progress:
-        summary = ingest_command(cfg, sources(paths) or cfg.transcripts, None if fmt == "auto" else fmt, progress)
+        summary = ingest_command(
+            ws, sources(paths) or ws.settings.transcripts, None if fmt == "auto" else fmt, progress
+        )
     if as_json:
         print_json(summary.to_dict())
     else:
@@ -71,7 +73,7 @@ def push_cmd(
     """
     from flows.team import push_command
 
-    summary = push_command(settings(db, wait_s=wait), url, [p.expanduser() for p in paths or []], contributor)
+    summary = push_command(workspace(db, wait_s=wait), url, [p.expanduser() for p in paths or []], contributor)
     if as_json:
         print_json(summary.model_dump())
         return
@@ -102,9 +104,9 @@ def forget_cmd(
     """
     from flows.team import forget_command
 
-    cfg = settings(db, wait_s=wait)
+    ws = workspace(db, wait_s=wait)
     confirm = None if yes else (lambda: typer.confirm(f"Delete everything of contributor {contributor!r}?"))
-    done = forget_command(cfg, contributor, confirm)
+    done = forget_command(ws, contributor, confirm)
     if done is None:
         raise typer.Exit(code=1)
     if as_json:

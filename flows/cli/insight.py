@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, settings
+from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
 from flows.cli._render import describe_recurrence, err, escape, new_table, out, print_json, render_impact, render_life
 
 app = typer.Typer()
@@ -29,16 +29,16 @@ def stale_cmd(
     """
     from flows.insight.playbooks import stale_of
 
-    cfg = settings(db, playbook, wait_s=wait)
-    stale = stale_of(cfg, cfg.playbook, days)
+    ws = workspace(db, playbook, wait_s=wait)
+    stale = stale_of(ws, ws.playbook, days)
     if as_json:
         print_json(stale.entries)
         return
     if stale.ineffective:
-        render_impact(stale.ineffective, cfg.playbook)
+        render_impact(stale.ineffective, ws.playbook)
         err.print("These entries hurt or make no difference; each costs its tokens in every session that loads it.")
     if not stale.entries:
-        out.print(f"No stale entries in playbook `{cfg.playbook}` (window: {stale.window:g} days).", highlight=False)
+        out.print(f"No stale entries in playbook `{ws.playbook}` (window: {stale.window:g} days).", highlight=False)
         return
     table = new_table("entry", "section", "last confirmed", "text")
     for r in stale.entries:
@@ -70,8 +70,8 @@ def why_cmd(
     """
     from flows.insight.playbooks import why
 
-    cfg = settings(db, playbook, wait_s=wait)
-    life = why(cfg, cfg.playbook, entry)
+    ws = workspace(db, playbook, wait_s=wait)
+    life = why(ws, ws.playbook, entry)
     if as_json:
         print_json(life)
         return
@@ -95,8 +95,8 @@ def triggers_cmd(
     """
     from flows.insight.playbooks import triggers_of
 
-    cfg = settings(db, playbook, wait_s=wait)
-    rows = triggers_of(cfg, cfg.playbook, entry)
+    ws = workspace(db, playbook, wait_s=wait)
+    rows = triggers_of(ws, ws.playbook, entry)
     if as_json:
         print_json(rows)
         return
@@ -126,12 +126,12 @@ def impact_cmd(
     """
     from flows.insight.impact import entry_impact
 
-    cfg = settings(db, playbook, wait_s=wait)
-    rows = entry_impact(cfg, cfg.playbook, entry)
+    ws = workspace(db, playbook, wait_s=wait)
+    rows = entry_impact(ws, ws.playbook, entry)
     if as_json:
         print_json(rows)
         return
-    render_impact(rows, cfg.playbook)
+    render_impact(rows, ws.playbook)
 
 
 @app.command("runs")
@@ -147,8 +147,8 @@ def runs_cmd(
     """
     from flows.insight.database import recent_runs
 
-    cfg = settings(db, wait_s=wait)
-    rows = recent_runs(cfg, limit)
+    ws = workspace(db, wait_s=wait)
+    rows = recent_runs(ws, limit)
     if as_json:
         print_json(rows)
         return
@@ -185,8 +185,8 @@ def sql_cmd(
     """
     from flows.insight.database import query as run_query
 
-    cfg = settings(db, wait_s=wait)
-    columns, rows = run_query(cfg, query)
+    ws = workspace(db, wait_s=wait)
+    columns, rows = run_query(ws, query)
     if as_json:
         print_json([dict(zip(columns, r, strict=True)) for r in rows])
         return
@@ -204,10 +204,10 @@ def check_cmd(db: DbOpt = None, wait: WaitOpt = None) -> None:
     """
     from flows.insight.database import check
 
-    cfg = settings(db, wait_s=wait)
-    checked = check(cfg)
+    ws = workspace(db, wait_s=wait)
+    checked = check(ws)
     out.print(
-        f"Database `{cfg.db}`: {checked.tables} tables, {checked.rows:,} rows read, every checksum verified.",
+        f"Database `{ws.settings.db}`: {checked.tables} tables, {checked.rows:,} rows read, every checksum verified.",
         highlight=False,
     )
 
@@ -225,8 +225,8 @@ def report_cmd(
     """
     from flows.insight.evolution import report
 
-    cfg = settings(db, playbook, wait_s=wait)
-    result = report(cfg, cfg.playbook, out_dir)
+    ws = workspace(db, playbook, wait_s=wait)
+    result = report(ws, ws.playbook, out_dir)
     out.print(
         f"Wrote {result.index} and {len(result.charts)} PNG charts"
         f" ({result.versions} versions, {result.seconds:.1f} s)."

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, settings
+from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
 from flows.cli._render import err, escape, new_table, out, print_json
 
 app = typer.Typer()
@@ -38,10 +38,10 @@ def import_cmd(
     """
     from flows.insight.playbooks import import_playbook
 
-    cfg = settings(db, playbook, wait_s=wait)
-    done = import_playbook(cfg, cfg.playbook, file, sections=sections, replace=replace, merge=merge)
+    ws = workspace(db, playbook, wait_s=wait)
+    done = import_playbook(ws, ws.playbook, file, sections=sections, replace=replace, merge=merge)
     out.print(
-        f"Imported {done.entries} entries from {file} as version {done.version} of playbook `{cfg.playbook}`"
+        f"Imported {done.entries} entries from {file} as version {done.version} of playbook `{ws.playbook}`"
         f" ({done.how}).",
         highlight=False,
     )
@@ -64,7 +64,7 @@ def new_cmd(
     """
     from flows.insight.playbooks import create_playbook
 
-    create_playbook(settings(db, wait_s=wait), name, sections)
+    create_playbook(workspace(db, wait_s=wait), name, sections)
     out.print(f"Created playbook `{name}` (version 0, empty).", highlight=False)
 
 
@@ -85,8 +85,8 @@ def show_cmd(
     """
     from flows.insight.playbooks import show_playbook
 
-    cfg = settings(db, playbook, wait_s=wait)
-    shown = show_playbook(cfg, cfg.playbook, version)
+    ws = workspace(db, playbook, wait_s=wait)
+    shown = show_playbook(ws, ws.playbook, version)
     for name, found in shown.invisible.items():  # stored before cleaning removed them: exports leave them out
         err.print(
             f"Note: {escape(name)} holds invisible characters ({found}), shown here as escapes; exports remove them.",
@@ -118,8 +118,8 @@ def history_cmd(
     """
     from flows.insight.playbooks import playbook_history
 
-    cfg = settings(db, playbook, wait_s=wait)
-    found = playbook_history(cfg, cfg.playbook, limit=limit or None, since=since)
+    ws = workspace(db, playbook, wait_s=wait)
+    found = playbook_history(ws, ws.playbook, limit=limit or None, since=since)
     if as_json:
         print_json(found.rows)
         return
@@ -155,8 +155,8 @@ def diff_cmd(
     """
     from flows.insight.playbooks import diff_playbook
 
-    cfg = settings(db, playbook, wait_s=wait)
-    changes = diff_playbook(cfg, cfg.playbook, v1, v2)
+    ws = workspace(db, playbook, wait_s=wait)
+    changes = diff_playbook(ws, ws.playbook, v1, v2)
     if as_json:
         print_json(
             [
@@ -201,9 +201,9 @@ def revert_cmd(
     """
     from flows.insight.playbooks import revert_playbook
 
-    cfg = settings(db, playbook, wait_s=wait)
-    new = revert_playbook(cfg, cfg.playbook, version)
-    out.print(f"Version {new} of playbook `{cfg.playbook}` restores version {version}.")
+    ws = workspace(db, playbook, wait_s=wait)
+    new = revert_playbook(ws, ws.playbook, version)
+    out.print(f"Version {new} of playbook `{ws.playbook}` restores version {version}.")
 
 
 @app.command("stats")
@@ -219,12 +219,12 @@ def stats_cmd(
     """
     from flows.insight.playbooks import playbook_totals
 
-    cfg = settings(db, playbook, wait_s=wait)
-    data = playbook_totals(cfg, cfg.playbook)
+    ws = workspace(db, playbook, wait_s=wait)
+    data = playbook_totals(ws, ws.playbook)
     if as_json:
         print_json(data)
         return
-    table = new_table(title=f"playbook `{cfg.playbook}`", show_header=False, title_justify="left")
+    table = new_table(title=f"playbook `{ws.playbook}`", show_header=False, title_justify="left")
     for key, value in data.model_dump(exclude={"operations"}).items():
         table.add_row(key.replace("_", " "), f"{value:.4f}" if isinstance(value, float) else str(value))
     table.add_row("operations", ", ".join(f"{o.type} {o.status} {o.n}" for o in data.operations) or "none")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, settings
+from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
 from flows.cli._render import err, escape, out, print_json, render_changes, render_held
 
 if TYPE_CHECKING:
@@ -53,9 +53,9 @@ def review_cmd(
     """
     from flows.delivery.review import Decision, release_held, review
 
-    cfg = settings(db, playbook, wait_s=wait)
+    ws = workspace(db, playbook, wait_s=wait)
     if release is not None:
-        freed = release_held(cfg, cfg.playbook, [n.strip() for n in release.split(",") if n.strip()], _reviewer())
+        freed = release_held(ws, ws.playbook, [n.strip() for n in release.split(",") if n.strip()], _reviewer())
         if as_json:
             print_json({"released": freed})
             return
@@ -73,7 +73,7 @@ def review_cmd(
         question = f"Approve {len(changes) - len(rejected)} and reject {len(rejected)} change(s)?"
         return rejected if typer.confirm(question) else None
 
-    outcome = review(cfg, cfg.playbook, _ask if asking else confirmed if decided else None, _reviewer())
+    outcome = review(ws, ws.playbook, _ask if asking else confirmed if decided else None, _reviewer())
     if not outcome.decided:
         if as_json:
             print_json(
@@ -87,7 +87,7 @@ def review_cmd(
             return
         render_held(outcome.held)
         if not outcome.required:
-            err.print(f'Note: playbook `{cfg.playbook}` has review = "auto": every version is published.')
+            err.print(f'Note: playbook `{ws.playbook}` has review = "auto": every version is published.')
         if not outcome.pending:
             out.print(f"Nothing to review: version {outcome.newest_version} is what is published.", highlight=False)
         elif decided or asking:

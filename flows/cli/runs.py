@@ -20,15 +20,15 @@ from flows.cli._options import (
     SinceOpt,
     WaitOpt,
     provider_name,
-    settings,
     sources,
+    workspace,
 )
 from flows.cli._render import err, escape, out, print_json, progress_bars, render_run
 
 if TYPE_CHECKING:
     from core.runsummary import RunSummary
-    from flows.config import Settings
     from flows.run.launch import Launch, Quote
+    from flows.workspace import Workspace
 
 app = typer.Typer()
 
@@ -81,7 +81,7 @@ def _render_quote(quote: Quote, per_call: int, as_json: bool) -> None:
         )
 
 
-def _run(cfg: Settings, request: Launch, *, dry_run: bool = False, as_json: bool = False) -> list[str]:
+def _run(ws: Workspace, request: Launch, *, dry_run: bool = False, as_json: bool = False) -> list[str]:
     """Estimate (`--dry-run`) or launch `request`, print what happened and exit with the code that says it.
 
     Returns:
@@ -91,15 +91,15 @@ def _run(cfg: Settings, request: Launch, *, dry_run: bool = False, as_json: bool
     from flows.run.launch import estimate, launch
 
     if dry_run:
-        _render_quote(estimate(cfg, request), request.per_call, as_json)
+        _render_quote(estimate(ws, request), request.per_call, as_json)
         return []
     try:
-        launched = launch(cfg, request, watching=progress_bars)
+        launched = launch(ws, request, watching=progress_bars)
     except RunFailedError as exc:
         _report(exc.summaries, as_json)
         raise
     if launched.requeued and not as_json:
-        err.print(f"{len(launched.requeued)} session(s) queued again for playbook `{cfg.playbook}`.", highlight=False)
+        err.print(f"{len(launched.requeued)} session(s) queued again for playbook `{ws.playbook}`.", highlight=False)
     _report(launched.summaries, as_json)
     return launched.requeued
 
@@ -131,18 +131,18 @@ def curate_cmd(
     from core.selection import SessionFilter
     from flows.run.launch import Launch
 
-    cfg = settings(db, playbook, wait_s=wait)
+    ws = workspace(db, playbook, wait_s=wait)
     chosen = SessionFilter(project=project, since=since, until=until, limit=limit, epoch_size=epoch_size)
     request = Launch(
         kind="curate",
         llm=llm,
-        playbook=cfg.playbook,
+        playbook=ws.playbook,
         chosen=chosen,
         create=create,
         max_cost=max_cost,
         per_call=assume_output,
     )
-    _run(cfg, request, dry_run=dry_run, as_json=as_json)
+    _run(ws, request, dry_run=dry_run, as_json=as_json)
 
 
 @app.command("recurate")
@@ -170,15 +170,13 @@ def recurate_cmd(
     from flows.run.launch import Launch, Requeue
     from flows.run.sessions import requeue
 
-    cfg = settings(db, playbook, wait_s=wait)
+    ws = workspace(db, playbook, wait_s=wait)
     if dry_run:
-        ids = requeue(cfg, cfg.playbook, since, source, dry_run=True)
+        ids = requeue(ws, ws.playbook, since, source, dry_run=True)
     else:
         again = Requeue(since=since, source=source)
-        request = Launch(
-            kind="curate", llm=llm, playbook=cfg.playbook, chosen=SessionFilter(since=since), requeue=again
-        )
-        ids = _run(cfg, request, as_json=as_json)
+        request = Launch(kind="curate", llm=llm, playbook=ws.playbook, chosen=SessionFilter(since=since), requeue=again)
+        ids = _run(ws, request, as_json=as_json)
         if ids:
             return
     if as_json:
@@ -205,10 +203,10 @@ def nightly_cmd(
     """
     from flows.run.launch import Launch
 
-    cfg = settings(db, wait_s=wait)
-    _run(cfg, Launch(kind="nightly", llm=llm, playbook=cfg.playbook, transcripts=sources(transcripts)), as_json=as_json)
+    ws = workspace(db, wait_s=wait)
+    _run(ws, Launch(kind="nightly", llm=llm, playbook=ws.playbook, transcripts=sources(transcripts)), as_json=as_json)
     if not as_json:
-        err.print(f"Exported to {cfg.out_dir}/")
+        err.print(f"Exported to {ws.out_dir}/")
 
 
 @app.command("backfill")
@@ -237,16 +235,16 @@ def backfill_cmd(
     from core.selection import SessionFilter
     from flows.run.launch import Launch
 
-    cfg = settings(db, playbook, wait_s=wait)
+    ws = workspace(db, playbook, wait_s=wait)
     request = Launch(
         kind="backfill",
         llm=llm,
-        playbook=cfg.playbook,
+        playbook=ws.playbook,
         chosen=SessionFilter(since=since, until=until, epoch_size=epoch_size),
         max_cost=max_cost,
         per_call=assume_output,
     )
-    _run(cfg, request, dry_run=dry_run, as_json=as_json)
+    _run(ws, request, dry_run=dry_run, as_json=as_json)
 
 
 @app.command("consolidate")
@@ -270,15 +268,15 @@ def consolidate_cmd(
     """
     from flows.run.consolidation import consolidate
 
-    cfg = settings(db, playbook, wait_s=wait)
-    summary, ops = consolidate(cfg, cfg.playbook, dry_run=dry_run, llm=None if dry_run else llm or cfg.llm)
+    ws = workspace(db, playbook, wait_s=wait)
+    summary, ops = consolidate(ws, ws.playbook, dry_run=dry_run, llm=None if dry_run else llm or ws.settings.llm)
     for notice in summary.notices:
         err.print(f"[yellow]Note:[/yellow] {escape(notice)}", highlight=False)
     if as_json:
         print_json({"dry_run": dry_run, "version": summary.last_version, "merges": ops})
         return
     if not ops:
-        out.print(f"No near-duplicate entries in playbook `{cfg.playbook}`; nothing to merge.", highlight=False)
+        out.print(f"No near-duplicate entries in playbook `{ws.playbook}`; nothing to merge.", highlight=False)
         return
     for op in ops:
         out.print(f"MERGE {', '.join(op['source_ids'])} -> {escape(op['merged_text'])}", highlight=False)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli._options import DbOpt, PlaybookOpt, ProjectOpt, SinceOpt, WaitOpt, settings
+from flows.cli._options import DbOpt, PlaybookOpt, ProjectOpt, SinceOpt, WaitOpt, workspace
 from flows.cli._render import escape, new_table, out, print_json
 
 app = typer.Typer()
@@ -32,9 +32,9 @@ def sessions_cmd(
     """
     from flows.run.sessions import failed_of, sessions_of
 
-    cfg = settings(db, playbook, wait_s=wait)
+    ws = workspace(db, playbook, wait_s=wait)
     if failed:
-        broken = failed_of(cfg, cfg.playbook)
+        broken = failed_of(ws, ws.playbook)
         if as_json:
             print_json(broken)
             return
@@ -43,7 +43,7 @@ def sessions_cmd(
             grid.add_row(escape(b.session_id), b.status, str(b.attempts), escape(b.reason or ""))
         out.print(grid if broken else "No failed sessions.")
         return
-    rows = sessions_of(cfg, project=project, since=since, limit=limit)
+    rows = sessions_of(ws, project=project, since=since, limit=limit)
     if as_json:
         print_json(rows)
         return
@@ -79,6 +79,6 @@ def retry_cmd(
     """
     from flows.run.sessions import retry
 
-    cfg = settings(db, playbook, wait_s=wait)
-    n = retry(cfg, cfg.playbook, list(sessions or []), every=every)
-    out.print(f"{n} session(s) of playbook `{cfg.playbook}` will be tried again by the next run.", highlight=False)
+    ws = workspace(db, playbook, wait_s=wait)
+    n = retry(ws, ws.playbook, list(sessions or []), every=every)
+    out.print(f"{n} session(s) of playbook `{ws.playbook}` will be tried again by the next run.", highlight=False)

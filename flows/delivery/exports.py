@@ -14,7 +14,7 @@ from typing import Literal
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.budget import Budget, BudgetUse, budget_use, fit_budget
+from core.budget import BudgetUse, budget_use, fit_budget
 from core.errors import ConfigError, PlaybookFileError
 from core.exposure import about_projects, for_project
 from core.invisible import normalise
@@ -23,7 +23,7 @@ from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
-from core.redact import Redactor, mask_playbook
+from core.redact import mask_playbook
 from core.screen import Screened, Vouched, screen_playbook
 from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
@@ -32,14 +32,13 @@ from core.store.screening import project_folders, released_holds, shared_playboo
 from core.store.sessions import project_names
 from core.store.versions import entry_since, load_version, rediscovery_counts
 from core.targets import ExportTarget, render_target
-from flows.config import Settings
-from flows.context import Database
+from flows.context import Database, ExportRules
+from flows.workspace import Workspace
 
 __all__ = [
     "DEFAULT_GIT_KINDS",
     "Export",
     "ExportFormat",
-    "ExportRules",
     "Exported",
     "Published",
     "export_files",
@@ -57,34 +56,6 @@ __all__ = [
 
 ExportFormat = Literal["json", "markdown", "claude-md"]
 DEFAULT_GIT_KINDS = ("claude-md", "agents-md")  # what a playbook without targets publishes into a repository
-
-
-class ExportRules(BaseModel):
-    """What decides an export of one playbook, resolved once from the settings."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    playbook: str
-    review_required: bool = False
-    budget: Budget = Budget()
-    stale_after_days: float = 90.0
-    min_contributors: int = 2
-    redactor: Redactor = Redactor()
-    targets: tuple[ExportTarget, ...] = ()
-
-    @classmethod
-    def of(cls, settings: Settings, playbook: str) -> ExportRules:
-        """The rules the settings give `playbook`."""
-        options = settings.options(playbook)
-        return cls(
-            playbook=playbook,
-            review_required=options.review == "required",
-            budget=settings.budget(playbook),
-            stale_after_days=settings.stale_after_days,
-            min_contributors=settings.min_contributors,
-            redactor=settings.redactor(),
-            targets=tuple(options.targets),
-        )
 
 
 class Export(BaseModel):
@@ -295,9 +266,9 @@ def export_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Path]:
 _FILES: tuple[tuple[ExportFormat, str], ...] = (("markdown", ".md"), ("json", ".json"))
 
 
-def export_playbook(settings: Settings, playbook: str) -> list[Path]:
+def export_playbook(ws: Workspace, playbook: str) -> list[Path]:
     """`export_files` of `playbook` into the settings' `out_dir`, as the nightly run writes them."""
-    return export_files(Database.of(settings, playbook), ExportRules.of(settings, playbook), settings.out_dir)
+    return export_files(ws.database(playbook), ws.rules(playbook), ws.out_dir)
 
 
 def publish_targets(
@@ -352,7 +323,7 @@ class Exported(BaseModel):
 
 
 def export_to(
-    settings: Settings,
+    ws: Workspace,
     playbook: str,
     fmt: ExportFormat,
     out_file: Path | None = None,
@@ -368,7 +339,7 @@ def export_to(
         PlaybookFileError: `out_file` cannot be written safely (broken markers, not UTF-8, ...); it is left as it
             was.
     """
-    db, rules = Database.of(settings, playbook), ExportRules.of(settings, playbook)
+    db, rules = ws.database(playbook), ws.rules(playbook)
     if out_file is None:
         with db.read() as con:
             export = prepare_export(con, rules, version, whole=whole)
@@ -384,7 +355,7 @@ def export_to(
     return Exported(text=None, path=out_file, note=export.note, empty=done.status == "empty")
 
 
-def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, git: bool) -> list[ExportRules]:
+def publishable(db: Database, ws: Workspace, playbooks: Sequence[str], *, git: bool) -> list[ExportRules]:
     """The export rules of `playbooks`, each of which must exist; without `git`, one must have a target.
 
     Raises:
@@ -394,7 +365,7 @@ def publishable(db: Database, settings: Settings, playbooks: Sequence[str], *, g
     for name in playbooks:
         with db.for_playbook(name).read() as con:
             require_playbook(con, name)
-    rules = [ExportRules.of(settings, name) for name in playbooks]
+    rules = [ws.rules(name) for name in playbooks]
     if not git and not any(r.targets for r in rules):
         raise ConfigError(
             'No export targets are configured; add `targets = [{ kind = "claude-md", repo = "~/src/app" }]` under'

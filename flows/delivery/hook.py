@@ -34,9 +34,9 @@ from core.io.files import append_line, read_text, write_atomic
 from core.store.exposure import ledger_read_bytes, store_ledger_lines
 from core.store.sessions import project_names
 from core.store.versions import current_version
-from flows.config import Settings
 from flows.context import Database
-from flows.delivery.exports import ExportRules, prepare_export
+from flows.delivery.exports import prepare_export
+from flows.workspace import Workspace
 
 __all__ = [
     "HOOK_COMMAND",
@@ -65,15 +65,15 @@ def ledger_path(db: Database) -> Path:
     return db.path.parent / "hook" / f"{db.path.stem}-exposure.jsonl"
 
 
-def snapshot_of(db: Database, settings: Settings) -> Snapshot:
+def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
     """Every configured playbook as an export gives it now, with the projects it is for."""
     found: list[SnapshotPlaybook] = []
-    for name in settings.playbooks:
+    for name in ws.playbooks:
         with db.for_playbook(name).read() as con:
-            export = prepare_export(con, ExportRules.of(settings, name))
+            export = prepare_export(con, ws.rules(name))
             newest = current_version(con, name)
             projects = project_names(con)
-        scope = settings.session_scope(name)
+        scope = ws.settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(
             SnapshotPlaybook(
@@ -86,17 +86,17 @@ def snapshot_of(db: Database, settings: Settings) -> Snapshot:
                 projects=about_projects(export.model.entries(), projects),
             )
         )
-    return Snapshot(written_at=datetime.now(UTC), holdout=settings.holdout, playbooks=found)
+    return Snapshot(written_at=datetime.now(UTC), holdout=ws.settings.holdout, playbooks=found)
 
 
-def write_snapshot(settings: Settings, *, only_if_present: bool = False) -> Path | None:
+def write_snapshot(ws: Workspace, *, only_if_present: bool = False) -> Path | None:
     """Write the hook's snapshot of the configured playbooks; with `only_if_present`, only when a hook was
     installed before (the file exists), so runs of people without the hook leave nothing behind."""
-    db = Database.store_of(settings)
+    db = ws.store
     path = snapshot_path(db)
     if only_if_present and not path.exists():
         return None
-    snapshot = snapshot_of(Database.of(settings), settings)
+    snapshot = snapshot_of(ws.database(), ws)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, snapshot.model_dump_json())
     return path
@@ -195,14 +195,14 @@ def _ours(hook: object) -> bool:
     return isinstance(hook, dict) and HOOK_COMMAND in str(hook.get("command", ""))
 
 
-def install_hook(settings: Settings, scope: Literal["project", "user"], project: Path) -> HookInstall:
+def install_hook(ws: Workspace, scope: Literal["project", "user"], project: Path) -> HookInstall:
     """Add the SessionStart hook to the project's (or the user's) `.claude/settings.json`, keeping every other
     setting and hook, and write the snapshot it reads.
 
     Raises:
         PlaybookFileError: the settings file is not a JSON object (left as it was).
     """
-    db = Database.store_of(settings)
+    db = ws.store
     if not db.path.exists():
         raise ConfigError(f"Database `{db.path}` does not exist yet; run `playbook nightly` first, or pass `--db`.")
     path = _settings_file(scope, project)
@@ -214,7 +214,7 @@ def install_hook(settings: Settings, scope: Literal["project", "user"], project:
     if not isinstance(groups, list):
         raise PlaybookFileError(f"`{path}`: `hooks.SessionStart` is not a list; it was left untouched.")
     present = any(_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or [])
-    snapshot = write_snapshot(settings)
+    snapshot = write_snapshot(ws)
     if present:
         return HookInstall(settings_file=path, command=command, status="already", snapshot=snapshot)
     groups.append(

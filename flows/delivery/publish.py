@@ -29,7 +29,6 @@ from core.io.git import (
     work_tree_root,
 )
 from core.store.versions import VersionChanges, current_version, version_changes
-from flows.config import Settings
 from flows.context import Database
 from flows.delivery.exports import (
     DEFAULT_GIT_KINDS,
@@ -40,6 +39,7 @@ from flows.delivery.exports import (
     publishable,
 )
 from flows.delivery.hook import write_snapshot
+from flows.workspace import Workspace
 
 __all__ = ["GitPublished", "publish_configured", "publish_git", "publish_message", "publish_to_git"]
 
@@ -159,28 +159,28 @@ def _published_version(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> in
     return current_version(con, rules.playbook) if found is None else found
 
 
-def publish_to_git(settings: Settings, playbooks: Sequence[str], repo: Path, branch: str) -> GitPublished:
+def publish_to_git(ws: Workspace, playbooks: Sequence[str], repo: Path, branch: str) -> GitPublished:
     """`playbook publish --git`: `publish_git` of `playbooks` under the run lock.
 
     Raises:
         StoreError: a playbook does not exist.
     """
-    db = Database.of(settings)
-    rules = publishable(db, settings, playbooks, git=True)
+    db = ws.database()
+    rules = publishable(db, ws, playbooks, git=True)
     with db.lock("playbook publish"):
         return publish_git(db, rules, repo, branch)
 
 
-def publish_configured(settings: Settings, playbooks: Sequence[str]) -> list[Published]:
+def publish_configured(ws: Workspace, playbooks: Sequence[str]) -> list[Published]:
     """`playbook publish`: every configured export target of `playbooks`, under the run lock.
 
     Raises:
         StoreError: a playbook does not exist.
         ConfigError: none of them has a target.
     """
-    db = Database.of(settings)
-    rules = publishable(db, settings, playbooks, git=False)
+    db = ws.database()
+    rules = publishable(db, ws, playbooks, git=False)
     with db.lock("playbook publish"):
         published = publish_targets(db, rules)
-    write_snapshot(settings, only_if_present=True)
+    write_snapshot(ws, only_if_present=True)
     return published

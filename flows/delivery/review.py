@@ -17,9 +17,9 @@ from core.store.published import approved_version, record_review
 from core.store.registry import require_playbook
 from core.store.screening import release_holds
 from core.store.versions import current_version, load_version, write_version
-from flows.config import Settings
 from flows.context import Database
 from flows.delivery.exports import ExportRules, exported_version, screened
+from flows.workspace import Workspace
 
 __all__ = ["Decide", "Decision", "ReviewOutcome", "held_entries", "pending_review", "release_held", "review"]
 
@@ -76,19 +76,17 @@ class Decision(BaseModel):
         return picked
 
 
-def review(
-    settings: Settings, playbook: str, decide: Decide | None = None, reviewer: str | None = None
-) -> ReviewOutcome:
+def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer: str | None = None) -> ReviewOutcome:
     """List what awaits review, and with `decide`, apply the decision: approve every change not rejected; a
     rejected change becomes a new version that undoes it (history keeps both).
 
     Raises:
         ConfigError: the playbook is neither configured nor created.
     """
-    db = Database.of(settings, playbook)
-    rules = ExportRules.of(settings, playbook)
+    db = ws.database(playbook)
+    rules = ws.rules(playbook)
     with db.write("playbook review", create=False) as con:
-        if playbook not in settings.playbooks:  # configured playbooks are created on first use
+        if playbook not in ws.playbooks:  # configured playbooks are created on first use
             require_playbook(con, playbook)
         base, newest = approved_version(con, playbook), current_version(con, playbook)
         approved, current = load_version(con, playbook, base), load_version(con, playbook, newest)
@@ -123,22 +121,22 @@ def review(
     )
 
 
-def held_entries(settings: Settings, playbook: str) -> list[Screened]:
+def held_entries(ws: Workspace, playbook: str) -> list[Screened]:
     """The entries of `playbook`'s exported version that the screen holds, with the rules that hold them."""
-    rules = ExportRules.of(settings, playbook)
-    with Database.of(settings, playbook).open(create=False) as con:
+    rules = ws.rules(playbook)
+    with ws.database(playbook).open(create=False) as con:
         model = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
         return screened(con, rules, model)[1]
 
 
-def release_held(settings: Settings, playbook: str, names: Sequence[str], by: str | None) -> list[Screened]:
+def release_held(ws: Workspace, playbook: str, names: Sequence[str], by: str | None) -> list[Screened]:
     """Release held entries for export, as they read now (a later change of the text is screened again).
 
     Raises:
         ConfigError: a name is not a held entry (nothing is released then).
     """
-    db = Database.of(settings, playbook)
-    rules = ExportRules.of(settings, playbook)
+    db = ws.database(playbook)
+    rules = ws.rules(playbook)
     with db.write("playbook review", create=False) as con:
         model = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
         held = {h.name: h for h in screened(con, rules, model)[1]}

@@ -13,8 +13,8 @@ from core.store.db import open_db, verify
 from core.store.readonly import run_read_only
 from core.store.runs import RunRow, list_runs
 from core.store.snapshot import write_parquet
-from flows.config import Settings
-from flows.context import Database, shard_path
+from flows.context import shard_path
+from flows.workspace import Workspace
 
 __all__ = ["Checked", "check", "query", "recent_runs", "snapshot"]
 
@@ -26,13 +26,13 @@ class Checked(BaseModel):
     rows: int
 
 
-def check(settings: Settings) -> Checked:
+def check(ws: Workspace) -> Checked:
     """Read every table in full, so DuckDB verifies every block's checksum.
 
     Raises:
         StoreError: a table is damaged; the message names it and how to recover.
     """
-    db = Database.of(settings)
+    db = ws.database()
     with open_db(db.path, read_only=True, wait=db.wait_s) as con:
         tables, rows, broken = verify(con)
     if broken:
@@ -46,28 +46,28 @@ def check(settings: Settings) -> Checked:
     return Checked(tables=tables, rows=rows)
 
 
-def query(settings: Settings, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+def query(ws: Workspace, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     """(columns, rows) of one read-only statement (`core.store.readonly`); with shards, over all of them."""
-    return run_read_only(settings.db, sql, wait=settings.wait_s, shards=shards_of(settings))
+    return run_read_only(ws.settings.db, sql, wait=ws.settings.wait_s, shards=shards_of(ws))
 
 
-def shards_of(settings: Settings) -> list[Path]:
+def shards_of(ws: Workspace) -> list[Path]:
     """The playbooks' shards beside the store that exist (`shard = "playbook"`; none otherwise)."""
-    if settings.shard != "playbook":
+    if ws.settings.shard != "playbook":
         return []
-    store = settings.db
-    found = {shard_path(store, name) for name in settings.playbooks}
+    store = ws.settings.db
+    found = {shard_path(store, name) for name in ws.playbooks}
     found |= set(store.parent.glob(f"{store.stem}.*{store.suffix}"))
     return sorted(p for p in found if p.is_file() and p != store)
 
 
-def recent_runs(settings: Settings, limit: int = 20) -> list[RunRow]:
+def recent_runs(ws: Workspace, limit: int = 20) -> list[RunRow]:
     """The newest runs first."""
-    with Database.of(settings).read() as con:
+    with ws.database().read() as con:
         return list_runs(con, limit)
 
 
-def snapshot(settings: Settings, folder: Path) -> list[Path]:
+def snapshot(ws: Workspace, folder: Path) -> list[Path]:
     """Every table as Parquet into `folder`, for notebooks and BI tools (a reader while a run holds the file)."""
-    with Database.of(settings).read() as con:
+    with ws.database().read() as con:
         return write_parquet(con, folder)

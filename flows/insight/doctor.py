@@ -14,10 +14,9 @@ from core.store.db import open_db
 from core.store.overview import Overview, database_overview
 from core.transcripts.discovery import FolderSurvey, survey
 from core.trust import ConfigFile
-from flows.config import Settings, default_transcripts
-from flows.context import run_config
-from flows.models.providers import resolve_provider
+from flows.config import default_transcripts
 from flows.prefect_api import prefect_api
+from flows.workspace import Workspace
 
 __all__ = ["DatabaseState", "Doctor", "ProviderChoice", "Transcripts", "doctor"]
 
@@ -58,11 +57,11 @@ class Doctor(BaseModel):
     config: list[ConfigFile]
 
 
-def doctor(settings: Settings) -> Doctor:
+def doctor(ws: Workspace) -> Doctor:
     """Transcript folders (files and sessions per format), the database, the provider `auto` picks and why, the
     Prefect API, and the settings files read (with what of each was ignored)."""
     problems: list[str] = []
-    folders = survey(settings.local_transcripts())
+    folders = survey(ws.settings.local_transcripts())
     if not folders:
         problems.append(
             "No transcript folder found (looked for ~/.claude/projects, $CLAUDE_CONFIG_DIR/projects and"
@@ -72,34 +71,34 @@ def doctor(settings: Settings) -> Doctor:
         f"Transcript folder `{f.path}` does not exist; fix `transcripts` or create it." for f in folders if not f.exists
     ]
     overview = None
-    if settings.db.exists():
+    if ws.settings.db.exists():
         try:
-            with open_db(settings.db, read_only=True, wait=settings.wait_s) as con:
+            with open_db(ws.settings.db, read_only=True, wait=ws.settings.wait_s) as con:
                 overview = database_overview(con)
         except PlaybookError as exc:
             problems.append(str(exc))
-    spec = resolve_provider("auto", settings)
-    if settings.llm != "auto":  # what a run would resolve, with the reason it could not
+    spec = ws.provider("auto")
+    if ws.settings.llm != "auto":  # what a run would resolve, with the reason it could not
         try:
-            resolve_provider(settings.llm, settings)
+            ws.provider(ws.settings.llm)
         except PlaybookError as exc:
             problems.append(str(exc))
-    for name in settings.playbooks:  # the prompt templates a run would load (a broken one stops it)
+    for name in ws.playbooks:  # the prompt templates a run would load (a broken one stops it)
         for step in ("reflector", "curator"):
             try:
-                load_template(step, override_dirs=list(run_config(settings, name, None).prompt_dirs))
+                load_template(step, override_dirs=list(ws.run_config(name, None).prompt_dirs))
             except PlaybookError as exc:
                 problems.append(str(exc))
     api = prefect_api()
     return Doctor(
-        transcripts=Transcripts(defaults=settings.transcripts == default_transcripts(), folders=folders),
-        database=DatabaseState(path=settings.db, exists=settings.db.exists(), overview=overview),
+        transcripts=Transcripts(defaults=ws.settings.transcripts == default_transcripts(), folders=folders),
+        database=DatabaseState(path=ws.settings.db, exists=ws.settings.db.exists(), overview=overview),
         provider=ProviderChoice(
             auto_picks=spec.kind,
             why=spec.reason or "",
-            configured=settings.llm,
+            configured=ws.settings.llm,
         ),
         prefect_api=api or "none: runs go without Prefect (recorded in DuckDB); schedules need `prefect server start`",
         problems=problems,
-        config=list(settings.config_files),
+        config=list(ws.settings.config_files),
     )

@@ -29,9 +29,8 @@ from core.store.db import open_db
 from core.store.exposure import impact_counts
 from core.store.published import StaleEntry, TriggerRecurrence
 from core.store.registry import require_playbook
-from flows.config import Settings
-from flows.context import Database
 from flows.insight.impact import EntryImpact, estimate_counts
+from flows.workspace import Workspace
 
 __all__ = ["CHARTS", "EvolutionReport", "report", "write_evolution_report"]
 
@@ -443,19 +442,19 @@ def write_evolution_report(
     )
 
 
-def report(settings: Settings, playbook: str, out_dir: Path | None = None) -> EvolutionReport:
+def report(ws: Workspace, playbook: str, out_dir: Path | None = None) -> EvolutionReport:
     """`playbook report`: write `playbook`'s evolution report (a static page and its PNG charts)."""
-    db = Database.of(settings, playbook)
+    db = ws.database(playbook)
     with db.read() as con:
         require_playbook(con, playbook)
     return write_evolution_report(
         db.path,
         playbook,
-        out_dir or settings.out_dir / "report",
-        settings.redactor(),
+        out_dir or ws.out_dir / "report",
+        ws.redactor,
         wait=db.wait_s,
-        budget=settings.budget(playbook),
-        stale_after_days=settings.stale_after_days,
-        impact_min_sessions=settings.impact_min_sessions,
+        budget=ws.settings.budget(playbook),
+        stale_after_days=ws.settings.stale_after_days,
+        impact_min_sessions=ws.settings.impact_min_sessions,
         store=db.store,
     )

@@ -10,8 +10,7 @@ from core.errors import StoreError
 from core.impact import Arm, Estimate, Method, Verdict, did_estimate, holdout_estimate
 from core.store.exposure import ImpactCounts, impact_counts
 from core.store.registry import require_playbook
-from flows.config import Settings
-from flows.context import Database
+from flows.workspace import Workspace
 
 __all__ = ["EntryImpact", "entry_impact", "estimate_counts"]
 
@@ -100,15 +99,15 @@ def estimate_counts(c: ImpactCounts, min_sessions: int) -> EntryImpact:
     )
 
 
-def entry_impact(settings: Settings, playbook: str, entry_id: str | None = None) -> list[EntryImpact]:
+def entry_impact(ws: Workspace, playbook: str, entry_id: str | None = None) -> list[EntryImpact]:
     """The impact of every live entry of `playbook` (or of `entry_id`).
 
     Raises:
         StoreError: the playbook or the entry does not exist.
     """
-    with Database.of(settings, playbook).read() as con:
+    with ws.database(playbook).read() as con:
         require_playbook(con, playbook)
         counts = impact_counts(con, playbook, entry_id)
     if entry_id is not None and not counts:
         raise StoreError(f"No live entry `{entry_id}` in playbook `{playbook}`; `playbook show` lists the ids.")
-    return [estimate_counts(c, settings.impact_min_sessions) for c in counts]
+    return [estimate_counts(c, ws.settings.impact_min_sessions) for c in counts]

@@ -34,9 +34,8 @@ from core.store.versions import (
     revert,
     write_version,
 )
-from flows.config import Settings
-from flows.context import Database
 from flows.insight.impact import EntryImpact, estimate_counts
+from flows.workspace import Workspace
 
 __all__ = [
     "History",
@@ -69,7 +68,7 @@ class Imported(BaseModel):
 
 
 def import_playbook(
-    settings: Settings,
+    ws: Workspace,
     playbook: str,
     file: Path,
     *,
@@ -92,7 +91,7 @@ def import_playbook(
     checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
     raw = json.loads(read_text(file)) if sections else checked
-    with Database.of(settings, playbook).write("playbook import") as con:
+    with ws.database(playbook).write("playbook import") as con:
         section_set = ensure_playbook(con, playbook, section_set)
         incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
         incoming, stripped = without_unseen(incoming)
@@ -114,14 +113,14 @@ def import_playbook(
     return Imported(entries=model.size(), version=version, how=how, stripped=stripped)
 
 
-def create_playbook(settings: Settings, name: str, sections: Path | None = None) -> None:
+def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> None:
     """Create an empty playbook `name` (version 0).
 
     Raises:
         StoreError: a playbook of that name exists.
     """
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    with Database.of(settings, name).write("playbook new") as con:
+    with ws.database(name).write("playbook new") as con:
         if name in playbook_names(con):
             raise StoreError(f"Playbook `{name}` already exists; pick another name.")
         ensure_playbook(con, name, section_set)
@@ -147,10 +146,10 @@ class Shown(BaseModel):
         return visible(format_bullets(self.playbook) or "(empty playbook)") + "\n"
 
 
-def show_playbook(settings: Settings, playbook: str, version: int | None = None) -> Shown:
+def show_playbook(ws: Workspace, playbook: str, version: int | None = None) -> Shown:
     """Playbook `playbook` at `version` (default: the newest)."""
-    with Database.of(settings, playbook).read() as con:
-        model = mask_playbook(load_version(con, playbook, version), settings.redactor())
+    with ws.database(playbook).read() as con:
+        model = mask_playbook(load_version(con, playbook, version), ws.redactor)
         ruled = sorted(entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()})
     invisible = {e.name: found for _, e in model.entries() if (found := removed(e.text))}
     return Shown(playbook=model, ruled=ruled, invisible=invisible)
@@ -164,30 +163,30 @@ class History(BaseModel):
 
 
 def playbook_history(
-    settings: Settings, playbook: str, *, limit: int | None = None, since: datetime | None = None
+    ws: Workspace, playbook: str, *, limit: int | None = None, since: datetime | None = None
 ) -> History:
     """One row per version, the newest `limit` (None: all) created at or after `since`."""
-    with Database.of(settings, playbook).read() as con:
+    with ws.database(playbook).read() as con:
         rows = history(con, playbook, limit=limit, since=since)
         total = count_versions(con, playbook)
     return History(rows=rows, total=total)
 
 
-def diff_playbook(settings: Settings, playbook: str, v1: int, v2: int) -> list[Change]:
+def diff_playbook(ws: Workspace, playbook: str, v1: int, v2: int) -> list[Change]:
     """Entries added, removed or changed between two versions."""
-    with Database.of(settings, playbook).read() as con:
+    with ws.database(playbook).read() as con:
         return diff_versions(con, playbook, v1, v2)
 
 
-def revert_playbook(settings: Settings, playbook: str, version: int) -> int:
+def revert_playbook(ws: Workspace, playbook: str, version: int) -> int:
     """A new version equal to `version` (history is never rewritten); its number."""
-    with Database.of(settings, playbook).write("playbook revert", create=False) as con:
+    with ws.database(playbook).write("playbook revert", create=False) as con:
         return revert(con, playbook, version)
 
 
-def playbook_totals(settings: Settings, playbook: str) -> PlaybookStats:
+def playbook_totals(ws: Workspace, playbook: str) -> PlaybookStats:
     """Sessions, versions, operations by type and status, prunes and cost of `playbook`."""
-    with Database.of(settings, playbook).read() as con:
+    with ws.database(playbook).read() as con:
         return playbook_stats(con, playbook)
 
 
@@ -200,40 +199,40 @@ class Stale(BaseModel):
     ineffective: list[EntryImpact] = []
 
 
-def stale_of(settings: Settings, playbook: str, days: float | None = None) -> Stale:
+def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
     """Live entries unconfirmed for `days` (default: `stale_after_days`), and those whose impact is `hurts` or
     `no-effect`, costliest first."""
-    window = days if days is not None else settings.stale_after_days
-    with Database.of(settings, playbook).read() as con:
+    window = days if days is not None else ws.settings.stale_after_days
+    with ws.database(playbook).read() as con:
         require_playbook(con, playbook)
         rows = stale_entries(con, playbook, window) if window else []
         counts = impact_counts(con, playbook)
-    judged = [estimate_counts(c, settings.impact_min_sessions) for c in counts]
+    judged = [estimate_counts(c, ws.settings.impact_min_sessions) for c in counts]
     ineffective = sorted((j for j in judged if j.verdict in ("hurts", "no-effect")), key=lambda j: -j.context_tokens)
     return Stale(window=window, entries=rows, ineffective=ineffective)
 
 
-def triggers_of(settings: Settings, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:
+def triggers_of(ws: Workspace, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:
     """For each live entry with a trigger (or `entry`), the sessions where it occurs before and after its first
     export."""
-    with Database.of(settings, playbook).read() as con:
+    with ws.database(playbook).read() as con:
         require_playbook(con, playbook)
         return trigger_recurrence(con, playbook, entry)
 
 
-def why(settings: Settings, playbook: str, entry: str) -> dict[str, Any]:
+def why(ws: Workspace, playbook: str, entry: str) -> dict[str, Any]:
     """An entry's whole life (`core.store.provenance.entry_life`).
 
     Raises:
         StoreError: there is no such entry in `playbook`, and never was.
     """
-    with Database.of(settings, playbook).read() as con:
+    with ws.database(playbook).read() as con:
         life = entry_life(con, playbook, entry)
         counts = impact_counts(con, playbook, entry) if life["now"] is not None else []
-    life["impact"] = estimate_counts(counts[0], settings.impact_min_sessions).model_dump() if counts else None
+    life["impact"] = estimate_counts(counts[0], ws.settings.impact_min_sessions).model_dump() if counts else None
     if not life["events"] and life["now"] is None:
         raise StoreError(f"No entry `{entry}` in playbook `{playbook}`; `playbook show` lists the ids.")
-    _mask_prompts(life, settings.redactor())
+    _mask_prompts(life, ws.redactor)
     return life
 
 

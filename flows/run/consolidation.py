@@ -20,18 +20,18 @@ from core.store.provenance import entries_by_provider
 from core.store.registry import require_playbook, sections_of
 from core.store.runs import finish_run, start_run
 from core.store.versions import current_version, load_version, rediscovery_counts, write_version
-from flows.config import Settings
-from flows.context import Database, RunConfig, run_config
-from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider, resolve_provider
+from flows.context import Database, RunConfig
+from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
 from flows.run.curation import new_run_id
 from flows.run.fanout import ask_once
 from flows.run.steps import template_for
+from flows.workspace import Workspace
 
 __all__ = ["consolidate", "needs_consolidation", "run_consolidation"]
 
 
 def consolidate(
-    settings: Settings, playbook: str, *, dry_run: bool = False, llm: str | None = None
+    ws: Workspace, playbook: str, *, dry_run: bool = False, llm: str | None = None
 ) -> tuple[RunSummary, list[dict[str, Any]]]:
     """`playbook consolidate`: `run_consolidation` under the run lock, on a playbook that exists (or is
     configured, and so created on first use), judged by the provider `llm` names (None: no model).
@@ -39,17 +39,17 @@ def consolidate(
     Raises:
         ConfigError: the playbook is neither configured nor created, or the provider is unusable.
     """
-    provider = resolve_provider(llm, settings) if llm is not None else None
-    db = Database.of(settings, playbook)
+    provider = ws.provider(llm) if llm is not None else None
+    db = ws.database(playbook)
     with db.lock("playbook consolidate"):
         with db.read() as con:
-            if playbook not in settings.playbooks:
+            if playbook not in ws.playbooks:
                 require_playbook(con, playbook)
-        return run_consolidation(settings, playbook, dry_run=dry_run, provider=provider)
+        return run_consolidation(ws, playbook, dry_run=dry_run, provider=provider)
 
 
 def run_consolidation(
-    settings: Settings,
+    ws: Workspace,
     playbook: str,
     *,
     dry_run: bool = False,
@@ -69,8 +69,8 @@ def run_consolidation(
     Returns:
         The run summary and the MERGE operations (planned, or applied).
     """
-    db = Database.of(settings, playbook)
-    config = run_config(settings, playbook, provider)
+    db = ws.database(playbook)
+    config = ws.run_config(playbook, provider)
     embedder, threshold = config.sentence_model()
     summary = RunSummary(
         run_id=new_run_id("consolidate"), kind="consolidate", playbook=playbook, provider=embedder.name
@@ -91,7 +91,7 @@ def run_consolidation(
     kept: list[frozenset[str]] = []
     if groups and provider is not None:
         summary.provider = f"{embedder.name} + {provider.label}"
-        models = ProviderHandle.of(provider, settings, factory)
+        models = ws.handle(provider, factory)
         answer = _ask_judge(db, config, provider, models, current, version, entries, groups, threshold, summary)
         limit = config.guards.max_entry_chars
         ops, kept, taken = judged_merges(entries, ops, groups, answer, limit, found_again)
@@ -147,14 +147,14 @@ def _shown_groups(
     return shown
 
 
-def needs_consolidation(settings: Settings, summary: RunSummary, provider: ProviderSpec | None = None) -> str | None:
+def needs_consolidation(ws: Workspace, summary: RunSummary, provider: ProviderSpec | None = None) -> str | None:
     """Why the nightly run should consolidate after `summary` (its quality figures), or None. With a model
     (`provider`), every run that added entries: the model judges the new ones against their neighbours."""
     q = summary.quality
-    if settings.near_duplicates == "off" or not q:
+    if ws.settings.near_duplicates == "off" or not q:
         return None
-    if q.get("duplicate_rate", 0.0) > settings.consolidate_above:
-        return f"duplicate rate {q['duplicate_rate']:.1%} is above {settings.consolidate_above:.1%}"
+    if q.get("duplicate_rate", 0.0) > ws.settings.consolidate_above:
+        return f"duplicate rate {q['duplicate_rate']:.1%} is above {ws.settings.consolidate_above:.1%}"
     if max(q.get("budget_entries", 0.0), q.get("budget_tokens", 0.0)) > 1.0:
         return "the playbook is over its budget"
     added = summary.ops.get("ADD", {}).get("applied", 0) + summary.ops.get("MERGE", {}).get("applied", 0)

@@ -25,12 +25,12 @@ from core.store.embeddings import vectors_for
 from core.store.published import with_trigger
 from core.store.runs import finish_run, start_run
 from core.store.versions import live_entries
-from flows.config import Settings
-from flows.context import Database, RunConfig, run_config
-from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
+from flows.context import Database, RunConfig
+from flows.models.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.run.progress import emit
 from flows.run.run_state import RunContext, RunMemo, Steps
 from flows.run.steps import next_epoch, plain_steps, select_sessions, timed
+from flows.workspace import Workspace
 
 __all__ = ["fail_if_nothing_worked", "new_run_id", "run_curation"]
 
@@ -57,7 +57,7 @@ def new_run_id(kind: str) -> str:
 
 
 def run_curation(
-    settings: Settings,
+    ws: Workspace,
     playbook: str,
     provider: ProviderSpec,
     *,
@@ -86,18 +86,18 @@ def run_curation(
     """
     steps = steps or plain_steps()
     chosen = chosen or SessionFilter()
-    db = Database.of(settings, playbook)
+    db = ws.database(playbook)
     ctx = RunContext(
         db=db,
-        config=run_config(settings, playbook, provider),
+        config=ws.run_config(playbook, provider),
         spec=provider,
-        handle=ProviderHandle.of(provider, settings, factory),
+        handle=ws.handle(provider, factory),
         run_id=run_id or new_run_id(kind),
         guard=guard
         or CallGuard(
-            deadline=time.time() + settings.max_run_minutes * 60 if settings.max_run_minutes else None,
-            breaker_after=settings.breaker_failures,
-            max_calls=settings.max_calls if provider.subscription else None,
+            deadline=time.time() + ws.settings.max_run_minutes * 60 if ws.settings.max_run_minutes else None,
+            breaker_after=ws.settings.breaker_failures,
+            max_calls=ws.settings.max_calls if provider.subscription else None,
         ),
         slot=slot,
     )

@@ -16,10 +16,9 @@ from core.io.objects import is_url
 from core.runsummary import RunSummary
 from core.selection import SessionFilter
 from flows.config import load_settings
-from flows.context import Database
-from flows.models.providers import resolve_provider
 from flows.run.nightly import curate_for_nightly
 from flows.run.pipeline import backfill_flow, model_call_slot, nightly_flow, task_steps
+from flows.workspace import Workspace
 
 __all__ = ["FLOWS", "PREFECT_YAML", "backfill", "curate_playbook", "deployments", "nightly", "serve_all"]
 
@@ -30,9 +29,9 @@ __all__ = ["FLOWS", "PREFECT_YAML", "backfill", "curate_playbook", "deployments"
 def nightly(llm: str = "anthropic", transcripts: list[str] | None = None) -> list[RunSummary]:
     """The nightly deployment: the settings of this machine, `llm` resolved here; `transcripts` (folders or
     object-storage URLs) instead of the configured ones."""
-    settings = load_settings()
+    ws = Workspace.of(load_settings())
     sources: list[Path | str] = [t if is_url(t) else Path(t) for t in transcripts or []]
-    return nightly_flow.fn(settings, resolve_provider(llm, settings), sources or None)
+    return nightly_flow.fn(ws, ws.provider(llm), sources or None)
 
 
 @flow(name="curate-playbook", log_prints=True)
@@ -40,20 +39,18 @@ def curate_playbook(playbook: str, llm: str = "anthropic") -> RunSummary:
     """One playbook's part of a nightly that fans out (`shard = "playbook"`, `work_pool`): its curation run on
     its own shard, under the shard's lock, each model call holding a slot of `model_calls_limit`, then a
     consolidation when it needs one; the nightly that submitted it writes the reports and publishes."""
-    settings = load_settings()
-    db = Database.of(settings, playbook)
+    ws = Workspace.of(load_settings())
+    db = ws.database(playbook)
     with db.lock(f"playbook curate-playbook {playbook}", patient=True):
-        return curate_for_nightly(
-            settings, playbook, resolve_provider(llm, settings), steps=task_steps(), slot=model_call_slot(settings)
-        )
+        return curate_for_nightly(ws, playbook, ws.provider(llm), steps=task_steps(), slot=model_call_slot(ws))
 
 
 @flow(name="backfill", log_prints=True)
 def backfill(since: datetime, until: datetime, llm: str = "batch", epoch_size: int = 50) -> RunSummary:
     """The backfill deployment: one date range of the configured playbook, through batches by default."""
-    settings = load_settings()
+    ws = Workspace.of(load_settings())
     chosen = SessionFilter(since=since, until=until, epoch_size=epoch_size)
-    return backfill_flow.fn(settings, resolve_provider(llm, settings), settings.playbook, chosen)
+    return backfill_flow.fn(ws, ws.provider(llm), ws.playbook, chosen)
 
 
 # Package data beside this module (a link to the repository root's prefect.yaml, copied into the wheel as a file),

@@ -16,16 +16,15 @@ from core.store.ledger import pending_sessions
 from core.store.registry import playbook_names, sections_of
 from core.store.sessions import load_messages
 from core.store.versions import load_version
-from flows.config import Settings
-from flows.context import Database, run_config
 from flows.models.providers import ProviderSpec
 from flows.run.steps import template_for
+from flows.workspace import Workspace
 
 __all__ = ["estimate_run"]
 
 
 def estimate_run(
-    settings: Settings,
+    ws: Workspace,
     playbook: str,
     spec: ProviderSpec,
     chosen: SessionFilter | None = None,
@@ -35,8 +34,8 @@ def estimate_run(
     """What curating `playbook`'s pending sessions would send and cost, from the same renderer and prompt
     builders as a run (the playbook as it is now); nothing is written and no model is called."""
     chosen = chosen or SessionFilter()
-    db = Database.of(settings, playbook)
-    config = run_config(settings, playbook, spec)
+    db = ws.database(playbook)
+    config = ws.run_config(playbook, spec)
     shapes: dict[str, list[tuple[int, int]]] = {"reflector": [], "curator": []}
     ids: list[str] = []
     with db.open(create=False) as con:  # an estimate creates nothing
@@ -87,6 +86,6 @@ def estimate_run(
         [(spec.reflector_model, shapes["reflector"]), (spec.curator_model, shapes["curator"])],
         epoch_size=chosen.epoch_size or config.epoch_size,
         per_call=per_call,
-        prices=settings.prices,
-        local=settings.local_server(spec.local),
+        prices=ws.settings.prices,
+        local=ws.settings.local_server(spec.local),
     )

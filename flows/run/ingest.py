@@ -11,11 +11,11 @@ from core.store.ingest import FileResult, IngestSummary, ingest
 from core.store.team import tag_contributors
 from core.transcripts import Format
 from core.transcripts.discovery import discover
-from flows.config import Settings
-from flows.context import Database
+from flows.context import Database, RemoteSource
 from flows.delivery.hook import merge_ledger
 from flows.run.progress import emit
-from flows.team import RemoteSource, fetch_remote
+from flows.team import fetch_remote
+from flows.workspace import Workspace
 
 __all__ = ["check_sources", "ingest_command", "ingest_with", "run_ingest"]
 
@@ -89,7 +89,7 @@ def check_sources(paths: Sequence[Path | str]) -> list[Path | str]:
 
 
 def ingest_with(
-    settings: Settings,
+    ws: Workspace,
     paths: Sequence[Path | str],
     fmt: Format | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -97,22 +97,23 @@ def ingest_with(
     """`paths` (files, folders, object-storage URLs) ingested with the settings' consent and redaction; the
     caller holds the run lock."""
     return run_ingest(
-        Database.store_of(settings),
+        ws.store,
         paths,
         fmt,
-        remote=RemoteSource.of(settings),
-        redact_secrets=not settings.keep_raw_text,
+        remote=ws.remote,
+        redact_secrets=not ws.settings.keep_raw_text,
         progress=progress,
     )
 
 
 def ingest_command(
-    settings: Settings,
+    ws: Workspace,
     paths: Sequence[Path | str],
     fmt: Format | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestSummary:
-    """`playbook ingest`: `ingest_with` under the run lock (taken once the sources are known to hold something)."""
-    sources = check_sources(paths)  # the one walk of the folders
-    with Database.store_of(settings).lock("playbook ingest"):
-        return ingest_with(settings, sources, fmt, progress)
+    """`playbook ingest`: `ingest_with` under the run lock (taken once the sources are known to hold something), of
+    `paths` (none: the configured transcript folders)."""
+    sources = check_sources(paths or ws.settings.transcripts)  # the one walk of the folders
+    with ws.store.lock("playbook ingest"):
+        return ingest_with(ws, sources, fmt, progress)

@@ -28,16 +28,16 @@ from core.store.db import open_db
 from core.store.ingest import needs_ingest
 from core.store.ledger import count_pending
 from core.store.registry import require_playbook
-from flows.config import Settings
 from flows.context import Database
-from flows.delivery.exports import ExportRules, export_files
-from flows.models.providers import ProviderSpec, resolve_provider
+from flows.delivery.exports import export_files
+from flows.models.providers import ProviderSpec
 from flows.prefect_api import HEALTH_TIMEOUT_S, answers, prefect_api
 from flows.run.curation import fail_if_nothing_worked, run_curation
 from flows.run.estimate import estimate_run
 from flows.run.ingest import check_sources, ingest_with
 from flows.run.nightly import run_nightly
 from flows.run.sessions import requeue
+from flows.workspace import Workspace
 
 __all__ = ["Launch", "Launched", "Quote", "Requeue", "estimate", "launch"]
 
@@ -99,19 +99,19 @@ class Quote(BaseModel):
         return -(-len(self.estimate.sessions) // per_run)
 
 
-def estimate(settings: Settings, request: Launch) -> Quote:
+def estimate(ws: Workspace, request: Launch) -> Quote:
     """What the run would send and cost (`--dry-run`); nothing is written and no model is called.
 
     Raises:
         ConfigError: the provider is unknown or lacks what it needs (a key, a server, a file).
     """
-    provider = resolve_provider(settings.llm if request.llm is None else request.llm, settings)
-    est = estimate_run(settings, request.playbook, provider, request.chosen, per_call=request.per_call)
-    return Quote(estimate=est, provider=provider, max_calls=settings.max_calls if provider.subscription else None)
+    provider = ws.provider(request.llm)
+    est = estimate_run(ws, request.playbook, provider, request.chosen, per_call=request.per_call)
+    return Quote(estimate=est, provider=provider, max_calls=ws.settings.max_calls if provider.subscription else None)
 
 
 def launch(
-    settings: Settings,
+    ws: Workspace,
     request: Launch,
     *,
     watching: Callable[[], AbstractContextManager[object]] = nullcontext,
@@ -124,15 +124,13 @@ def launch(
         RunFailedError: every session the run attempted failed (its summaries are on the error).
     """
     # The run lock of what the run writes first: the store for a nightly (it ingests), else the playbook's database.
-    db = Database.store_of(settings) if request.kind == "nightly" else Database.of(settings, request.playbook)
-    provider = resolve_provider(
-        settings.llm if request.llm is None else request.llm, settings
-    )  # fails fast, before Prefect starts
+    db = ws.store if request.kind == "nightly" else ws.database(request.playbook)
+    provider = ws.provider(request.llm)  # fails fast, before Prefect starts
     request = request.model_copy(update={"llm": provider})
     if request.kind == "nightly" and not request.transcripts:
-        request = request.model_copy(update={"transcripts": list(settings.transcripts)})
+        request = request.model_copy(update={"transcripts": list(ws.settings.transcripts)})
     if request.max_cost is not None:
-        quote = estimate(settings, request)
+        quote = estimate(ws, request)
         if quote.price > request.max_cost:
             raise ConfigError(
                 f"The estimated cost, ${quote.price:.4f} for {len(quote.estimate.sessions)} session(s), is above"
@@ -145,16 +143,16 @@ def launch(
                 "recurate needs a model: set ANTHROPIC_API_KEY, or `openai_base_url` for a local server, or pass"
                 " `--llm anthropic` / `--llm openai` / `--llm replay:FILE`."
             )
-        requeued = requeue(settings, request.playbook, request.requeue.since, request.requeue.source)
+        requeued = requeue(ws, request.playbook, request.requeue.since, request.requeue.source)
         if not requeued:
             return Launched(summaries=[], requeued=[])
-    playbooks = settings.playbooks if request.kind == "nightly" else [request.playbook]
+    playbooks = ws.playbooks if request.kind == "nightly" else [request.playbook]
     if request.kind == "backfill":
         with db.read() as con:
-            if request.playbook not in settings.playbooks:
+            if request.playbook not in ws.playbooks:
                 require_playbook(con, request.playbook)
-    elif request.requeue is None and _idle(settings, db, request, playbooks):
-        return Launched(summaries=[_quiet_run(settings, db, name, provider, request.kind) for name in playbooks])
+    elif request.requeue is None and _idle(ws, db, request, playbooks):
+        return Launched(summaries=[_quiet_run(ws, db, name, provider, request.kind) for name in playbooks])
     api = prefect_api()
     notices: list[str] = []
     if api is not None and not answers(api):
@@ -166,7 +164,7 @@ def launch(
     with db.lock(f"playbook {_label(request)}"):
         if api is None:  # no server to report to: the same loop and steps, without Prefect's start-up
             with watching():
-                summaries = _plain(settings, provider, request, playbooks, notices)
+                summaries = _plain(ws, provider, request, playbooks, notices)
             return Launched(summaries=summaries, requeued=requeued)
         # Prefect, only for runs that have work and a server; the flows' module first, as it sets up Prefect's log
         # handlers that `local_run` must find.
@@ -174,22 +172,20 @@ def launch(
         from flows.run._runtime import local_run
 
         with watching(), local_run():
-            return Launched(summaries=_flow(pipeline, settings, provider, request, playbooks), requeued=requeued)
+            return Launched(summaries=_flow(pipeline, ws, provider, request, playbooks), requeued=requeued)
 
 
 def _plain(
-    settings: Settings, provider: ProviderSpec, request: Launch, playbooks: list[str], notices: list[str]
+    ws: Workspace, provider: ProviderSpec, request: Launch, playbooks: list[str], notices: list[str]
 ) -> list[RunSummary]:
     """The run without Prefect: what the flows do, with the plain steps (the run lock is the caller's)."""
     if request.kind == "nightly":
-        result = run_nightly(settings, provider, request.transcripts, ingest=ingest_with, playbooks=playbooks)
+        result = run_nightly(ws, provider, request.transcripts, ingest=ingest_with, playbooks=playbooks)
         summaries = result.summaries
     else:
         kind: RunKind = "backfill" if request.kind == "backfill" else "curate"
-        summary = run_curation(settings, request.playbook, provider, kind=kind, chosen=request.chosen)
-        export_files(
-            Database.of(settings, request.playbook), ExportRules.of(settings, request.playbook), settings.out_dir
-        )
+        summary = run_curation(ws, request.playbook, provider, kind=kind, chosen=request.chosen)
+        export_files(ws.database(request.playbook), ws.rules(request.playbook), ws.out_dir)
         summaries = [summary]
     for summary in summaries:
         summary.notices.extend(notices)
@@ -202,19 +198,19 @@ def _label(request: Launch) -> str:
 
 
 def _flow(
-    pipeline: ModuleType, settings: Settings, provider: ProviderSpec, request: Launch, playbooks: list[str]
+    pipeline: ModuleType, ws: Workspace, provider: ProviderSpec, request: Launch, playbooks: list[str]
 ) -> list[RunSummary]:
     if request.kind == "nightly":
         summaries: list[RunSummary] = pipeline.nightly_flow(
-            settings, provider, transcripts=request.transcripts, playbooks=playbooks
+            ws, provider, transcripts=request.transcripts, playbooks=playbooks
         )
         return summaries
     if request.kind == "backfill":
-        return [pipeline.backfill_flow(settings, provider, request.playbook, request.chosen)]
-    return [pipeline.curate_flow(settings, provider, request.playbook, request.chosen)]
+        return [pipeline.backfill_flow(ws, provider, request.playbook, request.chosen)]
+    return [pipeline.curate_flow(ws, provider, request.playbook, request.chosen)]
 
 
-def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str]) -> bool:
+def _idle(ws: Workspace, db: Database, request: Launch, playbooks: list[str]) -> bool:
     """True when there is nothing to ingest or curate. It also fails loudly on a transcript folder that does not
     exist and on a playbook nobody created. An object-storage source always counts as work (listing it is the
     ingest step's job)."""
@@ -229,8 +225,8 @@ def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str
     for path in folders:
         if not path.exists():
             raise ConfigError(f"Transcript path `{path}` does not exist; check the path or `transcripts`.")
-    create = request.create or request.kind == "nightly" or request.playbook in settings.playbooks
-    store = Database.store_of(settings)
+    create = request.create or request.kind == "nightly" or request.playbook in ws.playbooks
+    store = ws.store
     if create and not store.path.exists():
         return False  # the first run: everything is work
     if folders:
@@ -238,18 +234,18 @@ def _idle(settings: Settings, db: Database, request: Launch, playbooks: list[str
             if needs_ingest(con, folders):
                 return False
     for name in playbooks:
-        own = Database.of(settings, name)
+        own = ws.database(name)
         if create and not own.path.exists():
             return False  # a shard's first run
         with open_db(own.path, create=False, wait=own.wait_s, store=own.store) as con:
             if not create:
                 require_playbook(con, name)
-            if count_pending(con, name, settings.idle_minutes):
+            if count_pending(con, name, ws.settings.idle_minutes):
                 return False
     return True
 
 
-def _quiet_run(settings: Settings, db: Database, playbook: str, provider: ProviderSpec, kind: RunKind) -> RunSummary:
+def _quiet_run(ws: Workspace, db: Database, playbook: str, provider: ProviderSpec, kind: RunKind) -> RunSummary:
     """A run with nothing to do: recorded like any other, without Prefect (it would only add start-up time)."""
-    with Database.of(settings, playbook).lock(f"playbook {kind}"):
-        return run_curation(settings, playbook, provider, kind=kind)
+    with ws.database(playbook).lock(f"playbook {kind}"):
+        return run_curation(ws, playbook, provider, kind=kind)

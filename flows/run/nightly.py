@@ -18,9 +18,7 @@ from core.runsummary import RunSummary
 from core.store.db import back_up
 from core.store.ingest import IngestSummary
 from core.store.runs import latest_run
-from flows.config import Settings
-from flows.context import Database
-from flows.delivery.exports import ExportRules, Published, export_files, publish_targets
+from flows.delivery.exports import Published, export_files, publish_targets
 from flows.delivery.hook import write_snapshot
 from flows.delivery.review import pending_review
 from flows.insight.evolution import write_evolution_report
@@ -28,6 +26,7 @@ from flows.models.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.run.consolidation import needs_consolidation, run_consolidation
 from flows.run.curation import run_curation
 from flows.run.steps import Steps, plain_steps
+from flows.workspace import Workspace
 
 __all__ = [
     "NightlyPlaybook",
@@ -60,11 +59,11 @@ class NightlyResult(BaseModel):
         return [p.summary for p in self.playbooks]
 
 
-Ingest = Callable[[Settings, list[Path | str]], IngestSummary]
+Ingest = Callable[[Workspace, list[Path | str]], IngestSummary]
 
 
 def run_nightly(
-    settings: Settings,
+    ws: Workspace,
     provider: ProviderSpec,
     transcripts: Sequence[Path | str],
     *,
@@ -75,18 +74,18 @@ def run_nightly(
 ) -> NightlyResult:
     """The nightly job under the caller's run lock (see the module docstring). A playbook's run that fails in
     part does not stop the others; the summaries say what each did."""
-    names = list(playbooks or settings.playbooks)
-    store = Database.store_of(settings)
-    for db in {store, *(Database.of(settings, n) for n in names)}:  # before anything writes: copies to go back to
+    names = list(playbooks or ws.playbooks)
+    store = ws.store
+    for db in {store, *(ws.database(n) for n in names)}:  # before anything writes: copies to go back to
         if db.path.exists():
             back_up(db.path, db.backups)
-    ingest(settings, list(transcripts))
-    summaries = [curate_for_nightly(settings, name, provider, steps=steps, factory=factory) for name in names]
-    return publish_nightly(settings, summaries)
+    ingest(ws, list(transcripts))
+    summaries = [curate_for_nightly(ws, name, provider, steps=steps, factory=factory) for name in names]
+    return publish_nightly(ws, summaries)
 
 
 def curate_for_nightly(
-    settings: Settings,
+    ws: Workspace,
     playbook: str,
     provider: ProviderSpec,
     *,
@@ -96,11 +95,11 @@ def curate_for_nightly(
 ) -> RunSummary:
     """One playbook's part of the nightly: its curation run, then a consolidation when it needs one."""
     summary = run_curation(
-        settings, playbook, provider, steps=steps or plain_steps(), factory=factory, kind="nightly", slot=slot
+        ws, playbook, provider, steps=steps or plain_steps(), factory=factory, kind="nightly", slot=slot
     )
-    why = needs_consolidation(settings, summary, provider)
+    why = needs_consolidation(ws, summary, provider)
     if why is not None:
-        merged, _ = run_consolidation(settings, playbook, provider=provider, factory=factory)
+        merged, _ = run_consolidation(ws, playbook, provider=provider, factory=factory)
         summary.notices.append(
             f"Consolidated because {why}: {merged.ops.get('MERGE', {}).get('applied', 0)} cluster(s) merged,"
             f" {merged.entries_before} -> {merged.entries_after} entries."
@@ -110,7 +109,7 @@ def curate_for_nightly(
     return summary
 
 
-def finish_nightly(settings: Settings, playbooks: Sequence[str], *, since: datetime) -> NightlyResult:
+def finish_nightly(ws: Workspace, playbooks: Sequence[str], *, since: datetime) -> NightlyResult:
     """The nightly's end when its playbooks were curated elsewhere (flow runs on a work pool): their runs' summaries
     read from their shards (the newest nightly run of each since `since`), then `publish_nightly`.
 
@@ -119,7 +118,7 @@ def finish_nightly(settings: Settings, playbooks: Sequence[str], *, since: datet
     """
     summaries = []
     for name in playbooks:
-        with Database.of(settings, name).read() as con:
+        with ws.database(name).read() as con:
             summary = latest_run(con, name, "nightly", since)
         if summary is None:
             raise StoreError(
@@ -127,36 +126,36 @@ def finish_nightly(settings: Settings, playbooks: Sequence[str], *, since: datet
                 " Prefect UI, then run `playbook nightly` again (what finished is kept)."
             )
         summaries.append(summary)
-    return publish_nightly(settings, summaries)
+    return publish_nightly(ws, summaries)
 
 
-def publish_nightly(settings: Settings, summaries: Sequence[RunSummary]) -> NightlyResult:
+def publish_nightly(ws: Workspace, summaries: Sequence[RunSummary]) -> NightlyResult:
     """After the curation runs: each playbook's exports, evolution report and what awaits review, then every export
     target and the SessionStart hook's snapshot."""
     done: list[NightlyPlaybook] = []
     for summary in summaries:
-        name = summary.playbook or settings.playbook
-        db = Database.of(settings, name)
-        rules = ExportRules.of(settings, name)
-        exported = export_files(db, rules, settings.out_dir)
+        name = summary.playbook or ws.playbook
+        db = ws.database(name)
+        rules = ws.rules(name)
+        exported = export_files(db, rules, ws.out_dir)
         page = write_evolution_report(
             db.path,
             name,
-            settings.out_dir / "report" / name,
+            ws.out_dir / "report" / name,
             rules.redactor,
             wait=db.busy_wait_s,
             budget=rules.budget,
             stale_after_days=rules.stale_after_days,
-            impact_min_sessions=settings.impact_min_sessions,
+            impact_min_sessions=ws.settings.impact_min_sessions,
             store=db.store,
         ).index
         pending = pending_review(db, rules)
         if pending:
             summary.notices.append(f"{len(pending)} change(s) await `playbook review -p {name}`.")
         done.append(NightlyPlaybook(summary=summary, exported=exported, report=page, pending=pending))
-    names = [p.summary.playbook or settings.playbook for p in done]
-    published = publish_targets(Database.of(settings), [ExportRules.of(settings, n) for n in names])
-    write_snapshot(settings, only_if_present=True)  # what the SessionStart hook gives sessions from now on
+    names = [p.summary.playbook or ws.playbook for p in done]
+    published = publish_targets(ws.database(), [ws.rules(n) for n in names])
+    write_snapshot(ws, only_if_present=True)  # what the SessionStart hook gives sessions from now on
     for result in published:
         owner = next((p.summary for p in done if p.summary.playbook == result.playbook), None)
         if owner is not None and result.status == "refused":

@@ -29,15 +29,15 @@ from core.selection import SessionFilter
 from core.store.db import back_up
 from core.store.ingest import IngestSummary
 from core.transcripts import Format
-from flows.config import Settings, load_settings
-from flows.context import Database
-from flows.delivery.exports import ExportRules, export_files
+from flows.config import load_settings
+from flows.delivery.exports import export_files
 from flows.models.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.run.curation import fail_if_nothing_worked, run_curation
 from flows.run.ingest import ingest_with
 from flows.run.nightly import NightlyResult, finish_nightly, run_nightly
 from flows.run.run_state import Epoch, RunContext, SessionApply, StepResult, Steps
 from flows.run.steps import apply_epoch_sessions, curate_sessions, reflect_sessions
+from flows.workspace import Workspace
 
 __all__ = [
     "CURATE_DEPLOYMENT",
@@ -69,9 +69,9 @@ def transient_only(task: Task[Any, Any], task_run: TaskRun, state: State[Any]) -
     retry_delay_seconds=[2, 10],
     retry_condition_fn=transient_only,
 )
-def ingest_task(settings: Settings, paths: list[Path | str], fmt: Format | None = None) -> IngestSummary:
+def ingest_task(ws: Workspace, paths: list[Path | str], fmt: Format | None = None) -> IngestSummary:
     """Ingest transcript folders (and teams' buckets) into the database."""
-    return ingest_with(settings, paths, fmt)
+    return ingest_with(ws, paths, fmt)
 
 
 @task(name="reflect-epoch", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=5, retry_condition_fn=transient_only)
@@ -120,17 +120,17 @@ def _artifacts(summary: RunSummary, extra: str = "") -> None:
 
 @flow(name="ingest", log_prints=True)
 def ingest_flow(
-    settings: Settings | None = None, paths: list[Path | str] | None = None, fmt: Format | None = None
+    ws: Workspace | None = None, paths: list[Path | str] | None = None, fmt: Format | None = None
 ) -> IngestSummary:
     """Ingest the given (or configured) transcript folders."""
-    settings = settings or load_settings()
-    with Database.store_of(settings).lock("playbook ingest", patient=True):
-        return ingest_task(settings, paths or settings.transcripts, fmt)
+    ws = ws or Workspace.of(load_settings())
+    with ws.store.lock("playbook ingest", patient=True):
+        return ingest_task(ws, paths or ws.settings.transcripts, fmt)
 
 
 @flow(name="curate", log_prints=True)
 def curate_flow(
-    settings: Settings,
+    ws: Workspace,
     provider: ProviderSpec,
     playbook: str,
     chosen: SessionFilter | None = None,
@@ -138,19 +138,19 @@ def curate_flow(
     factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> RunSummary:
     """Curate one playbook from the sessions it has not seen yet (under the run lock), then export it."""
-    db = Database.of(settings, playbook)
+    db = ws.database(playbook)
     with db.lock(f"playbook {kind}", patient=True):
         summary = run_curation(
-            settings,
+            ws,
             playbook,
             provider,
             steps=task_steps(),
             factory=factory or make_provider,
             kind=kind,
             chosen=chosen,
-            slot=model_call_slot(settings),
+            slot=model_call_slot(ws),
         )
-        export_files(db, ExportRules.of(settings, playbook), settings.out_dir)
+        export_files(db, ws.rules(playbook), ws.out_dir)
     _artifacts(summary)
     fail_if_nothing_worked([summary])
     return summary
@@ -158,7 +158,7 @@ def curate_flow(
 
 @flow(name="nightly", log_prints=True)
 def nightly_flow(
-    settings: Settings,
+    ws: Workspace,
     provider: ProviderSpec,
     transcripts: list[Path | str] | None = None,
     playbooks: list[str] | None = None,
@@ -166,13 +166,13 @@ def nightly_flow(
 ) -> list[RunSummary]:
     """Ingest, then curate every configured playbook, then write its exports and evolution report, and publish.
     With shards and a work pool, the playbooks' curation runs are flow runs of the pool's workers."""
-    if settings.shard == "playbook" and settings.work_pool:
-        return _fan_out(settings, provider, transcripts or settings.transcripts, playbooks or settings.playbooks)
-    with Database.store_of(settings).lock("playbook nightly", patient=True):
+    if ws.settings.shard == "playbook" and ws.settings.work_pool:
+        return _fan_out(ws, provider, transcripts or ws.settings.transcripts, playbooks or ws.playbooks)
+    with ws.store.lock("playbook nightly", patient=True):
         result = run_nightly(
-            settings,
+            ws,
             provider,
-            transcripts or settings.transcripts,
+            transcripts or ws.settings.transcripts,
             ingest=ingest_task,
             steps=task_steps(),
             factory=factory or make_provider,
@@ -183,10 +183,10 @@ def nightly_flow(
     return result.summaries
 
 
-def model_call_slot(settings: Settings) -> Callable[[], AbstractContextManager[object]] | None:
+def model_call_slot(ws: Workspace) -> Callable[[], AbstractContextManager[object]] | None:
     """A slot of the global concurrency limit `model_calls_limit`, held around each model call, when the run reports
     to a Prefect server (with no such limit on the server, calls go ahead: `strict=False`)."""
-    name = settings.model_calls_limit
+    name = ws.settings.model_calls_limit
     if not name or not os.environ.get("PREFECT_API_URL"):
         return None
     from prefect.concurrency.sync import concurrency
@@ -199,7 +199,7 @@ FAN_OUT_POLL_S = 2.0
 
 
 def _fan_out(
-    settings: Settings, provider: ProviderSpec, transcripts: Sequence[Path | str], playbooks: Sequence[str]
+    ws: Workspace, provider: ProviderSpec, transcripts: Sequence[Path | str], playbooks: Sequence[str]
 ) -> list[RunSummary]:
     """The nightly on a work pool: ingest into the store here, then one flow run of the `curate-playbook`
     deployment per playbook (each curates and exports its own shard, on whichever worker takes it), waited for;
@@ -207,10 +207,10 @@ def _fan_out(
     from prefect.client.orchestration import get_client
     from prefect.deployments import run_deployment
 
-    store = Database.store_of(settings)
+    store = ws.store
     with store.lock("playbook nightly", patient=True):
         back_up(store.path, store.backups)
-        ingest_task(settings, list(transcripts))
+        ingest_task(ws, list(transcripts))
     started = datetime.now(UTC)
     runs: list[FlowRun] = [
         run_deployment(  # type: ignore[misc]  # called from a sync flow: the sync variant answers
@@ -220,21 +220,21 @@ def _fan_out(
     ]
     # Each run ends on its worker: waited for here, within the run's time limit (with no worker on the pool the
     # runs would stay scheduled, and the nightly would wait for ever).
-    deadline = time.monotonic() + settings.max_run_minutes * 60 if settings.max_run_minutes else None
+    deadline = time.monotonic() + ws.settings.max_run_minutes * 60 if ws.settings.max_run_minutes else None
     with get_client(sync_client=True) as client:
         pending = {run.id for run in runs}
         while pending:
             pending = {i for i in pending if not (state := client.read_flow_run(i).state) or not state.is_final()}
             if pending and deadline is not None and time.monotonic() > deadline:
                 raise RunFailedError(
-                    f"{len(pending)} of {len(runs)} curation runs on work pool `{settings.work_pool}` did not end"
-                    f" within max_run_minutes ({settings.max_run_minutes:g}); is a worker running"
-                    f" (`prefect worker start -p {settings.work_pool}`)? What finished is kept; the next nightly"
+                    f"{len(pending)} of {len(runs)} curation runs on work pool `{ws.settings.work_pool}` did not end"
+                    f" within max_run_minutes ({ws.settings.max_run_minutes:g}); is a worker running"
+                    f" (`prefect worker start -p {ws.settings.work_pool}`)? What finished is kept; the next nightly"
                     " curates the rest."
                 )
             if pending:
                 time.sleep(FAN_OUT_POLL_S)
-    result = finish_nightly(settings, list(playbooks), since=started)
+    result = finish_nightly(ws, list(playbooks), since=started)
     _nightly_artifacts(result)
     fail_if_nothing_worked(result.summaries)
     return result.summaries
@@ -269,11 +269,11 @@ def _nightly_artifacts(result: NightlyResult) -> None:
 
 @flow(name="backfill", log_prints=True)
 def backfill_flow(
-    settings: Settings,
+    ws: Workspace,
     provider: ProviderSpec,
     playbook: str,
     chosen: SessionFilter,
     factory: ProviderFactory | None = None,  # None: make_provider (a function default has no JSON schema)
 ) -> RunSummary:
     """Curate historical sessions in a date range, through the Message Batches API by default."""
-    return curate_flow.fn(settings, provider, playbook, chosen, kind="backfill", factory=factory)
+    return curate_flow.fn(ws, provider, playbook, chosen, kind="backfill", factory=factory)

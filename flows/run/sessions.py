@@ -10,29 +10,28 @@ from core.errors import ConfigError
 from core.store.ledger import FailedSession, failed_sessions, release_failures, requeue_sessions, sessions_applied_by
 from core.store.registry import require_playbook
 from core.store.sessions import SessionRow, list_sessions
-from flows.config import Settings
-from flows.context import Database
+from flows.workspace import Workspace
 
 __all__ = ["failed_of", "requeue", "retry", "sessions_of"]
 
 
 def sessions_of(
-    settings: Settings, *, project: str | None = None, since: datetime | None = None, limit: int = 1000
+    ws: Workspace, *, project: str | None = None, since: datetime | None = None, limit: int = 1000
 ) -> list[SessionRow]:
     """Ingested sessions, newest first."""
-    with Database.store_of(settings).read() as con:
+    with ws.store.read() as con:
         return list_sessions(con, project=project, since=since, limit=limit)
 
 
-def failed_of(settings: Settings, playbook: str) -> list[FailedSession]:
+def failed_of(ws: Workspace, playbook: str) -> list[FailedSession]:
     """The sessions `playbook` failed to process or holds (a configured playbook may not exist yet)."""
-    with Database.of(settings, playbook).read() as con:
-        if playbook not in settings.playbooks:
+    with ws.database(playbook).read() as con:
+        if playbook not in ws.playbooks:
             require_playbook(con, playbook)
         return failed_sessions(con, playbook)
 
 
-def retry(settings: Settings, playbook: str, session_ids: list[str], *, every: bool = False) -> int:
+def retry(ws: Workspace, playbook: str, session_ids: list[str], *, every: bool = False) -> int:
     """Let quarantined or held sessions (those named, or `every` one) be curated again by the next run; how many.
 
     Raises:
@@ -40,17 +39,17 @@ def retry(settings: Settings, playbook: str, session_ids: list[str], *, every: b
     """
     if not session_ids and not every:
         raise ConfigError("Name the sessions to retry, or pass `--all`; `playbook sessions --failed` lists them.")
-    with Database.of(settings, playbook).write("playbook retry", create=False) as con:
+    with ws.database(playbook).write("playbook retry", create=False) as con:
         require_playbook(con, playbook)
         return release_failures(con, playbook, None if every else session_ids)
 
 
 def requeue(
-    settings: Settings, playbook: str, since: datetime, source: Literal["heuristic", "any"], *, dry_run: bool = False
+    ws: Workspace, playbook: str, since: datetime, source: Literal["heuristic", "any"], *, dry_run: bool = False
 ) -> list[str]:
     """The sessions `playbook` applied in runs of the rules (or any run) since `since`, made pending again unless
     `dry_run`."""
-    with Database.of(settings, playbook).write("playbook recurate", create=False) as con:
+    with ws.database(playbook).write("playbook recurate", create=False) as con:
         require_playbook(con, playbook)
         ids = sessions_applied_by(con, playbook, None if source == "any" else "heuristic", since)
         if not dry_run:

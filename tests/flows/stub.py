@@ -9,6 +9,7 @@ from core.llm.pricing import CostCap
 from core.llm.replay import ReplayProvider
 from flows.config import Settings
 from flows.models.providers import ProviderFactory, ProviderSpec
+from flows.workspace import Workspace
 
 
 class StubProvider(ReplayProvider):
@@ -24,10 +25,10 @@ class StubProvider(ReplayProvider):
         )
 
 
-def spec(settings: Settings) -> ProviderSpec:
+def spec(ws: Workspace) -> ProviderSpec:
     """The spec a stubbed run records (its factory decides what actually answers)."""
     return ProviderSpec(
-        kind="anthropic", reflector_model=settings.reflector_model, curator_model=settings.curator_model
+        kind="anthropic", reflector_model=ws.settings.reflector_model, curator_model=ws.settings.curator_model
     )
 
 

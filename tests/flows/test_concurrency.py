@@ -17,8 +17,8 @@ import pytest
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
-from flows.models.providers import resolve_provider
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = str(Path(sys.executable).with_name("playbook"))
@@ -66,10 +66,10 @@ def test_readers_and_writers_never_crash_a_nightly(tmp_path: Path, prefect_api: 
     for work in (alone, busy):
         shutil.copytree(ROOT / "data" / "samples", work / "samples")
     # The same run alone, in this process (no Prefect needed for the reference).
-    settings = Settings(db=alone / "c.duckdb", out_dir=alone / "out", min_messages=1)
-    with open_db(settings.db) as con:
+    settings = Workspace.of(Settings(db=alone / "c.duckdb", out_dir=alone / "out", min_messages=1))
+    with open_db(settings.settings.db) as con:
         ingest(con, [alone / "samples"])
-    assert run_curation(settings, "default", resolve_provider("heuristic", settings)).status == "ok"
+    assert run_curation(settings, "default", settings.provider("heuristic")).status == "ok"
     expected = playbook_json(alone, prefect_api)
 
     env = env_for(busy, prefect_api)

@@ -24,6 +24,7 @@ from flows.cli import app
 from flows.config import Settings
 from flows.models.providers import ProviderSpec
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 from tests.helpers import message
 from tests.servers import JsonHandler, serving
 
@@ -36,11 +37,13 @@ CURATION = json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": 
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings(tmp_path: Path) -> Workspace:
     db = tmp_path / "f.duckdb"
     with open_db(db) as con:
         ingest(con, [SAMPLES / "claude-code-log", SAMPLES / "claude-code-viewer", SAMPLES / "spotter"])
-    return Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, concurrency=2, max_retries=0, min_messages=1)
+    return Workspace.of(
+        Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, concurrency=2, max_retries=0, min_messages=1)
+    )
 
 
 def factory_for(handler: Callable[[httpx2.Request], httpx2.Response], seen: list[str]):  # type: ignore[no-untyped-def]
@@ -70,7 +73,7 @@ def answer(request: httpx2.Request) -> httpx2.Response:
     return httpx2.Response(200, json=message(text, input_tokens=5, output_tokens=5))
 
 
-def test_a_refused_key_stops_the_run_at_the_first_call(settings: Settings) -> None:
+def test_a_refused_key_stops_the_run_at_the_first_call(settings: Workspace) -> None:
     calls: list[str] = []
     refuse = lambda r: httpx2.Response(  # noqa: E731
         401, json={"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
@@ -82,7 +85,7 @@ def test_a_refused_key_stops_the_run_at_the_first_call(settings: Settings) -> No
         "The model API refused the key from `TEST_KEY` (HTTP 401: invalid x-api-key); set a valid key, or run"
         " with `--llm heuristic`."
     )
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         assert failed_sessions(con, "default") == []  # the sessions are not to blame: nothing counted
         status = con.execute("SELECT status FROM runs").fetchall()
     assert status == [("failed",)]
@@ -108,25 +111,28 @@ def test_a_refused_key_stops_the_run_at_the_first_call(settings: Settings) -> No
 )
 @pytest.mark.slow
 def test_a_broken_server_opens_the_breaker_and_the_rest_waits(
-    settings: Settings, name: str, handler: Callable[[httpx2.Request], httpx2.Response], expected: str
+    settings: Workspace, name: str, handler: Callable[[httpx2.Request], httpx2.Response], expected: str
 ) -> None:
     calls: list[str] = []
     run = run_curation(
-        settings.model_copy(update={"breaker_failures": 3}), "default", MODEL, factory=factory_for(handler, calls)
+        Workspace.of(settings.settings.model_copy(update={"breaker_failures": 3})),
+        "default",
+        MODEL,
+        factory=factory_for(handler, calls),
     )
     assert len(calls) == 3, name  # then no call starts
     assert run.status == "failed" and run.sessions_applied == 0
     assert run.stopped is not None and "3 model calls in a row failed the same way" in run.stopped
     assert expected in run.stopped
     assert any("wait for the next run" in n for n in run.notices)
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         assert failed_sessions(con, "default") == []  # failed calls are never counted against a session
     fixed = run_curation(settings, "default", MODEL, factory=factory_for(answer, calls))
     assert fixed.status == "ok" and fixed.sessions_applied == run.sessions_considered  # nothing was lost
 
 
 @pytest.mark.slow
-def test_the_deadline_ends_the_run_with_what_it_finished(settings: Settings) -> None:
+def test_the_deadline_ends_the_run_with_what_it_finished(settings: Workspace) -> None:
     now = [0.0]
     calls: list[str] = []
 
@@ -156,12 +162,12 @@ class _StandIn(JsonHandler):
 
 @pytest.mark.slow
 def test_cli_says_in_one_line_that_the_key_was_refused_and_exits_1(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch, prefect_api: str
+    settings: Workspace, monkeypatch: pytest.MonkeyPatch, prefect_api: str
 ) -> None:
     with serving(_StandIn) as url:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-wrong-key-0000000000000000")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
-        result = CliRunner().invoke(app, ["curate", "--db", str(settings.db), "--llm", "anthropic", "--json"])
+        result = CliRunner().invoke(app, ["curate", "--db", str(settings.settings.db), "--llm", "anthropic", "--json"])
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
         "Error: The model API refused the key from `ANTHROPIC_API_KEY` (HTTP 401: invalid x-api-key); set a valid"
@@ -171,7 +177,7 @@ def test_cli_says_in_one_line_that_the_key_was_refused_and_exits_1(
 
 
 @pytest.mark.slow
-def test_a_reflection_whose_curator_call_failed_is_not_paid_again(settings: Settings) -> None:
+def test_a_reflection_whose_curator_call_failed_is_not_paid_again(settings: Workspace) -> None:
     steps: list[str] = []
     broken = {"on": True}
 

@@ -19,6 +19,7 @@ from core.store.versions import history
 from flows.config import Settings
 from flows.models.providers import ProviderSpec
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 from tests.helpers import message
 
 MODEL = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
@@ -70,10 +71,12 @@ def test_sessions_wait_until_idle_grow_into_new_parts_and_short_ones_are_reconsi
     write_session(folder / "a.jsonl", "grows", first, old)
     write_session(folder / "b.jsonl", "short", ["hi", "hello"], old)
     write_session(folder / "c.jsonl", "live", [f"live {i}" for i in range(6)], now - timedelta(minutes=5))
-    settings = Settings(db=tmp_path / "g.duckdb", out_dir=tmp_path / "out", min_messages=4, idle_minutes=30)
+    settings = Workspace.of(
+        Settings(db=tmp_path / "g.duckdb", out_dir=tmp_path / "out", min_messages=4, idle_minutes=30)
+    )
 
     def run() -> object:
-        with open_db(settings.db) as con:
+        with open_db(settings.settings.db) as con:
             ingest(con, [folder])
         return run_curation(settings, "default", MODEL, factory=factory)
 
@@ -90,7 +93,7 @@ def test_sessions_wait_until_idle_grow_into_new_parts_and_short_ones_are_reconsi
     assert two.sessions_applied == 3 and two.sessions_skipped == 0
     reflector_prompt = next(b for b in bodies[seen:] if "BETA" in b)
     assert "ALPHA" not in reflector_prompt  # only the new part is judged again
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         notes = [v.note for v in history(con, "default") if v.session_id == "grows"]
     assert notes == [None, "the session's new part (it was first applied in version 1)"]
     assert run().sessions_considered == 0  # nothing grew since: nothing to do

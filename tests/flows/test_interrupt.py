@@ -105,14 +105,14 @@ def test_ctrl_c_is_one_line_within_five_seconds_under_load_and_the_rerun_resumes
 
 def test_idle_nightly_does_not_start_prefect(tmp_path: Path) -> None:
     from flows.config import Settings
-    from flows.models.providers import resolve_provider
     from flows.run.curation import run_curation
     from flows.run.ingest import ingest_with
+    from flows.workspace import Workspace
 
     shutil.copytree(ROOT / "data" / "samples" / "claude-code" / "spotter", tmp_path / "samples")
-    done = Settings(db=tmp_path / "c.duckdb", out_dir=tmp_path / "out")  # everything ingested and curated
+    done = Workspace.of(Settings(db=tmp_path / "c.duckdb", out_dir=tmp_path / "out"))  # everything ingested and curated
     ingest_with(done, [tmp_path / "samples"])
-    run_curation(done, "default", resolve_provider("heuristic", done))
+    run_curation(done, "default", done.provider("heuristic"))
     code = (
         "import sys; from flows.cli import app\n"
         "try:\n    app(['nightly', 'samples', '--llm', 'heuristic', '--db', 'c.duckdb', '--json'])\n"

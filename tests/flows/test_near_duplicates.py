@@ -23,8 +23,8 @@ from core.selection import SessionFilter
 from core.store.db import open_db
 from core.store.ingest import ingest
 from flows.config import Settings
-from flows.models.providers import resolve_provider
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 from tests.helpers import expose, message
 from tests.profiles import examples
 
@@ -169,8 +169,8 @@ def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> Non
     ]
     path = tmp_path / "replay.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
-    settings = Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1)
-    run = run_curation(settings, "default", resolve_provider(f"replay:{path}", settings))
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1))
+    run = run_curation(settings, "default", settings.provider(f"replay:{path}"))
     assert run.sessions_applied >= 2 and run.skip_reasons.get("ADD: near duplicate") == 1
     per = 100 / run.sessions_applied
     assert run.quality == {
@@ -234,7 +234,7 @@ def test_the_curator_is_shown_the_live_entries_close_to_each_finding(tmp_path: P
         client = make_client(api_key="k", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
         return AnthropicProvider(client, cost_cap=cap)
 
-    settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1, epoch_size=1, max_entries=1)
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", min_messages=1, epoch_size=1, max_entries=1))
     model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
     assert run_curation(settings, "default", model, factory=factory).sessions_applied >= 1
     assert "Budget: 2 of 1 entries" in curator_systems[0] and "OVER its budget" in curator_systems[0]
@@ -344,8 +344,8 @@ def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) 
         )
         + "\n"
     )
-    settings = Settings(db=db, out_dir=tmp_path / "out", min_messages=1)
-    run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings), chosen=SessionFilter(limit=1))
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", min_messages=1))
+    run_curation(settings, "default", settings.provider(f"replay:{replay}"), chosen=SessionFilter(limit=1))
     listed = runner.invoke(app, ["stale", "--json", "--db", str(db)])
     assert [r["name"] for r in json.loads(listed.stdout)] == ["oth-001", "oth-003"]  # oth-002 was confirmed now
     exported = json.loads(runner.invoke(app, ["export", "--db", str(db)]).stdout)
@@ -361,7 +361,7 @@ def test_entries_nobody_confirms_go_stale_and_leave_the_exports(tmp_path: Path) 
     assert "for 90 days" in stale_part
 
 
-def _two_near_duplicates(tmp_path: Path, extra: list[dict] | None = None) -> Settings:
+def _two_near_duplicates(tmp_path: Path, extra: list[dict] | None = None) -> Workspace:
     from typer.testing import CliRunner
 
     from flows.cli import app
@@ -376,7 +376,7 @@ def _two_near_duplicates(tmp_path: Path, extra: list[dict] | None = None) -> Set
     path.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
     db = tmp_path / "m.duckdb"
     assert CliRunner().invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
-    return Settings(db=db, out_dir=tmp_path / "out")
+    return Workspace.of(Settings(db=db, out_dir=tmp_path / "out"))
 
 
 @pytest.mark.parametrize("answer", ["merge", "junk"])
@@ -415,7 +415,7 @@ def test_consolidate_has_a_configured_model_judge_groups_that_may_say_the_same(t
     user = body["messages"][0]["content"]
     prompt = user if isinstance(user, str) else " ".join(part["text"] for part in user)
     assert "- group 1:" in prompt and all(f"- pat-00{i}: " in prompt for i in (1, 2, 3, 4))
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         live = con.execute("SELECT text, helpful, harmful FROM entries WHERE valid_to IS NULL ORDER BY name").fetchall()
         calls = con.execute("SELECT step, session_id, run_id FROM llm_calls").fetchall()
         apart = con.execute("SELECT count(*) FROM kept_apart").fetchone()
@@ -539,10 +539,13 @@ def test_nightly_has_a_model_judge_the_entries_a_run_added() -> None:
     quiet = {"duplicate_rate": 0.0, "budget_entries": 0.5, "budget_tokens": 0.5}
     added = RunSummary(run_id="r", kind="nightly", ops={"ADD": {"applied": 2}}, quality=quiet)
     nothing = RunSummary(run_id="r", kind="nightly", ops={"ADD": {"skipped": 3}}, quality=quiet)
-    settings = Settings()
+    settings = Workspace.of(Settings())
     assert (
         needs_consolidation(settings, added, model) == "2 new entries for the model to judge against their neighbours"
     )
     assert needs_consolidation(settings, added, rules) is None  # no model: only the duplicate rate and the budget
     assert needs_consolidation(settings, nothing, model) is None
-    assert needs_consolidation(settings.model_copy(update={"near_duplicates": "off"}), added, model) is None
+    assert (
+        needs_consolidation(Workspace.of(settings.settings.model_copy(update={"near_duplicates": "off"})), added, model)
+        is None
+    )

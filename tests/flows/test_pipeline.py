@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from core.store.db import open_db
 from flows.cli import app
 from flows.config import Settings
-from flows.models.providers import resolve_provider
+from flows.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -63,8 +63,8 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("PLAYBOOK_OUT_DIR", str(tmp_path / "out"))
     db = tmp_path / "nightly.duckdb"
-    settings = Settings(db=db, out_dir=tmp_path / "out", anthropic_api_key=None)
-    reports = nightly_flow(settings, resolve_provider("auto", settings), transcripts=[archive])
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", anthropic_api_key=None))
+    reports = nightly_flow(settings, settings.provider("auto"), transcripts=[archive])
     (report,) = reports
     assert report.provider == "heuristic" and report.status == "ok"
     assert report.notices[0].startswith("No model is set up here: using the rules (heuristic provider).")
@@ -72,7 +72,7 @@ def test_nightly_flow_end_to_end(harness: None, archive: Path, tmp_path: Path, m
     exported = json.loads((tmp_path / "out" / "default.json").read_text())
     assert set(exported) == {"contract_version", "version", "last_updated", "sections"}
     assert (tmp_path / "out" / "default.md").read_text().startswith("# Playbook `default`")
-    again = nightly_flow(settings, resolve_provider("auto", settings), transcripts=[archive])
+    again = nightly_flow(settings, settings.provider("auto"), transcripts=[archive])
     assert (again[0].status, again[0].sessions_considered, again[0].calls_made) == ("nothing-to-do", 0, 0)
     with open_db(db) as con:
         runs = con.execute("SELECT kind, status FROM runs ORDER BY started_at").fetchall()
@@ -96,8 +96,8 @@ def test_nightly_consolidates_when_the_duplicate_rate_is_too_high(
     db = tmp_path / "nightly.duckdb"
     assert runner.invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    settings = Settings(db=db, out_dir=tmp_path / "out", anthropic_api_key=None, min_messages=1)
-    (report,) = nightly_flow(settings, resolve_provider("auto", settings), transcripts=[archive])
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", anthropic_api_key=None, min_messages=1))
+    (report,) = nightly_flow(settings, settings.provider("auto"), transcripts=[archive])
     assert report.sessions_applied >= 1
     notice = next(n for n in report.notices if n.startswith("Consolidated because duplicate rate"))
     assert "1 cluster(s) merged" in notice
@@ -139,8 +139,8 @@ def test_curate_flow_with_replay_and_artifact(
         )
     )
     monkeypatch.setenv("PLAYBOOK_MIN_MESSAGES", "1")
-    settings = Settings(db=db, out_dir=tmp_path / "out")
-    report = curate_flow(settings, resolve_provider(f"replay:{replay}", settings), settings.playbook)
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out"))
+    report = curate_flow(settings, settings.provider(f"replay:{replay}"), settings.playbook)
     assert (report.sessions_applied, report.ops["ADD"]["applied"]) == (1, 1)
 
     async def latest() -> str:

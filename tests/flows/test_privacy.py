@@ -18,8 +18,9 @@ from core.store.versions import load_version
 from flows.config import Settings
 from flows.delivery.exports import export_playbook
 from flows.insight.evolution import write_evolution_report
-from flows.models.providers import ProviderSpec, resolve_provider
+from flows.models.providers import ProviderSpec
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 from tests.helpers import message
 
 PLANTED = ["alice", "build-01", "Alice Example", "/home/", "/Users/"]
@@ -101,13 +102,15 @@ def test_personal_data_reaches_no_request_entry_export_or_report(tmp_path: Path)
     planted_session(tmp_path / "projects" / "-home-alice-acme-proj" / "priv-1.jsonl")
     # The same error in a second session: the heuristic proposes only what recurs.
     planted_session(tmp_path / "projects" / "-home-alice-acme-proj" / "priv-2.jsonl", "priv-2")
-    settings = Settings(
-        db=tmp_path / "p.duckdb",
-        out_dir=tmp_path / "out",
-        min_messages=1,
-        personal_patterns=["Alice Example", r"build-01\.acme\.internal"],
+    settings = Workspace.of(
+        Settings(
+            db=tmp_path / "p.duckdb",
+            out_dir=tmp_path / "out",
+            min_messages=1,
+            personal_patterns=["Alice Example", r"build-01\.acme\.internal"],
+        )
     )
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         ingest(con, [tmp_path / "projects"])
     bodies: list[str] = []
 
@@ -125,15 +128,15 @@ def test_personal_data_reaches_no_request_entry_export_or_report(tmp_path: Path)
     summary = run_curation(settings, "default", model, factory=factory)
     assert summary.sessions_applied == 2 and len(bodies) == 4
     assert [leaks(b) for b in bodies] == [[]] * 4  # neither the reflector nor the curator request
-    heuristic = settings.model_copy(update={"playbook": "rules"})
-    assert run_curation(heuristic, "rules", resolve_provider("heuristic", heuristic)).sessions_applied == 2
-    with open_db(settings.db) as con:
+    heuristic = Workspace.of(settings.settings.model_copy(update={"playbook": "rules"}))
+    assert run_curation(heuristic, "rules", heuristic.provider("heuristic")).sessions_applied == 2
+    with open_db(settings.settings.db) as con:
         entries = [e.text for name in ("default", "rules") for _, e in load_version(con, name).entries()]
         counts = con.execute("SELECT n_secrets_redacted, n_personal_masked FROM sessions").fetchone()
     assert len(entries) >= 2 and [leaks(t) for t in entries] == [[]] * len(entries)
     assert any("~/acme-proj" in t for t in entries)  # the path stays useful, without the person
     assert counts is not None and counts[1] >= 6
     written = export_playbook(settings, "default") + export_playbook(heuristic, "rules")
-    report = write_evolution_report(settings.db, "rules", tmp_path / "report", settings.redactor())
+    report = write_evolution_report(settings.settings.db, "rules", tmp_path / "report", settings.redactor)
     for path in [*written, report.index]:
         assert leaks(path.read_text()) == [], path

@@ -22,8 +22,8 @@ from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.versions import history, load_version
 from flows.config import Settings
-from flows.models.providers import resolve_provider
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 from tests.helpers import expose
 from tests.servers import HOLD_LOCK, lock_holder
 
@@ -152,7 +152,7 @@ def entries(db: Path, version: int) -> list[tuple[str, str, str, int, int]]:
 
 
 @pytest.fixture
-def setup(tmp_path: Path) -> tuple[Settings, Path]:
+def setup(tmp_path: Path) -> tuple[Workspace, Path]:
     db = tmp_path / "flow.duckdb"
     # A session too short to learn from: one prompt and one answer.
     brief = tmp_path / "brief" / "brief.jsonl"
@@ -185,19 +185,19 @@ def setup(tmp_path: Path) -> tuple[Settings, Path]:
     expose(db, {SESSIONS[1]: ["pat-001", "mis-001"], SESSIONS[2]: ["mis-001", "ctx-001"]})
     replay = tmp_path / "replay.jsonl"
     replay.write_text("\n".join(json.dumps(r) for r in REPLAY) + "\n")
-    settings = Settings(db=db, out_dir=tmp_path / "out", epoch_size=2, concurrency=2)
+    settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", epoch_size=2, concurrency=2))
     return settings, replay
 
 
 @pytest.mark.slow
-def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Settings, Path]) -> None:
+def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Workspace, Path]) -> None:
     settings, replay = setup
-    report = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    report = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert (report.status, report.sessions_applied, report.sessions_failed) == ("ok", 3, 0)
     # the fourth session (one prompt, one answer) is too short: skipped with a reason
     assert report.sessions_skipped == 1 and "too short" in next(iter(report.skips.values()))
     for version, expected in EXPECTED.items():
-        assert entries(settings.db, version) == expected
+        assert entries(settings.settings.db, version) == expected
     assert report.ops == {
         "ADD": {"applied": 3, "skipped": 0},
         "UPDATE": {"applied": 1, "skipped": 0},
@@ -206,7 +206,7 @@ def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Set
         "unknown": {"applied": 0, "skipped": 0},
     }
     assert report.evaluations == 4 and report.epochs == 2
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         rows = history(con, "default")
         assert [(r.version, r.session_id) for r in rows] == [
             (0, None),
@@ -219,55 +219,52 @@ def test_replay_run_gives_the_exact_playbook_version_by_version(setup: tuple[Set
 
 
 @pytest.mark.slow
-def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Settings, Path]) -> None:
+def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Workspace, Path]) -> None:
     settings, replay = setup
-    run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
-    again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    run_curation(settings, "default", settings.provider(f"replay:{replay}"))
+    again = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert (again.status, again.sessions_considered, again.calls_made, again.calls_cached) == ("nothing-to-do", 0, 0, 0)
-    assert entries(settings.db, 3) == EXPECTED[3]
+    assert entries(settings.settings.db, 3) == EXPECTED[3]
 
 
 @pytest.mark.slow
-def test_limit_holds_on_a_first_run(setup: tuple[Settings, Path]) -> None:
+def test_limit_holds_on_a_first_run(setup: tuple[Workspace, Path]) -> None:
     # DuckDB 2.0.0 dropped the LIMIT of the pending query while the playbook had no ledger rows yet.
     settings, replay = setup
-    first = run_curation(
-        settings, "default", resolve_provider(f"replay:{replay}", settings), chosen=SessionFilter(limit=2)
-    )
+    first = run_curation(settings, "default", settings.provider(f"replay:{replay}"), chosen=SessionFilter(limit=2))
     assert first.sessions_considered == 2
-    rest = run_curation(
-        settings, "default", resolve_provider(f"replay:{replay}", settings), chosen=SessionFilter(limit=5)
-    )
+    rest = run_curation(settings, "default", settings.provider(f"replay:{replay}"), chosen=SessionFilter(limit=5))
     assert rest.sessions_considered == 2  # the third session and the short one; nothing twice
     assert first.sessions_applied + rest.sessions_applied == 3
 
 
 @pytest.mark.slow
-def test_failed_call_is_not_applied_and_is_retried_next_run(setup: tuple[Settings, Path]) -> None:
+def test_failed_call_is_not_applied_and_is_retried_next_run(setup: tuple[Workspace, Path]) -> None:
     settings, replay = setup
     partial = replay.with_name("partial.jsonl")
     partial.write_text(
         "\n".join(json.dumps(r) for r in REPLAY if (r["session_id"], r["step"]) != (SESSIONS[1], "curator")) + "\n"
     )
-    first = run_curation(settings, "default", resolve_provider(f"replay:{partial}", settings))
+    first = run_curation(settings, "default", settings.provider(f"replay:{partial}"))
     assert (first.status, first.sessions_applied, first.sessions_failed) == ("partial", 2, 1)
     assert first.failures == {SESSIONS[1]: f"no recorded curator response for session {SESSIONS[1]}"}
-    second = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    second = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert (second.status, second.sessions_applied) == ("ok", 1)
 
 
-def test_unknown_provider_and_missing_key_fail_before_any_work(setup: tuple[Settings, Path]) -> None:
+def test_unknown_provider_and_missing_key_fail_before_any_work(setup: tuple[Workspace, Path]) -> None:
     settings, _ = setup
     with pytest.raises(ConfigError, match="Unknown provider `gpt`"):
-        resolve_provider("gpt", settings)
+        settings.provider("gpt")
     with pytest.raises(ConfigError, match="The `anthropic` provider needs an Anthropic API key"):
-        resolve_provider("anthropic", settings.model_copy(update={"anthropic_api_key": None}))
+        Workspace.of(settings.settings.model_copy(update={"anthropic_api_key": None})).provider("anthropic")
 
 
 KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys, json
     from pathlib import Path
     from flows.config import Settings
+    from flows.workspace import Workspace
     import flows.run.steps as steps
     from flows.run.curation import run_curation
     import tests.flows.stub as stub
@@ -280,7 +277,7 @@ KILL_SCRIPT = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return real(*args, **kwargs)
     steps.write_version = dying
-    settings = Settings(db=Path(sys.argv[1]), epoch_size=2)
+    settings = Workspace.of(Settings(db=Path(sys.argv[1]), epoch_size=2))
     run_curation(settings, "default", stub.spec(settings), factory=stub.factory(Path(sys.argv[2])))
     assert "prefect" not in sys.modules  # the run loop needs no Prefect
 """)
@@ -289,18 +286,18 @@ KILL_SCRIPT = textwrap.dedent("""
 @pytest.mark.slow
 @pytest.mark.parametrize("kill_at", [1, 2, 3])
 def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
-    setup: tuple[Settings, Path], tmp_path: Path, kill_at: int
+    setup: tuple[Workspace, Path], tmp_path: Path, kill_at: int
 ) -> None:
     from tests.flows import stub
 
     settings, replay = setup
     uninterrupted = tmp_path / "uninterrupted.duckdb"
-    shutil.copy(settings.db, uninterrupted)
-    other = settings.model_copy(update={"db": uninterrupted})
+    shutil.copy(settings.settings.db, uninterrupted)
+    other = Workspace.of(settings.settings.model_copy(update={"db": uninterrupted}))
     run_curation(other, "default", stub.spec(other), factory=stub.factory(replay))
 
     proc = subprocess.run(
-        [sys.executable, "-c", KILL_SCRIPT, str(settings.db), str(replay), str(kill_at)],
+        [sys.executable, "-c", KILL_SCRIPT, str(settings.settings.db), str(replay), str(kill_at)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -309,36 +306,36 @@ def test_killed_run_resumes_to_the_same_playbook_paying_nothing_twice(
     resumed = run_curation(settings, "default", stub.spec(settings), factory=stub.factory(replay))
     assert resumed.status == "ok"
     for version in EXPECTED:
-        assert entries(settings.db, version) == entries(uninterrupted, version) == EXPECTED[version]
-    with open_db(settings.db) as con:
+        assert entries(settings.settings.db, version) == entries(uninterrupted, version) == EXPECTED[version]
+    with open_db(settings.settings.db) as con:
         paid_twice = con.execute(
             "SELECT prompt_hash, count(*) FROM llm_calls WHERE provider = 'stub' GROUP BY 1 HAVING count(*) > 1"
         ).fetchall()
         paid = con.execute("SELECT count(*) FROM llm_calls WHERE provider = 'stub'").fetchone()
     assert paid_twice == [] and paid == (6,)  # 3 sessions x 2 steps, each paid exactly once
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         statuses = [r[0] for r in con.execute("SELECT status FROM runs ORDER BY started_at").fetchall()]
     assert statuses == ["interrupted", "ok"]  # the killed run no longer says `running`
 
 
-def test_one_run_per_database(setup: tuple[Settings, Path]) -> None:
+def test_one_run_per_database(setup: tuple[Workspace, Path]) -> None:
     settings, _replay = setup
-    with lock_holder(settings.db), pytest.raises(DatabaseBusyError) as err:
-        with run_lock(settings.db, "playbook curate"):
+    with lock_holder(settings.settings.db), pytest.raises(DatabaseBusyError) as err:
+        with run_lock(settings.settings.db, "playbook curate"):
             pass
-    assert str(err.value).startswith(f"Database `{settings.db}` is in use by process ")
+    assert str(err.value).startswith(f"Database `{settings.settings.db}` is in use by process ")
     assert "(playbook nightly since " in str(err.value)
-    with run_lock(settings.db, "after"):  # released: the next run proceeds
+    with run_lock(settings.settings.db, "after"):  # released: the next run proceeds
         pass
 
 
-def test_lock_is_reentrant_within_a_process(setup: tuple[Settings, Path]) -> None:
+def test_lock_is_reentrant_within_a_process(setup: tuple[Workspace, Path]) -> None:
     settings, _replay = setup
-    with run_lock(settings.db, "playbook nightly"):
-        with run_lock(settings.db, "the flow the CLI started"):  # taken once: the flow finds it held
+    with run_lock(settings.settings.db, "playbook nightly"):
+        with run_lock(settings.settings.db, "the flow the CLI started"):  # taken once: the flow finds it held
             pass
         holder = subprocess.run(
-            [sys.executable, "-c", HOLD_LOCK, str(settings.db), "second"],
+            [sys.executable, "-c", HOLD_LOCK, str(settings.settings.db), "second"],
             cwd=ROOT,
             input="\n",
             capture_output=True,
@@ -404,14 +401,14 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
 
 @pytest.mark.slow
 def test_a_session_whose_output_never_parses_is_quarantined_and_blocks_nothing(
-    setup: tuple[Settings, Path], tmp_path: Path
+    setup: tuple[Workspace, Path], tmp_path: Path
 ) -> None:
     from typer.testing import CliRunner
 
     from flows.cli import app
 
     settings, replay = setup
-    settings = settings.model_copy(update={"max_attempts": 2})
+    settings = Workspace.of(settings.settings.model_copy(update={"max_attempts": 2}))
     broken = tmp_path / "broken.jsonl"
     broken.write_text(
         "\n".join(
@@ -422,38 +419,38 @@ def test_a_session_whose_output_never_parses_is_quarantined_and_blocks_nothing(
         )
         + "\n"
     )
-    first = run_curation(settings, "default", resolve_provider(f"replay:{broken}", settings))
+    first = run_curation(settings, "default", settings.provider(f"replay:{broken}"))
     assert (first.sessions_applied, first.sessions_failed, first.quarantined) == (2, 1, [])  # the others went on
-    second = run_curation(settings, "default", resolve_provider(f"replay:{broken}", settings))
+    second = run_curation(settings, "default", settings.provider(f"replay:{broken}"))
     assert (second.sessions_applied, second.quarantined) == (0, [SESSIONS[1]])
-    third = run_curation(settings, "default", resolve_provider(f"replay:{broken}", settings))
+    third = run_curation(settings, "default", settings.provider(f"replay:{broken}"))
     assert (third.status, third.sessions_considered) == ("nothing-to-do", 0)  # quarantined: not retried
-    listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
+    listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.settings.db)])
     rows = json.loads(listed.stdout)
     assert [(r["session_id"], r["attempts"], r["status"]) for r in rows] == [(SESSIONS[1], 2, "quarantined")]
     assert rows[0]["reason"] == "unparseable model output (no JSON object)"
-    retried = CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.db)])
+    retried = CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.settings.db)])
     assert retried.exit_code == 0 and "1 session(s)" in retried.stdout
-    fixed = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    fixed = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert (fixed.sessions_applied, fixed.sessions_failed) == (1, 0)
-    after = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
+    after = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.settings.db)])
     assert json.loads(after.stdout) == []
 
 
-def test_a_failed_call_is_never_counted_against_the_session(setup: tuple[Settings, Path], tmp_path: Path) -> None:
+def test_a_failed_call_is_never_counted_against_the_session(setup: tuple[Workspace, Path], tmp_path: Path) -> None:
     settings, replay = setup
-    settings = settings.model_copy(update={"max_attempts": 1})
+    settings = Workspace.of(settings.settings.model_copy(update={"max_attempts": 1}))
     missing = tmp_path / "missing.jsonl"  # no recording for one session: a failed call, like an API error
     missing.write_text("\n".join(json.dumps(r) for r in REPLAY if r["session_id"] != SESSIONS[2]) + "\n")
-    run = run_curation(settings, "default", resolve_provider(f"replay:{missing}", settings))
+    run = run_curation(settings, "default", settings.provider(f"replay:{missing}"))
     assert run.sessions_failed == 1 and run.quarantined == []
-    again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    again = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert again.sessions_applied == 1
 
 
 @pytest.mark.slow
 def test_a_session_that_would_empty_the_playbook_is_held_and_the_others_go_on(
-    setup: tuple[Settings, Path], tmp_path: Path
+    setup: tuple[Workspace, Path], tmp_path: Path
 ) -> None:
     from typer.testing import CliRunner
 
@@ -507,27 +504,27 @@ def test_a_session_that_would_empty_the_playbook_is_held_and_the_others_go_on(
     replay = tmp_path / "hostile.jsonl"
     replay.write_text("\n".join(json.dumps(r) for r in hostile) + "\n")
     # Near-duplicate detection off: these six templated lessons read alike to a sentence model.
-    settings = settings.model_copy(update={"epoch_size": 1, "near_duplicates": "off"})
-    run = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    settings = Workspace.of(settings.settings.model_copy(update={"epoch_size": 1, "near_duplicates": "off"}))
+    run = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert run.status == "partial" and run.sessions_applied == 2 and list(run.held) == [SESSIONS[1]]
     assert "mass_change" in run.held[SESSIONS[1]] and "6 of 6" in run.held[SESSIONS[1]]
     assert run.skip_reasons == {"UPDATE: too long": 1}
-    final = entries(settings.db, 2)
+    final = entries(settings.settings.db, 2)
     assert len(final) == 5 and "oth-002" not in [e[1] for e in final]  # session 3 applied after the held one
     assert ("OTHERS", "oth-006", "Line one line two done[31m", 0, 0) in final  # one clean paragraph
-    listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.db)])
+    listed = CliRunner().invoke(app, ["sessions", "--failed", "--json", "--db", str(settings.settings.db)])
     assert [(r["session_id"], r["status"]) for r in json.loads(listed.stdout)] == [(SESSIONS[1], "held")]
-    again = run_curation(settings, "default", resolve_provider(f"replay:{replay}", settings))
+    again = run_curation(settings, "default", settings.provider(f"replay:{replay}"))
     assert again.sessions_considered == 0  # held: waits for a person, not retried on its own
-    assert CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.db)]).exit_code == 0
-    allowed = settings.model_copy(update={"max_removed": 100})
-    accepted = run_curation(allowed, "default", resolve_provider(f"replay:{replay}", allowed))
-    assert accepted.sessions_applied == 1 and entries(settings.db, 3) == []
+    assert CliRunner().invoke(app, ["retry", SESSIONS[1], "--db", str(settings.settings.db)]).exit_code == 0
+    allowed = Workspace.of(settings.settings.model_copy(update={"max_removed": 100}))
+    accepted = run_curation(allowed, "default", allowed.provider(f"replay:{replay}"))
+    assert accepted.sessions_applied == 1 and entries(settings.settings.db, 3) == []
     assert any("shrank the playbook from 5 to 0" in n for n in accepted.notices)
 
 
 @pytest.mark.slow
-def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(setup: tuple[Settings, Path]) -> None:
+def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(setup: tuple[Workspace, Path]) -> None:
     """Answers are held at most `STORE_EVERY_S` before they are stored: a slow call does not keep the answers
     that came before it in memory, where a kill would lose them."""
     import threading
@@ -536,7 +533,7 @@ def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(set
     from tests.flows import stub
 
     settings, replay = setup
-    settings = settings.model_copy(update={"epoch_size": 3, "concurrency": 3})
+    settings = Workspace.of(settings.settings.model_copy(update={"epoch_size": 3, "concurrency": 3}))
     release = threading.Event()
 
     class Slow(stub.StubProvider):
@@ -557,7 +554,7 @@ def test_an_answer_is_stored_within_a_second_while_another_call_is_still_out(set
         deadline = time.monotonic() + 3 * STORE_EVERY_S + 5
         while time.monotonic() < deadline and stored != {SESSIONS[0], SESSIONS[1]}:
             time.sleep(0.2)
-            with open_db(settings.db, wait=5) as con:
+            with open_db(settings.settings.db, wait=5) as con:
                 rows = con.execute("SELECT session_id FROM llm_calls WHERE step = 'reflector'").fetchall()
             stored = {r[0] for r in rows}
         assert stored == {SESSIONS[0], SESSIONS[1]}  # stored while the third call has not returned

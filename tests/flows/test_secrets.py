@@ -30,6 +30,7 @@ from flows.delivery.exports import export_playbook
 from flows.insight.evolution import write_evolution_report
 from flows.models.providers import ProviderSpec
 from flows.run.curation import run_curation
+from flows.workspace import Workspace
 from tests.helpers import SAMPLES, claude_session, message, write_session
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES, SPLIT, SPLIT_MESSAGES, Planted
 from tests.secret_oracle import findings as oracle_findings
@@ -205,8 +206,8 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 @pytest.mark.slow
 def test_no_secret_reaches_a_request_the_database_an_entry_an_export_or_the_report(tmp_path: Path) -> None:
     planted_session(tmp_path / "projects" / "-work-acme" / "sec-1.jsonl")
-    settings = Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1)
-    with open_db(settings.db) as con:
+    settings = Workspace.of(Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1))
+    with open_db(settings.settings.db) as con:
         summary = ingest(con, [tmp_path / "projects"])
     assert summary.secrets >= len(ALL)
     bodies: list[str] = []
@@ -232,7 +233,7 @@ def test_no_secret_reaches_a_request_the_database_an_entry_an_export_or_the_repo
     assert [named_findings(b) for b in bodies] == [[], []]
 
     # Every text column of every table, as DuckDB stores it.
-    con = duckdb.connect(str(settings.db), read_only=True)
+    con = duckdb.connect(str(settings.settings.db), read_only=True)
     try:
         stored: list[str] = []
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall():
@@ -249,7 +250,7 @@ def test_no_secret_reaches_a_request_the_database_an_entry_an_export_or_the_repo
     assert any("[REDACTED:" in t for t in stored) and any("Do not reuse" in t for t in stored)
 
     written = export_playbook(settings, "default")
-    report = write_evolution_report(settings.db, "default", tmp_path / "report", settings.redactor())
+    report = write_evolution_report(settings.settings.db, "default", tmp_path / "report", settings.settings.redactor())
     for path in [*written, report.index]:
         text = path.read_text()
         assert leaked(text) == [] and named_findings(text) == [], path
@@ -318,8 +319,10 @@ def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Pa
     redacted value by value, so it still parses, the session is applied in one run, and a rerun reuses it."""
 
     write_session(tmp_path / "t" / "s.jsonl", "b1", __import__("datetime").datetime(2026, 5, 1), error=True)
-    settings = Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1, near_duplicates="off")
-    with open_db(settings.db) as con:
+    settings = Workspace.of(
+        Settings(db=tmp_path / "p.duckdb", out_dir=tmp_path / "out", min_messages=1, near_duplicates="off")
+    )
+    with open_db(settings.settings.db) as con:
         ingest(con, [tmp_path / "t"])
     token = "ghp_" + "Zq7" * 12
     calls: list[str] = []
@@ -348,7 +351,7 @@ def test_an_answer_quoting_a_header_stays_valid_json_and_is_applied(tmp_path: Pa
     model = ProviderSpec(kind="anthropic", reflector_model="claude-sonnet-4-5", curator_model="claude-sonnet-4-5")
     summary = run_curation(settings, "default", model, factory=factory)
     assert summary.sessions_applied == 1 and summary.sessions_failed == 0 and len(calls) == 2
-    with open_db(settings.db) as con:
+    with open_db(settings.settings.db) as con:
         raws = [r[0] for r in con.execute("SELECT raw_text FROM llm_calls ORDER BY created_at").fetchall()]
         texts = [r[0] for r in con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()]
     assert all(json.loads(r) for r in raws) and not any(token in r for r in raws)

@@ -17,8 +17,7 @@ from core.store.ingest import ingest
 from core.store.ledger import failed_sessions, pending_sessions
 from core.store.versions import current_version, load_version
 from flows.config import Settings
-from flows.context import Database, run_config
-from flows.models.providers import ProviderHandle, ProviderSpec
+from flows.models.providers import ProviderSpec
 from flows.run.run_state import RunContext
 from flows.run.steps import (
     apply_epoch_sessions,
@@ -27,6 +26,7 @@ from flows.run.steps import (
     reflect_sessions,
     select_sessions,
 )
+from flows.workspace import Workspace
 from tests.helpers import claude_session, write_session
 
 START = datetime(2026, 4, 1, 9, tzinfo=UTC)
@@ -60,17 +60,17 @@ def curator(*texts: str) -> str:
 
 
 def context(tmp_path: Path, model: Answers, **overrides: object) -> RunContext:
-    settings = Settings(db=tmp_path / "s.duckdb", out_dir=tmp_path / "out", **overrides)  # type: ignore[arg-type]
+    settings = Workspace.of(Settings(db=tmp_path / "s.duckdb", out_dir=tmp_path / "out", **overrides))  # type: ignore[arg-type]
     spec = ProviderSpec(kind="anthropic", reflector_model="r", curator_model="c")
 
     def factory(spec: ProviderSpec, settings: Settings, cap: CostCap) -> Provider:
         return model
 
     return RunContext(
-        db=Database.of(settings),
-        config=run_config(settings, "default", spec),
+        db=settings.database(),
+        config=settings.run_config("default", spec),
         spec=spec,
-        handle=ProviderHandle.of(spec, settings, factory),
+        handle=settings.handle(spec, factory),
         run_id="run-test",
     )
 

@@ -193,9 +193,9 @@ def test_hostile_object_keys_are_refused_and_the_rest_is_ingested(
     outside = tmp_path / "outside"
     outside.mkdir()
     from flows.config import Settings
-    from flows.context import Database
+    from flows.workspace import Workspace
 
-    cache = Database.of(Settings(db=team)).remote_cache(URL)
+    cache = Workspace.of(Settings(db=team)).database().remote_cache(URL)
     (cache / "mallory").mkdir(parents=True)
     (cache / "mallory" / "claude-code").symlink_to(outside)  # a link planted in the cache earlier
     body = b'{"type": "user", "sessionId": "evil"}\n'
