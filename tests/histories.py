@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from core.exposure import held_out
+from core.hooks import held_out
 from core.impact import Arm
 
 START = datetime(2026, 3, 1, tzinfo=UTC)

@@ -27,13 +27,19 @@ def ledger_read_bytes(con: duckdb.DuckDBPyConnection, path: str) -> int:
     return int(row[0]) if row else 0
 
 
+# Which hook gave an entry: the prompt hook and the guards by name, SessionStart (whatever started the session) as
+# `hook`.
+_SOURCES = {"UserPromptSubmit": "UserPromptSubmit", "PreToolUse": "PreToolUse"}
+
+
 def store_ledger_lines(
     con: duckdb.DuckDBPyConnection, path: str, lines: Sequence[LedgerLine], read_bytes: int, skipped: int
 ) -> int:
-    """Record the exposures of `lines` (a session's start seen twice, resumed or compacted, is kept once) and that
-    the ledger at `path` is merged up to `read_bytes`; returns the rows added."""
+    """Record the exposures of `lines` (a session's start seen twice, resumed or compacted, is kept once; an entry
+    given again by the same hook too) and that the ledger at `path` is merged up to `read_bytes`; returns the rows
+    added."""
     rows = [
-        (line.session_id, got.playbook, entry, shown, got.version, "hook", line.at)
+        (line.session_id, got.playbook, entry, shown, got.version, _SOURCES.get(line.source, "hook"), line.at)
         for line in lines
         for got in line.playbooks
         for shown, ids in ((True, got.shown), (False, got.held_out))
@@ -115,7 +121,8 @@ def _arm(prefix: str, where: str) -> str:
 
 def impact_counts(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str | None = None) -> list[ImpactCounts]:
     """The arms of every live entry of `playbook` (or of `entry_id`): a session counts as "trigger seen" when a
-    tool's output in it holds one of the entry's triggers (the situation the lesson is about came up)."""
+    tool's output in it holds one of the entry's triggers, or one of its actions matches one (a command that starts
+    with the trigger's words, a file it names: `v_action_hits`), the situation the lesson is about came up."""
     arms = ", ".join(
         [
             _arm("hook", "g.hooked"),
@@ -140,6 +147,9 @@ def impact_counts(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str |
             SELECT DISTINCT l.entry_id, m.session_id
             FROM live l, unnest(l.triggers) AS u(pat)
             JOIN messages m ON m.kind = 'tool_result' AND m.text IS NOT NULL AND contains(lower(m.text), lower(u.pat))
+            UNION
+            SELECT l.entry_id, a.session_id
+            FROM live l, unnest(l.triggers) AS u(pat) JOIN v_action_hits a ON a.pat = u.pat
         ), shown AS (
             SELECT DISTINCT session_id, entry_id FROM v_exposure WHERE playbook = $p
         ), hooked AS (

@@ -30,6 +30,7 @@ import duckdb
 import xxhash
 
 from core.errors import StoreError
+from core.store.actions import refresh_actions
 from core.store.batch_redaction import redact_batch
 from core.store.db import transaction
 from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
@@ -672,6 +673,7 @@ def ingest(
         if len(batches) > 1:
             for cur in cursors:
                 cur.close()
+    refresh_actions(con)  # what the agent did, for triggers: the files just stored (and any read before this)
     summary.sessions = len(sessions)
     summary.seconds = time.perf_counter() - started
     return summary

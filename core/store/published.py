@@ -112,6 +112,16 @@ def with_trigger(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
     return {r[0] for r in rows}
 
 
+def entry_triggers(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, list[str]]:
+    """Live entry id -> its triggers."""
+    rows = con.execute(
+        "SELECT t.entry_id, list(DISTINCT t.trigger ORDER BY t.trigger) FROM entry_triggers t JOIN entries e"
+        " ON e.playbook = t.playbook AND e.name = t.entry_id AND e.valid_to IS NULL WHERE t.playbook = ? GROUP BY ALL",
+        [name],
+    ).fetchall()
+    return {str(entry): list(found) for entry, found in rows}
+
+
 def approved_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
     """The newest version of `name` a reviewer approved (0, the empty playbook, before any review)."""
     row = con.execute("SELECT max(version) FROM reviews WHERE playbook = ?", [name]).fetchone()

@@ -441,6 +441,44 @@ CREATE TABLE exposure_ledgers (
 );
 """
 
+_ACTIONS = """
+-- What the agent did, as triggers read it (core/actions.py): each shell call's simple commands (the program's name
+-- and its arguments) with the folder they ran in, and each file an edit changed; `action_files`: the file contents
+-- they were read from (a file ingested again is read again).
+CREATE TABLE actions (
+    session_id VARCHAR NOT NULL,
+    source_path VARCHAR NOT NULL,
+    seq BIGINT NOT NULL,
+    kind VARCHAR NOT NULL,            -- command | edit
+    text VARCHAR NOT NULL,
+    folder VARCHAR
+);
+CREATE TABLE action_files (
+    path VARCHAR PRIMARY KEY,
+    content_hash VARCHAR
+);
+"""
+
+_GUARDS = """
+-- The typed lesson an entry was written from (the rules miner's ADD carries it): what a guard is compiled from, and
+-- only while the entry's text is what the lesson renders (core/guards.py). A MERGE or a model's ADD has none.
+CREATE TABLE entry_lessons (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    lesson VARCHAR NOT NULL
+);
+-- Entries a person made hard rules in `playbook review --hard`: their guards refuse the call (`--soft` undoes it;
+-- the newest row of an entry decides).
+CREATE TABLE hard_rules (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    hard BOOLEAN NOT NULL,
+    decided_by VARCHAR,
+    decided_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+"""
+
 _SESSION_KEYS = """
 -- Whose a session is: keyed by the contributor whose folder its file came from ('' for this machine's own files) and
 -- the id its records carry, so a file under one contributor's folder never joins another's session. The first pair
@@ -481,6 +519,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (17, "what the rules miner found in each session", _OBSERVATIONS),
     (18, "exposure: what the SessionStart hook gave each session, and its holdout", _EXPOSURES),
     (19, "session keys by contributor and id; team sessions' content, for the quorum", _SESSION_KEYS),
+    (20, "what the agent did: shell commands and edited files, for triggers", _ACTIONS),
+    (21, "typed lessons of entries, and the entries made hard rules, for guards", _GUARDS),
 ]
 
 VIEWS = r"""
@@ -530,6 +570,18 @@ CREATE OR REPLACE VIEW v_rediscoveries AS
            round(avg(similarity), 3) AS mean_similarity
     FROM rediscoveries GROUP BY ALL;
 
+-- The triggers a session's actions match (core/actions.py): a command whose first words are the trigger's (`npm
+-- install` is `npm install left-pad`, never `pnpm install`), or an edited file the trigger names (its path, or its
+-- end after a slash). One row per trigger and session.
+CREATE OR REPLACE VIEW v_action_hits AS
+    WITH pats AS (SELECT DISTINCT trigger AS pat, split_part(trigger, ' ', 1) AS program FROM entry_triggers)
+    SELECT DISTINCT p.pat, a.session_id
+    FROM pats p JOIN actions a ON a.kind = 'command' AND split_part(a.text, ' ', 1) = p.program
+    WHERE a.text = p.pat OR starts_with(a.text, p.pat || ' ')
+    UNION
+    SELECT DISTINCT p.pat, a.session_id
+    FROM pats p JOIN actions a ON a.kind = 'edit' AND (a.text = p.pat OR ends_with(a.text, '/' || p.pat));
+
 -- For each live entry with a trigger: in how many sessions the trigger text occurs, before and after the
 -- entry was first exported (never exported: every session counts as before). An observation, not a cause.
 CREATE OR REPLACE VIEW v_trigger_recurrence AS
@@ -546,6 +598,9 @@ CREATE OR REPLACE VIEW v_trigger_recurrence AS
         SELECT DISTINCT l.playbook, l.entry_id, m.session_id
         FROM live l, unnest(l.pats) AS p(pat)
         JOIN messages m ON m.text IS NOT NULL AND contains(lower(m.text), lower(p.pat))
+        UNION
+        SELECT l.playbook, l.entry_id, a.session_id
+        FROM live l, unnest(l.pats) AS p(pat) JOIN v_action_hits a ON a.pat = p.pat
     ), timed AS (
         SELECT l.playbook, l.entry_id, l.triggers, f.first_exported_at, s.session_id,
                f.first_exported_at IS NOT NULL AND s.started_at >= f.first_exported_at AS after_export,

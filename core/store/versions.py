@@ -337,6 +337,7 @@ def write_version(
                 ],
             )
         _record_triggers(con, name, version, report)
+        _record_lessons(con, name, version, report)
         found_again = [o for o in report.outcomes if o.code in ("near_duplicate", "duplicate_text") and o.entry_id]
         if found_again:
             con.executemany(
@@ -385,6 +386,22 @@ def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, re
                 " WHERE playbook = ? AND entry_id IN (SELECT unnest(?))",
                 [o.entry_id, version, name, o.target_ids],
             )
+
+
+def _record_lessons(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
+    """An applied ADD's typed lesson (the rules miner's), kept for its guards; whether it still says what the
+    entry says is checked where a guard is made (`core.guards.bound_lesson`)."""
+    added = [
+        (name, o.entry_id, version, json.dumps(o.raw["lesson"]))
+        for o in report.outcomes
+        if o.status == "applied"
+        and o.type == "ADD"
+        and o.entry_id
+        and isinstance(o.raw, dict)
+        and isinstance(o.raw.get("lesson"), dict)
+    ]
+    if added:
+        con.executemany("INSERT INTO entry_lessons VALUES (?, ?, ?, ?)", added)
 
 
 class VersionRow(BaseModel):

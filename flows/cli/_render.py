@@ -20,6 +20,7 @@ from rich.table import Table
 from core.invisible import visible
 
 if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--help` in ~0.3 s)
+    from core.guards import Guard
     from core.review import ReviewChange
     from core.runsummary import RunSummary
     from core.screen import Screened
@@ -39,6 +40,7 @@ __all__ = [
     "print_json",
     "progress_bars",
     "render_changes",
+    "render_guards",
     "render_held",
     "render_hook",
     "render_impact",
@@ -327,19 +329,39 @@ def render_impact(rows: list[EntryImpact], playbook: str) -> None:
 
 def render_hook(done: HookInstall) -> None:
     """What `hook install` or `hook uninstall` did."""
+    hooks = "SessionStart, UserPromptSubmit and PreToolUse hooks"
     said = {
-        "installed": f"Installed the SessionStart hook in {done.settings_file}",
-        "already": f"The SessionStart hook is already in {done.settings_file}",
-        "removed": f"Removed the SessionStart hook from {done.settings_file}; the other settings are as they were",
+        "installed": f"Installed the {hooks} in {done.settings_file}",
+        "already": f"The {hooks} are already in {done.settings_file}",
+        "removed": f"Removed playbook's hooks from {done.settings_file}; the other settings are as they were",
         "absent": f"No playbook hook in {done.settings_file}; nothing changed",
     }[done.status]
     out.print(escape(said) + ".", highlight=False)
     if done.snapshot is not None:
         err.print(
-            f"It gives each session the playbooks in {escape(str(done.snapshot))} (refreshed by every nightly"
-            " and publish).",
+            f"They give each session the lessons in {escape(str(done.snapshot))} (refreshed by every nightly"
+            " and publish): a digest at its start, the lessons a prompt calls up, and a command lesson's guard before"
+            " the command it names.",
             highlight=False,
         )
+
+
+def render_guards(guards: list[Guard], as_json: bool) -> None:
+    """The guards of a playbook, as `playbook hook guards` lists them."""
+    if as_json:
+        print_json([g.model_dump() for g in guards])
+        return
+    if not guards:
+        out.print("No guards: no exported entry is a command lesson the rules miner wrote.")
+        return
+    table = new_table("entry", "set off by", "answer", "lesson")
+    for g in guards:
+        when = " ".join(g.words) + (f" ... {' '.join(g.contains)}" if g.contains else "")
+        when += f" outside {g.folder}/" if g.folder else ""
+        when += f" | {g.piped_into}" if g.piped_into else ""
+        when += f" (not {' '.join(g.unless)})" if g.unless else ""
+        table.add_row(g.entry, escape(when), "refuse" if g.hard else "context", escape(g.text))
+    out.print(table)
 
 
 def render_published(results: list[Published]) -> None:

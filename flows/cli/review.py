@@ -36,6 +36,18 @@ def review_cmd(
             "--release", help="Export these held entries anyway, as they read now (entry ids, comma-separated)."
         ),
     ] = None,
+    hard: Annotated[
+        str | None,
+        typer.Option(
+            "--hard",
+            help="Make these entries' guards hard rules: the failing command they name is refused, with the lesson"
+            " as the reason (entry ids, comma-separated).",
+        ),
+    ] = None,
+    soft: Annotated[
+        str | None,
+        typer.Option("--soft", help="Make hard rules soft again: the lesson is added to the context (entry ids)."),
+    ] = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
@@ -47,13 +59,26 @@ def review_cmd(
     Without a decision it lists the pending changes and the held entries with the rule that holds each.
     Approved changes are published from then on; a rejected change becomes a new version that undoes it (the
     history keeps both). Every change must be decided at once. `--release ID,...` lets held entries be exported
-    as they read now; a later change of their text is screened again.
+    as they read now; a later change of their text is screened again. `--hard ID,...` makes a command lesson's
+    guard refuse the command it names (Claude Code's PreToolUse hook); `--soft ID,...` undoes it.
 
     Example: [bold]playbook review --reject 2 --approve-all[/bold]
     """
-    from flows.delivery.review import Decision, release_held, review
+    from flows.delivery.review import Decision, harden, release_held, review
 
     ws = workspace(db, playbook, wait_s=wait)
+    if hard is not None or soft is not None:
+        chosen = hard if hard is not None else soft or ""
+        done = harden(
+            ws, ws.playbook, [n.strip() for n in chosen.split(",") if n.strip()], hard is not None, _reviewer()
+        )
+        if as_json:
+            print_json({"rules": [d.model_dump() for d in done]})
+            return
+        for d in done:
+            how = "refuses the command it names" if d.hard and d.refuses else "adds the lesson to the context"
+            out.print(f"{escape(d.name)}: its guard now {how}: {escape(d.text)}", highlight=False)
+        return
     if release is not None:
         freed = release_held(ws, ws.playbook, [n.strip() for n in release.split(",") if n.strip()], _reviewer())
         if as_json:

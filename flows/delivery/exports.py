@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import BudgetUse, budget_use, fit_budget
 from core.errors import ConfigError, PlaybookFileError
-from core.exposure import about_projects, for_project
+from core.exposure import about_projects
+from core.hooks import for_project
 from core.invisible import normalise
 from core.io.declared import declared_packages, declared_programs
 from core.io.files import read_text, target_of, write_atomic

@@ -1,10 +1,12 @@
-"""Delivery through Claude Code's SessionStart hook, and what it records.
+"""Delivery through Claude Code's hooks, and what they record.
 
-`playbook hook session-start` gives a starting session its project's playbooks (as last exported, screened and
-within budget) and appends what it gave, and what it held out, to a ledger beside the database; it never opens
-the database, so a nightly run holding it never delays a session, and it gives up in silence rather than block
-one. Ingest merges the ledger into `exposures`. `playbook hook install` writes the hook into a
-`.claude/settings.json` beside the hooks already there, and `uninstall` takes out only ours.
+`playbook hook install` writes three hooks into a `.claude/settings.json`, beside the hooks already there:
+SessionStart gives a starting session its project's playbooks (their digest, when the prompt hook is there too),
+UserPromptSubmit the entries a prompt calls up, PreToolUse (on `Bash`) the lesson of a command lesson whose command
+is about to run, or a refusal for a rule the user made hard. Each answers from a snapshot written here (screened,
+within budget, guards compiled from the typed lessons) and appends what it gave, and what the holdout left out, to
+a ledger beside the database (`flows.delivery.hookrun`); none opens the database, so a nightly run holding it never
+delays a session. Ingest merges the ledger into `exposures`. `uninstall` takes out only ours.
 """
 
 from __future__ import annotations
@@ -18,24 +20,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from core.errors import ConfigError, PlaybookFileError
-from core.exposure import (
-    HookInput,
-    Snapshot,
-    SnapshotPlaybook,
-    about_projects,
-    context_for,
-    hook_output,
-    parse_ledger,
-)
-from core.io.files import append_line, read_text, write_atomic
+from core.exposure import Snapshot, SnapshotPlaybook, about_projects, parse_ledger
+from core.guards import Guard, bound_lesson, guards_of
+from core.hooks import build_index
+from core.io.files import read_text, write_atomic
 from core.store.exposure import ledger_read_bytes, store_ledger_lines
+from core.store.guards import entry_lessons, hard_entries
+from core.store.published import entry_triggers
 from core.store.sessions import project_names
-from core.store.versions import current_version
+from core.store.versions import current_version, load_version
 from flows.context import Database
 from flows.delivery.exports import prepare_export
+from flows.delivery.hookrun import answer, ledger_path, snapshot_path
 from flows.workspace import Workspace
 
 __all__ = [
@@ -44,35 +43,51 @@ __all__ = [
     "LedgerMerge",
     "install_hook",
     "merge_ledger",
-    "session_start",
+    "playbook_guards",
+    "run_hook",
     "snapshot_of",
     "uninstall_hook",
     "write_snapshot",
 ]
 
-HOOK_COMMAND = "hook session-start"  # how our entry is recognised among the user's hooks
-_TIMEOUT_S = 10  # what Claude Code waits for the hook at most (the work itself is bounded well under a second)
+HOOK_COMMAND = "hook session-start"  # how an entry of an earlier install is recognised among the user's hooks
+_RUNNER = "flows.delivery.hookrun"  # ... and one of this install
+_TIMEOUT_S = 10  # what Claude Code waits for a hook at most (the work itself is bounded at half a second)
 _LEDGER_LINE_MAX = 256 * 1024  # a line longer than this is not ours
+# The hooks `install` writes: event, matcher (None: the event has none), the runner's event name and flags.
+_HOOKS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
+    ("SessionStart", "startup|resume|clear|compact", "session-start", ("--digest",)),
+    ("UserPromptSubmit", None, "user-prompt-submit", ()),
+    ("PreToolUse", "Bash", "pre-tool-use", ()),
+)
 
 
-def snapshot_path(db: Database) -> Path:
-    """The playbooks as the hook gives them (beside the database)."""
-    return db.path.parent / "hook" / f"{db.path.stem}-snapshot.json"
-
-
-def ledger_path(db: Database) -> Path:
-    """The hook's append-only exposure ledger (beside the database)."""
-    return db.path.parent / "hook" / f"{db.path.stem}-exposure.jsonl"
+def _guards(con: duckdb.DuckDBPyConnection, name: str, exported: dict[str, str], stored: dict[str, str]) -> list[Guard]:
+    """The guards of the exported entries whose typed lesson still renders their stored text."""
+    lessons = entry_lessons(con, name)
+    hard = hard_entries(con, name)
+    found: list[Guard] = []
+    for entry, text in exported.items():
+        lesson = bound_lesson(lessons.get(entry), stored.get(entry, ""))
+        if lesson is not None:
+            found += guards_of(lesson, playbook=name, entry=entry, text=text, hard=entry in hard)
+    return found
 
 
 def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
-    """Every configured playbook as an export gives it now, with the projects it is for."""
+    """Every configured playbook as an export gives it now, with the projects it is for, its prompt index (entry
+    text and triggers) and its guards."""
     found: list[SnapshotPlaybook] = []
     for name in ws.playbooks:
         with db.for_playbook(name).read() as con:
             export = prepare_export(con, ws.rules(name))
             newest = current_version(con, name)
             projects = project_names(con)
+            entries = export.model.entries()
+            exported = {e.name: e.text for _, e in entries}
+            stored = {e.name: e.text for _, e in load_version(con, name).entries()}
+            triggers = entry_triggers(con, name)
+            guards = _guards(con, name, exported, stored)
         scope = ws.settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(
@@ -82,18 +97,25 @@ def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
                 globs=globs if inside else [],
                 everywhere_else=not inside,
                 other_globs=[] if inside else globs,
-                entries=export.model.entries(),
-                projects=about_projects(export.model.entries(), projects),
+                entries=entries,
+                projects=about_projects(entries, projects),
+                index=build_index(" ".join([e.text, *triggers.get(e.name, [])]) for _, e in entries),
+                guards=guards,
             )
         )
     return Snapshot(written_at=datetime.now(UTC), holdout=ws.settings.holdout, playbooks=found)
 
 
+def playbook_guards(ws: Workspace, playbook: str) -> list[Guard]:
+    """The guards the hooks' snapshot holds for `playbook` now (its exported command lessons)."""
+    return next((pb.guards for pb in snapshot_of(ws.database(), ws).playbooks if pb.name == playbook), [])
+
+
 def write_snapshot(ws: Workspace, *, only_if_present: bool = False) -> Path | None:
-    """Write the hook's snapshot of the configured playbooks; with `only_if_present`, only when a hook was
+    """Write the hooks' snapshot of the configured playbooks; with `only_if_present`, only when a hook was
     installed before (the file exists), so runs of people without the hook leave nothing behind."""
     db = ws.store
-    path = snapshot_path(db)
+    path = snapshot_path(db.path)
     if only_if_present and not path.exists():
         return None
     snapshot = snapshot_of(ws.database(), ws)
@@ -102,29 +124,10 @@ def write_snapshot(ws: Workspace, *, only_if_present: bool = False) -> Path | No
     return path
 
 
-def session_start(db: Database, stdin: str) -> str:
-    """What the hook prints for the session described by `stdin` (Claude Code's hook input): the JSON that adds
-    its project's playbooks to the session, or nothing when there is nothing to give; what it gave and held out
-    is appended to the ledger. Never raises: a session must start whatever happens here."""
-    try:
-        hook = HookInput.model_validate_json(stdin)
-        snapshot = Snapshot.model_validate_json(snapshot_path(db).read_bytes())
-    except (OSError, ValueError, ValidationError):
-        return ""
-    text, got = context_for(snapshot, hook)
-    line = {
-        "session_id": hook.session_id,
-        "at": datetime.now(UTC).isoformat(),
-        "cwd": hook.cwd,
-        "source": hook.source,
-        "playbooks": [g.model_dump() for g in got],
-    }
-    try:
-        # One write with O_APPEND (hooks of sessions that start together never interleave), never through a link.
-        append_line(ledger_path(db), json.dumps(line, ensure_ascii=False) + "\n")
-    except (OSError, PlaybookFileError) as exc:  # the session still gets its playbook; only the record is missing
-        print(f"playbook hook: exposure not recorded: {exc}", file=sys.stderr)
-    return json.dumps(hook_output(text), ensure_ascii=False) if text else ""
+def run_hook(event: str, db: Database, stdin: str, *, digest: bool = False) -> str:
+    """What the hook `event` (`session-start`, `user-prompt-submit`, `pre-tool-use`) prints for `stdin`, as the
+    installed hook answers it (`flows.delivery.hookrun`). Never raises."""
+    return answer(event, db.path, stdin, digest=digest)
 
 
 class LedgerMerge(BaseModel):
@@ -138,7 +141,7 @@ class LedgerMerge(BaseModel):
 def merge_ledger(con: duckdb.DuckDBPyConnection, db: Database) -> LedgerMerge:
     """Merge the new complete lines of the hook's ledger into `exposures` (a line still being written waits for
     the next ingest; a ledger that shrank, rotated by hand, is read again from its start)."""
-    path = ledger_path(db)
+    path = ledger_path(db.path)
     if not path.exists():
         return LedgerMerge()
     key = str(path.resolve())
@@ -192,12 +195,27 @@ def _load_settings(path: Path) -> dict[str, Any]:
 
 
 def _ours(hook: object) -> bool:
-    return isinstance(hook, dict) and HOOK_COMMAND in str(hook.get("command", ""))
+    command = str(hook.get("command", "")) if isinstance(hook, dict) else ""
+    return HOOK_COMMAND in command or _RUNNER in command
+
+
+def _groups(data: dict[str, Any], event: str, path: Path) -> list[Any]:
+    groups = data.setdefault("hooks", {}).setdefault(event, [])
+    if not isinstance(groups, list):
+        raise PlaybookFileError(f"`{path}`: `hooks.{event}` is not a list; it was left untouched.")
+    return groups
+
+
+def _has_ours(groups: object) -> bool:
+    return isinstance(groups, list) and any(
+        _ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []
+    )
 
 
 def install_hook(ws: Workspace, scope: Literal["project", "user"], project: Path) -> HookInstall:
-    """Add the SessionStart hook to the project's (or the user's) `.claude/settings.json`, keeping every other
-    setting and hook, and write the snapshot it reads.
+    """Add the hooks (SessionStart, UserPromptSubmit, PreToolUse on `Bash`) to the project's (or the user's)
+    `.claude/settings.json`, keeping every other setting and hook, and write the snapshot they read. An event that
+    already has one of ours (this install's or an earlier one's) is left as it is.
 
     Raises:
         PlaybookFileError: the settings file is not a JSON object (left as it was).
@@ -207,59 +225,62 @@ def install_hook(ws: Workspace, scope: Literal["project", "user"], project: Path
         raise ConfigError(f"Database `{db.path}` does not exist yet; run `playbook nightly` first, or pass `--db`.")
     path = _settings_file(scope, project)
     data = _load_settings(path)
-    command = " ".join(
-        shlex.quote(part) for part in (_executable(), *HOOK_COMMAND.split(), "--db", str(db.path.resolve()))
-    )
-    groups = data.setdefault("hooks", {}).setdefault("SessionStart", [])
-    if not isinstance(groups, list):
-        raise PlaybookFileError(f"`{path}`: `hooks.SessionStart` is not a list; it was left untouched.")
-    present = any(_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or [])
+    missing = [
+        (event, matcher, name, flags)
+        for event, matcher, name, flags in _HOOKS
+        if not _has_ours(_groups(data, event, path))
+    ]
     snapshot = write_snapshot(ws)
-    if present:
+    command = _command("session-start", db.path, ("--digest",))
+    if not missing:
         return HookInstall(settings_file=path, command=command, status="already", snapshot=snapshot)
-    groups.append(
-        {
-            "matcher": "startup|resume|clear|compact",
-            "hooks": [{"type": "command", "command": command, "timeout": _TIMEOUT_S}],
-        }
-    )
+    for event, matcher, name, flags in missing:
+        hook = {"type": "command", "command": _command(name, db.path, flags), "timeout": _TIMEOUT_S}
+        _groups(data, event, path).append({"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]})
+    for event, *_ in _HOOKS:
+        if not data["hooks"].get(event):
+            del data["hooks"][event]
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return HookInstall(settings_file=path, command=command, status="installed", snapshot=snapshot)
 
 
-def _executable() -> str:
-    """This installation's `playbook` (beside the interpreter), so the hook runs the same version as the nightly."""
-    beside = Path(sys.executable).with_name("playbook")
-    return str(beside) if beside.exists() else "playbook"
+def _command(event: str, db: Path, flags: tuple[str, ...]) -> str:
+    """The shell command of one hook: this installation's interpreter (so a hook runs the version the nightly
+    runs), isolated (`-I`: the session's folder is not on its import path, so a repository cannot stand in for
+    the runner), the runner, and the database."""
+    parts = (sys.executable, "-I", "-m", _RUNNER, event, "--db", str(db.resolve()), *flags)
+    return " ".join(shlex.quote(part) for part in parts)
 
 
 def uninstall_hook(scope: Literal["project", "user"], project: Path) -> HookInstall:
-    """Take our SessionStart hook out of the settings file again; everything else stays as it is.
+    """Take our hooks out of the settings file again; everything else stays as it is.
 
     Raises:
         PlaybookFileError: the settings file is not a JSON object (left as it was).
     """
     path = _settings_file(scope, project)
     data = _load_settings(path)
-    groups = data.get("hooks", {}).get("SessionStart")
-    if not isinstance(groups, list) or not any(
-        _ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []
-    ):
+    hooks = data.get("hooks", {})
+    if not any(_has_ours(hooks.get(event)) for event, *_ in _HOOKS):
         return HookInstall(settings_file=path, command="", status="absent")
-    kept = []
-    for group in groups:
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-            rest = [h for h in group["hooks"] if not _ours(h)]
-            if not rest:
-                continue
-            group = {**group, "hooks": rest}
-        kept.append(group)
-    if kept:
-        data["hooks"]["SessionStart"] = kept
-    else:
-        del data["hooks"]["SessionStart"]
-        if not data["hooks"]:
-            del data["hooks"]
+    for event, *_ in _HOOKS:
+        groups = hooks.get(event)
+        if not _has_ours(groups):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                rest = [h for h in group["hooks"] if not _ours(h)]
+                if not rest:
+                    continue
+                group = {**group, "hooks": rest}
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del data["hooks"]
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return HookInstall(settings_file=path, command="", status="removed")

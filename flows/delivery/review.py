@@ -10,18 +10,31 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from core.errors import ConfigError
+from core.guards import bound_lesson, guards_of
 from core.redact import mask_playbook
 from core.review import ReviewChange, review_changes, undo_changes
 from core.screen import Screened
+from core.store.guards import entry_lessons, set_hard
 from core.store.published import approved_version, record_review
 from core.store.registry import require_playbook
 from core.store.screening import release_holds
 from core.store.versions import current_version, load_version, write_version
 from flows.context import Database
 from flows.delivery.exports import ExportRules, exported_version, screened
+from flows.delivery.hook import write_snapshot
 from flows.workspace import Workspace
 
-__all__ = ["Decide", "Decision", "ReviewOutcome", "held_entries", "pending_review", "release_held", "review"]
+__all__ = [
+    "Decide",
+    "Decision",
+    "Hardened",
+    "ReviewOutcome",
+    "harden",
+    "held_entries",
+    "pending_review",
+    "release_held",
+    "review",
+]
 
 
 class ReviewOutcome(BaseModel):
@@ -158,3 +171,37 @@ def pending_review(db: Database, rules: ExportRules) -> list[ReviewChange]:
     with db.open() as con:
         approved = load_version(con, rules.playbook, approved_version(con, rules.playbook))
         return review_changes(approved, load_version(con, rules.playbook))
+
+
+class Hardened(BaseModel):
+    """An entry whose guards a person made hard (they refuse the call) or soft again (they add the lesson)."""
+
+    name: str
+    text: str
+    hard: bool
+    refuses: bool  # whether its guard refuses anything (only the failing form of a command is refused)
+
+
+def harden(ws: Workspace, playbook: str, names: Sequence[str], hard: bool, by: str | None) -> list[Hardened]:
+    """Make the guards of entries hard rules (`hard`: a call they match is refused, with the lesson as the reason)
+    or soft again (the lesson is added to the agent's context); the hooks' snapshot is written again.
+
+    Raises:
+        ConfigError: a name is not a live entry with a guard (nothing is changed then).
+    """
+    with ws.database(playbook).write("playbook review", create=False) as con:
+        live = {e.name: e.text for _, e in load_version(con, playbook).entries()}
+        lessons = entry_lessons(con, playbook)
+        found: list[Hardened] = []
+        for name in names:
+            lesson = bound_lesson(lessons.get(name), live.get(name, ""))
+            guards = guards_of(lesson, playbook=playbook, entry=name, text=live[name], hard=True) if lesson else []
+            if not guards:
+                raise ConfigError(
+                    f"`{name}` is not an entry of playbook `{playbook}` with a guard (a command lesson the rules"
+                    " miner wrote); `playbook hook guards` lists them. Nothing was changed."
+                )
+            found.append(Hardened(name=name, text=live[name], hard=hard, refuses=any(g.hard for g in guards)))
+        set_hard(con, playbook, list(names), hard, by)
+    write_snapshot(ws, only_if_present=True)
+    return found

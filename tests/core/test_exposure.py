@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.exposure import HookInput, Snapshot, SnapshotPlaybook, about_projects, context_for
+from core.exposure import Snapshot, SnapshotPlaybook, about_projects
+from core.hooks import start_context
 from core.models import Entry
 
 NAMES = st.sampled_from(["api", "web", "claude-code-log", "spotter-fum", "x"])
@@ -31,6 +32,6 @@ def test_a_session_is_never_given_another_projects_entry(texts: list[str], known
         written_at=datetime(2026, 1, 1, tzinfo=UTC),
         playbooks=[SnapshotPlaybook(name="default", version=1, entries=entries, projects=bound)],
     )
-    _text, (got,) = context_for(snapshot, HookInput(session_id="s-1", cwd=f"/home/u/src/{here}"))
+    _text, (got,) = start_context(snapshot.model_dump(mode="json"), "s-1", f"/home/u/src/{here}")
     assert got.held_out == []
     assert got.shown == [e.name for _, e in entries if bound.get(e.name, here) == here]

@@ -96,14 +96,16 @@ def test_install_run_as_claude_code_does_and_uninstall_restores_the_file(project
         app, ["hook", "install", "--project", str(repo), "--db", str(db)], env={"PLAYBOOK_HOLDOUT": "0"}
     )
     assert done.exit_code == 0, done.output
-    assert "Installed the SessionStart hook" in done.stdout
+    assert "Installed the SessionStart, UserPromptSubmit and PreToolUse hooks" in done.stdout
     kept = json.loads(settings.read_text())
     assert kept["model"] == "opus" and kept["hooks"]["SessionEnd"] == mine["hooks"]["SessionEnd"]
+    assert kept["hooks"]["PreToolUse"][0]["matcher"] == "Bash" and "matcher" not in kept["hooks"]["UserPromptSubmit"][0]
     assert stat.S_IMODE(settings.stat().st_mode) == 0o640
     again = runner.invoke(
         app, ["hook", "install", "--project", str(repo), "--db", str(db)], env={"PLAYBOOK_HOLDOUT": "0"}
     )
-    assert "already" in again.stdout and len(json.loads(settings.read_text())["hooks"]["SessionStart"]) == 1
+    assert "already" in again.stdout
+    assert all(len(groups) == 1 for groups in json.loads(settings.read_text())["hooks"].values())
 
     command = installed_command(repo)
     for name in ("startup", "resume"):

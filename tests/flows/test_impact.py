@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from core.exposure import held_out
+from core.hooks import held_out
 from core.impact import Arm, did_estimate, holdout_estimate
 from flows.cli import app
 from tests.helpers import claude_session

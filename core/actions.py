@@ -1,0 +1,88 @@
+"""What the agent did, as a lesson's trigger reads it: each shell call's simple commands (the program and its
+arguments, and the folder it ran in) and the file each edit changed.
+
+A command lesson ("run the tests with `uv run pytest`", "`npm install` fails here; `pnpm install` works") is about
+what the agent runs, which its tool calls say and no message text does; a substring of the raw command line would
+take `pnpm install` for `npm install`. So a call is read by the shell's grammar (`core.shell`), and a trigger matches
+a command when its words are the first words of one simple command (`command_matches`). Pure: messages in, values
+out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from core.models import SessionMessage
+from core.runs import SHELL_TOOLS, command_of
+from core.shell import parse_command
+
+__all__ = ["EDIT_TOOLS", "Action", "actions", "command_matches", "command_text"]
+
+# Claude Code's tools that change a file, and Codex's patch tool (its paths are in the patch text).
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+# A word longer than this is data (a heredoc, a script body), not part of a command a trigger names.
+_MAX_WORD = 200
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing the agent did: a simple command (`text`: its program's name and its arguments, one space between
+    words) run in `folder` (None: where the session started), or a file an edit changed (`text`: its path)."""
+
+    seq: int
+    kind: Literal["command", "edit"]
+    text: str
+    folder: str | None = None
+
+
+def command_text(words: Sequence[str]) -> str:
+    """A command as triggers compare it: the program's name without its folder, then the arguments, one space
+    apart (`/usr/bin/npm  install` -> `npm install`)."""
+    return " ".join([PurePosixPath(words[0]).name, *words[1:]]) if words else ""
+
+
+def command_matches(trigger: str, command: str) -> bool:
+    """True when `trigger`'s words are the first words of `command` (both as `command_text` writes them): `npm
+    install` matches `npm install left-pad`, never `pnpm install`."""
+    want = command_text(trigger.split())
+    return bool(want) and (command == want or command.startswith(want + " "))
+
+
+def _commands(seq: int, line: str, folder: str | None) -> list[Action]:
+    found: list[Action] = []
+    where = folder
+    for simple in parse_command(line).commands:
+        if not simple.words or any(w is None or len(w) > _MAX_WORD or "\n" in w for w in simple.words):
+            continue  # expanded at run time, or data: no trigger names it
+        words = [w for w in simple.words if w is not None]
+        if words[0] == "cd" and not simple.piped:
+            where = words[1] if len(words) > 1 else None
+            continue
+        found.append(Action(seq, "command", command_text(words), where))
+    return found
+
+
+def actions(messages: Sequence[SessionMessage]) -> list[Action]:
+    """The session's actions in order: each shell call's simple commands (after `cd DIR &&` they run in DIR) and
+    each edited file. A call the grammar cannot read gives none."""
+    found: list[Action] = []
+    for m in messages:
+        if m.kind != "tool_use" or not m.tool_name:
+            continue
+        if m.tool_name in SHELL_TOOLS:
+            call = command_of(m.tool_input)
+            if call is not None:
+                found += _commands(m.seq, call[0], call[1])
+        elif m.tool_name in EDIT_TOOLS:
+            try:
+                value = json.loads(m.tool_input or "")
+            except ValueError:
+                continue
+            path = value.get("file_path", value.get("notebook_path")) if isinstance(value, dict) else None
+            if isinstance(path, str) and path.strip() and "\n" not in path:
+                found.append(Action(m.seq, "edit", path.strip()))
+    return found

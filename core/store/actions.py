@@ -1,0 +1,58 @@
+"""What the agent did (`actions`), read from the stored tool calls of each ingested file once per content."""
+
+from __future__ import annotations
+
+import duckdb
+
+from core.actions import actions
+from core.models import SessionMessage
+from core.store.db import transaction
+
+__all__ = ["refresh_actions"]
+
+_PENDING = """
+SELECT f.path, f.content_hash FROM files f
+WHERE f.status IN ('ok', 'shrunk') AND f.session_id IS NOT NULL
+  AND NOT EXISTS (
+    SELECT 1 FROM action_files a WHERE a.path = f.path AND a.content_hash IS NOT DISTINCT FROM f.content_hash
+  )
+"""
+
+
+def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
+    """Read the actions of every file ingested (or changed) since the last refresh, and forget those of files that
+    are gone. Returns how many files were read."""
+    pending = con.execute(_PENDING).fetchall()
+    for start in range(0, len(pending), batch):
+        chunk = pending[start : start + batch]
+        paths = [str(p) for p, _ in chunk]
+        rows = con.execute(
+            "SELECT source_path, session_id, seq, tool_name, tool_input FROM messages"
+            " WHERE kind = 'tool_use' AND source_path IN (SELECT unnest(?)) ORDER BY source_path, seq, part",
+            [paths],
+        ).fetchall()
+        by_file: dict[str, tuple[str, list[SessionMessage]]] = {}
+        for path, session, seq, tool, tool_input in rows:
+            by_file.setdefault(path, (session, []))[1].append(
+                SessionMessage(seq=seq, role="assistant", kind="tool_use", tool_name=tool, tool_input=tool_input)
+            )
+        found = [
+            (session, path, a.seq, a.kind, a.text, a.folder)
+            for path, (session, messages) in by_file.items()
+            for a in actions(messages)
+        ]
+        with transaction(con):
+            con.execute("DELETE FROM actions WHERE source_path IN (SELECT unnest(?))", [paths])
+            if found:
+                columns = [list(c) for c in zip(*found, strict=True)]
+                con.execute(
+                    "INSERT INTO actions SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
+                    columns,
+                )
+            con.execute("DELETE FROM action_files WHERE path IN (SELECT unnest(?))", [paths])
+            con.execute("INSERT INTO action_files SELECT unnest(?), unnest(?)", [paths, [h for _, h in chunk]])
+    con.execute(
+        "DELETE FROM actions WHERE source_path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))"
+    )
+    con.execute("DELETE FROM action_files WHERE path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))")
+    return len(pending)
