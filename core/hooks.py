@@ -15,9 +15,8 @@ import math
 import posixpath
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "SESSION_ID",
@@ -61,8 +60,7 @@ def held_out(session_id: str, playbook: str, entry_id: str, share: float) -> boo
     return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
-@dataclass(frozen=True)
-class Simple:
+class Simple(NamedTuple):
     """One simple command of a line: its words (the program's name without its folder first), the folder a `cd`
     before it in the line moved to (None: it did not), and the program a pipe hands its output to."""
 
@@ -140,14 +138,15 @@ def _inside(folder: str | None, cwd: str, want: str) -> bool:
     return where == want or where.endswith("/" + want)
 
 
-def fires(guard: Mapping[str, Any], command: str, cwd: str) -> bool:
-    """True when `guard` (a compiled command lesson, `core.guards`) is set off by the shell line `command` run in
-    `cwd`: one simple command starts with its words, holds its `contains` words, is not the complying `unless`
-    form, runs outside its `folder` (a folder lesson), and is piped into its `piped_into` (a hidden failure)."""
+def fires(guard: Mapping[str, Any], command: str | Sequence[Simple], cwd: str) -> bool:
+    """True when `guard` (a compiled command lesson, `core.guards`) is set off by the shell line `command` (or its
+    `simple_commands`) run in `cwd`: one simple command starts with its words, holds its `contains` words, is not
+    the complying `unless` form, runs outside its `folder` (a folder lesson), and is piped into its `piped_into`
+    (a hidden failure)."""
     words = tuple(guard.get("words") or ())
     if not words:
         return False
-    for simple in simple_commands(command):
+    for simple in simple_commands(command) if isinstance(command, str) else command:
         if not _starts(simple.words, words) or not _holds(simple.words[len(words) :], guard.get("contains") or ()):
             continue
         unless = guard.get("unless")
@@ -180,7 +179,7 @@ def prompt_entries(
     """The entries (their positions in the index) that `prompt` calls up, best first, at most `most`: BM25 (k1 1.2,
     b 0.75) over each entry's terms, `index` as `core.guards.prompt_index` builds it; an entry below `least_score`
     is not called up (a prompt that shares one common word with it)."""
-    postings: Mapping[str, Sequence[Sequence[int]]] = index.get("postings") or {}
+    postings: Mapping[str, Sequence[int]] = index.get("postings") or {}  # term -> [position, tf, position, tf, ...]
     lengths: Sequence[int] = index.get("lengths") or []
     n = len(lengths)
     if not n:
@@ -191,8 +190,9 @@ def prompt_entries(
         hits = postings.get(term) or ()
         if not hits:
             continue
-        idf = math.log(1 + (n - len(hits) + 0.5) / (len(hits) + 0.5))
-        for position, tf in hits:
+        found = len(hits) // 2
+        idf = math.log(1 + (n - found + 0.5) / (found + 0.5))
+        for position, tf in zip(hits[::2], hits[1::2], strict=True):
             norm = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * lengths[position] / average))
             scores[position] = scores.get(position, 0.0) + idf * norm
     ranked = sorted(((p, s) for p, s in scores.items() if s >= least_score), key=lambda x: (-x[1], x[0]))
@@ -200,8 +200,9 @@ def prompt_entries(
 
 
 def build_index(texts: Iterable[str]) -> dict[str, Any]:
-    """The BM25 index of `texts` (an entry's text and its triggers), in positions of their order."""
-    postings: dict[str, list[list[int]]] = {}
+    """The BM25 index of `texts` (an entry's text and its triggers), in positions of their order: each term's
+    postings as one flat list of (position, count) pairs (a snapshot that loads fast)."""
+    postings: dict[str, list[int]] = {}
     lengths: list[int] = []
     for position, text in enumerate(texts):
         found = terms(text)
@@ -210,12 +211,11 @@ def build_index(texts: Iterable[str]) -> dict[str, Any]:
         for t in found:
             counts[t] = counts.get(t, 0) + 1
         for t, tf in counts.items():
-            postings.setdefault(t, []).append([position, tf])
+            postings.setdefault(t, []).extend((position, tf))
     return {"postings": postings, "lengths": lengths}
 
 
-@dataclass
-class Given:
+class Given(NamedTuple):
     """What one session got of one playbook through one hook: the entries given, and those the holdout kept out."""
 
     playbook: str
@@ -347,6 +347,8 @@ def guard_answer(
     stay silent and are recorded as held out."""
     share = float(snapshot.get("holdout") or 0.0)
     here = posixpath.basename(cwd.rstrip("/")) if cwd else ""
+    simples = simple_commands(command)
+    programs = {s.words[0] for s in simples}
     got: list[Given] = []
     deny: list[str] = []
     soft: list[str] = []
@@ -358,7 +360,9 @@ def guard_answer(
         held: list[str] = []
         for guard in pb.get("guards") or []:
             name = guard["entry"]
-            if name in shown or name in held or not for_project(bound, name, here) or not fires(guard, command, cwd):
+            if (guard.get("words") or [""])[0] not in programs or name in shown or name in held:
+                continue  # a guard names its program first: the others cannot fire
+            if not for_project(bound, name, here) or not fires(guard, simples, cwd):
                 continue
             if held_out(session_id, pb["name"], name, share):
                 held.append(name)

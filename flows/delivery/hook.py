@@ -48,6 +48,7 @@ __all__ = [
     "snapshot_of",
     "uninstall_hook",
     "write_snapshot",
+    "write_snapshot_files",
 ]
 
 HOOK_COMMAND = "hook session-start"  # how an entry of an earlier install is recognised among the user's hooks
@@ -118,10 +119,18 @@ def write_snapshot(ws: Workspace, *, only_if_present: bool = False) -> Path | No
     path = snapshot_path(db.path)
     if only_if_present and not path.exists():
         return None
-    snapshot = snapshot_of(ws.database(), ws)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, snapshot.model_dump_json())
+    write_snapshot_files(db.path, snapshot_of(ws.database(), ws))
     return path
+
+
+def write_snapshot_files(db: Path, snapshot: Snapshot) -> None:
+    """Write `snapshot` for the hooks of database `db`: one file per hook with only what it reads (a hook's time
+    is mostly reading its file), the SessionStart one last (`only_if_present` looks for it)."""
+    parts = {"guards": {"entries", "index"}, "prompt": {"guards"}, "snapshot": {"guards", "index"}}
+    snapshot_path(db).parent.mkdir(parents=True, exist_ok=True)
+    for part, left_out in parts.items():
+        data = snapshot.model_dump(mode="json", exclude={"playbooks": {"__all__": left_out}})
+        write_atomic(snapshot_path(db, part), json.dumps(data, ensure_ascii=False))
 
 
 def run_hook(event: str, db: Database, stdin: str, *, digest: bool = False) -> str:

@@ -30,9 +30,10 @@ _WORK_LIMIT_S = 0.5  # past this the hook gives up in silence: no session waits 
 _SHELLS = frozenset({"Bash"})
 
 
-def snapshot_path(db: Path) -> Path:
-    """The playbooks as the hooks give them (beside the database)."""
-    return db.parent / "hook" / f"{db.stem}-snapshot.json"
+def snapshot_path(db: Path, part: str = "snapshot") -> Path:
+    """The playbooks as the hooks give them (beside the database), one file per hook so that each reads only what
+    it needs: `snapshot` (SessionStart: the entries), `prompt` (the entries and their index), `guards`."""
+    return db.parent / "hook" / f"{db.stem}-{part}.json"
 
 
 def ledger_path(db: Path) -> Path:
@@ -91,7 +92,8 @@ def _answer(event_name: str, db: Path, stdin: str, digest: bool) -> str:
         if not isinstance(event, dict) or not _SESSION.fullmatch(str(event.get("session_id", ""))):
             return ""
         cwd = str(event["cwd"]) if isinstance(event.get("cwd"), str) else ""
-        snapshot = json.loads(snapshot_path(db).read_bytes())
+        part = {"SessionStart": "snapshot", "UserPromptSubmit": "prompt", "PreToolUse": "guards"}[name]
+        snapshot = json.loads(snapshot_path(db, part).read_bytes())
         if name == "SessionStart":
             text, got = start_context(snapshot, event["session_id"], cwd, digest=digest)
             source = str(event["source"]) if isinstance(event.get("source"), str) else "startup"

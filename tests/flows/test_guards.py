@@ -154,7 +154,8 @@ def test_bad_input_or_no_snapshot_gets_nothing_and_exit_zero(project: dict[str, 
         for bad in ("", "not json", "[]", '{"session_id": "../../etc"}', json.dumps({"session_id": "s" * 500})):
             assert run(command, bad, repo) is None
     assert run(installed(repo, "PreToolUse"), bash("pytest", repo, tool_name="Write"), repo) is None
-    (db.parent / "hook" / f"{db.stem}-snapshot.json").unlink()
+    for part in ("snapshot", "prompt", "guards"):
+        (db.parent / "hook" / f"{db.stem}-{part}.json").unlink()
     assert run(installed(repo, "PreToolUse"), bash("pytest -q", repo), repo) is None
     assert ledger(db) == []
 

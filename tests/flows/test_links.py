@@ -262,7 +262,8 @@ def _dangling(ledger: Path, target: Path) -> None:
 
 def _ledger_folder(ledger: Path, target: Path) -> None:
     """The ledger's folder (`hook/`, which playbook makes) planted as a link to the target's folder."""
-    (ledger.parent / "p-snapshot.json").rename(target.parent / "p-snapshot.json")  # the hook still finds its snapshot
+    for part in ("snapshot", "prompt", "guards"):  # the hooks still find their snapshot
+        (ledger.parent / f"p-{part}.json").rename(target.parent / f"p-{part}.json")
     ledger.parent.rmdir()
     ledger.parent.symlink_to(target.parent)
     (target.parent / ledger.name).symlink_to(target)
