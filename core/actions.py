@@ -11,6 +11,7 @@ out.
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -31,12 +32,14 @@ _MAX_WORD = 200
 @dataclass(frozen=True)
 class Action:
     """One thing the agent did: a simple command (`text`: its program's name and its arguments, one space between
-    words) run in `folder` (None: where the session started), or a file an edit changed (`text`: its path)."""
+    words) run in `folder` (None: where the session started) and piped into `piped_into`, or a file an edit
+    changed (`text`: its path)."""
 
     seq: int
     kind: Literal["command", "edit"]
     text: str
     folder: str | None = None
+    piped_into: str | None = None
 
 
 def command_text(words: Sequence[str]) -> str:
@@ -52,31 +55,42 @@ def command_matches(trigger: str, command: str) -> bool:
     return bool(want) and (command == want or command.startswith(want + " "))
 
 
-def _commands(seq: int, line: str, folder: str | None) -> list[Action]:
+def _commands(seq: int, line: str, folder: str | None) -> tuple[list[Action], str | None]:
+    """The simple commands of one shell call run in `folder`, and the folder the shell is left in (a `cd` that is
+    not piped moves it, for the rest of the call and, in Claude Code, for the calls after it)."""
     found: list[Action] = []
     where = folder
-    for simple in parse_command(line).commands:
+    simples = parse_command(line).commands
+    for i, simple in enumerate(simples):
         if not simple.words or any(w is None or len(w) > _MAX_WORD or "\n" in w for w in simple.words):
             continue  # expanded at run time, or data: no trigger names it
         words = [w for w in simple.words if w is not None]
         if words[0] == "cd" and not simple.piped:
-            where = words[1] if len(words) > 1 else None
+            target = words[1] if len(words) > 1 else None
+            where = posixpath.normpath(posixpath.join(where, target)) if where and target else target
             continue
-        found.append(Action(seq, "command", command_text(words), where))
-    return found
+        after = simples[i + 1] if i + 1 < len(simples) else None
+        piped = after.program if after is not None and after.piped and after.program else None
+        found.append(Action(seq, "command", command_text(words), where, PurePosixPath(piped).name if piped else None))
+    return found, where
 
 
 def actions(messages: Sequence[SessionMessage]) -> list[Action]:
-    """The session's actions in order: each shell call's simple commands (after `cd DIR &&` they run in DIR) and
-    each edited file. A call the grammar cannot read gives none."""
+    """The session's actions in order: each shell call's simple commands (after `cd DIR` they run in DIR, in that
+    call and, where the call names no working folder of its own, in the calls after it: Claude Code's shell keeps
+    its folder between calls) and each edited file. A call the grammar cannot read gives none."""
     found: list[Action] = []
+    kept: str | None = None
     for m in messages:
         if m.kind != "tool_use" or not m.tool_name:
             continue
         if m.tool_name in SHELL_TOOLS:
             call = command_of(m.tool_input)
             if call is not None:
-                found += _commands(m.seq, call[0], call[1])
+                commands, left_in = _commands(m.seq, call[0], call[1] or kept)
+                found += commands
+                if call[1] is None:
+                    kept = left_in
         elif m.tool_name in EDIT_TOOLS:
             try:
                 value = json.loads(m.tool_input or "")

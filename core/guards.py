@@ -3,11 +3,12 @@
 A guard is made from the typed lesson an entry was written from (`core.lessons`), never from its text: the rules
 miner's ADD carries the lesson, and it is kept only when the entry's text is exactly what that lesson renders
 (`bound_lesson`), so what a guard matches and what it says are the same lesson. A model's free text makes no guard.
-Which calls set one off: the command that failed (`npm install` where `pnpm install` works), the tool run bare where
-the project runs it through its wrapper (`pytest` where it is `uv run pytest`), a test selector that selects nothing
-(`pytest -m unit`), a check piped into `tail` (its failure hidden), a command run outside the folder it needs. A guard
-adds the lesson to the agent's context; it refuses the call only for an entry the user made a hard rule in
-`playbook review --hard`, and only where refusing is what the lesson says (the failing form of a command).
+Which calls set one off: the command that failed (`npm install` where `pnpm install` works), another package
+manager's form of the project's command (`npm install` where it installs with `pnpm install`), the tool run bare
+where the project runs it through its wrapper (`pytest` where it is `uv run pytest`), a test selector that selects
+nothing (`pytest -m unit`), a check piped into `tail` (its failure hidden), a command run outside the folder it
+needs. A guard adds the lesson to the agent's context; it refuses the call only for an entry the user made a hard
+rule in `playbook review --hard`, and only where refusing is what the lesson says (the failing form of a command).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _WRAPPERS: tuple[tuple[str, ...], ...] = (
     ("bunx",),
 )
 _PYTHONS = ("python", "python3")
+# Package managers of one ecosystem: a project that runs one (its lockfile) breaks under another.
+_SIBLINGS: tuple[frozenset[str], ...] = (frozenset({"npm", "pnpm", "yarn", "bun"}),)
 
 
 class Guard(BaseModel):
@@ -49,7 +52,11 @@ class Guard(BaseModel):
     unless: tuple[str, ...] | None = None  # ... unless it starts with these (the form the lesson asks for)
     folder: str | None = None  # ... when it runs outside this folder
     piped_into: str | None = None  # ... when piped into this program
-    hard: bool = False  # refuse the call (a rule the user made hard), else add the lesson to the context
+    refusable: bool = False  # a refusal is what the lesson says (the failing form of a command)
+    hard: bool = False  # refuse the call (a rule the user made hard, and refusable), else add the lesson as context
+    # The commands the lesson is about (its failing and its working form): where one runs, its situation came up,
+    # and it was followed unless the guard fires on it (`core.adherence`).
+    about: tuple[tuple[str, ...], ...] = ()
 
 
 def lesson_json(lesson: AnyLesson) -> str:
@@ -93,24 +100,43 @@ def guards_of(lesson: AnyLesson, *, playbook: str, entry: str, text: str, hard: 
     """The guards of one entry's typed lesson (none for a lesson about no command). `hard` is kept only where a
     refusal is what the lesson says: the command that fails here, or a selector that selects nothing."""
 
-    def guard(words: tuple[str, ...], *, refuse: bool = False, **rest: object) -> Guard:
-        return Guard(playbook=playbook, entry=entry, text=text, words=words, hard=hard and refuse, **rest)  # type: ignore[arg-type]
+    def guard(
+        words: tuple[str, ...], about: tuple[tuple[str, ...], ...], *, refuse: bool = False, **rest: object
+    ) -> Guard:
+        return Guard(
+            playbook=playbook,
+            entry=entry,
+            text=text,
+            words=words,
+            refusable=refuse,
+            hard=hard and refuse,
+            about=about,
+            **rest,  # type: ignore[arg-type]
+        )
 
     if isinstance(lesson, Correction) and lesson.worked is not None:
         failed, worked = lesson.failed.words, lesson.worked.words
         if lesson.how == "program":
-            return [guard(key_words(command_key(failed)), refuse=True)]
+            before, after = key_words(command_key(failed)), key_words(command_key(worked))
+            return [guard(before, (before, after), refuse=True)]
         if lesson.how in ("option", "flag"):
-            return [guard(failed, refuse=True, unless=worked if worked[: len(failed)] == failed else None)]
+            return [
+                guard(failed, (failed, worked), refuse=True, unless=worked if worked[: len(failed)] == failed else None)
+            ]
         if lesson.how == "folder" and lesson.worked.folder:
-            return [guard(worked, folder=lesson.worked.folder)]
+            return [guard(worked, (worked,), folder=lesson.worked.folder)]
         return []
     if isinstance(lesson, NothingSelected) and lesson.selector:
         key = key_words(command_key(lesson.command.words))
-        return [guard(key, refuse=True, contains=tuple(lesson.selector.split()))]
+        return [guard(key, (key,), refuse=True, contains=tuple(lesson.selector.split()))]
     if isinstance(lesson, HiddenFailure):
-        return [guard(key_words(command_key(lesson.command.words)), piped_into=lesson.filter)]
+        key = key_words(command_key(lesson.command.words))
+        return [guard(key, (key,), piped_into=lesson.filter)]
     if isinstance(lesson, CommandFact):
         words = lesson.command.words
-        return [guard(bare, unless=words) for bare in _wrapped(words)]
+        found = [guard(bare, (bare, words), unless=words) for bare in _wrapped(words)]
+        family = next((f for f in _SIBLINGS if words[0] in f), None)
+        if family is not None and len(words) > 1:  # `pnpm install` here: `npm install` is the wrong manager
+            found += [guard((other, words[1]), ((other, words[1]), words[:2])) for other in sorted(family - {words[0]})]
+        return found
     return []

@@ -25,7 +25,9 @@ COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
 
 
 def test_the_command_line_has_every_command() -> None:
-    assert len(COMMANDS) == 33 and {"curate", "nightly", "review", "publish", "doctor", "sql"} <= set(COMMANDS)
+    assert len(COMMANDS) == 34 and {"curate", "nightly", "review", "publish", "doctor", "sql", "replay"} <= set(
+        COMMANDS
+    )
 
 
 def test_readme_opens_with_the_two_commands() -> None:

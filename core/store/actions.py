@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import duckdb
 
 from core.actions import actions
 from core.models import SessionMessage
 from core.store.db import transaction
 
-__all__ = ["refresh_actions"]
+__all__ = ["refresh_actions", "session_commands"]
 
 _PENDING = """
 SELECT f.path, f.content_hash FROM files f
@@ -37,7 +39,7 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
                 SessionMessage(seq=seq, role="assistant", kind="tool_use", tool_name=tool, tool_input=tool_input)
             )
         found = [
-            (session, path, a.seq, a.kind, a.text, a.folder)
+            (session, path, a.seq, a.kind, a.text, a.folder, a.piped_into)
             for path, (session, messages) in by_file.items()
             for a in actions(messages)
         ]
@@ -46,7 +48,8 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
             if found:
                 columns = [list(c) for c in zip(*found, strict=True)]
                 con.execute(
-                    "INSERT INTO actions SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
+                    "INSERT INTO actions SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?),"
+                    " unnest(?)",
                     columns,
                 )
             con.execute("DELETE FROM action_files WHERE path IN (SELECT unnest(?))", [paths])
@@ -56,3 +59,25 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     )
     con.execute("DELETE FROM action_files WHERE path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))")
     return len(pending)
+
+
+def session_commands(
+    con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]
+) -> dict[str, tuple[str, list[tuple[str, str | None, str | None]]]]:
+    """For each of `session_ids`: the folder it started in, and its commands in order (text, folder, piped into)."""
+    found: dict[str, tuple[str, list[tuple[str, str | None, str | None]]]] = {}
+    if not session_ids:
+        return found
+    for sid, cwd in con.execute(
+        "SELECT session_id, coalesce(cwd, '') FROM sessions WHERE session_id IN (SELECT unnest(?))", [list(session_ids)]
+    ).fetchall():
+        found[str(sid)] = (str(cwd), [])
+    rows = con.execute(
+        "SELECT session_id, text, folder, piped_into FROM actions WHERE kind = 'command'"
+        " AND session_id IN (SELECT unnest(?)) ORDER BY session_id, source_path, seq",
+        [list(session_ids)],
+    ).fetchall()
+    for sid, text, folder, piped in rows:
+        if str(sid) in found:
+            found[str(sid)][1].append((str(text), folder, piped))
+    return found

@@ -15,6 +15,7 @@ from core.store.db import fetch_rows
 __all__ = [
     "ImpactCounts",
     "exposed_entries",
+    "exposure_arms",
     "impact_counts",
     "ledger_read_bytes",
     "store_ledger_lines",
@@ -182,3 +183,19 @@ def impact_counts(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str |
         """,
         {"p": playbook, "id": entry_id},
     )
+
+
+def exposure_arms(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, tuple[set[str], set[str]]]:
+    """Entry id -> (the sessions that had it, the sessions the hooks held it out of and that never had it)."""
+    found: dict[str, tuple[set[str], set[str]]] = {}
+    for entry, sid in con.execute(
+        "SELECT DISTINCT entry_id, session_id FROM v_exposure WHERE playbook = ?", [playbook]
+    ).fetchall():
+        found.setdefault(str(entry), (set(), set()))[0].add(str(sid))
+    for entry, sid in con.execute(
+        "SELECT DISTINCT entry_id, session_id FROM exposures WHERE playbook = ? AND NOT shown", [playbook]
+    ).fetchall():
+        arms = found.setdefault(str(entry), (set(), set()))
+        if str(sid) not in arms[0]:
+            arms[1].add(str(sid))
+    return found

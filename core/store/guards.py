@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import duckdb
 
-__all__ = ["entry_lessons", "hard_entries", "set_hard"]
+from core.guards import Guard, bound_lesson, guards_of
+from core.store.versions import load_version
+
+__all__ = ["entry_guards", "entry_lessons", "hard_entries", "set_hard"]
 
 
 def entry_lessons(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, str]:
@@ -37,3 +40,21 @@ def set_hard(
         "INSERT INTO hard_rules (playbook, entry_id, hard, decided_by) VALUES (?, ?, ?, ?)",
         [(playbook, e, hard, by) for e in entry_ids],
     )
+
+
+def entry_guards(
+    con: duckdb.DuckDBPyConnection, playbook: str, shown: Mapping[str, str] | None = None
+) -> dict[str, list[Guard]]:
+    """Live entry id -> its guards, compiled from the typed lesson it was written from while its text is what that
+    lesson renders. `shown`: only these entries, each with the text a guard tells the agent (as exported); default
+    every live entry, with its stored text."""
+    stored = {e.name: e.text for _, e in load_version(con, playbook).entries()}
+    lessons = entry_lessons(con, playbook)
+    hard = hard_entries(con, playbook)
+    found: dict[str, list[Guard]] = {}
+    for entry, text in (shown if shown is not None else stored).items():
+        lesson = bound_lesson(lessons.get(entry), stored.get(entry, ""))
+        guards = guards_of(lesson, playbook=playbook, entry=entry, text=text, hard=entry in hard) if lesson else []
+        if guards:
+            found[entry] = guards
+    return found

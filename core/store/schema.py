@@ -451,7 +451,8 @@ CREATE TABLE actions (
     seq BIGINT NOT NULL,
     kind VARCHAR NOT NULL,            -- command | edit
     text VARCHAR NOT NULL,
-    folder VARCHAR
+    folder VARCHAR,
+    piped_into VARCHAR                -- the program a pipe hands the command's output to
 );
 CREATE TABLE action_files (
     path VARCHAR PRIMARY KEY,

@@ -12,12 +12,14 @@ from core.models import SessionMessage
 from core.store.db import fetch_rows
 
 __all__ = [
+    "SessionFiles",
     "SessionRow",
     "list_sessions",
     "load_messages",
     "project_names",
     "record_redactions",
     "session_label",
+    "sessions_in_order",
     "sessions_with_errors",
 ]
 
@@ -121,3 +123,24 @@ def sessions_with_errors(con: duckdb.DuckDBPyConnection, texts: list[str], exclu
         [list(dict.fromkeys(texts)), exclude],
     ).fetchall()
     return {t: int(n) for t, n in rows}
+
+
+class SessionFiles(BaseModel):
+    """A session's place in time and the files it was read from."""
+
+    session_id: str
+    project: str | None
+    cwd: str | None
+    started_at: datetime | None
+    paths: list[str]
+
+
+def sessions_in_order(con: duckdb.DuckDBPyConnection) -> list[SessionFiles]:
+    """Every session, oldest first, with the files it was read from."""
+    return fetch_rows(
+        con,
+        SessionFiles,
+        "SELECT s.session_id, s.project, s.cwd, s.started_at, list(f.path ORDER BY f.path) AS paths"
+        " FROM sessions s JOIN files f ON f.session_id = s.session_id AND f.status IN ('ok', 'shrunk')"
+        " GROUP BY ALL ORDER BY s.started_at NULLS FIRST, s.session_id",
+    )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape as markup_escape
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from core.invisible import visible
@@ -119,21 +119,23 @@ def render_ingest(summary: IngestSummary) -> None:
 
 
 @contextmanager
-def ingest_bars() -> Iterator[Any]:
-    """A progress bar on stderr for one ingest; yields the function to report (done, total) bytes to. With no
-    terminal attached (a log file, a scheduler), nothing: the summary that follows says what was read."""
+def ingest_bars(label: str = "ingest", unit: str = "bytes") -> Iterator[Any]:
+    """A progress bar on stderr for one ingest (or another long job: `label`, counted in `unit`, bytes or
+    sessions); yields the function to report (done, total) to. With no terminal attached (a log file, a
+    scheduler), nothing: the summary that follows says what was done."""
     if not err.is_terminal:
         yield lambda done, total: None
         return
+    counted = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
     with Progress(
-        TextColumn("[bold]ingest"),
+        TextColumn(f"[bold]{label}"),
         BarColumn(),
-        DownloadColumn(),
+        counted,
         TimeRemainingColumn(),
         console=err,
         transient=True,
     ) as bar:
-        task = bar.add_task("ingest", total=None)
+        task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -314,15 +316,26 @@ def render_impact(rows: list[EntryImpact], playbook: str) -> None:
     if not rows:
         out.print(f"Playbook `{playbook}` has no live entry.", highlight=False)
         return
-    table = new_table("entry", "verdict", "effect (95 % interval)", "with / without", "context tokens", "text")
+    table = new_table(
+        "entry", "verdict", "effect (95 % interval)", "with / without", "followed", "context tokens", "text"
+    )
     for r in rows:
         effect = f"{r.effect:+.0%} ({r.ci_low:+.0%} to {r.ci_high:+.0%})" if r.effect is not None else "-"
         rates = f"{r.exposed.triggered}/{r.exposed.sessions} / {r.unexposed.triggered}/{r.unexposed.sessions}"
-        table.add_row(escape(r.entry_id), r.verdict, effect, rates, f"{r.context_tokens:,}", escape(r.text))
+        a = r.adherence
+        followed = (
+            f"{a.exposed.followed}/{a.exposed.fired} / {a.held_out.followed}/{a.held_out.fired}"
+            + (f" {a.verdict}" if a.verdict != "insufficient" else "")
+            if a is not None
+            else "-"
+        )
+        table.add_row(escape(r.entry_id), r.verdict, effect, rates, followed, f"{r.context_tokens:,}", escape(r.text))
     out.print(table)
     err.print(
-        "effect: change in the share of sessions where the entry's trigger shows up in tool output (negative: less"
-        " often with the entry). 'insufficient' means too few sessions to tell; docs/impact.md",
+        "effect: change in the share of sessions where the entry's trigger shows up in tool output or in what the"
+        " agent ran (negative: less often with the entry). followed: for a command lesson, the sessions that ran a"
+        " command it is about and did what it says, with the entry / held out of it. 'insufficient' means too few"
+        " sessions to tell; docs/impact.md",
         highlight=False,
     )
 

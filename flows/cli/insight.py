@@ -8,7 +8,17 @@ from typing import Annotated
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import describe_recurrence, err, escape, new_table, out, print_json, render_impact, render_life
+from flows.cli._render import (
+    describe_recurrence,
+    err,
+    escape,
+    ingest_bars,
+    new_table,
+    out,
+    print_json,
+    render_impact,
+    render_life,
+)
 
 app = typer.Typer()
 
@@ -37,6 +47,13 @@ def stale_cmd(
     if stale.ineffective:
         render_impact(stale.ineffective, ws.playbook)
         err.print("These entries hurt or make no difference; each costs its tokens in every session that loads it.")
+    if stale.unfollowed:
+        render_impact(stale.unfollowed, ws.playbook)
+        err.print(
+            "These command lessons are not followed when their situation comes up, or are followed no more than"
+            " without them: take them out (export the playbook as JSON, edit it, `playbook import --replace`) or make"
+            " them hard rules (`playbook review --hard ID`)."
+        )
     if not stale.entries:
         out.print(f"No stale entries in playbook `{ws.playbook}` (window: {stale.window:g} days).", highlight=False)
         return
@@ -76,6 +93,65 @@ def why_cmd(
         print_json(life)
         return
     render_life(life)
+
+
+@app.command("replay")
+def replay_cmd(
+    transcripts: Annotated[
+        list[Path] | None, typer.Argument(help="Transcript folders or files (default: the configured folders).")
+    ] = None,
+    llm: Annotated[
+        str, typer.Option("--llm", help="What learns the playbook from the sessions before each one.")
+    ] = "heuristic",
+    as_json: JsonOpt = False,
+    db: DbOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Replay real sessions to the hooks in the order they happened, each against the playbook learned only from
+    the sessions before it: what the hooks would have given, the guards' fires, the failing calls they would have
+    caught and the working calls they fired on, and the tokens added against the whole playbook at each start.
+    Works in a scratch folder; your database is not touched.
+
+    Example: [bold]playbook replay ~/.claude/projects/-home-me-src-api --json[/bold]
+    """
+    from flows.run.replay import replay
+
+    ws = workspace(db, playbook)
+    with ingest_bars("replay", "sessions") as progress:
+        done = replay(ws, [p.expanduser() for p in transcripts or []] or list(ws.settings.transcripts), llm, progress)
+    if as_json:
+        print_json({**done.model_dump(), "totals": done.totals()})
+        return
+    table = new_table(
+        "session",
+        "project",
+        "entries known",
+        "calls (failed)",
+        "guard fires",
+        "caught",
+        "false",
+        "tokens added / whole",
+    )
+    for r in done.sessions:
+        table.add_row(
+            escape(r.session_id[:12]),
+            escape(r.project or "-"),
+            str(r.entries_known),
+            f"{r.calls} ({r.failed_calls})",
+            str(r.fires),
+            str(r.caught),
+            str(r.false_fires),
+            f"{r.added_tokens:,} / {r.whole_tokens:,}",
+        )
+    out.print(table)
+    t = done.totals()
+    err.print(
+        f"{len(done.sessions)} sessions, {t['calls']} shell calls ({t['failed_calls']} failed): guards fired"
+        f" {t['fires']} times, on {t['caught']} calls that then failed and {t['false_fires']} that worked; the hooks"
+        f" added {t['added_tokens']:,} tokens where the whole playbook at each start is {t['whole_tokens']:,}"
+        f" (learned by {done.provider}).",
+        highlight=False,
+    )
 
 
 @app.command("triggers")

@@ -24,14 +24,14 @@ from pydantic import BaseModel
 
 from core.errors import ConfigError, PlaybookFileError
 from core.exposure import Snapshot, SnapshotPlaybook, about_projects, parse_ledger
-from core.guards import Guard, bound_lesson, guards_of
+from core.guards import Guard
 from core.hooks import build_index
 from core.io.files import read_text, write_atomic
 from core.store.exposure import ledger_read_bytes, store_ledger_lines
-from core.store.guards import entry_lessons, hard_entries
+from core.store.guards import entry_guards
 from core.store.published import entry_triggers
 from core.store.sessions import project_names
-from core.store.versions import current_version, load_version
+from core.store.versions import current_version
 from flows.context import Database
 from flows.delivery.exports import prepare_export
 from flows.delivery.hookrun import answer, ledger_path, snapshot_path
@@ -63,18 +63,6 @@ _HOOKS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
 )
 
 
-def _guards(con: duckdb.DuckDBPyConnection, name: str, exported: dict[str, str], stored: dict[str, str]) -> list[Guard]:
-    """The guards of the exported entries whose typed lesson still renders their stored text."""
-    lessons = entry_lessons(con, name)
-    hard = hard_entries(con, name)
-    found: list[Guard] = []
-    for entry, text in exported.items():
-        lesson = bound_lesson(lessons.get(entry), stored.get(entry, ""))
-        if lesson is not None:
-            found += guards_of(lesson, playbook=name, entry=entry, text=text, hard=entry in hard)
-    return found
-
-
 def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
     """Every configured playbook as an export gives it now, with the projects it is for, its prompt index (entry
     text and triggers) and its guards."""
@@ -85,10 +73,8 @@ def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
             newest = current_version(con, name)
             projects = project_names(con)
             entries = export.model.entries()
-            exported = {e.name: e.text for _, e in entries}
-            stored = {e.name: e.text for _, e in load_version(con, name).entries()}
             triggers = entry_triggers(con, name)
-            guards = _guards(con, name, exported, stored)
+            guards = entry_guards(con, name, {e.name: e.text for _, e in entries})
         scope = ws.settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(
@@ -101,7 +87,7 @@ def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
                 entries=entries,
                 projects=about_projects(entries, projects),
                 index=build_index(" ".join([e.text, *triggers.get(e.name, [])]) for _, e in entries),
-                guards=guards,
+                guards=[g for found in guards.values() for g in found],
             )
         )
     return Snapshot(written_at=datetime.now(UTC), holdout=ws.settings.holdout, playbooks=found)

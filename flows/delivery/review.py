@@ -201,7 +201,8 @@ def harden(ws: Workspace, playbook: str, names: Sequence[str], hard: bool, by: s
                     f"`{name}` is not an entry of playbook `{playbook}` with a guard (a command lesson the rules"
                     " miner wrote); `playbook hook guards` lists them. Nothing was changed."
                 )
-            found.append(Hardened(name=name, text=live[name], hard=hard, refuses=any(g.hard for g in guards)))
+            refuses = any(g.refusable for g in guards)
+            found.append(Hardened(name=name, text=guards[0].text, hard=hard, refuses=refuses))
         set_hard(con, playbook, list(names), hard, by)
     write_snapshot(ws, only_if_present=True)
     return found

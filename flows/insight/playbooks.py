@@ -34,7 +34,7 @@ from core.store.versions import (
     revert,
     write_version,
 )
-from flows.insight.impact import EntryImpact, estimate_counts
+from flows.insight.impact import EntryImpact, adherence_of, estimate_counts
 from flows.workspace import Workspace
 
 __all__ = [
@@ -197,19 +197,33 @@ class Stale(BaseModel):
     window: float
     entries: list[StaleEntry]
     ineffective: list[EntryImpact] = []
+    # command lessons proposed for retirement: never followed when their situation came up, or followed with no
+    # difference from the sessions that did not have them
+    unfollowed: list[EntryImpact] = []
 
 
 def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
-    """Live entries unconfirmed for `days` (default: `stale_after_days`), and those whose impact is `hurts` or
-    `no-effect`, costliest first."""
+    """Live entries unconfirmed for `days` (default: `stale_after_days`), those whose impact is `hurts` or
+    `no-effect`, costliest first, and the command lessons agents do not follow (their situation came up in
+    `impact_min_sessions` sessions that had them, and none followed them) or follow to no effect (the sessions
+    without them did as well)."""
     window = days if days is not None else ws.settings.stale_after_days
+    least = ws.settings.impact_min_sessions
     with ws.database(playbook).read() as con:
         require_playbook(con, playbook)
         rows = stale_entries(con, playbook, window) if window else []
         counts = impact_counts(con, playbook)
-    judged = [estimate_counts(c, ws.settings.impact_min_sessions) for c in counts]
+        followed = adherence_of(con, playbook, least)
+    judged = [estimate_counts(c, least).model_copy(update={"adherence": followed.get(c.entry_id)}) for c in counts]
     ineffective = sorted((j for j in judged if j.verdict in ("hurts", "no-effect")), key=lambda j: -j.context_tokens)
-    return Stale(window=window, entries=rows, ineffective=ineffective)
+    unfollowed = [
+        j
+        for j in judged
+        if j.adherence is not None
+        and j.adherence.exposed.fired >= least
+        and (j.adherence.exposed.followed == 0 or j.adherence.verdict == "no-effect")
+    ]
+    return Stale(window=window, entries=rows, ineffective=ineffective, unfollowed=unfollowed)
 
 
 def triggers_of(ws: Workspace, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:

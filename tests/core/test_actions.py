@@ -23,10 +23,12 @@ def test_a_session_s_calls_are_read_as_commands_and_edits() -> None:
             call(6, "Bash", command="cat <<'EOF'\nline one\nEOF"),
         ]
     )
-    assert [(a.seq, a.kind, a.text, a.folder) for a in found] == [
-        (1, "command", "npm install --save left-pad", "assets"),
-        (1, "command", "tail -5", "assets"),
-        (2, "edit", "/src/app/lib/a.py", None),
-        (3, "command", "pnpm test", "/src/app/web"),
-        (6, "command", "cat", None),
+    # Claude Code's shell keeps its folder between calls: the `cd` of call 1 holds for call 6; Codex's call names its
+    # own working folder and moves nothing.
+    assert [(a.seq, a.kind, a.text, a.folder, a.piped_into) for a in found] == [
+        (1, "command", "npm install --save left-pad", "assets", "tail"),
+        (1, "command", "tail -5", "assets", None),
+        (2, "edit", "/src/app/lib/a.py", None, None),
+        (3, "command", "pnpm test", "/src/app/web", None),
+        (6, "command", "cat", "assets", None),
     ]

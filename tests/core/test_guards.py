@@ -46,3 +46,12 @@ def test_each_command_lesson_compiles_to_guards_that_fire_on_its_command() -> No
     assert guards_of(OwnTool(program="bd"), playbook="default", entry="ctx-005", text="x") == []
     plain = CommandFact(category="test", command=Command(words=("mix", "test")))
     assert guards_of(plain, playbook="default", entry="ctx-006", text="x") == []  # nothing to run instead
+
+
+def test_another_package_manager_s_form_of_the_project_s_command_sets_off_its_guard() -> None:
+    fact = CommandFact(category="install", command=Command(words=("pnpm", "install")))
+    guards = guards_of(fact, playbook="default", entry="ctx-001", text=render(fact, "web"))
+    assert sorted(g.words for g in guards) == [("bun", "install"), ("npm", "install"), ("yarn", "install")]
+    assert any(fires(g.model_dump(), "npm install --save x", "/") for g in guards)
+    assert not any(fires(g.model_dump(), "pnpm install", "/") for g in guards)
+    assert not any(g.refusable for g in guards)  # the project's fact, not a command seen failing: advice only
