@@ -1,4 +1,4 @@
-"""Guards: command lessons compiled into what Claude Code's `PreToolUse` hook checks before a shell call.
+"""Guards: command lessons compiled for Claude Code's `PreToolUse` hook, checked before each shell call.
 
 A guard is made from the typed lesson an entry was written from (`core.lessons`), never from its text: the rules
 miner's ADD carries the lesson, and it is kept only when the entry's text is exactly what that lesson renders

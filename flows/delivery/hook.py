@@ -15,6 +15,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -194,6 +195,11 @@ def _ours(hook: object) -> bool:
     return HOOK_COMMAND in command or _RUNNER in command
 
 
+def _current(hook: object) -> bool:
+    """One of ours written by this install (an earlier one's `playbook hook session-start` is replaced)."""
+    return isinstance(hook, dict) and _RUNNER in str(hook.get("command", ""))
+
+
 def _groups(data: dict[str, Any], event: str, path: Path) -> list[Any]:
     groups = data.setdefault("hooks", {}).setdefault(event, [])
     if not isinstance(groups, list):
@@ -201,16 +207,30 @@ def _groups(data: dict[str, Any], event: str, path: Path) -> list[Any]:
     return groups
 
 
-def _has_ours(groups: object) -> bool:
+def _has_ours(groups: object, mine: Callable[[object], bool] = _ours) -> bool:
     return isinstance(groups, list) and any(
-        _ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []
+        mine(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []
     )
+
+
+def _without_ours(groups: list[Any]) -> list[Any]:
+    """`groups` with our hooks taken out (a group left with no hook goes too)."""
+    kept = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            rest = [h for h in group["hooks"] if not _ours(h)]
+            if not rest:
+                continue
+            group = {**group, "hooks": rest}
+        kept.append(group)
+    return kept
 
 
 def install_hook(ws: Workspace, scope: Literal["project", "user"], project: Path) -> HookInstall:
     """Add the hooks (SessionStart, UserPromptSubmit, PreToolUse on `Bash`) to the project's (or the user's)
     `.claude/settings.json`, keeping every other setting and hook, and write the snapshot they read. An event that
-    already has one of ours (this install's or an earlier one's) is left as it is.
+    already has this install's hook is left as it is; an earlier install's `playbook hook session-start` is
+    replaced (it gave the whole playbook, which the prompt hook would then give twice).
 
     Raises:
         PlaybookFileError: the settings file is not a JSON object (left as it was).
@@ -220,18 +240,16 @@ def install_hook(ws: Workspace, scope: Literal["project", "user"], project: Path
         raise ConfigError(f"Database `{db.path}` does not exist yet; run `playbook nightly` first, or pass `--db`.")
     path = _settings_file(scope, project)
     data = _load_settings(path)
-    missing = [
-        (event, matcher, name, flags)
-        for event, matcher, name, flags in _HOOKS
-        if not _has_ours(_groups(data, event, path))
-    ]
+    missing = [hook for hook in _HOOKS if not _has_ours(_groups(data, hook[0], path), _current)]
     snapshot = write_snapshot(ws)
     command = _command("session-start", db.path, ("--digest",))
     if not missing:
         return HookInstall(settings_file=path, command=command, status="already", snapshot=snapshot)
     for event, matcher, name, flags in missing:
         hook = {"type": "command", "command": _command(name, db.path, flags), "timeout": _TIMEOUT_S}
-        _groups(data, event, path).append({"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]})
+        groups = _without_ours(_groups(data, event, path))  # an earlier install's hook gives way to this one
+        groups.append({"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]})
+        data["hooks"][event] = groups
     for event, *_ in _HOOKS:
         if not data["hooks"].get(event):
             del data["hooks"][event]
@@ -263,14 +281,7 @@ def uninstall_hook(scope: Literal["project", "user"], project: Path) -> HookInst
         groups = hooks.get(event)
         if not _has_ours(groups):
             continue
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                rest = [h for h in group["hooks"] if not _ours(h)]
-                if not rest:
-                    continue
-                group = {**group, "hooks": rest}
-            kept.append(group)
+        kept = _without_ours(groups)
         if kept:
             hooks[event] = kept
         else:

@@ -28,6 +28,7 @@ EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubm
 _SESSION = re.compile(SESSION_ID)
 _WORK_LIMIT_S = 0.5  # past this the hook gives up in silence: no session waits on playbook
 _SHELLS = frozenset({"Bash"})
+_PROMPT_CHARS = 20_000  # of a prompt, what the prompt hook reads
 
 
 def snapshot_path(db: Path, part: str = "snapshot") -> Path:
@@ -73,8 +74,8 @@ def answer(event_name: str, db: Path, stdin: str, *, digest: bool = False) -> st
     when there is nothing to give; what it gave is appended to the ledger. Never raises; gives up in silence after
     half a second of work (on the main thread, where a timer can interrupt it)."""
     timed = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGALRM, _give_up) if timed else None
     if timed:
-        signal.signal(signal.SIGALRM, _give_up)
         signal.setitimer(signal.ITIMER_REAL, _WORK_LIMIT_S)
     try:
         return _answer(event_name, db, stdin, digest)
@@ -83,6 +84,7 @@ def answer(event_name: str, db: Path, stdin: str, *, digest: bool = False) -> st
     finally:
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, before)
 
 
 def _answer(event_name: str, db: Path, stdin: str, digest: bool) -> str:
@@ -103,7 +105,8 @@ def _answer(event_name: str, db: Path, stdin: str, digest: bool) -> str:
             prompt = event.get("prompt")
             if not isinstance(prompt, str):
                 return ""
-            text, got = prompt_context(snapshot, event["session_id"], cwd, prompt)
+            # A pasted log says little about what the request is about, and reading it all would take the time.
+            text, got = prompt_context(snapshot, event["session_id"], cwd, prompt[:_PROMPT_CHARS])
             if got:
                 _record(db, event, name, got)
             return _output(name, additionalContext=text) if text else ""

@@ -265,3 +265,25 @@ def test_impact_says_whether_a_command_lesson_was_followed_where_its_situation_c
     assert row["adherence"]["held_out"] == {"sessions": 0, "fired": 0, "followed": 0}
     others = json.loads(runner.invoke(app, ["impact", "--json", "--db", str(db)]).stdout)
     assert all(r["adherence"] is None for r in others if r["entry_id"] not in {g["entry"] for g in guards})
+
+
+def test_install_replaces_an_earlier_install_s_session_start_hook_and_keeps_the_rest(
+    learned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "p.duckdb"
+    shutil.copy(learned, db)
+    settings = tmp_path / "repo" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    earlier = {"type": "command", "command": f"/opt/bin/playbook hook session-start --db {db}", "timeout": 10}
+    theirs = {"type": "command", "command": "echo hello"}
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [earlier, theirs]}]}}))
+    done = runner.invoke(app, ["hook", "install", "--project", str(settings.parents[1]), "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    start = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    commands = [h["command"] for g in start for h in g["hooks"]]
+    assert commands[0] == "echo hello" and len(commands) == 2
+    assert "flows.delivery.hookrun session-start" in commands[1] and "--digest" in commands[1]
+    gone = runner.invoke(app, ["hook", "uninstall", "--project", str(settings.parents[1])])
+    assert gone.exit_code == 0
+    assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [theirs]}]}}
