@@ -19,11 +19,13 @@ import re2
 from core.markdown import BLOCK_BEGIN, BLOCK_END
 from core.programs import TASK_NAME
 
-__all__ = ["declared_packages", "declared_programs"]
+__all__ = ["declared_packages", "declared_programs", "declared_scripts"]
 
 _MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
 _NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
 _REQUIREMENT = re2.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+# A Makefile target or a justfile recipe: a name at the start of a line, then its colon (not `:=`, an assignment).
+_TARGET = re2.compile(r"(?m)^@?([A-Za-z0-9_][A-Za-z0-9_.-]*)(?:[ \t][^:=\n]*)?:(?:[^=]|$)")
 _SPAN = re2.compile(r"`([A-Za-z0-9_][A-Za-z0-9._+-]{0,63})(?:[ `])")
 
 
@@ -187,3 +189,19 @@ def declared_programs(folders: Iterable[Path]) -> frozenset[str]:
             except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
                 continue
     return frozenset(found)
+
+
+def declared_scripts(folder: Path, manifest: str) -> set[str] | None:
+    """The scripts `manifest` in `folder` declares (package.json's `scripts`, a Makefile's targets, a justfile's
+    recipes), or None when there is no such file; a file that does not parse declares nothing."""
+    text = _read(folder / manifest)
+    if text is None:
+        return None
+    if manifest == "package.json":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return set()
+        scripts = data.get("scripts") if isinstance(data, dict) else None
+        return {k for k in scripts if isinstance(k, str)} if isinstance(scripts, dict) else set()
+    return {m.group(1) for m in _TARGET.finditer(text)}

@@ -469,6 +469,27 @@ CREATE TABLE entry_lessons (
     version INTEGER NOT NULL,
     lesson VARCHAR NOT NULL
 );
+-- What an entry rests on in its project (core/citations.py: a folder, a file, a declared script, the project's own
+-- program), read from its typed lesson when it was added, with the project's folder (`root`) of the session.
+CREATE TABLE entry_citations (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    kind VARCHAR NOT NULL,
+    value VARCHAR NOT NULL,
+    manifest VARCHAR,
+    folder VARCHAR,
+    root VARCHAR
+);
+-- Each `playbook revalidate`: whether an entry's citations held in its project, and at which commit.
+CREATE TABLE entry_checks (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    checked_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    root VARCHAR,
+    commit_id VARCHAR,
+    reason VARCHAR
+);
 -- Entries a person made hard rules in `playbook review --hard`: their guards refuse the call (`--soft` undoes it;
 -- the newest row of an entry decides).
 CREATE TABLE hard_rules (
@@ -521,7 +542,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (18, "exposure: what the SessionStart hook gave each session, and its holdout", _EXPOSURES),
     (19, "session keys by contributor and id; team sessions' content, for the quorum", _SESSION_KEYS),
     (20, "what the agent did: shell commands and edited files, for triggers", _ACTIONS),
-    (21, "typed lessons of entries, and the entries made hard rules, for guards", _GUARDS),
+    (21, "typed lessons of entries, their citations and checks, and the entries made hard rules", _GUARDS),
 ]
 
 VIEWS = r"""

@@ -389,19 +389,43 @@ def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, re
 
 
 def _record_lessons(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
-    """An applied ADD's typed lesson (the rules miner's), kept for its guards; whether it still says what the
-    entry says is checked where a guard is made (`core.guards.bound_lesson`)."""
+    """An applied ADD's typed lesson (the rules miner's), kept for its guards, and what it rests on in the
+    session's project (`core.citations`); a lesson whose text is not what it renders is no citation's source."""
+    from core.citations import citations_of  # the lessons' models, only for a version that adds one
+    from core.guards import bound_lesson
+
     added = [
-        (name, o.entry_id, version, json.dumps(o.raw["lesson"]))
+        o
         for o in report.outcomes
         if o.status == "applied"
         and o.type == "ADD"
         and o.entry_id
+        and o.new_text
         and isinstance(o.raw, dict)
         and isinstance(o.raw.get("lesson"), dict)
     ]
-    if added:
-        con.executemany("INSERT INTO entry_lessons VALUES (?, ?, ?, ?)", added)
+    if not added:
+        return
+    con.executemany(
+        "INSERT INTO entry_lessons VALUES (?, ?, ?, ?)",
+        [(name, o.entry_id, version, json.dumps(o.raw["lesson"])) for o in added],
+    )
+    try:
+        root = con.execute(
+            "SELECT s.cwd FROM versions v JOIN sessions s ON s.session_id = v.session_id"
+            " WHERE v.playbook = ? AND v.version = ?",
+            [name, version],
+        ).fetchone()
+    except duckdb.CatalogException:  # a database without sessions of its own (an imported playbook's)
+        root = None
+    rows = [
+        (name, o.entry_id, version, c.kind, c.value, c.manifest, c.folder, root[0] if root else None)
+        for o in added
+        if (lesson := bound_lesson(o.raw["lesson"], o.new_text or "")) is not None
+        for c in citations_of(lesson)
+    ]
+    if rows:
+        con.executemany("INSERT INTO entry_citations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 class VersionRow(BaseModel):

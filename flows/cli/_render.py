@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--h
     from core.store.published import TriggerRecurrence
     from flows.delivery.exports import Published
     from flows.delivery.hook import HookInstall
+    from flows.delivery.sources import Source
     from flows.insight.impact import EntryImpact
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "render_life",
     "render_published",
     "render_run",
+    "render_sources",
 ]
 
 # User text (entries, transcripts) is printed as it is: no emoji codes such as `:cd:`, no markup from it.
@@ -249,6 +251,17 @@ def describe_recurrence(row: TriggerRecurrence | dict[str, Any]) -> str:
     return f"{before}, {r.seen_after} of {r.sessions_after} after"
 
 
+def render_sources(sources: dict[str, Source]) -> None:
+    """`playbook show --sources` and `playbook revalidate`: what each entry rests on, and whether it is there."""
+    table = new_table("entry", "rests on", "in", "status")
+    for name, s in sorted(sources.items()):
+        status = f"held: {s.reason}" if s.status == "held" else s.status + (f" at {s.commit[:12]}" if s.commit else "")
+        table.add_row(
+            escape(name), escape(", ".join(c.shown() for c in s.citations)), escape(s.root or "?"), escape(status)
+        )
+    out.print(table)
+
+
 def render_life(life: dict[str, Any], indent: str = "") -> None:
     """`playbook why`: an entry's life as a timeline, the sessions behind it, and its sources' lives."""
     now = life["now"]
@@ -260,6 +273,14 @@ def render_life(life: dict[str, Any], indent: str = "") -> None:
         )
     else:
         out.print(f"{head} (no longer live)")
+    sources = life.get("rests_on")
+    if sources and sources["citations"]:
+        from core.citations import Citation
+
+        cited = ", ".join(Citation.model_validate(c).shown() for c in sources["citations"])
+        said = {"held": f"held: {sources['reason']}", "ok": "all there", "unchecked": "not checked here"}
+        where = (sources["root"] or "?") + (f" at {sources['commit'][:12]}" if sources.get("commit") else "")
+        out.print(f"{indent}rests on {escape(cited)} in {escape(where)}: {escape(said[sources['status']])}")
     table = new_table("version", "date", "what", "session", "detail")
     for e in life["events"]:
         detail = {

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import err, escape, new_table, out, print_json
+from flows.cli._render import err, escape, new_table, out, print_json, render_sources
 
 app = typer.Typer()
 ShowFormat = Literal["text", "json", "markdown"]
@@ -75,6 +75,9 @@ def show_cmd(
         Literal["text", "json", "markdown"],
         typer.Option("--format", help="text, json (seeds' playbook.json) or markdown."),
     ] = "text",
+    sources: Annotated[
+        bool, typer.Option("--sources", help="Also list what each entry rests on in its project, checked now.")
+    ] = False,
     db: DbOpt = None,
     wait: WaitOpt = None,
     playbook: PlaybookOpt = None,
@@ -101,6 +104,8 @@ def show_cmd(
             highlight=False,
         )
     sys.stdout.write(shown.text(fmt))
+    if sources and fmt != "json":
+        render_sources(shown.sources)
 
 
 @app.command("history")

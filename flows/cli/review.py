@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import err, escape, out, print_json, render_changes, render_held
+from flows.cli._render import err, escape, out, print_json, render_changes, render_held, render_sources
 
 if TYPE_CHECKING:
     from core.review import ReviewChange
@@ -107,10 +107,13 @@ def review_cmd(
                     "newest_version": outcome.newest_version,
                     "pending": outcome.pending,
                     "held": outcome.held,
+                    "outdated": outcome.outdated,
                 }
             )
             return
         render_held(outcome.held)
+        for name, why in sorted(outcome.outdated.items()):
+            err.print(f"[yellow]held:[/yellow] {escape(name)}: {escape(why)} (`playbook revalidate`)", highlight=False)
         if not outcome.required:
             err.print(f'Note: playbook `{ws.playbook}` has review = "auto": every version is published.')
         if not outcome.pending:
@@ -157,3 +160,30 @@ def _ask(changes: list[ReviewChange]) -> set[int] | None:
     if not typer.confirm(f"Approve {len(changes) - len(rejected)} and reject {len(rejected)} change(s)?"):
         return None
     return rejected
+
+
+@app.command("revalidate")
+def revalidate_cmd(
+    as_json: JsonOpt = False, db: DbOpt = None, wait: WaitOpt = None, playbook: PlaybookOpt = None
+) -> None:
+    """Check now what each entry rests on in its project (the files, folders, declared scripts and own programs
+    its lesson names) against the project's folder on this machine, and record it (with the commit, in a git
+    repository). An entry whose source is gone is held from every export and hook until it is back.
+
+    Example: [bold]playbook revalidate[/bold]
+    """
+    from flows.delivery.sources import revalidate
+
+    ws = workspace(db, playbook, wait_s=wait)
+    found = revalidate(ws, ws.playbook)
+    if as_json:
+        print_json([s.model_dump() for s in found])
+        return
+    if not found:
+        out.print(f"No entry of playbook `{ws.playbook}` cites a file, folder or script.", highlight=False)
+        return
+    render_sources({s.entry_id: s for s in found})
+    held = sum(s.status == "held" for s in found)
+    err.print(
+        f"{held} of {len(found)} entries held: what they rest on is gone; they come back when it is.", highlight=False
+    )

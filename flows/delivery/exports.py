@@ -34,6 +34,7 @@ from core.store.sessions import project_names
 from core.store.versions import entry_since, load_version, rediscovery_counts
 from core.targets import ExportTarget, render_target
 from flows.context import Database, ExportRules
+from flows.delivery.sources import sources_of
 from flows.workspace import Workspace
 
 __all__ = [
@@ -70,6 +71,8 @@ class Export(BaseModel):
     use: BudgetUse
     note: str | None
     version: int | None
+    citations: dict[str, list[str]] = {}  # entry id -> what it rests on in its project (`core.citations`)
+    outdated: dict[str, str] = {}  # entry id -> why what it rests on no longer holds (not delivered)
 
     @property
     def entry_ids(self) -> list[str]:
@@ -138,20 +141,25 @@ def prepare_export(
     whole: bool = False,
     project: str | None = None,
 ) -> Export:
-    """What an export writes: redacted, screened (held entries never go out), without stale entries, and cut to
-    the budget; all of it (redacted and screened) when `whole`. With review required, the newest approved
-    version unless `version` names one. `project`: for a file of that project's repository, without the entries
-    about another project (`core.exposure.for_project`), before the budget is spent."""
+    """What an export writes: redacted, screened (held entries never go out), without stale entries and entries
+    whose citations no longer hold in their project (`flows.delivery.sources`), and cut to the budget; all of it
+    (redacted and screened) when `whole`. With review required, the newest approved version unless `version`
+    names one. `project`: for a file of that project's repository, without the entries about another project
+    (`core.hooks.for_project`), before the budget is spent."""
     latest = version is None
     version = exported_version(con, rules) if latest else version
     model, held = screened(con, rules, mask_playbook(load_version(con, rules.playbook, version), rules.redactor))
+    sources = sources_of(con, rules.playbook)
+    outdated = {e: s.reason for e, s in sources.items() if s.status == "held" and s.reason}
     if whole:
         use = budget_use(model, rules.budget)
     else:
-        if rules.stale_after_days and latest:  # staleness is about now, so only for what is exported now
-            stale = {r.name for r in stale_entries(con, rules.playbook, rules.stale_after_days)}
-            if stale:
-                kept = {s: [e for e in items if e.name not in stale] for s, items in model.sections.items()}
+        if latest:  # staleness and what entries rest on are about now, so only for what is exported now
+            days = rules.stale_after_days
+            gone = {r.name for r in stale_entries(con, rules.playbook, days)} if days else set()
+            gone |= set(outdated)
+            if gone:
+                kept = {s: [e for e in items if e.name not in gone] for s, items in model.sections.items()}
                 model = model.model_copy(update={"sections": kept})
         if project is not None:
             bound = about_projects(model.entries(), project_names(con))
@@ -165,7 +173,13 @@ def prepare_export(
         )
     use = use.model_copy(update={"held": len(held)})
     return Export(
-        playbook=rules.playbook, model=model, use=use, note=_note(con, rules.playbook, model, use), version=version
+        playbook=rules.playbook,
+        model=model,
+        use=use,
+        note=_note(con, rules.playbook, model, use),
+        version=version,
+        citations={e: [c.shown() for c in src.citations] for e, src in sources.items()},
+        outdated=outdated if latest and not whole else {},
     )
 
 
@@ -212,10 +226,12 @@ def render_export(
         return render_target(kind, export.playbook, export.model, existing, note=export.note)
     if kind == "json":
         data = playbook_to_dict(export.model)
-        if sources is not None:
-            for items in data["sections"].values():
-                for item in items:
+        for items in data["sections"].values():
+            for item in items:
+                if sources is not None:
                     item["sources"] = sources.get(item["name"], [])
+                if export.citations.get(item["name"]):
+                    item["citations"] = export.citations[item["name"]]
         return encode(data)
     if kind == "markdown":
         return to_markdown(export.model, title=f"Playbook `{export.playbook}`", note=export.note)

@@ -22,6 +22,7 @@ from core.store.versions import current_version, load_version, write_version
 from flows.context import Database
 from flows.delivery.exports import ExportRules, exported_version, screened
 from flows.delivery.hook import write_snapshot
+from flows.delivery.sources import outdated
 from flows.workspace import Workspace
 
 __all__ = [
@@ -46,6 +47,7 @@ class ReviewOutcome(BaseModel):
     newest_version: int
     pending: list[ReviewChange]
     held: list[Screened]
+    outdated: dict[str, str] = {}  # entry id -> why what it rests on no longer holds (held from every export)
     decided: bool = False
     version: int | None = None
     approved: int = 0
@@ -107,7 +109,12 @@ def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer:
         exported = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
         held = screened(con, rules, exported)[1]
         outcome = ReviewOutcome(
-            required=rules.review_required, approved_version=base, newest_version=newest, pending=changes, held=held
+            required=rules.review_required,
+            approved_version=base,
+            newest_version=newest,
+            pending=changes,
+            held=held,
+            outdated=outdated(con, playbook),
         )
         rejected = decide(changes) if (decide is not None and changes) else None
         if rejected is None:

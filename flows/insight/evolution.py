@@ -29,6 +29,7 @@ from core.store.db import open_db
 from core.store.exposure import impact_counts
 from core.store.published import StaleEntry, TriggerRecurrence
 from core.store.registry import require_playbook
+from flows.delivery.sources import outdated
 from flows.insight.impact import EntryImpact, estimate_counts
 from flows.workspace import Workspace
 
@@ -267,6 +268,10 @@ table {{ border-collapse: collapse; width: 100%; font-size: 0.9em; }} td, th {{ 
 <p class="muted">No session confirmed them (a helpful tag or a rediscovery) for {stale_days};
 exports leave them out.</p>
 {stale}
+<h2>Entries whose sources are gone</h2>
+<p class="muted">What they rest on in their project (a file, a folder, a declared script) is no longer there on this
+machine; no export or hook gives them until it is back (<code>playbook revalidate</code>).</p>
+{outdated}
 <h2>Do situations recur? Triggers before and after each entry was first exported</h2>
 <p class="muted">An observation, not a causal claim: the sessions before and after differ in more than the
 playbook.</p>
@@ -308,6 +313,16 @@ def _stale_table(rows: list[StaleEntry], clean: Callable[[str], str]) -> str:
         for r in rows
     )
     return f"<table><tr><th>id</th><th>text</th><th>last confirmed</th></tr>{body}</table>"
+
+
+def _outdated_table(gone: dict[str, str], clean: Callable[[str], str]) -> str:
+    if not gone:
+        return "<p class='muted'>None.</p>"
+    body = "".join(
+        f"<tr><td><code>{html.escape(name)}</code></td><td>{html.escape(clean(why))}</td></tr>"
+        for name, why in sorted(gone.items())
+    )
+    return f"<table><tr><th>id</th><th>why it is held</th></tr>{body}</table>"
 
 
 def _recurrence_table(rows: list[TriggerRecurrence], clean: Callable[[str], str]) -> str:
@@ -397,6 +412,7 @@ def write_evolution_report(
     with open_db(db, wait=wait, store=store) as con:
         data = evolution_data(con, playbook, stale_after_days=stale_after_days)
         impact = [estimate_counts(c, impact_min_sessions) for c in impact_counts(con, playbook)]
+        gone = outdated(con, playbook)
     data.budget = budget or Budget()
     data.top_helpful = [(n, clean(t), h, x) for n, t, h, x in data.top_helpful]
     data.top_harmful = [(n, clean(t), h, x) for n, t, h, x in data.top_harmful]
@@ -428,6 +444,7 @@ def write_evolution_report(
         quality=_quality(data.quality),
         stale_days=f"{stale_after_days:g} days" if stale_after_days else "(staleness is off)",
         stale=_stale_table(data.stale, clean),
+        outdated=_outdated_table(gone, clean),
         recurrence=_recurrence_table(data.recurrence, clean),
         contributors=_contributors_table(data.contributors),
         impact=_impact_table(impact, clean),

@@ -34,6 +34,7 @@ from core.store.versions import (
     revert,
     write_version,
 )
+from flows.delivery.sources import Source, sources_of
 from flows.insight.impact import EntryImpact, adherence_of, estimate_counts
 from flows.workspace import Workspace
 
@@ -135,6 +136,7 @@ class Shown(BaseModel):
     playbook: Playbook
     ruled: list[str]
     invisible: dict[str, str]
+    sources: dict[str, Source] = {}  # entry id -> what it rests on, checked now (`show --sources`)
 
     def text(self, fmt: Literal["text", "json", "markdown"]) -> str:
         """The version as `show` prints it: the seeds' playbook.json (the file contract, versioned), Markdown, or
@@ -151,8 +153,9 @@ def show_playbook(ws: Workspace, playbook: str, version: int | None = None) -> S
     with ws.database(playbook).read() as con:
         model = mask_playbook(load_version(con, playbook, version), ws.redactor)
         ruled = sorted(entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()})
+        sources = sources_of(con, playbook)
     invisible = {e.name: found for _, e in model.entries() if (found := removed(e.text))}
-    return Shown(playbook=model, ruled=ruled, invisible=invisible)
+    return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=sources)
 
 
 class History(BaseModel):
@@ -243,6 +246,8 @@ def why(ws: Workspace, playbook: str, entry: str) -> dict[str, Any]:
     with ws.database(playbook).read() as con:
         life = entry_life(con, playbook, entry)
         counts = impact_counts(con, playbook, entry) if life["now"] is not None else []
+        found = sources_of(con, playbook).get(entry) if life["now"] is not None else None
+    life["rests_on"] = found.model_dump() if found is not None else None
     life["impact"] = estimate_counts(counts[0], ws.settings.impact_min_sessions).model_dump() if counts else None
     if not life["events"] and life["now"] is None:
         raise StoreError(f"No entry `{entry}` in playbook `{playbook}`; `playbook show` lists the ids.")
