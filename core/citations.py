@@ -17,8 +17,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from core.lessons import AnyLesson, Command, CommandFact, Correction, HiddenFailure, NothingSelected
+from core.runs import parse
 
-__all__ = ["Citation", "citations_of", "stale_reason"]
+__all__ = ["Citation", "citations_from_words", "citations_of", "stale_reason"]
 
 # Package managers that run a package.json script by name (`pnpm dev`), and their own subcommands (no script).
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -99,6 +100,26 @@ def citations_of(lesson: AnyLesson) -> list[Citation]:
         for citation in _of_command(command):
             if citation not in found:
                 found.append(citation)
+    return found
+
+
+def citations_from_words(values: list[str]) -> list[Citation]:
+    """The citations a model's operation names (`citations`: paths and commands as the session wrote them): a
+    command (`npm run build`, `make test`) cites what it runs, a path inside the project (`assets/build.js`,
+    `docs/`) cites that file or folder; anything else (an absolute path, a URL, a word) cites nothing."""
+    found: list[Citation] = []
+    for value in values:
+        words = tuple(value.split())
+        if not words or len(value) > 300 or "\n" in value:
+            continue
+        command = parse(value) if len(words) > 1 else None  # as the shell reads it: `cd assets && node build.js`
+        cited = _of_command(Command(words=command.words, folder=command.folder)) if command else []
+        path_like = "/" in words[0] or "." in words[0].lstrip(".")  # a bare word (`pytest`) is no path
+        if not cited and len(words) == 1 and path_like and _inside(words[0].removeprefix("./")) and ":" not in words[0]:
+            path = words[0].removeprefix("./")
+            kind: Literal["file", "folder"] = "folder" if path.endswith("/") else "file"
+            cited = [Citation(kind=kind, value=path.rstrip("/"))]
+        found += [c for c in cited if c not in found]
     return found
 
 

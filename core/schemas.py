@@ -62,6 +62,7 @@ class OperationAnswer(_Answer):
     merged_text: str = ""
     reason: str = ""
     trigger: str = ""
+    citations: list[str] = []  # ADD: what the lesson rests on in the repository, as the session wrote it
     scope: Literal["project", "global"] = "project"
 
 

@@ -85,12 +85,13 @@ def default_transcripts() -> list[Path]:
     """Where the agents keep their transcripts on this machine, each folder only if it exists.
 
     Claude Code: `projects/` under `$CLAUDE_CONFIG_DIR` (which may list several folders, comma-separated),
-    else under `~/.claude`. Codex: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+    else under `~/.claude` (its projects' `memory/` folders too). Codex: `$CODEX_HOME/sessions`, else
+    `~/.codex/sessions`, and its `memories/` beside it.
     """
     claude = os.environ.get("CLAUDE_CONFIG_DIR", "")
     claude_dirs = [Path(p.strip()).expanduser() for p in claude.split(",") if p.strip()] or [Path.home() / ".claude"]
     codex = Path(os.environ["CODEX_HOME"]).expanduser() if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
-    candidates = [d / "projects" for d in claude_dirs] + [codex / "sessions"]
+    candidates = [d / "projects" for d in claude_dirs] + [codex / "sessions", codex / "memories"]
     return [p for p in candidates if p.is_dir()]
 
 
@@ -179,6 +180,9 @@ class Settings(BaseSettings):
     # An entry no session confirmed (helpful tag or rediscovery) for this many days is stale: listed by
     # `playbook stale` and left out of exports unless `export --all`. 0 turns staleness off.
     stale_after_days: float = Field(90.0, ge=0)
+    # An entry no session was given for this many days (or whose trigger never came up) is proposed for retirement
+    # in `playbook stale` (never removed without a person: `playbook retire`). 0: off.
+    expire_days: float = Field(90.0, ge=0)
     max_entries: int = Field(40, ge=1)
     max_tokens: int = Field(2000, ge=1)
     max_entry_chars: int = Field(500, ge=20)

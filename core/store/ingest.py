@@ -34,7 +34,7 @@ from core.store.actions import refresh_actions
 from core.store.batch_redaction import redact_batch
 from core.store.db import transaction
 from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
-from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_messages
+from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_memory, load_messages
 from core.transcripts._batch import drop_batch, object_size_bound, reset_batch
 from core.transcripts.discovery import META_SUFFIX, discover
 
@@ -333,6 +333,8 @@ def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
             load_claude_code(con, paths, longest_line)
         elif fmt == "codex":
             load_codex(con, paths, longest_line)
+        elif fmt == "memory":
+            load_memory(con, [(str(w.path), w.session_id) for w in items])
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
     con.execute(_REJECT_INVALID_PARTS)

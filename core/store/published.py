@@ -14,11 +14,14 @@ from core.store.versions import current_version
 __all__ = [
     "StaleEntry",
     "TriggerRecurrence",
+    "UnusedEntry",
     "approved_version",
+    "entry_triggers",
     "record_export",
     "record_review",
     "stale_entries",
     "trigger_recurrence",
+    "unused_entries",
     "with_trigger",
 ]
 
@@ -31,6 +34,48 @@ class StaleEntry(BaseModel):
     text: str
     created: datetime
     last_confirmed: datetime | None
+
+
+class UnusedEntry(BaseModel):
+    """A live entry that goes unused (`playbook stale`): no session was given it for `expire_days`, or its trigger
+    never came up in any session since it was added."""
+
+    name: str
+    section: str
+    text: str
+    created: datetime
+    last_exposed: datetime | None
+    trigger_fired: bool | None  # None: it has no trigger
+
+
+def unused_entries(con: duckdb.DuckDBPyConnection, name: str, days: float) -> list[UnusedEntry]:
+    """Live entries older than `days` that no session was given within `days` (through an exported file or a
+    hook), or whose trigger never came up; oldest first."""
+    return fetch_rows(
+        con,
+        UnusedEntry,
+        """
+        WITH born AS (
+            SELECT e.name, min(v.created_at) AS created FROM entries e
+            JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
+            WHERE e.playbook = $p GROUP BY e.name
+        ), exposed AS (
+            SELECT x.entry_id AS name, max(s.started_at) AS last_exposed FROM v_exposure x
+            JOIN sessions s ON s.session_id = x.session_id WHERE x.playbook = $p GROUP BY 1
+        ), fired AS (
+            SELECT entry_id AS name, seen_before + seen_after > 0 AS trigger_fired
+            FROM v_trigger_recurrence WHERE playbook = $p
+        )
+        SELECT e.name, e.section, e.text, b.created, x.last_exposed, f.trigger_fired
+        FROM entries e JOIN born b USING (name) LEFT JOIN exposed x USING (name) LEFT JOIN fired f USING (name)
+        WHERE e.playbook = $p AND e.valid_to IS NULL
+          AND b.created < now() - to_seconds(CAST($days * 86400 AS BIGINT))
+          AND (coalesce(x.last_exposed, b.created) < now() - to_seconds(CAST($days * 86400 AS BIGINT))
+               OR f.trigger_fired = false)
+        ORDER BY b.created, e.name
+        """,
+        {"p": name, "days": days},
+    )
 
 
 def stale_entries(con: duckdb.DuckDBPyConnection, name: str, days: float) -> list[StaleEntry]:

@@ -46,7 +46,7 @@ __all__ = [
     "write_version",
 ]
 
-Source = Literal["init", "session", "import", "revert", "consolidate", "review"]
+Source = Literal["init", "session", "import", "revert", "consolidate", "review", "retire"]
 
 
 def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
@@ -389,43 +389,60 @@ def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, re
 
 
 def _record_lessons(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
-    """An applied ADD's typed lesson (the rules miner's), kept for its guards, and what it rests on in the
-    session's project (`core.citations`); a lesson whose text is not what it renders is no citation's source."""
-    from core.citations import citations_of  # the lessons' models, only for a version that adds one
+    """What each applied ADD rests on: the rules miner's typed lesson (kept for its guards) and the citations read
+    from it (`core.citations`), or a model's `citations`, each kept only when the version's session mentions it
+    (one it never mentions is dropped, and the operation's reason says so); with the session's project folder."""
+    from core.citations import Citation, citations_from_words, citations_of  # only for a version that adds one
     from core.guards import bound_lesson
 
     added = [
         o
         for o in report.outcomes
-        if o.status == "applied"
-        and o.type == "ADD"
-        and o.entry_id
-        and o.new_text
-        and isinstance(o.raw, dict)
-        and isinstance(o.raw.get("lesson"), dict)
+        if o.status == "applied" and o.type == "ADD" and o.entry_id and o.new_text and isinstance(o.raw, dict)
     ]
-    if not added:
-        return
-    con.executemany(
-        "INSERT INTO entry_lessons VALUES (?, ?, ?, ?)",
-        [(name, o.entry_id, version, json.dumps(o.raw["lesson"])) for o in added],
-    )
+    lessons = [o for o in added if isinstance(o.raw.get("lesson"), dict)]
+    if lessons:
+        con.executemany(
+            "INSERT INTO entry_lessons VALUES (?, ?, ?, ?)",
+            [(name, o.entry_id, version, json.dumps(o.raw["lesson"])) for o in lessons],
+        )
     try:
-        root = con.execute(
-            "SELECT s.cwd FROM versions v JOIN sessions s ON s.session_id = v.session_id"
+        found = con.execute(
+            "SELECT s.session_id, s.cwd FROM versions v JOIN sessions s ON s.session_id = v.session_id"
             " WHERE v.playbook = ? AND v.version = ?",
             [name, version],
         ).fetchone()
     except duckdb.CatalogException:  # a database without sessions of its own (an imported playbook's)
-        root = None
-    rows = [
-        (name, o.entry_id, version, c.kind, c.value, c.manifest, c.folder, root[0] if root else None)
-        for o in added
-        if (lesson := bound_lesson(o.raw["lesson"], o.new_text or "")) is not None
-        for c in citations_of(lesson)
-    ]
+        found = None
+    session, root = (found[0], found[1]) if found else (None, None)
+    rows: list[tuple[object, ...]] = []
+    for o in added:
+        cited: list[Citation] = []
+        if o in lessons:
+            lesson = bound_lesson(o.raw["lesson"], o.new_text or "")
+            cited = citations_of(lesson) if lesson is not None else []
+        elif isinstance(o.raw.get("citations"), list):
+            said = [v for v in o.raw["citations"] if isinstance(v, str) and v.strip()][:20]
+            kept = [v for v in said if session is not None and _mentioned(con, session, v)]
+            if len(kept) < len(said):
+                dropped = ", ".join(f"`{v[:80]}`" for v in said if v not in kept)
+                con.execute(
+                    "UPDATE operations SET reason = ? WHERE playbook = ? AND version = ? AND idx = ?",
+                    [f"citations the session never mentions were dropped: {dropped}", name, version, o.index],
+                )
+            cited = citations_from_words(kept)
+        rows += [(name, o.entry_id, version, c.kind, c.value, c.manifest, c.folder, root) for c in cited]
     if rows:
         con.executemany("INSERT INTO entry_citations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _mentioned(con: duckdb.DuckDBPyConnection, session_id: str, value: str) -> bool:
+    """Whether the session's messages (their text or a tool's input) hold `value` word for word."""
+    row = con.execute(
+        "SELECT count(*) FROM messages WHERE session_id = ? AND (contains(text, ?) OR contains(tool_input, ?))",
+        [session_id, value, value],
+    ).fetchone()
+    return bool(row and row[0])
 
 
 class VersionRow(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from core.transcripts.claude_code import load_claude_code
 from core.transcripts.codex import load_codex
 from core.transcripts.detect import FORMATS, Detected, Format, detect
+from core.transcripts.memory import load_memory
 from core.transcripts.messages import load_messages, parse_messages
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "detect",
     "load_claude_code",
     "load_codex",
+    "load_memory",
     "load_messages",
     "parse_messages",
 ]

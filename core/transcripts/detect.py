@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from core.transcripts.memory import is_memory, memory_session
+
 __all__ = ["FORMATS", "Detected", "Format", "detect"]
 
-Format = Literal["claude-code", "codex", "messages"]
-FORMATS: tuple[Format, ...] = ("claude-code", "codex", "messages")
+Format = Literal["claude-code", "codex", "messages", "memory"]
+FORMATS: tuple[Format, ...] = ("claude-code", "codex", "messages", "memory")
 
 _CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 # Claude Code's non-conversation records: a file holding only these is a Claude Code file without a
@@ -103,6 +105,8 @@ def detect(path: Path) -> Detected:
     Never raises for content: malformed lines are skipped, and a file whose records decide nothing is
     returned with `format=None` and a `reason` naming what it held.
     """
+    if is_memory(path):  # an agent's memory file: its place says what it is (Markdown, no records)
+        return Detected("memory", memory_session(path))
     size = path.stat().st_size
     whole = _whole_document(path, size)
     if isinstance(whole, list) and all(isinstance(r, dict) and "role" in r for r in whole[:50]):

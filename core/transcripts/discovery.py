@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.transcripts.detect import Detected, detect
+from core.transcripts.memory import is_memory
 
 __all__ = ["META_SUFFIX", "SUFFIXES", "FolderSurvey", "discover", "survey"]
 
@@ -16,13 +17,13 @@ META_SUFFIX = ".meta.json"  # `agent-<id>.meta.json`: a subagent's type and desc
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
-    """Expand folders to their `*.jsonl` / `*.json` transcripts (sorted), each folder walked once; and the paths
-    that do not exist."""
+    """Expand folders to their `*.jsonl` / `*.json` transcripts and agents' memory files (sorted), each folder
+    walked once; and the paths that do not exist."""
     found: list[Path] = []
     missing: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()))
+            found.extend(sorted(p for p in path.rglob("*") if (p.suffix in SUFFIXES or is_memory(p)) and p.is_file()))
         elif path.exists():
             found.append(path)
         else:

@@ -50,7 +50,7 @@ PlaybookOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (for scripts).")]
 ProjectOpt = Annotated[str | None, typer.Option(help="Only sessions of this project.")]
 SinceOpt = Annotated[datetime | None, typer.Option(help="Only sessions started on or after this date.")]
-FormatChoice = Literal["auto", "claude-code", "codex", "messages"]
+FormatChoice = Literal["auto", "claude-code", "codex", "messages", "memory"]
 
 
 def provider_name(value: str | None) -> str | None:

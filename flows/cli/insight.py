@@ -47,12 +47,27 @@ def stale_cmd(
     if stale.ineffective:
         render_impact(stale.ineffective, ws.playbook)
         err.print("These entries hurt or make no difference; each costs its tokens in every session that loads it.")
+    if stale.unused:
+        table = new_table("entry", "why it is proposed for retirement", "text")
+        for u in stale.unused:
+            if u.trigger_fired is False:
+                why = "its trigger never came up"
+            else:
+                since = f"{u.last_exposed:%Y-%m-%d}" if u.last_exposed else "it was added"
+                why = f"no session was given it since {since}"
+            table.add_row(escape(u.name), why, escape(u.text))
+        out.print(table)
+        err.print(
+            f"{len(stale.unused)} unused entr{'y' if len(stale.unused) == 1 else 'ies'} (expire_days):"
+            " `playbook retire ID ...` makes a version without them (revertible).",
+            highlight=False,
+        )
     if stale.unfollowed:
         render_impact(stale.unfollowed, ws.playbook)
         err.print(
             "These command lessons are not followed when their situation comes up, or are followed no more than"
-            " without them: take them out (export the playbook as JSON, edit it, `playbook import --replace`) or make"
-            " them hard rules (`playbook review --hard ID`)."
+            " without them: retire them (`playbook retire ID ...`, revertible) or make them hard rules (`playbook"
+            " review --hard ID`)."
         )
     if not stale.entries:
         out.print(f"No stale entries in playbook `{ws.playbook}` (window: {stale.window:g} days).", highlight=False)

@@ -211,6 +211,28 @@ def revert_cmd(
     out.print(f"Version {new} of playbook `{ws.playbook}` restores version {version}.")
 
 
+@app.command("retire")
+def retire_cmd(
+    entries: Annotated[list[str], typer.Argument(help="The entry ids to retire (as `playbook stale` proposes them).")],
+    db: DbOpt = None,
+    wait: WaitOpt = None,
+    playbook: PlaybookOpt = None,
+) -> None:
+    """Retire entries: a new version without them (`playbook revert` brings them back).
+
+    Example: [bold]playbook retire ctx-004 mis-002[/bold]
+    """
+    from flows.insight.playbooks import retire_entries
+
+    ws = workspace(db, playbook, wait_s=wait)
+    new = retire_entries(ws, ws.playbook, entries)
+    out.print(
+        f"Version {new} of playbook `{ws.playbook}` retires {', '.join(entries)}; `playbook revert {new - 1}` brings"
+        " them back.",
+        highlight=False,
+    )
+
+
 @app.command("stats")
 def stats_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,

@@ -22,7 +22,14 @@ from core.redact import Redactor, mask_playbook
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
 from core.store.exposure import impact_counts
 from core.store.provenance import entries_by_provider, entry_life
-from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
+from core.store.published import (
+    StaleEntry,
+    TriggerRecurrence,
+    UnusedEntry,
+    stale_entries,
+    trigger_recurrence,
+    unused_entries,
+)
 from core.store.registry import PlaybookStats, ensure_playbook, playbook_names, playbook_stats, require_playbook
 from core.store.versions import (
     Change,
@@ -48,6 +55,7 @@ __all__ = [
     "import_playbook",
     "playbook_history",
     "playbook_totals",
+    "retire_entries",
     "revert_playbook",
     "show_playbook",
     "stale_of",
@@ -187,6 +195,33 @@ def revert_playbook(ws: Workspace, playbook: str, version: int) -> int:
         return revert(con, playbook, version)
 
 
+def retire_entries(ws: Workspace, playbook: str, names: list[str]) -> int:
+    """A new version of `playbook` without the entries `names` (proposed by `playbook stale`, or any other): a
+    version like every other, so `playbook revert` brings them back; its number.
+
+    Raises:
+        StoreError: a name is not a live entry (nothing is retired then).
+    """
+    with ws.database(playbook).write("playbook retire", create=False) as con:
+        require_playbook(con, playbook)
+        current = load_version(con, playbook)
+        live = {e.name for _, e in current.entries()}
+        unknown = [n for n in names if n not in live]
+        if unknown or not names:
+            raise StoreError(
+                f"`{(unknown or ['(none)'])[0]}` is not a live entry of playbook `{playbook}`; `playbook show` lists"
+                " them. Nothing was retired."
+            )
+        kept = {s: [e for e in items if e.name not in names] for s, items in current.sections.items()}
+        return write_version(
+            con,
+            playbook,
+            current.model_copy(update={"sections": kept}),
+            source="retire",
+            note=f"retired by hand: {', '.join(names)}",
+        )
+
+
 def playbook_totals(ws: Workspace, playbook: str) -> PlaybookStats:
     """Sessions, versions, operations by type and status, prunes and cost of `playbook`."""
     with ws.database(playbook).read() as con:
@@ -203,6 +238,8 @@ class Stale(BaseModel):
     # command lessons proposed for retirement: never followed when their situation came up, or followed with no
     # difference from the sessions that did not have them
     unfollowed: list[EntryImpact] = []
+    # entries no session was given for `expire_days`, or whose trigger never came up: proposed for retirement
+    unused: list[UnusedEntry] = []
 
 
 def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
@@ -215,6 +252,8 @@ def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
     with ws.database(playbook).read() as con:
         require_playbook(con, playbook)
         rows = stale_entries(con, playbook, window) if window else []
+        expire = ws.settings.expire_days
+        unused = unused_entries(con, playbook, expire) if expire else []
         counts = impact_counts(con, playbook)
         followed = adherence_of(con, playbook, least)
     judged = [estimate_counts(c, least).model_copy(update={"adherence": followed.get(c.entry_id)}) for c in counts]
@@ -226,7 +265,7 @@ def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
         and j.adherence.exposed.fired >= least
         and (j.adherence.exposed.followed == 0 or j.adherence.verdict == "no-effect")
     ]
-    return Stale(window=window, entries=rows, ineffective=ineffective, unfollowed=unfollowed)
+    return Stale(window=window, entries=rows, ineffective=ineffective, unfollowed=unfollowed, unused=unused)
 
 
 def triggers_of(ws: Workspace, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:

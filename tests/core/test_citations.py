@@ -94,3 +94,17 @@ def test_a_real_repository_s_head_is_read_from_its_files_and_paths_stay_inside_i
         None,
         git(repo, "rev-parse", "HEAD"),
     )
+
+
+def test_a_model_s_words_cite_paths_and_commands_inside_the_project_only() -> None:
+    from core.citations import citations_from_words
+
+    found = citations_from_words(
+        ["cd assets && node build.js", "docs/", "npm run lint", "/etc/passwd", "https://x.test/a.js", "../up.py", "ok"]
+    )
+    assert [(c.kind, c.value, c.manifest, c.folder) for c in found] == [
+        ("folder", "assets", None, None),
+        ("file", "build.js", None, "assets"),
+        ("folder", "docs", None, None),
+        ("script", "lint", "package.json", None),
+    ]  # a bare word (`ok`) is no path

@@ -162,7 +162,8 @@ def test_every_prompt_says_that_what_it_reads_is_data() -> None:
             values = {name: "" for name in template.manifest.placeholders}
             system, _ = template.render(**values)
             assert prompts.UNTRUSTED_DATA in system, (step, template.source)
-            assert template.manifest.version == (3 if step == "reflector" else 2)  # 3: the agent's entries only
+            # reflector 3: the agent's entries only; curator 3: an ADD's citations
+            assert template.manifest.version == (3 if step in ("reflector", "curator") else 2)
 
 
 def test_an_unreadable_prompt_falls_back_with_a_warning(

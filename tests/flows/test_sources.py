@@ -158,3 +158,72 @@ def test_a_project_not_on_this_machine_is_not_checked_and_its_entries_go_out(lea
     checked = json.loads(runner.invoke(app, ["revalidate", "--json", "--db", str(db)]).stdout)
     assert {c["status"] for c in checked} == {"unchecked"}
     assert any("`pnpm dev`" in e["text"] for e in exported(db).values())
+
+
+@pytest.mark.slow
+def test_a_model_s_citation_the_session_never_mentions_is_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLAYBOOK_HOLDOUT", "0")
+    repo = tmp_path / "src" / "web"
+    (repo / "assets").mkdir(parents=True)
+    (repo / "assets" / "build.js").write_text("x")
+    session(tmp_path / "sessions" / "w-a.jsonl", "w-a", repo, 1)
+    db = tmp_path / "p.duckdb"
+    assert runner.invoke(app, ["ingest", str(tmp_path / "sessions"), "--db", str(db)]).exit_code == 0
+    add = {
+        "type": "ADD",
+        "text": "Build the assets from the assets folder; the build script fails from the root.",
+        "section": "PATTERNS & APPROACHES",
+        "citations": ["cd assets && node build.js", "src/made_up.py", "/etc/passwd"],
+    }
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text(
+        json.dumps({"session_id": "w-a", "step": "reflector", "text": json.dumps({"analysis": "a", "bullet_tags": []})})
+        + "\n"
+        + json.dumps(
+            {"session_id": "w-a", "step": "curator", "text": json.dumps({"reasoning": "r", "operations": [add]})}
+        )
+        + "\n"
+    )
+    done = runner.invoke(app, ["curate", "--llm", f"replay:{replay}", "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    query = "SELECT kind, value, folder, root FROM entry_citations ORDER BY kind"
+    rows = runner.invoke(app, ["sql", query, "--json", "--db", str(db)])
+    assert json.loads(rows.stdout) == [
+        {"kind": "file", "value": "build.js", "folder": "assets", "root": str(repo)},
+        {"kind": "folder", "value": "assets", "folder": None, "root": str(repo)},
+    ]
+    reason = runner.invoke(app, ["sql", "SELECT reason FROM operations WHERE type = 'ADD'", "--json", "--db", str(db)])
+    said = json.loads(reason.stdout)[0]["reason"]
+    assert "`src/made_up.py`" in said and "`/etc/passwd`" in said and "never mentions" in said
+
+
+def test_unused_entries_are_proposed_never_removed_and_retiring_is_a_revertible_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    book = tmp_path / "book.json"
+    entries = [{"name": f"pat-00{i}", "text": f"Lesson {i}.", "helpful": 0, "harmful": 0} for i in (1, 2)]
+    book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    db = tmp_path / "p.duckdb"
+    assert runner.invoke(app, ["import", str(book), "--db", str(db)]).exit_code == 0
+    time.sleep(0.3)
+    env = {"PLAYBOOK_EXPIRE_DAYS": "0.000001"}  # a tenth of a second: both entries are older, and nobody had them
+    stale = runner.invoke(app, ["stale", "--db", str(db)], env=env)
+    assert stale.exit_code == 0 and "pat-001" in stale.stdout and "pat-002" in stale.stdout
+    assert "no session was given it since it was added" in stale.stdout
+    shown = runner.invoke(app, ["show", "--format", "json", "--db", str(db)])
+    assert len(json.loads(shown.stdout)["sections"]["PATTERNS & APPROACHES"]) == 2  # proposed, not removed
+    wrong = runner.invoke(app, ["retire", "pat-001", "pat-009", "--db", str(db)])
+    assert wrong.exit_code == 1 and "`pat-009` is not a live entry" in wrong.output
+    done = runner.invoke(app, ["retire", "pat-001", "--db", str(db)])
+    assert done.exit_code == 0 and "Version 2" in done.stdout, done.output
+    left = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+    assert [e["name"] for e in left["sections"]["PATTERNS & APPROACHES"]] == ["pat-002"]
+    assert runner.invoke(app, ["revert", "1", "--db", str(db)]).exit_code == 0
+    back = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+    assert len(back["sections"]["PATTERNS & APPROACHES"]) == 2
