@@ -217,6 +217,10 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: output_schema(model) for name, model in ANSWERS.items()}
 
 # What a small model may write at most, so a grammar-constrained answer always ends (strings and lists).
+# Fields a small answer leaves out: each is one more string a small model fills to its bound, and an answer cut at
+# the token limit is not JSON (a 135M model at 300 tokens).
+_EXTRAS = frozenset({"citations"})
+_ROOM_FOR_EXTRAS = 4000  # characters of answer below which the extras are left out of the grammar
 _BOUNDS = {"analysis": 2000, "reasoning": 1000, "rationale": 300, "text": 500, "merged_text": 500, "reason": 300}
 _MAX_ITEMS = {"bullet_tags": 10, "operations": 10, "evaluations": 10, "source_ids": 5}
 
@@ -235,10 +239,14 @@ def bounded_schema(name: str, max_tokens: int | None = None) -> dict[str, Any]:
     def items(bound: int) -> int:
         return max(1, min(bound, chars // 400)) if chars else bound
 
+    small = chars is not None and chars < _ROOM_FOR_EXTRAS
+
     def bound(node: Any, key: str | None = None) -> Any:
         if isinstance(node, dict):
             out = {
-                k: bound(v, k) if k != "properties" else {p: bound(v2, p) for p, v2 in v.items()}
+                k: bound(v, k)
+                if k != "properties"
+                else {p: bound(v2, p) for p, v2 in v.items() if not (small and p in _EXTRAS)}
                 for k, v in node.items()
             }
             if out.get("type") == "string" and "enum" not in out:
