@@ -26,6 +26,7 @@ from bench._table import Row, spread  # noqa: E402
 BENCHES: list[list[str]] = [
     ["bench_cli.py", "--rounds", "5"],
     ["bench_hooks.py", "--rounds", "15"],
+    ["bench_mcp.py", "--rounds", "3"],
     ["bench_apply.py", "--rounds", "5"],
     ["bench_answer.py", "--rounds", "7"],
     ["bench_tokens.py"],

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -23,11 +23,13 @@ from core.patterns import Pattern
 
 __all__ = [
     "DIGEST_ENTRIES",
+    "FeedbackLine",
     "LedgerLine",
     "Shown",
     "Snapshot",
     "SnapshotPlaybook",
     "about_projects",
+    "parse_feedback",
     "parse_ledger",
 ]
 
@@ -48,6 +50,9 @@ class SnapshotPlaybook(BaseModel):
     projects: dict[str, str] = Field(default_factory=dict)  # entry id -> the one project it is about
     index: dict[str, Any] = Field(default_factory=dict)  # BM25 over the entries, in their order (`core.hooks`)
     guards: list[Guard] = Field(default_factory=list)
+    # entry id -> what `get_lesson` (the MCP server) adds to its text: the sessions it rests on, its impact verdict,
+    # what it cites in its project
+    details: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 class Snapshot(BaseModel):
@@ -123,6 +128,47 @@ def parse_ledger(lines: Iterable[str]) -> tuple[list[LedgerLine], int]:
             continue
         try:
             good.append(LedgerLine.model_validate(json.loads(line)))
+        except (ValueError, ValidationError, RecursionError):
+            bad += 1
+    return good, bad
+
+
+class FeedbackLine(BaseModel):
+    """One outcome an agent reported through `playbook mcp`: the entry, helped / hurt / wrong, and its note (at
+    most 2,000 characters; redacted before it is stored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    session_id: str
+    at: datetime
+    entry_id: str
+    outcome: Literal["helped", "hurt", "wrong"]
+    note: str = Field(default="", max_length=2000)
+
+    @field_validator("session_id")
+    @classmethod
+    def _session(cls, value: str) -> str:
+        if not _SESSION.fullmatch(value):
+            raise ValueError("not a session id")
+        return value
+
+    @field_validator("entry_id")
+    @classmethod
+    def _entry(cls, value: str) -> str:
+        if not _ID.fullmatch(value):
+            raise ValueError("not an id")
+        return value
+
+
+def parse_feedback(lines: Iterable[str]) -> tuple[list[FeedbackLine], int]:
+    """The valid lines of a feedback file, and how many were skipped."""
+    good: list[FeedbackLine] = []
+    bad = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            good.append(FeedbackLine.model_validate(json.loads(line)))
         except (ValueError, ValidationError, RecursionError):
             bad += 1
     return good, bad

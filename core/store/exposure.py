@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import duckdb
-from pydantic import BaseModel
 
-from core.exposure import LedgerLine
+from core.exposure import FeedbackLine, LedgerLine
+from core.impact import ImpactCounts
 from core.store.db import fetch_rows
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "exposure_arms",
     "impact_counts",
     "ledger_read_bytes",
+    "store_feedback",
     "store_ledger_lines",
 ]
 
@@ -30,7 +31,7 @@ def ledger_read_bytes(con: duckdb.DuckDBPyConnection, path: str) -> int:
 
 # Which hook gave an entry: the prompt hook and the guards by name, SessionStart (whatever started the session) as
 # `hook`.
-_SOURCES = {"UserPromptSubmit": "UserPromptSubmit", "PreToolUse": "PreToolUse"}
+_SOURCES = {"UserPromptSubmit": "UserPromptSubmit", "PreToolUse": "PreToolUse", "MCP": "MCP"}
 
 
 def store_ledger_lines(
@@ -81,35 +82,6 @@ def exposed_entries(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: 
     for sid, entry in rows:
         found[str(sid)].add(str(entry))
     return found
-
-
-class ImpactCounts(BaseModel):
-    """For one live entry: its triggers, and the sessions of each arm (count, trigger seen, tool errors)."""
-
-    entry_id: str
-    text: str
-    triggers: list[str]
-    # randomised: sessions the hook gave the entry, and sessions it held it out of (and no exported file had it)
-    hook_n: int
-    hook_hit: int
-    hook_err: int
-    held_n: int
-    held_hit: int
-    held_err: int
-    # observational: projects that got the entry (before it reached them, and sessions that had it), and the
-    # projects that never had it, before and after its first exposure anywhere
-    tb_n: int
-    tb_hit: int
-    tb_err: int
-    ta_n: int
-    ta_hit: int
-    ta_err: int
-    cb_n: int
-    cb_hit: int
-    cb_err: int
-    ca_n: int
-    ca_hit: int
-    ca_err: int
 
 
 def _arm(prefix: str, where: str) -> str:
@@ -199,3 +171,27 @@ def exposure_arms(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, tu
         if str(sid) not in arms[0]:
             arms[1].add(str(sid))
     return found
+
+
+def store_feedback(
+    con: duckdb.DuckDBPyConnection, path: str, lines: Sequence[FeedbackLine], read_bytes: int, skipped: int
+) -> int:
+    """Record the outcomes agents reported (`playbook mcp`), with their notes as given (the caller redacted them),
+    and that the feedback file at `path` is merged up to `read_bytes`; returns the rows added."""
+    con.execute("BEGIN")
+    try:
+        if lines:
+            con.executemany(
+                "INSERT INTO feedback (session_id, entry_id, outcome, note, reported_at) VALUES (?, ?, ?, ?, ?)",
+                [(x.session_id, x.entry_id, x.outcome, x.note, x.at) for x in lines],
+            )
+        con.execute(
+            "INSERT OR REPLACE INTO exposure_ledgers (path, read_bytes, skipped_lines, merged_at) VALUES (?, ?,"
+            " coalesce((SELECT skipped_lines FROM exposure_ledgers WHERE path = ?), 0) + ?, now())",
+            [path, read_bytes, path, skipped],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return len(lines)

@@ -501,6 +501,19 @@ CREATE TABLE hard_rules (
 );
 """
 
+_FEEDBACK = """
+-- What agents said of an entry through `playbook mcp` (`report_outcome`): helped, hurt or wrong, with a note
+-- (redacted), per session. Evidence about the entry; it never changes its text.
+CREATE TABLE feedback (
+    session_id VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    outcome VARCHAR NOT NULL,
+    note VARCHAR,
+    reported_at TIMESTAMPTZ NOT NULL,
+    merged_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+"""
+
 _SESSION_KEYS = """
 -- Whose a session is: keyed by the contributor whose folder its file came from ('' for this machine's own files) and
 -- the id its records carry, so a file under one contributor's folder never joins another's session. The first pair
@@ -543,6 +556,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (19, "session keys by contributor and id; team sessions' content, for the quorum", _SESSION_KEYS),
     (20, "what the agent did: shell commands and edited files, for triggers", _ACTIONS),
     (21, "typed lessons of entries, their citations and checks, and the entries made hard rules", _GUARDS),
+    (22, "what agents said of entries through the MCP server", _FEEDBACK),
 ]
 
 VIEWS = r"""

@@ -21,6 +21,7 @@ from core.invisible import visible
 
 if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--help` in ~0.3 s)
     from core.guards import Guard
+    from core.impact import EntryImpact
     from core.review import ReviewChange
     from core.runsummary import RunSummary
     from core.screen import Screened
@@ -29,7 +30,6 @@ if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--h
     from flows.delivery.exports import Published
     from flows.delivery.hook import HookInstall
     from flows.delivery.sources import Source
-    from flows.insight.impact import EntryImpact
 
 __all__ = [
     "describe_recurrence",

@@ -124,3 +124,20 @@ def publish_cmd(
             )
     if any(r.status == "refused" for r in results):
         raise typer.Exit(code=3)
+
+
+@app.command("mcp")
+def mcp_cmd(db: DbOpt = None) -> None:
+    """Serve the lessons to an agent over MCP (stdio): `search_lessons`, `get_lesson` and `report_outcome`.
+    Read-only: it answers from the hooks' snapshot (written by every nightly, `publish` and `hook install`) and
+    never opens the database; outcomes go to a feedback file the next `ingest` merges.
+
+    Claude Code: `claude mcp add playbook -- playbook mcp`; Codex (`~/.codex/config.toml`):
+    `[mcp_servers.playbook]` with `command = "playbook"` and `args = ["mcp"]`.
+
+    Example: [bold]playbook mcp --db ~/playbook/playbook.duckdb[/bold]
+    """
+    from flows.delivery.lessons_server import serve
+
+    # With --db (as the plugin and `claude mcp add` write it) no settings are read: the folder is not ours to parse.
+    serve(db if db else workspace(None).database().path)

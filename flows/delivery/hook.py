@@ -24,18 +24,22 @@ import duckdb
 from pydantic import BaseModel
 
 from core.errors import ConfigError, PlaybookFileError
-from core.exposure import Snapshot, SnapshotPlaybook, about_projects, parse_ledger
+from core.exposure import Snapshot, SnapshotPlaybook, about_projects, parse_feedback, parse_ledger
 from core.guards import Guard
 from core.hooks import build_index
+from core.impact import estimate_counts
 from core.io.files import read_text, write_atomic
-from core.store.exposure import ledger_read_bytes, store_ledger_lines
+from core.redact import Redactor
+from core.store.exposure import impact_counts, ledger_read_bytes, store_feedback, store_ledger_lines
 from core.store.guards import entry_guards
+from core.store.provenance import entry_sources
 from core.store.published import entry_triggers
 from core.store.sessions import project_names
 from core.store.versions import current_version
 from flows.context import Database
 from flows.delivery.exports import prepare_export
 from flows.delivery.hookrun import answer, ledger_path, snapshot_path
+from flows.delivery.lessons_server import feedback_path
 from flows.workspace import Workspace
 
 __all__ = [
@@ -64,6 +68,18 @@ _HOOKS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
 )
 
 
+def _details(
+    con: duckdb.DuckDBPyConnection, name: str, least: int, citations: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
+    """Per live entry: the sessions it rests on, its impact verdict, and what it cites."""
+    sources = entry_sources(con, name)
+    verdicts = {c.entry_id: estimate_counts(c, least).verdict for c in impact_counts(con, name)}
+    return {
+        entry: {"sessions": len(sources.get(entry, [])), "impact": verdict, "citations": citations.get(entry, [])}
+        for entry, verdict in verdicts.items()
+    }
+
+
 def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
     """Every configured playbook as an export gives it now, with the projects it is for, its prompt index (entry
     text and triggers) and its guards."""
@@ -76,6 +92,7 @@ def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
             entries = export.model.entries()
             triggers = entry_triggers(con, name)
             guards = entry_guards(con, name, {e.name: e.text for _, e in entries})
+            details = _details(con, name, ws.settings.impact_min_sessions, export.citations)
         scope = ws.settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(
@@ -89,6 +106,7 @@ def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
                 projects=about_projects(entries, projects),
                 index=build_index(" ".join([e.text, *triggers.get(e.name, [])]) for _, e in entries),
                 guards=[g for found in guards.values() for g in found],
+                details=details,
             )
         )
     return Snapshot(written_at=datetime.now(UTC), holdout=ws.settings.holdout, playbooks=found)
@@ -127,19 +145,20 @@ def run_hook(event: str, db: Database, stdin: str, *, digest: bool = False) -> s
 
 
 class LedgerMerge(BaseModel):
-    """What ingest took from the hook's ledger."""
+    """What ingest took from the hooks' ledger and the MCP server's feedback."""
 
     lines: int = 0
     skipped: int = 0
     rows: int = 0
+    feedback: int = 0
 
 
-def merge_ledger(con: duckdb.DuckDBPyConnection, db: Database) -> LedgerMerge:
-    """Merge the new complete lines of the hook's ledger into `exposures` (a line still being written waits for
-    the next ingest; a ledger that shrank, rotated by hand, is read again from its start)."""
-    path = ledger_path(db.path)
+def _new_lines(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[str, list[str], int, int] | None:
+    """The complete lines appended to `path` since it was last merged (a line still being written waits for the
+    next ingest; a file that shrank, rotated by hand, is read again from its start): (its key, the lines, the
+    offset they end at, how many were too long to be ours); None when there is nothing new."""
     if not path.exists():
-        return LedgerMerge()
+        return None
     key = str(path.resolve())
     start = ledger_read_bytes(con, key)
     with path.open("rb") as fh:
@@ -150,13 +169,31 @@ def merge_ledger(con: duckdb.DuckDBPyConnection, db: Database) -> LedgerMerge:
         data = fh.read(size - start)
     end = data.rfind(b"\n") + 1
     if end == 0:
-        return LedgerMerge()
+        return None
     raw = data[:end].split(b"\n")
     texts = [r.decode("utf-8", "replace") for r in raw if r.strip() and len(r) <= _LEDGER_LINE_MAX]
-    lines, bad = parse_ledger(texts)
-    bad += sum(1 for r in raw if len(r) > _LEDGER_LINE_MAX)
-    rows = store_ledger_lines(con, key, lines, start + end, bad)
-    return LedgerMerge(lines=len(lines), skipped=bad, rows=rows)
+    return key, texts, start + end, sum(1 for r in raw if len(r) > _LEDGER_LINE_MAX)
+
+
+def merge_ledger(con: duckdb.DuckDBPyConnection, db: Database, redactor: Redactor | None = None) -> LedgerMerge:
+    """Merge the new complete lines of the hooks' ledger into `exposures`, and of the MCP server's feedback file
+    into `feedback` (each note redacted with `redactor`, secrets at least)."""
+    found = LedgerMerge()
+    new = _new_lines(con, ledger_path(db.path))
+    if new is not None:
+        key, texts, end, long = new
+        lines, bad = parse_ledger(texts)
+        rows = store_ledger_lines(con, key, lines, end, bad + long)
+        found = LedgerMerge(lines=len(lines), skipped=bad + long, rows=rows)
+    said = _new_lines(con, feedback_path(db.path))
+    if said is not None:
+        key, texts, end, long = said
+        outcomes, bad = parse_feedback(texts)
+        clean = redactor or Redactor()
+        outcomes = [o.model_copy(update={"note": clean.text(o.note)}) for o in outcomes]
+        store_feedback(con, key, outcomes, end, bad + long)
+        found = found.model_copy(update={"feedback": len(outcomes), "skipped": found.skipped + bad + long})
+    return found
 
 
 class HookInstall(BaseModel):

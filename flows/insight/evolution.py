@@ -21,7 +21,7 @@ from matplotlib.ticker import MaxNLocator
 from pydantic import BaseModel
 
 from core.budget import Budget
-from core.impact import Arm
+from core.impact import Arm, EntryImpact, estimate_counts
 from core.io.files import write_atomic
 from core.redact import Redactor
 from core.store.analytics import ContributorShare, EvolutionData, evolution_data
@@ -30,7 +30,6 @@ from core.store.exposure import impact_counts
 from core.store.published import StaleEntry, TriggerRecurrence
 from core.store.registry import require_playbook
 from flows.delivery.sources import outdated
-from flows.insight.impact import EntryImpact, estimate_counts
 from flows.workspace import Workspace
 
 __all__ = ["CHARTS", "EvolutionReport", "report", "write_evolution_report"]

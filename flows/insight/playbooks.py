@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.compat import load_playbook
 from core.errors import ConfigError, PlaybookFileError, StoreError
+from core.impact import EntryImpact, estimate_counts
 from core.invisible import removed, visible
 from core.io.files import read_text
 from core.markdown import format_bullets, to_markdown
@@ -42,7 +43,7 @@ from core.store.versions import (
     write_version,
 )
 from flows.delivery.sources import Source, sources_of
-from flows.insight.impact import EntryImpact, adherence_of, estimate_counts
+from flows.insight.impact import adherence_of
 from flows.workspace import Workspace
 
 __all__ = [

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from core.errors import ConfigError
 from core.io.objects import is_url
+from core.redact import Redactor
 from core.store.ingest import FileResult, IngestSummary, ingest
 from core.store.team import tag_contributors
 from core.transcripts import Format
@@ -27,6 +28,7 @@ def run_ingest(
     *,
     remote: RemoteSource | None = None,
     redact_secrets: bool = True,
+    redactor: Redactor | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestSummary:
     """Ingest transcript files and folders, and the transcripts pushed to object-storage URLs, into the
@@ -55,7 +57,7 @@ def run_ingest(
         if urls:
             tag_contributors(con)
         summary.results += refused
-        merged = merge_ledger(con, db)  # what the SessionStart hook gave the sessions since the last ingest
+        merged = merge_ledger(con, db, redactor)  # what the hooks gave the sessions, what agents reported
         summary.exposures, summary.exposure_lines_skipped = merged.rows, merged.skipped
         return summary
 
@@ -102,6 +104,7 @@ def ingest_with(
         fmt,
         remote=ws.remote,
         redact_secrets=not ws.settings.keep_raw_text,
+        redactor=ws.redactor,
         progress=progress,
     )
 
