@@ -1,25 +1,29 @@
-"""Exposure: what the SessionStart hook gave each session (merged from its ledger), which entries a session had
-(`v_exposure`: the hook's records and the exported files it loaded), and the sessions on either side of an entry
-that its impact is estimated from."""
+"""Exposure: what the hooks and the MCP server gave each session (merged from their ledger), which entries a session
+had (`v_exposure`: those records and the exported files it loaded), the sessions on either side of an entry that
+its impact is estimated from, and the outcomes agents reported (`feedback`) and which a run counted."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import duckdb
+from pydantic import BaseModel
 
 from core.exposure import FeedbackLine, LedgerLine
 from core.impact import ImpactCounts
 from core.store.db import fetch_rows
 
 __all__ = [
-    "ImpactCounts",
+    "Reported",
     "exposed_entries",
     "exposure_arms",
     "impact_counts",
     "ledger_read_bytes",
+    "mark_counted",
     "store_feedback",
     "store_ledger_lines",
+    "uncounted_feedback",
 ]
 
 
@@ -195,3 +199,32 @@ def store_feedback(
         con.execute("ROLLBACK")
         raise
     return len(lines)
+
+
+class Reported(BaseModel):
+    """An outcome an agent reported that a playbook's run has not counted yet."""
+
+    session_id: str
+    entry_id: str
+    outcome: str
+    reported_at: datetime
+
+
+def uncounted_feedback(con: duckdb.DuckDBPyConnection, playbook: str) -> list[Reported]:
+    """The outcomes not yet counted for `playbook`, oldest first."""
+    return fetch_rows(
+        con,
+        Reported,
+        "SELECT f.session_id, f.entry_id, f.outcome, f.reported_at FROM feedback f WHERE NOT EXISTS ("
+        " SELECT 1 FROM feedback_counted c WHERE c.playbook = ? AND c.session_id = f.session_id"
+        " AND c.entry_id = f.entry_id AND c.reported_at = f.reported_at) ORDER BY f.reported_at",
+        [playbook],
+    )
+
+
+def mark_counted(con: duckdb.DuckDBPyConnection, playbook: str, reported: Sequence[Reported], version: int) -> None:
+    """Record that `version` of `playbook` counted `reported`."""
+    con.executemany(
+        "INSERT INTO feedback_counted VALUES (?, ?, ?, ?, ?)",
+        [(playbook, r.session_id, r.entry_id, r.reported_at, version) for r in reported],
+    )

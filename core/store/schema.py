@@ -512,6 +512,14 @@ CREATE TABLE feedback (
     reported_at TIMESTAMPTZ NOT NULL,
     merged_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
+-- The outcomes a playbook's run counted (as helpful / harmful tags, in a version of its own).
+CREATE TABLE feedback_counted (
+    playbook VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    reported_at TIMESTAMPTZ NOT NULL,
+    version INTEGER NOT NULL
+);
 """
 
 _SESSION_KEYS = """

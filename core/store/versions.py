@@ -46,7 +46,7 @@ __all__ = [
     "write_version",
 ]
 
-Source = Literal["init", "session", "import", "revert", "consolidate", "review", "retire"]
+Source = Literal["init", "session", "import", "revert", "consolidate", "review", "retire", "feedback"]
 
 
 def current_version(con: duckdb.DuckDBPyConnection, name: str) -> int:

@@ -19,12 +19,14 @@ from core.llm.embed import one_blas_thread
 from core.llm.guard import CallGuard
 from core.miner import quiet
 from core.models import ApplyReport, skip_label
+from core.operations import apply_evaluations
 from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import vectors_for
+from core.store.exposure import mark_counted, uncounted_feedback
 from core.store.published import with_trigger
 from core.store.runs import finish_run, start_run
-from core.store.versions import live_entries
+from core.store.versions import live_entries, load_version, write_version
 from flows.context import Database, RunConfig
 from flows.models.providers import ProviderFactory, ProviderSpec, make_provider
 from flows.run.progress import emit
@@ -54,6 +56,34 @@ def fail_if_nothing_worked(summaries: list[RunSummary]) -> None:
 def new_run_id(kind: str) -> str:
     """Sortable, unique: kind, UTC time, random suffix."""
     return f"{kind}-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def count_feedback(db: Database, playbook: str) -> int:
+    """Count the outcomes agents reported (`playbook mcp`) that no run counted yet: `helped` as a helpful tag,
+    `hurt` and `wrong` as harmful ones, in one version of their own (an entry's text never changes); how many."""
+    with db.open() as con:
+        reported = uncounted_feedback(con, playbook)
+        if not reported:
+            return 0
+        verdicts = [
+            {
+                "name": r.entry_id,
+                "rating": "helpful" if r.outcome == "helped" else "harmful",
+                "rationale": f"an agent reported `{r.outcome}` in session {r.session_id}",
+            }
+            for r in reported
+        ]
+        new, outcomes = apply_evaluations(load_version(con, playbook), verdicts)
+        version = write_version(
+            con,
+            playbook,
+            new,
+            source="feedback",
+            report=ApplyReport(evaluations=outcomes),
+            note=f"{len(reported)} outcome(s) reported by agents",
+        )
+        mark_counted(con, playbook, reported, version)
+    return len(reported)
 
 
 def run_curation(
@@ -106,6 +136,12 @@ def run_curation(
     )
     started = time.perf_counter()
     _start(db, summary)
+    counted = count_feedback(db, playbook)
+    if counted:
+        summary.notices.append(
+            f"{counted} outcome(s) agents reported through `playbook mcp` were counted as helpful or harmful tags"
+            " (a version of their own; the entries' text is unchanged)."
+        )
     # numpy's OpenBLAS threads spin between the run's small vector products (a lesson against a few thousand
     # entries): one thread does the same work with a third less of the run's CPU at 5,000 entries.
     with one_blas_thread():

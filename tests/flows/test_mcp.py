@@ -117,6 +117,13 @@ def test_an_agent_searches_reads_and_reports_through_the_sdk_s_client(db: Path) 
     assert [(r["session_id"], r["entry_id"], r["outcome"]) for r in rows] == [("s-agent-1", "pat-001", "wrong")]
     assert KEY not in rows[0]["note"] and "rewrite pat-001" in rows[0]["note"]  # redacted, kept as evidence
     assert runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout == before  # no text changed
+    curated = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)])
+    assert curated.exit_code == 0 and "outcome(s) agents reported" in curated.output, curated.output
+    after = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+    entry = next(e for items in after["sections"].values() for e in items if e["name"] == "pat-001")
+    assert entry["harmful"] == 1 and entry["text"] == ENTRIES["PATTERNS & APPROACHES"][0]["text"]
+    again = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)])
+    assert "outcome(s) agents reported" not in again.output  # counted once
     mcp = json.loads(
         runner.invoke(
             app, ["sql", "SELECT entry_id FROM exposures WHERE source = 'MCP'", "--json", "--db", str(db)]
