@@ -15,12 +15,19 @@ from core.transcripts._batch import PART_COLUMNS
 __all__ = ["MAX_MEMORY_BYTES", "is_memory", "load_memory", "memory_session"]
 
 MAX_MEMORY_BYTES = 256 * 1024  # a memory file is notes; past this it is read no further
+MAX_MEMORY_FILE = 4 << 20  # a larger file in a memory folder is no memory (and would be hashed whole): left out
 _UNSAFE = Pattern(r"[^A-Za-z0-9._-]+")
 
 
 def is_memory(path: Path) -> bool:
-    """True for a Markdown file in a Claude Code project's `memory/` folder or under Codex's `memories/`."""
+    """True for a Markdown file in a Claude Code project's `memory/` folder or under Codex's `memories/`, of at
+    most `MAX_MEMORY_FILE` bytes."""
     if path.suffix.lower() != ".md":
+        return False
+    try:
+        if path.stat().st_size > MAX_MEMORY_FILE:
+            return False
+    except OSError:
         return False
     parts = path.parts
     in_claude = len(parts) >= 4 and parts[-2] == "memory" and parts[-4] == "projects"
@@ -42,7 +49,7 @@ def load_memory(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str]]) ->
     """Read `(path, session_id)` memory files into the batch temp tables: one note each."""
     for path, session_id in files:
         with open(path, "rb") as fh:
-            text = fh.read(MAX_MEMORY_BYTES).decode("utf-8", errors="replace")
+            text = fh.read(MAX_MEMORY_BYTES).decode("utf-8", errors="replace").replace("\x00", "")
         row = {
             "session_id": session_id,
             "source_path": path,

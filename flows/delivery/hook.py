@@ -60,6 +60,7 @@ HOOK_COMMAND = "hook session-start"  # how an entry of an earlier install is rec
 _RUNNER = "flows.delivery.hookrun"  # ... and one of this install
 _TIMEOUT_S = 10  # what Claude Code waits for a hook at most (the work itself is bounded at half a second)
 _LEDGER_LINE_MAX = 256 * 1024  # a line longer than this is not ours
+_MERGE_BYTES = 64 << 20  # of a ledger, what one ingest reads at most
 # The hooks `install` writes: event, matcher (None: the event has none), the runner's event name and flags.
 _HOOKS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
     ("SessionStart", "startup|resume|clear|compact", "session-start", ("--digest",)),
@@ -166,7 +167,7 @@ def _new_lines(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[str, list[st
         if size < start:
             start = 0
         fh.seek(start)
-        data = fh.read(size - start)
+        data = fh.read(min(size - start, _MERGE_BYTES))  # the rest waits for the next ingest
     end = data.rfind(b"\n") + 1
     if end == 0:
         return None

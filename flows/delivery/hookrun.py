@@ -11,8 +11,10 @@ missing snapshot, input it does not recognise or more than half a second of work
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import stat
 import sys
 import threading
 from datetime import UTC, datetime
@@ -22,12 +24,16 @@ from typing import Any
 from core.hooks import SESSION_ID, Given, guard_answer, prompt_context, start_context
 from core.io.files import append_line
 
-__all__ = ["EVENTS", "answer", "ledger_path", "main", "snapshot_path"]
+__all__ = ["EVENTS", "MAX_INPUT", "answer", "ledger_path", "main", "read_snapshot", "snapshot_path"]
 
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "pre-tool-use": "PreToolUse"}
 _SESSION = re.compile(SESSION_ID)
 _WORK_LIMIT_S = 0.5  # past this the hook gives up in silence: no session waits on playbook
 _SHELLS = frozenset({"Bash"})
+MAX_INPUT = 1 << 20  # of the event on stdin, what a hook reads: Claude Code's events are a few KB
+MAX_SNAPSHOT = 64 << 20  # a snapshot file larger than this (or not a regular file) is not ours
+_CWD_CHARS = 4096
+_START_SOURCES = frozenset({"startup", "resume", "clear", "compact"})
 _PROMPT_CHARS = 20_000  # of a prompt, what the prompt hook reads
 
 
@@ -42,11 +48,32 @@ def ledger_path(db: Path) -> Path:
     return db.parent / "hook" / f"{db.stem}-exposure.jsonl"
 
 
-def _record(db: Path, event: dict[str, Any], source: str, got: list[Given]) -> None:
+def read_snapshot(db: Path, part: str = "snapshot") -> dict[str, Any]:
+    """One of the snapshot's files as JSON, or {} when it is missing, not a regular file, too large or not a JSON
+    object (the timer cannot interrupt a read or a parse: both are bounded here instead)."""
+    path = snapshot_path(db, part)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNAPSHOT:
+            return {}
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = json.loads(fh.read(MAX_SNAPSHOT + 1))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    finally:
+        os.close(fd)
+    return data if isinstance(data, dict) else {}
+
+
+def _record(db: Path, event: dict[str, Any], cwd: str, source: str, got: list[Given]) -> None:
     line = {
         "session_id": event["session_id"],
         "at": datetime.now(UTC).isoformat(),
-        "cwd": event.get("cwd") or "",
+        "cwd": cwd,
         "source": source,
         "playbooks": [g.line() for g in got],
     }
@@ -78,6 +105,8 @@ def answer(event_name: str, db: Path, stdin: str, *, digest: bool = False) -> st
     if timed:
         signal.setitimer(signal.ITIMER_REAL, _WORK_LIMIT_S)
     try:
+        if len(stdin) > MAX_INPUT:  # not an event of Claude Code's; parsing it could take longer than the timer
+            return ""
         return _answer(event_name, db, stdin, digest)
     except _TooSlow:
         return ""
@@ -93,13 +122,16 @@ def _answer(event_name: str, db: Path, stdin: str, digest: bool) -> str:
         name = EVENTS[event_name]
         if not isinstance(event, dict) or not _SESSION.fullmatch(str(event.get("session_id", ""))):
             return ""
-        cwd = str(event["cwd"]) if isinstance(event.get("cwd"), str) else ""
+        given_cwd = event.get("cwd")
+        cwd = given_cwd if isinstance(given_cwd, str) and len(given_cwd) <= _CWD_CHARS else ""
         part = {"SessionStart": "snapshot", "UserPromptSubmit": "prompt", "PreToolUse": "guards"}[name]
-        snapshot = json.loads(snapshot_path(db, part).read_bytes())
+        snapshot = read_snapshot(db, part)
+        if not snapshot:
+            return ""
         if name == "SessionStart":
             text, got = start_context(snapshot, event["session_id"], cwd, digest=digest)
-            source = str(event["source"]) if isinstance(event.get("source"), str) else "startup"
-            _record(db, event, source, got)
+            source = event.get("source") if event.get("source") in _START_SOURCES else "startup"
+            _record(db, event, cwd, str(source), got)
             return _output(name, additionalContext=text) if text else ""
         if name == "UserPromptSubmit":
             prompt = event.get("prompt")
@@ -108,7 +140,7 @@ def _answer(event_name: str, db: Path, stdin: str, digest: bool) -> str:
             # A pasted log says little about what the request is about, and reading it all would take the time.
             text, got = prompt_context(snapshot, event["session_id"], cwd, prompt[:_PROMPT_CHARS])
             if got:
-                _record(db, event, name, got)
+                _record(db, event, cwd, name, got)
             return _output(name, additionalContext=text) if text else ""
         tool_input = event.get("tool_input")
         command = tool_input.get("command") if isinstance(tool_input, dict) else None
@@ -116,7 +148,7 @@ def _answer(event_name: str, db: Path, stdin: str, digest: bool) -> str:
             return ""
         decision, text, got = guard_answer(snapshot, event["session_id"], cwd, command)
         if got:
-            _record(db, event, name, got)
+            _record(db, event, cwd, name, got)
         if decision == "deny":
             return _output(name, permissionDecision="deny", permissionDecisionReason=text)
         return _output(name, additionalContext=text) if text else ""
@@ -132,7 +164,15 @@ def main(argv: list[str] | None = None) -> int:
         db = Path(args[args.index("--db") + 1])
     except (IndexError, ValueError):
         return 0
-    printed = answer(event_name, db, sys.stdin.read(), digest="--digest" in args)
+    signal.signal(signal.SIGALRM, _give_up)
+    signal.setitimer(signal.ITIMER_REAL, _WORK_LIMIT_S)  # a writer that never closes stdin does not hold us
+    try:
+        stdin = sys.stdin.buffer.read(MAX_INPUT + 1).decode("utf-8", errors="replace")  # bounded
+    except (OSError, _TooSlow):
+        return 0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    printed = answer(event_name, db, stdin, digest="--digest" in args)
     if printed:
         sys.stdout.write(printed + "\n")
     return 0

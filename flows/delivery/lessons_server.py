@@ -1,6 +1,6 @@
-"""`playbook mcp`: a stdio MCP server (the official `mcp` SDK) where an agent asks for the lessons of its task and
-says how one turned out.
+"""`playbook mcp`: an MCP server where an agent asks for lessons and says how one turned out.
 
+It runs over stdio on the official `mcp` SDK.
 Tools: `search_lessons` (the same BM25 ranking over entry text and triggers as the prompt hook), `get_lesson` (its
 text, the sessions it rests on, its impact verdict, what it cites), `report_outcome` (helped, hurt or wrong, with a
 note). Read-only on the store: it answers from the hooks' snapshot (written by every nightly, `publish` and `hook
@@ -22,7 +22,7 @@ from typing import Any, Literal
 from core.hooks import SESSION_ID, applies, for_project, held_out, prompt_entries
 from core.io.files import append_line
 from core.patterns import Pattern
-from flows.delivery.hookrun import ledger_path, snapshot_path
+from flows.delivery.hookrun import ledger_path, read_snapshot
 
 __all__ = ["Outcome", "feedback_path", "lessons_server", "serve"]
 
@@ -39,11 +39,12 @@ def feedback_path(db: Path) -> Path:
 
 
 def _snapshot(db: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(snapshot_path(db, "prompt").read_bytes())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_snapshot(db, "prompt")
+
+
+def _plain(note: str) -> str:
+    """A note as it is kept: at most `NOTE_CHARS`, without control characters (line breaks and tabs aside)."""
+    return "".join(c for c in note[:NOTE_CHARS] if c.isprintable() or c in "\n\t")
 
 
 def _record(
@@ -117,16 +118,19 @@ def get(db: Path, session: str, entry_id: str) -> dict[str, Any] | None:
     return None
 
 
-def report(db: Path, session: str, entry_id: str, outcome: str, note: str = "") -> str:
-    """Append an outcome to the feedback file (merged by the next `ingest`); what the agent is told."""
+def report(db: Path, session: str, entry_id: str, outcome: str, note: str = "", given: set[str] | None = None) -> str:
+    """Append an outcome to the feedback file (merged by the next `ingest`); what the agent is told. `given`: the
+    lessons this session was given; an outcome on any other is refused (an agent speaks only of what it had)."""
     if not _ID.fullmatch(entry_id) or outcome not in ("helped", "hurt", "wrong"):
         return "Not recorded: give an entry id from search_lessons and an outcome of helped, hurt or wrong."
+    if given is not None and entry_id not in given:
+        return f"Not recorded: {entry_id} was not given to this session (search_lessons or get_lesson first)."
     line = {
         "session_id": session,
         "at": datetime.now(UTC).isoformat(),
         "entry_id": entry_id,
         "outcome": outcome,
-        "note": note[:NOTE_CHARS],
+        "note": _plain(note),
     }
     try:
         append_line(feedback_path(db), json.dumps(line, ensure_ascii=False) + "\n")
@@ -148,22 +152,30 @@ def lessons_server(db: Path, session: str | None = None) -> Any:
         " (search_lessons), read one whole (get_lesson), and say how one turned out (report_outcome).",
     )
 
+    shown: set[str] = set()  # what this session was given: the only lessons it may report on
+
     @server.tool()
     def search_lessons(query: str, project: str | None = None, k: int = 5) -> list[dict[str, Any]]:
         """Lessons from past sessions that match `query` (words of the task, a command, an error), best first.
         `project`: the repository folder's name, to leave out other projects' lessons. `k`: at most this many."""
-        return search(db, sid, query, project, k)
+        found = search(db, sid, query, project, k)
+        shown.update(f["id"] for f in found)
+        return found
 
     @server.tool()
     def get_lesson(id: str) -> dict[str, Any]:
         """One lesson by id: its text, how many sessions it rests on, whether it helps (impact), what it cites."""
-        return get(db, sid, id) or {"id": id, "error": "no such lesson here"}
+        found = get(db, sid, id)
+        if found is None:
+            return {"id": id, "error": "no such lesson here"}
+        shown.add(id)
+        return found
 
     @server.tool()
     def report_outcome(id: str, outcome: Outcome, note: str = "") -> str:
-        """Say how a lesson turned out in this task: helped, hurt or wrong, with a short note. It counts as
-        evidence; it never changes the lesson's text."""
-        return report(db, sid, id, outcome, note)
+        """Say how a lesson you were given turned out in this task: helped, hurt or wrong, with a short note. It
+        counts as evidence once per session; it never changes the lesson's text."""
+        return report(db, sid, id, outcome, note, shown)
 
     return server
 

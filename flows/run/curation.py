@@ -23,7 +23,7 @@ from core.operations import apply_evaluations
 from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import vectors_for
-from core.store.exposure import mark_counted, uncounted_feedback
+from core.store.exposure import exposed_entries, mark_counted, uncounted_feedback
 from core.store.published import with_trigger
 from core.store.runs import finish_run, start_run
 from core.store.versions import live_entries, load_version, write_version
@@ -60,20 +60,24 @@ def new_run_id(kind: str) -> str:
 
 def count_feedback(db: Database, playbook: str) -> int:
     """Count the outcomes agents reported (`playbook mcp`) that no run counted yet: `helped` as a helpful tag,
-    `hurt` and `wrong` as harmful ones, in one version of their own (an entry's text never changes); how many."""
+    `hurt` and `wrong` as harmful ones, one per session and entry, and only on an entry that session was given, in
+    one version of their own (an entry's text never changes); how many were read."""
     with db.open() as con:
         reported = uncounted_feedback(con, playbook)
         if not reported:
             return 0
-        verdicts = [
-            {
-                "name": r.entry_id,
+        latest = {(r.session_id, r.entry_id): r for r in reported}  # one outcome a session and entry: its last
+        had = exposed_entries(con, playbook, sorted({session for session, _ in latest}))
+        new, outcomes = load_version(con, playbook), []
+        for (session, entry), r in latest.items():
+            verdict = {
+                "name": entry,
                 "rating": "helpful" if r.outcome == "helped" else "harmful",
-                "rationale": f"an agent reported `{r.outcome}` in session {r.session_id}",
+                "rationale": f"an agent reported `{r.outcome}` in session {session}",
             }
-            for r in reported
-        ]
-        new, outcomes = apply_evaluations(load_version(con, playbook), verdicts)
+            # Only an entry the session was given (the MCP server or a hook recorded it) counts: `unexposed` else.
+            new, found = apply_evaluations(new, [verdict], exposed=had.get(session, set()))
+            outcomes += found
         version = write_version(
             con,
             playbook,

@@ -287,3 +287,26 @@ def test_install_replaces_an_earlier_install_s_session_start_hook_and_keeps_the_
     gone = runner.invoke(app, ["hook", "uninstall", "--project", str(settings.parents[1])])
     assert gone.exit_code == 0
     assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [theirs]}]}}
+
+
+@pytest.mark.slow
+def test_a_hostile_event_or_snapshot_costs_little_and_writes_nothing_it_should_not(project: dict[str, Path]) -> None:
+    """Found by attacking the hooks: a huge event, a snapshot that is a device, a huge or non-string cwd, a forged
+    SessionStart source."""
+    import time
+
+    db, repo = project["db"], project["repo"]
+    pre = installed(repo, "PreToolUse")
+    big = json.dumps(bash("pytest -q", repo) | {"padding": "x" * (3 << 20)})  # 3 MB: no event of Claude Code's
+    started = time.perf_counter()
+    assert run(pre, big, repo) is None and time.perf_counter() - started < 5
+    start = installed(repo, "SessionStart")
+    huge = recorded("session_start_startup", cwd="a" * 100_000, source="MCP")
+    run(start, huge, repo)  # answered as a session of no project (every entry here is one project's)
+    (line,) = ledger(db)
+    assert line["cwd"] == "" and line["source"] == "startup"  # neither the huge cwd nor the forged source is kept
+    guards = db.parent / "hook" / f"{db.stem}-guards.json"
+    guards.unlink()
+    guards.symlink_to("/dev/zero")  # read whole, it would never end
+    started = time.perf_counter()
+    assert run(pre, bash("pytest -q", repo), repo) is None and time.perf_counter() - started < 5

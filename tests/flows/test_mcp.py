@@ -99,6 +99,7 @@ def test_an_agent_searches_reads_and_reports_through_the_sdk_s_client(db: Path) 
         ],
     )
     assert tools == ["get_lesson", "report_outcome", "search_lessons"]
+    assert "Recorded" in said
     assert [f["id"] for f in found] == ["pat-001"] and "make fixtures" in found[0]["text"]
     assert whole["text"] == "`npm ci` fails here; use `pnpm install`." and whole["impact"] == "insufficient"
     assert "Recorded" in said
@@ -155,3 +156,33 @@ def test_a_held_out_entry_is_not_returned_and_no_snapshot_is_an_empty_answer(db:
         [("search_lessons", {"query": "staging fixtures"}), ("report_outcome", {"id": "../x", "outcome": "helped"})],
     )
     assert empty == [] and "Not recorded" in bad
+
+
+@pytest.mark.slow
+def test_an_agent_reports_only_on_what_it_was_given_and_each_once(db: Path) -> None:
+    """Found by attacking the server: an agent told to report `wrong` on a lesson it never had, or to report one
+    many times, could have a lesson pruned."""
+    _, refused, found, first, second, third = call(
+        db,
+        "s-agent-2",
+        [
+            ("report_outcome", {"id": "mis-001", "outcome": "wrong"}),  # never given to this session
+            ("search_lessons", {"query": "staging fixtures"}),
+            ("report_outcome", {"id": "pat-001", "outcome": "wrong"}),
+            ("report_outcome", {"id": "pat-001", "outcome": "wrong"}),
+            ("report_outcome", {"id": "pat-001", "outcome": "wrong"}),
+        ],
+    )
+    assert "Not recorded" in refused and [f["id"] for f in found] == ["pat-001"]
+    assert all("Recorded" in x for x in (first, second, third))
+    new = db.parent / "new"
+    new.mkdir()
+    (new / "x.jsonl").write_text(
+        json.dumps({"type": "user", "sessionId": "x-1", "uuid": "u1", "message": {"role": "user", "content": "hi"}})
+        + "\n"
+    )
+    assert runner.invoke(app, ["ingest", str(new), "--db", str(db)]).exit_code == 0
+    assert runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)]).exit_code == 0
+    after = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+    harmful = {e["name"]: e["harmful"] for items in after["sections"].values() for e in items}
+    assert harmful["pat-001"] == 1 and harmful["mis-001"] == 0  # once a session; never on what it did not have

@@ -34,6 +34,8 @@ def test_memory_files_in_home_are_ingested_redacted_and_kept_as_the_developer_s(
     codex = home / ".codex" / "memories"
     codex.mkdir(parents=True)
     (codex / "prefs.md").write_text("Prefer pnpm over npm in web projects.\n")
+    with (codex / "huge.md").open("wb") as fh:  # sparse: 5 MB on paper, read whole it would be hashed whole
+        fh.truncate(5 << 20)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
@@ -50,7 +52,7 @@ def test_memory_files_in_home_are_ingested_redacted_and_kept_as_the_developer_s(
     assert isinstance(text, str) and "uv run pytest -q" in text and KEY not in text  # redacted at ingest
     keys = sql(db, "SELECT contributor FROM session_keys ORDER BY session_id")
     assert [k["contributor"] for k in keys] == ["", ""]  # this machine's developer, like their own transcripts
-    assert sql(db, "SELECT count(*) AS n FROM files WHERE path LIKE '%notes.txt'") == [{"n": 0}]
+    assert sql(db, "SELECT count(*) AS n FROM files WHERE path LIKE '%notes.txt' OR path LIKE '%huge.md'") == [{"n": 0}]
 
     (codex / "prefs.md").write_text("Prefer pnpm over npm in web projects.\nRun `pnpm lint` before pushing.\n")
     assert runner.invoke(app, ["ingest", "--db", str(db)]).exit_code == 0
