@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -35,6 +35,15 @@ __all__ = [
 
 _ID = Pattern(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,119}")
 _SESSION = Pattern(SESSION_ID)
+
+
+def session_id(value: str) -> str:
+    """`value` when it has the shape of a session id (`core.hooks.SESSION_ID`); a ValueError else."""
+    if not _SESSION.fullmatch(value):
+        raise ValueError("not a session id")
+    return value
+
+
 DIGEST_ENTRIES = 12  # what SessionStart gives of a playbook when the prompt hook gives the rest as prompts call it up
 
 
@@ -92,9 +101,7 @@ class LedgerLine(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _session(cls, value: str) -> str:
-        if not _SESSION.fullmatch(value):
-            raise ValueError("not a session id")
-        return value
+        return session_id(value)
 
     @field_validator("playbooks")
     @classmethod
@@ -119,18 +126,7 @@ def about_projects(entries: Iterable[tuple[str, Entry]], projects: Iterable[str]
     return found
 
 
-def parse_ledger(lines: Iterable[str]) -> tuple[list[LedgerLine], int]:
-    """The valid lines of a ledger, and how many were skipped (not JSON, not a ledger line, a bad id)."""
-    good: list[LedgerLine] = []
-    bad = 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            good.append(LedgerLine.model_validate(json.loads(line)))
-        except (ValueError, ValidationError, RecursionError):
-            bad += 1
-    return good, bad
+_Line = TypeVar("_Line", "LedgerLine", "FeedbackLine")
 
 
 class FeedbackLine(BaseModel):
@@ -148,9 +144,7 @@ class FeedbackLine(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _session(cls, value: str) -> str:
-        if not _SESSION.fullmatch(value):
-            raise ValueError("not a session id")
-        return value
+        return session_id(value)
 
     @field_validator("entry_id")
     @classmethod
@@ -160,15 +154,24 @@ class FeedbackLine(BaseModel):
         return value
 
 
-def parse_feedback(lines: Iterable[str]) -> tuple[list[FeedbackLine], int]:
-    """The valid lines of a feedback file, and how many were skipped."""
-    good: list[FeedbackLine] = []
+def _parse(model: type[_Line], lines: Iterable[str]) -> tuple[list[_Line], int]:
+    good: list[_Line] = []
     bad = 0
     for line in lines:
         if not line.strip():
             continue
         try:
-            good.append(FeedbackLine.model_validate(json.loads(line)))
+            good.append(model.model_validate(json.loads(line)))
         except (ValueError, ValidationError, RecursionError):
             bad += 1
     return good, bad
+
+
+def parse_ledger(lines: Iterable[str]) -> tuple[list[LedgerLine], int]:
+    """The valid lines of a ledger, and how many were skipped (not JSON, not a ledger line, a bad id)."""
+    return _parse(LedgerLine, lines)
+
+
+def parse_feedback(lines: Iterable[str]) -> tuple[list[FeedbackLine], int]:
+    """The valid lines of a feedback file, and how many were skipped."""
+    return _parse(FeedbackLine, lines)

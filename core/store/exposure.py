@@ -27,6 +27,15 @@ __all__ = [
 ]
 
 
+def _mark_read(con: duckdb.DuckDBPyConnection, path: str, read_bytes: int, skipped: int) -> None:
+    """Record that the file at `path` (the hooks' ledger, the feedback file) is merged up to `read_bytes`."""
+    con.execute(
+        "INSERT OR REPLACE INTO exposure_ledgers (path, read_bytes, skipped_lines, merged_at) VALUES (?, ?,"
+        " coalesce((SELECT skipped_lines FROM exposure_ledgers WHERE path = ?), 0) + ?, now())",
+        [path, read_bytes, path, skipped],
+    )
+
+
 def ledger_read_bytes(con: duckdb.DuckDBPyConnection, path: str) -> int:
     """How far the ledger at `path` has been merged (0: never)."""
     row = con.execute("SELECT read_bytes FROM exposure_ledgers WHERE path = ?", [path]).fetchone()
@@ -60,11 +69,7 @@ def store_ledger_lines(
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
-        con.execute(
-            "INSERT OR REPLACE INTO exposure_ledgers (path, read_bytes, skipped_lines, merged_at) VALUES (?, ?,"
-            " coalesce((SELECT skipped_lines FROM exposure_ledgers WHERE path = ?), 0) + ?, now())",
-            [path, read_bytes, path, skipped],
-        )
+        _mark_read(con, path, read_bytes, skipped)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -189,11 +194,7 @@ def store_feedback(
                 "INSERT INTO feedback (session_id, entry_id, outcome, note, reported_at) VALUES (?, ?, ?, ?, ?)",
                 [(x.session_id, x.entry_id, x.outcome, x.note, x.at) for x in lines],
             )
-        con.execute(
-            "INSERT OR REPLACE INTO exposure_ledgers (path, read_bytes, skipped_lines, merged_at) VALUES (?, ?,"
-            " coalesce((SELECT skipped_lines FROM exposure_ledgers WHERE path = ?), 0) + ?, now())",
-            [path, read_bytes, path, skipped],
-        )
+        _mark_read(con, path, read_bytes, skipped)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -36,6 +36,14 @@ class StaleEntry(BaseModel):
     last_confirmed: datetime | None
 
 
+# When each entry of playbook $p was first added.
+_BORN = """born AS (
+            SELECT e.name, min(v.created_at) AS created FROM entries e
+            JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
+            WHERE e.playbook = $p GROUP BY e.name
+        )"""
+
+
 class UnusedEntry(BaseModel):
     """A live entry that goes unused (`playbook stale`): no session was given it for `expire_days`, or its trigger
     never came up in any session since it was added."""
@@ -54,12 +62,8 @@ def unused_entries(con: duckdb.DuckDBPyConnection, name: str, days: float) -> li
     return fetch_rows(
         con,
         UnusedEntry,
-        """
-        WITH born AS (
-            SELECT e.name, min(v.created_at) AS created FROM entries e
-            JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
-            WHERE e.playbook = $p GROUP BY e.name
-        ), exposed AS (
+        f"""
+        WITH {_BORN}, exposed AS (
             SELECT x.entry_id AS name, max(s.started_at) AS last_exposed FROM v_exposure x
             JOIN sessions s ON s.session_id = x.session_id WHERE x.playbook = $p GROUP BY 1
         ), fired AS (
@@ -84,12 +88,8 @@ def stale_entries(con: duckdb.DuckDBPyConnection, name: str, days: float) -> lis
     return fetch_rows(
         con,
         StaleEntry,
-        """
-        WITH born AS (
-            SELECT e.name, min(v.created_at) AS created FROM entries e
-            JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
-            WHERE e.playbook = $p GROUP BY e.name
-        ), confirmed AS (
+        f"""
+        WITH {_BORN}, confirmed AS (
             SELECT name, max(confirmed_at) AS last_confirmed FROM (
                 SELECT x.name, v.created_at AS confirmed_at FROM evaluations x
                 JOIN versions v ON v.playbook = x.playbook AND v.version = x.version

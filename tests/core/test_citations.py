@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from core.citations import Citation, citations_of, stale_reason
 from core.io.declared import declared_scripts
 from core.io.repository import check_citations, head_commit
 from core.lessons import Command, CommandFact, Correction, OwnTool
+from tests.helpers import git
 
 
 @pytest.mark.parametrize(
@@ -57,17 +57,6 @@ def test_the_reason_names_what_is_gone() -> None:
         "`package.json` no longer declares `dev`"
     )
     assert "no longer exists" in (stale_reason(script, lambda p: True, {(None, "package.json"): None}) or "")
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def test_a_real_repository_s_head_is_read_from_its_files_and_paths_stay_inside_it(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ when what they rest on is back."""
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,20 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.helpers import trust_config
+from tests.helpers import git, trust_config
 
 runner = CliRunner()
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def session(path: Path, sid: str, cwd: Path, day: int) -> None:
