@@ -613,7 +613,7 @@ def _text_slots(record: Any) -> list[tuple[dict[str, Any], str]]:
     return slots
 
 
-def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
+def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int]:
     """A JSONL transcript with secrets and personal data removed from every string value of every record
     (ids, timestamps and types kept), one line per line; a line that is not JSON is cleaned as text. A secret cut
     where one record's message text ends and the next one's begins is found too (`boundary_spans`): the records
@@ -623,8 +623,11 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
     the file's home paths (`/Users/NAME`, `/home/NAME`, Claude Code's `-Users-NAME-` folders) and this
     machine's own are masked as words everywhere in it.
 
+    A record nested deeper than the JSON reader (or this walk) goes is left out, and counted: no reader of ours
+    would take it, and walking it must not end the push.
+
     Returns:
-        (text, secrets replaced, personal spans masked).
+        (text, secrets replaced, personal spans masked, records left out).
     """
     names = {m for m in _HOME_NAMES.findall(text) if len(m) >= 3 and m.lower() not in _NOT_NAMES}
     if redactor.home:
@@ -653,13 +656,23 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
     waiting: list[Any] = []  # records read since the last one with a message text, that one first
     last: tuple[dict[str, Any], str] | None = None
 
+    dropped = 0
+
     def flush() -> None:
-        out.extend(json.dumps(walk(record), ensure_ascii=False, separators=(",", ":")) for record in waiting)
+        nonlocal dropped
+        for record in waiting:
+            try:
+                out.append(json.dumps(walk(record), ensure_ascii=False, separators=(",", ":")))
+            except RecursionError:
+                dropped += 1
         waiting.clear()
 
     for line in text.splitlines():
         try:
             record = json.loads(line)
+        except RecursionError:  # nested beyond reason: no reader of ours takes it
+            dropped += 1
+            continue
         except ValueError:
             flush()
             last = None
@@ -678,4 +691,4 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int]:
             last = slots[-1]
         waiting.append(record)
     flush()
-    return "\n".join(out) + ("\n" if text.endswith("\n") else ""), secrets, personal
+    return "\n".join(out) + ("\n" if text.endswith("\n") else ""), secrets, personal, dropped

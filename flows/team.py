@@ -86,6 +86,7 @@ class PushSummary(BaseModel):
     failed: dict[str, str] = Field(default_factory=dict)  # local path -> why
     secrets: int = 0
     personal: int = 0
+    left_out: dict[str, int] = Field(default_factory=dict)  # local path -> records nested beyond reason, not sent
 
 
 def push_transcripts(
@@ -110,7 +111,9 @@ def push_transcripts(
                 found = detect(path)
                 if found.format is None:
                     continue  # not a transcript (an index, a settings file): never leaves the machine
-                text, secrets, personal = redact_transcript(path.read_bytes().decode("utf-8", "replace"), redactor)
+                text, secrets, personal, dropped = redact_transcript(
+                    path.read_bytes().decode("utf-8", "replace"), redactor
+                )
             except OSError as exc:
                 summary.failed[key_path] = f"unreadable: {exc.strerror or exc}"
                 continue
@@ -123,6 +126,8 @@ def push_transcripts(
             put_bytes(url, key, text.encode(), options)
             record_push(con, url, key_path, key, st.st_size, st.st_mtime, secrets, personal)
             summary.pushed.append(key)
+            if dropped:
+                summary.left_out[key_path] = dropped
             summary.secrets += secrets
             summary.personal += personal
     return summary

@@ -85,6 +85,11 @@ def push_cmd(
     )
     for path, why in summary.failed.items():
         err.print(f"[yellow]Not pushed[/yellow] {escape(path)}: {escape(why)}", highlight=False)
+    for path, n in summary.left_out.items():
+        err.print(
+            f"[yellow]Left out[/yellow] {n} record(s) of {escape(path)}: nested deeper than any reader goes.",
+            highlight=False,
+        )
 
 
 @app.command("forget")

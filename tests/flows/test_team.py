@@ -678,3 +678,29 @@ def test_an_object_changed_while_it_is_fetched_is_read_again_or_left(
         done = runner.invoke(app, ["ingest", "--json"])
         statuses = {Path(f["path"]).name: f["status"] for f in json.loads(done.stdout)["files"]}
         assert statuses == {"once.jsonl": "changed", "always.jsonl": "unchanged"}
+
+
+def test_a_record_nested_beyond_reason_is_left_out_of_the_push_in_one_line(tmp_path: Path) -> None:
+    """One record of 100,000 nested lists used to end every later `push` in a RecursionError traceback; it is left
+    out, said in one line, and the file's other records go."""
+    folder = tmp_path / "dev" / "proj"
+    folder.mkdir(parents=True)
+    ok = {"type": "user", "sessionId": "n1", "uuid": "u0", "message": {"role": "user", "content": "hello"}}
+    nested = '{"type":"user","sessionId":"n1","uuid":"u1","message":{"role":"user","content":' + "[" * 100_000
+    nested += "]" * 100_000 + "}}"
+    (folder / "n1.jsonl").write_text(json.dumps(ok) + "\n" + nested + "\n")
+    store = tmp_path / "bucket"
+    store.mkdir()
+    db = tmp_path / "p.duckdb"
+    done = runner.invoke(
+        app, ["push", f"file://{store}", str(tmp_path / "dev"), "--contributor", "dev-1", "--db", str(db)]
+    )
+    assert done.exit_code == 0, done.output
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("Left out 1 record(s) of ") and "nested deeper" in line
+    (sent,) = [p for p in store.rglob("*.jsonl")]
+    assert [json.loads(x)["uuid"] for x in sent.read_text().splitlines()] == ["u0"]
+    again = runner.invoke(
+        app, ["push", f"file://{store}", str(tmp_path / "dev"), "--contributor", "dev-1", "--db", str(db)]
+    )
+    assert again.exit_code == 0 and "1 unchanged" in again.stdout
