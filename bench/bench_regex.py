@@ -27,10 +27,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit  # noqa: E402
 from core.models import SessionMessage  # noqa: E402
-from core.redact import Redactor, redact, redact_parts, redact_transcript  # noqa: E402
+from core.redact import Redactor, redact, redact_parts  # noqa: E402
 from core.render import render_session  # noqa: E402
 from core.screen import text_holds  # noqa: E402
 from core.shell import parse_command  # noqa: E402
+from core.transcript_redaction import redact_transcript  # noqa: E402
 
 SIZES = (100, 10_000, 1_000_000)
 # `(a+)+$`: the personal pattern the issue found compiled unchecked (exponential on Python's `re`).

@@ -15,12 +15,13 @@ from core.errors import ConfigError, ObjectChangedError, PlaybookFileError
 from core.invisible import visible
 from core.io.keys import Refused, cache_path, check_contributor, inside
 from core.io.objects import fetch, is_url, list_objects, put_bytes, remove_folder
-from core.redact import Redactor, redact_transcript
+from core.redact import Redactor
 from core.store.ingest import FileResult
 from core.store.registry import playbook_names
 from core.store.screening import support_of
 from core.store.team import fetched, forget_contributor, pushed, record_fetch, record_push
 from core.store.versions import load_version
+from core.transcript_redaction import redact_transcript
 from core.transcripts.detect import detect
 from core.transcripts.discovery import discover
 from flows.context import Database, RemoteSource

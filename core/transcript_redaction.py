@@ -1,0 +1,134 @@
+"""A transcript file redacted record by record, as `push` sends it to a team's bucket: secrets and personal data out
+of every string value (ids, timestamps and types kept), a secret cut across two records' message texts found too,
+and the user names its home paths show masked everywhere in it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from core.patterns import Pattern
+from core.redact import Marked, Redactor, boundary_spans
+
+__all__ = ["redact_transcript"]
+
+
+# A user name as home paths show it; "USER" (already masked) and shared homes are not names.
+_HOME_NAMES = Pattern(r"(?:/(?:Users|home)/|-(?:Users|home)-)([A-Za-z0-9_.]+)")
+_NOT_NAMES = {"user", "shared", "guest", "public"}
+
+# Keys whose values identify records (ids, timestamps, types): never rewritten, so a redacted transcript is
+# the same sessions and messages as the original.
+_IDENTITY_KEYS = frozenset(
+    {
+        "uuid", "parentUuid", "leafUuid", "sessionId", "session_id", "id", "tool_use_id", "call_id", "requestId",
+        "timestamp", "type", "role", "model", "agentId", "version", "signature",
+    }
+)  # fmt: skip
+
+
+# Where a record keeps its message's text (Claude Code's `text` blocks and `content`, Codex's `text` and `message`): a
+# secret may run from one record's last such string into the next one's first.
+_TEXT_KEYS = frozenset({"text", "content", "message"})
+
+
+def _text_slots(record: Any) -> list[tuple[dict[str, Any], str]]:
+    """The (object, key) of each message string in `record`, in the order they are written."""
+    slots: list[tuple[dict[str, Any], str]] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, str):
+                    if key in _TEXT_KEYS:
+                        slots.append((node, key))
+                else:
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(record)
+    return slots
+
+
+def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int]:
+    """A JSONL transcript with secrets and personal data removed from every string value of every record
+    (ids, timestamps and types kept), one line per line; a line that is not JSON is cleaned as text. A secret cut
+    where one record's message text ends and the next one's begins is found too (`boundary_spans`): the records
+    between two that carry text wait, so the file is still read once, record by record.
+
+    User names are personal data even where no path shows them (`ls -l` output, prompts): the names seen in
+    the file's home paths (`/Users/NAME`, `/home/NAME`, Claude Code's `-Users-NAME-` folders) and this
+    machine's own are masked as words everywhere in it.
+
+    A record nested deeper than the JSON reader (or this walk) goes is left out, and counted: no reader of ours
+    would take it, and walking it must not end the push.
+
+    Returns:
+        (text, secrets replaced, personal spans masked, records left out).
+    """
+    names = {m for m in _HOME_NAMES.findall(text) if len(m) >= 3 and m.lower() not in _NOT_NAMES}
+    if redactor.home:
+        names.add(redactor.home.rstrip("/").rsplit("/", 1)[-1])
+    names -= {"", "~", "root"}
+    if names:
+        redactor = replace(redactor, names=(*redactor.names, *sorted(names)))
+    secrets = personal = 0
+    more: dict[tuple[int, str], list[Marked]] = {}  # by (id of the object, key): spans across a boundary
+
+    def walk(value: Any, key: str | None = None, owner: Any = None) -> Any:
+        nonlocal secrets, personal
+        if isinstance(value, str):
+            if key in _IDENTITY_KEYS:
+                return value
+            cleaned, n, k = redactor.clean(value, more.pop((id(owner), key or ""), ()))
+            secrets, personal = secrets + n, personal + k
+            return cleaned
+        if isinstance(value, dict):
+            return {k: walk(v, k, value) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        return value
+
+    out: list[str] = []
+    waiting: list[Any] = []  # records read since the last one with a message text, that one first
+    last: tuple[dict[str, Any], str] | None = None
+
+    dropped = 0
+
+    def flush() -> None:
+        nonlocal dropped
+        for record in waiting:
+            try:
+                out.append(json.dumps(walk(record), ensure_ascii=False, separators=(",", ":")))
+            except RecursionError:
+                dropped += 1
+        waiting.clear()
+
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except RecursionError:  # nested beyond reason: no reader of ours takes it
+            dropped += 1
+            continue
+        except ValueError:
+            flush()
+            last = None
+            cleaned, n, k = redactor.clean(line)
+            secrets, personal = secrets + n, personal + k
+            out.append(cleaned)
+            continue
+        slots = _text_slots(record)
+        if slots:
+            if last is not None:
+                (owner, key), (first_owner, first_key) = last, slots[0]
+                in_left, in_right = boundary_spans(owner[key], first_owner[first_key])
+                more.setdefault((id(owner), key), []).extend(in_left)
+                more.setdefault((id(first_owner), first_key), []).extend(in_right)
+            flush()
+            last = slots[-1]
+        waiting.append(record)
+    flush()
+    return "\n".join(out) + ("\n" if text.endswith("\n") else ""), secrets, personal, dropped
