@@ -68,9 +68,9 @@ class Workspace(BaseModel):
             self._rules[name] = ExportRules.of(self.settings, name)
         return self._rules[name]
 
-    def provider(self, llm: str | ProviderSpec | None = None) -> ProviderSpec:
+    def provider(self, llm: str | ProviderSpec | None = None, *, estimate_only: bool = False) -> ProviderSpec:
         """The provider `llm` names (default: the settings' `llm`), resolved once: `auto` looks at this machine
-        (keys, logins) the first time only.
+        (keys, logins) the first time only. `estimate_only`: to price a run, which needs no key.
 
         Raises:
             ConfigError: the provider cannot be used here (see `resolve_provider`).
@@ -78,6 +78,8 @@ class Workspace(BaseModel):
         if isinstance(llm, ProviderSpec):
             return llm
         name = llm or self.settings.llm
+        if estimate_only:
+            return resolve_provider(name, self.settings, estimate_only=True)
         if name not in self._providers:
             self._providers[name] = resolve_provider(name, self.settings)
         return self._providers[name]

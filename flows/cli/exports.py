@@ -89,7 +89,8 @@ def publish_cmd(
 
     Targets are set per playbook in playbook.toml, `[playbook_settings.NAME] targets = [{kind, path or repo}]`.
     Shared files get a marked block (hand-written text is kept); files playbook owns are written whole, and a
-    file it did not write is refused. Exits 3 when a target was refused.
+    file it did not write is refused. Exits 3 when a target was refused. Where no playbook has a target (a
+    fresh set-up), the playbook's own files in `out_dir` are written, and one line says how to add targets.
 
     With --git, the repository targets go into the team repository instead, as a commit on --branch whose
     message sums up the versions, operations and sessions since the last publish (a playbook without
@@ -103,11 +104,14 @@ def publish_cmd(
     ws = workspace(db, None, wait_s=wait)
     names = [playbook] if playbook else ws.playbooks
     if git_repo is None:
-        results = publish_configured(ws, names)
+        publication = publish_configured(ws, names)
+        results = publication.files
         if as_json:
             print_json(results)
         else:
             render_published(results)
+        if publication.note:
+            err.print(publication.note, highlight=False)
     else:
         done = publish_to_git(ws, names, git_repo, branch)
         results = done.files

@@ -79,6 +79,8 @@ def _render_quote(quote: Quote, per_call: int, as_json: bool) -> None:
             f" {tokens}.\nEstimated cost: ${est.live_usd:.4f} live, ${est.batch_usd:.4f} through batches.",
             highlight=False,
         )
+        if provider.kind in ("anthropic", "batch") and provider.key_source is None:
+            out.print("No API key is set here: the run itself needs ANTHROPIC_API_KEY.", highlight=False)
 
 
 def _run(ws: Workspace, request: Launch, *, dry_run: bool = False, as_json: bool = False) -> list[str]:

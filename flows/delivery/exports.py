@@ -15,7 +15,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.budget import BudgetUse, budget_use, fit_budget
-from core.errors import ConfigError, PlaybookFileError
+from core.errors import PlaybookFileError
 from core.exposure import about_projects
 from core.hooks import for_project
 from core.invisible import normalise
@@ -47,6 +47,8 @@ __all__ = [
     "export_playbook",
     "export_to",
     "exported_version",
+    "how_to_add_targets",
+    "own_files",
     "prepare_export",
     "publish_targets",
     "publishable",
@@ -269,12 +271,21 @@ def write_export(
     return Published(playbook=export.playbook, kind=label, path=recorded_as or str(path), status=status, file=path)
 
 
-def export_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Path]:
-    """The nightly's files: `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), within budget."""
+def own_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Published]:
+    """Write the playbook's own files, `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), within
+    budget; what happened to each (a file that cannot be written safely is refused, not raised)."""
     with db.open() as con:
         export = prepare_export(con, rules)
-        written = [write_export(con, export, kind, out_dir / f"{rules.playbook}{suffix}") for kind, suffix in _FILES]
-    for result in written:
+        return [write_export(con, export, kind, out_dir / f"{rules.playbook}{suffix}") for kind, suffix in _FILES]
+
+
+def export_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Path]:
+    """The nightly's files (`own_files`).
+
+    Raises:
+        PlaybookFileError: one of them could not be written safely.
+    """
+    for result in own_files(db, rules, out_dir):
         if result.status == "refused":
             raise PlaybookFileError(result.message)
     return [out_dir / f"{rules.playbook}{suffix}" for _, suffix in _FILES]
@@ -372,20 +383,22 @@ def export_to(
     return Exported(text=None, path=out_file, note=export.note, empty=done.status == "empty")
 
 
-def publishable(db: Database, ws: Workspace, playbooks: Sequence[str], *, git: bool) -> list[ExportRules]:
-    """The export rules of `playbooks`, each of which must exist; without `git`, one must have a target.
+def publishable(db: Database, ws: Workspace, playbooks: Sequence[str]) -> list[ExportRules]:
+    """The export rules of `playbooks`, each of which must exist.
 
     Raises:
         StoreError: a playbook does not exist.
-        ConfigError: no target anywhere (and not `git`, where a playbook without targets gets the defaults).
     """
     for name in playbooks:
         with db.for_playbook(name).read() as con:
             require_playbook(con, name)
-    rules = [ws.rules(name) for name in playbooks]
-    if not git and not any(r.targets for r in rules):
-        raise ConfigError(
-            'No export targets are configured; add `targets = [{ kind = "claude-md", repo = "~/src/app" }]` under'
-            f" `[playbook_settings.{playbooks[0]}]` in playbook.toml (docs/delivery.md), or pass --git REPO."
-        )
-    return rules
+    return [ws.rules(name) for name in playbooks]
+
+
+def how_to_add_targets(playbook: str) -> str:
+    """The one line that says how a playbook gets export targets of its own."""
+    return (
+        "No export targets are configured, so only the playbook's own files were written; add `targets = [{ kind ="
+        f' "claude-md", repo = "~/src/app" }}]` under `[playbook_settings.{playbook}]` in playbook.toml'
+        " (docs/delivery.md), or pass --git REPO."
+    )

@@ -35,13 +35,15 @@ from flows.delivery.exports import (
     ExportRules,
     Published,
     exported_version,
+    how_to_add_targets,
+    own_files,
     publish_targets,
     publishable,
 )
 from flows.delivery.hook import write_snapshot
 from flows.workspace import Workspace
 
-__all__ = ["GitPublished", "publish_configured", "publish_git", "publish_message", "publish_to_git"]
+__all__ = ["GitPublished", "Publication", "publish_configured", "publish_git", "publish_message", "publish_to_git"]
 
 
 class GitPublished(BaseModel):
@@ -166,21 +168,33 @@ def publish_to_git(ws: Workspace, playbooks: Sequence[str], repo: Path, branch: 
         StoreError: a playbook does not exist.
     """
     db = ws.database()
-    rules = publishable(db, ws, playbooks, git=True)
+    rules = publishable(db, ws, playbooks)
     with db.lock("playbook publish"):
         return publish_git(db, rules, repo, branch)
 
 
-def publish_configured(ws: Workspace, playbooks: Sequence[str]) -> list[Published]:
-    """`playbook publish`: every configured export target of `playbooks`, under the run lock.
+class Publication(BaseModel):
+    """What `playbook publish` wrote; `note`: how to add targets, when none is configured."""
+
+    files: list[Published]
+    note: str | None = None
+
+
+def publish_configured(ws: Workspace, playbooks: Sequence[str]) -> Publication:
+    """`playbook publish`: every configured export target of `playbooks`, under the run lock; where none of them
+    has a target (a fresh set-up), each playbook's own files in `out_dir`, as the nightly writes them.
 
     Raises:
         StoreError: a playbook does not exist.
-        ConfigError: none of them has a target.
     """
     db = ws.database()
-    rules = publishable(db, ws, playbooks, git=False)
+    rules = publishable(db, ws, playbooks)
+    note = None
     with db.lock("playbook publish"):
-        published = publish_targets(db, rules)
+        if any(r.targets for r in rules):
+            published = publish_targets(db, rules)
+        else:
+            published = [p for r in rules for p in own_files(ws.database(r.playbook), r, ws.out_dir)]
+            note = how_to_add_targets(playbooks[0])
     write_snapshot(ws, only_if_present=True)
-    return published
+    return Publication(files=published, note=note)

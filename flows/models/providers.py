@@ -102,8 +102,9 @@ def _key_source() -> str:
     return "`anthropic_api_key` in playbook.toml"
 
 
-def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpec:
+def resolve_provider(llm: str | ProviderSpec, settings: Settings, *, estimate_only: bool = False) -> ProviderSpec:
     """Parse `llm` once; `auto` picks what this machine has (the module docstring gives the order).
+    `estimate_only`: the spec prices a run (`--dry-run`) and never calls, so a missing key is no error.
 
     Raises:
         ConfigError: a provider that needs a key has none, a replay file is missing, or the name is unknown.
@@ -124,7 +125,7 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
             raise ConfigError(f"Replay file `{path}` does not exist; pass `--llm replay:FILE` with a JSONL recording.")
         return ProviderSpec(kind="replay", replay_path=path, **models)
     if spec in ("anthropic", "batch"):
-        if not _key(settings):
+        if not _key(settings) and not estimate_only:
             raise ConfigError(
                 f"The `{spec}` provider needs an Anthropic API key; set ANTHROPIC_API_KEY (or"
                 " PLAYBOOK_ANTHROPIC_API_KEY), or pass `--llm heuristic`."
@@ -132,7 +133,7 @@ def resolve_provider(llm: str | ProviderSpec, settings: Settings) -> ProviderSpe
         return ProviderSpec(
             kind=spec,  # type: ignore[arg-type]
             notices=tuple(notices),
-            key_source=_key_source(),
+            key_source=_key_source() if _key(settings) else None,
             reason=reason,
             **models,
         )

@@ -105,7 +105,7 @@ def estimate(ws: Workspace, request: Launch) -> Quote:
     Raises:
         ConfigError: the provider is unknown or lacks what it needs (a key, a server, a file).
     """
-    provider = ws.provider(request.llm)
+    provider = ws.provider(request.llm, estimate_only=True)
     est = estimate_run(ws, request.playbook, provider, request.chosen, per_call=request.per_call)
     return Quote(estimate=est, provider=provider, max_calls=ws.settings.max_calls if provider.subscription else None)
 

@@ -59,3 +59,19 @@ def test_dry_run_estimates_and_max_cost_refuses(tmp_path: Path) -> None:
         app, ["curate", "--llm", "anthropic", "--dry-run", "--db", str(tmp_path / "none.duckdb")], env=env
     )
     assert missing.exit_code == 1 and not (tmp_path / "none.duckdb").exists()
+
+
+@pytest.mark.slow
+def test_an_estimate_needs_no_key_and_says_the_run_will(tmp_path: Path) -> None:
+    common = ["--db", str(tmp_path / "e.duckdb")]
+    keyless = {"ANTHROPIC_API_KEY": None, "PLAYBOOK_ANTHROPIC_API_KEY": None, "PLAYBOOK_MIN_MESSAGES": "1"}
+    assert runner.invoke(app, ["ingest", str(SAMPLES), *common]).exit_code == 0
+    window = ["--since", "2000-01-01", "--until", "2100-01-01"]
+    quoted = runner.invoke(app, ["backfill", *window, "--dry-run", *common], env=keyless)
+    assert quoted.exit_code == 0, quoted.output
+    assert "through batches" in quoted.stdout and "the run itself needs ANTHROPIC_API_KEY" in quoted.stdout
+    as_json = runner.invoke(app, ["curate", "--llm", "anthropic", "--dry-run", "--json", *common], env=keyless)
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout)["live_usd"] > 0
+
+    refused = runner.invoke(app, ["backfill", *window, *common], env=keyless)
+    assert refused.exit_code == 1 and "needs an Anthropic API key" in refused.stderr

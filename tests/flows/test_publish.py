@@ -87,13 +87,27 @@ targets = [
     assert "pat-00" not in mdc and "empty" not in mdc and mdc.rstrip().endswith("-->")  # its header only
 
 
-def test_publish_without_targets_says_how_to_configure_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_publish_without_targets_writes_the_playbooks_own_files_and_says_how_to_add_targets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)  # no playbook.toml here, and none named
     monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
+    (tmp_path / "CLAUDE.md").write_text("# Mine\n")
     db = str(tmp_path / "p.duckdb")
-    assert runner.invoke(app, ["new", "default", "--db", db]).exit_code == 0
-    done = runner.invoke(app, ["publish", "--db", db])
-    assert done.exit_code == 1 and "No export targets are configured" in done.stderr
+    book = tmp_path / "book.json"
+    entries = [{"name": "pat-001", "text": "Run the tests with `make test`.", "helpful": 2}]
+    book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    assert runner.invoke(app, ["import", str(book), "--db", db]).exit_code == 0
+
+    done = runner.invoke(app, ["publish", "--db", db, "--json"])
+    assert done.exit_code == 0, done.output
+    assert [(Path(r["path"]).name, r["status"]) for r in json.loads(done.stdout)] == [
+        ("default.md", "written"),
+        ("default.json", "written"),
+    ]
+    assert done.stderr.count("\n") == 1 and "No export targets are configured" in done.stderr
+    assert "`make test`" in (tmp_path / "data" / "out" / "default.md").read_text()
+    assert (tmp_path / "CLAUDE.md").read_text() == "# Mine\n"  # a file nobody named is never touched
 
 
 def test_a_typo_in_a_target_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
