@@ -48,8 +48,10 @@ class RunSummary(BaseModel):
     ops_dropped: int = 0  # operations past MAX_OPERATIONS in a curator answer, never considered
     pruned: int = 0
     evaluations: int = 0
-    calls_made: int = 0
+    calls_made: int = 0  # calls that reached a model
     calls_cached: int = 0
+    rule_steps: int = 0  # steps the rules answered (the heuristic provider): no model was called
+    duplicate_measure: str | None = None  # what measured `quality["duplicate_rate"]` (a sentence model, word stems)
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -90,15 +92,14 @@ class RunSummary(BaseModel):
 
     def quality_line(self) -> str:
         """The quality figures in one line."""
-        q = self.quality
-        if not q:
-            return ""
-        return (
-            f"duplicate rate {q.get('duplicate_rate', 0):.1%}; budget {q.get('budget_entries', 0):.0%} of entries,"
-            f" {q.get('budget_tokens', 0):.0%} of tokens; per 100 sessions: {q.get('added_per_100', 0):g} added,"
-            f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired;"
-            f" {q.get('trigger_share', 0):.0%} of entries have a trigger"
-        )
+        return quality_line(self.quality, self.duplicate_measure)
+
+    def calls_line(self) -> str:
+        """Calls that reached a model, and steps the rules answered without one."""
+        made = f"{self.calls_made} made, {self.calls_cached} reused from earlier runs"
+        if self.rule_steps and not (self.calls_made or self.calls_cached):
+            return f"none: the rules answered {self.rule_steps} step(s)"
+        return made + (f"; the rules answered {self.rule_steps} step(s)" if self.rule_steps else "")
 
     def shrink_share(self) -> float:
         """The share of the playbook's entries this run took away (0 when it grew or stayed)."""
@@ -107,7 +108,10 @@ class RunSummary(BaseModel):
         return max(0.0, (self.entries_before - self.entries_after) / self.entries_before)
 
     def add_call(self, step: str, response: LLMResponse) -> None:
-        """Count one model exchange (cached answers cost nothing)."""
+        """Count one model exchange (cached answers cost nothing); an answer of the rules is no model call."""
+        if response.provider == "heuristic":
+            self.rule_steps += 1
+            return
         if response.cached:
             self.calls_cached += 1
             return
@@ -198,7 +202,7 @@ class RunSummary(BaseModel):
             ("pruned / evaluations", f"{self.pruned} / {self.evaluations}"),
             ("quality", self.quality_line() or "not measured (no session applied)"),
             ("versions", versions),
-            ("model calls", f"{self.calls_made} made, {self.calls_cached} reused from earlier runs"),
+            ("model calls", self.calls_line()),
             (
                 "tokens",
                 f"{self.input_tokens:,} in, {self.output_tokens:,} out, {self.cache_read_tokens:,} cache read,"
@@ -242,3 +246,17 @@ class RunFailedError(TerminalError):
     def __init__(self, message: str, summaries: list[RunSummary] | None = None) -> None:
         super().__init__(message)
         self.summaries: list[RunSummary] = summaries or []
+
+
+def quality_line(q: dict[str, float], measure: str | None = None) -> str:
+    """A run's quality figures in one line ("" when none was measured); `measure`: what measured the duplicate
+    rate (the figure depends on it: word stems and a sentence model score the same pair differently)."""
+    if not q:
+        return ""
+    by = f" (by {measure})" if measure else ""
+    return (
+        f"duplicate rate {q.get('duplicate_rate', 0):.1%}{by}; budget {q.get('budget_entries', 0):.0%} of entries,"
+        f" {q.get('budget_tokens', 0):.0%} of tokens; per 100 sessions: {q.get('added_per_100', 0):g} added,"
+        f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired;"
+        f" {q.get('trigger_share', 0):.0%} of entries have a trigger"
+    )

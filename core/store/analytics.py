@@ -44,6 +44,7 @@ class EvolutionData:
     stale: list[StaleEntry] = field(default_factory=list)
     recurrence: list[TriggerRecurrence] = field(default_factory=list)  # v_trigger_recurrence rows
     quality: dict[str, float] = field(default_factory=dict)  # the newest curation run's figures
+    duplicate_measure: str | None = None  # what measured its duplicate rate
     budget: Budget | None = None  # set by the caller: the limits the budget chart draws against
     heuristic: int = 0  # live entries written by rules (the heuristic provider), not a model
     contributors: list[ContributorShare] = field(default_factory=list)  # whose sessions changed the playbook
@@ -151,11 +152,13 @@ def evolution_data(
     data.contributors = contributor_shares(con, playbook)
     data.heuristic = len(entries_by_provider(con, playbook, "heuristic"))
     newest = con.execute(
-        "SELECT json_extract(report, '$.quality') FROM runs WHERE playbook = ? AND kind <> 'consolidate'"
-        " AND json_extract_string(report, '$.quality') <> '{}' ORDER BY started_at DESC LIMIT 1",
+        "SELECT json_extract(report, '$.quality'), json_extract_string(report, '$.duplicate_measure') FROM runs"
+        " WHERE playbook = ? AND kind <> 'consolidate' AND json_extract_string(report, '$.quality') <> '{}'"
+        " ORDER BY started_at DESC LIMIT 1",
         [playbook],
     ).fetchone()
     data.quality = json.loads(newest[0]) if newest and newest[0] else {}
+    data.duplicate_measure = newest[1] if newest else None
     return data
 
 

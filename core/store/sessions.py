@@ -64,7 +64,7 @@ class SessionRow(BaseModel):
     n_files: int | None
     n_noise_records: int | None
     n_bad_lines: int | None
-    n_secrets_redacted: int | None
+    n_secrets_redacted: int | None  # masked in its files at ingest, and in what a model was sent
     n_personal_masked: int | None
     git_branch: str | None
     title: str | None
@@ -80,7 +80,11 @@ def list_sessions(
         SessionRow,
         "SELECT session_id, project, format, source_path, started_at, ended_at, n_messages, n_user_prompts,"
         " n_tool_calls, n_tool_errors, n_subagents, n_subagent_tool_calls, n_subagent_tool_errors, n_files,"
-        " n_noise_records, n_bad_lines, n_secrets_redacted, n_personal_masked, git_branch, title, contributor"
+        " n_noise_records, n_bad_lines,"
+        # Secrets are masked twice over: in its files before they are stored, and in what a model is sent.
+        " (SELECT coalesce(sum(f.n_secrets), 0) FROM files f WHERE f.session_id = sessions.session_id)"
+        " + coalesce(n_secrets_redacted, 0) AS n_secrets_redacted,"
+        " n_personal_masked, git_branch, title, contributor"
         " FROM sessions"
         " WHERE (?::VARCHAR IS NULL OR project = ?) AND (?::TIMESTAMPTZ IS NULL OR started_at >= ?::TIMESTAMPTZ)"
         " ORDER BY started_at DESC NULLS LAST LIMIT ?",

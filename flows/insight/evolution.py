@@ -24,6 +24,7 @@ from core.budget import Budget
 from core.impact import Arm, EntryImpact, estimate_counts
 from core.io.files import write_atomic
 from core.redact import Redactor
+from core.runsummary import quality_line
 from core.store.analytics import ContributorShare, EvolutionData, evolution_data
 from core.store.db import open_db
 from core.store.exposure import impact_counts
@@ -377,17 +378,6 @@ def _contributors_table(rows: list[ContributorShare]) -> str:
     return f"<table><tr><th>contributor</th><th>sessions</th><th>operations applied</th></tr>{body}</table>"
 
 
-def _quality(q: dict[str, float]) -> str:
-    if not q:
-        return "Not measured yet (no run applied a session)."
-    return html.escape(
-        f"duplicate rate {q.get('duplicate_rate', 0):.1%} · budget {q.get('budget_entries', 0):.0%} of entries,"
-        f" {q.get('budget_tokens', 0):.0%} of tokens · per 100 sessions {q.get('added_per_100', 0):g} added,"
-        f" {q.get('merged_per_100', 0):g} merged, {q.get('retired_per_100', 0):g} retired ·"
-        f" {q.get('trigger_share', 0):.0%} of entries have a trigger"
-    )
-
-
 def write_evolution_report(
     db: Path,
     playbook: str,
@@ -440,7 +430,8 @@ def write_evolution_report(
         figures="\n".join(figures),
         helpful=_table(data.top_helpful),
         harmful=_table(data.top_harmful),
-        quality=_quality(data.quality),
+        quality=html.escape(quality_line(data.quality, data.duplicate_measure))
+        or "Not measured yet (no run applied a session).",
         stale_days=f"{stale_after_days:g} days" if stale_after_days else "(staleness is off)",
         stale=_stale_table(data.stale, clean),
         outdated=_outdated_table(gone, clean),

@@ -24,6 +24,7 @@ from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import vectors_for
 from core.store.exposure import exposed_entries, mark_counted, uncounted_feedback
+from core.store.provenance import entries_by_provider
 from core.store.published import with_trigger
 from core.store.runs import finish_run, start_run
 from core.store.versions import live_entries, load_version, write_version
@@ -270,8 +271,13 @@ def _quality(con: duckdb.DuckDBPyConnection, config: RunConfig, summary: RunSumm
     similarity = config.similarity()
     if similarity is not None and entries:
         embedder, threshold = similarity
-        vectors = vectors_for(con, embedder, [e.text for e in entries], memo=memo.vectors)
-        figures["duplicate_rate"] = near_pairs(entries, vectors, threshold) / len(entries)
+        # The pairs consolidation could merge: the rules' lessons are distinct by meaning and never merged, so
+        # counting their template-alike wordings would ask for a consolidation that merges nothing.
+        ruled = entries_by_provider(con, summary.playbook or "", "heuristic")
+        mergeable = [e for e in entries if e.name not in ruled]
+        vectors = vectors_for(con, embedder, [e.text for e in mergeable], memo=memo.vectors)
+        figures["duplicate_rate"] = near_pairs(mergeable, vectors, threshold) / len(entries)
+        summary.duplicate_measure = embedder.name
     if entries:
         figures["trigger_share"] = len(with_trigger(con, summary.playbook or "")) / len(entries)
     return figures
