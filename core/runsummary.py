@@ -48,6 +48,7 @@ class RunSummary(BaseModel):
     ops_dropped: int = 0  # operations past MAX_OPERATIONS in a curator answer, never considered
     pruned: int = 0
     evaluations: int = 0
+    unknown_tags: int = 0  # the reflector's tags on entries the playbook does not have (reported, never applied)
     calls_made: int = 0  # calls that reached a model
     calls_cached: int = 0
     rule_steps: int = 0  # steps the rules answered (the heuristic provider): no model was called
@@ -141,6 +142,7 @@ class RunSummary(BaseModel):
         self.skip_reasons = dict(reasons)
         self.pruned += len(report.pruned)
         self.evaluations += sum(1 for e in report.evaluations if e.status == "applied")
+        self.unknown_tags += sum(1 for e in report.evaluations if e.status == "unknown_name")
         self.first_version = version if self.first_version is None else self.first_version
         self.last_version = version
 
@@ -199,7 +201,16 @@ class RunSummary(BaseModel):
                 "top skip reasons",
                 "; ".join(f"{r} ×{n}" for r, n in Counter(self.skip_reasons).most_common(3)) or "none",
             ),
-            ("pruned / evaluations", f"{self.pruned} / {self.evaluations}"),
+            (
+                "pruned / evaluations",
+                f"{self.pruned} / {self.evaluations}"
+                + (
+                    f"; {self.unknown_tags} tag(s) on entries the playbook does not have (not applied: a model that"
+                    " answers another prompt, or makes ids up)"
+                    if self.unknown_tags
+                    else ""
+                ),
+            ),
             ("quality", self.quality_line() or "not measured (no session applied)"),
             ("versions", versions),
             ("model calls", self.calls_line()),

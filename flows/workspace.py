@@ -28,7 +28,7 @@ class Workspace(BaseModel):
     settings: Settings
     _databases: dict[str | None, Database] = PrivateAttr(default_factory=dict)
     _rules: dict[str, ExportRules] = PrivateAttr(default_factory=dict)
-    _providers: dict[str, ProviderSpec] = PrivateAttr(default_factory=dict)
+    _providers: dict[tuple[str, bool], ProviderSpec] = PrivateAttr(default_factory=dict)
 
     @classmethod
     def of(cls, settings: Settings) -> Workspace:
@@ -77,12 +77,10 @@ class Workspace(BaseModel):
         """
         if isinstance(llm, ProviderSpec):
             return llm
-        name = llm or self.settings.llm
-        if estimate_only:
-            return resolve_provider(name, self.settings, estimate_only=True)
-        if name not in self._providers:
-            self._providers[name] = resolve_provider(name, self.settings)
-        return self._providers[name]
+        key = (llm or self.settings.llm, estimate_only)
+        if key not in self._providers:
+            self._providers[key] = resolve_provider(key[0], self.settings, estimate_only=estimate_only)
+        return self._providers[key]
 
     def handle(self, spec: ProviderSpec, factory: ProviderFactory) -> ProviderHandle:
         """A run's one provider of `spec`, built by `factory` on first use, with the run's cost cap."""

@@ -143,6 +143,11 @@ class Provider(Protocol):
         """Answer several requests in order; never raises. One by one unless the provider batches."""
         return [self.complete(r) for r in requests]
 
+    def slots(self) -> int | None:
+        """How many requests the server answers at once, when it says (a local server's slots); None: unknown.
+        The run sends no more than that at a time, so the rest wait in its own queue, not the server's."""
+        return None
+
 
 def cut_short(response: LLMResponse, said: str, limited: LLMRequest | None = None) -> LLMResponse:
     """`response` as a failed call: the model stopped at its output limit (`said`: how its API said so), so its

@@ -127,3 +127,7 @@ class GuardedProvider(Provider):
         for response in responses:
             self.guard.record(response)
         return responses
+
+    def slots(self) -> int | None:
+        """The inner provider's server's slots."""
+        return self.inner.slots()

@@ -61,6 +61,13 @@ class OpenAICompatProvider(Provider):
         self.timeout = timeout
         self.cost_cap = cost_cap or CostCap(None)
         self.prices = prices
+        self._slots: int | None = None  # 0 once asked and the server did not say
+
+    def slots(self) -> int | None:
+        """The server's `total_slots` from llama.cpp's `GET /props` (asked once); None where it does not say."""
+        if self._slots is None:
+            self._slots = _server_slots(self.client, self.url.removesuffix("/chat/completions"), self.headers)
+        return self._slots or None
 
     def _body(self, request: LLMRequest, *, insist: bool) -> dict[str, Any]:
         user = f"{request.user}\n\n{JSON_ONLY}" if insist else request.user
@@ -146,3 +153,19 @@ class OpenAICompatProvider(Provider):
             if cut or extract_json(text) is not None:
                 break
         return text, model, total, cut
+
+
+def _server_slots(client: httpx2.Client, base_url: str, headers: dict[str, str]) -> int:
+    """`total_slots` of llama.cpp's server (`GET /props`, beside `/v1`), or 0 when the server does not say: other
+    servers answer 404, and a slow one is not waited for."""
+    try:
+        with call_deadline(_PROPS_TIMEOUT_S):
+            response = client.get(base_url.removesuffix("/v1") + "/props", headers=headers, timeout=_PROPS_TIMEOUT_S)
+        found = response.json().get("total_slots") if response.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError, AttributeError):
+        return 0
+    return found if isinstance(found, int) and not isinstance(found, bool) and 0 < found <= _MOST_SLOTS else 0
+
+
+_PROPS_TIMEOUT_S = 5.0
+_MOST_SLOTS = 64  # the run's own concurrency ceiling: a larger figure is no reason to send more

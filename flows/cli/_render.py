@@ -149,6 +149,10 @@ def ingest_bars(label: str = "ingest", unit: str = "bytes") -> Iterator[Any]:
 PROGRESS_LINE_EVERY_S = 30.0
 
 
+# What each phase counts: `ingest` bytes, `curate` sessions, a step (`reflector`, `curator`) its model calls.
+_UNITS = {"ingest": "bytes", "curate": "sessions"}
+
+
 @contextmanager
 def _progress_lines() -> Iterator[None]:
     from flows.run.progress import listen
@@ -161,8 +165,7 @@ def _progress_lines() -> Iterator[None]:
         if done < total and now - last.get(phase, -PROGRESS_LINE_EVERY_S) < PROGRESS_LINE_EVERY_S:
             return
         last[phase] = now
-        unit = "sessions" if phase == "curate" else "bytes"
-        err.print(f"{phase}: {done:,}/{total:,} {unit} ({now - started:.0f} s)", highlight=False)
+        err.print(f"{phase}: {done:,}/{total:,} {_UNITS.get(phase, 'calls')} ({now - started:.0f} s)", highlight=False)
 
     listen(update)
     try:
@@ -192,7 +195,7 @@ def progress_bars() -> Iterator[None]:
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task("sessions" if phase == "curate" else "bytes", total=total)
+                tasks[phase] = bar.add_task(f"{phase} {_UNITS.get(phase, 'calls')}", total=total)
             bar.update(tasks[phase], completed=done, total=total)
 
         listen(update)

@@ -42,6 +42,9 @@ def answer_requests(
         yield list(zip(todo, provider.complete_many([requests[i] for i in todo]), strict=True))
         return
     todo = list(todo)
+    # No more calls in flight than the server answers at once: the others would wait in its queue, where their
+    # deadline runs (a one-slot local server timed out 4 of 5 calls sent together).
+    concurrency = min(concurrency, provider.slots() or concurrency)
     if warms_cache(provider, warm_cache, len(todo), concurrency):
         # A cache entry exists only once a first response has started: one call warms the shared
         # system prefix (the frozen playbook), then the rest fan out and read it.

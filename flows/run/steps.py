@@ -45,6 +45,7 @@ from core.store.sessions import load_messages, record_redactions, session_label
 from core.store.versions import current_version, tip_of, write_version
 from flows.context import RunConfig
 from flows.run.fanout import answer_requests
+from flows.run.progress import emit
 from flows.run.run_state import (
     Epoch,
     ErrorKind,
@@ -168,10 +169,16 @@ def _run_step(
     held: list[tuple[int, LLMResponse]] = list(reused.items())
     since = time.monotonic()
     todo = [i for i in range(len(requests)) if i not in reused]
+    answered = 0
+    if todo and provider.name != "heuristic":  # a model's calls take seconds to minutes each: say how many are done
+        emit(template_name, 0, len(todo))
     for batch in answer_requests(provider, requests, todo, config.concurrency, config.warm_cache, tick=STORE_EVERY_S):
         if batch and not held:
             since = time.monotonic()
         held += batch
+        if batch and provider.name != "heuristic":
+            answered += len(batch)
+            emit(template_name, answered, len(todo))
         refused = next((answer for _, answer in batch if answer.failure == "auth"), None)
         if held and (refused is not None or time.monotonic() - since >= STORE_EVERY_S):
             store(held)
@@ -183,12 +190,11 @@ def _run_step(
             )
     if held:
         store(held)
-    answered = [results[i] for i in range(len(requests))]
     failed = [
         StepResult[OutputT](session_id=sid, error=reason, error_kind="preparation")
         for sid, reason in unprepared.items()
     ]
-    return answered + failed
+    return [results[i] for i in range(len(requests))] + failed
 
 
 def _read(
