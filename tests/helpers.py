@@ -1,11 +1,14 @@
 """What several test modules share: the bundled transcripts, a seeds-shaped playbook, transcript files written
-for a test, an Anthropic Messages API answer, and counts derived straight from raw transcript lines."""
+for a test, an Anthropic Messages API answer, counts derived straight from raw transcript lines, and the process's
+peak memory."""
 
 from __future__ import annotations
 
 import json
 import re
+import resource
 import subprocess
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,12 @@ from flows.trust import trust
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "data" / "samples"
+
+
+def peak_mib() -> float:
+    """This process's peak resident memory so far, in MiB (`ru_maxrss` is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 
 
 def git(cwd: Path, *args: str) -> str:

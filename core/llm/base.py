@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "ANSWER_FAILURES",
+    "MAX_ANSWER_BYTES",
     "Failure",
     "LLMRequest",
     "LLMResponse",
@@ -19,6 +20,7 @@ __all__ = [
     "Provider",
     "Step",
     "Usage",
+    "answer_too_large",
     "cut_short",
     "failed",
 ]
@@ -43,6 +45,10 @@ Failure = Literal[
 # Failures of the answer rather than of the call: counted against the session like an answer of the wrong shape
 # (quarantined after `max_attempts`), where a failed call is tried again as it is, never counted.
 ANSWER_FAILURES: frozenset[Failure] = frozenset({"truncated"})
+# The most of one answer a provider reads (an HTTP body once decoded, a CLI's output), then it stops reading and the
+# call fails (`bad_reply`): an answer of `max_tokens` is at most a few hundred KB, and one server's 1.5 GB answer
+# drove the process to 5.9 GB before the database ran out of memory.
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
 
 
 class Usage(BaseModel):
@@ -158,6 +164,14 @@ def cut_short(response: LLMResponse, said: str, limited: LLMRequest | None = Non
         setting = f"`{limited.step}_max_tokens`" if limited.step != "reflection" else "`max_tokens`"
         error += f"; raise {setting} (now {limited.max_tokens:,}) if it repeats"
     return response.model_copy(update={"error": error, "failure": "truncated"})
+
+
+def answer_too_large(source: str) -> str:
+    """The error of a call whose answer passed `MAX_ANSWER_BYTES` (`source`: what sent it, in a few words)."""
+    return (
+        f"bad reply: answer larger than {MAX_ANSWER_BYTES >> 20} MiB from {source}, read no further (an answer of"
+        " `max_tokens` is a few hundred KB at most)"
+    )
 
 
 def failed(provider: str, request: LLMRequest, error: str, failure: Failure, started: float) -> LLMResponse:

@@ -1,10 +1,12 @@
 """The `anthropic` provider: the official SDK, Messages API, prompt caching, structured output.
 
 Retries live in the SDK (408/409/429/5xx, exponential backoff with jitter); this module only caps how
-long a `retry-after` header may make us wait. Structured output is asked for where the server supports
-it; when a server refuses it (some local servers reached through `ANTHROPIC_BASE_URL`), the provider
-switches to plain text, which goes through the same robust JSON extraction. An answer that stopped at its
-output limit (`stop_reason` `max_tokens`) is a failed call (`truncated`), whatever its text holds.
+long a `retry-after` header may make us wait, and never waits past the call's deadline (`core.llm.deadline`,
+whose transport ends a call at once when the server asks for a longer wait than it has left). Structured output
+is asked for where the server supports it; when a server refuses it (some local servers reached through
+`ANTHROPIC_BASE_URL`), the provider switches to plain text, which goes through the same robust JSON extraction.
+An answer that stopped at its output limit (`stop_reason` `max_tokens`) is a failed call (`truncated`), whatever
+its text holds.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import anthropic
 import httpx2
 
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, cut_short
-from core.llm.deadline import DeadlineTransport, call_deadline, past_deadline
+from core.llm.deadline import DeadlineTransport, call_deadline, call_over, ended_by, remaining
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.schemas import OUTPUT_SCHEMAS
 
@@ -27,15 +29,18 @@ TRUNCATED_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 class _CappedAnthropic(anthropic.Anthropic):
-    """The SDK client with an upper bound on `retry-after` waits (the SDK obeys any value)."""
+    """The SDK client with an upper bound on `retry-after` waits (the SDK obeys any value), and none past the call's
+    deadline."""
 
     retry_after_cap: float = 60.0
 
     def _calculate_retry_timeout(self, remaining_retries: int, options: Any, response_headers: Any = None) -> float:
-        if past_deadline():  # the call is over: the retry fails at once, no point waiting for it
+        if call_over():  # the retry fails at once (deadline passed, or the call ended): no point waiting for it
             return 0.0
-        wait = super()._calculate_retry_timeout(remaining_retries, options, response_headers)
-        return min(wait, self.retry_after_cap)
+        wait = min(super()._calculate_retry_timeout(remaining_retries, options, response_headers), self.retry_after_cap)
+        left = remaining()
+        # A backoff longer than the time left would sleep through the deadline; cut, the retry then fails at once.
+        return wait if left is None else max(0.0, min(wait, left))
 
 
 def make_client(
@@ -96,6 +101,9 @@ def text_of(content: Any) -> str:
 
 def describe_error(exc: BaseException) -> str:
     """One line for the exchange log."""
+    ended = ended_by(exc)
+    if ended is not None:  # the transport's reason, which the SDK wraps as a connection error
+        return str(ended)
     if isinstance(exc, anthropic.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
         inner = body.get("error") if isinstance(body.get("error"), dict) else body
@@ -110,6 +118,9 @@ def describe_error(exc: BaseException) -> str:
 
 def classify(exc: BaseException) -> Failure:
     """The kind of a failed call, from the SDK's exception."""
+    ended = ended_by(exc)
+    if ended is not None:
+        return ended.failure
     if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
         return "auth"
     if isinstance(exc, anthropic.RateLimitError):

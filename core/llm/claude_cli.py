@@ -1,19 +1,20 @@
 """Learning with a Claude subscription and no API key: each request runs `claude -p --output-format json`
-(the Claude Code CLI in print mode), the prompt on standard input, and its JSON envelope is parsed (result
-text, usage, the cost it reports). Never raises: every failure shape comes back as `LLMResponse.error`; an answer
-that stopped at the output limit (the envelope's `stop_reason` `max_tokens`, or the CLI's own "exceeded the ...
-output token maximum" error) is a failed call (`truncated`)."""
+(the Claude Code CLI in print mode), the prompt on standard input and the system prompt in a file, and its JSON
+envelope is parsed (result text, usage, the cost it reports). Never raises: every failure shape comes back as
+`LLMResponse.error`; an answer that stopped at the output limit (the envelope's `stop_reason` `max_tokens`, or the
+CLI's own "exceeded the ... output token maximum" error) is a failed call (`truncated`), and so is output past
+`MAX_ANSWER_BYTES` (`bad_reply`, the CLI stopped there)."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 import time
 from typing import Any
 
-from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, cut_short, failed
+from core.llm._cli_run import run_cli
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, answer_too_large, cut_short, failed
 from core.llm.pricing import CostCap
 
 __all__ = ["ISOLATION", "ClaudeCliProvider", "cli_arguments"]
@@ -38,9 +39,14 @@ ISOLATION = [
 ]
 
 
-def cli_arguments(executable: str, request: LLMRequest) -> list[str]:
-    """The command line for one request: print mode, JSON envelope, one turn, the system prompt replaced, and
-    nothing of the user's set-up (`ISOLATION`)."""
+def cli_arguments(executable: str, request: LLMRequest, system_file: str) -> list[str]:
+    """The command line for one request: print mode, JSON envelope, one turn, the system prompt replaced by the
+    one in `system_file`, and nothing of the user's set-up (`ISOLATION`).
+
+    The system prompt holds the playbook, hundreds of KB for a large one: on the command line it would pass the
+    kernel's bound on one argument (128 KiB on Linux) and every call would fail with "Argument list too long".
+    `--system-prompt-file` (print mode only, Claude Code's CLI reference) reads it from a file instead.
+    """
     return [
         executable,
         "-p",
@@ -50,10 +56,16 @@ def cli_arguments(executable: str, request: LLMRequest) -> list[str]:
         request.model,
         "--max-turns",
         "1",
-        "--system-prompt",
-        request.system,
+        "--system-prompt-file",
+        system_file,
         *ISOLATION,
     ]
+
+
+def _write_private(path: str, text: str) -> None:
+    """`text` into a new file at `path` that only this user may read (it holds the playbook and the prompt)."""
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 class ClaudeCliProvider(Provider):
@@ -74,24 +86,26 @@ class ClaudeCliProvider(Provider):
             return failed(self.name, request, self.cost_cap.message(), "cost_cap", time.perf_counter())
         started = time.perf_counter()
         try:
-            # In an empty folder of its own: no project CLAUDE.md, .claude/ or .mcp.json is found from there.
-            with tempfile.TemporaryDirectory(prefix="playbook-claude-") as empty:
-                done = subprocess.run(
-                    cli_arguments(self.executable, request),
-                    input=request.user,
-                    capture_output=True,
-                    text=True,
+            # In a folder of its own (mode 0700) holding only the system prompt's file: no project CLAUDE.md,
+            # .claude/ or .mcp.json is found from there, and no other user reads the prompt.
+            with tempfile.TemporaryDirectory(prefix="playbook-claude-") as private:
+                system_file = os.path.join(private, "system-prompt.txt")
+                _write_private(system_file, request.system)
+                done = run_cli(
+                    cli_arguments(self.executable, request, system_file),
+                    stdin=request.user,
                     timeout=self.timeout,
-                    check=False,
-                    cwd=empty,
+                    cwd=private,
                     env={k: v for k, v in os.environ.items() if k not in _INHERITED_NOT},
                 )
-        except subprocess.TimeoutExpired:
-            return failed(self.name, request, f"timeout: `claude -p` ran over {self.timeout:.0f} s", "timeout", started)
         except OSError as exc:
             return failed(
                 self.name, request, f"cannot run `{self.executable}`: {exc.strerror or exc}", "other", started
             )
+        if done.stopped == "timeout":
+            return failed(self.name, request, f"timeout: `claude -p` ran over {self.timeout:.0f} s", "timeout", started)
+        if done.stopped == "too_large":
+            return failed(self.name, request, answer_too_large("`claude -p`"), "bad_reply", started)
         envelope = _envelope(done.stdout)
         if envelope is None:
             said = " ".join((done.stderr or done.stdout or "").split())[:300] or f"exit code {done.returncode}"

@@ -3,18 +3,19 @@ interface), the prompt on standard input, and reads its JSONL events: the last `
 answer, `turn.completed` carries the usage, `turn.failed` and `error` say what went wrong (the event shapes of
 codex-rs/exec/src/exec_events.rs). Never raises: every failure comes back as `LLMResponse.error`; a turn that
 failed because the Responses API stopped at the output limit ("Incomplete response returned, reason:
-max_output_tokens") is a failed call of its own kind (`truncated`)."""
+max_output_tokens") is a failed call of its own kind (`truncated`), and output past `MAX_ANSWER_BYTES` is one
+too (`bad_reply`, the CLI stopped there). Nothing of the prompt is on the command line, which has a size bound."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 import time
 from typing import Any
 
-from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, failed
+from core.llm._cli_run import run_cli
+from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, answer_too_large, failed
 
 __all__ = ["ISOLATION", "CodexCliProvider", "cli_arguments"]
 
@@ -70,24 +71,23 @@ class CodexCliProvider(Provider):
         prompt = f"{request.system}\n\n{request.user}"
         try:
             with tempfile.TemporaryDirectory(prefix="playbook-codex-") as empty:
-                done = subprocess.run(
+                done = run_cli(
                     cli_arguments(self.executable, empty, self.model),
-                    input=prompt,
-                    capture_output=True,
-                    text=True,
+                    stdin=prompt,
                     timeout=self.timeout,
-                    check=False,
                     cwd=empty,
                     env=dict(os.environ),
                 )
-        except subprocess.TimeoutExpired:
-            return failed(
-                self.name, request, f"timeout: `codex exec` ran over {self.timeout:.0f} s", "timeout", started
-            )
         except OSError as exc:
             return failed(
                 self.name, request, f"cannot run `{self.executable}`: {exc.strerror or exc}", "other", started
             )
+        if done.stopped == "timeout":
+            return failed(
+                self.name, request, f"timeout: `codex exec` ran over {self.timeout:.0f} s", "timeout", started
+            )
+        if done.stopped == "too_large":
+            return failed(self.name, request, answer_too_large("`codex exec`"), "bad_reply", started)
         events = _events(done.stdout)
         errors = [
             str((e.get("error") or {}).get("message") if e["type"] == "turn.failed" else e.get("message"))

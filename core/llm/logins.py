@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
+
+from core.llm._cli_run import run_cli
 
 __all__ = ["claude_login", "codex_login"]
 
 _TIMEOUT_S = 15.0
+_MAX_BYTES = 1024 * 1024  # a status is one line; a CLI printing more is not answering the question
 # Set inside a Claude Code session (a hook running `playbook`): the child would take itself for a nested session.
 _NESTED = {"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PROJECT_DIR"}
 
@@ -24,16 +26,16 @@ def _run(args: list[str]) -> tuple[int, str] | None:
     if shutil.which(args[0]) is None:
         return None
     try:
-        done = subprocess.run(
+        done = run_cli(
             args,
-            capture_output=True,
-            text=True,
+            stdin="",
             timeout=_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
             env={k: v for k, v in os.environ.items() if k not in _NESTED},
+            max_bytes=_MAX_BYTES,
         )
-    except (OSError, subprocess.SubprocessError):
+    except OSError:
+        return None
+    if done.returncode is None:  # ran over its time, or printed without end
         return None
     return done.returncode, f"{done.stdout}\n{done.stderr}"
 

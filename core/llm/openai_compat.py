@@ -13,7 +13,7 @@ import httpx2
 
 from core.jsonx import extract_json
 from core.llm.base import Failure, LLMRequest, LLMResponse, Provider, Usage, cut_short, failed
-from core.llm.deadline import DeadlineTransport, call_deadline
+from core.llm.deadline import CallEnded, DeadlineTransport, call_deadline
 from core.llm.pricing import CostCap, Prices, cost_usd
 from core.schemas import bounded_schema
 
@@ -119,6 +119,8 @@ class OpenAICompatProvider(Provider):
         try:
             with call_deadline(self.timeout):  # both tries together: `timeout` bounds the whole call
                 text, model, total, cut = self._ask(request)
+        except CallEnded as exc:  # an answer too large, or a wait asked for past the deadline
+            return failed(self.name, request, str(exc), exc.failure, started)
         except httpx2.TimeoutException:
             return failed(self.name, request, f"timeout: no whole answer within {self.timeout:g} s", "timeout", started)
         except httpx2.HTTPError as exc:

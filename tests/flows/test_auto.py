@@ -135,6 +135,7 @@ def test_a_subscription_run_stops_at_its_call_cap_and_the_dry_run_counts_calls(
         ("turn-failed", "chatgpt", "other", "stream disconnected"),
         ("garbage", "chatgpt", "bad_reply", "codex is starting"),
         ("ok", "none", "auth", "Not logged in"),
+        ("endless", "chatgpt", "bad_reply", "answer larger than 16 MiB from `codex exec`, read no further"),
     ],
 )
 def test_codex_failure_shapes_come_back_as_errors(
@@ -149,3 +150,22 @@ def test_codex_failure_shapes_come_back_as_errors(
     )
     answer = provider.complete(request)
     assert answer.text is None and answer.failure == failure and words in (answer.error or "")
+
+
+def test_codex_takes_a_large_prompt_on_stdin_never_on_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 300 KB system prompt (a large playbook) reaches `codex exec` whole, on standard input; the fake refuses
+    a command line over 4 KiB."""
+    monkeypatch.setenv("FAKE_CODEX_LOG", str(tmp_path / "codex.log"))
+    system = "You are the Reflector.\n" + "".join(
+        f"[pat-{i:04d}] Mind the build cache before a push.\n" for i in range(6500)
+    )
+    request = LLMRequest(
+        step="reflector", model="m", system=system, user="the transcript", schema_name="ReflectorOutput"
+    )
+    answer = CodexCliProvider(str(ROOT / "tests" / "data" / "fake_codex" / "codex")).complete(request)
+    assert answer.ok, answer.error
+    (call,) = [json.loads(line) for line in (tmp_path / "codex.log").read_text().splitlines()]
+    assert call["stdin"] == f"{system}\n\nthe transcript"
+    assert sum(len(a.encode()) + 1 for a in call["args"]) < 1024

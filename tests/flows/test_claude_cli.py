@@ -1,6 +1,7 @@
 """Subscription users: `--llm claude-cli` runs `claude -p --output-format json` per request. Tested with a
 fake `claude` on PATH (tests/data/fake_claude) that records its arguments and answers like the real CLI,
-including its error shapes; the provider never raises."""
+including its error shapes; the provider never raises. The system prompt (the playbook) goes in a private file,
+never on the command line (the fake refuses one over 4 KiB), and the CLI's output is read up to 16 MiB."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from core.llm.base import LLMRequest
 from core.llm.claude_cli import ClaudeCliProvider
 from core.store.db import open_db
 from flows.cli import app
+from tests.helpers import peak_mib
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "data" / "fake_claude"
@@ -54,7 +56,8 @@ def test_curate_through_the_claude_cli(fake: Path, tmp_path: Path) -> None:
     assert len(calls) == 2
     reflector = calls[0]["args"]
     assert reflector[:4] == ["-p", "--output-format", "json", "--model"] and "--max-turns" in reflector
-    assert "Reflector" in reflector[reflector.index("--system-prompt") + 1] and calls[0]["stdin"]  # prompt on stdin
+    assert "--system-prompt" not in reflector and calls[0]["stdin"]  # the prompt on stdin, its system part in a file
+    assert calls[0]["system"].startswith("You are the Reflector") and calls[0]["system_mode"] == 0o600
     with open_db(tmp_path / "c.duckdb") as con:
         rows = con.execute("SELECT provider, input_tokens, output_tokens, cost_usd FROM llm_calls").fetchall()
         texts = con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()
@@ -153,3 +156,65 @@ def test_the_cli_runs_isolated_from_the_users_set_up(
     assert args[args.index("--tools") + 1] == "" and json.loads(args[args.index("--mcp-config") + 1]) == {
         "mcpServers": {}
     }
+
+
+def test_a_large_system_prompt_goes_in_a_private_file_never_on_the_command_line(fake: Path) -> None:
+    """300 KB of system prompt (a large playbook): as an argument, past the kernel's bound of 128 KiB for one, every
+    call failed with "Argument list too long"."""
+    system = "You are the Reflector.\n" + "".join(
+        f"[pat-{i:04d}] Mind the build cache before a push.\n" for i in range(6500)
+    )
+    assert len(system.encode()) > 300_000
+    result = ClaudeCliProvider("claude").complete(REQUEST.model_copy(update={"system": system}))
+    assert result.ok, result.error
+    (call,) = [json.loads(line) for line in fake.read_text().splitlines()]
+    assert call["system"] == system and call["stdin"] == REQUEST.user
+    assert call["system_mode"] == 0o600  # only this user reads the playbook
+    args = call["args"]
+    named = Path(args[args.index("--system-prompt-file") + 1])
+    assert named.parent == Path(call["cwd"]) and not named.parent.exists()  # in the call's own folder, gone after
+    assert sum(len(a.encode()) + 1 for a in args) < 1024
+
+
+@pytest.mark.slow
+def test_a_300_entry_playbook_is_curated_through_the_claude_cli(fake: Path, tmp_path: Path) -> None:
+    """The issue's case: 300 entries with `max_input_tokens = 100000` make a curator system prompt over 128 KiB,
+    which failed every curator call with "Argument list too long" while it was an argument."""
+    words = "build cache deploy schema index retry timeout parser fixture migration branch module package".split()
+    entries = [
+        {"name": f"oth-{i:04d}", "text": f"Lesson {i}: " + " ".join(words[(i + k) % 13] for k in range(70))[:460]}
+        for i in range(300)
+    ]
+    book = tmp_path / "big.json"
+    book.write_text(json.dumps({"version": "1.0", "sections": {"OTHERS": entries}}))
+    db = ["--db", str(tmp_path / "big.duckdb")]
+    assert CliRunner().invoke(app, ["import", str(book), *db]).exit_code == 0
+    assert CliRunner().invoke(app, ["ingest", str(SAMPLES / "short.jsonl"), *db]).exit_code == 0
+    env = {"PLAYBOOK_MIN_MESSAGES": "1", "PLAYBOOK_MAX_INPUT_TOKENS": "100000", "PLAYBOOK_NEAR_DUPLICATES": "lexical"}
+    done = CliRunner().invoke(app, ["curate", "--llm", "claude-cli", "--json", *db], env=env)
+    assert done.exit_code == 0, done.output
+    (summary,) = json.loads(done.stdout)
+    assert (summary["sessions_applied"], summary["sessions_failed"]) == (1, 0)
+    calls = [json.loads(line) for line in fake.read_text().splitlines()]
+    (curator,) = [call["system"] for call in calls if call["system"].startswith("You are the Curator")]
+    assert all(f"[oth-{i:04d}]" in curator for i in range(300))  # the whole playbook, nothing left out
+    assert len(curator.encode()) > 128 * 1024  # past the kernel's bound for one argument (MAX_ARG_STRLEN)
+
+
+def test_endless_output_is_read_up_to_16_mib_and_the_cli_is_stopped(
+    fake: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`claude -p` printing without end: before, all of it was read into memory until the timeout (300 s)."""
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "endless")
+    before = peak_mib()
+    result = ClaudeCliProvider("claude", timeout=60).complete(REQUEST)
+    assert (result.text, result.failure) == (None, "bad_reply")
+    assert result.error == (
+        "bad reply: answer larger than 16 MiB from `claude -p`, read no further (an answer of `max_tokens` is a few"
+        " hundred KB at most)"
+    )
+    assert result.latency_ms < 30_000  # stopped at the bound, not at the timeout
+    (call,) = [json.loads(line) for line in fake.read_text().splitlines()]
+    with pytest.raises(ProcessLookupError):
+        os.kill(call["pid"], 0)  # killed and reaped, not left printing
+    assert peak_mib() - before < 200

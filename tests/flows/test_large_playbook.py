@@ -51,9 +51,7 @@ def test_five_thousand_entries_at_the_default_budget(tmp_path: Path, monkeypatch
     (summary,) = json.loads(done.stdout)
     assert summary["sessions_applied"] == 2 and summary["sessions_failed"] == 0
     asked = [json.loads(line) for line in log.read_text().splitlines()]
-    curator = [
-        a["args"][a["args"].index("--system-prompt") + 1] for a in asked if "You are the Curator" in str(a["args"])
-    ]
+    curator = [a["system"] for a in asked if a["system"].startswith("You are the Curator")]
     assert len(curator) == 2
     for system in curator:
         assert "[oth-4321] helpful=0 harmful=0 :: Run the lint step before every push." in system
