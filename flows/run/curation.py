@@ -156,9 +156,9 @@ def run_curation(
             stop()
             summary.skips = selection.skipped
             summary.sessions_skipped = len(selection.skipped)
-            size = max(1, chosen.epoch_size or ctx.config.epoch_size)
             resumed = list(selection.resumed)
             queue = list(selection.pending)
+            size = _epoch_size(ctx, chosen, bool(queue))
             total = sum(len(e.session_ids) for e in resumed) + len(queue)
             summary.sessions_considered = total + len(selection.skipped)
             done = 0
@@ -243,6 +243,17 @@ def _start(db: Database, summary: RunSummary) -> None:
     with db.open() as con:
         start_run(con, summary.run_id, summary.kind, summary.playbook, summary.provider)
         summary.entries_before = live_entries(con, summary.playbook or "")
+
+
+def _epoch_size(ctx: RunContext, chosen: SessionFilter, pending: bool) -> int:
+    """Sessions an epoch judges together: the request's, else the setting; for a server that says it answers N
+    requests at once (a local model's slots), N unless the request named a size, so the first sessions are curated
+    while the rest wait instead of every reflection coming first (8 calls of a minute each on one slot)."""
+    size = max(1, chosen.epoch_size or ctx.config.epoch_size)
+    if chosen.epoch_size is None and pending and ctx.spec.calls_a_model:
+        slots = ctx.provider.slots()
+        size = min(size, slots) if slots else size
+    return size
 
 
 def _finish(ctx: RunContext, summary: RunSummary) -> None:

@@ -82,8 +82,11 @@ def test_a_one_slot_server_gets_one_request_at_a_time_and_each_answer_is_a_progr
         summary, stderr = curate(sessions, url)
     assert summary["sessions_applied"] >= 3 and summary["calls_made"] == server.calls >= 6
     assert server.most == 1  # asked for 4 at a time; the server said it answers one
+    # An epoch a slot: each session is reflected on and curated before the next one's calls start.
     reflected = summary["sessions_applied"]
-    assert f"reflector: {reflected}/{reflected} calls" in stderr and f"curator: {reflected}/{reflected} calls" in stderr
+    assert summary["epochs"] == reflected
+    assert stderr.count("reflector: 1/1 calls") == reflected  # (the curator's same answer is reused after the first)
+    assert "curator: 1/1 calls" in stderr
     # The made-up id is said once per session, and no entry got its verdict.
     assert summary["unknown_tags"] == reflected and summary["evaluations"] == 0
 
@@ -94,3 +97,4 @@ def test_a_server_that_does_not_say_its_slots_gets_the_runs_concurrency(sessions
     with serving(server.handler) as url:
         summary, _ = curate(sessions, url)
     assert summary["sessions_applied"] >= 3 and 1 < server.most <= 4
+    assert summary["epochs"] < summary["sessions_applied"]  # the setting's epochs of 8
