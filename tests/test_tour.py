@@ -80,7 +80,7 @@ def test_every_tour_line_works_as_written(line: str, demo: tuple[Path, dict[str,
     where, env = demo
     command, needs, stdin = line.split("  #")[0].strip(), _needs(line), ""
     if needs == "the local-llm extra":
-        pytest.skip("a server that runs until Ctrl-C; the slow lane starts it in tests/flows/test_local_llm.py")
+        pytest.skip("a server that runs until Ctrl-C; the slow lane starts it in tests/flows/test_real_llm.py")
     if needs == "ANTHROPIC_API_KEY":
         done = subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 1 and "Traceback" not in done.stderr

@@ -181,3 +181,30 @@ def test_consolidate_asks_a_real_local_model_to_judge(llama: str, tmp_path: Path
     texts = {e["text"] for e in entries}
     assert all(a in texts and b in texts for a, b in apart)
     print(f"\nreal LLM judge: {len(merges)} merge(s), {len(apart)} pair(s) kept apart")
+
+
+def test_the_run_follows_the_real_servers_slots(llama: str, tmp_path: Path) -> None:
+    """llama.cpp's `/props` says one slot (as `playbook llm serve` starts it): asked for 4 calls at a time, the run
+    sends one, in epochs of one session, and says each answered call."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    text = SESSION.read_text()
+    original = "019e9625-802f-7e91-840a-cfe88d14117a"
+    for n in (1, 2):
+        (folder / f"s{n}.jsonl").write_text(text.replace(original, original[:-1] + str(n)))
+    db = tmp_path / "slots.duckdb"
+    env = {
+        "PLAYBOOK_OPENAI_BASE_URL": f"{llama}/v1",
+        "PLAYBOOK_MIN_MESSAGES": "1",
+        "PLAYBOOK_CONCURRENCY": "4",
+        "PLAYBOOK_REFLECTOR_MAX_TOKENS": "96",
+        "PLAYBOOK_CURATOR_MAX_TOKENS": "96",
+        "PLAYBOOK_MAX_INPUT_TOKENS": "1200",
+        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
+    }
+    assert CliRunner().invoke(app, ["ingest", str(folder), "--db", str(db)]).exit_code == 0
+    done = CliRunner().invoke(app, ["curate", "--llm", "openai", "--json", "--db", str(db)], env=env)
+    assert "Traceback" not in done.output
+    (summary,) = json.loads(done.stdout)
+    assert summary["sessions_considered"] == 2 and summary["epochs"] == 2  # one session an epoch: one slot
+    assert done.stderr.count("reflector: 1/1 calls") == 2
