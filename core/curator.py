@@ -10,6 +10,7 @@ from core.errors import AnswerError
 from core.llm.base import LLMRequest
 from core.models import MAX_OPERATIONS, CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.prompts import PromptTemplate
+from core.reflector import some_ids
 from core.request import build_request, describe_sections, playbook_text
 from core.schemas import answer_document
 from core.sections import SectionSet
@@ -20,6 +21,7 @@ __all__ = [
     "describe_neighbours",
     "parse_curator",
     "parse_reflection",
+    "phantom_targets",
     "read_curator",
     "read_reflection",
 ]
@@ -146,3 +148,19 @@ def parse_reflection(text: str | None) -> dict[str, Any] | None:
         return read_reflection(text)
     except AnswerError:
         return None
+
+
+def phantom_targets(output: CuratorOutput, known: set[str]) -> str | None:
+    """Why the curator's answer belongs to no request of ours when it adds nothing and no entry its operations name
+    is one of the `known` ids (a small model merging an example's `pat-001` and `pat-002`), else None: a failed
+    call, retried and counted. Unknown ids among real ones are the engine's to skip, as the seeds have it."""
+    named: list[str] = []
+    for op in output.operations:
+        if not isinstance(op, dict) or op.get("type") == "ADD":
+            return None
+        sources = op.get("source_ids")
+        ids = [op.get("target_id"), *(sources if isinstance(sources, list) else [])]
+        named += [i for i in ids if isinstance(i, str) and i]
+    if not named or any(i in known for i in named):
+        return None
+    return f"wrong answer: every entry its operations name is one the playbook does not have ({some_ids(named)})"

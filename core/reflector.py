@@ -15,7 +15,7 @@ from core.request import describe_sections, playbook_text, session_request
 from core.schemas import answer_document
 from core.sections import SectionSet
 
-__all__ = ["parse_reflector", "read_reflector", "reflection_from_dict", "reflector_request"]
+__all__ = ["parse_reflector", "phantom_tags", "read_reflector", "reflection_from_dict", "reflector_request", "some_ids"]
 
 _NONE = "(none: the agent had no playbook entry in this session, so there is nothing to tag)"
 
@@ -102,3 +102,22 @@ def parse_reflector(text: str | None) -> ReflectorOutput | None:
         return read_reflector(text)
     except AnswerError:
         return None
+
+
+def phantom_tags(output: ReflectorOutput, known: set[str]) -> str | None:
+    """Why the reflector's answer belongs to no request of ours when no entry it tags is one of the `known` ids (the
+    playbook's and the session's; a small model copies an example's ids or makes them up: `pat-001` ... `pat-005`
+    on an empty playbook), else None. Such an answer is a failed call, retried and counted; an unknown tag among
+    real ones is the engine's to skip, as the seeds skip an unknown id."""
+    if not output.bullet_tags:
+        return None
+    if any(tag.name in known for tag in output.bullet_tags):
+        return None
+    named = some_ids([t.name for t in output.bullet_tags])
+    return f"wrong answer: every entry it tags is one the playbook does not have ({named})"
+
+
+def some_ids(ids: Sequence[str]) -> str:
+    """The first three of `ids`, quoted and cut to 40 characters each (a model's words), and how many more."""
+    shown = ", ".join(f"`{i[:40]}`" for i in ids[:3])
+    return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")

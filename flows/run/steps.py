@@ -16,7 +16,7 @@ import duckdb
 
 from core.budget import budget_use
 from core.consolidate import merged_wordings
-from core.curator import curator_request, read_curator
+from core.curator import curator_request, phantom_targets, read_curator
 from core.errors import AnswerError, AuthError, BudgetError
 from core.llm.base import ANSWER_FAILURES, LLMRequest, LLMResponse, Provider
 from core.llm.embed import near_finder, neighbour_finder, sentences
@@ -26,7 +26,7 @@ from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session, clean_entry_text
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
-from core.reflector import read_reflector, reflector_request
+from core.reflector import phantom_tags, read_reflector, reflector_request
 from core.render import estimate_tokens
 from core.request import Relevance, playbook_text
 from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
@@ -57,6 +57,10 @@ from flows.run.run_state import (
     StepResult,
     Steps,
 )
+
+# The request context key of the ids an answer may name: a reflection or curation naming none of them is a
+# failed call (`phantom_tags`, `phantom_targets`).
+KNOWN_IDS = "known_ids"
 
 __all__ = [
     "apply_epoch_sessions",
@@ -124,12 +128,15 @@ def _run_step(
     template_name: str,
     read: Callable[[str | None], OutputT],
     reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None = None,
+    check: Callable[[OutputT, set[str]], str | None] | None = None,
 ) -> list[StepResult[OutputT]]:
     """Build the requests, answer them (reused from earlier runs where possible) and record every exchange.
 
-    `read` turns an answer's text into the step's output, or raises `AnswerError` (cut short, wrong shape, no JSON):
-    such an answer, like one the provider says was cut short (`ANSWER_FAILURES`), fails the session and counts
-    against it; a failed call (the API, the network, a deadline) fails it without counting.
+    `read` turns an answer's text into the step's output, or raises `AnswerError` (cut short, wrong shape, no JSON);
+    `check` says why an output of the right shape answers no request of ours, given the ids its session may name
+    (`KNOWN_IDS` in the request's context). Such an
+    answer, like one the provider says was cut short (`ANSWER_FAILURES`), fails the session and counts against
+    it; a failed call (the API, the network, a deadline) fails it without counting.
 
     No connection is open while the model works: the database is opened briefly to prepare, and again to
     store the answers that arrived within `STORE_EVERY_S` of the first one held (so a run killed later reuses
@@ -138,7 +145,14 @@ def _run_step(
     with one opening of the file, whose cost (~20 ms of CPU) would otherwise be paid per answer.
     """
     config = ctx.config
-    requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse, read)
+
+    def judge(request: LLMRequest, response: LLMResponse) -> tuple[OutputT | None, str | None, ErrorKind | None]:
+        parsed, error, kind = _read(read, response)
+        known = request.context.get(KNOWN_IDS)
+        problem = check(parsed, known) if parsed is not None and check is not None and known is not None else None
+        return (None, problem, "output") if problem is not None else (parsed, error, kind)
+
+    requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse, judge)
     results: dict[int, StepResult[OutputT]] = {}
 
     def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
@@ -146,7 +160,7 @@ def _run_step(
         response = (
             answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)}) if answer.text else answer
         )
-        parsed, error, kind = _read(read, response)
+        parsed, error, kind = judge(requests[i], response)
         record_exchange(
             con,
             requests[i],
@@ -225,12 +239,12 @@ def _prepare(
     ],
     template_name: str,
     reuse: Callable[[duckdb.DuckDBPyConnection, LLMRequest], LLMResponse | None] | None,
-    read: Callable[[str | None], OutputT],
+    judge: Callable[[LLMRequest, LLMResponse], tuple[Any, str | None, ErrorKind | None]],
 ) -> tuple[list[LLMRequest], dict[str, str], Provider, dict[int, LLMResponse]]:
     """(requests, sessions that could not be prepared, the guarded provider, answers reused from earlier).
 
     An answer stored by an earlier version that reads it more leniently (a cut-off answer taken for its first
-    inner object) is not reused: the call is made again."""
+    inner object), or that `judge` now refuses, is not reused: the call is made again."""
     with ctx.db.open() as con:
         frozen = ctx.memo.version(con, ctx.playbook, epoch.base_version)
         companion = ctx.config.companion
@@ -246,7 +260,7 @@ def _prepare(
             for i, r in enumerate(requests)
             if provider.cacheable
             and (hit := cached_response(con, r) or (reuse(con, r) if reuse else None)) is not None
-            and _read(read, hit)[1] is None
+            and judge(r, hit)[1] is None
         }
     return requests, unprepared, provider, reused
 
@@ -284,16 +298,30 @@ def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: 
 def exposed_playbooks(
     con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
 ) -> dict[str, Playbook]:
-    """For each session: the entries of `frozen` its agent had (`v_exposure`), the global playbook's with their
+    """For each session: the entries of `frozen` its agent had (`exposure_names`)."""
+    names = exposure_names(con, ctx, session_ids)
+    found: dict[str, Playbook] = {}
+    for sid in session_ids:
+        kept = {s: [e for e in items if e.name in names[sid]] for s, items in frozen.sections.items()}
+        found[sid] = frozen.model_copy(update={"sections": kept})
+    return found
+
+
+def exposure_names(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_ids: list[str]) -> dict[str, set[str]]:
+    """For each session: the ids of the entries its agent had (`v_exposure`), the global playbook's with their
     prefix when the run curates both."""
     own = exposed_entries(con, ctx.playbook, session_ids)
     other = exposed_entries(con, ctx.config.companion, session_ids) if ctx.config.companion else {}
-    found: dict[str, Playbook] = {}
-    for sid in session_ids:
-        names = own[sid] | {GLOBAL_PREFIX + n for n in other.get(sid, ())}
-        kept = {s: [e for e in items if e.name in names] for s, items in frozen.sections.items()}
-        found[sid] = frozen.model_copy(update={"sections": kept})
-    return found
+    return {sid: own[sid] | {GLOBAL_PREFIX + n for n in other.get(sid, ())} for sid in session_ids}
+
+
+def known_ids(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
+) -> dict[str, set[str]]:
+    """For each session: the ids its answers may name (`KNOWN_IDS`): the epoch's playbook's, and the entries its
+    agent had, which an earlier session of the same epoch may have added."""
+    ids = {entry.name for _, entry in frozen.entries()}
+    return {sid: ids | names for sid, names in exposure_names(con, ctx, session_ids).items()}
 
 
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
@@ -305,6 +333,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
+        known = known_ids(con, ctx, frozen, epoch.session_ids)
         limits = ctx.config.limits
         for session_id in epoch.session_ids:
             try:
@@ -322,7 +351,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": had[session_id]}
+                    context={"messages": messages, "playbook": had[session_id], KNOWN_IDS: known[session_id]}
                     | _mining(con, ctx, session_id, messages),
                 )
             except BudgetError as exc:  # refused before any call, with the reason
@@ -338,7 +367,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
     def earlier(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
         return reusable_reflection(con, ctx.playbook, request)
 
-    return _run_step(ctx, epoch, build, "reflector", read_reflector, earlier)
+    return _run_step(ctx, epoch, build, "reflector", read_reflector, earlier, phantom_tags)
 
 
 def curate_sessions(
@@ -387,6 +416,7 @@ def curate_sessions(
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
+        known = known_ids(con, ctx, frozen, [session_id for session_id, _ in usable])
         for session_id, output in usable:
             near = neighbours(findings[session_id]) if neighbours else ()
             if relevance is not None:
@@ -402,7 +432,8 @@ def curate_sessions(
                         model=ctx.spec.curator_model,
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
-                        context={"reflection": output, "playbook": frozen} | _rules_context(con, ctx, session_id),
+                        context={"reflection": output, "playbook": frozen, KNOWN_IDS: known[session_id]}
+                        | _rules_context(con, ctx, session_id),
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
@@ -415,7 +446,9 @@ def curate_sessions(
         return requests, refused
 
     curated = nothing | (
-        {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", read_curator)} if usable else {}
+        {r.session_id: r for r in _run_step(ctx, epoch, build, "curator", read_curator, check=phantom_targets)}
+        if usable
+        else {}
     )
     return [
         curated.get(r.session_id)

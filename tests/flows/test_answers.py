@@ -26,8 +26,9 @@ FAKE_CLAUDE = ROOT / "tests" / "data" / "fake_claude"
 
 REFLECTION = {
     "analysis": "The agent pushed before the checks ran, and the push was refused.",
-    "bullet_tags": [{"name": "pat-001", "tag": "helpful", "rationale": "it was followed"}],
+    "bullet_tags": [],  # the session had no entry to tag
 }
+TAGGED = REFLECTION | {"bullet_tags": [{"name": "pat-001", "tag": "helpful", "rationale": "it was followed"}]}
 CURATION = {
     "reasoning": "one lesson",
     "operations": [
@@ -35,7 +36,7 @@ CURATION = {
     ],
 }
 # Cut just after its first complete inner object (a bullet tag), the answer an earlier version took for the whole.
-CUT = json.dumps(REFLECTION)[: json.dumps(REFLECTION).index("}") + 1]
+CUT = json.dumps(TAGGED)[: json.dumps(TAGGED).index("}") + 1]
 CURATOR_HEADER = (ROOT / "prompts" / "curator.txt").read_text().splitlines()[0]
 
 
@@ -184,6 +185,22 @@ def test_a_reflection_cut_at_max_tokens_is_tried_again_then_quarantined_never_ap
             CUT,  # no stop reason says so, but the document never closes
             f"truncated: the answer's JSON never closes (it stops {len(CUT):,} characters after it opens): the model"
             " was cut short",
+        ),
+        (  # what the bundled 135M model answered: its prompt's shape, with ids of an empty playbook made up
+            "reflector",
+            json.dumps(TAGGED | {"bullet_tags": [{"name": f"pat-00{i}", "tag": "helpful"} for i in range(1, 6)]}),
+            "wrong answer: every entry it tags is one the playbook does not have (`pat-001`, `pat-002`, `pat-003`"
+            " and 2 more)",
+        ),
+        (
+            "curator",
+            json.dumps(
+                {
+                    "reasoning": "Why these changes",
+                    "operations": [{"type": "MERGE", "source_ids": ["pat-001", "pat-002"]}],
+                }
+            ),
+            "wrong answer: every entry its operations name is one the playbook does not have (`pat-001`, `pat-002`)",
         ),
     ],
 )
