@@ -542,6 +542,15 @@ CREATE TABLE session_content (
 );
 """
 
+_PART_KEYS = """
+-- What a message part is, whichever record carries it (core/transcripts/claude_code.py: a tool call by its id, a
+-- result by its call's, other parts by message id, time, position, kind and text): a resumed session's file replays
+-- its earlier records under new uuids, and those copies were stored and counted twice. Claude Code files are read
+-- again at the next ingest, so what is stored from them carries its key and each replayed part is stored once.
+ALTER TABLE messages ADD COLUMN part_key VARCHAR;
+UPDATE files SET mtime = -1, content_hash = NULL WHERE format = 'claude-code';
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -565,6 +574,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (20, "what the agent did: shell commands and edited files, for triggers", _ACTIONS),
     (21, "typed lessons of entries, their citations and checks, and the entries made hard rules", _GUARDS),
     (22, "what agents said of entries through the MCP server", _FEEDBACK),
+    (23, "message parts keyed by what they are: a resumed session's replayed records are stored once", _PART_KEYS),
 ]
 
 VIEWS = r"""
