@@ -129,12 +129,14 @@ def write_session(path: Path, session_id: str, start: datetime, *, error: bool) 
     path.write_text("\n".join(lines) + "\n")
 
 
-def claude_session(path: Path, session_id: str, start: datetime, turns: list[tuple[str, object]]) -> None:
-    """A Claude Code session file: one record per (role, content)."""
+def claude_session(
+    path: Path, session_id: str, start: datetime, turns: list[tuple[str, object]], cwd: str = "/w/app"
+) -> None:
+    """A Claude Code session file: one record per (role, content), a minute apart, started in `cwd`."""
     lines = []
     for i, (role, content) in enumerate(turns):
         ts = (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
-        record = {"type": role, "sessionId": session_id, "uuid": f"{session_id}-{i}", "timestamp": ts, "cwd": "/w/app"}
+        record = {"type": role, "sessionId": session_id, "uuid": f"{session_id}-{i}", "timestamp": ts, "cwd": cwd}
         lines.append(json.dumps(record | {"message": {"role": role, "content": content}}))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
