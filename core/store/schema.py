@@ -690,13 +690,30 @@ CREATE OR REPLACE VIEW v_export_exposure AS
     )
     SELECT DISTINCT session_id, playbook, unnest(entry_ids) AS entry_id FROM held;
 
+-- When each entry was first added: the time of the version it first appears in.
+CREATE OR REPLACE VIEW v_entry_born AS
+    SELECT e.playbook, e.name, min(v.created_at) AS created
+    FROM entries e JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
+    GROUP BY ALL;
+
+-- The hooks' records (`exposures`, merged from a ledger any process of the user can append to) that can be true: of
+-- a stored session that started once the entry existed. A hook gives the entries of the playbook as it is when the
+-- session starts (a resumed one what it got then), so a record of an entry added after that start, of an entry no
+-- version has, or of a session never stored, is no evidence: impact, adherence, stale and the report read exposures
+-- through this view (`v_exposure`), so they all count the same sessions.
+CREATE OR REPLACE VIEW v_hook_exposure AS
+    SELECT x.* FROM exposures x
+    JOIN sessions s ON s.session_id = x.session_id
+    JOIN v_entry_born b ON b.playbook = x.playbook AND b.name = x.entry_id
+    WHERE s.started_at >= b.created;
+
 -- Every entry a session had, and how it is known: `hook` (the SessionStart hook gave it) or `export` (a file the
 -- agent loads carried it when the session started).
 CREATE OR REPLACE VIEW v_exposure AS
-    SELECT DISTINCT session_id, playbook, entry_id, 'hook' AS source FROM exposures WHERE shown
+    SELECT DISTINCT session_id, playbook, entry_id, 'hook' AS source FROM v_hook_exposure WHERE shown
     UNION ALL
     SELECT x.session_id, x.playbook, x.entry_id, 'export' AS source FROM v_export_exposure x
-    WHERE NOT EXISTS (SELECT 1 FROM exposures h WHERE h.shown AND h.session_id = x.session_id
+    WHERE NOT EXISTS (SELECT 1 FROM v_hook_exposure h WHERE h.shown AND h.session_id = x.session_id
                       AND h.playbook = x.playbook AND h.entry_id = x.entry_id);
 
 CREATE OR REPLACE VIEW v_run_costs AS
