@@ -9,6 +9,7 @@ import re
 import resource
 import subprocess
 import sys
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -137,12 +138,14 @@ def write_session(path: Path, session_id: str, start: datetime, *, error: bool) 
     path.write_text("\n".join(lines) + "\n")
 
 
-def claude_session(path: Path, session_id: str, start: datetime, turns: list[tuple[str, object]]) -> None:
-    """A Claude Code session file: one record per (role, content)."""
+def claude_session(
+    path: Path, session_id: str, start: datetime, turns: list[tuple[str, object]], cwd: str = "/w/app"
+) -> None:
+    """A Claude Code session file: one record per (role, content), a minute apart, started in `cwd`."""
     lines = []
     for i, (role, content) in enumerate(turns):
         ts = (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z")
-        record = {"type": role, "sessionId": session_id, "uuid": f"{session_id}-{i}", "timestamp": ts, "cwd": "/w/app"}
+        record = {"type": role, "sessionId": session_id, "uuid": f"{session_id}-{i}", "timestamp": ts, "cwd": cwd}
         lines.append(json.dumps(record | {"message": {"role": role, "content": content}}))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
@@ -166,6 +169,27 @@ SEED_PLAYBOOK = {
 def records(path: Path) -> list[dict[str, Any]]:
     """The JSON records of a JSONL transcript file."""
     return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def replayed(lines: list[bytes], upto: int, resume: int = 1) -> list[bytes]:
+    """The records of `lines[:upto]` as Claude Code writes them again into a session's file after a resume: each
+    record of the conversation (user and assistant) under a new uuid, its `parentUuid` pointing at the new uuid of its
+    parent, everything else as it was (session id, timestamps, message ids, tool-use ids). `resume` numbers the
+    resumes, so a second replay has uuids of its own."""
+    new_ids: dict[str, str] = {}
+    out = []
+    for line in lines[:upto]:
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if not isinstance(record, dict) or record.get("type") not in ("user", "assistant") or not record.get("uuid"):
+            continue  # not conversation (progress, snapshots, queue operations): a resume does not send it again
+        new_ids[record["uuid"]] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"resume-{resume}/{record['uuid']}"))
+        record["uuid"] = new_ids[record["uuid"]]
+        if record.get("parentUuid") in new_ids:
+            record["parentUuid"] = new_ids[record["parentUuid"]]
+        out.append(json.dumps(record).encode() + b"\n")
+    return out
 
 
 def _reminder(text: object) -> bool:

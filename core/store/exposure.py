@@ -79,14 +79,21 @@ def store_ledger_lines(
 
 
 def exposed_entries(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: Sequence[str]) -> dict[str, set[str]]:
-    """For each of `session_ids`: the entries of `playbook` its agent had (`v_exposure`); none for a session that
-    predates every export and had no hook."""
+    """For each of `session_ids`: the entries of `playbook` its agent had, as the hooks' records and the exported files
+    it loaded say (what its reflection is shown and may tag, what its agent may report on); none for a session that
+    predates every export and had no hook.
+
+    The records as they are, not `v_exposure`'s: a session curated after the fact (a backfill, a replayed run) is
+    judged against what its records say it had, while impact, adherence and stale count only records that can be
+    true of it (`v_hook_exposure`)."""
     found: dict[str, set[str]] = {sid: set() for sid in session_ids}
     if not session_ids:
         return found
     rows = con.execute(
-        "SELECT session_id, entry_id FROM v_exposure WHERE playbook = ? AND session_id IN (SELECT unnest(?))",
-        [playbook, list(session_ids)],
+        "SELECT session_id, entry_id FROM exposures WHERE shown AND playbook = $p AND session_id IN (SELECT unnest($s))"
+        " UNION SELECT session_id, entry_id FROM v_export_exposure WHERE playbook = $p"
+        " AND session_id IN (SELECT unnest($s))",
+        {"p": playbook, "s": list(session_ids)},
     ).fetchall()
     for sid, entry in rows:
         found[str(sid)].add(str(entry))
@@ -135,9 +142,9 @@ def impact_counts(con: duckdb.DuckDBPyConnection, playbook: str, entry_id: str |
         ), shown AS (
             SELECT DISTINCT session_id, entry_id FROM v_exposure WHERE playbook = $p
         ), hooked AS (
-            SELECT DISTINCT session_id, entry_id FROM exposures WHERE playbook = $p AND shown
+            SELECT DISTINCT session_id, entry_id FROM v_hook_exposure WHERE playbook = $p AND shown
         ), held AS (
-            SELECT DISTINCT session_id, entry_id FROM exposures WHERE playbook = $p AND NOT shown
+            SELECT DISTINCT session_id, entry_id FROM v_hook_exposure WHERE playbook = $p AND NOT shown
             EXCEPT SELECT session_id, entry_id FROM shown
         ), grid AS (
             SELECT l.entry_id, s.session_id, coalesce(s.project, s.session_id) AS project, s.started_at,
@@ -174,7 +181,7 @@ def exposure_arms(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, tu
     ).fetchall():
         found.setdefault(str(entry), (set(), set()))[0].add(str(sid))
     for entry, sid in con.execute(
-        "SELECT DISTINCT entry_id, session_id FROM exposures WHERE playbook = ? AND NOT shown", [playbook]
+        "SELECT DISTINCT entry_id, session_id FROM v_hook_exposure WHERE playbook = ? AND NOT shown", [playbook]
     ).fetchall():
         arms = found.setdefault(str(entry), (set(), set()))
         if str(sid) not in arms[0]:

@@ -34,6 +34,7 @@ from core.store.actions import refresh_actions
 from core.store.batch_redaction import redact_batch
 from core.store.db import transaction
 from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
+from core.store.sessions import SAME_PART
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_memory, load_messages
 from core.transcripts._batch import drop_batch, object_size_bound, reset_batch
 from core.transcripts.discovery import META_SUFFIX, discover
@@ -250,12 +251,12 @@ def _record_files(con: duckdb.DuckDBPyConnection, noted: Sequence[_Noted]) -> No
     )
 
 
-# A session's rows exist only when it has a main (non-subagent) file; records copied into several files
-# (a renamed copy, a resumed session) count once, by record id (a part without one is its own). Its file facts
-# come from its main files first, then by path, so two copies of one session always give the same row. Only parts
-# with a record id go through the de-duplicating window (keyed on `source_path || ':' || seq` for every part, the
-# statement took 0.24 s at 500 MB, now 0.17 s).
-_RECOMPUTE_SESSIONS = """
+# A session's rows exist only when it has a main (non-subagent) file; parts copied into several files (a renamed
+# copy, a session resumed into a second file) count once, by `SAME_PART` (a part without a key or record id is its
+# own). Its file facts come from its main files first, then by path, so two copies of one session always give the
+# same row. Only parts with a key go through the de-duplicating window (keyed on `source_path || ':' || seq` for
+# every part, the statement took 0.24 s at 500 MB, then 0.17 s).
+_RECOMPUTE_SESSIONS = f"""
 DELETE FROM sessions WHERE session_id IN (SELECT DISTINCT session_id FROM _batch_files);
 INSERT INTO sessions BY NAME
 WITH affected AS (SELECT DISTINCT session_id FROM _batch_files),
@@ -273,10 +274,12 @@ f AS (
     HAVING bool_or(is_main)
 ),
 unique_parts AS (
-    SELECT * FROM messages WHERE session_id IN (SELECT session_id FROM affected) AND record_id IS NULL
+    SELECT * FROM messages WHERE session_id IN (SELECT session_id FROM affected)
+        AND part_key IS NULL AND record_id IS NULL
     UNION ALL
-    SELECT * FROM messages WHERE session_id IN (SELECT session_id FROM affected) AND record_id IS NOT NULL
-    QUALIFY row_number() OVER (PARTITION BY session_id, record_id, part ORDER BY source_path, seq) = 1
+    SELECT * FROM messages WHERE session_id IN (SELECT session_id FROM affected)
+        AND (part_key IS NOT NULL OR record_id IS NOT NULL)
+    QUALIFY row_number() OVER (PARTITION BY session_id, {SAME_PART} ORDER BY source_path, seq) = 1
 ),
 m AS (
     SELECT session_id, min(ts) AS started_at, max(ts) AS ended_at,
@@ -320,6 +323,18 @@ DROP TABLE _rejected;
 """
 
 
+# A file that replays its own records (Claude Code writes a resumed session's earlier records again, under new uuids)
+# stores each part once: the first of the parts that are one (`part_key`), in the file's order. Before redaction, so a
+# secret in a replayed part is counted once. Parts of other files are left alone: a file's parts are replaced as a
+# whole when it grows, so copies in two files are both stored and read once (`SAME_PART`).
+_DROP_REPLAYED_PARTS = """
+DELETE FROM _parts WHERE rowid IN (
+    SELECT rowid FROM _parts WHERE part_key IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY source_path, part_key ORDER BY seq, part) > 1
+)
+"""
+
+
 def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
     """Normalise `batch` into the connection's temp tables; no permanent table is touched."""
     reset_batch(con, [(str(w.path), w.session_id, w.fmt, w.is_main) for w in batch])
@@ -338,6 +353,7 @@ def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
     con.execute(_REJECT_INVALID_PARTS)
+    con.execute(_DROP_REPLAYED_PARTS)
 
 
 def _store(

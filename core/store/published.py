@@ -37,11 +37,7 @@ class StaleEntry(BaseModel):
 
 
 # When each entry of playbook $p was first added.
-_BORN = """born AS (
-            SELECT e.name, min(v.created_at) AS created FROM entries e
-            JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
-            WHERE e.playbook = $p GROUP BY e.name
-        )"""
+_BORN = "born AS (SELECT name, created FROM v_entry_born WHERE playbook = $p)"
 
 
 class UnusedEntry(BaseModel):

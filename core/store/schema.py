@@ -542,6 +542,15 @@ CREATE TABLE session_content (
 );
 """
 
+_PART_KEYS = """
+-- What a message part is, whichever record carries it (core/transcripts/claude_code.py: a tool call by its id, a
+-- result by its call's, other parts by message id, time, position, kind and text): a resumed session's file replays
+-- its earlier records under new uuids, and those copies were stored and counted twice. Claude Code files are read
+-- again at the next ingest, so what is stored from them carries its key and each replayed part is stored once.
+ALTER TABLE messages ADD COLUMN part_key VARCHAR;
+UPDATE files SET mtime = -1, content_hash = NULL WHERE format = 'claude-code';
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -565,6 +574,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (20, "what the agent did: shell commands and edited files, for triggers", _ACTIONS),
     (21, "typed lessons of entries, their citations and checks, and the entries made hard rules", _GUARDS),
     (22, "what agents said of entries through the MCP server", _FEEDBACK),
+    (23, "message parts keyed by what they are: a resumed session's replayed records are stored once", _PART_KEYS),
 ]
 
 VIEWS = r"""
@@ -680,13 +690,30 @@ CREATE OR REPLACE VIEW v_export_exposure AS
     )
     SELECT DISTINCT session_id, playbook, unnest(entry_ids) AS entry_id FROM held;
 
+-- When each entry was first added: the time of the version it first appears in.
+CREATE OR REPLACE VIEW v_entry_born AS
+    SELECT e.playbook, e.name, min(v.created_at) AS created
+    FROM entries e JOIN versions v ON v.playbook = e.playbook AND v.version = e.valid_from
+    GROUP BY ALL;
+
+-- The hooks' records (`exposures`, merged from a ledger any process of the user can append to) that can be true: of
+-- a stored session that started once the entry existed. A hook gives the entries of the playbook as it is when the
+-- session starts (a resumed one what it got then), so a record of an entry added after that start, of an entry no
+-- version has, or of a session never stored, is no evidence: impact, adherence, stale and the report read exposures
+-- through this view (`v_exposure`), so they all count the same sessions.
+CREATE OR REPLACE VIEW v_hook_exposure AS
+    SELECT x.* FROM exposures x
+    JOIN sessions s ON s.session_id = x.session_id
+    JOIN v_entry_born b ON b.playbook = x.playbook AND b.name = x.entry_id
+    WHERE s.started_at >= b.created;
+
 -- Every entry a session had, and how it is known: `hook` (the SessionStart hook gave it) or `export` (a file the
 -- agent loads carried it when the session started).
 CREATE OR REPLACE VIEW v_exposure AS
-    SELECT DISTINCT session_id, playbook, entry_id, 'hook' AS source FROM exposures WHERE shown
+    SELECT DISTINCT session_id, playbook, entry_id, 'hook' AS source FROM v_hook_exposure WHERE shown
     UNION ALL
     SELECT x.session_id, x.playbook, x.entry_id, 'export' AS source FROM v_export_exposure x
-    WHERE NOT EXISTS (SELECT 1 FROM exposures h WHERE h.shown AND h.session_id = x.session_id
+    WHERE NOT EXISTS (SELECT 1 FROM v_hook_exposure h WHERE h.shown AND h.session_id = x.session_id
                       AND h.playbook = x.playbook AND h.entry_id = x.entry_id);
 
 CREATE OR REPLACE VIEW v_run_costs AS

@@ -12,6 +12,7 @@ from core.models import SessionMessage
 from core.store.db import fetch_rows
 
 __all__ = [
+    "SAME_PART",
     "SessionFiles",
     "SessionRow",
     "list_sessions",
@@ -24,6 +25,13 @@ __all__ = [
 ]
 
 
+# SQL: which stored parts are one part of a session, whichever file or record holds them. A part with a key is its
+# key's (what it is, whichever record carries it: a copy in another file, a replay in the same one); one stored
+# before parts had keys is its record's (`uuid`) at its position; one without either, its file's line at its
+# position.
+SAME_PART = "coalesce(part_key, record_id || ':' || part, source_path || ':' || seq || ':' || part)"
+
+
 def load_messages(
     con: duckdb.DuckDBPyConnection, session_id: str, *, after: datetime | None = None
 ) -> list[SessionMessage]:
@@ -32,12 +40,11 @@ def load_messages(
     `after`: only the parts written after this time (the new part of a session that grew since it was
     applied).
     """
-    # A record copied into several files (a renamed copy, a resumed session) is read once.
+    # A part copied into several files (a renamed copy, a session resumed into a second file) is read once.
     cur = con.execute(
         "SELECT seq, part, role, kind, text, tool_name, tool_input, tool_use_id, is_error, is_meta, is_prompt,"
         " is_sidechain FROM messages WHERE session_id = ? AND (?::TIMESTAMPTZ IS NULL OR ts > ?::TIMESTAMPTZ)"
-        " QUALIFY row_number() OVER (PARTITION BY coalesce(record_id, source_path || ':' || seq), part"
-        " ORDER BY source_path) = 1"
+        f" QUALIFY row_number() OVER (PARTITION BY {SAME_PART} ORDER BY source_path, seq) = 1"
         " ORDER BY is_sidechain, ts NULLS LAST, source_path, seq, part",
         [session_id, after, after],
     )

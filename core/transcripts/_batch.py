@@ -27,6 +27,7 @@ PART_COLUMNS = (
     "is_meta",
     "is_prompt",
     "record_id",
+    "part_key",
 )
 
 # Real lines reach 1 MB; allow far more so a big tool result is parsed rather than lost.

@@ -3,7 +3,8 @@
 Parsing is DuckDB's: each line is parsed once into typed columns and typed content blocks, so a batch of files is
 normalised without a Python loop over lines. A malformed or non-UTF-8 line becomes a NULL row (counted as a bad
 line). Kept: user and assistant text, tool calls, tool results with `is_error`, thinking (marked), compaction
-summaries, each with its record `uuid` (so copies of one session in several files count once). Every other record
+summaries, each with its record `uuid` and its `part_key` (what the part is, whichever record carries it; see
+`_PART_KEY`), so copies of a session's records, in several files or replayed in one, count once. Every other record
 type (`progress`, `file-history-snapshot`, `permission-mode`, `summary` titles, and types not invented yet) is noise,
 counted by type.
 """
@@ -48,6 +49,24 @@ def _note(text: str) -> str:
     END"""
 
 
+# What a part is, whichever record carries it. A resumed session's file replays its earlier records under new `uuid`s
+# (Claude Code writes this after a resume), and a session resumed into a second file copies them: every copy keeps
+# its tool-use ids, its assistant `message.id` and its timestamp. So a tool call is its id and a tool result the id of
+# the call it answers (an id names one call: two calls of the same command are two ids); any other part is its
+# record's role, message id (if any), time, block position, kind and text, which only a copy shares (a prompt typed
+# twice has two times). Subagents are keyed apart, as threads of their own. A record with neither id nor time is its
+# `uuid`'s; without that too, the part has no key and is only ever itself. The store keeps one part per key.
+# `epoch_us`, not the time as text: its text depends on the connection's time zone.
+_PART_KEY = """CASE
+    WHEN kind IN ('tool_use', 'tool_result') AND tool_use_id IS NOT NULL
+        THEN concat_ws('|', kind, coalesce(agent_id, ''), tool_use_id)
+    WHEN ts IS NOT NULL
+        THEN concat_ws('|', role, coalesce(agent_id, ''), coalesce(msg_id, ''), epoch_us(ts), part, kind,
+                       md5(coalesce(text, '')))
+    WHEN record_id IS NOT NULL THEN concat_ws('|', 'record', record_id, part)
+END"""
+
+
 # Each line is parsed once: `json_transform` types its fields and its content blocks together (`read_json` would give
 # the content as JSON text, parsed a second time into blocks). A message whose content is text, not blocks, fails the
 # blocks' type and comes back NULL; only those lines read the text from the line. A line that is not JSON (malformed,
@@ -73,18 +92,21 @@ FROM raw l JOIN _batch_files b ON b.path = l.path
 
 _PARTS = f"""
 INSERT INTO _parts BY NAME
+WITH parts AS (
 SELECT session_id, path AS source_path, seq, 0 AS part, ts, type AS role,
        CASE WHEN is_compact THEN 'summary' ELSE 'text' END AS kind,
-       content_text AS text, false AS is_error,
+       content_text AS text, NULL AS tool_use_id, false AS is_error,
        coalesce(key, path || ':' || seq) AS message_key, is_sidechain, agent_id,
        is_meta OR starts_with(ltrim(content_text), '<system-reminder>')
            OR (type = 'user' AND {_note("content_text")} IS NOT NULL) AS is_meta,
        type = 'user' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain
            AND NOT starts_with(ltrim(content_text), '<system-reminder>')
            AND {_note("content_text")} IS NULL AS is_prompt,
-       record_id
+       record_id, msg_id
 FROM _cc_lines
-WHERE NOT bad AND type IN ('user', 'assistant') AND content_text IS NOT NULL;
+WHERE NOT bad AND type IN ('user', 'assistant') AND content_text IS NOT NULL
+)
+SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
 
 INSERT INTO _parts BY NAME
 WITH blocks AS (
@@ -95,7 +117,7 @@ WITH blocks AS (
     SELECT *, b.type = 'text' AND starts_with(ltrim(b.text), '<system-reminder>') AS reminder,
            CASE WHEN type = 'user' AND b.type = 'text' THEN {_note("b.text")} END AS note
     FROM blocks
-)
+), parts AS (
 SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        CASE WHEN b.type = 'tool_result' THEN 'tool' ELSE type END AS role,
        CASE b.type
@@ -125,13 +147,16 @@ SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        is_meta OR reminder OR note IS NOT NULL AS is_meta,
        type = 'user' AND b.type = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain AND NOT reminder
            AND NOT starts_with(b.text, '[Request interrupted') AND note IS NULL AS is_prompt,
-       record_id
-FROM noted;
+       record_id, msg_id
+FROM noted
+)
+SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
 """
 
+# A note a resumed session's file replays is one note (the store keeps one part per key).
 _STATS = f"""
 CREATE OR REPLACE TEMP TABLE _cc_notes AS
-SELECT source_path AS path, {_note("text")} AS note, count(*) AS n
+SELECT source_path AS path, {_note("text")} AS note, count(DISTINCT coalesce(part_key, seq || ':' || part)) AS n
 FROM _parts
 WHERE role = 'user' AND kind = 'text' AND is_meta AND source_path IN (SELECT DISTINCT path FROM _cc_lines)
   AND {_note("text")} IS NOT NULL

@@ -69,6 +69,7 @@ def load_memory(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str]]) ->
             "is_meta": False,
             "is_prompt": False,  # notes the agent kept, not words the developer typed to it
             "record_id": None,
+            "part_key": None,
         }
         if text.strip():
             con.execute(

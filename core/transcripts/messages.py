@@ -87,6 +87,7 @@ def parse_messages(path: Path, session_id: str) -> tuple[list[Row], int, int, di
                     "is_meta": False,
                     "is_prompt": role == "user" and kind == "text",
                     "record_id": None,
+                    "part_key": None,
                 }
             )
     return rows, len(records) + bad, bad, noise

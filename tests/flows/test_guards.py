@@ -243,22 +243,25 @@ def test_impact_says_whether_a_command_lesson_was_followed_where_its_situation_c
     learned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session that had the wrapper lesson and ran `uv run pytest` followed it; `impact --json` counts it."""
+    from datetime import UTC, datetime
+
+    from tests.helpers import claude_session
+
     monkeypatch.chdir(tmp_path)
     db = tmp_path / "p.duckdb"
     shutil.copy(learned, db)
     guards = json.loads(runner.invoke(app, ["hook", "guards", "--json", "--db", str(db)]).stdout)
     wrapper = next(g["entry"] for g in guards if g["unless"] == ["uv", "run", "pytest"])
-    query = "SELECT DISTINCT session_id FROM actions WHERE text LIKE 'uv run pytest%' ORDER BY 1"
-    (ran,) = [r["session_id"] for r in json.loads(runner.invoke(app, ["sql", query, "--json", "--db", str(db)]).stdout)]
-    line = {"session_id": ran, "at": "2026-01-01T00:00:00+00:00", "cwd": "/w/claude-code-log", "source": "startup"}
+    # A session after the lesson was learned (a hook gives only what exists when a session starts) runs the tests
+    # as the lesson says.
+    ran = "n-1"
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "uv run pytest -q"}}
+    turns = [("user", "run the tests"), ("assistant", [call])]
+    claude_session(tmp_path / "new" / "n.jsonl", ran, datetime.now(UTC), turns, cwd="/w/claude-code-log")
+    line = {"session_id": ran, "at": datetime.now(UTC).isoformat(), "cwd": "/w/claude-code-log", "source": "startup"}
     line["playbooks"] = [{"playbook": "default", "version": 1, "shown": [wrapper], "held_out": []}]
     (tmp_path / "hook").mkdir()
     (tmp_path / "hook" / "p-exposure.jsonl").write_text(json.dumps(line) + "\n")
-    from datetime import UTC, datetime
-
-    from tests.helpers import claude_session
-
-    claude_session(tmp_path / "new" / "n.jsonl", "n-1", datetime(2026, 3, 1, tzinfo=UTC), [("user", "hello")])
     assert runner.invoke(app, ["ingest", str(tmp_path / "new"), "--db", str(db)]).exit_code == 0  # merges the ledger
     (row,) = json.loads(runner.invoke(app, ["impact", wrapper, "--json", "--db", str(db)]).stdout)
     assert row["adherence"]["exposed"] == {"sessions": 1, "fired": 1, "followed": 1}

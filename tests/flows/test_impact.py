@@ -21,6 +21,7 @@ from tests.helpers import claude_session
 from tests.histories import (
     LESSONS,
     START,
+    Session,
     holdout_arms,
     holdout_history,
     rollout_arms,
@@ -104,6 +105,36 @@ def test_impact_through_the_cli_without_a_holdout_is_a_difference_in_differences
         expected = (arms[0], arms[1], seed, arms[3])
         assert [(a["sessions"], a["triggered"]) for a in got] == [(a.sessions, a.triggered) for a in expected]
         assert row["verdict"] == did_estimate(*expected).verdict
+
+
+@pytest.mark.slow
+def test_impact_ignores_ledger_lines_of_sessions_that_predate_the_entry_or_were_never_stored(tmp_path: Path) -> None:
+    """A hook can only give a session what exists when it starts: a ledger line (anyone can append one) that says
+    an older session had the lessons, or names a session that is not stored, is counted by no arm, in `impact`,
+    the report's figures, `stale` or adherence alike (they read `v_exposure`)."""
+    history = holdout_history(seed=11, sessions=60)
+    # A stored session from before the lessons existed, in which mis-001's situation came up, said to have had
+    # mis-001 and to have been kept from the others; and a session never stored, said to have had them all.
+    lessons = {x.entry_id for x in LESSONS}
+    old = Session("before-1", "proj-0", START - timedelta(days=30), hooked=True, triggered={"mis-001"})
+    old.shown, old.held = {"mis-001"}, lessons - {"mis-001"}
+    ghost = Session("never-stored", "proj-1", START + timedelta(hours=1), hooked=True, shown=lessons)
+    ledger = tmp_path / "hook" / "i-exposure.jsonl"
+    write_history([old], tmp_path / "t", ledger)
+    write_history([ghost], tmp_path / "elsewhere", ledger)  # its file is never ingested
+    db, env = seeded_db(tmp_path, history)
+
+    rows = {r["entry_id"]: r for r in json.loads(runner.invoke(app, ["impact", "--json", "--db", db], env=env).stdout)}
+    for lesson in LESSONS:
+        exposed, held = holdout_arms(history, lesson.entry_id)  # the history's own sessions, and only them
+        row = rows[lesson.entry_id]
+        assert row["method"] == "holdout"
+        assert (row["exposed"]["sessions"], row["exposed"]["triggered"]) == (exposed.sessions, exposed.triggered)
+        assert (row["unexposed"]["sessions"], row["unexposed"]["triggered"]) == (held.sessions, held.triggered)
+    merged = "SELECT count(*) AS n FROM exposures WHERE session_id IN ('before-1', 'never-stored')"
+    assert json.loads(runner.invoke(app, ["sql", merged, "--json", "--db", db]).stdout) == [{"n": 6}]  # merged...
+    counted = "SELECT count(*) AS n FROM v_exposure WHERE session_id IN ('before-1', 'never-stored')"
+    assert json.loads(runner.invoke(app, ["sql", counted, "--json", "--db", db]).stdout) == [{"n": 0}]  # ...not had
 
 
 def _verdicts(design: str) -> dict[str, dict[str, float]]:

@@ -571,7 +571,9 @@ def test_a_store_from_before_keys_splits_what_it_had_merged(
     done = runner.invoke(app, ["ingest", "--json", "--db", str(legacy)])
     assert done.exit_code == 0, done.output
     changed = [Path(f["path"]).name for f in json.loads(done.stdout)["files"] if f["status"] == "changed"]
-    assert changed == ["a1.jsonl"]  # alice's file, read again into a session of her own
+    # alice's file, read again into a session of her own (and every Claude Code file once, for its parts' keys:
+    # migration 23)
+    assert sorted(changed) == ["a1.jsonl", "forged.jsonl"]
     assert sessions(legacy) == mine
     assert runner.invoke(app, ["forget", "--contributor", "aaron", "--yes", "--db", str(legacy)]).exit_code == 0
     assert sessions(legacy) == {"a1@alice": mine["a1@alice"]}
@@ -642,8 +644,9 @@ def test_an_object_changed_while_it_is_fetched_is_read_again_or_left(
         reads[sid] = reads.get(sid, 0) + 1
         if sid == "once" and reads[sid] == 1:
             body = bodies[sid].replace(b"Run the once tests", b"RUN THE ONCE TESTS")  # the same size
-        elif sid in changing:
-            body = bodies[sid] + bodies[sid].splitlines(keepends=True)[-1].replace(b"-5", f"-{5 + reads[sid]}".encode())
+        elif sid in changing:  # one more message (a record of its own: another uuid, another text)
+            last = bodies[sid].splitlines(keepends=True)[-1].replace(b"-5", f"-{5 + reads[sid]}".encode())
+            body = bodies[sid] + last.replace(b"pass now.", f"pass now ({reads[sid]}).".encode())
         else:
             return
         client.put_object(Bucket="team", Key=key, Body=body)  # type: ignore[attr-defined]
@@ -673,7 +676,8 @@ def test_an_object_changed_while_it_is_fetched_is_read_again_or_left(
         assert statuses == {"once.jsonl": "unchanged", "always.jsonl": "new"}
         assert sessions(team)["always"][1] == sessions(team)["once"][1] + 1  # its last version: one message more
 
-        grown = bodies["once"] + bodies["once"].splitlines(keepends=True)[-1].replace(b"once-5", b"once-6")
+        last = bodies["once"].splitlines(keepends=True)[-1].replace(b"once-5", b"once-6")
+        grown = bodies["once"] + last.replace(b"pass now.", b"pass now, again.")
         client.put_object(Bucket="team", Key="transcripts/alice/claude-code/-work-app/once.jsonl", Body=grown)  # type: ignore[attr-defined]
         done = runner.invoke(app, ["ingest", "--json"])
         statuses = {Path(f["path"]).name: f["status"] for f in json.loads(done.stdout)["files"]}
