@@ -114,7 +114,8 @@ def test_curate_one_session_against_a_real_local_model(llama: str, tmp_path: Pat
 
 def test_an_openai_compatible_server_answers_in_the_schema(llama: str, tmp_path: Path) -> None:
     """The same server through `/v1/chat/completions`: the schema goes as `response_format`, llama.cpp turns
-    it into a grammar, and even this small model's answers parse, so the session is applied."""
+    it into a grammar, and even this small model's answers parse; applied, or, when it makes ids up, a failed
+    call that says so."""
     db = tmp_path / "oa.duckdb"
     env = {
         "PLAYBOOK_OPENAI_BASE_URL": f"{llama}/v1",
@@ -135,9 +136,13 @@ def test_an_openai_compatible_server_answers_in_the_schema(llama: str, tmp_path:
     (summary,) = json.loads(done.stdout)
     calls, state, _ = stored(db)
     assert summary["provider"] == "openai" and summary["cost_usd"] == 0.0  # auto: no Anthropic key, a server
-    assert [c[0] for c in calls] == ["reflector", "curator"] and all(c[1] == "openai" for c in calls)
-    assert all(c[8] is None for c in calls), calls  # both answers parsed: the grammar held
-    assert summary["sessions_applied"] == 1 and state == [("applied",)]
+    assert all(c[1] == "openai" for c in calls)
+    if summary["sessions_applied"] == 1:
+        assert [c[0] for c in calls] == ["reflector", "curator"] and state == [("applied",)]
+        assert all(c[8] is None for c in calls), calls  # both answers parsed: the grammar held
+    else:  # the grammar held, but the weak model tagged ids its empty playbook lacks: a failed call, said
+        assert [c[0] for c in calls] == ["reflector"] and summary["sessions_failed"] == 1 and state == []
+        assert str(calls[0][8]).startswith("wrong answer: every entry it tags is one the playbook does not have")
     out_tokens = sum(c[5] for c in calls)
     seconds = sum(c[6] for c in calls) / 1000
     print(f"\nreal LLM (openai path): {out_tokens} output tokens in {seconds:.1f} s of calls, {wall:.1f} s wall")
