@@ -246,6 +246,10 @@ class ApplyReport(_Contract):
     entries_after: int = 0
     held: str | None = None  # why the session was not applied (`mass_change`): set by `apply_session` guards
 
+    def empty(self) -> bool:
+        """True when the session proposed, tagged and pruned nothing: there is nothing to record in a version."""
+        return not (self.proposed or self.outcomes or self.evaluations or self.pruned or self.held)
+
     def applied(self, op_type: str | None = None) -> int:
         """Number of operations applied, optionally of one type."""
         return sum(1 for o in self.outcomes if o.status == "applied" and (op_type is None or o.type == op_type))

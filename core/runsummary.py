@@ -126,8 +126,9 @@ class RunSummary(BaseModel):
         self.cost_by_step[step] = self.cost_by_step.get(step, 0.0) + response.cost_usd
         self.tokens_by_step[step] = self.tokens_by_step.get(step, 0) + u.input_tokens + u.output_tokens
 
-    def add_apply(self, report: ApplyReport, version: int) -> None:
-        """Count one applied session's operations, evaluations and prunes."""
+    def add_apply(self, report: ApplyReport, version: int | None) -> None:
+        """Count one applied session's operations, evaluations and prunes; `version`: the one it wrote (None: it
+        changed nothing, so it wrote none)."""
         self.sessions_applied += 1
         for op_type, counts in report.counts().items():
             slot = self.ops.setdefault(op_type, {"applied": 0, "skipped": 0})
@@ -143,8 +144,9 @@ class RunSummary(BaseModel):
         self.pruned += len(report.pruned)
         self.evaluations += sum(1 for e in report.evaluations if e.status == "applied")
         self.unknown_tags += sum(1 for e in report.evaluations if e.status == "unknown_name")
-        self.first_version = version if self.first_version is None else self.first_version
-        self.last_version = version
+        if version is not None:
+            self.first_version = version if self.first_version is None else self.first_version
+            self.last_version = version
 
     def session_skip_kinds(self) -> str:
         """Skipped sessions grouped by reason (`too short ×3`), the ids left out."""

@@ -186,7 +186,7 @@ def run_curation(
                 applied = steps.apply(ctx, epoch, reflections, curations)
                 stop()
                 for result in applied:
-                    if result.status == "applied" and result.report is not None and result.version is not None:
+                    if result.status == "applied" and result.report is not None:
                         summary.add_apply(result.report, result.version)
                         if not result.report.applied():
                             summary.quiet[result.session_id] = _why_quiet(ctx, result.session_id, result.report)

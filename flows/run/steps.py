@@ -37,7 +37,14 @@ from core.store.db import transaction
 from core.store.embeddings import store_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
 from core.store.exposure import exposed_entries
-from core.store.ledger import applied_among, mark_session, pending_sessions, previous_apply, record_failure
+from core.store.ledger import (
+    applied_among,
+    mark_applied,
+    mark_session,
+    pending_sessions,
+    previous_apply,
+    record_failure,
+)
 from core.store.observations import project_sessions, store_observations, stored_observations
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
@@ -525,9 +532,15 @@ def apply_epoch_sessions(
                 )
                 results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
                 continue
+            before = previous_apply(con, ctx.playbook, reflection.session_id)
+            if report.empty() and not (companion and theirs and (theirs[0].bullet_tags or theirs[1].operations)):
+                # Nothing proposed, tagged or pruned: no version, the session is applied at the current one.
+                with transaction(con):
+                    mark_applied(con, ctx.playbook, reflection.session_id, parent, "applied", None)
+                results.append(SessionApply(session_id=reflection.session_id, status="applied", report=report))
+                continue
             # No entry keeps a secret or personal data a model wrote.
             new = mask_playbook(new, ctx.redactor, clean=ctx.memo.clean)
-            before = previous_apply(con, ctx.playbook, reflection.session_id)
             notes = [f"the session's new part (it was first applied in version {before[1]})"] if before else []
             if not mine[0].analysis.strip():
                 notes.append("no curator call: the reflector found nothing")  # said where it shows

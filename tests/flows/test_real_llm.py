@@ -104,7 +104,8 @@ def test_curate_one_session_against_a_real_local_model(llama: str, tmp_path: Pat
         if steps == ["reflector"]:  # the reflector found nothing, so no curator call was made
             with open_db(db) as con:
                 notes = [r[0] for r in con.execute("SELECT note FROM versions WHERE source = 'session'").fetchall()]
-            assert notes == ["no curator call: the reflector found nothing"]
+            # with a tag it is a version of its own, saying so; with none it changed nothing and wrote none
+            assert notes in (["no curator call: the reflector found nothing"], [])
     else:  # left for the next run, with the reason recorded
         assert state == [] and summary["sessions_failed"] == 1
         assert failures and failures[0][0], "the reason was not recorded"

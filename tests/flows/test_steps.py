@@ -121,7 +121,7 @@ def test_an_epoch_flows_through_reflect_curate_and_apply(tmp_path: Path, session
     applied = apply_epoch_sessions(ctx, epoch, reflections, curations)
     assert [(a.session_id, a.status) for a in applied] == [("a", "applied"), ("b", "applied"), ("c", "failed")]
     with open_db(tmp_path / "s.duckdb") as con:
-        assert current_version(con, "default") == 2  # one version per applied session
+        assert current_version(con, "default") == 1  # a's; b found nothing and changed nothing: no version
         texts = [e.text for _, e in load_version(con, "default").entries()]
         assert texts == ["Run tests with `python -m pytest`: plain `pytest` is not on PATH."]
         assert [p.session_id for p in pending_sessions(con, "default")] == ["c"]  # a failed call: tried again
