@@ -141,9 +141,9 @@ def _run_step(
 
     `read` turns an answer's text into the step's output, or raises `AnswerError` (cut short, wrong shape, no JSON);
     `check` says why an output of the right shape answers no request of ours, given the ids its session may name
-    (`KNOWN_IDS` in the request's context). Such an
-    answer, like one the provider says was cut short (`ANSWER_FAILURES`), fails the session and counts against
-    it; a failed call (the API, the network, a deadline) fails it without counting.
+    (`KNOWN_IDS` in the request's context). Such an answer, like one the provider says was cut short
+    (`ANSWER_FAILURES`), fails the session and counts against it; a failed call (the API, the network, a
+    deadline) fails it without counting.
 
     No connection is open while the model works: the database is opened briefly to prepare, and again to
     store the answers that arrived within `STORE_EVERY_S` of the first one held (so a run killed later reuses
@@ -340,7 +340,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
-        known = known_ids(con, ctx, frozen, epoch.session_ids)
+        may_name = known_ids(con, ctx, frozen, epoch.session_ids)
         limits = ctx.config.limits
         for session_id in epoch.session_ids:
             try:
@@ -358,7 +358,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": had[session_id], KNOWN_IDS: known[session_id]}
+                    context={"messages": messages, "playbook": had[session_id], KNOWN_IDS: may_name[session_id]}
                     | _mining(con, ctx, session_id, messages),
                 )
             except BudgetError as exc:  # refused before any call, with the reason
@@ -423,7 +423,7 @@ def curate_sessions(
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
-        known = known_ids(con, ctx, frozen, [session_id for session_id, _ in usable])
+        may_name = known_ids(con, ctx, frozen, [session_id for session_id, _ in usable])
         for session_id, output in usable:
             near = neighbours(findings[session_id]) if neighbours else ()
             if relevance is not None:
@@ -439,7 +439,7 @@ def curate_sessions(
                         model=ctx.spec.curator_model,
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
-                        context={"reflection": output, "playbook": frozen, KNOWN_IDS: known[session_id]}
+                        context={"reflection": output, "playbook": frozen, KNOWN_IDS: may_name[session_id]}
                         | _rules_context(con, ctx, session_id),
                         neighbours=near,
                         budget=use,
