@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from operator import itemgetter
@@ -115,20 +116,25 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
     """Rebuild playbook `name` at `version` (default: the newest).
 
-    One round trip for a version that holds entries (its rows by the range predicate, as columns, with the
-    version's creation time); the playbook's facts are read only when that finds no row (an empty version, or
-    one that does not exist). The rows, which the store wrote from validated entries, are trusted (not
-    validated again).
+    One round trip for a version that holds entries (its rows by the range predicate, with the version's
+    creation time); the playbook's facts are read only when that finds no row (an empty version, or one that
+    does not exist). The rows, which the store wrote from validated entries, are trusted (not validated again).
+    Read as tuples, not numpy columns: 2 ms more at 5,000 entries, where numpy's import costs a read command
+    (`show`, `diff`) ~90 ms.
     """
-    cols: dict[str, Any] = {}
+    rows: list[tuple[Any, ...]] = []
     if version is None or version >= 0:
         sql, params = (_ROWS_NEWEST, [name]) if version is None else (_ROWS_AT, [name, version])
-        cols = con.execute(sql, params).fetchnumpy()
-    if len(cols.get("name", ())):
+        rows = con.execute(sql, params).fetchall()
+    names: Sequence[str]
+    texts: Sequence[str]
+    helpful: Sequence[int]
+    harmful: Sequence[int]
+    section_of: Sequence[str]
+    if rows:
         sections = known_sections(con, name)
-        created: datetime | None = _EPOCH + timedelta(microseconds=int(cols["created"][0]))
-        names, texts, helpful, harmful = (cols[k].tolist() for k in ("name", "text", "helpful", "harmful"))
-        section_of = cols["section"].tolist()
+        section_of, names, texts, helpful, harmful, stamps = zip(*rows, strict=True)
+        created: datetime | None = _EPOCH + timedelta(microseconds=int(stamps[0]))
     else:
         meta = con.execute(
             "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
@@ -143,7 +149,7 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
         if v < 0 or v > latest:
             raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
         sections = cached_sections(raw_sections)
-        names = texts = helpful = harmful = section_of = []
+        names, texts, helpful, harmful, section_of = (), (), (), (), ()
     entries = map(_trusted_entry, names, texts, helpful, harmful)
     by_section: dict[str, list[Entry]] = {s: [] for s in sections.names}
     for section, group in itertools.groupby(zip(section_of, entries, strict=True), key=_first):
