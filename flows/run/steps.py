@@ -9,7 +9,7 @@ and return are in `flows.run.run_state`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Literal
 
 import duckdb
@@ -19,11 +19,11 @@ from core.consolidate import merged_wordings
 from core.curator import curator_request, phantom_targets, read_curator
 from core.errors import AnswerError, AuthError, BudgetError
 from core.llm.base import ANSWER_FAILURES, LLMRequest, LLMResponse, Provider
-from core.llm.embed import near_finder, neighbour_finder, sentences
+from core.llm.embed import neighbour_finder, sentences
 from core.llm.guard import GuardedProvider
 from core.miner import History, observe
 from core.models import CuratorOutput, Playbook, ReflectorOutput
-from core.operations import NearFinder, apply_session, clean_entry_text
+from core.operations import NearFinder, apply_session
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
 from core.reflector import phantom_tags, read_reflector, reflector_request
@@ -34,7 +34,7 @@ from core.sections import SectionSet
 from core.selection import SessionFilter, choose
 from core.store.consolidation import merge_history
 from core.store.db import transaction
-from core.store.embeddings import store_vectors, vectors_for
+from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchange, reusable_reflection
 from core.store.exposure import exposed_entries
 from core.store.ledger import (
@@ -52,22 +52,19 @@ from core.store.sessions import load_messages, record_redactions, session_label
 from core.store.versions import current_version, tip_of, write_version
 from flows.context import RunConfig
 from flows.run.fanout import answer_requests
+from flows.run.near import RULES_NEAR, near_duplicates, only_close
 from flows.run.progress import emit
 from flows.run.run_state import (
     Epoch,
     ErrorKind,
     OutputT,
     RunContext,
-    RunMemo,
     Selection,
     SessionApply,
     StepResult,
     Steps,
 )
-
-# The request context key of the ids an answer may name: a reflection or curation naming none of them is a
-# failed call (`phantom_tags`, `phantom_targets`).
-KNOWN_IDS = "known_ids"
+from flows.run.shown import KNOWN_IDS, exposed_playbooks, known_ids
 
 __all__ = [
     "apply_epoch_sessions",
@@ -85,10 +82,6 @@ PLAYBOOK_SHARE = 0.5
 # Entries shown to the curator as close to a finding: at least this share of the near-duplicate threshold
 # (closer than that and an ADD would be skipped anyway; a little below, the curator should still see them).
 NEIGHBOUR_SHARE = 0.8
-# The rules word each lesson one way (the same words for the same lesson, `core.miner`), so only an entry that
-# says it nearly word for word is the same lesson; their shared templates put different lessons at 0.6-0.85
-# ("lint with `mix credo`" and "build with `mix compile`": 0.71).
-RULES_NEAR = 0.9
 STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they are stored
 
 
@@ -302,35 +295,6 @@ def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: 
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
-def exposed_playbooks(
-    con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
-) -> dict[str, Playbook]:
-    """For each session: the entries of `frozen` its agent had (`exposure_names`)."""
-    names = exposure_names(con, ctx, session_ids)
-    found: dict[str, Playbook] = {}
-    for sid in session_ids:
-        kept = {s: [e for e in items if e.name in names[sid]] for s, items in frozen.sections.items()}
-        found[sid] = frozen.model_copy(update={"sections": kept})
-    return found
-
-
-def exposure_names(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_ids: list[str]) -> dict[str, set[str]]:
-    """For each session: the ids of the entries its agent had (`v_exposure`), the global playbook's with their
-    prefix when the run curates both."""
-    own = exposed_entries(con, ctx.playbook, session_ids)
-    other = exposed_entries(con, ctx.config.companion, session_ids) if ctx.config.companion else {}
-    return {sid: own[sid] | {GLOBAL_PREFIX + n for n in other.get(sid, ())} for sid in session_ids}
-
-
-def known_ids(
-    con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
-) -> dict[str, set[str]]:
-    """For each session: the ids its answers may name (`KNOWN_IDS`): the epoch's playbook's, and the entries its
-    agent had, which an earlier session of the same epoch may have added."""
-    ids = {entry.name for _, entry in frozen.entries()}
-    return {sid: ids | names for sid, names in exposure_names(con, ctx, session_ids).items()}
-
-
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
     """Reflector calls for an epoch's sessions, against the epoch's frozen playbook."""
 
@@ -481,9 +445,9 @@ def apply_epoch_sessions(
         if tip is None or tip.version != parent:  # the open rows each write compares with, read once
             tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
         companion = ctx.config.companion
-        near, remember = _near_duplicates(con, ctx.config, ctx.memo, current, curations)
+        near, remember = near_duplicates(con, ctx.config, ctx.memo, current, curations)
         if near is not None and not ctx.spec.calls_a_model:
-            near = _only_close(near, RULES_NEAR)
+            near = only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
         aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
         # Tags count only on entries the session's agent had.
@@ -611,45 +575,6 @@ def _apply_to_companion(
         note=f"from a session of playbook `{ctx.playbook}` (one model call for both)",
     )
     ctx.memo.wrote(companion, version, new)
-
-
-def _only_close(near: NearFinder, floor: float) -> NearFinder:
-    """`near`, answering only for texts at least `floor` similar."""
-
-    def closer(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
-        found = near(text, live)
-        return found if found is not None and found[1] >= floor else None
-
-    return closer
-
-
-def _near_duplicates(
-    con: duckdb.DuckDBPyConnection,
-    config: RunConfig,
-    memo: RunMemo,
-    current: Playbook,
-    curations: list[StepResult[CuratorOutput]],
-) -> tuple[NearFinder | None, Callable[[], None]]:
-    """The engine's near-duplicate finder for one epoch, and a function that stores the vectors it made."""
-    similarity = config.similarity()
-    if similarity is None:
-        return None, lambda: None
-    embedder, threshold = similarity
-    proposed = [
-        clean_entry_text(str(op.get("text") or ""))
-        for c in curations
-        if c.output is not None
-        for op in c.output.operations
-        if isinstance(op, dict) and op.get("type") == "ADD"
-    ]
-    texts = [e.text for items in current.sections.values() for e in items]
-    vectors_for(con, embedder, texts + proposed, memo=memo.vectors)  # read or computed, and stored, once
-    known = memo.vectors[embedder.name]
-    stored = set(known)
-    near = memo.finders.get((embedder.name, threshold))
-    if near is None:
-        near = memo.finders[(embedder.name, threshold)] = near_finder(embedder, known, threshold)
-    return near, lambda: store_vectors(con, embedder, {t: v for t, v in known.items() if t not in stored})
 
 
 def plain_steps() -> Steps:
