@@ -1,22 +1,26 @@
-"""Benchmark: ingest of a 500 MB archive against a raw DuckDB scan of the same files, interleaved.
+"""Benchmark: ingest at two archive sizes against DuckDB floors, interleaved; and a re-ingest with nothing new.
 
-1. Build an archive of at least --size-mb MB by replicating data/samples, every copy with fresh session ids
+1. Build archives of --sizes MB (default 250 and 1000) by replicating data/samples, every copy with fresh session ids
    (the ids the records carry, as `detect` reads them, and the ones in file and folder names).
-2. In rounds (--rounds, at least 3), each in its own child process so its peak RSS is its own:
-   - baseline: `SELECT count(*) FROM read_ndjson_objects(<all files>)` under the ingest's memory limit, with
-     `maximum_object_size` set to the archive's longest line rounded up (DuckDB 2.0 reserves twice that per
-     scanning thread, so the 256 MiB the product once used cannot run under 2 GB);
+2. For each size, in rounds (--rounds, at least 3), each in its own child process so its peak RSS is its own:
+   - raw: `SELECT count(*) FROM read_ndjson_objects(<all files>)` under the ingest's memory limit, with
+     `maximum_object_size` set to the archive's longest line rounded up;
    - typed: the scan ingest's readers cannot avoid (`read_json` of the typed columns they read, counted);
    - load: the same columns written into typed tables of a database file (CREATE TABLE AS): a load's floor;
    - ingest: `core.store.ingest.ingest` into a fresh database.
-3. Prints min / median / max of wall seconds, CPU seconds (both cores count) and peak RSS of each, and the
-   ratio of the medians. Goals: ingest <= 3x the raw scan, ingest CPU <= 2x the typed load's; peak RSS < 2 GB.
+3. Re-ingest of the smallest archive with nothing new, through the CLI (`playbook ingest PATH --db DB`), against a
+   floor that stats every file and opens the database (reading the ledger): CPU of each child process.
+4. Prints min / median / max of CPU seconds (both cores count) and peak RSS of each, and the ratios of the medians
+   (CPU, not wall). Goals: ingest CPU <= 2x the typed load's at each size; peak RSS at the largest size <= 1.2x
+   that at the smallest (memory flat in archive size) and < 2 GB; re-ingest <= 2x its floor.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -74,7 +78,7 @@ def build_archive(target: Path, size_mb: int) -> tuple[list[Path], int, int]:
 RAW_CHILD = """
 import json, resource, sys, time
 import duckdb
-files, size, limit = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+files, size, limit = json.loads(open(sys.argv[1]).read()), int(sys.argv[2]), sys.argv[3]
 con = duckdb.connect()
 con.execute(f"SET memory_limit = '{limit}'")
 t, c = time.perf_counter(), time.process_time()
@@ -99,7 +103,7 @@ import json, resource, sys, time
 import duckdb
 sys.path.insert(0, sys.argv[4])
 from core.transcripts import codex
-files, size, limit, cc_columns = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[5]
+files, size, limit, cc_columns = json.loads(open(sys.argv[1]).read()), int(sys.argv[2]), sys.argv[3], sys.argv[5]
 con = duckdb.connect()
 con.execute(f"SET memory_limit = '{limit}'")
 t, c = time.perf_counter(), time.process_time()
@@ -119,7 +123,8 @@ import json, resource, sys, time
 import duckdb
 sys.path.insert(0, sys.argv[4])
 from core.transcripts import codex
-files, size, limit, db, cc_columns = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[5], sys.argv[6]
+files, size, limit, db, cc_columns = (json.loads(open(sys.argv[1]).read()), int(sys.argv[2]), sys.argv[3], sys.argv[5],
+                                       sys.argv[6])
 con = duckdb.connect(db)
 con.execute(f"SET memory_limit = '{limit}'")
 t, c = time.perf_counter(), time.process_time()
@@ -151,6 +156,23 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "sessions": s.sessions, "messa
 """
 
 
+# The floor of a re-ingest with nothing new: what it cannot avoid, Python and DuckDB started, the ledger read from the
+# database and every file under the folder found and stat'ed.
+FLOOR_CHILD = """
+import os, sys
+import duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+known = {p: (s, m) for p, s, m in con.execute("SELECT path, size, mtime FROM files").fetchall()}
+changed = 0
+for root, _, names in os.walk(sys.argv[2]):
+    for name in names:
+        path = os.path.join(root, name)
+        st = os.stat(path)
+        changed += known.get(path) != (st.st_size, st.st_mtime)
+print(changed)
+"""
+
+
 def child(code: str, *args: str) -> dict:
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
     if proc.returncode:
@@ -158,81 +180,134 @@ def child(code: str, *args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def child_cpu(argv: list[str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one child process running `argv`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.returncode:
+        raise SystemExit(f"bench child failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_size(work: Path, size_mb: int, rounds: int, batch_mb: int) -> dict[str, list[dict]]:
+    """Build an archive of `size_mb` and run the four children on it in interleaved rounds."""
+    archive = work / f"archive-{size_mb}"
+    t = time.perf_counter()
+    files, total, longest = build_archive(archive, size_mb)
+    object_size = 1 << max(20, (longest + 1).bit_length())  # the longest line, rounded up, at least 1 MiB
+    print(
+        f"archive: {total / 1e6:.0f} MB in {len(files)} files built in {time.perf_counter() - t:.1f} s;"
+        f" longest line {longest:,} bytes, baseline maximum_object_size {object_size:,}"
+    )
+    listing = work / f"listing-{size_mb}.json"
+    listing.write_text(json.dumps([str(f) for f in files]))
+    results: dict[str, list[dict]] = {"raw": [], "typed": [], "load": [], "ingest": []}
+
+    def raw() -> float:
+        results["raw"].append(child(RAW_CHILD, str(listing), str(object_size), MEMORY_LIMIT))
+        return float(results["raw"][-1]["cpu"])
+
+    def typed() -> float:
+        results["typed"].append(child(TYPED_CHILD, str(listing), str(object_size), MEMORY_LIMIT, str(ROOT), CC_COLUMNS))
+        return float(results["typed"][-1]["cpu"])
+
+    def load() -> float:
+        db = work / f"load-{size_mb}-{len(results['load'])}.duckdb"
+        results["load"].append(
+            child(LOAD_CHILD, str(listing), str(object_size), MEMORY_LIMIT, str(ROOT), str(db), CC_COLUMNS)
+        )
+        db.unlink()
+        return float(results["load"][-1]["cpu"])
+
+    def ingest() -> float:
+        db = work / f"bench-{size_mb}-{len(results['ingest'])}.duckdb"
+        results["ingest"].append(child(INGEST_CHILD, str(db), str(archive), str(ROOT), str(batch_mb)))
+        db.unlink()
+        return float(results["ingest"][-1]["cpu"])
+
+    interleaved({"raw": raw, "typed": typed, "load": load, "ingest": ingest}, max(3, rounds))
+    last = results["ingest"][-1]
+    print(
+        f"raw scan: {results['raw'][-1]['lines']:,} lines; ingest: {last['sessions']:,} sessions,"
+        f" {last['messages']:,} message parts, {last['failed']} failed files, {last['bad_lines']} bad lines"
+    )
+    for name, got in results.items():
+        print(
+            f"{name:7s} CPU {spread([r['cpu'] for r in got])} s, wall {spread([r['seconds'] for r in got])} s,"
+            f" peak RSS {spread([r['rss_kb'] / 1024 for r in got], digits=0)} MB"
+        )
+    results["total"] = [{"bytes": total}]
+    return results
+
+
+def measure_reingest(work: Path, archive: Path, rounds: int) -> tuple[list[float], list[float]]:
+    """CPU of `playbook ingest` of `archive` with nothing new, and of its floor, interleaved."""
+    db = work / "reingest.duckdb"
+    home = work / "home"  # no settings of the machine's user
+    home.mkdir(exist_ok=True)
+    command = [sys.executable, "-m", "flows.cli", "ingest", str(archive), "--db", str(db)]
+    child_cpu(command, home)  # the first ingest reads everything
+    measures = {
+        "reingest": lambda: child_cpu(command, home),
+        "floor": lambda: child_cpu([sys.executable, "-c", FLOOR_CHILD, str(db), str(archive)], home),
+    }
+    got = interleaved(measures, max(3, rounds))
+    return got["reingest"], got["floor"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size-mb", type=int, default=500)
+    parser.add_argument("--sizes", default="250,1000", help="archive sizes in MB, comma-separated (default 250,1000)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-mb", type=int, default=0, help="ingest batch size (default: the product's)")
-    parser.add_argument("--keep", action="store_true", help="keep the archive and databases")
+    parser.add_argument("--keep", action="store_true", help="keep the archives and databases")
     args = parser.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(","))
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-"))
     try:
-        archive = work / "archive"
-        t = time.perf_counter()
-        files, total, longest = build_archive(archive, args.size_mb)
-        object_size = 1 << max(20, (longest + 1).bit_length())  # the longest line, rounded up, at least 1 MiB
-        print(
-            f"archive: {total / 1e6:.0f} MB in {len(files)} files built in {time.perf_counter() - t:.1f} s;"
-            f" longest line {longest:,} bytes, baseline maximum_object_size {object_size:,}"
-        )
-        listing = json.dumps([str(f) for f in files])
-        results: dict[str, list[dict]] = {"raw": [], "typed": [], "load": [], "ingest": []}
-
-        def raw() -> float:
-            results["raw"].append(child(RAW_CHILD, listing, str(object_size), MEMORY_LIMIT))
-            return results["raw"][-1]["seconds"]
-
-        def typed() -> float:
-            results["typed"].append(child(TYPED_CHILD, listing, str(object_size), MEMORY_LIMIT, str(ROOT), CC_COLUMNS))
-            return results["typed"][-1]["seconds"]
-
-        def load() -> float:
-            db = work / f"load-{len(results['load'])}.duckdb"
-            results["load"].append(
-                child(LOAD_CHILD, listing, str(object_size), MEMORY_LIMIT, str(ROOT), str(db), CC_COLUMNS)
+        rows: list[Row] = []
+        by_size: dict[int, dict[str, list[dict]]] = {}
+        for size_mb in sizes:
+            got = by_size[size_mb] = measure_size(work, size_mb, args.rounds, args.batch_mb)
+            label = f"ingest {got['total'][0]['bytes'] / 1e6:.0f} MB"
+            cpu = {name: [float(r["cpu"]) for r in got[name]] for name in ("raw", "typed", "load", "ingest")}
+            rows.append(
+                Row("ingest", f"{label}, CPU", "s", cpu["ingest"], "raw read_ndjson_objects count, CPU", cpu["raw"])
             )
-            db.unlink()
-            return results["load"][-1]["seconds"]
-
-        def ingest() -> float:
-            db = work / f"bench-{len(results['ingest'])}.duckdb"
-            results["ingest"].append(child(INGEST_CHILD, str(db), str(archive), str(ROOT), str(args.batch_mb)))
-            db.unlink()
-            return results["ingest"][-1]["seconds"]
-
-        wall = interleaved({"raw": raw, "typed": typed, "load": load, "ingest": ingest}, max(3, args.rounds))
-        last = results["ingest"][-1]
-        print(
-            f"raw scan: {results['raw'][-1]['lines']:,} lines; ingest: {last['sessions']:,} sessions,"
-            f" {last['messages']:,} message parts, {last['failed']} failed files, {last['bad_lines']} bad lines"
-        )
-        for name in ("raw", "typed", "load", "ingest"):
-            got = results[name]
-            print(
-                f"{name:7s} wall {spread(wall[name])} s, CPU {spread([r['cpu'] for r in got])} s,"
-                f" peak RSS {spread([r['rss_kb'] / 1024 for r in got], digits=0)} MB,"
-                f" {total / 1e6 / sorted(wall[name])[len(wall[name]) // 2]:.0f} MB/s (median)"
+            against_load = Row(
+                "ingest", f"{label}, CPU", "s", cpu["ingest"], "typed load (CREATE TABLE AS), CPU", cpu["load"]
             )
-        size = f"ingest {total / 1e6:.0f} MB"
-        against_raw = Row("ingest", size, "s", wall["ingest"], "raw read_ndjson_objects count", wall["raw"])
-        against_raw.goal, against_raw.met = "<= 3x", (against_raw.ratio or 0) <= 3
-        against_typed = Row(
-            "ingest", size, "s", wall["ingest"], "typed read_json of the readers' columns", wall["typed"]
-        )
-        cpu = {name: [r["cpu"] for r in got] for name, got in results.items()}
-        against_load = Row(
-            "ingest", f"{size}, CPU", "s", cpu["ingest"], "typed load (CREATE TABLE AS), CPU", cpu["load"]
-        )
-        against_load.goal, against_load.met = "<= 2x", (against_load.ratio or 0) <= 2
-        rss = [r["rss_kb"] / 1024 for r in results["ingest"]]
-        emit(
-            [
-                against_raw,
-                against_typed,
+            against_load.goal, against_load.met = "<= 2x", (against_load.ratio or 0) <= 2
+            rss = [r["rss_kb"] / 1024 for r in got["ingest"]]
+            rows += [
                 against_load,
-                Row("ingest", "ingest peak RSS", "MB", rss, goal="< 2048 MB", met=max(rss) < 2048),
+                Row("ingest", f"{label}, peak RSS", "MB", rss, goal="< 2048 MB", met=max(rss) < 2048),
             ]
+        if len(sizes) > 1:
+            small, large = by_size[sizes[0]], by_size[sizes[-1]]
+            flat = Row(
+                "ingest",
+                f"peak RSS at {large['total'][0]['bytes'] / 1e6:.0f} MB",
+                "MB",
+                [r["rss_kb"] / 1024 for r in large["ingest"]],
+                f"peak RSS at {small['total'][0]['bytes'] / 1e6:.0f} MB",
+                [r["rss_kb"] / 1024 for r in small["ingest"]],
+            )
+            flat.goal, flat.met = "<= 1.2x", (flat.ratio or 0) <= 1.2
+            rows.append(flat)
+        again, floor = measure_reingest(work, work / f"archive-{sizes[0]}", args.rounds)
+        reingest = Row(
+            "ingest",
+            f"re-ingest of {sizes[0]} MB, nothing new (CLI), CPU",
+            "s",
+            again,
+            "stat every file + open the database and read the ledger, CPU",
+            floor,
         )
+        reingest.goal, reingest.met = "<= 2x", (reingest.ratio or 0) <= 2
+        rows.append(reingest)
+        emit(rows)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

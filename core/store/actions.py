@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import duckdb
 
-from core.actions import actions
 from core.models import SessionMessage
 from core.store.db import transaction
 
@@ -26,6 +25,10 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     are gone. Returns how many files were read."""
     pending = con.execute(_PENDING).fetchall()
     for start in range(0, len(pending), batch):
+        from core.actions import (
+            actions,
+        )  # the shell grammar, only when there is something to read (a re-ingest has not)
+
         chunk = pending[start : start + batch]
         paths = [str(p) for p, _ in chunk]
         rows = con.execute(

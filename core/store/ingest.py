@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -31,7 +31,6 @@ import xxhash
 
 from core.errors import StoreError
 from core.store.actions import refresh_actions
-from core.store.batch_redaction import redact_batch
 from core.store.db import transaction
 from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
 from core.store.sessions import SAME_PART
@@ -46,7 +45,15 @@ Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "un
 HEAD_BYTES = 64 * 1024
 # Each batch costs a fixed ~0.1-0.15 s of CPU (statements, RE2 programs warming up, a commit that checkpoints): 500 MB
 # took 4.99 s of CPU in batches of 128 MB, 4.61 s in 192 MB, 4.57 s in 256 MB, for 509, 603 and 687 MB of peak memory.
-BATCH_BYTES = 192 * 1024 * 1024
+# Two batches are in flight at once, each holding its lines and its parts in temp tables (~2x its bytes at most).
+BATCH_BYTES = 128 * 1024 * 1024
+# DuckDB's memory limit while ingesting, in batches: the two in flight and what the buffer pool keeps. The pool keeps
+# every block it wrote until the limit (2 GB for the store), so without this cap peak memory grew with the archive
+# (192 MB batches: 539 MB at 500 MB, 1,258 MB at 2 GB); under it, 389 and 431 MB, for ~10 % more CPU.
+MEMORY_BATCHES = 3
+# ... and at least this many of the largest line buffer a batch may need (`object_size_bound`): a 20 MB line (a 64 MiB
+# buffer) needed more than 512 MiB. A batch that still runs out of memory under the cap is read again without it.
+LINE_BUFFERS = 16
 
 
 @dataclass
@@ -364,6 +371,8 @@ def _store(
         _normalise(con, batch)
     else:
         ready.result()  # the background's error, if any, is raised here, where the batch is retried
+    from core.store.batch_redaction import redact_batch  # the redactor's rules, only once there is a batch
+
     secrets = redact_batch(con) if redact_secrets else {}
     return _commit_batch(con, batch, secrets)
 
@@ -502,6 +511,29 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
+def _memory_capped(con: duckdb.DuckDBPyConnection, limit: int) -> Iterator[None]:
+    """DuckDB's memory limit lowered to `limit` bytes (never raised) while the ingest runs, restored after.
+
+    DuckDB shows a limit truncated to one decimal ("1.8 GiB" for 2 GB), and sets that string one step lower, so the
+    old limit is set back half a step up ("1.85 GiB"), which reads back as it was."""
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    shown = str(row[0]) if row else ""
+    number, _, unit = shown.partition(" ")
+    try:
+        before = float(number) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+    except (KeyError, ValueError):
+        before = None
+    if before is not None and before <= limit:
+        yield
+        return
+    con.execute(f"SET memory_limit = '{limit // (1 << 20)}MiB'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{float(number) + 0.05:.2f} {unit}'" if before else "RESET memory_limit")
+
+
+@contextmanager
 def _one_thread_fewer(con: duckdb.DuckDBPyConnection, pipelined: bool) -> Iterator[None]:
     """DuckDB's threads one fewer while two batches are in flight, restored after.
 
@@ -537,7 +569,8 @@ def ingest(
         paths: files or folders (searched recursively for *.jsonl and *.json).
         fmt: a format, or "auto" to detect each file's.
         progress: called with (bytes done, bytes total) as batches complete.
-        batch_bytes: how many bytes of files DuckDB normalises at once (bounds memory).
+        batch_bytes: how many bytes of files DuckDB normalises at once; DuckDB's memory is capped at
+            `MEMORY_BATCHES` of them while the ingest runs, so peak memory does not grow with the archive.
         redact_secrets: replace secrets by markers before storing (off only for `keep_raw_text`).
 
     Returns:
@@ -647,7 +680,11 @@ def ingest(
     # threads, without the GIL) while this thread redacts and commits the current batch on the other.
     # Commits stay in order, on this thread.
     cursors = (con.cursor(), con.cursor()) if len(batches) > 1 else (con, con)
+    capped, lifted = ExitStack(), False
     try:
+        if batches:  # over the reading of actions too, which scans what the batches stored
+            widest = object_size_bound(w.size for w in work)
+            capped.enter_context(_memory_capped(con, max(MEMORY_BATCHES * batch_bytes, LINE_BUFFERS * widest)))
         with _one_thread_fewer(con, len(batches) > 1), ThreadPoolExecutor(1, "ingest") as background:
             upcoming: Future[None] | None = (
                 background.submit(_normalise, cursors[0], batches[0]) if len(batches) > 1 else None
@@ -663,6 +700,11 @@ def ingest(
                     try:
                         batch_results, n_parts = _store(cur, current, prepared, redact_secrets=redact_secrets)
                     except duckdb.Error as exc:
+                        if "Out of Memory" in str(exc) and not lifted:
+                            lifted = True  # the cap was too low for this batch: lifted, for the rest too
+                            capped.close()
+                            pending.append((current, None))
+                            continue
                         if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
                             raise StoreError(
                                 f"The database could not be written ({_first_line(exc)}); nothing of the last batch"
@@ -687,11 +729,12 @@ def ingest(
                 done += sum(w.size for w in batch)
                 if progress:
                     progress(done, total)
+        refresh_actions(con)  # what the agent did, for triggers: the files just stored (and any read before this)
     finally:  # also when interrupted: the background batch is awaited first, by the `with`
         if len(batches) > 1:
             for cur in cursors:
                 cur.close()
-    refresh_actions(con)  # what the agent did, for triggers: the files just stored (and any read before this)
+        capped.close()
     summary.sessions = len(sessions)
     summary.seconds = time.perf_counter() - started
     return summary

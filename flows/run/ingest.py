@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
 from core.io.objects import is_url
-from core.redact import Redactor
 from core.store.ingest import FileResult, IngestSummary, ingest
-from core.store.team import tag_contributors
-from core.transcripts import Format
 from core.transcripts.discovery import discover
-from flows.context import Database, RemoteSource
-from flows.delivery.hook import merge_ledger
 from flows.run.progress import emit
-from flows.team import fetch_remote
-from flows.workspace import Workspace
+
+if TYPE_CHECKING:  # imported where used: a re-ingest with nothing new pays for no more than it needs
+    from core.redact import Redactor
+    from core.transcripts import Format
+    from flows.context import Database, RemoteSource
+    from flows.workspace import Workspace
 
 __all__ = ["check_sources", "ingest_command", "ingest_with", "run_ingest"]
 
@@ -43,10 +43,14 @@ def run_ingest(
     urls = [str(p) for p in sources if is_url(p)]
     refused: list[FileResult] = []
     with db.open() as con:
-        for url in urls:
-            cache, skipped = fetch_remote(con, db, remote or RemoteSource(), url)
-            local.append(cache)
-            refused += skipped
+        if urls:
+            from flows.context import RemoteSource
+            from flows.team import fetch_remote
+
+            for url in urls:
+                cache, skipped = fetch_remote(con, db, remote or RemoteSource(), url)
+                local.append(cache)
+                refused += skipped
         summary = ingest(
             con,
             local,
@@ -55,10 +59,17 @@ def run_ingest(
             redact_secrets=redact_secrets,
         )
         if urls:
+            from core.store.team import tag_contributors
+
             tag_contributors(con)
         summary.results += refused
-        merged = merge_ledger(con, db, redactor)  # what the hooks gave the sessions, what agents reported
-        summary.exposures, summary.exposure_lines_skipped = merged.rows, merged.skipped
+        # What the hooks gave the sessions and what agents reported, in files of the `hook` folder beside the
+        # database (`ledger_path`, `feedback_path`): without that folder there is nothing to merge.
+        if (db.path.parent / "hook").is_dir():
+            from flows.delivery.hook import merge_ledger
+
+            merged = merge_ledger(con, db, redactor)
+            summary.exposures, summary.exposure_lines_skipped = merged.rows, merged.skipped
         return summary
 
 

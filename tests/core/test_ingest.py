@@ -259,6 +259,29 @@ def test_an_ingest_in_many_batches_leaves_duckdb_threads_as_it_found_them(tmp_pa
         assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
 
 
+@pytest.mark.parametrize("limit", ["2GB", "200MB", "1.5GB"])
+def test_an_ingest_caps_duckdb_memory_while_it_runs_and_restores_it(tmp_path: Path, limit: str) -> None:
+    """DuckDB's buffer pool keeps what it wrote until its memory limit, so the ingest lowers the limit while it runs
+    (never raises it) and sets it back after, as DuckDB shows it, for whatever the connection runs next."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"s{i}.jsonl").write_text(user_line(f"prompt {i}", session=f"s{i}", uuid=f"u{i}") + "\n")
+    seen: list[str] = []
+    with open_db(tmp_path / "p.duckdb") as con:
+        con.execute(f"SET memory_limit = '{limit}'")
+        before = con.execute("SELECT current_setting('memory_limit')").fetchone()
+
+        def during(done: int, total: int) -> None:
+            seen.append(str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0]))  # type: ignore[index]
+
+        summary = ingest(con, [folder], batch_bytes=1, progress=during)
+        assert summary.sessions == 3
+        assert con.execute("SELECT current_setting('memory_limit')").fetchone() == before
+        cap = str(before[0]) if limit == "200MB" else "256.0 MiB"  # type: ignore[index]  # 16 buffers of 16 MiB
+    assert seen == [cap] * 3
+
+
 def test_a_line_longer_than_the_smallest_read_buffer_is_parsed_whole(tmp_path: Path) -> None:
     """Lines are read with a buffer sized from the batch's largest file (at least 16 MiB): a 20 MB tool result
     in one line is a message, not a bad line, and the small file beside it in the same batch is read too."""
