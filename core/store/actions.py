@@ -24,11 +24,9 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     """Read the actions of every file ingested (or changed) since the last refresh, and forget those of files that
     are gone. Returns how many files were read."""
     pending = con.execute(_PENDING).fetchall()
+    if pending:  # the shell grammar is imported only when there is something to read (a re-ingest has not)
+        from core.actions import actions
     for start in range(0, len(pending), batch):
-        from core.actions import (
-            actions,
-        )  # the shell grammar, only when there is something to read (a re-ingest has not)
-
         chunk = pending[start : start + batch]
         paths = [str(p) for p, _ in chunk]
         rows = con.execute(

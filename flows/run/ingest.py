@@ -10,6 +10,7 @@ from core.errors import ConfigError
 from core.io.objects import is_url
 from core.store.ingest import FileResult, IngestSummary, ingest
 from core.transcripts.discovery import discover
+from flows.delivery.hookrun import ledger_path
 from flows.run.progress import emit
 
 if TYPE_CHECKING:  # imported where used: a re-ingest with nothing new pays for no more than it needs
@@ -63,9 +64,9 @@ def run_ingest(
 
             tag_contributors(con)
         summary.results += refused
-        # What the hooks gave the sessions and what agents reported, in files of the `hook` folder beside the
-        # database (`ledger_path`, `feedback_path`): without that folder there is nothing to merge.
-        if (db.path.parent / "hook").is_dir():
+        # What the hooks gave the sessions and what agents reported, in files of the hooks' folder beside the
+        # database (`ledger_path`, `feedback_path` too): without that folder there is nothing to merge.
+        if ledger_path(db.path).parent.is_dir():
             from flows.delivery.hook import merge_ledger
 
             merged = merge_ledger(con, db, redactor)
