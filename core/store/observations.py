@@ -1,29 +1,47 @@
-"""What the rules miner found in each session, and the sessions of a project.
+"""What the rules miner found in each session, and which of a project's sessions a run weighs.
 
 Kept (`observations`) so a run weighs a project's sessions without reading them again."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import duckdb
 
 from core.miner import MINER_VERSION, Observed
 
-__all__ = ["project_sessions", "store_observations", "stored_observations"]
+__all__ = ["evidence_sessions", "session_place", "store_observations", "stored_observations"]
 
 
-def project_sessions(con: duckdb.DuckDBPyConnection, session_id: str) -> tuple[str | None, str | None, dict[str, int]]:
-    """(project, working directory, {session id: messages}) of the project `session_id` belongs to, oldest
-    session first; a session without a project is a project of its own."""
+def session_place(con: duckdb.DuckDBPyConnection, session_id: str) -> tuple[str | None, str | None]:
+    """(project, working directory) of `session_id`; a session without a project is a project of its own."""
     row = con.execute("SELECT project, cwd FROM sessions WHERE session_id = ?", [session_id]).fetchone()
-    project, cwd = (row[0], row[1]) if row else (None, None)
+    return (row[0], row[1]) if row else (None, None)
+
+
+def evidence_sessions(
+    con: duckdb.DuckDBPyConnection, project: str | None, session_id: str, run: Collection[str], recent: int
+) -> dict[str, int]:
+    """{session id: messages} of the sessions whose evidence a run weighs for `project`, oldest first: the run's own
+    sessions of the project (`run`, and `session_id`), and the `recent` newest the miner has observed before.
+
+    The rest of the project is neither read nor observed: a run's cost follows its own sessions, not the store (a
+    run of 64 sessions in a 20,000-session store observed every session of every project it touched). A session
+    waiting for a later run adds its evidence when that run takes it."""
     if project is None:
         found = con.execute("SELECT session_id, n_messages FROM sessions WHERE session_id = ?", [session_id])
-    else:
-        found = con.execute(
-            "SELECT session_id, n_messages FROM sessions WHERE project = ? ORDER BY started_at NULLS FIRST, session_id",
-            [project],
-        )
-    return project, cwd, {str(r[0]): int(r[1] or 0) for r in found.fetchall()}
+        return {str(r[0]): int(r[1] or 0) for r in found.fetchall()}
+    found = con.execute(
+        "SELECT session_id, n_messages FROM ("
+        "  SELECT s.session_id, s.n_messages, s.started_at FROM sessions s"
+        "  WHERE s.project = ? AND s.session_id IN (SELECT unnest(?))"
+        "  UNION"
+        "  (SELECT s.session_id, s.n_messages, s.started_at FROM sessions s JOIN observations o USING (session_id)"
+        "   WHERE s.project = ? ORDER BY s.started_at DESC NULLS LAST, s.session_id DESC LIMIT ?)"
+        ") ORDER BY started_at NULLS FIRST, session_id",
+        [project, [*run, session_id], project, recent],
+    )
+    return {str(r[0]): int(r[1] or 0) for r in found.fetchall()}
 
 
 def stored_observations(con: duckdb.DuckDBPyConnection, sizes: dict[str, int]) -> dict[str, Observed]:

@@ -8,7 +8,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 
 import duckdb
@@ -119,9 +119,25 @@ def run_curation(
     Raises:
         AuthError: the model API refused the key (at the first call; nothing else is tried).
     """
-    steps = steps or plain_steps()
-    chosen = chosen or SessionFilter()
     db = ws.database(playbook)
+    with nullcontext(db) if provider.calls_a_model else db.held() as db:
+        return _curate(ws, db, playbook, provider, steps or plain_steps(), factory, kind, run_id, chosen, guard, slot)
+
+
+def _curate(
+    ws: Workspace,
+    db: Database,
+    playbook: str,
+    provider: ProviderSpec,
+    steps: Steps,
+    factory: ProviderFactory,
+    kind: RunKind,
+    run_id: str | None,
+    chosen: SessionFilter | None,
+    guard: CallGuard | None,
+    slot: Callable[[], AbstractContextManager[object]] | None,
+) -> RunSummary:
+    chosen = chosen or SessionFilter()
     ctx = RunContext(
         db=db,
         config=ws.run_config(playbook, provider),
@@ -158,6 +174,7 @@ def run_curation(
             summary.sessions_skipped = len(selection.skipped)
             resumed = list(selection.resumed)
             queue = list(selection.pending)
+            ctx.memo.chosen.update(queue, *(e.session_ids for e in resumed))
             size = _epoch_size(ctx, chosen, bool(queue))
             total = sum(len(e.session_ids) for e in resumed) + len(queue)
             summary.sessions_considered = total + len(selection.skipped)

@@ -56,6 +56,8 @@ class RunMemo:
     # session's messages at the reflector step, which the curator step's typed lessons are built from.
     histories: dict[str | None, History] = field(default_factory=dict)
     observed: dict[str, Observed] = field(default_factory=dict)
+    # The sessions the run took (its epochs'), whose evidence the rules weigh beside what was observed before.
+    chosen: set[str] = field(default_factory=set)
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
         """`load_version`, rebuilt once: a version's content never changes."""

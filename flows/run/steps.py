@@ -45,7 +45,7 @@ from core.store.ledger import (
     previous_apply,
     record_failure,
 )
-from core.store.observations import project_sessions, store_observations, stored_observations
+from core.store.observations import evidence_sessions, session_place, store_observations, stored_observations
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, record_redactions, session_label
@@ -83,6 +83,9 @@ PLAYBOOK_SHARE = 0.5
 # (closer than that and an ADD would be skipped anyway; a little below, the curator should still see them).
 NEIGHBOUR_SHARE = 0.8
 STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they are stored
+# The rules weigh a lesson by the project's sessions that showed it: this run's, and this many observed before
+# (a project's recent months at a few sessions a day; its oldest sessions no longer change what is routine).
+RECENT_EVIDENCE = 200
 
 
 def select_sessions(ctx: RunContext, chosen: SessionFilter | None = None) -> Selection:
@@ -270,9 +273,10 @@ def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, me
     project's sessions (each observed once and stored; added up once per run)."""
     if ctx.spec.calls_a_model:
         return {}
-    project, cwd, sizes = project_sessions(con, session_id)
+    project, cwd = session_place(con, session_id)
     history = ctx.memo.histories.get(project)
     if history is None:
+        sizes = evidence_sessions(con, project, session_id, ctx.memo.chosen, RECENT_EVIDENCE)
         stored = stored_observations(con, sizes)
         for sid, size in sizes.items():
             if sid not in stored:
@@ -291,7 +295,7 @@ def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: 
     if session_id not in ctx.memo.observed:  # the reflection came from another run: observe the session again
         before = previous_apply(con, ctx.playbook, session_id)
         return _mining(con, ctx, session_id, load_messages(con, session_id, after=before[0] if before else None))
-    project, _, _ = project_sessions(con, session_id)
+    project, _ = session_place(con, session_id)
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
