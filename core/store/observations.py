@@ -4,7 +4,7 @@ Kept (`observations`) so a run weighs a project's sessions without reading them 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import duckdb
 
@@ -57,9 +57,17 @@ def stored_observations(con: duckdb.DuckDBPyConnection, sizes: dict[str, int]) -
     return {str(sid): Observed.model_validate_json(data) for sid, data in rows}
 
 
-def store_observations(con: duckdb.DuckDBPyConnection, session_id: str, n_messages: int, observed: Observed) -> None:
-    """Keep what the miner found in `session_id` (at `n_messages` messages)."""
+def store_observations(con: duckdb.DuckDBPyConnection, observed: Mapping[str, tuple[int, Observed]]) -> None:
+    """Keep what the miner found in each session (session id -> (its messages, what it found)), in one statement."""
+    if not observed:
+        return
     con.execute(
-        "INSERT OR REPLACE INTO observations (session_id, n_messages, miner_version, observed) VALUES (?, ?, ?, ?)",
-        [session_id, n_messages, observed.version, observed.model_dump_json()],
+        "INSERT OR REPLACE INTO observations (session_id, n_messages, miner_version, observed)"
+        " SELECT unnest(?), unnest(?), unnest(?), unnest(?)",
+        [
+            list(observed),
+            [n for n, _ in observed.values()],
+            [o.version for _, o in observed.values()],
+            [o.model_dump_json() for _, o in observed.values()],
+        ],
     )

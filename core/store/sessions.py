@@ -3,6 +3,7 @@ took out of them. Which sessions a playbook still has to handle is the ledger's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 import duckdb
@@ -110,17 +111,23 @@ def session_label(con: duckdb.DuckDBPyConnection, session_id: str) -> str:
     return f"{session_id} ({row[2]}, project {row[0]}, started {row[1]})" if row else session_id
 
 
-def record_redactions(con: duckdb.DuckDBPyConnection, session_id: str, secrets: int, personal: int) -> None:
-    """How many secrets and personal-data spans the session's rendering took out (the latest rendering); not in a
-    playbook's shard, which reads the sessions of the store and never writes them."""
+def record_redactions(con: duckdb.DuckDBPyConnection, counts: Mapping[str, tuple[int, int]]) -> None:
+    """How many secrets and personal-data spans each session's rendering took out (session id -> (secrets,
+    personal), the latest rendering), in one statement for an epoch's sessions (an UPDATE of the sessions table
+    costs ~10 ms however few rows it touches); not in a playbook's shard, which reads the store's sessions and never
+    writes them."""
+    if not counts:
+        return
     shard = con.execute(
         "SELECT count(*) FROM duckdb_views() WHERE view_name = 'sessions' AND database_name = current_database()"
     ).fetchone()
     if shard and shard[0]:
         return
     con.execute(
-        "UPDATE sessions SET n_secrets_redacted = ?, n_personal_masked = ? WHERE session_id = ?",
-        [secrets, personal, session_id],
+        "UPDATE sessions SET n_secrets_redacted = c.secrets, n_personal_masked = c.personal"
+        " FROM (SELECT unnest(?) AS session_id, unnest(?) AS secrets, unnest(?) AS personal) c"
+        " WHERE sessions.session_id = c.session_id",
+        [list(counts), [v[0] for v in counts.values()], [v[1] for v in counts.values()]],
     )
 
 

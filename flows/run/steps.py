@@ -278,10 +278,9 @@ def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, me
     if history is None:
         sizes = evidence_sessions(con, project, session_id, ctx.memo.chosen, RECENT_EVIDENCE)
         stored = stored_observations(con, sizes)
-        for sid, size in sizes.items():
-            if sid not in stored:
-                stored[sid] = observe(load_messages(con, sid), cwd)
-                store_observations(con, sid, size, stored[sid])
+        new = {sid: (size, observe(load_messages(con, sid), cwd)) for sid, size in sizes.items() if sid not in stored}
+        store_observations(con, new)
+        stored.update((sid, seen) for sid, (_, seen) in new.items())
         history = ctx.memo.histories[project] = History.of((sid, stored[sid]) for sid in sizes)
     observed = ctx.memo.observed[session_id] = observe(messages, cwd)
     return {"observed": observed, "history": history, "project": project}
@@ -307,6 +306,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
     ) -> tuple[list[LLMRequest], dict[str, str]]:
         requests = []
         unprepared: dict[str, str] = {}
+        redacted: dict[str, tuple[int, int]] = {}
         had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
         may_name = known_ids(con, ctx, frozen, epoch.session_ids)
         limits = ctx.config.limits
@@ -335,8 +335,9 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
             except Exception as exc:  # one session that cannot be read must not stop the epoch
                 unprepared[session_id] = f"preparation failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
                 continue
-            record_redactions(con, session_id, rendered.redactions, rendered.personal)
+            redacted[session_id] = (rendered.redactions, rendered.personal)
             requests.append(request)
+        record_redactions(con, redacted)
         return requests, unprepared
 
     def earlier(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
