@@ -40,9 +40,9 @@ def curate_playbook(playbook: str, llm: str = "anthropic") -> RunSummary:
     its own shard, under the shard's lock, each model call holding a slot of `model_calls_limit`, then a
     consolidation when it needs one; the nightly that submitted it writes the reports and publishes."""
     ws = Workspace.of(load_settings())
-    db = ws.database(playbook)
+    db, spec = ws.database(playbook), ws.provider(llm)
     with db.lock(f"playbook curate-playbook {playbook}", patient=True):
-        return curate_for_nightly(ws, playbook, ws.provider(llm), steps=task_steps(), slot=model_call_slot(ws))
+        return curate_for_nightly(ws, playbook, spec, steps=task_steps(spec), slot=model_call_slot(ws))
 
 
 @flow(name="backfill", log_prints=True)
