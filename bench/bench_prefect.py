@@ -100,7 +100,7 @@ def main() -> None:
         rows[-2].met = statistics.median(fixed) <= 3
         rows[-1].met = statistics.median(slope) <= 5
     for name, values in samples.items():
-        print(f"  {name} sessions: {' / '.join(f'{v:.2f}' for v in values)} s of CPU")
+        print(f"  {name} sessions: {', '.join(f'{v:.2f}' for v in values)} s of CPU, round by round")
     emit(rows)
 
 
