@@ -19,7 +19,7 @@ from core.io.lock import run_lock
 from core.models import Guards
 from core.redact import Redactor
 from core.selection import Consent
-from core.store.db import open_db
+from core.store.db import open_db, open_to_read
 from core.targets import ExportTarget
 from flows.config import Settings, StepLimits
 
@@ -76,8 +76,9 @@ class Database(BaseModel):
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A connection to an existing database for a command that reads (read commands never create one)."""
-        with open_db(self.path, create=False, wait=self.wait_s, store=self.store) as con:
+        """A connection to an existing database for a command that reads (read commands never create one): read-only
+        unless the file needs a migration first (`core.store.db.open_to_read`)."""
+        with open_to_read(self.path, wait=self.wait_s, store=self.store) as con:
             yield con
 
     @contextmanager

@@ -31,11 +31,13 @@ __all__ = [
     "connect",
     "fetch_rows",
     "open_db",
+    "open_to_read",
     "transaction",
     "verify",
 ]
 
 LATEST_SCHEMA = max(version for version, _, _ in MIGRATIONS)
+_VIEWS_DIGEST = hashlib.sha256(VIEWS.encode()).hexdigest()
 _PID_RE = Pattern(r"\(PID ([0-9]+)\)")
 
 
@@ -79,7 +81,7 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             con.execute("ROLLBACK")
             raise
     # Views and macros are derived objects, recreated whenever their definition in the code changes.
-    digest = hashlib.sha256(VIEWS.encode()).hexdigest()
+    digest = _VIEWS_DIGEST
     con.execute("CREATE TABLE IF NOT EXISTS derived_objects (name VARCHAR PRIMARY KEY, digest VARCHAR)")
     row = con.execute("SELECT digest FROM derived_objects WHERE name = 'views'").fetchone()
     if not row or row[0] != digest:
@@ -244,6 +246,46 @@ def open_db(
         raise translate_error(Path(path), exc) from exc
     finally:
         con.close()
+
+
+@contextmanager
+def open_to_read(
+    path: Path | str, *, wait: float = 0.0, store: Path | None = None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to an existing database for a command that only reads it: read-only, so it writes nothing and
+    keeps no other reader out, unless the file is behind this code (a migration to run, views to recreate, or a
+    shard whose session tables are not views of the store yet); then it is opened read-write, which brings it up
+    to date as every write does, and read through that connection.
+
+    Raises:
+        StoreError: there is no database at `path` (read commands never create one), or it cannot be opened.
+        DatabaseBusyError, SchemaVersionError: as `connect`.
+    """
+    with open_db(path, read_only=True, wait=wait, store=store) as con:
+        if _up_to_date(con, store is not None):
+            yield con
+            return
+    with open_db(path, create=False, wait=wait, store=store) as con:
+        yield con
+
+
+def _up_to_date(con: duckdb.DuckDBPyConnection, shard: bool) -> bool:
+    """Nothing to write before the database is read: every migration ran, the views are this code's, and (for a
+    `shard`) the session tables are views of the attached store."""
+    kinds = dict(
+        con.execute(
+            "SELECT table_name, table_type FROM information_schema.tables WHERE table_catalog = current_database()"
+            " AND table_schema = 'main'"
+        ).fetchall()
+    )
+    if "schema_version" not in kinds or "derived_objects" not in kinds:
+        return False
+    row = con.execute(
+        "SELECT (SELECT max(version) FROM schema_version), (SELECT digest FROM derived_objects WHERE name = 'views')"
+    ).fetchone()
+    if not row or row[0] != LATEST_SCHEMA or row[1] != _VIEWS_DIGEST:
+        return False
+    return not shard or all(kinds.get(table) == "VIEW" for table in STORE_TABLES)
 
 
 @contextmanager

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape as markup_escape
-from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from core.invisible import visible
@@ -128,6 +127,8 @@ def ingest_bars(label: str = "ingest", unit: str = "bytes") -> Iterator[Any]:
     if not err.is_terminal:
         yield lambda done, total: None
         return
+    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     counted = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
     with Progress(
         TextColumn(f"[bold]{label}"),
@@ -184,6 +185,8 @@ def progress_bars() -> Iterator[None]:
         with _progress_lines():
             yield
         return
+    from rich.progress import BarColumn, Progress, TextColumn  # only with a terminal: the read commands skip it
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -37,7 +37,7 @@ def stale_cmd(
 
     Example: [bold]playbook stale --days 30[/bold]
     """
-    from flows.insight.playbooks import stale_of
+    from flows.insight.entries import stale_of
 
     ws = workspace(db, playbook, wait_s=wait)
     stale = stale_of(ws, ws.playbook, days)
@@ -100,7 +100,7 @@ def why_cmd(
 
     Example: [bold]playbook why mis-003[/bold]
     """
-    from flows.insight.playbooks import why
+    from flows.insight.entries import why
 
     ws = workspace(db, playbook, wait_s=wait)
     life = why(ws, ws.playbook, entry)
@@ -184,7 +184,7 @@ def triggers_cmd(
 
     Example: [bold]playbook triggers --json[/bold]
     """
-    from flows.insight.playbooks import triggers_of
+    from flows.insight.entries import triggers_of
 
     ws = workspace(db, playbook, wait_s=wait)
     rows = triggers_of(ws, ws.playbook, entry)

@@ -89,7 +89,7 @@ def show_cmd(
     from flows.insight.playbooks import show_playbook
 
     ws = workspace(db, playbook, wait_s=wait)
-    shown = show_playbook(ws, ws.playbook, version)
+    shown = show_playbook(ws, ws.playbook, version, sources=sources)
     for name, found in shown.invisible.items():  # stored before cleaning removed them: exports leave them out
         err.print(
             f"Note: {escape(name)} holds invisible characters ({found}), shown here as escapes; exports remove them.",

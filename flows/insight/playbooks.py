@@ -1,36 +1,26 @@
-"""The playbook commands' library calls: create and import, show, history, diff and revert, totals, stale entries,
-trigger recurrence and an entry's whole life. Each opens the database once and returns a typed result."""
+"""The playbook commands' library calls: create and import, show, history, diff, revert and retire, totals (an
+entry's life, stale entries and triggers are `flows.insight.entries`). Each opens the database once and returns a
+typed result; the read commands' (show, history, diff) load no more than they print."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from core.compat import load_playbook
 from core.errors import ConfigError, PlaybookFileError, StoreError
-from core.impact import EntryImpact, estimate_counts
 from core.invisible import removed, visible
 from core.io.files import read_text
 from core.markdown import format_bullets, to_markdown
 from core.models import Playbook
 from core.operations import apply_operations, normalize_playbook, without_unseen
 from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
-from core.redact import Redactor, mask_playbook
+from core.redact import mask_playbook
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
-from core.store.exposure import impact_counts
-from core.store.provenance import entries_by_provider, entry_life
-from core.store.published import (
-    StaleEntry,
-    TriggerRecurrence,
-    UnusedEntry,
-    stale_entries,
-    trigger_recurrence,
-    unused_entries,
-)
+from core.store.provenance import entries_by_provider
 from core.store.registry import PlaybookStats, ensure_playbook, playbook_names, playbook_stats, require_playbook
 from core.store.versions import (
     Change,
@@ -43,14 +33,12 @@ from core.store.versions import (
     write_version,
 )
 from flows.delivery.sources import Source, sources_of
-from flows.insight.impact import adherence_of
 from flows.workspace import Workspace
 
 __all__ = [
     "History",
     "Imported",
     "Shown",
-    "Stale",
     "create_playbook",
     "diff_playbook",
     "import_playbook",
@@ -59,9 +47,6 @@ __all__ = [
     "retire_entries",
     "revert_playbook",
     "show_playbook",
-    "stale_of",
-    "triggers_of",
-    "why",
 ]
 
 ImportMode = Literal["new", "replace", "merge"]
@@ -98,6 +83,8 @@ def import_playbook(
     mode: ImportMode = "replace" if replace else "merge" if merge else "new"
     if not file.exists():
         raise PlaybookFileError(f"File `{file}` does not exist; pass the path of a playbook.json.")
+    from core.compat import load_playbook  # the older formats' readers: only an import needs them
+
     checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
     raw = json.loads(read_text(file)) if sections else checked
@@ -157,14 +144,15 @@ class Shown(BaseModel):
         return visible(format_bullets(self.playbook) or "(empty playbook)") + "\n"
 
 
-def show_playbook(ws: Workspace, playbook: str, version: int | None = None) -> Shown:
-    """Playbook `playbook` at `version` (default: the newest)."""
+def show_playbook(ws: Workspace, playbook: str, version: int | None = None, *, sources: bool = False) -> Shown:
+    """Playbook `playbook` at `version` (default: the newest); `sources`: with what each entry rests on, checked
+    now (each cited file is looked at, so only when asked)."""
     with ws.database(playbook).read() as con:
         model = mask_playbook(load_version(con, playbook, version), ws.redactor)
         ruled = sorted(entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()})
-        sources = sources_of(con, playbook)
+        rests_on = sources_of(con, playbook) if sources else {}
     invisible = {e.name: found for _, e in model.entries() if (found := removed(e.text))}
-    return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=sources)
+    return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=rests_on)
 
 
 class History(BaseModel):
@@ -227,78 +215,3 @@ def playbook_totals(ws: Workspace, playbook: str) -> PlaybookStats:
     """Sessions, versions, operations by type and status, prunes and cost of `playbook`."""
     with ws.database(playbook).read() as con:
         return playbook_stats(con, playbook)
-
-
-class Stale(BaseModel):
-    """The entries no session confirmed within `window` days (0: staleness off), and the entries that enough
-    sessions show to hurt or to make no difference (`playbook impact`), with what they cost in context."""
-
-    window: float
-    entries: list[StaleEntry]
-    ineffective: list[EntryImpact] = []
-    # command lessons proposed for retirement: never followed when their situation came up, or followed with no
-    # difference from the sessions that did not have them
-    unfollowed: list[EntryImpact] = []
-    # entries no session was given for `expire_days`, or whose trigger never came up: proposed for retirement
-    unused: list[UnusedEntry] = []
-
-
-def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
-    """Live entries unconfirmed for `days` (default: `stale_after_days`), those whose impact is `hurts` or
-    `no-effect`, costliest first, and the command lessons agents do not follow (their situation came up in
-    `impact_min_sessions` sessions that had them, and none followed them) or follow to no effect (the sessions
-    without them did as well)."""
-    window = days if days is not None else ws.settings.stale_after_days
-    least = ws.settings.impact_min_sessions
-    with ws.database(playbook).read() as con:
-        require_playbook(con, playbook)
-        rows = stale_entries(con, playbook, window) if window else []
-        expire = ws.settings.expire_days
-        unused = unused_entries(con, playbook, expire) if expire else []
-        counts = impact_counts(con, playbook)
-        followed = adherence_of(con, playbook, least)
-    judged = [estimate_counts(c, least).model_copy(update={"adherence": followed.get(c.entry_id)}) for c in counts]
-    ineffective = sorted((j for j in judged if j.verdict in ("hurts", "no-effect")), key=lambda j: -j.context_tokens)
-    unfollowed = [
-        j
-        for j in judged
-        if j.adherence is not None
-        and j.adherence.exposed.fired >= least
-        and (j.adherence.exposed.followed == 0 or j.adherence.verdict == "no-effect")
-    ]
-    return Stale(window=window, entries=rows, ineffective=ineffective, unfollowed=unfollowed, unused=unused)
-
-
-def triggers_of(ws: Workspace, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:
-    """For each live entry with a trigger (or `entry`), the sessions where it occurs before and after its first
-    export."""
-    with ws.database(playbook).read() as con:
-        require_playbook(con, playbook)
-        return trigger_recurrence(con, playbook, entry)
-
-
-def why(ws: Workspace, playbook: str, entry: str) -> dict[str, Any]:
-    """An entry's whole life (`core.store.provenance.entry_life`).
-
-    Raises:
-        StoreError: there is no such entry in `playbook`, and never was.
-    """
-    with ws.database(playbook).read() as con:
-        life = entry_life(con, playbook, entry)
-        counts = impact_counts(con, playbook, entry) if life["now"] is not None else []
-        found = sources_of(con, playbook).get(entry) if life["now"] is not None else None
-    life["rests_on"] = found.model_dump() if found is not None else None
-    life["impact"] = estimate_counts(counts[0], ws.settings.impact_min_sessions).model_dump() if counts else None
-    if not life["events"] and life["now"] is None:
-        raise StoreError(f"No entry `{entry}` in playbook `{playbook}`; `playbook show` lists the ids.")
-    _mask_prompts(life, ws.redactor)
-    return life
-
-
-def _mask_prompts(life: dict[str, Any], redactor: Redactor) -> None:
-    """A session's first prompt, as `why` quotes it, masked like every other text (home paths, names)."""
-    for info in life["sessions"].values():
-        if info.get("first_prompt"):
-            info["first_prompt"] = redactor.text(info["first_prompt"])
-    for source in life["sources"]:
-        _mask_prompts(source, redactor)
