@@ -38,12 +38,11 @@ from core.io.keys import Contributor
 from core.io.objects import is_url
 from core.io.trust_store import read_trust_store, user_config_file
 from core.models import Guards
-from core.redact import Redactor
 from core.targets import ExportTarget
 from core.trust import ConfigFile, content_hash, harmless_part, standing_of
 
 if TYPE_CHECKING:
-    pass
+    from core.redact import Redactor
 
 __all__ = [
     "PROVIDER_NAMES",
@@ -283,7 +282,10 @@ class Settings(BaseModel):
     @classmethod
     def _runnable_patterns(cls, value: list[str]) -> list[str]:
         """Each pattern compiles on RE2 now, not when a command first redacts (one line naming a bad one)."""
-        Redactor(extra=tuple(value))
+        if value:
+            from core.redact import Redactor  # its rules compile on import: only for the commands that redact
+
+            Redactor(extra=tuple(value))
         return value
 
     @field_validator("llm")
@@ -373,6 +375,8 @@ class Settings(BaseModel):
 
     def redactor(self) -> Redactor:
         """The redactor every text passes before a model, an entry, an export or a report sees it."""
+        from core.redact import Redactor
+
         return Redactor(home=str(Path.home()), extra=tuple(self.personal_patterns))
 
 

@@ -16,6 +16,7 @@ from flows.cli._render import (
     new_table,
     out,
     print_json,
+    print_rows,
     render_impact,
     render_life,
 )
@@ -281,10 +282,7 @@ def sql_cmd(
     if as_json:
         print_json([dict(zip(columns, r, strict=True)) for r in rows])
         return
-    table = new_table(*columns)
-    for r in rows:
-        table.add_row(*(escape("" if v is None else str(v)) for v in r))
-    out.print(table)
+    print_rows(columns, [["" if v is None else str(v) for v in r] for r in rows])
 
 
 @app.command("check")

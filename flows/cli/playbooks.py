@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import err, escape, new_table, out, print_json, render_sources
+from flows.cli._render import err, escape, new_table, out, print_json, print_rows, render_sources
 
 app = typer.Typer()
 ShowFormat = Literal["text", "json", "markdown"]
@@ -128,19 +128,22 @@ def history_cmd(
     if as_json:
         print_json(found.rows)
         return
-    table = new_table("version", "created", "source", "session", "applied", "skipped", "pruned", "entries")
-    for r in found.rows:
-        table.add_row(
-            str(r.version),
-            r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
-            escape(r.source),
-            escape((r.session_id or "")[:20]),
-            str(r.ops_applied),
-            str(r.ops_skipped),
-            str(r.pruned),
-            str(r.n_entries),
-        )
-    out.print(table)
+    print_rows(
+        ("version", "created", "source", "session", "applied", "skipped", "pruned", "entries"),
+        [
+            (
+                str(r.version),
+                r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                r.source,
+                (r.session_id or "")[:20],
+                str(r.ops_applied),
+                str(r.ops_skipped),
+                str(r.pruned),
+                str(r.n_entries),
+            )
+            for r in found.rows
+        ],
+    )
     if len(found.rows) < found.total:
         err.print(f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.")
 

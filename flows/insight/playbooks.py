@@ -5,11 +5,12 @@ typed result; the read commands' (show, history, diff) load no more than they pr
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from core.errors import ConfigError, PlaybookFileError, StoreError
 from core.invisible import removed, visible
@@ -32,8 +33,10 @@ from core.store.versions import (
     revert,
     write_version,
 )
-from flows.delivery.sources import Source, sources_of
 from flows.workspace import Workspace
+
+if TYPE_CHECKING:
+    from flows.delivery.sources import Source
 
 __all__ = [
     "History",
@@ -123,16 +126,16 @@ def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> N
         ensure_playbook(con, name, section_set)
 
 
-class Shown(BaseModel):
+@dataclass(frozen=True)
+class Shown:
     """A version as `playbook show` prints it (redacted), the entries written by rules rather than a model, and
-    the invisible characters older entries still hold (shown escaped; exports remove them)."""
-
-    model_config = ConfigDict(frozen=True)
+    the invisible characters older entries still hold (shown escaped; exports remove them). A plain dataclass: the
+    sources' types (citations, lessons) load only for `show --sources`."""
 
     playbook: Playbook
     ruled: list[str]
     invisible: dict[str, str]
-    sources: dict[str, Source] = {}  # entry id -> what it rests on, checked now (`show --sources`)
+    sources: dict[str, Source] = field(default_factory=dict)  # entry id -> what it rests on (`show --sources`)
 
     def text(self, fmt: Literal["text", "json", "markdown"]) -> str:
         """The version as `show` prints it: the seeds' playbook.json (the file contract, versioned), Markdown, or
@@ -150,7 +153,11 @@ def show_playbook(ws: Workspace, playbook: str, version: int | None = None, *, s
     with ws.database(playbook).read() as con:
         model = mask_playbook(load_version(con, playbook, version), ws.redactor)
         ruled = sorted(entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()})
-        rests_on = sources_of(con, playbook) if sources else {}
+        rests_on: dict[str, Source] = {}
+        if sources:
+            from flows.delivery.sources import sources_of  # checks cited files: its modules only when asked
+
+            rests_on = sources_of(con, playbook)
     invisible = {e.name: found for _, e in model.entries() if (found := removed(e.text))}
     return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=rests_on)
 
