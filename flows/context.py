@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.budget import Budget
 from core.io.lock import run_lock
 from core.models import Guards
-from core.redact import Redactor
 from core.selection import Consent
 from core.store.db import open_db, open_to_read
 from core.targets import ExportTarget
@@ -25,7 +24,13 @@ from flows.config import Settings, StepLimits
 
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
+    from core.redact import Redactor
     from flows.models.providers import ProviderSpec
+
+if not TYPE_CHECKING:
+    # At run time pydantic takes a redactor as it is (it is built by `run_config` or `ExportRules.of`, never parsed):
+    # importing `core.redact` compiles its rules, ~25 ms of CPU a read command that shows no text does not need.
+    Redactor = Any
 
 __all__ = ["Database", "ExportRules", "RemoteSource", "RunConfig", "run_config", "shard_path"]
 
@@ -180,6 +185,13 @@ def run_config(settings: Settings, playbook: str, provider: ProviderSpec | None)
     )
 
 
+def _default_redactor() -> Redactor:
+    """A redactor with no personal patterns of the user's (what an `ExportRules` built without settings masks)."""
+    from core.redact import Redactor
+
+    return Redactor()
+
+
 class ExportRules(BaseModel):
     """What decides an export of one playbook, resolved once from the settings."""
 
@@ -190,7 +202,7 @@ class ExportRules(BaseModel):
     budget: Budget = Budget()
     stale_after_days: float = 90.0
     min_contributors: int = 2
-    redactor: Redactor = Redactor()
+    redactor: Redactor = Field(default_factory=_default_redactor)
     targets: tuple[ExportTarget, ...] = ()
 
     @classmethod

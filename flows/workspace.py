@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from core.redact import Redactor
 from flows.config import Settings
 from flows.context import Database, ExportRules, RemoteSource, RunConfig, run_config
 
 if TYPE_CHECKING:  # the providers load the model clients' modules: only the commands that run a model need them
+    from core.redact import Redactor
     from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec
 
 __all__ = ["Workspace"]

@@ -36,7 +36,7 @@ def import_cmd(
 
     Example: [bold]playbook import ~/.claude/playbook.json --playbook team --merge[/bold]
     """
-    from flows.insight.playbooks import import_playbook
+    from flows.insight.authoring import import_playbook
 
     ws = workspace(db, playbook, wait_s=wait)
     done = import_playbook(ws, ws.playbook, file, sections=sections, replace=replace, merge=merge)
@@ -62,7 +62,7 @@ def new_cmd(
 
     Example: [bold]playbook new team --sections sections.yaml[/bold]
     """
-    from flows.insight.playbooks import create_playbook
+    from flows.insight.authoring import create_playbook
 
     create_playbook(workspace(db, wait_s=wait), name, sections)
     out.print(f"Created playbook `{name}` (version 0, empty).", highlight=False)
@@ -145,7 +145,10 @@ def history_cmd(
         ],
     )
     if len(found.rows) < found.total:
-        err.print(f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.")
+        err.print(
+            f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.",
+            highlight=False,
+        )
 
 
 @app.command("diff")
@@ -207,7 +210,7 @@ def revert_cmd(
 
     Example: [bold]playbook revert 12[/bold]
     """
-    from flows.insight.playbooks import revert_playbook
+    from flows.insight.authoring import revert_playbook
 
     ws = workspace(db, playbook, wait_s=wait)
     new = revert_playbook(ws, ws.playbook, version)
@@ -225,7 +228,7 @@ def retire_cmd(
 
     Example: [bold]playbook retire ctx-004 mis-002[/bold]
     """
-    from flows.insight.playbooks import retire_entries
+    from flows.insight.authoring import retire_entries
 
     ws = workspace(db, playbook, wait_s=wait)
     new = retire_entries(ws, ws.playbook, entries)
