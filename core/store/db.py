@@ -252,10 +252,10 @@ def open_db(
 def open_to_read(
     path: Path | str, *, wait: float = 0.0, store: Path | None = None
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection to an existing database for a command that only reads it: read-only, so it writes nothing and
-    keeps no other reader out, unless the file is behind this code (a migration to run, views to recreate, or a
-    shard whose session tables are not views of the store yet); then it is opened read-write, which brings it up
-    to date as every write does, and read through that connection.
+    """A read-only connection to an existing database, for a command that only reads it: it writes nothing and keeps
+    no other reader out. A file behind this code (a migration to run, views to recreate, or a shard whose session
+    tables are not views of the store yet) is first opened read-write once, which brings it up to date as every
+    write does.
 
     Raises:
         StoreError: there is no database at `path` (read commands never create one), or it cannot be opened.
@@ -265,7 +265,9 @@ def open_to_read(
         if _up_to_date(con, store is not None):
             yield con
             return
-    with open_db(path, create=False, wait=wait, store=store) as con:
+    with open_db(path, create=False, wait=wait, store=store):
+        pass  # `connect` migrated it
+    with open_db(path, read_only=True, wait=wait, store=store) as con:
         yield con
 
 

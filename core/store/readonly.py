@@ -19,7 +19,7 @@ import duckdb
 
 from core.errors import StoreError
 from core.patterns import SPACE, Pattern
-from core.store.db import STORE_TABLES, open_db
+from core.store.db import STORE_TABLES, open_to_read
 from core.store.schema import VIEWS
 
 __all__ = ["READ_ONLY_PRAGMAS", "refusal", "run_read_only"]
@@ -89,7 +89,7 @@ def run_read_only(
     Raises:
         StoreError: the statement is refused (nothing ran), or DuckDB refused it while running (one line).
     """
-    with open_db(path, read_only=True, wait=wait) as con:
+    with open_to_read(path, wait=wait) as con:
         why = refusal(sql, con)  # parsed, not run: nothing ran when it is refused
         if why:
             raise StoreError(f"`playbook sql` runs read-only queries only ({_ALLOWED}); refused because {why}.")

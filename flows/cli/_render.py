@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -84,19 +85,23 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     exactly as `new_table` draws it. Drawn here, a line at a time, when every line fits the console and no cell
     holds a line break or a tab: Rich measures and wraps each cell, 4 s of CPU for 10,000 rows. Otherwise, and on
     a terminal for short tables (its styles), by Rich, which folds cells to fit."""
+    heads = [_shown(c) for c in columns]
     cells = [[_shown(c) for c in row] for row in rows]
-    widths = [cell_len(c) for c in columns]
+    widths = [_width(c) for c in heads]
+    printable = True  # no line break or tab (after `_shown`, a cell that is not printable may hold one)
     for row in cells:
         for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell) if cell.isascii() else cell_len(cell))
+            widths[i] = max(widths[i], _width(cell))
+            printable = printable and cell.isprintable()
+    printable = printable and all(h.isprintable() for h in heads)
     plain = (
-        sum(widths) + 3 * len(widths) + 1 <= out.width
+        printable
+        and sum(widths) + 3 * len(widths) + 1 <= out.width
         and out.encoding.lower().startswith("utf")
         and not (out.is_terminal and len(cells) <= RICH_ROWS)
-        and not any(c in cell for row in cells for cell in row for c in "\t\n\r")
     )
     if not plain:
-        table = new_table(*columns)
+        table = new_table(*(markup_escape(h) for h in heads))
         for row in cells:
             table.add_row(*(markup_escape(cell) for cell in row))
         out.print(table)
@@ -109,18 +114,23 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
     def line(left: str, middle: str, right: str, row: Sequence[str], style: tuple[str, str] = ("", "")) -> str:
         padded = (
-            f" {style[0]}{cell}{style[1]}{' ' * (w - cell_len(cell))} " for cell, w in zip(row, widths, strict=True)
+            f" {style[0]}{cell}{style[1]}{' ' * (w - _width(cell))} " for cell, w in zip(row, widths, strict=True)
         )
         return left + middle.join(padded) + right
 
     lines = [
         rule(b.top_left, b.top, b.top_divider, b.top_right),
-        line(b.head_left, b.head_vertical, b.head_right, [visible(c) for c in columns], bold),
+        line(b.head_left, b.head_vertical, b.head_right, heads, bold),
         rule(b.head_row_left, b.head_row_horizontal, b.head_row_cross, b.head_row_right),
         *(line(b.mid_left, b.mid_vertical, b.mid_right, row) for row in cells),
         rule(b.bottom_left, b.bottom, b.bottom_divider, b.bottom_right),
     ]
     out.file.write("\n".join(lines) + "\n")
+
+
+def _width(cell: str) -> int:
+    """The columns `cell` takes on a terminal (an ASCII cell: its length)."""
+    return len(cell) if cell.isascii() else cell_len(cell)
 
 
 def _shown(cell: str) -> str:
@@ -132,6 +142,8 @@ def _shown(cell: str) -> str:
 def _json_default(value: object) -> object:
     if isinstance(value, BaseModel):
         return value.model_dump()
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
     if isinstance(value, datetime | date):
         return value.isoformat()
     return str(value)

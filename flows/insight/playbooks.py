@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel
-
 from core.invisible import removed, visible
 from core.markdown import format_bullets, to_markdown
 from core.models import Playbook
@@ -64,7 +62,8 @@ def show_playbook(ws: Workspace, playbook: str, version: int | None = None, *, s
     return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=rests_on)
 
 
-class History(BaseModel):
+@dataclass(frozen=True)
+class History:
     """The newest versions (oldest first) and how many there are in all."""
 
     rows: list[VersionRow]

@@ -1,8 +1,11 @@
 """A read command is a query and its rendering: it imports none of the heavy libraries a run needs (Prefect, the
-model SDK, numpy, matplotlib), each of which costs a command tenths of a second before it reads a row."""
+model SDK, numpy, matplotlib; pydantic-settings, which loads asyncio), each of which costs a command tenths of a
+second before it reads a row; and it opens the database read-only, writing nothing, unless the file needs a
+migration first (then it gets one)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -14,15 +17,17 @@ from typer.testing import CliRunner
 from flows.cli import app
 from tests.helpers import SAMPLES
 
-HEAVY = ("prefect", "matplotlib", "anthropic", "numpy")
+HEAVY = ("prefect", "matplotlib", "anthropic", "numpy", "pydantic_settings")
 READS = [
     ["show"],
     ["show", "--format", "json"],
     ["history"],
+    ["history", "--limit", "0", "--json"],
     ["diff", "1", "2"],
     ["why", "pat-001"],
     ["sql", "select count(*) from entries"],
     ["sessions"],
+    ["stats"],
 ]
 # The installed `playbook` entry point, run in a process of its own; it reports what it imported on the way out.
 PROBE = (
@@ -61,3 +66,31 @@ def test_a_read_command_imports_no_heavy_library(db: Path, args: list[str]) -> N
     assert done.stdout.strip(), "it printed nothing"
     (said,) = [line for line in done.stderr.splitlines() if line.startswith("HEAVY")]
     assert said == "HEAVY []", f"`playbook {' '.join(args)}` imported {said[6:]}"
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("args", READS, ids=[" ".join(a) for a in READS])
+def test_a_read_command_leaves_the_database_byte_for_byte_as_it_was(db: Path, args: list[str]) -> None:
+    before = _digest(db)
+    done = CliRunner().invoke(app, [*args, "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    assert _digest(db) == before
+
+
+def test_a_database_behind_the_code_is_brought_up_to_date_by_a_read(db: Path, tmp_path: Path) -> None:
+    from core.store.db import open_db
+
+    old = tmp_path / "old.duckdb"
+    old.write_bytes(db.read_bytes())
+    with open_db(old) as con:  # views written by an older version of the code
+        con.execute("DROP VIEW v_operations_daily")
+        con.execute("UPDATE derived_objects SET digest = 'older' WHERE name = 'views'")
+    done = CliRunner().invoke(app, ["sql", "select count(*) as n from v_operations_daily", "--json", "--db", str(old)])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout) == [{"n": 0}]
+    with open_db(old, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM v_operations_daily").fetchone() is not None
+        assert con.execute("SELECT digest FROM derived_objects WHERE name = 'views'").fetchone() != ("older",)
