@@ -4,24 +4,23 @@ the library's typed results (ingest summaries, run summaries, review changes, he
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
-from rich import box
-from rich.cells import cell_len
-from rich.console import Console
-from rich.markup import escape as markup_escape
-from rich.table import Table
 
 from core.invisible import visible
 
 if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--help` in ~0.3 s)
+    from rich.console import Console
+    from rich.table import Table
+
     from core.guards import Guard
     from core.impact import EntryImpact
     from core.review import ReviewChange
@@ -39,6 +38,7 @@ __all__ = [
     "escape",
     "ingest_bars",
     "new_table",
+    "note",
     "out",
     "print_json",
     "print_rows",
@@ -55,21 +55,54 @@ __all__ = [
     "render_sources",
 ]
 
+
+class _Console:
+    """A Rich console made on first use: Rich costs a command ~20 ms of CPU to load, and a read command whose output
+    is plain lines in a pipe (`history`, `sessions`, `sql`, `show`) never needs it."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether Rich was loaded for it."""
+        return self._console is not None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
 # User text (entries, transcripts) is printed as it is: no emoji codes such as `:cd:`, no markup from it.
 # Piped into a file or a log, Rich would squeeze tables into 80 columns; there they get 160.
-out = Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, soft_wrap=True, emoji=False)
+_PIPED_WIDTH = 160
+out = cast("Console", _Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else _PIPED_WIDTH))
+err = cast("Console", _Console(stderr=True, soft_wrap=True, emoji=False))
 
 
 def escape(text: str) -> str:
     """Untrusted text (ids, project names, entry texts, reasons) as printed: rich markup escaped, and control,
     escape, bidi and other invisible characters written as their escapes (`core.invisible`), so a transcript's
     `sessionId` cannot rewrite the terminal or hide what a reviewer reads."""
+    from rich.markup import escape as markup_escape
+
     return markup_escape(visible(text))
+
+
+def note(text: str) -> None:
+    """A line of our own on standard error, as `err.print(text, highlight=False)` prints it (plain words: no markup,
+    no untrusted text), without loading Rich."""
+    sys.stderr.write(text + "\n")
 
 
 def new_table(*columns: str, **options: Any) -> Table:
     """A table whose cells wrap instead of being cut with an ellipsis when the terminal is narrow."""
+    from rich.table import Table
+
     grid = Table(**options)
     for name in columns:
         grid.add_column(name, overflow="fold")
@@ -94,20 +127,23 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
             widths[i] = max(widths[i], _width(cell))
             printable = printable and cell.isprintable()
     printable = printable and all(h.isprintable() for h in heads)
+    width, encoding, terminal = _stdout()
     plain = (
         printable
-        and sum(widths) + 3 * len(widths) + 1 <= out.width
-        and out.encoding.lower().startswith("utf")
-        and not (out.is_terminal and len(cells) <= RICH_ROWS)
+        and sum(widths) + 3 * len(widths) + 1 <= width
+        and encoding.lower().startswith("utf")
+        and not (terminal and len(cells) <= RICH_ROWS)
     )
     if not plain:
+        from rich.markup import escape as markup_escape
+
         table = new_table(*(markup_escape(h) for h in heads))
         for row in cells:
             table.add_row(*(markup_escape(cell) for cell in row))
         out.print(table)
         return
-    b = box.HEAVY_HEAD
-    bold = ("\x1b[1m", "\x1b[0m") if out.is_terminal else ("", "")
+    b = _HeavyHead
+    bold = ("\x1b[1m", "\x1b[0m") if terminal else ("", "")
 
     def rule(left: str, fill: str, cross: str, right: str) -> str:
         return left + cross.join(fill * (w + 2) for w in widths) + right
@@ -125,12 +161,39 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         *(line(b.mid_left, b.mid_vertical, b.mid_right, row) for row in cells),
         rule(b.bottom_left, b.bottom, b.bottom_divider, b.bottom_right),
     ]
-    out.file.write("\n".join(lines) + "\n")
+    (sys.stdout if isinstance(out, _Console) and not out.started else out.file).write("\n".join(lines) + "\n")
+
+
+def _stdout() -> tuple[int, str, bool]:
+    """(width, encoding, is a terminal) of `out`, as Rich's console has them; read without loading Rich when
+    standard output is not a terminal and nothing forces one (Rich then takes the width it was given and the
+    stream's encoding)."""
+    if isinstance(out, _Console) and not out.started and not sys.stdout.isatty() and not _FORCED & os.environ.keys():
+        return _PIPED_WIDTH, getattr(sys.stdout, "encoding", None) or "utf-8", False
+    return out.width, out.encoding, out.is_terminal
+
+
+# What makes Rich treat a pipe as a terminal.
+_FORCED = {"FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES"}
+
+
+class _HeavyHead:
+    """Rich's `box.HEAVY_HEAD`, the box of its default table, character for character."""
+
+    top_left, top, top_divider, top_right = "┏", "━", "┳", "┓"
+    head_left, head_vertical, head_right = "┃", "┃", "┃"
+    head_row_left, head_row_horizontal, head_row_cross, head_row_right = "┡", "━", "╇", "┩"
+    mid_left, mid_vertical, mid_right = "│", "│", "│"
+    bottom_left, bottom, bottom_divider, bottom_right = "└", "─", "┴", "┘"
 
 
 def _width(cell: str) -> int:
     """The columns `cell` takes on a terminal (an ASCII cell: its length)."""
-    return len(cell) if cell.isascii() else cell_len(cell)
+    if cell.isascii():
+        return len(cell)
+    from rich.cells import cell_len
+
+    return cell_len(cell)
 
 
 def _shown(cell: str) -> str:

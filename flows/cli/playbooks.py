@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import err, escape, new_table, out, print_json, print_rows, render_sources
+from flows.cli._render import err, escape, new_table, note, out, print_json, print_rows, render_sources
 
 app = typer.Typer()
 ShowFormat = Literal["text", "json", "markdown"]
@@ -145,10 +145,7 @@ def history_cmd(
         ],
     )
     if len(found.rows) < found.total:
-        err.print(
-            f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.",
-            highlight=False,
-        )
+        note(f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.")
 
 
 @app.command("diff")

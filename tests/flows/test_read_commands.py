@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,25 @@ def test_a_read_command_imports_no_heavy_library(db: Path, args: list[str]) -> N
     assert done.stdout.strip(), "it printed nothing"
     (said,) = [line for line in done.stderr.splitlines() if line.startswith("HEAVY")]
     assert said == "HEAVY []", f"`playbook {' '.join(args)}` imported {said[6:]}"
+
+
+# Printed as plain lines into a pipe, these do not load Rich either (~20 ms of CPU).
+PLAIN = [["show"], ["history"], ["history", "--limit", "0"], ["sql", "select count(*) from entries"], ["sessions"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", PLAIN, ids=[" ".join(a) for a in PLAIN])
+def test_a_read_command_printing_plain_lines_into_a_pipe_does_not_load_rich(db: Path, args: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % (("rich",), [*args, "--db", str(db)])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")},
+    )
+    assert done.returncode == 0, done.stderr
+    (said,) = [line for line in done.stderr.splitlines() if line.startswith("HEAVY")]
+    assert said == "HEAVY []", f"`playbook {' '.join(args)}` loaded Rich"
 
 
 def _digest(path: Path) -> str:
