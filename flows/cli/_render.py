@@ -41,6 +41,7 @@ __all__ = [
     "note",
     "out",
     "print_json",
+    "print_marked",
     "print_rows",
     "progress_bars",
     "render_changes",
@@ -121,12 +122,12 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     heads = [_shown(c) for c in columns]
     cells = [[_shown(c) for c in row] for row in rows]
     widths = [_width(c) for c in heads]
-    printable = True  # no line break or tab (after `_shown`, a cell that is not printable may hold one)
+    printable = True  # every cell printed by Rich as it is (`_plain`)
     for row in cells:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], _width(cell))
-            printable = printable and cell.isprintable()
-    printable = printable and all(h.isprintable() for h in heads)
+            printable = printable and _plain(cell)
+    printable = printable and all(_plain(h) for h in heads)
     width, encoding, terminal = _stdout()
     plain = (
         printable
@@ -164,6 +165,18 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     (sys.stdout if isinstance(out, _Console) and not out.started else out.file).write("\n".join(lines) + "\n")
 
 
+def print_marked(style: str, head: str, text: str) -> None:
+    """`head` in `style` (a Rich colour), a space, then `text`; both plain (untrusted text is fine: nothing in it is
+    read as markup, invisible characters are escaped). On a terminal through Rich, in colour; into a pipe the very
+    line Rich would print there, written without loading Rich."""
+    line = f"{_shown(head)} {_shown(text)}"
+    lazy = isinstance(out, _Console) and not out.started
+    if not lazy or _stdout()[2] or not _plain(line):
+        out.print(f"[{style}]{escape(head)}[/{style}] {escape(text)}", highlight=False)
+        return
+    sys.stdout.write(line + "\n")
+
+
 def _stdout() -> tuple[int, str, bool]:
     """(width, encoding, is a terminal) of `out`, as Rich's console has them; read without loading Rich when
     standard output is not a terminal and nothing forces one (Rich then takes the width it was given and the
@@ -185,6 +198,12 @@ class _HeavyHead:
     head_row_left, head_row_horizontal, head_row_cross, head_row_right = "┡", "━", "╇", "┩"
     mid_left, mid_vertical, mid_right = "│", "│", "│"
     bottom_left, bottom, bottom_divider, bottom_right = "└", "─", "┴", "┘"
+
+
+def _plain(text: str) -> bool:
+    """Whether Rich prints `text`, markup escaped, as it is: no line break or tab (which it expands), and no backslash
+    (a trailing one comes out doubled)."""
+    return text.isprintable() and "\\" not in text
 
 
 def _width(cell: str) -> int:

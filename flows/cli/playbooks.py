@@ -10,7 +10,17 @@ from typing import Annotated, Literal
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import err, escape, new_table, note, out, print_json, print_rows, render_sources
+from flows.cli._render import (
+    err,
+    escape,
+    new_table,
+    note,
+    out,
+    print_json,
+    print_marked,
+    print_rows,
+    render_sources,
+)
 
 app = typer.Typer()
 ShowFormat = Literal["text", "json", "markdown"]
@@ -179,21 +189,19 @@ def diff_cmd(
         )
         return
     if not changes:
-        out.print(f"No differences between versions {v1} and {v2}.")
+        print(f"No differences between versions {v1} and {v2}.")
     for c in changes:
         if c.kind == "added" and c.after:
-            out.print(f"[green]+ {escape(f'[{c.name}]')}[/green] {escape(c.after.text)}", highlight=False)
+            print_marked("green", f"+ [{c.name}]", c.after.text)
         elif c.kind == "removed" and c.before:
-            out.print(f"[red]- {escape(f'[{c.name}]')}[/red] {escape(c.before.text)}", highlight=False)
+            print_marked("red", f"- [{c.name}]", c.before.text)
         elif c.before and c.after:
             detail = []
             if c.before.text != c.after.text:
                 detail.append(f"text: {c.before.text!r} -> {c.after.text!r}")
             if (c.before.helpful, c.before.harmful) != (c.after.helpful, c.after.harmful):
                 detail.append(f"counters: {c.before.helpful}/{c.before.harmful} -> {c.after.helpful}/{c.after.harmful}")
-            out.print(
-                f"[yellow]~ {escape(f'[{c.name}]')}[/yellow] " + escape("; ".join(detail or ["moved"])), highlight=False
-            )
+            print_marked("yellow", f"~ [{c.name}]", "; ".join(detail or ["moved"]))
 
 
 @app.command("revert")

@@ -16,7 +16,7 @@ from core.store.registry import ensure_playbook
 from core.store.versions import load_version, write_version
 from tests.helpers import long_history
 
-TEXTS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=300).filter(str.strip)
+TEXTS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=300).filter(str.strip)
 # Each version: the texts of entries e0..eN (None: that entry is not in the version).
 VERSIONS = st.lists(st.lists(st.none() | TEXTS, min_size=1, max_size=4), min_size=1, max_size=6)
 

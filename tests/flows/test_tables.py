@@ -1,9 +1,12 @@
-"""The tables of the read commands (`history`, `sessions`, `sql`) are drawn line by line when they fit, and that
-drawing is Rich's own, character for character, whatever the cells hold."""
+"""The tables of the read commands (`history`, `sessions`, `sql`) are drawn line by line when they fit, and the
+marked lines of `diff` written as they are into a pipe: character for character what Rich prints there, whatever
+the cells and texts hold."""
 
 from __future__ import annotations
 
 import io
+from contextlib import redirect_stdout
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -11,9 +14,9 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from flows.cli import _render
-from flows.cli._render import escape, new_table, print_rows
+from flows.cli._render import escape, new_table, print_marked, print_rows
 
-CELLS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | st.text(
+CELLS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12) | st.text(
     "abc 123-:.", max_size=20
 )
 
@@ -54,3 +57,15 @@ def test_the_line_by_line_drawing_is_used_for_plain_rows_that_fit(rows: int, mon
     monkeypatch.setattr(_render, "new_table", lambda *a, **k: pytest.fail("Rich drew the table"))
     print_rows(("version", "created"), [(str(i), "2026-01-01 00:00:00") for i in range(rows)])
     assert console.file.getvalue().count("\n") == rows + 4  # type: ignore[attr-defined]
+
+
+@settings(max_examples=300, deadline=None)
+@given(style=st.sampled_from(["green", "red", "yellow"]), head=CELLS, text=CELLS)
+def test_a_marked_line_in_a_pipe_is_what_rich_prints_there(style: str, head: str, text: str) -> None:
+    expected = _console()
+    expected.print(f"[{style}]{escape(head)}[/{style}] {escape(text)}", highlight=False)
+    piped = io.StringIO()
+    fresh = _render._Console(soft_wrap=True, emoji=False, width=160)  # as `out` is before anything printed
+    with patch.object(_render, "out", fresh), redirect_stdout(piped):
+        print_marked(style, head, text)
+    assert piped.getvalue() == expected.file.getvalue()  # type: ignore[attr-defined]
