@@ -18,15 +18,26 @@ from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, t
 from core.store.registry import sections_of
 from core.store.versions import current_version
 
-__all__ = ["MAX_BARS", "ContributorShare", "EvolutionData", "budget_use_sql", "contributor_shares", "evolution_data"]
+__all__ = [
+    "MAX_BARS",
+    "MAX_POINTS",
+    "ContributorShare",
+    "EvolutionData",
+    "budget_use_sql",
+    "contributor_shares",
+    "evolution_data",
+]
 
 # A chart over time draws at most about this many bars: a longer history is counted per week, month, quarter or
 # year instead of per day, so the report costs the same at 100 versions or 10,000.
 MAX_BARS = 40
 _PERIODS = (("day", 1), ("week", 7), ("month", 31), ("quarter", 92), ("year", 366))
+# A line over versions keeps at most about this many change points (the last of each run of versions): a chart is
+# 900 pixels wide, and 10,000 points a line cost the drawing more than they show.
+MAX_POINTS = 400
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in con.execute(sql, params).fetchall()]
 
 
@@ -37,14 +48,16 @@ class EvolutionData:
     playbook: str
     versions: int
     sections: list[str]
-    section_sizes: list[tuple[int, str, int]] = field(default_factory=list)  # version, section, entries
+    # version, section, entries: where they changed, at most about `MAX_POINTS` a section
+    section_sizes: list[tuple[int, str, int]] = field(default_factory=list)
     period: str = "day"  # what one bar of the charts over time counts: day, week, month, quarter or year
     ops_by_period: list[tuple[Any, str, str, int]] = field(default_factory=list)  # period start, type, status, n
     skip_reasons: list[tuple[str, int]] = field(default_factory=list)
     prunes_by_period: list[tuple[Any, int]] = field(default_factory=list)  # period start, entries pruned
     top_helpful: list[tuple[str, str, int, int]] = field(default_factory=list)  # name, text, helpful, harmful
     top_harmful: list[tuple[str, str, int, int]] = field(default_factory=list)
-    counter_history: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # name -> (v, h, x)
+    # name -> (version, helpful, harmful) where they changed, at most about `MAX_POINTS`
+    counter_history: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     lifetimes: list[int] = field(default_factory=list)
     runs: list[tuple[str, Any, int, float]] = field(default_factory=list)  # run_id, started, tokens, cost
     budget_use: list[tuple[int, int, int]] = field(default_factory=list)  # version, entries, tokens (change points)
@@ -104,13 +117,16 @@ def evolution_data(
         con,
         """
         WITH deltas AS (
-            SELECT section, valid_from AS version, 1 AS d FROM entries WHERE playbook = ?
+            SELECT section, valid_from AS version, 1 AS d FROM entries WHERE playbook = $p
             UNION ALL
-            SELECT section, valid_to, -1 FROM entries WHERE playbook = ? AND valid_to IS NOT NULL
+            SELECT section, valid_to, -1 FROM entries WHERE playbook = $p AND valid_to IS NOT NULL
+        ), sizes AS (
+            SELECT version, section, sum(sum(d)) OVER (PARTITION BY section ORDER BY version) AS n
+            FROM deltas GROUP BY version, section
         )
-        SELECT version, section, sum(sum(d)) OVER (PARTITION BY section ORDER BY version) AS n
-        FROM deltas GROUP BY version, section ORDER BY version, section""",
-        [playbook, playbook],
+        SELECT max(version) AS version, section, arg_max(n, version)
+        FROM sizes GROUP BY section, version * $points // $span ORDER BY version, section""",
+        {"p": playbook, "points": MAX_POINTS, "span": max(latest, 1)},
     )
     # Operations and prunes per day, or per a longer period once the days outnumber the bars (`MAX_BARS`).
     data.period = unit = _period(con, playbook, MAX_BARS)
@@ -147,8 +163,9 @@ def evolution_data(
     for name in names:
         data.counter_history[name] = _rows(
             con,
-            "SELECT valid_from, helpful, harmful FROM entries WHERE playbook = ? AND name = ? ORDER BY valid_from",
-            [playbook, name],
+            "SELECT max(valid_from) AS v, arg_max(helpful, valid_from), arg_max(harmful, valid_from) FROM entries"
+            " WHERE playbook = ? AND name = ? GROUP BY valid_from * ? // ? ORDER BY v",
+            [playbook, name, MAX_POINTS, max(latest, 1)],
         )
     data.lifetimes = [
         r[0]

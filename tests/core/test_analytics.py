@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.budget import entry_tokens
 from core.models import Entry, Playbook
-from core.store.analytics import MAX_BARS, budget_use_sql, evolution_data
+from core.store.analytics import MAX_BARS, MAX_POINTS, budget_use_sql, evolution_data
 from core.store.db import open_db
 from core.store.registry import ensure_playbook
 from core.store.versions import load_version, write_version
@@ -64,3 +64,18 @@ def test_a_short_history_is_counted_per_day(tmp_path: Path) -> None:
     with open_db(tmp_path / "h.duckdb", read_only=True) as con:
         data = evolution_data(con, "default")
     assert data.period == "day" and len({p for p, *_ in data.ops_by_period}) == 5
+
+
+def test_a_long_history_draws_at_most_max_points_a_line_ending_at_the_newest_version(tmp_path: Path) -> None:
+    _history(tmp_path / "h.duckdb", 5000)
+    with open_db(tmp_path / "h.duckdb", read_only=True) as con:
+        data = evolution_data(con, "default")
+        newest = load_version(con, "default")
+    for section, entries in newest.sections.items():
+        points = [(v, n) for v, s, n in data.section_sizes if s == section]
+        assert len(points) <= MAX_POINTS + 1 and points == sorted(points)
+        assert (points[-1][1] if points else 0) == len(entries)  # the last point is the playbook as it is
+    for name, history in data.counter_history.items():
+        found = newest.find(name)
+        assert found is not None and len(history) <= MAX_POINTS + 1
+        assert history[-1][1:] == (found[1].helpful, found[1].harmful)
