@@ -72,7 +72,7 @@ def skip_label(op_type: str, code: str | None) -> str:
 
 
 class _Contract(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
 
 class Entry(BaseModel):

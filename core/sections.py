@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import SectionsError
@@ -150,6 +149,8 @@ def load_sections_yaml(path: Path) -> SectionSet:
     Raises:
         SectionsError: the file is unreadable, not YAML, or breaks a section rule.
     """
+    import yaml  # only a sections file is YAML: every command loads this module, few read one
+
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -17,15 +17,20 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from core.budget import Budget
 from core.io.lock import run_lock
 from core.models import Guards
-from core.redact import Redactor
 from core.selection import Consent
-from core.store.db import open_db, translate_error
+from core.store.db import open_db, open_to_read, translate_error
 from core.targets import ExportTarget
 from flows.config import Settings, StepLimits
 
 if TYPE_CHECKING:
     from core.llm.embed import Embedder
+    from core.redact import Redactor
     from flows.models.providers import ProviderSpec
+
+if not TYPE_CHECKING:
+    # At run time pydantic takes a redactor as it is (it is built by `run_config` or `ExportRules.of`, never parsed):
+    # importing `core.redact` compiles its rules, ~25 ms of CPU a read command that shows no text does not need.
+    Redactor = Any
 
 __all__ = ["Database", "ExportRules", "RemoteSource", "RunConfig", "run_config", "shard_path"]
 
@@ -100,8 +105,9 @@ class Database(BaseModel):
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A connection to an existing database for a command that reads (read commands never create one)."""
-        with open_db(self.path, create=False, wait=self.wait_s, store=self.store) as con:
+        """A connection to an existing database for a command that reads (read commands never create one): read-only
+        unless the file needs a migration first (`core.store.db.open_to_read`)."""
+        with open_to_read(self.path, wait=self.wait_s, store=self.store) as con:
             yield con
 
     @contextmanager
@@ -203,6 +209,13 @@ def run_config(settings: Settings, playbook: str, provider: ProviderSpec | None)
     )
 
 
+def _default_redactor() -> Redactor:
+    """A redactor with no personal patterns of the user's (what an `ExportRules` built without settings masks)."""
+    from core.redact import Redactor
+
+    return Redactor()
+
+
 class ExportRules(BaseModel):
     """What decides an export of one playbook, resolved once from the settings."""
 
@@ -213,7 +226,7 @@ class ExportRules(BaseModel):
     budget: Budget = Budget()
     stale_after_days: float = 90.0
     min_contributors: int = 2
-    redactor: Redactor = Redactor()
+    redactor: Redactor = Field(default_factory=_default_redactor)
     targets: tuple[ExportTarget, ...] = ()
 
     @classmethod

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from core.redact import Redactor
 from flows.config import Settings
 from flows.context import Database, ExportRules, RemoteSource, RunConfig, run_config
-from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, resolve_provider
+
+if TYPE_CHECKING:  # the providers load the model clients' modules: only the commands that run a model need them
+    from core.redact import Redactor
+    from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec
 
 __all__ = ["Workspace"]
 
@@ -75,6 +78,8 @@ class Workspace(BaseModel):
         Raises:
             ConfigError: the provider cannot be used here (see `resolve_provider`).
         """
+        from flows.models.providers import ProviderSpec, resolve_provider
+
         if isinstance(llm, ProviderSpec):
             return llm
         key = (llm or self.settings.llm, estimate_only)
@@ -84,6 +89,8 @@ class Workspace(BaseModel):
 
     def handle(self, spec: ProviderSpec, factory: ProviderFactory) -> ProviderHandle:
         """A run's one provider of `spec`, built by `factory` on first use, with the run's cost cap."""
+        from flows.models.providers import ProviderHandle
+
         return ProviderHandle.of(spec, self.settings, factory)
 
     def run_config(self, playbook: str, provider: ProviderSpec | None) -> RunConfig:

@@ -9,18 +9,35 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel
 
-from core.budget import Budget, entry_tokens
+from core.budget import Budget
 from core.models import skip_label
+from core.render import CHARS_PER_TOKEN
 from core.store.db import fetch_rows
 from core.store.provenance import entries_by_provider
 from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
 from core.store.registry import sections_of
 from core.store.versions import current_version
 
-__all__ = ["ContributorShare", "EvolutionData", "contributor_shares", "evolution_data"]
+__all__ = [
+    "MAX_BARS",
+    "MAX_POINTS",
+    "ContributorShare",
+    "EvolutionData",
+    "budget_use_sql",
+    "contributor_shares",
+    "evolution_data",
+]
+
+# A chart over time draws at most about this many bars: a longer history is counted per week, month, quarter or
+# year instead of per day, so the report costs the same at 100 versions or 10,000.
+MAX_BARS = 40
+_PERIODS = (("day", 1), ("week", 7), ("month", 31), ("quarter", 92), ("year", 366))
+# A line over versions keeps at most about this many change points (the last of each run of versions): a chart is
+# 900 pixels wide, and 10,000 points a line cost the drawing more than they show.
+MAX_POINTS = 400
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in con.execute(sql, params).fetchall()]
 
 
@@ -31,13 +48,16 @@ class EvolutionData:
     playbook: str
     versions: int
     sections: list[str]
-    section_sizes: list[tuple[int, str, int]] = field(default_factory=list)  # version, section, entries
-    ops_daily: list[tuple[Any, str, str, int]] = field(default_factory=list)  # day, type, status, n
+    # version, section, entries: where they changed, at most about `MAX_POINTS` a section
+    section_sizes: list[tuple[int, str, int]] = field(default_factory=list)
+    period: str = "day"  # what one bar of the charts over time counts: day, week, month, quarter or year
+    ops_by_period: list[tuple[Any, str, str, int]] = field(default_factory=list)  # period start, type, status, n
     skip_reasons: list[tuple[str, int]] = field(default_factory=list)
-    prunes_daily: list[tuple[Any, int]] = field(default_factory=list)
+    prunes_by_period: list[tuple[Any, int]] = field(default_factory=list)  # period start, entries pruned
     top_helpful: list[tuple[str, str, int, int]] = field(default_factory=list)  # name, text, helpful, harmful
     top_harmful: list[tuple[str, str, int, int]] = field(default_factory=list)
-    counter_history: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # name -> (v, h, x)
+    # name -> (version, helpful, harmful) where they changed, at most about `MAX_POINTS`
+    counter_history: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     lifetimes: list[int] = field(default_factory=list)
     runs: list[tuple[str, Any, int, float]] = field(default_factory=list)  # run_id, started, tokens, cost
     budget_use: list[tuple[int, int, int]] = field(default_factory=list)  # version, entries, tokens (change points)
@@ -50,28 +70,38 @@ class EvolutionData:
     contributors: list[ContributorShare] = field(default_factory=list)  # whose sessions changed the playbook
 
 
-def _budget_use(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
-    """(version, live entries, their tokens as exported) at each version where they changed: each entry row is
-    estimated once, and the totals are running sums over its birth and death, not rebuilt per version."""
-    deltas: dict[int, list[int]] = {}
-    for text, born, died in _rows(
+# An entry row's tokens as exported (`core.budget.entry_tokens`: the estimate of `core.render`, plus 4), in SQL.
+_ENTRY_TOKENS = f"(ceil(length(text) / {CHARS_PER_TOKEN})::BIGINT + 4)"
+
+
+def budget_use_sql(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
+    """(version, live entries, their tokens as exported) at each version where they changed: running sums over
+    each entry row's birth and death, in SQL, so a long history sends DuckDB's totals, not its rows, to Python."""
+    return _rows(
         con,
-        "SELECT text, valid_from, valid_to FROM entries WHERE playbook = ?"
-        " AND (valid_to IS NULL OR valid_from <> valid_to)",
+        f"""
+        WITH alive AS (
+            SELECT valid_from, valid_to, {_ENTRY_TOKENS} AS tokens FROM entries
+            WHERE playbook = ? AND (valid_to IS NULL OR valid_from <> valid_to)
+        ), deltas AS (
+            SELECT valid_from AS version, 1 AS d, tokens AS t FROM alive
+            UNION ALL
+            SELECT valid_to, -1, -tokens FROM alive WHERE valid_to IS NOT NULL
+        )
+        SELECT version, (sum(sum(d)) OVER w)::BIGINT, (sum(sum(t)) OVER w)::BIGINT
+        FROM deltas GROUP BY version WINDOW w AS (ORDER BY version) ORDER BY version""",
         [playbook],
-    ):
-        tokens = entry_tokens(text)
-        for version, sign in ((born, 1), (died, -1)):
-            if version is not None:
-                step = deltas.setdefault(version, [0, 0])
-                step[0] += sign
-                step[1] += sign * tokens
-    points, entries, tokens = [], 0, 0
-    for version in sorted(deltas):
-        entries += deltas[version][0]
-        tokens += deltas[version][1]
-        points.append((version, entries, tokens))
-    return points
+    )
+
+
+def _period(con: duckdb.DuckDBPyConnection, playbook: str, most: int) -> str:
+    """The shortest of day, week, month, quarter and year that counts `playbook`'s history in `most` bars or
+    fewer."""
+    row = con.execute(
+        "SELECT date_diff('day', min(created_at), max(created_at)) FROM versions WHERE playbook = ?", [playbook]
+    ).fetchone()
+    span = int(row[0] or 0) if row else 0
+    return next((unit for unit, days in _PERIODS if span // days + 1 <= most), "year")
 
 
 def evolution_data(
@@ -87,18 +117,23 @@ def evolution_data(
         con,
         """
         WITH deltas AS (
-            SELECT section, valid_from AS version, 1 AS d FROM entries WHERE playbook = ?
+            SELECT section, valid_from AS version, 1 AS d FROM entries WHERE playbook = $p
             UNION ALL
-            SELECT section, valid_to, -1 FROM entries WHERE playbook = ? AND valid_to IS NOT NULL
+            SELECT section, valid_to, -1 FROM entries WHERE playbook = $p AND valid_to IS NOT NULL
+        ), sizes AS (
+            SELECT version, section, sum(sum(d)) OVER (PARTITION BY section ORDER BY version) AS n
+            FROM deltas GROUP BY version, section
         )
-        SELECT version, section, sum(sum(d)) OVER (PARTITION BY section ORDER BY version) AS n
-        FROM deltas GROUP BY version, section ORDER BY version, section""",
-        [playbook, playbook],
+        SELECT max(version) AS version, section, arg_max(n, version)
+        FROM sizes GROUP BY section, version * $points // $span ORDER BY version, section""",
+        {"p": playbook, "points": MAX_POINTS, "span": max(latest, 1)},
     )
-    data.ops_daily = _rows(
+    # Operations and prunes per day, or per a longer period once the days outnumber the bars (`MAX_BARS`).
+    data.period = unit = _period(con, playbook, MAX_BARS)
+    data.ops_by_period = _rows(
         con,
-        "SELECT day, type, status, sum(n) FROM v_operations_daily WHERE playbook = ?"
-        " AND status <> 'truncated' GROUP BY ALL ORDER BY day",
+        f"SELECT date_trunc('{unit}', day) AS period, type, status, sum(n)::BIGINT FROM v_operations_daily"
+        " WHERE playbook = ? AND status <> 'truncated' GROUP BY ALL ORDER BY period, type, status",
         [playbook],
     )
     # Grouped by machine code, so skips that differ only in the ids or texts they name are one bar.
@@ -111,10 +146,10 @@ def evolution_data(
             [playbook],
         )
     ]
-    data.prunes_daily = _rows(
+    data.prunes_by_period = _rows(
         con,
-        "SELECT date_trunc('day', created_at) AS day, count(*) FROM v_prunes"
-        " WHERE playbook = ? GROUP BY day ORDER BY day",
+        f"SELECT date_trunc('{unit}', created_at) AS period, count(*) FROM v_prunes"
+        " WHERE playbook = ? GROUP BY period ORDER BY period",
         [playbook],
     )
     current = "SELECT name, text, helpful, harmful FROM playbook_at(?, ?)"
@@ -128,8 +163,9 @@ def evolution_data(
     for name in names:
         data.counter_history[name] = _rows(
             con,
-            "SELECT valid_from, helpful, harmful FROM entries WHERE playbook = ? AND name = ? ORDER BY valid_from",
-            [playbook, name],
+            "SELECT max(valid_from) AS v, arg_max(helpful, valid_from), arg_max(harmful, valid_from) FROM entries"
+            " WHERE playbook = ? AND name = ? GROUP BY valid_from * ? // ? ORDER BY v",
+            [playbook, name, MAX_POINTS, max(latest, 1)],
         )
     data.lifetimes = [
         r[0]
@@ -146,7 +182,7 @@ def evolution_data(
         " WHERE playbook = ? ORDER BY started_at",
         [playbook],
     )
-    data.budget_use = _budget_use(con, playbook)
+    data.budget_use = budget_use_sql(con, playbook)
     data.stale = stale_entries(con, playbook, stale_after_days) if stale_after_days else []
     data.recurrence = trigger_recurrence(con, playbook)
     data.contributors = contributor_shares(con, playbook)

@@ -19,7 +19,7 @@ import duckdb
 
 from core.errors import StoreError
 from core.patterns import SPACE, Pattern
-from core.store.db import STORE_TABLES, open_db
+from core.store.db import STORE_TABLES, open_to_read
 from core.store.schema import VIEWS
 
 __all__ = ["READ_ONLY_PRAGMAS", "refusal", "run_read_only"]
@@ -48,10 +48,11 @@ _EXPLAIN = Pattern(rf"explain(?:[{SPACE}]+analyze)?[{SPACE}]+", ignore_case=True
 _PRAGMA = Pattern(rf"pragma[{SPACE}]+(\w+)[{SPACE}]*(?:\(|;|$)", ignore_case=True)
 
 
-def refusal(sql: str) -> str | None:
-    """Why `sql` is refused, in words for the user, or None when it may run."""
+def refusal(sql: str, parser: duckdb.DuckDBPyConnection | None = None) -> str | None:
+    """Why `sql` is refused, in words for the user, or None when it may run. `parser`: a connection to parse it with
+    (nothing runs); without one, DuckDB's default in-memory connection is made for it (~12 ms of CPU)."""
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = (parser or duckdb).extract_statements(sql)
     except duckdb.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"it does not parse: {first}"
@@ -67,7 +68,7 @@ def refusal(sql: str) -> str | None:
         inner = _EXPLAIN.match(text)
         if inner is None:
             return "only `EXPLAIN [ANALYZE] <query>` is allowed"
-        why = refusal(text[inner.end() :])
+        why = refusal(text[inner.end() :], parser)
         return f"the explained statement is refused: {why}" if why else None
     if kind == duckdb.StatementType.PRAGMA:
         pragma = _PRAGMA.match(text)
@@ -88,10 +89,10 @@ def run_read_only(
     Raises:
         StoreError: the statement is refused (nothing ran), or DuckDB refused it while running (one line).
     """
-    why = refusal(sql)
-    if why:
-        raise StoreError(f"`playbook sql` runs read-only queries only ({_ALLOWED}); refused because {why}.")
-    with open_db(path, read_only=True, wait=wait) as con:
+    with open_to_read(path, wait=wait) as con:
+        why = refusal(sql, con)  # parsed, not run: nothing ran when it is refused
+        if why:
+            raise StoreError(f"`playbook sql` runs read-only queries only ({_ALLOWED}); refused because {why}.")
         if shards:
             _union_of(con, shards)
         con.execute("SET enable_external_access = false")

@@ -97,6 +97,7 @@ def list_sessions(
         " WHERE (?::VARCHAR IS NULL OR project = ?) AND (?::TIMESTAMPTZ IS NULL OR started_at >= ?::TIMESTAMPTZ)"
         " ORDER BY started_at DESC NULLS LAST LIMIT ?",
         [project, project, since, since, limit],
+        trusted=True,
     )
 
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from core.errors import StoreError, VersionConflictError
 from core.models import ApplyReport, Entry, Playbook
-from core.store.db import fetch_rows, transaction
+from core.store.db import transaction
 from core.store.ledger import mark_applied
 from core.store.registry import cached_sections, known_sections, missing_playbook
 
@@ -451,8 +451,10 @@ def _mentioned(con: duckdb.DuckDBPyConnection, session_id: str, value: str) -> b
     return bool(row and row[0])
 
 
-class VersionRow(BaseModel):
-    """One version of a playbook, as `playbook history` lists it."""
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    """One version of a playbook, as `playbook history` lists it (a plain row: 10,000 of them are built for
+    `history --limit 0`)."""
 
     version: int
     created_at: datetime
@@ -474,15 +476,13 @@ def history(
     """One row per version, oldest first; only the newest `limit` (None: all) created at or after `since` (None:
     any time)."""
     current_version(con, name)
-    rows = fetch_rows(
-        con,
-        VersionRow,
+    rows = con.execute(
         "SELECT version, created_at, source, session_id, parent_version, ops_proposed, ops_applied, ops_skipped,"
         " evaluations, pruned, n_entries, note FROM versions WHERE playbook = ?"
         " AND (?::TIMESTAMPTZ IS NULL OR created_at >= ?::TIMESTAMPTZ) ORDER BY version DESC LIMIT ?",
         [name, since, since, limit if limit is not None else 2**62],
-    )
-    return rows[::-1]
+    ).fetchall()
+    return [VersionRow(*row) for row in reversed(rows)]  # the columns in the fields' order
 
 
 def count_versions(con: duckdb.DuckDBPyConnection, name: str) -> int:

@@ -4,22 +4,23 @@ the library's typed results (ingest summaries, run summaries, review changes, he
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
-from rich.console import Console
-from rich.markup import escape as markup_escape
-from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from core.invisible import visible
 
 if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--help` in ~0.3 s)
+    from rich.console import Console
+    from rich.table import Table
+
     from core.guards import Guard
     from core.impact import EntryImpact
     from core.review import ReviewChange
@@ -37,8 +38,11 @@ __all__ = [
     "escape",
     "ingest_bars",
     "new_table",
+    "note",
     "out",
     "print_json",
+    "print_marked",
+    "print_rows",
     "progress_bars",
     "render_changes",
     "render_guards",
@@ -52,30 +56,176 @@ __all__ = [
     "render_sources",
 ]
 
+
+class _Console:
+    """A Rich console made on first use: Rich costs a command ~20 ms of CPU to load, and a read command whose output
+    is plain lines in a pipe (`history`, `sessions`, `sql`, `show`) never needs it."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether Rich was loaded for it."""
+        return self._console is not None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
 # User text (entries, transcripts) is printed as it is: no emoji codes such as `:cd:`, no markup from it.
 # Piped into a file or a log, Rich would squeeze tables into 80 columns; there they get 160.
-out = Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, soft_wrap=True, emoji=False)
+_PIPED_WIDTH = 160
+out = cast("Console", _Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else _PIPED_WIDTH))
+err = cast("Console", _Console(stderr=True, soft_wrap=True, emoji=False))
 
 
 def escape(text: str) -> str:
     """Untrusted text (ids, project names, entry texts, reasons) as printed: rich markup escaped, and control,
     escape, bidi and other invisible characters written as their escapes (`core.invisible`), so a transcript's
     `sessionId` cannot rewrite the terminal or hide what a reviewer reads."""
+    from rich.markup import escape as markup_escape
+
     return markup_escape(visible(text))
+
+
+def note(text: str) -> None:
+    """A line of our own on standard error, as `err.print(text, highlight=False)` prints it (plain words: no markup,
+    no untrusted text), without loading Rich."""
+    sys.stderr.write(text + "\n")
 
 
 def new_table(*columns: str, **options: Any) -> Table:
     """A table whose cells wrap instead of being cut with an ellipsis when the terminal is narrow."""
+    from rich.table import Table
+
     grid = Table(**options)
     for name in columns:
         grid.add_column(name, overflow="fold")
     return grid
 
 
+# A terminal gets Rich's own table (styled) up to this many rows; past it, or in a pipe, the lines are drawn here.
+RICH_ROWS = 200
+
+
+def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """A table of plain cells (untrusted text is fine: no markup is read from it, invisible characters are escaped),
+    exactly as `new_table` draws it. Drawn here, a line at a time, when every line fits the console and no cell
+    holds a line break or a tab: Rich measures and wraps each cell, 4 s of CPU for 10,000 rows. Otherwise, and on
+    a terminal for short tables (its styles), by Rich, which folds cells to fit."""
+    heads = [_shown(c) for c in columns]
+    cells = [[_shown(c) for c in row] for row in rows]
+    widths = [_width(c) for c in heads]
+    printable = True  # every cell printed by Rich as it is (`_plain`)
+    for row in cells:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], _width(cell))
+            printable = printable and _plain(cell)
+    printable = printable and all(_plain(h) for h in heads)
+    width, encoding, terminal = _stdout()
+    plain = (
+        printable
+        and sum(widths) + 3 * len(widths) + 1 <= width
+        and encoding.lower().startswith("utf")
+        and not (terminal and len(cells) <= RICH_ROWS)
+    )
+    if not plain:
+        from rich.markup import escape as markup_escape
+
+        table = new_table(*(markup_escape(h) for h in heads))
+        for row in cells:
+            table.add_row(*(markup_escape(cell) for cell in row))
+        out.print(table)
+        return
+    b = _HeavyHead
+    bold = ("\x1b[1m", "\x1b[0m") if terminal else ("", "")
+
+    def rule(left: str, fill: str, cross: str, right: str) -> str:
+        return left + cross.join(fill * (w + 2) for w in widths) + right
+
+    def line(left: str, middle: str, right: str, row: Sequence[str], style: tuple[str, str] = ("", "")) -> str:
+        padded = (
+            f" {style[0]}{cell}{style[1]}{' ' * (w - _width(cell))} " for cell, w in zip(row, widths, strict=True)
+        )
+        return left + middle.join(padded) + right
+
+    lines = [
+        rule(b.top_left, b.top, b.top_divider, b.top_right),
+        line(b.head_left, b.head_vertical, b.head_right, heads, bold),
+        rule(b.head_row_left, b.head_row_horizontal, b.head_row_cross, b.head_row_right),
+        *(line(b.mid_left, b.mid_vertical, b.mid_right, row) for row in cells),
+        rule(b.bottom_left, b.bottom, b.bottom_divider, b.bottom_right),
+    ]
+    (sys.stdout if isinstance(out, _Console) and not out.started else out.file).write("\n".join(lines) + "\n")
+
+
+def print_marked(style: str, head: str, text: str) -> None:
+    """`head` in `style` (a Rich colour), a space, then `text`; both plain (untrusted text is fine: nothing in it is
+    read as markup, invisible characters are escaped). On a terminal through Rich, in colour; into a pipe the very
+    line Rich would print there, written without loading Rich."""
+    line = f"{_shown(head)} {_shown(text)}"
+    lazy = isinstance(out, _Console) and not out.started
+    if not lazy or _stdout()[2] or not _plain(line):
+        out.print(f"[{style}]{escape(head)}[/{style}] {escape(text)}", highlight=False)
+        return
+    sys.stdout.write(line + "\n")
+
+
+def _stdout() -> tuple[int, str, bool]:
+    """(width, encoding, is a terminal) of `out`, as Rich's console has them; read without loading Rich when
+    standard output is not a terminal and nothing forces one (Rich then takes the width it was given and the
+    stream's encoding)."""
+    if isinstance(out, _Console) and not out.started and not sys.stdout.isatty() and not _FORCED & os.environ.keys():
+        return _PIPED_WIDTH, getattr(sys.stdout, "encoding", None) or "utf-8", False
+    return out.width, out.encoding, out.is_terminal
+
+
+# What makes Rich treat a pipe as a terminal.
+_FORCED = {"FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES"}
+
+
+class _HeavyHead:
+    """Rich's `box.HEAVY_HEAD`, the box of its default table, character for character."""
+
+    top_left, top, top_divider, top_right = "┏", "━", "┳", "┓"
+    head_left, head_vertical, head_right = "┃", "┃", "┃"
+    head_row_left, head_row_horizontal, head_row_cross, head_row_right = "┡", "━", "╇", "┩"
+    mid_left, mid_vertical, mid_right = "│", "│", "│"
+    bottom_left, bottom, bottom_divider, bottom_right = "└", "─", "┴", "┘"
+
+
+def _plain(text: str) -> bool:
+    """Whether Rich prints `text`, markup escaped, as it is: no line break or tab (which it expands), and no backslash
+    (a trailing one comes out doubled)."""
+    return text.isprintable() and "\\" not in text
+
+
+def _width(cell: str) -> int:
+    """The columns `cell` takes on a terminal (an ASCII cell: its length)."""
+    if cell.isascii():
+        return len(cell)
+    from rich.cells import cell_len
+
+    return cell_len(cell)
+
+
+def _shown(cell: str) -> str:
+    """`cell` with its invisible characters escaped (`core.invisible.visible`); printable ASCII, most cells, as it is
+    without a pattern run over it."""
+    return cell if cell.isascii() and cell.isprintable() else visible(cell)
+
+
 def _json_default(value: object) -> object:
     if isinstance(value, BaseModel):
         return value.model_dump()
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
     if isinstance(value, datetime | date):
         return value.isoformat()
     return str(value)
@@ -128,6 +278,8 @@ def ingest_bars(label: str = "ingest", unit: str = "bytes") -> Iterator[Any]:
     if not err.is_terminal:
         yield lambda done, total: None
         return
+    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     counted = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
     with Progress(
         TextColumn(f"[bold]{label}"),
@@ -184,6 +336,8 @@ def progress_bars() -> Iterator[None]:
         with _progress_lines():
             yield
         return
+    from rich.progress import BarColumn, Progress, TextColumn  # only with a terminal: the read commands skip it
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -16,6 +16,7 @@ from flows.cli._render import (
     new_table,
     out,
     print_json,
+    print_rows,
     render_impact,
     render_life,
 )
@@ -37,7 +38,7 @@ def stale_cmd(
 
     Example: [bold]playbook stale --days 30[/bold]
     """
-    from flows.insight.playbooks import stale_of
+    from flows.insight.entries import stale_of
 
     ws = workspace(db, playbook, wait_s=wait)
     stale = stale_of(ws, ws.playbook, days)
@@ -100,7 +101,7 @@ def why_cmd(
 
     Example: [bold]playbook why mis-003[/bold]
     """
-    from flows.insight.playbooks import why
+    from flows.insight.entries import why
 
     ws = workspace(db, playbook, wait_s=wait)
     life = why(ws, ws.playbook, entry)
@@ -184,7 +185,7 @@ def triggers_cmd(
 
     Example: [bold]playbook triggers --json[/bold]
     """
-    from flows.insight.playbooks import triggers_of
+    from flows.insight.entries import triggers_of
 
     ws = workspace(db, playbook, wait_s=wait)
     rows = triggers_of(ws, ws.playbook, entry)
@@ -281,10 +282,7 @@ def sql_cmd(
     if as_json:
         print_json([dict(zip(columns, r, strict=True)) for r in rows])
         return
-    table = new_table(*columns)
-    for r in rows:
-        table.add_row(*(escape("" if v is None else str(v)) for v in r))
-    out.print(table)
+    print_rows(columns, [["" if v is None else str(v) for v in r] for r in rows])
 
 
 @app.command("check")

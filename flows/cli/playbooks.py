@@ -10,7 +10,17 @@ from typing import Annotated, Literal
 import typer
 
 from flows.cli._options import DbOpt, JsonOpt, PlaybookOpt, WaitOpt, workspace
-from flows.cli._render import err, escape, new_table, out, print_json, render_sources
+from flows.cli._render import (
+    err,
+    escape,
+    new_table,
+    note,
+    out,
+    print_json,
+    print_marked,
+    print_rows,
+    render_sources,
+)
 
 app = typer.Typer()
 ShowFormat = Literal["text", "json", "markdown"]
@@ -36,7 +46,7 @@ def import_cmd(
 
     Example: [bold]playbook import ~/.claude/playbook.json --playbook team --merge[/bold]
     """
-    from flows.insight.playbooks import import_playbook
+    from flows.insight.authoring import import_playbook
 
     ws = workspace(db, playbook, wait_s=wait)
     done = import_playbook(ws, ws.playbook, file, sections=sections, replace=replace, merge=merge)
@@ -62,7 +72,7 @@ def new_cmd(
 
     Example: [bold]playbook new team --sections sections.yaml[/bold]
     """
-    from flows.insight.playbooks import create_playbook
+    from flows.insight.authoring import create_playbook
 
     create_playbook(workspace(db, wait_s=wait), name, sections)
     out.print(f"Created playbook `{name}` (version 0, empty).", highlight=False)
@@ -89,7 +99,7 @@ def show_cmd(
     from flows.insight.playbooks import show_playbook
 
     ws = workspace(db, playbook, wait_s=wait)
-    shown = show_playbook(ws, ws.playbook, version)
+    shown = show_playbook(ws, ws.playbook, version, sources=sources)
     for name, found in shown.invisible.items():  # stored before cleaning removed them: exports leave them out
         err.print(
             f"Note: {escape(name)} holds invisible characters ({found}), shown here as escapes; exports remove them.",
@@ -128,21 +138,24 @@ def history_cmd(
     if as_json:
         print_json(found.rows)
         return
-    table = new_table("version", "created", "source", "session", "applied", "skipped", "pruned", "entries")
-    for r in found.rows:
-        table.add_row(
-            str(r.version),
-            r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
-            escape(r.source),
-            escape((r.session_id or "")[:20]),
-            str(r.ops_applied),
-            str(r.ops_skipped),
-            str(r.pruned),
-            str(r.n_entries),
-        )
-    out.print(table)
+    print_rows(
+        ("version", "created", "source", "session", "applied", "skipped", "pruned", "entries"),
+        [
+            (
+                str(r.version),
+                r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                r.source,
+                (r.session_id or "")[:20],
+                str(r.ops_applied),
+                str(r.ops_skipped),
+                str(r.pruned),
+                str(r.n_entries),
+            )
+            for r in found.rows
+        ],
+    )
     if len(found.rows) < found.total:
-        err.print(f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.")
+        note(f"Showing {len(found.rows)} of {found.total} versions; --limit 0 shows all, --since narrows by date.")
 
 
 @app.command("diff")
@@ -176,21 +189,19 @@ def diff_cmd(
         )
         return
     if not changes:
-        out.print(f"No differences between versions {v1} and {v2}.")
+        print(f"No differences between versions {v1} and {v2}.")
     for c in changes:
         if c.kind == "added" and c.after:
-            out.print(f"[green]+ {escape(f'[{c.name}]')}[/green] {escape(c.after.text)}", highlight=False)
+            print_marked("green", f"+ [{c.name}]", c.after.text)
         elif c.kind == "removed" and c.before:
-            out.print(f"[red]- {escape(f'[{c.name}]')}[/red] {escape(c.before.text)}", highlight=False)
+            print_marked("red", f"- [{c.name}]", c.before.text)
         elif c.before and c.after:
             detail = []
             if c.before.text != c.after.text:
                 detail.append(f"text: {c.before.text!r} -> {c.after.text!r}")
             if (c.before.helpful, c.before.harmful) != (c.after.helpful, c.after.harmful):
                 detail.append(f"counters: {c.before.helpful}/{c.before.harmful} -> {c.after.helpful}/{c.after.harmful}")
-            out.print(
-                f"[yellow]~ {escape(f'[{c.name}]')}[/yellow] " + escape("; ".join(detail or ["moved"])), highlight=False
-            )
+            print_marked("yellow", f"~ [{c.name}]", "; ".join(detail or ["moved"]))
 
 
 @app.command("revert")
@@ -204,7 +215,7 @@ def revert_cmd(
 
     Example: [bold]playbook revert 12[/bold]
     """
-    from flows.insight.playbooks import revert_playbook
+    from flows.insight.authoring import revert_playbook
 
     ws = workspace(db, playbook, wait_s=wait)
     new = revert_playbook(ws, ws.playbook, version)
@@ -222,7 +233,7 @@ def retire_cmd(
 
     Example: [bold]playbook retire ctx-004 mis-002[/bold]
     """
-    from flows.insight.playbooks import retire_entries
+    from flows.insight.authoring import retire_entries
 
     ws = workspace(db, playbook, wait_s=wait)
     new = retire_entries(ws, ws.playbook, entries)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from flows.cli._options import DbOpt, PlaybookOpt, ProjectOpt, SinceOpt, WaitOpt, workspace
-from flows.cli._render import escape, new_table, out, print_json
+from flows.cli._render import escape, new_table, out, print_json, print_rows
 
 app = typer.Typer()
 
@@ -47,19 +47,22 @@ def sessions_cmd(
     if as_json:
         print_json(rows)
         return
-    table = new_table("session", "project", "format", "started", "msgs", "prompts", "tools", "errors")
-    for r in rows:
-        table.add_row(
-            escape(r.session_id[:36]),
-            escape(r.project or ""),
-            escape(r.format),
-            r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else "",
-            str(r.n_messages),
-            str(r.n_user_prompts),
-            str(r.n_tool_calls),
-            str(r.n_tool_errors),
-        )
-    out.print(table)
+    print_rows(
+        ("session", "project", "format", "started", "msgs", "prompts", "tools", "errors"),
+        [
+            (
+                r.session_id[:36],
+                r.project or "",
+                r.format,
+                r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else "",
+                str(r.n_messages),
+                str(r.n_user_prompts),
+                str(r.n_tool_calls),
+                str(r.n_tool_errors),
+            )
+            for r in rows
+        ],
+    )
 
 
 @app.command("retry")

@@ -4,17 +4,18 @@ and a Parquet snapshot of its tables."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from core.errors import StoreError
 from core.store.db import open_db, verify
 from core.store.readonly import run_read_only
-from core.store.runs import RunRow, list_runs
-from core.store.snapshot import write_parquet
 from flows.context import shard_path
 from flows.workspace import Workspace
+
+if TYPE_CHECKING:  # `playbook sql` loads neither the run summaries (and the rules they name) nor Parquet writing
+    from core.store.runs import RunRow
 
 __all__ = ["Checked", "check", "query", "recent_runs", "snapshot"]
 
@@ -63,11 +64,15 @@ def shards_of(ws: Workspace) -> list[Path]:
 
 def recent_runs(ws: Workspace, limit: int = 20) -> list[RunRow]:
     """The newest runs first."""
+    from core.store.runs import list_runs
+
     with ws.database().read() as con:
         return list_runs(con, limit)
 
 
 def snapshot(ws: Workspace, folder: Path) -> list[Path]:
     """Every table as Parquet into `folder`, for notebooks and BI tools (a reader while a run holds the file)."""
+    from core.store.snapshot import write_parquet
+
     with ws.database().read() as con:
         return write_parquet(con, folder)

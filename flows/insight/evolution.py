@@ -39,9 +39,9 @@ CHARTS = ("sections", "budget", "operations", "skip_reasons", "prunes", "counter
 TITLES = {
     "sections": "Entries per section over versions",
     "budget": "Budget use over versions: share of max entries and of max tokens (100% = full)",
-    "operations": "Operations per day: applied (solid) and skipped (hatched), by type",
+    "operations": "Operations per {period}: applied (solid) and skipped (hatched), by type",
     "skip_reasons": "Top reasons operations were skipped",
-    "prunes": "Entries pruned per day",
+    "prunes": "Entries pruned per {period}",
     "counters": "Most helpful and most harmful entries: counters over versions",
     "lifetimes": "Entry lifetimes (versions from birth to removal, or to now)",
     "runs": "Tokens and cost per run",
@@ -87,13 +87,13 @@ def _sections(ax: Axes, data: EvolutionData) -> None:
 
 
 def _operations(ax: Axes, data: EvolutionData) -> None:
-    if not data.ops_daily:
+    if not data.ops_by_period:
         _empty(ax, "No operations yet")
         return
-    days = sorted({d for d, _, _, _ in data.ops_daily})
+    days = sorted({d for d, _, _, _ in data.ops_by_period})
     index = {d: i for i, d in enumerate(days)}
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0] * len(days))
-    for day, op_type, status, n in data.ops_daily:
+    for day, op_type, status, n in data.ops_by_period:
         counts[(op_type, status)][index[day]] += int(n)
     width = 0.4
     for offset, status in ((-width / 2, "applied"), (width / 2, "skipped")):
@@ -134,11 +134,11 @@ def _skip_reasons(ax: Axes, data: EvolutionData) -> None:
 
 
 def _prunes(ax: Axes, data: EvolutionData) -> None:
-    if not data.prunes_daily:
+    if not data.prunes_by_period:
         _empty(ax, "No entries pruned")
         return
-    days = [d for d, _ in data.prunes_daily]
-    ax.bar(days, [n for _, n in data.prunes_daily], color="#C0392B")
+    days = [d for d, _ in data.prunes_by_period]
+    ax.bar(days, [n for _, n in data.prunes_by_period], color="#C0392B", width=_PERIOD_DAYS[data.period] * 0.8)
     ax.set_ylabel("entries pruned")
     _counts(ax)
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
@@ -227,11 +227,19 @@ DRAW = {
 }
 
 
+# The width of a bar of the prunes chart (its x axis is dates), in days.
+_PERIOD_DAYS = {"day": 1, "week": 7, "month": 30, "quarter": 91, "year": 365}
+
+
+def _title(name: str, period: str) -> str:
+    return TITLES[name].format(period=period)
+
+
 def _png(name: str, data: EvolutionData) -> bytes:
     fig: Figure = plt.figure(figsize=(9, 4.2), dpi=100)
     ax = fig.add_subplot()
     DRAW[name](ax, data)
-    ax.set_title(TITLES[name], fontsize=11)
+    ax.set_title(_title(name, data.period), fontsize=11)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
@@ -411,14 +419,14 @@ def write_evolution_report(
         write_atomic(out_dir / f"{name}.png", png)
         encoded = base64.b64encode(png).decode()
         figures.append(
-            f'<figure id="{name}"><img alt="{html.escape(TITLES[name])}" '
+            f'<figure id="{name}"><img alt="{html.escape(_title(name, data.period))}" '
             f'src="data:image/png;base64,{encoded}"></figure>'
         )
-    ops = sum(int(n) for _, _, status, n in data.ops_daily if status == "applied")
+    ops = sum(int(n) for _, _, status, n in data.ops_by_period if status == "applied")
     summary = (
         f"{data.versions + 1} version{'s' * (data.versions != 0)} (0 to {data.versions}) · {ops} operations applied ·"
         f" {len(data.lifetimes)} entries ever ·"
-        f" {sum(n for _, n in data.prunes_daily)} pruned · {len(data.runs)} runs ·"
+        f" {sum(n for _, n in data.prunes_by_period)} pruned · {len(data.runs)} runs ·"
         f" ${sum(c for _, _, _, c in data.runs):.4f} spent"
     )
     if data.heuristic:

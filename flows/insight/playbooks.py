@@ -1,173 +1,69 @@
-"""The playbook commands' library calls: create and import, show, history, diff and revert, totals, stale entries,
-trigger recurrence and an entry's whole life. Each opens the database once and returns a typed result."""
+"""The playbook read commands' library calls: show, history, diff and totals (the commands that write a version are
+`flows.insight.authoring`; an entry's life, stale entries and triggers `flows.insight.entries`). Each opens the
+database read-only once and returns a typed result, loading no more than it prints."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from core.compat import load_playbook
-from core.errors import ConfigError, PlaybookFileError, StoreError
-from core.impact import EntryImpact, estimate_counts
 from core.invisible import removed, visible
-from core.io.files import read_text
 from core.markdown import format_bullets, to_markdown
 from core.models import Playbook
-from core.operations import apply_operations, normalize_playbook, without_unseen
-from core.playbook_json import encode, playbook_from_dict, playbook_to_dict
-from core.redact import Redactor, mask_playbook
-from core.sections import DEFAULT_SECTIONS, load_sections_yaml
-from core.store.exposure import impact_counts
-from core.store.provenance import entries_by_provider, entry_life
-from core.store.published import (
-    StaleEntry,
-    TriggerRecurrence,
-    UnusedEntry,
-    stale_entries,
-    trigger_recurrence,
-    unused_entries,
-)
-from core.store.registry import PlaybookStats, ensure_playbook, playbook_names, playbook_stats, require_playbook
-from core.store.versions import (
-    Change,
-    VersionRow,
-    count_versions,
-    diff_versions,
-    history,
-    load_version,
-    revert,
-    write_version,
-)
-from flows.delivery.sources import Source, sources_of
-from flows.insight.impact import adherence_of
+from core.store.provenance import entries_by_provider
+from core.store.registry import PlaybookStats, playbook_stats
+from core.store.versions import Change, VersionRow, count_versions, diff_versions, history, load_version
 from flows.workspace import Workspace
 
-__all__ = [
-    "History",
-    "Imported",
-    "Shown",
-    "Stale",
-    "create_playbook",
-    "diff_playbook",
-    "import_playbook",
-    "playbook_history",
-    "playbook_totals",
-    "retire_entries",
-    "revert_playbook",
-    "show_playbook",
-    "stale_of",
-    "triggers_of",
-    "why",
-]
+if TYPE_CHECKING:
+    from flows.delivery.sources import Source
 
-ImportMode = Literal["new", "replace", "merge"]
+__all__ = ["History", "Shown", "diff_playbook", "playbook_history", "playbook_totals", "show_playbook"]
 
 
-class Imported(BaseModel):
-    """What `import_playbook` did: entries in the new version, the version, how, and the invisible characters it
-    removed per entry (`core.invisible.removed`)."""
-
-    entries: int
-    version: int
-    how: str
-    stripped: dict[str, str]
-
-
-def import_playbook(
-    ws: Workspace,
-    playbook: str,
-    file: Path,
-    *,
-    sections: Path | None = None,
-    replace: bool = False,
-    merge: bool = False,
-) -> Imported:
-    """Import a playbook.json as a new version of `playbook`: only into an empty playbook, unless `replace` (the
-    file becomes the version) or `merge` (the file's entries whose text is not there yet are added).
-
-    Raises:
-        PlaybookFileError: the file is missing or not a playbook.json this program reads.
-        ConfigError: both `replace` and `merge`, or the playbook has entries and neither was asked.
-    """
-    if replace and merge:
-        raise ConfigError("Pass either `--replace` or `--merge`, not both.")
-    mode: ImportMode = "replace" if replace else "merge" if merge else "new"
-    if not file.exists():
-        raise PlaybookFileError(f"File `{file}` does not exist; pass the path of a playbook.json.")
-    checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
-    section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    raw = json.loads(read_text(file)) if sections else checked
-    with ws.database(playbook).write("playbook import") as con:
-        section_set = ensure_playbook(con, playbook, section_set)
-        incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
-        incoming, stripped = without_unseen(incoming)
-        current = load_version(con, playbook)
-        if current.size() and mode == "new":
-            raise ConfigError(
-                f"Playbook `{playbook}` has {current.size()} entries; pass `--replace` to make the file the new"
-                " version, or `--merge` to add the entries that are not there yet. Nothing was imported."
-            )
-        if mode == "merge" and current.size():
-            adds = [{"type": "ADD", "text": e.text, "section": s} for s, e in incoming.entries()]
-            model, report = apply_operations(current, adds, sections=section_set, limit=None)
-            note = f"merge of {file}"
-            how = f"merged: added {report.applied('ADD')} of {len(adds)} entries, the rest were already there"
-        else:
-            model, note = incoming, f"import of {file}"
-            how = f"replaced {current.size()} entries" if current.size() else "new"
-        version = write_version(con, playbook, model, source="import", note=note)
-    return Imported(entries=model.size(), version=version, how=how, stripped=stripped)
-
-
-def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> None:
-    """Create an empty playbook `name` (version 0).
-
-    Raises:
-        StoreError: a playbook of that name exists.
-    """
-    section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    with ws.database(name).write("playbook new") as con:
-        if name in playbook_names(con):
-            raise StoreError(f"Playbook `{name}` already exists; pick another name.")
-        ensure_playbook(con, name, section_set)
-
-
-class Shown(BaseModel):
+@dataclass(frozen=True)
+class Shown:
     """A version as `playbook show` prints it (redacted), the entries written by rules rather than a model, and
-    the invisible characters older entries still hold (shown escaped; exports remove them)."""
-
-    model_config = ConfigDict(frozen=True)
+    the invisible characters older entries still hold (shown escaped; exports remove them). A plain dataclass: the
+    sources' types (citations, lessons) load only for `show --sources`."""
 
     playbook: Playbook
     ruled: list[str]
     invisible: dict[str, str]
-    sources: dict[str, Source] = {}  # entry id -> what it rests on, checked now (`show --sources`)
+    sources: dict[str, Source] = field(default_factory=dict)  # entry id -> what it rests on (`show --sources`)
 
     def text(self, fmt: Literal["text", "json", "markdown"]) -> str:
         """The version as `show` prints it: the seeds' playbook.json (the file contract, versioned), Markdown, or
         the bullets the prompts show; invisible characters as escapes except in JSON, which escapes its own."""
         if fmt == "json":
+            from core.playbook_json import encode, playbook_to_dict  # the file contract: only `--format json`
+
             return encode(playbook_to_dict(self.playbook))
         if fmt == "markdown":
             return visible(to_markdown(self.playbook))
         return visible(format_bullets(self.playbook) or "(empty playbook)") + "\n"
 
 
-def show_playbook(ws: Workspace, playbook: str, version: int | None = None) -> Shown:
-    """Playbook `playbook` at `version` (default: the newest)."""
+def show_playbook(ws: Workspace, playbook: str, version: int | None = None, *, sources: bool = False) -> Shown:
+    """Playbook `playbook` at `version` (default: the newest); `sources`: with what each entry rests on, checked
+    now (each cited file is looked at, so only when asked)."""
+    from core.redact import mask_playbook  # the redactor's rules: only the commands that show entry texts
+
     with ws.database(playbook).read() as con:
         model = mask_playbook(load_version(con, playbook, version), ws.redactor)
         ruled = sorted(entries_by_provider(con, playbook, "heuristic") & {e.name for _, e in model.entries()})
-        sources = sources_of(con, playbook)
+        rests_on: dict[str, Source] = {}
+        if sources:
+            from flows.delivery.sources import sources_of  # checks cited files: its modules only when asked
+
+            rests_on = sources_of(con, playbook)
     invisible = {e.name: found for _, e in model.entries() if (found := removed(e.text))}
-    return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=sources)
+    return Shown(playbook=model, ruled=ruled, invisible=invisible, sources=rests_on)
 
 
-class History(BaseModel):
+@dataclass(frozen=True)
+class History:
     """The newest versions (oldest first) and how many there are in all."""
 
     rows: list[VersionRow]
@@ -190,115 +86,7 @@ def diff_playbook(ws: Workspace, playbook: str, v1: int, v2: int) -> list[Change
         return diff_versions(con, playbook, v1, v2)
 
 
-def revert_playbook(ws: Workspace, playbook: str, version: int) -> int:
-    """A new version equal to `version` (history is never rewritten); its number."""
-    with ws.database(playbook).write("playbook revert", create=False) as con:
-        return revert(con, playbook, version)
-
-
-def retire_entries(ws: Workspace, playbook: str, names: list[str]) -> int:
-    """A new version of `playbook` without the entries `names` (proposed by `playbook stale`, or any other): a
-    version like every other, so `playbook revert` brings them back; its number.
-
-    Raises:
-        StoreError: a name is not a live entry (nothing is retired then).
-    """
-    with ws.database(playbook).write("playbook retire", create=False) as con:
-        require_playbook(con, playbook)
-        current = load_version(con, playbook)
-        live = {e.name for _, e in current.entries()}
-        unknown = [n for n in names if n not in live]
-        if unknown or not names:
-            raise StoreError(
-                f"`{(unknown or ['(none)'])[0]}` is not a live entry of playbook `{playbook}`; `playbook show` lists"
-                " them. Nothing was retired."
-            )
-        kept = {s: [e for e in items if e.name not in names] for s, items in current.sections.items()}
-        return write_version(
-            con,
-            playbook,
-            current.model_copy(update={"sections": kept}),
-            source="retire",
-            note=f"retired by hand: {', '.join(names)}",
-        )
-
-
 def playbook_totals(ws: Workspace, playbook: str) -> PlaybookStats:
     """Sessions, versions, operations by type and status, prunes and cost of `playbook`."""
     with ws.database(playbook).read() as con:
         return playbook_stats(con, playbook)
-
-
-class Stale(BaseModel):
-    """The entries no session confirmed within `window` days (0: staleness off), and the entries that enough
-    sessions show to hurt or to make no difference (`playbook impact`), with what they cost in context."""
-
-    window: float
-    entries: list[StaleEntry]
-    ineffective: list[EntryImpact] = []
-    # command lessons proposed for retirement: never followed when their situation came up, or followed with no
-    # difference from the sessions that did not have them
-    unfollowed: list[EntryImpact] = []
-    # entries no session was given for `expire_days`, or whose trigger never came up: proposed for retirement
-    unused: list[UnusedEntry] = []
-
-
-def stale_of(ws: Workspace, playbook: str, days: float | None = None) -> Stale:
-    """Live entries unconfirmed for `days` (default: `stale_after_days`), those whose impact is `hurts` or
-    `no-effect`, costliest first, and the command lessons agents do not follow (their situation came up in
-    `impact_min_sessions` sessions that had them, and none followed them) or follow to no effect (the sessions
-    without them did as well)."""
-    window = days if days is not None else ws.settings.stale_after_days
-    least = ws.settings.impact_min_sessions
-    with ws.database(playbook).read() as con:
-        require_playbook(con, playbook)
-        rows = stale_entries(con, playbook, window) if window else []
-        expire = ws.settings.expire_days
-        unused = unused_entries(con, playbook, expire) if expire else []
-        counts = impact_counts(con, playbook)
-        followed = adherence_of(con, playbook, least)
-    judged = [estimate_counts(c, least).model_copy(update={"adherence": followed.get(c.entry_id)}) for c in counts]
-    ineffective = sorted((j for j in judged if j.verdict in ("hurts", "no-effect")), key=lambda j: -j.context_tokens)
-    unfollowed = [
-        j
-        for j in judged
-        if j.adherence is not None
-        and j.adherence.exposed.fired >= least
-        and (j.adherence.exposed.followed == 0 or j.adherence.verdict == "no-effect")
-    ]
-    return Stale(window=window, entries=rows, ineffective=ineffective, unfollowed=unfollowed, unused=unused)
-
-
-def triggers_of(ws: Workspace, playbook: str, entry: str | None = None) -> list[TriggerRecurrence]:
-    """For each live entry with a trigger (or `entry`), the sessions where it occurs before and after its first
-    export."""
-    with ws.database(playbook).read() as con:
-        require_playbook(con, playbook)
-        return trigger_recurrence(con, playbook, entry)
-
-
-def why(ws: Workspace, playbook: str, entry: str) -> dict[str, Any]:
-    """An entry's whole life (`core.store.provenance.entry_life`).
-
-    Raises:
-        StoreError: there is no such entry in `playbook`, and never was.
-    """
-    with ws.database(playbook).read() as con:
-        life = entry_life(con, playbook, entry)
-        counts = impact_counts(con, playbook, entry) if life["now"] is not None else []
-        found = sources_of(con, playbook).get(entry) if life["now"] is not None else None
-    life["rests_on"] = found.model_dump() if found is not None else None
-    life["impact"] = estimate_counts(counts[0], ws.settings.impact_min_sessions).model_dump() if counts else None
-    if not life["events"] and life["now"] is None:
-        raise StoreError(f"No entry `{entry}` in playbook `{playbook}`; `playbook show` lists the ids.")
-    _mask_prompts(life, ws.redactor)
-    return life
-
-
-def _mask_prompts(life: dict[str, Any], redactor: Redactor) -> None:
-    """A session's first prompt, as `why` quotes it, masked like every other text (home paths, names)."""
-    for info in life["sessions"].values():
-        if info.get("first_prompt"):
-            info["first_prompt"] = redactor.text(info["first_prompt"])
-    for source in life["sources"]:
-        _mask_prompts(source, redactor)

@@ -1,0 +1,127 @@
+"""The playbook commands that write a version: create, import, revert and retire. Each takes the run lock, opens
+the database once and returns what it did."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from core.errors import ConfigError, PlaybookFileError, StoreError
+from core.io.files import read_text
+from core.operations import apply_operations, normalize_playbook, without_unseen
+from core.playbook_json import playbook_from_dict
+from core.sections import DEFAULT_SECTIONS, load_sections_yaml
+from core.store.registry import ensure_playbook, playbook_names, require_playbook
+from core.store.versions import load_version, revert, write_version
+from flows.workspace import Workspace
+
+__all__ = ["Imported", "create_playbook", "import_playbook", "retire_entries", "revert_playbook"]
+
+ImportMode = Literal["new", "replace", "merge"]
+
+
+class Imported(BaseModel):
+    """What `import_playbook` did: entries in the new version, the version, how, and the invisible characters it
+    removed per entry (`core.invisible.removed`)."""
+
+    entries: int
+    version: int
+    how: str
+    stripped: dict[str, str]
+
+
+def import_playbook(
+    ws: Workspace,
+    playbook: str,
+    file: Path,
+    *,
+    sections: Path | None = None,
+    replace: bool = False,
+    merge: bool = False,
+) -> Imported:
+    """Import a playbook.json as a new version of `playbook`: only into an empty playbook, unless `replace` (the
+    file becomes the version) or `merge` (the file's entries whose text is not there yet are added).
+
+    Raises:
+        PlaybookFileError: the file is missing or not a playbook.json this program reads.
+        ConfigError: both `replace` and `merge`, or the playbook has entries and neither was asked.
+    """
+    if replace and merge:
+        raise ConfigError("Pass either `--replace` or `--merge`, not both.")
+    mode: ImportMode = "replace" if replace else "merge" if merge else "new"
+    if not file.exists():
+        raise PlaybookFileError(f"File `{file}` does not exist; pass the path of a playbook.json.")
+    from core.compat import load_playbook  # the older formats' readers: only an import needs them
+
+    checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
+    section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
+    raw = json.loads(read_text(file)) if sections else checked
+    with ws.database(playbook).write("playbook import") as con:
+        section_set = ensure_playbook(con, playbook, section_set)
+        incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
+        incoming, stripped = without_unseen(incoming)
+        current = load_version(con, playbook)
+        if current.size() and mode == "new":
+            raise ConfigError(
+                f"Playbook `{playbook}` has {current.size()} entries; pass `--replace` to make the file the new"
+                " version, or `--merge` to add the entries that are not there yet. Nothing was imported."
+            )
+        if mode == "merge" and current.size():
+            adds = [{"type": "ADD", "text": e.text, "section": s} for s, e in incoming.entries()]
+            model, report = apply_operations(current, adds, sections=section_set, limit=None)
+            note = f"merge of {file}"
+            how = f"merged: added {report.applied('ADD')} of {len(adds)} entries, the rest were already there"
+        else:
+            model, note = incoming, f"import of {file}"
+            how = f"replaced {current.size()} entries" if current.size() else "new"
+        version = write_version(con, playbook, model, source="import", note=note)
+    return Imported(entries=model.size(), version=version, how=how, stripped=stripped)
+
+
+def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> None:
+    """Create an empty playbook `name` (version 0).
+
+    Raises:
+        StoreError: a playbook of that name exists.
+    """
+    section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
+    with ws.database(name).write("playbook new") as con:
+        if name in playbook_names(con):
+            raise StoreError(f"Playbook `{name}` already exists; pick another name.")
+        ensure_playbook(con, name, section_set)
+
+
+def revert_playbook(ws: Workspace, playbook: str, version: int) -> int:
+    """A new version equal to `version` (history is never rewritten); its number."""
+    with ws.database(playbook).write("playbook revert", create=False) as con:
+        return revert(con, playbook, version)
+
+
+def retire_entries(ws: Workspace, playbook: str, names: list[str]) -> int:
+    """A new version of `playbook` without the entries `names` (proposed by `playbook stale`, or any other): a
+    version like every other, so `playbook revert` brings them back; its number.
+
+    Raises:
+        StoreError: a name is not a live entry (nothing is retired then).
+    """
+    with ws.database(playbook).write("playbook retire", create=False) as con:
+        require_playbook(con, playbook)
+        current = load_version(con, playbook)
+        live = {e.name for _, e in current.entries()}
+        unknown = [n for n in names if n not in live]
+        if unknown or not names:
+            raise StoreError(
+                f"`{(unknown or ['(none)'])[0]}` is not a live entry of playbook `{playbook}`; `playbook show` lists"
+                " them. Nothing was retired."
+            )
+        kept = {s: [e for e in items if e.name not in names] for s, items in current.sections.items()}
+        return write_version(
+            con,
+            playbook,
+            current.model_copy(update={"sections": kept}),
+            source="retire",
+            note=f"retired by hand: {', '.join(names)}",
+        )
