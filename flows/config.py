@@ -1,8 +1,6 @@
 """Configuration from flags, environment (`PLAYBOOK_*`) and a `playbook.toml` file, in that precedence.
 
-Below them, the user's own `config.toml` (`~/.config/playbook/`). The layers are merged here (`_sourced`), as
-pydantic-settings would merge them, without it: importing it costs a command about 90 ms of CPU (it loads asyncio),
-more than the query of a read command. A `playbook.toml` in the working directory (or
+Below them, the user's own `config.toml` (`~/.config/playbook/`). A `playbook.toml` in the working directory (or
 named by `PLAYBOOK_CONFIG`) may come with a cloned repository: until the user trusts that exact file (`playbook
 trust`), only its harmless keys apply (`core.trust`), and each file read is kept with what was ignored of it.
 """
@@ -12,14 +10,13 @@ from __future__ import annotations
 import difflib
 import getpass
 import hashlib
-import json
 import os
 import re
 import socket
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -30,6 +27,14 @@ from pydantic import (
     SecretStr,
     ValidationError,
     field_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
 )
 
 from core.budget import Budget
@@ -127,23 +132,16 @@ class PlaybookOptions(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
 
 
-class Settings(BaseModel):
-    """Every setting, with its default. Flags override the environment, which overrides the file.
+class Settings(BaseSettings):
+    """Every setting, with its default. Flags override the environment, which overrides the file."""
 
-    Built with keyword arguments (the flags), it reads the environment and the files beneath them, as a
-    pydantic-settings `BaseSettings` does; validated from a dict (a flow's parameter), likewise."""
-
-    # As pydantic-settings: defaults validated too, and a setting given by its field name or its alias.
-    model_config = ConfigDict(extra="ignore", validate_default=True, validate_by_name=True, validate_by_alias=True)
-
-    def __init__(self, **flags: Any) -> None:
-        super().__init__(**_sourced(flags))
+    model_config = SettingsConfigDict(env_prefix="PLAYBOOK_", extra="ignore")
 
     db: Path = Path("data/playbook.duckdb")
     playbook: str = "default"  # the playbook a command works on when `-p` is not given
-    playbooks: list[str] = Field(default_factory=lambda: ["default"])
+    playbooks: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["default"])
     # Folders of transcripts, and object-storage URLs (`s3://bucket/team`, ...) that developers `push` to.
-    transcripts: list[Path | str] = Field(default_factory=_default_sources)
+    transcripts: Annotated[list[Path | str], NoDecode] = Field(default_factory=_default_sources)
     llm: str = "auto"
     reflector_model: str = "claude-sonnet-4-5"  # the model that diagnoses each session
     curator_model: str = "claude-sonnet-4-5"  # the model that turns a diagnosis into operations
@@ -214,7 +212,7 @@ class Settings(BaseModel):
     prompts_dir: Path | None = None  # a folder of prompt overrides (`<dir>/<playbook>/` first), else the shipped
     # Extra personal data to mask before anything leaves the machine (regular expressions, case-insensitive):
     # names, host names, addresses. Home paths, user names in paths and e-mail addresses are always masked.
-    personal_patterns: list[str] = Field(default_factory=list)
+    personal_patterns: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Secrets are replaced by markers before transcripts are stored; true keeps the raw text in the database
     # (it is still redacted before any model, export or report sees it).
     keep_raw_text: bool = False
@@ -225,8 +223,8 @@ class Settings(BaseModel):
     # matching these globs are never curated.
     contributor: Contributor | None = None
     storage_options: dict[str, Any] = Field(default_factory=dict)  # for fsspec: endpoint, profile, ...
-    exclude_contributors: list[Contributor] = Field(default_factory=list)  # never fetched
-    exclude_projects: list[str] = Field(default_factory=list)  # globs never curated
+    exclude_contributors: Annotated[list[Contributor], NoDecode] = Field(default_factory=list)  # never fetched
+    exclude_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)  # globs never curated
     # A lesson enters the export of a playbook that learns from several contributors only when the sessions of
     # this many contributors support it (or a person releases it in `playbook review`).
     min_contributors: int = Field(2, ge=1)
@@ -317,6 +315,26 @@ class Settings(BaseModel):
     def config_files(self) -> tuple[ConfigFile, ...]:
         """The configuration files these settings read, how far each is trusted and what of it was ignored."""
         return self._files
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags (init) > environment > playbook.toml (what of it applies) > the user's own config.toml."""
+        layers = _LAYERS.get()
+        if layers is None:  # built directly, not by `load_settings`: the same files, the same rule
+            layers = _read_layers()
+        return (
+            init_settings,
+            env_settings,
+            InitSettingsSource(settings_cls, init_kwargs=layers.local),
+            InitSettingsSource(settings_cls, init_kwargs=layers.own),
+        )
 
     def local_server(self, local: bool) -> bool:
         """True when the calls go to a server other than Anthropic's (a `local` provider's, or
@@ -492,52 +510,13 @@ def _explain(exc: ValidationError, layers: _Layers, flags: dict[str, Any]) -> Co
     return ConfigError(f"Invalid value for `{name}` in {where}: {error['msg']} (got {error.get('input')!r}).")
 
 
-def _environment() -> dict[str, Any]:
-    """The settings the environment gives, as pydantic-settings reads them: `PLAYBOOK_<NAME>` in any case (or a
-    setting's aliases, `ANTHROPIC_API_KEY`), the string as it is except for the dict settings, whose variable is
-    JSON (a list setting splits its string itself: `a:b` or `a,b`).
-
-    Raises:
-        ConfigError: a dict setting's variable is not JSON.
-    """
-    variables = {k.lower(): v for k, v in os.environ.items()}
-    found: dict[str, Any] = {}
-    for name, field in Settings.model_fields.items():
-        alias = field.validation_alias
-        names = [str(a) for a in alias.choices] if isinstance(alias, AliasChoices) else [f"PLAYBOOK_{name.upper()}"]
-        variable, value = next(((n, variables[n.lower()]) for n in names if n.lower() in variables), (None, None))
-        if variable is None or value is None:
-            continue
-        key = name  # under its name, whatever variable gave it, so a flag of that name replaces it
-        if get_origin(field.annotation) is dict:
-            try:
-                found[key] = json.loads(value)
-            except ValueError as exc:
-                raise ConfigError(f"`{variable}` is not JSON ({exc}); write it as a JSON object or unset it.") from None
-        else:
-            found[key] = value
-    return found
-
-
-def _merged(*layers: dict[str, Any]) -> dict[str, Any]:
-    """The layers merged, each over the ones before it; tables (dicts) merged key by key, as pydantic-settings
-    merges its sources."""
-    out: dict[str, Any] = {}
-    for layer in layers:
-        for key, value in layer.items():
-            if isinstance(value, dict) and isinstance(out.get(key), dict):
-                out[key] = _merged(out[key], value)
-            else:
-                out[key] = value
-    return out
-
-
-def _sourced(flags: dict[str, Any]) -> dict[str, Any]:
-    """Flags > environment > playbook.toml (what of it applies) > the user's own config.toml."""
-    layers = _LAYERS.get()
-    if layers is None:  # built directly, not by `load_settings`: the same files, the same rule
-        layers = _read_layers()
-    return _merged(layers.own, layers.local, _environment(), flags)
+def _unreadable_variable(exc: SettingsError) -> ConfigError:
+    """One line for a variable pydantic-settings could not parse, naming the variable."""
+    field = re.search(r'field "([^"]+)"', str(exc))
+    name = field.group(1) if field else None
+    variable = f"PLAYBOOK_{name.upper()}" if name else "A PLAYBOOK_* variable"
+    cause = str(exc.__cause__ or exc).splitlines()[0]
+    return ConfigError(f"`{variable}` is not JSON ({cause}); write it as a JSON object or unset it.")
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -554,6 +533,8 @@ def load_settings(**overrides: Any) -> Settings:
         settings = Settings(**flags)
     except ValidationError as exc:
         raise _explain(exc, layers, flags) from None
+    except SettingsError as exc:  # a dict setting's variable that is not JSON, which pydantic-settings reads as JSON
+        raise _unreadable_variable(exc) from None
     finally:
         _LAYERS.reset(token)
     settings._files = layers.files

@@ -1,5 +1,5 @@
 """A read command is a query and its rendering: it imports none of the heavy libraries a run needs (Prefect, the
-model SDK, numpy, matplotlib; pydantic-settings, which loads asyncio), each of which costs a command tenths of a
+model SDK, numpy, matplotlib), each of which costs a command tenths of a
 second before it reads a row; and it opens the database read-only, writing nothing, unless the file needs a
 migration first (then it gets one)."""
 
@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from flows.cli import app
 from tests.helpers import SAMPLES
 
-HEAVY = ("prefect", "matplotlib", "anthropic", "numpy", "pydantic_settings")
+HEAVY = ("prefect", "matplotlib", "anthropic", "numpy")
 READS = [
     ["show"],
     ["show", "--format", "json"],

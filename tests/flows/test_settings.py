@@ -1,19 +1,15 @@
 """Where a setting comes from: a flag over the environment, over the working directory's playbook.toml (what of it
 applies), over the user's own config.toml; tables merged key by key; a dict setting's variable is JSON. Merged by
-`flows.config` itself: pydantic-settings (and the asyncio it loads) is not imported by a command."""
+pydantic-settings, through the sources `flows.config` gives it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from core.errors import ConfigError
-from flows.config import Settings, _merged, load_settings
+from flows.config import Settings, load_settings
 
 
 @pytest.fixture
@@ -74,37 +70,3 @@ def test_the_key_is_read_from_either_variable_the_playbook_one_first(
     key = load_settings().anthropic_api_key
     assert key is not None and key.get_secret_value() == "k2"
     assert Settings(anthropic_api_key=None).anthropic_api_key is None  # a flag by its name beats both
-
-
-TABLES = st.recursive(
-    st.integers(0, 3), lambda inner: st.dictionaries(st.sampled_from("abc"), inner, max_size=3), max_leaves=8
-)
-
-
-@given(st.lists(st.dictionaries(st.sampled_from("xyz"), TABLES, max_size=3), max_size=4))
-def test_each_layer_wins_over_the_ones_before_it_down_to_each_key(layers: list[dict[str, object]]) -> None:
-    def lookup(table: object, path: tuple[str, ...]) -> object:
-        for part in path:
-            if not isinstance(table, dict) or part not in table:
-                return KeyError
-            table = table[part]
-        return table
-
-    def leaves(table: dict[str, object], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-        return [
-            p
-            for k, v in table.items()
-            for p in (leaves(v, (*prefix, k)) if isinstance(v, dict) and v else [(*prefix, k)])
-        ]
-
-    merged = _merged(*layers)
-    for path in leaves(merged):
-        # the value at each leaf is the last layer's that has the path (a non-table value there ends the path)
-        owners = [layer for layer in layers if lookup(layer, path) is not KeyError]
-        assert owners and lookup(merged, path) == lookup(owners[-1], path)
-
-
-def test_a_command_does_not_load_pydantic_settings() -> None:
-    probe = "import sys, flows.cli._options, flows.config; print(sorted({'pydantic_settings', 'asyncio'} & set(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
-    assert done.stdout.strip() == "[]"
