@@ -6,9 +6,9 @@ the previous call's assistant text and tool calls (name and input JSON), then th
 that followed. Each growth is paired with that text and its number of content blocks. Intervals with thinking,
 images, sidechains or a compaction are dropped (their text is not all in the transcript).
 
-Fit: least squares of recorded tokens on (pieces, newlines, blocks) over the training sources; `blocks` takes
+Fit: least squares of recorded tokens on (words, symbols, newlines, blocks) over the training sources; `blocks` takes
 what the API adds per content block that the transcript does not show (tool-use ids, wrapping, reminders),
-which is no part of our prompts: `estimate_tokens` weighs pieces and newlines only. Reported on the held-out
+which is no part of our prompts: `estimate_tokens` weighs words, symbols and newlines only. Reported on the held-out
 sources, by the weights committed in core/render.py: the estimate plus the fitted per-block tokens, against
 what was recorded, in aggregate (goal: within 10 %), beside characters / 4.
 
@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.render import TOKENS_PER_NEWLINE, TOKENS_PER_PIECE, token_pieces  # noqa: E402
+from core.render import TOKENS_PER_NEWLINE, TOKENS_PER_SYMBOL, TOKENS_PER_WORD, token_pieces  # noqa: E402
 
 SAMPLES = ROOT / "data" / "samples" / "claude-code"
 UNSEEN = ROOT / "data" / "unseen"
@@ -125,7 +125,7 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 
 def fit(rows: list[Pair]) -> list[float]:
-    """Least-squares weights of (pieces, newlines, blocks) for the recorded tokens."""
+    """Least-squares weights of (words, symbols, newlines, blocks) for the recorded tokens."""
     xs = [[*token_pieces(text), blocks] for text, blocks, _ in rows]
     ys = [float(tokens) for _, _, tokens in rows]
     k = len(xs[0])
@@ -136,8 +136,8 @@ def fit(rows: list[Pair]) -> list[float]:
 
 def estimate(text: str, blocks: int, block_tokens: float) -> float:
     """The committed estimate of `text` plus the API's per-block tokens (un-rounded, to sum)."""
-    pieces, newlines = token_pieces(text)
-    return TOKENS_PER_PIECE * pieces + TOKENS_PER_NEWLINE * newlines + block_tokens * blocks
+    words, symbols, newlines = token_pieces(text)
+    return TOKENS_PER_WORD * words + TOKENS_PER_SYMBOL * symbols + TOKENS_PER_NEWLINE * newlines + block_tokens * blocks
 
 
 def report(name: str, rows: list[Pair], block_tokens: float) -> tuple[float, float]:
@@ -165,12 +165,15 @@ def main() -> None:
     assert used <= set(halves["dev"]), "the test half of data/unseen is never read"
     train, held = collect(TRAIN), collect(HELD)
     everything = [p for rows in train.values() for p in rows]
-    pieces, newlines, block_tokens = fit(everything)
+    words, symbols, newlines, block_tokens = fit(everything)
     print(
-        f"fit on {len(everything)} training pairs: {pieces:.3f} tokens a piece, {newlines:.3f} a newline,"
-        f" {block_tokens:.1f} a content block"
+        f"fit on {len(everything)} training pairs: {words:.3f} tokens a word, {symbols:.3f} a symbol,"
+        f" {newlines:.3f} a newline, {block_tokens:.1f} a content block"
     )
-    print(f"committed (core/render.py): {TOKENS_PER_PIECE} a piece, {TOKENS_PER_NEWLINE} a newline")
+    print(
+        f"committed (core/render.py): {TOKENS_PER_WORD} a word, {TOKENS_PER_SYMBOL} a symbol,"
+        f" {TOKENS_PER_NEWLINE} a newline"
+    )
     for title, sources in (("train", train), ("held out", held)):
         print(f"{title}:")
         for name, rows in sources.items():

@@ -36,28 +36,29 @@ __all__ = ["RenderResult", "estimate_tokens", "render_session", "token_pieces", 
 _REMINDER = Pattern(r"<system-reminder>.*?(?:</system-reminder>|$)", dotall=True)
 
 # Token estimate, calibrated against the usage Claude Code transcripts record (bench/calibrate_tokens.py prints
-# the fit and its held-out error): a "piece" is a run of ASCII letters (a word) or any other non-space byte
-# (a digit, a symbol, each UTF-8 byte of a non-ASCII character); newlines are counted apart. Weights are in
-# hundredths of a token so that per-line sums (compaction) add up exactly to the whole text's estimate.
-TOKENS_PER_PIECE = 0.83
-TOKENS_PER_NEWLINE = 1.0
-_PIECE, _NEWLINE = round(TOKENS_PER_PIECE * 100), round(TOKENS_PER_NEWLINE * 100)
+# the fit and its held-out error): a word is a run of ASCII letters, a symbol any other non-space byte (a digit,
+# punctuation, each UTF-8 byte of a non-ASCII character); newlines are counted apart (they carry indentation).
+# Weights are in hundredths of a token so that per-line sums (compaction) add up exactly to the whole text's.
+TOKENS_PER_WORD = 1.27
+TOKENS_PER_SYMBOL = 0.64
+TOKENS_PER_NEWLINE = 1.36
+_WORD, _SYMBOL, _NEWLINE = (round(w * 100) for w in (TOKENS_PER_WORD, TOKENS_PER_SYMBOL, TOKENS_PER_NEWLINE))
 _LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _WORDS_ONLY = bytes(ord("a") if i in _LETTERS else ord(" ") for i in range(256))  # letters kept, rest a space
-_NOT_OTHER = _LETTERS + b" \t\n\r\x0b\x0c"  # deleted to leave only the "other" bytes
+_NOT_SYMBOL = _LETTERS + b" \t\n\r\x0b\x0c"  # deleted to leave only the symbols
 
 
-def token_pieces(text: str) -> tuple[int, int]:
-    """`text`'s pieces (words plus other non-space bytes) and newlines: what the estimate weighs. A few C-level
-    passes (encode, translate, split, count): no pattern, no Python loop over characters."""
+def token_pieces(text: str) -> tuple[int, int, int]:
+    """`text`'s words, symbols and newlines: what the estimate weighs. A few C-level passes (encode, translate,
+    split, count): no pattern, no Python loop over characters."""
     data = text.encode("utf-8", "surrogatepass")
-    return len(data.translate(_WORDS_ONLY).split()) + len(data.translate(None, _NOT_OTHER)), text.count("\n")
+    return len(data.translate(_WORDS_ONLY).split()), len(data.translate(None, _NOT_SYMBOL)), text.count("\n")
 
 
 def token_units(text: str) -> int:
     """`text`'s estimated tokens in hundredths: additive over texts joined by whitespace."""
-    pieces, newlines = token_pieces(text)
-    return _PIECE * pieces + _NEWLINE * newlines
+    words, symbols, newlines = token_pieces(text)
+    return _WORD * words + _SYMBOL * symbols + _NEWLINE * newlines
 
 
 def estimate_tokens(text: str) -> int:

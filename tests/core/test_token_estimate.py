@@ -10,7 +10,14 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.render import TOKENS_PER_NEWLINE, TOKENS_PER_PIECE, estimate_tokens, token_pieces, token_units
+from core.render import (
+    TOKENS_PER_NEWLINE,
+    TOKENS_PER_SYMBOL,
+    TOKENS_PER_WORD,
+    estimate_tokens,
+    token_pieces,
+    token_units,
+)
 
 SAMPLE = json.loads((Path(__file__).resolve().parents[1] / "data" / "token_pairs.json").read_text(encoding="utf-8"))
 
@@ -28,10 +35,10 @@ def test_the_estimate_is_within_ten_percent_of_recorded_usage_on_held_out_pairs(
 
 def test_the_estimate_weighs_words_symbols_and_newlines() -> None:
     assert estimate_tokens("") == 0
-    assert token_pieces("def f(x):\n    return x + 1") == (4 + 6, 1)  # def f x return x; ( ) : + 1
-    assert estimate_tokens("hello world") == math.ceil(2 * TOKENS_PER_PIECE)
-    assert token_units("a\nb") == round(100 * (2 * TOKENS_PER_PIECE + TOKENS_PER_NEWLINE))
-    assert token_pieces("é") == (2, 0)  # each UTF-8 byte of a non-ASCII character
+    assert token_pieces("def f(x):\n    return x + 1") == (5, 5, 1)  # def f x return x; ( ) : + 1
+    assert estimate_tokens("hello world") == math.ceil(2 * TOKENS_PER_WORD)
+    assert token_units("a\nb.") == round(100 * (2 * TOKENS_PER_WORD + TOKENS_PER_SYMBOL + TOKENS_PER_NEWLINE))
+    assert token_pieces("é") == (0, 2, 0)  # each UTF-8 byte of a non-ASCII character
 
 
 _TEXT = st.text(alphabet=st.sampled_from(list("ab Z09.,{}\n\té€")), max_size=60)
