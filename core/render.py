@@ -62,7 +62,7 @@ def token_units(text: str) -> int:
 
 
 def estimate_tokens(text: str) -> int:
-    """Local token estimate (calibrated: about 1.5x characters / 4 on transcripts); no network call."""
+    """Local token estimate, calibrated on the usage transcripts record (bench/calibrate_tokens.py); no network."""
     return -(-token_units(text) // 100)
 
 
