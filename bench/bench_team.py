@@ -12,7 +12,7 @@ model exchanges); the database's size. The verdict (goal <= 1.5x: history must n
 interleaved, so machine load hits both sides alike: the whole team's state (bucket, databases, homes) is copied
 after the first three nights (a young history) and after the last (an old one), and the same new night runs on
 a fresh copy of each, in turn, `--rounds` times. Modelled, not measured: the tokens a real run
-would send are the requests' own estimates (characters / 4, the whole request as built), plus an assumed
+would send are the requests' own estimates (`estimate_tokens`, the whole request as built), plus an assumed
 600 output tokens per call.
 
 Defaults are the issue's 50 contributors x 20 sessions x 90 days (90,000 sessions); pass smaller numbers

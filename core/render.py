@@ -23,7 +23,6 @@ A session that still does not fit comes back with `fits=False`: the caller fails
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
@@ -32,15 +31,39 @@ from core.models import SessionMessage
 from core.patterns import Pattern
 from core.redact import Redactor
 
-__all__ = ["RenderResult", "estimate_tokens", "render_session"]
+__all__ = ["RenderResult", "estimate_tokens", "render_session", "token_pieces", "token_units"]
 
 _REMINDER = Pattern(r"<system-reminder>.*?(?:</system-reminder>|$)", dotall=True)
-CHARS_PER_TOKEN = 4
+
+# Token estimate, calibrated against the usage Claude Code transcripts record (bench/calibrate_tokens.py prints
+# the fit and its held-out error): a word is a run of ASCII letters, a symbol any other non-space byte (a digit,
+# punctuation, each UTF-8 byte of a non-ASCII character); newlines are counted apart (they carry indentation).
+# Weights are in hundredths of a token so that per-line sums (compaction) add up exactly to the whole text's.
+TOKENS_PER_WORD = 1.27
+TOKENS_PER_SYMBOL = 0.64
+TOKENS_PER_NEWLINE = 1.36
+_WORD, _SYMBOL, _NEWLINE = (round(w * 100) for w in (TOKENS_PER_WORD, TOKENS_PER_SYMBOL, TOKENS_PER_NEWLINE))
+_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_WORDS_ONLY = bytes(ord("a") if i in _LETTERS else ord(" ") for i in range(256))  # letters kept, rest a space
+_NOT_SYMBOL = _LETTERS + b" \t\n\r\x0b\x0c"  # deleted to leave only the symbols
+
+
+def token_pieces(text: str) -> tuple[int, int, int]:
+    """`text`'s words, symbols and newlines: what the estimate weighs. A few C-level passes (encode, translate,
+    split, count): no pattern, no Python loop over characters."""
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data.translate(_WORDS_ONLY).split()), len(data.translate(None, _NOT_SYMBOL)), text.count("\n")
+
+
+def token_units(text: str) -> int:
+    """`text`'s estimated tokens in hundredths: additive over texts joined by whitespace."""
+    words, symbols, newlines = token_pieces(text)
+    return _WORD * words + _SYMBOL * symbols + _NEWLINE * newlines
 
 
 def estimate_tokens(text: str) -> int:
-    """Local token estimate (about 4 characters a token); no network call."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+    """Local token estimate, calibrated on the usage transcripts record (bench/calibrate_tokens.py); no network."""
+    return -(-token_units(text) // 100)
 
 
 class RenderResult(BaseModel):
@@ -84,10 +107,18 @@ def _compact_input(raw: str | None, limit: int = 300) -> str:
 
 
 class _Line:
-    __slots__ = ("kind", "label", "text")
+    __slots__ = ("kind", "label", "text", "units")
 
     def __init__(self, kind: str, label: str, text: str) -> None:
         self.kind, self.label, self.text = kind, label, text
+        self.units = token_units(self.render())
+
+    def set_text(self, text: str) -> int:
+        """Replace the text; the change in `units`."""
+        before = self.units
+        self.text = text
+        self.units = token_units(self.render())
+        return self.units - before
 
     def render(self) -> str:
         return f"{self.label}: {self.text}"
@@ -104,7 +135,7 @@ def render_session(
     dropped: dict[str, int] = {}
     filtered: dict[str, int] = {}
     redactions = personal = 0
-    raw_chars = 0
+    raw_units = 0
     redactor = redactor or Redactor()
 
     def drop(key: str, n: int = 1, into: dict[str, int] = filtered) -> None:
@@ -113,7 +144,7 @@ def render_session(
     lines: list[_Line] = []
     for m in messages:
         text = m.text or ""
-        raw_chars += len(text) + len(m.tool_input or "")
+        raw_units += token_units(text) + (token_units(m.tool_input) if m.tool_input else 0)
         if m.is_meta:
             drop("meta_blocks")
             continue
@@ -154,13 +185,14 @@ def render_session(
 
     steps = _compact(lines, budget_tokens, lambda key, n: drop(key, n, dropped))
     text = "\n".join(line.render() for line in lines)
+    tokens = estimate_tokens(text)
     return RenderResult(
         text=text,
-        tokens_est=estimate_tokens(text),
+        tokens_est=tokens,
         budget_tokens=budget_tokens,
-        raw_tokens_est=math.ceil(raw_chars / CHARS_PER_TOKEN),
+        raw_tokens_est=-(-raw_units // 100),
         compacted=bool(dropped),
-        fits=estimate_tokens(text) <= budget_tokens,
+        fits=tokens <= budget_tokens,
         dropped=dropped,
         filtered=filtered,
         compaction_steps=steps,
@@ -178,11 +210,12 @@ _FIRST, _LAST = 2, 3  # user messages (and tool errors) that steps 5 and 6 never
 def _compact(lines: list[_Line], budget_tokens: int, drop: Callable[[str, int], None]) -> list[str]:
     """Shorten `lines` in place, in the module's documented order, until they fit; the steps that changed
     something, in order."""
-    size = sum(len(line.render()) for line in lines) + max(len(lines) - 1, 0)  # characters, newlines included
+    # the joined text's estimate, in hundredths of a token: line by line, plus the newlines that join them
+    size = sum(line.units for line in lines) + _NEWLINE * max(len(lines) - 1, 0)
     steps: list[str] = []
 
     def fits() -> bool:
-        return math.ceil(size / CHARS_PER_TOKEN) <= budget_tokens
+        return -(-size // 100) <= budget_tokens
 
     def trim(step: str, kinds: set[str], limit: int) -> None:
         nonlocal size
@@ -196,8 +229,7 @@ def _compact(lines: list[_Line], budget_tokens: int, drop: Callable[[str, int], 
             if len(shorter) >= len(line.text):  # the head-and-tail marker would cost more than it saves
                 continue
             drop(f"{line.kind}_chars", len(line.text) - len(shorter))
-            size += len(shorter) - len(line.text)
-            line.text = shorter
+            size += line.set_text(shorter)
             changed = True
         if changed:
             steps.append(step)
@@ -209,11 +241,11 @@ def _compact(lines: list[_Line], budget_tokens: int, drop: Callable[[str, int], 
             if fits():
                 break
             gone.add(id(line))
-            size -= len(line.render()) + 1
+            size -= line.units + _NEWLINE
             drop(key, 1)
         if gone:
             lines[:] = [line for line in lines if id(line) not in gone]
-            size = sum(len(line.render()) for line in lines) + max(len(lines) - 1, 0)
+            size = sum(line.units for line in lines) + _NEWLINE * max(len(lines) - 1, 0)
             steps.append(step)
 
     def middle(kinds: set[str], first: int, last: int) -> list[_Line]:

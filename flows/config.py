@@ -112,8 +112,9 @@ class StepLimits(BaseModel):
         """Defaults by provider: hosted models (Anthropic, the Claude CLI), or an OpenAI-compatible local server
         (`local`), where a small model on a CPU writes ~25 tokens/s and rambles to its limit."""
         if local:
-            # The server counts up to twice our chars/4 estimate on code-heavy sessions (llama.cpp: 11,816 tokens
-            # for a 6,000 budget, refused with HTTP 400 by its 8,192 context), which must hold the answer too.
+            # Set when the estimate was chars/4 and llama.cpp counted up to twice it (11,816 tokens for a 6,000
+            # budget, refused by its 8,192 context, which must hold the answer too); with the calibrated estimate
+            # it counts at most 1.28x a whole request (docs/models.md), so 3,500 leaves room to spare.
             return cls(max_input_tokens=3500, reflector_max_tokens=1024, curator_max_tokens=768, request_timeout_s=600)
         return cls(max_input_tokens=24_000, reflector_max_tokens=4096, curator_max_tokens=4096, request_timeout_s=120)
 

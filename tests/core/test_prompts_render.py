@@ -19,7 +19,7 @@ from core.errors import PromptError
 from core.llm.base import LLMRequest, LLMResponse, Usage
 from core.models import BulletTag, Entry, Playbook, ReflectorOutput, SessionMessage
 from core.prompts import DEFAULT_PROMPTS_DIR, STEP_POLICIES, load_template, parse_template
-from core.render import render_session
+from core.render import estimate_tokens, render_session
 from core.sections import Section, SectionSet
 from core.store.exchanges import cached_response, record_exchange
 from core.store.ingest import ingest
@@ -301,6 +301,10 @@ def test_render_budget_invariants(messages: list[SessionMessage], budget: int) -
     assert result.fits == (result.tokens_est <= budget)
     assert result.compacted == bool(result.dropped) == bool(result.compaction_steps)
     unconstrained = render_session(messages, 10**9)
+    assert result.tokens_est == estimate_tokens(result.text)
+    # compaction sums line by line what estimate_tokens weighs as a whole: a budget of exactly the whole
+    # text's estimate compacts nothing
+    assert not render_session(messages, unconstrained.tokens_est).compacted
     if unconstrained.tokens_est <= budget:  # nothing to compact: the text is the unconstrained one
         assert not result.compacted and result.text == unconstrained.text
     if result.compacted:  # the first two user messages and the last survive any compaction

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from core.render import estimate_tokens
 from flows.cli import app
 from tests.helpers import write_session
 
@@ -56,4 +57,4 @@ def test_five_thousand_entries_at_the_default_budget(tmp_path: Path, monkeypatch
     for system in curator:
         assert "[oth-4321] helpful=0 harmful=0 :: Run the lint step before every push." in system
         assert "entries are shown: the ones this session's findings are about" in system
-        assert system.count("[oth-") < 1000 and len(system) / 4 < 24_000  # within the default budget
+        assert system.count("[oth-") < 1000 and estimate_tokens(system) < 24_000  # within the default budget
