@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from core.budget import Budget
 from core.models import skip_label
-from core.render import CHARS_PER_TOKEN
+from core.render import TOKENS_PER_NEWLINE, TOKENS_PER_SYMBOL, TOKENS_PER_WORD
 from core.store.db import fetch_rows
 from core.store.provenance import entries_by_provider
 from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
@@ -71,7 +71,15 @@ class EvolutionData:
 
 
 # An entry row's tokens as exported (`core.budget.entry_tokens`: the estimate of `core.render`, plus 4), in SQL.
-_ENTRY_TOKENS = f"(ceil(length(text) / {CHARS_PER_TOKEN})::BIGINT + 4)"
+# Words are runs of ASCII letters, symbols the UTF-8 bytes left once letters and whitespace are taken out (as
+# `core.render.token_pieces` counts them), weighed in hundredths as there.
+_ENTRY_TOKENS = (
+    f"(ceil(({round(TOKENS_PER_WORD * 100)} * len(regexp_extract_all(text, '[A-Za-z]+'))"
+    f" + {round(TOKENS_PER_SYMBOL * 100)}"
+    r" * octet_length(encode(regexp_replace(text, '[A-Za-z\t\n\x0b\x0c\r ]', '', 'g')))"
+    f" + {round(TOKENS_PER_NEWLINE * 100)} * (length(text) - length(replace(text, chr(10), ''))))"
+    " / 100)::BIGINT + 4)"
+)
 
 
 def budget_use_sql(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int, int, int]]:
