@@ -141,9 +141,12 @@ def test_an_openai_compatible_server_answers_in_the_schema(llama: str, tmp_path:
     if summary["sessions_applied"] == 1:
         assert [c[0] for c in calls] == ["reflector", "curator"] and state == [("applied",)]
         assert all(c[8] is None for c in calls), calls  # both answers parsed: the grammar held
-    else:  # the grammar held, but the weak model tagged ids its empty playbook lacks: a failed call, said
-        assert [c[0] for c in calls] == ["reflector"] and summary["sessions_failed"] == 1 and state == []
-        assert str(calls[0][8]).startswith("wrong answer: every entry it tags is one the playbook does not have")
+    else:  # the grammar held, but the weak model's answer was wrong (ids its empty playbook lacks, or cut at the
+        # token cap) in one step: a failed call, said, and the session not applied
+        assert summary["sessions_failed"] == 1 and state == []
+        assert [c[0] for c in calls] in (["reflector"], ["reflector", "curator"]), calls
+        assert all(c[8] is None for c in calls[:-1]) and str(calls[-1][8] or "").strip(), calls
+        print(f"\nreal LLM (openai path): {calls[-1][0]} failed: {calls[-1][8]}")
     out_tokens = sum(c[5] for c in calls)
     seconds = sum(c[6] for c in calls) / 1000
     print(f"\nreal LLM (openai path): {out_tokens} output tokens in {seconds:.1f} s of calls, {wall:.1f} s wall")
