@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.llm.embed import BATCH, Lexical, MiniLM, load_embedder
+from core.llm.embed import BATCH, Lexical, MiniLM, load_embedder, neighbour_finder
+from core.models import Entry
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
 from tests.profiles import examples
@@ -112,3 +113,30 @@ def test_paraphrases_are_closer_than_different_lessons() -> None:
     same = np.mean([scores[g, a, g, b] for g in range(4) for a in range(4) for b in range(a + 1, 4)])
     apart = np.mean([scores[g, :, h, :].mean() for g in range(4) for h in range(g + 1, 4)])
     assert same > apart + 0.25 and apart < 0.4, (same, apart)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.lists(st.sampled_from(LESSONS), min_size=0, max_size=30, unique=True),
+    st.lists(st.sampled_from(LESSONS), min_size=0, max_size=6),
+    st.sampled_from([0.0, 0.2, 0.5]),
+)
+def test_neighbours_are_each_querys_k_closest_entries_at_the_floor(
+    entry_texts: list[str], queries: list[str], floor: float
+) -> None:
+    # Scored in one product for all of a session's queries, in the dimensions the entries use: the same as each
+    # query against every entry on its own.
+    lexical = Lexical()
+    known = dict(zip(entry_texts + queries, lexical.embed(entry_texts + queries), strict=True))
+    entries = [Entry(name=f"oth-{i:03d}", text=t) for i, t in enumerate(entry_texts)]
+    got = neighbour_finder(known, entries, k=2, floor=floor)(queries)
+    expected = []
+    for query in queries if entries else []:
+        scores = [float(known[e.text] @ known[query]) for e in entries]
+        ranked = sorted(range(len(entries)), key=lambda i: -scores[i])[:2]
+        best = [(entries[i], scores[i]) for i in ranked if scores[i] >= floor]
+        if best:
+            expected.append((query, best))
+    assert [q for q, _ in got] == [q for q, _ in expected]
+    for (_, found), (_, wanted) in zip(got, expected, strict=True):
+        assert [s for _, s in found] == pytest.approx([s for _, s in wanted], abs=1e-5)
