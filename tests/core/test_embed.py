@@ -1,0 +1,142 @@
+"""Sentence vectors: the model embeds in small batches grouped by length, each text's vector the same as alone and in
+the order given, with memory that does not grow with how many texts there are; vectors are stored once per text."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.llm.embed import BATCH, Lexical, MiniLM, load_embedder, neighbour_finder
+from core.models import Entry
+from core.store.db import open_db
+from core.store.embeddings import vectors_for
+from tests.profiles import examples
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = [t for group in json.loads((ROOT / "data/lessons/paraphrases.json").read_text())["lessons"] for t in group]
+# A finding that quotes an error output: one "sentence" longer than the model's 256 tokens.
+LONG = "The build failed with " + " ".join(f"src/module_{i}/handler.py:{i * 7} ImportError" for i in range(90))
+
+
+def minilm() -> MiniLM:
+    model = load_embedder("minilm")
+    assert isinstance(model, MiniLM)
+    return model
+
+
+texts = st.lists(
+    st.one_of(
+        st.sampled_from(LESSONS),
+        st.just(LONG),
+        st.text(st.sampled_from("abcdefgh ijklmnop `-_./"), min_size=0, max_size=200),
+    ),
+    min_size=0,
+    max_size=2 * BATCH + 1,
+)
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(texts)
+def test_batches_give_each_text_its_own_vector_in_the_order_given(given_texts: list[str]) -> None:
+    model = minilm()
+    together = model.embed(given_texts)
+    alone = np.array([model.embed([t])[0] for t in given_texts], dtype=np.float32).reshape(-1, model.dim)
+    assert together.shape == (len(given_texts), model.dim) and together.dtype == np.float32
+    # Padding within a batch changes nothing a text sees (its mask hides it): the same vector to float tolerance.
+    np.testing.assert_allclose(together, alone, atol=2e-5)
+
+
+def _peak(model: MiniLM, batch: Sequence[str]) -> int:
+    tracemalloc.start()
+    try:
+        model.embed(batch)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_is_bounded_by_a_batch_not_by_the_count() -> None:
+    # One long text among many short ones: padded all to its length in one batch, 32 texts held 4x the attention
+    # of 8; in batches grouped by length, the long text pads only its own batch.
+    model = minilm()
+    few = _peak(model, [LONG, *LESSONS[: BATCH - 1]])
+    many = _peak(model, [LONG, *LESSONS[: 4 * BATCH - 1]])
+    assert many < 1.5 * few, (few, many)
+
+
+@pytest.mark.parametrize("kind", ["minilm", "lexical"])
+def test_a_stored_text_is_never_embedded_again(tmp_path: Path, kind: str) -> None:
+    model = load_embedder(kind)
+    seen: list[str] = []
+
+    class Counting:
+        name, threshold, floor = model.name, model.threshold, model.floor
+
+        def embed(self, batch: Sequence[str]) -> np.ndarray:
+            seen.extend(batch)
+            return model.embed(batch)
+
+    first, second = LESSONS[:5], LESSONS[3:9]
+    with open_db(tmp_path / "v.duckdb") as con:
+        stored = vectors_for(con, Counting(), first + first)
+        assert seen == first  # each distinct text once
+        memo: dict[str, dict[str, np.ndarray]] = {}
+        again = vectors_for(con, Counting(), second, memo=memo)
+        assert seen == first + LESSONS[5:9]  # only the texts not stored yet
+        vectors_for(con, Counting(), first + second, memo=memo)
+        assert seen == first + LESSONS[5:9]
+    # Read back as they were stored.
+    for text in LESSONS[3:5]:
+        np.testing.assert_allclose(stored[text], again[text], atol=1e-7)
+
+
+def test_the_lexical_fallback_gives_unit_rows_in_order() -> None:
+    lexical = Lexical()
+    vectors = lexical.embed([LESSONS[0], "", LESSONS[1]])
+    assert vectors.shape == (3, lexical.dim)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), [1.0, 0.0, 1.0], atol=1e-6)
+    np.testing.assert_allclose(vectors[2], lexical.embed([LESSONS[1]])[0])
+
+
+def test_paraphrases_are_closer_than_different_lessons() -> None:
+    # What batching must keep: the model's meaning (padding counted as text would make every pair alike).
+    groups = json.loads((ROOT / "data/lessons/paraphrases.json").read_text())["lessons"][:4]
+    vectors = minilm().embed([t for group in groups for t in group]).reshape(len(groups), 4, -1)
+    scores = np.einsum("gad,hbd->gahb", vectors, vectors)
+    same = np.mean([scores[g, a, g, b] for g in range(4) for a in range(4) for b in range(a + 1, 4)])
+    apart = np.mean([scores[g, :, h, :].mean() for g in range(4) for h in range(g + 1, 4)])
+    assert same > apart + 0.25 and apart < 0.4, (same, apart)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.lists(st.sampled_from(LESSONS), min_size=0, max_size=30, unique=True),
+    st.lists(st.sampled_from(LESSONS), min_size=0, max_size=6),
+    st.sampled_from([0.0, 0.2, 0.5]),
+)
+def test_neighbours_are_each_querys_k_closest_entries_at_the_floor(
+    entry_texts: list[str], queries: list[str], floor: float
+) -> None:
+    # Scored in one product for all of a session's queries, in the dimensions the entries use: the same as each
+    # query against every entry on its own.
+    lexical = Lexical()
+    known = dict(zip(entry_texts + queries, lexical.embed(entry_texts + queries), strict=True))
+    entries = [Entry(name=f"oth-{i:03d}", text=t) for i, t in enumerate(entry_texts)]
+    got = neighbour_finder(known, entries, k=2, floor=floor)(queries)
+    expected = []
+    for query in queries if entries else []:
+        scores = [float(known[e.text] @ known[query]) for e in entries]
+        ranked = sorted(range(len(entries)), key=lambda i: -scores[i])[:2]
+        best = [(entries[i], scores[i]) for i in ranked if scores[i] >= floor]
+        if best:
+            expected.append((query, best))
+    assert [q for q, _ in got] == [q for q, _ in expected]
+    for (_, found), (_, wanted) in zip(got, expected, strict=True):
+        assert [s for _, s in found] == pytest.approx([s for _, s in wanted], abs=1e-5)
