@@ -270,7 +270,8 @@ def _prepare(
 
 def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
     """For the rules (no model): what the miner observes in this session's messages, and the evidence of the
-    project's sessions (each observed once and stored; added up once per run)."""
+    project's sessions this run weighs, its own and those observed before (`evidence_sessions`; each observed once
+    and stored; added up once per run)."""
     if ctx.spec.calls_a_model:
         return {}
     project, cwd = session_place(con, session_id)
