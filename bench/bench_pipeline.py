@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 import flows.run.steps as steps  # noqa: E402
 from bench._table import Row, emit  # noqa: E402
 from core.llm.base import LLMRequest, LLMResponse, Provider  # noqa: E402
-from core.render import estimate_tokens  # noqa: E402
 from core.selection import SessionFilter  # noqa: E402
 from core.store.db import open_db  # noqa: E402
+from core.tokens import estimate_tokens  # noqa: E402
 from flows.config import Settings  # noqa: E402
 from flows.run._runtime import local_run  # noqa: E402
 from flows.workspace import Workspace  # noqa: E402

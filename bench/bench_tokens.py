@@ -1,7 +1,7 @@
 """Benchmark (a model, not a measurement): input tokens per session raw vs rendered, and cost per 1,000
 sessions for three designs.
 
-Modelled, not measured: tokens are estimated (`core.render.estimate_tokens`, calibrated against the usage
+Modelled, not measured: tokens are estimated (`core.tokens.estimate_tokens`, calibrated against the usage
 Claude Code transcripts record: bench/calibrate_tokens.py, held out within 5 %), output sizes are fixed
 (REFLECTOR_OUT, CURATOR_OUT, NAIVE_OUT), prices are the pricing table's, and the cache is assumed to hit for
 every session of an epoch after the first. Only the rendering (what is kept of each transcript) is real.
@@ -36,12 +36,13 @@ from core.llm.pricing import cost_usd  # noqa: E402
 from core.models import Entry, Playbook  # noqa: E402
 from core.operations import empty_playbook  # noqa: E402
 from core.prompts import load_template  # noqa: E402
-from core.render import estimate_tokens, render_session  # noqa: E402
+from core.render import render_session  # noqa: E402
 from core.request import describe_sections, playbook_text  # noqa: E402
 from core.sections import DEFAULT_SECTIONS  # noqa: E402
 from core.store.db import connect  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402
 from core.store.sessions import load_messages  # noqa: E402
+from core.tokens import estimate_tokens  # noqa: E402
 
 MODEL = "claude-sonnet-4-5"
 SAMPLES = ROOT / "data" / "samples"  # all but claude-code-log, a source this project no longer draws figures from

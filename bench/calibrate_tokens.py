@@ -1,4 +1,4 @@
-"""Calibrate `core.render.estimate_tokens` against the input tokens Claude Code transcripts record.
+"""Calibrate `core.tokens.estimate_tokens` against the input tokens Claude Code transcripts record.
 
 Pairs: between two consecutive main-thread API calls (distinct `message.id`), the call's input total
 (`input_tokens + cache_creation_input_tokens + cache_read_input_tokens`) grows by what was added in between:
@@ -9,7 +9,7 @@ images, sidechains or a compaction are dropped (their text is not all in the tra
 Fit: least squares of recorded tokens on (words, symbols, newlines, blocks) over the training sources; `blocks` takes
 what the API adds per content block that the transcript does not show (tool-use ids, wrapping, reminders),
 which is no part of our prompts: `estimate_tokens` weighs words, symbols and newlines only. Reported on the held-out
-sources, by the weights committed in core/render.py: the estimate plus the fitted per-block tokens, against
+sources, by the weights committed in core/tokens.py: the estimate plus the fitted per-block tokens, against
 what was recorded, in aggregate (goal: within 10 %), beside characters / 4.
 
 Sources (all in the repository): data/samples (Claude Code) and the development half of data/unseen
@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.render import TOKENS_PER_NEWLINE, TOKENS_PER_SYMBOL, TOKENS_PER_WORD, token_pieces  # noqa: E402
+from core.tokens import TOKENS_PER_NEWLINE, TOKENS_PER_SYMBOL, TOKENS_PER_WORD, token_pieces  # noqa: E402
 
 SAMPLES = ROOT / "data" / "samples" / "claude-code"
 UNSEEN = ROOT / "data" / "unseen"
@@ -171,7 +171,7 @@ def main() -> None:
         f" {newlines:.3f} a newline, {block_tokens:.1f} a content block"
     )
     print(
-        f"committed (core/render.py): {TOKENS_PER_WORD} a word, {TOKENS_PER_SYMBOL} a symbol,"
+        f"committed (core/tokens.py): {TOKENS_PER_WORD} a word, {TOKENS_PER_SYMBOL} a symbol,"
         f" {TOKENS_PER_NEWLINE} a newline"
     )
     for title, sources in (("train", train), ("held out", held)):

@@ -8,11 +8,12 @@ changed) until the budget is spent, in playbook order, and say how many were lef
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
 from core.models import Playbook
+from core.tokens import estimate_tokens
 
 __all__ = ["Budget", "BudgetUse", "budget_use", "entry_tokens", "fit_budget"]
 
@@ -40,22 +41,9 @@ class BudgetUse(BaseModel):
         return self.entries > self.max_entries or self.tokens > self.max_tokens
 
 
-# `core.render.estimate_tokens`, imported on first use: the renderer loads the redactor and its rules, which a read
-# command that only names a budget (a setting) does not need.
-_estimate: Callable[[str], int] | None = None
-
-
-def _estimator() -> Callable[[str], int]:
-    global _estimate
-    from core.render import estimate_tokens
-
-    _estimate = estimate_tokens
-    return estimate_tokens
-
-
 def entry_tokens(text: str) -> int:
     """An entry's tokens as one exported bullet line: the text, plus its id and markup (about 16 characters)."""
-    return (_estimate or _estimator())(text) + 4
+    return estimate_tokens(text) + 4
 
 
 def budget_use(playbook: Playbook, budget: Budget) -> BudgetUse:

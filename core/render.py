@@ -30,40 +30,11 @@ from pydantic import BaseModel, Field
 from core.models import SessionMessage
 from core.patterns import Pattern
 from core.redact import Redactor
+from core.tokens import NEWLINE_UNITS, estimate_tokens, token_units
 
-__all__ = ["RenderResult", "estimate_tokens", "render_session", "token_pieces", "token_units"]
+__all__ = ["RenderResult", "render_session"]
 
 _REMINDER = Pattern(r"<system-reminder>.*?(?:</system-reminder>|$)", dotall=True)
-
-# Token estimate, calibrated against the usage Claude Code transcripts record (bench/calibrate_tokens.py prints
-# the fit and its held-out error): a word is a run of ASCII letters, a symbol any other non-space byte (a digit,
-# punctuation, each UTF-8 byte of a non-ASCII character); newlines are counted apart (they carry indentation).
-# Weights are in hundredths of a token so that per-line sums (compaction) add up exactly to the whole text's.
-TOKENS_PER_WORD = 1.27
-TOKENS_PER_SYMBOL = 0.64
-TOKENS_PER_NEWLINE = 1.36
-_WORD, _SYMBOL, _NEWLINE = (round(w * 100) for w in (TOKENS_PER_WORD, TOKENS_PER_SYMBOL, TOKENS_PER_NEWLINE))
-_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_WORDS_ONLY = bytes(ord("a") if i in _LETTERS else ord(" ") for i in range(256))  # letters kept, rest a space
-_NOT_SYMBOL = _LETTERS + b" \t\n\r\x0b\x0c"  # deleted to leave only the symbols
-
-
-def token_pieces(text: str) -> tuple[int, int, int]:
-    """`text`'s words, symbols and newlines: what the estimate weighs. A few C-level passes (encode, translate,
-    split, count): no pattern, no Python loop over characters."""
-    data = text.encode("utf-8", "surrogatepass")
-    return len(data.translate(_WORDS_ONLY).split()), len(data.translate(None, _NOT_SYMBOL)), text.count("\n")
-
-
-def token_units(text: str) -> int:
-    """`text`'s estimated tokens in hundredths: additive over texts joined by whitespace."""
-    words, symbols, newlines = token_pieces(text)
-    return _WORD * words + _SYMBOL * symbols + _NEWLINE * newlines
-
-
-def estimate_tokens(text: str) -> int:
-    """Local token estimate, calibrated on the usage transcripts record (bench/calibrate_tokens.py); no network."""
-    return -(-token_units(text) // 100)
 
 
 class RenderResult(BaseModel):
@@ -211,7 +182,7 @@ def _compact(lines: list[_Line], budget_tokens: int, drop: Callable[[str, int], 
     """Shorten `lines` in place, in the module's documented order, until they fit; the steps that changed
     something, in order."""
     # the joined text's estimate, in hundredths of a token: line by line, plus the newlines that join them
-    size = sum(line.units for line in lines) + _NEWLINE * max(len(lines) - 1, 0)
+    size = sum(line.units for line in lines) + NEWLINE_UNITS * max(len(lines) - 1, 0)
     steps: list[str] = []
 
     def fits() -> bool:
@@ -241,11 +212,11 @@ def _compact(lines: list[_Line], budget_tokens: int, drop: Callable[[str, int], 
             if fits():
                 break
             gone.add(id(line))
-            size -= line.units + _NEWLINE
+            size -= line.units + NEWLINE_UNITS
             drop(key, 1)
         if gone:
             lines[:] = [line for line in lines if id(line) not in gone]
-            size = sum(line.units for line in lines) + _NEWLINE * max(len(lines) - 1, 0)
+            size = sum(line.units for line in lines) + NEWLINE_UNITS * max(len(lines) - 1, 0)
             steps.append(step)
 
     def middle(kinds: set[str], first: int, last: int) -> list[_Line]:

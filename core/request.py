@@ -15,8 +15,9 @@ from core.models import Entry, Playbook, SessionMessage
 from core.patterns import Pattern
 from core.prompts import PromptTemplate
 from core.redact import Redactor
-from core.render import RenderResult, estimate_tokens, render_session
+from core.render import RenderResult, render_session
 from core.sections import SectionSet
+from core.tokens import estimate_tokens
 
 __all__ = ["Relevance", "build_request", "describe_sections", "playbook_text", "session_request"]
 

@@ -11,12 +11,12 @@ from pydantic import BaseModel
 
 from core.budget import Budget
 from core.models import skip_label
-from core.render import TOKENS_PER_NEWLINE, TOKENS_PER_SYMBOL, TOKENS_PER_WORD
 from core.store.db import fetch_rows
 from core.store.provenance import entries_by_provider
 from core.store.published import StaleEntry, TriggerRecurrence, stale_entries, trigger_recurrence
 from core.store.registry import sections_of
 from core.store.versions import current_version
+from core.tokens import TOKENS_PER_NEWLINE, TOKENS_PER_SYMBOL, TOKENS_PER_WORD
 
 __all__ = [
     "MAX_BARS",
@@ -72,7 +72,7 @@ class EvolutionData:
 
 # An entry row's tokens as exported (`core.budget.entry_tokens`: the estimate of `core.render`, plus 4), in SQL.
 # Words are runs of ASCII letters, symbols the UTF-8 bytes left once letters and whitespace are taken out (as
-# `core.render.token_pieces` counts them), weighed in hundredths as there.
+# `core.tokens.token_pieces` counts them), weighed in hundredths as there.
 _ENTRY_TOKENS = (
     f"(ceil(({round(TOKENS_PER_WORD * 100)} * len(regexp_extract_all(text, '[A-Za-z]+'))"
     f" + {round(TOKENS_PER_SYMBOL * 100)}"

@@ -9,13 +9,13 @@ from core.errors import BudgetError
 from core.estimate import Estimate, estimate_cost
 from core.models import Playbook, ReflectorOutput
 from core.reflector import reflector_request
-from core.render import estimate_tokens
 from core.sections import DEFAULT_SECTIONS
 from core.selection import SessionFilter, choose
 from core.store.ledger import pending_sessions
 from core.store.registry import playbook_names, sections_of
 from core.store.sessions import load_messages
 from core.store.versions import load_version
+from core.tokens import estimate_tokens
 from flows.models.providers import ProviderSpec
 from flows.run.steps import template_for
 from flows.workspace import Workspace

@@ -21,10 +21,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.hooks import start_context
-from core.render import estimate_tokens
 from core.replay import EntryReplay, Event, SessionReplay, hook_input, session_events
 from core.store.sessions import load_messages, sessions_in_order
 from core.store.versions import load_version
+from core.tokens import estimate_tokens
 from flows.delivery.hook import write_snapshot
 from flows.delivery.hookrun import answer, ledger_path, snapshot_path
 from flows.run.curation import run_curation

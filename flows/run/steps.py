@@ -27,7 +27,6 @@ from core.operations import NearFinder, apply_session
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
 from core.reflector import phantom_tags, read_reflector, reflector_request
-from core.render import estimate_tokens
 from core.request import Relevance, playbook_text
 from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
 from core.sections import SectionSet
@@ -50,6 +49,7 @@ from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, record_redactions, session_label
 from core.store.versions import current_version, tip_of, write_version
+from core.tokens import estimate_tokens
 from flows.context import RunConfig
 from flows.run.fanout import answer_requests
 from flows.run.near import RULES_NEAR, near_duplicates, only_close

@@ -19,11 +19,12 @@ from core.errors import PromptError
 from core.llm.base import LLMRequest, LLMResponse, Usage
 from core.models import BulletTag, Entry, Playbook, ReflectorOutput, SessionMessage
 from core.prompts import DEFAULT_PROMPTS_DIR, STEP_POLICIES, load_template, parse_template
-from core.render import estimate_tokens, render_session
+from core.render import render_session
 from core.sections import Section, SectionSet
 from core.store.exchanges import cached_response, record_exchange
 from core.store.ingest import ingest
 from core.store.sessions import load_messages
+from core.tokens import estimate_tokens
 
 MANIFEST = (
     '{"prompt_id": "x", "version": 1, "placeholders": ["playbook", "reflection"], "output_schema": "%s",'

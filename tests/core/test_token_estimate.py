@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.render import (
+from core.tokens import (
     TOKENS_PER_NEWLINE,
     TOKENS_PER_SYMBOL,
     TOKENS_PER_WORD,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from core.render import estimate_tokens
+from core.tokens import estimate_tokens
 from flows.cli import app
 from tests.helpers import write_session
 

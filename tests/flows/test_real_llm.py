@@ -57,6 +57,19 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         assert proc.poll() is not None  # stopped by its pid, with its process group
 
 
+def openai_env(llama: str, tmp_path: Path, *, max_tokens: int) -> dict[str, str]:
+    """The environment of a run against the bundled server through its OpenAI-compatible API: small requests, answers
+    of at most `max_tokens`, sessions of a message or more."""
+    return {
+        "PLAYBOOK_OPENAI_BASE_URL": f"{llama}/v1",
+        "PLAYBOOK_MIN_MESSAGES": "1",
+        "PLAYBOOK_REFLECTOR_MAX_TOKENS": str(max_tokens),
+        "PLAYBOOK_CURATOR_MAX_TOKENS": str(max_tokens),
+        "PLAYBOOK_MAX_INPUT_TOKENS": "1200",
+        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
+    }
+
+
 def stored(db: Path) -> tuple[list, list, list]:
     # In a function of its own: no connection object outlives it in a frame a failed flow's traceback keeps.
     with open_db(db) as con:
@@ -118,14 +131,7 @@ def test_an_openai_compatible_server_answers_in_the_schema(llama: str, tmp_path:
     it into a grammar, and even this small model's answers parse; applied, or, when it makes ids up, a failed
     call that says so."""
     db = tmp_path / "oa.duckdb"
-    env = {
-        "PLAYBOOK_OPENAI_BASE_URL": f"{llama}/v1",
-        "PLAYBOOK_MIN_MESSAGES": "1",
-        "PLAYBOOK_REFLECTOR_MAX_TOKENS": "300",
-        "PLAYBOOK_CURATOR_MAX_TOKENS": "300",
-        "PLAYBOOK_MAX_INPUT_TOKENS": "1200",
-        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
-    }
+    env = openai_env(llama, tmp_path, max_tokens=300)
     assert CliRunner().invoke(app, ["ingest", str(SESSION), "--db", str(db)]).exit_code == 0
     planned = CliRunner().invoke(app, ["curate", "--llm", "auto", "--dry-run", "--db", str(db)], env=env)
     said = " ".join(planned.stdout.split())
@@ -202,15 +208,7 @@ def test_the_run_follows_the_real_servers_slots(llama: str, tmp_path: Path) -> N
     for n in (1, 2):
         (folder / f"s{n}.jsonl").write_text(text.replace(original, original[:-1] + str(n)))
     db = tmp_path / "slots.duckdb"
-    env = {
-        "PLAYBOOK_OPENAI_BASE_URL": f"{llama}/v1",
-        "PLAYBOOK_MIN_MESSAGES": "1",
-        "PLAYBOOK_CONCURRENCY": "4",
-        "PLAYBOOK_REFLECTOR_MAX_TOKENS": "96",
-        "PLAYBOOK_CURATOR_MAX_TOKENS": "96",
-        "PLAYBOOK_MAX_INPUT_TOKENS": "1200",
-        "PLAYBOOK_OUT_DIR": str(tmp_path / "out"),
-    }
+    env = openai_env(llama, tmp_path, max_tokens=96) | {"PLAYBOOK_CONCURRENCY": "4"}
     assert CliRunner().invoke(app, ["ingest", str(folder), "--db", str(db)]).exit_code == 0
     done = CliRunner().invoke(app, ["curate", "--llm", "openai", "--json", "--db", str(db)], env=env)
     assert "Traceback" not in done.output
