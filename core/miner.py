@@ -105,7 +105,7 @@ _COMMON = frozenset(
     " rsync lsof netstat open xdg-open code vim nano emacs tmux screen mise asdf nvm direnv".split()
 )
 # Task runners a project declares its routines in, and toolchains whose bare commands they wrap.
-_TASK_RUNNERS = ("mise run ", "make ", "just ", "task ", "npm run ", "pnpm run ", "yarn run ", "bun run ")
+_TASK_RUNNERS = ("mise run ", "make ", "just ", "task ", "npm run ", "pnpm run ", "yarn run ", "bun run ", "node --run ")
 _TOOLCHAINS = frozenset({"go", "cargo", "dotnet", "swift", "zig"})
 _INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "mix", "bundle", "cargo", "go"})
 _NOT_FOUND = re2.compile(r"(?i)not found|no such file|cannot find|does not exist")
@@ -250,10 +250,11 @@ _FAILED = re2.compile(
     r"\b[1-9]\d* (?:failed|failing|errors?)\b|(?m:^\s*(?:FAIL|FAILED|ERROR|error)(?:\[[\w-]+\])?[: ])|\berror TS\d+:"
     r"|\b(?:build|compilation) failed\b|\bTests? failed\b"
 )
-# zsh's own error lines (Claude Code runs a command through `eval` in the user's shell).
+# zsh's own error lines (Claude Code runs a command through `eval` in the user's shell), for what bash would take
+# (not "command not found": bash says that too, and the lesson is about globs and syntax).
 _ZSH_ERROR = re2.compile(
     r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): (?:parse error|no matches found|unknown file attribute|bad pattern|"
-    r"command not found|bad substitution|number expected)"
+    r"bad substitution|number expected)"
 )
 _FILTERS = frozenset({"tail", "head", "grep", "rg", "sed", "awk", "cut", "sort", "uniq", "less", "more", "tee", "wc"})
 _CHECKS = frozenset({"test", "lint", "typecheck", "build"})

@@ -39,6 +39,10 @@ SHELL_TOOLS = frozenset(
 # Interpreters and runners: their first argument that is a script or a module is part of the command's name.
 _RUNNERS = frozenset({"node", "python", "python3", "uv", "npx", "pnpm", "npm", "yarn", "bun", "bundle", "poetry"})
 
+# Runners that fetch a package to run it, and the flags that only answer their install prompt.
+_FETCHING_RUNNERS = frozenset({"npx", "bunx", "pnpx"})
+_RUNNER_YES = frozenset({"-y", "--yes", "-q", "--quiet"})
+
 _SCRIPT = re2.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
 
 _SUBCOMMAND = re2.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
@@ -151,8 +155,14 @@ def command_key(words: Sequence[str]) -> str:
     program = PurePosixPath(words[0]).name
     if program.startswith("python") and len(words) > 2 and words[1] == "-m":
         return " ".join([program, "-m", words[2]])  # `python -m pytest`: the module is the command
+    if program == "node" and len(words) > 2 and words[1] == "--run" and _SUBCOMMAND.match(words[2]):
+        return f"node --run {words[2]}"  # Node's own script runner (`node --run test`): the script is the command
+    rest = list(words[1:])
+    if program in _FETCHING_RUNNERS:
+        while rest and rest[0] in _RUNNER_YES:
+            rest.pop(0)  # `npx -y vitest run`: the flag only answers the install prompt; the tool is the command
     key = [program]
-    for word in words[1:4]:
+    for word in rest[:3]:
         if _SUBCOMMAND.match(word):
             key.append(word)
         elif key[-1] in _RUNNERS and _SCRIPT.match(word):
@@ -170,7 +180,10 @@ def key_words(key: str) -> tuple[str, ...]:
 _CATEGORY_WORDS: list[tuple[Category, re2._Regexp]] = [
     (
         "format",
-        re2.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|mix format|isort|\w+ run format)\b"),
+        re2.compile(
+            r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|mix format|isort|\w+ run format)\b"
+            r"|--run format\b"
+        ),
     ),
     (
         "lint",

@@ -65,6 +65,13 @@ _PASTED = re2.compile(
     r"(?:error|warning|fatal|remote|traceback|fetching|found|download|commit [0-9a-f]{7})\b)"
 )
 
+# A sentence that hedges ("maybe we don't need ...") or speaks of the work at hand ("this shouldn't need to be
+# stacked", "that means the logs should ..."): a lasting rule is asserted, and of the project, not of "this".
+_TASK_BOUND = re2.compile(
+    r"(?i)^(?:(?:and|but|so|ok|also|just),? )*(?:maybe|perhaps|probably|i think|i guess|i suppose|"
+    r"(?:this|that|these|those)(?:'s| is| are| was| means| should| shouldn'?t| will| would| needs?| can)\b)"
+)
+
 # Words that say what to do or not to do: a question without one, after a stop, asks; it does not instruct.
 _DIRECTIVE = re2.compile(
     r"(?i)\b(?:should|shouldn'?t|must|need|needs|don'?t|do not|never|always|instead|prefer|rather|want|use|"
@@ -119,18 +126,24 @@ def _stopped(message: SessionMessage) -> Stopped:
 
 
 def _sentences(text: str) -> list[str]:
-    """The sentences of what the user typed (a line break ends one too)."""
+    """The sentences of what the user typed (a line break ends one too), without the full stop that ends the last
+    (the others lose theirs to the split)."""
     flat = _CONTINUED.sub(" ", text)
-    return [" ".join(p.split()) for line in flat.splitlines() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+    found = [" ".join(p.split()) for line in flat.splitlines() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+    return [s.removesuffix(".") if s.endswith(".") and not s.endswith("..") else s for s in found]
 
 
-def _cue_sentences(text: str) -> list[str]:
+def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     """What a prompt says as a lasting rule or a fact of the project ("as always never push sensitive data", "in
-    this repo we commit ...", "we don't need backward compatibility"): the whole prompt when it is short, else each
-    sentence that says so, after the sentence before it when it is a short order that leans on it ("avoid inventing
-    our own")."""
+    this repo we commit ...", "we don't need backward compatibility"), or with a strong cue (`_STRONG`: "do not
+    make assumptions"): the whole prompt when it is short, else each sentence that says so, after the sentence
+    before it when it is a short order that leans on it ("avoid inventing our own")."""
     sentences = _sentences(text)
-    cued = [i for i, sentence in enumerate(sentences) if _DURABLE.search(sentence) and not _asks(sentence)]
+    cued = [
+        i
+        for i, sentence in enumerate(sentences)
+        if cue.search(sentence) and not _asks(sentence) and not _TASK_BOUND.match(sentence)
+    ]
     if not cued:
         return []
     whole = " ".join(_CONTINUED.sub(" ", text).split())
@@ -216,7 +229,7 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
             what = _stopped(calls[m.tool_use_id])
             reason = REJECTION_REASON.search(m.text or "")
             if reason:
-                if _says_something(reason.group("reason")):
+                if _says_something(reason.group("reason")) and _instructs(reason.group("reason")):
                     said = _quote(reason.group("reason"))
                     found.append(Preference(said=said, stopped=what, reason=True))
                 stopped = None
@@ -230,8 +243,10 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
                 pass  # a log or someone else's text the user pasted: not their words
             elif stopped is not None and _instructs(typed):
                 found.append(Preference(said=_quote(typed), stopped=stopped))
-            elif _CORRECTS.match(typed) or _STRONG.search(typed):
+            elif _CORRECTS.match(typed):
                 found.append(Preference(said=_quote(typed)))
+            elif _STRONG.search(typed) and (strong := _cue_sentences(typed, _STRONG)):
+                found += [Preference(said=_quote(cue)) for cue in strong]  # the sentence that says it, not the first
             else:
                 found += [Preference(said=_quote(cue)) for cue in _cue_sentences(typed)]
             stopped = None

@@ -39,7 +39,8 @@ UNSAFE = re.compile(
 
 @dataclass(frozen=True)
 class LabelledSet:
-    """One labelled set: its sessions (id -> labels) and the transcript folders they come from."""
+    """One labelled set: its sessions (id -> labels, each with the `repo` it comes from) and the transcript folders
+    they come from."""
 
     half: Half
     sessions: dict[str, dict[str, Any]]
@@ -47,8 +48,12 @@ class LabelledSet:
 
     @property
     def lessons(self) -> list[dict[str, Any]]:
-        """Every labelled lesson of the set."""
-        return [lesson for s in self.sessions.values() for lesson in s["lessons"]]
+        """Every labelled lesson of the set, each with the `repo` of its session."""
+        return [lesson | {"repo": s["repo"]} for s in self.sessions.values() for lesson in s["lessons"]]
+
+    def repos_of(self, project: str) -> set[str]:
+        """The repositories whose sessions ran in a folder named `project` (the name an entry is bound to)."""
+        return {s["repo"] for s in self.sessions.values() if s.get("project") == project}
 
 
 @dataclass
@@ -86,12 +91,14 @@ def labelled() -> dict[str, Any]:
 
 def labelled_set(half: Half) -> LabelledSet:
     """The labelled set of one half: `in sample` (data/samples), or `dev` / `test` of data/unseen."""
-    if half == "in sample":
-        return LabelledSet(half, labelled()["sessions"], (ROOT / "data" / "samples",))
+    if half == "in sample":  # each bundled project is a repository of its own
+        bundled = {sid: s | {"repo": s["project"]} for sid, s in labelled()["sessions"].items()}
+        return LabelledSet(half, bundled, (ROOT / "data" / "samples",))
     repos: list[str] = json.loads((UNSEEN_LABELS / "halves.json").read_text(encoding="utf-8"))[half]
     sessions: dict[str, dict[str, Any]] = {}
     for repo in repos:
-        sessions |= json.loads((UNSEEN_LABELS / f"{repo}.json").read_text(encoding="utf-8"))["sessions"]
+        found = json.loads((UNSEEN_LABELS / f"{repo}.json").read_text(encoding="utf-8"))["sessions"]
+        sessions |= {sid: s | {"repo": repo} for sid, s in found.items()}
     return LabelledSet(half, sessions, tuple(ROOT / "data" / "unseen" / repo for repo in repos))
 
 
@@ -110,12 +117,26 @@ def _shape(text: str) -> str:
     return re.sub(r"\d+", "N", PATH.sub("PATH", re.sub(r"`[^`]*/[^`]*`", "`PATH`", text))).lower()
 
 
+# How an entry names the project it is bound to (`core.lessons.render`): "In cli: ...".
+_BOUND = re.compile(r"^In `?([^`:]+)`?: ")
+
+
+def _states(entry: str, lesson: dict[str, Any], labelled: LabelledSet) -> bool:
+    """True when `entry` states `lesson` for the lesson's own repository: a zsh pitfall learned in one repository
+    does not state another repository's, however alike the words."""
+    bound = _BOUND.match(entry)
+    repos = labelled.repos_of(bound.group(1)) if bound else set()
+    return matches(entry, lesson) and (not repos or lesson["repo"] in repos)
+
+
 def score(entries: list[str], against: LabelledSet | None = None) -> Score:
-    """Score entry texts against every labelled lesson of `against` (the in-sample set by default)."""
-    lessons = (against or labelled_set("in sample")).lessons
+    """Score entry texts against every labelled lesson of `against` (the in-sample set by default); an entry bound
+    to a project only states the lessons of that project's repository."""
+    labelled = against or labelled_set("in sample")
+    lessons = labelled.lessons
     result = Score(lessons=len(lessons), entries=len(entries))
-    result.found = [lesson["id"] for lesson in lessons if any(matches(e, lesson) for e in entries)]
-    result.matching = [e for e in entries if any(matches(e, lesson) for lesson in lessons)]
+    result.found = [lesson["id"] for lesson in lessons if any(_states(e, lesson, labelled) for e in entries)]
+    result.matching = [e for e in entries if any(_states(e, lesson, labelled) for lesson in lessons)]
     junk: dict[str, list[str]] = {"path_as_fix": [], "tool_rule": [], "bare_exit_code": [], "same_twice": []}
     seen: set[str] = set()
     for e in entries:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core.miner import History, clip, command_key, mine, observe
 from core.models import SessionMessage
-from tests.labelled import score
+from tests.labelled import LabelledSet, score
 from tests.profiles import examples
 
 
@@ -164,6 +164,9 @@ def test_a_commands_name_stops_at_its_first_argument() -> None:
     assert command_key(["uv", "run", "pytest", "-q", "tests/"]) == "uv run pytest"
     assert command_key(["node", "build.js", "--watch"]) == "node build.js"
     assert command_key(["python3", "-m", "pytest", "-x"]) == "python3 -m pytest"
+    assert command_key(["node", "--run", "format:check"]) == "node --run format:check"  # Node's script runner
+    assert command_key(["node", "--run", "$(evil)"]) == "node"  # only a script's name is a name
+    assert command_key(["npx", "-y", "skills", "add", "."]) == "npx skills add"  # -y answers the install prompt
 
 
 def test_a_lesson_needs_enough_evidence_across_the_projects_sessions() -> None:
@@ -258,8 +261,30 @@ def test_a_prompt_that_states_a_lasting_rule_is_quoted_from_that_sentence() -> N
     )
     (found,) = lessons(Claude().prompt(long_task))
     assert found == 'The user said: "As always never push sensitive data".'
+    strong = (
+        "I'm interested in moving the token policy to the deploy repository, and I would consider a formal policy"
+        " language for it later on. Ground decisions in authoritative documentation or experiments, do not make"
+        " assumptions."
+    )
+    assert lessons(Claude().prompt(strong)) == [  # the sentence with the cue, not the prompt's first
+        'The user said: "Ground decisions in authoritative documentation or experiments, do not make assumptions".'
+    ]
     assert lessons(Claude().prompt("why shouldn't we keep the runs folder as it is")) == []  # a question
     assert lessons(Claude().prompt("fix the header colour")) == []  # a task
+
+
+def test_a_hedge_a_sentence_about_the_work_at_hand_or_a_bare_question_is_no_lasting_rule() -> None:
+    for task_bound in (
+        "just do the other changes first. maybe we don't need to add the name field",
+        "this shouldn't need to be stacked, i have merged the original pr",
+        "that means the target logs should not be in the output folder",
+    ):
+        assert lessons(Claude().prompt(task_bound)) == [], task_bound
+    asked = Claude().refused("ExitPlanMode", {"plan": "p"}, "is there no git:app option with goreleaser, did you make it up?")
+    assert lessons(asked) == []  # a question that says nothing to do: the user asks, they do not instruct
+    told = Claude().refused("ExitPlanMode", {"plan": "p"}, "can't we use a GitHub app instead of a token?")
+    assert lessons(told) == ['Instead of a plan, the user said: "can\'t we use a GitHub app instead of a token?".']
+    assert lessons(Claude().prompt("It is solved when we disable telemetry with TELEMETRY_OPTOUT=1")) != []
 
 
 def test_a_link_the_user_typed_is_not_carried_into_a_keyless_lesson() -> None:
@@ -319,6 +344,13 @@ def test_zsh_errors_say_the_shell_is_zsh() -> None:
         "The agent's shell is zsh, not bash: a glob that matches nothing is an error and bash-only syntax does not"
         " parse; write commands zsh accepts, or hand bash-only ones to bash."
     ]
+
+
+def test_a_program_zsh_cannot_find_says_nothing_of_zsh_and_node_run_scripts_are_the_projects_checks() -> None:
+    missing = Session().run("pnpm lint", "Exit code 127\nzsh:1: command not found: pnpm", error=True)
+    assert not any("zsh" in x for x in lessons(missing))  # bash would say the same: no zsh-only pitfall shown
+    checks = lessons(Session().run("node --run format:check", "All matched files use the correct format"))
+    assert checks == ["Format with `node --run format:check`."]
 
 
 def test_a_windows_working_folder_is_a_folder_of_the_project() -> None:
@@ -425,3 +457,19 @@ def test_a_session_of_thousands_of_failures_yields_a_bounded_number_of_correctio
         session.run(f"pytest t{i}", "bash: pytest: command not found", error=True).run(f".venv/bin/pytest t{i}", "ok")
     seen = observe(session.messages)
     assert sum(c.count for c in seen.candidates if c.kind == "correction") <= 40
+
+
+def test_an_entry_states_only_the_lessons_of_its_own_repository() -> None:
+    zsh = {"id": "a-zsh", "tokens": ["zsh"]}
+    labelled = LabelledSet(
+        "dev",
+        {
+            "s1": {"project": "cli", "repo": "org+cli", "lessons": [zsh]},
+            "s2": {"project": "skills", "repo": "org+skills", "lessons": []},
+        },
+        (),
+    )
+    same, other = "In cli: the agent's shell is zsh.", "In skills: the agent's shell is zsh."
+    assert score([same], labelled).found == ["a-zsh"] and score([same], labelled).precision == 1.0
+    assert score([other], labelled).found == [] and score([other], labelled).precision == 0.0
+    assert score(["The agent's shell is zsh."], labelled).found == ["a-zsh"]  # bound to no project: any
