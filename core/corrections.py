@@ -131,6 +131,8 @@ def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tupl
     f_rest, w_rest = list(failed.words[1:]), list(worked.words[1:])
     f_where, w_where = relative(failed.folder, cwd), relative(worked.folder, cwd)
     if failed.words[0] != worked.words[0] and f_prog == w_prog and f_rest == w_rest:
+        if worked.words[0].startswith(("/", "~", "$")):
+            return None  # where this one machine keeps it (`/Users/me/.cache/.../node`): no rule of the project
         return "program", (worked.words[0],)  # the same program from elsewhere: `pytest` -> `.venv/bin/pytest`
     n, m = len(failed.words), len(worked.words)
     if (

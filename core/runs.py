@@ -130,6 +130,20 @@ class Parsed:
     words: tuple[str, ...]  # the main command's words (environment assignments and redirections dropped)
 
 
+_ENV_NAME = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _without_env(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The command `env` runs (`env PATH=... node --run test` runs `node --run test`), as the shell's own
+    assignments before a command are dropped; `env` alone, or with an option it could read otherwise, stays."""
+    if PurePosixPath(words[0]).name != "env":
+        return words
+    rest = list(words[1:])
+    while rest and (_ENV_NAME.match(rest[0]) or rest[0] in ("-i", "--ignore-environment", "--")):
+        rest.pop(0)
+    return tuple(rest) if rest and not rest[0].startswith("-") else words
+
+
 def parse(command: str, folder: str | None = None) -> Parsed | None:
     """The main command of a shell line, as the shell's grammar reads it: the first simple command after any
     `cd DIR &&`, before pipes into pagers and filters; None when it is expanded at run time or unreadable."""
@@ -139,7 +153,7 @@ def parse(command: str, folder: str | None = None) -> Parsed | None:
             continue
         if any(w is None for w in simple.words):
             return None
-        words = tuple(w for w in simple.words if w is not None)
+        words = _without_env(tuple(w for w in simple.words if w is not None))
         if words[0] == "cd":
             where = words[1] if len(words) > 1 else None
             continue

@@ -351,6 +351,11 @@ def test_a_program_zsh_cannot_find_says_nothing_of_zsh_and_node_run_scripts_are_
     assert not any("zsh" in x for x in lessons(missing))  # bash would say the same: no zsh-only pitfall shown
     checks = lessons(Session().run("node --run format:check", "All matched files use the correct format"))
     assert checks == ["Format with `node --run format:check`."]
+    elsewhere = Session().run("node --run lint", "zsh:1: command not found: node", error=True)
+    elsewhere.run("/Users/me/.cache/runtimes/node/bin/node --run lint", "ok")
+    assert lessons(elsewhere) == ["Lint with `node --run lint`."]  # where one machine keeps node is no rule
+    wrapped = lessons(Session().run("env PATH=/opt/node/bin:/usr/bin NO_COLOR=1 node --run typecheck", "ok"))
+    assert wrapped == ["Type-check with `node --run typecheck`."]  # what `env` runs is the command
 
 
 def test_a_windows_working_folder_is_a_folder_of_the_project() -> None:
