@@ -23,6 +23,7 @@ __all__ = [
     "Category",
     "Command",
     "CommandFact",
+    "ConventionalCommits",
     "Correction",
     "HiddenFailure",
     "Lesson",
@@ -130,6 +131,14 @@ class ZshShell(_Value):
     kind: Literal["zsh"] = "zsh"
 
 
+class ConventionalCommits(_Value):
+    """Commit and pull-request titles here are Conventional Commits (`feat(scope): summary`): the user set one so.
+    `scoped`: the title they set named a scope."""
+
+    kind: Literal["commits"] = "commits"
+    scoped: bool = False
+
+
 class Stopped(_Value):
     """A call the user stopped: a shell command (its name) or a kind of change, never the tool's own name."""
 
@@ -148,10 +157,12 @@ class Preference(_Value):
 
 
 Lesson = Annotated[
-    CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | Preference,
+    CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | ConventionalCommits | Preference,
     Field(discriminator="kind"),
 ]
-AnyLesson = CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | Preference
+AnyLesson = (
+    CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | ConventionalCommits | Preference
+)
 
 
 def project_label(project: str | None) -> str | None:
@@ -219,6 +230,9 @@ def _sentence(lesson: AnyLesson) -> str:
             "the agent's shell is zsh, not bash: a glob that matches nothing is an error and bash-only syntax does"
             " not parse; write commands zsh accepts, or hand bash-only ones to bash"
         )
+    if isinstance(lesson, ConventionalCommits):
+        form = "`type(scope): summary`" if lesson.scoped else "`type: summary`"
+        return f"write commit and pull-request titles as Conventional Commits, {form} (`feat`, `fix`, ...)"
     if isinstance(lesson, HiddenFailure):
         return (
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"

