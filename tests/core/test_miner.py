@@ -287,6 +287,9 @@ def test_a_hedge_a_sentence_about_the_work_at_hand_or_a_bare_question_is_no_last
     told = Claude().refused("ExitPlanMode", {"plan": "p"}, "can't we use a GitHub app instead of a token?")
     assert lessons(told) == ['Instead of a plan, the user said: "can\'t we use a GitHub app instead of a token?".']
     assert lessons(Claude().prompt("It is solved when we disable telemetry with TELEMETRY_OPTOUT=1")) != []
+    assert lessons(Claude().prompt("We have our wrangler configuration in the deploy repository")) == [
+        'The user said: "We have our wrangler configuration in the deploy repository".'
+    ]
 
 
 def test_a_commit_title_the_user_set_in_conventional_form_is_the_projects_commit_style() -> None:
