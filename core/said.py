@@ -73,6 +73,13 @@ _TASK_BOUND = re2.compile(
     r"(?:this|that|these|those)(?:'s| is| are| was| means| should| shouldn'?t| will| would| needs?| can)\b)"
 )
 
+# A step the agent left out, as the user checks for it: a question, then what to do when the answer is no ("does
+# the readme reflect the changes as well? if not please make it so").
+_REMINDER = re2.compile(
+    r"(?i)(?:^|[.!]\s+)([^.!?\n]*\?\s*if (?:not|so),?\s*(?:please\s+)?(?:make|add|update|do|fix|write|include|change)\b"
+    r"[^.!?\n]*)"
+)
+
 # Words that say what to do or not to do: a question without one, after a stop, asks; it does not instruct.
 _DIRECTIVE = re2.compile(
     r"(?i)\b(?:should|shouldn'?t|must|need|needs|don'?t|do not|never|always|instead|prefer|rather|want|use|"
@@ -246,6 +253,8 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
                 found.append(Preference(said=_quote(typed), stopped=stopped))
             elif _CORRECTS.match(typed):
                 found.append(Preference(said=_quote(typed)))
+            elif reminder := _REMINDER.search(typed):
+                found.append(Preference(said=_quote(reminder.group(1))))
             elif _STRONG.search(typed) and (strong := _cue_sentences(typed, _STRONG)):
                 found += [Preference(said=_quote(cue)) for cue in strong]  # the sentence that says it, not the first
             else:

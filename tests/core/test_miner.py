@@ -287,6 +287,11 @@ def test_a_hedge_a_sentence_about_the_work_at_hand_or_a_bare_question_is_no_last
     told = Claude().refused("ExitPlanMode", {"plan": "p"}, "can't we use a GitHub app instead of a token?")
     assert lessons(told) == ['Instead of a plan, the user said: "can\'t we use a GitHub app instead of a token?".']
     assert lessons(Claude().prompt("It is solved when we disable telemetry with TELEMETRY_OPTOUT=1")) != []
+    reminded = "nice! does the readme reflect the changes as well? if not please make it so"
+    assert lessons(Claude().prompt(reminded)) == [
+        'The user said: "does the readme reflect the changes as well? if not please make it so".'
+    ]
+    assert lessons(Claude().prompt("does it work now? if not tell me")) == []  # asks for news, not a step
     assert lessons(Claude().prompt("We have our wrangler configuration in the deploy repository")) == [
         'The user said: "We have our wrangler configuration in the deploy repository".'
     ]
