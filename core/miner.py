@@ -10,9 +10,11 @@
   evidence (`playbook why`), never written into the lesson (`core.corrections`);
 - *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, or their next
-  words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), and a prompt's sentence
-  that states a lasting rule ("as always never push secrets"): only where the transcript shows they typed it
-  (`core.said`).
+  words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), a prompt's sentence that
+  states a lasting rule or a fact of the project ("as always never push secrets", "we keep our config in X"; not
+  a hedge or a sentence about the work at hand), a step they check the agent took ("does the readme reflect the
+  changes as well? if not please make it so"), and the commit style of a title they set (Conventional Commits):
+  only where the transcript shows they typed it (`core.said`).
 
 Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
 read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
@@ -79,7 +81,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 3
+MINER_VERSION = 4
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 

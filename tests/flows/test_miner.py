@@ -21,7 +21,7 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # (recall, precision), so that a change that loses ground fails. Junk and unsafe entries: none, in every half.
 # dev grew from 36 to 55 lessons with two repositories labelled blind (entireio/skills, chikachow/cyspbot): the miner
 # stated none of their 19 before it was changed for them.
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.5, 0.7), "dev": (0.3, 0.6), "test": (0.10, 0.12)}
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.5, 0.7), "dev": (0.35, 0.6), "test": (0.10, 0.12)}
 
 
 @pytest.fixture(scope="module")
