@@ -31,6 +31,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import lru_cache
 from typing import Literal
 
 import re2
@@ -439,9 +440,15 @@ def vouched_key(vouched: Vouched) -> str:
     return _digest("vouched", *(_digest(*sorted(f)) for f in fields), str(vouched.links))
 
 
+@lru_cache(maxsize=1 << 14)  # an export looks each key up, then reads it, for the same texts (and strings)
+def _key(*parts: str) -> str:
+    """`_digest`, remembered: every part it depends on is an argument (the version too, read at each call)."""
+    return _digest(*parts)
+
+
 def _digest(*parts: str) -> str:
     # Each part led by its length, so no other parts read the same; a lone surrogate is kept as it is (surrogatepass).
-    return hashlib.sha256("".join(f"{len(p)}:{p}" for p in parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256("".join([f"{len(p)}:{p}" for p in parts]).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def verdict_key(text: str, vouched: Vouched, rules: str = "") -> str:
@@ -453,12 +460,12 @@ def verdict_key(text: str, vouched: Vouched, rules: str = "") -> str:
 
 def _verdict_key(text: str, vouched: str, rules: str) -> str:
     """`verdict_key` with the fingerprint of what is vouched read once for a whole playbook."""
-    return _digest("text", str(SCREEN_VERSION), rules, vouched, text)
+    return _key("text", str(SCREEN_VERSION), rules, vouched, text)
 
 
 def pair_key(first: str, then: str, rules: str = "") -> str:
     """The key of what two entries say read one after the other (`first`, then `then`, exact texts)."""
-    return _digest("pair", str(SCREEN_VERSION), rules, first, then)
+    return _key("pair", str(SCREEN_VERSION), rules, first, then)
 
 
 def _entry_vouched(vouched: Vouched | None, support: Support | None) -> Vouched:
