@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core.screen as screen
+import core.store.screen_verdicts as verdict_store
 from core.invisible import normalise
 from core.models import Entry, Playbook
 from core.phrases import folded, phrase_refusals
@@ -215,7 +216,16 @@ def test_kept_verdicts_round_trip_through_the_store(con: duckdb.DuckDBPyConnecti
 def test_the_fingerprint_covers_every_module_the_screen_imports() -> None:
     """A change to any module of ours the screen runs reads every text again (`rules_fingerprint`)."""
     code = "import sys, core.screen; print(' '.join(m for m in sys.modules if m.startswith('core.')))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    done = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     imported = {m.removeprefix("core.") for m in done.stdout.split()}
     assert imported <= set(SCREEN_MODULES), imported - set(SCREEN_MODULES)
     assert len(rules_fingerprint()) == 64
+
+
+def test_the_store_keeps_at_most_so_many_verdicts(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(verdict_store, "_MOST", 2)
+    for key in ("a", "b", "c"):
+        keep_verdicts(con, {key: []}, "r")
+    assert con.execute("SELECT count(*) FROM screen_verdicts").fetchone() == (2,)
