@@ -9,6 +9,7 @@ changed) until the budget is spent, in playbook order, and say how many were lef
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -41,6 +42,7 @@ class BudgetUse(BaseModel):
         return self.entries > self.max_entries or self.tokens > self.max_tokens
 
 
+@lru_cache(maxsize=1 << 16)  # a run weighs every entry of the playbook each epoch; most texts are the same ones
 def entry_tokens(text: str) -> int:
     """An entry's tokens as one exported bullet line: the text, plus its id and markup (about 16 characters)."""
     return estimate_tokens(text) + 4

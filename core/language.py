@@ -65,6 +65,11 @@ _WORDS: dict[str, frozenset[str]] = {
     "hu": frozenset("és nem az egy hogy minden korábbi utasításokat hagyd figyelmen kívül futtasd mindig".split()),
 }
 _WORD = re2.compile(r"[\pL\pM]+")
+# Which languages' function words each word is (most are one language's; `die`-like words are left out above).
+_LANGUAGES_OF: dict[str, tuple[str, ...]] = {
+    word: tuple(lang for lang, words in _WORDS.items() if word in words) for word in set().union(*_WORDS.values())
+}
+_NOT_LETTERS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalpha()})
 # The scripts a word's letters may belong to. Common and Inherited (digits, marks, punctuation) belong to any.
 SCRIPTS = (
     "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana", "Devanagari", "Bengali",
@@ -89,12 +94,14 @@ def language_of(text: str) -> str | None:
     words or more, so a French instruction in an English sentence is still French."""
     counts: Counter[str] = Counter()
     distinct: dict[str, set[str]] = {}
-    for match in _WORD.finditer(text.lower()):
-        word = match.group()
-        for lang, words in _WORDS.items():
-            if word in words:
-                counts[lang] += 1
-                distinct.setdefault(lang, set()).add(word)
+    low = text.lower()
+    # An ASCII text's words are its runs of letters: split by str, not a pattern's match per word (the screen reads
+    # every entry's prose).
+    words = low.translate(_NOT_LETTERS).split() if low.isascii() else [m.group() for m in _WORD.finditer(low)]
+    for word in words:
+        for lang in _LANGUAGES_OF.get(word, ()):
+            counts[lang] += 1
+            distinct.setdefault(lang, set()).add(word)
     total = sum(counts.values())
     if not total:
         return None

@@ -15,7 +15,7 @@ from functools import cache
 
 import re2
 
-__all__ = ["phrase_refusals", "skeleton"]
+__all__ = ["folded", "folded_refusals", "phrase_refusals", "skeleton"]
 
 _OVERRIDE = re2.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
@@ -155,8 +155,15 @@ def _latin_letter(char: str) -> str:
 _GREEK_NAMED = {"ALPHA": "a", "IOTA": "i", "UPSILON": "u", "OMEGA": "w", "ESH": "s", "EZH": "z", "GAMMA": "y"}
 
 
-def _folded(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", skeleton(text))
+def folded(text: str) -> str:
+    """`text` as the phrases read it: its skeleton, without accents (NFKD, combining marks dropped), look-alike Latin
+    letters as the ASCII ones, case folded. Character by character, so `folded(a + " " + b)` is
+    `folded(a) + " " + folded(b)` (a space is a starter NFKD never reorders across): two entries read together
+    are folded once each."""
+    plain = skeleton(text)
+    if plain.isascii():  # most lessons: NFKD changes no ASCII character and there is no mark to drop
+        return plain.lower()  # casefold and lower agree on ASCII
+    decomposed = unicodedata.normalize("NFKD", plain)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     if not plain.isascii():
         plain = "".join(c if c.isascii() else _latin_letter(c) for c in plain)
@@ -175,7 +182,12 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
     """The phrases of `text` the second line holds, as (rule, what): `override`, `credential` (a secret sent
     somewhere, or a credential store named), `bypass` (a safeguard talked off, unless it is prohibited), `install`
     (a package installed in words)."""
-    folded = _SENTENCE_END.sub("; ", _folded(text))  # each sentence ends in `;`: the patterns stay inside one
+    return folded_refusals(folded(text))
+
+
+def folded_refusals(text: str) -> list[tuple[str, str]]:
+    """`phrase_refusals` of a text already `folded`."""
+    folded = _SENTENCE_END.sub("; ", text)  # each sentence ends in `;`: the patterns stay inside one
     found: list[tuple[str, str]] = []
     if match := _OVERRIDE.search(folded):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))

@@ -31,6 +31,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import lru_cache
 from typing import Literal
 
 import re2
@@ -50,19 +51,25 @@ from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
 from core.links import bare_hosts, defanged, find_links
 from core.models import Playbook
-from core.phrases import phrase_refusals, skeleton
+from core.phrases import folded, folded_refusals, phrase_refusals, skeleton
 
 __all__ = [
     "MAX_SCREENED",
+    "SCREEN_VERSION",
     "Hold",
     "HoldRule",
     "Screened",
     "Support",
     "Vouched",
     "entry_holds",
+    "pair_key",
+    "screen_keys",
     "screen_playbook",
+    "screen_verdicts",
     "text_holds",
     "text_key",
+    "verdict_key",
+    "vouched_key",
 ]
 
 # A command's rules, then what only a whole text or a team's record can break.
@@ -148,6 +155,9 @@ _PROGRAM_BEFORE = re2.compile(
 _WORD_BREAKS = str.maketrans(dict.fromkeys("\t\n\f\r(),;\"'", " "))
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
+# Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
+# (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
+SCREEN_VERSION = 1
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
@@ -385,7 +395,11 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
 def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     """The holds on what `text` says; [] for a lesson the screen admits. `vouched`: what the user and their projects
     vouch for (programs, hosts, scripts, languages); nothing but the defaults when None."""
-    vouched = vouched or Vouched()
+    return _text_holds(text, vouched or Vouched(), None)
+
+
+def _text_holds(text: str, vouched: Vouched, phrases: list[tuple[str, str]] | None) -> list[Hold]:
+    """`text_holds`, given the second line's phrases of its normalised text when they were read already."""
     if len(text) > MAX_SCREENED:
         return [Hold(rule="syntax", detail=f"{len(text):,} characters, longer than any lesson: not read")]
     stored = normalise(text)
@@ -409,7 +423,8 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     language = language_of(prose)
     if language is not None and language != "en" and language not in vouched.languages:
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
-    refusals += [Refusal(rule, detail) for rule, detail in phrase_refusals(stored)]
+    phrases = phrase_refusals(stored) if phrases is None else phrases
+    refusals += [Refusal(rule, detail) for rule, detail in phrases]
     holds: list[Hold] = []
     seen: set[str] = set()
     for refusal in refusals:
@@ -419,17 +434,51 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     return holds
 
 
-def entry_holds(
-    text: str, vouched: Vouched | None, support: Support | None, *, shared: bool, min_contributors: int
-) -> list[Hold]:
-    """Every hold on one entry: what its text says, and what it rests on (`support`; `shared`: the playbook
-    learns from several contributors' sessions, so one contributor alone may not put a lesson in it)."""
+def vouched_key(vouched: Vouched) -> str:
+    """A fingerprint of everything in `vouched`: a kept verdict is read again only under the very same."""
+    fields = (vouched.programs, vouched.packages, vouched.hosts, vouched.scripts, vouched.languages)
+    return _digest("vouched", *(_digest(*sorted(f)) for f in fields), str(vouched.links))
+
+
+@lru_cache(maxsize=1 << 14)  # an export looks each key up, then reads it, for the same texts (and strings)
+def _key(*parts: str) -> str:
+    """`_digest`, remembered: every part it depends on is an argument (the version too, read at each call)."""
+    return _digest(*parts)
+
+
+def _digest(*parts: str) -> str:
+    # Each part led by its length, so no other parts read the same; a lone surrogate is kept as it is (surrogatepass).
+    return hashlib.sha256("".join([f"{len(p)}:{p}" for p in parts]).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def verdict_key(text: str, vouched: Vouched, rules: str = "") -> str:
+    """The key of the holds on `text` under `vouched` (`text_holds`), as a run keeps them for the next: its exact
+    text, what is vouched for it, the screen's version and `rules` (the fingerprint of the screen's code the store
+    gives, `core.store.screen_verdicts`)."""
+    return _verdict_key(text, vouched_key(vouched), rules)
+
+
+def _verdict_key(text: str, vouched: str, rules: str) -> str:
+    """`verdict_key` with the fingerprint of what is vouched read once for a whole playbook."""
+    return _key("text", str(SCREEN_VERSION), rules, vouched, text)
+
+
+def pair_key(first: str, then: str, rules: str = "") -> str:
+    """The key of what two entries say read one after the other (`first`, then `then`, exact texts)."""
+    return _key("pair", str(SCREEN_VERSION), rules, first, then)
+
+
+def _entry_vouched(vouched: Vouched | None, support: Support | None) -> Vouched:
+    """What is vouched for one entry: a keyless one may name no link at all."""
     vouched = vouched or Vouched()
-    if support is not None and support.keyless:
-        vouched = replace(vouched, links=False)
-    holds = text_holds(text, vouched)
+    return replace(vouched, links=False) if _keyless(support) else vouched
+
+
+def _support_holds(support: Support | None, *, shared: bool, min_contributors: int) -> list[Hold]:
+    """The holds on what an entry rests on (never kept between runs: read from `support` each time)."""
     if support is None:
-        return holds
+        return []
+    holds: list[Hold] = []
     if support.tainted:
         holds.append(Hold(rule="tainted", detail=support.tainted))
     if support.withdrawn:
@@ -445,18 +494,102 @@ def entry_holds(
     return holds
 
 
-def _split_overrides(entries: list[tuple[str, str]]) -> dict[str, Hold]:
+def entry_holds(
+    text: str, vouched: Vouched | None, support: Support | None, *, shared: bool, min_contributors: int
+) -> list[Hold]:
+    """Every hold on one entry: what its text says, and what it rests on (`support`; `shared`: the playbook
+    learns from several contributors' sessions, so one contributor alone may not put a lesson in it)."""
+    holds = text_holds(text, _entry_vouched(vouched, support))
+    return holds + _support_holds(support, shared=shared, min_contributors=min_contributors)
+
+
+def screen_keys(
+    playbook: Playbook, vouched: Vouched | None, support: Mapping[str, Support], *, rules: str = ""
+) -> list[str]:
+    """Every key `screen_verdicts` gives a verdict under for `playbook` (to look up those a run kept)."""
+    entries = [e for _, e in playbook.entries()]
+    key_of = {flag: vouched_key(_entry_vouched(vouched, Support(keyless=flag))) for flag in (False, True)}
+    keys = [_verdict_key(e.text, key_of[_keyless(support.get(e.name))], rules) for e in entries]
+    return keys + [pair_key(a.text, b.text, rules) for a, b in itertools.pairwise(entries)]
+
+
+def _keyless(support: Support | None) -> bool:
+    return support is not None and support.keyless
+
+
+def screen_verdicts(
+    playbook: Playbook,
+    vouched: Vouched | None,
+    support: Mapping[str, Support],
+    known: Mapping[str, list[Hold]] | None = None,
+    *,
+    rules: str = "",
+) -> dict[str, list[Hold]]:
+    """Every verdict the screen of `playbook` reads, by key: the holds on each entry's text under what is vouched
+    for it (`verdict_key`), and for each two entries one after the other, the phrase they say only together
+    (`pair_key`: [] or one hold). Those in `known` (kept by an earlier run under the same keys) are taken as they
+    are; the rest are read now. Each text is normalised and folded once, for itself and for both its pairs."""
+    return _screen(playbook, vouched, support, known or {}, rules)[2]
+
+
+def _screen(
+    playbook: Playbook,
+    vouched: Vouched | None,
+    support: Mapping[str, Support],
+    known: Mapping[str, list[Hold]],
+    rules: str,
+) -> tuple[list[str], list[str], dict[str, list[Hold]]]:
+    """`screen_verdicts`, with the key of each entry's text and of each pair, in the playbook's order."""
+    entries = [e for _, e in playbook.entries()]
+    vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
+    key_of = {flag: vouched_key(v) for flag, v in vouch.items()}
+    found: dict[str, list[Hold]] = {}
+    read: dict[str, tuple[str, list[tuple[str, str]]]] = {}  # text -> (its folded form, its phrases alone)
+
+    def alone(text: str) -> tuple[str, list[tuple[str, str]]]:
+        if text not in read:
+            fold = folded(normalise(text))
+            read[text] = (fold, folded_refusals(fold))
+        return read[text]
+
+    text_keys = []
+    for entry in entries:
+        keyless = _keyless(support.get(entry.name))
+        key = _verdict_key(entry.text, key_of[keyless], rules)
+        text_keys.append(key)
+        if key in found:
+            continue
+        if key in known:
+            found[key] = list(known[key])
+            continue
+        phrases = alone(entry.text)[1] if len(entry.text) <= MAX_SCREENED else None
+        found[key] = _text_holds(entry.text, vouch[keyless], phrases)
+    pair_keys = []
+    for a, b in itertools.pairwise(entries):
+        key = pair_key(a.text, b.text, rules)
+        pair_keys.append(key)
+        if key in found:
+            continue
+        if key in known:
+            found[key] = list(known[key])
+            continue
+        (fold_a, alone_a), (fold_b, alone_b) = alone(a.text), alone(b.text)
+        # folded(x + " " + y) is folded(x) + " " + folded(y): the pair is read without folding it again.
+        said = {r for r, _ in alone_a + alone_b}
+        split = [(rule, detail) for rule, detail in folded_refusals(f"{fold_a} {fold_b}") if rule not in said]
+        found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
+    return text_keys, pair_keys, found
+
+
+def _split_overrides(names: list[str], pairs: list[list[Hold]]) -> dict[str, Hold]:
     """Entries that say nothing alone but speak over the user's head read one after the other (an instruction
-    split across two entries): each of the pair, with a hold naming the other."""
+    split across two entries): each of the pair, with a hold naming the other (`pairs`: the verdict on each two
+    entries `names` has one after the other)."""
     found: dict[str, Hold] = {}
-    for (a, text_a), (b, text_b) in itertools.pairwise(entries):
-        joined = phrase_refusals(f"{normalise(text_a)} {normalise(text_b)}")
-        alone = phrase_refusals(normalise(text_a)) + phrase_refusals(normalise(text_b))
-        split = [(rule, detail) for rule, detail in joined if rule not in {r for r, _ in alone}]
-        if split:
-            rule, detail = split[0]
-            found[a] = Hold(rule=rule, detail=f"read with `{b}` after it: {detail}")  # type: ignore[arg-type]
-            found[b] = Hold(rule=rule, detail=f"read with `{a}` before it: {detail}")  # type: ignore[arg-type]
+    for (a, b), said in zip(itertools.pairwise(names), pairs, strict=True):
+        for hold in said:
+            found[a] = Hold(rule=hold.rule, detail=f"read with `{b}` after it: {hold.detail}")
+            found[b] = Hold(rule=hold.rule, detail=f"read with `{a}` before it: {hold.detail}")
     return found
 
 
@@ -468,19 +601,24 @@ def screen_playbook(
     *,
     shared: bool = False,
     min_contributors: int = 2,
+    verdicts: Mapping[str, list[Hold]] | None = None,
+    rules: str = "",
 ) -> tuple[Playbook, list[Screened]]:
     """`playbook` without its held entries, and the held ones with their holds. An entry whose exact text was
-    released (`released`: (entry id, `text_key`) pairs) stays."""
+    released (`released`: (entry id, `text_key`) pairs) stays. `verdicts`: what `screen_verdicts` gave under the
+    same `rules` (read now for any key it lacks); what an entry rests on is read from `support` every time."""
     approved = set(released)
-    split = _split_overrides([(e.name, e.text) for _, e in playbook.entries()])
+    text_keys, pair_keys, found = _screen(playbook, vouched, support, verdicts or {}, rules)
+    split = _split_overrides([e.name for _, e in playbook.entries()], [found[k] for k in pair_keys])
     held: list[Screened] = []
     sections = {}
+    keys = iter(text_keys)  # in the order of `entries()`: section by section
     for name, items in playbook.sections.items():
         kept = []
         for entry in items:
-            holds = entry_holds(
-                entry.text, vouched, support.get(entry.name), shared=shared, min_contributors=min_contributors
-            )
+            entry_support = support.get(entry.name)
+            holds = list(found[next(keys)])
+            holds += _support_holds(entry_support, shared=shared, min_contributors=min_contributors)
             if entry.name in split and not any(h.rule == split[entry.name].rule for h in holds):
                 holds.append(split[entry.name])
             if holds and (entry.name, text_key(entry.text)) not in approved:

@@ -551,6 +551,17 @@ ALTER TABLE messages ADD COLUMN part_key VARCHAR;
 UPDATE files SET mtime = -1, content_hash = NULL WHERE format = 'claude-code';
 """
 
+_SCREEN_VERDICTS = """
+-- The screen's verdicts kept between runs (core/store/screen_verdicts.py): by a key of the exact text, what the user
+-- vouches for and the screen's version and code; `rules` is that code's fingerprint, so verdicts of other code go.
+CREATE TABLE screen_verdicts (
+    key VARCHAR PRIMARY KEY,
+    rules VARCHAR NOT NULL,
+    holds VARCHAR NOT NULL,
+    screened_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -575,6 +586,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (21, "typed lessons of entries, their citations and checks, and the entries made hard rules", _GUARDS),
     (22, "what agents said of entries through the MCP server", _FEEDBACK),
     (23, "message parts keyed by what they are: a resumed session's replayed records are stored once", _PART_KEYS),
+    (24, "the screen's verdicts kept between runs", _SCREEN_VERDICTS),
 ]
 
 VIEWS = r"""

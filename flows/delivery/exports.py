@@ -25,10 +25,11 @@ from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
 from core.redact import mask_playbook
-from core.screen import Screened, Vouched, screen_playbook
+from core.screen import Screened, Vouched, screen_keys, screen_playbook, screen_verdicts
 from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
 from core.store.registry import require_playbook
+from core.store.screen_verdicts import keep_verdicts, kept_verdicts, rules_fingerprint
 from core.store.screening import project_folders, released_holds, shared_playbook, support_of, vouched_by_prompts
 from core.store.sessions import project_names
 from core.store.versions import entry_since, load_version, rediscovery_counts
@@ -119,13 +120,22 @@ def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook
         name: found.model_copy(update={"keyless": True}) if name in keyless else found
         for name, found in support.items()
     }
+    said = vouched(con, rules)
+    # Each text's verdict as the last run kept it when nothing it depends on changed (`core.store.screen_verdicts`):
+    # only what this run changed is read again.
+    code = rules_fingerprint()
+    known = kept_verdicts(con, screen_keys(model, said, support, rules=code))
+    verdicts = screen_verdicts(model, said, support, known, rules=code)
+    keep_verdicts(con, {k: v for k, v in verdicts.items() if k not in known}, code)
     return screen_playbook(
         model,
-        vouched(con, rules),
+        said,
         support,
         released_holds(con, rules.playbook),
         shared=shared_playbook(con, rules.playbook),
         min_contributors=rules.min_contributors,
+        verdicts=verdicts,
+        rules=code,
     )
 
 
