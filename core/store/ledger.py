@@ -3,6 +3,7 @@ skipped, failed, quarantined or held, and which are still work for it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ __all__ = [
     "applied_among",
     "count_pending",
     "failed_sessions",
+    "mark_all_applied",
     "mark_applied",
     "mark_session",
     "pending_sessions",
@@ -114,6 +116,22 @@ def mark_applied(
         " SELECT ?, ?, ?, ?, ?, (SELECT n_messages FROM sessions WHERE session_id = ?),"
         " (SELECT ended_at FROM sessions WHERE session_id = ?)",
         [name, session_id, version, status, reason, session_id, session_id],
+    )
+
+
+def mark_all_applied(con: duckdb.DuckDBPyConnection, name: str, applied: Mapping[str, int | None]) -> None:
+    """`mark_applied` with status `applied` for many sessions (session id -> the version it is applied at), in two
+    statements (an epoch's sessions: each statement costs ~1 ms however few rows it touches)."""
+    if not applied:
+        return
+    ids = list(applied)
+    con.execute("DELETE FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))", [name, ids])
+    con.execute(
+        "INSERT INTO applied_sessions (playbook, session_id, version, status, reason, n_messages, upto)"
+        " SELECT ?, a.session_id, a.version, 'applied', NULL, s.n_messages, s.ended_at"
+        " FROM (SELECT unnest(?) AS session_id, unnest(?) AS version) a"
+        " LEFT JOIN sessions s ON s.session_id = a.session_id",
+        [name, ids, list(applied.values())],
     )
 
 

@@ -38,6 +38,7 @@ from core.store.exchanges import cached_response, record_exchange, reusable_refl
 from core.store.exposure import exposed_entries
 from core.store.ledger import (
     applied_among,
+    mark_all_applied,
     mark_applied,
     mark_session,
     pending_sessions,
@@ -48,7 +49,7 @@ from core.store.observations import evidence_sessions, session_place, store_obse
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, record_redactions, session_label
-from core.store.versions import current_version, tip_of, write_version
+from core.store.versions import SessionChange, current_version, tip_of, write_version
 from core.tokens import estimate_tokens
 from flows.context import RunConfig
 from flows.run.fanout import answer_requests
@@ -440,17 +441,22 @@ def apply_epoch_sessions(
     reflections: list[StepResult[ReflectorOutput]],
     curations: list[StepResult[CuratorOutput]],
 ) -> list[SessionApply]:
-    """Apply strictly in session order, one new version per session; failed sessions stay pending."""
+    """Apply strictly in session order; failed sessions stay pending. A model's run writes one new version per
+    session; the rules (no model, no companion playbook) write one per epoch, holding each session's changes under
+    its own id (`SessionChange`), since a version per session was most of a keyless run's cost."""
     by_session = {c.session_id: c for c in curations}
     results: list[SessionApply] = []
     with ctx.db.open() as con:
         sections = sections_of(con, ctx.playbook)
-        parent = current_version(con, ctx.playbook)
+        base = parent = current_version(con, ctx.playbook)
         current = ctx.memo.version(con, ctx.playbook, parent)  # kept in memory: no rebuild per session
         tip = ctx.memo.tips.get(ctx.playbook)
         if tip is None or tip.version != parent:  # the open rows each write compares with, read once
             tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
         companion = ctx.config.companion
+        one_version = not ctx.spec.calls_a_model and not companion
+        changes: list[SessionChange] = []  # the epoch's version, when it writes one
+        quiet: dict[str, bool] = {}  # sessions that changed nothing: whether an earlier one of the epoch did
         near, remember = near_duplicates(con, ctx.config, ctx.memo, current, curations)
         if near is not None and not ctx.spec.calls_a_model:
             near = only_close(near, RULES_NEAR)
@@ -505,8 +511,11 @@ def apply_epoch_sessions(
             before = previous_apply(con, ctx.playbook, reflection.session_id)
             if report.empty() and not (companion and theirs and (theirs[0].bullet_tags or theirs[1].operations)):
                 # Nothing proposed, tagged or pruned: no version, the session is applied at the current one.
-                with transaction(con):
-                    mark_applied(con, ctx.playbook, reflection.session_id, parent, "applied", None)
+                if one_version:
+                    quiet[reflection.session_id] = bool(changes)
+                else:
+                    with transaction(con):
+                        mark_applied(con, ctx.playbook, reflection.session_id, parent, "applied", None)
                 results.append(SessionApply(session_id=reflection.session_id, status="applied", report=report))
                 continue
             # No entry keeps a secret or personal data a model wrote.
@@ -514,6 +523,11 @@ def apply_epoch_sessions(
             notes = [f"the session's new part (it was first applied in version {before[1]})"] if before else []
             if not mine[0].analysis.strip():
                 notes.append("no curator call: the reflector found nothing")  # said where it shows
+            if one_version:  # written with the rest of the epoch's changes, below
+                changes.append(SessionChange(reflection.session_id, report, "; ".join(notes) or None))
+                current = new
+                results.append(SessionApply(session_id=reflection.session_id, status="applied", report=report))
+                continue
             version = write_version(
                 con,
                 ctx.playbook,
@@ -541,6 +555,24 @@ def apply_epoch_sessions(
             results.append(
                 SessionApply(session_id=reflection.session_id, status="applied", version=version, report=report)
             )
+        if changes:
+            version = write_version(
+                con,
+                ctx.playbook,
+                current,
+                source="session",
+                changes=changes,
+                run_id=ctx.run_id,
+                expected_parent=parent,
+                tip=tip,
+            )
+            ctx.memo.wrote(ctx.playbook, version, current)
+            wrote = {c.session_id for c in changes}
+            results = [r.model_copy(update={"version": version}) if r.session_id in wrote else r for r in results]
+            parent = version
+        if quiet:  # applied at the version current when each was reached: before the epoch's changes, or with them
+            with transaction(con):
+                mark_all_applied(con, ctx.playbook, {sid: parent if after else base for sid, after in quiet.items()})
         remember()
         close_epoch(con, ctx.playbook, epoch.epoch_no)
     return results
