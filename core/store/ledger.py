@@ -23,6 +23,7 @@ __all__ = [
     "mark_applied",
     "mark_session",
     "pending_sessions",
+    "previous_applies",
     "previous_apply",
     "record_failure",
     "release_failures",
@@ -79,6 +80,18 @@ def previous_apply(
         [playbook, session_id],
     ).fetchone()
     return (row[0], int(row[1])) if row else None
+
+
+def previous_applies(
+    con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]
+) -> dict[str, tuple[datetime | None, int]]:
+    """`previous_apply` of many sessions in one query: only those applied before are keys."""
+    rows = con.execute(
+        "SELECT session_id, upto, version FROM applied_sessions WHERE playbook = ? AND status = 'applied'"
+        " AND session_id IN (SELECT unnest(?))",
+        [playbook, session_ids],
+    ).fetchall()
+    return {str(r[0]): (r[1], int(r[2])) for r in rows}
 
 
 def applied_among(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]) -> set[str]:

@@ -21,20 +21,20 @@ from core.errors import AnswerError, AuthError, BudgetError
 from core.llm.base import ANSWER_FAILURES, LLMRequest, LLMResponse, Provider
 from core.llm.embed import neighbour_finder, sentences
 from core.llm.guard import GuardedProvider
-from core.miner import History, observe
+from core.miner import History, Observed, observe
 from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
 from core.reflector import phantom_tags, read_reflector, reflector_request
-from core.request import Relevance, playbook_text
+from core.request import Relevance, build_request, playbook_text
 from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import SessionFilter, choose
 from core.store.consolidation import merge_history
 from core.store.db import transaction
 from core.store.embeddings import vectors_for
-from core.store.exchanges import cached_response, record_exchange, reusable_reflection
+from core.store.exchanges import cached_response, record_exchanges, reusable_reflection
 from core.store.exposure import exposed_entries
 from core.store.ledger import (
     applied_among,
@@ -42,13 +42,14 @@ from core.store.ledger import (
     mark_applied,
     mark_session,
     pending_sessions,
+    previous_applies,
     previous_apply,
     record_failure,
 )
 from core.store.observations import evidence_sessions, session_place, store_observations, stored_observations
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
-from core.store.sessions import load_messages, record_redactions, session_label
+from core.store.sessions import load_messages, load_messages_of, record_redactions, session_label
 from core.store.versions import SessionChange, current_version, tip_of, write_version
 from core.tokens import estimate_tokens
 from flows.context import RunConfig
@@ -87,6 +88,7 @@ STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they 
 # The rules weigh a lesson by the project's sessions that showed it: this run's, and this many observed before
 # (a project's recent months at a few sessions a day; its oldest sessions no longer change what is routine).
 RECENT_EVIDENCE = 200
+EVIDENCE_READ = 64  # sessions read in one query for the evidence (a bound on the messages held at once)
 
 
 def select_sessions(ctx: RunContext, chosen: SessionFilter | None = None) -> Selection:
@@ -159,30 +161,28 @@ def _run_step(
     requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse, judge)
     results: dict[int, StepResult[OutputT]] = {}
 
-    def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
-        # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
+    def take(i: int, answer: LLMResponse) -> tuple[LLMRequest, LLMResponse, OutputT | None]:
+        # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied. The
+        # rules' are not redacted again: every field they write from a session they redact as they write it.
         response = (
-            answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)}) if answer.text else answer
+            answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)})
+            if answer.text and ctx.spec.calls_a_model
+            else answer
         )
         parsed, error, kind = judge(requests[i], response)
-        record_exchange(
-            con,
-            requests[i],
-            response if error is None or response.error else response.model_copy(update={"error": error}),
-            parsed=parsed,
-            playbook=ctx.playbook,
-            playbook_version=epoch.base_version,
-            run_id=ctx.run_id,
-        )
         results[i] = StepResult[OutputT](
             session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
         )
+        stored = response if error is None or response.error else response.model_copy(update={"error": error})
+        return requests[i], stored, parsed
 
     def store(answers: list[tuple[int, LLMResponse]]) -> None:
         # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
+        exchanges = [take(i, answer) for i, answer in answers]
         with ctx.db.open() as con, transaction(con):
-            for i, answer in answers:
-                take(con, i, answer)
+            record_exchanges(
+                con, exchanges, playbook=ctx.playbook, playbook_version=epoch.base_version, run_id=ctx.run_id
+            )
 
     held: list[tuple[int, LLMResponse]] = list(reused.items())
     since = time.monotonic()
@@ -280,7 +280,11 @@ def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, me
     if history is None:
         sizes = evidence_sessions(con, project, session_id, ctx.memo.chosen, RECENT_EVIDENCE)
         stored = stored_observations(con, sizes)
-        new = {sid: (size, observe(load_messages(con, sid), cwd)) for sid, size in sizes.items() if sid not in stored}
+        unseen = [sid for sid in sizes if sid not in stored]
+        new: dict[str, tuple[int, Observed]] = {}
+        for at in range(0, len(unseen), EVIDENCE_READ):  # a query per session cost more than observing it
+            for sid, found in load_messages_of(con, unseen[at : at + EVIDENCE_READ]):
+                new[sid] = (sizes[sid], observe(found, cwd))
         store_observations(con, new)
         stored.update((sid, seen) for sid, (_, seen) in new.items())
         history = ctx.memo.histories[project] = History.of((sid, stored[sid]) for sid in sizes)
@@ -300,8 +304,27 @@ def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: 
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
+def _unread_request(
+    template: PromptTemplate, session_id: str, parts: int, *, model: str, max_tokens: int, context: dict[str, Any]
+) -> LLMRequest:
+    """The rules' reflector request: they read the session's messages (`context`), never a prompt, so its
+    transcript is not rendered, redacted or fitted to a budget (a model's context), only counted."""
+    unread = "(the rules read no prompt)"
+    values = {"sections": unread, "playbook": unread, "session_meta": session_id}
+    return build_request(
+        template,
+        values | {"transcript": f"({parts:,} message parts; the rules read no prompt)"},
+        model=model,
+        session_id=session_id,
+        max_tokens=max_tokens,
+        context=context,
+    )
+
+
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
-    """Reflector calls for an epoch's sessions, against the epoch's frozen playbook."""
+    """Reflector calls for an epoch's sessions, against the epoch's frozen playbook. The epoch's sessions are
+    read in one query. For the rules no prompt is rendered (no model reads one), so no redaction is counted either:
+    what they read was redacted at ingest, and what they write is redacted as they write it."""
 
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
@@ -312,11 +335,24 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
         may_name = known_ids(con, ctx, frozen, epoch.session_ids)
         limits = ctx.config.limits
-        for session_id in epoch.session_ids:
+        # A session that grew since it was applied is judged on its new part only.
+        before = previous_applies(con, ctx.playbook, epoch.session_ids)
+        after = {sid: applied[0] for sid, applied in before.items()}
+        for session_id, messages in load_messages_of(con, epoch.session_ids, after=after):
             try:
-                before = previous_apply(con, ctx.playbook, session_id)
-                # A session that grew since it was applied is judged on its new part only.
-                messages = load_messages(con, session_id, after=before[0] if before else None)
+                context = {"messages": messages, "playbook": had[session_id], KNOWN_IDS: may_name[session_id]}
+                if not ctx.spec.calls_a_model:
+                    requests.append(
+                        _unread_request(
+                            template,
+                            session_id,
+                            len(messages),
+                            model=ctx.spec.reflector_model,
+                            max_tokens=limits.reflector_max_tokens,
+                            context=context | _mining(con, ctx, session_id, messages),
+                        )
+                    )
+                    continue
                 request, rendered = reflector_request(
                     template,
                     messages,
@@ -328,8 +364,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": had[session_id], KNOWN_IDS: may_name[session_id]}
-                    | _mining(con, ctx, session_id, messages),
+                    context=context,
                 )
             except BudgetError as exc:  # refused before any call, with the reason
                 unprepared[session_id] = str(exc)
@@ -415,7 +450,7 @@ def curate_sessions(
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
-                        budget_tokens=limits.max_input_tokens,
+                        budget_tokens=limits.max_input_tokens if reads else None,  # no model context to fit
                         shown=shown,
                     )
                 )
@@ -465,6 +500,7 @@ def apply_epoch_sessions(
         # Tags count only on entries the session's agent had.
         had = exposed_entries(con, ctx.playbook, [r.session_id for r in reflections])
         had_global = exposed_entries(con, companion, [r.session_id for r in reflections]) if companion else {}
+        earlier = previous_applies(con, ctx.playbook, [r.session_id for r in reflections])
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -508,7 +544,7 @@ def apply_epoch_sessions(
                 )
                 results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
                 continue
-            before = previous_apply(con, ctx.playbook, reflection.session_id)
+            before = earlier.get(reflection.session_id)
             if report.empty() and not (companion and theirs and (theirs[0].bullet_tags or theirs[1].operations)):
                 # Nothing proposed, tagged or pruned: no version, the session is applied at the current one.
                 if one_version:

@@ -1,5 +1,6 @@
 """A keyless run (the rules, no model) writes one version per epoch, not one per session, and every change in it
-still names the session that made it: `playbook why`, the ledger and the sessions each version applied."""
+still names the session that made it: `playbook why`, the ledger and the sessions each version applied. It renders
+no prompt (no model reads one): nothing is fitted to a budget or counted as redacted by a rendering."""
 
 from __future__ import annotations
 
@@ -101,6 +102,8 @@ def test_a_keyless_epoch_writes_one_version_and_each_entry_names_its_session(tmp
         names = [r[0] for r in con.execute("SELECT name FROM entries WHERE valid_to IS NULL").fetchall()]
         lives = {name: entry_life(con, "default", name) for name in names}
         changed = version_changes(con, "default", 0, rows[0].version)
+        budgets = con.execute("SELECT DISTINCT payload_budget_tokens, payload_compacted FROM llm_calls").fetchall()
+        rendered = con.execute("SELECT count(*) FROM sessions WHERE n_secrets_redacted IS NOT NULL").fetchone()
     assert len(rows) == 1  # one version for the epoch's ten sessions
     (version,) = rows
     # Each session that taught a lesson taught it about its own project; `why` names that session for it.
@@ -117,6 +120,7 @@ def test_a_keyless_epoch_writes_one_version_and_each_entry_names_its_session(tmp
     assert held == sorted(taught) and changed.sessions == len(taught) and changed.versions == 1
     # The ledger: every session applied at that version (the quiet ones came after the first that taught).
     assert applied == dict.fromkeys(projects, version.version)
+    assert budgets == [(None, False)] and rendered == (0,)  # no prompt fitted or rendered for the rules
 
     told = CliRunner().invoke(app, ["why", names[0], "--json", "--db", str(db)])
     assert told.exit_code == 0, told.output
