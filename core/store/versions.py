@@ -380,7 +380,7 @@ def write_version(
             if o.code in ("near_duplicate", "duplicate_text") and o.entry_id
         ]
         if found_again:
-            con.executemany("INSERT INTO rediscoveries VALUES (?, ?, ?, ?, ?, ?)", found_again)
+            _insert(con, "rediscoveries", _REDISCOVERY, found_again)
         evaluations = [
             e.model_dump(include={"name", "rating", "status", "rationale"}) | {"session_id": c.session_id}
             for c in parts
@@ -423,12 +423,23 @@ def write_version(
     return version
 
 
+_REDISCOVERY = ("VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, types: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """`rows` into `table` (its columns in order, of `types`) in one statement: `executemany` runs one a row."""
+    if not rows:
+        return
+    columns = ", ".join(f"unnest(?::{kind}[])" for kind in types)
+    con.execute(f"INSERT INTO {table} SELECT {columns}", [list(c) for c in zip(*rows, strict=True)])
+
+
 def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
     """An applied ADD's trigger belongs to its new entry; a MERGE result inherits every trigger of its sources."""
     applied = [o for o in report.outcomes if o.status == "applied" and o.entry_id]
     added = [(name, o.entry_id, o.trigger, version) for o in applied if o.type == "ADD" and o.trigger]
     if added:
-        con.executemany("INSERT INTO entry_triggers VALUES (?, ?, ?, ?)", added)
+        _insert(con, "entry_triggers", ("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"), added)
     for o in applied:
         if o.type == "MERGE" and o.target_ids:
             con.execute(
@@ -459,8 +470,10 @@ def _record_lessons(
 
     lessons = [o for added in added_by for o in added if isinstance(o.raw.get("lesson"), dict)]
     if lessons:
-        con.executemany(
-            "INSERT INTO entry_lessons VALUES (?, ?, ?, ?)",
+        _insert(
+            con,
+            "entry_lessons",
+            ("VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"),
             [(name, o.entry_id, version, json.dumps(o.raw["lesson"])) for o in lessons],
         )
     ids = [c.session_id for c, added in zip(parts, added_by, strict=True) if added and c.session_id is not None]
@@ -491,7 +504,7 @@ def _record_lessons(
                 cited = citations_from_words(kept)
             rows += [(name, o.entry_id, version, x.kind, x.value, x.manifest, x.folder, root) for x in cited]
     if rows:
-        con.executemany("INSERT INTO entry_citations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        _insert(con, "entry_citations", ("VARCHAR", "VARCHAR", "INTEGER") + ("VARCHAR",) * 5, rows)
 
 
 def _mentioned(con: duckdb.DuckDBPyConnection, session_id: str, value: str) -> bool:

@@ -46,7 +46,13 @@ from core.store.ledger import (
     previous_apply,
     record_failure,
 )
-from core.store.observations import evidence_sessions, session_place, store_observations, stored_observations
+from core.store.observations import (
+    evidence_sessions,
+    session_place,
+    session_places,
+    store_observations,
+    stored_observations,
+)
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, load_messages_of, record_redactions, session_label
@@ -66,7 +72,7 @@ from flows.run.run_state import (
     StepResult,
     Steps,
 )
-from flows.run.shown import KNOWN_IDS, exposed_playbooks, known_ids
+from flows.run.shown import KNOWN_IDS, exposed_playbooks, exposure_names, known_ids
 
 __all__ = [
     "apply_epoch_sessions",
@@ -269,13 +275,19 @@ def _prepare(
     return requests, unprepared, provider, reused
 
 
-def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
+def _mining(
+    con: duckdb.DuckDBPyConnection,
+    ctx: RunContext,
+    session_id: str,
+    messages: list[Any],
+    place: tuple[str | None, str | None] | None = None,
+) -> dict[str, Any]:
     """For the rules (no model): what the miner observes in this session's messages, and the evidence of the
     project's sessions this run weighs, its own and those observed before (`evidence_sessions`; each observed once
-    and stored; added up once per run)."""
+    and stored; added up once per run). `place`: the session's (project, folder), when the caller has it."""
     if ctx.spec.calls_a_model:
         return {}
-    project, cwd = session_place(con, session_id)
+    project, cwd = session_place(con, session_id) if place is None else place
     history = ctx.memo.histories.get(project)
     if history is None:
         sizes = evidence_sessions(con, project, session_id, ctx.memo.chosen, RECENT_EVIDENCE)
@@ -292,15 +304,18 @@ def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, me
     return {"observed": observed, "history": history, "project": project}
 
 
-def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str) -> dict[str, Any]:
+def _rules_context(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, place: tuple[str | None, str | None]
+) -> dict[str, Any]:
     """For the rules' curator step: the same observations and evidence as its reflector step (typed lessons are
-    built from them again; no text passes between the steps)."""
+    built from them again; no text passes between the steps). `place`: the session's (project, folder)."""
     if ctx.spec.calls_a_model:
         return {}
     if session_id not in ctx.memo.observed:  # the reflection came from another run: observe the session again
         before = previous_apply(con, ctx.playbook, session_id)
-        return _mining(con, ctx, session_id, load_messages(con, session_id, after=before[0] if before else None))
-    project, _ = session_place(con, session_id)
+        messages = load_messages(con, session_id, after=before[0] if before else None)
+        return _mining(con, ctx, session_id, messages, place)
+    project = place[0]
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
@@ -332,8 +347,10 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         redacted: dict[str, tuple[int, int]] = {}
-        had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
-        may_name = known_ids(con, ctx, frozen, epoch.session_ids)
+        names = exposure_names(con, ctx, epoch.session_ids)
+        had = exposed_playbooks(con, ctx, frozen, epoch.session_ids, names)  # each session: what its agent had
+        may_name = known_ids(con, ctx, frozen, epoch.session_ids, names)
+        places = session_places(con, epoch.session_ids) if not ctx.spec.calls_a_model else {}
         limits = ctx.config.limits
         # A session that grew since it was applied is judged on its new part only.
         before = previous_applies(con, ctx.playbook, epoch.session_ids)
@@ -349,7 +366,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                             len(messages),
                             model=ctx.spec.reflector_model,
                             max_tokens=limits.reflector_max_tokens,
-                            context=context | _mining(con, ctx, session_id, messages),
+                            context=context | _mining(con, ctx, session_id, messages, places[session_id]),
                         )
                     )
                     continue
@@ -430,6 +447,7 @@ def curate_sessions(
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         may_name = known_ids(con, ctx, frozen, [session_id for session_id, _ in usable])
+        places = session_places(con, [session_id for session_id, _ in usable]) if not reads else {}
         for session_id, output in usable:
             near = neighbours(findings[session_id]) if neighbours else ()
             if relevance is not None:
@@ -446,7 +464,7 @@ def curate_sessions(
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
                         context={"reflection": output, "playbook": frozen, KNOWN_IDS: may_name[session_id]}
-                        | _rules_context(con, ctx, session_id),
+                        | _rules_context(con, ctx, session_id, places.get(session_id, (None, None))),
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
