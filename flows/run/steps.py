@@ -9,7 +9,7 @@ and return are in `flows.run.run_state`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import duckdb
@@ -196,7 +196,12 @@ def _run_step(
     answered = 0
     if todo and provider.name != "heuristic":  # a model's calls take seconds to minutes each: say how many are done
         emit(template_name, 0, len(todo))
-    for batch in answer_requests(provider, requests, todo, config.concurrency, config.warm_cache, tick=STORE_EVERY_S):
+    answers = (
+        answer_requests(provider, requests, todo, config.concurrency, config.warm_cache, tick=STORE_EVERY_S)
+        if ctx.spec.calls_a_model
+        else _answered_here(provider, requests, todo)
+    )
+    for batch in answers:
         if batch and not held:
             since = time.monotonic()
         held += batch
@@ -319,6 +324,26 @@ def _rules_context(
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
+def _exposure(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, epoch: Epoch, session_ids: list[str]
+) -> dict[str, set[str]]:
+    """`exposure_names` of the epoch's sessions, read once for its steps (no session of an epoch is running: what it
+    had does not change while the epoch is curated)."""
+    held = ctx.memo.exposed.get(epoch.epoch_no)
+    if held is None or not set(session_ids) <= held.keys():
+        held = ctx.memo.exposed[epoch.epoch_no] = exposure_names(con, ctx, epoch.session_ids)
+    return {sid: held[sid] for sid in session_ids}
+
+
+def _answered_here(
+    provider: Provider, requests: list[LLMRequest], todo: list[int]
+) -> Iterator[list[tuple[int, LLMResponse]]]:
+    """The rules' answers, in this thread and at once: they are computed, not waited for (a thread per request cost
+    more than the answer)."""
+    if todo:
+        yield [(i, provider.complete(requests[i])) for i in todo]
+
+
 def _unread_request(
     template: PromptTemplate, session_id: str, parts: int, *, model: str, max_tokens: int, context: dict[str, Any]
 ) -> LLMRequest:
@@ -347,7 +372,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         redacted: dict[str, tuple[int, int]] = {}
-        names = exposure_names(con, ctx, epoch.session_ids)
+        names = _exposure(con, ctx, epoch, epoch.session_ids)
         had = exposed_playbooks(con, ctx, frozen, epoch.session_ids, names)  # each session: what its agent had
         may_name = known_ids(con, ctx, frozen, epoch.session_ids, names)
         places = session_places(con, epoch.session_ids) if not ctx.spec.calls_a_model else {}
@@ -446,8 +471,9 @@ def curate_sessions(
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
-        may_name = known_ids(con, ctx, frozen, [session_id for session_id, _ in usable])
-        places = session_places(con, [session_id for session_id, _ in usable]) if not reads else {}
+        ids = [session_id for session_id, _ in usable]
+        may_name = known_ids(con, ctx, frozen, ids, _exposure(con, ctx, epoch, ids))
+        places = session_places(con, ids) if not reads else {}
         for session_id, output in usable:
             near = neighbours(findings[session_id]) if neighbours else ()
             if relevance is not None:
@@ -516,7 +542,8 @@ def apply_epoch_sessions(
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
         aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
         # Tags count only on entries the session's agent had.
-        had = exposed_entries(con, ctx.playbook, [r.session_id for r in reflections])
+        ids = [r.session_id for r in reflections]
+        had = exposed_entries(con, ctx.playbook, ids) if companion else _exposure(con, ctx, epoch, ids)
         had_global = exposed_entries(con, companion, [r.session_id for r in reflections]) if companion else {}
         earlier = previous_applies(con, ctx.playbook, [r.session_id for r in reflections])
         for reflection in reflections:
@@ -629,6 +656,7 @@ def apply_epoch_sessions(
                 mark_all_applied(con, ctx.playbook, {sid: parent if after else base for sid, after in quiet.items()})
         remember()
         close_epoch(con, ctx.playbook, epoch.epoch_no)
+        ctx.memo.exposed.pop(epoch.epoch_no, None)
     return results
 
 
