@@ -286,10 +286,12 @@ def _mining(
     session_id: str,
     messages: list[Any],
     place: tuple[str | None, str | None] | None = None,
+    whole: bool = False,
 ) -> dict[str, Any]:
     """For the rules (no model): what the miner observes in this session's messages, and the evidence of the
     project's sessions this run weighs, its own and those observed before (`evidence_sessions`; each observed once
-    and stored; added up once per run). `place`: the session's (project, folder), when the caller has it."""
+    and stored; added up once per run). `place`: the session's (project, folder), when the caller has it; `whole`:
+    the messages are the whole session (then what the evidence pass observed in it, in the same folder, is it)."""
     if ctx.spec.calls_a_model:
         return {}
     project, cwd = session_place(con, session_id) if place is None else place
@@ -302,10 +304,15 @@ def _mining(
         for at in range(0, len(unseen), EVIDENCE_READ):  # a query per session cost more than observing it
             for sid, found in load_messages_of(con, unseen[at : at + EVIDENCE_READ]):
                 new[sid] = (sizes[sid], observe(found, cwd))
+                if sid in ctx.memo.chosen:
+                    ctx.memo.evidence[sid] = (cwd, new[sid][1])
         store_observations(con, new)
         stored.update((sid, seen) for sid, (_, seen) in new.items())
         history = ctx.memo.histories[project] = History.of((sid, stored[sid]) for sid in sizes)
-    observed = ctx.memo.observed[session_id] = observe(messages, cwd)
+    seen = ctx.memo.evidence.pop(session_id, None)
+    if not (whole and seen is not None and seen[0] == cwd):
+        seen = (cwd, observe(messages, cwd))
+    observed = ctx.memo.observed[session_id] = seen[1]
     return {"observed": observed, "history": history, "project": project}
 
 
@@ -391,7 +398,8 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                             len(messages),
                             model=ctx.spec.reflector_model,
                             max_tokens=limits.reflector_max_tokens,
-                            context=context | _mining(con, ctx, session_id, messages, places[session_id]),
+                            context=context
+                            | _mining(con, ctx, session_id, messages, places[session_id], session_id not in before),
                         )
                     )
                     continue
