@@ -46,6 +46,7 @@ BENCHES: list[list[str]] = [
     ["bench_prefect.py", "--rounds", "3"],
     ["bench_report.py", "--rounds", "3"],
     ["bench_pipeline.py", "--sessions", "200", "--latency-sessions", "32", "--rounds", "3"],
+    ["bench_keyless.py", "--rounds", "3"],
     ["bench_team.py", "--contributors", "10", "--per-day", "20", "--days", "10"],
     ["bench_scale.py"],
 ]

@@ -3,6 +3,7 @@ skipped, failed, quarantined or held, and which are still work for it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -18,9 +19,11 @@ __all__ = [
     "applied_among",
     "count_pending",
     "failed_sessions",
+    "mark_all_applied",
     "mark_applied",
     "mark_session",
     "pending_sessions",
+    "previous_applies",
     "previous_apply",
     "record_failure",
     "release_failures",
@@ -79,6 +82,18 @@ def previous_apply(
     return (row[0], int(row[1])) if row else None
 
 
+def previous_applies(
+    con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]
+) -> dict[str, tuple[datetime | None, int]]:
+    """`previous_apply` of many sessions in one query: only those applied before are keys."""
+    rows = con.execute(
+        "SELECT session_id, upto, version FROM applied_sessions WHERE playbook = ? AND status = 'applied'"
+        " AND session_id IN (SELECT unnest(?))",
+        [playbook, session_ids],
+    ).fetchall()
+    return {str(r[0]): (r[1], int(r[2])) for r in rows}
+
+
 def applied_among(con: duckdb.DuckDBPyConnection, playbook: str, session_ids: list[str]) -> set[str]:
     """Which of `session_ids` `playbook` has already applied (to resume an epoch a killed run left open)."""
     rows = con.execute(
@@ -114,6 +129,22 @@ def mark_applied(
         " SELECT ?, ?, ?, ?, ?, (SELECT n_messages FROM sessions WHERE session_id = ?),"
         " (SELECT ended_at FROM sessions WHERE session_id = ?)",
         [name, session_id, version, status, reason, session_id, session_id],
+    )
+
+
+def mark_all_applied(con: duckdb.DuckDBPyConnection, name: str, applied: Mapping[str, int | None]) -> None:
+    """`mark_applied` with status `applied` for many sessions (session id -> the version it is applied at), in two
+    statements (an epoch's sessions: each statement costs ~1 ms however few rows it touches)."""
+    if not applied:
+        return
+    ids = list(applied)
+    con.execute("DELETE FROM applied_sessions WHERE playbook = ? AND session_id IN (SELECT unnest(?))", [name, ids])
+    con.execute(
+        "INSERT INTO applied_sessions (playbook, session_id, version, status, reason, n_messages, upto)"
+        " SELECT ?, a.session_id, a.version, 'applied', NULL, s.n_messages, s.ended_at"
+        " FROM (SELECT unnest(?) AS session_id, unnest(?) AS version) a"
+        " LEFT JOIN sessions s ON s.session_id = a.session_id",
+        [name, ids, list(applied.values())],
     )
 
 

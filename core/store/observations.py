@@ -10,13 +10,22 @@ import duckdb
 
 from core.miner import MINER_VERSION, Observed
 
-__all__ = ["evidence_sessions", "session_place", "store_observations", "stored_observations"]
+__all__ = ["evidence_sessions", "session_place", "session_places", "store_observations", "stored_observations"]
 
 
 def session_place(con: duckdb.DuckDBPyConnection, session_id: str) -> tuple[str | None, str | None]:
     """(project, working directory) of `session_id`; a session without a project is a project of its own."""
     row = con.execute("SELECT project, cwd FROM sessions WHERE session_id = ?", [session_id]).fetchone()
     return (row[0], row[1]) if row else (None, None)
+
+
+def session_places(con: duckdb.DuckDBPyConnection, session_ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+    """`session_place` of many sessions in one query (every one of `session_ids` a key)."""
+    rows = con.execute(
+        "SELECT session_id, project, cwd FROM sessions WHERE session_id IN (SELECT unnest(?))", [session_ids]
+    ).fetchall()
+    found = {str(r[0]): (r[1], r[2]) for r in rows}
+    return {sid: found.get(sid, (None, None)) for sid in session_ids}
 
 
 def evidence_sessions(

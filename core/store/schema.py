@@ -562,6 +562,19 @@ CREATE TABLE screen_verdicts (
 );
 """
 
+_VERSION_SESSIONS = """
+-- Which sessions each version applied, in order, with each one's note: a version of a keyless run holds an epoch's
+-- sessions (`versions.session_id` names a version's session only when it has exactly one). Filled from the versions
+-- written before.
+CREATE TABLE version_sessions (
+    playbook VARCHAR NOT NULL,
+    version INTEGER NOT NULL,
+    session_id VARCHAR NOT NULL,
+    note VARCHAR
+);
+INSERT INTO version_sessions SELECT playbook, version, session_id, note FROM versions WHERE session_id IS NOT NULL;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -587,6 +600,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (22, "what agents said of entries through the MCP server", _FEEDBACK),
     (23, "message parts keyed by what they are: a resumed session's replayed records are stored once", _PART_KEYS),
     (24, "the screen's verdicts kept between runs", _SCREEN_VERDICTS),
+    (25, "the sessions each version applied: a keyless run writes one version per epoch", _VERSION_SESSIONS),
 ]
 
 VIEWS = r"""

@@ -3,8 +3,10 @@ took out of them. Which sessions a playbook still has to handle is the ledger's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
+from operator import itemgetter
 
 import duckdb
 from pydantic import BaseModel
@@ -18,6 +20,7 @@ __all__ = [
     "SessionRow",
     "list_sessions",
     "load_messages",
+    "load_messages_of",
     "project_names",
     "record_redactions",
     "session_label",
@@ -51,6 +54,36 @@ def load_messages(
     )
     names = [d[0] for d in cur.description]
     return [SessionMessage(**dict(zip(names, row, strict=True))) for row in cur.fetchall()]
+
+
+def load_messages_of(
+    con: duckdb.DuckDBPyConnection, session_ids: Sequence[str], *, after: Mapping[str, datetime | None] | None = None
+) -> Iterator[tuple[str, list[SessionMessage]]]:
+    """`load_messages` of many sessions in one query (a query per session costs ~3 ms of CPU however small the
+    session): (session id, its messages) in the order of `session_ids`, a session without messages included.
+
+    `after`: per session, only the parts written after that time (a session missing from it: all of them).
+    """
+    if not session_ids:
+        return
+    after = after or {}
+    cur = con.execute(
+        "SELECT w.i, m.seq, m.part, m.role, m.kind, m.text, m.tool_name, m.tool_input, m.tool_use_id, m.is_error,"
+        " m.is_meta, m.is_prompt, m.is_sidechain FROM messages m"
+        " JOIN (SELECT unnest(?) AS sid, unnest(?)::TIMESTAMPTZ AS after, generate_subscripts(?, 1) AS i) w"
+        " ON m.session_id = w.sid WHERE (w.after IS NULL OR m.ts > w.after)"
+        f" QUALIFY row_number() OVER (PARTITION BY w.i, {SAME_PART} ORDER BY m.source_path, m.seq) = 1"
+        " ORDER BY w.i, m.is_sidechain, m.ts NULLS LAST, m.source_path, m.seq, m.part",
+        [list(session_ids), [after.get(s) for s in session_ids], list(session_ids)],
+    )
+    names = [d[0] for d in cur.description][1:]
+    rows = iter(cur.fetchall())
+    found = {
+        int(i): [SessionMessage(**dict(zip(names, row[1:], strict=True))) for row in group]
+        for i, group in itertools.groupby(rows, key=itemgetter(0))
+    }
+    for i, session_id in enumerate(session_ids, start=1):
+        yield session_id, found.pop(i, [])
 
 
 class SessionRow(BaseModel):

@@ -24,11 +24,12 @@ from pydantic import BaseModel
 from core.errors import StoreError, VersionConflictError
 from core.models import ApplyReport, Entry, Playbook
 from core.store.db import transaction
-from core.store.ledger import mark_applied
+from core.store.ledger import mark_all_applied, mark_applied
 from core.store.registry import cached_sections, known_sections, missing_playbook
 
 __all__ = [
     "Change",
+    "SessionChange",
     "Source",
     "Tip",
     "VersionChanges",
@@ -228,6 +229,17 @@ def _plan(
     return close, insert
 
 
+@dataclass(frozen=True)
+class SessionChange:
+    """What one session did in a version: its report, and a note on how it was applied. A version may hold several
+    (a keyless run writes one version per epoch); each of its rows (operations, tags, prunes, rediscoveries, the
+    ledger and `version_sessions`) names the session that made it."""
+
+    session_id: str | None
+    report: ApplyReport
+    note: str | None = None
+
+
 def write_version(
     con: duckdb.DuckDBPyConnection,
     name: str,
@@ -240,10 +252,14 @@ def write_version(
     note: str | None = None,
     expected_parent: int | None = None,
     tip: Tip | None = None,
+    changes: Sequence[SessionChange] = (),
 ) -> int:
     """Store `new` as the next version of `name`, with its report, in one transaction.
 
     Args:
+        session_id: the session whose `report` this version applies (one session's version).
+        changes: instead of `session_id` and `report`, the sessions this version applies, in the order they were
+            applied (an epoch's, in one version); their operations are numbered in that order within the version.
         expected_parent: when given, the write is refused if another writer added a version since.
         tip: the open rows as the caller last left them (`tip_of`); used when it is the newest version's, then
             moved forward to the new version once the transaction commits. Otherwise they are read.
@@ -251,7 +267,21 @@ def write_version(
     Returns:
         The new version number.
     """
-    report = report or ApplyReport()
+    parts = list(changes) or [SessionChange(session_id, report or ApplyReport(), note)]
+    if changes and (session_id is not None or report is not None):
+        raise ValueError("write_version takes either `changes` or `session_id` and `report`, not both")
+    if changes:
+        session_id = parts[0].session_id if len(parts) == 1 else None
+        noted = [(c.session_id, c.note) for c in parts if c.note]
+        if len(parts) == 1:
+            note = note or (noted[0][1] if noted else None)
+        else:  # the version's note says how many sessions it holds, and each session's own note
+            said = [f"{len(parts)} sessions of one epoch"] + [f"{sid}: {n}" for sid, n in noted]
+            note = "; ".join(([note] if note else []) + said)
+    # Each part's operations are numbered after the previous part's: `idx` orders a version's operations as applied.
+    offsets = list(
+        itertools.accumulate((max((o.index for o in c.report.outcomes), default=-1) + 1 for c in parts), initial=0)
+    )
     given = tip
     with transaction(con):
         parent = current_version(con, name)
@@ -290,7 +320,7 @@ def write_version(
                     ],
                 ],
             )
-        counts = report.counts()
+        reports = [c.report for c in parts]
         con.execute(
             "INSERT INTO versions (playbook, version, source, session_id, parent_version, run_id, ops_proposed,"
             " ops_applied, ops_skipped, evaluations, pruned, n_entries, note)"
@@ -302,74 +332,88 @@ def write_version(
                 session_id,
                 parent,
                 run_id,
-                report.proposed,
-                report.applied(),
-                sum(c["skipped"] for c in counts.values()),
-                sum(1 for e in report.evaluations if e.status == "applied"),
-                len(report.pruned),
+                sum(r.proposed for r in reports),
+                sum(r.applied() for r in reports),
+                sum(c["skipped"] for r in reports for c in r.counts().values()),
+                sum(1 for r in reports for e in r.evaluations if e.status == "applied"),
+                sum(len(r.pruned) for r in reports),
                 new.size(),
                 note,
             ],
         )
-        if report.outcomes:
+        operations = [
+            {
+                "session_id": c.session_id,
+                "idx": at + o.index,
+                "type": o.type,
+                "status": o.status,
+                "code": o.code,
+                "reason": o.reason,
+                "entry_id": o.entry_id,
+                "target_ids": json.dumps(o.target_ids),
+                "section": o.section,
+                "old_text": o.old_text,
+                "new_text": o.new_text,
+                "raw": json.dumps(o.raw, default=str),
+                "similarity": o.similarity,
+                "trigger": o.trigger,
+            }
+            for c, at in zip(parts, offsets, strict=False)
+            for o in c.report.outcomes
+        ]
+        if operations:
             con.execute(
                 "INSERT INTO operations (playbook, version, session_id, idx, type, status, code, reason, entry_id,"
-                " target_ids, section, old_text, new_text, raw, similarity, trigger) SELECT ?, ?, ?, r.idx, r.type,"
-                " r.status, r.code, r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text, r.raw,"
-                " r.similarity, r.trigger"
+                " target_ids, section, old_text, new_text, raw, similarity, trigger) SELECT ?, ?, r.session_id, r.idx,"
+                " r.type, r.status, r.code, r.reason, r.entry_id, r.target_ids, r.section, r.old_text, r.new_text,"
+                " r.raw, r.similarity, r.trigger"
                 " FROM (SELECT unnest(?) AS r)",
-                [
-                    name,
-                    version,
-                    session_id,
-                    [
-                        {
-                            "idx": o.index,
-                            "type": o.type,
-                            "status": o.status,
-                            "code": o.code,
-                            "reason": o.reason,
-                            "entry_id": o.entry_id,
-                            "target_ids": json.dumps(o.target_ids),
-                            "section": o.section,
-                            "old_text": o.old_text,
-                            "new_text": o.new_text,
-                            "raw": json.dumps(o.raw, default=str),
-                            "similarity": o.similarity,
-                            "trigger": o.trigger,
-                        }
-                        for o in report.outcomes
-                    ],
-                ],
+                [name, version, operations],
             )
-        _record_triggers(con, name, version, report)
-        _record_lessons(con, name, version, report)
-        found_again = [o for o in report.outcomes if o.code in ("near_duplicate", "duplicate_text") and o.entry_id]
+        for c in parts:
+            _record_triggers(con, name, version, c.report)
+        _record_lessons(con, name, version, parts, offsets)
+        found_again = [
+            (name, version, c.session_id, o.entry_id, o.similarity, o.new_text)
+            for c in parts
+            for o in c.report.outcomes
+            if o.code in ("near_duplicate", "duplicate_text") and o.entry_id
+        ]
         if found_again:
-            con.executemany(
-                "INSERT INTO rediscoveries VALUES (?, ?, ?, ?, ?, ?)",
-                [(name, version, session_id, o.entry_id, o.similarity, o.new_text) for o in found_again],
-            )
-        if report.evaluations:
+            _insert(con, "rediscoveries", _REDISCOVERY, found_again)
+        evaluations = [
+            e.model_dump(include={"name", "rating", "status", "rationale"}) | {"session_id": c.session_id}
+            for c in parts
+            for e in c.report.evaluations
+        ]
+        if evaluations:
             con.execute(
-                "INSERT INTO evaluations SELECT ?, ?, ?, r.name, r.rating, r.status, r.rationale"
+                "INSERT INTO evaluations SELECT ?, ?, r.session_id, r.name, r.rating, r.status, r.rationale"
                 " FROM (SELECT unnest(?) AS r)",
-                [
-                    name,
-                    version,
-                    session_id,
-                    [e.model_dump(include={"name", "rating", "status", "rationale"}) for e in report.evaluations],
-                ],
+                [name, version, evaluations],
             )
-        if report.pruned:
+        pruned = [p.model_dump() | {"session_id": c.session_id} for c in parts for p in c.report.pruned]
+        if pruned:
             con.execute(
-                "INSERT INTO prunes SELECT ?, ?, ?, r.name, r.section, r.text, r.helpful, r.harmful"
+                "INSERT INTO prunes SELECT ?, ?, r.session_id, r.name, r.section, r.text, r.helpful, r.harmful"
                 " FROM (SELECT unnest(?) AS r)",
-                [name, version, session_id, [p.model_dump() for p in report.pruned]],
+                [name, version, pruned],
             )
-        if source == "session" and session_id is not None:
-            mark_applied(con, name, session_id, version, "applied", None)
-            con.execute("DELETE FROM session_failures WHERE playbook = ? AND session_id = ?", [name, session_id])
+        sessions = [c for c in parts if c.session_id is not None]
+        if sessions:  # which sessions this version applies (several for an epoch's version), with their notes
+            con.execute(
+                "INSERT INTO version_sessions SELECT ?, ?, unnest(?), unnest(?)",
+                [name, version, [c.session_id for c in sessions], [c.note for c in sessions]],
+            )
+        if source == "session" and sessions:
+            ids = [c.session_id for c in sessions if c.session_id is not None]
+            if len(ids) == 1:
+                mark_applied(con, name, ids[0], version, "applied", None)
+            else:
+                mark_all_applied(con, name, dict.fromkeys(ids, version))
+            con.execute(
+                "DELETE FROM session_failures WHERE playbook = ? AND session_id IN (SELECT unnest(?))", [name, ids]
+            )
     if given is not None:  # committed: the caller's tip now describes the new version
         rows = tip.rows  # the caller's, or one read afresh in this call: either is ours to move forward
         for gone in close:
@@ -379,12 +423,23 @@ def write_version(
     return version
 
 
+_REDISCOVERY = ("VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, types: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """`rows` into `table` (its columns in order, of `types`) in one statement: `executemany` runs one a row."""
+    if not rows:
+        return
+    columns = ", ".join(f"unnest(?::{kind}[])" for kind in types)
+    con.execute(f"INSERT INTO {table} SELECT {columns}", [list(c) for c in zip(*rows, strict=True)])
+
+
 def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
     """An applied ADD's trigger belongs to its new entry; a MERGE result inherits every trigger of its sources."""
     applied = [o for o in report.outcomes if o.status == "applied" and o.entry_id]
     added = [(name, o.entry_id, o.trigger, version) for o in applied if o.type == "ADD" and o.trigger]
     if added:
-        con.executemany("INSERT INTO entry_triggers VALUES (?, ?, ?, ?)", added)
+        _insert(con, "entry_triggers", ("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"), added)
     for o in applied:
         if o.type == "MERGE" and o.target_ids:
             con.execute(
@@ -394,52 +449,62 @@ def _record_triggers(con: duckdb.DuckDBPyConnection, name: str, version: int, re
             )
 
 
-def _record_lessons(con: duckdb.DuckDBPyConnection, name: str, version: int, report: ApplyReport) -> None:
+def _record_lessons(
+    con: duckdb.DuckDBPyConnection, name: str, version: int, parts: list[SessionChange], offsets: list[int]
+) -> None:
     """What each applied ADD rests on: the rules miner's typed lesson (kept for its guards) and the citations read
-    from it (`core.citations`), or a model's `citations`, each kept only when the version's session mentions it
+    from it (`core.citations`), or a model's `citations`, each kept only when the ADD's session mentions it
     (one it never mentions is dropped, and the operation's reason says so); with the session's project folder."""
+    added_by = [
+        [
+            o
+            for o in c.report.outcomes
+            if o.status == "applied" and o.type == "ADD" and o.entry_id and o.new_text and isinstance(o.raw, dict)
+        ]
+        for c in parts
+    ]
+    if not any(added_by):
+        return
     from core.citations import Citation, citations_from_words, citations_of  # only for a version that adds one
     from core.guards import bound_lesson
 
-    added = [
-        o
-        for o in report.outcomes
-        if o.status == "applied" and o.type == "ADD" and o.entry_id and o.new_text and isinstance(o.raw, dict)
-    ]
-    lessons = [o for o in added if isinstance(o.raw.get("lesson"), dict)]
+    lessons = [o for added in added_by for o in added if isinstance(o.raw.get("lesson"), dict)]
     if lessons:
-        con.executemany(
-            "INSERT INTO entry_lessons VALUES (?, ?, ?, ?)",
+        _insert(
+            con,
+            "entry_lessons",
+            ("VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"),
             [(name, o.entry_id, version, json.dumps(o.raw["lesson"])) for o in lessons],
         )
+    ids = [c.session_id for c, added in zip(parts, added_by, strict=True) if added and c.session_id is not None]
     try:
-        found = con.execute(
-            "SELECT s.session_id, s.cwd FROM versions v JOIN sessions s ON s.session_id = v.session_id"
-            " WHERE v.playbook = ? AND v.version = ?",
-            [name, version],
-        ).fetchone()
+        roots = dict(
+            con.execute("SELECT session_id, cwd FROM sessions WHERE session_id IN (SELECT unnest(?))", [ids]).fetchall()
+        )
     except duckdb.CatalogException:  # a database without sessions of its own (an imported playbook's)
-        found = None
-    session, root = (found[0], found[1]) if found else (None, None)
+        roots = {}
     rows: list[tuple[object, ...]] = []
-    for o in added:
-        cited: list[Citation] = []
-        if o in lessons:
-            lesson = bound_lesson(o.raw["lesson"], o.new_text or "")
-            cited = citations_of(lesson) if lesson is not None else []
-        elif isinstance(o.raw.get("citations"), list):
-            said = [v for v in o.raw["citations"] if isinstance(v, str) and v.strip()][:20]
-            kept = [v for v in said if session is not None and _mentioned(con, session, v)]
-            if len(kept) < len(said):
-                dropped = ", ".join(f"`{v[:80]}`" for v in said if v not in kept)
-                con.execute(
-                    "UPDATE operations SET reason = ? WHERE playbook = ? AND version = ? AND idx = ?",
-                    [f"citations the session never mentions were dropped: {dropped}", name, version, o.index],
-                )
-            cited = citations_from_words(kept)
-        rows += [(name, o.entry_id, version, c.kind, c.value, c.manifest, c.folder, root) for c in cited]
+    for c, at, added in zip(parts, offsets, added_by, strict=False):
+        known = c.session_id is not None and c.session_id in roots
+        session, root = (c.session_id, roots[c.session_id]) if known else (None, None)
+        for o in added:
+            cited: list[Citation] = []
+            if isinstance(o.raw.get("lesson"), dict):
+                lesson = bound_lesson(o.raw["lesson"], o.new_text or "")
+                cited = citations_of(lesson) if lesson is not None else []
+            elif isinstance(o.raw.get("citations"), list):
+                said = [v for v in o.raw["citations"] if isinstance(v, str) and v.strip()][:20]
+                kept = [v for v in said if session is not None and _mentioned(con, session, v)]
+                if len(kept) < len(said):
+                    dropped = ", ".join(f"`{v[:80]}`" for v in said if v not in kept)
+                    con.execute(
+                        "UPDATE operations SET reason = ? WHERE playbook = ? AND version = ? AND idx = ?",
+                        [f"citations the session never mentions were dropped: {dropped}", name, version, at + o.index],
+                    )
+                cited = citations_from_words(kept)
+            rows += [(name, o.entry_id, version, x.kind, x.value, x.manifest, x.folder, root) for x in cited]
     if rows:
-        con.executemany("INSERT INTO entry_citations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        _insert(con, "entry_citations", ("VARCHAR", "VARCHAR", "INTEGER") + ("VARCHAR",) * 5, rows)
 
 
 def _mentioned(con: duckdb.DuckDBPyConnection, session_id: str, value: str) -> bool:
@@ -534,9 +599,10 @@ def version_changes(con: duckdb.DuckDBPyConnection, name: str, after: int, upto:
     """What happened to `name` in versions `after` < v <= `upto`: versions, sessions applied, and the
     operations applied by type (for a publish commit's message)."""
     row = con.execute(
-        "SELECT count(*), count(DISTINCT session_id) FILTER (WHERE source = 'session') FROM versions"
-        " WHERE playbook = ? AND version > ? AND version <= ?",
-        [name, after, upto],
+        "SELECT (SELECT count(*) FROM versions WHERE playbook = $p AND version > $a AND version <= $u),"
+        " (SELECT count(DISTINCT s.session_id) FROM version_sessions s JOIN versions v USING (playbook, version)"
+        "  WHERE v.source = 'session' AND s.playbook = $p AND s.version > $a AND s.version <= $u)",
+        {"p": name, "a": after, "u": upto},
     ).fetchone()
     ops = con.execute(
         "SELECT type, count(*) FROM operations WHERE playbook = ? AND version > ? AND version <= ?"

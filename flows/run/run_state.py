@@ -58,6 +58,12 @@ class RunMemo:
     observed: dict[str, Observed] = field(default_factory=dict)
     # The sessions the run took (its epochs'), whose evidence the rules weigh beside what was observed before.
     chosen: set[str] = field(default_factory=set)
+    # What the rules' evidence pass observed in each whole session of the run, with the folder it was observed in:
+    # the session's own reflector step takes it instead of observing the same messages again.
+    evidence: dict[str, tuple[str | None, Observed]] = field(default_factory=dict)
+    # The entries each session of the current epoch had (`flows.run.shown.exposure_names`), by epoch number: read
+    # once for its three steps.
+    exposed: dict[int, dict[str, set[str]]] = field(default_factory=dict)
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
         """`load_version`, rebuilt once: a version's content never changes."""

@@ -18,10 +18,14 @@ KNOWN_IDS = "known_ids"
 
 
 def exposed_playbooks(
-    con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
+    con: duckdb.DuckDBPyConnection,
+    ctx: RunContext,
+    frozen: Playbook,
+    session_ids: list[str],
+    names: dict[str, set[str]] | None = None,
 ) -> dict[str, Playbook]:
-    """For each session: the entries of `frozen` its agent had (`exposure_names`)."""
-    names = exposure_names(con, ctx, session_ids)
+    """For each session: the entries of `frozen` its agent had (`exposure_names`, unless the caller has them)."""
+    names = exposure_names(con, ctx, session_ids) if names is None else names
     found: dict[str, Playbook] = {}
     for sid in session_ids:
         kept = {s: [e for e in items if e.name in names[sid]] for s, items in frozen.sections.items()}
@@ -38,9 +42,15 @@ def exposure_names(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_ids:
 
 
 def known_ids(
-    con: duckdb.DuckDBPyConnection, ctx: RunContext, frozen: Playbook, session_ids: list[str]
+    con: duckdb.DuckDBPyConnection,
+    ctx: RunContext,
+    frozen: Playbook,
+    session_ids: list[str],
+    names: dict[str, set[str]] | None = None,
 ) -> dict[str, set[str]]:
     """For each session: the ids its answers may name (`KNOWN_IDS`): the epoch's playbook's, and the entries its
-    agent had, which an earlier session of the same epoch may have added."""
+    agent had (`exposure_names`, unless the caller has them), which an earlier session of the same epoch may have
+    added."""
     ids = {entry.name for _, entry in frozen.entries()}
-    return {sid: ids | names for sid, names in exposure_names(con, ctx, session_ids).items()}
+    had = exposure_names(con, ctx, session_ids) if names is None else names
+    return {sid: ids | had[sid] for sid in session_ids}

@@ -9,7 +9,7 @@ and return are in `flows.run.run_state`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import duckdb
@@ -21,34 +21,42 @@ from core.errors import AnswerError, AuthError, BudgetError
 from core.llm.base import ANSWER_FAILURES, LLMRequest, LLMResponse, Provider
 from core.llm.embed import neighbour_finder, sentences
 from core.llm.guard import GuardedProvider
-from core.miner import History, observe
+from core.miner import History, Observed, observe
 from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
 from core.reflector import phantom_tags, read_reflector, reflector_request
-from core.request import Relevance, playbook_text
+from core.request import Relevance, build_request, playbook_text
 from core.scope import GLOBAL_PREFIX, combine, scope_note, split_output
 from core.sections import SectionSet
 from core.selection import SessionFilter, choose
 from core.store.consolidation import merge_history
 from core.store.db import transaction
 from core.store.embeddings import vectors_for
-from core.store.exchanges import cached_response, record_exchange, reusable_reflection
+from core.store.exchanges import cached_response, record_exchanges, reusable_reflection
 from core.store.exposure import exposed_entries
 from core.store.ledger import (
     applied_among,
+    mark_all_applied,
     mark_applied,
     mark_session,
     pending_sessions,
+    previous_applies,
     previous_apply,
     record_failure,
 )
-from core.store.observations import evidence_sessions, session_place, store_observations, stored_observations
+from core.store.observations import (
+    evidence_sessions,
+    session_place,
+    session_places,
+    store_observations,
+    stored_observations,
+)
 from core.store.registry import ensure_playbook, sections_of
 from core.store.runs import close_epoch, open_epochs, plan_epoch
-from core.store.sessions import load_messages, record_redactions, session_label
-from core.store.versions import current_version, tip_of, write_version
+from core.store.sessions import load_messages, load_messages_of, record_redactions, session_label
+from core.store.versions import SessionChange, current_version, tip_of, write_version
 from core.tokens import estimate_tokens
 from flows.context import RunConfig
 from flows.run.fanout import answer_requests
@@ -64,7 +72,7 @@ from flows.run.run_state import (
     StepResult,
     Steps,
 )
-from flows.run.shown import KNOWN_IDS, exposed_playbooks, known_ids
+from flows.run.shown import KNOWN_IDS, exposed_playbooks, exposure_names, known_ids
 
 __all__ = [
     "apply_epoch_sessions",
@@ -86,6 +94,7 @@ STORE_EVERY_S = 1.0  # answers are held in memory at most this long before they 
 # The rules weigh a lesson by the project's sessions that showed it: this run's, and this many observed before
 # (a project's recent months at a few sessions a day; its oldest sessions no longer change what is routine).
 RECENT_EVIDENCE = 200
+EVIDENCE_READ = 64  # sessions read in one query for the evidence (a bound on the messages held at once)
 
 
 def select_sessions(ctx: RunContext, chosen: SessionFilter | None = None) -> Selection:
@@ -158,30 +167,28 @@ def _run_step(
     requests, unprepared, provider, reused = _prepare(ctx, epoch, build, template_name, reuse, judge)
     results: dict[int, StepResult[OutputT]] = {}
 
-    def take(con: duckdb.DuckDBPyConnection, i: int, answer: LLMResponse) -> None:
-        # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied.
+    def take(i: int, answer: LLMResponse) -> tuple[LLMRequest, LLMResponse, OutputT | None]:
+        # A model's words are untrusted text too: nothing it echoes (a key, a home path) is stored or applied. The
+        # rules' are not redacted again: every field they write from a session they redact as they write it.
         response = (
-            answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)}) if answer.text else answer
+            answer.model_copy(update={"text": redact_answer(answer.text, ctx.redactor)})
+            if answer.text and ctx.spec.calls_a_model
+            else answer
         )
         parsed, error, kind = judge(requests[i], response)
-        record_exchange(
-            con,
-            requests[i],
-            response if error is None or response.error else response.model_copy(update={"error": error}),
-            parsed=parsed,
-            playbook=ctx.playbook,
-            playbook_version=epoch.base_version,
-            run_id=ctx.run_id,
-        )
         results[i] = StepResult[OutputT](
             session_id=requests[i].session_id or "", response=response, error=error, error_kind=kind, output=parsed
         )
+        stored = response if error is None or response.error else response.model_copy(update={"error": error})
+        return requests[i], stored, parsed
 
     def store(answers: list[tuple[int, LLMResponse]]) -> None:
         # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
+        exchanges = [take(i, answer) for i, answer in answers]
         with ctx.db.open() as con, transaction(con):
-            for i, answer in answers:
-                take(con, i, answer)
+            record_exchanges(
+                con, exchanges, playbook=ctx.playbook, playbook_version=epoch.base_version, run_id=ctx.run_id
+            )
 
     held: list[tuple[int, LLMResponse]] = list(reused.items())
     since = time.monotonic()
@@ -189,7 +196,12 @@ def _run_step(
     answered = 0
     if todo and provider.name != "heuristic":  # a model's calls take seconds to minutes each: say how many are done
         emit(template_name, 0, len(todo))
-    for batch in answer_requests(provider, requests, todo, config.concurrency, config.warm_cache, tick=STORE_EVERY_S):
+    answers = (
+        answer_requests(provider, requests, todo, config.concurrency, config.warm_cache, tick=STORE_EVERY_S)
+        if ctx.spec.calls_a_model
+        else _answered_here(provider, requests, todo)
+    )
+    for batch in answers:
         if batch and not held:
             since = time.monotonic()
         held += batch
@@ -268,39 +280,98 @@ def _prepare(
     return requests, unprepared, provider, reused
 
 
-def _mining(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, messages: list[Any]) -> dict[str, Any]:
+def _mining(
+    con: duckdb.DuckDBPyConnection,
+    ctx: RunContext,
+    session_id: str,
+    messages: list[Any],
+    place: tuple[str | None, str | None] | None = None,
+    whole: bool = False,
+) -> dict[str, Any]:
     """For the rules (no model): what the miner observes in this session's messages, and the evidence of the
     project's sessions this run weighs, its own and those observed before (`evidence_sessions`; each observed once
-    and stored; added up once per run)."""
+    and stored; added up once per run). `place`: the session's (project, folder), when the caller has it; `whole`:
+    the messages are the whole session (then what the evidence pass observed in it, in the same folder, is it)."""
     if ctx.spec.calls_a_model:
         return {}
-    project, cwd = session_place(con, session_id)
+    project, cwd = session_place(con, session_id) if place is None else place
     history = ctx.memo.histories.get(project)
     if history is None:
         sizes = evidence_sessions(con, project, session_id, ctx.memo.chosen, RECENT_EVIDENCE)
         stored = stored_observations(con, sizes)
-        new = {sid: (size, observe(load_messages(con, sid), cwd)) for sid, size in sizes.items() if sid not in stored}
+        unseen = [sid for sid in sizes if sid not in stored]
+        new: dict[str, tuple[int, Observed]] = {}
+        for at in range(0, len(unseen), EVIDENCE_READ):  # a query per session cost more than observing it
+            for sid, found in load_messages_of(con, unseen[at : at + EVIDENCE_READ]):
+                new[sid] = (sizes[sid], observe(found, cwd))
+                if sid in ctx.memo.chosen:
+                    ctx.memo.evidence[sid] = (cwd, new[sid][1])
         store_observations(con, new)
         stored.update((sid, seen) for sid, (_, seen) in new.items())
         history = ctx.memo.histories[project] = History.of((sid, stored[sid]) for sid in sizes)
-    observed = ctx.memo.observed[session_id] = observe(messages, cwd)
+    seen = ctx.memo.evidence.pop(session_id, None)
+    if not (whole and seen is not None and seen[0] == cwd):
+        seen = (cwd, observe(messages, cwd))
+    observed = ctx.memo.observed[session_id] = seen[1]
     return {"observed": observed, "history": history, "project": project}
 
 
-def _rules_context(con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str) -> dict[str, Any]:
+def _rules_context(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, session_id: str, place: tuple[str | None, str | None]
+) -> dict[str, Any]:
     """For the rules' curator step: the same observations and evidence as its reflector step (typed lessons are
-    built from them again; no text passes between the steps)."""
+    built from them again; no text passes between the steps). `place`: the session's (project, folder)."""
     if ctx.spec.calls_a_model:
         return {}
     if session_id not in ctx.memo.observed:  # the reflection came from another run: observe the session again
         before = previous_apply(con, ctx.playbook, session_id)
-        return _mining(con, ctx, session_id, load_messages(con, session_id, after=before[0] if before else None))
-    project, _ = session_place(con, session_id)
+        messages = load_messages(con, session_id, after=before[0] if before else None)
+        return _mining(con, ctx, session_id, messages, place)
+    project = place[0]
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
+def _exposure(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, epoch: Epoch, session_ids: list[str]
+) -> dict[str, set[str]]:
+    """`exposure_names` of the epoch's sessions, read once for its steps (no session of an epoch is running: what it
+    had does not change while the epoch is curated)."""
+    held = ctx.memo.exposed.get(epoch.epoch_no)
+    if held is None or not set(session_ids) <= held.keys():
+        held = ctx.memo.exposed[epoch.epoch_no] = exposure_names(con, ctx, epoch.session_ids)
+    return {sid: held[sid] for sid in session_ids}
+
+
+def _answered_here(
+    provider: Provider, requests: list[LLMRequest], todo: list[int]
+) -> Iterator[list[tuple[int, LLMResponse]]]:
+    """The rules' answers, in this thread and at once: they are computed, not waited for (a thread per request cost
+    more than the answer)."""
+    if todo:
+        yield [(i, provider.complete(requests[i])) for i in todo]
+
+
+def _unread_request(
+    template: PromptTemplate, session_id: str, parts: int, *, model: str, max_tokens: int, context: dict[str, Any]
+) -> LLMRequest:
+    """The rules' reflector request: they read the session's messages (`context`), never a prompt, so its
+    transcript is not rendered, redacted or fitted to a budget (a model's context), only counted."""
+    unread = "(the rules read no prompt)"
+    values = {"sections": unread, "playbook": unread, "session_meta": session_id}
+    return build_request(
+        template,
+        values | {"transcript": f"({parts:,} message parts; the rules read no prompt)"},
+        model=model,
+        session_id=session_id,
+        max_tokens=max_tokens,
+        context=context,
+    )
+
+
 def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[ReflectorOutput]]:
-    """Reflector calls for an epoch's sessions, against the epoch's frozen playbook."""
+    """Reflector calls for an epoch's sessions, against the epoch's frozen playbook. The epoch's sessions are
+    read in one query. For the rules no prompt is rendered (no model reads one), so no redaction is counted either:
+    what they read was redacted at ingest, and what they write is redacted as they write it."""
 
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
@@ -308,14 +379,30 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         requests = []
         unprepared: dict[str, str] = {}
         redacted: dict[str, tuple[int, int]] = {}
-        had = exposed_playbooks(con, ctx, frozen, epoch.session_ids)  # each session is shown what its agent had
-        may_name = known_ids(con, ctx, frozen, epoch.session_ids)
+        names = _exposure(con, ctx, epoch, epoch.session_ids)
+        had = exposed_playbooks(con, ctx, frozen, epoch.session_ids, names)  # each session: what its agent had
+        may_name = known_ids(con, ctx, frozen, epoch.session_ids, names)
+        places = session_places(con, epoch.session_ids) if not ctx.spec.calls_a_model else {}
         limits = ctx.config.limits
-        for session_id in epoch.session_ids:
+        # A session that grew since it was applied is judged on its new part only.
+        before = previous_applies(con, ctx.playbook, epoch.session_ids)
+        after = {sid: applied[0] for sid, applied in before.items()}
+        for session_id, messages in load_messages_of(con, epoch.session_ids, after=after):
             try:
-                before = previous_apply(con, ctx.playbook, session_id)
-                # A session that grew since it was applied is judged on its new part only.
-                messages = load_messages(con, session_id, after=before[0] if before else None)
+                context = {"messages": messages, "playbook": had[session_id], KNOWN_IDS: may_name[session_id]}
+                if not ctx.spec.calls_a_model:
+                    requests.append(
+                        _unread_request(
+                            template,
+                            session_id,
+                            len(messages),
+                            model=ctx.spec.reflector_model,
+                            max_tokens=limits.reflector_max_tokens,
+                            context=context
+                            | _mining(con, ctx, session_id, messages, places[session_id], session_id not in before),
+                        )
+                    )
+                    continue
                 request, rendered = reflector_request(
                     template,
                     messages,
@@ -327,8 +414,7 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
                     session_id=session_id,
                     max_tokens=limits.reflector_max_tokens,
                     session_meta=session_label(con, session_id),
-                    context={"messages": messages, "playbook": had[session_id], KNOWN_IDS: may_name[session_id]}
-                    | _mining(con, ctx, session_id, messages),
+                    context=context,
                 )
             except BudgetError as exc:  # refused before any call, with the reason
                 unprepared[session_id] = str(exc)
@@ -393,7 +479,9 @@ def curate_sessions(
         neighbours = neighbour_finder(known, entries, floor=floor) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
-        may_name = known_ids(con, ctx, frozen, [session_id for session_id, _ in usable])
+        ids = [session_id for session_id, _ in usable]
+        may_name = known_ids(con, ctx, frozen, ids, _exposure(con, ctx, epoch, ids))
+        places = session_places(con, ids) if not reads else {}
         for session_id, output in usable:
             near = neighbours(findings[session_id]) if neighbours else ()
             if relevance is not None:
@@ -410,11 +498,11 @@ def curate_sessions(
                         session_id=session_id,
                         max_tokens=limits.curator_max_tokens,
                         context={"reflection": output, "playbook": frozen, KNOWN_IDS: may_name[session_id]}
-                        | _rules_context(con, ctx, session_id),
+                        | _rules_context(con, ctx, session_id, places.get(session_id, (None, None))),
                         neighbours=near,
                         budget=use,
                         note=scope_note(companion) if companion else None,
-                        budget_tokens=limits.max_input_tokens,
+                        budget_tokens=limits.max_input_tokens if reads else None,  # no model context to fit
                         shown=shown,
                     )
                 )
@@ -440,25 +528,32 @@ def apply_epoch_sessions(
     reflections: list[StepResult[ReflectorOutput]],
     curations: list[StepResult[CuratorOutput]],
 ) -> list[SessionApply]:
-    """Apply strictly in session order, one new version per session; failed sessions stay pending."""
+    """Apply strictly in session order; failed sessions stay pending. A model's run writes one new version per
+    session; the rules (no model, no companion playbook) write one per epoch, holding each session's changes under
+    its own id (`SessionChange`), since a version per session was most of a keyless run's cost."""
     by_session = {c.session_id: c for c in curations}
     results: list[SessionApply] = []
     with ctx.db.open() as con:
         sections = sections_of(con, ctx.playbook)
-        parent = current_version(con, ctx.playbook)
+        base = parent = current_version(con, ctx.playbook)
         current = ctx.memo.version(con, ctx.playbook, parent)  # kept in memory: no rebuild per session
         tip = ctx.memo.tips.get(ctx.playbook)
         if tip is None or tip.version != parent:  # the open rows each write compares with, read once
             tip = ctx.memo.tips[ctx.playbook] = tip_of(con, ctx.playbook)
         companion = ctx.config.companion
+        one_version = not ctx.spec.calls_a_model and not companion
+        changes: list[SessionChange] = []  # the epoch's version, when it writes one
+        quiet: dict[str, bool] = {}  # sessions that changed nothing: whether an earlier one of the epoch did
         near, remember = near_duplicates(con, ctx.config, ctx.memo, current, curations)
         if near is not None and not ctx.spec.calls_a_model:
             near = only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
         aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
         # Tags count only on entries the session's agent had.
-        had = exposed_entries(con, ctx.playbook, [r.session_id for r in reflections])
+        ids = [r.session_id for r in reflections]
+        had = exposed_entries(con, ctx.playbook, ids) if companion else _exposure(con, ctx, epoch, ids)
         had_global = exposed_entries(con, companion, [r.session_id for r in reflections]) if companion else {}
+        earlier = previous_applies(con, ctx.playbook, [r.session_id for r in reflections])
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -502,11 +597,14 @@ def apply_epoch_sessions(
                 )
                 results.append(SessionApply(session_id=reflection.session_id, status="held", reason=report.held))
                 continue
-            before = previous_apply(con, ctx.playbook, reflection.session_id)
+            before = earlier.get(reflection.session_id)
             if report.empty() and not (companion and theirs and (theirs[0].bullet_tags or theirs[1].operations)):
                 # Nothing proposed, tagged or pruned: no version, the session is applied at the current one.
-                with transaction(con):
-                    mark_applied(con, ctx.playbook, reflection.session_id, parent, "applied", None)
+                if one_version:
+                    quiet[reflection.session_id] = bool(changes)
+                else:
+                    with transaction(con):
+                        mark_applied(con, ctx.playbook, reflection.session_id, parent, "applied", None)
                 results.append(SessionApply(session_id=reflection.session_id, status="applied", report=report))
                 continue
             # No entry keeps a secret or personal data a model wrote.
@@ -514,6 +612,11 @@ def apply_epoch_sessions(
             notes = [f"the session's new part (it was first applied in version {before[1]})"] if before else []
             if not mine[0].analysis.strip():
                 notes.append("no curator call: the reflector found nothing")  # said where it shows
+            if one_version:  # written with the rest of the epoch's changes, below
+                changes.append(SessionChange(reflection.session_id, report, "; ".join(notes) or None))
+                current = new
+                results.append(SessionApply(session_id=reflection.session_id, status="applied", report=report))
+                continue
             version = write_version(
                 con,
                 ctx.playbook,
@@ -541,8 +644,27 @@ def apply_epoch_sessions(
             results.append(
                 SessionApply(session_id=reflection.session_id, status="applied", version=version, report=report)
             )
+        if changes:
+            version = write_version(
+                con,
+                ctx.playbook,
+                current,
+                source="session",
+                changes=changes,
+                run_id=ctx.run_id,
+                expected_parent=parent,
+                tip=tip,
+            )
+            ctx.memo.wrote(ctx.playbook, version, current)
+            wrote = {c.session_id for c in changes}
+            results = [r.model_copy(update={"version": version}) if r.session_id in wrote else r for r in results]
+            parent = version
+        if quiet:  # applied at the version current when each was reached: before the epoch's changes, or with them
+            with transaction(con):
+                mark_all_applied(con, ctx.playbook, {sid: parent if after else base for sid, after in quiet.items()})
         remember()
         close_epoch(con, ctx.playbook, epoch.epoch_no)
+        ctx.memo.exposed.pop(epoch.epoch_no, None)
     return results
 
 

@@ -17,6 +17,7 @@ from core.operations import apply_session, empty_playbook
 from core.store.db import connect
 from core.store.registry import ensure_playbook
 from core.store.versions import (
+    SessionChange,
     current_version,
     diff_versions,
     entry_since,
@@ -213,3 +214,72 @@ def test_history_limit_and_since_and_the_trusted_rebuild(con: duckdb.DuckDBPyCon
         load_version(con, "default", 9)
     with pytest.raises(StoreError, match="does not exist"):
         load_version(con, "nope")
+
+
+STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["ADD", "UPDATE", "DELETE", "TAG"]),
+        st.sampled_from(["pat-001", "pat-002", "pat-003"]),
+        st.sampled_from(["Lesson one.", "Lesson two, longer.", "Lesson three."]),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def _apply_steps(steps: list[tuple[str, str, str]]) -> list[tuple[Playbook, SessionChange]]:
+    """Each step as one session's change (`s0`, `s1`, ...), applied in order from a two-entry playbook."""
+    current = pb(pat=[("pat-001", "First.", 0, 0), ("pat-002", "Second.", 0, 0)])
+    done = []
+    for i, (kind, target, text) in enumerate(steps):
+        ops: list[dict[str, Any]] = []
+        tags: list[dict[str, str]] = []
+        if kind == "TAG":
+            tags = [{"name": target, "tag": "helpful"}]
+        elif kind == "ADD":
+            ops = [{"type": "ADD", "text": f"{text} ({i})", "section": "PATTERNS & APPROACHES"}]
+        else:
+            ops = [{"type": kind, "target_id": target, "text": f"{text} ({i})"}]
+        current, report = apply_session(
+            current, ReflectorOutput(bullet_tags=tags), CuratorOutput(operations=ops), exposed=None
+        )
+        done.append((current, SessionChange(f"s{i}", report, None)))
+    return done
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(steps=STEPS)
+def test_one_version_of_several_sessions_holds_what_a_version_each_would(steps: list[tuple[str, str, str]]) -> None:
+    """An epoch's sessions written as one version (a keyless run's) end at the same playbook as a version per
+    session, and every operation, tag and prune names the same session, in the same order; the version lists
+    the sessions it applied, and the ledger has each applied at it."""
+    done = _apply_steps(steps)
+    apart, together = connect(":memory:"), connect(":memory:")
+    for c in (apart, together):
+        ensure_playbook(c, "default")
+        write_version(
+            c, "default", pb(pat=[("pat-001", "First.", 0, 0), ("pat-002", "Second.", 0, 0)]), source="import"
+        )
+    for new, change in done:
+        write_version(apart, "default", new, source="session", session_id=change.session_id, report=change.report)
+    version = write_version(together, "default", done[-1][0], source="session", changes=[c for _, c in done])
+    assert version == 2 and load_version(together, "default").sections == load_version(apart, "default").sections
+    for table, order in (
+        ("operations", "version, idx"),
+        ("evaluations", "session_id, name"),
+        ("prunes", "session_id, name"),
+    ):
+        columns = "session_id, type, status, entry_id, new_text" if table == "operations" else "session_id, name"
+        query = f"SELECT {columns} FROM {table} ORDER BY {order}"
+        assert together.execute(query).fetchall() == apart.execute(query).fetchall()
+    changed = [c.session_id for _, c in done if not c.report.empty()]
+    held = together.execute("SELECT session_id FROM version_sessions WHERE version = 2").fetchall()
+    assert [r[0] for r in held] == [c.session_id for _, c in done]
+    ledger = together.execute("SELECT session_id, version FROM applied_sessions ORDER BY session_id").fetchall()
+    assert ledger == sorted((c.session_id, 2) for _, c in done)
+    assert version_changes(together, "default", 1, 2).sessions == len({c.session_id for _, c in done})
+    assert version_changes(apart, "default", 1, len(done) + 1).sessions == len(done) >= len(changed)
+    (row,) = [r for r in history(together, "default") if r.version == 2]
+    assert row.session_id == (done[0][1].session_id if len(done) == 1 else None)
+    apart.close()
+    together.close()

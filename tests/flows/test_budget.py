@@ -24,9 +24,20 @@ def _exports_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _curate(db: Path, budget: int) -> tuple[int, str]:
+    """The bundled samples curated within `budget` by a model that finds nothing in any session (a replay; the rules
+    read no prompt, so no budget applies to them)."""
     assert runner.invoke(app, ["ingest", str(SAMPLES), "--db", str(db)]).exit_code == 0
+    listed = runner.invoke(app, ["sessions", "--json", "--db", str(db)])
+    nothing = json.dumps({"analysis": "", "bullet_tags": []})
+    replay = db.with_suffix(".replay.jsonl")
+    replay.write_text(
+        "".join(
+            json.dumps({"session_id": s["session_id"], "step": "reflector", "text": nothing}) + "\n"
+            for s in json.loads(listed.stdout)
+        )
+    )
     env = {"PLAYBOOK_MAX_INPUT_TOKENS": str(budget), "PLAYBOOK_MIN_MESSAGES": "1"}
-    done = runner.invoke(app, ["curate", "--llm", "heuristic", "--json", "--db", str(db)], env=env)
+    done = runner.invoke(app, ["curate", "--llm", f"replay:{replay}", "--json", "--db", str(db)], env=env)
     return done.exit_code, done.output
 
 
