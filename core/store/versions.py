@@ -533,6 +533,7 @@ class VersionRow:
     pruned: int | None
     n_entries: int | None
     note: str | None
+    sessions: int = 0  # the sessions it applied: one epoch of a keyless run applies several in one version
 
 
 def history(
@@ -543,7 +544,9 @@ def history(
     current_version(con, name)
     rows = con.execute(
         "SELECT version, created_at, source, session_id, parent_version, ops_proposed, ops_applied, ops_skipped,"
-        " evaluations, pruned, n_entries, note FROM versions WHERE playbook = ?"
+        " evaluations, pruned, n_entries, note,"
+        " (SELECT count(*) FROM version_sessions s WHERE s.playbook = v.playbook AND s.version = v.version)"
+        " FROM versions v WHERE playbook = ?"
         " AND (?::TIMESTAMPTZ IS NULL OR created_at >= ?::TIMESTAMPTZ) ORDER BY version DESC LIMIT ?",
         [name, since, since, limit if limit is not None else 2**62],
     ).fetchall()

@@ -145,7 +145,7 @@ def history_cmd(
                 str(r.version),
                 r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
                 r.source,
-                (r.session_id or "")[:20],
+                (r.session_id or (f"{r.sessions} sessions" if r.sessions > 1 else ""))[:20],
                 str(r.ops_applied),
                 str(r.ops_skipped),
                 str(r.pruned),
