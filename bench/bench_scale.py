@@ -26,7 +26,7 @@ INGEST_S = 0.008  # ingest of a pushed session into the store
 APPLY_S = 0.075  # a session's curation work outside the model: prompts, apply, version write
 # Assumed (Sonnet-class model, Anthropic's published tier-4 limits): per call.
 LATENCY_S = 20.0  # about 600 output tokens
-INPUT_TOKENS = 7_900  # a session's two calls, as bench_pipeline.py models them (calibrated estimate)
+INPUT_TOKENS = 3_970  # a call's input: a session's two calls take 7,900, as bench_pipeline.py models them
 RPM = 4_000
 ITPM = 2_000_000
 NIGHT_S = 8 * 3600
