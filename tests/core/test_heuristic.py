@@ -15,8 +15,42 @@ from core.miner import History, Observed, observe
 from core.models import SessionMessage
 from core.operations import empty_playbook
 from core.redact import Redactor
-from tests.core.test_miner import Session
 from tests.profiles import examples
+
+
+class Session:
+    """A session built call by call: shell commands with their outcome, and the user's prompts."""
+
+    def __init__(self) -> None:
+        self.messages: list[SessionMessage] = []
+
+    def prompt(self, text: str) -> Session:
+        self.messages.append(
+            SessionMessage(seq=len(self.messages), role="user", kind="text", is_prompt=True, text=text)
+        )
+        return self
+
+    def run(self, command: str, output: str, *, error: bool = False) -> Session:
+        call = f"c{len(self.messages)}"
+        self.messages += [
+            SessionMessage(
+                seq=len(self.messages),
+                role="assistant",
+                kind="tool_use",
+                tool_name="Bash",
+                tool_use_id=call,
+                tool_input=json.dumps({"command": command}),
+            ),
+            SessionMessage(
+                seq=len(self.messages) + 1,
+                role="tool",
+                kind="tool_result",
+                tool_use_id=call,
+                is_error=error,
+                text=output,
+            ),
+        ]
+        return self
 
 
 class CountingRedactor(Redactor):
