@@ -8,7 +8,9 @@ and its text goes through the same extraction and validation.
 
 No text passes between its two steps: the reflector step's analysis is a summary for people, and the curator step
 builds its ADD operations from the typed lessons of the same evidence (`request.context`: the session's messages
-or observations, its project's history), each operation carrying the typed lesson its text was written from.
+or observations, its project's history), each operation carrying the typed lesson its text was written from. The
+lessons are worked out and redacted once per session: the reflector step's are held until the curator step of the
+same evidence (the same observation and history objects) takes them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from core.redact import Redactor
 __all__ = ["NOTICE", "HeuristicProvider", "heuristic_lessons"]
 
 NOTICE = "[heuristic: no model was used]"
+# The most sessions whose reflector-step lessons are held for their curator step: a run's epoch at a time, so this
+# only bounds what sessions whose curator step never came (a run stopped between its steps) leave behind.
+HELD_SESSIONS = 4096
 
 
 def _redacted(value: Any, redactor: Redactor) -> Any:
@@ -91,16 +96,6 @@ def _cited_ids(messages: list[SessionMessage], playbook: Playbook) -> list[str]:
     return [i for i in ids if _cites(text, i)]
 
 
-def _lessons(context: dict[str, Any], redactor: Redactor) -> list[Finding]:
-    return heuristic_lessons(
-        context.get("messages") or [],
-        redactor,
-        observed=context.get("observed"),
-        history=context.get("history"),
-        project=context.get("project"),
-    )
-
-
 def _reflect(messages: list[SessionMessage], playbook: Playbook, lessons: list[Finding]) -> dict[str, Any]:
     errors = sum(1 for m in messages if m.kind == "tool_result" and m.is_error)
     cited = _cited_ids(messages, playbook)
@@ -146,13 +141,36 @@ class HeuristicProvider(Provider):
 
     def __init__(self, redactor: Redactor | None = None) -> None:
         self.redactor = redactor or Redactor()
+        # Each session's lessons from its reflector step, with the evidence they were mined from (held by reference:
+        # the curator step reuses them only when handed the very same objects, so they cannot differ).
+        self._held: dict[str, tuple[Observed, History | None, str | None, list[Finding]]] = {}
+
+    def _lessons(self, request: LLMRequest) -> list[Finding]:
+        """The session's lessons: the reflector step's, held, when the curator step comes with the same evidence;
+        else mined and redacted here (and held for the curator step when this is the reflector step)."""
+        context = request.context
+        observed, history, project = context.get("observed"), context.get("history"), context.get("project")
+        key = request.session_id
+        if key is not None and request.step == "curator" and observed is not None:
+            held = self._held.pop(key, None)
+            if held is not None and held[0] is observed and held[1] is history and held[2] == project:
+                return held[3]
+        lessons = heuristic_lessons(
+            context.get("messages") or [], self.redactor, observed=observed, history=history, project=project
+        )
+        if key is not None and request.step == "reflector" and observed is not None:
+            self._held.pop(key, None)  # re-inserted last: the oldest held go first
+            self._held[key] = (observed, history, project, lessons)
+            while len(self._held) > HELD_SESSIONS:
+                del self._held[next(iter(self._held))]
+        return lessons
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer from `request.context` instead of a model."""
         try:
             context = request.context
             playbook = context["playbook"]
-            lessons = _lessons(context, self.redactor)
+            lessons = self._lessons(request)
             if request.step == "curator":
                 payload = _curate(lessons)
             else:

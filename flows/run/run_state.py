@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import duckdb
@@ -20,6 +21,8 @@ from core.miner import History, Observed
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder
 from core.redact import Redactor
+from core.sections import SectionSet
+from core.store.registry import sections_of
 from core.store.versions import Tip, current_version, load_version
 from flows.context import Database, RunConfig
 from flows.models.providers import ProviderHandle, ProviderSpec
@@ -64,6 +67,20 @@ class RunMemo:
     # The entries each session of the current epoch had (`flows.run.shown.exposure_names`), by epoch number: read
     # once for its three steps.
     exposed: dict[int, dict[str, set[str]]] = field(default_factory=dict)
+    # The sessions of each epoch applied before (`previous_applies`), read at its reflector step for its apply step
+    # (only the apply step marks them), by epoch number.
+    applied: dict[int, dict[str, tuple[datetime | None, int]]] = field(default_factory=dict)
+    # For the rules: each session's (project, folder), read at its reflector step, for its curator step.
+    places: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    # Each playbook's sections: written when it is created and never changed, so read once a run, not once a step.
+    sections: dict[str, SectionSet] = field(default_factory=dict)
+
+    def section_set(self, con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
+        """`sections_of`, read once a run."""
+        held = self.sections.get(name)
+        if held is None:
+            held = self.sections[name] = sections_of(con, name)
+        return held
 
     def version(self, con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
         """`load_version`, rebuilt once: a version's content never changes."""

@@ -53,7 +53,7 @@ from core.store.observations import (
     store_observations,
     stored_observations,
 )
-from core.store.registry import ensure_playbook, sections_of
+from core.store.registry import ensure_playbook
 from core.store.runs import close_epoch, open_epochs, plan_epoch
 from core.store.sessions import load_messages, load_messages_of, record_redactions, session_label
 from core.store.versions import SessionChange, current_version, tip_of, write_version
@@ -266,7 +266,7 @@ def _prepare(
         if companion is not None:  # the prompts show the global playbook too, ids prefixed
             ensure_playbook(con, companion)
             frozen = combine(frozen, ctx.memo.version(con, companion))
-        sections = sections_of(con, ctx.playbook)
+        sections = ctx.memo.section_set(con, ctx.playbook)
         template = template_for(ctx.config, template_name)  # fails before any model call
         requests, unprepared = build(con, frozen, sections, template)
         provider = GuardedProvider(ctx.provider, ctx.guard, ctx.slot if ctx.spec.calls_a_model else None)
@@ -331,6 +331,17 @@ def _rules_context(
     return {"observed": ctx.memo.observed[session_id], "history": ctx.memo.histories.get(project), "project": project}
 
 
+def _places(
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, session_ids: list[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """`session_places` of the sessions, taken from their reflector step where it read them (a session's project
+    and folder do not change while it is curated)."""
+    unread = [sid for sid in session_ids if sid not in ctx.memo.places]
+    if unread:
+        ctx.memo.places.update(session_places(con, unread))
+    return {sid: ctx.memo.places.pop(sid) for sid in session_ids}
+
+
 def _exposure(
     con: duckdb.DuckDBPyConnection, ctx: RunContext, epoch: Epoch, session_ids: list[str]
 ) -> dict[str, set[str]]:
@@ -383,9 +394,10 @@ def reflect_sessions(ctx: RunContext, epoch: Epoch) -> list[StepResult[Reflector
         had = exposed_playbooks(con, ctx, frozen, epoch.session_ids, names)  # each session: what its agent had
         may_name = known_ids(con, ctx, frozen, epoch.session_ids, names)
         places = session_places(con, epoch.session_ids) if not ctx.spec.calls_a_model else {}
+        ctx.memo.places.update(places)  # for the curator step
         limits = ctx.config.limits
         # A session that grew since it was applied is judged on its new part only.
-        before = previous_applies(con, ctx.playbook, epoch.session_ids)
+        before = ctx.memo.applied[epoch.epoch_no] = previous_applies(con, ctx.playbook, epoch.session_ids)
         after = {sid: applied[0] for sid, applied in before.items()}
         for session_id, messages in load_messages_of(con, epoch.session_ids, after=after):
             try:
@@ -481,7 +493,7 @@ def curate_sessions(
         refused: dict[str, str] = {}
         ids = [session_id for session_id, _ in usable]
         may_name = known_ids(con, ctx, frozen, ids, _exposure(con, ctx, epoch, ids))
-        places = session_places(con, ids) if not reads else {}
+        places = {} if reads else _places(con, ctx, ids)
         for session_id, output in usable:
             near = neighbours(findings[session_id]) if neighbours else ()
             if relevance is not None:
@@ -534,7 +546,7 @@ def apply_epoch_sessions(
     by_session = {c.session_id: c for c in curations}
     results: list[SessionApply] = []
     with ctx.db.open() as con:
-        sections = sections_of(con, ctx.playbook)
+        sections = ctx.memo.section_set(con, ctx.playbook)
         base = parent = current_version(con, ctx.playbook)
         current = ctx.memo.version(con, ctx.playbook, parent)  # kept in memory: no rebuild per session
         tip = ctx.memo.tips.get(ctx.playbook)
@@ -553,7 +565,9 @@ def apply_epoch_sessions(
         ids = [r.session_id for r in reflections]
         had = exposed_entries(con, ctx.playbook, ids) if companion else _exposure(con, ctx, epoch, ids)
         had_global = exposed_entries(con, companion, [r.session_id for r in reflections]) if companion else {}
-        earlier = previous_applies(con, ctx.playbook, [r.session_id for r in reflections])
+        earlier = ctx.memo.applied.pop(epoch.epoch_no, None)
+        if earlier is None:  # the reflector step's reading is not held (a step retried in another process)
+            earlier = previous_applies(con, ctx.playbook, ids)
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -683,7 +697,7 @@ def _apply_to_companion(
         current,
         part[0],
         part[1],
-        sections=sections_of(con, companion),
+        sections=ctx.memo.section_set(con, companion),
         guards=ctx.config.guards,
         near=near,
         exposed=exposed,
