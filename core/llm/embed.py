@@ -23,7 +23,16 @@ import re2
 
 from core.near_misses import different
 
-__all__ = ["Embedder", "Lexical", "MiniLM", "load_embedder", "near_finder", "neighbour_finder", "sentences"]
+__all__ = [
+    "Embedder",
+    "Lexical",
+    "MiniLM",
+    "VectorIndex",
+    "load_embedder",
+    "near_finder",
+    "neighbour_finder",
+    "sentences",
+]
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 # Texts per forward pass of the model, of about one length (sorted by it): memory stays at one batch (the attention
@@ -202,49 +211,79 @@ def load_embedder(kind: str = "auto") -> Embedder:
     return Lexical()
 
 
+class VectorIndex:
+    """The vectors of every text seen so far, one column each of a matrix stored dimensions x texts, growing as
+    texts come: kept for a whole run, so an epoch adds its few new texts instead of stacking every entry's vector
+    again (at 5,000 entries the stacking was most of a query's cost).
+
+    Stored by dimension, a product reads only the dimensions the queries use: a word-stem vector has a few dozen
+    of its 2,048 (the product is the same sum without its zero terms); a sentence model's dense vectors are read
+    whole, as before. One index holds the vectors of one embedder.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}
+        self.order: list[str] = []  # the text of each column
+        self._by_dim = np.zeros((0, 0), dtype=np.float32)  # dimensions x capacity; the first len(rows) are used
+
+    def add(self, texts: Iterable[str], known: Mapping[str, np.ndarray]) -> None:
+        """Give each of `texts` not held yet a column, its vector from `known`."""
+        new = [t for t in dict.fromkeys(texts) if t not in self.rows]
+        if not new:
+            return
+        held = len(self.rows)
+        # Room for a quarter more: a run adds a few texts an epoch to the thousands of its first (each new page of
+        # the matrix is a cost when first written: 80 MB at twice 5,000 word-stem vectors).
+        room = held + len(new) + max(64, (held + len(new)) // 4)
+        if self._by_dim.size == 0:
+            self._by_dim = np.empty((len(known[new[0]]), room), dtype=np.float32)
+        elif held + len(new) > self._by_dim.shape[1]:
+            grown = np.empty((self._by_dim.shape[0], room), dtype=np.float32)
+            grown[:, :held] = self._by_dim[:, :held]
+            self._by_dim = grown
+        # Turned into columns 16 texts at a time: a chunk's rows stay in cache while they are written across
+        # (5,000 word-stem vectors at once took 75 ms, by 16 15 ms). np.array of the rows: a third of np.stack's time.
+        for start in range(0, len(new), 16):
+            part = np.array([known[t] for t in new[start : start + 16]], dtype=np.float32)
+            self._by_dim[:, held + start : held + start + len(part)] = part.T
+        self.rows.update(zip(new, range(held, held + len(new)), strict=True))
+        self.order.extend(new)
+
+    def scores(self, asked: np.ndarray) -> np.ndarray:
+        """One row per vector of `asked` (queries x dimensions): its product with every text held, in column order."""
+        held = len(self.rows)
+        used = np.flatnonzero(asked.any(axis=0))
+        if 2 * len(used) > len(self._by_dim):  # dense vectors: the matrix as it is, no copy
+            return asked @ self._by_dim[:, :held]
+        # The used dimensions' rows by fancy indexing (np.take of the sliced view copied all of it first: 40x).
+        return asked[:, used] @ self._by_dim[used, :held]
+
+
 def near_finder(
-    embedder: Embedder, known: dict[str, np.ndarray], threshold: float
+    embedder: Embedder, known: dict[str, np.ndarray], threshold: float, index: VectorIndex | None = None
 ) -> Callable[[str, Mapping[str, int]], tuple[str, float] | None]:
     """The engine's `NearFinder`: the live text most similar to a text, if at least `threshold`.
 
     `known` maps texts to vectors (read from the store beforehand); texts it lacks are embedded on the way
-    and added to it, so the caller can store them afterwards. The vectors are stacked once into a matrix that
+    and added to it, so the caller can store them afterwards. The vectors are held in a `VectorIndex` that
     grows with new texts (live or no longer live), so a query costs one product with it and a look at the rows
-    at or above the threshold, not a pass over every live entry.
+    at or above the threshold, not a pass over every live entry. `index`: the run's, shared with the curator
+    step's `neighbour_finder` (a fresh one when None).
     """
-    rows: dict[str, int] = {}
-    order: list[str] = []  # the text of each row
-    matrix = np.zeros((0, 0), dtype=np.float32)
-
-    def row_of(texts: Iterable[str]) -> None:
-        nonlocal matrix
-        new = [t for t in dict.fromkeys(texts) if t not in rows]
-        if not new:
-            return
-        missing = [t for t in new if t not in known]
-        if missing:
-            known.update(zip(missing, embedder.embed(missing), strict=True))
-        # np.array of the rows: a third of np.stack's time for thousands of small vectors.
-        added = np.array([known[t] for t in new], dtype=np.float32)
-        if matrix.size == 0:
-            matrix = np.empty((max(64, 2 * len(new)), added.shape[1]), dtype=np.float32)
-        elif len(rows) + len(new) > len(matrix):
-            grown = np.empty((2 * (len(rows) + len(new)), matrix.shape[1]), dtype=np.float32)
-            grown[: len(rows)] = matrix[: len(rows)]
-            matrix = grown
-        base = len(rows)
-        matrix[base : base + len(new)] = added
-        rows.update(zip(new, range(base, base + len(new)), strict=True))
-        order.extend(new)
+    index = index if index is not None else VectorIndex()
 
     def near(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
         if not live:
             return None
-        row_of([text, *(live.keys() - rows.keys())])
-        scores = matrix[: len(rows)] @ matrix[rows[text]]
+        texts = [text, *(live.keys() - index.rows.keys())]
+        missing = [t for t in dict.fromkeys(texts) if t not in index.rows and t not in known]
+        if missing:
+            known.update(zip(missing, embedder.embed(missing), strict=True))
+        index.add(texts, known)
+        scores = index.scores(known[text][None, :])[0]
         best: tuple[str, float] | None = None
         for i in np.flatnonzero(scores >= threshold):  # few rows: the texts that say about the same
-            candidate = order[int(i)]
+            candidate = index.order[int(i)]
             if live.get(candidate, 0) > 0 and (best is None or scores[i] > best[1]) and not different(text, candidate):
                 best = (candidate, float(scores[i]))
         return best
@@ -267,26 +306,32 @@ def sentences(text: str, limit: int = 12) -> list[str]:
 
 
 def neighbour_finder(
-    known: dict[str, np.ndarray], entries: Sequence[Any], *, k: int = 2, floor: float
+    known: Mapping[str, np.ndarray],
+    entries: Sequence[Any],
+    *,
+    k: int = 2,
+    floor: float,
+    index: VectorIndex | None = None,
 ) -> Callable[[Sequence[str]], list[tuple[str, list[tuple[Any, float]]]]]:
     """For each query text, the `k` entries most similar to it at `floor` or above (vectors from `known`).
 
-    The entries' vectors are stacked once, so the sessions of an epoch, which see the same frozen playbook,
-    share one matrix instead of stacking every entry's vector per session; a session's queries are scored in one
-    product with it (the matrix read once, not once a finding), in the dimensions some entry uses (the word-stem
-    vectors use under half of theirs).
+    The entries' vectors are held in `index` (the run's, kept between its epochs: an epoch adds only the texts
+    new to it; a fresh one when None), so the sessions of an epoch, which see the same frozen playbook, share it;
+    a session's queries are scored in one product with it, in the dimensions they use, and the scores taken in
+    the entries' order.
     """
     if not entries:
         return lambda queries: []
-    matrix = np.array([known[e.text] for e in entries], dtype=np.float32)
-    used = np.flatnonzero(matrix.any(axis=0))
-    matrix = np.take(matrix, used, axis=1)  # np.take: a tenth of the time of matrix[:, used] here
+    index = index if index is not None else VectorIndex()
+    index.add((e.text for e in entries), known)
+    rows = index.rows
+    columns = np.fromiter((rows[e.text] for e in entries), dtype=np.intp, count=len(entries))
 
     def find(queries: Sequence[str]) -> list[tuple[str, list[tuple[Any, float]]]]:
         if not queries:
             return []
-        asked = np.take(np.array([known[q] for q in queries], dtype=np.float32), used, axis=1)
-        every = asked @ matrix.T  # one row of scores per query
+        asked = np.array([known[q] for q in queries], dtype=np.float32)
+        every = np.take(index.scores(asked), columns, axis=1)  # one row of scores per query, in entry order
         found = []
         for query, scores in zip(queries, every, strict=True):
             # The k best without sorting every entry (a 5,000-entry playbook sorted per finding cost a session 1 ms).

@@ -1,16 +1,22 @@
-"""Sentence vectors of entry and proposal texts, kept in DuckDB: computed once per text and model."""
+"""Sentence vectors of entry and proposal texts, kept in DuckDB: computed once per text and model; and the
+duplicate rate's count of near pairs, kept from one run to the next."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 from collections.abc import Iterable
+from functools import cache
+from importlib import metadata
+from pathlib import Path
 
 import duckdb
 import numpy as np
 
 from core.llm.embed import Embedder
 
-__all__ = ["store_vectors", "vectors_for"]
+__all__ = ["keep_pair_count", "kept_pair_count", "pair_rules", "store_vectors", "vectors_for"]
 
 _CHUNK = 512
 
@@ -40,13 +46,26 @@ def vectors_for(
     if not wanted:
         return {}
     keys = {_key(t): t for t in wanted}
-    # Fetched as arrays (each vector a float32 array already): a list of Python floats per row cost 13x as much
-    # at 5,000 entries, the first epoch of every run.
-    rows = con.execute(
-        "SELECT text_hash, vector FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
-        [embedder.name, list(keys)],
-    ).fetchnumpy()
-    found = {keys[h]: np.asarray(v, dtype=np.float32) for h, v in zip(rows["text_hash"], rows["vector"], strict=True)}
+    # Which are stored, first: a query that reads the vectors costs ~7 ms once thousands are stored even when none
+    # matches (as for an epoch's new findings and proposals), one that reads the keys 1 ms.
+    stored = [
+        str(h)
+        for (h,) in con.execute(
+            "SELECT text_hash FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+            [embedder.name, list(keys)],
+        ).fetchall()
+    ]
+    found: dict[str, np.ndarray] = {}
+    if stored:
+        # Fetched as arrays (each vector a float32 array already): a list of Python floats per row cost 13x as much
+        # at 5,000 entries, the first epoch of every run.
+        rows = con.execute(
+            "SELECT text_hash, vector FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+            [embedder.name, stored],
+        ).fetchnumpy()
+        found = {
+            keys[h]: np.asarray(v, dtype=np.float32) for h, v in zip(rows["text_hash"], rows["vector"], strict=True)
+        }
     missing = [t for t in wanted if t not in found]
     if missing:
         computed = dict(zip(missing, embedder.embed(missing), strict=True))
@@ -65,3 +84,51 @@ def store_vectors(con: duckdb.DuckDBPyConnection, embedder: Embedder, vectors: d
             "INSERT OR IGNORE INTO text_embeddings SELECT ?, r.h, r.v FROM (SELECT unnest(?) AS r)",
             [embedder.name, [{"h": _key(t), "v": v.tolist()} for t, v in items[start : start + _CHUNK]]],
         )
+
+
+# The code that decides whether two texts are a near pair (`core.consolidate.near_pairs`): a count kept under other
+# code is counted again.
+_PAIR_MODULES = ("consolidate.py", "near_misses.py", "patterns.py")
+
+
+@cache
+def pair_rules() -> str:
+    """A fingerprint of the code that decides a near pair as this process runs it: its modules' source, and the
+    versions of Python and of the libraries it matches and computes with."""
+    digest = hashlib.sha256(sys.version.encode())
+    for library in ("google-re2", "numpy"):
+        try:
+            digest.update(f" {library}={metadata.version(library)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f" {library}=?".encode())
+    root = Path(__file__).resolve().parents[1]
+    for name in _PAIR_MODULES:
+        try:
+            digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+        except OSError:  # code that cannot be read cannot be told apart from other code: no count is reused
+            digest.update(os.urandom(32))
+    return digest.hexdigest()
+
+
+def kept_pair_count(
+    con: duckdb.DuckDBPyConnection, playbook: str, model: str, threshold: float, texts: str
+) -> int | None:
+    """The near pairs counted among the texts whose digest is `texts`, when the last count kept for `playbook` was
+    of those very texts, under this embedder, threshold and code (`pair_rules`); else None."""
+    row = con.execute(
+        "SELECT pairs FROM near_pair_counts WHERE playbook = ? AND model = ? AND threshold = ? AND rules = ?"
+        " AND texts = ?",
+        [playbook, model, threshold, pair_rules(), texts],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def keep_pair_count(
+    con: duckdb.DuckDBPyConnection, playbook: str, model: str, threshold: float, texts: str, pairs: int
+) -> None:
+    """Keep `pairs`, the near pairs among the texts whose digest is `texts`, for the next run of `playbook`."""
+    con.execute(
+        "INSERT OR REPLACE INTO near_pair_counts (playbook, model, threshold, rules, texts, pairs)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [playbook, model, threshold, pair_rules(), texts, pairs],
+    )

@@ -575,6 +575,21 @@ CREATE TABLE version_sessions (
 INSERT INTO version_sessions SELECT playbook, version, session_id, note FROM versions WHERE session_id IS NOT NULL;
 """
 
+_NEAR_PAIR_COUNTS = """
+-- The duplicate rate's count of near pairs at the end of a playbook's last run (core/store/embeddings.py), so the
+-- next run counts only the pairs its changed entries make: by embedder and threshold; `texts` is a digest of the
+-- texts counted (`core.consolidate.texts_digest`) and `rules` a fingerprint of the code that decides a pair.
+CREATE TABLE near_pair_counts (
+    playbook VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    threshold DOUBLE NOT NULL,
+    rules VARCHAR NOT NULL,
+    texts VARCHAR NOT NULL,
+    pairs INTEGER NOT NULL,
+    PRIMARY KEY (playbook, model, threshold)
+);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -601,6 +616,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (23, "message parts keyed by what they are: a resumed session's replayed records are stored once", _PART_KEYS),
     (24, "the screen's verdicts kept between runs", _SCREEN_VERDICTS),
     (25, "the sessions each version applied: a keyless run writes one version per epoch", _VERSION_SESSIONS),
+    (26, "the duplicate rate's pair count kept between runs", _NEAR_PAIR_COUNTS),
 ]
 
 VIEWS = r"""

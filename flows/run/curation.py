@@ -7,22 +7,22 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 
 import duckdb
 
 from core.budget import budget_use
-from core.consolidate import near_pairs
-from core.llm.embed import one_blas_thread
+from core.consolidate import near_pairs, near_pairs_since, texts_digest
+from core.llm.embed import Embedder, one_blas_thread
 from core.llm.guard import CallGuard
 from core.miner import quiet
-from core.models import ApplyReport, skip_label
+from core.models import ApplyReport, Entry, skip_label
 from core.operations import apply_evaluations
 from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
-from core.store.embeddings import vectors_for
+from core.store.embeddings import keep_pair_count, kept_pair_count, vectors_for
 from core.store.exposure import exposed_entries, mark_counted, uncounted_feedback
 from core.store.provenance import entries_by_provider
 from core.store.published import with_trigger
@@ -156,6 +156,7 @@ def _curate(
         run_id=ctx.run_id, kind=kind, playbook=playbook, provider=provider.label, notices=list(provider.notices)
     )
     started = time.perf_counter()
+    before: list[str] | None = None
     _start(db, summary)
     counted = count_feedback(db, playbook)
     if counted:
@@ -175,6 +176,7 @@ def _curate(
             resumed = list(selection.resumed)
             queue = list(selection.pending)
             ctx.memo.chosen.update(queue, *(e.session_ids for e in resumed))
+            before = _mergeable_texts(ctx, playbook) if resumed or queue else None
             size = _epoch_size(ctx, chosen, bool(queue))
             total = sum(len(e.session_ids) for e in resumed) + len(queue)
             summary.sessions_considered = total + len(selection.skipped)
@@ -237,7 +239,7 @@ def _curate(
             raise
         finally:
             summary.duration_s = time.perf_counter() - started
-            _finish(ctx, summary)
+            _finish(ctx, summary, before)
     return summary
 
 
@@ -273,11 +275,28 @@ def _epoch_size(ctx: RunContext, chosen: SessionFilter, pending: bool) -> int:
     return size
 
 
-def _finish(ctx: RunContext, summary: RunSummary) -> None:
+def _mergeable_texts(ctx: RunContext, playbook: str) -> list[str] | None:
+    """The texts of the entries the duplicate rate counts (`_mergeable`) as the run starts, when it measures one:
+    the count kept by the run before (of these texts) is then brought up to date from the entries the run changed.
+    The version is the one the first epoch starts from, rebuilt once for both (`RunMemo.version`)."""
+    if ctx.config.similarity() is None:
+        return None
+    with ctx.db.open() as con:
+        return [e.text for e in _mergeable(con, playbook, (e for _, e in ctx.memo.version(con, playbook).entries()))]
+
+
+def _mergeable(con: duckdb.DuckDBPyConnection, name: str, entries: Iterable[Entry]) -> list[Entry]:
+    """The entries consolidation could merge: the rules' lessons are distinct by meaning and never merged, so
+    counting their template-alike wordings would ask for a consolidation that merges nothing."""
+    ruled = entries_by_provider(con, name, "heuristic")
+    return [e for e in entries if e.name not in ruled]
+
+
+def _finish(ctx: RunContext, summary: RunSummary, before: list[str] | None = None) -> None:
     with ctx.db.open() as con:
         summary.entries_after = live_entries(con, summary.playbook or "")
         if summary.sessions_applied and summary.playbook:
-            summary.quality = _quality(con, ctx.config, summary, ctx.memo)
+            summary.quality = _quality(con, ctx.config, summary, ctx.memo, before)
         shrink = summary.shrink_share()
         if shrink > ctx.config.shrink_warning_share:
             summary.notices.append(
@@ -287,10 +306,17 @@ def _finish(ctx: RunContext, summary: RunSummary) -> None:
         finish_run(con, summary)
 
 
-def _quality(con: duckdb.DuckDBPyConnection, config: RunConfig, summary: RunSummary, memo: RunMemo) -> dict[str, float]:
+def _quality(
+    con: duckdb.DuckDBPyConnection,
+    config: RunConfig,
+    summary: RunSummary,
+    memo: RunMemo,
+    before: list[str] | None = None,
+) -> dict[str, float]:
     """Duplicate rate (pairs above the near-duplicate threshold / live entries), budget use, churn; from what
-    the run already holds in `memo` where it can."""
-    playbook = memo.version(con, summary.playbook or "")
+    the run already holds in `memo` where it can. `before`: the counted texts as the run started."""
+    name = summary.playbook or ""
+    playbook = memo.version(con, name)
     entries = [e for _, e in playbook.entries()]
     figures: dict[str, float] = dict(summary.churn_per_100())
     use = budget_use(playbook, config.budget)
@@ -299,13 +325,34 @@ def _quality(con: duckdb.DuckDBPyConnection, config: RunConfig, summary: RunSumm
     similarity = config.similarity()
     if similarity is not None and entries:
         embedder, threshold = similarity
-        # The pairs consolidation could merge: the rules' lessons are distinct by meaning and never merged, so
-        # counting their template-alike wordings would ask for a consolidation that merges nothing.
-        ruled = entries_by_provider(con, summary.playbook or "", "heuristic")
-        mergeable = [e for e in entries if e.name not in ruled]
-        vectors = vectors_for(con, embedder, [e.text for e in mergeable], memo=memo.vectors)
-        figures["duplicate_rate"] = near_pairs(mergeable, vectors, threshold) / len(entries)
+        figures["duplicate_rate"] = _near_pairs(con, name, embedder, threshold, before, entries, memo) / len(entries)
         summary.duplicate_measure = embedder.name
     if entries:
-        figures["trigger_share"] = len(with_trigger(con, summary.playbook or "")) / len(entries)
+        figures["trigger_share"] = len(with_trigger(con, name)) / len(entries)
     return figures
+
+
+def _near_pairs(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    embedder: Embedder,
+    threshold: float,
+    before: list[str] | None,
+    entries: list[Entry],
+    memo: RunMemo,
+) -> int:
+    """The near pairs among the mergeable live entries, kept for the next run: from the count the run before kept,
+    when it counted exactly the texts this run started from, by the pairs of the entries that changed since
+    (`near_pairs_since`, the same number: tests/core/test_near_pairs.py); else every pair (`near_pairs`)."""
+    mergeable = _mergeable(con, name, entries)
+    after = [e.text for e in mergeable]
+    kept = None if before is None else kept_pair_count(con, name, embedder.name, threshold, texts_digest(before))
+    count = None
+    if kept is not None and before is not None:
+        gone = set(before).difference(after)
+        vectors = vectors_for(con, embedder, [*after, *gone], memo=memo.vectors)
+        count = near_pairs_since(before, after, vectors, threshold, kept)
+    if count is None:
+        count = near_pairs(mergeable, vectors_for(con, embedder, after, memo=memo.vectors), threshold)
+    keep_pair_count(con, name, embedder.name, threshold, texts_digest(after), count)
+    return count

@@ -57,5 +57,6 @@ def near_duplicates(
     stored = set(known)
     near = memo.finders.get((embedder.name, threshold))
     if near is None:
-        near = memo.finders[(embedder.name, threshold)] = near_finder(embedder, known, threshold)
+        near = near_finder(embedder, known, threshold, memo.index(embedder.name))  # the run's index, shared
+        memo.finders[(embedder.name, threshold)] = near
     return near, lambda: store_vectors(con, embedder, {t: v for t, v in known.items() if t not in stored})

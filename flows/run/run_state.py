@@ -16,6 +16,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.llm.base import LLMResponse, Provider
+from core.llm.embed import VectorIndex
 from core.llm.guard import CallGuard
 from core.miner import History, Observed
 from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
@@ -55,6 +56,9 @@ class RunMemo:
     # The engine's near-duplicate finder per (model, threshold): its matrix of every text seen grows through the
     # run instead of being stacked again each epoch.
     finders: dict[tuple[str, float], NearFinder] = field(default_factory=dict)
+    # Every entry and proposed text's vector, by embedder (`core.llm.embed.VectorIndex`): the curator step's
+    # neighbours and the engine's near-duplicate finder read one matrix that grows through the run.
+    indexes: dict[str, VectorIndex] = field(default_factory=dict)
     # The rules miner's evidence per project, added up once per run (`_mining`), and what it observed in each
     # session's messages at the reflector step, which the curator step's typed lessons are built from.
     histories: dict[str | None, History] = field(default_factory=dict)
@@ -91,6 +95,10 @@ class RunMemo:
         playbook = load_version(con, name, number)
         self.versions[name] = (number, playbook)
         return playbook
+
+    def index(self, embedder: str) -> VectorIndex:
+        """The run's `VectorIndex` of `embedder`'s vectors (made on first use)."""
+        return self.indexes.setdefault(embedder, VectorIndex())
 
     def wrote(self, name: str, version: int, playbook: Playbook) -> None:
         """`playbook` was just stored as `version` of `name`: the next epoch starts from it without a rebuild."""

@@ -475,12 +475,14 @@ def curate_sessions(
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
+        index = None
         similarity = ctx.config.similarity()
         if similarity is not None and entries:
             embedder, threshold = similarity
             texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
             known = vectors_for(con, embedder, texts, memo=ctx.memo.vectors)
             floor = threshold * NEIGHBOUR_SHARE
+            index = ctx.memo.index(embedder.name)  # the run's: an epoch adds only its new texts
         limits = ctx.config.limits
         # The rules read no prompt: theirs names the playbook only (rendering thousands of entries is their cost).
         reads = ctx.spec.calls_a_model
@@ -488,7 +490,7 @@ def curate_sessions(
         # A playbook larger than its share of the request goes in cut to what each session's findings are about.
         room = int(limits.max_input_tokens * PLAYBOOK_SHARE)
         relevance = Relevance(frozen) if reads and estimate_tokens(shown) > room else None
-        neighbours = neighbour_finder(known, entries, floor=floor) if known else None
+        neighbours = neighbour_finder(known, entries, floor=floor, index=index) if known else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         ids = [session_id for session_id, _ in usable]

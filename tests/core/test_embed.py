@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.llm.embed import BATCH, Lexical, MiniLM, load_embedder, neighbour_finder
+from core.llm.embed import BATCH, Lexical, MiniLM, VectorIndex, load_embedder, near_finder, neighbour_finder
 from core.models import Entry
 from core.store.db import open_db
 from core.store.embeddings import vectors_for
@@ -140,3 +140,64 @@ def test_neighbours_are_each_querys_k_closest_entries_at_the_floor(
     assert [q for q, _ in got] == [q for q, _ in expected]
     for (_, found), (_, wanted) in zip(got, expected, strict=True):
         assert [s for _, s in found] == pytest.approx([s for _, s in wanted], abs=1e-5)
+
+
+def _stacked_neighbours(
+    known: dict[str, np.ndarray], entries: Sequence[Entry], queries: Sequence[str], k: int, floor: float
+) -> list[tuple[str, list[tuple[Entry, float]]]]:
+    """The neighbours as found before the run kept one index: every entry's vector stacked each epoch, in the
+    dimensions the entries use."""
+    matrix = np.array([known[e.text] for e in entries], dtype=np.float32)
+    used = np.flatnonzero(matrix.any(axis=0))
+    matrix = np.take(matrix, used, axis=1)
+    every = np.take(np.array([known[q] for q in queries], dtype=np.float32), used, axis=1) @ matrix.T
+    found = []
+    for query, scores in zip(queries, every, strict=True):
+        top = np.argpartition(-scores, k)[:k] if len(scores) > k else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        best = [(entries[int(i)], float(scores[i])) for i in top if scores[i] >= floor]
+        if best:
+            found.append((query, best))
+    return found
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 39), min_size=1, max_size=30), min_size=1, max_size=4),
+    st.lists(st.integers(0, 39), min_size=1, max_size=6),
+    st.sampled_from([0.0, 0.25, 1.0]),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([6, 64]),
+)
+def test_one_index_through_a_runs_epochs_finds_what_stacking_each_epoch_found(
+    epochs: list[list[int]], asked: list[int], floor: float, seed: int, dim: int
+) -> None:
+    # The epochs' entries change (texts go, come back, repeat, change order) while one index serves them all; the
+    # answers, ties included, are those of the entries stacked afresh. Quarters in a few dimensions (or sparse in
+    # many, as word stems are): every product is exact in float32, so only what is compared can differ.
+    rng = np.random.default_rng(seed)
+    vectors = rng.integers(-2, 3, (40, dim)).astype(np.float32) / 4
+    if dim > 6:
+        vectors[rng.random((40, dim)) < 0.9] = 0
+    known = {f"text {i}": vectors[i] for i in range(40)}
+    index = VectorIndex()
+    queries = [f"text {i}" for i in asked]
+    for numbers in epochs:
+        entries = [Entry(name=f"oth-{n:03d}", text=f"text {n}") for n in numbers]
+        got = neighbour_finder(known, entries, k=2, floor=floor, index=index)(queries)
+        assert got == _stacked_neighbours(known, entries, queries, 2, floor)
+
+
+def test_the_near_duplicate_finder_and_the_neighbours_share_one_index() -> None:
+    lexical = Lexical()
+    entries = [Entry(name=f"oth-{i:03d}", text=t) for i, t in enumerate(LESSONS[:12])]
+    known = dict(zip(LESSONS[:12], lexical.embed(LESSONS[:12]), strict=True))
+    index = VectorIndex()
+    neighbour_finder(known, entries, floor=0.1, index=index)([LESSONS[1]])
+    held = len(index.rows)
+    near = near_finder(lexical, dict(known), 0.3, index)
+    alone = near_finder(lexical, dict(known), 0.3)
+    live = {t: 1 for t in LESSONS[2:12]}
+    for probe in [LESSONS[0], LESSONS[1], LESSONS[13], LESSONS[40]]:
+        assert near(probe, live) == alone(probe, live)
+    assert held == 12 and len(index.rows) == 14  # the entries' vectors taken as they were, the probes added once

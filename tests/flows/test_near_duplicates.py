@@ -550,3 +550,57 @@ def test_nightly_has_a_model_judge_the_entries_a_run_added() -> None:
         needs_consolidation(Workspace.of(settings.settings.model_copy(update={"near_duplicates": "off"})), added, model)
         is None
     )
+
+
+def test_a_run_brings_the_kept_pair_count_up_to_date_to_the_count_of_every_pair(tmp_path: Path) -> None:
+    from core.consolidate import texts_digest
+    from core.store.embeddings import kept_pair_count
+    from core.store.registry import ensure_playbook
+    from core.store.versions import load_version, write_version
+
+    db = tmp_path / "k.duckdb"
+    # Paraphrases of a few lessons: near pairs by word stems, some of which the runs delete.
+    seeded = [t for group in LESSONS[:6] for t in group]
+    with open_db(db) as con:
+        ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
+        ensure_playbook(con, "default")
+        entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(seeded)]
+        write_version(con, "default", Playbook(sections={"OTHERS": entries}), source="import")
+    reflect = json.dumps({"analysis": "a finding", "bullet_tags": []})
+
+    def curated(*operations: dict[str, str]) -> str:
+        return json.dumps({"reasoning": "r", "operations": list(operations)})
+
+    replay = [
+        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
+        {"session_id": SESSIONS[0], "step": "curator", "text": curated({"type": "ADD", "text": LESSONS[20][0]})},
+        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[1],
+            "step": "curator",
+            "text": curated(
+                {"type": "DELETE", "target_id": "oth-001", "reason": "r"},
+                {"type": "ADD", "text": LESSONS[25][0]},
+            ),
+        },
+    ]
+    path = tmp_path / "replay.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
+    ws = Workspace.of(
+        Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1, near_duplicates="lexical")
+    )
+    lexical = Lexical()
+    rates = []
+    for _ in SESSIONS:  # one session a run, in the order they are pending
+        with open_db(db) as con:
+            start = [e.text for _, e in load_version(con, "default").entries()]
+            kept = kept_pair_count(con, "default", lexical.name, lexical.threshold, texts_digest(start))
+        run = run_curation(ws, "default", ws.provider(f"replay:{path}"), chosen=SessionFilter(limit=1))
+        assert run.sessions_applied == 1
+        with open_db(db) as con:
+            live = [e for _, e in load_version(con, "default").entries()]
+        vectors = dict(zip([e.text for e in live], lexical.embed([e.text for e in live]), strict=True))
+        assert run.quality["duplicate_rate"] == near_pairs(live, vectors, lexical.threshold) / len(live)
+        rates.append((kept, run.quality["duplicate_rate"]))
+    # The first run counted every pair (nothing kept yet); the second started from what the first kept.
+    assert rates[0][0] is None and rates[1][0] is not None and rates[1][1] > 0
