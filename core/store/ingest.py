@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 import duckdb
-import xxhash
 
 from core.errors import StoreError
 from core.store.actions import refresh_actions
@@ -208,6 +207,8 @@ def _digest(path: Path) -> tuple[str, bytes]:
     as long). The hash only tells a touched file (same content, new mtime) from a changed one: whoever could make
     a collision could as well write the file. A ledger written with another hash differs, so a touched file is
     read once more, as changed."""
+    import xxhash  # only once a file is new or changed: a re-ingest with nothing new hashes nothing
+
     with path.open("rb") as fh:
         head = fh.read(HEAD_BYTES)
         hasher = xxhash.xxh3_128(head)
