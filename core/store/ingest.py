@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 import duckdb
-import xxhash
 
 from core.errors import StoreError
 from core.store.actions import refresh_actions
@@ -208,6 +207,8 @@ def _digest(path: Path) -> tuple[str, bytes]:
     as long). The hash only tells a touched file (same content, new mtime) from a changed one: whoever could make
     a collision could as well write the file. A ledger written with another hash differs, so a touched file is
     read once more, as changed."""
+    import xxhash  # only once a file is new or changed: a re-ingest with nothing new hashes nothing
+
     with path.open("rb") as fh:
         head = fh.read(HEAD_BYTES)
         hasher = xxhash.xxh3_128(head)
@@ -557,6 +558,7 @@ def ingest(
     con: duckdb.DuckDBPyConnection,
     paths: Sequence[Path],
     *,
+    discovered: bool = False,
     fmt: Format | Literal["auto"] = "auto",
     progress: Callable[[int, int], None] | None = None,
     batch_bytes: int = BATCH_BYTES,
@@ -567,6 +569,8 @@ def ingest(
     Args:
         con: an open read-write connection.
         paths: files or folders (searched recursively for *.jsonl and *.json).
+        discovered: `paths` are already what `discover` makes of them (transcript files, resolved, each once), as
+            a caller that checked them first has them: they are not walked or resolved a second time.
         fmt: a format, or "auto" to detect each file's.
         progress: called with (bytes done, bytes total) as batches complete.
         batch_bytes: how many bytes of files DuckDB normalises at once; DuckDB's memory is capped at
@@ -577,7 +581,7 @@ def ingest(
         The summary; files that could not be read are in it as `failed`, never raised.
     """
     started = time.perf_counter()
-    files, missing = discover(paths)
+    files, missing = (list(paths), []) if discovered else discover(paths)
     summary = IngestSummary(results=[FileResult(str(m), "failed", error="no such file or folder") for m in missing])
     backfill_keys(con)  # once, for a store written before sessions were keyed
     known = _ledger(con)

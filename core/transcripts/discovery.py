@@ -3,6 +3,7 @@ read without ingesting (for `playbook doctor`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,13 +24,44 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     missing: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if (p.suffix in SUFFIXES or is_memory(p)) and p.is_file()))
+            found.extend(_files_in(path))
         elif path.exists():
-            found.append(path)
+            found.extend([path.resolve()] if not path.name.endswith(META_SUFFIX) else [])
         else:
             missing.append(path)
-    unique = list(dict.fromkeys(p.resolve() for p in found if not p.name.endswith(META_SUFFIX)))
-    return unique, missing
+    return list(dict.fromkeys(found)), missing
+
+
+def _files_in(folder: Path) -> list[Path]:
+    """The transcript and memory files `folder.rglob("*")` finds, resolved, in the order of their paths; no meta file
+    (by the name it is found under).
+
+    As `rglob`: every folder once, a symbolic link to a folder not entered, a link to a file followed. Without its
+    cost: a `stat` of each entry and `resolve` of each file (an `lstat` per part of its path) took a re-ingest of
+    416 files 27 ms of CPU, this 9 ms. Under the resolved folder only a file that is itself a link resolves elsewhere.
+    """
+    real = folder.resolve()
+    entries: list[tuple[tuple[str, ...], os.DirEntry[str]]] = []
+    pending: list[tuple[str, ...]] = [()]
+    while pending:
+        parts = pending.pop()
+        try:
+            with os.scandir(real.joinpath(*parts)) as listing:
+                inside = list(listing)
+        except PermissionError:  # as `rglob`: an unreadable folder holds nothing
+            continue
+        for entry in inside:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((*parts, entry.name))
+            else:
+                entries.append(((*parts, entry.name), entry))
+    entries.sort(key=lambda item: item[0])  # the order of the paths, as sorting them gives it
+    files = []
+    for parts, entry in entries:
+        path = folder.joinpath(*parts)  # as `rglob` names it: what `is_memory` reads
+        if (path.suffix in SUFFIXES or is_memory(path)) and not path.name.endswith(META_SUFFIX) and entry.is_file():
+            files.append(path.resolve() if entry.is_symlink() else real.joinpath(*parts))
+    return files
 
 
 @dataclass

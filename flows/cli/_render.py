@@ -114,31 +114,41 @@ def new_table(*columns: str, **options: Any) -> Table:
 RICH_ROWS = 200
 
 
-def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]], *, title: str = "", header: bool = True) -> None:
     """A table of plain cells (untrusted text is fine: no markup is read from it, invisible characters are escaped),
     exactly as `new_table` draws it. Drawn here, a line at a time, when every line fits the console and no cell
     holds a line break or a tab: Rich measures and wraps each cell, 4 s of CPU for 10,000 rows. Otherwise, and on
-    a terminal for short tables (its styles), by Rich, which folds cells to fit."""
+    a terminal for short tables (its styles), by Rich, which folds cells to fit.
+
+    Args:
+        title: a line above the table, left-justified (none when empty).
+        header: False: no row of column names.
+    """
     heads = [_shown(c) for c in columns]
     cells = [[_shown(c) for c in row] for row in rows]
-    widths = [_width(c) for c in heads]
+    title = _shown(title)
+    widths = [_width(c) if header else 0 for c in heads]  # Rich measures the names only when it shows them
     printable = True  # every cell printed by Rich as it is (`_plain`)
     for row in cells:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], _width(cell))
             printable = printable and _plain(cell)
-    printable = printable and all(_plain(h) for h in heads)
+    printable = printable and all(_plain(h) for h in heads) and _plain(title)
     width, encoding, terminal = _stdout()
+    drawn = sum(widths) + 3 * len(widths) + 1
     plain = (
         printable
-        and sum(widths) + 3 * len(widths) + 1 <= width
+        and drawn <= width
+        and _width(title) <= drawn  # a longer title is wrapped by Rich
+        and (header or bool(cells))
         and encoding.lower().startswith("utf")
         and not (terminal and len(cells) <= RICH_ROWS)
     )
     if not plain:
         from rich.markup import escape as markup_escape
 
-        table = new_table(*(markup_escape(h) for h in heads))
+        options: dict[str, Any] = {"title": markup_escape(title), "title_justify": "left"} if title else {}
+        table = new_table(*(markup_escape(h) for h in heads), show_header=header, **options)
         for row in cells:
             table.add_row(*(markup_escape(cell) for cell in row))
         out.print(table)
@@ -155,10 +165,14 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         )
         return left + middle.join(padded) + right
 
-    lines = [
+    head = [
         rule(b.top_left, b.top, b.top_divider, b.top_right),
         line(b.head_left, b.head_vertical, b.head_right, heads, bold),
         rule(b.head_row_left, b.head_row_horizontal, b.head_row_cross, b.head_row_right),
+    ]
+    lines = [
+        *([title] if title else []),
+        *(head if header else [rule(b.headless_left, b.headless_top, b.headless_divider, b.headless_right)]),
         *(line(b.mid_left, b.mid_vertical, b.mid_right, row) for row in cells),
         rule(b.bottom_left, b.bottom, b.bottom_divider, b.bottom_right),
     ]
@@ -186,6 +200,14 @@ def _stdout() -> tuple[int, str, bool]:
     return out.width, out.encoding, out.is_terminal
 
 
+def _stderr_terminal() -> bool:
+    """Whether `err` writes to a terminal, as Rich's console has it; known without loading Rich when standard error is
+    not a terminal and nothing forces one."""
+    if isinstance(err, _Console) and not err.started and not sys.stderr.isatty() and not _FORCED & os.environ.keys():
+        return False
+    return bool(err.is_terminal)
+
+
 # What makes Rich treat a pipe as a terminal.
 _FORCED = {"FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES"}
 
@@ -198,6 +220,8 @@ class _HeavyHead:
     head_row_left, head_row_horizontal, head_row_cross, head_row_right = "┡", "━", "╇", "┩"
     mid_left, mid_vertical, mid_right = "│", "│", "│"
     bottom_left, bottom, bottom_divider, bottom_right = "└", "─", "┴", "┘"
+    # its top without a header row (Rich's `box.SQUARE`, as it draws a headless table)
+    headless_left, headless_top, headless_divider, headless_right = "┌", "─", "┬", "┐"
 
 
 def _plain(text: str) -> bool:
@@ -238,29 +262,33 @@ def print_json(data: object) -> None:
 
 def render_ingest(summary: IngestSummary) -> None:
     """The ingest summary table, failed files listed with their error."""
-    table = new_table(title="Ingest", show_header=False, title_justify="left")
-    for label, value in [
-        ("files new", summary.count("new")),
-        ("files changed", summary.count("changed")),
-        ("files unchanged", summary.count("unchanged")),
-        ("files failed", summary.count("failed")),
-        ("files shrunk (stored messages kept)", summary.count("shrunk")),
-        ("files empty / unrecognised", f"{summary.count('empty')} / {summary.count('unrecognised')}"),
-        *([("objects refused (never fetched)", summary.count("refused"))] if summary.count("refused") else []),
-        *([("exposures from the hook", summary.exposures)] if summary.exposures else []),
-        *(
-            [("hook ledger lines skipped (not valid)", summary.exposure_lines_skipped)]
-            if summary.exposure_lines_skipped
-            else []
-        ),
-        ("sessions written", summary.sessions),
-        ("message parts written", summary.messages),
-        ("bad lines", summary.bad_lines),
-        ("secrets redacted", summary.secrets),
-        ("throughput", f"{summary.mb_per_s:.1f} MB/s ({summary.bytes_read / 1e6:.1f} MB in {summary.seconds:.2f} s)"),
-    ]:
-        table.add_row(label, str(value))
-    out.print(table)
+    rows = [
+        (label, str(value))
+        for label, value in [
+            ("files new", summary.count("new")),
+            ("files changed", summary.count("changed")),
+            ("files unchanged", summary.count("unchanged")),
+            ("files failed", summary.count("failed")),
+            ("files shrunk (stored messages kept)", summary.count("shrunk")),
+            ("files empty / unrecognised", f"{summary.count('empty')} / {summary.count('unrecognised')}"),
+            *([("objects refused (never fetched)", summary.count("refused"))] if summary.count("refused") else []),
+            *([("exposures from the hook", summary.exposures)] if summary.exposures else []),
+            *(
+                [("hook ledger lines skipped (not valid)", summary.exposure_lines_skipped)]
+                if summary.exposure_lines_skipped
+                else []
+            ),
+            ("sessions written", summary.sessions),
+            ("message parts written", summary.messages),
+            ("bad lines", summary.bad_lines),
+            ("secrets redacted", summary.secrets),
+            (
+                "throughput",
+                f"{summary.mb_per_s:.1f} MB/s ({summary.bytes_read / 1e6:.1f} MB in {summary.seconds:.2f} s)",
+            ),
+        ]
+    ]
+    print_rows(("", ""), rows, title="Ingest", header=False)  # into a pipe without loading Rich
     for r in summary.results:
         if r.status in ("failed", "empty", "unrecognised", "shrunk", "refused"):
             err.print(f"[yellow]{r.status}:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
@@ -275,7 +303,7 @@ def ingest_bars(label: str = "ingest", unit: str = "bytes") -> Iterator[Any]:
     """A progress bar on stderr for one ingest (or another long job: `label`, counted in `unit`, bytes or
     sessions); yields the function to report (done, total) to. With no terminal attached (a log file, a
     scheduler), nothing: the summary that follows says what was done."""
-    if not err.is_terminal:
+    if not _stderr_terminal():
         yield lambda done, total: None
         return
     from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn

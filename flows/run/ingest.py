@@ -29,17 +29,43 @@ def run_ingest(
     *,
     remote: RemoteSource | None = None,
     redact_secrets: bool = True,
-    redactor: Redactor | None = None,
+    redactor: Callable[[], Redactor] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestSummary:
     """Ingest transcript files and folders, and the transcripts pushed to object-storage URLs, into the
     settings' database. Objects are fetched when new or changed (their ETag or size), into a cache beside the
     database, and every session read from them records its contributor.
 
+    Args:
+        redactor: gives the redactor the notes merged from the hooks' feedback file pass; called only when there
+            is such a folder to merge (building it compiles every pattern it has).
+
     Raises:
         ConfigError: no paths were given and none are configured.
     """
-    sources = check_sources(paths)  # folders as their files: the ingest below does not walk them again
+    return _ingest_checked(
+        db,
+        check_sources(paths),
+        fmt,
+        remote=remote,
+        redact_secrets=redact_secrets,
+        redactor=redactor,
+        progress=progress,
+    )
+
+
+def _ingest_checked(
+    db: Database,
+    sources: Sequence[Path | str],
+    fmt: Format | None = None,
+    *,
+    remote: RemoteSource | None,
+    redact_secrets: bool,
+    redactor: Callable[[], Redactor] | None,
+    progress: Callable[[int, int], None] | None,
+) -> IngestSummary:
+    """`run_ingest` of `sources` as `check_sources` gave them: folders already walked into their files (resolved),
+    which nothing walks or resolves again."""
     local = [Path(p) for p in sources if not is_url(p)]
     urls = [str(p) for p in sources if is_url(p)]
     refused: list[FileResult] = []
@@ -55,6 +81,7 @@ def run_ingest(
         summary = ingest(
             con,
             local,
+            discovered=not urls,  # a bucket's cache is a folder, walked by the ingest
             fmt=fmt or "auto",
             progress=progress or (lambda done, total: emit("ingest", done, total)),
             redact_secrets=redact_secrets,
@@ -69,7 +96,7 @@ def run_ingest(
         if ledger_path(db.path).parent.is_dir():
             from flows.delivery.hook import merge_ledger
 
-            merged = merge_ledger(con, db, redactor)
+            merged = merge_ledger(con, db, redactor() if redactor else None)
             summary.exposures, summary.exposure_lines_skipped = merged.rows, merged.skipped
         return summary
 
@@ -110,13 +137,22 @@ def ingest_with(
 ) -> IngestSummary:
     """`paths` (files, folders, object-storage URLs) ingested with the settings' consent and redaction; the
     caller holds the run lock."""
-    return run_ingest(
+    return _ingest_with_checked(ws, check_sources(paths), fmt, progress)
+
+
+def _ingest_with_checked(
+    ws: Workspace,
+    sources: Sequence[Path | str],
+    fmt: Format | None,
+    progress: Callable[[int, int], None] | None,
+) -> IngestSummary:
+    return _ingest_checked(
         ws.store,
-        paths,
+        sources,
         fmt,
         remote=ws.remote,
         redact_secrets=not ws.settings.keep_raw_text,
-        redactor=ws.redactor,
+        redactor=lambda: ws.redactor,  # built (its patterns compiled) only when the hooks' notes are merged
         progress=progress,
     )
 
@@ -131,4 +167,4 @@ def ingest_command(
     `paths` (none: the configured transcript folders)."""
     sources = check_sources(paths or ws.settings.transcripts)  # the one walk of the folders
     with ws.store.lock("playbook ingest"):
-        return ingest_with(ws, sources, fmt, progress)
+        return _ingest_with_checked(ws, sources, fmt, progress)

@@ -50,6 +50,35 @@ def test_a_table_is_drawn_as_rich_draws_it(table: tuple[list[str], list[list[str
     assert drawn.file.getvalue() == expected.file.getvalue()  # type: ignore[attr-defined]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    table=st.integers(1, 4).flatmap(
+        lambda n: st.tuples(
+            st.lists(CELLS, min_size=n, max_size=n),
+            st.lists(st.lists(CELLS, min_size=n, max_size=n), max_size=5),
+        )
+    ),
+    title=CELLS,
+    header=st.booleans(),
+)
+def test_a_titled_or_headless_table_is_drawn_as_rich_draws_it(
+    table: tuple[list[str], list[list[str]]], title: str, header: bool
+) -> None:
+    columns, rows = table
+    drawn, expected = _console(), _console()
+    saved, _render.out = _render.out, drawn
+    try:
+        print_rows(columns, rows, title=title, header=header)
+    finally:
+        _render.out = saved
+    options = {"title": escape(title), "title_justify": "left"} if title else {}
+    grid = new_table(*(escape(c) for c in columns), show_header=header, **options)
+    for row in rows:
+        grid.add_row(*(escape(c) for c in row))
+    expected.print(grid)
+    assert drawn.file.getvalue() == expected.file.getvalue()  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("rows", [10, 10_000])
 def test_the_line_by_line_drawing_is_used_for_plain_rows_that_fit(rows: int, monkeypatch: pytest.MonkeyPatch) -> None:
     console = _console()
