@@ -557,21 +557,16 @@ def _screen(
         keyless = _keyless(support.get(entry.name))
         key = _verdict_key(entry.text, key_of[keyless], rules)
         text_keys.append(key)
-        if key in found:
-            continue
-        if key in known:
-            found[key] = list(known[key])
-            continue
-        phrases = alone(entry.text)[1] if len(entry.text) <= MAX_SCREENED else None
-        found[key] = _text_holds(entry.text, vouch[keyless], phrases)
+        if key not in found:  # a verdict kept by an earlier run, or read now
+            phrases = alone(entry.text)[1] if key not in known and len(entry.text) <= MAX_SCREENED else None
+            found[key] = list(known[key]) if key in known else _text_holds(entry.text, vouch[keyless], phrases)
     pair_keys = []
     for a, b in itertools.pairwise(entries):
         key = pair_key(a.text, b.text, rules)
         pair_keys.append(key)
-        if key in found:
-            continue
-        if key in known:
+        if key in known and key not in found:
             found[key] = list(known[key])
+        if key in found:
             continue
         (fold_a, alone_a), (fold_b, alone_b) = alone(a.text), alone(b.text)
         # folded(x + " " + y) is folded(x) + " " + folded(y): the pair is read without folding it again.
