@@ -225,9 +225,16 @@ class _HeavyHead:
 
 
 def _plain(text: str) -> bool:
-    """Whether Rich prints `text`, markup escaped, as it is: no line break or tab (which it expands), and no backslash
-    (a trailing one comes out doubled)."""
-    return text.isprintable() and "\\" not in text
+    """Whether Rich prints `text`, markup escaped, as it is: no line break or tab (which it expands), no backslash
+    (a trailing one comes out doubled), and no character it counts as taking no column (a lone skin-tone modifier:
+    Rich crops a cell to its column's width and drops it)."""
+    if not (text.isprintable() and "\\" not in text):
+        return False
+    if text.isascii():
+        return True
+    from rich.cells import get_character_cell_size
+
+    return all(get_character_cell_size(ch) > 0 for ch in text)
 
 
 def _width(cell: str) -> int:
