@@ -19,7 +19,6 @@ from operator import itemgetter
 from typing import Any, Literal
 
 import duckdb
-from pydantic import BaseModel
 
 from core.errors import StoreError, VersionConflictError
 from core.models import ApplyReport, Entry, Playbook
@@ -28,23 +27,16 @@ from core.store.ledger import mark_all_applied, mark_applied
 from core.store.registry import cached_sections, known_sections, missing_playbook
 
 __all__ = [
-    "Change",
     "SessionChange",
     "Source",
     "Tip",
-    "VersionChanges",
-    "VersionRow",
-    "count_versions",
     "current_version",
-    "diff_versions",
     "entry_since",
-    "history",
     "live_entries",
     "load_version",
     "rediscovery_counts",
     "revert",
     "tip_of",
-    "version_changes",
     "write_version",
 ]
 
@@ -516,104 +508,7 @@ def _mentioned(con: duckdb.DuckDBPyConnection, session_id: str, value: str) -> b
     return bool(row and row[0])
 
 
-@dataclass(frozen=True, slots=True)
-class VersionRow:
-    """One version of a playbook, as `playbook history` lists it (a plain row: 10,000 of them are built for
-    `history --limit 0`)."""
-
-    version: int
-    created_at: datetime
-    source: str
-    session_id: str | None
-    parent_version: int | None
-    ops_proposed: int | None
-    ops_applied: int | None
-    ops_skipped: int | None
-    evaluations: int | None
-    pruned: int | None
-    n_entries: int | None
-    note: str | None
-    sessions: int = 0  # the sessions it applied: one epoch of a keyless run applies several in one version
-
-
-def history(
-    con: duckdb.DuckDBPyConnection, name: str, *, limit: int | None = None, since: Any = None
-) -> list[VersionRow]:
-    """One row per version, oldest first; only the newest `limit` (None: all) created at or after `since` (None:
-    any time)."""
-    current_version(con, name)
-    rows = con.execute(
-        "SELECT version, created_at, source, session_id, parent_version, ops_proposed, ops_applied, ops_skipped,"
-        " evaluations, pruned, n_entries, note,"
-        " (SELECT count(*) FROM version_sessions s WHERE s.playbook = v.playbook AND s.version = v.version)"
-        " FROM versions v WHERE playbook = ?"
-        " AND (?::TIMESTAMPTZ IS NULL OR created_at >= ?::TIMESTAMPTZ) ORDER BY version DESC LIMIT ?",
-        [name, since, since, limit if limit is not None else 2**62],
-    ).fetchall()
-    return [VersionRow(*row) for row in reversed(rows)]  # the columns in the fields' order
-
-
-def count_versions(con: duckdb.DuckDBPyConnection, name: str) -> int:
-    """How many versions `name` has (version 0 included)."""
-    row = con.execute("SELECT count(*) FROM versions WHERE playbook = ?", [name]).fetchone()
-    return int(row[0]) if row else 0
-
-
-@dataclass(frozen=True)
-class Change:
-    """One entry's difference between two versions."""
-
-    kind: Literal["added", "removed", "changed"]
-    name: str
-    section: str
-    before: Entry | None
-    after: Entry | None
-
-
-def diff_versions(con: duckdb.DuckDBPyConnection, name: str, v1: int, v2: int) -> list[Change]:
-    """Entries added, removed or changed (text, counters or section) from `v1` to `v2`."""
-    a = {e.name: (s, e) for s, e in load_version(con, name, v1).entries()}
-    b = {e.name: (s, e) for s, e in load_version(con, name, v2).entries()}
-    changes: list[Change] = []
-    for entry_name, (section, entry) in b.items():
-        if entry_name not in a:
-            changes.append(Change("added", entry_name, section, None, entry))
-        elif a[entry_name] != (section, entry):
-            changes.append(Change("changed", entry_name, section, a[entry_name][1], entry))
-    changes.extend(Change("removed", n, s, e, None) for n, (s, e) in a.items() if n not in b)
-    return changes
-
-
 def revert(con: duckdb.DuckDBPyConnection, name: str, version: int, *, run_id: str | None = None) -> int:
     """A new version equal to `version`: history is never rewritten."""
     target = load_version(con, name, version)
     return write_version(con, name, target, source="revert", run_id=run_id, note=f"revert to version {version}")
-
-
-class VersionChanges(BaseModel):
-    """What happened to a playbook between two versions (a publish commit's message)."""
-
-    versions: int
-    sessions: int
-    operations: dict[str, int]
-
-
-def version_changes(con: duckdb.DuckDBPyConnection, name: str, after: int, upto: int) -> VersionChanges:
-    """What happened to `name` in versions `after` < v <= `upto`: versions, sessions applied, and the
-    operations applied by type (for a publish commit's message)."""
-    row = con.execute(
-        "SELECT (SELECT count(*) FROM versions WHERE playbook = $p AND version > $a AND version <= $u),"
-        " (SELECT count(DISTINCT s.session_id) FROM version_sessions s JOIN versions v USING (playbook, version)"
-        "  WHERE v.source = 'session' AND s.playbook = $p AND s.version > $a AND s.version <= $u)",
-        {"p": name, "a": after, "u": upto},
-    ).fetchone()
-    ops = con.execute(
-        "SELECT type, count(*) FROM operations WHERE playbook = ? AND version > ? AND version <= ?"
-        " AND status = 'applied' GROUP BY type ORDER BY type",
-        [name, after, upto],
-    ).fetchall()
-    return VersionChanges(
-        versions=int(row[0]) if row else 0,
-        sessions=int(row[1]) if row else 0,
-        operations={str(t): int(n) for t, n in ops},
-    )

@@ -28,7 +28,8 @@ from core.io.git import (
     set_branch,
     work_tree_root,
 )
-from core.store.versions import VersionChanges, current_version, version_changes
+from core.store.history import VersionChanges, version_changes
+from core.store.versions import current_version
 from flows.context import Database
 from flows.delivery.exports import (
     DEFAULT_GIT_KINDS,

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Literal
 from core.invisible import removed, visible
 from core.markdown import format_bullets, to_markdown
 from core.models import Playbook
+from core.store.history import Change, VersionRow, count_versions, diff_versions, history
 from core.store.provenance import entries_by_provider
 from core.store.registry import PlaybookStats, playbook_stats
-from core.store.versions import Change, VersionRow, count_versions, diff_versions, history, load_version
+from core.store.versions import load_version
 from flows.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -15,18 +15,16 @@ from core.errors import StoreError, TransientError, VersionConflictError
 from core.models import CuratorOutput, Playbook, ReflectorOutput
 from core.operations import apply_session, empty_playbook
 from core.store.db import connect
+from core.store.history import diff_versions, history, version_changes
 from core.store.registry import ensure_playbook
 from core.store.versions import (
     SessionChange,
     current_version,
-    diff_versions,
     entry_since,
-    history,
     live_entries,
     load_version,
     revert,
     tip_of,
-    version_changes,
     write_version,
 )
 from tests.helpers import pb

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from core.selection import SessionFilter
 from core.store.db import open_db
+from core.store.history import history, version_changes
 from core.store.ingest import ingest
 from core.store.provenance import entry_life
-from core.store.versions import history, version_changes
 from flows.cli import app
 from flows.config import Settings
 from flows.run.curation import run_curation

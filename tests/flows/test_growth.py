@@ -14,8 +14,8 @@ import pytest
 from core.llm.claude import AnthropicProvider, make_client
 from core.llm.pricing import CostCap
 from core.store.db import open_db
+from core.store.history import history
 from core.store.ingest import ingest
-from core.store.versions import history
 from flows.config import Settings
 from flows.models.providers import ProviderSpec
 from flows.run.curation import run_curation

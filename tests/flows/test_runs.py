@@ -19,8 +19,9 @@ from core.io.lock import run_lock
 from core.llm.base import LLMRequest, LLMResponse
 from core.selection import SessionFilter
 from core.store.db import open_db
+from core.store.history import history
 from core.store.ingest import ingest
-from core.store.versions import history, load_version
+from core.store.versions import load_version
 from flows.config import Settings
 from flows.run.curation import run_curation
 from flows.workspace import Workspace
