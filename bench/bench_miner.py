@@ -24,7 +24,7 @@ from core.models import SessionMessage  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402
 from core.store.sessions import load_messages  # noqa: E402
-from tests.labelled import HALVES, LabelledSet, Score, labelled_set, score  # noqa: E402
+from tests.labelled import HALVES, LabelledSet, Score, ceiling, labelled_set, score  # noqa: E402
 
 Sessions = list[tuple[str, str | None, str | None, list]]  # type: ignore[type-arg]
 
@@ -161,6 +161,21 @@ def main() -> None:
             f"{half}: {found.entries} entries from {len(labelled.sessions)} sessions against {found.lessons} labelled"
             f" lessons: recall {found.recall:.0%} ({len(found.found)} found), precision {found.precision:.0%},"
             f" junk {found.junk_count}, unsafe {len(found.unsafe)}"
+        )
+        best = ceiling(labelled, ((sid, messages) for sid, _, _, messages in _read(db)))
+        print(
+            f"  at best, quoting the user: {best.in_a_sentence} of {best.lessons} lessons have every token in one"
+            f" sentence the user typed ({best.in_a_sentence / best.lessons:.0%}), {best.in_a_prompt} in one prompt"
+            f" ({best.in_a_prompt / best.lessons:.0%}); {best.in_a_message} in one message of any kind"
+            f" ({best.in_a_message / best.lessons:.0%}, the agent's and tools' included)"
+        )
+        rows.append(
+            Row(
+                f"miner {half}",
+                f"{half}: lessons whose tokens lie in one sentence the user typed (a quoting miner's best)",
+                "share",
+                [best.in_a_sentence / best.lessons],
+            )
         )
         if args.verbose and half != "test":  # the test half is measured, never read while tuning
             for text in sorted(set(entries) - set(found.matching)):

@@ -133,7 +133,7 @@ def _stopped(message: SessionMessage) -> Stopped:
     return Stopped(what=kinds.get(message.tool_name or "", "tool"))
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
     """The sentences of what the user typed (a line break ends one too), without the full stop that ends the last
     (the others lose theirs to the split)."""
     flat = _CONTINUED.sub(" ", text)
@@ -146,10 +146,10 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     this repo we commit ...", "we don't need backward compatibility"), or with a strong cue (`_STRONG`: "do not
     make assumptions"): the whole prompt when it is short, else each sentence that says so, after the sentence
     before it when it is a short order that leans on it ("avoid inventing our own")."""
-    sentences = _sentences(text)
+    split = sentences(text)
     cued = [
         i
-        for i, sentence in enumerate(sentences)
+        for i, sentence in enumerate(split)
         if cue.search(sentence) and not _asks(sentence) and not _TASK_BOUND.match(sentence)
     ]
     if not cued:
@@ -159,8 +159,8 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
         return [whole]
     said = []
     for i in cued:
-        short = len(sentences[i]) < _SHORT and i > 0 and bool(_LEANS.match(sentences[i]))
-        said.append(f"{sentences[i - 1]}. {sentences[i]}" if short else sentences[i])
+        short = len(split[i]) < _SHORT and i > 0 and bool(_LEANS.match(split[i]))
+        said.append(f"{split[i - 1]}. {split[i]}" if short else split[i])
     return said
 
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from core.models import SessionMessage
+from core.said import sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "data" / "lessons" / "mined.json"
@@ -152,6 +156,34 @@ def score(entries: list[str], against: LabelledSet | None = None) -> Score:
     result.junk = {k: v for k, v in junk.items() if v}
     result.unsafe = [e for e in entries if UNSAFE.search(e)]
     return result
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """How many labelled lessons a miner that only quotes the user could state at best: those whose tokens all lie
+    in one sentence the user typed, in one prompt, or in one message of any kind (the agent's and tools' included,
+    which a keyless run may not quote)."""
+
+    lessons: int
+    in_a_sentence: int
+    in_a_prompt: int
+    in_a_message: int
+
+
+def ceiling(labelled: LabelledSet, sessions: Iterable[tuple[str, Sequence[SessionMessage]]]) -> Ceiling:
+    """The `Ceiling` of `labelled` over its sessions' messages (session id, messages); aggregate counts only, so it
+    can be read for the test half without reading its lessons."""
+    n = sentence = prompt = message = 0
+    for sid, messages in sessions:
+        prompts = [m.text for m in messages if m.is_prompt and m.text]
+        typed = [s for p in prompts for s in sentences(p)]
+        texts = [m.text for m in messages if m.text]
+        for lesson in labelled.sessions.get(sid, {"lessons": []})["lessons"]:
+            n += 1
+            sentence += any(matches(s, lesson) for s in typed)
+            prompt += any(matches(p, lesson) for p in prompts)
+            message += any(matches(t, lesson) for t in texts)
+    return Ceiling(n, sentence, prompt, message)
 
 
 def mined_entries(labelled: LabelledSet, work: Path) -> list[str]:

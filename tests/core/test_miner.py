@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core.miner import History, clip, command_key, mine, observe
 from core.models import SessionMessage
-from tests.labelled import LabelledSet, score
+from tests.labelled import LabelledSet, ceiling, score
 from tests.profiles import examples
 
 
@@ -504,3 +504,20 @@ def test_an_entry_states_only_the_lessons_of_its_own_repository() -> None:
     assert score([same], labelled).found == ["a-zsh"] and score([same], labelled).precision == 1.0
     assert score([other], labelled).found == [] and score([other], labelled).precision == 0.0
     assert score(["The agent's shell is zsh."], labelled).found == ["a-zsh"]  # bound to no project: any
+
+
+def test_the_ceiling_counts_a_lesson_by_where_its_tokens_lie_together() -> None:
+    lessons = [
+        {"id": "one-sentence", "tokens": ["mise", "lint"]},
+        {"id": "one-prompt", "tokens": ["staging", "deploy"]},
+        {"id": "agent-only", "tokens": ["t.Chdir", "tests"]},
+        {"id": "nowhere", "tokens": ["posthog"]},
+    ]
+    labelled = LabelledSet("dev", {"s": {"project": "cli", "repo": "org+cli", "lessons": lessons}}, ())
+    session = (
+        Session()
+        .prompt("Always lint with mise run lint. We deploy from main.\nThe staging box is separate.")
+        .run("go test ./...", "use t.Chdir in tests, not os.Chdir")
+    )
+    best = ceiling(labelled, [("s", session.messages), ("unlabelled", session.messages)])
+    assert (best.lessons, best.in_a_sentence, best.in_a_prompt, best.in_a_message) == (4, 1, 2, 3)
