@@ -75,7 +75,9 @@ _SEND = (
 )
 _WHERE = (
     r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
-    r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form)"
+    r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form"
+    # a destination named by a link (masked to "(a link)" before the screen reads it) or pointed at ("there")
+    r"|(?:link|there|site|server|bucket|endpoint)s?\b)"
 )
 # Words between: anything but the end of a sentence (`;` marks each end: a dot in `terraform.tfstate` is none).
 _GAP = r"[^;]"
