@@ -70,7 +70,14 @@ def test_a_read_command_imports_no_heavy_library(db: Path, args: list[str]) -> N
 
 
 # Printed as plain lines into a pipe, these do not load Rich either (~20 ms of CPU).
-PLAIN = [["show"], ["history"], ["history", "--limit", "0"], ["sql", "select count(*) from entries"], ["sessions"]]
+PLAIN = [
+    ["show"],
+    ["history"],
+    ["history", "--limit", "0"],
+    ["sql", "select count(*) from entries"],
+    ["sessions"],
+    ["why", "pat-001"],
+]
 
 
 @pytest.mark.slow
