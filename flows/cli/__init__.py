@@ -80,23 +80,29 @@ class _Playbook(typer.Typer):
         only = _only(words[0]) if words and not words[0].startswith("-") else None
         if only is None:
             return super().__call__(*args, **kwargs)
-        if words[0] in _READS:
-            return _read(only, *args, **kwargs)
+        if words[0] in _SHORT:
+            return _short(only, words[0] in _READS, *args, **kwargs)
         return typer.Typer.__call__(only, *args, **kwargs)
 
 
 # The read commands: a few queries and their rendering, then the process ends.
 _READS = frozenset({"diff", "history", "sessions", "show", "sql", "stats", "why"})
+# The commands after which the process ends with nothing left for a finalizer to do: the reads, and ingest (its rows
+# are committed and its files closed by then; with nothing new it takes about as long as a read).
+_SHORT = _READS | {"ingest"}
 
 
-def _read(only: typer.Typer, *args: Any, **kwargs: Any) -> Any:
-    """Run a read command with Python's cycle collector off, and leave what it allocated to the end of the process.
+def _short(only: typer.Typer, reading: bool, *args: Any, **kwargs: Any) -> Any:
+    """Run a command whose process ends with it, leaving what it allocated to the end of the process; a read
+    command (`reading`) with Python's cycle collector off.
 
-    A read command makes little cyclic garbage once it has started, but the collector walks the ~45,000 objects the
-    libraries left (Typer, pydantic, DuckDB) whenever allocations pile up, and the interpreter's teardown walks them
-    again to free them a moment before the process ends: a third of a read command's CPU (bench/bench_cli.py)."""
+    The collector walks the ~45,000 objects the libraries left (Typer, pydantic, DuckDB) whenever allocations pile up,
+    and the interpreter's teardown walks them again to free them a moment before the process ends: a third of a read
+    command's CPU (bench/bench_cli.py). A read makes little cyclic garbage once started; ingest, which may read
+    gigabytes, keeps the collector on."""
     collecting = gc.isenabled()
-    gc.disable()
+    if reading:
+        gc.disable()
     try:
         return typer.Typer.__call__(only, *args, **kwargs)
     except SystemExit:  # how Typer ends a command: the teardown need not walk what it is about to drop

@@ -5,6 +5,7 @@ migration first (then it gets one)."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -93,6 +94,16 @@ def test_a_read_command_printing_plain_lines_into_a_pipe_does_not_load_rich(db: 
     assert done.returncode == 0, done.stderr
     (said,) = [line for line in done.stderr.splitlines() if line.startswith("HEAVY")]
     assert said == "HEAVY []", f"`playbook {' '.join(args)}` loaded Rich"
+
+
+def test_a_read_command_called_in_process_turns_the_cycle_collector_back_on(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the command line's read commands run with it off (the process ends with them); a caller's process goes on
+    assert gc.isenabled()
+    app(["sql", "select count(*) as n from entries", "--json", "--db", str(db)], standalone_mode=False)
+    assert gc.isenabled()
+    assert json.loads(capsys.readouterr().out) == [{"n": 2}]
 
 
 def _digest(path: Path) -> str:
