@@ -87,26 +87,30 @@ class _Playbook(typer.Typer):
 
 # The read commands: a few queries and their rendering, then the process ends.
 _READS = frozenset({"diff", "history", "sessions", "show", "sql", "stats", "why"})
-# The commands after which the process ends with nothing left for a finalizer to do: the reads, and ingest (its rows
-# are committed and its files closed by then; with nothing new it takes about as long as a read).
+# The commands whose process the collector's start-up walks cost a good share of: the reads, and ingest (with nothing
+# new, about as short as a read).
 _SHORT = _READS | {"ingest"}
 
 
 def _short(only: typer.Typer, reading: bool, *args: Any, **kwargs: Any) -> Any:
-    """Run a command whose process ends with it, leaving what it allocated to the end of the process; a read
-    command (`reading`) with Python's cycle collector off.
+    """Run a short command without Python's cycle collector walking, again and again, the ~45,000 objects start-up
+    left (Typer, pydantic, DuckDB): a third of a read command's CPU (bench/bench_cli.py).
 
-    The collector walks the ~45,000 objects the libraries left (Typer, pydantic, DuckDB) whenever allocations pile up,
-    and the interpreter's teardown walks them again to free them a moment before the process ends: a third of a read
-    command's CPU (bench/bench_cli.py). A read makes little cyclic garbage once started; ingest, which may read
-    gigabytes, keeps the collector on."""
+    A read command (`reading`) runs with the collector off (it makes little cyclic garbage), and leaves what it
+    allocated to the end of the process (the teardown would walk it all once more to free it a moment before the
+    process ends). Ingest, which may read gigabytes, keeps the collector on; on the command line (where Typer ends the
+    process), what start-up loaded is frozen first, out of its walks. (Frozen at the end, ingest's DuckDB objects
+    would be reported as leaked by DuckDB's bindings.)"""
     collecting = gc.isenabled()
     if reading:
         gc.disable()
+    elif kwargs.get("standalone_mode", True):
+        gc.freeze()
     try:
         return typer.Typer.__call__(only, *args, **kwargs)
-    except SystemExit:  # how Typer ends a command: the teardown need not walk what it is about to drop
-        gc.freeze()
+    except SystemExit:  # how Typer ends a command on the command line
+        if reading:
+            gc.freeze()
         raise
     finally:
         if collecting:
