@@ -81,36 +81,28 @@ class _Playbook(typer.Typer):
         if only is None:
             return super().__call__(*args, **kwargs)
         if words[0] in _SHORT:
-            return _short(only, words[0] in _READS, *args, **kwargs)
+            return _short(only, *args, **kwargs)
         return typer.Typer.__call__(only, *args, **kwargs)
 
 
-# The read commands: a few queries and their rendering, then the process ends.
-_READS = frozenset({"diff", "history", "sessions", "show", "sql", "stats", "why"})
-# The commands whose process the collector's start-up walks cost a good share of: the reads, and ingest (with nothing
-# new, about as short as a read).
-_SHORT = _READS | {"ingest"}
+# Short commands: the reads (a few queries and their rendering) and ingest (with nothing new, about as short as a read;
+# a full one hands its work to DuckDB, and a 253 MB archive leaves the collector < 1,000 objects to collect).
+_SHORT = frozenset({"diff", "history", "ingest", "sessions", "show", "sql", "stats", "why"})
 
 
-def _short(only: typer.Typer, reading: bool, *args: Any, **kwargs: Any) -> Any:
-    """Run a short command without Python's cycle collector walking, again and again, the ~45,000 objects start-up
-    left (Typer, pydantic, DuckDB): a third of a read command's CPU (bench/bench_cli.py).
+def _short(only: typer.Typer, *args: Any, **kwargs: Any) -> Any:
+    """Run a short command with Python's cycle collector off, and leave what it allocated to the end of the process.
 
-    A read command (`reading`) runs with the collector off (it makes little cyclic garbage), and leaves what it
-    allocated to the end of the process (the teardown would walk it all once more to free it a moment before the
-    process ends). Ingest, which may read gigabytes, keeps the collector on; on the command line (where Typer ends the
-    process), what start-up loaded is frozen first, out of its walks. (Frozen at the end, ingest's DuckDB objects
-    would be reported as leaked by DuckDB's bindings.)"""
+    The collector walks the ~45,000 objects start-up left (Typer, pydantic, DuckDB) whenever allocations pile up,
+    and the interpreter's teardown walks them again to free them a moment before the process ends: a third of a read
+    command's CPU (bench/bench_cli.py). (Frozen with the collector left on, DuckDB's bindings report their objects as
+    leaked on the way out.)"""
     collecting = gc.isenabled()
-    if reading:
-        gc.disable()
-    elif kwargs.get("standalone_mode", True):
-        gc.freeze()
+    gc.disable()
     try:
         return typer.Typer.__call__(only, *args, **kwargs)
     except SystemExit:  # how Typer ends a command on the command line
-        if reading:
-            gc.freeze()
+        gc.freeze()
         raise
     finally:
         if collecting:
