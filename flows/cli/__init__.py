@@ -6,7 +6,7 @@ The project's errors (`PlaybookError`) are translated once, here, for every comm
 stderr and exit 1; usage errors exit 2 (Typer's default); Ctrl-C prints one line and exits 130. No traceback.
 Each command imports what it uses inside its body, and only the command named is built: `--help` and the read
 commands never load Prefect, the anthropic SDK or the run loop, and a read command printing into a pipe not even Rich
-(bench/bench_cli.py: 2.1-2.7x the CPU of a bare Python running the same queries; the libraries alone 1.8x).
+(bench/bench_cli.py: 1.7-1.9x the CPU of a bare Python running the same queries; the libraries alone 2.0x).
 """
 
 from __future__ import annotations
