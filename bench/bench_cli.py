@@ -10,7 +10,8 @@ a ratio pass; commands and floors alternate (interleaved), --rounds rounds (min 
 
 Goals: each read command <= 2x its floor; `--help` < 1 s of CPU; an idle `nightly` (the bundled samples, already
 curated with the heuristic provider) < 5 s of CPU (it must not start Prefect). A reference row, no goal: the
-libraries a read command cannot do without (Typer, pydantic) loaded before the same query as `sql "select 1"`.
+libraries a read command cannot do without (a Typer command with the options of `sql`, its settings from
+pydantic-settings, DuckDB) running the same query as `sql "select 1"`, with no code of ours.
 """
 
 from __future__ import annotations
@@ -65,16 +66,26 @@ INSERT INTO sessions (session_id, format, source_path, project, cwd, started_at,
 """
 # What `core.store.db` runs to open, check or migrate a file: the command's overhead, not its query.
 _OVERHEAD = ("schema_version", "derived_objects", "information_schema", "pragma_database_size", "SET ")
-# The libraries every read command loads (Typer, pydantic with one model; Rich only on a terminal) before the same
-# queries as `sql "select 1"`: what a read command would cost with no code of ours (a reference, not a goal).
+# The libraries every read command loads, with no code of ours: a Typer command with the options of `sql`, settings
+# from pydantic-settings (the database's path), and the same query as `sql "select 1"` (Rich only on a terminal).
+# What a read command would cost if it were only its libraries: a reference, not a goal.
 LIBRARIES = (
+    "from pathlib import Path\n"
+    "from typing import Annotated\n"
     "import typer\n"
-    "from pydantic import BaseModel\n"
-    "class Row(BaseModel):\n"
-    "    n: int\n"
-    "import sys, duckdb\n"
-    "con = duckdb.connect(sys.argv[1], read_only=True)\n"
-    "print(Row(n=con.execute('select 1').fetchall()[0][0]))\n"
+    "from pydantic_settings import BaseSettings, SettingsConfigDict\n"
+    "class Settings(BaseSettings):\n"
+    "    model_config = SettingsConfigDict(env_prefix='PLAYBOOK_')\n"
+    "    db: Path = Path('data/playbook.duckdb')\n"
+    "    wait_s: float = 15.0\n"
+    "def sql(query: str, as_json: Annotated[bool, typer.Option('--json')] = False,\n"
+    "        db: Annotated[Path | None, typer.Option('--db')] = None,\n"
+    "        wait: Annotated[float | None, typer.Option('--wait')] = None) -> None:\n"
+    "    import duckdb\n"
+    "    settings = Settings(**{k: v for k, v in (('db', db), ('wait_s', wait)) if v is not None})\n"
+    "    con = duckdb.connect(str(settings.db), read_only=True)\n"
+    "    print(con.execute(query).fetchall())\n"
+    "typer.run(sql)\n"
 )
 FLOOR = (
     "import pickle, sys, duckdb\n"
@@ -158,7 +169,7 @@ def main() -> None:
         floor_file.write_bytes(pickle.dumps(queries_of(command, db)))
         measures[name] = [playbook, *command, "--db", str(db)]
         measures[f"floor {name}"] = [sys.executable, "-c", FLOOR, str(db), str(floor_file)]
-    measures["libraries"] = [sys.executable, "-c", LIBRARIES, str(db)]
+    measures["libraries"] = [sys.executable, "-c", LIBRARIES, "select 1", "--db", str(db)]
     measures["python -c pass"] = [sys.executable, "-c", "pass"]
     measures["--help"] = [playbook, "--help"]
     measures["nightly (idle)"] = [
@@ -187,7 +198,7 @@ def main() -> None:
         rows.append(row)
     reference = Row(
         "cli",
-        'the libraries alone (Typer, pydantic) and sql "select 1"',
+        'the libraries alone (a Typer command, pydantic-settings, DuckDB) and sql "select 1"',
         "s CPU",
         samples_cpu["libraries"],
         "a bare Python running the same queries",

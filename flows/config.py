@@ -8,12 +8,10 @@ trust`), only its harmless keys apply (`core.trust`), and each file read is kept
 from __future__ import annotations
 
 import difflib
-import getpass
 import hashlib
 import os
 import re
 import socket
-import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -306,6 +304,8 @@ class Settings(BaseSettings):
         """`contributor`, else a stable pseudonym of this user on this host (the same every run)."""
         if self.contributor:
             return self.contributor
+        import getpass  # only here: a command starts without it
+
         seed = f"{getpass.getuser()}@{socket.gethostname()}"
         return "dev-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
 
@@ -430,6 +430,8 @@ def read_config_file(path: Path) -> tuple[dict[str, Any], str]:
     Raises:
         ConfigError: the file cannot be read, is not valid TOML, or has a key that is no setting.
     """
+    import tomllib  # only when there is a file to read (it compiles its patterns on import)
+
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -43,6 +43,7 @@ __all__ = [
     "print_json",
     "print_marked",
     "print_rows",
+    "print_styled",
     "progress_bars",
     "render_changes",
     "render_guards",
@@ -125,12 +126,22 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]], *, title: 
         header: False: no row of column names.
     """
     heads = [_shown(c) for c in columns]
-    cells = [[_shown(c) for c in row] for row in rows]
+    cells: list[Sequence[str]] = []
+    simple: list[bool] = []  # per row: every cell printable ASCII (`_ascii_plain`)
     title = _shown(title)
     widths = [_width(c) if header else 0 for c in heads]  # Rich measures the names only when it shows them
     printable = True  # every cell printed by Rich as it is (`_plain`)
-    for row in cells:
-        for i, cell in enumerate(row):
+    for row in rows:
+        simple.append(_ascii_plain("".join(row)))
+        if simple[-1]:  # most rows: every cell shown as it is, as wide as it is long
+            cells.append(row)
+            for i, cell in enumerate(row):
+                if len(cell) > widths[i]:
+                    widths[i] = len(cell)
+            continue
+        shown = [_shown(c) for c in row]
+        cells.append(shown)
+        for i, cell in enumerate(shown):
             widths[i] = max(widths[i], _width(cell))
             printable = printable and _plain(cell)
     printable = printable and all(_plain(h) for h in heads) and _plain(title)
@@ -165,6 +176,8 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]], *, title: 
         )
         return left + middle.join(padded) + right
 
+    # a row of printable ASCII cells, each padded to its column's width (`line` for those, in one format)
+    body = f"{b.mid_left} " + f" {b.mid_vertical} ".join(f"{{:<{w}}}" for w in widths) + f" {b.mid_right}"
     head = [
         rule(b.top_left, b.top, b.top_divider, b.top_right),
         line(b.head_left, b.head_vertical, b.head_right, heads, bold),
@@ -173,7 +186,10 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]], *, title: 
     lines = [
         *([title] if title else []),
         *(head if header else [rule(b.headless_left, b.headless_top, b.headless_divider, b.headless_right)]),
-        *(line(b.mid_left, b.mid_vertical, b.mid_right, row) for row in cells),
+        *(
+            body.format(*row) if fast else line(b.mid_left, b.mid_vertical, b.mid_right, row)
+            for row, fast in zip(cells, simple, strict=True)
+        ),
         rule(b.bottom_left, b.bottom, b.bottom_divider, b.bottom_right),
     ]
     (sys.stdout if isinstance(out, _Console) and not out.started else out.file).write("\n".join(lines) + "\n")
@@ -183,10 +199,19 @@ def print_marked(style: str, head: str, text: str) -> None:
     """`head` in `style` (a Rich colour), a space, then `text`; both plain (untrusted text is fine: nothing in it is
     read as markup, invisible characters are escaped). On a terminal through Rich, in colour; into a pipe the very
     line Rich would print there, written without loading Rich."""
-    line = f"{_shown(head)} {_shown(text)}"
+    print_styled((style, head), ("", f" {text}"), highlight=False)
+
+
+def print_styled(*parts: tuple[str, str], highlight: bool = True) -> None:
+    """One line of (style, text) parts: `style` a Rich style ("" for none), `text` plain (untrusted text is fine:
+    nothing in it is read as markup, invisible characters are escaped). On a terminal through Rich, styled (and
+    highlighted unless `highlight` is False); into a pipe the very line Rich would print there, written without
+    loading Rich."""
+    line = "".join(_shown(text) for _, text in parts)
     lazy = isinstance(out, _Console) and not out.started
     if not lazy or _stdout()[2] or not _plain(line):
-        out.print(f"[{style}]{escape(head)}[/{style}] {escape(text)}", highlight=False)
+        marked = "".join(f"[{style}]{escape(text)}[/{style}]" if style else escape(text) for style, text in parts)
+        out.print(marked, highlight=highlight)
         return
     sys.stdout.write(line + "\n")
 
@@ -235,6 +260,12 @@ def _plain(text: str) -> bool:
     from rich.cells import get_character_cell_size
 
     return all(get_character_cell_size(ch) > 0 for ch in text)
+
+
+def _ascii_plain(text: str) -> bool:
+    """Printable ASCII without a backslash: shown as it is (`_shown`), printed by Rich as it is (`_plain`), as many
+    columns wide as it is long (`_width`)."""
+    return text.isascii() and text.isprintable() and "\\" not in text
 
 
 def _width(cell: str) -> int:
@@ -455,16 +486,18 @@ def render_sources(sources: dict[str, Source]) -> None:
 
 
 def render_life(life: dict[str, Any], indent: str = "") -> None:
-    """`playbook why`: an entry's life as a timeline, the sessions behind it, and its sources' lives."""
+    """`playbook why`: an entry's life as a timeline, the sessions behind it, and its sources' lives. Into a pipe
+    without loading Rich where its lines and table are plain (`print_styled`, `print_rows`)."""
     now = life["now"]
-    head = f"{indent}[bold]{escape(life['entry_id'])}[/bold]"
+    head = ("bold", life["entry_id"])
     if now:
-        out.print(
-            f"{head} ({escape(now['section'])}; helpful {now['helpful']}, harmful {now['harmful']}):"
-            f" {escape(now['text'])}"
+        print_styled(
+            ("", indent),
+            head,
+            ("", f" ({now['section']}; helpful {now['helpful']}, harmful {now['harmful']}): {now['text']}"),
         )
     else:
-        out.print(f"{head} (no longer live)")
+        print_styled(("", indent), head, ("", " (no longer live)"))
     sources = life.get("rests_on")
     if sources and sources["citations"]:
         from core.citations import Citation
@@ -472,8 +505,8 @@ def render_life(life: dict[str, Any], indent: str = "") -> None:
         cited = ", ".join(Citation.model_validate(c).shown() for c in sources["citations"])
         said = {"held": f"held: {sources['reason']}", "ok": "all there", "unchecked": "not checked here"}
         where = (sources["root"] or "?") + (f" at {sources['commit'][:12]}" if sources.get("commit") else "")
-        out.print(f"{indent}rests on {escape(cited)} in {escape(where)}: {escape(said[sources['status']])}")
-    table = new_table("version", "date", "what", "session", "detail")
+        print_styled(("", f"{indent}rests on {cited} in {where}: {said[sources['status']]}"))
+    rows = []
     for e in life["events"]:
         detail = {
             "ADD": f"added: {e['new_text']}"
@@ -486,30 +519,29 @@ def render_life(life: dict[str, Any], indent: str = "") -> None:
             "TAG": f"{e['rating']}: {e['rationale'] or ''}",
             "PRUNE": e["reason"] or "",
         }.get(e["event"], e["reason"] or "")
-        session = e["session_id"] or e["source"]
-        table.add_row(str(e["version"]), (e["at"] or "")[:10], e["event"], escape(session), escape(detail))
-    out.print(table)
+        rows.append((str(e["version"]), (e["at"] or "")[:10], e["event"], e["session_id"] or e["source"], detail))
+    print_rows(("version", "date", "what", "session", "detail"), rows)
     for sid, info in life["sessions"].items():
         where = ", ".join(
             str(x)
             for x in (info["project"], (info["started_at"] or "")[:10], info.get("contributor"), info.get("removed"))
             if x
         )
-        out.print(f"{indent}session {escape(sid)} ({escape(where)}): {escape(repr(info['first_prompt'] or ''))}")
+        print_styled(("", f"{indent}session {sid} ({where}): {info['first_prompt'] or ''!r}"))
         if info["analysis"]:
-            out.print(f"{indent}  reflector: {escape(info['analysis'])}")
+            print_styled(("", f"{indent}  reflector: {info['analysis']}"))
         if info["reasoning"]:
-            out.print(f"{indent}  curator: {escape(info['reasoning'])}")
+            print_styled(("", f"{indent}  curator: {info['reasoning']}"))
     if life["rediscoveries"]:
         found = life["rediscoveries"]
         mean = sum(r["similarity"] or 0 for r in found) / len(found)
-        out.print(f"{indent}rediscovered {len(found)} time(s) (mean similarity {mean:.2f})")
+        print_styled(("", f"{indent}rediscovered {len(found)} time(s) (mean similarity {mean:.2f})"))
     for row in life["triggers"]:
-        out.print(f'{indent}trigger "{escape(row["triggers"])}": {describe_recurrence(row)} (an observation)')
+        print_styled(("", f'{indent}trigger "{row["triggers"]}": {describe_recurrence(row)} (an observation)'))
     if life.get("impact"):
-        out.print(f"{indent}impact: {describe_impact(life['impact'])}")
+        print_styled(("", f"{indent}impact: {describe_impact(life['impact'])}"))
     for source in life["sources"]:
-        out.print(f"{indent}[dim]source of the merge:[/dim]")
+        print_styled(("", indent), ("dim", "source of the merge:"))
         render_life(source, indent + "  ")
 
 

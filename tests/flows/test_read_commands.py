@@ -5,6 +5,7 @@ migration first (then it gets one)."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -67,10 +68,18 @@ def test_a_read_command_imports_no_heavy_library(db: Path, args: list[str]) -> N
     assert done.stdout.strip(), "it printed nothing"
     (said,) = [line for line in done.stderr.splitlines() if line.startswith("HEAVY")]
     assert said == "HEAVY []", f"`playbook {' '.join(args)}` imported {said[6:]}"
+    assert "leaked" not in done.stderr  # what it left to the end of the process is not reported by DuckDB's bindings
 
 
 # Printed as plain lines into a pipe, these do not load Rich either (~20 ms of CPU).
-PLAIN = [["show"], ["history"], ["history", "--limit", "0"], ["sql", "select count(*) from entries"], ["sessions"]]
+PLAIN = [
+    ["show"],
+    ["history"],
+    ["history", "--limit", "0"],
+    ["sql", "select count(*) from entries"],
+    ["sessions"],
+    ["why", "pat-001"],
+]
 
 
 @pytest.mark.slow
@@ -86,6 +95,16 @@ def test_a_read_command_printing_plain_lines_into_a_pipe_does_not_load_rich(db: 
     assert done.returncode == 0, done.stderr
     (said,) = [line for line in done.stderr.splitlines() if line.startswith("HEAVY")]
     assert said == "HEAVY []", f"`playbook {' '.join(args)}` loaded Rich"
+
+
+def test_a_read_command_called_in_process_turns_the_cycle_collector_back_on(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the command line's read commands run with it off (the process ends with them); a caller's process goes on
+    assert gc.isenabled()
+    app(["sql", "select count(*) as n from entries", "--json", "--db", str(db)], standalone_mode=False)
+    assert gc.isenabled()
+    assert json.loads(capsys.readouterr().out) == [{"n": 2}]
 
 
 def _digest(path: Path) -> str:

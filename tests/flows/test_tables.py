@@ -1,6 +1,6 @@
-"""The tables of the read commands (`history`, `sessions`, `sql`) are drawn line by line when they fit, and the
-marked lines of `diff` written as they are into a pipe: character for character what Rich prints there, whatever
-the cells and texts hold."""
+"""The tables of the read commands (`history`, `sessions`, `sql`, `why`) are drawn line by line when they fit, and the
+marked lines of `diff` and styled lines of `why` written as they are into a pipe: character for character what Rich
+prints there, whatever the cells and texts hold."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from flows.cli import _render
-from flows.cli._render import escape, new_table, print_marked, print_rows
+from flows.cli._render import escape, new_table, print_marked, print_rows, print_styled
 
 CELLS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12) | st.text(
     "abc 123-:.", max_size=20
@@ -100,3 +100,19 @@ def test_a_marked_line_in_a_pipe_is_what_rich_prints_there(style: str, head: str
     with patch.object(_render, "out", fresh), redirect_stdout(piped):
         print_marked(style, head, text)
     assert piped.getvalue() == expected.file.getvalue()  # type: ignore[attr-defined]
+
+
+STYLES = st.sampled_from(["", "bold", "dim", "green"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.tuples(STYLES, CELLS), min_size=1, max_size=4), highlight=st.booleans())
+def test_a_styled_line_in_a_pipe_is_what_rich_prints_there(parts: list[tuple[str, str]], highlight: bool) -> None:
+    expected = _console()
+    expected.print("".join(f"[{s}]{escape(t)}[/{s}]" if s else escape(t) for s, t in parts), highlight=highlight)
+    piped = io.StringIO()
+    fresh = _render._Console(soft_wrap=True, emoji=False, width=160)  # as `out` is before anything printed
+    with patch.object(_render, "out", fresh), redirect_stdout(piped):
+        print_styled(*parts, highlight=highlight)
+    assert piped.getvalue() == expected.file.getvalue()  # type: ignore[attr-defined]
+    assert not fresh.started or not all(t.isascii() and t.isprintable() and "\\" not in t for _, t in parts)
