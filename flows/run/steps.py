@@ -36,6 +36,7 @@ from core.store.db import transaction
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchanges, reusable_reflection
 from core.store.exposure import exposed_entries
+from core.store.findings import RulesFinding, record_findings
 from core.store.ledger import (
     applied_among,
     mark_all_applied,
@@ -150,11 +151,12 @@ def _run_step(
     (`ANSWER_FAILURES`), fails the session and counts against it; a failed call (the API, the network, a
     deadline) fails it without counting.
 
-    No connection is open while the model works: the database is opened briefly to prepare, and again to
-    store the answers that arrived within `STORE_EVERY_S` of the first one held (so a run killed later reuses
-    them instead of paying again, and loses at most that second of answers), which leaves the file free for
-    other commands in between. Answers that arrive together (an instant or local model, a batch) are stored
-    with one opening of the file, whose cost (~20 ms of CPU) would otherwise be paid per answer.
+    The rules' answers are not stored here (`apply_epoch_sessions` stores them as findings). No connection is open
+    while the model works: the database is opened briefly to prepare, and again to store the answers that arrived
+    within `STORE_EVERY_S` of the first one held (so a run killed later reuses them instead of paying again, and
+    loses at most that second of answers), which leaves the file free for other commands in between. Answers that
+    arrive together (an instant or local model, a batch) are stored with one opening of the file, whose cost (~20 ms
+    of CPU) would otherwise be paid per answer.
     """
     config = ctx.config
 
@@ -185,6 +187,8 @@ def _run_step(
     def store(answers: list[tuple[int, LLMResponse]]) -> None:
         # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
         exchanges = [take(i, answer) for i, answer in answers]
+        if not ctx.spec.calls_a_model:  # the rules' results are no exchanges: stored as findings when applied
+            return
         with ctx.db.open() as con, transaction(con):
             record_exchanges(
                 con, exchanges, playbook=ctx.playbook, playbook_version=epoch.base_version, run_id=ctx.run_id
@@ -570,6 +574,14 @@ def apply_epoch_sessions(
         earlier = ctx.memo.applied.pop(epoch.epoch_no, None)
         if earlier is None:  # the reflector step's reading is not held (a step retried in another process)
             earlier = previous_applies(con, ctx.playbook, ids)
+        if not ctx.spec.calls_a_model:  # what the rules found, stored once, with what it changes (`_run_step`)
+            record_findings(
+                con,
+                ctx.playbook,
+                [_finding(r, by_session.get(r.session_id)) for r in reflections],
+                playbook_version=epoch.base_version,
+                run_id=ctx.run_id,
+            )
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -682,6 +694,13 @@ def apply_epoch_sessions(
         close_epoch(con, ctx.playbook, epoch.epoch_no)
         ctx.memo.exposed.pop(epoch.epoch_no, None)
     return results
+
+
+def _finding(reflection: StepResult[ReflectorOutput], curation: StepResult[CuratorOutput] | None) -> RulesFinding:
+    """A session's result of the rules, from its two steps."""
+    output = curation.output if curation is not None else None
+    error = reflection.error or (curation.error if curation is not None else None)
+    return RulesFinding(reflection.session_id, reflection.output, output, error)
 
 
 def _apply_to_companion(
