@@ -122,7 +122,7 @@ def run_curation(
     Raises:
         AuthError: the model API refused the key (at the first call; nothing else is tried).
     """
-    db = db or ws.database(playbook)
+    db = db if db is not None else ws.database(playbook)
     with nullcontext(db) if provider.calls_a_model else db.held() as db:
         return _curate(ws, db, playbook, provider, steps or plain_steps(), factory, kind, run_id, chosen, guard, slot)
 

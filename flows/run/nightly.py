@@ -152,7 +152,7 @@ def _publish(ws: Workspace, summaries: Sequence[RunSummary], held: Database | No
     done: list[NightlyPlaybook] = []
     for summary in summaries:
         name = summary.playbook or ws.playbook
-        db = held or ws.database(name)
+        db = held if held is not None else ws.database(name)
         rules = ws.rules(name)
         exported = export_files(db, rules, ws.out_dir)
         page = write_evolution_report(
@@ -171,7 +171,7 @@ def _publish(ws: Workspace, summaries: Sequence[RunSummary], held: Database | No
             summary.notices.append(f"{len(pending)} change(s) await `playbook review -p {name}`.")
         done.append(NightlyPlaybook(summary=summary, exported=exported, report=page, pending=pending))
     names = [p.summary.playbook or ws.playbook for p in done]
-    published = publish_targets(held or ws.database(), [ws.rules(n) for n in names])
+    published = publish_targets(held if held is not None else ws.database(), [ws.rules(n) for n in names])
     for result in published:
         owner = next((p.summary for p in done if p.summary.playbook == result.playbook), None)
         if owner is not None and result.status == "refused":
