@@ -97,7 +97,10 @@ class Database(BaseModel):
 
         For a run whose steps call no model (the rules): reopening the file for each of its ~13 steps an epoch was a
         fifth of a keyless nightly's CPU (the checks, the migration test and a checkpoint each time). A run that
-        waits on a model keeps its brief opens, so readers get the file between its calls."""
+        waits on a model keeps its brief opens, so readers get the file between its calls. Held already: itself."""
+        if self._held is not None:
+            yield self
+            return
         with open_db(self.path, wait=self.busy_wait_s, store=self.store) as con:
             holding = self.model_copy()
             holding._held = con
@@ -106,7 +109,12 @@ class Database(BaseModel):
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection to an existing database for a command that reads (read commands never create one): read-only
-        unless the file needs a migration first (`core.store.db.open_to_read`)."""
+        unless the file needs a migration first (`core.store.db.open_to_read`); inside `held`, a cursor of the
+        connection it holds (a process cannot open a file read-only while it has it open to write)."""
+        if self._held is not None:
+            with self.open() as con:
+                yield con
+            return
         with open_to_read(self.path, wait=self.wait_s, store=self.store) as con:
             yield con
 

@@ -1,4 +1,5 @@
-"""Every LLM exchange, stored; a prompt asked again is answered from here so a rerun never pays twice."""
+"""Every exchange with a model, stored; a prompt asked again is answered from here so a rerun never pays twice. (The
+rules, which no model answers, store their findings instead: `core.store.findings`.)"""
 
 from __future__ import annotations
 
@@ -13,12 +14,11 @@ __all__ = ["cached_response", "record_exchange", "record_exchanges", "reusable_r
 
 
 def cached_response(con: duckdb.DuckDBPyConnection, request: LLMRequest) -> LLMResponse | None:
-    """The newest successful, parseable answer to the same prompt, marked `cached` and free. Answers of the
-    heuristic provider are never reused: no model wrote them, and a model run must not inherit them."""
+    """The newest successful, parseable answer to the same prompt, marked `cached` and free. Only a model's answers
+    are here: the rules' results are their findings (`core.store.findings`), which a model run never inherits."""
     row = con.execute(
         "SELECT raw_text, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens"
         " FROM llm_calls WHERE prompt_hash = ? AND error IS NULL AND parsed IS NOT NULL"
-        " AND provider NOT LIKE 'heuristic%'"
         " ORDER BY created_at DESC LIMIT 1",
         [request.prompt_hash()],
     ).fetchone()
@@ -43,7 +43,7 @@ def reusable_reflection(con: duckdb.DuckDBPyConnection, playbook: str, request: 
     row = con.execute(
         "SELECT c.raw_text, c.provider, c.model FROM llm_calls c JOIN sessions s USING (session_id)"
         " WHERE c.playbook = ? AND c.session_id = ? AND c.step = 'reflector' AND c.error IS NULL"
-        " AND c.parsed IS NOT NULL AND c.created_at >= s.ingested_at AND c.provider NOT LIKE 'heuristic%'"
+        " AND c.parsed IS NOT NULL AND c.created_at >= s.ingested_at"
         " ORDER BY c.created_at DESC LIMIT 1",
         [playbook, request.session_id],
     ).fetchone()

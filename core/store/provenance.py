@@ -61,13 +61,20 @@ def _session(con: duckdb.DuckDBPyConnection, playbook: str, session_id: str) -> 
     row = found[0]
     prompt = row.pop("first_prompt")
     row["first_prompt"] = next((line.strip() for line in (prompt or "").splitlines() if line.strip()), None)
+    # A model's answers are its exchanges; the rules' are their findings (`core.store.findings`): the newest of either.
     said = {
         step: text
         for step, text in con.execute(
-            "SELECT step, arg_max(CASE step WHEN 'reflector' THEN json_extract_string(parsed, '$.analysis')"
-            " ELSE json_extract_string(parsed, '$.reasoning') END, created_at)"
-            " FROM llm_calls WHERE playbook = ? AND session_id = ? AND parsed IS NOT NULL GROUP BY step",
-            [playbook, session_id],
+            "SELECT step, arg_max(said, created_at) FROM ("
+            " SELECT step, CASE step WHEN 'reflector' THEN json_extract_string(parsed, '$.analysis')"
+            "  ELSE json_extract_string(parsed, '$.reasoning') END AS said, created_at"
+            " FROM llm_calls WHERE playbook = $p AND session_id = $s AND parsed IS NOT NULL"
+            " UNION ALL SELECT 'reflector', json_extract_string(reflection, '$.analysis'), created_at"
+            " FROM rules_findings WHERE playbook = $p AND session_id = $s AND reflection IS NOT NULL"
+            " UNION ALL SELECT 'curator', json_extract_string(curation, '$.reasoning'), created_at"
+            " FROM rules_findings WHERE playbook = $p AND session_id = $s AND curation IS NOT NULL"
+            ") GROUP BY step",
+            {"p": playbook, "s": session_id},
         ).fetchall()
     }
     row["analysis"] = _excerpt(said.get("reflector") or said.get("reflection"))

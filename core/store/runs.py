@@ -9,7 +9,7 @@ import duckdb
 from pydantic import BaseModel
 
 from core.runsummary import RunSummary
-from core.store.db import fetch_rows, transaction
+from core.store.db import fetch_rows
 
 __all__ = [
     "RunRow",
@@ -126,16 +126,17 @@ def open_epochs(con: duckdb.DuckDBPyConnection, playbook: str) -> list[tuple[int
 def plan_epoch(
     con: duckdb.DuckDBPyConnection, playbook: str, base_version: int, session_ids: list[str], run_id: str
 ) -> int:
-    """Record a new epoch before any of its calls are made; returns its number."""
-    with transaction(con):
-        row = con.execute("SELECT coalesce(max(epoch_no), 0) + 1 FROM epochs WHERE playbook = ?", [playbook]).fetchone()
-        number = int(row[0]) if row else 1
-        con.execute(
-            "INSERT INTO epochs (playbook, epoch_no, base_version, session_ids, run_id, status)"
-            " VALUES (?, ?, ?, ?, ?, 'open')",
-            [playbook, number, base_version, json.dumps(session_ids), run_id],
-        )
-    return number
+    """Record a new epoch before any of its calls are made; returns its number. One statement (atomic on its own),
+    not a transaction of two: a transaction costs about a millisecond of CPU, and a keyless run plans 125 epochs for
+    1,000 sessions."""
+    row = con.execute(
+        "INSERT INTO epochs (playbook, epoch_no, base_version, session_ids, run_id, status)"
+        " SELECT $p, coalesce(max(epoch_no), 0) + 1, $base, $ids, $run, 'open' FROM epochs WHERE playbook = $p"
+        " RETURNING epoch_no",
+        {"p": playbook, "base": base_version, "ids": json.dumps(session_ids), "run": run_id},
+    ).fetchone()
+    assert row is not None  # an INSERT ... SELECT of an aggregate inserts one row
+    return int(row[0])
 
 
 def close_epoch(con: duckdb.DuckDBPyConnection, playbook: str, epoch_no: int) -> None:

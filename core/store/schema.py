@@ -590,6 +590,34 @@ CREATE TABLE near_pair_counts (
 );
 """
 
+_RULES_FINDINGS = """
+-- What the rules (the `heuristic` provider: the miner, no model) found in each session a playbook's run curated, as
+-- what it is (core/store/findings.py): the reflection and the operations, one row per session and run, with the
+-- miner's version (NULL: moved here from `llm_calls`, where the rules' results were kept as if a model had answered,
+-- with a prompt hash, tokens and a cost of nothing). `llm_calls` keeps a model's exchanges only.
+CREATE TABLE rules_findings (
+    playbook VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    run_id VARCHAR,
+    playbook_version INTEGER,         -- the version the session was judged against
+    miner_version INTEGER,
+    reflection JSON,                  -- ReflectorOutput
+    curation JSON,                    -- CuratorOutput
+    error VARCHAR,                    -- why the rules found nothing (their input was missing)
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+INSERT INTO rules_findings
+    SELECT playbook, session_id, run_id, min(playbook_version), NULL,
+           arg_max(parsed, created_at) FILTER (WHERE step = 'reflector' AND parsed IS NOT NULL),
+           arg_max(parsed, created_at) FILTER (WHERE step = 'curator' AND parsed IS NOT NULL),
+           arg_max(error, created_at) FILTER (WHERE error IS NOT NULL),
+           max(created_at)
+    FROM llm_calls
+    WHERE provider LIKE 'heuristic%' AND playbook IS NOT NULL AND session_id IS NOT NULL
+    GROUP BY playbook, session_id, run_id;
+DELETE FROM llm_calls WHERE provider LIKE 'heuristic%';
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -617,6 +645,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (24, "the screen's verdicts kept between runs", _SCREEN_VERDICTS),
     (25, "the sessions each version applied: a keyless run writes one version per epoch", _VERSION_SESSIONS),
     (26, "the duplicate rate's pair count kept between runs", _NEAR_PAIR_COUNTS),
+    (27, "the rules' findings per session, apart from a model's exchanges", _RULES_FINDINGS),
 ]
 
 VIEWS = r"""

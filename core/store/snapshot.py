@@ -18,6 +18,7 @@ SNAPSHOT_TABLES = (
     "prunes",
     "applied_sessions",
     "llm_calls",
+    "rules_findings",
     "runs",
     "files",
 )

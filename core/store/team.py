@@ -77,7 +77,7 @@ def tag_contributors(con: duckdb.DuckDBPyConnection) -> None:
 
 
 class Forgotten(BaseModel):
-    """What `forget_contributor` deleted: sessions, messages, stored calls, and the local paths of the fetched
+    """What `forget_contributor` deleted: sessions, messages, stored model calls, and the local paths of the fetched
     files (the caller removes those inside the cache)."""
 
     contributor: str
@@ -88,10 +88,11 @@ class Forgotten(BaseModel):
 
 
 def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> Forgotten:
-    """Delete `contributor`'s transcripts, messages and stored exchanges, in one transaction, and record the
-    deletion. Their sessions are those keyed to them (`core.store.session_keys`): a file of theirs that carries
-    another contributor's session id made a session of its own, so another's session is never deleted. Versions,
-    operations and entries stay (the history is the playbook's); their sessions now show as removed on request.
+    """Delete `contributor`'s transcripts, messages, stored exchanges and what the rules found in their sessions, in
+    one transaction, and record the deletion. Their sessions are those keyed to them (`core.store.session_keys`): a
+    file of theirs that carries another contributor's session id made a session of its own, so another's session is
+    never deleted. Versions, operations and entries stay (the history is the playbook's); their sessions now show as
+    removed on request.
 
     Returns:
         What was deleted: sessions, messages, calls, and the local paths of the fetched files.
@@ -114,7 +115,15 @@ def forget_contributor(con: duckdb.DuckDBPyConnection, contributor: str) -> Forg
                 "SELECT local_path FROM remote_objects WHERE contributor = ?", [contributor]
             ).fetchall()
         ]
-        for table in ("messages", "llm_calls", "session_failures", "observations", "session_content", "sessions"):
+        for table in (
+            "messages",
+            "llm_calls",
+            "rules_findings",
+            "session_failures",
+            "observations",
+            "session_content",
+            "sessions",
+        ):
             con.execute(f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?))", [ids])
         gone = "SELECT path FROM files WHERE contributor = ? OR session_id IN (SELECT unnest(?))"
         con.execute(f"DELETE FROM file_noise WHERE path IN ({gone})", [contributor, ids])

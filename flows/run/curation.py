@@ -103,6 +103,7 @@ def run_curation(
     chosen: SessionFilter | None = None,
     guard: CallGuard | None = None,
     slot: Callable[[], AbstractContextManager[object]] | None = None,
+    db: Database | None = None,
 ) -> RunSummary:
     """Curate one playbook: select pending sessions, then reflect, curate and apply epoch by epoch.
 
@@ -115,11 +116,13 @@ def run_curation(
         chosen: which pending sessions (project, dates, how many, epoch size).
         guard: the run's deadline and circuit breaker; by default from `max_run_minutes` and
             `breaker_failures`.
+        db: the playbook's database as the caller holds it (`Database.held`), when the job the run is part of
+            keeps one opening of the file for all its steps; by default the run opens it itself.
 
     Raises:
         AuthError: the model API refused the key (at the first call; nothing else is tried).
     """
-    db = ws.database(playbook)
+    db = db if db is not None else ws.database(playbook)
     with nullcontext(db) if provider.calls_a_model else db.held() as db:
         return _curate(ws, db, playbook, provider, steps or plain_steps(), factory, kind, run_id, chosen, guard, slot)
 

@@ -184,8 +184,10 @@ def _plain(
         summaries = result.summaries
     else:
         kind: RunKind = "backfill" if request.kind == "backfill" else "curate"
-        summary = run_curation(ws, request.playbook, provider, kind=kind, chosen=request.chosen)
-        export_files(ws.database(request.playbook), ws.rules(request.playbook), ws.out_dir)
+        db = ws.database(request.playbook)
+        with nullcontext(db) if provider.calls_a_model else db.held() as db:  # the rules: one opening of the file
+            summary = run_curation(ws, request.playbook, provider, kind=kind, chosen=request.chosen, db=db)
+            export_files(db, ws.rules(request.playbook), ws.out_dir)
         summaries = [summary]
     for summary in summaries:
         summary.notices.extend(notices)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,8 @@ def curate_flow(
 ) -> RunSummary:
     """Curate one playbook from the sessions it has not seen yet (under the run lock), then export it."""
     db = ws.database(playbook)
-    with db.lock(f"playbook {kind}", patient=True):
+    # The rules wait on no model: the run and its export go through one opening of the file (`Database.held`).
+    with db.lock(f"playbook {kind}", patient=True), nullcontext(db) if provider.calls_a_model else db.held() as db:
         summary = run_curation(
             ws,
             playbook,
@@ -153,6 +154,7 @@ def curate_flow(
             kind=kind,
             chosen=chosen,
             slot=model_call_slot(ws),
+            db=db,
         )
         export_files(db, ws.rules(playbook), ws.out_dir)
     _artifacts(summary)

@@ -78,6 +78,9 @@ class RunMemo:
     places: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     # Each playbook's sections: written when it is created and never changed, so read once a run, not once a step.
     sections: dict[str, SectionSet] = field(default_factory=dict)
+    # Each playbook's merged wordings (`core.consolidate.merged_wordings`) with the entry ids its merge history names:
+    # read once a run, and again only after an epoch applied a MERGE or an ADD of one of those ids (or failed).
+    merged: dict[str, tuple[frozenset[str], dict[str, str]]] = field(default_factory=dict)
 
     def section_set(self, con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
         """`sections_of`, read once a run."""

@@ -22,7 +22,7 @@ from core.llm.base import ANSWER_FAILURES, LLMRequest, LLMResponse, Provider
 from core.llm.embed import neighbour_finder, sentences
 from core.llm.guard import GuardedProvider
 from core.miner import History, Observed, observe
-from core.models import CuratorOutput, Playbook, ReflectorOutput
+from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder, apply_session
 from core.prompts import PromptTemplate, load_template
 from core.redact import mask_playbook, redact_answer
@@ -36,6 +36,7 @@ from core.store.db import transaction
 from core.store.embeddings import vectors_for
 from core.store.exchanges import cached_response, record_exchanges, reusable_reflection
 from core.store.exposure import exposed_entries
+from core.store.findings import RulesFinding, record_findings
 from core.store.ledger import (
     applied_among,
     mark_all_applied,
@@ -150,11 +151,12 @@ def _run_step(
     (`ANSWER_FAILURES`), fails the session and counts against it; a failed call (the API, the network, a
     deadline) fails it without counting.
 
-    No connection is open while the model works: the database is opened briefly to prepare, and again to
-    store the answers that arrived within `STORE_EVERY_S` of the first one held (so a run killed later reuses
-    them instead of paying again, and loses at most that second of answers), which leaves the file free for
-    other commands in between. Answers that arrive together (an instant or local model, a batch) are stored
-    with one opening of the file, whose cost (~20 ms of CPU) would otherwise be paid per answer.
+    The rules' answers are not stored here (`apply_epoch_sessions` stores them as findings). No connection is open
+    while the model works: the database is opened briefly to prepare, and again to store the answers that arrived
+    within `STORE_EVERY_S` of the first one held (so a run killed later reuses them instead of paying again, and
+    loses at most that second of answers), which leaves the file free for other commands in between. Answers that
+    arrive together (an instant or local model, a batch) are stored with one opening of the file, whose cost (~20 ms
+    of CPU) would otherwise be paid per answer.
     """
     config = ctx.config
 
@@ -185,6 +187,8 @@ def _run_step(
     def store(answers: list[tuple[int, LLMResponse]]) -> None:
         # Its own frame, so no connection object outlives the `with` (an exception's traceback keeps frames).
         exchanges = [take(i, answer) for i, answer in answers]
+        if not ctx.spec.calls_a_model:  # the rules' results are no exchanges: stored as findings when applied
+            return
         with ctx.db.open() as con, transaction(con):
             record_exchanges(
                 con, exchanges, playbook=ctx.playbook, playbook_version=epoch.base_version, run_id=ctx.run_id
@@ -562,7 +566,8 @@ def apply_epoch_sessions(
         if near is not None and not ctx.spec.calls_a_model:
             near = only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
-        aliases = merged_wordings(merge_history(con, ctx.playbook)) if near is not None else None
+        merged = _merged(con, ctx) if near is not None else None
+        aliases = merged[1] if merged is not None else None
         # Tags count only on entries the session's agent had.
         ids = [r.session_id for r in reflections]
         had = exposed_entries(con, ctx.playbook, ids) if companion else _exposure(con, ctx, epoch, ids)
@@ -570,6 +575,14 @@ def apply_epoch_sessions(
         earlier = ctx.memo.applied.pop(epoch.epoch_no, None)
         if earlier is None:  # the reflector step's reading is not held (a step retried in another process)
             earlier = previous_applies(con, ctx.playbook, ids)
+        if not ctx.spec.calls_a_model:  # what the rules found, stored once, with what it changes (`_run_step`)
+            record_findings(
+                con,
+                ctx.playbook,
+                [_finding(r, by_session.get(r.session_id)) for r in reflections],
+                playbook_version=epoch.base_version,
+                run_id=ctx.run_id,
+            )
         for reflection in reflections:
             curation = by_session.get(reflection.session_id)
             if reflection.output is None or curation is None or curation.output is None:
@@ -679,9 +692,41 @@ def apply_epoch_sessions(
             with transaction(con):
                 mark_all_applied(con, ctx.playbook, {sid: parent if after else base for sid, after in quiet.items()})
         remember()
+        if merged is not None:
+            _keep_merged(ctx, merged, [r.report for r in results if r.report is not None])
         close_epoch(con, ctx.playbook, epoch.epoch_no)
         ctx.memo.exposed.pop(epoch.epoch_no, None)
     return results
+
+
+def _merged(con: duckdb.DuckDBPyConnection, ctx: RunContext) -> tuple[frozenset[str], dict[str, str]]:
+    """The wordings merged into the playbook's live entries (`merged_wordings` of its `merge_history`), with the entry
+    ids that history names: as the run's epoch before left them (`_keep_merged`), else read (a query of every MERGE,
+    ~3 ms of CPU an epoch, for what only a MERGE changes). Taken out of the run's memory until the epoch is applied:
+    an epoch that fails half-way leaves nothing stale behind."""
+    held = ctx.memo.merged.pop(ctx.playbook, None)
+    if held is None:
+        history = merge_history(con, ctx.playbook)
+        held = (frozenset(r[0] for r in history), merged_wordings(history))
+    return held
+
+
+def _keep_merged(ctx: RunContext, held: tuple[frozenset[str], dict[str, str]], reports: list[ApplyReport]) -> None:
+    """Keep the merged wordings for the next epoch, unless this one changed what `merge_history` reads: it applied a
+    MERGE, or an ADD of an id some MERGE gave out."""
+    if not any(
+        o.status == "applied" and (o.type == "MERGE" or (o.type == "ADD" and o.entry_id in held[0]))
+        for report in reports
+        for o in report.outcomes
+    ):
+        ctx.memo.merged[ctx.playbook] = held
+
+
+def _finding(reflection: StepResult[ReflectorOutput], curation: StepResult[CuratorOutput] | None) -> RulesFinding:
+    """A session's result of the rules, from its two steps."""
+    output = curation.output if curation is not None else None
+    error = reflection.error or (curation.error if curation is not None else None)
+    return RulesFinding(reflection.session_id, reflection.output, output, error)
 
 
 def _apply_to_companion(

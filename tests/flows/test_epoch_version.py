@@ -1,6 +1,7 @@
 """A keyless run (the rules, no model) writes one version per epoch, not one per session, and every change in it
 still names the session that made it: `playbook why`, the ledger and the sessions each version applied. It renders
-no prompt (no model reads one): nothing is fitted to a budget or counted as redacted by a rendering."""
+no prompt (no model reads one): nothing is fitted to a budget or counted as redacted by a rendering. What the rules
+found is stored as their findings, not as model exchanges."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from core.miner import MINER_VERSION
 from core.selection import SessionFilter
 from core.store.db import open_db
 from core.store.history import history, version_changes
@@ -102,7 +104,11 @@ def test_a_keyless_epoch_writes_one_version_and_each_entry_names_its_session(tmp
         names = [r[0] for r in con.execute("SELECT name FROM entries WHERE valid_to IS NULL").fetchall()]
         lives = {name: entry_life(con, "default", name) for name in names}
         changed = version_changes(con, "default", 0, rows[0].version)
-        budgets = con.execute("SELECT DISTINCT payload_budget_tokens, payload_compacted FROM llm_calls").fetchall()
+        exchanges = con.execute("SELECT count(*) FROM llm_calls").fetchone()
+        found = con.execute(
+            "SELECT session_id, run_id, playbook_version, miner_version, json_extract_string(reflection, '$.analysis'),"
+            " curation IS NOT NULL, error FROM rules_findings ORDER BY session_id"
+        ).fetchall()
         rendered = con.execute("SELECT count(*) FROM sessions WHERE n_secrets_redacted IS NOT NULL").fetchone()
     assert len(rows) == 1  # one version for the epoch's ten sessions
     (version,) = rows
@@ -120,8 +126,16 @@ def test_a_keyless_epoch_writes_one_version_and_each_entry_names_its_session(tmp
     assert held == sorted(taught) and changed.sessions == len(taught) and changed.versions == 1
     # The ledger: every session applied at that version (the quiet ones came after the first that taught).
     assert applied == dict.fromkeys(projects, version.version)
-    assert budgets == [(None, False)] and rendered == (0,)  # no prompt fitted or rendered for the rules
+    assert rendered == (0,)  # no prompt rendered for the rules, so none fitted to a budget or redacted
+    # The rules' results are their findings, one row a session, not model exchanges with a prompt, tokens and a cost.
+    assert exchanges == (0,)
+    assert [r[:4] for r in found] == [(sid, summary.run_id, 0, MINER_VERSION) for sid in sorted(projects)]
+    assert all(r[4] and r[5] and r[6] is None for r in found)
 
     told = CliRunner().invoke(app, ["why", names[0], "--json", "--db", str(db)])
     assert told.exit_code == 0, told.output
-    assert set(json.loads(told.stdout)["sessions"]) == {lives[names[0]]["events"][0]["session_id"]}
+    sessions = json.loads(told.stdout)["sessions"]
+    assert set(sessions) == {lives[names[0]]["events"][0]["session_id"]}
+    ((sid, said),) = sessions.items()  # what the rules found in it, read from their findings
+    full = " ".join(dict((r[0], r[4]) for r in found)[sid].split())
+    assert said["analysis"] and said["analysis"][:60] == full[:60]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,7 @@ from core.store.ingest import ingest
 from flows.config import Settings
 from flows.run.curation import run_curation
 from flows.workspace import Workspace
-from tests.helpers import expose, message
+from tests.helpers import claude_session, expose, message
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -604,3 +605,50 @@ def test_a_run_brings_the_kept_pair_count_up_to_date_to_the_count_of_every_pair(
         rates.append((kept, run.quality["duplicate_rate"]))
     # The first run counted every pair (nothing kept yet); the second started from what the first kept.
     assert rates[0][0] is None and rates[1][0] is not None and rates[1][1] > 0
+
+
+@pytest.mark.slow
+def test_a_wording_merged_away_by_an_earlier_epoch_of_the_run_is_a_rediscovery(tmp_path: Path) -> None:
+    """The run keeps the merged wordings between its epochs and reads them again once an epoch merged."""
+    db = tmp_path / "m.duckdb"
+    start = datetime(2026, 4, 1, 9, tzinfo=UTC)
+    ids = [f"m{i}" for i in range(3)]
+    for i, sid in enumerate(ids):
+        claude_session(tmp_path / "t" / f"{sid}.jsonl", sid, start + timedelta(hours=i), [("user", f"task {i}")])
+    with open_db(db) as con:
+        ingest(con, [tmp_path / "t"])
+    first, second, merged = LESSONS[3][0], LESSONS[20][0], LESSONS[5][0]
+    answers = [
+        [{"type": "ADD", "text": first, "section": "OTHERS"}, {"type": "ADD", "text": second, "section": "OTHERS"}],
+        [{"type": "MERGE", "source_ids": ["oth-001", "oth-002"], "merged_text": merged}],
+        [{"type": "ADD", "text": first, "section": "OTHERS"}],  # a wording the merge took away
+    ]
+    path = tmp_path / "replay.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"session_id": sid, "step": "reflector", "text": json.dumps({"analysis": "a"})})
+            + "\n"
+            + json.dumps(
+                {"session_id": sid, "step": "curator", "text": json.dumps({"reasoning": "r", "operations": a})}
+            )
+            + "\n"
+            for sid, a in zip(ids, answers, strict=True)
+        )
+    )
+    ws = Workspace.of(
+        Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1, near_duplicates="lexical")
+    )
+    run = run_curation(ws, "default", ws.provider(f"replay:{path}"))
+    assert run.sessions_applied == 3 and run.epochs == 3
+    with open_db(db) as con:
+        ops = con.execute(
+            "SELECT session_id, type, status, code, entry_id FROM operations ORDER BY version, idx"
+        ).fetchall()
+        live = con.execute("SELECT name, text FROM entries WHERE valid_to IS NULL").fetchall()
+    assert ops[:3] == [
+        ("m0", "ADD", "applied", None, "oth-001"),
+        ("m0", "ADD", "applied", None, "oth-002"),
+        ("m1", "MERGE", "applied", None, ops[2][4]),
+    ]
+    assert ops[3] == ("m2", "ADD", "skipped", "near_duplicate", ops[2][4])  # merged into the MERGE's entry
+    assert live == [(ops[2][4], merged)]
