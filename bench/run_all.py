@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,6 +67,12 @@ def table(rows: list[Row]) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines)
 
 
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process so far, their own children included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="", help="comma-separated bench names (e.g. ingest,flat)")
@@ -76,16 +83,23 @@ def main() -> None:
         collected = Path(tmp) / "rows.jsonl"
         collected.touch()
         failed = []
+        costs: list[tuple[str, float, float]] = []  # (bench, wall s, CPU s)
         for script, *options in chosen:
             print(f"\n== {script} {' '.join(options)}", flush=True)
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), children_cpu()
             env = {**os.environ, "BENCH_ROWS": str(collected)}
             code = subprocess.run([sys.executable, str(ROOT / "bench" / script), *options], env=env).returncode
-            print(f"== {script}: {time.perf_counter() - started:.0f} s{'' if code == 0 else f', exit {code}'}")
+            costs.append((script, time.perf_counter() - started, children_cpu() - cpu))
+            print(
+                f"== {script}: {costs[-1][1]:.0f} s wall, {costs[-1][2]:.0f} s CPU"
+                f"{'' if code == 0 else f', exit {code}'}"
+            )
             if code:
                 failed.append(script)
         rows = [Row(**json.loads(line)) for line in collected.read_text().splitlines() if line.strip()]
     print("\n" + table(rows))
+    wall, cpu = sum(c[1] for c in costs), sum(c[2] for c in costs)
+    print(f"\n{len(costs)} runs: {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU (children included)")
     if failed:
         print(f"\nfailed: {', '.join(failed)}")
         raise SystemExit(1)
