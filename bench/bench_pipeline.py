@@ -35,6 +35,7 @@ from core.selection import SessionFilter  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.tokens import estimate_tokens  # noqa: E402
 from flows.config import Settings  # noqa: E402
+from flows.models.providers import ProviderSpec  # noqa: E402
 from flows.run._runtime import local_run  # noqa: E402
 from flows.workspace import Workspace  # noqa: E402
 
@@ -133,9 +134,11 @@ def run(sessions: int, latency: float, concurrency: int, epoch_size: int, warm_c
     stub = Stub(latency)
     settings = Workspace.of(Settings(db=db, concurrency=concurrency, out_dir=work / "out", warm_cache=warm_cache))
     started, cpu = time.perf_counter(), time.process_time()
-    heuristic = settings.provider("heuristic")
+    # A model's spec, so the stub is called as a model is (fanned out, `concurrency` at once); the rules' spec
+    # (`heuristic`) would have it answer one call after the other, in the run's thread.
+    spec = ProviderSpec(kind="anthropic", reflector_model="bench-stub", curator_model="bench-stub")
     chosen = SessionFilter(epoch_size=epoch_size)
-    report = curate_flow(settings, heuristic, "default", chosen, factory=lambda spec, settings, cap: stub)
+    report = curate_flow(settings, spec, "default", chosen, factory=lambda spec, settings, cap: stub)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     assert report.sessions_applied == sessions, report
     model_phases = report.phase_seconds.get("reflect", 0) + report.phase_seconds.get("curate", 0)
