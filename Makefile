@@ -81,7 +81,7 @@ demo: demo-venv ## Ingest the bundled sample transcripts, run the nightly job (n
 	@echo "it is the rules miner (no model): each lesson with its evidence ('playbook why ID'). With a model set up"
 	@echo "later, 'playbook recurate --since 2000-01-01' has it curate the same sessions again."
 
-bench: venv ## Run every benchmark, each interleaved with its baseline, and print one table (~30 min)
+bench: venv ## Run every benchmark, each interleaved with its baseline, and print one table (~22 min of CPU)
 	$(PY) bench/run_all.py
 
 clean: ## Remove the virtual environments and generated data

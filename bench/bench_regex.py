@@ -5,8 +5,10 @@ Regular expressions that backtrack cost time exponential or quadratic in a craft
 own strings, cut to size) and on crafted inputs of the same size in bytes (100 B, 10 KB, 1 MB): nested quantifiers, long
 runs of a repeated token, near-matches of each rule (a rule's start without its end, or a value it must pass over),
 a 1 MB line of repeated words. Each measure runs in a child process forked after the patterns are warmed up, so a
-hung one is stopped at `--timeout` and reported as such. Prints each crafted input's ratio to ordinary text
-measured in the same run, and per size the worst ratio. Goal: <= 2x.
+hung one is stopped at `--timeout` and reported as such. Every crafted input is measured once (CPU seconds of the
+child, not wall) against its entry point's ordinary text; per size, the `--worst` highest ratios are measured again
+beside their ordinary text in `--rounds` interleaved rounds, and the highest ratio of medians is the verdict.
+Goal: <= 2x.
 
 Other modules add their own entry point in one line: `ENTRY_POINTS.append(("name", callable_of_a_text))`.
 """
@@ -215,17 +217,18 @@ ORDINARY: dict[str, Callable[[int], str]] = {"screen": ordinary_lessons, "miner"
 
 
 def _timed(run: Callable[[str], object], text: str, budget: float) -> float:
-    """Seconds per call: best of 3 batches of enough calls to last about `budget`."""
-    started = time.perf_counter()
+    """CPU seconds per call (the child's own, so another process's burst does not count): best of a few batches of
+    enough calls to last about `budget`."""
+    started = time.process_time()
     run(text)
-    once = time.perf_counter() - started
+    once = time.process_time() - started
     calls = max(1, int(budget / max(once, 1e-7)))
     best = once
     for _ in range(5 if once < budget else 2):
-        started = time.perf_counter()
+        started = time.process_time()
         for _ in range(calls):
             run(text)
-        best = min(best, (time.perf_counter() - started) / calls)
+        best = min(best, (time.process_time() - started) / calls)
     return best
 
 
@@ -250,8 +253,10 @@ def measure(run: Callable[[str], object], text: str, budget: float, timeout: flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES), help="comma-separated sizes in bytes")
-    parser.add_argument("--budget", type=float, default=0.05, help="seconds per timed batch")
+    parser.add_argument("--budget", type=float, default=0.05, help="CPU seconds per timed batch")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a measure is stopped")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the worst inputs and their text")
+    parser.add_argument("--worst", type=int, default=3, help="crafted inputs per size measured again in rounds")
     parser.add_argument("--only", default="", help="entry points to run (comma-separated names)")
     parser.add_argument("--verbose", action="store_true", help="every crafted input's ratio, not only the worst")
     args = parser.parse_args()
@@ -262,21 +267,23 @@ def main() -> None:
     rows: list[Row] = []
     for size in sizes:
         plain = ordinary(size)
-        worst: list[tuple[float, str, str]] = []
+        # (ratio, entry, kind, run, ordinary text, crafted text): every crafted input once, its ratio to the entry's
+        # ordinary text; the worst are measured again below, in interleaved rounds, for the verdict.
+        found: list[tuple[float, str, str, Callable[[str], object], str, str]] = []
         print(f"size {size:,} bytes")
         for name, run in entries:
-            base = measure(run, ORDINARY[name](size) if name in ORDINARY else plain, args.budget, args.timeout)
+            text = ORDINARY[name](size) if name in ORDINARY else plain
+            base = measure(run, text, args.budget, args.timeout)
             if base is None:
                 print(f"  {name:18} ordinary text did not finish in {args.timeout:.0f} s")
                 continue
             ratios = []
             for kind, make in CRAFTED:
-                took = measure(run, make(size), args.budget, args.timeout)
-                if took is not None and took > 1.5 * base:  # measured again: a burst of another process can double it
-                    again = measure(run, make(size), args.budget, args.timeout)
-                    took = min(took, again if again is not None else took)
+                crafted = make(size)
+                took = measure(run, crafted, args.budget, args.timeout)
                 ratio = float("inf") if took is None else took / base
                 ratios.append((ratio, kind, took))
+                found.append((ratio, name, kind, run, text, crafted))
                 if args.verbose:
                     shown = f">{args.timeout:.0f} s" if took is None else f"{took * 1e3:9.3f} ms"
                     print(f"    {name:18} {kind:32} {shown}  {ratio:8.2f}x")
@@ -287,12 +294,42 @@ def main() -> None:
                 f"  {name:18} ordinary {base * 1e3:9.3f} ms; worst {ratio:8.2f}x ({kind}: {shown});"
                 f" median {median:.2f}x"
             )
-            worst.append((ratio, name, kind))
-        if worst:
-            ratio, name, kind = max(worst)
-            met = ratio <= 2.0
-            print(f"  worst at {size:,}: {ratio:.2f}x ({name}, {kind})  goal <= 2x: {'met' if met else 'NOT met'}")
-            rows.append(Row("regex", f"worst crafted / ordinary at {size:,} B", "x", [ratio], goal="<= 2x", met=met))
+        if not found:
+            continue
+        found.sort(key=lambda f: -f[0])
+        hung = [f for f in found if f[0] == float("inf")]
+        if hung:  # a crafted input that never finished: no round can make that pass
+            _, name, kind, *_ = hung[0]
+            print(f"  worst at {size:,}: did not finish ({name}, {kind})  goal <= 2x: NOT met")
+            rows.append(Row("regex", f"worst crafted at {size:,} B: {name}, {kind}", "x", [float("inf")], met=False))
+            continue
+        # The worst few again, each beside its ordinary text, in rounds: a burst of another process that made one
+        # look worse lands on one sample, not on the median.
+        worst = found[: max(1, args.worst)]
+        samples: dict[int, tuple[list[float], list[float]]] = {i: ([], []) for i in range(len(worst))}
+        for _ in range(max(3, args.rounds)):
+            for i, (*_, run, text, crafted) in enumerate(worst):
+                for side, what in ((samples[i][1], text), (samples[i][0], crafted)):
+                    took = measure(run, what, args.budget, args.timeout)
+                    side.append(float("inf") if took is None else took * 1e3)
+        candidates = []
+        for i, (_, name, kind, *_) in enumerate(worst):
+            row = Row(
+                "regex",
+                f"worst crafted at {size:,} B: {name}, {kind}",
+                "ms",
+                samples[i][0],
+                f"ordinary text ({name})",
+                samples[i][1],
+                goal="<= 2x",
+            )
+            row.met = (row.ratio or 0) <= 2.0 and float("inf") not in samples[i][1]
+            candidates.append(row)
+            print(f"    again, {len(samples[i][0])} rounds: {name}, {kind}: {row.ratio:.2f}x")
+        verdict = max(candidates, key=lambda r: r.ratio or 0)
+        met = "met" if verdict.met else "NOT met"
+        print(f"  worst at {size:,}: {verdict.ratio:.2f}x ({verdict.what})  goal <= 2x: {met}")
+        rows.append(verdict)
     emit(rows)
 
 
