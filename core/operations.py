@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Container,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
@@ -62,6 +71,7 @@ __all__ = [
     "prune",
     "removed_entries",
     "should_prune",
+    "unseen_texts",
     "without_unseen",
 ]
 
@@ -371,6 +381,22 @@ def _numbers(names: Iterable[str], slug: str) -> Counter[int]:
 def live_texts(playbook: Playbook) -> Mapping[str, int]:
     """The texts of `playbook`'s entries, each with how many entries hold it (from its index when carried)."""
     return _indexed(playbook).texts
+
+
+def unseen_texts(live: Mapping[str, int], done: Container[str], covered: list[Mapping[str, int]]) -> list[str]:
+    """The texts of `live` (`live_texts`, or what a `NearFinder` is given) not in `done`, which only ever grows (texts
+    a caller embedded, or found clean): without a pass over every text when `live` layers a session's changes on
+    texts that were all in `done` when last asked. `covered` is the caller's record of those (it keeps it between
+    calls). May name texts a session removed, once per such record."""
+    if not isinstance(live, _Layered):
+        return [t for t in live if t not in done]
+    base = live.base
+    if not any(b is base for b in covered):
+        fresh = [t for t in base if t not in done]
+        if fresh:
+            return fresh + [t for t in live.tail if t not in done]
+        covered[:] = [*covered[-1:], base]  # every text of it is done: only its layers' own can be new
+    return [t for t in live.tail if t not in done]
 
 
 class _State:

@@ -6,6 +6,8 @@ per playbook (`_placed`), and each session pays for the few entries its agent ha
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterable, Iterator, Set
 
 import duckdb
@@ -42,17 +44,17 @@ class KnownIds(Set[str]):
 
 
 class _Placed:
-    """Each entry of one playbook by id: its section and its place there (the playbook's order)."""
+    """Each entry of one playbook by id: its place in the playbook's order (a number, so building this allocates no
+    object per entry), and where each section starts in that order."""
 
     def __init__(self, playbook: Playbook) -> None:
         self.playbook = playbook
-        self.at: dict[str, tuple[int, int, Entry]] = {}
-        for s, items in enumerate(playbook.sections.values()):
-            for i, entry in enumerate(items):
-                self.at.setdefault(entry.name, (s, i, entry))  # the first, as a filter by id keeps every one
+        self.flat = [e for items in playbook.sections.values() for e in items]
+        self.at = dict(zip((e.name for e in self.flat), range(len(self.flat)), strict=True))
         self.ids: Set[str] = self.at.keys()
+        self.starts = list(itertools.accumulate((len(items) for items in playbook.sections.values()), initial=0))
         # An id held twice (no stored version has one) is not placed by id: such a playbook is filtered whole.
-        self.unique = len(self.at) == playbook.size()
+        self.unique = len(self.at) == len(self.flat)
 
 
 _last: list[_Placed] = []  # the playbook last asked about: an epoch's steps ask about the same frozen one
@@ -91,11 +93,10 @@ def _kept(placed: _Placed, frozen: Playbook, had: set[str]) -> dict[str, list[En
     agent had entries), not by a pass over the playbook."""
     if not placed.unique:
         return {s: [e for e in items if e.name in had] for s, items in frozen.sections.items()}
-    spots = sorted(placed.at[n][:2] for n in had if n in placed.at)
-    kept: dict[str, list[Entry]] = {s: [] for s in frozen.sections}
     titles = list(frozen.sections)
-    for s, i in spots:
-        kept[titles[s]].append(frozen.sections[titles[s]][i])
+    kept: dict[str, list[Entry]] = {s: [] for s in titles}
+    for i in sorted(placed.at[n] for n in had if n in placed.at):
+        kept[titles[bisect.bisect_right(placed.starts, i) - 1]].append(placed.flat[i])
     return kept
 
 
