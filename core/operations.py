@@ -16,9 +16,18 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Container,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import re2
 
@@ -62,6 +71,7 @@ __all__ = [
     "prune",
     "removed_entries",
     "should_prune",
+    "unseen_texts",
     "without_unseen",
 ]
 
@@ -253,19 +263,85 @@ def _guard_text(
 # --- working state ------------------------------------------------------------------------------
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+# A layer is folded into a new plain dict once it holds this many changes, or an eighth of its base's size: each
+# session then copies its few changes instead of the whole dict, and a fold's pass over the dict comes once per
+# thousands of changes at 5,000 entries.
+_FOLD_MIN = 256
+
+
+class _Layered(MutableMapping[K, V]):
+    """A copy of a dict that costs what changes: reads fall through to `base` (shared, never changed), writes stay
+    in this layer. It reads, and iterates, as `dict(base)` changed in the same way would: a key removed and set
+    again comes last."""
+
+    __slots__ = ("base", "gone", "over", "tail")
+
+    def __init__(self, base: Mapping[K, V]) -> None:
+        if isinstance(base, _Layered) and base.changes() <= max(_FOLD_MIN, len(base.base) // 8):
+            self.base: Mapping[K, V] = base.base
+            self.over: dict[K, V] = dict(base.over)  # base keys with another value, in place
+            self.gone: set[K] = set(base.gone)  # base keys removed (and maybe set again, in `tail`)
+            self.tail: dict[K, V] = dict(base.tail)  # keys set that `base` does not hold live, in order
+        else:
+            self.base = dict(base) if isinstance(base, _Layered) else base
+            self.over, self.gone, self.tail = {}, set(), {}
+
+    def changes(self) -> int:
+        """How many keys this layer holds apart from its base."""
+        return len(self.over) + len(self.gone) + len(self.tail)
+
+    def __getitem__(self, key: K) -> V:
+        if key in self.tail:
+            return self.tail[key]
+        if key in self.gone:
+            raise KeyError(key)
+        return self.over[key] if key in self.over else self.base[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.tail or (key not in self.gone and key in self.base)
+
+    def __setitem__(self, key: K, value: V) -> None:
+        if key in self.tail or key in self.gone or key not in self.base:
+            self.tail[key] = value
+        else:
+            self.over[key] = value
+
+    def __delitem__(self, key: K) -> None:
+        if key in self.tail:
+            del self.tail[key]
+        elif key in self.gone or key not in self.base:
+            raise KeyError(key)
+        else:
+            self.gone.add(key)
+            self.over.pop(key, None)
+
+    def __iter__(self) -> Iterator[K]:
+        gone = self.gone
+        yield from (k for k in self.base if k not in gone) if gone else self.base
+        yield from self.tail
+
+    def __len__(self) -> int:
+        return len(self.base) - len(self.gone) + len(self.tail)
+
+
 @dataclass(slots=True)
 class _Index:
-    """What the engine looks up in one playbook: each entry's section, how many entries hold each text, and per
-    (section, slug) the id numbers in use. Built once per playbook object and carried to the playbook each step
-    returns (sessions apply one after another, each to the last one's result), so a step costs what it changes,
-    not a pass over every entry. Valid only for the very `sections` dict it was built for; playbooks are values,
-    never changed in place."""
+    """What the engine looks up in one playbook: each entry's section, how many entries hold each text (and the id
+    of one that does), and per (section, slug) the id numbers in use. Built once per playbook object and carried to
+    the playbook each step returns (sessions apply one after another, each to the last one's result), so a step
+    costs what it changes, not a pass over every entry. Valid only for the very `sections` dict it was built for;
+    playbooks are values, never changed in place, and so are the mappings here (a step layers its changes on
+    them, `_Layered`)."""
 
     sections: dict[str, list[Entry]]
-    where: dict[str, str]
-    texts: dict[str, int]
+    where: Mapping[str, str]
+    texts: Mapping[str, int]
     numbers: dict[tuple[str, str], Counter[int]]
     doomed: set[str]  # entries the pruning rule removes (`should_prune`): usually none
+    holders: Mapping[str, str]  # text -> the id of an entry holding it (any one; absent when unknown)
 
 
 _RECENT: OrderedDict[int, _Index] = OrderedDict()  # by id() of the indexed `sections` dict, which it holds
@@ -283,8 +359,9 @@ def _indexed(playbook: Playbook) -> _Index:
             return found
     where = {e.name: section for section, items in playbook.sections.items() for e in items}
     texts = Counter(e.text for items in playbook.sections.values() for e in items)
+    holders = {e.text: e.name for items in playbook.sections.values() for e in items}
     doomed = {e.name for items in playbook.sections.values() for e in items if should_prune(e)}
-    return _remember(_Index(playbook.sections, where, texts, {}, doomed))
+    return _remember(_Index(playbook.sections, where, texts, {}, doomed, holders))
 
 
 def _remember(index: _Index) -> _Index:
@@ -306,6 +383,22 @@ def live_texts(playbook: Playbook) -> Mapping[str, int]:
     return _indexed(playbook).texts
 
 
+def unseen_texts(live: Mapping[str, int], done: Container[str], covered: list[Mapping[str, int]]) -> list[str]:
+    """The texts of `live` (`live_texts`, or what a `NearFinder` is given) not in `done`, which only ever grows (texts
+    a caller embedded, or found clean): without a pass over every text when `live` layers a session's changes on
+    texts that were all in `done` when last asked. `covered` is the caller's record of those (it keeps it between
+    calls). May name texts a session removed, once per such record."""
+    if not isinstance(live, _Layered):
+        return [t for t in live if t not in done]
+    base = live.base
+    if not any(b is base for b in covered):
+        fresh = [t for t in base if t not in done]
+        if fresh:
+            return fresh + [t for t in live.tail if t not in done]
+        covered[:] = [*covered[-1:], base]  # every text of it is done: only its layers' own can be new
+    return [t for t in live.tail if t not in done]
+
+
 class _State:
     """Mutable working copy: the playbook's lists (each copied before its first change) plus lookup indexes."""
 
@@ -315,8 +408,10 @@ class _State:
             index = _indexed(playbook)
             self.lists: dict[str, list[Entry]] = dict(playbook.sections)
             self._owned: set[str] = set()
-            self.where = dict(index.where)
-            self.texts = Counter(index.texts)
+            # Layered on the index's own: a session copies what it changes, not the thousands of ids and texts.
+            self.where: MutableMapping[str, str] = _Layered(index.where)
+            self.texts: MutableMapping[str, int] = _Layered(index.texts)
+            self.holders: MutableMapping[str, str] = _Layered(index.holders)
             self.numbers = {k: Counter(v) for k, v in index.numbers.items()}
             self.doomed = set(index.doomed)
             return
@@ -326,6 +421,7 @@ class _State:
         self._owned = set(self.lists)
         self.where = {e.name: name for name, items in self.lists.items() for e in items}
         self.texts = Counter(e.text for items in self.lists.values() for e in items)
+        self.holders = {e.text: e.name for items in self.lists.values() for e in items}
         self.numbers = {}
         self.doomed = {e.name for items in self.lists.values() for e in items if should_prune(e)}
 
@@ -340,7 +436,11 @@ class _State:
         return next(e for e in self.lists[section] if e.name == name)
 
     def holding(self, text: str) -> Entry:
-        """The first entry, in playbook order, whose text is `text` (one that is live)."""
+        """The first entry, in playbook order, whose text is `text` (one that is live): the one entry holding it,
+        found by id, or when several do (or its holder is not known) the first of a pass in order."""
+        name = self.holders.get(text)
+        if name is not None and self.texts.get(text) == 1:
+            return self.entry(name)
         return next(e for items in self.lists.values() for e in items if e.text == text)
 
     def _numbers_of(self, section: str) -> Counter[int]:
@@ -363,9 +463,15 @@ class _State:
             self.doomed.add(entry.name)
         elif step < 0:
             self.doomed.discard(entry.name)
-        self.texts[entry.text] += step
-        if not self.texts[entry.text]:
+        count = self.texts.get(entry.text, 0) + step
+        if count:
+            self.texts[entry.text] = count
+        else:
             del self.texts[entry.text]
+        if step > 0 and count == 1:
+            self.holders[entry.text] = entry.name
+        elif self.holders.get(entry.text) == entry.name:  # it no longer holds it: another holder is not known
+            del self.holders[entry.text]
         used = self.numbers.get((section, self.sections.slug_of(section)))
         if used is not None and (number := _id_number(entry.name, self.sections.slug_of(section))) is not None:
             used[number] += step
@@ -405,7 +511,7 @@ class _State:
     def playbook(self, template: Playbook) -> Playbook:
         """The playbook the state now holds, with the state's indexes carried to it."""
         result = template.model_copy(update={"sections": self.lists})
-        _remember(_Index(result.sections, self.where, self.texts, self.numbers, self.doomed))
+        _remember(_Index(result.sections, self.where, self.texts, self.numbers, self.doomed, self.holders))
         return result
 
 
@@ -448,7 +554,7 @@ def _add(
     """ADD: a new entry, unless a live one already says it (word for word, a merged wording of it, or near enough:
     then a rediscovery of that one)."""
     section = state.sections.resolve(op.section)
-    if state.texts[op.text] > 0:
+    if state.texts.get(op.text, 0) > 0:
         return OpOutcome(
             index=index,
             type="ADD",
@@ -729,7 +835,7 @@ def apply_evaluations(
     for section in {ids[name] for name in deltas}:
         new_sections[section] = [counted(e) if e.name in deltas else e for e in playbook.sections[section]]
     result = playbook.model_copy(update={"sections": new_sections})
-    _remember(_Index(result.sections, index.where, index.texts, index.numbers, doomed))  # same names and texts
+    _remember(_Index(result.sections, index.where, index.texts, index.numbers, doomed, index.holders))  # same texts
     return result, outcomes
 
 

@@ -17,8 +17,9 @@ import base64
 import binascii
 import json
 import math
+import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 from core.errors import ConfigError
 from core.jsonx import locate_json
 from core.models import Playbook
-from core.operations import live_texts
+from core.operations import live_texts, unseen_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
 from core.secret_rules import PLAIN_RULES, Rule, Span, ascii_alnum, word_char
 
@@ -545,15 +546,48 @@ def redact_answer(text: str, redactor: Redactor) -> str:
     return redactor.text(text[:start]) + middle + redactor.text(text[end:])
 
 
+# Texts each redactor passed unchanged in this process (by its settings: the code is this process's), so an export
+# after a run, or the next run of a long-lived process, scans only what changed. Bounded: past it, forgotten.
+_PASSED: dict[tuple[str | None, tuple[str, ...], tuple[str, ...]], set[str]] = {}
+_PASSED_MOST = 200_000
+_PASSED_LOCK = threading.Lock()
+# The callers' `clean` sets and what `unseen_texts` keeps for each (held, so an id stays theirs), the last few.
+_COVERED: list[tuple[set[str], list[Mapping[str, int]]]] = []
+
+
+def _passed(redactor: Redactor) -> set[str]:
+    key = (redactor.home, tuple(redactor.extra), tuple(redactor.names))
+    with _PASSED_LOCK:
+        held = _PASSED.get(key)
+        if held is None or len(held) > _PASSED_MOST:
+            held = _PASSED[key] = set()
+        return held
+
+
+def _covered(clean: set[str]) -> list[Mapping[str, int]]:
+    with _PASSED_LOCK:
+        for held, covered in _COVERED:
+            if held is clean:
+                return covered
+        _COVERED[:] = [*_COVERED[-3:], (clean, [])]
+        return _COVERED[-1][1]
+
+
 def mask_playbook(playbook: Playbook, redactor: Redactor, clean: set[str] | None = None) -> Playbook:
     """`playbook` with every entry text cleaned; the very same object when nothing needed it.
 
     `clean`: texts this redactor already passed unchanged, which the caller keeps between calls (a run's
-    sessions) so that only new texts are scanned; the texts found clean here are added to it.
+    sessions) so that only new texts are scanned; the texts found clean here are added to it. Either way a text
+    this redactor passed before in this process is not scanned again (the same text, the same settings: the same
+    answer).
     """
+    passed = _passed(redactor)
     if clean is not None:  # a session changes a few texts: only those are scanned, the rest passed before
-        new = live_texts(playbook).keys() - clean
-        clean.update(t for t in new if redactor.text(t) == t)
+        new = set(unseen_texts(live_texts(playbook), clean, _covered(clean)))
+        clean.update(new & passed)
+        found = {t for t in new - clean if redactor.text(t) == t}
+        clean.update(found)
+        passed.update(found)
         if new <= clean:
             return playbook
     changed = False
@@ -561,12 +595,14 @@ def mask_playbook(playbook: Playbook, redactor: Redactor, clean: set[str] | None
     for name, items in playbook.sections.items():
         cleaned = []
         for entry in items:
-            if clean is not None and entry.text in clean:
+            if entry.text in passed or (clean is not None and entry.text in clean):
                 cleaned.append(entry)
                 continue
             text = redactor.text(entry.text)
-            if clean is not None and text == entry.text:
-                clean.add(text)
+            if text == entry.text:
+                passed.add(text)
+                if clean is not None:
+                    clean.add(text)
             changed = changed or text != entry.text
             cleaned.append(entry if text == entry.text else entry.model_copy(update={"text": text}))
         sections[name] = cleaned

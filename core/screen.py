@@ -360,11 +360,12 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
 def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
-    found = link_refusals(find_links(prose), vouched)
+    links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
+    found = link_refusals(links, vouched)
     if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host
         found += link_refusals(find_links(undotted), vouched) + link_refusals(bare_hosts(undotted), vouched)
     plain = prose
-    for link in find_links(prose):
+    for link in links:
         plain = plain.replace(link.written, " ")
     found += link_refusals(bare_hosts(plain), vouched)
     for shell in _PROSE_SHELL.finditer(plain):
@@ -398,11 +399,14 @@ def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     return _text_holds(text, vouched or Vouched(), None)
 
 
-def _text_holds(text: str, vouched: Vouched, phrases: list[tuple[str, str]] | None) -> list[Hold]:
-    """`text_holds`, given the second line's phrases of its normalised text when they were read already."""
+def _text_holds(
+    text: str, vouched: Vouched, phrases: list[tuple[str, str]] | None, stored: str | None = None
+) -> list[Hold]:
+    """`text_holds`, given the second line's phrases of its normalised text when they were read already, and that
+    text (`stored`, `normalise(text)`) when it was."""
     if len(text) > MAX_SCREENED:
         return [Hold(rule="syntax", detail=f"{len(text):,} characters, longer than any lesson: not read")]
-    stored = normalise(text)
+    stored = normalise(text) if stored is None else stored
     if len(stored) > MAX_SCREENED:  # NFKC writes some characters as many (`\ufdfa` is 18)
         return [Hold(rule="syntax", detail=f"{len(stored):,} characters once normalised: not read")]
     text = skeleton(stored)  # look-alike dashes, slashes and bars read as what the shell reads
@@ -545,10 +549,13 @@ def _screen(
     key_of = {flag: vouched_key(v) for flag, v in vouch.items()}
     found: dict[str, list[Hold]] = {}
     read: dict[str, tuple[str, list[tuple[str, str]]]] = {}  # text -> (its folded form, its phrases alone)
+    plain: dict[str, str] = {}  # text -> `normalise(text)`, for its own holds and its phrases
 
     def alone(text: str) -> tuple[str, list[tuple[str, str]]]:
         if text not in read:
-            fold = folded(normalise(text))
+            if text not in plain:
+                plain[text] = normalise(text)
+            fold = folded(plain[text])
             read[text] = (fold, folded_refusals(fold))
         return read[text]
 
@@ -559,7 +566,11 @@ def _screen(
         text_keys.append(key)
         if key not in found:  # a verdict kept by an earlier run, or read now
             phrases = alone(entry.text)[1] if key not in known and len(entry.text) <= MAX_SCREENED else None
-            found[key] = list(known[key]) if key in known else _text_holds(entry.text, vouch[keyless], phrases)
+            found[key] = (
+                list(known[key])
+                if key in known
+                else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
+            )
     pair_keys = []
     for a, b in itertools.pairwise(entries):
         key = pair_key(a.text, b.text, rules)

@@ -22,6 +22,7 @@ import numpy as np
 import re2
 
 from core.near_misses import different
+from core.operations import unseen_texts
 
 __all__ = [
     "Embedder",
@@ -271,11 +272,12 @@ def near_finder(
     step's `neighbour_finder` (a fresh one when None).
     """
     index = index if index is not None else VectorIndex()
+    covered: list[Mapping[str, int]] = []  # live texts all in the index (`unseen_texts`): a session's own are new
 
     def near(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
         if not live:
             return None
-        texts = [text, *(live.keys() - index.rows.keys())]
+        texts = [text, *unseen_texts(live, index.rows, covered)]
         missing = [t for t in dict.fromkeys(texts) if t not in index.rows and t not in known]
         if missing:
             known.update(zip(missing, embedder.embed(missing), strict=True))

@@ -3,6 +3,7 @@ entries and the epoch's proposed texts, each vector computed once and stored."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 
 import duckdb
@@ -54,9 +55,9 @@ def near_duplicates(
     texts = [e.text for items in current.sections.values() for e in items]
     vectors_for(con, embedder, texts + proposed, memo=memo.vectors)  # read or computed, and stored, once
     known = memo.vectors[embedder.name]
-    stored = set(known)
+    stored = len(known)  # texts are only ever added to it, at its end: those after this many are new
     near = memo.finders.get((embedder.name, threshold))
     if near is None:
         near = near_finder(embedder, known, threshold, memo.index(embedder.name))  # the run's index, shared
         memo.finders[(embedder.name, threshold)] = near
-    return near, lambda: store_vectors(con, embedder, {t: v for t, v in known.items() if t not in stored})
+    return near, lambda: store_vectors(con, embedder, dict(itertools.islice(known.items(), stored, None)))

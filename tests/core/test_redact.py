@@ -240,3 +240,51 @@ def test_a_secret_continued_in_the_next_text_is_redacted_on_both_sides(left: str
     else:
         assert n == 1 and gone not in new_left + new_right and "[REDACTED:" in new_left + new_right
         assert redact_boundary(new_left, new_right)[2] == 0  # what is replaced is not found again
+
+
+_MASKED_TEXTS = [
+    "run the tests with `uv run pytest`",
+    "the key is ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "logs are in /home/alice/project/logs",
+    "ask alice before pushing",
+    "set AWS_SECRET_ACCESS_KEY=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "lint with `ruff check`",
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_masked_playbook_is_each_text_redacted_whatever_was_passed_before(data: st.DataObject) -> None:
+    # What is stored and exported: texts passed before (by this run's sessions, or this process's earlier runs and
+    # exports) are not scanned again, and the playbook is the same as each entry redacted afresh.
+    from core.models import Entry, Playbook
+    from core.operations import apply_operations
+    from core.redact import mask_playbook
+
+    redactor = data.draw(st.sampled_from([Redactor(), Redactor(home="/home/alice", names=("alice",))]))
+    entries = data.draw(st.lists(st.sampled_from(_MASKED_TEXTS), max_size=8))
+    current = Playbook(sections={"OTHERS": [Entry(name=f"oth-{i:03d}", text=t) for i, t in enumerate(entries)]})
+    clean: set[str] = set()
+    for _ in range(data.draw(st.integers(1, 5))):
+        ops = data.draw(
+            st.lists(
+                st.one_of(
+                    st.fixed_dictionaries({"type": st.just("ADD"), "text": st.sampled_from(_MASKED_TEXTS)}),
+                    st.fixed_dictionaries(
+                        {
+                            "type": st.just("DELETE"),
+                            "target_id": st.sampled_from([e.name for _, e in current.entries()] or ["x"]),
+                        }
+                    ),
+                ),
+                max_size=3,
+            )
+        )
+        current, _ = apply_operations(current, ops)
+        want = {
+            s: [e.model_copy(update={"text": redactor.text(e.text)}) for e in v] for s, v in current.sections.items()
+        }
+        for masked in (mask_playbook(current, redactor, clean=clean), mask_playbook(current, redactor)):
+            assert masked.sections == want
+            assert (masked is current) == (want == current.sections)  # the very object when nothing changed
+        current = mask_playbook(current, redactor, clean=clean)
