@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -307,6 +307,13 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 
 
 RowT = TypeVar("RowT", bound=BaseModel)
+
+
+def columnar_insert(table: str, columns: Sequence[tuple[str, str]]) -> str:
+    """An INSERT of `table`'s `columns` (name, DuckDB type) that takes one list per column: many rows in one
+    statement (an INSERT costs ~2 ms of CPU however few rows it carries; `executemany` runs one a row)."""
+    names = ", ".join(name for name, _ in columns)
+    return f"INSERT INTO {table} ({names}) SELECT " + ", ".join(f"unnest(?::{kind}[])" for _, kind in columns)
 
 
 def fetch_rows(

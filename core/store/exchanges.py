@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import duckdb
 
 from core.llm.base import LLMRequest, LLMResponse, Usage
+from core.store.db import columnar_insert
 
 __all__ = ["cached_response", "record_exchange", "record_exchanges", "reusable_reflection"]
 
@@ -95,9 +96,7 @@ _COLUMNS = (
     ("dropped_fields", "VARCHAR[]"),
     ("compaction_reason", "VARCHAR"),
 )
-_INSERT = f"INSERT INTO llm_calls ({', '.join(name for name, _ in _COLUMNS)}) SELECT " + ", ".join(
-    f"unnest(?::{kind}[])" for _, kind in _COLUMNS
-)
+_INSERT = columnar_insert("llm_calls", _COLUMNS)
 
 
 def record_exchanges(

@@ -14,6 +14,7 @@ import duckdb
 
 from core.miner import MINER_VERSION
 from core.models import CuratorOutput, ReflectorOutput
+from core.store.db import columnar_insert
 
 __all__ = ["RulesFinding", "record_findings"]
 
@@ -38,9 +39,7 @@ _COLUMNS = (
     ("curation", "JSON"),
     ("error", "VARCHAR"),
 )
-_INSERT = f"INSERT INTO rules_findings ({', '.join(name for name, _ in _COLUMNS)}) SELECT " + ", ".join(
-    f"unnest(?::{kind}[])" for _, kind in _COLUMNS
-)
+_INSERT = columnar_insert("rules_findings", _COLUMNS)
 
 
 def record_findings(
