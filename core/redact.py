@@ -26,8 +26,9 @@ from typing import Any
 
 from core.errors import ConfigError
 from core.jsonx import locate_json
+from core.layered import unseen_texts
 from core.models import Playbook
-from core.operations import live_texts, unseen_texts
+from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
 from core.secret_rules import PLAIN_RULES, Rule, Span, ascii_alnum, word_char
 

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 import numpy as np
 import re2
 
+from core.layered import unseen_texts
 from core.near_misses import different
-from core.operations import unseen_texts
 
 __all__ = [
     "Embedder",

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from core import layered
 from core import operations as engine
 from core.models import ApplyReport, BulletTag, CuratorOutput, Entry, OpOutcome, Playbook, ReflectorOutput
 from core.operations import apply_evaluations, apply_operations, apply_session
@@ -305,8 +306,8 @@ def test_sessions_applied_one_after_another_agree_with_each_applied_afresh(
     # Each result carries the engine's indexes to the next session; a fresh copy of the same playbook (built again,
     # nothing carried) must give the very same playbook and report, and no input may change. The indexes layer each
     # session's changes on the last, folded into one every so many changes: at every fold size.
-    fold = data.draw(st.sampled_from([0, 1, 3, engine._FOLD_MIN]))
-    with patch.object(engine, "_FOLD_MIN", fold):
+    fold = data.draw(st.sampled_from([0, 1, 3, layered._FOLD_MIN]))
+    with patch.object(layered, "_FOLD_MIN", fold):
         _sessions_agree(playbook, data)
 
 
@@ -385,8 +386,8 @@ def test_unseen_texts_found_without_a_pass_are_every_text_a_pass_finds(playbook:
         live = engine.live_texts(current)
         texts = [e.text for _, e in current.entries()]
         assert dict(live) == dict(Counter(texts))  # what the layers read is what a count afresh gives
-        unseen = engine.unseen_texts(live, done, covered)
+        unseen = layered.unseen_texts(live, done, covered)
         assert set(texts) - done <= set(unseen)
         done.update(data.draw(st.sampled_from([unseen, unseen[: len(unseen) // 2]])))  # some callers stop early
-    done.update(engine.unseen_texts(engine.live_texts(current), done, covered))
+    done.update(layered.unseen_texts(engine.live_texts(current), done, covered))
     assert {e.text for _, e in current.entries()} <= done
