@@ -73,7 +73,8 @@ class Command(_Value):
         an assignment is quoted too, so it still reads as the program)."""
         first, *rest = self.words
         quoted = shlex.quote(first)
-        if quoted == first and (first in _RESERVED or "=" in first):
+        # `%` and `@` too: tree-sitter-bash reads `a%b` or `user@host` in a program's place apart (`a` then `%b`)
+        if quoted == first and (first in _RESERVED or "=" in first or "%" in first or "@" in first):
             quoted = f"'{first}'"
         return " ".join([quoted, *(shlex.quote(w) for w in rest)])
 

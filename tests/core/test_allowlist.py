@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
@@ -26,6 +26,8 @@ _WORD = st.text(
 
 @hsettings(max_examples=examples(300))
 @given(st.lists(_WORD, min_size=1, max_size=6))
+@example(["1%"]).via("found in CI")
+@example(["user@host", "a%b"]).via("the same in a program's place")
 def test_a_command_written_back_from_its_words_reads_as_those_words(words: list[str]) -> None:
     """Lessons write commands with shell quoting (`Command.shown`); the screen parses them back: the same words."""
     shown = Command(words=tuple(words)).shown()

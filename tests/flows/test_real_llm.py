@@ -49,6 +49,11 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(f"{url}/health", proc, log, timeout=120)
+        # The server answers its health check a moment before `llm serve` has written what to run next.
+        deadline = time.monotonic() + 30
+        wanted = (f"at {url}/v1", f"PLAYBOOK_OPENAI_BASE_URL={url}/v1")
+        while not all(w in log.read_text() for w in wanted) and time.monotonic() < deadline:
+            time.sleep(0.1)
         said = log.read_text()
         assert f"at {url}/v1" in said and f"PLAYBOOK_OPENAI_BASE_URL={url}/v1" in said  # what to run next
         yield url
