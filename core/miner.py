@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 4
+MINER_VERSION = 5
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 

@@ -74,22 +74,26 @@ _TASK_BOUND = re2.compile(
 )
 
 # A step the agent left out, as the user checks for it: a question, then what to do when the answer is no ("does
-# the readme reflect the changes as well? if not please make it so").
+# the readme reflect the changes as well? if not please make it so"). Not "if so, add it": that asks whether the
+# work at hand needs a step, a condition of this session, not a standing expectation.
 _REMINDER = re2.compile(
-    r"(?i)(?:^|[.!]\s+)([^.!?\n]*\?\s*if (?:not|so),?\s*(?:please\s+)?(?:make|add|update|do|fix|write|include|change)\b"
+    r"(?i)(?:^|[.!]\s+)([^.!?\n]*\?\s*if not,?\s*(?:please\s+)?(?:make|add|update|do|fix|write|include|change)\b"
     r"[^.!?\n]*)"
 )
 
 # Words that say what to do or not to do: a question without one, after a stop, asks; it does not instruct.
 _DIRECTIVE = re2.compile(
     r"(?i)\b(?:should|shouldn'?t|must|need|needs|don'?t|do not|never|always|instead|prefer|rather|want|use|"
-    r"can'?t we|could we|why not|no longer|is just|not)\b"
+    r"can'?t we|could we|why not|no longer|is just|not|i'?d (?:\w+ )?(?:love|like)|i would (?:\w+ )?(?:love|like))\b"
 )
 
 _QUESTION = re2.compile(
     r"(?i)^(?:(?:wait|but|and|so|hmm|ok),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|can(?:'?t)? we|"
     r"could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
 )
+
+# A question that proposes what to do rather than asks whether.
+_SUGGESTS = re2.compile(r"(?i)\b(?:can'?t we|could(?:n'?t)? we|shouldn'?t we|why not|why don'?t we|how about)\b")
 
 # A name of code: in backticks, a flag, a dotted, slashed or snake_case name, a CamelCase word.
 _CODEISH = re2.compile(r"`[^`]+`|(?:^|\s)--?[a-z]|\w[._/:]\w|\w_\w|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
@@ -105,10 +109,16 @@ _SHORT = 60  # an order shorter than this, with no subject of its own, leans on 
 _LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
 
 
-def _quote(text: str) -> str:
+def _flat(text: str) -> str:
     """What the user typed, as one line: their home folder masked, a link said as `(a link)` (a keyless lesson
-    carries none), the first sentence of a long prompt."""
-    flat = " ".join(_LINK.sub("(a link)", USER_HOME.sub("~", _CONTINUED.sub(" ", text))).split())
+    carries none)."""
+    return " ".join(_LINK.sub("(a link)", USER_HOME.sub("~", _CONTINUED.sub(" ", text))).split())
+
+
+def _quote(text: str) -> str:
+    """What the user typed, as one line (`_flat`), the first sentence of a long prompt. (Its callers quote no words
+    that hold a link: the link is masked here all the same.)"""
+    flat = _flat(text)
     if len(flat) > _QUOTE_MAX:
         end = _SENTENCE_END.search(flat)
         flat = flat[: end.start() + 1] if end else flat
@@ -155,13 +165,13 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     if not cued:
         return []
     whole = " ".join(_CONTINUED.sub(" ", text).split())
-    if len(whole) <= _QUOTE_MAX:
+    if len(whole) <= _QUOTE_MAX and not _LINK.search(whole):
         return [whole]
     said = []
     for i in cued:
         short = len(split[i]) < _SHORT and i > 0 and bool(_LEANS.match(split[i]))
         said.append(f"{split[i - 1]}. {split[i]}" if short else split[i])
-    return said
+    return [sentence for sentence in said if not _LINK.search(sentence)]
 
 
 def _pasted(text: str) -> bool:
@@ -179,14 +189,29 @@ def _asks(sentence: str) -> bool:
 
 
 def _instructs(text: str) -> bool:
-    """True unless the words are only a question: a question may still say what to do ("can't we use X?")."""
-    return not text.rstrip().endswith("?") or bool(_DIRECTIVE.search(text))
+    """True unless the words are only a question: a question may still say what to do ("can't we use X?"), but one
+    that only asks whether ("do we even need X then?") does not, whatever words it asks about."""
+    if not text.rstrip().endswith("?"):
+        return True
+    split = sentences(text)
+    if split and all(_QUESTION.match(s) for s in split):
+        return bool(_SUGGESTS.search(text))
+    return bool(_DIRECTIVE.search(text))
 
 
 def _says_something(text: str) -> bool:
     """True when the words say what to do or name a thing of the project (a command, a file, a flag, an identifier):
     "use pnpm", "set group.visible"; not "i'll take it from here"."""
     return bool(_DIRECTIVE.search(text) or _CODEISH.search(text))
+
+
+def _reaction(text: str) -> bool:
+    """True when words said in reaction to what the agent just did (a stop's reason, the next words after a stop or
+    Esc, a prompt that corrects) make a lesson: they instruct, say what to do or name a thing of the project, and
+    can be quoted whole. "actually i'm comfortable with this" or "the name will cause issues" says nothing to keep;
+    a prompt too long to quote whole is the next task, whose sentences count only where they state a lasting rule;
+    words that point at a link point at nothing once the link is taken out (a keyless lesson carries none)."""
+    return _says_something(text) and _instructs(text) and len(_flat(text)) <= _QUOTE_MAX and not _LINK.search(text)
 
 
 def _framed_shell(messages: Sequence[SessionMessage], calls: Mapping[str, SessionMessage]) -> bool:
@@ -237,7 +262,7 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
             what = _stopped(calls[m.tool_use_id])
             reason = REJECTION_REASON.search(m.text or "")
             if reason:
-                if _says_something(reason.group("reason")) and _instructs(reason.group("reason")):
+                if _reaction(reason.group("reason")):
                     said = _quote(reason.group("reason"))
                     found.append(Preference(said=said, stopped=what, reason=True))
                 stopped = None
@@ -249,11 +274,11 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
             typed = _typed(m.text)
             if _pasted(m.text) or not typed.strip():
                 pass  # a log or someone else's text the user pasted: not their words
-            elif stopped is not None and _instructs(typed):
+            elif stopped is not None and _reaction(typed):
                 found.append(Preference(said=_quote(typed), stopped=stopped))
-            elif _CORRECTS.match(typed):
+            elif _CORRECTS.match(typed) and _reaction(typed):
                 found.append(Preference(said=_quote(typed)))
-            elif reminder := _REMINDER.search(typed):
+            elif (reminder := _REMINDER.search(typed)) and not _LINK.search(reminder.group(1)):
                 found.append(Preference(said=_quote(reminder.group(1))))
             elif _STRONG.search(typed) and (strong := _cue_sentences(typed, _STRONG)):
                 found += [Preference(said=_quote(cue)) for cue in strong]  # the sentence that says it, not the first

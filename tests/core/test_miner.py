@@ -313,9 +313,16 @@ def test_a_commit_title_the_user_set_in_conventional_form_is_the_projects_commit
     assert lessons(Claude().prompt("the title `feat(x): y` is in the changelog")) == []  # not about a commit
 
 
-def test_a_link_the_user_typed_is_not_carried_into_a_keyless_lesson() -> None:
-    (found,) = lessons(Claude().prompt("we always follow the schema at https://example.com/schema.md for results"))
-    assert "https://" not in found and "(a link)" in found
+def test_words_that_point_at_a_link_are_not_quoted_since_a_keyless_lesson_carries_none() -> None:
+    # Without its link "we always follow the schema at (a link)" points at nothing: the words are not quoted at all.
+    assert lessons(Claude().prompt("we always follow the schema at https://example.com/schema.md for results")) == []
+    assert lessons(Claude().esc().prompt("use the layout of https://example.com/layout instead")) == []
+    long_task = (
+        "Port the results page to the new layout that https://example.com/layout describes, keep the old routes"
+        " working until the dashboard moves, and write the migration notes in the docs folder. We never commit"
+        " generated files."
+    )
+    assert lessons(Claude().prompt(long_task)) == ['The user said: "We never commit generated files".']
 
 
 def test_an_unknown_option_and_the_variant_that_worked_make_a_correction() -> None:
@@ -521,3 +528,44 @@ def test_the_ceiling_counts_a_lesson_by_where_its_tokens_lie_together() -> None:
     )
     best = ceiling(labelled, [("s", session.messages), ("unlabelled", session.messages)])
     assert (best.lessons, best.in_a_sentence, best.in_a_prompt, best.in_a_message) == (4, 1, 2, 3)
+
+
+def test_words_said_in_reaction_are_a_lesson_only_when_they_say_what_to_do_and_can_be_quoted_whole() -> None:
+    for nothing_to_keep in (
+        "actually i'm comfortable with this race because it will prove the negative",
+        "the name will cause issues with the other agent",
+        "I think the library is setting it, it's an inline style",
+    ):
+        assert lessons(Claude().esc().prompt(nothing_to_keep)) == [], nothing_to_keep
+    assert lessons(Claude().prompt("actually i'm comfortable with this race")) == []  # a correcting cue, no more
+    wish = "I'd actually love that test to be saved as a permanent unit test"
+    assert lessons(Claude().esc().prompt(wish)) == [f'After stopping the agent, the user said: "{wish}".']
+    next_task = (
+        "Let's pause, if the local settings file overrides every hook reliably I think we can just change the flag to"
+        " write that file without any wrapper script or variables. But I'm not sold this works. So can you set up a"
+        " test repository with a hook in each file and run a short prompt there to see which hooks fire"
+    )
+    assert lessons(Claude().esc().prompt(next_task)) == []  # the next task, not a correction of the last
+    with_rule = next_task + ". From now on keep test repositories under /tmp"
+    assert lessons(Claude().esc().prompt(with_rule)) == [
+        'The user said: "From now on keep test repositories under /tmp".'
+    ]
+
+
+def test_a_question_that_only_asks_whether_instructs_nothing_and_one_that_proposes_does() -> None:
+    assert lessons(Claude().esc().prompt("Do we even need _generate_html_with_link then?")) == []
+    proposes = "could we reuse templates/session_nav.html for that? looks like it's very similar?"
+    assert lessons(Claude().esc().prompt(proposes)) == [f'After stopping the agent, the user said: "{proposes}".']
+    stated = "I don't think we need to loop through all items, the group names should match the filters?"
+    assert lessons(Claude().esc().prompt(stated)) == [f'After stopping the agent, the user said: "{stated}".']
+    asked = "is there a test that should go with that commit? If so, add it and update the pr"
+    assert lessons(Claude().prompt(asked)) == []  # asks whether the work at hand needs a step: no standing rule
+
+
+@hsettings(max_examples=examples(200))
+@given(st.lists(st.sampled_from(["use", "pnpm", "not", "the", "tests", "x.y", "should", "?", "we", "do"]), max_size=60))
+def test_what_a_user_said_after_a_stop_is_quoted_whole_or_not_at_all(words: list[str]) -> None:
+    typed = " ".join(words)
+    for found in lessons(Claude().esc().prompt(typed)):
+        if found.startswith("After stopping"):
+            assert found == f'After stopping the agent, the user said: "{typed}".'
