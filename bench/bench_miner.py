@@ -2,9 +2,11 @@
 (data/samples, the sessions it was written on: data/lessons/mined.json), and the development and test halves of
 data/unseen (real sessions from other repositories, labelled before the miner was changed for them:
 data/lessons/unseen; tuned on `dev` only). For each: recall of the labelled lessons, the share of entries that state
-one, entries of a junk kind, and unsafe entries. These are the miner's own lessons, before the export's screen
+one, entries of a junk kind, and unsafe entries; for in sample and dev, that share for each signal an entry rests on
+(a fact's category, a correction's kind, a preference said in a prompt, after a stop, or as a stop's reason), the
+evidence for what the miner publishes. These are the miner's own lessons, before the export's screen
 (tests/flows/test_miner.py scores what the CLI publishes). Then its cost: observing and mining every session,
-interleaved with the floor of reading the same sessions' messages from DuckDB.
+interleaved with the floor of reading the same sessions' messages from DuckDB. `--tuning` leaves the test half out.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit, interleaved  # noqa: E402
-from core.miner import History, mine, observe  # noqa: E402
+from core.lessons import CommandFact, Correction, Preference  # noqa: E402
+from core.miner import Finding, History, mine, observe  # noqa: E402
 from core.models import SessionMessage  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402
@@ -42,14 +45,52 @@ def _read(db: Path) -> Sessions:
         return [(sid, project, cwd, load_messages(con, sid)) for sid, project, cwd in rows]
 
 
-def _lessons(db: Path) -> list[str]:
+def _signal(found: Finding) -> str:
+    """The signal a finding rests on, as far as its typed lesson tells: its kind, and for a preference whether the
+    user stopped a call first (with a reason, or then said it) or said it in a prompt."""
+    lesson = found.lesson
+    if isinstance(lesson, Preference):
+        if lesson.stopped is None:
+            return "preference: said in a prompt"
+        return "preference: a stop's reason" if lesson.reason else "preference: said after a stop or Esc"
+    if isinstance(lesson, Correction):
+        return f"correction: {lesson.how}"
+    if isinstance(lesson, CommandFact):
+        return f"fact: {lesson.category}"
+    return {
+        "tool": "fact: own tool",
+        "pitfall": "pitfall: nothing selected",
+        "hidden": "pitfall: a failure a pipe hid",
+        "zsh": "pitfall: zsh",
+        "commits": "preference: commit style",
+    }[lesson.kind]
+
+
+def _findings(db: Path) -> dict[str, str]:
+    """Each entry text the miner writes for the sessions of `db`, once (the engine adds a rediscovered lesson once),
+    with the signal it rests on."""
     sessions = _read(db)
     observed = {sid: observe(messages, cwd) for sid, _, cwd, messages in sessions}
-    texts: list[str] = []
+    found: dict[str, str] = {}
     for sid, project, _, _ in sessions:
         history = History.of((s, observed[s]) for s, p, _, _ in sessions if p == project)
-        texts += [f.text for f in mine(observed[sid], history, project)]
-    return list(dict.fromkeys(texts))  # the engine adds a rediscovered lesson once
+        for f in mine(observed[sid], history, project):
+            found.setdefault(f.text, _signal(f))
+    return found
+
+
+def _lessons(db: Path) -> list[str]:
+    return list(_findings(db))
+
+
+def _by_signal(found: dict[str, str], scored: Score) -> str:
+    """How many entries of each signal state a labelled lesson, as `signal a/n`."""
+    counts: dict[str, list[int]] = {}
+    for text, signal in found.items():
+        count = counts.setdefault(signal, [0, 0])
+        count[0] += text in scored.matching
+        count[1] += 1
+    return ", ".join(f"{signal} {a}/{n}" for signal, (a, n) in sorted(counts.items()))
 
 
 def _rows(half: str, found: Score) -> list[Row]:
@@ -148,14 +189,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--verbose", action="store_true", help="list the in-sample and dev entries that match nothing")
+    parser.add_argument(
+        "--tuning", action="store_true", help="in sample and dev only (while changing the miner: never the test half)"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-miner-"))
     rows: list[Row] = []
     dbs: dict[str, Path] = {}
-    for half in HALVES:
+    for half in HALVES[:2] if args.tuning else HALVES:
         labelled = labelled_set(half)
         db = dbs[half] = _database(labelled, work)
-        entries = _lessons(db)
+        signals = _findings(db)
+        entries = list(signals)
         found = score(entries, labelled)
         print(
             f"{half}: {found.entries} entries from {len(labelled.sessions)} sessions against {found.lessons} labelled"
@@ -177,7 +222,9 @@ def main() -> None:
                 [best.in_a_sentence / best.lessons],
             )
         )
-        if args.verbose and half != "test":  # the test half is measured, never read while tuning
+        if half != "test":  # the test half is measured, never read while tuning: not even by signal
+            print(f"  entries that state a labelled lesson, by signal: {_by_signal(signals, found)}")
+        if args.verbose and half != "test":
             for text in sorted(set(entries) - set(found.matching)):
                 print(f"  matches no labelled lesson: {text}")
         rows += _rows(half, found)
