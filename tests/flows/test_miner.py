@@ -20,8 +20,9 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # The goal on the test half is recall >= 50 % and precision >= 80 %; these are the floors the miner meets
 # (recall, precision), so that a change that loses ground fails. Junk and unsafe entries: none, in every half.
 # dev grew from 36 to 55 lessons with two repositories labelled blind (entireio/skills, chikachow/cyspbot): the miner
-# stated none of their 19 before it was changed for them.
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.5, 0.7), "dev": (0.35, 0.6), "test": (0.10, 0.12)}
+# stated none of their 19 before it was changed for them. Words said in reaction (after a stop, a correcting prompt)
+# publish only when they say what to do and can be quoted whole: dev precision 69 % -> 81 %, in sample 89 % -> 100 %.
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.9, 0.95), "dev": (0.35, 0.78), "test": (0.10, 0.12)}
 
 
 @pytest.fixture(scope="module")
