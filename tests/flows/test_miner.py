@@ -21,8 +21,9 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # (recall, precision), so that a change that loses ground fails. Junk and unsafe entries: none, in every half.
 # dev grew from 36 to 55 lessons with two repositories labelled blind (entireio/skills, chikachow/cyspbot): the miner
 # stated none of their 19 before it was changed for them. Words said in reaction (after a stop, a correcting prompt)
-# publish only when they say what to do and can be quoted whole: dev precision 69 % -> 81 %, in sample 89 % -> 100 %.
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.9, 0.95), "dev": (0.35, 0.78), "test": (0.10, 0.12)}
+# publish only when they say what to do and can be quoted whole: dev precision 69 % -> 81 %, in sample 89 % -> 100 %;
+# on the test half, measured once after the change, 15 % -> 19 % (recall 11 % both times).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.9, 0.95), "dev": (0.35, 0.78), "test": (0.10, 0.15)}
 
 
 @pytest.fixture(scope="module")
