@@ -1,6 +1,6 @@
 """Benchmark: ingest at two archive sizes against DuckDB floors, interleaved; and a re-ingest with nothing new.
 
-1. Build archives of --sizes MB (default 250 and 1000) by replicating data/samples, every copy with fresh session ids
+1. Build archives of --sizes MB (default 1000 and 2000) by replicating data/samples, every copy with fresh session ids
    (the ids the records carry, as `detect` reads them, and the ones in file and folder names).
 2. For each size, in rounds (--rounds, at least 3), each in its own child process so its peak RSS is its own:
    - raw: `SELECT count(*) FROM read_ndjson_objects(<all files>)` under the ingest's memory limit, with
@@ -12,8 +12,13 @@
    floor that stats every file and opens the database (reading the ledger): CPU of each child process; and, for
    reference, the libraries alone (a Typer command with ingest's options, pydantic-settings) doing the floor's work.
 4. Prints min / median / max of CPU seconds (both cores count) and peak RSS of each, and the ratios of the medians
-   (CPU, not wall). Goals: ingest CPU <= 2x the typed load's at each size; peak RSS at the largest size <= 1.2x
-   that at the smallest (memory flat in archive size) and < 2 GB; re-ingest <= 2x its floor.
+   (CPU, not wall). Goals: ingest CPU <= 2x the typed load's at each size; peak RSS < 2 GB at each size, and at the
+   largest size <= 1.1x that at the smallest (memory stops growing with the archive); re-ingest <= 2x its floor.
+
+Peak memory rises until DuckDB's memory reaches the ingest's cap (three batches), at about 1 GB of archive, and is
+flat past it (ingest alone, 3 interleaved rounds, median: 342 MB at 250 MB, 431 at 1 GB, 446 at 2 GB, 454 at 3 GB).
+So the verdict on memory compares two sizes past that bound, where a slope is what it measures: below it, the ratio
+says how far the cap is from the smallest size's peak, not whether memory keeps growing.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ from bench._table import Row, emit, interleaved, spread  # noqa: E402
 from core.transcripts import detect  # noqa: E402
 
 MEMORY_LIMIT = "2GB"
+# Peak RSS at the largest size over that at the smallest, both past the bound where DuckDB's memory reaches its cap.
+FLAT_GOAL = 1.1
+# Below this many MB the peak is still rising to the cap (see the docstring): the memory ratio is no slope there.
+BOUND_MB = 1000
 
 
 def session_ids(path: Path) -> list[str]:
@@ -294,12 +303,16 @@ def measure_reingest(work: Path, archive: Path, rounds: int) -> dict[str, list[f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="250,1000", help="archive sizes in MB, comma-separated (default 250,1000)")
+    parser.add_argument(
+        "--sizes", default="1000,2000", help="archive sizes in MB, comma-separated (default 1000,2000: past the bound)"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-mb", type=int, default=0, help="ingest batch size (default: the product's)")
     parser.add_argument("--keep", action="store_true", help="keep the archives and databases")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
+    if len(sizes) > 1 and sizes[0] < BOUND_MB:
+        print(f"note: below {BOUND_MB} MB peak memory still rises to the cap; the memory ratio is not a slope there")
     work = Path(tempfile.mkdtemp(prefix="playbook-bench-"))
     try:
         rows: list[Row] = []
@@ -330,7 +343,7 @@ def main() -> None:
                 f"peak RSS at {small['total'][0]['bytes'] / 1e6:.0f} MB",
                 [r["rss_kb"] / 1024 for r in small["ingest"]],
             )
-            flat.goal, flat.met = "<= 1.2x", (flat.ratio or 0) <= 1.2
+            flat.goal, flat.met = f"<= {FLAT_GOAL}x", (flat.ratio or 0) <= FLAT_GOAL
             rows.append(flat)
         again = measure_reingest(work, work / f"archive-{sizes[0]}", args.rounds)
         floor = "stat every file + open the database and read the ledger, CPU"
