@@ -91,6 +91,14 @@ _SYSTEM_ROOTS = frozenset(
     " Applications Volumes private cores nix snap Network".split()
 )
 _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
+# The marks a sentence must hold for any of the patterns above to find something in it, as one pattern searched in
+# its UTF-8 bytes (no offsets turned): most sentences hold none, and one pass over them says so.
+_NO_GROUPS = re2.Options()
+_NO_GROUPS.never_capture = True
+_PROSE_MARKS = re2.compile(
+    "|".join(f"(?:{p.pattern})" for p in (_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, _PROSE_PRIVILEGE)),
+    _NO_GROUPS,
+)
 # Where a clause begins around a command written in a sentence.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
 _CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
@@ -310,11 +318,10 @@ def _prose_words(prose: str) -> list[tuple[str, int]]:
     return words
 
 
-def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
+def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[int]]:
     """What refuses the commands a sentence writes without backticks ("rerun it (pytest -k NAME -x)", "install it
     with pip install x"): a program named in the sentence and the command-like words after it (flags, paths,
-    packages, subcommands) are read as the allow-list reads a command; a flag with no program before it is a
-    mention, refused only when it switches a safeguard off and is not said as a prohibition."""
+    packages, subcommands) are read as the allow-list reads a command. And where each word so read starts."""
     found: list[Refusal] = []
     words = _prose_words(prose)
     used: set[int] = set()
@@ -339,12 +346,19 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
             used.add(j)
         if len(run) > 1:
             found += command_refusals(" ".join(run), vouched)
-    covered = {at for k, (w, at) in enumerate(words) if k in used}
+    return found, {at for k, (w, at) in enumerate(words) if k in used}
+
+
+def _prose_flags(prose: str, vouched: Vouched, covered: set[int]) -> list[Refusal]:
+    """What refuses the flags of a sentence not read with a program (`covered`: where those that were start): a flag
+    with no program before it is a mention, refused only when it switches a safeguard off and is not said as a
+    prohibition."""
+    found: list[Refusal] = []
     for match in _PROSE_FLAG.finditer(prose):
         flag = match.group(1)
         start = match.start(1)
         if start in covered:
-            continue  # read with its program above
+            continue  # read with its program
         before, after = prose[max(0, start - _WINDOW) : start], prose[start + len(flag) :][:_WINDOW]
         refused = _bypasses([flag])
         if refused and not _prohibited(before, after):
@@ -368,15 +382,24 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     for link in links:
         plain = plain.replace(link.written, " ")
     found += link_refusals(bare_hosts(plain), vouched)
-    for shell in _PROSE_SHELL.finditer(plain):
+    words = plain.translate(_EMPHASIS)
+    # Shell syntax and privilege are read in `plain`, flags, assignments and paths in `words`: where neither holds a
+    # mark of any (most sentences), only the programs it names are read.
+    marked = _PROSE_MARKS.search(plain.encode("utf-8")) is not None or (
+        words != plain and _PROSE_MARKS.search(words.encode("utf-8")) is not None
+    )
+    for shell in _PROSE_SHELL.finditer(plain) if marked else ():
         if _COMPARISON.match(plain[shell.start() : shell.end() + 2]):
             continue
         found.append(
             Refusal("syntax", f"shell syntax (`{shell.group().strip()}`) outside a code span, where it is not checked")
         )
         break
-    words = plain.translate(_EMPHASIS)
-    found += _prose_commands(words, vouched)
+    programs, covered = _prose_programs(words, vouched)
+    found += programs
+    if not marked:
+        return found
+    found += _prose_flags(words, vouched, covered)
     for match in _PROSE_ASSIGNMENT.finditer(words):
         found += [r for r in command_refusals(f"{match.group(1)} true", vouched) if r.rule == "environment"][:1]
     for match in _PROSE_PATH.finditer(words):
@@ -567,16 +590,14 @@ def _screen(
         if key not in found:  # a verdict kept by an earlier run, or read now
             phrases = alone(entry.text)[1] if key not in known and len(entry.text) <= MAX_SCREENED else None
             found[key] = (
-                list(known[key])
-                if key in known
-                else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
+                known[key] if key in known else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
             )
     pair_keys = []
     for a, b in itertools.pairwise(entries):
         key = pair_key(a.text, b.text, rules)
         pair_keys.append(key)
         if key in known and key not in found:
-            found[key] = list(known[key])
+            found[key] = known[key]
         if key in found:
             continue
         (fold_a, alone_a), (fold_b, alone_b) = alone(a.text), alone(b.text)
@@ -623,8 +644,8 @@ def screen_playbook(
         kept = []
         for entry in items:
             entry_support = support.get(entry.name)
-            holds = list(found[next(keys)])
-            holds += _support_holds(entry_support, shared=shared, min_contributors=min_contributors)
+            # a new list: the verdicts (and those `verdicts` gave) are read, never changed
+            holds = found[next(keys)] + _support_holds(entry_support, shared=shared, min_contributors=min_contributors)
             if entry.name in split and not any(h.rule == split[entry.name].rule for h in holds):
                 holds.append(split[entry.name])
             if holds and (entry.name, text_key(entry.text)) not in approved:
