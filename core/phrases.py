@@ -15,7 +15,7 @@ from functools import cache
 
 import re2
 
-__all__ = ["folded", "folded_refusals", "phrase_refusals", "skeleton"]
+__all__ = ["folded", "folded_refusals", "joined", "phrase_refusals", "sentence_refusals", "sentences", "skeleton"]
 
 _OVERRIDE = re2.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
@@ -137,6 +137,8 @@ def _dash(char: str) -> str:
 def skeleton(text: str) -> str:
     """`text` as the checks read it: look-alike dashes, slashes, bars and quotes made plain, and for the phrases,
     accents and case folded (`ígnore` reads `ignore`)."""
+    if text.isascii():  # every look-alike is outside ASCII: most lessons have none to make plain
+        return text
     folded = text.translate(_FOLD)
     return folded if folded.isascii() else _DASH.sub(lambda m: _dash(m.group()), folded)
 
@@ -183,12 +185,19 @@ def _clip(text: str, most: int = 80) -> str:
 _ENDS = tuple(end + space for end in ".!?" for space in " \t\n\f\r")
 
 
-def _sentences(text: str) -> str:
-    """`text` with the end of each sentence (`[.!?]` before white space or the end) written `; `."""
+def sentences(text: str) -> str:
+    """`text` (`folded`) as the phrases read it: the end of each sentence (`[.!?]` before white space or the end of
+    the text) written `; `, so that no phrase is read across two sentences."""
     for end in _ENDS:
         if end in text:
             text = text.replace(end, "; ")
     return text[:-1] + "; " if text.endswith((".", "!", "?")) else text
+
+
+def joined(first: str, first_sentences: str, then_sentences: str) -> str:
+    """`sentences(first + " " + then)`, from `sentences` of each (`first` itself says whether it ended a sentence,
+    whose end then takes the space between them): two entries read together are marked once each."""
+    return first_sentences + ("" if first.endswith((".", "!", "?")) else " ") + then_sentences
 
 
 # What any phrase needs, as two patterns (each read in one pass; as one, RE2's automaton for both grows too large
@@ -221,7 +230,12 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
 
 def folded_refusals(text: str) -> list[tuple[str, str]]:
     """`phrase_refusals` of a text already `folded`."""
-    folded = _sentences(text)  # each sentence ends in `;`: the patterns stay inside one
+    return sentence_refusals(sentences(text))
+
+
+def sentence_refusals(folded: str) -> list[tuple[str, str]]:
+    """`phrase_refusals` of a text already `folded` and cut into `sentences` (each ends in `;`: the patterns stay
+    inside one)."""
     data = folded.encode("utf-8")
     found: list[tuple[str, str]] = []
     if _ANY_OVERRIDE.search(data) is None and _ANY_OTHER.search(data) is None:

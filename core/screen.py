@@ -51,7 +51,7 @@ from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
 from core.links import bare_hosts, defanged, find_links
 from core.models import Playbook
-from core.phrases import folded, folded_refusals, phrase_refusals, skeleton
+from core.phrases import folded, joined, phrase_refusals, sentence_refusals, sentences, skeleton
 
 __all__ = [
     "MAX_SCREENED",
@@ -309,13 +309,9 @@ def _command_word(word: str) -> bool:
 def _prose_words(prose: str) -> list[tuple[str, int]]:
     """The words of `prose` and where each starts: runs of characters that are no white space, parenthesis, comma,
     semicolon or quote (split by str, not a pattern call per word: a sentence of many short words stays cheap)."""
-    words: list[tuple[str, int]] = []
-    at = 0
-    for piece in prose.translate(_WORD_BREAKS).split(" "):
-        if piece:
-            words.append((piece, at))
-        at += len(piece) + 1
-    return words
+    pieces = prose.translate(_WORD_BREAKS).split(" ")
+    starts = itertools.accumulate(map((1).__add__, map(len, pieces)), initial=0)  # each piece and its space, in C
+    return [(piece, at) for piece, at in zip(pieces, starts, strict=False) if piece]
 
 
 def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[int]]:
@@ -324,12 +320,12 @@ def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[in
     packages, subcommands) are read as the allow-list reads a command. And where each word so read starts."""
     found: list[Refusal] = []
     words = _prose_words(prose)
+    names = [word.rstrip(".:!?").lower() for word, _ in words]
     used: set[int] = set()
-    for i, (word, _) in enumerate(words):
-        name = word.rstrip(".:!?").lower()
-        if i in used or not is_program(name, vouched):
+    for i in [i for i, name in enumerate(names) if is_program(name, vouched)]:  # most sentences: none
+        if i in used:
             continue
-        run = [name]
+        run = [names[i]]
         for j in range(i + 1, len(words)):
             nxt, at = words[j]
             between = prose[words[j - 1][1] + len(words[j - 1][0]) : at]
@@ -571,15 +567,17 @@ def _screen(
     vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
     key_of = {flag: vouched_key(v) for flag, v in vouch.items()}
     found: dict[str, list[Hold]] = {}
-    read: dict[str, tuple[str, list[tuple[str, str]]]] = {}  # text -> (its folded form, its phrases alone)
+    # text -> (its folded form, that form's `sentences`, its phrases alone)
+    read: dict[str, tuple[str, str, list[tuple[str, str]]]] = {}
     plain: dict[str, str] = {}  # text -> `normalise(text)`, for its own holds and its phrases
 
-    def alone(text: str) -> tuple[str, list[tuple[str, str]]]:
+    def alone(text: str) -> tuple[str, str, list[tuple[str, str]]]:
         if text not in read:
             if text not in plain:
                 plain[text] = normalise(text)
             fold = folded(plain[text])
-            read[text] = (fold, folded_refusals(fold))
+            cut = sentences(fold)
+            read[text] = (fold, cut, sentence_refusals(cut))
         return read[text]
 
     text_keys = []
@@ -588,7 +586,7 @@ def _screen(
         key = _verdict_key(entry.text, key_of[keyless], rules)
         text_keys.append(key)
         if key not in found:  # a verdict kept by an earlier run, or read now
-            phrases = alone(entry.text)[1] if key not in known and len(entry.text) <= MAX_SCREENED else None
+            phrases = alone(entry.text)[2] if key not in known and len(entry.text) <= MAX_SCREENED else None
             found[key] = (
                 known[key] if key in known else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
             )
@@ -600,10 +598,11 @@ def _screen(
             found[key] = known[key]
         if key in found:
             continue
-        (fold_a, alone_a), (fold_b, alone_b) = alone(a.text), alone(b.text)
-        # folded(x + " " + y) is folded(x) + " " + folded(y): the pair is read without folding it again.
+        (fold_a, cut_a, alone_a), (_, cut_b, alone_b) = alone(a.text), alone(b.text)
+        # folded(x + " " + y) is folded(x) + " " + folded(y), and its sentences are those of each (`joined`): the
+        # pair is read without folding or cutting it again.
         said = {r for r, _ in alone_a + alone_b}
-        split = [(rule, detail) for rule, detail in folded_refusals(f"{fold_a} {fold_b}") if rule not in said]
+        split = [(rule, detail) for rule, detail in sentence_refusals(joined(fold_a, cut_a, cut_b)) if rule not in said]
         found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
     return text_keys, pair_keys, found
 

@@ -75,7 +75,7 @@ def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, na
 @settings(max_examples=examples(300))
 @given(texts)
 def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
-    said = phrases._sentences(folded(normalise(text)))
+    said = phrases.sentences(folded(normalise(text)))
     if phrases._SENDS.search(said) is not None:
         assert all(part.search(said.encode("utf-8")) is not None for part in phrases._SENDS_PARTS)
 
@@ -83,7 +83,14 @@ def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
 @settings(max_examples=examples(500))
 @given(st.text(alphabet=st.sampled_from(list(".!?; \t\n\f\r\x0bab.")), max_size=30) | texts)
 def test_sentences_are_marked_as_the_pattern_marks_them(text: str) -> None:
-    assert phrases._sentences(text) == _SENTENCE_END.sub("; ", text)
+    assert phrases.sentences(text) == _SENTENCE_END.sub("; ", text)
+
+
+@settings(max_examples=examples(500))
+@given(*[st.text(alphabet=st.sampled_from(list(".!?; \t\n\f\r\x0bab.")), max_size=12) | texts] * 2)
+def test_two_texts_are_marked_together_as_each_was_alone(first: str, then: str) -> None:
+    together = phrases.joined(first, phrases.sentences(first), phrases.sentences(then))
+    assert together == phrases.sentences(first + " " + then)
 
 
 def _every_phrase(text: str) -> list[tuple[str, str]]:
