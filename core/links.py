@@ -20,6 +20,7 @@ import idna
 import re2
 
 __all__ = [
+    "HOST_PATTERNS",
     "Link",
     "bare_hosts",
     "canonical_host",
@@ -194,6 +195,9 @@ _PLACE = re2.compile(
 
 
 _ANY_BARE = _one_pass(_IPV4, _BARE)
+# Every pattern `find_links`, `bare_hosts` and `defanged` look for: in a text none of them matches, they find no
+# link and no host, and change nothing (for a caller's own one pass over what it reads).
+HOST_PATTERNS = tuple(p.pattern for p in (_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _DEFANGED, _IPV4, _BARE))
 
 
 @cache

@@ -49,7 +49,7 @@ from core.allowlist import (
 )
 from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
-from core.links import bare_hosts, defanged, find_links
+from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.phrases import folded, joined, phrase_refusals, sentence_refusals, sentences, skeleton
 
@@ -99,6 +99,9 @@ _PROSE_MARKS = re2.compile(
     "|".join(f"(?:{p.pattern})" for p in (_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, _PROSE_PRIVILEGE)),
     _NO_GROUPS,
 )
+# Those marks and every link or host (`core.links`): a sentence that holds none of them (most) is read for the
+# programs it names and nothing else.
+_PROSE_QUIET = re2.compile("|".join(f"(?:{p})" for p in (*HOST_PATTERNS, _PROSE_MARKS.pattern)), _NO_GROUPS)
 # Where a clause begins around a command written in a sentence.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
 _CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
@@ -370,6 +373,11 @@ def _prose_flags(prose: str, vouched: Vouched, covered: set[int]) -> list[Refusa
 def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
+    words = prose.translate(_EMPHASIS)
+    if _PROSE_QUIET.search(prose.encode("utf-8")) is None and (
+        words == prose or _PROSE_MARKS.search(words.encode("utf-8")) is None
+    ):
+        return _prose_programs(words, vouched)[0]  # no link, host or mark: what follows would find only these
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
     found = link_refusals(links, vouched)
     if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host

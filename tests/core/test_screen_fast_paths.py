@@ -54,6 +54,17 @@ PASSES = {
             screen._PROSE_PRIVILEGE,
         ],
     ),
+    "quiet prose": (
+        screen._PROSE_QUIET,
+        [
+            *(re2.compile(p) for p in links.HOST_PATTERNS),
+            screen._PROSE_SHELL,
+            screen._PROSE_FLAG,
+            screen._PROSE_PATH,
+            screen._PROSE_ASSIGNMENT,
+            screen._PROSE_PRIVILEGE,
+        ],
+    ),
     "override": (phrases._ANY_OVERRIDE, [phrases._OVERRIDE]),
     "other phrases": (
         phrases._ANY_OTHER,
