@@ -61,7 +61,9 @@ def visible(text: str) -> str:
 def strip_unseen(text: str) -> str:
     """`text` without the characters a reader cannot see (tab and newline kept), lone surrogates included."""
     text = _lone_surrogates(text, "")
-    if UNSEEN.search(text) is None:
+    # Searched in its UTF-8 bytes: RE2's wrapper turns no offsets for them, and most texts hold no such character
+    # (every entry's text is normalised at each export).
+    if UNSEEN.search(text.encode("utf-8")) is None:
         return text
     return UNSEEN.sub("", text)
 

@@ -15,7 +15,7 @@ from functools import cache
 
 import re2
 
-__all__ = ["folded", "folded_refusals", "phrase_refusals", "skeleton"]
+__all__ = ["folded", "folded_refusals", "joined", "phrase_refusals", "sentence_refusals", "sentences", "skeleton"]
 
 _OVERRIDE = re2.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
@@ -137,6 +137,8 @@ def _dash(char: str) -> str:
 def skeleton(text: str) -> str:
     """`text` as the checks read it: look-alike dashes, slashes, bars and quotes made plain, and for the phrases,
     accents and case folded (`ígnore` reads `ignore`)."""
+    if text.isascii():  # every look-alike is outside ASCII: most lessons have none to make plain
+        return text
     folded = text.translate(_FOLD)
     return folded if folded.isascii() else _DASH.sub(lambda m: _dash(m.group()), folded)
 
@@ -177,7 +179,46 @@ def _clip(text: str, most: int = 80) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
-_SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
+# A sentence ends at `[.!?]` before white space (RE2's `\s`: `[\t\n\f\r ]`) or the end of the text. Marked with
+# `str.replace` rather than RE2's `sub`, which makes a Python call per match: the ends never overlap and a `; ` put
+# in makes no new one, so replacing each spelling in turn marks exactly those the pattern matches.
+_ENDS = tuple(end + space for end in ".!?" for space in " \t\n\f\r")
+
+
+def sentences(text: str) -> str:
+    """`text` (`folded`) as the phrases read it: the end of each sentence (`[.!?]` before white space or the end of
+    the text) written `; `, so that no phrase is read across two sentences."""
+    for end in _ENDS:
+        if end in text:
+            text = text.replace(end, "; ")
+    return text[:-1] + "; " if text.endswith((".", "!", "?")) else text
+
+
+def joined(first: str, first_sentences: str, then_sentences: str) -> str:
+    """`sentences(first + " " + then)`, from `sentences` of each (`first` itself says whether it ended a sentence,
+    whose end then takes the space between them): two entries read together are marked once each."""
+    return first_sentences + ("" if first.endswith((".", "!", "?")) else " ") + then_sentences
+
+
+# What any phrase needs, as two patterns (each read in one pass; as one, RE2's automaton for both grows too large
+# to build quickly): most texts, and most two entries read together, hold none, and are read no further. A secret
+# is sent (`_SENDS`) only where one is named (`_SECRET`).
+_NO_GROUPS = re2.Options()
+_NO_GROUPS.never_capture = True
+_ANY_OVERRIDE = re2.compile(_OVERRIDE.pattern, _NO_GROUPS)
+_ANY_OTHER = re2.compile(
+    "|".join(f"(?:{p})" for p in (_SECRET, _CREDENTIAL.pattern, _INSTALL_WORDS.pattern, _SAFEGUARD_OFF.pattern)),
+    _NO_GROUPS,
+)
+# `_SENDS` names a secret, a way to send it and where, in both its orders: each part is quick to look for, where the
+# whole (gaps of up to 80 characters between them) is slow to read, so it is read only where all three are.
+_SENDS_PARTS = tuple(re2.compile(part, _NO_GROUPS) for part in (_SECRET, _SEND, _WHERE))
+
+
+def _search(pattern: re2._Regexp, folded: str, data: bytes) -> re2._Match | None:
+    """`pattern.search(folded)`, looked for in `data` (its UTF-8) first: RE2's wrapper turns byte offsets into `str`
+    offsets at every call on a `str`, and most texts hold no phrase."""
+    return None if pattern.search(data) is None else pattern.search(folded)
 
 
 def phrase_refusals(text: str) -> list[tuple[str, str]]:
@@ -189,16 +230,26 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
 
 def folded_refusals(text: str) -> list[tuple[str, str]]:
     """`phrase_refusals` of a text already `folded`."""
-    folded = _SENTENCE_END.sub("; ", text)  # each sentence ends in `;`: the patterns stay inside one
+    return sentence_refusals(sentences(text))
+
+
+def sentence_refusals(folded: str) -> list[tuple[str, str]]:
+    """`phrase_refusals` of a text already `folded` and cut into `sentences` (each ends in `;`: the patterns stay
+    inside one)."""
+    data = folded.encode("utf-8")
     found: list[tuple[str, str]] = []
-    if match := _OVERRIDE.search(folded):
+    if _ANY_OVERRIDE.search(data) is None and _ANY_OTHER.search(data) is None:
+        return found
+    if match := _search(_OVERRIDE, folded, data):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
-    if match := _SENDS.search(folded):
+    if all(part.search(data) is not None for part in _SENDS_PARTS) and (match := _SENDS.search(folded)):
         found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
-    elif match := _CREDENTIAL.search(folded):
+    elif match := _search(_CREDENTIAL, folded, data):
         found.append(("credential", f"`{match.group()}` names a credential store"))
-    if match := _INSTALL_WORDS.search(folded):
+    if match := _search(_INSTALL_WORDS, folded, data):
         found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
+    if _SAFEGUARD_OFF.search(data) is None:
+        return found
     for match in _SAFEGUARD_OFF.finditer(folded):
         before = folded[: match.start()]
         clause = before[before.rfind(";") + 1 :]

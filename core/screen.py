@@ -49,9 +49,9 @@ from core.allowlist import (
 )
 from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
-from core.links import bare_hosts, defanged, find_links
+from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
-from core.phrases import folded, folded_refusals, phrase_refusals, skeleton
+from core.phrases import folded, joined, phrase_refusals, sentence_refusals, sentences, skeleton
 
 __all__ = [
     "MAX_SCREENED",
@@ -91,6 +91,17 @@ _SYSTEM_ROOTS = frozenset(
     " Applications Volumes private cores nix snap Network".split()
 )
 _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
+# The marks a sentence must hold for any of the patterns above to find something in it, as one pattern searched in
+# its UTF-8 bytes (no offsets turned): most sentences hold none, and one pass over them says so.
+_NO_GROUPS = re2.Options()
+_NO_GROUPS.never_capture = True
+_PROSE_MARKS = re2.compile(
+    "|".join(f"(?:{p.pattern})" for p in (_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, _PROSE_PRIVILEGE)),
+    _NO_GROUPS,
+)
+# Those marks and every link or host (`core.links`): a sentence that holds none of them (most) is read for the
+# programs it names and nothing else.
+_PROSE_QUIET = re2.compile("|".join(f"(?:{p})" for p in (*HOST_PATTERNS, _PROSE_MARKS.pattern)), _NO_GROUPS)
 # Where a clause begins around a command written in a sentence.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
 _CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
@@ -301,28 +312,23 @@ def _command_word(word: str) -> bool:
 def _prose_words(prose: str) -> list[tuple[str, int]]:
     """The words of `prose` and where each starts: runs of characters that are no white space, parenthesis, comma,
     semicolon or quote (split by str, not a pattern call per word: a sentence of many short words stays cheap)."""
-    words: list[tuple[str, int]] = []
-    at = 0
-    for piece in prose.translate(_WORD_BREAKS).split(" "):
-        if piece:
-            words.append((piece, at))
-        at += len(piece) + 1
-    return words
+    pieces = prose.translate(_WORD_BREAKS).split(" ")
+    starts = itertools.accumulate(map((1).__add__, map(len, pieces)), initial=0)  # each piece and its space, in C
+    return [(piece, at) for piece, at in zip(pieces, starts, strict=False) if piece]
 
 
-def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
+def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[int]]:
     """What refuses the commands a sentence writes without backticks ("rerun it (pytest -k NAME -x)", "install it
     with pip install x"): a program named in the sentence and the command-like words after it (flags, paths,
-    packages, subcommands) are read as the allow-list reads a command; a flag with no program before it is a
-    mention, refused only when it switches a safeguard off and is not said as a prohibition."""
+    packages, subcommands) are read as the allow-list reads a command. And where each word so read starts."""
     found: list[Refusal] = []
     words = _prose_words(prose)
+    names = [word.rstrip(".:!?").lower() for word, _ in words]
     used: set[int] = set()
-    for i, (word, _) in enumerate(words):
-        name = word.rstrip(".:!?").lower()
-        if i in used or not is_program(name, vouched):
+    for i in [i for i, name in enumerate(names) if is_program(name, vouched)]:  # most sentences: none
+        if i in used:
             continue
-        run = [name]
+        run = [names[i]]
         for j in range(i + 1, len(words)):
             nxt, at = words[j]
             between = prose[words[j - 1][1] + len(words[j - 1][0]) : at]
@@ -339,12 +345,19 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
             used.add(j)
         if len(run) > 1:
             found += command_refusals(" ".join(run), vouched)
-    covered = {at for k, (w, at) in enumerate(words) if k in used}
+    return found, {at for k, (w, at) in enumerate(words) if k in used}
+
+
+def _prose_flags(prose: str, vouched: Vouched, covered: set[int]) -> list[Refusal]:
+    """What refuses the flags of a sentence not read with a program (`covered`: where those that were start): a flag
+    with no program before it is a mention, refused only when it switches a safeguard off and is not said as a
+    prohibition."""
+    found: list[Refusal] = []
     for match in _PROSE_FLAG.finditer(prose):
         flag = match.group(1)
         start = match.start(1)
         if start in covered:
-            continue  # read with its program above
+            continue  # read with its program
         before, after = prose[max(0, start - _WINDOW) : start], prose[start + len(flag) :][:_WINDOW]
         refused = _bypasses([flag])
         if refused and not _prohibited(before, after):
@@ -360,6 +373,11 @@ def _prose_commands(prose: str, vouched: Vouched) -> list[Refusal]:
 def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
+    words = prose.translate(_EMPHASIS)
+    if _PROSE_QUIET.search(prose.encode("utf-8")) is None and (
+        words == prose or _PROSE_MARKS.search(words.encode("utf-8")) is None
+    ):
+        return _prose_programs(words, vouched)[0]  # no link, host or mark: what follows would find only these
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
     found = link_refusals(links, vouched)
     if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host
@@ -368,15 +386,24 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     for link in links:
         plain = plain.replace(link.written, " ")
     found += link_refusals(bare_hosts(plain), vouched)
-    for shell in _PROSE_SHELL.finditer(plain):
+    words = plain.translate(_EMPHASIS)
+    # Shell syntax and privilege are read in `plain`, flags, assignments and paths in `words`: where neither holds a
+    # mark of any (most sentences), only the programs it names are read.
+    marked = _PROSE_MARKS.search(plain.encode("utf-8")) is not None or (
+        words != plain and _PROSE_MARKS.search(words.encode("utf-8")) is not None
+    )
+    for shell in _PROSE_SHELL.finditer(plain) if marked else ():
         if _COMPARISON.match(plain[shell.start() : shell.end() + 2]):
             continue
         found.append(
             Refusal("syntax", f"shell syntax (`{shell.group().strip()}`) outside a code span, where it is not checked")
         )
         break
-    words = plain.translate(_EMPHASIS)
-    found += _prose_commands(words, vouched)
+    programs, covered = _prose_programs(words, vouched)
+    found += programs
+    if not marked:
+        return found
+    found += _prose_flags(words, vouched, covered)
     for match in _PROSE_ASSIGNMENT.finditer(words):
         found += [r for r in command_refusals(f"{match.group(1)} true", vouched) if r.rule == "environment"][:1]
     for match in _PROSE_PATH.finditer(words):
@@ -548,15 +575,17 @@ def _screen(
     vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
     key_of = {flag: vouched_key(v) for flag, v in vouch.items()}
     found: dict[str, list[Hold]] = {}
-    read: dict[str, tuple[str, list[tuple[str, str]]]] = {}  # text -> (its folded form, its phrases alone)
+    # text -> (its folded form, that form's `sentences`, its phrases alone)
+    read: dict[str, tuple[str, str, list[tuple[str, str]]]] = {}
     plain: dict[str, str] = {}  # text -> `normalise(text)`, for its own holds and its phrases
 
-    def alone(text: str) -> tuple[str, list[tuple[str, str]]]:
+    def alone(text: str) -> tuple[str, str, list[tuple[str, str]]]:
         if text not in read:
             if text not in plain:
                 plain[text] = normalise(text)
             fold = folded(plain[text])
-            read[text] = (fold, folded_refusals(fold))
+            cut = sentences(fold)
+            read[text] = (fold, cut, sentence_refusals(cut))
         return read[text]
 
     text_keys = []
@@ -565,24 +594,23 @@ def _screen(
         key = _verdict_key(entry.text, key_of[keyless], rules)
         text_keys.append(key)
         if key not in found:  # a verdict kept by an earlier run, or read now
-            phrases = alone(entry.text)[1] if key not in known and len(entry.text) <= MAX_SCREENED else None
+            phrases = alone(entry.text)[2] if key not in known and len(entry.text) <= MAX_SCREENED else None
             found[key] = (
-                list(known[key])
-                if key in known
-                else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
+                known[key] if key in known else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
             )
     pair_keys = []
     for a, b in itertools.pairwise(entries):
         key = pair_key(a.text, b.text, rules)
         pair_keys.append(key)
         if key in known and key not in found:
-            found[key] = list(known[key])
+            found[key] = known[key]
         if key in found:
             continue
-        (fold_a, alone_a), (fold_b, alone_b) = alone(a.text), alone(b.text)
-        # folded(x + " " + y) is folded(x) + " " + folded(y): the pair is read without folding it again.
+        (fold_a, cut_a, alone_a), (_, cut_b, alone_b) = alone(a.text), alone(b.text)
+        # folded(x + " " + y) is folded(x) + " " + folded(y), and its sentences are those of each (`joined`): the
+        # pair is read without folding or cutting it again.
         said = {r for r, _ in alone_a + alone_b}
-        split = [(rule, detail) for rule, detail in folded_refusals(f"{fold_a} {fold_b}") if rule not in said]
+        split = [(rule, detail) for rule, detail in sentence_refusals(joined(fold_a, cut_a, cut_b)) if rule not in said]
         found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
     return text_keys, pair_keys, found
 
@@ -623,8 +651,8 @@ def screen_playbook(
         kept = []
         for entry in items:
             entry_support = support.get(entry.name)
-            holds = list(found[next(keys)])
-            holds += _support_holds(entry_support, shared=shared, min_contributors=min_contributors)
+            # a new list: the verdicts (and those `verdicts` gave) are read, never changed
+            holds = found[next(keys)] + _support_holds(entry_support, shared=shared, min_contributors=min_contributors)
             if entry.name in split and not any(h.rule == split[entry.name].rule for h in holds):
                 holds.append(split[entry.name])
             if holds and (entry.name, text_key(entry.text)) not in approved:

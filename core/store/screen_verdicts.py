@@ -73,7 +73,8 @@ def keep_verdicts(con: duckdb.DuckDBPyConnection, verdicts: Mapping[str, list[Ho
     if not verdicts or (row is not None and row[0]):
         return
     keys = list(verdicts)
-    holds = [json.dumps([h.model_dump() for h in verdicts[k]]) for k in keys]
+    # Most texts are admitted: `[]` needs no writing out (as `kept_verdicts` needs no parsing).
+    holds = [json.dumps([h.model_dump() for h in verdicts[k]]) if verdicts[k] else "[]" for k in keys]
     con.execute("DELETE FROM screen_verdicts WHERE rules <> ?", [rules])
     con.execute(
         "INSERT OR IGNORE INTO screen_verdicts (key, rules, holds) SELECT unnest(?), ?, unnest(?)", [keys, rules, holds]

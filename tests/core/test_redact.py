@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import core.redact as redact_module
 from core.errors import ConfigError
 from core.redact import RULES, Redactor, Rule, redact, redact_boundary, rule_shapes, secret_shapes, secret_spans
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
@@ -288,3 +289,19 @@ def test_a_masked_playbook_is_each_text_redacted_whatever_was_passed_before(data
             assert masked.sections == want
             assert (masked is current) == (want == current.sections)  # the very object when nothing changed
         current = mask_playbook(current, redactor, clean=clean)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.sampled_from(sorted({t for rule in RULES for t in rule.triggers}))
+        | st.text(alphabet=st.sampled_from(list('abkeysTPa:-_ /"\\\ud800é')), max_size=12),
+        max_size=5,
+    ).map("".join)
+)
+def test_the_rules_a_text_is_read_with_are_those_its_triggers_name(text: str) -> None:
+    """One pass for every trigger stands for each trigger looked for alone: the same rules, in the same order."""
+    lower = redact_module._ascii_lower(text)
+    present = {t for rule in RULES for t in rule.triggers if t in lower}
+    expected = [rule.name for rule in RULES if not rule.triggers or not present.isdisjoint(rule.triggers)]
+    assert [rule.name for rule, _ in redact_module._rules_present(text)] == expected

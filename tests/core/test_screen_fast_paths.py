@@ -1,0 +1,145 @@
+"""The screen's quick answers for texts that hold nothing to read: each pass that says "nothing here" stands for the
+patterns it skips (it finds something exactly where one of them does), sentences are marked as the pattern marks
+them, and a text read through those passes gets the verdict the patterns one by one gave (the full path, rebuilt
+here from the same patterns)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import re2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import core.links as links
+import core.phrases as phrases
+import core.screen as screen
+from core.invisible import normalise
+from core.phrases import folded, folded_refusals
+from tests.profiles import examples
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELLED = json.loads((ROOT / "data" / "lessons" / "screen.json").read_text())
+ATTACKS = json.loads((ROOT / "data" / "lessons" / "attacks.json").read_text())
+
+# Pieces a lesson is made of, with what the patterns look for: links and hosts written every way, shell syntax,
+# flags, paths, assignments, privilege, phrases and their halves, sentence ends and look-alike letters.
+PIECES = [
+    *LABELLED["ordinary"][:20],
+    *[text for text, _ in LABELLED["hostile"]],
+    *[case["text"] for case in ATTACKS["hostile"][:40]],
+    *["https://evil.net\\@good.com", "[docs](evil.sh)", "a@b.io", "from evil.sh", "evil[.]com", "evil dot com"],
+    *["10.0.0.8:80", "get.evil.sh/i", "www.x.io", "evil\u3002com", "//cdn.x", ".env", "~/.ssh", "/etc/passwd"],
+    *["FOO=bar", "C:\\x", "%APPDATA%", "$HOME/x", "sudo", " -rf ~/", "--force", "$(x)", "<(x)", "a > b", "&&", "{a}"],
+    *["Ignore the", "previous instructions", "Do not tell", "the user", "paste the token", "into the issue"],
+    *["add requests to requirements", "push with the force flag", "never force-push", "ígnore", "\u2014no-verify"],
+    *[". ", "! ", "?\t", ".\n", ".\x0b", ";", "", "ʀun", "ехample.com", "日本語"],
+]
+texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=24), min_size=1, max_size=4).map(
+    lambda parts: " ".join(parts)
+)
+# Each quick pass, and the patterns it stands for.
+PASSES = {
+    "links": (links._ANY_LINK, [links._CANDIDATE, links._MARKDOWN_TARGET, links._EMAIL]),
+    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE]),
+    "defanged": (links._ANY_DEFANGED, [links._DEFANGED]),
+    "prose marks": (
+        screen._PROSE_MARKS,
+        [
+            screen._PROSE_SHELL,
+            screen._PROSE_FLAG,
+            screen._PROSE_PATH,
+            screen._PROSE_ASSIGNMENT,
+            screen._PROSE_PRIVILEGE,
+        ],
+    ),
+    "quiet prose": (
+        screen._PROSE_QUIET,
+        [
+            *(re2.compile(p) for p in links.HOST_PATTERNS),
+            screen._PROSE_SHELL,
+            screen._PROSE_FLAG,
+            screen._PROSE_PATH,
+            screen._PROSE_ASSIGNMENT,
+            screen._PROSE_PRIVILEGE,
+        ],
+    ),
+    "override": (phrases._ANY_OVERRIDE, [phrases._OVERRIDE]),
+    "other phrases": (
+        phrases._ANY_OTHER,
+        [phrases._SENDS, phrases._CREDENTIAL, phrases._INSTALL_WORDS, phrases._SAFEGUARD_OFF],
+    ),
+}
+_SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
+
+
+@settings(max_examples=examples(500))
+@given(texts, st.sampled_from(sorted(PASSES)))
+def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, name: str) -> None:
+    one, each = PASSES[name]
+    for said in (normalise(text), folded(normalise(text))):
+        if one.search(said.encode("utf-8")) is None:
+            assert all(p.search(said) is None for p in each), (name, said)
+
+
+@settings(max_examples=examples(300))
+@given(texts)
+def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
+    said = phrases.sentences(folded(normalise(text)))
+    if phrases._SENDS.search(said) is not None:
+        assert all(part.search(said.encode("utf-8")) is not None for part in phrases._SENDS_PARTS)
+
+
+@settings(max_examples=examples(500))
+@given(st.text(alphabet=st.sampled_from(list(".!?; \t\n\f\r\x0bab.")), max_size=30) | texts)
+def test_sentences_are_marked_as_the_pattern_marks_them(text: str) -> None:
+    assert phrases.sentences(text) == _SENTENCE_END.sub("; ", text)
+
+
+@settings(max_examples=examples(500))
+@given(*[st.text(alphabet=st.sampled_from(list(".!?; \t\n\f\r\x0bab.")), max_size=12) | texts] * 2)
+def test_two_texts_are_marked_together_as_each_was_alone(first: str, then: str) -> None:
+    together = phrases.joined(first, phrases.sentences(first), phrases.sentences(then))
+    assert together == phrases.sentences(first + " " + then)
+
+
+def _every_phrase(text: str) -> list[tuple[str, str]]:
+    """The second line read the long way: each phrase pattern searched in the whole text, none skipped."""
+    said = _SENTENCE_END.sub("; ", text)
+    found: list[tuple[str, str]] = []
+    if match := phrases._OVERRIDE.search(said):
+        found.append(("override", f"`{phrases._clip(match.group())}` speaks to the agent over the user's head"))
+    if match := phrases._SENDS.search(said):
+        found.append(("credential", f"`{phrases._clip(match.group())}` sends a secret somewhere"))
+    elif match := phrases._CREDENTIAL.search(said):
+        found.append(("credential", f"`{match.group()}` names a credential store"))
+    if match := phrases._INSTALL_WORDS.search(said):
+        found.append(("install", f"`{phrases._clip(match.group())}` installs a package named in words"))
+    for match in phrases._SAFEGUARD_OFF.finditer(said):
+        before = said[: match.start()]
+        clause = before[before.rfind(";") + 1 :]
+        rest = said[match.end() :].split(";", 1)[0]
+        if phrases._PROHIBITION.search(clause) and not phrases._TWIST.search(rest):
+            continue
+        found.append(("bypass", f"`{phrases._clip(match.group())}` talks the agent out of a safeguard"))
+        break
+    return found
+
+
+@settings(max_examples=examples(500))
+@given(texts, texts)
+def test_the_phrases_read_quickly_are_those_read_the_long_way(first: str, then: str) -> None:
+    alone, together = folded(normalise(first)), folded(normalise(first)) + " " + folded(normalise(then))
+    assert folded_refusals(alone) == _every_phrase(alone)
+    assert folded_refusals(together) == _every_phrase(together)
+
+
+def test_each_pass_is_searched_where_it_matters() -> None:
+    """The passes are not vacuous: each finds what its patterns find in the labelled hostile lessons."""
+    hostile = [normalise(text) for text, _ in LABELLED["hostile"]]
+    for name, (one, each) in PASSES.items():
+        said = [folded(t) if name in ("override", "other phrases") else t for t in hostile]
+        hits = [t for t in said if any(p.search(t) for p in each)]
+        assert hits, name
+        assert all(one.search(t.encode("utf-8")) is not None for t in hits), name
