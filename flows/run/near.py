@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 
 import duckdb
 
+from core.layered import unseen_texts
 from core.llm.embed import near_finder
 from core.models import CuratorOutput, Playbook
-from core.operations import NearFinder, clean_entry_text
+from core.operations import NearFinder, clean_entry_text, live_texts
 from core.store.embeddings import store_vectors, vectors_for
 from flows.context import RunConfig
 from flows.run.run_state import RunMemo, StepResult
@@ -52,9 +53,11 @@ def near_duplicates(
         for op in c.output.operations
         if isinstance(op, dict) and op.get("type") == "ADD"
     ]
-    texts = [e.text for items in current.sections.values() for e in items]
-    vectors_for(con, embedder, texts + proposed, memo=memo.vectors)  # read or computed, and stored, once
-    known = memo.vectors[embedder.name]
+    known = memo.vectors.setdefault(embedder.name, {})
+    # The live texts the run holds no vector of: every one at its first epoch, then the few its epochs changed
+    # (`unseen_texts` passes over the thousands only when the engine's index of them was rebuilt).
+    fresh = unseen_texts(live_texts(current), known, memo.covered.setdefault(embedder.name, []))
+    vectors_for(con, embedder, fresh + proposed, memo=memo.vectors)  # read or computed, and stored, once
     stored = len(known)  # texts are only ever added to it, at its end: those after this many are new
     near = memo.finders.get((embedder.name, threshold))
     if near is None:

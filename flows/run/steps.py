@@ -466,35 +466,31 @@ def curate_sessions(
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
-        entries = [e for _, e in frozen.entries()]
-        own = frozen.model_copy(
-            update={
-                "sections": {
-                    n: [e for e in v if not e.name.startswith(GLOBAL_PREFIX)] for n, v in frozen.sections.items()
-                }
-            }
-        )
-        use = budget_use(own, ctx.config.budget)
+        # The rules read no prompt: theirs names the playbook only (rendering thousands of entries is their cost),
+        # and carries neither the budget nor each finding's closest entries, which would be weighed and searched
+        # over every entry of the playbook each epoch for no reader.
+        reads = ctx.spec.calls_a_model
+        entries = [e for _, e in frozen.entries()] if reads else []
+        use = budget_use(_own(frozen), ctx.config.budget) if reads else None
         companion = ctx.config.companion
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
         index = None
         similarity = ctx.config.similarity()
-        if similarity is not None and entries:
+        if similarity is not None and frozen.size():
             embedder, threshold = similarity
-            texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
-            known = vectors_for(con, embedder, texts, memo=ctx.memo.vectors)
+            said = [s for found in findings.values() for s in found]
+            # The findings' vectors are stored either way (a run stores the same rows whoever reads the prompt).
+            known = vectors_for(con, embedder, [e.text for e in entries] + said, memo=ctx.memo.vectors)
             floor = threshold * NEIGHBOUR_SHARE
             index = ctx.memo.index(embedder.name)  # the run's: an epoch adds only its new texts
         limits = ctx.config.limits
-        # The rules read no prompt: theirs names the playbook only (rendering thousands of entries is their cost).
-        reads = ctx.spec.calls_a_model
         shown = playbook_text(frozen) if reads else f"({frozen.size():,} entries; the rules read no prompt)"
         # A playbook larger than its share of the request goes in cut to what each session's findings are about.
         room = int(limits.max_input_tokens * PLAYBOOK_SHARE)
         relevance = Relevance(frozen) if reads and estimate_tokens(shown) > room else None
-        neighbours = neighbour_finder(known, entries, floor=floor, index=index) if known else None
+        neighbours = neighbour_finder(known, entries, floor=floor, index=index) if known and entries else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         ids = [session_id for session_id, _ in usable]
@@ -538,6 +534,16 @@ def curate_sessions(
         or StepResult[CuratorOutput](session_id=r.session_id, error=f"reflector: {r.error}", error_kind=r.error_kind)
         for r in reflections
     ]
+
+
+def _own(frozen: Playbook) -> Playbook:
+    """`frozen` without the global playbook's entries (a bound playbook's prompt shows them, its budget counts them
+    not)."""
+    return frozen.model_copy(
+        update={
+            "sections": {n: [e for e in v if not e.name.startswith(GLOBAL_PREFIX)] for n, v in frozen.sections.items()}
+        }
+    )
 
 
 def apply_epoch_sessions(
