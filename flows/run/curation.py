@@ -285,7 +285,8 @@ def _mergeable_texts(ctx: RunContext, playbook: str) -> list[str] | None:
     if ctx.config.similarity() is None:
         return None
     with ctx.db.open() as con:
-        return [e.text for e in _mergeable(con, playbook, (e for _, e in ctx.memo.version(con, playbook).entries()))]
+        live = ctx.memo.version(con, playbook).sections.values()
+        return [e.text for e in _mergeable(con, playbook, (e for items in live for e in items))]
 
 
 def _mergeable(con: duckdb.DuckDBPyConnection, name: str, entries: Iterable[Entry]) -> list[Entry]:
@@ -320,7 +321,7 @@ def _quality(
     the run already holds in `memo` where it can. `before`: the counted texts as the run started."""
     name = summary.playbook or ""
     playbook = memo.version(con, name)
-    entries = [e for _, e in playbook.entries()]
+    entries = [e for items in playbook.sections.values() for e in items]  # no (section, entry) pair each
     figures: dict[str, float] = dict(summary.churn_per_100())
     use = budget_use(playbook, config.budget)
     figures["budget_entries"] = use.entries / use.max_entries if use.max_entries else 0.0
