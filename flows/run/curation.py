@@ -350,12 +350,15 @@ def _near_pairs(
     (`near_pairs_since`, the same number: tests/core/test_near_pairs.py); else every pair (`near_pairs`)."""
     mergeable = _mergeable(con, name, entries)
     after = [e.text for e in mergeable]
-    kept = None if before is None else kept_pair_count(con, name, embedder.name, threshold, texts_digest(before))
     count = None
-    if kept is not None and before is not None:
-        gone = set(before).difference(after)
-        vectors = vectors_for(con, embedder, [*after, *gone], memo=memo.vectors)
-        count = near_pairs_since(before, after, vectors, threshold, kept)
+    if before is not None:
+        kept = kept_pair_count(con, name, embedder.name, threshold, texts_digest(before))
+        if kept is not None and Counter(before) == Counter(after):
+            return kept  # the same texts, so the same count, kept already; and no vector read for it
+        if kept is not None:
+            gone = set(before).difference(after)
+            vectors = vectors_for(con, embedder, [*after, *gone], memo=memo.vectors)
+            count = near_pairs_since(before, after, vectors, threshold, kept)
     if count is None:
         count = near_pairs(mergeable, vectors_for(con, embedder, after, memo=memo.vectors), threshold)
     keep_pair_count(con, name, embedder.name, threshold, texts_digest(after), count)

@@ -33,7 +33,7 @@ from core.sections import SectionSet
 from core.selection import SessionFilter, choose
 from core.store.consolidation import merge_history
 from core.store.db import transaction
-from core.store.embeddings import vectors_for
+from core.store.embeddings import store_missing_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchanges, reusable_reflection
 from core.store.exposure import exposed_entries
 from core.store.findings import RulesFinding, record_findings
@@ -481,8 +481,10 @@ def curate_sessions(
         if similarity is not None and frozen.size():
             embedder, threshold = similarity
             said = [s for found in findings.values() for s in found]
-            # The findings' vectors are stored either way (a run stores the same rows whoever reads the prompt).
-            known = vectors_for(con, embedder, [e.text for e in entries] + said, memo=ctx.memo.vectors)
+            if reads:
+                known = vectors_for(con, embedder, [e.text for e in entries] + said, memo=ctx.memo.vectors)
+            else:  # the findings' vectors stored all the same (a run stores the same rows whoever reads the prompt)
+                store_missing_vectors(con, embedder, said, ctx.memo.stored.setdefault(embedder.name, set()))
             floor = threshold * NEIGHBOUR_SHARE
             index = ctx.memo.index(embedder.name)  # the run's: an epoch adds only its new texts
         limits = ctx.config.limits
@@ -568,7 +570,7 @@ def apply_epoch_sessions(
         one_version = not ctx.spec.calls_a_model and not companion
         changes: list[SessionChange] = []  # the epoch's version, when it writes one
         quiet: dict[str, bool] = {}  # sessions that changed nothing: whether an earlier one of the epoch did
-        near, remember = near_duplicates(con, ctx.config, ctx.memo, current, curations)
+        near = near_duplicates(con, ctx.config, ctx.memo, current, curations)
         if near is not None and not ctx.spec.calls_a_model:
             near = only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
@@ -697,7 +699,6 @@ def apply_epoch_sessions(
         if quiet:  # applied at the version current when each was reached: before the epoch's changes, or with them
             with transaction(con):
                 mark_all_applied(con, ctx.playbook, {sid: parent if after else base for sid, after in quiet.items()})
-        remember()
         if merged is not None:
             _keep_merged(ctx, merged, [r.report for r in results if r.report is not None])
         close_epoch(con, ctx.playbook, epoch.epoch_no)
