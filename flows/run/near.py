@@ -69,8 +69,9 @@ def near_duplicates(
     read = memo.covered.setdefault((embedder.name, "read"), [])
 
     def asked(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
-        # Every vector the finder compares with, read (each once a run) before it looks: it embeds none itself.
-        vectors_for(con, embedder, [text, *unseen_texts(live, known, read)], memo=memo.vectors)
+        # Every vector the finder compares with, read (each once a run) before it looks: it embeds none itself. The
+        # epoch's proposals with the first text asked about, in one query, not one each.
+        vectors_for(con, embedder, [text, *proposed, *unseen_texts(live, known, read)], memo=memo.vectors)
         return near(text, live)
 
     return asked
