@@ -16,7 +16,7 @@ import numpy as np
 
 from core.llm.embed import Embedder
 
-__all__ = ["keep_pair_count", "kept_pair_count", "pair_rules", "store_vectors", "vectors_for"]
+__all__ = ["keep_pair_count", "kept_pair_count", "pair_rules", "store_missing_vectors", "store_vectors", "vectors_for"]
 
 _CHUNK = 512
 
@@ -72,6 +72,32 @@ def vectors_for(
         store_vectors(con, embedder, computed)
         found.update(computed)
     return found
+
+
+def store_missing_vectors(
+    con: duckdb.DuckDBPyConnection, embedder: Embedder, texts: Iterable[str], stored: set[str]
+) -> None:
+    """Compute and store the vectors of those of `texts` the store lacks, as `vectors_for` would, without reading
+    back the others (thousands of vectors, for a caller that may need none of them).
+
+    `stored`: texts the caller knows to be stored, kept between calls; they are not asked for, and every text of
+    `texts` is added to it.
+    """
+    wanted = [t for t in dict.fromkeys(texts) if t and t not in stored]
+    if not wanted:
+        return
+    keys = {_key(t): t for t in wanted}
+    have = {
+        str(h)
+        for (h,) in con.execute(
+            "SELECT text_hash FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+            [embedder.name, list(keys)],
+        ).fetchall()
+    }
+    missing = [t for h, t in keys.items() if h not in have]
+    if missing:
+        store_vectors(con, embedder, dict(zip(missing, embedder.embed(missing), strict=True)))
+    stored.update(wanted)
 
 
 def store_vectors(con: duckdb.DuckDBPyConnection, embedder: Embedder, vectors: dict[str, np.ndarray]) -> None:

@@ -285,7 +285,8 @@ def _mergeable_texts(ctx: RunContext, playbook: str) -> list[str] | None:
     if ctx.config.similarity() is None:
         return None
     with ctx.db.open() as con:
-        return [e.text for e in _mergeable(con, playbook, (e for _, e in ctx.memo.version(con, playbook).entries()))]
+        live = ctx.memo.version(con, playbook).sections.values()
+        return [e.text for e in _mergeable(con, playbook, (e for items in live for e in items))]
 
 
 def _mergeable(con: duckdb.DuckDBPyConnection, name: str, entries: Iterable[Entry]) -> list[Entry]:
@@ -320,7 +321,7 @@ def _quality(
     the run already holds in `memo` where it can. `before`: the counted texts as the run started."""
     name = summary.playbook or ""
     playbook = memo.version(con, name)
-    entries = [e for _, e in playbook.entries()]
+    entries = [e for items in playbook.sections.values() for e in items]  # no (section, entry) pair each
     figures: dict[str, float] = dict(summary.churn_per_100())
     use = budget_use(playbook, config.budget)
     figures["budget_entries"] = use.entries / use.max_entries if use.max_entries else 0.0
@@ -349,12 +350,15 @@ def _near_pairs(
     (`near_pairs_since`, the same number: tests/core/test_near_pairs.py); else every pair (`near_pairs`)."""
     mergeable = _mergeable(con, name, entries)
     after = [e.text for e in mergeable]
-    kept = None if before is None else kept_pair_count(con, name, embedder.name, threshold, texts_digest(before))
     count = None
-    if kept is not None and before is not None:
-        gone = set(before).difference(after)
-        vectors = vectors_for(con, embedder, [*after, *gone], memo=memo.vectors)
-        count = near_pairs_since(before, after, vectors, threshold, kept)
+    if before is not None:
+        kept = kept_pair_count(con, name, embedder.name, threshold, texts_digest(before))
+        if kept is not None and Counter(before) == Counter(after):
+            return kept  # the same texts, so the same count, kept already; and no vector read for it
+        if kept is not None:
+            gone = set(before).difference(after)
+            vectors = vectors_for(con, embedder, [*after, *gone], memo=memo.vectors)
+            count = near_pairs_since(before, after, vectors, threshold, kept)
     if count is None:
         count = near_pairs(mergeable, vectors_for(con, embedder, after, memo=memo.vectors), threshold)
     keep_pair_count(con, name, embedder.name, threshold, texts_digest(after), count)

@@ -3,15 +3,15 @@ entries and the epoch's proposed texts, each vector computed once and stored."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import duckdb
 
+from core.layered import unseen_texts
 from core.llm.embed import near_finder
 from core.models import CuratorOutput, Playbook
-from core.operations import NearFinder, clean_entry_text
-from core.store.embeddings import store_vectors, vectors_for
+from core.operations import NearFinder, clean_entry_text, live_texts
+from core.store.embeddings import store_missing_vectors, vectors_for
 from flows.context import RunConfig
 from flows.run.run_state import RunMemo, StepResult
 
@@ -39,11 +39,15 @@ def near_duplicates(
     memo: RunMemo,
     current: Playbook,
     curations: list[StepResult[CuratorOutput]],
-) -> tuple[NearFinder | None, Callable[[], None]]:
-    """The engine's near-duplicate finder for one epoch, and a function that stores the vectors it made."""
+) -> NearFinder | None:
+    """The engine's near-duplicate finder for one epoch's apply step (`con` open while it runs).
+
+    The vector of every live and proposed text is computed and stored once, as the epoch starts, but read back
+    only when the finder is first asked: most epochs of the rules ask nothing (their lessons are known word for
+    word), and reading every entry's vector was most of a keyless run's cost that grew with the playbook."""
     similarity = config.similarity()
     if similarity is None:
-        return None, lambda: None
+        return None
     embedder, threshold = similarity
     proposed = [
         clean_entry_text(str(op.get("text") or ""))
@@ -52,12 +56,22 @@ def near_duplicates(
         for op in c.output.operations
         if isinstance(op, dict) and op.get("type") == "ADD"
     ]
-    texts = [e.text for items in current.sections.values() for e in items]
-    vectors_for(con, embedder, texts + proposed, memo=memo.vectors)  # read or computed, and stored, once
-    known = memo.vectors[embedder.name]
-    stored = len(known)  # texts are only ever added to it, at its end: those after this many are new
+    stored = memo.stored.setdefault(embedder.name, set())
+    # The live texts not known to be stored: every one at the run's first epoch, then the few its epochs changed
+    # (`unseen_texts` passes over the thousands only when the engine's index of them was rebuilt).
+    fresh = unseen_texts(live_texts(current), stored, memo.covered.setdefault((embedder.name, "stored"), []))
+    store_missing_vectors(con, embedder, fresh + proposed, stored)
+    known = memo.vectors.setdefault(embedder.name, {})
     near = memo.finders.get((embedder.name, threshold))
     if near is None:
         near = near_finder(embedder, known, threshold, memo.index(embedder.name))  # the run's index, shared
         memo.finders[(embedder.name, threshold)] = near
-    return near, lambda: store_vectors(con, embedder, dict(itertools.islice(known.items(), stored, None)))
+    read = memo.covered.setdefault((embedder.name, "read"), [])
+
+    def asked(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
+        # Every vector the finder compares with, read (each once a run) before it looks: it embeds none itself. The
+        # epoch's proposals with the first text asked about, in one query, not one each.
+        vectors_for(con, embedder, [text, *proposed, *unseen_texts(live, known, read)], memo=memo.vectors)
+        return near(text, live)
+
+    return asked

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -59,6 +59,11 @@ class RunMemo:
     # Every entry and proposed text's vector, by embedder (`core.llm.embed.VectorIndex`): the curator step's
     # neighbours and the engine's near-duplicate finder read one matrix that grows through the run.
     indexes: dict[str, VectorIndex] = field(default_factory=dict)
+    # By embedder: the texts whose vector is stored (computed by the run or before it), whether read or not.
+    stored: dict[str, set[str]] = field(default_factory=dict)
+    # By embedder and by what they were checked against (`stored`, or `vectors`: read): the live texts' mappings
+    # whose every text was in it (`core.layered.unseen_texts`).
+    covered: dict[tuple[str, str], list[Mapping[str, int]]] = field(default_factory=dict)
     # The rules miner's evidence per project, added up once per run (`_mining`), and what it observed in each
     # session's messages at the reflector step, which the curator step's typed lessons are built from.
     histories: dict[str | None, History] = field(default_factory=dict)

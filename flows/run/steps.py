@@ -33,7 +33,7 @@ from core.sections import SectionSet
 from core.selection import SessionFilter, choose
 from core.store.consolidation import merge_history
 from core.store.db import transaction
-from core.store.embeddings import vectors_for
+from core.store.embeddings import store_missing_vectors, vectors_for
 from core.store.exchanges import cached_response, record_exchanges, reusable_reflection
 from core.store.exposure import exposed_entries
 from core.store.findings import RulesFinding, record_findings
@@ -466,35 +466,33 @@ def curate_sessions(
     def build(
         con: duckdb.DuckDBPyConnection, frozen: Playbook, sections: SectionSet, template: PromptTemplate
     ) -> tuple[list[LLMRequest], dict[str, str]]:
-        entries = [e for _, e in frozen.entries()]
-        own = frozen.model_copy(
-            update={
-                "sections": {
-                    n: [e for e in v if not e.name.startswith(GLOBAL_PREFIX)] for n, v in frozen.sections.items()
-                }
-            }
-        )
-        use = budget_use(own, ctx.config.budget)
+        # The rules read no prompt: theirs names the playbook only (rendering thousands of entries is their cost),
+        # and carries neither the budget nor each finding's closest entries, which would be weighed and searched
+        # over every entry of the playbook each epoch for no reader.
+        reads = ctx.spec.calls_a_model
+        entries = [e for _, e in frozen.entries()] if reads else []
+        use = budget_use(_own(frozen), ctx.config.budget) if reads else None
         companion = ctx.config.companion
         findings = {session_id: sentences(output.analysis) for session_id, output in usable}
         known: dict[str, Any] = {}
         floor = 1.0
         index = None
         similarity = ctx.config.similarity()
-        if similarity is not None and entries:
+        if similarity is not None and frozen.size():
             embedder, threshold = similarity
-            texts = [e.text for e in entries] + [s for found in findings.values() for s in found]
-            known = vectors_for(con, embedder, texts, memo=ctx.memo.vectors)
+            said = [s for found in findings.values() for s in found]
+            if reads:
+                known = vectors_for(con, embedder, [e.text for e in entries] + said, memo=ctx.memo.vectors)
+            else:  # the findings' vectors stored all the same (a run stores the same rows whoever reads the prompt)
+                store_missing_vectors(con, embedder, said, ctx.memo.stored.setdefault(embedder.name, set()))
             floor = threshold * NEIGHBOUR_SHARE
             index = ctx.memo.index(embedder.name)  # the run's: an epoch adds only its new texts
         limits = ctx.config.limits
-        # The rules read no prompt: theirs names the playbook only (rendering thousands of entries is their cost).
-        reads = ctx.spec.calls_a_model
         shown = playbook_text(frozen) if reads else f"({frozen.size():,} entries; the rules read no prompt)"
         # A playbook larger than its share of the request goes in cut to what each session's findings are about.
         room = int(limits.max_input_tokens * PLAYBOOK_SHARE)
         relevance = Relevance(frozen) if reads and estimate_tokens(shown) > room else None
-        neighbours = neighbour_finder(known, entries, floor=floor, index=index) if known else None
+        neighbours = neighbour_finder(known, entries, floor=floor, index=index) if known and entries else None
         requests: list[LLMRequest] = []
         refused: dict[str, str] = {}
         ids = [session_id for session_id, _ in usable]
@@ -540,6 +538,16 @@ def curate_sessions(
     ]
 
 
+def _own(frozen: Playbook) -> Playbook:
+    """`frozen` without the global playbook's entries (a bound playbook's prompt shows them, its budget counts them
+    not)."""
+    return frozen.model_copy(
+        update={
+            "sections": {n: [e for e in v if not e.name.startswith(GLOBAL_PREFIX)] for n, v in frozen.sections.items()}
+        }
+    )
+
+
 def apply_epoch_sessions(
     ctx: RunContext,
     epoch: Epoch,
@@ -562,7 +570,7 @@ def apply_epoch_sessions(
         one_version = not ctx.spec.calls_a_model and not companion
         changes: list[SessionChange] = []  # the epoch's version, when it writes one
         quiet: dict[str, bool] = {}  # sessions that changed nothing: whether an earlier one of the epoch did
-        near, remember = near_duplicates(con, ctx.config, ctx.memo, current, curations)
+        near = near_duplicates(con, ctx.config, ctx.memo, current, curations)
         if near is not None and not ctx.spec.calls_a_model:
             near = only_close(near, RULES_NEAR)
         # Wordings merged into a live entry are that entry's: proposed again, they are rediscoveries of it.
@@ -691,7 +699,6 @@ def apply_epoch_sessions(
         if quiet:  # applied at the version current when each was reached: before the epoch's changes, or with them
             with transaction(con):
                 mark_all_applied(con, ctx.playbook, {sid: parent if after else base for sid, after in quiet.items()})
-        remember()
         if merged is not None:
             _keep_merged(ctx, merged, [r.report for r in results if r.report is not None])
         close_epoch(con, ctx.playbook, epoch.epoch_no)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from core.llm.embed import BATCH, Lexical, MiniLM, VectorIndex, load_embedder, near_finder, neighbour_finder
 from core.models import Entry
 from core.store.db import open_db
-from core.store.embeddings import vectors_for
+from core.store.embeddings import store_missing_vectors, vectors_for
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,6 +95,32 @@ def test_a_stored_text_is_never_embedded_again(tmp_path: Path, kind: str) -> Non
     # Read back as they were stored.
     for text in LESSONS[3:5]:
         np.testing.assert_allclose(stored[text], again[text], atol=1e-7)
+
+
+def test_missing_vectors_are_stored_as_they_would_be_read_and_each_text_is_asked_about_once(tmp_path: Path) -> None:
+    model = Lexical()
+    seen: list[str] = []
+
+    class Counting:
+        name, threshold, floor = model.name, model.threshold, model.floor
+
+        def embed(self, batch: Sequence[str]) -> np.ndarray:
+            seen.extend(batch)
+            return model.embed(batch)
+
+    first, second = LESSONS[:5], LESSONS[3:9]
+    with open_db(tmp_path / "v.duckdb") as con:
+        vectors_for(con, Counting(), first)
+        known: set[str] = set()
+        store_missing_vectors(con, Counting(), [*first, *second, ""], known)
+        assert seen == first + LESSONS[5:9] and known == set(first + second)  # only the texts not stored yet
+        store_missing_vectors(con, Counting(), second, known)
+        assert seen == first + LESSONS[5:9]
+        rows = con.execute("SELECT count(*) FROM text_embeddings").fetchone()
+        back = vectors_for(con, Counting(), first + second)
+    assert rows == (len(set(first + second)),) and seen == first + LESSONS[5:9]
+    for text in first + second:
+        np.testing.assert_array_equal(back[text], model.embed([text])[0])
 
 
 def test_the_lexical_fallback_gives_unit_rows_in_order() -> None:

@@ -652,3 +652,73 @@ def test_a_wording_merged_away_by_an_earlier_epoch_of_the_run_is_a_rediscovery(t
     ]
     assert ops[3] == ("m2", "ADD", "skipped", "near_duplicate", ops[2][4])  # merged into the MERGE's entry
     assert live == [(ops[2][4], merged)]
+
+
+def test_an_epochs_finder_stores_every_vector_at_once_and_reads_them_when_first_asked(tmp_path: Path) -> None:
+    from core.operations import live_texts
+    from flows.run.near import near_duplicates
+    from flows.run.run_state import RunMemo, StepResult
+
+    ws = Workspace.of(Settings(db=tmp_path / "f.duckdb", out_dir=tmp_path / "out", near_duplicates="lexical"))
+    config = ws.run_config("default", ws.provider("heuristic"))
+    similarity = config.similarity()
+    assert similarity is not None
+    playbook = Playbook(sections={"OTHERS": [Entry(name=f"oth-{i + 1:03d}", text=LESSONS[i][0]) for i in range(6)]})
+    proposed = CuratorOutput(reasoning="r", operations=[{"type": "ADD", "text": LESSONS[20][0]}])
+    memo = RunMemo()
+    with open_db(ws.settings.db) as con:
+        near = near_duplicates(
+            con, config, memo, playbook, [StepResult[CuratorOutput](session_id="s", output=proposed)]
+        )
+        stored = con.execute("SELECT count(*) FROM text_embeddings").fetchone()
+        # Every live and proposed text's vector stored as the epoch starts (as before), none read back yet.
+        assert stored == (7,) and not memo.vectors.get(similarity[0].name)
+        assert near is not None
+        found = near(LESSONS[2][1], live_texts(playbook))
+    fresh = near_finder(similarity[0], {}, similarity[1])(LESSONS[2][1], live_texts(playbook))
+    assert found == fresh and found is not None and found[0] == LESSONS[2][0]
+
+
+def test_a_run_that_changes_no_counted_text_reports_the_kept_count(tmp_path: Path) -> None:
+    from core.store.registry import ensure_playbook
+    from core.store.versions import load_version, write_version
+
+    db = tmp_path / "u.duckdb"
+    seeded = [t for group in LESSONS[:6] for t in group]  # paraphrases: near pairs by word stems
+    with open_db(db) as con:
+        ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
+        ensure_playbook(con, "default")
+        entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(seeded)]
+        write_version(con, "default", Playbook(sections={"OTHERS": entries}), source="import")
+    reflect = json.dumps({"analysis": "a finding", "bullet_tags": []})
+    replay = [
+        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
+        {
+            "session_id": SESSIONS[0],
+            "step": "curator",
+            "text": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": LESSONS[20][0]}]}),
+        },
+        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
+        {  # a lesson the playbook has word for word: a rediscovery, no text changes
+            "session_id": SESSIONS[1],
+            "step": "curator",
+            "text": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": seeded[0]}]}),
+        },
+    ]
+    path = tmp_path / "replay.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
+    ws = Workspace.of(
+        Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1, near_duplicates="lexical")
+    )
+    lexical = Lexical()
+    rates = []
+    for _ in SESSIONS:
+        run = run_curation(ws, "default", ws.provider(f"replay:{path}"), chosen=SessionFilter(limit=1))
+        with open_db(db) as con:
+            live = [e for _, e in load_version(con, "default").entries()]
+            kept = con.execute("SELECT texts, pairs FROM near_pair_counts").fetchall()
+        vectors = dict(zip([e.text for e in live], lexical.embed([e.text for e in live]), strict=True))
+        pairs = near_pairs(live, vectors, lexical.threshold)
+        assert pairs > 0 and run.quality["duplicate_rate"] == pairs / len(live)
+        rates.append((run.ops_skipped, kept))
+    assert rates[0][0] == 0 and rates[1][0] == 1 and rates[1][1] == rates[0][1]  # the same texts, the same count
