@@ -29,6 +29,7 @@ after an import, against the same at 100 entries.
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import random
@@ -261,6 +262,7 @@ def cold_run(template: Path, epoch_size: int, embedder: str, rules: bool) -> flo
 def epoch_child(folder: Path, epoch_size: int, embedder: str, rules: bool) -> None:
     """In a child: one epoch curated and the playbook exported, as `playbook curate --limit` does; prints the
     process's CPU seconds (imports included: the same at every size)."""
+    gc.freeze()  # start-up's objects out of the collector's reach, as `playbook` does for a long command
     settings = _settings(folder, epoch_size, embedder)
     stub = Stub()
     factory = make_provider if rules else (lambda s, t, c: stub)
