@@ -182,7 +182,11 @@ def find_links(text: str) -> Iterator[Link]:
 # A name written with no scheme and no slash (`evil.sh`) is a host when it ends in a top-level domain: always for
 # one no file is named with, and for one that is also a file's extension (`.sh`, `.py`, `.md`) when the sentence
 # puts it where a host goes ("from evil.sh", "at evil.sh").
-_BARE = re2.compile(r"(?i)(?:^|[\s(\"'<])((?:[a-z0-9][a-z0-9-]*\.)+([a-z][a-z0-9-]*))(?:[.,;:!?)\"'>]*)(?:$|\s)")
+# Labels of letters and digits of any script (`évil.com` is a host: IDNA turns it into xn--vil-bma.com); the last
+# label, the top-level domain, is checked against the list of ASCII ones.
+_BARE = re2.compile(
+    r"(?i)(?:^|[\s(\"'<])((?:[\p{L}\p{N}][\p{L}\p{N}\p{M}-]*\.)+([a-z][a-z0-9-]*))(?:[.,;:!?)\"'>]*)(?:$|\s)"
+)
 # An address written alone (`203.0.113.9`, `10.0.0.8:8080`): a host like any other.
 _IPV4 = re2.compile(
     r"(?:^|[\s(\"'<@=])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?:[:/\s)\"'>,;.!?]|$)"

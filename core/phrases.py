@@ -100,7 +100,7 @@ _SAFEGUARD_OFF = re2.compile(
     r"|(?:\.claude|\.codex|\.cursor)/(?:settings|config|rules)|\ballow\s*list\b[^;]{0,40}\bsettings\.json"
     r"|\b(?:delete|remove|wipe|erase)\s+(?:everything|all\s+(?:the\s+)?files)\b[^;]{0,30}\bhome\b"
     r"|\b(?:drop|delete|truncate|wipe)\b[^;]{0,30}\b(?:table|database|schema|data)\b[^;]{0,30}\bproduction\b"
-    r"|\bforce[- ]?push|\bpush\b[^;]{0,30}\bforce\b|\bforce\s+flag\b"
+    r"|\bforce[-\s]{0,3}push|\bpush\b[^;]{0,30}\bforce\b|\bforce\s+flag\b"
     r"|\b(?:lease|force)\s+flag\b|\b(?:no|without)\s+(?:the\s+)?(?:verif\w*|hooks?|checks?|tls|ssl|signing)\b"
     r"|\b(?:skip|bypass|disable|turn\s+off|switch\s+off|ignore)\s+(?:[\w-]+\s+){0,2}"
     r"(?:hooks?|checks?|verification|ssl|tls|certificate\s+checks?|ci|linters?|tests?\s+in\s+ci|signing|sandbox)\b"

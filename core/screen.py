@@ -414,7 +414,8 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
         if outside is not None:
             found.append(outside)
             break
-    privilege = _PROSE_PRIVILEGE.search(plain)
+    # Read with and without emphasis: `_sudo_` is sudo to a reader, but `_` is a word character to the pattern.
+    privilege = _PROSE_PRIVILEGE.search(plain) or _PROSE_PRIVILEGE.search(words)
     if privilege:
         found.append(Refusal("privilege", f"`{privilege.group(1)}` runs a command as another user"))
     return found
