@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.llm.embed import BATCH, Lexical, MiniLM, VectorIndex, load_embedder, near_finder, neighbour_finder
+from core.llm.embed import BATCH, Embedder, Lexical, MiniLM, VectorIndex, load_embedder, near_finder, neighbour_finder
 from core.models import Entry
 from core.store.db import open_db
 from core.store.embeddings import store_missing_vectors, vectors_for
@@ -71,10 +71,8 @@ def test_memory_is_bounded_by_a_batch_not_by_the_count() -> None:
     assert many < 1.5 * few, (few, many)
 
 
-@pytest.mark.parametrize("kind", ["minilm", "lexical"])
-def test_a_stored_text_is_never_embedded_again(tmp_path: Path, kind: str) -> None:
-    model = load_embedder(kind)
-    seen: list[str] = []
+def _counting(model: Embedder, seen: list[str]) -> type:
+    """An embedder class that answers as `model` and notes in `seen` each text it is asked to embed."""
 
     class Counting:
         name, threshold, floor = model.name, model.threshold, model.floor
@@ -83,6 +81,14 @@ def test_a_stored_text_is_never_embedded_again(tmp_path: Path, kind: str) -> Non
             seen.extend(batch)
             return model.embed(batch)
 
+    return Counting
+
+
+@pytest.mark.parametrize("kind", ["minilm", "lexical"])
+def test_a_stored_text_is_never_embedded_again(tmp_path: Path, kind: str) -> None:
+    model = load_embedder(kind)
+    seen: list[str] = []
+    Counting = _counting(model, seen)
     first, second = LESSONS[:5], LESSONS[3:9]
     with open_db(tmp_path / "v.duckdb") as con:
         stored = vectors_for(con, Counting(), first + first)
@@ -100,14 +106,7 @@ def test_a_stored_text_is_never_embedded_again(tmp_path: Path, kind: str) -> Non
 def test_missing_vectors_are_stored_as_they_would_be_read_and_each_text_is_asked_about_once(tmp_path: Path) -> None:
     model = Lexical()
     seen: list[str] = []
-
-    class Counting:
-        name, threshold, floor = model.name, model.threshold, model.floor
-
-        def embed(self, batch: Sequence[str]) -> np.ndarray:
-            seen.extend(batch)
-            return model.embed(batch)
-
+    Counting = _counting(model, seen)
     first, second = LESSONS[:5], LESSONS[3:9]
     with open_db(tmp_path / "v.duckdb") as con:
         vectors_for(con, Counting(), first)

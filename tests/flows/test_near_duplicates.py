@@ -142,35 +142,34 @@ def test_the_duplicate_rate_counts_every_pair_once(n: int, seed: int, threshold:
     assert near_pairs(entries, vectors, threshold) == expected
 
 
+def _replay(tmp_path: Path, analysis: str, operations: list[list[dict[str, str]]]) -> Path:
+    """A `replay:` provider's file: for the i-th of SESSIONS, a reflection saying `analysis` and a curator answer
+    with `operations[i]`."""
+    rows = []
+    for session, ops in zip(SESSIONS, operations, strict=False):
+        rows.append(
+            {"session_id": session, "step": "reflector", "text": json.dumps({"analysis": analysis, "bullet_tags": []})}
+        )
+        rows.append(
+            {"session_id": session, "step": "curator", "text": json.dumps({"reasoning": "r", "operations": ops})}
+        )
+    path = tmp_path / "replay.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
 def test_a_run_counts_rediscoveries_and_keeps_the_vectors(tmp_path: Path) -> None:
     db = tmp_path / "n.duckdb"
     with open_db(db) as con:
         ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
-    reflect = json.dumps({"analysis": "a", "bullet_tags": []})
-    replay = [
-        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
-        {
-            "session_id": SESSIONS[0],
-            "step": "curator",
-            "text": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": LESSONS[3][0]}]}),
-        },
-        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
-        {
-            "session_id": SESSIONS[1],
-            "step": "curator",
-            "text": json.dumps(
-                {
-                    "reasoning": "r",
-                    "operations": [
-                        {"type": "ADD", "text": LESSONS[3][2]},
-                        {"type": "ADD", "text": LESSONS[20][0], "trigger": "ERR!"},
-                    ],
-                }
-            ),
-        },
-    ]
-    path = tmp_path / "replay.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
+    path = _replay(
+        tmp_path,
+        "a",
+        [
+            [{"type": "ADD", "text": LESSONS[3][0]}],
+            [{"type": "ADD", "text": LESSONS[3][2]}, {"type": "ADD", "text": LESSONS[20][0], "trigger": "ERR!"}],
+        ],
+    )
     settings = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1))
     run = run_curation(settings, "default", settings.provider(f"replay:{path}"))
     assert run.sessions_applied >= 2 and run.skip_reasons.get("ADD: near duplicate") == 1
@@ -567,26 +566,14 @@ def test_a_run_brings_the_kept_pair_count_up_to_date_to_the_count_of_every_pair(
         ensure_playbook(con, "default")
         entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(seeded)]
         write_version(con, "default", Playbook(sections={"OTHERS": entries}), source="import")
-    reflect = json.dumps({"analysis": "a finding", "bullet_tags": []})
-
-    def curated(*operations: dict[str, str]) -> str:
-        return json.dumps({"reasoning": "r", "operations": list(operations)})
-
-    replay = [
-        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
-        {"session_id": SESSIONS[0], "step": "curator", "text": curated({"type": "ADD", "text": LESSONS[20][0]})},
-        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
-        {
-            "session_id": SESSIONS[1],
-            "step": "curator",
-            "text": curated(
-                {"type": "DELETE", "target_id": "oth-001", "reason": "r"},
-                {"type": "ADD", "text": LESSONS[25][0]},
-            ),
-        },
-    ]
-    path = tmp_path / "replay.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
+    path = _replay(
+        tmp_path,
+        "a finding",
+        [
+            [{"type": "ADD", "text": LESSONS[20][0]}],
+            [{"type": "DELETE", "target_id": "oth-001", "reason": "r"}, {"type": "ADD", "text": LESSONS[25][0]}],
+        ],
+    )
     ws = Workspace.of(
         Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1, near_duplicates="lexical")
     )
@@ -690,23 +677,10 @@ def test_a_run_that_changes_no_counted_text_reports_the_kept_count(tmp_path: Pat
         ensure_playbook(con, "default")
         entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(seeded)]
         write_version(con, "default", Playbook(sections={"OTHERS": entries}), source="import")
-    reflect = json.dumps({"analysis": "a finding", "bullet_tags": []})
-    replay = [
-        {"session_id": SESSIONS[0], "step": "reflector", "text": reflect},
-        {
-            "session_id": SESSIONS[0],
-            "step": "curator",
-            "text": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": LESSONS[20][0]}]}),
-        },
-        {"session_id": SESSIONS[1], "step": "reflector", "text": reflect},
-        {  # a lesson the playbook has word for word: a rediscovery, no text changes
-            "session_id": SESSIONS[1],
-            "step": "curator",
-            "text": json.dumps({"reasoning": "r", "operations": [{"type": "ADD", "text": seeded[0]}]}),
-        },
-    ]
-    path = tmp_path / "replay.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in replay) + "\n")
+    # the second session: a lesson the playbook has word for word, a rediscovery, no text changes
+    path = _replay(
+        tmp_path, "a finding", [[{"type": "ADD", "text": LESSONS[20][0]}], [{"type": "ADD", "text": seeded[0]}]]
+    )
     ws = Workspace.of(
         Settings(db=db, out_dir=tmp_path / "out", epoch_size=1, min_messages=1, near_duplicates="lexical")
     )
