@@ -552,20 +552,28 @@ def test_nightly_has_a_model_judge_the_entries_a_run_added() -> None:
     )
 
 
-def test_a_run_brings_the_kept_pair_count_up_to_date_to_the_count_of_every_pair(tmp_path: Path) -> None:
-    from core.consolidate import texts_digest
-    from core.store.embeddings import kept_pair_count
+def _seeded(db: Path) -> list[str]:
+    """A store of the sample project's sessions and a playbook of paraphrases of a few lessons (near pairs by word
+    stems), as imported: the texts, in order (entries oth-001...)."""
     from core.store.registry import ensure_playbook
-    from core.store.versions import load_version, write_version
+    from core.store.versions import write_version
 
-    db = tmp_path / "k.duckdb"
-    # Paraphrases of a few lessons: near pairs by word stems, some of which the runs delete.
     seeded = [t for group in LESSONS[:6] for t in group]
     with open_db(db) as con:
         ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
         ensure_playbook(con, "default")
         entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(seeded)]
         write_version(con, "default", Playbook(sections={"OTHERS": entries}), source="import")
+    return seeded
+
+
+def test_a_run_brings_the_kept_pair_count_up_to_date_to_the_count_of_every_pair(tmp_path: Path) -> None:
+    from core.consolidate import texts_digest
+    from core.store.embeddings import kept_pair_count
+    from core.store.versions import load_version
+
+    db = tmp_path / "k.duckdb"
+    _seeded(db)  # some of whose near pairs the runs delete
     path = _replay(
         tmp_path,
         "a finding",
@@ -667,16 +675,10 @@ def test_an_epochs_finder_stores_every_vector_at_once_and_reads_them_when_first_
 
 
 def test_a_run_that_changes_no_counted_text_reports_the_kept_count(tmp_path: Path) -> None:
-    from core.store.registry import ensure_playbook
-    from core.store.versions import load_version, write_version
+    from core.store.versions import load_version
 
     db = tmp_path / "u.duckdb"
-    seeded = [t for group in LESSONS[:6] for t in group]  # paraphrases: near pairs by word stems
-    with open_db(db) as con:
-        ingest(con, [SAMPLES / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"])
-        ensure_playbook(con, "default")
-        entries = [Entry(name=f"oth-{i + 1:03d}", text=t) for i, t in enumerate(seeded)]
-        write_version(con, "default", Playbook(sections={"OTHERS": entries}), source="import")
+    seeded = _seeded(db)
     # the second session: a lesson the playbook has word for word, a rediscovery, no text changes
     path = _replay(
         tmp_path, "a finding", [[{"type": "ADD", "text": LESSONS[20][0]}], [{"type": "ADD", "text": seeded[0]}]]
