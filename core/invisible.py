@@ -18,6 +18,8 @@ import unicodedata
 
 import re2
 
+from core.patterns import AnyOf
+
 __all__ = ["UNSEEN", "normalise", "removed", "strip_unseen", "visible"]
 
 # Default_Ignorable_Code_Point | Cc | Cf | Zl | Zp, but tab and newline (which tables and notes use as layout), as
@@ -30,6 +32,7 @@ _RANGES = (
     r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}"
 )
 UNSEEN = re2.compile(f"[{_RANGES}]")
+_ANY_UNSEEN = AnyOf(UNSEEN)
 _SURROGATE = range(0xD800, 0xE000)
 
 
@@ -61,9 +64,8 @@ def visible(text: str) -> str:
 def strip_unseen(text: str) -> str:
     """`text` without the characters a reader cannot see (tab and newline kept), lone surrogates included."""
     text = _lone_surrogates(text, "")
-    # Searched in its UTF-8 bytes: RE2's wrapper turns no offsets for them, and most texts hold no such character
-    # (every entry's text is normalised at each export).
-    if UNSEEN.search(text.encode("utf-8")) is None:
+    # Most texts hold no such character (every entry's text is normalised at each export): one pass says so.
+    if not _ANY_UNSEEN.found_in(text):
         return text
     return UNSEEN.sub("", text)
 

@@ -19,6 +19,8 @@ from urllib.parse import unquote, urlsplit
 import idna
 import re2
 
+from core.patterns import AnyOf
+
 __all__ = [
     "HOST_PATTERNS",
     "Link",
@@ -130,31 +132,24 @@ def _split(written: str) -> tuple[str | None, str | None]:
 _DEFANGED = re2.compile(r"(?i)\s*[\[({]\s*(?:\.|dot)\s*[\])}]\s*|\b\s+dot\s+\b|[\x{3002}\x{ff0e}\x{ff61}]")
 
 
-def _one_pass(*patterns: re2._Regexp) -> re2._Regexp:
-    """`patterns` as one, only to say whether any of them is in a text (searched as UTF-8 bytes, where RE2's wrapper
-    turns no offsets): most texts have no link, and are read no further after that one pass."""
-    options = re2.Options()
-    options.never_capture = True
-    return re2.compile("|".join(f"(?:{p.pattern})" for p in patterns), options)
-
-
-_ANY_DEFANGED = _one_pass(_DEFANGED)
+# Most texts have no link, and are read no further after one pass (`AnyOf`) says so.
+_ANY_DEFANGED = AnyOf(_DEFANGED)
 
 
 def defanged(text: str) -> str:
     """`text` with every dot written another way made a dot again, so a host spelled to slip past reads as one."""
-    if _ANY_DEFANGED.search(text.encode("utf-8")) is None:
+    if not _ANY_DEFANGED.found_in(text):
         return text
     return _DEFANGED.sub(".", text)
 
 
-_ANY_LINK = _one_pass(_CANDIDATE, _MARKDOWN_TARGET, _EMAIL)
+_ANY_LINK = AnyOf(_CANDIDATE, _MARKDOWN_TARGET, _EMAIL)
 
 
 def find_links(text: str) -> Iterator[Link]:
     """Every link in `text` with the host it leads to: URLs (with or without a scheme), markdown link targets and
     e-mail addresses."""
-    if _ANY_LINK.search(text.encode("utf-8")) is None:
+    if not _ANY_LINK.found_in(text):
         return
     taken: list[tuple[int, int]] = []  # the URLs found: an address inside one (its userinfo) is not another link
     for match in _CANDIDATE.finditer(text):
@@ -198,7 +193,7 @@ _PLACE = re2.compile(
 )
 
 
-_ANY_BARE = _one_pass(_IPV4, _BARE)
+_ANY_BARE = AnyOf(_IPV4, _BARE)
 # Every pattern `find_links`, `bare_hosts` and `defanged` look for: in a text none of them matches, they find no
 # link and no host, and change nothing (for a caller's own one pass over what it reads).
 HOST_PATTERNS = tuple(p.pattern for p in (_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _DEFANGED, _IPV4, _BARE))
@@ -213,7 +208,7 @@ def _tlds() -> frozenset[str]:
 def bare_hosts(text: str) -> Iterator[Link]:
     """The names in a sentence that are hosts though written without a scheme (`evil.com`, "from evil.sh", an IPv4
     address)."""
-    if _ANY_BARE.search(text.encode("utf-8")) is None:
+    if not _ANY_BARE.found_in(text):
         return
     for match in _IPV4.finditer(text):
         yield Link(match.group(1), match.group(1), None)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import re2
 
-__all__ = ["SPACE", "Literals", "Match", "Pattern", "escape"]
+__all__ = ["SPACE", "AnyOf", "Literals", "Match", "Pattern", "escape"]
 
 # Python's `\s` (`str.isspace`), as literal characters for a class: `[{SPACE}]`, `[^{SPACE}]`. RE2's `\s` is ASCII,
 # and `\p{Z}` is not the same set (it lacks the tab and holds no control character).
@@ -276,6 +276,40 @@ class Literals:
     def present(self, text: str) -> set[int]:
         """The indices of the groups one of whose literals occurs in `text`."""
         return set(self._set.Match(_subject(text).data) or ())
+
+
+class AnyOf:
+    """Whether any of several patterns occurs in a text, said by one RE2 pass over its UTF-8 bytes: no groups filled
+    in and no byte offset turned into a character offset. Most texts hold none of what a screen or a redactor looks
+    for, and are read no further; where one does, the caller runs the detailed patterns.
+
+    Args:
+        patterns: each an RE2 source, a compiled `re2` pattern or a `Pattern` (its flags kept: each is read in a
+            group of its own).
+    """
+
+    __slots__ = ("_re", "source")
+
+    def __init__(self, *patterns: str | re2._Regexp | Pattern) -> None:
+        sources = []
+        for p in patterns:
+            if isinstance(p, Pattern):
+                sources.append(f"(?{p.flags}){p.source}" if p.flags else p.source)
+            else:
+                sources.append(p if isinstance(p, str) else p.pattern)
+        options = re2.Options()
+        options.log_errors = False
+        options.never_capture = True
+        self.source = "|".join(f"(?:{s})" for s in sources)
+        self._re = re2.compile(self.source, options)
+
+    def __repr__(self) -> str:
+        return f"AnyOf({self.source!r})"
+
+    def found_in(self, text: str | bytes) -> bool:
+        """Whether any of the patterns matches somewhere in `text` (a `str`, or its UTF-8 already made)."""
+        data = text if isinstance(text, bytes) else _subject(text).data
+        return self._re._regexp.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
 
 
 def escape(text: str) -> str:

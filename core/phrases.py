@@ -15,6 +15,8 @@ from functools import cache
 
 import re2
 
+from core.patterns import AnyOf
+
 __all__ = ["folded", "folded_refusals", "joined", "phrase_refusals", "sentence_refusals", "sentences", "skeleton"]
 
 _OVERRIDE = re2.compile(
@@ -203,16 +205,11 @@ def joined(first: str, first_sentences: str, then_sentences: str) -> str:
 # What any phrase needs, as two patterns (each read in one pass; as one, RE2's automaton for both grows too large
 # to build quickly): most texts, and most two entries read together, hold none, and are read no further. A secret
 # is sent (`_SENDS`) only where one is named (`_SECRET`).
-_NO_GROUPS = re2.Options()
-_NO_GROUPS.never_capture = True
-_ANY_OVERRIDE = re2.compile(_OVERRIDE.pattern, _NO_GROUPS)
-_ANY_OTHER = re2.compile(
-    "|".join(f"(?:{p})" for p in (_SECRET, _CREDENTIAL.pattern, _INSTALL_WORDS.pattern, _SAFEGUARD_OFF.pattern)),
-    _NO_GROUPS,
-)
+_ANY_OVERRIDE = AnyOf(_OVERRIDE)
+_ANY_OTHER = AnyOf(_SECRET, _CREDENTIAL, _INSTALL_WORDS, _SAFEGUARD_OFF)
 # `_SENDS` names a secret, a way to send it and where, in both its orders: each part is quick to look for, where the
 # whole (gaps of up to 80 characters between them) is slow to read, so it is read only where all three are.
-_SENDS_PARTS = tuple(re2.compile(part, _NO_GROUPS) for part in (_SECRET, _SEND, _WHERE))
+_SENDS_PARTS = tuple(AnyOf(part) for part in (_SECRET, _SEND, _WHERE))
 
 
 def _search(pattern: re2._Regexp, folded: str, data: bytes) -> re2._Match | None:
@@ -238,11 +235,11 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     inside one)."""
     data = folded.encode("utf-8")
     found: list[tuple[str, str]] = []
-    if _ANY_OVERRIDE.search(data) is None and _ANY_OTHER.search(data) is None:
+    if not _ANY_OVERRIDE.found_in(data) and not _ANY_OTHER.found_in(data):
         return found
     if match := _search(_OVERRIDE, folded, data):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
-    if all(part.search(data) is not None for part in _SENDS_PARTS) and (match := _SENDS.search(folded)):
+    if all(part.found_in(data) for part in _SENDS_PARTS) and (match := _SENDS.search(folded)):
         found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
     elif match := _search(_CREDENTIAL, folded, data):
         found.append(("credential", f"`{match.group()}` names a credential store"))

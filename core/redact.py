@@ -29,7 +29,7 @@ from core.jsonx import locate_json
 from core.layered import unseen_texts
 from core.models import Playbook
 from core.operations import live_texts
-from core.patterns import SPACE, Literals, Match, Pattern, escape
+from core.patterns import SPACE, AnyOf, Literals, Match, Pattern, escape
 from core.secret_rules import PLAIN_RULES, Rule, Span, ascii_alnum, word_char
 
 __all__ = [
@@ -127,7 +127,7 @@ _TRIGGERS = sorted({t for rule in RULES for t in rule.triggers})
 _ALWAYS = tuple(rule for rule in RULES if not rule.triggers)
 # Every trigger as one pattern: most texts (lessons above all) hold none, and one pass over them says so where a
 # `str` search per trigger took 73; only then is each trigger looked for.
-_ANY_TRIGGER = Pattern("|".join(escape(t) for t in _TRIGGERS), capture=False)
+_ANY_TRIGGER = AnyOf("|".join(escape(t) for t in _TRIGGERS))
 
 
 @cache
@@ -205,7 +205,7 @@ def _rules_present(text: str, among: Sequence[Rule] | None = None) -> list[tuple
     lower = text.lower() if text.isascii() else _ascii_lower(text)
     if among is not None:
         return [(rule, lower if rule.ignore_case else text) for rule in among]
-    if _ANY_TRIGGER.search(lower) is None:
+    if not _ANY_TRIGGER.found_in(lower):
         return [(rule, lower if rule.ignore_case else text) for rule in _ALWAYS]
     present = {t for t in _TRIGGERS if t in lower}
     return [

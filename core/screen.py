@@ -51,6 +51,7 @@ from core.invisible import normalise
 from core.language import is_function_word, language_of, mixed_words, scripts_of
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
+from core.patterns import AnyOf
 from core.phrases import folded, joined, phrase_refusals, sentence_refusals, sentences, skeleton
 
 __all__ = [
@@ -93,15 +94,10 @@ _SYSTEM_ROOTS = frozenset(
 _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
 # The marks a sentence must hold for any of the patterns above to find something in it, as one pattern searched in
 # its UTF-8 bytes (no offsets turned): most sentences hold none, and one pass over them says so.
-_NO_GROUPS = re2.Options()
-_NO_GROUPS.never_capture = True
-_PROSE_MARKS = re2.compile(
-    "|".join(f"(?:{p.pattern})" for p in (_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, _PROSE_PRIVILEGE)),
-    _NO_GROUPS,
-)
+_PROSE_MARKS = AnyOf(_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, _PROSE_PRIVILEGE)
 # Those marks and every link or host (`core.links`): a sentence that holds none of them (most) is read for the
 # programs it names and nothing else.
-_PROSE_QUIET = re2.compile("|".join(f"(?:{p})" for p in (*HOST_PATTERNS, _PROSE_MARKS.pattern)), _NO_GROUPS)
+_PROSE_QUIET = AnyOf(*HOST_PATTERNS, _PROSE_MARKS.source)
 # Where a clause begins around a command written in a sentence.
 _CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
 _CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
@@ -374,9 +370,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
     words = prose.translate(_EMPHASIS)
-    if _PROSE_QUIET.search(prose.encode("utf-8")) is None and (
-        words == prose or _PROSE_MARKS.search(words.encode("utf-8")) is None
-    ):
+    if not _PROSE_QUIET.found_in(prose) and (words == prose or not _PROSE_MARKS.found_in(words)):
         return _prose_programs(words, vouched)[0]  # no link, host or mark: what follows would find only these
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
     found = link_refusals(links, vouched)
@@ -389,9 +383,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     words = plain.translate(_EMPHASIS)
     # Shell syntax and privilege are read in `plain`, flags, assignments and paths in `words`: where neither holds a
     # mark of any (most sentences), only the programs it names are read.
-    marked = _PROSE_MARKS.search(plain.encode("utf-8")) is not None or (
-        words != plain and _PROSE_MARKS.search(words.encode("utf-8")) is not None
-    )
+    marked = _PROSE_MARKS.found_in(plain) or (words != plain and _PROSE_MARKS.found_in(words))
     for shell in _PROSE_SHELL.finditer(plain) if marked else ():
         if _COMPARISON.match(plain[shell.start() : shell.end() + 2]):
             continue

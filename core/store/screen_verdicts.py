@@ -29,7 +29,7 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 # Every module of ours the screen's verdict depends on (a test checks this is every `core` module `core.screen`
 # imports), and the data file it reads.
 SCREEN_MODULES = (
-    "allowlist", "invisible", "language", "links", "models", "phrases", "programs", "screen", "shell",
+    "allowlist", "invisible", "language", "links", "models", "patterns", "phrases", "programs", "screen", "shell",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.

@@ -79,7 +79,7 @@ _SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
 def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, name: str) -> None:
     one, each = PASSES[name]
     for said in (normalise(text), folded(normalise(text))):
-        if one.search(said.encode("utf-8")) is None:
+        if not one.found_in(said):
             assert all(p.search(said) is None for p in each), (name, said)
 
 
@@ -88,7 +88,7 @@ def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, na
 def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
     said = phrases.sentences(folded(normalise(text)))
     if phrases._SENDS.search(said) is not None:
-        assert all(part.search(said.encode("utf-8")) is not None for part in phrases._SENDS_PARTS)
+        assert all(part.found_in(said) for part in phrases._SENDS_PARTS)
 
 
 @settings(max_examples=examples(500))
@@ -142,4 +142,4 @@ def test_each_pass_is_searched_where_it_matters() -> None:
         said = [folded(t) if name in ("override", "other phrases") else t for t in hostile]
         hits = [t for t in said if any(p.search(t) for p in each)]
         assert hits, name
-        assert all(one.search(t.encode("utf-8")) is not None for t in hits), name
+        assert all(one.found_in(t) for t in hits), name
