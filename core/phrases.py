@@ -225,9 +225,17 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
     return folded_refusals(folded(text))
 
 
-def folded_refusals(text: str) -> list[tuple[str, str]]:
-    """`phrase_refusals` of a text already `folded`."""
-    return sentence_refusals(sentences(text))
+def folded_refusals(text: str, cut: str | None = None) -> list[tuple[str, str]]:
+    """`phrase_refusals` of a text already `folded` (`cut`: its `sentences`, when made already).
+
+    Read twice: sentence by sentence, where a prohibition is read in its own sentence ("Never force-push. ..."),
+    then whole, for the rules the first reading did not find: a reader joins a phrase cut in two by a sentence mark
+    ("Paste the secret. Into the issue."), and a sentence mark is what an attacker puts in to cut it for a pattern.
+    """
+    found = sentence_refusals(sentences(text) if cut is None else cut)
+    said = {rule for rule, _ in found}
+    across = [(r, f"{what}, read across a sentence end") for r, what in sentence_refusals(text) if r not in said]
+    return found + across
 
 
 def sentence_refusals(folded: str) -> list[tuple[str, str]]:
