@@ -84,7 +84,29 @@ _PROSE_FLAG = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w-]*)")
 _PROSE_PATH = re2.compile(r"(?:^|[\s(\"'=:])((?:~|/|\$HOME|%[A-Z]+%|[A-Za-z]:\\)[^\s,;)\"']*|\.[A-Za-z][\w.-]*)")
 _PROSE_ASSIGNMENT = re2.compile(r"(?:^|[\s(\"'])([A-Z][A-Z0-9_]*=[^\s,;)]*)")
 # Markdown emphasis and brackets around a word (`**~/.aws/credentials**`, `[~/.ssh/config]`) are not part of it.
-_EMPHASIS = str.maketrans({"*": " ", "_": " ", "[": " ", "]": " "})
+# As CommonMark reads them: `*` marks emphasis anywhere, inside a word too (`su**do**` shows `sudo`); `_` only at
+# a word's edge (`_sudo_`), and inside one is a letter (`pseudo_sudo_mode` is one identifier).
+_EMPHASIS = str.maketrans({"*": "", "[": " ", "]": " "})
+_UNDERSCORES = re2.compile(r"_+")
+
+
+def _unemphasised(text: str) -> str:
+    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets."""
+    text = text.translate(_EMPHASIS)
+    if "_" not in text:
+        return text
+    pieces: list[str] = []
+    at = 0
+    for run in _UNDERSCORES.finditer(text):
+        start, end = run.span()
+        if 0 < start and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
+            continue  # inside a word
+        pieces.append(text[at:start])
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
 # The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
 # outside the project; `/api/users` or `/health` is a route.
 _SYSTEM_ROOTS = frozenset(
@@ -369,7 +391,7 @@ def _prose_flags(prose: str, vouched: Vouched, covered: set[int]) -> list[Refusa
 def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
-    words = prose.translate(_EMPHASIS)
+    words = _unemphasised(prose)
     if not _PROSE_QUIET.found_in(prose) and (words == prose or not _PROSE_MARKS.found_in(words)):
         return _prose_programs(words, vouched)[0]  # no link, host or mark: what follows would find only these
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
@@ -380,7 +402,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     for link in links:
         plain = plain.replace(link.written, " ")
     found += link_refusals(bare_hosts(plain), vouched)
-    words = plain.translate(_EMPHASIS)
+    words = _unemphasised(plain)
     # Shell syntax and privilege are read in `plain`, flags, assignments and paths in `words`: where neither holds a
     # mark of any (most sentences), only the programs it names are read.
     marked = _PROSE_MARKS.found_in(plain) or (words != plain and _PROSE_MARKS.found_in(words))

@@ -367,13 +367,13 @@ def test_retry_condition_only_for_transient_errors() -> None:
 )
 def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: int, warmed: bool) -> None:
     import threading
-    import time as clock
 
     from core.llm.base import LLMRequest, LLMResponse, Provider
     from flows.run.fanout import answer_requests
 
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
+    second = threading.Event()  # a second call began: the first ends only then, or after 2 s (alone, as warmed)
 
     class Warming(Provider):
         name, cacheable, warm_cache_first = "warming", False, True
@@ -381,7 +381,9 @@ def test_cache_warming_by_one_call_before_fanning_out(mode: str, concurrency: in
         def complete(self, request: LLMRequest) -> LLMResponse:
             with lock:
                 events.append(("start", request.session_id or ""))
-            clock.sleep(0.05)
+                if len(events) > 1:
+                    second.set()
+            second.wait(2)  # not a fixed sleep: a loaded machine may start the others late
             with lock:
                 events.append(("end", request.session_id or ""))
             return LLMResponse(text="{}", provider="warming", model="m")
