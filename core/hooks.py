@@ -11,6 +11,8 @@ is the safe side). Pure: values in, values out.
 from __future__ import annotations
 
 import hashlib
+import heapq
+import itertools
 import math
 import posixpath
 import shlex
@@ -195,8 +197,9 @@ def prompt_entries(
         for position, tf in zip(hits[::2], hits[1::2], strict=True):
             norm = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * lengths[position] / average))
             scores[position] = scores.get(position, 0.0) + idf * norm
-    ranked = sorted(((p, s) for p, s in scores.items() if s >= least_score), key=lambda x: (-x[1], x[0]))
-    return ranked[:most]
+    # The best `most` of thousands of scored entries (a common word calls up most of a large playbook): a heap's
+    # pick, not a sort of them all; the same order (score down, position up).
+    return heapq.nsmallest(most, ((p, s) for p, s in scores.items() if s >= least_score), key=lambda x: (-x[1], x[0]))
 
 
 def build_index(texts: Iterable[str]) -> dict[str, Any]:
@@ -260,15 +263,17 @@ def markdown(title: str, sections: Mapping[str, Sequence[tuple[str, str]]]) -> s
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _entries(playbook: Mapping[str, Any], cwd: str) -> list[tuple[str, str, str]]:
-    """(section, id, text) of the playbook's entries a session in `cwd` may have (its project's or anyone's)."""
+def _entries(playbook: Mapping[str, Any], cwd: str, most: int | None = None) -> list[tuple[str, str, str]]:
+    """(section, id, text) of the playbook's entries a session in `cwd` may have (its project's or anyone's): the
+    first `most` of them, when given (the digest reads no further than it needs)."""
     here = posixpath.basename(cwd.rstrip("/")) if cwd else ""
     bound = playbook.get("projects") or {}
-    return [
+    found = (
         (section, entry["name"], entry["text"])
         for section, entry in playbook.get("entries") or []
         if for_project(bound, entry["name"], here)
-    ]
+    )
+    return list(itertools.islice(found, most))
 
 
 def _digest_size(snapshot: Mapping[str, Any]) -> int:
@@ -288,9 +293,7 @@ def start_context(
     for pb in snapshot.get("playbooks") or []:
         if not applies(pb, cwd):
             continue
-        relevant = _entries(pb, cwd)
-        if digest:
-            relevant = relevant[: _digest_size(snapshot)]
+        relevant = _entries(pb, cwd, _digest_size(snapshot) if digest else None)
         held = [name for _, name, _ in relevant if held_out(session_id, pb["name"], name, share)]
         kept: dict[str, list[tuple[str, str]]] = {}
         for section, name, text in relevant:
@@ -316,7 +319,7 @@ def prompt_context(snapshot: Mapping[str, Any], session_id: str, cwd: str, promp
         entries = pb.get("entries") or []
         here = posixpath.basename(cwd.rstrip("/")) if cwd else ""
         bound = pb.get("projects") or {}
-        digest = {name for _, name, _ in _entries(pb, cwd)[: _digest_size(snapshot)]}
+        digest = {name for _, name, _ in _entries(pb, cwd, _digest_size(snapshot))}
         shown: list[str] = []
         held: list[str] = []
         for position, _score in prompt_entries(pb.get("index") or {}, prompt, most=most):

@@ -17,8 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
-import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +76,8 @@ def _work_tree(folder: Path) -> Path | None:
 
 def _space(folder: Path, needed: int) -> str:
     try:
+        import shutil  # here, on the disk-full path only: its import (bz2, lzma) is a hook's cost otherwise
+
         free = shutil.disk_usage(folder).free
     except OSError:
         return f"{needed:,} bytes needed"
@@ -100,7 +100,7 @@ def _replace(path: Path, fill: Callable[[BinaryIO], None], needed: int) -> None:
         target = target_of(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         old = target.stat() if target.exists() else None
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")  # secrets.token_hex, unimported
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _NEW_FILE_MODE)
     except OSError as exc:
         raise _failed(path, exc, needed) from exc
@@ -149,7 +149,8 @@ def copy_atomic(source: Path, path: Path) -> None:
         raise PlaybookFileError(f"Cannot read `{source}`: {exc.strerror or exc}.") from exc
 
     def fill(fh: BinaryIO) -> None:
-        shutil.copyfileobj(reader, fh, _CHUNK)
+        while chunk := reader.read(_CHUNK):
+            fh.write(chunk)
 
     with reader:
         _replace(path, fill, size)
