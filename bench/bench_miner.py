@@ -4,9 +4,10 @@ data/unseen (real sessions from other repositories, labelled before the miner wa
 data/lessons/unseen; tuned on `dev` only). For each: recall of the labelled lessons, the share of entries that state
 one, entries of a junk kind, and unsafe entries; for in sample and dev, that share for each signal an entry rests on
 (a fact's category, a correction's kind, a preference said in a prompt, after a stop, or as a stop's reason), the
-evidence for what the miner publishes. These are the miner's own lessons, before the export's screen
-(tests/flows/test_miner.py scores what the CLI publishes). Then its cost: observing and mining every session,
-interleaved with the floor of reading the same sessions' messages from DuckDB. `--tuning` leaves the test half out.
+evidence for what the miner publishes. These are the miner's own lessons, before the export's screen, less those
+it holds for review (`--verbose` lists them; tests/flows/test_miner.py scores what the CLI publishes). Then its
+cost: observing and mining every session, interleaved with the floor of reading the same sessions' messages from
+DuckDB. `--tuning` leaves the test half out.
 """
 
 from __future__ import annotations
@@ -66,17 +67,27 @@ def _signal(found: Finding) -> str:
     }[lesson.kind]
 
 
-def _findings(db: Path) -> dict[str, str]:
-    """Each entry text the miner writes for the sessions of `db`, once (the engine adds a rediscovered lesson once),
-    with the signal it rests on."""
+def _mined(db: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """Each entry text the miner writes for the sessions of `db`, once (the engine adds a rediscovered lesson once):
+    those it would export, with the signal each rests on, and those it holds for review (`taint`: the screen holds
+    them, `playbook review` lists them), with why."""
     sessions = _read(db)
     observed = {sid: observe(messages, cwd) for sid, _, cwd, messages in sessions}
     found: dict[str, str] = {}
+    held: dict[str, str] = {}
     for sid, project, _, _ in sessions:
         history = History.of((s, observed[s]) for s, p, _, _ in sessions if p == project)
         for f in mine(observed[sid], history, project):
-            found.setdefault(f.text, _signal(f))
-    return found
+            if f.taint is None:
+                found.setdefault(f.text, _signal(f))
+            else:
+                held.setdefault(f.text, f.taint)
+    return found, {text: why for text, why in held.items() if text not in found}
+
+
+def _findings(db: Path) -> dict[str, str]:
+    """The entries the miner would export for the sessions of `db` (none it holds), with their signals."""
+    return _mined(db)[0]
 
 
 def _lessons(db: Path) -> list[str]:
@@ -199,7 +210,7 @@ def main() -> None:
     for half in HALVES[:2] if args.tuning else HALVES:
         labelled = labelled_set(half)
         db = dbs[half] = _database(labelled, work)
-        signals = _findings(db)
+        signals, held = _mined(db)
         entries = list(signals)
         found = score(entries, labelled)
         print(
@@ -227,6 +238,10 @@ def main() -> None:
         if args.verbose and half != "test":
             for text in sorted(set(entries) - set(found.matching)):
                 print(f"  matches no labelled lesson: {text}")
+            held_score = score(list(held), labelled)
+            for text, why in sorted(held.items()):
+                state = "states" if text in held_score.matching else "matches no"
+                print(f"  held for review ({why}), {state} labelled lesson: {text}")
         rows += _rows(half, found)
 
     def timed(fn: object) -> float:

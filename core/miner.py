@@ -16,6 +16,10 @@
   changes as well? if not please make it so"), and the commit style of a title they set (Conventional Commits):
   only where the transcript shows they typed it (`core.said`).
 
+Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
+exported unseen): a fix only tool output suggested, and a name the user chose for one thing of the change at hand
+(the change records it: a decision, not a rule).
+
 Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
 read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
 `observe` finds every candidate of one session with its count; `mine` keeps those whose evidence, over the
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal
 
 import re2
@@ -61,11 +66,12 @@ from core.runs import (
     relative,
     shell_runs,
 )
-from core.said import commit_style, interrupted, said
+from core.said import commit_style, interrupted, names_one_thing, said
 from core.shell import parse_command
 
 __all__ = [
     "MINER_VERSION",
+    "NAME_CHOSEN",
     "Candidate",
     "Evidence",
     "Finding",
@@ -81,7 +87,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 5
+MINER_VERSION = 6
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -220,14 +226,32 @@ class Finding(BaseModel):
 # --- candidates ----------------------------------------------------------------------------------------------
 
 
+def _asks(words: Sequence[str]) -> Literal["help", "version"] | None:
+    """What a command only asks its program, if that is all it does: its help (`--help`, `bd help`) or its
+    version (`--version`, a bare `entire version`)."""
+    if "--help" in words or (len(words) > 1 and words[1] == "help"):
+        return "help"
+    if "--version" in words or tuple(words[1:]) == ("version",):
+        return "version"
+    return None
+
+
 def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
     counts: dict[tuple[Category, str | None, str], int] = {}
     subcommands: dict[str, set[str]] = {}
+    learning: set[str] = set()  # programs whose help the session read
     for run in runs:
         if not run.ok or _FAILED.search(run.output):
             continue  # failed, or ended well only because a pipe hid its failure
         parsed = parse(run.command, run.folder)
         if parsed is None:
+            continue
+        asked = _asks(parsed.words)
+        if asked is not None:
+            # Asking a program for its help or version runs nothing of the project: no use of it. And an agent
+            # that had to read a tool's help was learning it: this session is no evidence of a routine.
+            if asked == "help":
+                learning.add(PurePosixPath(parsed.words[0]).name)
             continue
         key = command_key(parsed.words)
         program = key.split(" ", 1)[0]
@@ -243,6 +267,8 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
     found: list[Candidate] = []
     for (category, where, key), n in counts.items():
         lesson: Lesson
+        if category == "tool" and key in learning:
+            continue
         if category == "tool":
             lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
@@ -358,12 +384,18 @@ def _commits(lesson: ConventionalCommits | None) -> list[Candidate]:
     return [Candidate(key="preference|commits", section="USER PREFERENCES", lesson=lesson, trigger="commit title")]
 
 
+# Why a preference is held for review (`playbook review`) rather than exported unseen: a name chosen for one thing
+# of the change at hand is that change's decision, which the code already records (`core.said.names_one_thing`).
+NAME_CHOSEN = "the user chose a name for one thing of the work at hand: a decision the change records, not a rule"
+
+
 def _preference(lesson: Preference) -> Candidate:
     return Candidate(
         key=f"preference|{' '.join(lesson.said.lower().split())}",
         section="USER PREFERENCES",
         lesson=lesson,
         trigger=clip(lesson.said, 80),
+        taint=NAME_CHOSEN if names_one_thing(lesson.said) else None,
     )
 
 

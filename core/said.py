@@ -14,7 +14,7 @@ from core.lessons import Command, ConventionalCommits, Preference, Stopped
 from core.models import SessionMessage
 from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
 
-__all__ = ["commit_style", "interrupted", "said"]
+__all__ = ["commit_style", "interrupted", "names_one_thing", "said"]
 
 
 # Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
@@ -107,6 +107,22 @@ _LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
 _SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
 
 _LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
+
+
+# A name chosen for one thing the work at hand makes ("I want the package to be called acme-cli", "call it X",
+# "rename the flag to Y"): once the change is in, the code records the name and a later session reads it there,
+# so the words are a decision of that change, not a rule. A convention is said of a kind ("test files are named
+# test_*.py"), not wished for one thing, and is left alone.
+_NAME_CHOSEN = re2.compile(
+    r"(?i)\b(?:want|like|prefer)s? (?:it|this|that|the [\w.-]+) to be (?:called|named|renamed)\b"
+    r"|\b(?:call|name) (?:it|this|that) [`'\"]?[\w.-]|\brename (?:it|this|that|the [\w.-]+) (?:to|as)\b"
+)
+
+
+def names_one_thing(text: str) -> bool:
+    """True when the user's words choose a name for one thing of the work at hand ("I want the package to be
+    called acme-cli"): a decision the change itself records, not a lasting rule."""
+    return bool(_NAME_CHOSEN.search(text))
 
 
 def _flat(text: str) -> str:

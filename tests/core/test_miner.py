@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from core.miner import History, clip, command_key, mine, observe
+from core.miner import NAME_CHOSEN, History, clip, command_key, mine, observe
 from core.models import SessionMessage
 from tests.labelled import LabelledSet, ceiling, score
 from tests.profiles import examples
@@ -569,3 +569,41 @@ def test_what_a_user_said_after_a_stop_is_quoted_whole_or_not_at_all(words: list
     for found in lessons(Claude().esc().prompt(typed)):
         if found.startswith("After stopping"):
             assert found == f'After stopping the agent, the user said: "{typed}".'
+
+
+def held(session: Session) -> dict[str, str | None]:
+    """Each finding's text, with why it is held for review (None: exported as it is)."""
+    seen = observe(session.messages)
+    return {f.text: f.taint for f in mine(seen, History.of([("s", seen)]))}
+
+
+def test_a_name_chosen_for_one_thing_of_the_change_is_held_for_review_and_a_convention_is_not() -> None:
+    plan: dict[str, object] = {"plan": "1. publish the package\n2. push"}
+    for chosen in (
+        "I want the package to be called acme-cli instead of acme",
+        "no, call it parse_settings",
+        "rename the flag to --strict instead",
+    ):
+        found = held(Claude().refused("ExitPlanMode", plan, chosen))
+        assert list(found.values()) == [NAME_CHOSEN], chosen
+    convention = "from now on name test files test_<module>.py"
+    assert held(Claude().prompt(convention)) == {f'The user said: "{convention}".': None}
+    kept = "use a GitHub App token, not my personal token"
+    assert held(Claude().refused("ExitPlanMode", plan, kept)) == {f'Instead of a plan, the user said: "{kept}".': None}
+
+
+def test_a_tool_whose_help_the_session_read_was_being_learnt_not_used_as_a_routine() -> None:
+    used = Session()
+    for sub in ("create", "show", "update", "close"):
+        used.run(f"tracker {sub} 12", "ok")
+    assert lessons(used) == [
+        "It has its own command-line tool `tracker`: `tracker close`, `tracker create`,"
+        " `tracker show`, `tracker update`."
+    ]
+    learnt = Session().run("tracker --help", "usage: tracker ...")
+    for sub in ("create", "show", "update", "close"):
+        learnt.run(f"tracker {sub} 12", "ok")
+    assert lessons(learnt) == []
+    # Asking for help or the version runs nothing of the project: no test command is learnt from it.
+    assert lessons(Session().run("uv run pytest --help", "usage: pytest").run("ruff --version", "ruff 0.9")) == []
+    assert lessons(Session().run("uv run pytest", "3 passed")) == ["Run the tests with `uv run pytest`."]

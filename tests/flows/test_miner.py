@@ -22,14 +22,29 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # dev grew from 36 to 55 lessons with two repositories labelled blind (entireio/skills, chikachow/cyspbot): the miner
 # stated none of their 19 before it was changed for them. Words said in reaction (after a stop, a correcting prompt)
 # publish only when they say what to do and can be quoted whole: dev precision 69 % -> 81 %, in sample 89 % -> 100 %;
-# on the test half, measured once after the change, 15 % -> 19 % (recall 11 % both times).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.9, 0.95), "dev": (0.35, 0.78), "test": (0.10, 0.15)}
+# on the test half, measured once after the change, 15 % -> 19 % (recall 11 % both times). Held for review, not
+# published: a name the user chose for one thing of the change, and a tool seen only in a session that read its help
+# (learning it, not a routine): dev precision 81 % -> 88 % (27 -> 25 entries), recall and in sample unchanged.
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.9, 0.95), "dev": (0.35, 0.85), "test": (0.10, 0.15)}
+
+
+class Published(dict[Half, list[str]]):
+    """The entry texts the CLI publishes from each labelled set's transcripts, mined when a test first asks for
+    that set (so running the in-sample and dev tests alone never mines the test half)."""
+
+    def __init__(self, work: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.work = work
+
+    def __missing__(self, half: Half) -> list[str]:
+        self[half] = mined_entries(labelled_set(half), self.work.mktemp(half.replace(" ", "-")))
+        return self[half]
 
 
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory) -> dict[Half, list[str]]:
-    """The entry texts the CLI publishes from each labelled set's transcripts."""
-    return {half: mined_entries(labelled_set(half), tmp_path_factory.mktemp(half.replace(" ", "-"))) for half in HALVES}
+    """The entry texts the CLI publishes from each labelled set's transcripts (`Published`)."""
+    return Published(tmp_path_factory)
 
 
 def test_the_labelled_sets_are_whole() -> None:
@@ -107,3 +122,51 @@ def test_the_run_says_why_each_session_taught_nothing(tmp_path: Path) -> None:
     out = tmp_path / "CLAUDE.md"
     told = runner.invoke(app, ["export", "--format", "claude-md", "--out", str(out), "--db", alone], env=env)
     assert told.exit_code == 0 and "no entries" in told.output and not out.exists()
+
+
+@pytest.mark.slow
+def test_a_name_the_user_chose_for_the_change_is_held_for_review_not_published(tmp_path: Path) -> None:
+    """A refused plan whose reason picks a name for what the change makes, and one whose reason says how to work:
+    the export publishes the second; `playbook review` lists the first, held, with why."""
+    from datetime import UTC, datetime
+
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from tests.helpers import claude_session
+
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit,"
+        " the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+    )
+    turns: list[tuple[str, object]] = [("user", "Publish the package from the release workflow.")]
+    for n, said in enumerate(
+        (
+            "I want the package to be called acme-cli instead of acme",
+            "use a GitHub App token, not my personal token",
+        )
+    ):
+        plan = {"type": "tool_use", "id": f"t{n}", "name": "ExitPlanMode", "input": {"plan": "1. add the package"}}
+        turns += [("assistant", "Here is my plan."), ("assistant", [plan])]
+        turns += [
+            ("user", [{"type": "tool_result", "tool_use_id": f"t{n}", "content": rejected + said, "is_error": True}])
+        ]
+    turns += [("assistant", "I will do that."), ("user", "Go ahead."), ("assistant", "Done.")]
+    claude_session(tmp_path / "t" / "s1.jsonl", "s1", datetime(2026, 5, 1, tzinfo=UTC), turns)
+    runner = CliRunner()
+    db = str(tmp_path / "m.duckdb")
+    env = {"PLAYBOOK_OUT_DIR": str(tmp_path / "out"), "ANTHROPIC_API_KEY": ""}
+    for args in (
+        ["ingest", str(tmp_path / "t"), "--db", db],
+        ["curate", "--llm", "heuristic", "--db", db],
+        ["export", "--format", "json", "--out", str(tmp_path / "pb.json"), "--db", db],
+    ):
+        done = runner.invoke(app, args, env=env)
+        assert done.exit_code == 0, done.output
+    exported = json.loads((tmp_path / "pb.json").read_text(encoding="utf-8"))
+    texts = [e["text"] for section in exported["sections"].values() for e in section]
+    assert texts == ['In app: instead of a plan, the user said: "use a GitHub App token, not my personal token".']
+    listed = runner.invoke(app, ["review", "--json", "--db", db], env=env)
+    assert listed.exit_code == 0, listed.output
+    (held,) = json.loads(listed.stdout)["held"]
+    assert "acme-cli" in held["text"] and "chose a name" in held["holds"][-1]["detail"]
