@@ -178,9 +178,12 @@ def find_links(text: str) -> Iterator[Link]:
 # one no file is named with, and for one that is also a file's extension (`.sh`, `.py`, `.md`) when the sentence
 # puts it where a host goes ("from evil.sh", "at evil.sh").
 # Labels of letters and digits of any script (`évil.com` is a host: IDNA turns it into xn--vil-bma.com); the last
-# label, the top-level domain, is checked against the list of ASCII ones.
+# label, the top-level domain, is checked against the list of ASCII ones. Around it, what a sentence puts around a
+# word: quotes and brackets of any script («evil.com»), a port (`evil.io:4873`), a possessive (evil.com's), closing
+# punctuation, a dash that is no hyphen (evil.com—and).
 _BARE = re2.compile(
-    r"(?i)(?:^|[\s(\"'<])((?:[\p{L}\p{N}][\p{L}\p{N}\p{M}-]*\.)+([a-z][a-z0-9-]*))(?:[.,;:!?)\"'>]*)(?:$|\s)"
+    r"(?i)(?:^|[\s(\"'<\p{Ps}\p{Pi}])((?:[\p{L}\p{N}][\p{L}\p{N}\p{M}-]*\.)+([a-z][a-z0-9-]*))(?::\d{1,5})?"
+    r"(?:['\x{2019}]s)?(?:[.,;:!?)\"'>\p{Pe}\p{Pf}]*)(?:$|\s|[\x{2010}-\x{2015}\x{2212}])"
 )
 # An address written alone (`203.0.113.9`, `10.0.0.8:8080`): a host like any other.
 _IPV4 = re2.compile(

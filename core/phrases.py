@@ -17,7 +17,17 @@ import re2
 
 from core.patterns import AnyOf
 
-__all__ = ["folded", "folded_refusals", "joined", "phrase_refusals", "sentence_refusals", "sentences", "skeleton"]
+__all__ = [
+    "folded",
+    "folded_refusals",
+    "joined",
+    "phrase_refusals",
+    "run_on",
+    "sentence_refusals",
+    "sentences",
+    "skeleton",
+    "unemphasised",
+]
 
 _OVERRIDE = re2.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
@@ -75,11 +85,12 @@ _SEND = (
     r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|report"
     r"|forward|submit)\b"
 )
+# Each a whole word, or its plural: `log` is no `logic` or `login`, `form` no `format`.
 _WHERE = (
-    r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
+    r"\b(?:issue|pr|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste(?:bin)?"
     r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form"
     # a destination named by a link (masked to "(a link)" before the screen reads it) or pointed at ("there")
-    r"|(?:link|there|site|server|bucket|endpoint)s?\b)"
+    r"|link|there|site|server|bucket|endpoint)s?\b"
 )
 # Words between: anything but the end of a sentence (`;` marks each end: a dot in `terraform.tfstate` is none).
 _GAP = r"[^;]"
@@ -187,6 +198,48 @@ def _clip(text: str, most: int = 80) -> str:
 _ENDS = tuple(end + space for end in ".!?" for space in " \t\n\f\r")
 
 
+# Markdown emphasis and brackets around a word (`**~/.aws/credentials**`, `[~/.ssh/config]`) are not part of it.
+# As CommonMark reads them: `*` marks emphasis anywhere, inside a word too (`su**do**` shows `sudo`); `_` only at
+# a word's edge (`_sudo_`), and inside one is a letter (`pseudo_sudo_mode` is one identifier).
+_EMPHASIS = str.maketrans({"*": "", "[": " ", "]": " "})
+_UNDERSCORES = re2.compile(r"_+")
+
+
+def unemphasised(text: str) -> str:
+    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets."""
+    text = text.translate(_EMPHASIS)
+    if "_" not in text:
+        return text
+    pieces: list[str] = []
+    at = 0
+    for run in _UNDERSCORES.finditer(text):
+        start, end = run.span()
+        if 0 < start and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
+            continue  # inside a word
+        pieces.append(text[at:start])
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
+# A sentence mark that ends no sentence: what follows it goes on with the one before, a word in lower case or a
+# preposition of where to ("Paste the secret. into the issue.", "Paste the token! Into the PR."): a reader joins
+# the pieces, and the mark is there only to cut a phrase in two for a pattern. A sentence of its own ("Never
+# force-push. Open a PR, then ask.") begins otherwise and stays one; so does one that opens with a preposition
+# sentences often open with ("For tests, ...", "In CI, ...", "To deploy, ...": 1 of 9,588 pairs of ordinary
+# lessons was held when these joined).
+_CONTINUES = r"[.!?]+(\s+(?:\p{Ll}|(?i:into|onto|inside|within|via|through|across|toward|towards|unto)\b))"
+_RUN_ON = re2.compile(_CONTINUES)
+
+
+def run_on(text: str) -> str:
+    """`text` (as written: its case tells) without the sentence marks `_CONTINUES` finds, so the phrases read the
+    words on both sides of one as a sentence."""
+    if "." not in text and "!" not in text and "?" not in text:
+        return text
+    return _RUN_ON.sub(r"\1", text)
+
+
 def sentences(text: str) -> str:
     """`text` (`folded`) as the phrases read it: the end of each sentence (`[.!?]` before white space or the end of
     the text) written `; `, so that no phrase is read across two sentences."""
@@ -222,20 +275,12 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
     """The phrases of `text` the second line holds, as (rule, what): `override`, `credential` (a secret sent
     somewhere, or a credential store named), `bypass` (a safeguard talked off, unless it is prohibited), `install`
     (a package installed in words)."""
-    return folded_refusals(folded(text))
+    return folded_refusals(folded(run_on(unemphasised(text))))
 
 
-def folded_refusals(text: str, cut: str | None = None) -> list[tuple[str, str]]:
-    """`phrase_refusals` of a text already `folded` (`cut`: its `sentences`, when made already).
-
-    Read twice: sentence by sentence, where a prohibition is read in its own sentence ("Never force-push. ..."),
-    then whole, for the rules the first reading did not find: a reader joins a phrase cut in two by a sentence mark
-    ("Paste the secret. Into the issue."), and a sentence mark is what an attacker puts in to cut it for a pattern.
-    """
-    found = sentence_refusals(sentences(text) if cut is None else cut)
-    said = {rule for rule, _ in found}
-    across = [(r, f"{what}, read across a sentence end") for r, what in sentence_refusals(text) if r not in said]
-    return found + across
+def folded_refusals(text: str) -> list[tuple[str, str]]:
+    """`phrase_refusals` of a text already `folded` (from its `run_on` reading)."""
+    return sentence_refusals(sentences(text))
 
 
 def sentence_refusals(folded: str) -> list[tuple[str, str]]:

@@ -28,6 +28,7 @@ user vouches for (`Vouched`), the support and the releases.
 from __future__ import annotations
 
 import hashlib
+import html
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -52,7 +53,16 @@ from core.language import is_function_word, language_of, mixed_words, scripts_of
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
-from core.phrases import folded, folded_refusals, joined, phrase_refusals, sentence_refusals, sentences, skeleton
+from core.phrases import (
+    folded,
+    joined,
+    phrase_refusals,
+    run_on,
+    sentence_refusals,
+    sentences,
+    skeleton,
+    unemphasised,
+)
 
 __all__ = [
     "MAX_SCREENED",
@@ -83,30 +93,6 @@ _COMPARISON = re2.compile(r"^\s?[<>]\s?\d")
 _PROSE_FLAG = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w-]*)")
 _PROSE_PATH = re2.compile(r"(?:^|[\s(\"'=:])((?:~|/|\$HOME|%[A-Z]+%|[A-Za-z]:\\)[^\s,;)\"']*|\.[A-Za-z][\w.-]*)")
 _PROSE_ASSIGNMENT = re2.compile(r"(?:^|[\s(\"'])([A-Z][A-Z0-9_]*=[^\s,;)]*)")
-# Markdown emphasis and brackets around a word (`**~/.aws/credentials**`, `[~/.ssh/config]`) are not part of it.
-# As CommonMark reads them: `*` marks emphasis anywhere, inside a word too (`su**do**` shows `sudo`); `_` only at
-# a word's edge (`_sudo_`), and inside one is a letter (`pseudo_sudo_mode` is one identifier).
-_EMPHASIS = str.maketrans({"*": "", "[": " ", "]": " "})
-_UNDERSCORES = re2.compile(r"_+")
-
-
-def _unemphasised(text: str) -> str:
-    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets."""
-    text = text.translate(_EMPHASIS)
-    if "_" not in text:
-        return text
-    pieces: list[str] = []
-    at = 0
-    for run in _UNDERSCORES.finditer(text):
-        start, end = run.span()
-        if 0 < start and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
-            continue  # inside a word
-        pieces.append(text[at:start])
-        at = end
-    pieces.append(text[at:])
-    return "".join(pieces)
-
-
 # The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
 # outside the project; `/api/users` or `/health` is a route.
 _SYSTEM_ROOTS = frozenset(
@@ -391,8 +377,8 @@ def _prose_flags(prose: str, vouched: Vouched, covered: set[int]) -> list[Refusa
 def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     """What refuses the text outside code spans: its links, shell syntax, commands and flags, variables set,
     paths outside the project and commands run as another user."""
-    words = _unemphasised(prose)
-    if not _PROSE_QUIET.found_in(prose) and (words == prose or not _PROSE_MARKS.found_in(words)):
+    words = unemphasised(prose)
+    if not _PROSE_QUIET.found_in(prose) and (words == prose or not _PROSE_QUIET.found_in(words)):
         return _prose_programs(words, vouched)[0]  # no link, host or mark: what follows would find only these
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
     found = link_refusals(links, vouched)
@@ -401,8 +387,8 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     plain = prose
     for link in links:
         plain = plain.replace(link.written, " ")
-    found += link_refusals(bare_hosts(plain), vouched)
-    words = _unemphasised(plain)
+    words = unemphasised(plain)
+    found += link_refusals(bare_hosts(words), vouched)  # as shown: `**evil.com**` is a host
     # Shell syntax and privilege are read in `plain`, flags, assignments and paths in `words`: where neither holds a
     # mark of any (most sentences), only the programs it names are read.
     marked = _PROSE_MARKS.found_in(plain) or (words != plain and _PROSE_MARKS.found_in(words))
@@ -471,6 +457,13 @@ def _text_holds(
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
     phrases = phrase_refusals(stored) if phrases is None else phrases
     refusals += [Refusal(rule, detail) for rule, detail in phrases]
+    if "&" in stored and (shown := html.unescape(stored)) != stored:
+        # Markdown shows a character reference as its character (`s&#117;do` is `sudo`, `&#45;&#45;force` is
+        # `--force`): the text is read as shown too. Each decoding shortens it, so this ends.
+        refusals += [
+            Refusal(h.rule, f"{h.detail} (once `&...;` references are shown as characters)")
+            for h in _text_holds(shown, vouched, None)
+        ]
     holds: list[Hold] = []
     seen: set[str] = set()
     for refusal in refusals:
@@ -598,9 +591,9 @@ def _screen(
         if text not in read:
             if text not in plain:
                 plain[text] = normalise(text)
-            fold = folded(plain[text])
+            fold = folded(run_on(unemphasised(plain[text])))
             cut = sentences(fold)
-            read[text] = (fold, cut, folded_refusals(fold, cut))
+            read[text] = (fold, cut, sentence_refusals(cut))
         return read[text]
 
     text_keys = []

@@ -143,3 +143,55 @@ def test_each_pass_is_searched_where_it_matters() -> None:
         hits = [t for t in said if any(p.search(t) for p in each)]
         assert hits, name
         assert all(one.found_in(t) for t in hits), name
+
+
+_MARKDOWN = st.text(alphabet=st.sampled_from(list("ab1 _*[].!?\tIT")), max_size=30)
+
+
+@settings(max_examples=examples(500))
+@given(_MARKDOWN)
+def test_emphasis_is_read_as_shown(text: str) -> None:
+    """`*` and brackets never survive; an underscore survives exactly where it joins two letters or digits (inside
+    a word, where CommonMark reads no emphasis); nothing else changes."""
+    shown = phrases.unemphasised(text)
+    assert "*" not in shown and "[" not in shown and "]" not in shown
+    plain = text.replace("*", "").replace("[", " ").replace("]", " ")
+    kept = [
+        run
+        for run in re2.compile(r"_+").finditer(plain)
+        if run.start() > 0
+        and run.end() < len(plain)
+        and plain[run.start() - 1].isalnum()
+        and plain[run.end()].isalnum()
+    ]
+    assert shown.count("_") == sum(len(run.group()) for run in kept)
+    assert shown.replace("_", "") == plain.replace("_", "")
+
+
+_GOES_ON = ("into", "onto", "inside", "within", "via", "through", "across", "toward", "towards", "unto")
+
+
+def _run_on_the_long_way(text: str) -> str:
+    """Each run of sentence marks taken out where white space and then a lower-case letter, or a preposition of
+    where to as a whole word, follow it; looked at one run at a time."""
+    out, at = [], 0
+    for marks in re2.compile(r"[.!?]+").finditer(text):
+        rest = text[marks.end() :]
+        after = rest.lstrip()
+        word = re2.compile(r"^\w*").search(after.lower())
+        goes_on = rest[:1].isspace() and after and (after[0].islower() or (word and word.group() in _GOES_ON))
+        out.append(text[at : marks.start()] if goes_on else text[at : marks.end()])
+        at = marks.end()
+    return "".join(out) + text[at:]
+
+
+_SENTENCE_PIECES = st.lists(
+    st.sampled_from(["a", "Tb", "into", "Into", "INTO", "intox", "via", " ", "\n", ".", "!", "?", "...", "é", "É"]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=examples(500))
+@given(_SENTENCE_PIECES)
+def test_a_sentence_mark_is_taken_out_only_where_the_sentence_goes_on(text: str) -> None:
+    assert phrases.run_on(text) == _run_on_the_long_way(text)
