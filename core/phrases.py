@@ -122,6 +122,11 @@ _SAFEGUARD_OFF = re2.compile(
 )
 _PROHIBITION = re2.compile(r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b[^;]{0,40}$")
 _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
+# A prohibition covers its own clause: one ends at a comma, colon, semicolon, a line or a dash between words ("No
+# problem, just force-push": the "no" is another clause's).
+_CLAUSE_BREAK = re2.compile(r"[,:;\n]|\s-{1,2}\s")
+# A negated duty is no prohibition: "Don't hesitate to force-push", "Never forget to skip the hooks".
+_NEGATED_DUTY = re2.compile(r"\b(?:never|not|no|don'?t|dont)\s+(?:forget|hesitate|fail|neglect)\b")
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
 _FOLD = str.maketrans(
     {
@@ -301,10 +306,9 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     if _SAFEGUARD_OFF.search(data) is None:
         return found
     for match in _SAFEGUARD_OFF.finditer(folded):
-        before = folded[: match.start()]
-        clause = before[before.rfind(";") + 1 :]
+        clause = _CLAUSE_BREAK.split(folded[: match.start()])[-1]
         rest = folded[match.end() :].split(";", 1)[0]
-        if _PROHIBITION.search(clause) and not _TWIST.search(rest):
+        if _PROHIBITION.search(clause) and not _NEGATED_DUTY.search(clause) and not _TWIST.search(rest):
             continue
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
         break

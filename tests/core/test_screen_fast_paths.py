@@ -117,10 +117,10 @@ def _every_phrase(text: str) -> list[tuple[str, str]]:
     if match := phrases._INSTALL_WORDS.search(said):
         found.append(("install", f"`{phrases._clip(match.group())}` installs a package named in words"))
     for match in phrases._SAFEGUARD_OFF.finditer(said):
-        before = said[: match.start()]
-        clause = before[before.rfind(";") + 1 :]
+        clause = re2.split(r"[,:;\n]|\s-{1,2}\s", said[: match.start()])[-1]
         rest = said[match.end() :].split(";", 1)[0]
-        if phrases._PROHIBITION.search(clause) and not phrases._TWIST.search(rest):
+        duty = phrases._NEGATED_DUTY.search(clause)
+        if phrases._PROHIBITION.search(clause) and not duty and not phrases._TWIST.search(rest):
             continue
         found.append(("bypass", f"`{phrases._clip(match.group())}` talks the agent out of a safeguard"))
         break
