@@ -58,7 +58,7 @@ _OVERRIDE = re2.compile(
     r"|\b(?:user|they)\s+says?\s+(?:stop|no|wait|don'?t)\b[^;]{0,40}\b(?:keep\s+going|continue|carry\s+on|ignore)"
     r"|\b(?:say|report|claim|tell\s+\w+)\b[^;]{0,30}\b(?:yes|pass\w*|green|succeed\w*|fine|done)\b[^;]{0,20}"
     r"\beven\s+(?:if|though|when)\b"
-    r"|\blie\s+to\b|\b(?:as|run\s+it\s+as|rerun\s+\w*\s*as)\s+(?:the\s+)?root(?:\s+user)?\b"
+    r"|\blie\s+to\b|\b(?:as|run\s+it\s+as|rerun\s+\w*\s*as)\s+root\b"
     r"|\b(?:report|mark|say|claim|declare)\b[^;]{0,40}\b(?:complete|done|finished|passing|green|success\w*)\b"
     r"[^;]{0,30}\beven\s+(?:if|when|though)\b"
     r"|\bno\s+need\s+to\s+(?:check|confirm|ask)\s+with\s+(?:the\s+)?user\b"

@@ -99,8 +99,7 @@ _SYSTEM_ROOTS = frozenset(
     "bin boot dev etc home lib lib32 lib64 media mnt opt proc root run sbin srv sys tmp usr var Users Library System"
     " Applications Volumes private cores nix snap Network".split()
 )
-# `su` in lower case only: `SU` is a name as often as not.
-_PROSE_PRIVILEGE = re2.compile(r"(?:^|\W)((?i:sudo|doas|pkexec|runas|gsudo)|su)(?:\W|$)")
+_PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
 # The marks a sentence must hold for any of the patterns above to find something in it, as one pattern searched in
 # its UTF-8 bytes (no offsets turned): most sentences hold none, and one pass over them says so.
 _PROSE_MARKS = AnyOf(_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, _PROSE_PRIVILEGE)
