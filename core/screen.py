@@ -129,13 +129,11 @@ _FLAG_VERBS = frozenset(
 # After these, the next word is what they install (`pip install requests`), unless it is an adverb.
 _INSTALLS = frozenset("install i add require get dlx x create exec".split())
 _FETCHERS = frozenset("npx uvx pnpx bunx pipx".split())
-# A word that can name a package (`evil-cli`, `@scope/pkg`, `requests==2.0`): no quote, backtick or bracket.
-_PACKAGE_WORD = re2.compile(r"^[@A-Za-z0-9][\w.@/=<>~^+-]*$")
 _ADVERBS = frozenset(
     "here there now first again instead locally globally manually only too also once later it them everything"
     " anything nothing dependencies deps packages fails failed works worked hangs errors breaks succeeds is was"
     " will would should must can may might takes runs gives prints complains reports writes creates removes updates"
-    " step command output rather afterwards beforehand anyway successfully inside".split()
+    " step command output".split()
 )
 # A negation right before a flag or a span, and nothing twisting it after ("unless", "then use it"): a prohibition.
 _NEGATIONS = re2.compile(r"(?i)\b(?:never|not|no|don'?t|dont|without|avoid|instead\s+of|rather\s+than)\b")
@@ -294,7 +292,7 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
         return link_refusals(links, vouched)  # `feat(api): add paging`: words, not a command
     if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before):
-        found = command_refusals(_with_its_package(span, after), vouched, written)
+        found = command_refusals(span, vouched, written)
         if found and all(r.rule == "bypass" for r in found) and _prohibited(before, after):
             return []  # "Never use `git push --force`": what not to run, said as such
         return found + ([] if found else link_refusals(links, vouched))
@@ -305,21 +303,6 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     looks_like_path = "/" in span or span.startswith((".", "~")) or ":\\" in span
     refused = path_refusal(span, mention=True) if looks_like_path else None
     return [refused] if refused is not None else []
-
-
-def _with_its_package(span: str, after: str) -> str:
-    """`span`, a command that ends where a package goes (`pip install`, `npx`), with the word right after the span
-    that names it ("run `pip install` evilpkg"): as the sentence reads, the package is the span's."""
-    words = span.split()
-    if not words or _SHELL_CHARS.search(span):  # a pipeline or a list (`rm -rf x && pnpm install`) is complete
-        return span
-    if words[-1].lower() not in _INSTALLS and (len(words) > 1 or words[0].lower() not in _FETCHERS):
-        return span
-    following = after.split(None, 1)
-    name = following[0].rstrip(".,;:!?)") if following and after[:1].isspace() else ""
-    if not name or is_function_word(name) or name.lower() in _ADVERBS or not _PACKAGE_WORD.match(name):
-        return span
-    return f"{span} {name}"
 
 
 def _command_word(word: str) -> bool:
