@@ -21,6 +21,7 @@ __all__ = [
     "folded",
     "folded_refusals",
     "joined",
+    "phrase_reading",
     "phrase_refusals",
     "run_on",
     "sentence_refusals",
@@ -85,12 +86,13 @@ _SEND = (
     r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|report"
     r"|forward|submit)\b"
 )
-# Each a whole word, or its plural: `log` is no `logic` or `login`, `form` no `format`.
+# Each the start of a word: `log` is also `logger` and `logfile`, `ticket` `ticketing` (and `logic`, `format`: the
+# rule asks a secret and a way to send it too).
 _WHERE = (
-    r"\b(?:issue|pr|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste(?:bin)?"
+    r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
     r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form"
     # a destination named by a link (masked to "(a link)" before the screen reads it) or pointed at ("there")
-    r"|link|there|site|server|bucket|endpoint)s?\b"
+    r"|(?:link|there|site|server|bucket|endpoint)s?\b)"
 )
 # Words between: anything but the end of a sentence (`;` marks each end: a dot in `terraform.tfstate` is none).
 _GAP = r"[^;]"
@@ -122,11 +124,15 @@ _SAFEGUARD_OFF = re2.compile(
 )
 _PROHIBITION = re2.compile(r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b[^;]{0,40}$")
 _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
-# A prohibition covers its own clause: one ends at a comma, colon, semicolon, a line or a dash between words ("No
-# problem, just force-push": the "no" is another clause's).
-_CLAUSE_BREAK = re2.compile(r"[,:;\n]|\s-{1,2}\s")
-# A negated duty is no prohibition: "Don't hesitate to force-push", "Never forget to skip the hooks".
-_NEGATED_DUTY = re2.compile(r"\b(?:never|not|no|don'?t|dont)\s+(?:forget|hesitate|fail|neglect)\b")
+# A prohibition covers its own sentence up to a line's end (a bullet, or a sentence mark `run_on` took out: "Don't
+# wait. force-push" is two). Not at a comma: "Never, ever force-push" and "Never rebase, amend, or force-push"
+# prohibit across theirs.
+_CLAUSE_BREAK = re2.compile(r"\n")
+# A negated duty is no prohibition ("Don't hesitate to force-push", "Never forget to skip the hooks"), read at the
+# negation nearest the phrase ("Don't forget the changelog and never force-push" prohibits; so does "Never forget:
+# force-pushing rewrites history").
+_NEGATED_DUTY = re2.compile(r"\b(?:never|not|no|don'?t|dont)\s+(?:forget|hesitate|fail|neglect)\s+to\b")
+_NEGATION = re2.compile(r"\b(?:never|not|no|don'?t|dont|avoid)\b")
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
 _FOLD = str.maketrans(
     {
@@ -227,22 +233,25 @@ def unemphasised(text: str) -> str:
     return "".join(pieces)
 
 
-# A sentence mark that ends no sentence: what follows it goes on with the one before, a word in lower case or a
-# preposition of where to ("Paste the secret. into the issue.", "Paste the token! Into the PR."): a reader joins
-# the pieces, and the mark is there only to cut a phrase in two for a pattern. A sentence of its own ("Never
-# force-push. Open a PR, then ask.") begins otherwise and stays one; so does one that opens with a preposition
-# sentences often open with ("For tests, ...", "In CI, ...", "To deploy, ...": 1 of 9,588 pairs of ordinary
-# lessons was held when these joined).
-_CONTINUES = r"[.!?]+(\s+(?:\p{Ll}|(?i:into|onto|inside|within|via|through|across|toward|towards|unto)\b))"
+# A sentence mark that ends no sentence: what follows it goes on with the one before, a preposition, an article or
+# a conjunction in lower case, or a preposition of where to in any case ("Paste the secret. into the issue.",
+# "Paste the token! Into the PR."): a reader joins the pieces, and the mark is there only to cut a phrase in two
+# for a pattern. A sentence of its own ("Never force-push. Open a PR, then ask.", "Never print the token. npm logs
+# everything") begins otherwise and stays one; so does one that opens with a preposition sentences often open with
+# ("For tests, ...", "In CI, ...").
+_CONTINUES = (
+    r"[.!?]+(\s+(?:(?:to|in|on|at|from|for|with|by|of|as|the|a|an|and|or|your|its|their)"
+    r"|(?i:into|onto|inside|within|via|through|across|toward|towards|unto))\b)"
+)
 _RUN_ON = re2.compile(_CONTINUES)
 
 
 def run_on(text: str) -> str:
-    """`text` (as written: its case tells) without the sentence marks `_CONTINUES` finds, so the phrases read the
-    words on both sides of one as a sentence."""
+    """`text` (as written: its case tells) with each sentence mark `_CONTINUES` finds written as a line break: the
+    send and override phrases read across it (their gaps cross lines), a prohibition does not reach past it."""
     if "." not in text and "!" not in text and "?" not in text:
         return text
-    return _RUN_ON.sub(r"\1", text)
+    return _RUN_ON.sub("\n\\1", text)
 
 
 def sentences(text: str) -> str:
@@ -280,7 +289,27 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
     """The phrases of `text` the second line holds, as (rule, what): `override`, `credential` (a secret sent
     somewhere, or a credential store named), `bypass` (a safeguard talked off, unless it is prohibited), `install`
     (a package installed in words)."""
-    return folded_refusals(folded(run_on(unemphasised(text))))
+    return phrase_reading(text)[2]
+
+
+_STARS_AS_SPACES = str.maketrans({"*": " "})
+
+
+def phrase_reading(text: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """`text` as the phrases read it: `folded` from its `run_on` reading as markdown shows it (`unemphasised`), that
+    cut into `sentences` (two entries read together are `joined` from these), and the phrases it holds.
+
+    A `*` is read twice: as markdown shows it, no part of a word (`su**do**`), and as a space, as an agent reading
+    the raw text may read `Ignore*all*previous*instructions`.
+    """
+    fold = folded(run_on(unemphasised(text)))
+    cut = sentences(fold)
+    found = sentence_refusals(cut)
+    if "*" in text:
+        said = {rule for rule, _ in found}
+        spaced = folded(run_on(unemphasised(text.translate(_STARS_AS_SPACES))))
+        found += [(rule, what) for rule, what in folded_refusals(spaced) if rule not in said]
+    return fold, cut, found
 
 
 def folded_refusals(text: str) -> list[tuple[str, str]]:
@@ -308,7 +337,8 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     for match in _SAFEGUARD_OFF.finditer(folded):
         clause = _CLAUSE_BREAK.split(folded[: match.start()])[-1]
         rest = folded[match.end() :].split(";", 1)[0]
-        if _PROHIBITION.search(clause) and not _NEGATED_DUTY.search(clause) and not _TWIST.search(rest):
+        nearest = clause[[m.start() for m in _NEGATION.finditer(clause)][-1] :] if _NEGATION.search(clause) else ""
+        if _PROHIBITION.search(clause) and not _NEGATED_DUTY.match(nearest) and not _TWIST.search(rest):
             continue
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
         break

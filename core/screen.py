@@ -54,12 +54,10 @@ from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
 from core.phrases import (
-    folded,
     joined,
+    phrase_reading,
     phrase_refusals,
-    run_on,
     sentence_refusals,
-    sentences,
     skeleton,
     unemphasised,
 )
@@ -457,7 +455,7 @@ def _text_holds(
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
     phrases = phrase_refusals(stored) if phrases is None else phrases
     refusals += [Refusal(rule, detail) for rule, detail in phrases]
-    if "&" in stored and (shown := html.unescape(stored)) != stored:
+    if "&" in stored and (shown := _references_shown(stored)) != stored:
         # Markdown shows a character reference as its character (`s&#117;do` is `sudo`, `&#45;&#45;force` is
         # `--force`): the text is read as shown too. Each decoding shortens it, so this ends.
         refusals += [
@@ -471,6 +469,17 @@ def _text_holds(
             seen.add(refusal.rule)
             holds.append(Hold(rule=refusal.rule, detail=refusal.detail))  # type: ignore[arg-type]
     return holds
+
+
+# How a lesson writes about markup (`List&lt;String&gt;`, "the engine writes &lt; for you"): read as written, or
+# every such lesson would be held as shell syntax. The others (`&#45;`, `&nbsp;`) are only ever a spelling.
+_MARKUP_REFERENCES = re2.compile(r"(&(?:lt|gt|amp|quot);)")
+
+
+def _references_shown(text: str) -> str:
+    """`text` with its character references shown as characters, but those of markup."""
+    pieces = _MARKUP_REFERENCES.split(text)
+    return "".join(piece if i % 2 else html.unescape(piece) for i, piece in enumerate(pieces))
 
 
 def vouched_key(vouched: Vouched) -> str:
@@ -591,9 +600,7 @@ def _screen(
         if text not in read:
             if text not in plain:
                 plain[text] = normalise(text)
-            fold = folded(run_on(unemphasised(plain[text])))
-            cut = sentences(fold)
-            read[text] = (fold, cut, sentence_refusals(cut))
+            read[text] = phrase_reading(plain[text])
         return read[text]
 
     text_keys = []

@@ -117,9 +117,10 @@ def _every_phrase(text: str) -> list[tuple[str, str]]:
     if match := phrases._INSTALL_WORDS.search(said):
         found.append(("install", f"`{phrases._clip(match.group())}` installs a package named in words"))
     for match in phrases._SAFEGUARD_OFF.finditer(said):
-        clause = re2.split(r"[,:;\n]|\s-{1,2}\s", said[: match.start()])[-1]
+        clause = said[: match.start()].rsplit("\n", 1)[-1]
         rest = said[match.end() :].split(";", 1)[0]
-        duty = phrases._NEGATED_DUTY.search(clause)
+        negations = list(phrases._NEGATION.finditer(clause))
+        duty = negations and phrases._NEGATED_DUTY.match(clause[negations[-1].start() :])
         if phrases._PROHIBITION.search(clause) and not duty and not phrases._TWIST.search(rest):
             continue
         found.append(("bypass", f"`{phrases._clip(match.group())}` talks the agent out of a safeguard"))
@@ -169,24 +170,44 @@ def test_emphasis_is_read_as_shown(text: str) -> None:
 
 
 _GOES_ON = ("into", "onto", "inside", "within", "via", "through", "across", "toward", "towards", "unto")
+_GOES_ON_IN_LOWER_CASE = (
+    "to",
+    "in",
+    "on",
+    "at",
+    "from",
+    "for",
+    "with",
+    "by",
+    "of",
+    "as",
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+)
+_GOES_ON_IN_LOWER_CASE += ("your", "its", "their")
 
 
 def _run_on_the_long_way(text: str) -> str:
-    """Each run of sentence marks taken out where white space and then a lower-case letter, or a preposition of
-    where to as a whole word, follow it; looked at one run at a time."""
+    """Each run of sentence marks written as a line break where white space and then a preposition of where to (any
+    case) or a preposition, article or conjunction in lower case follow it, as a whole word; one run at a time."""
     out, at = [], 0
     for marks in re2.compile(r"[.!?]+").finditer(text):
         rest = text[marks.end() :]
-        after = rest.lstrip()
-        word = re2.compile(r"^\w*").search(after.lower())
-        goes_on = rest[:1].isspace() and after and (after[0].islower() or (word and word.group() in _GOES_ON))
-        out.append(text[at : marks.start()] if goes_on else text[at : marks.end()])
+        word = re2.compile(r"^\s+(\w*)").search(rest)
+        said = word.group(1) if word else ""
+        goes_on = said.lower() in _GOES_ON or said in _GOES_ON_IN_LOWER_CASE
+        out.append(text[at : marks.start()] + "\n" if goes_on else text[at : marks.end()])
         at = marks.end()
     return "".join(out) + text[at:]
 
 
 _SENTENCE_PIECES = st.lists(
-    st.sampled_from(["a", "Tb", "into", "Into", "INTO", "intox", "via", " ", "\n", ".", "!", "?", "...", "é", "É"]),
+    st.sampled_from(
+        ["a", "Tb", "into", "Into", "INTO", "intox", "via", "to", "To", "npm", " ", "\n", ".", "!", "?", "é"]
+    ),
     max_size=12,
 ).map("".join)
 
