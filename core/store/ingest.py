@@ -20,7 +20,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,15 +43,18 @@ Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "un
 HEAD_BYTES = 64 * 1024
 # Each batch costs a fixed ~0.1-0.15 s of CPU (statements, RE2 programs warming up, a commit that checkpoints): 500 MB
 # took 4.99 s of CPU in batches of 128 MB, 4.61 s in 192 MB, 4.57 s in 256 MB, for 509, 603 and 687 MB of peak memory.
-# Two batches are in flight at once, each holding its lines and its parts in temp tables (~2x its bytes at most).
+# One batch is in flight at a time, holding its lines and its parts in temp tables (~2x its bytes at most).
 BATCH_BYTES = 128 * 1024 * 1024
-# DuckDB's memory limit while ingesting, in batches: the two in flight and what the buffer pool keeps. The pool keeps
-# every block it wrote until the limit (2 GB for the store), so without this cap peak memory grew with the archive
-# (192 MB batches: 539 MB at 500 MB, 1,258 MB at 2 GB); under it, 389 and 431 MB, for ~10 % more CPU. The cap is reached
-# at about 1 GB and the peak is flat past it (431, 446, 454 MB at 1, 2, 3 GB). Four batches only move that bound out:
-# 465 and 523 MB at 1 and 2 GB, for 13 % and 4 % less CPU. The cap's CPU is mostly the kernel's, pages faulted in again
-# (at 1 GB: 2.6 s of system time and 1.0 M minor faults, against 1.2-1.5 s and 0.3-0.5 M without it).
-MEMORY_BATCHES = 3
+# DuckDB's memory limit while ingesting, in batches. Under it the buffer pool evicts what it must when a batch
+# allocates, and DuckDB then hands every freed page back to the system (`FlushAll`), which the next allocation
+# faults in again: at 1 GB, two batches in flight under a cap of 3 made ~65 such flushes a batch, 1.0 M minor faults
+# and 2.5 s of the kernel's CPU. One batch at a time needs less room, so a cap of 4 is rarely reached within a batch
+# (0.47 M faults at 1 GB). What would still reach it is the blocks of stored messages the pool keeps after each
+# commit (~10 MB a batch); those are dropped between batches (`_release_cached_blocks`), so peak memory is flat from
+# the first GB: 351 and 348 MB at 1 and 2 GB, against 436 and 452 MB with two batches in flight under a cap of 3.
+MEMORY_BATCHES = 4
+# What the pool is lowered to between batches, to drop the blocks it cached: any lower than what a batch needs.
+RELEASE_LIMIT = 64 * 1024 * 1024
 # ... and at least this many of the largest line buffer a batch may need (`object_size_bound`): a 20 MB line (a 64 MiB
 # buffer) needed more than 512 MiB. A batch that still runs out of memory under the cap is read again without it.
 LINE_BUFFERS = 16
@@ -367,14 +369,9 @@ def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
     con.execute(_DROP_REPLAYED_PARTS)
 
 
-def _store(
-    con: duckdb.DuckDBPyConnection, batch: list[_Work], ready: Future[None] | None, *, redact_secrets: bool
-) -> tuple[list[FileResult], int]:
-    """Normalise `batch` (unless `ready` did, on this connection, in the background), redact it, commit it."""
-    if ready is None:
-        _normalise(con, batch)
-    else:
-        ready.result()  # the background's error, if any, is raised here, where the batch is retried
+def _store(con: duckdb.DuckDBPyConnection, batch: list[_Work], *, redact_secrets: bool) -> tuple[list[FileResult], int]:
+    """Normalise `batch`, redact it, commit it."""
+    _normalise(con, batch)
     from core.store.batch_redaction import redact_batch  # the redactor's rules, only once there is a batch
 
     secrets = redact_batch(con) if redact_secrets else {}
@@ -515,8 +512,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def _memory_capped(con: duckdb.DuckDBPyConnection, limit: int) -> Iterator[None]:
-    """DuckDB's memory limit lowered to `limit` bytes (never raised) while the ingest runs, restored after.
+def _memory_capped(con: duckdb.DuckDBPyConnection, limit: int) -> Iterator[int | None]:
+    """DuckDB's memory limit lowered to `limit` bytes (never raised) while the ingest runs, restored after; yields
+    the limit set, or None when the one in force was already as low.
 
     DuckDB shows a limit truncated to one decimal ("1.8 GiB" for 2 GB), and sets that string one step lower, so the
     old limit is set back half a step up ("1.85 GiB"), which reads back as it was."""
@@ -528,24 +526,39 @@ def _memory_capped(con: duckdb.DuckDBPyConnection, limit: int) -> Iterator[None]
     except (KeyError, ValueError):
         before = None
     if before is not None and before <= limit:
-        yield
+        yield None
         return
     con.execute(f"SET memory_limit = '{limit // (1 << 20)}MiB'")
     try:
-        yield
+        yield limit
     finally:
         con.execute(f"SET memory_limit = '{float(number) + 0.05:.2f} {unit}'" if before else "RESET memory_limit")
 
 
-@contextmanager
-def _one_thread_fewer(con: duckdb.DuckDBPyConnection, pipelined: bool) -> Iterator[None]:
-    """DuckDB's threads one fewer while two batches are in flight, restored after.
+def _release_cached_blocks(con: duckdb.DuckDBPyConnection, limit: int) -> None:
+    """Drop the blocks DuckDB's buffer pool keeps after a batch (those of the messages it stored: ~10 MB a batch),
+    by lowering its limit for a moment and setting `limit` (what `_memory_capped` set) back.
 
-    A statement runs on the thread that calls it as well as on DuckDB's pool (`threads` - 1 workers), so two
-    statements at once keep `threads` + 1 threads busy: one more than DuckDB's default of one per core. On
-    2 cores, 500 MB ingested with one thread took ~15 % less CPU and less wall time than with two.
+    Left there, they fill the pool to its limit within a GB, and from then on every allocation of a batch evicts
+    one and has DuckDB return all freed memory to the system, to be faulted in again. Dropped here, between
+    batches, with no temp table left to spill, the pool does that once a batch. A pool that cannot go that low
+    (pinned blocks) keeps what it cannot drop."""
+    try:
+        con.execute(f"SET memory_limit = '{RELEASE_LIMIT // (1 << 20)}MiB'")
+    except duckdb.Error:
+        pass  # it evicted what it could; the limit stays as it was
+    con.execute(f"SET memory_limit = '{limit // (1 << 20)}MiB'")
+
+
+@contextmanager
+def _one_thread_fewer(con: duckdb.DuckDBPyConnection, batched: bool) -> Iterator[None]:
+    """DuckDB's threads one fewer while an ingest of several batches runs, restored after.
+
+    A statement runs on the thread that calls it as well as on DuckDB's pool (`threads` - 1 workers). On 2 cores,
+    1 GB ingested a batch at a time took 10-20 % less CPU with one thread than with two: a worker left idle while
+    this thread redacts a batch returns its memory to the system, and the next batch faults it in again.
     """
-    if not pipelined:
+    if not batched:
         yield
         return
     row = con.execute("SELECT current_setting('threads')").fetchone()
@@ -683,34 +696,27 @@ def ingest(
     done = 0
     sessions: set[str] = set()
     batches = list(_batches(work, batch_bytes))
-    # Two connections, each with its own temp tables: DuckDB normalises the next batch on one (on its own
-    # threads, without the GIL) while this thread redacts and commits the current batch on the other.
-    # Commits stay in order, on this thread.
-    cursors = (con.cursor(), con.cursor()) if len(batches) > 1 else (con, con)
+    # One batch at a time: two in flight (the next normalised on a second connection while this one was redacted and
+    # committed) needed a memory cap that each batch's allocations kept reaching, which cost more CPU than the overlap
+    # saved (at 1 GB on 2 cores, 11.4-12.6 s of CPU against 9.3-10.0 s, and more memory).
     capped, lifted = ExitStack(), False
     try:
+        cap = None
         if batches:  # over the reading of actions too, which scans what the batches stored
             widest = object_size_bound(w.size for w in work)
-            capped.enter_context(_memory_capped(con, max(MEMORY_BATCHES * batch_bytes, LINE_BUFFERS * widest)))
-        with _one_thread_fewer(con, len(batches) > 1), ThreadPoolExecutor(1, "ingest") as background:
-            upcoming: Future[None] | None = (
-                background.submit(_normalise, cursors[0], batches[0]) if len(batches) > 1 else None
-            )
+            cap = capped.enter_context(_memory_capped(con, max(MEMORY_BATCHES * batch_bytes, LINE_BUFFERS * widest)))
+        with _one_thread_fewer(con, len(batches) > 1):
             for i, batch in enumerate(batches):
-                cur = cursors[i % 2]
-                ready, upcoming = upcoming, None
-                if i + 1 < len(batches):  # queued behind `ready`; the other connection is free: its batch is done
-                    upcoming = background.submit(_normalise, cursors[(i + 1) % 2], batches[i + 1])
-                pending: list[tuple[list[_Work], Future[None] | None]] = [(batch, ready)]
+                pending: list[list[_Work]] = [batch]
                 while pending:
-                    current, prepared = pending.pop()
+                    current = pending.pop()
                     try:
-                        batch_results, n_parts = _store(cur, current, prepared, redact_secrets=redact_secrets)
+                        batch_results, n_parts = _store(con, current, redact_secrets=redact_secrets)
                     except duckdb.Error as exc:
                         if "Out of Memory" in str(exc) and not lifted:
                             lifted = True  # the cap was too low for this batch: lifted, for the rest too
                             capped.close()
-                            pending.append((current, None))
+                            pending.append(current)
                             continue
                         if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
                             raise StoreError(
@@ -719,28 +725,27 @@ def ingest(
                                 " again."
                             ) from exc
                         if len(current) > 1:
-                            pending.extend(([w], None) for w in current)  # isolate the file that fails
+                            pending.extend([w] for w in current)  # isolate the file that fails
                             continue
                         w = current[0]
                         result = FileResult(str(w.path), "failed", w.size, w.fmt, w.session_id, error=_first_line(exc))
                         summary.results.append(result)
-                        with transaction(cur):
-                            _record_files(cur, [_Noted(result, w.size, w.mtime, w.digest)])
+                        with transaction(con):
+                            _record_files(con, [_Noted(result, w.size, w.mtime, w.digest)])
                         continue
                     finally:
-                        drop_batch(cur)
+                        drop_batch(con)
                     summary.results.extend(batch_results)
                     summary.messages += n_parts
                     summary.bytes_read += sum(w.size for w in current)
                     sessions.update(w.session_id for w in current)
+                if cap is not None and not lifted and i + 1 < len(batches):
+                    _release_cached_blocks(con, cap)
                 done += sum(w.size for w in batch)
                 if progress:
                     progress(done, total)
         refresh_actions(con)  # what the agent did, for triggers: the files just stored (and any read before this)
-    finally:  # also when interrupted: the background batch is awaited first, by the `with`
-        if len(batches) > 1:
-            for cur in cursors:
-                cur.close()
+    finally:
         capped.close()
     summary.sessions = len(sessions)
     summary.seconds = time.perf_counter() - started

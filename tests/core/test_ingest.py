@@ -244,7 +244,7 @@ def test_a_batch_that_fails_in_the_background_is_retried_file_by_file(
 
 
 def test_an_ingest_in_many_batches_leaves_duckdb_threads_as_it_found_them(tmp_path: Path) -> None:
-    """Two batches in flight run with one DuckDB thread fewer (each statement also runs on its caller's
+    """An ingest of several batches runs with one DuckDB thread fewer (each statement also runs on its caller's
     thread); the connection's setting is restored after, for whatever it runs next."""
     folder = tmp_path / "many"
     folder.mkdir()
