@@ -60,8 +60,10 @@ def near_duplicates(
     # The live texts not known to be stored: every one at the run's first epoch, then the few its epochs changed
     # (`unseen_texts` passes over the thousands only when the engine's index of them was rebuilt).
     fresh = unseen_texts(live_texts(current), stored, memo.covered.setdefault((embedder.name, "stored"), []))
-    store_missing_vectors(con, embedder, fresh + proposed, stored)
     known = memo.vectors.setdefault(embedder.name, {})
+    # The vectors it computes of the epoch's proposals kept in `known`: not read back (two queries on a table of
+    # thousands) when the finder is first asked; the live texts' are read then, as before.
+    store_missing_vectors(con, embedder, fresh + proposed, stored, known, proposed)
     near = memo.finders.get((embedder.name, threshold))
     if near is None:
         near = near_finder(embedder, known, threshold, memo.index(embedder.name))  # the run's index, shared

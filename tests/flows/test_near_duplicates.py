@@ -651,6 +651,7 @@ def test_a_wording_merged_away_by_an_earlier_epoch_of_the_run_is_a_rediscovery(t
 
 def test_an_epochs_finder_stores_every_vector_at_once_and_reads_them_when_first_asked(tmp_path: Path) -> None:
     from core.operations import live_texts
+    from core.store.embeddings import vectors_for
     from flows.run.near import near_duplicates
     from flows.run.run_state import RunMemo, StepResult
 
@@ -666,10 +667,15 @@ def test_an_epochs_finder_stores_every_vector_at_once_and_reads_them_when_first_
             con, config, memo, playbook, [StepResult[CuratorOutput](session_id="s", output=proposed)]
         )
         stored = con.execute("SELECT count(*) FROM text_embeddings").fetchone()
-        # Every live and proposed text's vector stored as the epoch starts (as before), none read back yet.
-        assert stored == (7,) and not memo.vectors.get(similarity[0].name)
+        # Every live and proposed text's vector stored as the epoch starts (as before), none of the live texts' read
+        # back yet; the proposal's, computed for it, kept as stored (not read back when asked).
+        held = memo.vectors.get(similarity[0].name, {})
+        assert stored == (7,) and list(held) == [LESSONS[20][0]]
+        read = vectors_for(con, similarity[0], [LESSONS[20][0]])[LESSONS[20][0]]
+        assert read.dtype == held[LESSONS[20][0]].dtype and np.array_equal(read, held[LESSONS[20][0]])
         assert near is not None
         found = near(LESSONS[2][1], live_texts(playbook))
+        assert set(held) == {LESSONS[i][0] for i in range(6)} | {LESSONS[20][0], LESSONS[2][1]}
     fresh = near_finder(similarity[0], {}, similarity[1])(LESSONS[2][1], live_texts(playbook))
     assert found == fresh and found is not None and found[0] == LESSONS[2][0]
 
