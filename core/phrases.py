@@ -127,7 +127,6 @@ _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
 # A prohibition covers its own sentence up to a line's end (a bullet, or a sentence mark `run_on` took out: "Don't
 # wait. force-push" is two). Not at a comma: "Never, ever force-push" and "Never rebase, amend, or force-push"
 # prohibit across theirs.
-_CLAUSE_BREAK = re2.compile(r"\n")
 # A negated duty is no prohibition ("Don't hesitate to force-push", "Never forget to skip the hooks"), read at the
 # negation nearest the phrase ("Don't forget the changelog and never force-push" prohibits; so does "Never forget:
 # force-pushing rewrites history").
@@ -335,10 +334,11 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     if _SAFEGUARD_OFF.search(data) is None:
         return found
     for match in _SAFEGUARD_OFF.finditer(folded):
-        clause = _CLAUSE_BREAK.split(folded[: match.start()])[-1]
+        clause = folded[: match.start()].rsplit("\n", 1)[-1]
         rest = folded[match.end() :].split(";", 1)[0]
-        nearest = clause[[m.start() for m in _NEGATION.finditer(clause)][-1] :] if _NEGATION.search(clause) else ""
-        if _PROHIBITION.search(clause) and not _NEGATED_DUTY.match(nearest) and not _TWIST.search(rest):
+        negations = [m.start() for m in _NEGATION.finditer(clause)]
+        duty = bool(negations) and _NEGATED_DUTY.match(clause[negations[-1] :]) is not None
+        if _PROHIBITION.search(clause) and not duty and not _TWIST.search(rest):
             continue
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
         break
