@@ -122,7 +122,13 @@ _SAFEGUARD_OFF = re2.compile(
     r"|\b(?:pipe|feed)\w*\b[^;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
     r"|\bexecut\w*\s+what(?:ever)?\s+it\s+(?:prints|returns|outputs|downloads)\b"
 )
-_PROHIBITION = re2.compile(r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b[^;]{0,40}$")
+# "No" is a determiner: it prohibits within its own clause ("no force-pushing to main", "no commits that skip the
+# hooks") or a list that ends in and/or ("no amending, rebasing, or force-pushing"), not past a comma or colon, where
+# it is an answer ("No problem, just force-push").
+_PROHIBITION = re2.compile(
+    r"\b(?:never|do\s+not|don'?t|avoid|must\s+not)\b[^;]{0,40}$"
+    r"|\bno\b(?:(?:\s+[\w-]+,)+\s+(?:or|and|nor)\b)?[^;,:]{0,40}$"
+)
 _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
 # A prohibition covers its own sentence up to a line's end (a bullet, or a sentence mark `run_on` took out: "Don't
 # wait. force-push" is two). Not at a comma: "Never, ever force-push" and "Never rebase, amend, or force-push"
