@@ -18,7 +18,7 @@
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
 exported unseen): a fix only tool output suggested, and a name the user chose for one thing of the change at hand
-(the change records it: a decision, not a rule).
+or one of the options the agent proposed (the change records it: a decision, not a rule).
 
 Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
 read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
@@ -66,12 +66,13 @@ from core.runs import (
     relative,
     shell_runs,
 )
-from core.said import commit_style, interrupted, names_one_thing, said
+from core.said import chooses_among, commit_style, interrupted, names_one_thing, said
 from core.shell import parse_command
 
 __all__ = [
     "MINER_VERSION",
     "NAME_CHOSEN",
+    "OPTION_CHOSEN",
     "Candidate",
     "Evidence",
     "Finding",
@@ -87,7 +88,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 6
+MINER_VERSION = 7
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -385,8 +386,17 @@ def _commits(lesson: ConventionalCommits | None) -> list[Candidate]:
 
 
 # Why a preference is held for review (`playbook review`) rather than exported unseen: a name chosen for one thing
-# of the change at hand is that change's decision, which the code already records (`core.said.names_one_thing`).
+# of the change at hand, or one of the options the agent proposed, is that change's decision, which the code
+# already records (`core.said.names_one_thing`, `core.said.chooses_among`).
 NAME_CHOSEN = "the user chose a name for one thing of the work at hand: a decision the change records, not a rule"
+OPTION_CHOSEN = "the user chose one of the options the agent proposed: a decision of the work at hand, not a rule"
+
+
+def _decision(said: str) -> str | None:
+    """Why a preference is a decision of the change at hand rather than a rule (None: it may be a rule)."""
+    if names_one_thing(said):
+        return NAME_CHOSEN
+    return OPTION_CHOSEN if chooses_among(said) else None
 
 
 def _preference(lesson: Preference) -> Candidate:
@@ -395,7 +405,7 @@ def _preference(lesson: Preference) -> Candidate:
         section="USER PREFERENCES",
         lesson=lesson,
         trigger=clip(lesson.said, 80),
-        taint=NAME_CHOSEN if names_one_thing(lesson.said) else None,
+        taint=_decision(lesson.said),
     )
 
 

@@ -14,7 +14,7 @@ from core.lessons import Command, ConventionalCommits, Preference, Stopped
 from core.models import SessionMessage
 from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
 
-__all__ = ["commit_style", "interrupted", "names_one_thing", "said"]
+__all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said"]
 
 
 # Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
@@ -88,7 +88,7 @@ _DIRECTIVE = re2.compile(
 )
 
 _QUESTION = re2.compile(
-    r"(?i)^(?:(?:wait|but|and|so|hmm|ok),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|can(?:'?t)? we|"
+    r"(?i)^(?:(?:wait|but|and|so|hmm|ok|also),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|can(?:'?t)? we|"
     r"could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
 )
 
@@ -117,6 +117,22 @@ _NAME_CHOSEN = re2.compile(
     r"(?i)\b(?:want|like|prefer)s? (?:it|this|that|the [\w.-]+) to be (?:called|named|renamed)\b"
     r"|\b(?:call|name) (?:it|this|that) [`'\"]?[\w.-]|\brename (?:it|this|that|the [\w.-]+) (?:to|as)\b"
 )
+
+
+# A choice among what the agent proposed ("actually let's go with the API key approach you recommended", "option 2"):
+# it settles the work at hand, which the change then records; it is no rule for the next session.
+_CHOICE = re2.compile(
+    r"(?i)\b(?:let'?s|lets|we'?ll|i'?ll|we will|i will)\s+(?:go|stick)\s+with\b"
+    r"|\b(?:you|you've|you have)\s+(?:recommended|suggested|proposed)\b"
+    r"|\b(?:go|stick)\s+with\s+(?:option|approach|alternative|choice|plan)\b"
+    r"|\b(?:option|approach|alternative|choice)\s+(?:\d|[a-d]\b|one\b|two\b|three\b)"
+)
+
+
+def chooses_among(text: str) -> bool:
+    """True when the user's words pick one of the options the agent proposed ("let's go with the approach you
+    recommended"): a decision of the work at hand, not a lasting rule."""
+    return bool(_CHOICE.search(text))
 
 
 def names_one_thing(text: str) -> bool:
@@ -180,9 +196,6 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     ]
     if not cued:
         return []
-    whole = " ".join(_CONTINUED.sub(" ", text).split())
-    if len(whole) <= _QUOTE_MAX and not _LINK.search(whole):
-        return [whole]
     said = []
     for i in cued:
         short = len(split[i]) < _SHORT and i > 0 and bool(_LEANS.match(split[i]))
@@ -207,12 +220,10 @@ def _asks(sentence: str) -> bool:
 def _instructs(text: str) -> bool:
     """True unless the words are only a question: a question may still say what to do ("can't we use X?"), but one
     that only asks whether ("do we even need X then?") does not, whatever words it asks about."""
-    if not text.rstrip().endswith("?"):
-        return True
     split = sentences(text)
-    if split and all(_QUESTION.match(s) for s in split):
+    if split and all(_QUESTION.match(s) for s in split):  # the mark is often left out: "should we group runs by X"
         return bool(_SUGGESTS.search(text))
-    return bool(_DIRECTIVE.search(text))
+    return not text.rstrip().endswith("?") or bool(_DIRECTIVE.search(text))
 
 
 def _says_something(text: str) -> bool:

@@ -226,16 +226,25 @@ def claude_expected(files: list[Path]) -> dict[str, int]:
     messages: set[str] = set()
     seen: set[str] = set()
     prompts = tool_calls = tool_errors = side_calls = side_errors = noise = 0
+    queued: list[str] = []
+    typed: set[str] = set()
     for path in files:
         for i, rec in enumerate(records(path)):
             if rec.get("uuid") in seen:
                 continue  # the same record in a second file (a copy, a resumed session) counts once
             seen.add(rec.get("uuid") or f"{path}:{i}")
             kind = rec.get("type")
-            if kind not in ("user", "assistant"):
-                noise += 1  # every record that holds no conversation, whatever its type
+            attached = rec.get("attachment") or {}
+            if (
+                kind == "attachment"
+                and attached.get("type") == "queued_command"
+                and attached.get("origin") == {"kind": "human"}
+            ):
+                if attached.get("commandMode") == "prompt":
+                    queued.append(attached.get("prompt"))  # typed while the agent worked
                 continue
             if kind not in ("user", "assistant"):
+                noise += 1  # every record that holds no conversation, whatever its type
                 continue
             content = rec.get("message", {}).get("content")
             meta = bool(rec.get("isMeta"))
@@ -260,6 +269,8 @@ def claude_expected(files: list[Path]) -> dict[str, int]:
                 texts = [b.get("text", "") for b in blocks if b.get("type") == "text" and b not in notes]
                 if any(not _reminder(t) and not t.startswith("[Request interrupted") for t in texts):
                     prompts += 1
+                    typed.update(texts)
+    prompts += len([text for text in queued if text not in typed])  # words handed over twice are one prompt
     return {
         "n_messages": len(messages),
         "n_user_prompts": prompts,

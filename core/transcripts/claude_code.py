@@ -2,11 +2,11 @@
 
 Parsing is DuckDB's: each line is parsed once into typed columns and typed content blocks, so a batch of files is
 normalised without a Python loop over lines. A malformed or non-UTF-8 line becomes a NULL row (counted as a bad
-line). Kept: user and assistant text, tool calls, tool results with `is_error`, thinking (marked), compaction
-summaries, each with its record `uuid` and its `part_key` (what the part is, whichever record carries it; see
-`_PART_KEY`), so copies of a session's records, in several files or replayed in one, count once. Every other record
-type (`progress`, `file-history-snapshot`, `permission-mode`, `summary` titles, and types not invented yet) is noise,
-counted by type.
+line). Kept: user and assistant text, what the user typed while the agent worked (`_QUEUED`), tool calls, tool
+results with `is_error`, thinking (marked), compaction summaries, each with its record `uuid` and its `part_key` (what
+the part is, whichever record carries it; see `_PART_KEY`), so copies of a session's records, in several files or
+replayed in one, count once. Every other record type (`progress`, `file-history-snapshot`, `permission-mode`,
+`summary` titles, and types not invented yet) is noise, counted by type.
 """
 
 from __future__ import annotations
@@ -26,8 +26,16 @@ _LINE = (
     '{"type": "VARCHAR", "sessionId": "VARCHAR", "timestamp": "VARCHAR", "uuid": "VARCHAR", "cwd": "VARCHAR",'
     ' "gitBranch": "VARCHAR", "version": "VARCHAR", "isSidechain": "BOOLEAN", "isMeta": "BOOLEAN",'
     ' "isCompactSummary": "BOOLEAN", "agentId": "VARCHAR", "summary": "VARCHAR",'
+    ' "attachment": {"type": "VARCHAR", "prompt": "VARCHAR", "commandMode": "VARCHAR", "origin": {"kind": "VARCHAR"}},'
     f' "message": {{"id": "VARCHAR", "content": [{_BLOCK}]}}}}'
 )
+
+# What the user typed while the agent worked: Claude Code queues it and hands it over mid-turn as a `queued_command`
+# attachment that says it came from a person (`origin.kind` human), never as a user record. Only that says who typed
+# it: a queue's `enqueue` also carries channel and task messages, and a message handed over at the turn's end comes
+# back as a user record of its own (read there, so not twice).
+_QUEUED = """CASE WHEN r.type = 'attachment' AND r.attachment.type = 'queued_command'
+    AND r.attachment.commandMode = 'prompt' AND r.attachment.origin.kind = 'human' THEN r.attachment.prompt END"""
 
 
 # Text the user did not type as a prompt: slash commands and their output, IDE and task notifications, hook
@@ -83,7 +91,7 @@ SELECT l.path, b.session_id, l.seq,
        r.version AS agent_version, coalesce(r.isSidechain, false) AS is_sidechain,
        coalesce(r.isMeta, false) AS is_meta, coalesce(r.isCompactSummary, false) AS is_compact,
        r.agentId AS agent_id, r.summary, r.message.id AS msg_id, coalesce(r.message.id, r.uuid) AS key,
-       r.uuid AS record_id, r.message.content AS blocks,
+       r.uuid AS record_id, r.message.content AS blocks, {_QUEUED} AS queued,
        CASE WHEN r.message IS NOT NULL AND r.message.content IS NULL
                  AND json_type(json, '$.message.content') = 'VARCHAR'
             THEN json->>'$.message.content' END AS content_text
@@ -151,6 +159,18 @@ SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
 FROM noted
 )
 SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
+
+INSERT INTO _parts BY NAME
+WITH parts AS (
+SELECT l.session_id, l.path AS source_path, l.seq, 0 AS part, l.ts, 'user' AS role, 'text' AS kind, l.queued AS text,
+       NULL AS tool_use_id, false AS is_error, coalesce(l.key, l.path || ':' || l.seq) AS message_key,
+       l.is_sidechain, l.agent_id, {_note("l.queued")} IS NOT NULL AS is_meta,
+       {_note("l.queued")} IS NULL AND NOT l.is_sidechain AS is_prompt, l.record_id, NULL AS msg_id
+FROM _cc_lines l
+WHERE NOT l.bad AND l.queued IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM _parts p WHERE p.session_id = l.session_id AND p.is_prompt AND p.text = l.queued)
+)
+SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
 """
 
 # A note a resumed session's file replays is one note (the store keeps one part per key).
@@ -164,12 +184,12 @@ GROUP BY ALL;
 
 INSERT INTO _file_noise
 SELECT path, coalesce(type, '(no type)'), count(*)
-FROM _cc_lines WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) GROUP BY ALL;
+FROM _cc_lines WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) AND queued IS NULL GROUP BY ALL;
 INSERT INTO _file_noise SELECT path, note, n FROM _cc_notes;
 
 INSERT INTO _file_stats
 SELECT path, count(*) AS n_lines, count(*) FILTER (WHERE bad) AS bad_lines,
-       count(*) FILTER (WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')))
+       count(*) FILTER (WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) AND queued IS NULL)
            + coalesce(any_value((SELECT sum(n) FROM _cc_notes c WHERE c.path = l.path)), 0) AS noise_records
 FROM _cc_lines l GROUP BY path;
 

@@ -6,7 +6,8 @@ Current layout: every line is `{timestamp, type, payload}` with `type` one of `s
 `function_call`, ...) and `{record_type: "state"}` lines. Both are normalised in SQL.
 
 User prompts come from `event_msg/user_message` when the file has them (the response-item copy of a
-user turn also carries injected environment blocks); otherwise from user response items.
+user turn also carries injected environment blocks); otherwise from user response items. An Esc
+(`event_msg/turn_aborted`, reason `interrupted`) is stored as Claude Code's marker for it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ __all__ = ["load_codex"]
 _FIELDS = (
     "type VARCHAR, role VARCHAR, content JSON, name VARCHAR, arguments VARCHAR, input VARCHAR,"
     " call_id VARCHAR, output JSON, summary JSON, message VARCHAR, id VARCHAR, cwd VARCHAR,"
-    " cli_version VARCHAR, version VARCHAR, git STRUCT(branch VARCHAR), action JSON"
+    " cli_version VARCHAR, version VARCHAR, git STRUCT(branch VARCHAR), action JSON, reason VARCHAR"
 )
 _COLUMNS = (
     "{timestamp: 'VARCHAR', record_type: 'VARCHAR', payload: 'STRUCT("
@@ -60,6 +61,10 @@ FROM typed
 # AGENTS.md, which whoever wrote the repository chose, never what the person typed.
 _INJECTED = "(starts_with(ltrim(text), '# AGENTS.md instructions for ') OR contains(text, '<INSTRUCTIONS>'))"
 
+# Esc in Codex: the turn it stopped ends in `turn_aborted` with reason `interrupted`. Stored as the marker Claude
+# Code writes for the same key, so one reading of "the user stopped the agent" serves both (`core.said`).
+_INTERRUPTED = "[Request interrupted by user]"
+
 _PARTS = f"""
 INSERT INTO _parts BY NAME
 WITH items AS (
@@ -74,6 +79,7 @@ WITH items AS (
             WHEN rtype = 'response_item' AND ptype IN ('function_call_output', 'custom_tool_call_output',
                                                       'local_shell_call_output') THEN 'tool_result'
             WHEN rtype = 'compacted' THEN 'summary'
+            WHEN rtype = 'event_msg' AND ptype = 'turn_aborted' AND p.reason = 'interrupted' THEN 'interrupt'
         END AS what,
         CASE {json_type_of("p.output")} WHEN 'VARCHAR' THEN p.output->>'$' ELSE p.output::VARCHAR END AS output
     FROM _cx_lines WHERE NOT bad
@@ -87,13 +93,14 @@ WITH items AS (
             WHEN 'tool_result' THEN CASE WHEN json_valid(output) AND json_type(output, '$.output') = 'VARCHAR'
                                          THEN output->>'$.output' ELSE output END
             WHEN 'summary' THEN p.message
+            WHEN 'interrupt' THEN '{_INTERRUPTED}'
         END AS text
     FROM items WHERE what IS NOT NULL
 )
 SELECT session_id, path AS source_path, seq, 0 AS part, ts,
-       CASE what WHEN 'prompt' THEN 'user' WHEN 'user' THEN 'user' WHEN 'summary' THEN 'user'
-                 WHEN 'tool_result' THEN 'tool' ELSE 'assistant' END AS role,
-       CASE what WHEN 'prompt' THEN 'text' WHEN 'user' THEN 'text' WHEN 'assistant' THEN 'text' ELSE what END AS kind,
+       CASE WHEN what IN ('prompt', 'user', 'summary', 'interrupt') THEN 'user'
+            WHEN what = 'tool_result' THEN 'tool' ELSE 'assistant' END AS role,
+       CASE WHEN what IN ('prompt', 'user', 'assistant', 'interrupt') THEN 'text' ELSE what END AS kind,
        text,
        CASE WHEN what = 'tool_use' THEN coalesce(p.name, CASE ptype WHEN 'web_search_call' THEN 'web_search'
                                                                         WHEN 'local_shell_call' THEN 'shell' END) END
@@ -119,6 +126,7 @@ _CONVERSATION = """
         'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output',
         'local_shell_call_output'))
     OR rtype = 'compacted'
+    OR (rtype = 'event_msg' AND ptype = 'turn_aborted' AND p.reason = 'interrupted')
 """
 
 _STATS = f"""

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from core.miner import NAME_CHOSEN, History, clip, command_key, mine, observe
+from core.miner import NAME_CHOSEN, OPTION_CHOSEN, History, clip, command_key, mine, observe
 from core.models import SessionMessage
 from tests.labelled import LabelledSet, ceiling, score
 from tests.profiles import examples
@@ -590,6 +590,19 @@ def test_a_name_chosen_for_one_thing_of_the_change_is_held_for_review_and_a_conv
     assert held(Claude().prompt(convention)) == {f'The user said: "{convention}".': None}
     kept = "use a GitHub App token, not my personal token"
     assert held(Claude().refused("ExitPlanMode", plan, kept)) == {f'Instead of a plan, the user said: "{kept}".': None}
+
+
+def test_a_choice_among_the_options_the_agent_proposed_is_held_for_review() -> None:
+    plan: dict[str, object] = {"plan": "1. use a GitHub App\n2. or an API key"}
+    for chosen in (
+        "actually lets go with the ANTHROPIC_API_KEY approach you recommended",
+        "go with option 2, we should not add a dependency for this",
+        "we'll stick with the `httpx` client you suggested",
+    ):
+        found = held(Claude().refused("ExitPlanMode", plan, chosen))
+        assert list(found.values()) == [OPTION_CHOSEN], chosen
+    rule = "no, always use the `httpx` client, never requests"
+    assert held(Claude().refused("ExitPlanMode", plan, rule)) == {f'Instead of a plan, the user said: "{rule}".': None}
 
 
 def test_a_tool_whose_help_the_session_read_was_being_learnt_not_used_as_a_routine() -> None:
