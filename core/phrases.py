@@ -246,7 +246,9 @@ def unemphasised(text: str) -> str:
 # ("For tests, ...", "In CI, ...").
 _CONTINUES = (
     r"[.!?]+(\s+(?:(?:to|in|on|at|from|for|with|by|of|as|the|a|an|and|or|your|its|their)"
-    r"|(?i:into|onto|inside|within|via|through|across|toward|towards|unto))\b)"
+    r"|(?i:into|onto|inside|within|via|through|across|toward|towards|unto)"
+    r"|(?i:(?:(?:[a-z]+ly|straight|right|just|then|also|only),?\s+)+"
+    r"(?:to|into|onto|in|inside|within|via|through|across|toward|towards|unto|on|at)))\b)"
 )
 _RUN_ON = re2.compile(_CONTINUES)
 
