@@ -30,6 +30,7 @@ by the shell's grammar (`core.shell`), a session's calls as `core.runs` reads th
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -70,6 +71,7 @@ from core.said import chooses_among, commit_style, interrupted, names_one_thing,
 from core.shell import parse_command
 
 __all__ = [
+    "DOCUMENTED",
     "MINER_VERSION",
     "NAME_CHOSEN",
     "OPTION_CHOSEN",
@@ -88,7 +90,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 7
+MINER_VERSION = 8
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -237,8 +239,13 @@ def _asks(words: Sequence[str]) -> Literal["help", "version"] | None:
     return None
 
 
-def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
+def _facts(
+    runs: Sequence[Run], cwd: str | None, read: Sequence[str], read_before: Mapping[int, int]
+) -> list[Candidate]:
+    """The project's routines the session ran (`FACT_MIN_RUNS`); one the agent had read in the project's own files
+    (a README, package.json, a Makefile, AGENTS.md) before it first ran it is held: `DOCUMENTED`."""
     counts: dict[tuple[Category, str | None, str], int] = {}
+    first: dict[tuple[Category, str | None, str], int] = {}  # the index of each routine's first run
     subcommands: dict[str, set[str]] = {}
     learning: set[str] = set()  # programs whose help the session read
     for run in runs:
@@ -262,6 +269,7 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
             category = None  # installing a named package is a task, not the project's routine
         if category is not None:
             counts[(category, where, key)] = counts.get((category, where, key), 0) + 1
+            first.setdefault((category, where, key), run.index)
         elif program not in _COMMON and len(key.split()) > 1 and not program.startswith((".", "/")):
             subcommands.setdefault(program, set()).add(key.split()[1])
             counts[("tool", None, program)] = counts.get(("tool", None, program), 0) + 1
@@ -274,6 +282,7 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
             lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
             lesson = CommandFact(category=category, command=Command(words=key_words(key), folder=where))
+        documented = category != "tool" and _read_before(key, read[: read_before.get(first[(category, where, key)], 0)])
         found.append(
             Candidate(
                 key=f"fact|{category}|{where or ''}|{key}",
@@ -282,9 +291,21 @@ def _facts(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
                 trigger=key,
                 count=n,
                 category=category,
+                taint=DOCUMENTED if documented else None,
             )
         )
     return found
+
+
+# Why a project fact is held for review: the project's own files say it (the agent read it there before it ran it),
+# so it is what `/init` writes from the repository, and the repository already tells every agent.
+DOCUMENTED = "the project's own files already say it (the agent read it there before running it): what /init writes"
+
+
+def _read_before(key: str, read: Sequence[str]) -> bool:
+    """True when the command `key` (`command_key`'s words) is in what the agent read (each `flat`)."""
+    needle = flat(key)
+    return any(needle in text for text in read)
 
 
 # A check's output that says it failed (a count of failures that is not zero, an error line, a failed build).
@@ -341,10 +362,13 @@ def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
         if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not _FAILED.search(run.output):
             continue
         simple = [c for c in parse_command(run.command.strip()).commands if c.words and c.words[0] != "cd"]
-        if len(simple) < 2 or simple[0].piped or any(w is None for w in simple[0].words):
+        # The check is the command the pipe reads (`ruff check && ty check | tail`: `ty check`), not the line's first.
+        piped_at = next((i for i, c in enumerate(simple) if c.piped), 0)
+        producer = simple[piped_at - 1] if piped_at else None
+        if producer is None or producer.piped or any(w is None for w in producer.words):
             continue
-        filters = [c.words[0] for c in simple[1:] if c.piped and c.words and c.words[0] in _FILTERS]
-        parsed = parse(run.command, run.folder)
+        filters = [c.words[0] for c in simple[piped_at:] if c.piped and c.words and c.words[0] in _FILTERS]
+        parsed = parse(" ".join(shlex.quote(str(w)) for w in producer.words), run.folder)
         if not filters or parsed is None or category_of(command_key(parsed.words)) not in _CHECKS:
             continue
         key = key_words(command_key(parsed.words))
@@ -418,6 +442,8 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
     # What the agent had read (any tool's output: a fetched page, a command's output) before each command ran: how
     # many of the outputs in `read` came before it.
     index_of = {run.call_id: run.index for run in runs}
+    # What the harness put before the agent as the project's instructions (Codex's AGENTS.md): read before anything.
+    injected = [flat(m.text or "") for m in messages if m.role == "user" and m.is_meta and m.text]
     read: list[str] = []
     read_before: dict[int, int] = {}
     for m in messages:
@@ -426,7 +452,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
                 read_before[index_of[m.tool_use_id]] = len(read)
             read.append(flat(m.text or ""))
     candidates = [
-        *_facts(runs, cwd),
+        *_facts(runs, cwd, [*injected, *read], {i: n + len(injected) for i, n in read_before.items()}),
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
         *_pitfalls(runs),
         *_hidden_failures(runs),

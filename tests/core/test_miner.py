@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from core.miner import NAME_CHOSEN, OPTION_CHOSEN, History, clip, command_key, mine, observe
+from core.miner import DOCUMENTED, NAME_CHOSEN, OPTION_CHOSEN, History, clip, command_key, mine, observe
 from core.models import SessionMessage
 from tests.labelled import LabelledSet, ceiling, score
 from tests.profiles import examples
@@ -620,3 +620,26 @@ def test_a_tool_whose_help_the_session_read_was_being_learnt_not_used_as_a_routi
     # Asking for help or the version runs nothing of the project: no test command is learnt from it.
     assert lessons(Session().run("uv run pytest --help", "usage: pytest").run("ruff --version", "ruff 0.9")) == []
     assert lessons(Session().run("uv run pytest", "3 passed")) == ["Run the tests with `uv run pytest`."]
+
+
+def test_a_routine_the_agent_read_in_the_projects_own_files_before_running_it_is_held_for_review() -> None:
+    documented = Session()
+    documented.run("cat package.json", '{"scripts": {"test": "vitest run", "lint": "eslint ."}}')
+    documented.run("vitest run", "Tests  12 passed (12)")
+    assert held(documented) == {"Run the tests with `vitest run`.": DOCUMENTED}
+    found = Session()  # run first, read later: the session learned it by running it
+    found.run("vitest run", "Tests  12 passed (12)")
+    found.run("cat package.json", '{"scripts": {"test": "vitest run"}}')
+    assert held(found) == {"Run the tests with `vitest run`.": None}
+    told = Session()  # the project's AGENTS.md, as Codex hands it over before the first turn
+    told._add(role="user", kind="text", is_meta=True, text="# AGENTS.md instructions\n\nTest with `vitest run`.")
+    told.run("vitest run", "Tests  12 passed (12)")
+    assert held(told) == {"Run the tests with `vitest run`.": DOCUMENTED}
+
+
+def test_a_hidden_failure_is_the_piped_checks_not_the_first_command_of_the_line() -> None:
+    line = Session().run("uv run ruff check src && uv run mypy src 2>&1 | tail -3", "All checks passed!\nFound 1 error")
+    assert lessons(line) == [
+        "`uv run mypy src` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it"
+        " without the pipe."
+    ]

@@ -185,7 +185,7 @@ def test_a_session_gets_its_own_projects_facts_and_no_other_projects(
         given[name] = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"] if answer.stdout else ""
     assert "In claude-code-log: run the tests with `uv run pytest`" in given["claude-code-log"]
     assert "In spotter-fum: " not in given["claude-code-log"] and "In JSSoundRecorder: " not in given["claude-code-log"]
-    assert "In spotter-fum: run the tests with `mix test`" in given["spotter-fum"]
+    assert "In spotter-fum: build with `mix compile`" in given["spotter-fum"]
     assert "In claude-code-log: " not in given["spotter-fum"]
     assert given["elsewhere"] == ""  # every mined lesson is about a project of its own
     shown = {line["session_id"]: line["playbooks"][0]["shown"] for line in ledger(db)}
