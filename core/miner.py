@@ -274,6 +274,10 @@ def _facts(
             subcommands.setdefault(program, set()).add(key.split()[1])
             counts[("tool", None, program)] = counts.get(("tool", None, program), 0) + 1
     found: list[Candidate] = []
+    # The routines run most, checked against what was read: a real session has a handful; a crafted one with
+    # thousands of distinct commands costs no more than this many searches of what it read.
+    checked = set(sorted(counts, key=lambda k: -counts[k])[:_MOST_DOCUMENTED])
+    corpus = Read.of(read)
     for (category, where, key), n in counts.items():
         lesson: Lesson
         if category == "tool" and key in learning:
@@ -282,7 +286,11 @@ def _facts(
             lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
             lesson = CommandFact(category=category, command=Command(words=key_words(key), folder=where))
-        documented = category != "tool" and _read_before(key, read[: read_before.get(first[(category, where, key)], 0)])
+        documented = (
+            category != "tool"
+            and (category, where, key) in checked
+            and corpus.holds(flat(key), before=read_before.get(first[(category, where, key)], 0))
+        )
         found.append(
             Candidate(
                 key=f"fact|{category}|{where or ''}|{key}",
@@ -302,10 +310,28 @@ def _facts(
 DOCUMENTED = "the project's own files already say it (the agent read it there before running it): what /init writes"
 
 
-def _read_before(key: str, read: Sequence[str]) -> bool:
-    """True when the command `key` (`command_key`'s words) is in what the agent read (each `flat`)."""
-    needle = flat(key)
-    return any(needle in text for text in read)
+_MOST_DOCUMENTED = 20
+
+
+@dataclass(frozen=True)
+class Read:
+    """What the agent read, in order (each text `flat`), as one string searched at C speed."""
+
+    text: str
+    starts: tuple[int, ...]  # where each read text begins in `text`, and its end
+
+    @classmethod
+    def of(cls, read: Sequence[str]) -> Read:
+        """The texts of `read`, in order."""
+        starts, at = [0], 0
+        for text in read:
+            at += len(text) + 1
+            starts.append(at)
+        return cls("\x00".join(read) + "\x00", tuple(starts))
+
+    def holds(self, needle: str, *, before: int) -> bool:
+        """True when `needle` is in one of the first `before` texts."""
+        return bool(needle) and self.text.find(needle, 0, self.starts[min(before, len(self.starts) - 1)]) >= 0
 
 
 # A check's output that says it failed (a count of failures that is not zero, an error line, a failed build).
