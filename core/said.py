@@ -88,8 +88,8 @@ _DIRECTIVE = re2.compile(
 )
 
 _QUESTION = re2.compile(
-    r"(?i)^(?:(?:wait|but|and|so|hmm|ok|also),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|can(?:'?t)? we|"
-    r"could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
+    r"(?i)^(?:(?:wait|but|and|so|hmm|ok|also),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|"
+    r"can(?:'?t)? we|could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
 )
 
 # A question that proposes what to do rather than asks whether.
