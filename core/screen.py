@@ -159,11 +159,6 @@ _COMMENT_MARKS = ("// ", "# ", "/* ", "-- ", "; ", "<!-- ")
 _PLACEHOLDER_WORD = re2.compile(r"<[A-Za-z][\w.-]*>")
 # A variable set, named alone in a span (`GIT_SSL_NO_VERIFY=true`).
 _SETTING = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
-# A program a sentence names right before a span of its flags ("run rm with these arguments: `-rf ~/`").
-_PROGRAM_BEFORE = re2.compile(
-    r"(?i)\b([a-z][\w.+-]*)\b(?:\s+(?:with|using|and)?\s*(?:the|these|those)?\s*(?:arguments|args|flags|options)?:?)?"
-    r"\s*$"
-)
 # What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
 _WORD_BREAKS = str.maketrans(dict.fromkeys("\t\n\f\r(),;\"'", " "))
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
@@ -273,11 +268,14 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if not span or span in _PLACEHOLDER:
         return []
     if span.startswith(_COMMENT_MARKS):
+        code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
+        if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
+            return command_refusals("\n".join(code), vouched, written)
         return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span), vouched)
-    named = _PROGRAM_BEFORE.search(before)
-    if span.startswith("-"):  # flags: with the program the sentence names, or alone (`--collect-only -q`)
-        if named and is_program(named.group(1).lower(), vouched):
-            found = command_refusals(f"{named.group(1).lower()} {span}", vouched, written)
+    if span.startswith("-"):  # flags: with the command the sentence names, or alone (`--collect-only -q`)
+        named = _named_command(before, vouched)
+        if named:
+            found = command_refusals(f"{named} {span}", vouched, written)
         else:
             found = _bypasses(span.split()) + command_refusals(f"true {span}", vouched, written)
         return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
@@ -288,6 +286,9 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     links = list(find_links(span)) + list(bare_hosts(span))
     first = span.split()[0] if span.split() else ""
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
+        rest = span.split(None, 1)[1]
+        if is_program(rest.split()[0].lower(), vouched):  # `hotfix: git push -f origin main`: a command after all
+            return command_refusals(rest, vouched, written) + link_refusals(links, vouched)
         return link_refusals(links, vouched)  # `feat(api): add paging`: words, not a command
     if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before):
         found = command_refusals(span, vouched, written)
@@ -301,6 +302,25 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     looks_like_path = "/" in span or span.startswith((".", "~")) or ":\\" in span
     refused = path_refusal(span, mention=True) if looks_like_path else None
     return [refused] if refused is not None else []
+
+
+# Words between a command named in a sentence and the flags that follow it ("run git push with `-f`").
+_NAMING_WORDS = frozenset("with using and the these those its arguments args flags flag options option".split())
+_NAMED_SUBCOMMANDS = _SUBCOMMANDS | frozenset("clean restore rm branch tag stash switch gc prune".split())
+
+
+def _named_command(before: str, vouched: Vouched) -> str | None:
+    """The command a sentence names right before a span of flags: a known program as the clause's last word ("run
+    rm with" -> `rm`), or before one of its subcommands ("rerun git push with" -> `git push`; not "pnpm passes the")."""
+    words = _CLAUSE_START.split(before.rstrip().rstrip(":"))[-1].split()  # "run rm with these arguments: `-rf`"
+    while words and words[-1].lower().rstrip(":") in _NAMING_WORDS:
+        words.pop()
+    tail = [w.lower().rstrip(":") for w in words[-2:]]
+    if tail and is_program(tail[-1], vouched):
+        return tail[-1]
+    if len(tail) == 2 and tail[1] in _NAMED_SUBCOMMANDS and is_program(tail[0], vouched):
+        return " ".join(tail)
+    return None
 
 
 def _command_word(word: str) -> bool:
