@@ -57,11 +57,13 @@ from core.lessons import (
 from core.models import SessionMessage
 from core.runs import (
     HOME_PATH,
+    SHELL_TOOLS,
     Category,
     Run,
     category_of,
     clip,
     command_key,
+    command_of,
     key_words,
     parse,
     relative,
@@ -307,10 +309,31 @@ def _facts(
 
 # Why a project fact is held for review: the project's own files say it (the agent read it there before it ran it),
 # so it is what `/init` writes from the repository, and the repository already tells every agent.
-DOCUMENTED = "the project's own files already say it (the agent read it there before running it): what /init writes"
+DOCUMENTED = "the project's own files already say it (the agent read one before running it): what /init writes"
 
 
 _MOST_DOCUMENTED = 20
+
+# Programs that show a file's text: their output is the file's, as a read of it is.
+_SHOWS_FILES = frozenset({"cat", "head", "tail", "sed", "less", "more", "bat", "nl", "jq"})
+# Harness tools that read a file (Claude Code's `Read`, Gemini's and others' `read_file`).
+_READ_TOOLS = frozenset({"Read", "read_file", "view", "NotebookRead"})
+
+
+def _file_reads(messages: Sequence[SessionMessage]) -> set[str]:
+    """The ids of the calls that read one of the project's files (a read tool, `cat README.md`), not a page, a
+    search or a command's own output: what the project's own files say."""
+    found: set[str] = set()
+    for m in messages:
+        if m.kind != "tool_use" or not m.tool_use_id or m.is_sidechain:
+            continue
+        if m.tool_name in _READ_TOOLS:
+            found.add(m.tool_use_id)
+        elif m.tool_name in SHELL_TOOLS and (call := command_of(m.tool_input)) is not None:
+            parsed = parse(call[0], call[1])
+            if parsed is not None and PurePosixPath(parsed.words[0]).name in _SHOWS_FILES and len(parsed.words) > 1:
+                found.add(m.tool_use_id)
+    return found
 
 
 @dataclass(frozen=True)
@@ -470,15 +493,18 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
     index_of = {run.call_id: run.index for run in runs}
     # What the harness put before the agent as the project's instructions (Codex's AGENTS.md): read before anything.
     injected = [flat(m.text or "") for m in messages if m.role == "user" and m.is_meta and m.text]
+    files = _file_reads(messages)
     read: list[str] = []
+    docs: list[str] = []  # the same outputs, each kept only where it is a file the agent read (else empty)
     read_before: dict[int, int] = {}
     for m in messages:
         if m.kind == "tool_result" and not m.is_sidechain:
             if m.tool_use_id in index_of:
                 read_before[index_of[m.tool_use_id]] = len(read)
             read.append(flat(m.text or ""))
+            docs.append(read[-1] if m.tool_use_id in files else "")
     candidates = [
-        *_facts(runs, cwd, [*injected, *read], {i: n + len(injected) for i, n in read_before.items()}),
+        *_facts(runs, cwd, [*injected, *docs], {i: n + len(injected) for i, n in read_before.items()}),
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
         *_pitfalls(runs),
         *_hidden_failures(runs),

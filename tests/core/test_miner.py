@@ -631,6 +631,10 @@ def test_a_routine_the_agent_read_in_the_projects_own_files_before_running_it_is
     found.run("vitest run", "Tests  12 passed (12)")
     found.run("cat package.json", '{"scripts": {"test": "vitest run"}}')
     assert held(found) == {"Run the tests with `vitest run`.": None}
+    fetched = Session()  # a page the agent fetched is no file of the project's
+    fetched.tool("WebFetch", {"url": "https://example.com/guide"}, "To test, run: vitest run")
+    fetched.run("vitest run", "Tests  12 passed (12)")
+    assert held(fetched) == {"Run the tests with `vitest run`.": None}
     told = Session()  # the project's AGENTS.md, as Codex hands it over before the first turn
     told._add(role="user", kind="text", is_meta=True, text="# AGENTS.md instructions\n\nTest with `vitest run`.")
     told.run("vitest run", "Tests  12 passed (12)")
