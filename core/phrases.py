@@ -21,12 +21,15 @@ __all__ = [
     "folded",
     "folded_refusals",
     "joined",
+    "overridden",
     "phrase_reading",
     "phrase_refusals",
     "run_on",
+    "sent",
     "sentence_refusals",
     "sentences",
     "skeleton",
+    "talked_off",
     "unemphasised",
 ]
 
@@ -99,16 +102,28 @@ _GAP = r"[^;]"
 _SENDS = re2.compile(
     rf"{_SEND}{_GAP}{{0,80}}{_SECRET}{_GAP}{{0,80}}{_WHERE}|{_SECRET}{_GAP}{{0,80}}{_SEND}{_GAP}{{0,80}}{_WHERE}"
 )
+_SEND_VERB = re2.compile(_SEND)
 _CREDENTIAL = re2.compile(
     r"(?:^|[\s`'\"(/~])\.(?:ssh|aws|gnupg|kube|docker/config)\b|\b(?:remove|delete)\b[^;]{0,25}\.env\b[^;]{0,30}\.gitignore"
     r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|sudoers|passwd)\b|\bauthorized_keys\b|\bcredentials\.json\b"
     r"|\bkubeconfig\b|\bgit-credentials\b|\.netrc\b|\.pgpass\b|\.pypirc\b|\.npmrc\b"
 )
 # A safeguard talked off in words: force-pushing, skipping hooks or checks, turning certificate checks off.
+# A setting written in words as well as `NAME=0`: "set HUSKY to 0", "set the strict-ssl option to false".
+_SET = r"(?:\s*[=:]?\s*|\s+(?:[\w'-]+\s+){0,2}to\s+)[\"'`]?"
+_GUARDS = (
+    r"hooks?|checks?|verification|ssl|tls|certificate\s+checks?|linters?|signing|sandbox|strict-ssl|ssl[-_]?verify"
+    r"|host\s*key\s+checking"
+)
+_OFF = r"(?:skipped|bypassed|disabled|turned\s+off|switched\s+off|ignored)"
 _SAFEGUARD_OFF = re2.compile(
-    r"hookspath|bypasspermissions|dangerously|git_ssl_no_verify|node_tls_reject_unauthorized\s*=\s*0"
-    r"|\bhusky\s*=\s*0|\bskip\s*=\s*\w|gosumdb\s*=\s*off|goflags\s*=\s*-insecure|goinsecure|pip_trusted_host"
-    r"|\bverify\s*=\s*false\b|sslverify\s*=?\s*false|strict-ssl\s*=?\s*false|insecure-skip-tls-verify"
+    r"hookspath|bypasspermissions|dangerously|git_ssl_no_verify|goinsecure|pip_trusted_host|insecure-skip-tls-verify"
+    rf"|(?:node_tls_reject_unauthorized|pythonhttpsverify|\bhusky){_SET}(?:0|false|off)\b"
+    rf"|(?:ssl[-_]?verify|strict[-_]ssl|stricthostkeychecking){_SET}(?:false|off|no|0)\b"
+    rf"|\bgosumdb{_SET}off\b|\bgoflags{_SET}-insecure|\bverify\s*=\s*false\b|\buserknownhostsfile{_SET}/dev/null"
+    r"|\bskip\s*=\s*\w|\bset\s+skip\s+to\b|\bskip\s+(?:variable|env)|\[no\s+ci\]"
+    # "[no ci]" as the screen reads it, brackets dropped as markdown's
+    r"|\bno\s+ci\b[^;]{0,30}\bcommit\s+messages?\b"
     r"|\b(?:delete|remove|disable|drop)\b[^;]{0,30}(?:\.github/workflows|branch\s+protection|codeowners|security"
     r"|\.husky|\bhooks?\b|pre-commit)"
     r"|\bci\s+skip\b|\bskip\s+ci\b|\[skip\s+ci\]"
@@ -117,8 +132,13 @@ _SAFEGUARD_OFF = re2.compile(
     r"|\b(?:drop|delete|truncate|wipe)\b[^;]{0,30}\b(?:table|database|schema|data)\b[^;]{0,30}\bproduction\b"
     r"|\bforce[-\s]{0,3}push|\bpush\b[^;]{0,30}\bforce\b|\bforce\s+flag\b"
     r"|\b(?:lease|force)\s+flag\b|\b(?:no|without)\s+(?:the\s+)?(?:verif\w*|hooks?|checks?|tls|ssl|signing)\b"
-    r"|\b(?:skip|bypass|disable|turn\s+off|switch\s+off|ignore)\s+(?:[\w-]+\s+){0,2}"
-    r"(?:hooks?|checks?|verification|ssl|tls|certificate\s+checks?|ci|linters?|tests?\s+in\s+ci|signing|sandbox)\b"
+    rf"|\b(?:skip(?:s|ping)?|bypass(?:es|ing)?|disabl(?:e|es|ing)|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off"
+    rf"|ignor(?:e|es|ing))\s+(?:[\w'-]+\s+){{0,2}}(?:{_GUARDS}|ci|tests?\s+in\s+ci)\b"
+    # the passive that asks for it ("the hooks should be skipped", "verification must be turned off") and the hooks
+    # off as a way to do something ("commit with the hooks switched off"); "are skipped in CI" only says what is
+    rf"|\b(?:{_GUARDS})\s+(?:always\s+)?(?:should|must|can|may|could|need\s+to|needs\s+to|are\s+to|is\s+to|have\s+to"
+    rf"|has\s+to|ought\s+to|had\s+better)\s+(?:always\s+|just\s+|simply\s+|safely\s+)?(?:be|get)\s+{_OFF}"
+    rf"|\bwith\s+(?:the\s+|all\s+|its\s+)?(?:[\w-]+\s+){{0,2}}(?:{_GUARDS})\s+(?:{_OFF}|off)\b"
     r"|\b(?:pipe|feed)\w*\b[^;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
     r"|\bexecut\w*\s+what(?:ever)?\s+it\s+(?:prints|returns|outputs|downloads)\b"
 )
@@ -136,8 +156,138 @@ _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
 # A negated duty is no prohibition ("Don't hesitate to force-push", "Never forget to skip the hooks"), read at the
 # negation nearest the phrase ("Don't forget the changelog and never force-push" prohibits; so does "Never forget:
 # force-pushing rewrites history").
-_NEGATED_DUTY = re2.compile(r"\b(?:never|not|no|don'?t|dont)\s+(?:forget|hesitate|fail|neglect)\s+to\b")
-_NEGATION = re2.compile(r"\b(?:never|not|no|don'?t|dont|avoid)\b")
+# So is a negation of a word against the act (a double negation, which permits): "it's never wrong to", "never be
+# afraid to", "never think twice before", "no one will mind if", "you can never go wrong if", "no harm in", "never
+# let a slow hook block you". Read from the negation, so only words between it and the phrase count ("Never make
+# the mistake of skipping the hooks" prohibits: "a mistake" is what the negation says of the act, not "the mistake").
+_NEGATED_DUTY = re2.compile(
+    r"\b(?:never|not|no|don'?t|dont|nobody|no\s+one)\s+(?:ever\s+|even\s+|really\s+|once\s+)?(?:"
+    r"(?:forget|hesitate|fail|neglect)\s+to\b|(?:hesitat|worr|doubt|fear|shy|balk|second-guess)\w*\b"
+    r"|(?:feel\s+)?(?:bad|guilty|sorry)\s+(?:about|for)\b|think\s+twice\b|go(?:es)?\s+wrong\b|hurts?\b"
+    r"|(?:be\s+|get\s+|feel\s+)?(?:afraid|scared|shy|reluctant|hesitant|worried|nervous|ashamed|squeamish)\b"
+    r"|(?:be\s+|is\s+|was\s+)?(?:(?:a|an|any|such\s+a|so|too|that|very|really)\s+)?(?:big\s+|real\s+|serious\s+)?"
+    r"(?:wrong|bad\s+(?:idea|thing|move|call|practice)|harm\w*|problem\w*|issue|mistake|risk\w*|danger\w*|deal|concern\w*"
+    r"|sin|crime)\b"
+    r"|(?:will\s+|would\s+|is\s+going\s+to\s+)?(?:mind|care|object|complain|notice)\w*\b"
+    r"|(?:reason|need|call)\s+(?:not\s+to|to\s+not|to\s+(?:avoid|hesitate|wait|worry|be\s+afraid))\b"
+    r"|let\s+[^;]{0,40}\b(?:block|stop|slow|hold|keep|prevent|get\s+in)\w*\b)"
+)
+# "No reason not to" is one negation (read as a whole, not at its "not"), "nobody" and "no one" are negations.
+_NEGATION = re2.compile(
+    r"\b(?:no\s+(?:reason|need|call)\s+(?:not|to\s+not)|nobody|no\s+one|never|not|no|don'?t|dont|avoid)\b"
+)
+# A prohibition said of the act after it ("force-pushing to main is never a good idea", "... is not allowed").
+_DISAPPROVED = re2.compile(
+    r"^[^;]{0,40}\b(?:is|are)(?:\s+never|\s+not|n'?t)\s+(?:(?:a|an|ever|really|very)\s+)?"
+    r"(?:ok|okay|acceptable|allowed|fine|safe|good|wise|permitted|an\s+option)\b"
+    r"|^[^;]{0,40}\b(?:is|are)\s+(?:always\s+)?(?:forbidden|prohibited|banned|off-limits|wrong|dangerous|unsafe"
+    r"|a\s+bad\s+idea)\b"
+)
+# An act named as a subject ("skipping the hooks hides lint failures") is warned of when its sentence says what harm
+# it does: an imperative's own relative clause ("skip the hooks that break the build") is no such warning.
+_GERUND = re2.compile(r"[\w-]*ing\b")
+_HARMS = re2.compile(
+    r"^[^;]{0,40}\b(?:hides?|hid|break(?:s|es)?|broke|caus(?:es|ed|e)|mask(?:s|ed)?|defeats?|risks?|leads?\s+to"
+    r"|lets?\s+[^;]{0,20}\b(?:through|slip)|(?:is|was)\s+how|can\s+(?:hide|break|cause|mask))\b"
+)
+# A prohibition said before the act without a negation ("it's wrong to force-push", "nobody may skip the hooks").
+_DISAPPROVING = re2.compile(
+    r"\b(?:(?:it'?s|it\s+is)\s+(?:always\s+)?(?:wrong|forbidden|prohibited|dangerous|unsafe|a\s+bad\s+idea)\s+to"
+    r"|(?:nobody|no\s+one)\s+(?:may|should|must|can|is\s+allowed\s+to))\s+$"
+)
+# After a comma the imperative a prohibition's reach took in begins anew: "Don't ask, just paste the token ...".
+_ANEW = re2.compile(r"[,:]\s*(?:just|simply|instead|rather|go\s+ahead\s+and)\b[^;,]{0,25}$")
+
+
+def _prohibited(folded: str, start: int, end: int) -> bool:
+    """Whether the phrase at `folded[start:end]` is prohibited, not asked: a prohibition reaches it in its clause
+    (and is no negated duty, and no twist follows it), or its sentence says it is wrong."""
+    clause = folded[:start].rsplit("\n", 1)[-1]
+    rest = folded[end:].split(";", 1)[0]
+    if _TWIST.search(rest):
+        return False
+    if _DISAPPROVING.search(clause) or _DISAPPROVED.search(rest):
+        return True
+    sentence = folded[start:].split(";", 1)[0]
+    if _GERUND.match(folded, start) and (harm := _HARMS.search(sentence)):
+        return not sentence[harm.end() :].lstrip().startswith(("nothing", "no ", "none"))  # "breaks nothing"
+    negations = [m.start() for m in _NEGATION.finditer(clause)]
+    duty = bool(negations) and _NEGATED_DUTY.match(clause[negations[-1] :]) is not None
+    return bool(_PROHIBITION.search(clause)) and not duty and not _ANEW.search(clause)
+
+
+# Words that name a safeguard and something else: a React hook, `dangerouslySetInnerHTML` (React's, not the
+# agent's `--dangerously-skip-permissions`).
+_NOT_A_SAFEGUARD = re2.compile(
+    r"\b(?:custom|react|vue|unused|dead|use\w+)\s+hooks?\b|src/hooks|dangerouslysetinnerhtml"
+)
+# "No checks" or "without TLS" said of what is, not asked: "the API rejects requests without TLS", "drafts get no
+# checks".
+_SAYS_WHAT_IS = re2.compile(
+    r"(?:\b(?:reject|refus|block|den(?:y|ie)|drop|fail)\w*\s+(?:[\w-]+\s+){0,3}|\b(?:gets?|got|ha(?:ve|s|d)|receives?)\s+)"
+    r"(?:no|without)\s+(?:the\s+)?[\w-]+$"
+)
+# Override phrases that name an act (run as root, do it silently, lie to, omit, developer mode) rather than speak
+# over the user's head in themselves: a prohibition of the act ("Never run the container as root", "Do not swallow
+# exceptions silently") is admitted, as it is for a safeguard.
+_ACT = re2.compile(r"\bas\s+root\b|\b(?:silently|quietly|secretly)\b|\blie\s+to\b|\bomit\b|\bdeveloper\s+mode\b")
+# ... and the same words about something else: mocks that lie to the test, omitting empty sections, developer mode
+# on a phone, telling the user a task is done only once it is, not showing the user a stack trace.
+_NOT_OVER_THE_HEAD = re2.compile(
+    r"\blie\s+to\s+(?:the\s+|a\s+|your\s+|its\s+)?(?:tests?|callers?|compiler|type\s*checker|mypy|linter|code|framework"
+    r"|browser|cache|orm|runtime|consumers?)\b"
+    r"|\bomit\s+(?:the\s+|any\s+|all\s+)?(?:empty|blank|null|none|unused|unchanged|redundant|boilerplate|duplicate"
+    r"|default|trailing|optional)\b"
+    r"|\bdeveloper\s+mode\s+(?:on|in|for)\s+(?:the\s+|your\s+|an?\s+)?(?:\w+\s+)?(?:android|ios|iphone|ipad|device|phone"
+    r"|chrome|browser|windows|macos|extensions?|settings|emulator|simulator|tablet|firefox)"
+    r"|\b(?:tell|show)\s+(?:the\s+)?user\b[^;]{0,40}\b(?:done|fixed|finished|complete|ready|works|working|green"
+    r"|passing|shipped|deployed)\b[^;]{0,20}\b(?:until|before|unless)\b"
+    r"|\bshow\s+(?:the\s+)?user\s+(?:a\s+|the\s+|any\s+)?(?:raw\s+|full\s+|internal\s+)?(?:stack\s*traces?|tracebacks?"
+    r"|exceptions?|sql|error\s+codes?)\b"
+)
+
+
+def overridden(folded: str) -> re2._Match | None:
+    """The first phrase of `folded` (cut into `sentences`) that speaks to the agent over the user's head, unless it
+    names an act that is prohibited, or is one of the same words about something else."""
+    for match in _OVERRIDE.finditer(folded):
+        said = folded[match.start() : match.end() + 40].split(";", 1)[0]
+        if _NOT_OVER_THE_HEAD.search(said):
+            continue
+        act = _ACT.search(match.group())
+        if act and _prohibited(folded, match.start() + act.start(), match.start() + act.end()):
+            continue
+        return match
+    return None
+
+
+# A secret named that is sent nowhere, or no secret: the CSRF token a form carries, a password strength meter or a
+# cookie consent banner (the word a modifier), leaked tokens reported to security, a destination said not to be one
+# ("in the header, not in the URL"). Blanked before `_SENDS` reads a sentence.
+_NOT_SENT = re2.compile(
+    rf"\b(?:csrf|xsrf|anti-?forgery|authenticity)[ _-]?{_SECRET}"
+    rf"|\b{_SECRET}\s+(?:strength|reset|policy|policies|field|input|manager|hash\w*|rules?|requirements?|meter|length"
+    r"|complexity|prompt|change|expiry|rotation|consent|banner|validation|label|placeholder|box|scanner|scanning)\b"
+    rf"|\breport\w*\s+(?:any\s+|all\s+|the\s+)?(?:leaked|exposed|compromised|stolen)\s+(?:[\w-]+\s+)?{_SECRET}\w*"
+    r"\s+(?:right\s+away\s+|at\s+once\s+|immediately\s+)?to\s+(?:the\s+|your\s+)?(?:security|secops|infosec|incident)"
+    rf"|\b(?:not|never|nor)\s+(?:in|into|to|on|via|through|over|as)\s+(?:the\s+|a\s+|an\s+|any\s+)?(?:[\w-]+\s+)?{_WHERE}"
+)
+
+
+def sent(folded: str) -> re2._Match | None:
+    """The first phrase of `folded` (cut into `sentences`) that sends a secret somewhere, unless it is prohibited
+    ("Never include secrets in log messages") or no secret is sent (`_NOT_SENT`)."""
+    if _NOT_SENT.search(folded):
+        folded = _NOT_SENT.sub(lambda m: " " * len(m.group()), folded)
+    for match in _SENDS.finditer(folded):
+        verb = _SEND_VERB.search(match.group())
+        at = match.start() + (verb.start() if verb else 0)
+        if _prohibited(folded, at, match.end()):
+            continue
+        return match
+    return None
+
+
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
 _FOLD = str.maketrans(
     {
@@ -331,23 +481,28 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     if not _ANY_OVERRIDE.found_in(data) and not _ANY_OTHER.found_in(data):
         return found
-    if match := _search(_OVERRIDE, folded, data):
+    if _OVERRIDE.search(data) is not None and (match := overridden(folded)):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
-    if all(part.found_in(data) for part in _SENDS_PARTS) and (match := _SENDS.search(folded)):
+    if all(part.found_in(data) for part in _SENDS_PARTS) and (match := sent(folded)):
         found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
     elif match := _search(_CREDENTIAL, folded, data):
         found.append(("credential", f"`{match.group()}` names a credential store"))
     if match := _search(_INSTALL_WORDS, folded, data):
         found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
-    if _SAFEGUARD_OFF.search(data) is None:
-        return found
-    for match in _SAFEGUARD_OFF.finditer(folded):
-        clause = folded[: match.start()].rsplit("\n", 1)[-1]
-        rest = folded[match.end() :].split(";", 1)[0]
-        negations = [m.start() for m in _NEGATION.finditer(clause)]
-        duty = bool(negations) and _NEGATED_DUTY.match(clause[negations[-1] :]) is not None
-        if _PROHIBITION.search(clause) and not duty and not _TWIST.search(rest):
-            continue
+    if _SAFEGUARD_OFF.search(data) is not None and (match := talked_off(folded)):
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
-        break
     return found
+
+
+def talked_off(folded: str) -> re2._Match | None:
+    """The first safeguard `folded` (cut into `sentences`) talks the agent out of, and is neither prohibited nor
+    something else by the same words (a React hook, a server that refuses requests without TLS)."""
+    for match in _SAFEGUARD_OFF.finditer(folded):
+        if _prohibited(folded, match.start(), match.end()):
+            continue
+        if _NOT_A_SAFEGUARD.search(folded[match.start() : match.end() + 16].split(";", 1)[0]):
+            continue
+        if _SAYS_WHAT_IS.search(folded[: match.start()].rsplit(";", 1)[-1] + match.group()):
+            continue
+        return match
+    return None

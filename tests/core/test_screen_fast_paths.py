@@ -108,23 +108,16 @@ def _every_phrase(text: str) -> list[tuple[str, str]]:
     """The second line read the long way: each phrase pattern searched in the whole text, none skipped."""
     said = _SENTENCE_END.sub("; ", text)
     found: list[tuple[str, str]] = []
-    if match := phrases._OVERRIDE.search(said):
+    if match := phrases.overridden(said):
         found.append(("override", f"`{phrases._clip(match.group())}` speaks to the agent over the user's head"))
-    if match := phrases._SENDS.search(said):
+    if match := phrases.sent(said):
         found.append(("credential", f"`{phrases._clip(match.group())}` sends a secret somewhere"))
     elif match := phrases._CREDENTIAL.search(said):
         found.append(("credential", f"`{match.group()}` names a credential store"))
     if match := phrases._INSTALL_WORDS.search(said):
         found.append(("install", f"`{phrases._clip(match.group())}` installs a package named in words"))
-    for match in phrases._SAFEGUARD_OFF.finditer(said):
-        clause = said[: match.start()].rsplit("\n", 1)[-1]
-        rest = said[match.end() :].split(";", 1)[0]
-        negations = list(phrases._NEGATION.finditer(clause))
-        duty = negations and phrases._NEGATED_DUTY.match(clause[negations[-1].start() :])
-        if phrases._PROHIBITION.search(clause) and not duty and not phrases._TWIST.search(rest):
-            continue
+    if match := phrases.talked_off(said):
         found.append(("bypass", f"`{phrases._clip(match.group())}` talks the agent out of a safeguard"))
-        break
     return found
 
 
