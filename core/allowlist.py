@@ -27,6 +27,7 @@ Anything else is refused with the rule that refused it, and the entry waits in `
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -128,13 +129,27 @@ _CONFIG_FILES = frozenset(
     " dockerfile docker-compose.yml docker-compose.yaml compose.yml compose.yaml taskfile.yml taskfile.yaml"
     " .envrc manage.py vite.config.ts vite.config.js webpack.config.js jest.config.js vitest.config.ts".split()
 )
-# What a command may write text into: data, which nothing runs (a build folder may hold anything).
+# Files every agent session loads as its instructions: a command that writes one speaks to every later session
+# unscreened (their folders, `.claude/`, `.cursor/`, `.github/`, are dotfiles, refused already).
+_INSTRUCTION_FILES = frozenset(
+    "claude.md claude.local.md agents.md agents.override.md agent.md gemini.md copilot-instructions.md conventions.md"
+    " .cursorrules .windsurfrules .clinerules .goosehints .rules".split()
+)
+# Folders of installed packages: what is written there is imported by the project's tools and tests.
+_IMPORTED_FOLDERS = frozenset("node_modules venv .venv site-packages dist-packages vendor deps _build".split())
+# Files ending like data that a tool reads as what to build, install or run.
+_RUN_DATA_NAMES = frozenset(
+    "cmakelists.txt composer.json deno.json deno.jsonc nx.json project.json turbo.json lerna.json angular.json"
+    " jsconfig.json app.json biome.json firebase.json vercel.json renovate.json runtime.txt pubspec.yaml"
+    " .pre-commit-config.yaml manifest.json".split()
+)
+# What a command may write text into: data, which nothing runs.
 _DATA_SUFFIXES = frozenset(
     ".txt .log .md .csv .tsv .out .json .html .xml .svg .png .jpg .jpeg .gif .pdf .diff .patch .snap .bak .tmp".split()
 )
 # Names of dependency lists, lockfiles and configurations beside _CONFIG_FILES: writing one changes what runs next.
 _CONFIG_NAME = re2.compile(
-    r"^(?:requirements[\w.-]*\.txt|constraints[\w.-]*\.txt|[\w.-]*\.lock|[\w.-]*lock\.ya?ml|package-lock\.json"
+    r"^(?:[\w.-]*requirements[\w.-]*\.txt|[\w.-]*constraints[\w.-]*\.txt|[\w.-]*\.lock|[\w.-]*lock\.ya?ml|package-lock\.json"
     r"|go\.sum|pipfile|gemfile[\w.]*|(?:docker-)?compose[\w.-]*\.ya?ml|[\w.-]*config\.[a-z]+|[\w.-]*rc(?:\.\w+)?"
     r"|tsconfig[\w.-]*\.json|[\w.-]*\.toml|[\w.-]*\.cfg|[\w.-]*\.ini)$"
 )
@@ -150,8 +165,11 @@ _MODE = re2.compile(r"^(?:[ugoa]*[-+=][rwxXst]*|[0-7]{3,4})$")
 _PATH_VARIABLES = frozenset("PYTHONPATH NODE_PATH".split())
 # Files that hold secrets by their name: a command naming one reads, copies or sends them.
 _SECRET_FILE = re2.compile(
-    r"(?i)(?:^|/)(?:\.env(?:\.[\w.-]+)?|master\.key|credentials[\w.-]*|id_(?:rsa|dsa|ecdsa|ed25519)[\w.-]*"
-    r"|[\w.-]+\.(?:pem|key|p12|pfx|jks|keystore|tfstate|kdbx|secret)|secrets?\.(?:ya?ml|json|toml|env))$"
+    r"(?i)(?:^|/)(?:\.env(?:\.[\w.-]+)?|\.envrc|master\.key|credentials[\w.-]*|id_(?:rsa|dsa|ecdsa|ed25519)[\w.-]*"
+    r"|[\w.-]+\.(?:pem|key|p8|p12|pfx|jks|keystore|bks|tfstate|tfstate\.backup|tfvars|tfvars\.json|kdbx|secret|ppk"
+    r"|ovpn|gpg|kubeconfig)|(?:[\w-]+[-_.])?secrets?(?:[-_.][\w.-]+)?\.(?:ya?ml|json|toml|env|properties|enc|ini|conf)"
+    r"|database\.ya?ml|kubeconfig|\.?htpasswd|\.pgpass|\.netrc|\.git-credentials|wp-config\.php"
+    r"|service[-_]?account[\w.-]*\.json|[\w.-]*-sa-key\.json|local\.settings\.json|[\w.-]+\.auto\.tfvars)$"
 )
 _WORLD_WRITABLE = re2.compile(r"^(?:[0-7]?[0-7][0-7][2367]|[ugo]*a[ugo]*\+[rwxXst]*w|[ugo]*o[ugo]*\+[rwxXst]*w)$")
 # Node's options that size or quiet it, never load code (`--require`, `--import`, `--loader` do).
@@ -179,6 +197,7 @@ _DRIVE = re2.compile(r"^[A-Za-z]:[\\/]")
 _PROGRAM_SHAPE = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 _NAMES_DEVICE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _PLACEHOLDERS = ("...", "…")
+_CREATES_ONLY = frozenset({"touch", "mkdir", "rm", "rmdir", "chmod"})  # they write no text of their choosing
 # Programs whose `-o`/`--output` names the file they write (elsewhere `-o` is anything: `pytest -o ini=value`).
 _WRITES_OUTPUT = frozenset("curl gcc g++ cc c++ clang clang++ sort go zig rustc pandoc".split())
 # Programs that may be given text on their input (`<`, `<<`, `<<<`): they read it as text, never run it.
@@ -218,11 +237,12 @@ def path_refusal(word: str, *, mention: bool = False) -> Refusal | None:
     return None
 
 
-def _write_refusal(target: str, *, content: bool = True) -> Refusal | None:
+def _write_refusal(target: str, *, content: bool = True, artefact: bool = False) -> Refusal | None:
     """The refusal for a file a command writes (`content`: with text of its choosing; else it only creates, removes
     or changes the mode): outside the project, a dotfile or hook of any kind, a file a tool runs as its
-    configuration, a program folder (`bin/`, `.venv/bin`), or, for content, anything but plain data (a log, a text,
-    a report) outside a build folder: a source file, a script, a dependency list would run what was written."""
+    configuration, a program folder (`bin/`, `.venv/bin`), an agent's instructions (`CLAUDE.md`), or, for content,
+    anything but plain data (a log, a text, a report), except a compiler's output (`artefact`) in a build folder: a
+    source file, a script, a dependency list would run what was written."""
     refused = path_refusal(target)
     if refused is not None:
         return refused
@@ -234,7 +254,16 @@ def _write_refusal(target: str, *, content: bool = True) -> Refusal | None:
         return Refusal("path", f"writes `{_clip(target)}`, a file a tool runs as its configuration")
     if "bin" in parts[:-1] or "hooks" in parts[:-1]:
         return Refusal("path", f"writes `{_clip(target)}`, into a folder of programs or hooks")
-    if content and not set(parts[:-1]) & BUILD_FOLDERS and PurePosixPath(name).suffix not in _DATA_SUFFIXES:
+    if name in _INSTRUCTION_FILES:
+        return Refusal("path", f"writes `{_clip(target)}`, which every agent session loads as its instructions")
+    if content and (set(parts[:-1]) & _IMPORTED_FOLDERS or name.endswith(".pth")):
+        return Refusal("path", f"writes `{_clip(target)}`, code that installed packages import")
+    if (content and parts[:1] == ["requirements"]) or name in _RUN_DATA_NAMES:
+        return Refusal("path", f"writes `{_clip(target)}`, a file a tool reads as what to build or install")
+    # A compiler's or a download's output (`-o build/app`) may be anything in a build folder; text of the command's
+    # choosing (a redirection, `tee`, `cp`) is data wherever it goes, since the next command may run what it wrote.
+    anywhere = artefact and bool(set(parts[:-1]) & BUILD_FOLDERS)
+    if content and not anywhere and PurePosixPath(name).suffix not in _DATA_SUFFIXES:
         return Refusal("path", f"writes `{_clip(target)}`: a file lessons may write is plain data (a log, a report)")
     return None
 
@@ -321,8 +350,10 @@ class _Judge:
         literal = [w for w in words if w is not None]
         self.program(command.written, literal[0], literal[1:], piped=command.piped)
         # What this command writes: a later command of the line that runs or reads it runs what was just written.
-        self.written.update(r.target.removeprefix("./") for r in command.redirects if r.target and ">" in r.operator)
-        self.written.update(w.removeprefix("./") for w in _written_by(program_family(literal[0]), literal[1:]))
+        self.written.update(_spelled(r.target) for r in command.redirects if r.target and ">" in r.operator)
+        family = program_family(literal[0])
+        if family not in _CREATES_ONLY:
+            self.written.update(_spelled(w) for w in _written_by(family, literal[1:]))
 
     def program(self, written: str, program: str, args: list[str], *, piped: bool) -> None:
         if written != program or not program:
@@ -356,8 +387,7 @@ class _Judge:
         elif not known_program(family) and name not in self.vouched.programs:
             self.refuse("program", f"`{name}` is neither a known toolchain nor a program the project declares")
             return
-        ran = [w.removeprefix("./") for w in [program, *args]]
-        if self.written and any(w in self.written for w in ran):
+        if self.written and any(_names_written(w, self.written, family) for w in [program, *args]):
             self.refuse("inline_code", f"`{name}` runs or reads a file the same command line just wrote")
         self.arguments(family, args)
         for rule, detail in policy_refusals(call, BUILD_FOLDERS):
@@ -380,6 +410,9 @@ class _Judge:
                 if bypass is not None:
                     self.refuse("bypass", f"`{_clip(arg)}` ({bypass}) switches a safeguard off")
                 refused = path_refusal(arg) if "=" in arg else None
+                value = arg.split("=", 1)[1] if "=" in arg else ""
+                if refused is None and value and _SECRET_FILE.search(value) and not _template(value):
+                    refused = Refusal("path", f"`{_clip(value)}` holds secrets: lessons do not read, copy or send it")
             elif "://" in arg or (i == first_positional and family in _PATTERN_FIRST):
                 continue
             elif family == "chmod" and _WORLD_WRITABLE.match(arg):
@@ -389,18 +422,53 @@ class _Judge:
                 continue  # a word of letters, digits, `_` and `-`: no path, no link, no flag
             else:
                 refused = path_refusal(arg)
-                if (
-                    refused is None
-                    and _SECRET_FILE.search(arg)
-                    and not arg.endswith((".example", ".sample", ".template"))
-                ):
+                if refused is None and _SECRET_FILE.search(arg) and not _template(arg):
                     refused = Refusal("path", f"`{_clip(arg)}` holds secrets: lessons do not read, copy or send it")
             if refused is not None:
                 self.found.append(refused)
+        outputs = set(_outputs(family, args))
         for target in _written_by(family, args):
-            creates_only = family in ("touch", "mkdir", "rm", "rmdir", "chmod")
-            if (refused := _write_refusal(target, content=not creates_only)) is not None:
+            creates_only = family in _CREATES_ONLY
+            if (refused := _write_refusal(target, content=not creates_only, artefact=target in outputs)) is not None:
                 self.found.append(refused)
+
+
+_GLOB = re2.compile(r"[*?\[]")
+# Programs that read or record a folder's files without running them: a folder (`git add .`, `ls build`) that holds
+# a file just written is no run of it (naming the file itself still counts).
+_READS_FOLDERS = frozenset("git ls du tree find fd stat file".split())
+_ONLY_READS = frozenset("cat head tail wc grep egrep fgrep rg less more diff cmp sort uniq column nl".split())
+
+
+def _spelled(word: str) -> str:
+    """A path as the file system reads it: an option's value (`--config=x`), `./` and `//` collapsed, case folded
+    (macOS and Windows read `NOTES.TXT` as `notes.txt`); `` for the folder itself."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    value = value.removeprefix("@").replace("\\", "/")
+    return "/".join(p for p in value.split("/") if p not in ("", ".")).lower()
+
+
+def _names_written(word: str, written: set[str], family: str) -> bool:
+    """True when `word` (a program or an argument) names a file the line wrote: that file however spelled
+    (`./././x`, `x[s].txt`, `--file=x`), or a folder holding it (`pytest build`, `go test ./...`, `.`)."""
+    if family in _ONLY_READS:
+        return False  # shows the text it was given (`tail test.log`): runs none of it
+    path = _spelled(word)
+    if not path and word.split("=", 1)[-1] not in (".", "./"):
+        return False  # no path at all (`-v`)
+    if path in written:
+        return True
+    if _GLOB.search(path) and any(fnmatch.fnmatchcase(w, path) for w in written):
+        return True
+    if family in _READS_FOLDERS or (word.startswith("-") and "=" not in word):
+        return False
+    folder = path.removesuffix("...").rstrip("/")
+    return any(not folder or w.startswith(folder + "/") for w in written)
+
+
+def _template(name: str) -> bool:
+    """A secret file's template, which holds no secret (`.env.example`, `terraform.tfvars.sample`)."""
+    return name.endswith((".example", ".sample", ".template", ".dist"))
 
 
 def _plain(word: str) -> bool:
@@ -446,7 +514,16 @@ def _written_by(family: str, args: list[str]) -> list[str]:
     if family == "chmod":
         found += [w for w in words if not _MODE.match(w)]
     flags: tuple[str, ...] = ("-t", "--target-directory") if family in ("cp", "mv", "ln", "install") else ()
-    flags += ("-o", "--output") if family in _WRITES_OUTPUT else ()
+    return found + _flag_values(args, flags) + _outputs(family, args)
+
+
+def _outputs(family: str, args: list[str]) -> list[str]:
+    """What a compiler, a download or a converter writes with `-o`/`--output` (an artefact of its own making)."""
+    return _flag_values(args, ("-o", "--output")) if family in _WRITES_OUTPUT else []
+
+
+def _flag_values(args: list[str], flags: tuple[str, ...]) -> list[str]:
+    found = []
     for i, arg in enumerate(args):
         if arg in flags and i + 1 < len(args):
             found.append(args[i + 1])

@@ -136,13 +136,17 @@ _FAMILY_VALUE_FLAGS: dict[str, frozenset[str]] = {
     "gh": frozenset(
         "-R --repo --title -t --body -b --body-file -F --label -l --assignee -a --base -B --head -H".split()
     ),
+    "mvn": frozenset(
+        "-P --activate-profiles -pl --projects -f --file -s --settings -gs --global-settings -T --threads"
+        " -rf --resume-from -l --log-file -t --toolchains -b --builder".split()
+    ),
     "pytest": frozenset("-k -m -n -p --maxfail --tb -c --rootdir --durations --count --timeout".split()),
 }
 
 
 def value_flags(family: str) -> frozenset[str]:
     """The flags of `family` whose next word is their value."""
-    return _FAMILY_VALUE_FLAGS.get(family, _VALUE_FLAGS)
+    return _FAMILY_VALUE_FLAGS.get("mvn" if family == "mvnw" else family, _VALUE_FLAGS)
 
 
 def positionals(args: Sequence[str], family: str = "") -> list[str]:
@@ -194,6 +198,8 @@ def _clip(text: str, most: int = 50) -> str:
     return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
+# The installer and its build tools: `pip install --upgrade pip setuptools wheel` installs no stranger's code.
+_PIP_ITSELF = frozenset({"pip", "setuptools", "wheel"})
 _LOCAL_ARCHIVE = re2.compile(r"\.(?:whl|tar\.gz|tgz|zip|gem)$")
 
 
@@ -207,6 +213,8 @@ def _named_packages(call: Call, start: int) -> list[str]:
             continue
         base = word.split("[", 1)[0]
         if base.lstrip("@").split("@", 1)[0] in call.packages or base in call.packages:
+            continue
+        if call.family == "pip" and base.lower() in _PIP_ITSELF:
             continue
         names.append(word)
     return names
@@ -234,7 +242,7 @@ _GIT_OPTIONS: dict[str, list[tuple[str, int, str, str]]] = {
         ("--exec", 5, "", "inline_code"),
         ("--upload-pack", 5, "", "inline_code"),
         ("--receive-pack", 5, "", "inline_code"),
-        ("--config", 6, "c", "environment"),
+        ("--config", 6, "", "environment"),  # `-c` is git's own option (before the subcommand), not a subcommand's
         ("--template", 6, "", "inline_code"),
         ("--ext-diff", 6, "", "inline_code"),
         ("--no-verify", 6, "", "bypass"),
@@ -266,6 +274,12 @@ _GIT_OPTIONS: dict[str, list[tuple[str, int, str, str]]] = {
 }
 # Subcommands that reach a remote: a word there with `host:path` or `user@host:` (scp-like) names a host.
 _GIT_REMOTE = frozenset("clone fetch pull push remote submodule ls-remote archive".split())
+# Where the words after the repository are refspecs, and the options of git (and those subcommands) that take a value.
+_GIT_REFSPECS = frozenset("fetch pull push".split())
+_GIT_REMOTE_VALUE_FLAGS = frozenset(
+    "-C --git-dir --work-tree --namespace --depth --shallow-since --shallow-exclude --deepen --repo -o --push-option"
+    " --upload-pack --receive-pack -j --jobs --server-option --negotiation-tip --origin -b --branch".split()
+)
 
 
 def _git(call: Call) -> Refused:
@@ -293,8 +307,12 @@ def _git(call: Call) -> Refused:
         found.append(("bypass", "`git push +ref` overwrites a remote branch"))
     if sub == "push" and any(o in ("-o", "--push-option") or o.startswith("--push-option=") for o in rest):
         found.append(("bypass", "`git push -o` passes options to the server (`ci.skip`, ...)"))
-    if sub == "rm" and any(_short(a, "rf") or _long(a, "--force", 4) for a in rest) and ("." in words or "*" in words):
-        found.append(("bypass", "`git rm -r .` deletes every tracked file"))
+    paths = words if sub in ("restore", "checkout", "rm") else []
+    if sub == "rm" and not any(_long(a, "--cached", 4) for a in rest):  # `--cached` only untracks: the files stay
+        if any(_short(a, "f") or _long(a, "--force", 4) for a in rest):
+            found.append(("bypass", "`git rm -f` deletes files with their uncommitted changes"))
+        elif any(_short(a, "r") for a in rest) and any(_whole_tree(w) for w in paths):
+            found.append(("bypass", "`git rm -r .` deletes every tracked file"))
     if (sub == "reflog" and words[:1] in (["expire"], ["delete"])) or (sub == "gc" and any("prune" in a for a in rest)):
         found.append(("bypass", f"`git {sub}` throws away what could recover lost work"))
     if sub == "branch" and any(_short(a, "MCD") for a in rest):
@@ -305,28 +323,82 @@ def _git(call: Call) -> Refused:
         found.append(("inline_code", "`git submodule foreach` runs a command"))
     if sub == "stash" and words[:1] in (["drop"], ["clear"]):
         found.append(("bypass", f"`git stash {words[0]}` discards work"))
-    if sub == "restore" and "." in words:
-        found.append(("bypass", "`git restore .` discards every change"))
-    if sub == "checkout" and ("." in words or len(words) >= 2 or "--" in rest):
+    forced = any(_short(a, "f") or _long(a, "--force", 4) for a in rest)
+    everything = any(_short(a, "Au") or _long(a, "--all", 4) or _long(a, "--update", 4) for a in rest)
+    if sub == "add" and forced and (everything or any(_whole_tree(w) or _folder_like(w) for w in words)):
+        # A file named one by one is the user's to add (secret names are refused as paths); a folder or the whole
+        # tree takes in what .gitignore keeps out (`.env`, keys).
+        found.append(("bypass", "`git add -f` over a folder adds what .gitignore keeps out (`.env`, keys)"))
+    staged_only = any(_long(a, "--staged", 5) for a in rest) or any(_short(a, "S") for a in rest)
+    if sub == "restore" and not staged_only and any(_whole_tree(w) or _folder_like(w) for w in paths):
+        found.append(("bypass", "`git restore` over a folder or the whole tree discards every change in it"))
+    branches = 1 + any(a in ("-b", "-t", "--track", "--orphan") for a in rest)  # a new branch and where it starts
+    if sub == "checkout" and (
+        len(words) > branches or "--" in rest or any(_whole_tree(w) or _path_only(w) for w in paths)
+    ):
         found.append(("bypass", "`git checkout` over files discards their changes"))
     if sub == "remote" and words[:1] not in ([], ["-v"], ["show"], ["add"], ["set-url"], ["get-url"], ["prune"]):
         found.append(("program", f"`git remote {_clip(words[0])}` is not a remote command lessons may run"))
     return found
 
 
+# A pathspec's magic prefix (`:/`, `:(top,glob)`, `:!`): what follows is still a path from the top of the tree.
+_PATHSPEC_MAGIC = re2.compile(r"^:(?:\([^)]*\)|[/!^]+)?")
+# Names of files that have no suffix: `git restore Makefile` is one file, `git restore src` a folder.
+_PLAIN_FILES = frozenset(
+    "makefile gnumakefile dockerfile containerfile gemfile rakefile procfile justfile jenkinsfile vagrantfile brewfile"
+    " podfile fastfile license licence readme changelog authors codeowners version notice copying".split()
+)
+
+
+def _pathspec(word: str) -> str:
+    """A pathspec as git reads it, magic dropped and `./` collapsed: `:/`, `./`, `:(top).` are all ``."""
+    rest = _PATHSPEC_MAGIC.sub("", word, count=1) if word.startswith(":") else word
+    parts = [p for p in rest.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _whole_tree(word: str) -> bool:
+    """True for a pathspec that names the whole tree (`.`, `./`, `:/`, `:/.`, `*`, `:(top)`, `**/*`)."""
+    return not _pathspec(word).replace("*", "").replace("/", "")
+
+
+def _folder_like(word: str) -> bool:
+    """True for a pathspec that names more than one file: a glob, a folder (`src/`, `src`: no suffix)."""
+    spec = _pathspec(word)
+    name = spec.rsplit("/", 1)[-1].lower()
+    return word.endswith("/") or any(c in spec for c in "*?[") or ("." not in name and name not in _PLAIN_FILES)
+
+
+def _path_only(word: str) -> bool:
+    """True for a word `git checkout` can only read as a path, never a branch (`./src`, `:/x`, `src/`, `*.py`)."""
+    return word.startswith(("./", ":")) or word.endswith("/") or any(c in word for c in "*?[")
+
+
 def remote_hosts(call: Call) -> list[str]:
     """The hosts git's scp-like remote words name (`git@evil.sh:x.git`, `evil.sh:tools.git`)."""
     if call.family != "git":
         return []
-    words = [a for a in call.args if not a.startswith("-")]
+    words = []
+    skip = False
+    for arg in call.args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in _GIT_REMOTE_VALUE_FLAGS
+        else:
+            words.append(arg)
     if not words or words[0] not in _GIT_REMOTE:
         return []
     hosts = []
-    for word in words[1:]:
+    for i, word in enumerate(words[1:], 1):
         if "://" in word:
             continue
         head, sep, _ = word.partition(":")
-        if sep and head and "/" not in head:
+        # The repository comes first (`git push evil.sh:x.git`); the words after it are refspecs (`HEAD:feat/x`,
+        # `main:main`), read as a host only when spelled as one (`git@evil.sh:x`, `evil.sh:x`).
+        spelled = "." in head or "@" in head
+        if sep and head and "/" not in head and (i == 1 or words[0] not in _GIT_REFSPECS or spelled):
             hosts.append(head.rsplit("@", 1)[-1])
     return hosts
 
@@ -356,6 +428,10 @@ def _gh(call: Call) -> Refused:
     reads = len(words) > 1 and words[1] in ("view", "list", "status", "checks", "diff")
     if not reads and any(a in ("-R", "--repo") or a.startswith("--repo=") for a in call.args):
         return [("link", f"`gh {' '.join(words[:2])} --repo` works on a repository other than this one")]
+    if words[:2] == ["pr", "merge"] or (words[:2] == ["pr", "review"] and any(
+        _long(a, "--approve", 4) or _short(a, "a") for a in call.args
+    )):  # fmt: skip
+        return [("bypass", f"`gh pr {words[1]}` approves or merges with the user's authority: a review is theirs")]
     if words[0] == "auth" and any(a in ("-t", "--show-token") for a in call.args):
         return [("path", "`gh auth status --show-token` prints a credential")]
     return []
@@ -387,7 +463,39 @@ def _script_name(word: str, call: Call) -> bool:
     """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`), or one the
     project declares: a name, not a path or a command line."""
     base = word.split(":", 1)[0]
-    return bool(TASK_NAME.match(word)) and (base in _JS_SCRIPTS or base in _TASKS or word in call.vouched)
+    if word in call.vouched:
+        return bool(TASK_NAME.match(word))
+    return bool(TASK_NAME.match(word)) and (base in _JS_SCRIPTS or base in _TASKS) and not releases(word)
+
+
+# Words of a task's name that publish, deploy or release what the project built: irreversible, and the user's call
+# (`make deploy-prod`, `just release`, `rake release`, `turbo run publish`), unless the project declares the task.
+_RELEASE_WORDS = frozenset("publish release deploy upload ship submit promote rollout push".split())
+_NAME_PARTS = re2.compile(r"[^a-z0-9]+")
+
+
+def releases(name: str) -> bool:
+    """True when the task or script `name` is named for publishing, deploying or releasing (`deploy-prod`)."""
+    return any(part in _RELEASE_WORDS for part in _NAME_PARTS.split(name.lower()))
+
+
+def _task_refusals(call: Call, names: Sequence[str], what: str) -> Refused:
+    """Tasks a runner is told to run by name (`make deploy-prod`): one named for a release is held, unless the
+    project declares it (the user vouched for it)."""
+    for name in names:
+        if releases(name) and name not in call.vouched:
+            return [("program", f"`{what} {_clip(name)}` publishes or deploys: a release is the user's call")]
+    return []
+
+
+def _run_script(call: Call, word: str | None) -> Refused:
+    """`npm run NAME` and kin: a script named like a routine (`test`, `lint:ci`) or one the project declares; an
+    unseen name (`release`, `deploy`, `ship-it`) is no routine lessons may run."""
+    if word is None or _script_name(word, call):
+        return []
+    if releases(word):
+        return [("program", f"`{call.family} run {_clip(word)}` publishes or deploys: a release is the user's call")]
+    return [("program", f"`{call.family} run {_clip(word)}` is no routine script and no script the project declares")]
 
 
 # A task's or a script's name (`test:ci`), not a path or a command line.
@@ -410,6 +518,8 @@ def _npm(call: Call) -> Refused:
         return _install(call, 1, f"npm {sub}")
     if sub == "audit" and "fix" in words and any(_long(a, "--force", 4) for a in call.args):
         return [("bypass", "`npm audit fix --force`")]
+    if sub in ("run", "run-script", "rum", "urn"):
+        return _run_script(call, words[1] if len(words) > 1 else None)
     return []
 
 
@@ -425,6 +535,10 @@ def _js_pm(call: Call) -> Refused:
         return [("install", f"`{call.family} {sub} --global` installs on the machine, not the project")]
     if sub in ("add", "install", "i", "update", "up", "upgrade"):
         return _install(call, 1, f"{call.family} {sub}")
+    if sub == "run":
+        return _run_script(call, words[1] if len(words) > 1 else None)
+    if sub in ("publish", "npm"):  # the package manager's own publish (`yarn npm publish`), whatever scripts say
+        return [("program", f"`{call.family} {sub}` publishes a package: the user's call")]
     if sub in _PM_ALLOWED or sub in _JS_SCRIPTS or sub in call.vouched or sub in JS_TOOLS:
         return []
     return [("program", f"`{call.family} {_clip(sub)}` is neither a command lessons may run nor a script declared")]
@@ -520,6 +634,29 @@ def _cargo(call: Call) -> Refused:
         return [("program", f"`cargo {_clip(sub)}` is not a cargo command lessons may run")]
     if sub == "add":
         return _install(call, 1, "cargo add")
+    if sub == "watch":
+        return _cargo_watch(call)
+    return []
+
+
+def _cargo_watch(call: Call) -> Refused:
+    """`cargo watch -x test`: each `-x` is a cargo command, judged as one; `-s`/`--shell` and what follows `--`
+    are shell command lines."""
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if arg == "--" or _long(arg, "--shell", 4) or _short(arg, "s"):
+            return [("inline_code", "`cargo watch -s` runs a shell command given to it")]
+        value = None
+        if arg in ("-x", "--exec") and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--exec="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-x") and len(arg) > 2:
+            value = arg[2:]
+        if value is not None:
+            inner = value.split()
+            if not inner or inner[0] == "watch" or _cargo(Call("cargo", tuple(inner), call.vouched, call.packages)):
+                return [("inline_code", f"`cargo watch -x {_clip(value)}` runs a cargo command lessons do not run")]
     return []
 
 
@@ -620,6 +757,8 @@ def _dart(call: Call) -> Refused:
     words = call.positionals()
     if words[:1] == ["pub"] and len(words) > 1 and words[1] in ("add", "global"):
         return [("install", f"`{call.family} pub {words[1]}` installs a package by name")]
+    if words[:1] == ["pub"] and len(words) > 1 and words[1] in ("publish", "lish", "token", "uploader"):
+        return [("program", f"`{call.family} pub {words[1]}` publishes or changes the package's credentials")]
     return []
 
 
@@ -664,11 +803,21 @@ def _interpreter(call: Call) -> Refused:
             module = args[i + 1] if i + 1 < len(args) else ""
             if module == "pip":
                 return _pip(Call("pip", tuple(args[i + 2 :]), call.vouched))
+            if module in ("cProfile", "profile"):  # runs a file or module of its own options, as python would
+                return _profiled(call, args[i + 2 :])
+            if module in _POLICIES and module in TOOLCHAIN:  # `python -m flask run`: as the tool itself
+                return _POLICIES[module](Call(module, tuple(args[i + 2 :]), call.vouched, call.packages))
             if module in _PY_MODULES or program_family(module) in TOOLCHAIN or module in call.vouched:
                 return []
             return [("program", f"`python -m {_clip(module)}` is not a module lessons may run")]
         if i == len(args) - 1 and arg in ("-c", "-e", "-E", "-r", "--eval", "-p"):
             return []  # the option named alone (`python -c`): it runs nothing
+        if family == "node" and arg.split("=", 1)[0] in ("--inspect", "--inspect-brk", "--inspect-wait"):
+            # The inspector runs code for whoever connects: on this machine (its default) only.
+            if "=" in arg and _listens_on(arg.split("=", 1)[1]):
+                return [("bypass", f"`node {_clip(arg)}` serves a debugger that runs code to the network")]
+            i += 1
+            continue
         if arg == "-" or (arg.startswith("-") and arg.split("=", 1)[0] not in safe):
             return [("inline_code", f"`{family} {_clip(arg)}` hands it code, or an option lessons do not pass")]
         if not arg.startswith("-"):
@@ -684,6 +833,16 @@ def _interpreter(call: Call) -> Refused:
     return []
 
 
+def _profiled(call: Call, args: list[str]) -> Refused:
+    """`python -m cProfile -o out -s time app.py`: the profiler's options, then what python runs."""
+    rest = list(args)
+    while rest[:1] and rest[0] in ("-o", "-s") and len(rest) > 1:
+        rest = rest[2:]
+    if not rest:
+        return []
+    return _interpreter(Call("python", tuple(rest), call.vouched, call.packages))
+
+
 def _deno_bun(call: Call) -> Refused:
     words = call.positionals()
     args = call.args
@@ -692,6 +851,8 @@ def _deno_bun(call: Call) -> Refused:
     sub = words[0] if words else ""
     if sub in ("eval", "repl"):
         return [("inline_code", f"`{call.family} {sub}` runs code given inline")]
+    if sub in ("publish", "deploy"):
+        return [("program", f"`{call.family} {sub}` publishes or deploys: the user's call")]
     if sub in ("install", "add", "x", "create", "upgrade", "i") and (call.family == "deno" or sub != "install"):
         return [("install", f"`{call.family} {sub}` fetches a package by name")]
     if sub == "install":
@@ -736,14 +897,16 @@ def _make(call: Call) -> Refused:
         name, eq, value = arg.partition("=")
         if eq and not arg.startswith("-") and (_SHELLISH.search(value) or name.upper() in _MAKE_PROGRAMS):
             return [("inline_code", f"`make {_clip(arg)}` sets what the recipes run")]
-    return _build_file(call, ("-f", "--file", "--makefile"))
+    targets = [w for w in call.positionals() if "=" not in w]
+    return _build_file(call, ("-f", "--file", "--makefile")) + _task_refusals(call, targets, "make")
 
 
 def _rake(call: Call) -> Refused:
     inline = ("-e", "--execute", "-p", "--execute-print", "-E", "--execute-continue")
     if set(call.args) & set(inline):
         return [("inline_code", "`rake -e` runs code given inline")]
-    return _build_file(call, ("-f", "--rakefile", "-r", "--require", "-R", "--rakelibdir"))
+    found = _build_file(call, ("-f", "--rakefile", "-r", "--require", "-R", "--rakelibdir"))
+    return found + _task_refusals(call, [w.split("[", 1)[0] for w in call.positionals()], "rake")
 
 
 def _nox_cmake(call: Call) -> Refused:
@@ -756,12 +919,14 @@ def _nox_cmake(call: Call) -> Refused:
     return _build_file(call, ("-f", "--noxfile", "-P", "-C", "--file"))
 
 
-def _runs_through(*options: str, subcommands: tuple[str, ...] = ()) -> Callable[[Call], Refused]:
-    """A tool that runs a command given in one of its options or after one of its subcommands."""
+def _runs_through(*options: str, subcommands: tuple[str, ...] = (), letters: str = "") -> Callable[[Call], Refused]:
+    """A tool that runs a command given in one of its options (`letters`: their short forms) or after one of its
+    subcommands (`tox -x testenv.commands=...` sets the commands it runs)."""
 
     def policy(call: Call) -> Refused:
         words = call.positionals()
-        if (words[:1] and words[0] in subcommands) or any(_long(a, o, len(o) - 2) for a in call.args for o in options):
+        given = any(_long(a, o, len(o) - 2) for a in call.args for o in options)
+        if (words[:1] and words[0] in subcommands) or given or any(letters and _short(a, letters) for a in call.args):
             return [("inline_code", f"`{call.family}` runs a command given to it")]
         return []
 
@@ -797,7 +962,7 @@ def destroys_data(call: Call) -> Refused:
 
 
 def _mvn(call: Call) -> Refused:
-    found: Refused = []
+    found: Refused = _mvn_goals(call)
     for arg in call.args:
         low = arg.lower()
         if arg.startswith("exec:") or low.startswith("-dexec."):
@@ -807,10 +972,193 @@ def _mvn(call: Call) -> Refused:
     return found
 
 
+# Maven's lifecycle phases up to `install` (the local repository), and plugins that check, format or report;
+# `deploy`, `release:*`, `jib:build`, `site-deploy` and any other plugin are the user's call.
+_MVN_PHASES = frozenset(
+    "validate initialize generate-sources process-sources generate-resources process-resources compile process-classes"
+    " generate-test-sources process-test-sources generate-test-resources process-test-resources test-compile"
+    " process-test-classes test prepare-package package pre-integration-test integration-test post-integration-test"
+    " verify install clean pre-clean post-clean site".split()
+)
+_MVN_PLUGINS = frozenset(
+    "dependency help versions spotless checkstyle pmd spotbugs surefire failsafe jacoco compiler javadoc spring-boot"
+    " quarkus enforcer license sortpom fmt formatter rewrite clean resources jar war source wrapper ktlint detekt"
+    " archetype tidy liquibase-status".split()
+)
+_RELEASE_GOALS = frozenset("deploy release publish push build-image build upload sign-and-deploy-file".split())
+
+
+def _mvn_goals(call: Call) -> Refused:
+    for word in call.positionals():
+        if word.startswith("-") or "=" in word:
+            continue
+        plugin, _, goal = word.rpartition(":")
+        plugin = plugin.rsplit(":", 1)[-1].removeprefix("maven-").removesuffix("-maven-plugin").removesuffix("-plugin")
+        if (not plugin and goal in _MVN_PHASES) or (plugin in _MVN_PLUGINS and goal not in _RELEASE_GOALS):
+            continue
+        return [("program", f"`{call.family} {_clip(word)}` is no build phase or plugin lessons may run")]
+    return []
+
+
+# Gradle's tasks that build, check, test, run or report locally, by the start of their name (`assembleRelease`,
+# `testDebugUnitTest`, `:app:lintDebug`); `publish*`, `jib`, `deploy*`, `upload*` and the rest are held.
+_GRADLE_TASK = re2.compile(
+    r"^(?:assemble|bundle|build|check|clean|compile|test|connected|lint|jar|javadoc|dokka|spotless|ktlint|detekt"
+    r"|jacoco|kover|boot(?:Run|Jar|War|TestRun)$|run$|installDist$|installDebug$|dist|shadowJar|dependencies$"
+    r"|dependencyInsight$|dependencyUpdates$|tasks$|help$|projects$|properties$|wrapper$|integrationTest|generate"
+    r"|process|publishToMavenLocal$|koverHtml|apiCheck$|apiDump$|format|verify|coverage|fmt|sync|prepare|kapt|ksp)"
+)
+
+
+_GRADLE_VALUE_FLAGS = frozenset(
+    "-x --exclude-task -p --project-dir -c --settings-file -b --build-file --tests --console --warning-mode"
+    " --max-workers --priority --include-build -g --gradle-user-home --project-cache-dir -M".split()
+)
+
+
+def _gradle(call: Call) -> Refused:
+    """gradle and gradlew: tasks that build, test, check or report locally; never one that publishes or deploys,
+    nor an init script given on the line (`--init-script`, `-I`), which runs before any build."""
+    args = list(call.args)
+    if any(a in ("-I", "--init-script") or a.startswith(("--init-script=", "-I")) for a in args):
+        return [("inline_code", f"`{call.family} --init-script` runs a script before the build")]
+    if any(_long(a, "--scan", 5) for a in args):
+        return [("link", f"`{call.family} --scan` publishes the build's details to a server")]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg.startswith("-"):
+            skip = arg in _GRADLE_VALUE_FLAGS
+            continue
+        task = arg.rsplit(":", 1)[-1]
+        if not _GRADLE_TASK.match(task):
+            return [("program", f"`{call.family} {_clip(arg)}` is no build, test or check task lessons may run")]
+    return []
+
+
+# sbt's commands that build, test, check or run locally (`~test`, `testOnly`, `Test/compile`).
+_SBT_TASK = re2.compile(
+    r"^(?:\+\+[\w.]+|~?\+?(?:[A-Za-z]+/)?(?:compile|test|testOnly|testQuick|run|runMain|clean|package|assembly"
+    r"|stage|doc|update|reload|scalafmt\w*|scalafix\w*|coverage\w*|dependencyTree|evicted|console|projects|project"
+    r"|tasks|about|help|check|headerCheck|headerCreate|fmt|lint|bloopInstall))$"
+)
+
+
+def _sbt(call: Call) -> Refused:
+    for word in call.positionals():
+        first = word.split()[0] if word.split() else word
+        if not _SBT_TASK.match(first):
+            return [("program", f"`sbt {_clip(word)}` is no build, test or check command lessons may run")]
+    return []
+
+
+def _subcommands(*allowed: str) -> Callable[[Call], Refused]:
+    """A tool whose first positional must be one of `allowed` (the rest publish, log in or fetch by name)."""
+    known = frozenset(allowed)
+
+    def policy(call: Call) -> Refused:
+        words = call.positionals()
+        if words and words[0] not in known:
+            return [("program", f"`{call.family} {_clip(words[0])}` is not a {call.family} command lessons may run")]
+        return []
+
+    return policy
+
+
+def _rebar3(call: Call) -> Refused:
+    words = call.positionals()
+    if words[:1] == ["hex"] and words[1:2] != ["build"]:
+        return [("program", f"`rebar3 hex {_clip(' '.join(words[1:2]))}` publishes or changes the package on Hex")]
+    if words[:1] in (["shell"], ["eval"]) and any(a in ("--eval", "--script") for a in call.args):
+        return [("inline_code", "`rebar3 shell --eval` runs code given inline")]
+    return []
+
+
+def _js_tool(call: Call) -> Refused:
+    """lerna, nx, turbo, changeset, expo and kin run through npx: tasks by name, never a command line (`exec`) nor
+    a publish or a release of the packages."""
+    words = call.positionals()
+    sub = words[0] if words else ""
+    if sub in ("exec", "run-commands", "x"):
+        return [("inline_code", f"`{call.family} {sub}` runs a command given to it")]
+    if (
+        sub in ("publish", "release", "deploy", "upload", "submit")
+        or (call.family == "lerna" and sub == "version")
+        or (call.family in ("expo", "eas") and sub in ("build", "update"))
+    ):
+        return [("program", f"`{call.family} {sub}` publishes or releases packages: the user's call")]
+    targets = [t for w in words[1:] for t in w.split(",")]
+    for i, arg in enumerate(call.args):
+        if arg in ("-t", "--target", "--targets") and i + 1 < len(call.args):
+            targets += call.args[i + 1].split(",")
+        elif arg.startswith(("--target=", "--targets=")):
+            targets += arg.split("=", 1)[1].split(",")
+    return _task_refusals(call, [t.rsplit(":", 1)[-1] for t in targets], f"{call.family} {sub}")
+
+
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "[::1]", "ip6-localhost"})
+
+
+def _listens_on(value: str) -> bool:
+    """True when a host (or `host:port`) to serve on is more than this machine (`0.0.0.0`, `*`, `::`, an address)."""
+    host = value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+    return host.lower() not in _LOOPBACK and not host.isdigit()
+
+
+def _option_values(args: Sequence[str], *names: str) -> list[str]:
+    """The values given to the long or short options `names` (`--host 0.0.0.0`, `--host=0.0.0.0`, `-h0.0.0.0`)."""
+    found = []
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name in names:
+            found.append(value if eq else (args[i + 1] if i + 1 < len(args) else ""))
+    return found
+
+
+_NOTEBOOK_OFF = re2.compile(
+    r"(?i)^--(?:\w+\.)?(?:token|password|password_required|disable_check_xsrf|allow_origin|allow_remote_access"
+    r"|allow_unauthenticated_access)$"
+)
+
+
+def _jupyter(call: Call) -> Refused:
+    """Jupyter serves a shell to whoever reaches it: never with its token or password off, and never an extension
+    installed by name."""
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if not eq and _NOTEBOOK_OFF.match(name) and i + 1 < len(args):
+            value = args[i + 1]
+        if (
+            _NOTEBOOK_OFF.match(name)
+            and (
+                value in ("", "''", '""', "*") or (value.lower() in ("false", "true") and not name.endswith("required"))
+            )
+        ) or (name.endswith("password_required") and value.lower() == "false"):
+            return [("bypass", f"`jupyter {_clip(arg)}` lets anyone who reaches it run code")]
+    words = call.positionals()
+    if words[:1] in (["labextension"], ["nbextension"], ["serverextension"], ["kernelspec"]) and words[1:2] in (
+        ["install"], ["enable"],
+    ):  # fmt: skip
+        return [("install", f"`jupyter {words[0]} install` installs an extension by name")]
+    return []
+
+
+def _flask(call: Call) -> Refused:
+    """`flask run --debug` serves Werkzeug's debugger, a Python console: only on this machine."""
+    debug = any(_long(a, "--debug", 5) or a == "--debugger" for a in call.args)
+    hosts = _option_values(call.args, "--host", "-h")
+    if debug and any(_listens_on(h) for h in hosts):
+        return [("bypass", "`flask run --debug` on every interface serves a Python console to the network")]
+    return []
+
+
 def _just(call: Call) -> Refused:
     if any(_long(a, n, 5) for a in call.args for n in ("--command", "--shell", "--shell-arg", "--shell-command")):
         return [("inline_code", "`just --command` runs a command given inline")]
-    return []
+    return _task_refusals(call, call.positionals(), call.family)
 
 
 def _compiler(call: Call) -> Refused:
@@ -848,6 +1196,8 @@ def _docker(call: Call) -> Refused:
         allowed = _COMPOSE_ALLOWED
     else:
         allowed = _DOCKER_ALLOWED | {"compose"}
+    if any(_long(a, "--push", 4) or ("push=true" in a or "type=registry" in a) for a in call.args):
+        return [("program", "`docker build --push` publishes the image: the user's call")]
     if not words or words[0] in allowed:
         if any(_long(a, "--privileged", 6) or a.startswith(("--pid=host", "--network=host")) for a in call.args):
             return [("bypass", "`docker --privileged` gives a container the host")]
@@ -1004,9 +1354,23 @@ _POLICIES: dict[str, Callable[[Call], Refused]] = {
     "docker": _docker,
     "docker-compose": _docker,
     "just": _just,
+    "gradle": _gradle,
+    "jupyter": _jupyter,
+    "flask": _flask,
+    "gradlew": _gradle,
+    "sbt": _sbt,
+    "maturin": _subcommands("build", "develop", "dev", "sdist", "new", "init", "list-python", "generate-ci", "help"),
+    "wasm-pack": _subcommands("build", "test", "new", "pack", "help"),
+    "rebar3": _rebar3,
+    "lerna": _js_tool,
+    "nx": _js_tool,
+    "turbo": _js_tool,
+    "changeset": _js_tool,
+    "expo": _js_tool,
+    "task": _just,
     "ctest": _runs_through("--test-command", "--build-and-test"),
     "meson": _runs_through(subcommands=("devenv",)),
-    "tox": _runs_through("--exec", subcommands=("exec",)),
+    "tox": _runs_through("--exec", "--override", subcommands=("exec",), letters="x"),
     "nox": _nox_cmake,
     "cmake": _nox_cmake,
     "gcc": _compiler,
