@@ -27,10 +27,11 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # (learning it, not a routine): dev precision 81 % -> 88 % (27 -> 25 entries), recall and in sample unchanged.
 # A second round of five repositories, labelled blind, joined both halves (dev 101 lessons, test 66). Then: Esc in
 # Codex and words typed while the agent worked are read; a choice among the agent's options and a routine the agent
-# read in the project's own files before running it (what /init writes) are held for review, not published. In
-# sample 95 % / 100 % (17 entries) -> 74 % / 100 % (14: four labelled routines the project's files state are held);
-# dev 29 % / 86 % (35) -> 30 % / 90 % (30); test, measured once after the change, 12 % / 28 % (25) -> 9 % / 33 % (18).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.7, 0.95), "dev": (0.28, 0.85), "test": (0.08, 0.3)}
+# read in one of the project's files before running it (what /init writes) are held for review, not published. In
+# sample 95 % / 100 % (17 entries) -> 84 % / 100 % (15: three labelled routines the project's files state are held);
+# dev 29 % / 86 % (35) -> 30 % / 90 % (30); test 12 % / 28 % (25) -> 9 % / 30 % (20), measured after the change
+# (9 % / 33 % from 18 entries while any tool output counted as the project's files).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.28, 0.85), "test": (0.08, 0.28)}
 
 
 class Published(dict[Half, list[str]]):
