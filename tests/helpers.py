@@ -14,9 +14,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core.allowlist import Vouched
 from core.exposure import LedgerLine, Shown
 from core.models import CuratorOutput, Entry, Playbook, ReflectorOutput
 from core.operations import apply_session, empty_playbook
+from core.screen import text_holds
 from core.store.db import connect, open_db
 from core.store.exposure import store_ledger_lines
 from core.store.registry import ensure_playbook
@@ -241,7 +243,7 @@ def claude_expected(files: list[Path]) -> dict[str, int]:
                 and attached.get("origin") == {"kind": "human"}
             ):
                 if attached.get("commandMode") == "prompt":
-                    queued.append(attached.get("prompt"))  # typed while the agent worked
+                    queued.append(str(attached.get("prompt")))  # typed while the agent worked
                 continue
             if kind not in ("user", "assistant"):
                 noise += 1  # every record that holds no conversation, whatever its type
@@ -339,3 +341,8 @@ def long_history(db: Path, versions: int) -> None:
     with open_db(db) as con:
         ensure_playbook(con, "default")
         con.execute(LONG_HISTORY.replace("$n", str(versions)))
+
+
+def held_by(text: str, vouched: Vouched | None = None) -> set[str]:
+    """The rules that hold `text` on its way to an agent (empty: admitted)."""
+    return {hold.rule for hold in text_holds(text, vouched)}

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.screen import text_holds
-
-
-def _rules(text: str) -> set[str]:
-    return {hold.rule for hold in text_holds(text)}
+from tests.helpers import held_by
 
 
 @pytest.mark.parametrize(
@@ -29,7 +25,7 @@ def _rules(text: str) -> set[str]:
     ],
 )
 def test_a_negation_of_a_word_against_the_act_permits_it(text: str) -> None:
-    assert "bypass" in _rules(text)
+    assert "bypass" in held_by(text)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +44,7 @@ def test_a_negation_of_a_word_against_the_act_permits_it(text: str) -> None:
     ],
 )
 def test_a_prohibition_is_admitted(text: str) -> None:
-    assert "bypass" not in _rules(text)
+    assert "bypass" not in held_by(text)
 
 
 @pytest.mark.parametrize(
@@ -76,7 +72,7 @@ def test_a_prohibition_is_admitted(text: str) -> None:
     ],
 )
 def test_a_safeguard_is_talked_off_in_any_form(text: str) -> None:
-    assert "bypass" in _rules(text)
+    assert "bypass" in held_by(text)
 
 
 @pytest.mark.parametrize(
@@ -101,7 +97,7 @@ def test_a_safeguard_is_talked_off_in_any_form(text: str) -> None:
     ],
 )
 def test_an_ordinary_lesson_in_the_same_words_is_admitted(text: str) -> None:
-    assert not _rules(text) & {"override", "credential", "bypass"}
+    assert not held_by(text) & {"override", "credential", "bypass"}
 
 
 @pytest.mark.parametrize(
@@ -119,4 +115,4 @@ def test_an_ordinary_lesson_in_the_same_words_is_admitted(text: str) -> None:
     ],
 )
 def test_the_same_words_asking_for_harm_are_held(text: str, rule: str) -> None:
-    assert rule in _rules(text)
+    assert rule in held_by(text)

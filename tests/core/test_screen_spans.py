@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.screen import text_holds
-
-
-def rules(text: str) -> set[str]:
-    return {hold.rule for hold in text_holds(text)}
+from tests.helpers import held_by
 
 
 @pytest.mark.parametrize(
@@ -32,7 +28,7 @@ def rules(text: str) -> set[str]:
     ],
 )
 def test_a_command_behind_a_comment_a_title_head_or_a_named_command_is_read_as_one(text: str) -> None:
-    assert rules(text), text
+    assert held_by(text), text
 
 
 @pytest.mark.parametrize(
@@ -50,4 +46,4 @@ def test_a_command_behind_a_comment_a_title_head_or_a_named_command_is_read_as_o
     ],
 )
 def test_titles_comments_and_safe_flags_stay_admitted(text: str) -> None:
-    assert rules(text) == set(), text
+    assert held_by(text) == set(), text
