@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -21,7 +21,7 @@ from core.models import SessionMessage
 from core.runs import SHELL_TOOLS, command_of
 from core.shell import parse_command
 
-__all__ = ["EDIT_TOOLS", "Action", "actions", "command_matches", "command_text"]
+__all__ = ["EDIT_TOOLS", "Action", "actions", "call_actions", "command_matches", "command_text"]
 
 # Claude Code's tools that change a file, and Codex's patch tool (its paths are in the patch text).
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
@@ -79,24 +79,28 @@ def actions(messages: Sequence[SessionMessage]) -> list[Action]:
     """The session's actions in order: each shell call's simple commands (after `cd DIR` they run in DIR, in that
     call and, where the call names no working folder of its own, in the calls after it: Claude Code's shell keeps
     its folder between calls) and each edited file. A call the grammar cannot read gives none."""
+    return call_actions((m.seq, m.tool_name, m.tool_input) for m in messages if m.kind == "tool_use" and m.tool_name)
+
+
+def call_actions(calls: Iterable[tuple[int, str | None, str | None]]) -> list[Action]:
+    """`actions` of a session's tool calls as (seq, tool name, tool input), in order: what the store reads, without a
+    message object for each call (building them was a quarter of reading the actions at 1 GB)."""
     found: list[Action] = []
     kept: str | None = None
-    for m in messages:
-        if m.kind != "tool_use" or not m.tool_name:
-            continue
-        if m.tool_name in SHELL_TOOLS:
-            call = command_of(m.tool_input)
+    for seq, tool_name, tool_input in calls:
+        if tool_name in SHELL_TOOLS:
+            call = command_of(tool_input)
             if call is not None:
-                commands, left_in = _commands(m.seq, call[0], call[1] or kept)
+                commands, left_in = _commands(seq, call[0], call[1] or kept)
                 found += commands
                 if call[1] is None:
                     kept = left_in
-        elif m.tool_name in EDIT_TOOLS:
+        elif tool_name in EDIT_TOOLS:
             try:
-                value = json.loads(m.tool_input or "")
+                value = json.loads(tool_input or "")
             except ValueError:
                 continue
             path = value.get("file_path", value.get("notebook_path")) if isinstance(value, dict) else None
             if isinstance(path, str) and path.strip() and "\n" not in path:
-                found.append(Action(m.seq, "edit", path.strip()))
+                found.append(Action(seq, "edit", path.strip()))
     return found

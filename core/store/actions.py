@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import duckdb
 
-from core.models import SessionMessage
 from core.store.db import transaction
 
 __all__ = ["refresh_actions", "session_commands"]
@@ -25,7 +24,7 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     are gone. Returns how many files were read."""
     pending = con.execute(_PENDING).fetchall()
     if pending:  # the shell grammar is imported only when there is something to read (a re-ingest has not)
-        from core.actions import EDIT_TOOLS, actions
+        from core.actions import EDIT_TOOLS, call_actions
         from core.runs import SHELL_TOOLS
 
         # Only the calls `actions` reads: the others (reads, searches, to-do lists: a third of the calls) give no
@@ -40,15 +39,13 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
             " AND source_path IN (SELECT unnest($paths)) ORDER BY source_path, seq, part",
             {"tools": tools, "paths": paths},
         ).fetchall()
-        by_file: dict[str, tuple[str, list[SessionMessage]]] = {}
+        by_file: dict[str, tuple[str, list[tuple[int, str, str | None]]]] = {}
         for path, session, seq, tool, tool_input in rows:
-            by_file.setdefault(path, (session, []))[1].append(
-                SessionMessage(seq=seq, role="assistant", kind="tool_use", tool_name=tool, tool_input=tool_input)
-            )
+            by_file.setdefault(path, (session, []))[1].append((seq, tool, tool_input))
         found = [
             (session, path, a.seq, a.kind, a.text, a.folder, a.piped_into)
-            for path, (session, messages) in by_file.items()
-            for a in actions(messages)
+            for path, (session, calls) in by_file.items()
+            for a in call_actions(calls)
         ]
         with transaction(con):
             con.execute("DELETE FROM actions WHERE source_path IN (SELECT unnest(?))", [paths])
