@@ -50,12 +50,7 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
         with transaction(con):
             con.execute("DELETE FROM actions WHERE source_path IN (SELECT unnest(?))", [paths])
             if found:
-                columns = [list(c) for c in zip(*found, strict=True)]
-                con.execute(
-                    "INSERT INTO actions SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?),"
-                    " unnest(?)",
-                    columns,
-                )
+                _insert_actions(con, found)
             con.execute("DELETE FROM action_files WHERE path IN (SELECT unnest(?))", [paths])
             con.execute("INSERT INTO action_files SELECT unnest(?), unnest(?)", [paths, [h for _, h in chunk]])
     con.execute(
@@ -63,6 +58,23 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     )
     con.execute("DELETE FROM action_files WHERE path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))")
     return len(pending)
+
+
+def _insert_actions(con: duckdb.DuckDBPyConnection, found: Sequence[tuple[object, ...]]) -> None:
+    """Append rows to `actions` from columns handed over as arrays: as lists, each value was converted on its own
+    (0.16 s for the 47,000 rows of 1 GB, against 0.03 s)."""
+    import numpy as np  # only once there are actions to store (numpy comes with matplotlib)
+
+    names = ("session_id", "source_path", "seq", "kind", "text", "folder", "piped_into")
+    columns = {
+        name: np.array(column, dtype=np.int64 if name == "seq" else object)
+        for name, column in zip(names, zip(*found, strict=True), strict=True)
+    }
+    con.register("_found_actions", columns)
+    try:
+        con.execute(f"INSERT INTO actions ({', '.join(names)}) SELECT {', '.join(names)} FROM _found_actions")
+    finally:
+        con.unregister("_found_actions")
 
 
 def session_commands(
