@@ -14,6 +14,7 @@ import json
 import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -45,7 +46,13 @@ class Action:
 def command_text(words: Sequence[str]) -> str:
     """A command as triggers compare it: the program's name without its folder, then the arguments, one space
     apart (`/usr/bin/npm  install` -> `npm install`)."""
-    return " ".join([PurePosixPath(words[0]).name, *words[1:]]) if words else ""
+    return " ".join([_program(words[0]), *words[1:]]) if words else ""
+
+
+@lru_cache(maxsize=4096)
+def _program(word: str) -> str:
+    """A program's name without its folder; the same few programs run thousands of times an ingest."""
+    return PurePosixPath(word).name
 
 
 def command_matches(trigger: str, command: str) -> bool:
@@ -71,7 +78,7 @@ def _commands(seq: int, line: str, folder: str | None) -> tuple[list[Action], st
             continue
         after = simples[i + 1] if i + 1 < len(simples) else None
         piped = after.program if after is not None and after.piped and after.program else None
-        found.append(Action(seq, "command", command_text(words), where, PurePosixPath(piped).name if piped else None))
+        found.append(Action(seq, "command", command_text(words), where, _program(piped) if piped else None))
     return found, where
 
 
