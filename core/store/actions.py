@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import duckdb
 
-from core.models import SessionMessage
 from core.store.db import transaction
 
 __all__ = ["refresh_actions", "session_commands"]
@@ -25,7 +24,7 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     are gone. Returns how many files were read."""
     pending = con.execute(_PENDING).fetchall()
     if pending:  # the shell grammar is imported only when there is something to read (a re-ingest has not)
-        from core.actions import EDIT_TOOLS, actions
+        from core.actions import EDIT_TOOLS, call_actions
         from core.runs import SHELL_TOOLS
 
         # Only the calls `actions` reads: the others (reads, searches, to-do lists: a third of the calls) give no
@@ -40,25 +39,18 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
             " AND source_path IN (SELECT unnest($paths)) ORDER BY source_path, seq, part",
             {"tools": tools, "paths": paths},
         ).fetchall()
-        by_file: dict[str, tuple[str, list[SessionMessage]]] = {}
+        by_file: dict[str, tuple[str, list[tuple[int, str, str | None]]]] = {}
         for path, session, seq, tool, tool_input in rows:
-            by_file.setdefault(path, (session, []))[1].append(
-                SessionMessage(seq=seq, role="assistant", kind="tool_use", tool_name=tool, tool_input=tool_input)
-            )
+            by_file.setdefault(path, (session, []))[1].append((seq, tool, tool_input))
         found = [
             (session, path, a.seq, a.kind, a.text, a.folder, a.piped_into)
-            for path, (session, messages) in by_file.items()
-            for a in actions(messages)
+            for path, (session, calls) in by_file.items()
+            for a in call_actions(calls)
         ]
         with transaction(con):
             con.execute("DELETE FROM actions WHERE source_path IN (SELECT unnest(?))", [paths])
             if found:
-                columns = [list(c) for c in zip(*found, strict=True)]
-                con.execute(
-                    "INSERT INTO actions SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?),"
-                    " unnest(?)",
-                    columns,
-                )
+                _insert_actions(con, found)
             con.execute("DELETE FROM action_files WHERE path IN (SELECT unnest(?))", [paths])
             con.execute("INSERT INTO action_files SELECT unnest(?), unnest(?)", [paths, [h for _, h in chunk]])
     con.execute(
@@ -66,6 +58,23 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
     )
     con.execute("DELETE FROM action_files WHERE path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))")
     return len(pending)
+
+
+def _insert_actions(con: duckdb.DuckDBPyConnection, found: Sequence[tuple[object, ...]]) -> None:
+    """Append rows to `actions` from columns handed over as arrays: as lists, each value was converted on its own
+    (0.16 s for the 47,000 rows of 1 GB, against 0.03 s)."""
+    import numpy as np  # only once there are actions to store (numpy comes with matplotlib)
+
+    names = ("session_id", "source_path", "seq", "kind", "text", "folder", "piped_into")
+    columns = {
+        name: np.array(column, dtype=np.int64 if name == "seq" else object)
+        for name, column in zip(names, zip(*found, strict=True), strict=True)
+    }
+    con.register("_found_actions", columns)
+    try:
+        con.execute(f"INSERT INTO actions ({', '.join(names)}) SELECT {', '.join(names)} FROM _found_actions")
+    finally:
+        con.unregister("_found_actions")
 
 
 def session_commands(

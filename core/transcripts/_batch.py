@@ -1,4 +1,5 @@
-"""Temp tables one ingest batch fills: normalised parts, per-file stats and per-file metadata."""
+"""Temp tables one ingest batch fills: normalised parts, per-file stats and per-file metadata, and the parts' redacted
+texts (`_redacted`: by rowid of `_parts`, stored in their place)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ CREATE OR REPLACE TEMP TABLE _file_noise (path VARCHAR, record_type VARCHAR, n B
 CREATE OR REPLACE TEMP TABLE _file_meta (
     path VARCHAR, session_id VARCHAR, cwd VARCHAR, git_branch VARCHAR, agent_version VARCHAR, title VARCHAR
 );
+CREATE OR REPLACE TEMP TABLE _redacted (id BIGINT, text VARCHAR, tool_input VARCHAR);
 """
 
 
@@ -78,5 +80,5 @@ def reset_batch(con: duckdb.DuckDBPyConnection, files: list[tuple[str, str, str,
 
 def drop_batch(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the batch temp tables."""
-    for table in ("_batch_files", "_parts", "_file_stats", "_file_noise", "_file_meta"):
+    for table in ("_batch_files", "_parts", "_file_stats", "_file_noise", "_file_meta", "_redacted"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
