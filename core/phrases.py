@@ -139,6 +139,9 @@ _SAFEGUARD_OFF = re2.compile(
     rf"|\b(?:{_GUARDS})\s+(?:always\s+)?(?:should|must|can|may|could|need\s+to|needs\s+to|are\s+to|is\s+to|have\s+to"
     rf"|has\s+to|ought\s+to|had\s+better)\s+(?:always\s+|just\s+|simply\s+|safely\s+)?(?:be|get)\s+{_OFF}"
     rf"|\bwith\s+(?:the\s+|all\s+|its\s+)?(?:[\w-]+\s+){{0,2}}(?:{_GUARDS})\s+(?:{_OFF}|off)\b"
+    # the particle after its object ("turn the hooks off", "switch TLS verification off")
+    rf"|\b(?:turn|switch|shut)(?:s|ing|ed)?\s+(?:the\s+|all\s+|its\s+|your\s+|our\s+)?(?:[\w-]+\s+){{0,2}}"
+    rf"(?:{_GUARDS})\s+off\b"
     r"|\b(?:pipe|feed)\w*\b[^;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
     r"|\bexecut\w*\s+what(?:ever)?\s+it\s+(?:prints|returns|outputs|downloads)\b"
 )

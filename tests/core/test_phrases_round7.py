@@ -116,3 +116,19 @@ def test_an_ordinary_lesson_in_the_same_words_is_admitted(text: str) -> None:
 )
 def test_the_same_words_asking_for_harm_are_held(text: str, rule: str) -> None:
     assert rule in held_by(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Turn the hooks off.", True),
+        ("Nobody minds if you turn the hooks off.", True),
+        ("Switch the pre-commit hooks off before committing.", True),
+        ("Turn TLS verification off for the registry.", True),
+        ("Turn the lights off in the demo.", False),
+        ("Never turn the hooks off.", False),
+        ("Don't switch the linter off to land a change.", False),
+    ],
+)
+def test_a_safeguard_switched_off_with_the_particle_after_its_object(text: str, held: bool) -> None:
+    assert ("bypass" in held_by(text)) is held
