@@ -296,7 +296,7 @@ def link_refusals(links: Iterable[Link], vouched: Vouched) -> list[Refusal]:
             found.append(Refusal("link", link.problem or f"`{_clip(link.written)}` names no readable host"))
         elif not vouched.links:
             found.append(Refusal("link", f"a keyless lesson carries no link (`{_clip(link.written)}`)"))
-        elif not vouched_host(link.host, vouched.hosts):
+        elif not vouched_host(link, vouched.hosts):
             found.append(Refusal("link", f"links to {link.host}, named in none of the user's prompts"))
     return found
 

@@ -29,6 +29,7 @@ __all__ = [
     "defanged",
     "find_links",
     "is_local",
+    "vouch_key",
     "vouched_host",
 ]
 
@@ -239,7 +240,46 @@ def is_local(host: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
-def vouched_host(host: str, vouched: Collection[str]) -> bool:
-    """True when `host` is local, or is (or is under) a host the user named: `docs.python.org` is under
-    `python.org`; `python.org.evil.net` is not."""
-    return is_local(host) or any(host == v or host.endswith("." + v) for v in vouched)
+# Hosts where anyone may own a namespace: what a user vouches for there is an owner's, not the host's (a prompt that
+# links github.com/acme/app vouches acme's repositories, not a stranger's `github.com/evil/tools`). Each with the
+# namespace it shares and how many path segments come before the owner (`api.github.com/repos/<owner>`).
+_SHARED_HOSTS: dict[str, tuple[str, int]] = {
+    "github.com": ("github.com", 0),
+    "raw.githubusercontent.com": ("github.com", 0),
+    "codeload.github.com": ("github.com", 0),
+    "api.github.com": ("github.com", 1),
+    "gist.github.com": ("gist.github.com", 0),
+    "gist.githubusercontent.com": ("gist.github.com", 0),
+    "gitlab.com": ("gitlab.com", 0),
+    "bitbucket.org": ("bitbucket.org", 0),
+    "codeberg.org": ("codeberg.org", 0),
+    "gitee.com": ("gitee.com", 0),
+}
+_SCHEME = re2.compile(r"(?i)^[a-z][a-z0-9+.-]*:")
+
+
+def vouch_key(link: Link) -> str | None:
+    """What a link vouches for when a user's prompt holds it: its host, or on a shared host its owner's namespace
+    (`github.com/acme`); None when it names no host, or a shared host's owner is not in it."""
+    if link.host is None:
+        return None
+    shared = _SHARED_HOSTS.get(link.host.removeprefix("www."))
+    if shared is None:
+        return link.host
+    written = _SCHEME.sub("", link.written).lstrip("/")
+    path = urlsplit("//" + written).path
+    segments = [unquote(s) for s in path.split("/") if s]
+    root, skip = shared
+    owner = segments[skip].lower() if len(segments) > skip else ""
+    return f"{root}/{owner}" if owner and owner not in (".", "..") else None
+
+
+def vouched_host(link: Link, vouched: Collection[str]) -> bool:
+    """True when the link's host is local, or is (or is under) a host the user named (`docs.python.org` is under
+    `python.org`; `python.org.evil.net` is not); on a shared host (`github.com`), when the user named its owner."""
+    host = link.host or ""
+    if is_local(host):
+        return True
+    if host.removeprefix("www.") in _SHARED_HOSTS:
+        return vouch_key(link) in vouched
+    return any(host == v or host.endswith("." + v) for v in vouched)

@@ -19,7 +19,7 @@ import duckdb
 
 from core.allowlist import Vouched
 from core.language import is_function_word, language_of, scripts_of
-from core.links import find_links
+from core.links import find_links, vouch_key
 from core.screen import Screened, Support, text_key
 from core.store.session_keys import containing, session_parts, source_ids
 
@@ -50,7 +50,7 @@ def vouched_by_prompts(con: duckdb.DuckDBPyConnection) -> Vouched:
         " '%://%' OR text ILIKE '%www.%')",
         [_PROMPT_URL],
     ).fetchall()
-    hosts = {link.host for (url,) in urls for link in find_links(str(url)) if link.host}
+    hosts = {key for (url,) in urls for link in find_links(str(url)) if (key := vouch_key(link))}
     programs = con.execute(
         f"SELECT DISTINCT p FROM (SELECT unnest(regexp_extract_all(text || ' ', ?, 1)) AS p FROM ({prompts}))",
         [_PROMPT_PROGRAM],
