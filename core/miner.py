@@ -17,8 +17,9 @@
   only where the transcript shows they typed it (`core.said`).
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
-exported unseen): a fix only tool output suggested, and a name the user chose for one thing of the change at hand
-or one of the options the agent proposed (the change records it: a decision, not a rule).
+exported unseen): a fix only tool output suggested; a routine the agent read in one of the project's own files
+before running it (what `/init` writes from the repository); and a name the user chose for one thing of the change
+at hand or one of the options the agent proposed (the change records it: a decision, not a rule).
 
 Nothing here restates what the agent's tools already enforce (read before edit, a unique string to replace, a
 read too large, a sibling call that errored): only shell commands and the user's own words make a lesson.
@@ -279,7 +280,7 @@ def _facts(
     # The routines run most, checked against what was read: a real session has a handful; a crafted one with
     # thousands of distinct commands costs no more than this many searches of what it read.
     checked = set(sorted(counts, key=lambda k: -counts[k])[:_MOST_DOCUMENTED])
-    corpus = Read.of(read)
+    corpus = _Read.of(read)
     for (category, where, key), n in counts.items():
         lesson: Lesson
         if category == "tool" and key in learning:
@@ -337,14 +338,14 @@ def _file_reads(messages: Sequence[SessionMessage]) -> set[str]:
 
 
 @dataclass(frozen=True)
-class Read:
+class _Read:
     """What the agent read, in order (each text `flat`), as one string searched at C speed."""
 
     text: str
     starts: tuple[int, ...]  # where each read text begins in `text`, and its end
 
     @classmethod
-    def of(cls, read: Sequence[str]) -> Read:
+    def of(cls, read: Sequence[str]) -> _Read:
         """The texts of `read`, in order."""
         starts, at = [0], 0
         for text in read:
