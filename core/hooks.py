@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any, NamedTuple
 
+from core.projects import project_of
+
 __all__ = [
     "SESSION_ID",
     "Given",
@@ -234,7 +236,7 @@ class Given(NamedTuple):
 def applies(playbook: Mapping[str, Any], cwd: str) -> bool:
     """True when a session in `cwd` should get `playbook` (a snapshot's playbook): a bound playbook's globs take
     the project's folder name or its path; the global one beside bound ones takes what their globs do not."""
-    project = posixpath.basename(cwd.rstrip("/")) if cwd else ""
+    project = project_of(cwd)
 
     def hit(globs: Sequence[str]) -> bool:
         return any(fnmatchcase(v, g) for g in globs for v in (project, cwd) if v)
@@ -266,7 +268,7 @@ def markdown(title: str, sections: Mapping[str, Sequence[tuple[str, str]]]) -> s
 def _entries(playbook: Mapping[str, Any], cwd: str, most: int | None = None) -> list[tuple[str, str, str]]:
     """(section, id, text) of the playbook's entries a session in `cwd` may have (its project's or anyone's): the
     first `most` of them, when given (the digest reads no further than it needs)."""
-    here = posixpath.basename(cwd.rstrip("/")) if cwd else ""
+    here = project_of(cwd)
     bound = playbook.get("projects") or {}
     found = (
         (section, entry["name"], entry["text"])
@@ -317,7 +319,7 @@ def prompt_context(snapshot: Mapping[str, Any], session_id: str, cwd: str, promp
         if not applies(pb, cwd):
             continue
         entries = pb.get("entries") or []
-        here = posixpath.basename(cwd.rstrip("/")) if cwd else ""
+        here = project_of(cwd)
         bound = pb.get("projects") or {}
         digest = {name for _, name, _ in _entries(pb, cwd, _digest_size(snapshot))}
         shown: list[str] = []
@@ -349,7 +351,7 @@ def guard_answer(
     context) for the lessons of the others, and what the session got; guards of entries held out of the session
     stay silent and are recorded as held out."""
     share = float(snapshot.get("holdout") or 0.0)
-    here = posixpath.basename(cwd.rstrip("/")) if cwd else ""
+    here = project_of(cwd)
     simples = simple_commands(command)
     programs = {s.words[0] for s in simples}
     got: list[Given] = []

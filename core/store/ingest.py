@@ -30,6 +30,7 @@ import duckdb
 from core.errors import StoreError
 from core.store.actions import refresh_actions
 from core.store.db import transaction
+from core.store.schema import project_sql
 from core.store.session_keys import LOCAL, assign_keys, backfill_keys, refresh_content
 from core.store.sessions import SAME_PART
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_memory, load_messages
@@ -310,7 +311,7 @@ m AS (
     FROM unique_parts GROUP BY session_id
 )
 SELECT f.session_id, f.format, f.source_path,
-       nullif(regexp_extract(rtrim(f.cwd, '/'), '[^/\\\\]+$'), '') AS project,
+       {project_sql("f.cwd")} AS project,
        f.cwd, f.git_branch, f.agent_version, f.title, m.started_at, m.ended_at,
        coalesce(m.n_messages, 0) AS n_messages, coalesce(m.n_user_prompts, 0) AS n_user_prompts,
        coalesce(m.n_tool_calls, 0) AS n_tool_calls, coalesce(m.n_tool_errors, 0) AS n_tool_errors,

@@ -6,7 +6,17 @@ Never edit a released migration: add a new one.
 
 from __future__ import annotations
 
-__all__ = ["MIGRATIONS", "VIEWS"]
+from core.projects import project_patterns
+
+__all__ = ["MIGRATIONS", "VIEWS", "project_sql"]
+
+
+def project_sql(column: str) -> str:
+    """SQL naming the project of the folder in `column`, by the rules `core.projects.project_of` reads (NULL when
+    the folder has no name): the rules are RE2 patterns without a quote, so they go into the text as literals."""
+    tried = ", ".join(f"nullif(regexp_extract({column}, '{rule}', 1), '')" for rule in project_patterns())
+    return f"coalesce({tried})"
+
 
 _INITIAL = """
 CREATE TABLE files (
@@ -618,6 +628,13 @@ INSERT INTO rules_findings
 DELETE FROM llm_calls WHERE provider LIKE 'heuristic%';
 """
 
+_WORKTREE_PROJECTS = f"""
+-- A session in a worktree an agent tool made (`app/.worktrees/2`, `app/.claude/worktrees/x`, Conductor's and Codex's
+-- folders) belongs to the project that holds the worktree, not to the task's folder name (core/projects.py).
+UPDATE sessions SET project = {project_sql("cwd")}
+WHERE cwd IS NOT NULL AND project IS DISTINCT FROM {project_sql("cwd")};
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -646,6 +663,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (25, "the sessions each version applied: a keyless run writes one version per epoch", _VERSION_SESSIONS),
     (26, "the duplicate rate's pair count kept between runs", _NEAR_PAIR_COUNTS),
     (27, "the rules' findings per session, apart from a model's exchanges", _RULES_FINDINGS),
+    (28, "a worktree's sessions belong to the project that holds it", _WORKTREE_PROJECTS),
 ]
 
 VIEWS = r"""

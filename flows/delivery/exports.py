@@ -24,6 +24,7 @@ from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
+from core.projects import project_of
 from core.redact import mask_playbook
 from core.screen import Screened, Vouched, screen_keys, screen_playbook, screen_verdicts
 from core.store.provenance import entry_providers, entry_sources
@@ -347,7 +348,7 @@ def publish_targets(
 def _project_of(target: ExportTarget) -> str | None:
     if target.repo is None:
         return None
-    return target.repo.expanduser().resolve().name or None
+    return project_of(str(target.repo.expanduser().resolve())) or None
 
 
 class Exported(BaseModel):

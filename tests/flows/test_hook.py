@@ -176,8 +176,10 @@ def test_a_session_gets_its_own_projects_facts_and_no_other_projects(
     assert runner.invoke(app, ["ingest", str(ROOT / "data" / "samples"), "--db", str(db)]).exit_code == 0
     assert runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)]).exit_code == 0
     given: dict[str, str] = {}
-    for name in ("claude-code-log", "spotter-fum", "elsewhere"):
-        repo = tmp_path / "src" / name
+    # A worktree Claude Code made (`--worktree`) is its project's: named for the folder that holds it.
+    folders = {"worktree": "claude-code-log/.claude/worktrees/bright-fox"}
+    for name in ("claude-code-log", "spotter-fum", "elsewhere", "worktree"):
+        repo = tmp_path / "src" / folders.get(name, name)
         repo.mkdir(parents=True)
         assert runner.invoke(app, ["hook", "install", "--project", str(repo), "--db", str(db)]).exit_code == 0
         answer, _ = run_hook(installed_command(repo), recorded("startup", session_id=name, cwd=str(repo)), repo)
@@ -188,6 +190,7 @@ def test_a_session_gets_its_own_projects_facts_and_no_other_projects(
     assert "In spotter-fum: build with `mix compile`" in given["spotter-fum"]
     assert "In claude-code-log: " not in given["spotter-fum"]
     assert given["elsewhere"] == ""  # every mined lesson is about a project of its own
+    assert given["worktree"] == given["claude-code-log"]
     shown = {line["session_id"]: line["playbooks"][0]["shown"] for line in ledger(db)}
     assert shown["elsewhere"] == [] and len(shown["claude-code-log"]) == given["claude-code-log"].count("- **[")
 
