@@ -90,6 +90,8 @@ def _here_documents(line: str) -> tuple[str, list[str]]:
     """The line as commands without their here documents' text, each unquoted line break a `;` (where a command
     ends: not after `&&`, `|` ...) and comments dropped; and the here documents' texts in order. The shell's own
     rule: a document starts on the line after its `<<WORD` and ends at a line that is WORD (`<<-`: after tabs)."""
+    if "\n" not in line and "<<" not in line and "#" not in line:
+        return line, []  # most lines: nothing to read apart
     out: list[str] = []
     bodies: list[str] = []
     pending: list[tuple[str, bool]] = []  # (delimiter, tabs stripped)
