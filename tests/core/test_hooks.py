@@ -204,3 +204,12 @@ def test_code_of_the_standard_library_alone_never_needs_a_module_python_lacks(mo
 )
 def test_a_module_fact_of_another_interpreter_spares_only_a_scratch_script(command: str, expected: bool) -> None:
     assert fires({"words": ["node"], "imports": ["express"]}, command, "/src/app") is expected
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n\r"), max_size=30), max_size=6))
+def test_a_here_documents_text_is_read_whole_whatever_it_holds(lines: list[str]) -> None:
+    body = "\n".join(line for line in lines if line != "EOF")
+    assert simple_commands(f"cat <<'EOF' > out.txt\n{body}\nEOF\nls -l") == [
+        Simple(("cat",), stdin=body),
+        Simple(("ls", "-l")),
+    ]
