@@ -64,10 +64,10 @@ def _missing_modules(output: str) -> tuple[str, ...] | None:
     """None when the failure does not say a module could not be imported; else the module its last such line named,
     when that name is a plain dotted identifier (else nothing: the name is not quoted). A path (`Cannot find module
     './build.js'`) is a missing file, not a dependency: None."""
-    found = [next((g for g in m if g), "") for m in _MISSING_MODULE.findall(output[:20_000])]
+    found = [next((g for g in m if g), "") for m in _MISSING_MODULE.findall(output[-20_000:])]
     if not found:
         return None
-    name = found[-1]  # the error that ended the run (a traceback's last line)
+    name = found[-1]  # the error that ended the run: a traceback ends with it, so the output is read from its end
     if name.startswith((".", "/", "~")):
         return None
     return (name,) if _MODULE_NAME.match(name) else ()

@@ -719,3 +719,23 @@ def test_a_module_name_that_is_no_identifier_is_not_quoted_and_a_missing_program
         Session().run("pytest", "ModuleNotFoundError: No module named 'app'", error=True).run("python -m pytest")
     )
     assert "`pytest` fails here; `python -m pytest` works." in tool and not any("packages" in t for t in tool)
+
+
+@given(st.text(max_size=40))
+def test_a_module_is_named_in_a_lesson_only_when_its_name_is_a_dotted_identifier(name: str) -> None:
+    seen = observe(
+        Session()
+        .run("python3 -c 'import x'", f"ModuleNotFoundError: No module named '{name}'", error=True)
+        .run("uv run python3 -c 'import x'")
+        .messages
+    )
+    modules = [
+        c.lesson.modules for c in seen.candidates if isinstance(c.lesson, Correction) and c.lesson.how == "module"
+    ]
+    plain = name[:1].isascii() and (name[:1].isalpha() or name[:1] == "_")
+    plain = plain and all(c.isascii() and (c.isalnum() or c in "_.") for c in name)
+    if plain:
+        assert modules == [(name,)]
+    for named in (m for found in modules for m in found):  # what is quoted is a dotted identifier of the output's
+        assert named in name and named[0].isascii() and (named[0].isalpha() or named[0] == "_")
+        assert all(c.isascii() and (c.isalnum() or c in "_.") for c in named)
