@@ -2,7 +2,11 @@
 a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that had to run
 first, an absolute path where a relative one broke after a `cd`). Never a file path as the fix, never a workaround
 that switches a safeguard off; the error's words are evidence, never lesson text; a fix that only tool output
-suggested is marked (`taint`)."""
+suggested is marked (`taint`). A failure of an interpreter (`python3`, `node`, `ruby`) that named a module it
+could not import (`No module named 'yaml'`, `Cannot find module`, `cannot load such file`) is a fact about that
+dependency, not about the program, whose other calls may import nothing of the kind: where another program then
+worked, the lesson is that the first lacks the project's packages (`module`), naming the module only when its name
+is a plain dotted identifier. A tool (`pytest`) loads the same code on every call: its correction stays one."""
 
 from __future__ import annotations
 
@@ -43,6 +47,30 @@ _INFORMATIVE = re2.compile(
     r"(?i)(error|failed|failure|exception|not found|no such|denied|invalid|cannot|can't|could not|unable|"
     r"ignored|refused|unknown|missing|not a |no upstream|permission)"
 )
+
+
+# What Python, Node and Ruby say when a program cannot import a module; the name it could not load (evidence: only
+# a name `_MODULE_NAME` admits is ever written into a lesson).
+_MISSING_MODULE = re2.compile(
+    r"No module named '([^'\n]{1,200})'|No module named ([^\s']{1,200})"
+    r"|Cannot find (?:module|package) '([^'\n]{1,200})'|cannot load such file -- (\S{1,200})"
+)
+_MODULE_NAME = re2.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+# Programs that run the code they are given: what one call imports says nothing of the next.
+_INTERPRETER = re2.compile(r"^(?:python(?:\d+(?:\.\d+)*)?|node|ruby)$")
+
+
+def _missing_modules(output: str) -> tuple[str, ...] | None:
+    """None when the failure does not say a module could not be imported; else the module its last such line named,
+    when that name is a plain dotted identifier (else nothing: the name is not quoted). A path (`Cannot find module
+    './build.js'`) is a missing file, not a dependency: None."""
+    found = [next((g for g in m if g), "") for m in _MISSING_MODULE.findall(output[-20_000:])]
+    if not found:
+        return None
+    name = found[-1]  # the error that ended the run: a traceback ends with it, so the output is read from its end
+    if name.startswith((".", "/", "~")):
+        return None
+    return (name,) if _MODULE_NAME.match(name) else ()
 
 
 # Tests that ran and failed: the next run after a code change passing is work, not a correction.
@@ -213,10 +241,16 @@ def _looks(parsed: Parsed) -> bool:
     return bool(_LOOKING.match(" ".join(parsed.words)))
 
 
-def _correction(how: str, part: tuple[str, ...], failed: Parsed, worked: Parsed) -> tuple[str, Correction]:
+def _correction(
+    how: str, part: tuple[str, ...], failed: Parsed, worked: Parsed, modules: tuple[str, ...] = ()
+) -> tuple[str, Correction]:
     """The key and the typed lesson of one correction."""
     fk = key_words(command_key(failed.words))
     wk = key_words(command_key(worked.words))
+    if how == "module":  # one lesson per program and its fix, whichever module a session found missing first
+        return f"correction|module|{fk[0]}|{' '.join(part)}", Correction(
+            how="module", failed=Command(words=fk[:1]), worked=Command(words=part), modules=modules
+        )
     if how == "program":
         return f"correction|program|{' '.join(fk)}|{' '.join(part)}", Correction(
             how="program", failed=Command(words=fk), worked=Command(words=part)
@@ -259,6 +293,7 @@ def corrections(
         error = _error_line(run.output)
         if failed is None or error is None or _TEST_FAILURES.search(run.output):
             continue
+        missing = _missing_modules(run.output) if _INTERPRETER.match(PurePosixPath(failed.words[0]).name) else None
         prepared: Parsed | None = None  # a build, an install or a pull that ran after the failure
         prepared_at = -1
         for later in runs[i + 1 : i + 7]:
@@ -287,7 +322,9 @@ def corrections(
                 if not _looks(worked):
                     break  # something else changed in between (an install, an edit by command): not the fix
                 continue
-            key, lesson = _correction(how[0], how[1], failed, worked)
+            if how[0] == "program" and missing is not None:
+                how = ("module", how[1])  # the program worked for what needs no module: it lacks one, not wrong
+            key, lesson = _correction(how[0], how[1], failed, worked, missing or ())
             if lesson.worked is not None and _bypasses(lesson.worked.words):
                 break  # a workaround that switches a safeguard off is never a lesson
             taint = (

@@ -7,8 +7,10 @@ Which calls set one off: the command that failed (`npm install` where `pnpm inst
 manager's form of the project's command (`npm install` where it installs with `pnpm install`), the tool run bare
 where the project runs it through its wrapper (`pytest` where it is `uv run pytest`), a test selector that selects
 nothing (`pytest -m unit`), a check piped into `tail` (its failure hidden), a command run outside the folder it
-needs. A guard adds the lesson to the agent's context; it refuses the call only for an entry the user made a hard
-rule in `playbook review --hard`, and only where refusing is what the lesson says (the failing form of a command).
+needs, and a program that lacks the project's packages only where the call can need one (its code imports a module
+outside the standard library, or it runs one of the project's files: `python3 -c "import json"` cannot). A guard
+adds the lesson to the agent's context; it refuses the call only for an entry the user made a hard rule in
+`playbook review --hard`, and only where refusing is what the lesson says (the failing form of a command).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class Guard(BaseModel):
     unless: tuple[str, ...] | None = None  # ... unless it starts with these (the form the lesson asks for)
     folder: str | None = None  # ... when it runs outside this folder
     piped_into: str | None = None  # ... when piped into this program
+    # ... only where the call can need a module the program lacks (these, or any outside the standard library, or
+    # a project file it runs): a module fact (None: any call)
+    imports: tuple[str, ...] | None = None
     refusable: bool = False  # a refusal is what the lesson says (the failing form of a command)
     hard: bool = False  # refuse the call (a rule the user made hard, and refusable), else add the lesson as context
     # The commands the lesson is about (its failing and its working form): where one runs, its situation came up,
@@ -119,6 +124,9 @@ def guards_of(lesson: AnyLesson, *, playbook: str, entry: str, text: str, hard: 
         if lesson.how == "program":
             before, after = key_words(command_key(failed)), key_words(command_key(worked))
             return [guard(before, (before, after), refuse=True)]
+        if lesson.how == "module":  # advice only: which call needs the packages, the hook can only tell in part
+            program = key_words(command_key(failed))[:1]
+            return [guard(program, (program, worked), imports=lesson.modules)]
         if lesson.how in ("option", "flag"):
             return [
                 guard(failed, (failed, worked), refuse=True, unless=worked if worked[: len(failed)] == failed else None)

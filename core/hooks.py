@@ -16,6 +16,7 @@ import itertools
 import math
 import posixpath
 import shlex
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any, NamedTuple
@@ -66,47 +67,131 @@ def held_out(session_id: str, playbook: str, entry_id: str, share: float) -> boo
 
 class Simple(NamedTuple):
     """One simple command of a line: its words (the program's name without its folder first), the folder a `cd`
-    before it in the line moved to (None: it did not), and the program a pipe hands its output to."""
+    before it in the line moved to (None: it did not), the program a pipe hands its output to, and the text a here
+    document feeds it (`python3 - <<'EOF'`; None: none)."""
 
     words: tuple[str, ...]
     folder: str | None = None
     piped_into: str | None = None
+    stdin: str | None = None
+
+
+def _delimiter(line: str, i: int) -> tuple[str, int]:
+    """The here document's delimiter word that starts at `i` (quotes removed), and where it ends."""
+    if i < len(line) and line[i] in "'\"":
+        end = line.find(line[i], i + 1)
+        end = len(line) if end < 0 else end
+        return line[i + 1 : end], end + 1
+    j = i
+    while j < len(line) and line[j] not in " \t\n;&|<>()":
+        j += 1
+    return line[i:j].replace("\\", "").replace("'", "").replace('"', ""), j
+
+
+def _here_documents(line: str) -> tuple[str, list[str]]:
+    """The line as commands without their here documents' text, each unquoted line break a `;` (where a command
+    ends: not after `&&`, `|` ...) and comments dropped; and the here documents' texts in order. The shell's own
+    rule: a document starts on the line after its `<<WORD` and ends at a line that is WORD (`<<-`: after tabs)."""
+    if "\n" not in line and "<<" not in line and "#" not in line:
+        return line, []  # most lines: nothing to read apart
+    out: list[str] = []
+    bodies: list[str] = []
+    pending: list[tuple[str, bool]] = []  # (delimiter, tabs stripped)
+    quote: str | None = None
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote is not None:  # inside quotes: only the closing quote (and, in double quotes, an escape) counts
+            step = 2 if quote == '"' and c == "\\" else 1
+            out.append(line[i : i + step])
+            quote = None if c == quote else quote
+            i += step
+            continue
+        if c == "\\":
+            if line[i + 1 : i + 2] != "\n":  # an escaped line break joins two lines
+                out.append(line[i : i + 2])
+            i += 2
+        elif c in "'\"":
+            quote = c
+            out.append(c)
+            i += 1
+        elif c == "#" and (not out or out[-1][-1:] in " \t\n;&|()"):
+            end = line.find("\n", i)
+            i = n if end < 0 else end
+        elif line.startswith("<<", i) and not line.startswith("<<<", i):
+            j = i + 2
+            strip = line[j : j + 1] == "-"
+            j += strip
+            while j < n and line[j] in " \t":
+                j += 1
+            word, j = _delimiter(line, j)
+            if word:
+                pending.append((word, strip))
+            out.append(line[i:j])
+            i = j
+        elif c == "\n":
+            last = "".join(out).rstrip(" \t")[-1:]
+            out.append(" " if last in ("", "|", "&", ";", "(") else " ; ")
+            i += 1
+            for word, strip in pending:
+                body: list[str] = []
+                while i < n:
+                    end = line.find("\n", i)
+                    end = n if end < 0 else end
+                    text, i = line[i:end], end + 1
+                    if (text.lstrip("\t") if strip else text) == word:
+                        break
+                    body.append(text)
+                bodies.append("\n".join(body))
+            pending = []
+        else:
+            out.append(c)
+            i += 1
+    bodies += ["" for _ in pending]  # a document the line never ends: nothing of it was read
+    return "".join(out), bodies
 
 
 def simple_commands(line: str) -> list[Simple]:
-    """The simple commands of a shell line, split at `&&`, `||`, `;`, `&` and pipes; environment assignments and
-    redirections dropped; `cd DIR` taken as where the rest runs. Empty when the lexer cannot read the line."""
+    """The simple commands of a shell line, split at `&&`, `||`, `;`, `&`, pipes and line breaks; environment
+    assignments, redirections and comments dropped; a here document's text kept as what its command reads; `cd DIR`
+    taken as where the rest runs. Empty when the lexer cannot read the line."""
     if len(line) > MAX_LINE:
         return []
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    commands, bodies = _here_documents(line)
+    lexer = shlex.shlex(commands, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
         tokens = list(lexer)
     except ValueError:  # an unclosed quote
         return []
-    groups: list[tuple[list[str], str | None]] = []  # (words, the separator after them)
+    if sum(t == "<<" for t in tokens) != len(bodies):
+        bodies = []  # read apart from the lexer: no command is given a document it may not read
+    groups: list[tuple[list[str], str | None, str | None]] = []  # (words, the separator after them, a document)
     words: list[str] = []
+    stdin: str | None = None
     skip = False
     for token in tokens:
         if skip:
             skip = False
             continue
         if token in _SEPARATORS:
-            groups.append((words, token))
-            words = []
+            groups.append((words, token, stdin))
+            words, stdin = [], None
         elif token in _REDIRECTS or (token[:1] in "<>&" and set(token) <= set("<>&|")):
             if words and words[-1].isdigit():  # `2>&1`: the descriptor is the redirection's, not an argument
                 words.pop()
+            if token == "<<" and bodies:
+                stdin = bodies.pop(0)
             skip = True  # its target follows
         elif not words and _assignment(token):
             continue
         else:
             words.append(token)
-    groups.append((words, None))
+    groups.append((words, None, stdin))
     found: list[Simple] = []
     folder: str | None = None
-    for i, (group, after) in enumerate(groups):
+    for i, (group, after, text) in enumerate(groups):
         if not group:
             continue
         if group[0] == "cd":
@@ -115,7 +200,7 @@ def simple_commands(line: str) -> list[Simple]:
         piped = None
         if after in ("|", "|&") and i + 1 < len(groups) and groups[i + 1][0]:
             piped = posixpath.basename(groups[i + 1][0][0])
-        found.append(Simple((posixpath.basename(group[0]), *group[1:]), folder, piped))
+        found.append(Simple((posixpath.basename(group[0]), *group[1:]), folder, piped, text))
     return found
 
 
@@ -162,8 +247,112 @@ def fires(guard: Mapping[str, Any], command: str | Sequence[Simple], cwd: str) -
         piped = guard.get("piped_into")
         if piped and simple.piped_into != piped:
             continue
+        imports = guard.get("imports")
+        if imports is not None and not _may_import(simple, imports, cwd):
+            continue
         return True
     return False
+
+
+def _python(program: str) -> bool:
+    """`python`, `python3`, `python3.12`: CPython's own command names."""
+    version = program.removeprefix("python")
+    return version != program and all(c.isdigit() or c == "." for c in version)
+
+
+def _python_runs(words: Sequence[str]) -> tuple[str, str] | None:
+    """What a Python command line runs, as CPython reads its options: ("code", text) for `-c`, ("module", name)
+    for `-m`, ("script", path) for a file, ("stdin", "") when it reads its program from its input; None when it
+    runs nothing (`--version`, `-h`)."""
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "-":
+            return "stdin", ""
+        if word == "--" or not word.startswith("-"):
+            script = words[i + 1] if word == "--" and i + 1 < len(words) else word
+            return ("script", script) if script != "--" else ("stdin", "")
+        if word.startswith("--"):
+            if word in ("--version", "--help", "--help-all", "--help-env", "--help-xoptions"):
+                return None
+            i += 2 if word == "--check-hash-based-pycs" else 1
+            continue
+        for j, option in enumerate(word[1:], 1):
+            if option in "cm":  # the rest of the word, or the next one, is its value; options end here
+                value = word[j + 1 :] or (words[i + 1] if i + 1 < len(words) else None)
+                if value is None:
+                    return None
+                return ("code" if option == "c" else "module", value)
+            if option in "WX":
+                i += 0 if word[j + 1 :] else 1  # its value is the rest of the word, or the next one
+                break
+            if option in "hV?":
+                return None
+        i += 1
+    return "stdin", ""
+
+
+def _needs(module: str, imports: Sequence[str]) -> bool:
+    """True when importing `module` can need one of `imports`: it is one, or lies outside the standard library
+    (a package of the project's or anyone's, which may import them in turn)."""
+    top = module.split(".")[0]
+    return top in {m.split(".")[0] for m in imports} or top not in sys.stdlib_module_names
+
+
+def _imported(code: str) -> list[str] | None:
+    """The modules Python code imports (`import a.b`, `from a import b`, `__import__("a")`,
+    `importlib.import_module("a")`), read by Python's own parser; None when it is not Python."""
+    import ast  # only a module fact's guard reads code: the other hooks do not pay for the parser
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("__import__", "import_module") and isinstance(node.args[0].value, str):
+                found.append(node.args[0].value)
+    return found
+
+
+def _project_file(path: str, folder: str | None, cwd: str) -> bool:
+    """True when `path`, run after `cd folder` (None: no cd) from `cwd`, is a file inside `cwd`, the project (a
+    scratch file elsewhere, `/tmp/scan.py`, is the agent's own; a path the shell would expand is not read)."""
+    if path.startswith(("~", "$")) or (folder or "").startswith(("~", "$")):
+        return False
+    root = posixpath.normpath(cwd or "/")
+    where = posixpath.normpath(posixpath.join(root, folder or "", path))
+    return where == root or where.startswith(root.rstrip("/") + "/")
+
+
+def _may_import(simple: Simple, imports: Sequence[str], cwd: str) -> bool:
+    """True when the call `simple` can need a module its program lacks (`imports`, or any the standard library does
+    not hold): Python code it is given imports one (`-c`, a here document), `-m` runs one, it runs a file of the
+    project's (which may import anything), or what it runs cannot be seen (its input from a pipe). Code that does not
+    parse cannot run: it needs nothing. Another language's code is not read here: its call needs nothing only when
+    it runs a file outside the project (a scratch script)."""
+    if not _python(simple.words[0]):
+        script = simple.words[1] if len(simple.words) > 1 else "-"
+        return script.startswith("-") or _project_file(script, simple.folder, cwd)
+    runs = _python_runs(simple.words)
+    if runs is None:
+        return False
+    kind, value = runs
+    if kind == "module":
+        return _needs(value, imports)
+    if kind == "script":
+        return _project_file(value, simple.folder, cwd)
+    code = value if kind == "code" else simple.stdin
+    if code is None:
+        return True  # a program read from a pipe or a file: it may import anything
+    modules = _imported(code)
+    return modules is not None and any(_needs(m, imports) for m in modules)
 
 
 def terms(text: str) -> list[str]:

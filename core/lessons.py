@@ -14,7 +14,7 @@ import shlex
 from typing import Annotated, Literal
 
 import re2
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from core.invisible import normalise
 
@@ -55,6 +55,8 @@ _RESERVED = frozenset(
     "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]".split()
 )
 _SAFE_WORD = re2.compile(r"^[^`\n\r]+$")
+# A module's name as a lesson may quote it: identifiers joined by dots (`yaml`, `google.protobuf`), nothing else.
+Module = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", max_length=100)]
 
 
 class _Value(BaseModel):
@@ -98,14 +100,16 @@ class OwnTool(_Value):
 class Correction(_Value):
     """A command that failed here and the close variant that then worked. `how`: another program, another folder, a
     flag added, an option or subcommand it does not have replaced (`option`), another command that had to run first
-    (`before`: `worked` is that command), or an absolute path where a relative one broke after a `cd` (then `worked`
-    is None)."""
+    (`before`: `worked` is that command), an absolute path where a relative one broke after a `cd` (then `worked`
+    is None), or a program that lacks the project's packages (`module`: its failure named a module it could not
+    import, and `worked` is the program that has them; a fact about a dependency, not that the program is wrong)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute", "option", "before"]
+    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module"]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
+    modules: tuple[Module, ...] = ()  # for `module`: the modules the failure named
 
 
 class HiddenFailure(_Value):
@@ -221,6 +225,10 @@ def _sentence(lesson: AnyLesson) -> str:
             return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
         if lesson.how == "option":
             return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
+        if lesson.how == "module":
+            named = f" ({', '.join(f'`{m}`' for m in lesson.modules)})" if lesson.modules else ""
+            worked = _code(lesson.worked)
+            return f"{failed} lacks the project's packages{named}; run code that imports them with {worked}"
         return f"{failed} fails here; {_code(lesson.worked)} works"
     if isinstance(lesson, NothingSelected):
         said = f"{lesson.deselected} deselected" if lesson.deselected is not None else "no test ran"

@@ -5,9 +5,10 @@
   and a project's own command-line tool used again and again;
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
   folder, a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that
-  had to run first, an absolute path where a relative one broke after a `cd`), never a file path as the fix, never a
-  workaround that switches a safeguard off (`--force`, `--no-verify`, `sudo`); the error's words are kept as
-  evidence (`playbook why`), never written into the lesson (`core.corrections`);
+  had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
+  packages where its failure named a module), never a file path as the fix, never a workaround that switches a
+  safeguard off (`--force`, `--no-verify`, `sudo`); the error's words are kept as evidence (`playbook why`), never
+  written into the lesson (`core.corrections`);
 - *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, or their next
   words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), a prompt's sentence that
@@ -93,7 +94,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 8
+MINER_VERSION = 9  # 9: a failure that named a missing module is a module fact, no longer a program correction
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 

@@ -3,9 +3,14 @@ renders: a model's free text or a reworded entry makes none."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from core.guards import bound_lesson, guards_of, lesson_json
 from core.hooks import fires
 from core.lessons import Command, CommandFact, Correction, NothingSelected, OwnTool, render
+from core.replay import Event, hook_input
+from flows.delivery.hookrun import answer, snapshot_path
 
 NPM = Correction(how="program", failed=Command(words=("npm", "install")), worked=Command(words=("pnpm", "install")))
 
@@ -55,3 +60,54 @@ def test_another_package_manager_s_form_of_the_project_s_command_sets_off_its_gu
     assert any(fires(g.model_dump(), "npm install --save x", "/") for g in guards)
     assert not any(fires(g.model_dump(), "pnpm install", "/") for g in guards)
     assert not any(g.refusable for g in guards)  # the project's fact, not a command seen failing: advice only
+
+
+YAML = Correction(
+    how="module", failed=Command(words=("python3",)), worked=Command(words=("uv", "run", "python3")), modules=("yaml",)
+)
+
+
+def test_a_module_fact_guards_only_the_calls_that_can_need_the_module(tmp_path: Path) -> None:
+    """`python3` lacked `yaml` here: the PreToolUse hook, given Claude Code's documented input, adds the lesson to a
+    call whose code imports it (or any package outside the standard library) or that runs one of the project's
+    files; a call of the standard library alone, a scratch script, the form the lesson asks for, or code that cannot
+    run gets nothing."""
+    text = render(YAML, "wakil")
+    assert text == (
+        "In wakil: `python3` lacks the project's packages (`yaml`); run code that imports them with `uv run python3`."
+    )
+    assert bound_lesson(lesson_json(YAML), text) == YAML
+    (guard,) = guards_of(YAML, playbook="default", entry="mis-001", text=text, hard=True)
+    assert not guard.hard  # which calls need the packages the hook can tell only in part: advice, never a refusal
+    db = tmp_path / "playbook.duckdb"
+    path = snapshot_path(db, "guards")
+    path.parent.mkdir(parents=True)
+    playbook = {"name": "default", "version": 1, "projects": {}, "guards": [guard.model_dump(mode="json")]}
+    path.write_text(json.dumps({"holdout": 0.0, "playbooks": [playbook]}))
+
+    def told(command: str) -> str:
+        printed = answer("pre-tool-use", db, json.dumps(hook_input(Event("bash", command), "s-1", "/src/wakil")))
+        return str(json.loads(printed)["hookSpecificOutput"]["additionalContext"]) if printed else ""
+
+    for command in [
+        "python3 -c \"import yaml; print(yaml.safe_load('a: 1'))\"",
+        "python3 -c 'from yaml import safe_load'",
+        "python3 - <<'EOF'\nimport re, yaml.parser\nEOF",
+        "cd src && python3 -c 'import wakil.cli'",  # the project's own package may import it
+        "python3 -m pytest -q",
+        "python3 scripts/gen.py",  # a file of the project's
+        "cat notes.py | python3",  # what it runs cannot be seen
+    ]:
+        assert "[mis-001]" in told(command) and "`uv run python3`" in told(command), command
+    for command in [
+        "python3 -c \"import json; json.load(open('x.json'))\" && echo valid",
+        "python3 - <<'EOF'\nimport pathlib\nprint(pathlib.Path('a').exists())\nEOF\nnpx markdownlint-cli2 x.md",
+        "python3 -m json.tool data.json",
+        "cd /tmp/scratch && python3 scan.py",  # the agent's scratch script, outside the project
+        "python3 /tmp/scratch/scan.py",
+        "python3 --version",
+        "uv run python3 -c 'import yaml'",  # the form the lesson asks for
+        "python3 -c 'import yaml as'",  # it cannot run: nothing to need
+        "echo import yaml",
+    ]:
+        assert told(command) == "", command

@@ -3,6 +3,7 @@ the digest and the holdout; and that the module the hooks import runs on the sta
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.hooks import (
+    Simple,
     build_index,
     fires,
     guard_answer,
@@ -165,3 +167,49 @@ def test_the_hook_runner_imports_the_standard_library_alone() -> None:
     )
     done = subprocess.run([sys.executable, "-I", "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_here_document_is_what_its_command_reads_and_the_lines_after_it_are_commands() -> None:
+    line = "python3 - <<'EOF' | tail -3\nimport yaml\nprint('a && b')\nEOF\ncd web\nnpm test # all of them\n"
+    assert simple_commands(line) == [
+        Simple(("python3", "-"), None, "tail", "import yaml\nprint('a && b')"),
+        Simple(("tail", "-3")),
+        Simple(("npm", "test"), "web"),
+    ]
+    assert simple_commands("cat <<-END\n\tone\n\tEND") == [Simple(("cat",), stdin="\tone")]
+    assert simple_commands("git status &&\n  git diff") == [Simple(("git", "status")), Simple(("git", "diff"))]
+
+
+# The standard library's modules a test may name in an import (a private one, `_tkinter`, is the interpreter's).
+_STDLIB = sorted(m for m in sys.stdlib_module_names if not m.startswith("_"))
+
+
+@given(st.lists(st.sampled_from(_STDLIB), min_size=1, max_size=4), st.booleans())
+def test_code_of_the_standard_library_alone_never_needs_a_module_python_lacks(modules: list[str], piped: bool) -> None:
+    guard = {"words": ["python3"], "imports": ["yaml"]}
+    code = f"import {', '.join(modules)}\nprint(1)"
+    line = f"python3 - <<'EOF'\n{code}\nEOF" if piped else f"python3 -c {shlex.quote(code)}"
+    assert not fires(guard, line, "/src/app")
+    assert fires(guard, line.replace("print(1)", "import yaml.parser"), "/src/app")
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("node scripts/build.js", True),  # a project file: it may require anything
+        ("node /tmp/scratch/check.js", False),  # the agent's scratch script
+        ("node -e \"require('left-pad')\"", True),  # another language's code is not read: it may need the module
+        ("cd /tmp && node check.js", False),
+    ],
+)
+def test_a_module_fact_of_another_interpreter_spares_only_a_scratch_script(command: str, expected: bool) -> None:
+    assert fires({"words": ["node"], "imports": ["express"]}, command, "/src/app") is expected
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n\r"), max_size=30), max_size=6))
+def test_a_here_documents_text_is_read_whole_whatever_it_holds(lines: list[str]) -> None:
+    body = "\n".join(line for line in lines if line != "EOF")
+    assert simple_commands(f"cat <<'EOF' > out.txt\n{body}\nEOF\nls -l") == [
+        Simple(("cat",), stdin=body),
+        Simple(("ls", "-l")),
+    ]
