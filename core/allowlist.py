@@ -36,6 +36,8 @@ from typing import Literal
 import re2
 
 from core.links import Link, find_links, vouched_host
+from core.policy_git import remote_hosts as _remote_hosts
+from core.program_calls import Call, positionals
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -43,15 +45,10 @@ from core.programs import (
     PRIVILEGE,
     RUNS_ANYTHING,
     SHELLS,
-    Call,
     known_program,
     policy_refusals,
-    positionals,
     program_family,
     wrapped_command,
-)
-from core.programs import (
-    remote_hosts as _remote_hosts,
 )
 from core.shell import SimpleCommand, parse_command
 

@@ -254,6 +254,21 @@ def test_no_upward_import() -> None:
     assert graph["core.errors"] == set() and graph["prompts"] == set()
 
 
+def test_each_ecosystem_s_policies_import_only_what_the_policies_share() -> None:
+    """`core.program_calls` (the call as a policy reads it) imports nothing of ours; each ecosystem's policies
+    (`core.policy_*`) import only it and `core.program_tasks`, never another ecosystem's nor the table in
+    `core.programs` that imports them all."""
+    graph = _import_graph()
+    shared = {"core.program_calls", "core.program_tasks"}
+    assert graph["core.program_calls"] == set()
+    assert graph["core.program_tasks"] == {"core.program_calls"}
+    ecosystems = [m for m in graph if m.startswith("core.policy_")]
+    assert "core.policy_git" in ecosystems
+    for module in ecosystems:
+        assert graph[module] <= shared, f"{module} imports {sorted(graph[module] - shared)}"
+    assert set(ecosystems) <= graph["core.programs"]
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []

@@ -17,7 +17,7 @@ from pathlib import Path
 import re2
 
 from core.markdown import BLOCK_BEGIN, BLOCK_END
-from core.programs import TASK_NAME
+from core.program_tasks import TASK_NAME
 
 __all__ = ["declared_packages", "declared_programs", "declared_scripts"]
 

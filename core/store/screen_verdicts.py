@@ -30,6 +30,8 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 # imports), and the data file it reads.
 SCREEN_MODULES = (
     "allowlist", "invisible", "language", "links", "models", "patterns", "phrases", "programs", "screen", "shell",
+    "program_calls", "program_tasks", "policy_builds", "policy_git", "policy_javascript", "policy_python",
+    "policy_services", "policy_toolchains", "policy_utilities",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.
