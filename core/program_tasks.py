@@ -14,7 +14,7 @@ import re2
 
 from core.program_calls import Call, Refused, clip
 
-__all__ = ["JS_SCRIPTS", "TASK_NAME", "destroys_data", "releases", "script_name", "task_refusals"]
+__all__ = ["JS_SCRIPTS", "TASK_NAME", "destroys_data", "releases", "script_name", "task_refusals", "unvetted_refusals"]
 
 
 # A task's or a script's name (`test:ci`), not a path or a command line.
@@ -41,6 +41,7 @@ def script_name(word: str, call: Call) -> bool:
 # (`make deploy-prod`, `just release`, `rake release`, `turbo run publish`), unless the project declares the task.
 _RELEASE_WORDS = frozenset("publish release deploy upload ship submit promote rollout push".split())
 _NAME_PARTS = re2.compile(r"[^a-z0-9]+")
+_WORD_PARTS = re2.compile(r"[^a-z0-9/]+")
 
 
 def releases(name: str) -> bool:
@@ -77,4 +78,47 @@ def destroys_data(call: Call) -> Refused:
         return [("bypass", f"`{call.family} {clip(' '.join(words[:3]))}` destroys a database")]
     if call.family in ("rails", "rake", "make", "mix") and any(_VARIABLE_SET.match(w) for w in words):
         return [("environment", f"`{call.family}` is given a variable as an argument")]
+    return []
+
+
+# Words that say a command ends something that lives outside the project's files (a cluster, a bucket, a database,
+# an account), in the words command-line tools use for it.
+_DESTROY_WORDS = frozenset(
+    "destroy delete drop purge wipe prune flush flushall flushdb truncate reset remove rm rmdir uninstall terminate"
+    " nuke teardown erase apply scale".split()
+)
+# Words that open a shell or run a command inside a running system (`kubectl exec`, `heroku run`, `fly ssh console`).
+_INSIDE_WORDS = frozenset("exec ssh shell console attach".split())
+# Options that answer a program's own confirmation for the user, or aim it at production.
+_ANSWERS_FOR_THE_USER = frozenset(
+    "--yes -y --assume-yes --auto-approve -auto-approve --force --no-confirm --noconfirm --skip-confirmation"
+    " --confirm --approve --quiet --prod --production".split()
+)
+
+
+def unvetted_refusals(call: Call) -> Refused:
+    """For a program no policy knows, which the user or the project vouched for (`terraform`, `kubectl`, a cloud's
+    CLI): the vouch is for running it, not for everything it can do. A command whose words release or deploy
+    (`fly deploy`, `helm push`), end something outside the project (`terraform destroy`, `kubectl delete`,
+    `aws s3 rm`, `psql -c 'DROP ...'`), change a running system or run commands inside it (`kubectl apply`,
+    `kubectl scale`, `kubectl exec`), and an option
+    that answers the program's confirmation for the user or aims it at production (`-auto-approve`, `--yes`,
+    `--prod`), waits for review; what it reads (`kubectl get pods`, `terraform plan`) runs."""
+    # A path keeps its slashes (`deploy/api` names a resource, not an act); words joined otherwise are read apart
+    # (`apps:destroy`, the SQL of `psql -c 'DROP TABLE t'`).
+    words = [part for word in call.positionals() for part in _WORD_PARTS.split(word.lower()) if part]
+    named = next((w for w in words if w in _RELEASE_WORDS or w in _DESTROY_WORDS or w in _INSIDE_WORDS), None)
+    if named is not None:
+        what = (
+            "publishes or deploys"
+            if named in _RELEASE_WORDS
+            else "runs commands inside a running system"
+            if named in _INSIDE_WORDS
+            else "changes or ends what lives outside the project"
+        )
+        return [("program", f"`{call.family} ... {named}` {what}: a program no policy knows, the user's call")]
+    flags = [a.split("=", 1)[0] for a in call.args if a.startswith("-")]
+    answered = next((f for f in flags if f in _ANSWERS_FOR_THE_USER), None)
+    if answered is not None:
+        return [("bypass", f"`{call.family} {answered}` answers its confirmation for the user or aims at production")]
     return []

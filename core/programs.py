@@ -29,7 +29,7 @@ from core import (
 )
 from core.policy_javascript import JS_TOOLS
 from core.program_calls import PACKAGE_AT_VERSION, Call, Refused, clip, positionals, value_flags
-from core.program_tasks import destroys_data, script_name
+from core.program_tasks import destroys_data, script_name, unvetted_refusals
 
 __all__ = [
     "FILTERS",
@@ -274,6 +274,8 @@ def policy_refusals(call: Call, build_folders: frozenset[str]) -> Refused:
     if call.family in INTERPRETERS and call.family not in _POLICIES:
         return _interpreter(call) + destroys
     policy = _POLICIES.get(call.family)
+    if policy is None and not known_program(call.family):
+        return unvetted_refusals(call) + destroys  # vouched for running, not for all it can do
     return (policy(call) if policy is not None else []) + destroys
 
 
