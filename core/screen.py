@@ -271,7 +271,7 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
             return command_refusals("\n".join(code), vouched, written)
-        return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span), vouched)
+        return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span, code=True), vouched)
     if span.startswith("-"):  # flags: with the command the sentence names, or alone (`--collect-only -q`)
         named = _named_command(before, vouched)
         if named:
@@ -283,7 +283,7 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         return []
     if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
         return [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
-    links = list(find_links(span)) + list(bare_hosts(span))
+    links = list(find_links(span)) + list(bare_hosts(span, code=True))
     first = span.split()[0] if span.split() else ""
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
         rest = span.split(None, 1)[1]

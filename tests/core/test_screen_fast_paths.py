@@ -42,7 +42,7 @@ texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=24), min_size=1, max
 # Each quick pass, and the patterns it stands for.
 PASSES = {
     "links": (links._ANY_LINK, [links._CANDIDATE, links._MARKDOWN_TARGET, links._EMAIL]),
-    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE]),
+    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE, links._NUMERIC]),
     "defanged": (links._ANY_DEFANGED, [links._DEFANGED]),
     "prose marks": (
         screen._PROSE_MARKS,
