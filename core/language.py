@@ -14,7 +14,7 @@ from functools import cache
 
 import re2
 
-__all__ = ["SCRIPTS", "is_function_word", "language_of", "mixed_words", "scripts_of"]
+__all__ = ["SCRIPTS", "is_english_function_word", "is_function_word", "language_of", "mixed_words", "scripts_of"]
 
 # Function words each language uses constantly and English does not (so `a`, `in`, `die`, `me` are left out).
 _WORDS: dict[str, frozenset[str]] = {
@@ -86,6 +86,12 @@ def is_function_word(word: str) -> bool:
     """True for a word of any of the languages' function words (`the`, `a`, `les`), in any case."""
     low = word.lower()
     return low in ("a", "an", "i") or any(low in words for words in _WORDS.values())
+
+
+def is_english_function_word(word: str) -> bool:
+    """True for an English function word (`the`, `a`, `with`), in any case: `az` is Hungarian's, and Azure's CLI."""
+    low = word.lower()
+    return low in ("a", "an", "i") or low in _WORDS["en"]
 
 
 def language_of(text: str) -> str | None:
