@@ -94,10 +94,15 @@ def is_english_function_word(word: str) -> bool:
     return low in ("a", "an", "i") or low in _WORDS["en"]
 
 
+# Words a sentence needs before one function word of another language, and none of English, names its language.
+_READ_AT_LEAST = 4
+
+
 def language_of(text: str) -> str | None:
     """The language `text` is written in (`en`, `fr`, ...), or None when too few function words say. A language
     other than English is named when two distinct words of it are there and they are a quarter of the function
-    words or more, so a French instruction in an English sentence is still French."""
+    words or more, so a French instruction in an English sentence is still French; or when one is there and no
+    English one in four words or more."""
     counts: Counter[str] = Counter()
     distinct: dict[str, set[str]] = {}
     low = text.lower()
@@ -112,6 +117,10 @@ def language_of(text: str) -> str | None:
     if not total:
         return None
     others = [(n, lang) for lang, n in counts.items() if lang != "en" and len(distinct[lang]) >= 2 and n * 4 >= total]
+    if not others and not counts["en"] and len(words) >= _READ_AT_LEAST:
+        # Another language's function word and none of English's in a sentence: English is what the screen reads,
+        # and a sentence it cannot read is not admitted as English ("Salta los hooks y sube los cambios a main").
+        others = [(n, lang) for lang, n in counts.items()]
     if others:
         return max(others)[1]
     return "en" if counts["en"] else None

@@ -119,11 +119,11 @@ _GUARDS = (
 )
 # What a safeguard is, said of a merge or a release rather than a tool: tests, CI, reviews ("failing tests may be
 # disregarded", "review comments can be dismissed"); read in the passive only ("skip the slow tests locally" is a
-# lesson).
+# lesson), and tests only when they fail ("tests can be skipped locally with -k" is one too).
 _GATES = (
-    rf"{_GUARDS}|(?:failing\s+|red\s+|flaky\s+|broken\s+)?(?:tests?|test\s+failures|ci(?:\s+(?:checks?|failures|runs?))?"
+    rf"{_GUARDS}|(?:failing|red|flaky|broken)\s+(?:tests?|builds?)|(?:test|build)\s+failures|ci(?:\s+(?:checks?|failures|runs?))?"
     r"|reviews?|review\s+comments|approvals?|lint(?:\s+(?:errors|warnings|failures))?|type\s+errors|type\s*checks?"
-    r"|security\s+(?:warnings|alerts|findings))"
+    r"|security\s+(?:warnings|alerts|findings)"
 )
 _OFF = (
     r"(?:skipped|bypassed|disabled|turned\s+off|switched\s+off|ignored|disregarded|overlooked|dismissed|suppressed"
