@@ -241,22 +241,23 @@ def bare_hosts(text: str, *, code: bool = False) -> Iterator[Link]:
             continue
         if port or _NUMBER_PLACE.search(text[: match.start(1)][-50:]):
             yield Link(number, address, None)
+    files: list[bool] = []  # whether the text speaks of files, read once, at the first name that asks
     for match in _BARE.finditer(text):
         name, tld = match.group(1), match.group(2).lower()
         if tld not in _tlds():
             continue
-        if tld in _FILE_TLDS and not _host_not_file(text, match.start(1), name, bool(match.group(3)), code):
+        if tld in _FILE_TLDS and not _host_not_file(text, match.start(1), name, bool(match.group(3)), code, files):
             continue
         host, problem = canonical_host(name)
         yield Link(name, host, problem)
 
 
-def _host_not_file(text: str, start: int, name: str, tail: bool, code: bool) -> bool:
+def _host_not_file(text: str, start: int, name: str, tail: bool, code: bool, files: list[bool]) -> bool:
     """Whether `name` (at `start` in `text`), under a top-level domain that is also a file's extension, is a host:
     written with what only a host has (`tail`: a port, query or fragment), with three labels or more or one in
     punycode (`api.evil.app`, `xn--80ak6aa92e.sh`), put where a host goes ("from evil.sh", but not "rename a.sh to
     b.sh"), or in a sentence (not `code`) that speaks of no file and not written as a repository's documents are
-    (`README.md`)."""
+    (`README.md`). `files`: whether `text` speaks of files, once read (empty until then)."""
     labels = name.split(".")
     if tail or len(labels) > 2 or any(label.lower().startswith("xn--") for label in labels):
         return True
@@ -266,7 +267,9 @@ def _host_not_file(text: str, start: int, name: str, tail: bool, code: bool) -> 
     if code:
         return False
     stem = labels[0]
-    return not (_FILE_WORDS.search(text) or (stem.isupper() and any(c.isalpha() for c in stem)))
+    if not files:
+        files.append(_FILE_WORDS.search(text) is not None)
+    return not (files[0] or (stem.isupper() and any(c.isalpha() for c in stem)))
 
 
 def is_local(host: str) -> bool:

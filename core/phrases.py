@@ -595,8 +595,10 @@ _PRONOUN_OFF = re2.compile(
     r"|\b(?:turn|switch|shut|comment)(?:s|ed|ing)?\s+(?:it|them|that|this|those|these)\s+(?:off|out)\b"
 )
 _ANTECEDENT_REACH = 160
-# Where a clause begins, for finding the one a pronoun leans on.
-_CLAUSES = re2.compile(r"[;,:]|\s(?:so|and|then|but|or)\s")
+# Where a clause begins, for finding the one a pronoun leans on: a mark, or a conjunction between spaces (by str
+# methods: a text of many short clauses must not make a pattern call per clause).
+_CLAUSE_MARKS = str.maketrans(dict.fromkeys(",:", ";"))
+_CONJUNCTIONS = tuple(f" {word} " for word in ("so", "and", "then", "but", "or"))
 # Words that open a clause before its subject: subordinators, determiners, "never let".
 _CLAUSE_OPENERS = frozenset(
     "if when whenever once since because as while the a an any every our your its their this that these those never"
@@ -614,7 +616,10 @@ _SAFEGUARD_NOUN = re2.compile(
 def _antecedent_is_a_safeguard(before: str) -> bool:
     """True when the subject of the clause before a pronoun (`before`: the text up to it) names a safeguard: the
     first words of that clause, once its opening words are set aside."""
-    *earlier, _own = _CLAUSES.split(before)  # the pronoun's own clause opens with the act, not with its subject
+    marked = " ".join(before.translate(_CLAUSE_MARKS).split()) + " "
+    for conjunction in _CONJUNCTIONS:
+        marked = marked.replace(conjunction, ";")
+    *earlier, _own = marked.split(";")  # the pronoun's own clause opens with the act, not with its subject
     clauses = [c for c in earlier if c.strip()]
     if not clauses:
         return False
@@ -627,12 +632,6 @@ def _antecedent_is_a_safeguard(before: str) -> bool:
 # A setting in code or configuration, in any language's spelling (`rejectUnauthorized: false`, `verify=False`,
 # `"InsecureSkipVerify": true`, "set rejectUnauthorized to false", `ssl_verify_mode: none`), and an identifier a
 # setting is made with (`ssl._create_unverified_context`). What it turns on or off is read from the words of its key.
-_SETTING = re2.compile(
-    r"([a-z_][\w.-]*[a-z0-9_])[\"'`\]]?(?:\s*(?:=>|:=|==|=|:)\s*"
-    r"|\s+(?:(?:option|setting|flag|value|field|key|variable|parameter|property)\s+)?to\s+)[\[(]?\s*[\"'`]?"
-    r"(false|0|off|no|none|null|nil|disabled?|never|true|1|on|yes|enabled?|always|\*)(?:[^\w*]|$)"
-)
-_IDENTIFIER = re2.compile(r"([a-z_][a-z0-9]*(?:[._][a-z0-9_]+)+)")
 # Parts of a key that name a safeguard, and parts that say it is off when the key is set true.
 _SAFEGUARD_PARTS = (
     "verif", "ssl", "tls", "cert", "csrf", "xsrf", "secur", "https", "httponly", "escap", "sanitiz", "hostkey",
@@ -642,6 +641,19 @@ _NEGATING_PARTS = (
     "insecure", "skip", "disabl", "unverified", "unsafe", "ignor", "bypass", "trustall", "trust_all", "allowall",
     "allow_all", "dangerous", "exempt", "permissive", "invalid", "noverify", "no_verify", "unchecked",
 )  # fmt: skip
+_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors"])
+_NEGATING_KEY = "|".join(_NEGATING_PARTS)
+# Only a key that names a safeguard is read (the pattern says so, so most texts are passed over in one pass).
+_SETTING = re2.compile(
+    rf"\b([\w.-]*(?:{_SAFEGUARD_KEY})[\w.-]*)[\"'`\]]?(?:\s*(?:=>|:=|==|=|:)\s*"
+    r"|\s+(?:(?:option|setting|flag|value|field|key|variable|parameter|property)\s+)?to\s+)[\[(]?\s*[\"'`]?"
+    r"(false|0|off|no|none|null|nil|disabled?|never|true|1|on|yes|enabled?|always|\*)(?:[^\w*]|$)"
+)
+# An identifier (dotted or snake_case, never a word of prose: "unverified e-mails") that says a safeguard off.
+_IDENTIFIER = re2.compile(
+    rf"\b((?:[a-z0-9]+[._])+[a-z0-9_.]*(?:{_NEGATING_KEY})[a-z0-9_.]*"
+    rf"|[a-z0-9_.]*(?:{_NEGATING_KEY})[a-z0-9]*(?:[._][a-z0-9]+)+)"
+)
 _ON = frozenset("true 1 on yes enabled enable always".split())
 _OPEN_ACCESS = ("origin", "allowed_hosts", "allowedhosts", "cors")
 

@@ -159,6 +159,14 @@ _COMMENT_MARKS = ("// ", "# ", "/* ", "-- ", "; ", "<!-- ")
 _PLACEHOLDER_WORD = re2.compile(r"<[A-Za-z][\w.-]*>")
 # A variable set, named alone in a span (`GIT_SSL_NO_VERIFY=true`).
 _SETTING = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
+# A setting in code rather than the shell's: a name that is no environment variable's (not all capitals) set with
+# `=` (`verify=True`), or any name set with spaces around `=` or after `:` (`DEBUG = False`, `strict: true`), which the
+# shell never reads as an assignment, to a plain value. What turns a safeguard off is the second line's to read
+# (`core.phrases`: `verify=False` is held there, whatever the case of its name).
+_CODE_SETTING = re2.compile(
+    r"^(?:[a-z_][A-Za-z0-9_.]*[a-z][A-Za-z0-9_.]*=|[A-Za-z_][\w.]*(?:\s+=\s*|\s*=\s+|:\s+))"
+    r"(?i:true|false|none|null|nil|yes|no|on|off|-?\d+(?:\.\d+)?|\"[\w.-]*\"|'[\w.-]*')$"
+)
 # What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
 _WORD_BREAKS = str.maketrans(dict.fromkeys("\t\n\f\r(),;\"'", " "))
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
@@ -281,6 +289,8 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
     if span.startswith("$") and _VARIABLE.match(span):
         return []
+    if _CODE_SETTING.match(span):  # `verify=True`, `DEBUG = False`: code, whose setting the second line reads
+        return []
     if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
         return [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
     links = list(find_links(span)) + list(bare_hosts(span, code=True))
@@ -402,7 +412,7 @@ def _prose_unknown_commands(prose: str, vouched: Vouched) -> list[Refusal]:
         first, start = match.group(group).lower(), match.start(group)
         if is_english_function_word(first) or first in _ADVERBS or first in _COMMAND_ENDS:
             continue
-        rest = prose[match.end(group) :].translate(_WORD_BREAKS)
+        rest = prose[match.end(group) : match.end(group) + _WINDOW].translate(_WORD_BREAKS)
         run = [first]
         for word in rest.split(" ")[1:7] if rest.startswith(" ") else []:
             clean = word.rstrip(".:!?")
@@ -496,6 +506,13 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     return found
 
 
+def _without_links(prose: str) -> str:
+    """`prose` without the links written in it: a URL's words (`.com`, `/main/`) are no language's."""
+    for link in find_links(prose):
+        prose = prose.replace(link.written, " ")
+    return prose
+
+
 def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
     """The holds on what `text` says; [] for a lesson the screen admits. `vouched`: what the user and their projects
     vouch for (programs, hosts, scripts, languages); nothing but the defaults when None."""
@@ -527,7 +544,7 @@ def _text_holds(
     strangers = sorted(scripts_of([stored]) - set(vouched.scripts) - {"Latin"})
     if strangers:
         refusals.append(Refusal("script", f"{', '.join(strangers)} letters, a script the user's prompts never use"))
-    language = language_of(prose)
+    language = language_of(_without_links(prose))
     if language is not None and language != "en" and language not in vouched.languages:
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
     phrases = phrase_refusals(stored) if phrases is None else phrases
