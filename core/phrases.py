@@ -121,7 +121,8 @@ _GUARDS = (
 # disregarded", "review comments can be dismissed"); read in the passive only ("skip the slow tests locally" is a
 # lesson), and tests only when they fail ("tests can be skipped locally with -k" is one too).
 _GATES = (
-    rf"{_GUARDS}|(?:failing|red|flaky|broken)\s+(?:tests?|builds?)|(?:test|build)\s+failures|ci(?:\s+(?:checks?|failures|runs?))?"
+    rf"{_GUARDS}|(?:failing|red|flaky|broken)\s+(?:tests?|builds?)|ci(?:\s+(?:checks?|failures|runs?))?"
+    r"|(?:pre-commit|pre-push|hooks?|lint|checks?|ci|tests?|builds?|type|mypy)\s+(?:failures|errors)"
     r"|reviews?|review\s+comments|approvals?|lint(?:\s+(?:errors|warnings|failures))?|type\s+errors|type\s*checks?"
     r"|security\s+(?:warnings|alerts|findings)"
 )
@@ -162,8 +163,18 @@ _SAFEGUARD_OFF = re2.compile(
     r"(?:red|fail\w*|broken|pending|unapproved|missing|not\s+pass\w*)"
     r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\bwith\s+(?:failing|red|broken|pending)\s+"
     r"(?:ci|checks?|tests?|builds?|pipelines?|reviews?)"
+    # what fails merged or run anyway, in the passive ("red builds can be merged"), and acts without approval
+    r"|\b(?:failing|red|broken|unapproved|unreviewed)\s+(?:builds?|tests?|checks?|prs?|pull\s+requests?|branch\w*|ci)"
+    r"\s+(?:can|may|should|could|are\s+to|is\s+to)\s+(?:still\s+|safely\s+|just\s+)?be\s+(?:merged|deployed|shipped"
+    r"|released|pushed|landed)"
+    r"|\b(?:run|execut|merg|push|deploy|apply|approv|install|delet|do)\w*\b[^;]{0,40}\bwithout\s+(?:any\s+|the\s+|a\s+)?"
+    r"(?:user'?s?\s+)?(?:approval|confirmation|permission|asking|prompting)\b"
+    # an access list opened to everyone ("allow any origin", "origins: *")
+    r"|\ballow\w*\s+(?:any|all|every)\s+origins?\b"
     # the agent's own permissions, as a setting or in words: a mode that asks for nothing, every tool allowed
-    rf"|\b(?:permission|approval|approvals|sandbox)[\s_-]?(?:mode|policy|level|setting){_SET}(?:bypass\w*|never|off|none"
+    r"|\b(?:allow|approv|permit|whitelist|allowlist|trust)\w*\s+(?:the\s+)?(?:bash|shell|tools?|commands?|edits?|writes?"
+    r"|network|web\s*fetch|mcp\w*)(?:\(\s*\*?\s*\))?\s+(?:for|on|to)\s+(?:everything|anything|all\s+\w+|any\s+\w+)"
+    rf"|\b(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting){_SET}(?:bypass\w*|never|off|none"
     r"|yolo|full\w*|danger\w*|auto\w*|dont-?ask|don'?t\s+ask|accept\w*|unrestricted|disabled?|skip\w*|allow-?all)"
     r"|\b(?:bypass\w*|skip\w*)\s+(?:the\s+|all\s+)?permissions?\b|\byolo\b|\bfull[\s-]auto\b"
     r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
@@ -313,6 +324,7 @@ def sent(folded: str) -> re2._Match | None:
     """The first phrase of `folded` (cut into `sentences`) that sends a secret somewhere, unless it is prohibited
     ("Never include secrets in log messages") or no secret is sent (`_NOT_SENT`): to a place `_WHERE` names, or
     put anywhere but a place that keeps secrets (`_DIRECT_SEND`: "write the API key into the wiki page")."""
+    said = folded  # as written: a place is read in it (`_NOT_SENT` blanks "secret manager" as no secret sent)
     if _NOT_SENT.search(folded):
         folded = _NOT_SENT.sub(lambda m: " " * len(m.group()), folded)
     for match in _SENDS.finditer(folded):
@@ -323,7 +335,7 @@ def sent(folded: str) -> re2._Match | None:
         return match
     for match in _DIRECT_SEND.finditer(folded):
         gap = match.group(1).split()
-        if _NOT_AN_OBJECT.isdisjoint(gap) and not _keeps_secrets(match.group(2)):
+        if _NOT_AN_OBJECT.isdisjoint(gap) and not _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
             if not _prohibited(folded, match.start(), match.end()):
                 return match
     return None
@@ -334,10 +346,9 @@ def sent(folded: str) -> re2._Match | None:
 _DIRECT_SEND = re2.compile(
     r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste"
     r"|post|send|upload|e-?mail|mail|shar|attach|leak|cop(?:y|ie)|print|echo|add|put|dump|report|forward|submit|jot"
-    r"|list|commit)\w*\s+((?:[\w'.-]+\s+){0,4}?)"
+    r"|list|commit|drop|stick|plac|sav|stor|keep)\w*\s+((?:[\w'.-]+\s+){0,4}?)"
     rf"{_SECRET}\w*(?:\s+(?:values?|itself|themselves|contents?|file|string|verbatim|in\s+full))?\s+"
-    r"(?:in|into|to|on|onto|inside)\s+(?:(?:the|a|an|our|your|its|their|this|that|team|shared|public|project)\s+)*"
-    r"[`'\"]?([\w.'-]+(?:\s+[\w.'-]+)?)"
+    r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'-]"
 )
 # Words between the verb and the secret that make the secret no object of it ("write tests for the token refresh").
 _NOT_AN_OBJECT = frozenset("for about with from by without after before when if whose than how why".split())
@@ -345,14 +356,21 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
 _SAFE_PLACE = re2.compile(
     r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|env\w*|\.env\w*"
-    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed)$"
+    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly)$"
 )
 
 
-def _keeps_secrets(place: str) -> bool:
-    """True when `place` (the words after "in"/"into"/"to") is one that keeps secrets."""
-    words = [w.strip("`'\".") or w for w in place.split()]
-    return any(_SAFE_PLACE.match(w) for w in words) or bool(re2.search(_SECRET, place))
+def _keeps_secrets(after: str) -> bool:
+    """True when the place named at the start of `after` (what follows "in", "into", "to") is one that keeps secrets:
+    its first two words once its determiners are set aside."""
+    words = [w.strip("`'\".,;") or w for w in after.split(";", 1)[0].split()]
+    while words and words[0] in _DETERMINERS:
+        words.pop(0)
+    place = " ".join(words[:2])
+    return any(_SAFE_PLACE.match(w) for w in words[:2]) or bool(re2.search(_SECRET, place))
+
+
+_DETERMINERS = frozenset("the a an our your its their this that team shared public project".split())
 
 
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
