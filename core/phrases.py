@@ -362,12 +362,12 @@ _SAFE_PLACE = re2.compile(
 
 def _keeps_secrets(after: str) -> bool:
     """True when the place named at the start of `after` (what follows "in", "into", "to") is one that keeps secrets:
-    its first two words once its determiners are set aside."""
+    its first three words once its determiners are set aside."""
     words = [w.strip("`'\".,;") or w for w in after.split(";", 1)[0].split()]
     while words and words[0] in _DETERMINERS:
         words.pop(0)
-    place = " ".join(words[:2])
-    return any(_SAFE_PLACE.match(w) for w in words[:2]) or bool(re2.search(_SECRET, place))
+    place = " ".join(words[:3])
+    return any(_SAFE_PLACE.match(w) for w in words[:3]) or bool(re2.search(_SECRET, place))
 
 
 _DETERMINERS = frozenset("the a an our your its their this that team shared public project".split())
@@ -595,10 +595,14 @@ def talked_off(folded: str) -> re2._Match | None:
         if _antecedent_is_a_safeguard(folded[max(0, match.start() - _ANTECEDENT_REACH) : match.start()]):
             if not _prohibited(folded, match.start(), match.end()):
                 return match
+    keys = set()  # where a key set to a value ends: that identifier is judged with its value, not alone
     for match in _SETTING.finditer(folded):
         if _setting_off(match.group(1), match.group(2)) and not _prohibited(folded, match.start(), match.end()):
             return match
+        keys.add(match.end(1))
     for match in _IDENTIFIER.finditer(folded):
+        if match.end(1) in keys:
+            continue
         if _turns_off(_key_words(match.group(1))) and not _prohibited(folded, match.start(), match.end()):
             return match
     return None
