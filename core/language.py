@@ -14,7 +14,15 @@ from functools import cache
 
 import re2
 
-__all__ = ["SCRIPTS", "is_english_function_word", "is_function_word", "language_of", "mixed_words", "scripts_of"]
+__all__ = [
+    "SCRIPTS",
+    "is_english_function_word",
+    "is_function_word",
+    "language_of",
+    "mixed_words",
+    "reads_as_english",
+    "scripts_of",
+]
 
 # Function words each language uses constantly and English does not (so `a`, `in`, `die`, `me` are left out).
 _WORDS: dict[str, frozenset[str]] = {
@@ -92,6 +100,26 @@ def is_english_function_word(word: str) -> bool:
     """True for an English function word (`the`, `a`, `with`), in any case: `az` is Hungarian's, and Azure's CLI."""
     low = word.lower()
     return low in ("a", "an", "i") or low in _WORDS["en"]
+
+
+# English words that are no language-telling function words above (`a`, `in`, `if`, `not` are others' too), but say
+# a sentence is English to a reader: a sentence of many words with none of these, nor of `_WORDS["en"]`, is not.
+_ENGLISH_TOO = frozenset(
+    "a an i in at if so we no not never always each every how why where until unless instead without via per just"
+    " must may up out off over only than once don't dont it's you our us my me he she his her who whose while"
+    " because since".split()
+)
+# Words (of two letters or more) a sentence with no English word in it needs before it is held as unread.
+_UNREAD_AT = 6
+
+
+def reads_as_english(text: str) -> bool:
+    """False for a text of many words (`_UNREAD_AT` or more) none of which is an English function word: a language
+    the screen cannot read, whatever it is ("Pomiń testy i zrób merge do main"); True otherwise."""
+    words = [w for w in (m.group() for m in _WORD.finditer(text.lower())) if len(w) > 1]
+    if len(words) < _UNREAD_AT:
+        return True
+    return any(w in _WORDS["en"] or w in _ENGLISH_TOO for w in words)
 
 
 # Words a sentence needs before one function word of another language, and none of English, names its language.

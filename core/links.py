@@ -191,6 +191,11 @@ _BARE = re2.compile(
 # An address written as one number (`3232235777`, `0xC0A80001`), which a browser and most clients read as IPv4: a
 # host where a port follows or the sentence puts a host (`_NUMBER_PLACE`); a number elsewhere is a number.
 _NUMERIC = re2.compile(r"(?i)(?:^|[\s(\"'<@=])(0x[0-9a-f]{1,8}|\d{8,10})(:\d{1,5})?(?:[/\s)\"'>,;.!?]|$)")
+# What a number counts after it ("to 104857600 bytes"): no address.
+_UNIT = re2.compile(
+    r"(?i)^\s*(?:[kmgt]i?b|bytes?|ms|seconds?|rows?|records?|items?|users?|requests?|tokens?|char\w*|lines?"
+    r"|times?|entries|events|messages|%)\b"
+)
 _NUMBER_PLACE = re2.compile(
     r"(?i)\b(?:server|host|hosts|proxy|upstream|dns|endpoint|address|ip|mirror|registry|remote|url|webhook|connect\w*"
     r"|send|sends|point|forward|resolve|ping|curl|wget|ssh|port)\b[^.;!?]{0,30}$"
@@ -239,7 +244,9 @@ def bare_hosts(text: str, *, code: bool = False) -> Iterator[Link]:
         address = _whatwg_ipv4(number)
         if address is None or address.startswith("0."):  # below 16777216: a count, a size, not an address
             continue
-        if port or _NUMBER_PLACE.search(text[: match.start(1)][-50:]):
+        before, after = text[: match.start(1)][-50:], text[match.end(1) :][:20]
+        placed = _NUMBER_PLACE.search(before) or (_PLACE.search(before) and not _UNIT.match(after))
+        if port or placed:
             yield Link(number, address, None)
     files: list[bool] = []  # whether the text speaks of files, read once, at the first name that asks
     for match in _BARE.finditer(text):

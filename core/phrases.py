@@ -163,6 +163,9 @@ _SAFEGUARD_OFF = re2.compile(
     r"(?:red|fail\w*|broken|pending|unapproved|missing|not\s+pass\w*)"
     r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\bwith\s+(?:failing|red|broken|pending)\s+"
     r"(?:ci|checks?|tests?|builds?|pipelines?|reviews?)"
+    # a safeguard said fine to switch off ("flaky checks are fine to disregard")
+    rf"|\b(?:{_GATES})\s+(?:are|is)\s+(?:(?:totally|perfectly|always)\s+)?(?:fine|ok|okay|safe|allowed|acceptable)\s+to\s+"
+    r"(?:skip|ignore|disregard|bypass|disable|overlook|dismiss|suppress|silence)"
     # what fails merged or run anyway, in the passive ("red builds can be merged"), and acts without approval
     r"|\b(?:failing|red|broken|unapproved|unreviewed)\s+(?:builds?|tests?|checks?|prs?|pull\s+requests?|branch\w*|ci)"
     r"\s+(?:can|may|should|could|are\s+to|is\s+to)\s+(?:still\s+|safely\s+|just\s+)?be\s+(?:merged|deployed|shipped"
@@ -174,7 +177,7 @@ _SAFEGUARD_OFF = re2.compile(
     # the agent's own permissions, as a setting or in words: a mode that asks for nothing, every tool allowed
     r"|\b(?:allow|approv|permit|whitelist|allowlist|trust)\w*\s+(?:the\s+)?(?:bash|shell|tools?|commands?|edits?|writes?"
     r"|network|web\s*fetch|mcp\w*)(?:\(\s*\*?\s*\))?\s+(?:for|on|to)\s+(?:everything|anything|all\s+\w+|any\s+\w+)"
-    rf"|\b(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting){_SET}(?:bypass\w*|never|off|none"
+    rf"|\b(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting){_SET}(?:on-failure|bypass\w*|never|off|none"
     r"|yolo|full\w*|danger\w*|auto\w*|dont-?ask|don'?t\s+ask|accept\w*|unrestricted|disabled?|skip\w*|allow-?all)"
     r"|\b(?:bypass\w*|skip\w*)\s+(?:the\s+|all\s+)?permissions?\b|\byolo\b|\bfull[\s-]auto\b"
     r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
@@ -630,7 +633,8 @@ _CLAUSE_OPENERS = frozenset(
 # scanner, a protection (the subject of the clause before: "the pre-commit hook complains", "CI checks are flaky").
 _SAFEGUARD_NOUN = re2.compile(
     r"^(?:hooks?|husky|pre-commit|pre-push|commit-msg|checks?|verification|ssl|tls|certificates?|certs?|linters?|lint"
-    r"|signing|signatures?|sandbox|tests?|ci|pipelines?|reviews?|approvals?|protection|scanners?|scanning|type-?checks?"
+    r"|signing|signatures?|sandbox|tests?|ci|pipelines?|reviews?|approvals?|protection|scan|scans|scanners?|scanning"
+    r"|type-?checks?|checkers?|checking|codeowners|owners"
     r"|typecheck\w*|mypy|guards?|safeguards?|gates?|firewall|2fa|mfa|audits?|validation|csrf|xsrf|cors|hsts)$"
 )
 

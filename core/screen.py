@@ -49,7 +49,14 @@ from core.allowlist import (
     path_refusal,
 )
 from core.invisible import normalise
-from core.language import is_english_function_word, is_function_word, language_of, mixed_words, scripts_of
+from core.language import (
+    is_english_function_word,
+    is_function_word,
+    language_of,
+    mixed_words,
+    reads_as_english,
+    scripts_of,
+)
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
@@ -544,9 +551,13 @@ def _text_holds(
     strangers = sorted(scripts_of([stored]) - set(vouched.scripts) - {"Latin"})
     if strangers:
         refusals.append(Refusal("script", f"{', '.join(strangers)} letters, a script the user's prompts never use"))
-    language = language_of(_without_links(prose))
+    unlinked = _without_links(prose)
+    language = language_of(unlinked)
     if language is not None and language != "en" and language not in vouched.languages:
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
+    elif language is None and not vouched.languages - {"en"} and not reads_as_english(unlinked):
+        # English is what the screen reads: a sentence it cannot read is not admitted for a user who writes English
+        refusals.append(Refusal("language", "no English word in it: written in a language the screen cannot read"))
     phrases = phrase_refusals(stored) if phrases is None else phrases
     refusals += [Refusal(rule, detail) for rule, detail in phrases]
     if "&" in stored and (shown := _references_shown(stored)) != stored:
