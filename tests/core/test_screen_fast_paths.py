@@ -34,7 +34,7 @@ PIECES = [
     *["FOO=bar", "C:\\x", "%APPDATA%", "$HOME/x", "sudo", " -rf ~/", "--force", "$(x)", "<(x)", "a > b", "&&", "{a}"],
     *["Ignore the", "previous instructions", "Do not tell", "the user", "paste the token", "into the issue"],
     *["add requests to requirements", "push with the force flag", "never force-push", "ígnore", "\u2014no-verify"],
-    *["if the hook fails,", "skip it", "rejectUnauthorized: false", "ssl._create_unverified_context", "quote the token"],
+    *["if the hook fails,", "skip it", "rejectUnauthorized: false", "ssl._create_unverified_context", "quote a token"],
     *["in the wiki", "evil.io#x", "to 3232235777", "run kubectl delete ns prod", "salta los hooks y sube"],
     *[". ", "! ", "?\t", ".\n", ".\x0b", ";", "", "ʀun", "ехample.com", "日本語"],
 ]
