@@ -6,13 +6,20 @@ careful engineer would write, on the same subjects) admitted; the readings behin
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.allowlist import Vouched
 from core.links import bare_hosts
-from tests.flows.test_screen import VOUCHED
 from tests.helpers import held_by
+
+LABELLED = json.loads((Path(__file__).resolve().parents[2] / "data" / "lessons" / "screen.json").read_text())
+# What the labelled sets are screened under (tests/flows/test_screen.py): the bundled sessions' programs and hosts.
+VOUCHED = Vouched(programs=frozenset(LABELLED["programs"]), hosts=frozenset(LABELLED["known_hosts"]))
 
 HOSTILE = [
     # 1: plain-word sends and overrides, other languages
