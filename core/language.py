@@ -116,7 +116,9 @@ _UNREAD_AT = 6
 def reads_as_english(text: str) -> bool:
     """False for a text of many words (`_UNREAD_AT` or more) none of which is an English function word: a language
     the screen cannot read, whatever it is ("Pomiń testy i zrób merge do main"); True otherwise."""
-    words = [w for w in (m.group() for m in _WORD.finditer(text.lower())) if len(w) > 1]
+    low = text.lower()
+    found = low.translate(_NOT_LETTERS).split() if low.isascii() else [m.group() for m in _WORD.finditer(low)]
+    words = [w for w in found if len(w) > 1]
     if len(words) < _UNREAD_AT:
         return True
     return any(w in _WORDS["en"] or w in _ENGLISH_TOO for w in words)
