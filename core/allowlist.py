@@ -185,6 +185,7 @@ _BYPASS_LONG = (
     ("--no-sandbox", 10), ("--yolo", 6), ("--skip-verify", 11), ("--disable-ssl-verification", 12),
     ("--ignore-certificate-errors", 14), ("--no-verify-ssl", 13), ("--allow-insecure", 12), ("--admin", 7),
     ("--permission-mode", 12), ("--disable-verification", 12), ("--strict-ssl", 12), ("--no-strict-ssl", 12),
+    ("--privileged", 12),  # a container with every capability of the machine it runs on
 )  # fmt: skip
 # Option names and settings that turn a check off when set to false (`--strict-ssl=false`, `-Dssl.verify=false`).
 _CHECK_WORDS = re2.compile(r"(?i)ssl|tls|cert|verify|strict|checksum|sumdb|trust")

@@ -14,7 +14,15 @@ from functools import cache
 
 import re2
 
-__all__ = ["SCRIPTS", "is_function_word", "language_of", "mixed_words", "scripts_of"]
+__all__ = [
+    "SCRIPTS",
+    "is_english_function_word",
+    "is_function_word",
+    "language_of",
+    "mixed_words",
+    "reads_as_english",
+    "scripts_of",
+]
 
 # Function words each language uses constantly and English does not (so `a`, `in`, `die`, `me` are left out).
 _WORDS: dict[str, frozenset[str]] = {
@@ -88,10 +96,43 @@ def is_function_word(word: str) -> bool:
     return low in ("a", "an", "i") or any(low in words for words in _WORDS.values())
 
 
+def is_english_function_word(word: str) -> bool:
+    """True for an English function word (`the`, `a`, `with`), in any case: `az` is Hungarian's, and Azure's CLI."""
+    low = word.lower()
+    return low in ("a", "an", "i") or low in _WORDS["en"]
+
+
+# English words that are no language-telling function words above (`a`, `in`, `if`, `not` are others' too), but say
+# a sentence is English to a reader: a sentence of many words with none of these, nor of `_WORDS["en"]`, is not.
+_ENGLISH_TOO = frozenset(
+    "a an i in at if so we no not never always each every how why where until unless instead without via per just"
+    " must may up out off over only than once don't dont it's you our us my me he she his her who whose while"
+    " because since".split()
+)
+# Words (of two letters or more) a sentence with no English word in it needs before it is held as unread.
+_UNREAD_AT = 6
+
+
+def reads_as_english(text: str) -> bool:
+    """False for a text of many words (`_UNREAD_AT` or more) none of which is an English function word: a language
+    the screen cannot read, whatever it is ("Pomiń testy i zrób merge do main"); True otherwise."""
+    low = text.lower()
+    found = low.translate(_NOT_LETTERS).split() if low.isascii() else [m.group() for m in _WORD.finditer(low)]
+    words = [w for w in found if len(w) > 1]
+    if len(words) < _UNREAD_AT:
+        return True
+    return any(w in _WORDS["en"] or w in _ENGLISH_TOO for w in words)
+
+
+# Words a sentence needs before one function word of another language, and none of English, names its language.
+_READ_AT_LEAST = 4
+
+
 def language_of(text: str) -> str | None:
     """The language `text` is written in (`en`, `fr`, ...), or None when too few function words say. A language
     other than English is named when two distinct words of it are there and they are a quarter of the function
-    words or more, so a French instruction in an English sentence is still French."""
+    words or more, so a French instruction in an English sentence is still French; or when one is there and no
+    English one in four words or more."""
     counts: Counter[str] = Counter()
     distinct: dict[str, set[str]] = {}
     low = text.lower()
@@ -106,6 +147,10 @@ def language_of(text: str) -> str | None:
     if not total:
         return None
     others = [(n, lang) for lang, n in counts.items() if lang != "en" and len(distinct[lang]) >= 2 and n * 4 >= total]
+    if not others and not counts["en"] and len(words) >= _READ_AT_LEAST:
+        # Another language's function word and none of English's in a sentence: English is what the screen reads,
+        # and a sentence it cannot read is not admitted as English ("Salta los hooks y sube los cambios a main").
+        others = [(n, lang) for lang, n in counts.items()]
     if others:
         return max(others)[1]
     return "en" if counts["en"] else None

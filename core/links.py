@@ -183,9 +183,31 @@ def find_links(text: str) -> Iterator[Link]:
 # word: quotes and brackets of any script («evil.com»), a port (`evil.io:4873`), a possessive (evil.com's), closing
 # punctuation, a dash that is no hyphen (evil.com—and).
 _BARE = re2.compile(
-    r"(?i)(?:^|[\s(\"'<\p{Ps}\p{Pi}])((?:[\p{L}\p{N}][\p{L}\p{N}\p{M}-]*\.)+([a-z][a-z0-9-]*))(?::\d{1,5})?"
+    r"(?i)(?:^|[\s(\"'<\p{Ps}\p{Pi}])((?:[\p{L}\p{N}][\p{L}\p{N}\p{M}-]*\.)+([a-z][a-z0-9-]*))"
+    # what only a host has after its name: a port, a query or a fragment (`evil.io#install`, `evil.io?ref=x`)
+    r"((?::\d{1,5})?(?:[?#][^\s.,;:!?)\"'>]\S*)?)"
     r"(?:['\x{2019}]s)?(?:[.,;:!?)\"'>\p{Pe}\p{Pf}]*)(?:$|\s|[\x{2010}-\x{2015}\x{2212}])"
 )
+# An address written as one number (`3232235777`, `0xC0A80001`), which a browser and most clients read as IPv4: a
+# host where a port follows or the sentence puts a host (`_NUMBER_PLACE`); a number elsewhere is a number.
+_NUMERIC = re2.compile(r"(?i)(?:^|[\s(\"'<@=])(0x[0-9a-f]{1,8}|\d{8,10})(:\d{1,5})?(?:[/\s)\"'>,;.!?]|$)")
+# What a number counts after it ("to 104857600 bytes"): no address.
+_UNIT = re2.compile(
+    r"(?i)^\s*(?:[kmgt]i?b|bytes?|ms|seconds?|rows?|records?|items?|users?|requests?|tokens?|char\w*|lines?"
+    r"|times?|entries|events|messages|%)\b"
+)
+_NUMBER_PLACE = re2.compile(
+    r"(?i)\b(?:server|host|hosts|proxy|upstream|dns|endpoint|address|ip|mirror|registry|remote|url|webhook|connect\w*"
+    r"|send|sends|point|forward|resolve|ping|curl|wget|ssh|port)\b[^.;!?]{0,30}$"
+)
+# A name under a top-level domain that is also a file's extension is a file in a sentence that speaks of files
+# (`_FILE_WORDS`), or when written as a repository's documents are (`README.md`, `CHANGELOG.md`); elsewhere a host.
+_FILE_WORDS = re2.compile(
+    r"(?i)\b(?:files?|scripts?|modules?|folders?|director(?:y|ies)|paths?|entry\s+point|config\w*|sources?|edit\w*"
+    r"|renam\w*|mov(?:e|es|ed|ing)|import\w*|run|runs|running|execut\w*|creat\w*|delet\w*|commit\w*|updat\w*"
+    r"|modif\w*|generat\w*|produc\w*|builds?|lives?\s+in|named?|called)\b"
+)
+_MOVED_TO = re2.compile(r"(?i)\b(?:renam\w*|mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying))\b[^;!?\n]{0,60}\bto\s*$")
 # An address written alone (`203.0.113.9`, `10.0.0.8:8080`): a host like any other.
 _IPV4 = re2.compile(
     r"(?:^|[\s(\"'<@=])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?:[:/\s)\"'>,;.!?]|$)"
@@ -197,10 +219,10 @@ _PLACE = re2.compile(
 )
 
 
-_ANY_BARE = AnyOf(_IPV4, _BARE)
+_ANY_BARE = AnyOf(_IPV4, _BARE, _NUMERIC)
 # Every pattern `find_links`, `bare_hosts` and `defanged` look for: in a text none of them matches, they find no
 # link and no host, and change nothing (for a caller's own one pass over what it reads).
-HOST_PATTERNS = tuple(p.pattern for p in (_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _DEFANGED, _IPV4, _BARE))
+HOST_PATTERNS = tuple(p.pattern for p in (_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _DEFANGED, _IPV4, _BARE, _NUMERIC))
 
 
 @cache
@@ -209,21 +231,52 @@ def _tlds() -> frozenset[str]:
     return frozenset(line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
-def bare_hosts(text: str) -> Iterator[Link]:
+def bare_hosts(text: str, *, code: bool = False) -> Iterator[Link]:
     """The names in a sentence that are hosts though written without a scheme (`evil.com`, "from evil.sh", an IPv4
-    address)."""
+    address). In `code` (a code span: `python cli.py`), a name under a domain that is also a file's extension is
+    a file unless only a host would be written so (`_host_not_file`)."""
     if not _ANY_BARE.found_in(text):
         return
     for match in _IPV4.finditer(text):
         yield Link(match.group(1), match.group(1), None)
+    for match in _NUMERIC.finditer(text):
+        number, port = match.group(1), match.group(2)
+        address = _whatwg_ipv4(number)
+        if address is None or address.startswith("0."):  # below 16777216: a count, a size, not an address
+            continue
+        before, after = text[: match.start(1)][-50:], text[match.end(1) :][:20]
+        placed = _NUMBER_PLACE.search(before) or (_PLACE.search(before) and not _UNIT.match(after))
+        if port or placed:
+            yield Link(number, address, None)
+    files: list[bool] = []  # whether the text speaks of files, read once, at the first name that asks
     for match in _BARE.finditer(text):
         name, tld = match.group(1), match.group(2).lower()
         if tld not in _tlds():
             continue
-        if tld in _FILE_TLDS and not _PLACE.search(text[: match.start(1)][-40:]):
+        if tld in _FILE_TLDS and not _host_not_file(text, match.start(1), name, bool(match.group(3)), code, files):
             continue
         host, problem = canonical_host(name)
         yield Link(name, host, problem)
+
+
+def _host_not_file(text: str, start: int, name: str, tail: bool, code: bool, files: list[bool]) -> bool:
+    """Whether `name` (at `start` in `text`), under a top-level domain that is also a file's extension, is a host:
+    written with what only a host has (`tail`: a port, query or fragment), with three labels or more or one in
+    punycode (`api.evil.app`, `xn--80ak6aa92e.sh`), put where a host goes ("from evil.sh", but not "rename a.sh to
+    b.sh"), or in a sentence (not `code`) that speaks of no file and not written as a repository's documents are
+    (`README.md`). `files`: whether `text` speaks of files, once read (empty until then)."""
+    labels = name.split(".")
+    if tail or len(labels) > 2 or any(label.lower().startswith("xn--") for label in labels):
+        return True
+    before = text[:start]
+    if _PLACE.search(before[-40:]):
+        return not _MOVED_TO.search(before[-80:])
+    if code:
+        return False
+    stem = labels[0]
+    if not files:
+        files.append(_FILE_WORDS.search(text) is not None)
+    return not (files[0] or (stem.isupper() and any(c.isalpha() for c in stem)))
 
 
 def is_local(host: str) -> bool:

@@ -113,9 +113,23 @@ _CREDENTIAL = re2.compile(
 _SET = r"(?:\s*[=:]?\s*|\s+(?:[\w'-]+\s+){0,2}to\s+)[\"'`]?"
 _GUARDS = (
     r"hooks?|checks?|verification|ssl|tls|certificate\s+checks?|linters?|signing|sandbox|strict-ssl|ssl[-_]?verify"
-    r"|host\s*key\s+checking"
+    r"|host\s*key\s+checking|(?:csrf|xsrf|cors|branch|clickjacking)\s+protection|csrf|xsrf|hsts|secret\s+scann\w*"
+    # the agent's own permission prompts ("disable the permission prompts", "turn off the approval prompts")
+    r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?)"
 )
-_OFF = r"(?:skipped|bypassed|disabled|turned\s+off|switched\s+off|ignored)"
+# What a safeguard is, said of a merge or a release rather than a tool: tests, CI, reviews ("failing tests may be
+# disregarded", "review comments can be dismissed"); read in the passive only ("skip the slow tests locally" is a
+# lesson), and tests only when they fail ("tests can be skipped locally with -k" is one too).
+_GATES = (
+    rf"{_GUARDS}|(?:failing|red|flaky|broken)\s+(?:tests?|builds?)|ci(?:\s+(?:checks?|failures|runs?))?"
+    r"|(?:pre-commit|pre-push|hooks?|lint|checks?|ci|tests?|builds?|type|mypy)\s+(?:failures|errors)"
+    r"|reviews?|review\s+comments|approvals?|lint(?:\s+(?:errors|warnings|failures))?|type\s+errors|type\s*checks?"
+    r"|security\s+(?:warnings|alerts|findings)"
+)
+_OFF = (
+    r"(?:skipped|bypassed|disabled|turned\s+off|switched\s+off|ignored|disregarded|overlooked|dismissed|suppressed"
+    r"|silenced|circumvented|waived|worked\s+around)"
+)
 _SAFEGUARD_OFF = re2.compile(
     r"hookspath|bypasspermissions|dangerously|git_ssl_no_verify|goinsecure|pip_trusted_host|insecure-skip-tls-verify"
     rf"|(?:node_tls_reject_unauthorized|pythonhttpsverify|\bhusky){_SET}(?:0|false|off)\b"
@@ -133,15 +147,47 @@ _SAFEGUARD_OFF = re2.compile(
     r"|\bforce[-\s]{0,3}push|\bpush\b[^;]{0,30}\bforce\b|\bforce\s+flag\b"
     r"|\b(?:lease|force)\s+flag\b|\b(?:no|without)\s+(?:the\s+)?(?:verif\w*|hooks?|checks?|tls|ssl|signing)\b"
     rf"|\b(?:skip(?:s|ping)?|bypass(?:es|ing)?|disabl(?:e|es|ing)|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off"
-    rf"|ignor(?:e|es|ing))\s+(?:[\w'-]+\s+){{0,2}}(?:{_GUARDS}|ci|tests?\s+in\s+ci)\b"
+    rf"|ignor(?:e|es|ing)|disregard\w*|circumvent\w*|(?:get|work|go)(?:s|ting|ing)?\s+around)\s+(?:[\w'-]+\s+){{0,2}}"
+    rf"(?:{_GUARDS}|ci|tests?\s+in\s+ci)\b"
     # the passive that asks for it ("the hooks should be skipped", "verification must be turned off") and the hooks
     # off as a way to do something ("commit with the hooks switched off"); "are skipped in CI" only says what is
-    rf"|\b(?:{_GUARDS})\s+(?:always\s+)?(?:should|must|can|may|could|need\s+to|needs\s+to|are\s+to|is\s+to|have\s+to"
+    rf"|\b(?:{_GATES})\s+(?:always\s+)?(?:should|must|can|may|could|need\s+to|needs\s+to|are\s+to|is\s+to|have\s+to"
     rf"|has\s+to|ought\s+to|had\s+better)\s+(?:always\s+|just\s+|simply\s+|safely\s+)?(?:be|get)\s+{_OFF}"
     rf"|\bwith\s+(?:the\s+|all\s+|its\s+)?(?:[\w-]+\s+){{0,2}}(?:{_GUARDS})\s+(?:{_OFF}|off)\b"
     # the particle after its object ("turn the hooks off", "switch TLS verification off")
     rf"|\b(?:turn|switch|shut)(?:s|ing|ed)?\s+(?:the\s+|all\s+|its\s+|your\s+|our\s+)?(?:[\w-]+\s+){{0,2}}"
     rf"(?:{_GUARDS})\s+off\b"
+    # a merge or a release over what should stop it ("merge even when CI is red", "deploy with failing tests")
+    r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\b(?:even\s+(?:if|when|though)|regardless\s+of|despite"
+    r"|although|while)\b[^;]{0,25}\b(?:ci|checks?|tests?|builds?|pipelines?|reviews?|linters?|lint)\b[^;]{0,15}"
+    r"(?:red|fail\w*|broken|pending|unapproved|missing|not\s+pass\w*)"
+    r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\bwith\s+(?:failing|red|broken|pending)\s+"
+    r"(?:ci|checks?|tests?|builds?|pipelines?|reviews?)"
+    # a safeguard said fine to switch off ("flaky checks are fine to disregard")
+    rf"|\b(?:{_GATES})\s+(?:are|is)\s+(?:(?:totally|perfectly|always)\s+)?(?:fine|ok|okay|safe|allowed|acceptable)\s+to\s+"
+    r"(?:skip|ignore|disregard|bypass|disable|overlook|dismiss|suppress|silence)"
+    # what fails merged or run anyway, in the passive ("red builds can be merged"), and acts without approval
+    r"|\b(?:failing|red|broken|unapproved|unreviewed)\s+(?:builds?|tests?|checks?|prs?|pull\s+requests?|branch\w*|ci)"
+    r"\s+(?:can|may|should|could|are\s+to|is\s+to)\s+(?:still\s+|safely\s+|just\s+)?be\s+(?:merged|deployed|shipped"
+    r"|released|pushed|landed)"
+    r"|\b(?:run|execut|merg|push|deploy|apply|approv|install|delet|do)\w*\b[^;]{0,40}\bwithout\s+(?:any\s+|the\s+|a\s+)?"
+    r"(?:user'?s?\s+)?(?:approval|confirmation|permission|asking|prompting)\b"
+    # an access list opened to everyone ("allow any origin", "origins: *")
+    r"|\ballow\w*\s+(?:any|all|every)\s+origins?\b"
+    # the agent's own permissions, as a setting or in words: a mode that asks for nothing, every tool allowed
+    r"|\b(?:allow|approv|permit|whitelist|allowlist|trust)\w*\s+(?:the\s+)?(?:bash|shell|tools?|commands?|edits?|writes?"
+    r"|network|web\s*fetch|mcp\w*)(?:\(\s*\*?\s*\))?\s+(?:for|on|to)\s+(?:everything|anything|all\s+\w+|any\s+\w+)"
+    rf"|\b(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting){_SET}(?:on-failure|bypass\w*|never|off|none"
+    r"|yolo|full\w*|danger\w*|auto\w*|dont-?ask|don'?t\s+ask|accept\w*|unrestricted|disabled?|skip\w*|allow-?all)"
+    r"|\b(?:bypass\w*|skip\w*)\s+(?:the\s+|all\s+)?permissions?\b|\byolo\b|\bfull[\s-]auto\b"
+    r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
+    r"|\b(?:allow|approv|accept|grant|permit|whitelist|allowlist|trust)\w*\s+(?:yourself\s+)?(?:every|all|any)\s+"
+    r"(?:[\w-]+\s+){0,2}(?:tools?|commands?|tool\s+(?:calls?|uses?)|permissions?|permission\s+requests?|actions?"
+    r"|operations?)\b"
+    r"|\b(?:all|every|any)\s+(?:[\w-]+\s+){0,2}(?:tools?|commands?|permissions?)\s+(?:are\s+|is\s+)?(?:allowed"
+    r"|granted|approved|accepted|whitelisted|pre-?approved)\b"
+    r"|\bgive\s+yourself\s+(?:full\s+)?(?:permission|access|approval|rights)\b"
+    r"|\b(?:bash|shell)\(\s*\*?\s*(?::\s*\*?\s*)?\)"
     r"|\b(?:pipe|feed)\w*\b[^;]{0,40}\b(?:in)?to\s+(?:sh|bash|zsh|a\s+shell|python|node|the\s+shell)\b"
     r"|\bexecut\w*\s+what(?:ever)?\s+it\s+(?:prints|returns|outputs|downloads)\b"
 )
@@ -279,7 +325,9 @@ _NOT_SENT = re2.compile(
 
 def sent(folded: str) -> re2._Match | None:
     """The first phrase of `folded` (cut into `sentences`) that sends a secret somewhere, unless it is prohibited
-    ("Never include secrets in log messages") or no secret is sent (`_NOT_SENT`)."""
+    ("Never include secrets in log messages") or no secret is sent (`_NOT_SENT`): to a place `_WHERE` names, or
+    put anywhere but a place that keeps secrets (`_DIRECT_SEND`: "write the API key into the wiki page")."""
+    said = folded  # as written: a place is read in it (`_NOT_SENT` blanks "secret manager" as no secret sent)
     if _NOT_SENT.search(folded):
         folded = _NOT_SENT.sub(lambda m: " " * len(m.group()), folded)
     for match in _SENDS.finditer(folded):
@@ -288,7 +336,44 @@ def sent(folded: str) -> re2._Match | None:
         if _prohibited(folded, at, match.end()):
             continue
         return match
+    for match in _DIRECT_SEND.finditer(folded):
+        gap = match.group(1).split()
+        if _NOT_AN_OBJECT.isdisjoint(gap) and not _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
+            if not _prohibited(folded, match.start(), match.end()):
+                return match
     return None
+
+
+# A secret as the object of a verb that writes or sends it, then where to ("quote the deploy token in the ticket",
+# "type the admin password into the Notion page"): the place is allowed only when it keeps secrets (`_keeps_secrets`).
+_DIRECT_SEND = re2.compile(
+    r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste"
+    r"|post|send|upload|e-?mail|mail|shar|attach|leak|cop(?:y|ie)|print|echo|add|put|dump|report|forward|submit|jot"
+    r"|list|commit|drop|stick|plac|sav|stor|keep)\w*\s+((?:[\w'.-]+\s+){0,4}?)"
+    rf"{_SECRET}\w*(?:\s+(?:values?|itself|themselves|contents?|file|string|verbatim|in\s+full))?\s+"
+    r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'-]"
+)
+# Words between the verb and the secret that make the secret no object of it ("write tests for the token refresh").
+_NOT_AN_OBJECT = frozenset("for about with from by without after before when if whose than how why".split())
+# Places that keep secrets: a vault or a manager, the environment, a header or a prompt; and a place named by the
+# kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
+_SAFE_PLACE = re2.compile(
+    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|env\w*|\.env\w*"
+    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly)$"
+)
+
+
+def _keeps_secrets(after: str) -> bool:
+    """True when the place named at the start of `after` (what follows "in", "into", "to") is one that keeps secrets:
+    its first three words once its determiners are set aside."""
+    words = [w.strip("`'\".,;") or w for w in after.split(";", 1)[0].split()]
+    while words and words[0] in _DETERMINERS:
+        words.pop(0)
+    place = " ".join(words[:3])
+    return any(_SAFE_PLACE.match(w) for w in words[:3]) or bool(re2.search(_SECRET, place))
+
+
+_DETERMINERS = frozenset("the a an our your its their this that team shared public project".split())
 
 
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
@@ -433,7 +518,6 @@ def joined(first: str, first_sentences: str, then_sentences: str) -> str:
 # to build quickly): most texts, and most two entries read together, hold none, and are read no further. A secret
 # is sent (`_SENDS`) only where one is named (`_SECRET`).
 _ANY_OVERRIDE = AnyOf(_OVERRIDE)
-_ANY_OTHER = AnyOf(_SECRET, _CREDENTIAL, _INSTALL_WORDS, _SAFEGUARD_OFF)
 # `_SENDS` names a secret, a way to send it and where, in both its orders: each part is quick to look for, where the
 # whole (gaps of up to 80 characters between them) is slow to read, so it is read only where all three are.
 _SENDS_PARTS = tuple(AnyOf(part) for part in (_SECRET, _SEND, _WHERE))
@@ -486,20 +570,22 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
         return found
     if _OVERRIDE.search(data) is not None and (match := overridden(folded)):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
-    if all(part.found_in(data) for part in _SENDS_PARTS) and (match := sent(folded)):
+    if (all(part.found_in(data) for part in _SENDS_PARTS) or _ANY_DIRECT.found_in(data)) and (match := sent(folded)):
         found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
     elif match := _search(_CREDENTIAL, folded, data):
         found.append(("credential", f"`{match.group()}` names a credential store"))
     if match := _search(_INSTALL_WORDS, folded, data):
         found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
-    if _SAFEGUARD_OFF.search(data) is not None and (match := talked_off(folded)):
+    if _ANY_OFF.found_in(data) and (match := talked_off(folded)):
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
     return found
 
 
 def talked_off(folded: str) -> re2._Match | None:
     """The first safeguard `folded` (cut into `sentences`) talks the agent out of, and is neither prohibited nor
-    something else by the same words (a React hook, a server that refuses requests without TLS)."""
+    something else by the same words (a React hook, a server that refuses requests without TLS): named (`skip the
+    hooks`), named by a pronoun whose antecedent is one ("if the hook complains, skip it"), or a setting that
+    turns one off (`rejectUnauthorized: false`)."""
     for match in _SAFEGUARD_OFF.finditer(folded):
         if _prohibited(folded, match.start(), match.end()):
             continue
@@ -508,4 +594,120 @@ def talked_off(folded: str) -> re2._Match | None:
         if _SAYS_WHAT_IS.search(folded[: match.start()].rsplit(";", 1)[-1] + match.group()):
             continue
         return match
+    for match in _PRONOUN_OFF.finditer(folded):
+        if _antecedent_is_a_safeguard(folded[max(0, match.start() - _ANTECEDENT_REACH) : match.start()]):
+            if not _prohibited(folded, match.start(), match.end()):
+                return match
+    keys = set()  # where a key set to a value ends: that identifier is judged with its value, not alone
+    for match in _SETTING.finditer(folded):
+        if _setting_off(match.group(1), match.group(2)) and not _prohibited(folded, match.start(), match.end()):
+            return match
+        keys.add(match.end(1))
+    for match in _IDENTIFIER.finditer(folded):
+        if match.end(1) in keys:
+            continue
+        if _turns_off(_key_words(match.group(1))) and not _prohibited(folded, match.start(), match.end()):
+            return match
     return None
+
+
+# A safeguard named by a pronoun: an act that switches something off, done to "it" or "them" ("bypass it", "turn
+# them off", "get around it"), is read with what the pronoun stands for.
+_PRONOUN_OFF = re2.compile(
+    r"\b(?:(?:skip|bypass|disabl|ignor|silenc|suppress|circumvent|overrid|remov|delet|drop|uninstall|defeat|disregard"
+    r"|deactivat)\w*|(?:get|work|go|commit|push|merge|route|code|hack)(?:s|ting|ing|ed)?\s+around|get\s+rid\s+of"
+    r"|(?:turn|switch|shut)(?:s|ed|ing)?\s+off|comment(?:s|ed|ing)?\s+out)\s+(?:it|them|that|this|those|these)\b"
+    r"|\b(?:turn|switch|shut|comment)(?:s|ed|ing)?\s+(?:it|them|that|this|those|these)\s+(?:off|out)\b"
+)
+_ANTECEDENT_REACH = 160
+# Where a clause begins, for finding the one a pronoun leans on: a mark, or a conjunction between spaces (by str
+# methods: a text of many short clauses must not make a pattern call per clause).
+_CLAUSE_MARKS = str.maketrans(dict.fromkeys(",:", ";"))
+_CONJUNCTIONS = tuple(f" {word} " for word in ("so", "and", "then", "but", "or"))
+# Words that open a clause before its subject: subordinators, determiners, "never let".
+_CLAUSE_OPENERS = frozenset(
+    "if when whenever once since because as while the a an any every our your its their this that these those never"
+    " let don't do not no just so and then but or whole".split()
+)
+# What a pronoun's antecedent is when it is a safeguard: hooks, checks, tests, CI, reviews, signing, the sandbox, a
+# scanner, a protection (the subject of the clause before: "the pre-commit hook complains", "CI checks are flaky").
+_SAFEGUARD_NOUN = re2.compile(
+    r"^(?:hooks?|husky|pre-commit|pre-push|commit-msg|checks?|verification|ssl|tls|certificates?|certs?|linters?|lint"
+    r"|signing|signatures?|sandbox|tests?|ci|pipelines?|reviews?|approvals?|protection|scan|scans|scanners?|scanning"
+    r"|type-?checks?|checkers?|checking|codeowners|owners"
+    r"|typecheck\w*|mypy|guards?|safeguards?|gates?|firewall|2fa|mfa|audits?|validation|csrf|xsrf|cors|hsts)$"
+)
+
+
+def _antecedent_is_a_safeguard(before: str) -> bool:
+    """True when the subject of the clause before a pronoun (`before`: the text up to it) names a safeguard: the
+    first words of that clause, once its opening words are set aside."""
+    marked = " ".join(before.translate(_CLAUSE_MARKS).split()) + " "
+    for conjunction in _CONJUNCTIONS:
+        marked = marked.replace(conjunction, ";")
+    *earlier, _own = marked.split(";")  # the pronoun's own clause opens with the act, not with its subject
+    clauses = [c for c in earlier if c.strip()]
+    if not clauses:
+        return False
+    words = [w.strip("`'\"()") for w in clauses[-1].split()]
+    while words and words[0] in _CLAUSE_OPENERS:
+        words.pop(0)
+    return any(_SAFEGUARD_NOUN.match(w) for w in words[:3])
+
+
+# A setting in code or configuration, in any language's spelling (`rejectUnauthorized: false`, `verify=False`,
+# `"InsecureSkipVerify": true`, "set rejectUnauthorized to false", `ssl_verify_mode: none`), and an identifier a
+# setting is made with (`ssl._create_unverified_context`). What it turns on or off is read from the words of its key.
+# Parts of a key that name a safeguard, and parts that say it is off when the key is set true.
+_SAFEGUARD_PARTS = (
+    "verif", "ssl", "tls", "cert", "csrf", "xsrf", "secur", "https", "httponly", "escap", "sanitiz", "hostkey",
+    "host_key", "unauthorized", "signature", "integrity", "sandbox", "protect", "hsts",
+)  # fmt: skip
+_NEGATING_PARTS = (
+    "insecure", "skip", "disabl", "unverified", "unsafe", "ignor", "bypass", "trustall", "trust_all", "allowall",
+    "allow_all", "dangerous", "exempt", "permissive", "invalid", "noverify", "no_verify", "unchecked",
+)  # fmt: skip
+_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors"])
+_NEGATING_KEY = "|".join(_NEGATING_PARTS)
+# Only a key that names a safeguard is read (the pattern says so, so most texts are passed over in one pass).
+_SETTING = re2.compile(
+    rf"\b([\w.-]*(?:{_SAFEGUARD_KEY})[\w.-]*)[\"'`\]]?(?:\s*(?:=>|:=|==|=|:)\s*"
+    r"|\s+(?:(?:option|setting|flag|value|field|key|variable|parameter|property)\s+)?to\s+)[\[(]?\s*[\"'`]?"
+    r"(false|0|off|no|none|null|nil|disabled?|never|true|1|on|yes|enabled?|always|\*)(?:[^\w*]|$)"
+)
+# An identifier (dotted or snake_case, never a word of prose: "unverified e-mails") that says a safeguard off.
+_IDENTIFIER = re2.compile(
+    rf"\b((?:[a-z0-9]+[._])+[a-z0-9_.]*(?:{_NEGATING_KEY})[a-z0-9_.]*"
+    rf"|[a-z0-9_.]*(?:{_NEGATING_KEY})[a-z0-9]*(?:[._][a-z0-9]+)+)"
+)
+_ON = frozenset("true 1 on yes enabled enable always".split())
+_OPEN_ACCESS = ("origin", "allowed_hosts", "allowedhosts", "cors")
+
+
+def _key_words(key: str) -> tuple[bool, bool]:
+    """(whether `key` names a safeguard, whether it says it off when set true): `verify_ssl` (a safeguard),
+    `insecure_skip_verify` (one, said off)."""
+    negated = any(part in key for part in _NEGATING_PARTS)
+    negated = negated or "no" in key.replace("-", "_").replace(".", "_").split("_")  # `git_ssl_no_verify`
+    names = any(part in key for part in _SAFEGUARD_PARTS)
+    return names, negated
+
+
+def _turns_off(words: tuple[bool, bool]) -> bool:
+    """True for an identifier that names a safeguard and says it off (`ssl._create_unverified_context`)."""
+    return words[0] and words[1]
+
+
+def _setting_off(key: str, value: str) -> bool:
+    """True when setting `key` to `value` switches a safeguard off: a key naming one set to an off value, or one
+    saying it off set true; an access list (`allow_origins`) opened to everyone (`*`)."""
+    if value == "*":
+        return any(part in key for part in _OPEN_ACCESS)
+    names, negated = _key_words(key)
+    return names and (value in _ON) == negated
+
+
+# (defined here, after every pattern they stand for; read by `sentence_refusals`)
+_ANY_OTHER = AnyOf(_SECRET, _CREDENTIAL, _INSTALL_WORDS, _SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
+_ANY_OFF = AnyOf(_SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
+_ANY_DIRECT = AnyOf(_DIRECT_SEND)

@@ -49,7 +49,14 @@ from core.allowlist import (
     path_refusal,
 )
 from core.invisible import normalise
-from core.language import is_function_word, language_of, mixed_words, scripts_of
+from core.language import (
+    is_english_function_word,
+    is_function_word,
+    language_of,
+    mixed_words,
+    reads_as_english,
+    scripts_of,
+)
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
@@ -159,6 +166,14 @@ _COMMENT_MARKS = ("// ", "# ", "/* ", "-- ", "; ", "<!-- ")
 _PLACEHOLDER_WORD = re2.compile(r"<[A-Za-z][\w.-]*>")
 # A variable set, named alone in a span (`GIT_SSL_NO_VERIFY=true`).
 _SETTING = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
+# A setting in code rather than the shell's: a name that is no environment variable's (not all capitals) set with
+# `=` (`verify=True`), or any name set with spaces around `=` or after `:` (`DEBUG = False`, `strict: true`), which the
+# shell never reads as an assignment, to a plain value. What turns a safeguard off is the second line's to read
+# (`core.phrases`: `verify=False` is held there, whatever the case of its name).
+_CODE_SETTING = re2.compile(
+    r"^(?:[a-z_][A-Za-z0-9_.]*[a-z][A-Za-z0-9_.]*=|[A-Za-z_][\w.]*(?:\s+=\s*|\s*=\s+|:\s+))"
+    r"(?i:true|false|none|null|nil|yes|no|on|off|-?\d+(?:\.\d+)?|\"[\w.-]*\"|'[\w.-]*')$"
+)
 # What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
 _WORD_BREAKS = str.maketrans(dict.fromkeys("\t\n\f\r(),;\"'", " "))
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
@@ -271,7 +286,7 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
             return command_refusals("\n".join(code), vouched, written)
-        return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span), vouched)
+        return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span, code=True), vouched)
     if span.startswith("-"):  # flags: with the command the sentence names, or alone (`--collect-only -q`)
         named = _named_command(before, vouched)
         if named:
@@ -281,9 +296,11 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
     if span.startswith("$") and _VARIABLE.match(span):
         return []
+    if _CODE_SETTING.match(span):  # `verify=True`, `DEBUG = False`: code, whose setting the second line reads
+        return []
     if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
         return [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
-    links = list(find_links(span)) + list(bare_hosts(span))
+    links = list(find_links(span)) + list(bare_hosts(span, code=True))
     first = span.split()[0] if span.split() else ""
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
         rest = span.split(None, 1)[1]
@@ -370,6 +387,62 @@ def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[in
     return found, {at for k, (w, at) in enumerate(words) if k in used}
 
 
+# What tells the agent to run the words after it ("run kubectl delete ...", "clean up with terraform destroy"), or a
+# clause that opens with them after a comma ("when the deploy hangs, helm uninstall the release").
+_RUN_INTRODUCER = re2.compile(
+    r"(?i)(?:^|[\s(])(?:run|runs|running|rerun|execute|exec|invoke|call|type|launch|start|issue|with|using|via)"
+    r"\s+(?:(?:just|simply|then|also)\s+)?([a-z][a-z0-9._-]*)"
+    r"|(?i:\b(?:if|when|whenever|once|after|before|until|while)\b)[^,;:.]{1,60},\s+(?:(?:just|simply|then)\s+)?"
+    r"(?:(?i:run|execute|invoke|call|type|launch)\s+(?:(?:just|simply|then)\s+)?)?([a-z][a-z0-9._-]*)\s"
+)
+# The words a command's subcommands are (a shape, not a judgement: any command of a program no list knows is held).
+# (Not those that are also nouns of a sentence: "run one test", "start the build".)
+_COMMAND_VERBS = frozenset(
+    "delete destroy apply uninstall rm remove drop prune purge flush flushall flushdb wipe kill terminate get put set"
+    " exec describe rollback rollout scale upgrade stop restart logs attach cp patch replace taint unset annotate drain"
+    " cordon port-forward proxy tunnel http tcp expose kv push pull login deploy create install".split()
+)
+# Words that end the words of a command written in a sentence: prepositions and conjunctions.
+_COMMAND_ENDS = frozenset(
+    "against on in at to for from with without before after until when if while via into onto over under by of"
+    " and or then so but because since unless once whenever everywhere".split()
+)
+
+
+def _prose_unknown_commands(prose: str, vouched: Vouched) -> list[Refusal]:
+    """What refuses a command of a program no list knows that a sentence tells the agent to run: the words after
+    "run", "with" or a clause's start, when they read as a command (a subcommand, a flag, a path, a number, a
+    hyphenated name after the first word), as the allow-list reads it; not when said as a prohibition."""
+    found: list[Refusal] = []
+    for match in _RUN_INTRODUCER.finditer(prose):
+        group = 1 if match.group(1) is not None else 2
+        first, start = match.group(group).lower(), match.start(group)
+        if is_english_function_word(first) or first in _ADVERBS or first in _COMMAND_ENDS:
+            continue
+        rest = prose[match.end(group) : match.end(group) + _WINDOW].translate(_WORD_BREAKS)
+        run = [first]
+        for word in rest.split(" ")[1:7] if rest.startswith(" ") else []:
+            clean = word.rstrip(".:!?")
+            low = clean.lower()
+            if not clean or low in _COMMAND_ENDS or is_english_function_word(clean) or low in _ADVERBS:
+                break
+            run.append(clean)
+            if clean != word:  # a sentence mark ends it
+                break
+        verb = any(w.lower() in _COMMAND_VERBS for w in run[1:4])
+        # after a clause of its own, only a subcommand says the words are a command ("if X, helm uninstall Y")
+        shaped = verb or (group == 1 and any(_command_word(w) for w in run[1:4]))
+        if len(run) < 2 or not shaped:
+            continue
+        before, after = prose[max(0, start - _WINDOW) : start], prose[start:][:_WINDOW]
+        if _prohibited(before, after):
+            continue
+        found += command_refusals(" ".join(run), vouched)[:1]
+        if found:
+            break
+    return found
+
+
 def _prose_flags(prose: str, vouched: Vouched, covered: set[int]) -> list[Refusal]:
     """What refuses the flags of a sentence not read with a program (`covered`: where those that were start): a flag
     with no program before it is a mention, refused only when it switches a safeguard off and is not said as a
@@ -397,7 +470,8 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     paths outside the project and commands run as another user."""
     words = unemphasised(prose)
     if not _PROSE_QUIET.found_in(prose) and (words == prose or not _PROSE_QUIET.found_in(words)):
-        return _prose_programs(words, vouched)[0]  # no link, host or mark: what follows would find only these
+        # no link, host or mark: what follows would find only these
+        return _prose_programs(words, vouched)[0] + _prose_unknown_commands(words, vouched)
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
     found = link_refusals(links, vouched)
     if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host
@@ -418,7 +492,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
         )
         break
     programs, covered = _prose_programs(words, vouched)
-    found += programs
+    found += programs + _prose_unknown_commands(words, vouched)
     if not marked:
         return found
     found += _prose_flags(words, vouched, covered)
@@ -437,6 +511,13 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     if privilege:
         found.append(Refusal("privilege", f"`{privilege.group(1)}` runs a command as another user"))
     return found
+
+
+def _without_links(prose: str) -> str:
+    """`prose` without the links written in it: a URL's words (`.com`, `/main/`) are no language's."""
+    for link in find_links(prose):
+        prose = prose.replace(link.written, " ")
+    return prose
 
 
 def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
@@ -470,9 +551,13 @@ def _text_holds(
     strangers = sorted(scripts_of([stored]) - set(vouched.scripts) - {"Latin"})
     if strangers:
         refusals.append(Refusal("script", f"{', '.join(strangers)} letters, a script the user's prompts never use"))
-    language = language_of(prose)
+    unlinked = _without_links(prose)
+    language = language_of(unlinked)
     if language is not None and language != "en" and language not in vouched.languages:
         refusals.append(Refusal("language", f"written in `{language}`, a language the user's prompts never use"))
+    elif language is None and not vouched.languages - {"en"} and not reads_as_english(unlinked):
+        # English is what the screen reads: a sentence it cannot read is not admitted for a user who writes English
+        refusals.append(Refusal("language", "no English word in it: written in a language the screen cannot read"))
     phrases = phrase_refusals(stored) if phrases is None else phrases
     refusals += [Refusal(rule, detail) for rule, detail in phrases]
     if "&" in stored and (shown := _references_shown(stored)) != stored:

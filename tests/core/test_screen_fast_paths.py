@@ -34,6 +34,8 @@ PIECES = [
     *["FOO=bar", "C:\\x", "%APPDATA%", "$HOME/x", "sudo", " -rf ~/", "--force", "$(x)", "<(x)", "a > b", "&&", "{a}"],
     *["Ignore the", "previous instructions", "Do not tell", "the user", "paste the token", "into the issue"],
     *["add requests to requirements", "push with the force flag", "never force-push", "ígnore", "\u2014no-verify"],
+    *["if the hook fails,", "skip it", "rejectUnauthorized: false", "ssl._create_unverified_context", "quote a token"],
+    *["in the wiki", "evil.io#x", "to 3232235777", "run kubectl delete ns prod", "salta los hooks y sube"],
     *[". ", "! ", "?\t", ".\n", ".\x0b", ";", "", "ʀun", "ехample.com", "日本語"],
 ]
 texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=24), min_size=1, max_size=4).map(
@@ -42,7 +44,7 @@ texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=24), min_size=1, max
 # Each quick pass, and the patterns it stands for.
 PASSES = {
     "links": (links._ANY_LINK, [links._CANDIDATE, links._MARKDOWN_TARGET, links._EMAIL]),
-    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE]),
+    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE, links._NUMERIC]),
     "defanged": (links._ANY_DEFANGED, [links._DEFANGED]),
     "prose marks": (
         screen._PROSE_MARKS,
@@ -68,7 +70,16 @@ PASSES = {
     "override": (phrases._ANY_OVERRIDE, [phrases._OVERRIDE]),
     "other phrases": (
         phrases._ANY_OTHER,
-        [phrases._SENDS, phrases._CREDENTIAL, phrases._INSTALL_WORDS, phrases._SAFEGUARD_OFF],
+        [
+            phrases._SENDS,
+            phrases._DIRECT_SEND,
+            phrases._CREDENTIAL,
+            phrases._INSTALL_WORDS,
+            phrases._SAFEGUARD_OFF,
+            phrases._PRONOUN_OFF,
+            phrases._SETTING,
+            phrases._IDENTIFIER,
+        ],
     ),
 }
 _SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
