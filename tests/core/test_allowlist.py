@@ -8,6 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -234,3 +235,49 @@ def test_a_mise_task_the_project_declares_may_be_run_by_name(tmp_path: Path) -> 
     assert "deploy-staging" in vouched.programs and "go" in vouched.programs
     assert words_refusals(["mise", "run", "deploy-staging"], vouched) == []
     assert [r.rule for r in words_refusals(["mise", "run", "deploy-staging"], Vouched())] == ["inline_code"]
+
+
+_CLOUD = Vouched(programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "psql", "fly", "heroku", "vercel", "bd"}))
+
+
+@pytest.mark.parametrize(
+    ("line", "rules"),
+    [
+        ("terraform plan", []),
+        ("kubectl get pods -n staging", []),
+        ("kubectl logs deploy/api -n staging --tail=100", []),  # a path names a resource, not an act
+        ("psql -c 'select count(*) from runs'", []),
+        ("vercel dev", []),
+        ("bd create", []),
+        ("terraform destroy", ["program"]),
+        ("terraform apply", ["program"]),
+        ("kubectl delete namespace production", ["program"]),
+        ("kubectl exec -it deploy/api -- sh", ["program"]),
+        ("psql -c 'DROP DATABASE app;'", ["program"]),
+        ("heroku apps:destroy", ["program"]),
+        ("fly deploy", ["program"]),
+        ("vercel --prod", ["bypass"]),
+        ("gcloud config set project p --quiet", ["bypass"]),
+    ],
+)
+def test_a_vouched_program_no_policy_knows_runs_but_does_not_release_destroy_or_answer_for_the_user(
+    line: str, rules: list[str]
+) -> None:
+    assert [r.rule for r in command_refusals(line, _CLOUD)] == rules
+
+
+@hsettings(max_examples=200)
+@given(
+    st.sampled_from(sorted(_CLOUD.programs)),
+    st.lists(st.sampled_from(["get", "list", "status", "plan", "logs", "pods", "-n", "staging", "app"]), max_size=4),
+    st.sampled_from(["destroy", "delete", "deploy", "publish", "apply", "exec", "--yes", "--auto-approve", "--prod"]),
+    st.integers(min_value=0, max_value=4),
+)
+def test_a_release_or_destroy_word_anywhere_in_such_a_command_holds_it(
+    program: str, words: list[str], act: str, at: int
+) -> None:
+    """Whatever read-only words surround it, one word of a release, an end or a confirmation answered holds the
+    command; without it the command runs."""
+    assert command_refusals(shlex.join([program, *words]), _CLOUD) == []
+    held = [program, *words[:at], act, *words[at:]]
+    assert command_refusals(shlex.join(held), _CLOUD) != []
