@@ -41,7 +41,8 @@ def script_name(word: str, call: Call) -> bool:
 # (`make deploy-prod`, `just release`, `rake release`, `turbo run publish`), unless the project declares the task.
 _RELEASE_WORDS = frozenset("publish release deploy upload ship submit promote rollout push".split())
 _NAME_PARTS = re2.compile(r"[^a-z0-9]+")
-_WORD_PARTS = re2.compile(r"[^a-z0-9/]+")
+_WORD_PARTS = re2.compile(r"[^a-z0-9/_.-]+")
+_ACT_FIRST = re2.compile(r"[_-]")
 
 
 def releases(name: str) -> bool:
@@ -83,9 +84,11 @@ def destroys_data(call: Call) -> Refused:
 
 # Words that say a command ends something that lives outside the project's files (a cluster, a bucket, a database,
 # an account), in the words command-line tools use for it.
+# (Not `remove` or `rm`: a project's own tool removes its own things, `workmux remove`; a cloud's CLI says
+# `delete`, `destroy`, `terminate`, `uninstall`.)
 _DESTROY_WORDS = frozenset(
-    "destroy delete drop purge wipe prune flush flushall flushdb truncate reset remove rm rmdir uninstall terminate"
-    " nuke teardown erase apply scale".split()
+    "destroy delete drop purge wipe prune flush flushall flushdb truncate terminate nuke teardown erase apply"
+    " scale uninstall".split()
 )
 # Words that open a shell or run a command inside a running system (`kubectl exec`, `heroku run`, `fly ssh console`).
 _INSIDE_WORDS = frozenset("exec ssh shell console attach".split())
@@ -104,9 +107,11 @@ def unvetted_refusals(call: Call) -> Refused:
     `kubectl scale`, `kubectl exec`), and an option
     that answers the program's confirmation for the user or aims it at production (`-auto-approve`, `--yes`,
     `--prod`), waits for review; what it reads (`kubectl get pods`, `terraform plan`) runs."""
-    # A path keeps its slashes (`deploy/api` names a resource, not an act); words joined otherwise are read apart
-    # (`apps:destroy`, the SQL of `psql -c 'DROP TABLE t'`).
-    words = [part for word in call.positionals() for part in _WORD_PARTS.split(word.lower()) if part]
+    # A subcommand says its act first (`delete-db-instance`, `deploy-prod`; `cyspbot-deploy` names a thing), a path
+    # or a file names a thing (`deploy/api`, `delete_user.py`); words joined otherwise are read apart
+    # (`apps:destroy`, `psql -c 'DROP TABLE t'`).
+    parts = (part for word in call.positionals() for part in _WORD_PARTS.split(word.lower()))
+    words = [_ACT_FIRST.split(part)[0] for part in parts if "/" not in part and "." not in part]
     named = next((w for w in words if w in _RELEASE_WORDS or w in _DESTROY_WORDS or w in _INSIDE_WORDS), None)
     if named is not None:
         what = (

@@ -249,6 +249,9 @@ _CLOUD = Vouched(programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "p
         ("psql -c 'select count(*) from runs'", []),
         ("vercel dev", []),
         ("bd create", []),
+        ("bd close cyspbot-deploy", []),  # a name that ends in an act names a thing
+        ("bd remove 3", []),  # a project's own tool removes its own things
+        ("aws rds delete-db-instance --db-instance-identifier p", ["program"]),  # the act first: a subcommand
         ("terraform destroy", ["program"]),
         ("terraform apply", ["program"]),
         ("kubectl delete namespace production", ["program"]),
