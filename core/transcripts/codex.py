@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core.transcripts._batch import json_type_of
+from core.transcripts._batch import json_type_of, number_in_file
 
 __all__ = ["load_codex"]
 
@@ -158,6 +158,7 @@ def load_codex(con: duckdb.DuckDBPyConnection, files: list[str], max_object_size
     """Normalise Codex rollout files (already in `_batch_files`) into the batch temp tables, reading lines of up to
     `max_object_size` bytes (`object_size_bound` of the files' sizes)."""
     con.execute(_LINES, {"files": files, "max_object_size": max_object_size})
+    con.execute(number_in_file("_cx_lines"))
     con.execute(_EVENTS)
     con.execute(_PARTS)
     con.execute(_STATS)
