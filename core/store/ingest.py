@@ -42,10 +42,10 @@ __all__ = ["FileResult", "IngestSummary", "ingest", "needs_ingest"]
 Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
 HEAD_BYTES = 64 * 1024
 # Each batch costs a fixed ~0.1-0.15 s of CPU (statements, RE2 programs warming up, a commit that checkpoints): at 1 GB,
-# batches of 256 MB take 5-13 % less CPU than batches of 128 MB (5 % on a busy machine, 13 % on a quiet one), for a
-# peak of ~475 MB against ~360 (flat from the first GB either way). One batch is in flight at a time, holding its lines
-# and its parts in temp tables. The batch size changes no stored row: a record's `seq` is numbered within its file
-# (`core.transcripts._batch.number_in_file`).
+# batches of 256 MB take 5-13 % less CPU than batches of 128 MB (5 % on a busy machine, 11-13 % on a quiet one), for
+# a peak of ~490 MB against ~365 (1.06-1.10x at 2 GB; 1.02x in batches of 128 MB). One batch is in flight at a time,
+# holding its lines and its parts in temp tables. The batch size changes no stored row: a record's `seq` is numbered
+# within its file (`core.transcripts._batch.number_in_file`).
 BATCH_BYTES = 256 * 1024 * 1024
 # DuckDB's memory limit while ingesting, in batches. Under it the buffer pool evicts what it must when a batch
 # allocates, and DuckDB then hands every freed page back to the system (`FlushAll`), which the next allocation
