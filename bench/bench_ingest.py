@@ -25,6 +25,9 @@ The CPU ratio moves with the machine as much as with the code: the load runs on 
 machine is quiet. Last run (3 rounds): ingest 8.45 s at 1 GB, 2.49x the load's 3.39 s, and 16.48 s at 2 GB, 2.54x
 6.50 s; the code before issue 47's round, run just before on the same machine, 2.49x and 2.35x (its 2.13x was
 measured against a load of 4.37 s). Old and new ingest interleaved is the fairer comparison (docs/benchmarks.md).
+With batches of 256 MB (issue 47's next stop), ingest alone at 1 GB on a quiet machine: 8.15 s against 9.12 before
+(medians of 5 interleaved rounds), 2.23x the load's 3.66 s against 2.50x; peak RSS 490 MB (median) against 367, and
+518-528 MB at 2 GB (1.06-1.10x).
 """
 
 from __future__ import annotations

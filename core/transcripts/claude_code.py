@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core.transcripts._batch import json_type_of
+from core.transcripts._batch import json_type_of, number_in_file
 
 __all__ = ["load_claude_code"]
 
@@ -207,6 +207,7 @@ def load_claude_code(con: duckdb.DuckDBPyConnection, files: list[str], max_objec
     """Normalise Claude Code files (already in `_batch_files`) into the batch temp tables, reading lines of up to
     `max_object_size` bytes (`object_size_bound` of the files' sizes)."""
     con.execute(_LINES, {"files": files, "max_object_size": max_object_size})
+    con.execute(number_in_file("_cc_lines"))
     con.execute(_PARTS)
     con.execute(_STATS)
     con.execute("DROP TABLE _cc_lines")

@@ -299,3 +299,28 @@ def test_the_read_buffer_holds_the_longest_possible_line(sizes: list[int]) -> No
     bound = object_size_bound(sizes)
     assert MIN_OBJECT_SIZE <= bound <= MAX_OBJECT_SIZE and bound & (bound - 1) == 0
     assert bound >= min(max(sizes, default=0), MAX_OBJECT_SIZE)
+
+
+def _stored(db: Path, folder: Path, batch_bytes: int | None) -> tuple[list[Any], list[Any]]:
+    """Every message and action row after one ingest of `folder` into a fresh store at `db`."""
+    with open_db(db) as con:
+        ingest(con, [folder], **({"batch_bytes": batch_bytes} if batch_bytes else {}))
+        messages = con.execute("SELECT * FROM messages ORDER BY ALL").fetchall()
+        actions = con.execute("SELECT * FROM actions ORDER BY ALL").fetchall()
+    return messages, actions
+
+
+def test_what_is_stored_does_not_depend_on_the_batch_size(samples: Path, tmp_path: Path) -> None:
+    """A record's `seq` is its line's number in its file: the same rows, `seq` and the keys built from it included,
+    whether the files are read one a batch or all in one, and a file's numbers start at its first line whatever
+    was read before it."""
+    archive = tmp_path / "archive"
+    shutil.copytree(samples, archive)
+    prompts = archive / "claude-code" / "zz-prompts.jsonl"  # last in the walk: read after every other file
+    prompts.write_text("\n".join(user_line(f"prompt {i}", session="zz", uuid=f"z{i}") for i in range(5)) + "\n")
+    one_a_batch = _stored(tmp_path / "small.duckdb", archive, 1)
+    all_in_one = _stored(tmp_path / "large.duckdb", archive, None)
+    assert one_a_batch == all_in_one
+    messages, actions = all_in_one
+    assert len(messages) > 1000 and len(actions) > 0
+    assert sorted(row[2] for row in messages if row[1] == str(prompts)) == [1, 2, 3, 4, 5]

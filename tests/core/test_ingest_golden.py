@@ -29,7 +29,8 @@ LAYOUTS = ROOT / "tests" / "data" / "layouts"
 
 # Per table: what varies between runs and machines (ingest time, file mtimes), left out of the dump.
 TABLES = {
-    # `seq` orders the records of a file (numbered over a batch's scan), so it is compared as that order.
+    # `seq` orders the records of a file (numbered within the file; over the batch's scan when the digests were
+    # recorded), so it is compared as that order.
     "messages": "SELECT * EXCLUDE (seq, message_key),"
     " dense_rank() OVER (PARTITION BY source_path ORDER BY seq) AS seq_in_file,"
     " replace(message_key, source_path || ':' || seq, source_path || ':#' || seq_in_file) AS message_key"
