@@ -40,7 +40,8 @@ def _session(con: duckdb.DuckDBPyConnection, playbook: str, session_id: str) -> 
         con,
         "SELECT s.session_id, s.project, s.started_at, s.contributor, NULL AS removed,"
         " (SELECT m.text FROM messages m WHERE m.session_id = s.session_id AND m.is_prompt AND m.text IS NOT NULL"
-        "  ORDER BY m.seq, m.part LIMIT 1) AS first_prompt"
+        # `seq` is a record's place in its own file: a session of several files is ordered by time first.
+        "  ORDER BY m.ts NULLS LAST, m.source_path, m.seq, m.part LIMIT 1) AS first_prompt"
         " FROM sessions s WHERE s.session_id = ?",
         [session_id],
     )
