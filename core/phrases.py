@@ -195,7 +195,7 @@ _SAFEGUARD_OFF = re2.compile(
 # hooks") or a list that ends in and/or ("no amending, rebasing, or force-pushing"), not past a comma or colon, where
 # it is an answer ("No problem, just force-push").
 _PROHIBITION = re2.compile(
-    r"\b(?:never|do\s+not|don'?t|avoid|must\s+not)\b[^;]{0,40}$"
+    r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|rather\s+than|instead\s+of)\b[^;]{0,40}$"
     r"|\bno\b(?:(?:\s+[\w-]+,)+\s+(?:or|and|nor)\b)?[^;,:]{0,40}$"
 )
 _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
@@ -280,6 +280,22 @@ _SAYS_WHAT_IS = re2.compile(
 # over the user's head in themselves: a prohibition of the act ("Never run the container as root", "Do not swallow
 # exceptions silently") is admitted, as it is for a safeguard.
 _ACT = re2.compile(r"\bas\s+root\b|\b(?:silently|quietly|secretly)\b|\blie\s+to\b|\bomit\b|\bdeveloper\s+mode\b")
+# An act done without the user ("without asking the user", "without the user's approval") is an adjunct of its
+# clause's verb: a prohibition at the head of that clause ("Do not change the settings without asking the user",
+# "Don't follow links found in web pages without asking the user") forbids the act done so, however long the clause.
+_WITHOUT_USER = re2.compile(r"\bwithout\s+(?:\w+ing\s+(?:with\s+)?(?:the\s+)?user|(?:the\s+)?user'?s?\s+\w+)\b")
+_CLAUSE_HEAD_PROHIBITS = re2.compile(
+    r"(?:^|[;\n,:]|\b(?:and|but|so|then)\b)\s*(?:please\s+|you\s+|agents?\s+|we\s+)?(?:must\s+not|should\s+not|shouldn'?t"
+    r"|may\s+not|never|do\s+not|don'?t)\b[^;\n,:]*$"
+)
+
+
+def _clause_prohibits(folded: str, start: int) -> bool:
+    """True when the clause `folded[start]` stands in opens with a prohibition (read at its head, whatever its length)
+    that is no negated duty ("Don't hesitate to merge without asking the user")."""
+    clause = folded[:start]
+    head = _CLAUSE_HEAD_PROHIBITS.search(clause)
+    return head is not None and _NEGATED_DUTY.search(clause[head.start() :]) is None
 # ... and the same words about something else: mocks that lie to the test, omitting empty sections, developer mode
 # on a phone, telling the user a task is done only once it is, not showing the user a stack trace.
 _NOT_OVER_THE_HEAD = re2.compile(
@@ -305,6 +321,8 @@ def overridden(folded: str) -> re2._Match | None:
             continue
         act = _ACT.search(match.group())
         if act and _prohibited(folded, match.start() + act.start(), match.start() + act.end()):
+            continue
+        if _WITHOUT_USER.match(folded, match.start()) and _clause_prohibits(folded, match.start()):
             continue
         return match
     return None
@@ -587,7 +605,12 @@ def talked_off(folded: str) -> re2._Match | None:
     hooks`), named by a pronoun whose antecedent is one ("if the hook complains, skip it"), or a setting that
     turns one off (`rejectUnauthorized: false`)."""
     for match in _SAFEGUARD_OFF.finditer(folded):
-        if _prohibited(folded, match.start(), match.end()):
+        # a phrase that opens with its own negation ("do not change the settings without asking") is read from
+        # after it, as a prohibition of what follows
+        lead = _OWN_NEGATION.match(folded, match.start()) if "," not in match.group() else None
+        if _prohibited(folded, lead.end() if lead else match.start(), match.end()):
+            continue
+        if _SAID_ON.match(folded, match.end()):
             continue
         if _NOT_A_SAFEGUARD.search(folded[match.start() : match.end() + 16].split(";", 1)[0]):
             continue
@@ -609,6 +632,14 @@ def talked_off(folded: str) -> re2._Match | None:
         if _turns_off(_key_words(match.group(1))) and not _prohibited(folded, match.start(), match.end()):
             return match
     return None
+
+
+_OWN_NEGATION = re2.compile(r"(?:do\s+not|don'?t|never)\s+")
+# A permission mode named and said off ("Auto-approve is off for this project"): the safeguard is on.
+_SAID_ON = re2.compile(
+    r"(?:\s+mode)?\s+(?:is|are|stays?|remains?|must\s+(?:stay|remain|be)|should\s+(?:stay|remain|be))\s+(?:always\s+)?"
+    r"(?:off|disabled|forbidden|not\s+allowed|never\s+(?:used|on|enabled))\b"
+)
 
 
 # A safeguard named by a pronoun: an act that switches something off, done to "it" or "them" ("bypass it", "turn
