@@ -478,7 +478,16 @@ _UNDERSCORES = re2.compile(r"_+")
 
 
 def unemphasised(text: str) -> str:
-    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets."""
+    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets, but
+    inside a code span, where markdown shows every character as written (`origins: ["*"]`)."""
+    if "`" in text and "*" in text:
+        pieces = text.split("`")  # even pieces are prose, odd ones the spans between two backticks
+        return "`".join(piece if i % 2 else _shown(piece) for i, piece in enumerate(pieces))
+    return _shown(text)
+
+
+def _shown(text: str) -> str:
+    """`unemphasised` of prose with no code span in it."""
     text = text.translate(_EMPHASIS)
     if "_" not in text:
         return text

@@ -27,6 +27,7 @@ user vouches for (`Vouched`), the support and the releases.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import html
 import itertools
@@ -189,6 +190,77 @@ MAX_SCREENED = 2000
 _WINDOW = 200
 
 
+# What a script is named with: a dotted word ending in one of these is a file the shell runs (`deploy.sh`), not a
+# qualified name of code (`subprocess.run`).
+_SCRIPT_SUFFIXES = frozenset(
+    "sh bash zsh fish py pyw rb pl pm php js mjs cjs ts mts cts jsx tsx lua r exe bat cmd ps1 psm1 jar bin app out"
+    " so dll dylib".split()
+)
+# An environment variable's name as the shell's conventions write it: capitals, digits, underscores.
+_ENVIRONMENT_NAME = re2.compile(r"^[A-Z_][A-Z0-9_]*$")
+# Fence info strings that name a shell: a block in one of these (or with none) is a command line.
+_SHELL_FENCES = frozenset("sh bash zsh fish shell console terminal shellsession powershell pwsh ps1 cmd bat".split())
+_FENCE_INFO = re2.compile(r"^([A-Za-z][\w+#.-]*)[ \t]*\n")
+
+
+def _code_expression(span: str) -> bool:
+    """True when a span is an expression or a statement of code rather than a shell command line, as Python's own
+    parser reads it (whose expressions are those of most languages for these shapes): each statement is a
+    qualified name (`os.getenv`), a call (`subprocess.run(cmd)`), a subscript, or an assignment of one
+    (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
+    to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
+    shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting)."""
+    try:
+        tree = ast.parse(span, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if not tree.body:
+        return False
+    for statement in tree.body:
+        if isinstance(statement, ast.Expr):
+            if not _qualified(statement.value):
+                return False
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if not all(isinstance(t, (ast.Name, ast.Attribute, ast.Subscript)) for t in targets):
+                return False
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if any(_ENVIRONMENT_NAME.match(n) and not n.startswith("__") for n in names):
+                return False
+        else:
+            return False
+    return True
+
+
+def _qualified(node: ast.expr) -> bool:
+    """True for a dotted name of code (not a script's file name), a call of one or of a name, or a subscript."""
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    if isinstance(node, ast.Subscript):
+        return True
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower() not in _SCRIPT_SUFFIXES
+    return False
+
+
+def _code_refusals(span: str, vouched: Vouched) -> list[Refusal]:
+    """What refuses code that is no command (`_code_expression`): the links its strings and comments name (a dotted
+    name of code, `subprocess.run`, is no host), and a string in it that is a path outside the project
+    (`open("/etc/passwd")`). What it turns off is the second line's to read."""
+    strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
+    strings += [
+        node.value
+        for node in ast.walk(ast.parse(span, mode="exec"))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+    found: list[Refusal] = []
+    for string in strings:
+        found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
+        refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") else None
+        found += [refused] if refused is not None else []
+    return found
+
+
 class Hold(BaseModel):
     """Why an entry is held: the rule and what in the text (or its support) matched."""
 
@@ -282,6 +354,10 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     span = _PLACEHOLDER_WORD.sub("ID", span.strip())
     if not span or span in _PLACEHOLDER:
         return []
+    info = _FENCE_INFO.match(span)
+    if info and info.group(1).lower() not in _SHELL_FENCES and _code_expression(span[info.end() :]):
+        # a fenced block in a language named (```python): its code is that language's, not a command line
+        return _code_refusals(span[info.end() :], vouched)
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
@@ -298,9 +374,12 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         return []
     if _CODE_SETTING.match(span):  # `verify=True`, `DEBUG = False`: code, whose setting the second line reads
         return []
-    if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
-        return [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
     links = list(find_links(span)) + list(bare_hosts(span, code=True))
+    if _code_expression(span):  # `subprocess.run`, `os.getenv`, `SameSite=Lax`, `verify="ca.pem"`: code, not a command
+        return _code_refusals(span, vouched)
+    if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
+        found = [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
+        return [] if _prohibited(before, after) else found  # "Never set `X=0`": what not to do, said as such
     first = span.split()[0] if span.split() else ""
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
         rest = span.split(None, 1)[1]
@@ -497,6 +576,9 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
         return found
     found += _prose_flags(words, vouched, covered)
     for match in _PROSE_ASSIGNMENT.finditer(words):
+        start = match.start(1)
+        if _prohibited(words[max(0, start - _WINDOW) : start], words[match.end(1) :][:_WINDOW]):
+            continue  # "Never set NODE_TLS_REJECT_UNAUTHORIZED=0": what not to do, said as such
         found += [r for r in command_refusals(f"{match.group(1)} true", vouched) if r.rule == "environment"][:1]
     for match in _PROSE_PATH.finditer(words):
         word = match.group(1).rstrip(".:!?")
