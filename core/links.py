@@ -49,6 +49,11 @@ _RESERVED_SUFFIXES = (".localhost", ".test", ".example", ".invalid")
 _RESERVED_NAMES = {"localhost", "example.com", "example.org", "example.net"}
 
 
+# Object stores' addresses (`s3://bucket/key`, `gs://bucket`): a bucket is no web host, reached only through the
+# cloud program whose account holds it, which the program rules judge (an unvouched `aws` is held as a program).
+_BUCKET_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "r2://", "az://", "abfs://", "abfss://", "wasbs://", "oss://")
+
+
 class Link:
     """One link in a text: what was written, and the host it leads to (None when there is no readable one)."""
 
@@ -157,6 +162,8 @@ def find_links(text: str) -> Iterator[Link]:
         taken.append(match.span())
         written = match.group().rstrip(".,;:!?")
         start = match.start()
+        if written.lower().startswith(_BUCKET_SCHEMES):
+            continue
         bare = "://" not in written and not written.startswith("//") and not written.lower().startswith("www.")
         bare = bare and ":/" not in written and ":\\" not in written
         if bare and start and (text[start - 1].isalnum() or text[start - 1] in "/.\\~-_$"):

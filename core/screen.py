@@ -450,7 +450,8 @@ def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[in
         for j in range(i + 1, len(words)):
             nxt, at = words[j]
             between = prose[words[j - 1][1] + len(words[j - 1][0]) : at]
-            if any(c in between for c in ",;)(") or words[j - 1][0].endswith((".", ":", "!", "?")):
+            # a clause's mark, or a line's end (a table row, a bullet), ends the command a sentence writes
+            if any(c in between for c in ",;)(\n") or words[j - 1][0].endswith((".", ":", "!", "?")):
                 break
             clean = nxt.rstrip(".:!?")
             if run[-1] in _INSTALLS | _FETCHERS and clean.lower() in ("the", "a", "an", "this", "that"):
@@ -595,6 +596,27 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     return found
 
 
+# Markdown's own structure, which a reader sees as layout, not as characters: a blockquote's `>` at a line's start, a
+# table's `|` between cells of a row (a line that opens and closes with one) and its delimiter row, a footnote's
+# `[^label]` and the `[^label]:` that opens its text (CommonMark and GFM).
+_BLOCKQUOTE = re2.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
+_TABLE_ROW = re2.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
+_TABLE_DELIMITER = re2.compile(r"^[ \t|:-]*-[ \t|:-]*$")
+_FOOTNOTE = re2.compile(r"\[\^[^\]\s]{1,40}\]:?")
+
+
+def _markdown_shown(prose: str) -> str:
+    """`prose` as markdown lays it out: without the marks of its blockquotes, tables and footnotes (`> Keep PRs
+    small` is a quote, not a redirection; `| test | make test |` a table row, not a pipe)."""
+    if ">" in prose:
+        prose = _BLOCKQUOTE.sub("", prose)
+    if "[^" in prose:
+        prose = _FOOTNOTE.sub(" ", prose)
+    if "|" in prose:
+        prose = _TABLE_ROW.sub(lambda row: " " if _TABLE_DELIMITER.match(row.group()) else row.group().replace("|", " "), prose)
+    return prose
+
+
 def _without_links(prose: str) -> str:
     """`prose` without the links written in it: a URL's words (`.com`, `/main/`) are no language's."""
     for link in find_links(prose):
@@ -627,6 +649,7 @@ def _text_holds(
         refusals += _span_refusals(content, before, after, vouched, written)
     if unclosed:
         refusals.append(Refusal("syntax", "an unclosed code span (a lone backtick)"))
+    prose = _markdown_shown(prose)
     refusals += _prose_refusals(prose, vouched)
     for word, scripts in mixed_words(stored):
         refusals.append(Refusal("script", f"`{_clip(word, 40)}` mixes {' and '.join(sorted(scripts))} letters"))
