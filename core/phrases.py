@@ -55,6 +55,7 @@ _OVERRIDE = re2.compile(
     r"|\b(?:do|run|make|apply|push|perform|deploy|commit)\b[^;]{0,30}\b(?:silently|quietly|secretly)\b"
     r"|\bno\s+need\s+to\s+(?:mention|tell|report|say|inform|ask)\b"
     r"|\b(?:real|actual|true)\s+instructions\b"
+    r"|\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+(?:the\s+)?user\s+(?:says|said|wants|thinks|asks)\b"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention|notify|alert|bring\s+up)\b[^;]{0,40}\buser\b"
     r"|\b(?:don'?t|do\s+not|never|without)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
     r"(?:confirm\w*|approv\w*|permission)"
@@ -115,7 +116,7 @@ _GUARDS = (
     r"hooks?|checks?|verification|ssl|tls|certificate\s+checks?|linters?|signing|sandbox|strict-ssl|ssl[-_]?verify"
     r"|host\s*key\s+checking|(?:csrf|xsrf|cors|branch|clickjacking)\s+protection|csrf|xsrf|hsts|secret\s+scann\w*"
     # the agent's own permission prompts ("disable the permission prompts", "turn off the approval prompts")
-    r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?)"
+    r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?|steps?|gates?)|code\s+reviews?"
 )
 # What a safeguard is, said of a merge or a release rather than a tool: tests, CI, reviews ("failing tests may be
 # disregarded", "review comments can be dismissed"); read in the passive only ("skip the slow tests locally" is a
@@ -653,11 +654,18 @@ _SAID_ON = re2.compile(
 
 # A safeguard named by a pronoun: an act that switches something off, done to "it" or "them" ("bypass it", "turn
 # them off", "get around it"), is read with what the pronoun stands for.
+_PRONOUN = r"(?:it|them|(?:that|this|those|these)(?:\s+(?:thing|things|one|ones|step|check|gate))?)"
 _PRONOUN_OFF = re2.compile(
     r"\b(?:(?:skip|bypass|disabl|ignor|silenc|suppress|circumvent|overrid|remov|delet|drop|uninstall|defeat|disregard"
-    r"|deactivat)\w*|(?:get|work|go|commit|push|merge|route|code|hack)(?:s|ting|ing|ed)?\s+around|get\s+rid\s+of"
-    r"|(?:turn|switch|shut)(?:s|ed|ing)?\s+off|comment(?:s|ed|ing)?\s+out)\s+(?:it|them|that|this|those|these)\b"
-    r"|\b(?:turn|switch|shut|comment)(?:s|ed|ing)?\s+(?:it|them|that|this|those|these)\s+(?:off|out)\b"
+    r"|deactivat|sidestep|dodg|evad)\w*|(?:get|work|go|commit|push|merge|route|code|hack|step|sneak|skip|slip|find\s+a\s+way)"
+    r"(?:s|ting|ing|ed|ping|ped)?\s+(?:around|past)|get\s+rid\s+of"
+    rf"|(?:turn|switch|shut)(?:s|ed|ing)?\s+off|comment(?:s|ed|ing)?\s+out)\s+{_PRONOUN}\b"
+    rf"|\b(?:turn|switch|shut|comment|leav|tak)(?:e|es|s|ed|ing)?\s+{_PRONOUN}\s+(?:off|out)\b"
+    rf"|\bmake\s+{_PRONOUN}\s+(?:stop|go\s+away|disappear|shut\s+up)\b|\bwithout\s+(?:it|them)\b"
+    # the passive ("it can be sidestepped")
+    r"|\b(?:it|they|this|that)\s+(?:can|may|could|should|must|is\s+to|are\s+to)\s+(?:always\s+|safely\s+|just\s+"
+    r"|simply\s+)?be\s+(?:sidestepped|skipped|bypassed|ignored|disabled|circumvented|removed|dropped|deleted|dodged"
+    r"|commented\s+out|turned\s+off|switched\s+off|worked\s+around|overridden|disregarded)\b"
 )
 _ANTECEDENT_REACH = 160
 # Where a clause begins, for finding the one a pronoun leans on: a mark, or a conjunction between spaces (by str
@@ -675,7 +683,14 @@ _SAFEGUARD_NOUN = re2.compile(
     r"^(?:hooks?|husky|pre-commit|pre-push|commit-msg|checks?|verification|ssl|tls|certificates?|certs?|linters?|lint"
     r"|signing|signatures?|sandbox|tests?|ci|pipelines?|reviews?|approvals?|protection|scan|scans|scanners?|scanning"
     r"|type-?checks?|checkers?|checking|codeowners|owners"
-    r"|typecheck\w*|mypy|guards?|safeguards?|gates?|firewall|2fa|mfa|audits?|validation|csrf|xsrf|cors|hsts)$"
+    r"|typecheck\w*|mypy|guards?|safeguards?|gates?|firewall|2fa|mfa|audits?|validation|csrf|xsrf|cors|hsts|safety"
+    r"|prompts?|confirmations?|dialogs?)$"
+)
+# An antecedent said by what it does rather than named: what blocks a release or a merge, what runs before each
+# commit, is a gate ("whatever blocks the release, remove it").
+_GATE_BY_ROLE = re2.compile(
+    r"\b(?:whatever|anything|something|thing|what|step|one)\s+(?:that\s+)?(?:blocks?|stops?|gates?|rejects?|prevents?"
+    r"|fails?|holds?\s+up|guards?|runs?\s+before\s+(?:each|every|a|the)?\s*(?:commit|push|merge|release|deploy))\b"
 )
 
 
@@ -689,6 +704,8 @@ def _antecedent_is_a_safeguard(before: str) -> bool:
     clauses = [c for c in earlier if c.strip()]
     if not clauses:
         return False
+    if _GATE_BY_ROLE.search(clauses[-1]):
+        return True
     words = [w.strip("`'\"()") for w in clauses[-1].split()]
     while words and words[0] in _CLAUSE_OPENERS:
         words.pop(0)
