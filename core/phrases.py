@@ -96,7 +96,9 @@ _WHERE = (
     r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
     r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form"
     # a destination named by a link (masked to "(a link)" before the screen reads it) or pointed at ("there")
-    r"|(?:link|there|site|server|bucket|endpoint)s?\b)"
+    r"|(?:link|there|site|server|bucket|endpoint)s?\b"
+    # a page people read: a wiki, a shared document, the changelog, a chat message
+    r"|(?:page|wiki|notion|confluence|doc|document|changelog|readme|release\s+note|message|thread|post)s?\b)"
 )
 # Words between: anything but the end of a sentence (`;` marks each end: a dot in `terraform.tfstate` is none).
 _GAP = r"[^;]"
@@ -184,7 +186,17 @@ _SAFEGUARD_OFF = re2.compile(
     r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
     r"|\b(?:allow|approv|accept|grant|permit|whitelist|allowlist|trust)\w*\s+(?:yourself\s+)?(?:every|all|any)\s+"
     r"(?:[\w-]+\s+){0,2}(?:tools?|commands?|tool\s+(?:calls?|uses?)|permissions?|permission\s+requests?|actions?"
-    r"|operations?)\b"
+    r"|operations?|servers?|plugins?|extensions?|hooks?)\b"
+    # a confirmation answered in advance ("answer yes to every prompt", "choose 'always allow'")
+    r"|\b(?:answer|say|reply|respond|click|type|select|choose|pick|press)\w*\s+['\"]?(?:yes|y|ok|allow|approve|accept)"
+    r"['\"]?\s+(?:to|on|for)\s+(?:every|all|any|each)\b"
+    r"|\b(?:answer|click|type|select|choose|pick|press)\w*\s+['\"]?(?:always\s+allow|allow\s+always|allow\s+all"
+    r"|don'?t\s+ask\s+again|yes,?\s+(?:and\s+)?don'?t\s+ask)"
+    # a safeguard declared away in the passive ("branch protection is to be considered disabled", "the test suite is
+    # not to be run")
+    rf"|\b(?:{_GATES}|test\s+suite|tests)(?:\s+(?:on|for|in)\s+[\w/.-]+)?\s+(?:is|are|has\s+been|have\s+been)\s+"
+    r"(?:not\s+to\s+be\s+(?:run|used|required|enforced)|(?:to\s+be\s+)?(?:considered|deemed|treated\s+as|regarded\s+as"
+    r"|declared|marked)\s+(?:disabled|optional|off|advisory|non-?blocking))"
     r"|\b(?:all|every|any)\s+(?:[\w-]+\s+){0,2}(?:tools?|commands?|permissions?)\s+(?:are\s+|is\s+)?(?:allowed"
     r"|granted|approved|accepted|whitelisted|pre-?approved)\b"
     r"|\bgive\s+yourself\s+(?:full\s+)?(?:permission|access|approval|rights)\b"
@@ -329,6 +341,9 @@ def overridden(folded: str) -> re2._Match | None:
     return None
 
 
+_ANTECEDENT_REACH = 160
+
+
 # A secret named that is sent nowhere, or no secret: the CSRF token a form carries, a password strength meter or a
 # cookie consent banner (the word a modifier), leaked tokens reported to security, a destination said not to be one
 # ("in the header, not in the URL"). Blanked before `_SENDS` reads a sentence.
@@ -360,7 +375,36 @@ def sent(folded: str) -> re2._Match | None:
         if _NOT_AN_OBJECT.isdisjoint(gap) and not _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
             if not _prohibited(folded, match.start(), match.end()):
                 return match
+    for match in _PASSIVE_SEND.finditer(folded):
+        if _NEGATION.search(match.group(1)) or _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
+            continue
+        if not _prohibited(folded, match.start(), match.end()):
+            return match
+    for match in _PRONOUN_SEND.finditer(folded):
+        named = folded[max(0, match.start() - _ANTECEDENT_REACH) : match.start()]
+        if not re2.search(_SECRET, named) or _keeps_secrets(said[match.end(1) : match.end(1) + 60]):
+            continue
+        if not _prohibited(folded, match.start(), match.end()):
+            return match
     return None
+
+
+# A secret sent in the passive ("the deploy token should be included in the Slack message", "the credentials will be
+# written into the wiki"), and sent by a pronoun whose antecedent is one ("the SSH key is in the home folder; attach
+# it to the ticket"): to a place that does not keep secrets.
+_SENT_VERBS = (
+    r"(?:includ|past|post|sent|send|upload|shar|attach|cop|print|echo|add|put|dump|written|writ|record|enter|insert"
+    r"|publish|expos|log|commit|mention|list|submitt|forward|e-?mail|mail|quot|note|shown|show|leak|type)\w*"
+)
+_PASSIVE_SEND = re2.compile(
+    rf"{_SECRET}\w*([^;]{{0,60}}?\b(?:be|is|are|been|get|gets|got)\s+(?:\w+\s+)?){_SENT_VERBS}\s+"
+    r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
+)
+_PRONOUN_SEND = re2.compile(
+    rf"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|forward|submit"
+    rf"|quote|write|record|type|mention|note|enter|insert|publish|commit)\s+(?:it|them)\s+(?:verbatim\s+|as\s+is\s+)?"
+    r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
+)
 
 
 # A secret as the object of a verb that writes or sends it, then where to ("quote the deploy token in the ticket",
@@ -378,7 +422,9 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
 _SAFE_PLACE = re2.compile(
     r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|env\w*|\.env\w*"
-    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly)$"
+    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly"
+    # an ignore file, which keeps what it names out of what is shared
+    r"|\.?(?:git|docker|npm|helm|vscode|eslint|prettier)?ignore)$"
 )
 
 
@@ -666,8 +712,9 @@ _PRONOUN_OFF = re2.compile(
     r"|\b(?:it|they|this|that)\s+(?:can|may|could|should|must|is\s+to|are\s+to)\s+(?:always\s+|safely\s+|just\s+"
     r"|simply\s+)?be\s+(?:sidestepped|skipped|bypassed|ignored|disabled|circumvented|removed|dropped|deleted|dodged"
     r"|commented\s+out|turned\s+off|switched\s+off|worked\s+around|overridden|disregarded)\b"
+    r"|\b(?:it|they|this|that)\s+(?:is|are|has\s+been|have\s+been)\s+(?:deemed|considered|declared|marked|treated\s+as)"
+    r"\s+(?:optional|disabled|off|advisory|non-?blocking)\b"
 )
-_ANTECEDENT_REACH = 160
 # Where a clause begins, for finding the one a pronoun leans on: a mark, or a conjunction between spaces (by str
 # methods: a text of many short clauses must not make a pattern call per clause).
 _CLAUSE_MARKS = str.maketrans(dict.fromkeys(",:", ";"))
@@ -767,4 +814,4 @@ def _setting_off(key: str, value: str) -> bool:
 # (defined here, after every pattern they stand for; read by `sentence_refusals`)
 _ANY_OTHER = AnyOf(_SECRET, _CREDENTIAL, _INSTALL_WORDS, _SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
 _ANY_OFF = AnyOf(_SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
-_ANY_DIRECT = AnyOf(_DIRECT_SEND)
+_ANY_DIRECT = AnyOf(_DIRECT_SEND, _PASSIVE_SEND, _PRONOUN_SEND)

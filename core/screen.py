@@ -214,7 +214,7 @@ def _code_expression(span: str) -> bool:
         tree = ast.parse(span, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    if not tree.body:
+    if not tree.body or not _written_tight(span, tree):
         return False
     for statement in tree.body:
         if isinstance(statement, ast.Expr):
@@ -230,6 +230,30 @@ def _code_expression(span: str) -> bool:
         else:
             return False
     return True
+
+
+def _written_tight(span: str, tree: ast.Module) -> bool:
+    """True when every attribute, call and subscript in `tree` is written as code writes it, with nothing between
+    the name and its `.`, `(` or `[`: Python reads `cat .npmrc` as `cat.npmrc` and `ls [ab]` as a subscript, the shell
+    as a program and its argument."""
+    lines = span.splitlines(keepends=True)
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    for node in ast.walk(tree):
+        inner = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else getattr(node, "func", None)
+        if not isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) or inner is None:
+            continue
+        if inner.end_lineno is None or inner.end_col_offset is None:
+            return False
+        at = starts[inner.end_lineno - 1] + _offset(lines[inner.end_lineno - 1], inner.end_col_offset)
+        mark = "." if isinstance(node, ast.Attribute) else "[" if isinstance(node, ast.Subscript) else "("
+        if span[at : at + 1] != mark or (mark == "." and not span[at + 1 : at + 2].isidentifier()):
+            return False
+    return True
+
+
+def _offset(line: str, utf8_offset: int) -> int:
+    """The character offset in `line` of `ast`'s byte offset (its column offsets count UTF-8 bytes)."""
+    return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "ignore"))
 
 
 def _qualified(node: ast.expr) -> bool:
