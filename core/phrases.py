@@ -627,7 +627,37 @@ def phrase_reading(text: str) -> tuple[str, str, list[tuple[str, str]]]:
         said = {rule for rule, _ in found}
         spaced = folded(run_on(unemphasised(text.translate(_STARS_AS_SPACES))))
         found += [(rule, what) for rule, what in folded_refusals(spaced) if rule not in said]
+    if _SPELLED.search(text):
+        said = {rule for rule, _ in found}
+        read = folded(run_on(unemphasised(spelled_out(text))))
+        found += [(rule, f"{what} (as its spelling reads)") for rule, what in folded_refusals(read) if rule not in said]
     return fold, cut, found
+
+
+# A word written to slip past a pattern but read as a word by any agent: digits for the letters they look like
+# inside a word of letters ("Sk1p th3 h00ks", "f0rce-pu5h"), and a word spelled out one character at a time
+# ("g i t  p u s h"). Read once more as the agent reads it.
+_SPELLED = re2.compile(r"(?i)[a-z][013457@$]|[013457@$][a-z]|(?:^|\s)\S \S \S(?:\s|$)")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re2.compile(r"(?i)\b[\w@$-]*(?:[a-z][013457@$]|[013457@$][a-z])[\w@$-]*")
+
+
+def spelled_out(text: str) -> str:
+    """`text` with each word an agent would read through its spelling written plainly: digits inside a word of
+    letters as the letters they stand for (`h00ks` is `hooks`), and a run of three characters or more written one
+    at a time, a single space apart, as one word (`p u s h` is `push`; two spaces part words)."""
+    text = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    out: list[str] = []
+    run: list[str] = []
+    for token in [*text.split(" "), ""]:  # an empty token (two spaces, or the end) ends a run
+        if len(token) == 1:
+            run.append(token)
+            continue
+        if run:
+            out.append("".join(run) if len(run) >= 3 else " ".join(run))
+            run = []
+        out.append(token)
+    return " ".join(out[:-1])
 
 
 def folded_refusals(text: str) -> list[tuple[str, str]]:
