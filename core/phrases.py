@@ -801,7 +801,10 @@ _NEGATING_PARTS = (
     "insecure", "skip", "disabl", "unverified", "unsafe", "ignor", "bypass", "trustall", "trust_all", "allowall",
     "allow_all", "dangerous", "exempt", "permissive", "invalid", "noverify", "no_verify", "unchecked",
 )  # fmt: skip
-_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors"])
+_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors", "shell"])
+# Keys that switch argument quoting off when set true: a command line handed to a shell (`shell=True`), where a
+# filename is read as shell syntax.
+_SHELL_KEYS = frozenset({"shell"})
 _NEGATING_KEY = "|".join(_NEGATING_PARTS)
 # Only a key that names a safeguard is read (the pattern says so, so most texts are passed over in one pass).
 _SETTING = re2.compile(
@@ -837,6 +840,8 @@ def _setting_off(key: str, value: str) -> bool:
     saying it off set true; an access list (`allow_origins`) opened to everyone (`*`)."""
     if value == "*":
         return any(part in key for part in _OPEN_ACCESS)
+    if key.rsplit(".", 1)[-1] in _SHELL_KEYS:
+        return value in _ON
     names, negated = _key_words(key)
     return names and (value in _ON) == negated
 

@@ -393,6 +393,10 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
             found = command_refusals(f"{named} {span}", vouched, written)
         else:
             found = _bypasses(span.split()) + command_refusals(f"true {span}", vouched, written)
+            # the program the sentence speaks of ("in curl calls, add `-k`"): what the flags switch off in it
+            spoken = _sentence_program(before, vouched)
+            if spoken:
+                found += [r for r in command_refusals(f"{spoken} {span}", vouched, written) if r.rule == "bypass"]
         return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
     if span.startswith("$") and _VARIABLE.match(span):
         return []
@@ -441,6 +445,19 @@ def _named_command(before: str, vouched: Vouched) -> str | None:
     if len(tail) == 2 and tail[1] in _NAMED_SUBCOMMANDS and is_program(tail[0], vouched):
         return " ".join(tail)
     return None
+
+
+def _sentence_program(before: str, vouched: Vouched) -> str | None:
+    """The last known program the sentence before a span names, anywhere in it (`before`: the text up to the span)."""
+    sentence = _SENTENCE_MARK.split(before)[-1]
+    for word in reversed(sentence.translate(_WORD_BREAKS).split()):
+        name = word.strip("`*_.:!?").lower()
+        if name and not is_function_word(name) and is_program(name, vouched):
+            return name
+    return None
+
+
+_SENTENCE_MARK = re2.compile(r"[.!?](?:\s|$)")
 
 
 def _command_word(word: str) -> bool:
