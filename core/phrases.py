@@ -194,7 +194,8 @@ _SAFEGUARD_OFF = re2.compile(
     r"|don'?t\s+ask\s+again|yes,?\s+(?:and\s+)?don'?t\s+ask)"
     # a safeguard declared away in the passive ("branch protection is to be considered disabled", "the test suite is
     # not to be run")
-    rf"|\b(?:{_GATES}|test\s+suite|tests)(?:\s+(?:on|for|in)\s+[\w/.-]+)?\s+(?:is|are|has\s+been|have\s+been)\s+"
+    rf"|\b(?:{_GATES}|test\s+suite|tests)(?:\s+(?:on|for|in)\s+(?:this\s+|the\s+|our\s+)?[\w/.-]+)?\s+(?:is|are|has\s+been"
+    r"|have\s+been)\s+"
     r"(?:not\s+to\s+be\s+(?:run|used|required|enforced)|(?:to\s+be\s+)?(?:considered|deemed|treated\s+as|regarded\s+as"
     r"|declared|marked)\s+(?:disabled|optional|off|advisory|non-?blocking))"
     r"|\b(?:all|every|any)\s+(?:[\w-]+\s+){0,2}(?:tools?|commands?|permissions?)\s+(?:are\s+|is\s+)?(?:allowed"
@@ -401,8 +402,8 @@ _PASSIVE_SEND = re2.compile(
     r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
 )
 _PRONOUN_SEND = re2.compile(
-    rf"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|forward|submit"
-    rf"|quote|write|record|type|mention|note|enter|insert|publish|commit)\s+(?:it|them)\s+(?:verbatim\s+|as\s+is\s+)?"
+    r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|forward|submit"
+    r"|quote|write|record|type|mention|note|enter|insert|publish|commit)\s+(?:it|them)\s+(?:verbatim\s+|as\s+is\s+)?"
     r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
 )
 

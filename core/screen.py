@@ -67,6 +67,7 @@ from core.phrases import (
     phrase_refusals,
     sentence_refusals,
     skeleton,
+    spelled_out,
     unemphasised,
 )
 
@@ -692,6 +693,8 @@ def _text_holds(
         refusals.append(Refusal("syntax", "an unclosed code span (a lone backtick)"))
     prose = _markdown_shown(prose)
     refusals += _prose_refusals(prose, vouched)
+    if (spelled := spelled_out(prose)) != prose:  # `- - n o - v e r i f y` is a flag to whoever reads it
+        refusals += [r for r in _prose_refusals(spelled, vouched) if r.rule == "bypass"]
     for word, scripts in mixed_words(stored):
         refusals.append(Refusal("script", f"`{_clip(word, 40)}` mixes {' and '.join(sorted(scripts))} letters"))
     strangers = sorted(scripts_of([stored]) - set(vouched.scripts) - {"Latin"})
