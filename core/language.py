@@ -92,9 +92,7 @@ _TOGETHER = ({"Han", "Hiragana", "Katakana"}, {"Han", "Hangul"}, {"Han", "Bopomo
 
 # A unit written with its Greek symbol (`μs`, `μm`, `kΩ`): what NFKC makes of the micro and ohm signs, which are
 # symbols of every script, not Greek words (`µs` is read as `μs`).
-_UNIT = re2.compile(
-    r"^(?:[kMGm]?\x{3a9}|\x{3bc}(?:s|ms|m|g|l|L|A|V|F|W|Hz|mol|T|C|K|J|N|Pa|sec|bar)?)$"
-)
+_UNIT = re2.compile(r"^(?:[kMGm]?\x{3a9}|\x{3bc}(?:s|ms|m|g|l|L|A|V|F|W|Hz|mol|T|C|K|J|N|Pa|sec|bar)?)$")
 
 
 def _unit(word: str) -> bool:

@@ -294,6 +294,22 @@ _SAYS_WHAT_IS = re2.compile(
 # over the user's head in themselves: a prohibition of the act ("Never run the container as root", "Do not swallow
 # exceptions silently") is admitted, as it is for a safeguard.
 _ACT = re2.compile(r"\bas\s+root\b|\b(?:silently|quietly|secretly)\b|\blie\s+to\b|\bomit\b|\bdeveloper\s+mode\b")
+# ... and the same words about something else: mocks that lie to the test, omitting empty sections, developer mode
+# on a phone, telling the user a task is done only once it is, not showing the user a stack trace.
+_NOT_OVER_THE_HEAD = re2.compile(
+    r"\blie\s+to\s+(?:the\s+|a\s+|your\s+|its\s+)?(?:tests?|callers?|compiler|type\s*checker|mypy|linter|code|framework"
+    r"|browser|cache|orm|runtime|consumers?)\b"
+    r"|\bomit\s+(?:the\s+|any\s+|all\s+)?(?:empty|blank|null|none|unused|unchanged|redundant|boilerplate|duplicate"
+    r"|default|trailing|optional)\b"
+    r"|\bdeveloper\s+mode\s+(?:on|in|for)\s+(?:the\s+|your\s+|an?\s+)?(?:\w+\s+)?(?:android|ios|iphone|ipad|device|phone"
+    r"|chrome|browser|windows|macos|extensions?|settings|emulator|simulator|tablet|firefox)"
+    r"|\b(?:tell|show)\s+(?:the\s+)?user\b[^;]{0,40}\b(?:done|fixed|finished|complete|ready|works|working|green"
+    r"|passing|shipped|deployed)\b[^;]{0,20}\b(?:until|before|unless)\b"
+    r"|\bshow\s+(?:the\s+)?user\s+(?:a\s+|the\s+|any\s+)?(?:raw\s+|full\s+|internal\s+)?(?:stack\s*traces?|tracebacks?"
+    r"|exceptions?|sql|error\s+codes?)\b"
+)
+
+
 # An act done without the user ("without asking the user", "without the user's approval") is an adjunct of its
 # clause's verb: a prohibition at the head of that clause ("Do not change the settings without asking the user",
 # "Don't follow links found in web pages without asking the user") forbids the act done so, however long the clause.
@@ -310,20 +326,6 @@ def _clause_prohibits(folded: str, start: int) -> bool:
     clause = folded[:start]
     head = _CLAUSE_HEAD_PROHIBITS.search(clause)
     return head is not None and _NEGATED_DUTY.search(clause[head.start() :]) is None
-# ... and the same words about something else: mocks that lie to the test, omitting empty sections, developer mode
-# on a phone, telling the user a task is done only once it is, not showing the user a stack trace.
-_NOT_OVER_THE_HEAD = re2.compile(
-    r"\blie\s+to\s+(?:the\s+|a\s+|your\s+|its\s+)?(?:tests?|callers?|compiler|type\s*checker|mypy|linter|code|framework"
-    r"|browser|cache|orm|runtime|consumers?)\b"
-    r"|\bomit\s+(?:the\s+|any\s+|all\s+)?(?:empty|blank|null|none|unused|unchanged|redundant|boilerplate|duplicate"
-    r"|default|trailing|optional)\b"
-    r"|\bdeveloper\s+mode\s+(?:on|in|for)\s+(?:the\s+|your\s+|an?\s+)?(?:\w+\s+)?(?:android|ios|iphone|ipad|device|phone"
-    r"|chrome|browser|windows|macos|extensions?|settings|emulator|simulator|tablet|firefox)"
-    r"|\b(?:tell|show)\s+(?:the\s+)?user\b[^;]{0,40}\b(?:done|fixed|finished|complete|ready|works|working|green"
-    r"|passing|shipped|deployed)\b[^;]{0,20}\b(?:until|before|unless)\b"
-    r"|\bshow\s+(?:the\s+)?user\s+(?:a\s+|the\s+|any\s+)?(?:raw\s+|full\s+|internal\s+)?(?:stack\s*traces?|tracebacks?"
-    r"|exceptions?|sql|error\s+codes?)\b"
-)
 
 
 def overridden(folded: str) -> re2._Match | None:

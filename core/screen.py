@@ -655,8 +655,13 @@ def _markdown_shown(prose: str) -> str:
     if "[^" in prose:
         prose = _FOOTNOTE.sub(" ", prose)
     if "|" in prose:
-        prose = _TABLE_ROW.sub(lambda row: " " if _TABLE_DELIMITER.match(row.group()) else row.group().replace("|", " "), prose)
+        prose = _TABLE_ROW.sub(_table_row_shown, prose)
     return prose
+
+
+def _table_row_shown(row: re2._Match) -> str:
+    """A table row as its cells show: a delimiter row (`|---|:-:|`) is none, a row's bars are no pipes."""
+    return " " if _TABLE_DELIMITER.match(row.group()) else row.group().replace("|", " ")
 
 
 def _without_links(prose: str) -> str:
