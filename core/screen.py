@@ -211,6 +211,8 @@ def _code_expression(span: str) -> bool:
     (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
     to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
     shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting)."""
+    if not any(mark in span for mark in ".([="):  # a name alone, or words: what no code shape has
+        return False
     try:
         tree = ast.parse(span, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
