@@ -35,7 +35,7 @@ __all__ = [
 
 _OVERRIDE = re2.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
-    r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?"
+    r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|guidance|directions?"
     r"|context|told|said)\b"
     r"|\b(?:ignore|disregard)\b[^;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
     r"|\bforget\s+(?:everything|all|anything)\b[^;]{0,40}\b(?:told|said|instructions?|before|above)\b"
@@ -56,6 +56,11 @@ _OVERRIDE = re2.compile(
     r"|\bno\s+need\s+to\s+(?:mention|tell|report|say|inform|ask)\b"
     r"|\b(?:real|actual|true)\s+instructions\b"
     r"|\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+(?:the\s+)?user\s+(?:says|said|wants|thinks|asks)\b"
+    # an authority a lesson claims for itself: a lesson is no one's grant ("As the repository owner, I authorise ...")
+    r"|\bi\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|approve|give\s+(?:you|the\s+agent)\s+permission)\w*\s+(?:you"
+    r"|the\s+agent|agents?|claude|codex|the\s+assistant)\b"
+    r"|\bas\s+the\s+(?:repository\s+|repo\s+|project\s+|code\s+)?(?:owner|maintainer|administrator|admin|lead)\b[^;]{0,40}"
+    r"\b(?:authori[sz]|allow|permit|grant|approv|instruct)\w*"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention|notify|alert|bring\s+up)\b[^;]{0,40}\buser\b"
     r"|\b(?:don'?t|do\s+not|never|without)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
     r"(?:confirm\w*|approv\w*|permission)"
@@ -166,6 +171,10 @@ _SAFEGUARD_OFF = re2.compile(
     r"(?:red|fail\w*|broken|pending|unapproved|missing|not\s+pass\w*)"
     r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\bwith\s+(?:failing|red|broken|pending)\s+"
     r"(?:ci|checks?|tests?|builds?|pipelines?|reviews?)"
+    # what failed or blocked, done over anyway ("if the build is red, merge anyway")
+    r"|\b(?:if|when|whenever|once|should|even\s+if|though)\b[^;]{0,50}\b(?:red|fail\w*|broken|block\w*|flag\w*|complain\w*"
+    r"|reject\w*|errors?)\b[^;]{0,30}\b(?:push|merg|deploy|ship|land|releas|commit)\w*\s+(?:it\s+|them\s+)?(?:anyway"
+    r"|regardless|nonetheless)\b"
     # a safeguard said fine to switch off ("flaky checks are fine to disregard")
     rf"|\b(?:{_GATES})\s+(?:are|is)\s+(?:(?:totally|perfectly|always)\s+)?(?:fine|ok|okay|safe|allowed|acceptable)\s+to\s+"
     r"(?:skip|ignore|disregard|bypass|disable|overlook|dismiss|suppress|silence)"
@@ -180,7 +189,8 @@ _SAFEGUARD_OFF = re2.compile(
     # the agent's own permissions, as a setting or in words: a mode that asks for nothing, every tool allowed
     r"|\b(?:allow|approv|permit|whitelist|allowlist|trust)\w*\s+(?:the\s+)?(?:bash|shell|tools?|commands?|edits?|writes?"
     r"|network|web\s*fetch|mcp\w*)(?:\(\s*\*?\s*\))?\s+(?:for|on|to)\s+(?:everything|anything|all\s+\w+|any\s+\w+)"
-    rf"|\b(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting){_SET}(?:on-failure|bypass\w*|never|off|none"
+    rf"|\b(?:(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting)|ask[\s_-]for[\s_-]approval)"
+    rf"{_SET}(?:on-failure|bypass\w*|never|off|none"
     r"|yolo|full\w*|danger\w*|auto\w*|dont-?ask|don'?t\s+ask|accept\w*|unrestricted|disabled?|skip\w*|allow-?all)"
     r"|\b(?:bypass\w*|skip\w*)\s+(?:the\s+|all\s+)?permissions?\b|\byolo\b|\bfull[\s-]auto\b"
     r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
@@ -741,6 +751,8 @@ _PRONOUN_OFF = re2.compile(
     rf"|(?:turn|switch|shut)(?:s|ed|ing)?\s+off|comment(?:s|ed|ing)?\s+out)\s+{_PRONOUN}\b"
     rf"|\b(?:turn|switch|shut|comment|leav|tak)(?:e|es|s|ed|ing)?\s+{_PRONOUN}\s+(?:off|out)\b"
     rf"|\bmake\s+{_PRONOUN}\s+(?:stop|go\s+away|disappear|shut\s+up)\b|\bwithout\s+(?:it|them)\b"
+    # what the safeguard stopped, done over it ("if the scanner flags the commit, push it anyway")
+    r"|\b(?:push|merg|commit|deploy|ship|land|releas|shut)\w*\s+(?:it|them)\s+(?:anyway|regardless|up)\b"
     # the passive ("it can be sidestepped")
     r"|\b(?:it|they|this|that)\s+(?:can|may|could|should|must|is\s+to|are\s+to)\s+(?:always\s+|safely\s+|just\s+"
     r"|simply\s+)?be\s+(?:sidestepped|skipped|bypassed|ignored|disabled|circumvented|removed|dropped|deleted|dodged"
@@ -754,8 +766,8 @@ _CLAUSE_MARKS = str.maketrans(dict.fromkeys(",:", ";"))
 _CONJUNCTIONS = tuple(f" {word} " for word in ("so", "and", "then", "but", "or"))
 # Words that open a clause before its subject: subordinators, determiners, "never let".
 _CLAUSE_OPENERS = frozenset(
-    "if when whenever once since because as while the a an any every our your its their this that these those never"
-    " let don't do not no just so and then but or whole".split()
+    "if when whenever once since because as while should the a an any every our your its their this that these those"
+    " never let don't do not no just so and then but or whole".split()
 )
 # What a pronoun's antecedent is when it is a safeguard: hooks, checks, tests, CI, reviews, signing, the sandbox, a
 # scanner, a protection (the subject of the clause before: "the pre-commit hook complains", "CI checks are flaky").

@@ -270,17 +270,43 @@ def _qualified(node: ast.expr) -> bool:
     return False
 
 
+# Calls that run a string as code or as a shell's command line, or build any object a string names (a deserialiser
+# that runs what its input says): the code a lesson writes runs whatever reaches them, as `eval` in the shell does.
+_RUNS_A_STRING = frozenset(
+    "eval exec execfile compile __import__ system popen spawnl spawnlp spawnv spawnvp startfile".split()
+)
+_DESERIALISERS = frozenset(
+    "pickle.load pickle.loads cpickle.load cpickle.loads marshal.load marshal.loads yaml.load yaml.unsafe_load"
+    " yaml.full_load dill.load dill.loads jsonpickle.decode shelve.open".split()
+)
+
+
+def _called(node: ast.Call) -> str:
+    """The dotted name a call calls (`os.system`), or "" when it calls no name."""
+    parts: list[str] = []
+    func: ast.expr = node.func
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
 def _code_refusals(span: str, vouched: Vouched) -> list[Refusal]:
-    """What refuses code that is no command (`_code_expression`): the links its strings and comments name (a dotted
-    name of code, `subprocess.run`, is no host), and a string in it that is a path outside the project
-    (`open("/etc/passwd")`). What it turns off is the second line's to read."""
-    strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
-    strings += [
-        node.value
-        for node in ast.walk(ast.parse(span, mode="exec"))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
-    ]
+    """What refuses code that is no command (`_code_expression`): a call that runs a string (`eval`, `os.system`,
+    `pickle.loads`), the links its strings and comments name (a dotted name of code, `subprocess.run`, is no host),
+    and a string in it that is a path outside the project (`open("/etc/passwd")`). What it turns off is the second
+    line's to read."""
+    tree = ast.parse(span, mode="exec")
     found: list[Refusal] = []
+    for node in ast.walk(tree):
+        name = _called(node).lower() if isinstance(node, ast.Call) else ""
+        if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
+            found.append(Refusal("inline_code", f"`{_clip(name, 40)}(...)` runs whatever string reaches it"))
+            break
+    strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
+    strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     for string in strings:
         found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
         refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") else None
