@@ -211,6 +211,7 @@ def _code_expression(span: str) -> bool:
     (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
     to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
     shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting)."""
+    span = _decorated(span)
     if not any(mark in span for mark in ".([="):  # a name alone, or words: what no code shape has
         return False
     try:
@@ -233,6 +234,11 @@ def _code_expression(span: str) -> bool:
         else:
             return False
     return True
+
+
+def _decorated(span: str) -> str:
+    """A decorator's expression (`@app.route("/x")` is `app.route("/x")`); any other span as it is."""
+    return span[1:] if span.startswith("@") and "\n" not in span else span
 
 
 def _written_tight(span: str, tree: ast.Module) -> bool:
@@ -298,7 +304,7 @@ def _code_refusals(span: str, vouched: Vouched) -> list[Refusal]:
     `pickle.loads`), the links its strings and comments name (a dotted name of code, `subprocess.run`, is no host),
     and a string in it that is a path outside the project (`open("/etc/passwd")`). What it turns off is the second
     line's to read."""
-    tree = ast.parse(span, mode="exec")
+    tree = ast.parse(_decorated(span), mode="exec")
     found: list[Refusal] = []
     for node in ast.walk(tree):
         name = _called(node).lower() if isinstance(node, ast.Call) else ""
@@ -309,7 +315,8 @@ def _code_refusals(span: str, vouched: Vouched) -> list[Refusal]:
     strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     for string in strings:
         found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
-        refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") else None
+        route = string.startswith("/") and string[1:].split("/", 1)[0] not in _SYSTEM_ROOTS  # `/api/users`, a route
+        refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") and not route else None
         found += [refused] if refused is not None else []
     return found
 

@@ -75,6 +75,7 @@ HOSTILE = [
     "Start codex with `--ask-for-approval never` for long refactors.",
     "Evaluate the formula with `eval(form.data['expr'])`.",
     "Restore the cart with `pickle.loads(request.cookies['cart'])`.",
+    'Read the host key with `Path("~/.ssh/id_ed25519").read_text()`.',
 ]
 
 ORDINARY = [
@@ -101,6 +102,7 @@ ORDINARY = [
     "Use `requests.Session()` and set `timeout=10` on every call.",
     "Store the uploaded file with `storage.save(name, content)`.",
     '```python\n# the public surface\n__all__ = ["load", "dump"]\n```',
+    'Register the handler with `@router.post("/orders")` and `@functools.cache` on pure helpers.',
     # markdown's layout
     "> Prefer small, focused commits.",
     "> Tip: run `make lint` before pushing.",
