@@ -652,14 +652,18 @@ def phrase_reading(text: str) -> tuple[str, str, list[tuple[str, str]]]:
 # ("g i t  p u s h"). Read once more as the agent reads it.
 _SPELLED = re2.compile(r"(?i)[a-z][013457@$]|[013457@$][a-z]|(?:^|\s)\S \S \S(?:\s|$)")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_LEET_WORD = re2.compile(r"(?i)\b[\w@$-]*(?:[a-z][013457@$]|[013457@$][a-z])[\w@$-]*")
+_LEET_DIGITS = frozenset("013457@$")
 
 
 def spelled_out(text: str) -> str:
-    """`text` with each word an agent would read through its spelling written plainly: digits inside a word of
+    """`text` with each word an agent would read through its spelling written plainly: digits in a word with
     letters as the letters they stand for (`h00ks` is `hooks`), and a run of three characters or more written one
     at a time, a single space apart, as one word (`p u s h` is `push`; two spaces part words)."""
-    text = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    # word by word with str methods (a pattern's `sub` makes a Python call per match)
+    text = " ".join(
+        word.translate(_LEET) if not _LEET_DIGITS.isdisjoint(word) and any(c.isalpha() for c in word) else word
+        for word in text.split(" ")
+    )
     out: list[str] = []
     run: list[str] = []
     for token in [*text.split(" "), ""]:  # an empty token (two spaces, or the end) ends a run

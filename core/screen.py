@@ -204,36 +204,37 @@ _SHELL_FENCES = frozenset("sh bash zsh fish shell console terminal shellsession 
 _FENCE_INFO = re2.compile(r"^([A-Za-z][\w+#.-]*)[ \t]*\n")
 
 
-def _code_expression(span: str) -> bool:
-    """True when a span is an expression or a statement of code rather than a shell command line, as Python's own
-    parser reads it (whose expressions are those of most languages for these shapes): each statement is a
+def _code_expression(span: str) -> ast.Module | None:
+    """The parse of a span that is an expression or a statement of code rather than a shell command line, as
+    Python's own parser reads it (whose expressions are those of most languages for these shapes): each statement is a
     qualified name (`os.getenv`), a call (`subprocess.run(cmd)`), a subscript, or an assignment of one
     (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
     to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
-    shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting)."""
+    shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting). None for
+    any other span."""
     span = _decorated(span)
     if not any(mark in span for mark in ".([="):  # a name alone, or words: what no code shape has
-        return False
+        return None
     try:
         tree = ast.parse(span, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
+        return None
     if not tree.body or not _written_tight(span, tree):
-        return False
+        return None
     for statement in tree.body:
         if isinstance(statement, ast.Expr):
             if not _qualified(statement.value):
-                return False
+                return None
         elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if not all(isinstance(t, (ast.Name, ast.Attribute, ast.Subscript)) for t in targets):
-                return False
+                return None
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             if any(_ENVIRONMENT_NAME.match(n) and not n.startswith("__") for n in names):
-                return False
+                return None
         else:
-            return False
-    return True
+            return None
+    return tree
 
 
 def _decorated(span: str) -> str:
@@ -299,12 +300,11 @@ def _called(node: ast.Call) -> str:
     return ".".join(reversed(parts))
 
 
-def _code_refusals(span: str, vouched: Vouched) -> list[Refusal]:
+def _code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal]:
     """What refuses code that is no command (`_code_expression`): a call that runs a string (`eval`, `os.system`,
     `pickle.loads`), the links its strings and comments name (a dotted name of code, `subprocess.run`, is no host),
     and a string in it that is a path outside the project (`open("/etc/passwd")`). What it turns off is the second
     line's to read."""
-    tree = ast.parse(_decorated(span), mode="exec")
     found: list[Refusal] = []
     for node in ast.walk(tree):
         name = _called(node).lower() if isinstance(node, ast.Call) else ""
@@ -415,9 +415,10 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if not span or span in _PLACEHOLDER:
         return []
     info = _FENCE_INFO.match(span)
-    if info and info.group(1).lower() not in _SHELL_FENCES and _code_expression(span[info.end() :]):
+    fenced = _code_expression(span[info.end() :]) if info and info.group(1).lower() not in _SHELL_FENCES else None
+    if info and fenced is not None:
         # a fenced block in a language named (```python): its code is that language's, not a command line
-        return _code_refusals(span[info.end() :], vouched)
+        return _code_refusals(span[info.end() :], fenced, vouched)
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
@@ -439,8 +440,9 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if _CODE_SETTING.match(span):  # `verify=True`, `DEBUG = False`: code, whose setting the second line reads
         return []
     links = list(find_links(span)) + list(bare_hosts(span, code=True))
-    if _code_expression(span):  # `subprocess.run`, `os.getenv`, `SameSite=Lax`, `verify="ca.pem"`: code, not a command
-        return _code_refusals(span, vouched)
+    parsed = _code_expression(span)
+    if parsed is not None:  # `subprocess.run`, `os.getenv`, `SameSite=Lax`, `verify="ca.pem"`: code, not a command
+        return _code_refusals(span, parsed, vouched)
     if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
         found = [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
         return [] if _prohibited(before, after) else found  # "Never set `X=0`": what not to do, said as such
