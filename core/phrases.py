@@ -62,7 +62,7 @@ _OVERRIDE = re2.compile(
     r"|\bas\s+the\s+(?:repository\s+|repo\s+|project\s+|code\s+)?(?:owner|maintainer|administrator|admin|lead)\b[^;]{0,40}"
     r"\b(?:authori[sz]|allow|permit|grant|approv|instruct)\w*"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention|notify|alert|bring\s+up)\b[^;]{0,40}\buser\b"
-    r"|\b(?:don'?t|do\s+not|never|without)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
+    r"|\b(?:don'?t|do\s+not|never|without|stop)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
     r"(?:confirm\w*|approv\w*|permission)"
     r"|\bpre-?approved\b|\bhigher\s+priority\s+than\s+(?:the\s+)?user\b"
     r"|\b(?:user|they)\s+says?\s+(?:stop|no|wait|don'?t)\b[^;]{0,40}\b(?:keep\s+going|continue|carry\s+on|ignore)"
@@ -122,6 +122,7 @@ _SET = r"(?:\s*[=:]?\s*|\s+(?:[\w'-]+\s+){0,2}to\s+)[\"'`]?"
 _GUARDS = (
     r"hooks?|checks?|verification|ssl|tls|certificate\s+checks?|linters?|signing|sandbox|strict-ssl|ssl[-_]?verify"
     r"|host\s*key\s+checking|(?:csrf|xsrf|cors|branch|clickjacking)\s+protection|csrf|xsrf|hsts|secret\s+scann\w*"
+    r"|(?:certificate|cert|ssl|tls)\s+pinning"
     # the agent's own permission prompts ("disable the permission prompts", "turn off the approval prompts")
     r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?|steps?|gates?)|code\s+reviews?"
 )
@@ -171,6 +172,11 @@ _SAFEGUARD_OFF = re2.compile(
     r"(?:red|fail\w*|broken|pending|unapproved|missing|not\s+pass\w*)"
     r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\bwith\s+(?:failing|red|broken|pending)\s+"
     r"(?:ci|checks?|tests?|builds?|pipelines?|reviews?)"
+    # a review done by the one reviewed ("approve your own PR"), a safeguard treated as advice
+    r"|\b(?:approv|merg|review)\w*\s+(?:your|its|their|the\s+agent'?s)\s+own\s+(?:prs?|pull\s+requests?|changes?"
+    r"|merge\s+requests?|mrs?|code|commits?)\b"
+    rf"|\btreat\w*\s+(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?(?:{_GATES})\s+as\s+(?:optional|suggestions?|advisory|advice"
+    r"|non-?blocking|informational|noise|hints?)\b"
     # what failed or blocked, done over anyway ("if the build is red, merge anyway")
     r"|\b(?:if|when|whenever|once|should|even\s+if|though)\b[^;]{0,50}\b(?:red|fail\w*|broken|block\w*|flag\w*|complain\w*"
     r"|reject\w*|errors?)\b[^;]{0,30}\b(?:push|merg|deploy|ship|land|releas|commit)\w*\s+(?:it\s+|them\s+)?(?:anyway"
@@ -194,7 +200,7 @@ _SAFEGUARD_OFF = re2.compile(
     r"|yolo|full\w*|danger\w*|auto\w*|dont-?ask|don'?t\s+ask|accept\w*|unrestricted|disabled?|skip\w*|allow-?all)"
     r"|\b(?:bypass\w*|skip\w*)\s+(?:the\s+|all\s+)?permissions?\b|\byolo\b|\bfull[\s-]auto\b"
     r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
-    r"|\b(?:allow|approv|accept|grant|permit|whitelist|allowlist|trust)\w*\s+(?:yourself\s+)?(?:every|all|any)\s+"
+    r"|\b(?:allow|approv|accept|grant|permit|whitelist|allowlist|trust|enabl)\w*\s+(?:yourself\s+)?(?:every|all|any)\s+"
     r"(?:[\w-]+\s+){0,2}(?:tools?|commands?|tool\s+(?:calls?|uses?)|permissions?|permission\s+requests?|actions?"
     r"|operations?|servers?|plugins?|extensions?|hooks?)\b"
     # a confirmation answered in advance ("answer yes to every prompt", "choose 'always allow'")
@@ -393,6 +399,9 @@ def sent(folded: str) -> re2._Match | None:
             continue
         if not _prohibited(folded, match.start(), match.end()):
             return match
+    for match in _COMMITS_SECRET.finditer(folded):
+        if not _prohibited(folded, match.start(), match.end()):
+            return match
     for match in _PRONOUN_SEND.finditer(folded):
         named = folded[max(0, match.start() - _ANTECEDENT_REACH) : match.start()]
         if not re2.search(_SECRET, named) or _keeps_secrets(said[match.end(1) : match.end(1) + 60]):
@@ -409,6 +418,14 @@ _SENT_VERBS = (
     r"(?:includ|past|post|sent|send|upload|shar|attach|cop|print|echo|add|put|dump|written|writ|record|enter|insert"
     r"|publish|expos|log|commit|mention|list|submitt|forward|e-?mail|mail|quot|note|shown|show|leak|type)\w*"
 )
+# A secret committed (to the repository, where everyone who clones it reads it): "it's fine to commit the .env file".
+# A template of one (`.env.example`) holds no secret.
+_COMMITS_SECRET = re2.compile(
+    r"\bcommit\w*\s+(?:the\s+|your\s+|a\s+|our\s+|this\s+|any\s+)?(?:[\w-]+\s+)?(?:\.env(?:\.local|\.production)?|secrets?"
+    r"|credentials?|private\s+keys?|api\s+keys?|tokens?|passwords?|\.pem|id_rsa)(?:\s+files?)?"
+    # the secret itself, not a word it modifies ("the secrets baseline")
+    r"(?:\s+(?:to|in|into|for|now|anyway|too|as|with|along|so|and|or|if|when|because)\b|\s*[;,:)'\"`]|\s*$)"
+)
 _PASSIVE_SEND = re2.compile(
     rf"{_SECRET}\w*([^;]{{0,60}}?\b(?:be|is|are|been|get|gets|got)\s+(?:\w+\s+)?){_SENT_VERBS}\s+"
     r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
@@ -423,7 +440,7 @@ _PRONOUN_SEND = re2.compile(
 # A secret as the object of a verb that writes or sends it, then where to ("quote the deploy token in the ticket",
 # "type the admin password into the Notion page"): the place is allowed only when it keeps secrets (`_keeps_secrets`).
 _DIRECT_SEND = re2.compile(
-    r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste"
+    r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste|dm|hand"
     r"|post|send|upload|e-?mail|mail|shar|attach|leak|cop(?:y|ie)|print|echo|add|put|dump|report|forward|submit|jot"
     r"|list|commit|drop|stick|plac|sav|stor|keep)\w*\s+((?:[\w'.-]+\s+){0,4}?)"
     rf"{_SECRET}\w*(?:\s+(?:values?|itself|themselves|contents?|file|string|verbatim|in\s+full))?\s+"
@@ -868,4 +885,4 @@ def _setting_off(key: str, value: str) -> bool:
 # (defined here, after every pattern they stand for; read by `sentence_refusals`)
 _ANY_OTHER = AnyOf(_SECRET, _CREDENTIAL, _INSTALL_WORDS, _SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
 _ANY_OFF = AnyOf(_SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
-_ANY_DIRECT = AnyOf(_DIRECT_SEND, _PASSIVE_SEND, _PRONOUN_SEND)
+_ANY_DIRECT = AnyOf(_DIRECT_SEND, _PASSIVE_SEND, _PRONOUN_SEND, _COMMITS_SECRET)

@@ -75,6 +75,7 @@ PASSES = {
             phrases._SENDS,
             phrases._DIRECT_SEND,
             phrases._PASSIVE_SEND,
+            phrases._COMMITS_SECRET,
             phrases._CREDENTIAL,
             phrases._INSTALL_WORDS,
             phrases._SAFEGUARD_OFF,
