@@ -290,8 +290,12 @@ _DESERIALISERS = frozenset(
 
 def _called(node: ast.Call) -> str:
     """The dotted name a call calls (`os.system`), or "" when it calls no name."""
+    return _dotted(node.func)
+
+
+def _dotted(func: ast.expr) -> str:
+    """The dotted name an expression is (`os.system`), or "" when it is none."""
     parts: list[str] = []
-    func: ast.expr = node.func
     while isinstance(func, ast.Attribute):
         parts.append(func.attr)
         func = func.value
@@ -307,7 +311,9 @@ def _code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusa
     line's to read."""
     found: list[Refusal] = []
     for node in ast.walk(tree):
+        # a call, or the function named to be called (`pickle.loads`, "deserialise with it")
         name = _called(node).lower() if isinstance(node, ast.Call) else ""
+        name = _dotted(node).lower() if isinstance(node, ast.Attribute) and not name else name
         if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
             found.append(Refusal("inline_code", f"`{_clip(name, 40)}(...)` runs whatever string reaches it"))
             break
@@ -442,7 +448,9 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     links = list(find_links(span)) + list(bare_hosts(span, code=True))
     parsed = _code_expression(span)
     if parsed is not None:  # `subprocess.run`, `os.getenv`, `SameSite=Lax`, `verify="ca.pem"`: code, not a command
-        return _code_refusals(span, parsed, vouched)
+        found = _code_refusals(span, parsed, vouched)
+        # "never `yaml.load`": what not to write, said as such
+        return [] if found and all(r.rule == "inline_code" for r in found) and _prohibited(before, after) else found
     if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
         found = [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
         return [] if _prohibited(before, after) else found  # "Never set `X=0`": what not to do, said as such
