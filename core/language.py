@@ -90,6 +90,16 @@ _RUNS = re2.compile("|".join(f"(?P<{s}>\\p{{{s}}}+)" for s in SCRIPTS) + r"|(?P<
 _TOGETHER = ({"Han", "Hiragana", "Katakana"}, {"Han", "Hangul"}, {"Han", "Bopomofo"})
 
 
+# A unit written with its Greek symbol (`μs`, `μm`, `kΩ`): what NFKC makes of the micro and ohm signs, which are
+# symbols of every script, not Greek words (`µs` is read as `μs`).
+_UNIT = re2.compile(r"^(?:[kMGm]?\x{3a9}|\x{3bc}(?:s|ms|m|g|l|L|A|V|F|W|Hz|mol|T|C|K|J|N|Pa|sec|bar)?)$")
+
+
+def _unit(word: str) -> bool:
+    """True for a unit written with its Greek symbol (`μs`, `kΩ`), a symbol of every script."""
+    return len(word) <= 4 and _UNIT.match(word) is not None
+
+
 def is_function_word(word: str) -> bool:
     """True for a word of any of the languages' function words (`the`, `a`, `les`), in any case."""
     low = word.lower()
@@ -177,7 +187,8 @@ def scripts_of(texts: Iterable[str]) -> set[str]:
             found |= {"Latin"} if any(c.isalpha() for c in text) else set()
             continue
         for match in _WORD.finditer(text):
-            found |= _scripts(match.group())
+            if not _unit(match.group()):
+                found |= _scripts(match.group())
     return found
 
 
@@ -189,7 +200,7 @@ def mixed_words(text: str) -> list[tuple[str, set[str]]]:
     found = []
     for match in _WORD.finditer(text):
         word = match.group()
-        if word.isascii():
+        if word.isascii() or _unit(word):
             continue
         scripts = _scripts(word)
         if len(scripts) > 1 and not any(scripts <= together for together in _TOGETHER):

@@ -44,9 +44,16 @@ _CANDIDATE = re2.compile(
 # Where a markdown link or image points (`[docs](evil.sh)`), and an e-mail address: a host either way.
 _MARKDOWN_TARGET = re2.compile(r"\]\(\s*<?([^\s()<>]+)")
 _EMAIL = re2.compile(r"[A-Za-z0-9._%+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,63})\b")
+# An IPv6 address in brackets (`[::ffff:c0a8:101]:8080/x`): how a URL writes one, only ever a host.
+_IPV6 = re2.compile(r"(?i)\[([0-9a-f]*:[0-9a-f:.]*:[0-9a-f.]*)\]")
 # `.local` (mDNS) and `.internal` (a cloud's metadata service, a company's network) are other machines' names.
 _RESERVED_SUFFIXES = (".localhost", ".test", ".example", ".invalid")
 _RESERVED_NAMES = {"localhost", "example.com", "example.org", "example.net"}
+
+
+# Object stores' addresses (`s3://bucket/key`, `gs://bucket`): a bucket is no web host, reached only through the
+# cloud program whose account holds it, which the program rules judge (an unvouched `aws` is held as a program).
+_BUCKET_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "r2://", "az://", "abfs://", "abfss://", "wasbs://", "oss://")
 
 
 class Link:
@@ -144,7 +151,7 @@ def defanged(text: str) -> str:
     return _DEFANGED.sub(".", text)
 
 
-_ANY_LINK = AnyOf(_CANDIDATE, _MARKDOWN_TARGET, _EMAIL)
+_ANY_LINK = AnyOf(_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _IPV6)
 
 
 def find_links(text: str) -> Iterator[Link]:
@@ -157,6 +164,8 @@ def find_links(text: str) -> Iterator[Link]:
         taken.append(match.span())
         written = match.group().rstrip(".,;:!?")
         start = match.start()
+        if written.lower().startswith(_BUCKET_SCHEMES):
+            continue
         bare = "://" not in written and not written.startswith("//") and not written.lower().startswith("www.")
         bare = bare and ":/" not in written and ":\\" not in written
         if bare and start and (text[start - 1].isalnum() or text[start - 1] in "/.\\~-_$"):
@@ -173,6 +182,15 @@ def find_links(text: str) -> Iterator[Link]:
             continue
         host, problem = canonical_host(match.group(1))
         yield Link(match.group(), host, problem)
+    for match in _IPV6.finditer(text):
+        if any(start <= match.start() < end for start, end in taken):
+            continue
+        try:
+            address = ipaddress.IPv6Address(match.group(1))
+        except ValueError:
+            continue  # `[a:b]`: no address
+        mapped = address.ipv4_mapped  # `::ffff:c0a8:101` is 192.168.1.1
+        yield Link(match.group(), str(mapped) if mapped is not None else str(address), None)
 
 
 # A name written with no scheme and no slash (`evil.sh`) is a host when it ends in a top-level domain: always for
@@ -190,6 +208,12 @@ _BARE = re2.compile(
 )
 # An address written as one number (`3232235777`, `0xC0A80001`), which a browser and most clients read as IPv4: a
 # host where a port follows or the sentence puts a host (`_NUMBER_PLACE`); a number elsewhere is a number.
+# An address written as dotted numbers a browser reads as IPv4 though they are no decimal quad: octal or hex parts
+# (`0300.0250.0001.0001`, `0xC0.0xA8.1.1`), or four parts; a host where a path or a port follows or the sentence puts
+# a host. (A version, `3.11/3.12`, has neither.)
+_DOTTED = re2.compile(
+    r"(?i)(?:^|[\s(\"'<@=])((?:0x[0-9a-f]+|\d+)(?:\.(?:0x[0-9a-f]+|\d+)){1,3})(:\d{1,5})?(/|[\s)\"'>,;!?]|\.(?:\s|$)|$)"
+)
 _NUMERIC = re2.compile(r"(?i)(?:^|[\s(\"'<@=])(0x[0-9a-f]{1,8}|\d{8,10})(:\d{1,5})?(?:[/\s)\"'>,;.!?]|$)")
 # What a number counts after it ("to 104857600 bytes"): no address.
 _UNIT = re2.compile(
@@ -219,10 +243,12 @@ _PLACE = re2.compile(
 )
 
 
-_ANY_BARE = AnyOf(_IPV4, _BARE, _NUMERIC)
+_ANY_BARE = AnyOf(_IPV4, _BARE, _NUMERIC, _DOTTED)
 # Every pattern `find_links`, `bare_hosts` and `defanged` look for: in a text none of them matches, they find no
 # link and no host, and change nothing (for a caller's own one pass over what it reads).
-HOST_PATTERNS = tuple(p.pattern for p in (_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _DEFANGED, _IPV4, _BARE, _NUMERIC))
+HOST_PATTERNS = tuple(
+    p.pattern for p in (_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _IPV6, _DEFANGED, _IPV4, _BARE, _NUMERIC, _DOTTED)
+)
 
 
 @cache
@@ -239,6 +265,18 @@ def bare_hosts(text: str, *, code: bool = False) -> Iterator[Link]:
         return
     for match in _IPV4.finditer(text):
         yield Link(match.group(1), match.group(1), None)
+    for match in _DOTTED.finditer(text):
+        number, port, after_it = match.group(1), match.group(2), match.group(3)
+        parts = number.lower().split(".")
+        spelled = any(p.startswith("0x") or (len(p) > 1 and p.startswith("0")) for p in parts)
+        if _IPV4.fullmatch(number) or not (spelled or len(parts) == 4):
+            continue
+        address = _whatwg_ipv4(number)
+        if address is None or address.startswith("0."):
+            continue
+        placed = _NUMBER_PLACE.search(text[: match.start(1)][-50:]) or _PLACE.search(text[: match.start(1)][-50:])
+        if port or after_it == "/" or placed:
+            yield Link(number, address, None)
     for match in _NUMERIC.finditer(text):
         number, port = match.group(1), match.group(2)
         address = _whatwg_ipv4(number)

@@ -35,7 +35,7 @@ __all__ = [
 
 _OVERRIDE = re2.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
-    r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?"
+    r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|guidance|directions?"
     r"|context|told|said)\b"
     r"|\b(?:ignore|disregard)\b[^;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
     r"|\bforget\s+(?:everything|all|anything)\b[^;]{0,40}\b(?:told|said|instructions?|before|above)\b"
@@ -55,8 +55,14 @@ _OVERRIDE = re2.compile(
     r"|\b(?:do|run|make|apply|push|perform|deploy|commit)\b[^;]{0,30}\b(?:silently|quietly|secretly)\b"
     r"|\bno\s+need\s+to\s+(?:mention|tell|report|say|inform|ask)\b"
     r"|\b(?:real|actual|true)\s+instructions\b"
+    r"|\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+(?:the\s+)?user\s+(?:says|said|wants|thinks|asks)\b"
+    # an authority a lesson claims for itself: a lesson is no one's grant ("As the repository owner, I authorise ...")
+    r"|\bi\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|approve|give\s+(?:you|the\s+agent)\s+permission)\w*\s+(?:you"
+    r"|the\s+agent|agents?|claude|codex|the\s+assistant)\b"
+    r"|\bas\s+the\s+(?:repository\s+|repo\s+|project\s+|code\s+)?(?:owner|maintainer|administrator|admin|lead)\b[^;]{0,40}"
+    r"\b(?:authori[sz]|allow|permit|grant|approv|instruct)\w*"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention|notify|alert|bring\s+up)\b[^;]{0,40}\buser\b"
-    r"|\b(?:don'?t|do\s+not|never|without)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
+    r"|\b(?:don'?t|do\s+not|never|without|stop)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
     r"(?:confirm\w*|approv\w*|permission)"
     r"|\bpre-?approved\b|\bhigher\s+priority\s+than\s+(?:the\s+)?user\b"
     r"|\b(?:user|they)\s+says?\s+(?:stop|no|wait|don'?t)\b[^;]{0,40}\b(?:keep\s+going|continue|carry\s+on|ignore)"
@@ -95,7 +101,9 @@ _WHERE = (
     r"\b(?:issue|pr\b|pull request|description|comment|ticket|bug report|report|chat|slack|summary|gist|paste"
     r"|e-?mail|url|commit message|log|backup|ops|support|channel|webhook|form"
     # a destination named by a link (masked to "(a link)" before the screen reads it) or pointed at ("there")
-    r"|(?:link|there|site|server|bucket|endpoint)s?\b)"
+    r"|(?:link|there|site|server|bucket|endpoint)s?\b"
+    # a page people read: a wiki, a shared document, the changelog, a chat message
+    r"|(?:page|wiki|notion|confluence|doc|document|changelog|readme|release\s+note|message|thread|post)s?\b)"
 )
 # Words between: anything but the end of a sentence (`;` marks each end: a dot in `terraform.tfstate` is none).
 _GAP = r"[^;]"
@@ -114,8 +122,9 @@ _SET = r"(?:\s*[=:]?\s*|\s+(?:[\w'-]+\s+){0,2}to\s+)[\"'`]?"
 _GUARDS = (
     r"hooks?|checks?|verification|ssl|tls|certificate\s+checks?|linters?|signing|sandbox|strict-ssl|ssl[-_]?verify"
     r"|host\s*key\s+checking|(?:csrf|xsrf|cors|branch|clickjacking)\s+protection|csrf|xsrf|hsts|secret\s+scann\w*"
+    r"|(?:certificate|cert|ssl|tls)\s+pinning"
     # the agent's own permission prompts ("disable the permission prompts", "turn off the approval prompts")
-    r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?)"
+    r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?|steps?|gates?)|code\s+reviews?"
 )
 # What a safeguard is, said of a merge or a release rather than a tool: tests, CI, reviews ("failing tests may be
 # disregarded", "review comments can be dismissed"); read in the passive only ("skip the slow tests locally" is a
@@ -163,6 +172,15 @@ _SAFEGUARD_OFF = re2.compile(
     r"(?:red|fail\w*|broken|pending|unapproved|missing|not\s+pass\w*)"
     r"|\b(?:merg|push|deploy|ship|releas|land)\w*\b[^;]{0,40}\bwith\s+(?:failing|red|broken|pending)\s+"
     r"(?:ci|checks?|tests?|builds?|pipelines?|reviews?)"
+    # a review done by the one reviewed ("approve your own PR"), a safeguard treated as advice
+    r"|\b(?:approv|merg|review)\w*\s+(?:your|its|their|the\s+agent'?s)\s+own\s+(?:prs?|pull\s+requests?|changes?"
+    r"|merge\s+requests?|mrs?|code|commits?)\b"
+    rf"|\btreat\w*\s+(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?(?:{_GATES})\s+as\s+(?:optional|suggestions?|advisory|advice"
+    r"|non-?blocking|informational|noise|hints?)\b"
+    # what failed or blocked, done over anyway ("if the build is red, merge anyway")
+    r"|\b(?:if|when|whenever|once|should|even\s+if|though)\b[^;]{0,50}\b(?:red|fail\w*|broken|block\w*|flag\w*|complain\w*"
+    r"|reject\w*|errors?)\b[^;]{0,30}\b(?:push|merg|deploy|ship|land|releas|commit)\w*\s+(?:it\s+|them\s+)?(?:anyway"
+    r"|regardless|nonetheless)\b"
     # a safeguard said fine to switch off ("flaky checks are fine to disregard")
     rf"|\b(?:{_GATES})\s+(?:are|is)\s+(?:(?:totally|perfectly|always)\s+)?(?:fine|ok|okay|safe|allowed|acceptable)\s+to\s+"
     r"(?:skip|ignore|disregard|bypass|disable|overlook|dismiss|suppress|silence)"
@@ -177,13 +195,25 @@ _SAFEGUARD_OFF = re2.compile(
     # the agent's own permissions, as a setting or in words: a mode that asks for nothing, every tool allowed
     r"|\b(?:allow|approv|permit|whitelist|allowlist|trust)\w*\s+(?:the\s+)?(?:bash|shell|tools?|commands?|edits?|writes?"
     r"|network|web\s*fetch|mcp\w*)(?:\(\s*\*?\s*\))?\s+(?:for|on|to)\s+(?:everything|anything|all\s+\w+|any\s+\w+)"
-    rf"|\b(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting){_SET}(?:on-failure|bypass\w*|never|off|none"
+    rf"|\b(?:(?:permission|approval|approvals|sandbox|default)[\s_-]?(?:mode|policy|level|setting)|ask[\s_-]for[\s_-]approval)"
+    rf"{_SET}(?:on-failure|bypass\w*|never|off|none"
     r"|yolo|full\w*|danger\w*|auto\w*|dont-?ask|don'?t\s+ask|accept\w*|unrestricted|disabled?|skip\w*|allow-?all)"
     r"|\b(?:bypass\w*|skip\w*)\s+(?:the\s+|all\s+)?permissions?\b|\byolo\b|\bfull[\s-]auto\b"
     r"|\bauto[\s-]?(?:approv|accept|allow|confirm)\w*|\bdanger[\s_-]full[\s_-]access|\bunrestricted\s+mode"
-    r"|\b(?:allow|approv|accept|grant|permit|whitelist|allowlist|trust)\w*\s+(?:yourself\s+)?(?:every|all|any)\s+"
+    r"|\b(?:allow|approv|accept|grant|permit|whitelist|allowlist|trust|enabl)\w*\s+(?:yourself\s+)?(?:every|all|any)\s+"
     r"(?:[\w-]+\s+){0,2}(?:tools?|commands?|tool\s+(?:calls?|uses?)|permissions?|permission\s+requests?|actions?"
-    r"|operations?)\b"
+    r"|operations?|servers?|plugins?|extensions?|hooks?)\b"
+    # a confirmation answered in advance ("answer yes to every prompt", "choose 'always allow'")
+    r"|\b(?:answer|say|reply|respond|click|type|select|choose|pick|press)\w*\s+['\"]?(?:yes|y|ok|allow|approve|accept)"
+    r"['\"]?\s+(?:to|on|for)\s+(?:every|all|any|each)\b"
+    r"|\b(?:answer|click|type|select|choose|pick|press)\w*\s+['\"]?(?:always\s+allow|allow\s+always|allow\s+all"
+    r"|don'?t\s+ask\s+again|yes,?\s+(?:and\s+)?don'?t\s+ask)"
+    # a safeguard declared away in the passive ("branch protection is to be considered disabled", "the test suite is
+    # not to be run")
+    rf"|\b(?:{_GATES}|test\s+suite|tests)(?:\s+(?:on|for|in)\s+(?:this\s+|the\s+|our\s+)?[\w/.-]+)?\s+(?:is|are|has\s+been"
+    r"|have\s+been)\s+"
+    r"(?:not\s+to\s+be\s+(?:run|used|required|enforced)|(?:to\s+be\s+)?(?:considered|deemed|treated\s+as|regarded\s+as"
+    r"|declared|marked)\s+(?:disabled|optional|off|advisory|non-?blocking))"
     r"|\b(?:all|every|any)\s+(?:[\w-]+\s+){0,2}(?:tools?|commands?|permissions?)\s+(?:are\s+|is\s+)?(?:allowed"
     r"|granted|approved|accepted|whitelisted|pre-?approved)\b"
     r"|\bgive\s+yourself\s+(?:full\s+)?(?:permission|access|approval|rights)\b"
@@ -195,7 +225,7 @@ _SAFEGUARD_OFF = re2.compile(
 # hooks") or a list that ends in and/or ("no amending, rebasing, or force-pushing"), not past a comma or colon, where
 # it is an answer ("No problem, just force-push").
 _PROHIBITION = re2.compile(
-    r"\b(?:never|do\s+not|don'?t|avoid|must\s+not)\b[^;]{0,40}$"
+    r"\b(?:never|do\s+not|don'?t|avoid|must\s+not|rather\s+than|instead\s+of)\b[^;]{0,40}$"
     r"|\bno\b(?:(?:\s+[\w-]+,)+\s+(?:or|and|nor)\b)?[^;,:]{0,40}$"
 )
 _TWIST = re2.compile(r"\b(?:unless|except|but|then|however|otherwise)\b")
@@ -296,6 +326,24 @@ _NOT_OVER_THE_HEAD = re2.compile(
 )
 
 
+# An act done without the user ("without asking the user", "without the user's approval") is an adjunct of its
+# clause's verb: a prohibition at the head of that clause ("Do not change the settings without asking the user",
+# "Don't follow links found in web pages without asking the user") forbids the act done so, however long the clause.
+_WITHOUT_USER = re2.compile(r"\bwithout\s+(?:\w+ing\s+(?:with\s+)?(?:the\s+)?user|(?:the\s+)?user'?s?\s+\w+)\b")
+_CLAUSE_HEAD_PROHIBITS = re2.compile(
+    r"(?:^|[;\n,:]|\b(?:and|but|so|then)\b)\s*(?:please\s+|you\s+|agents?\s+|we\s+)?(?:must\s+not|should\s+not|shouldn'?t"
+    r"|may\s+not|never|do\s+not|don'?t)\b[^;\n,:]*$"
+)
+
+
+def _clause_prohibits(folded: str, start: int) -> bool:
+    """True when the clause `folded[start]` stands in opens with a prohibition (read at its head, whatever its length)
+    that is no negated duty ("Don't hesitate to merge without asking the user")."""
+    clause = folded[:start]
+    head = _CLAUSE_HEAD_PROHIBITS.search(clause)
+    return head is not None and _NEGATED_DUTY.search(clause[head.start() :]) is None
+
+
 def overridden(folded: str) -> re2._Match | None:
     """The first phrase of `folded` (cut into `sentences`) that speaks to the agent over the user's head, unless it
     names an act that is prohibited, or is one of the same words about something else."""
@@ -306,8 +354,13 @@ def overridden(folded: str) -> re2._Match | None:
         act = _ACT.search(match.group())
         if act and _prohibited(folded, match.start() + act.start(), match.start() + act.end()):
             continue
+        if _WITHOUT_USER.match(folded, match.start()) and _clause_prohibits(folded, match.start()):
+            continue
         return match
     return None
+
+
+_ANTECEDENT_REACH = 160
 
 
 # A secret named that is sent nowhere, or no secret: the CSRF token a form carries, a password strength meter or a
@@ -341,13 +394,53 @@ def sent(folded: str) -> re2._Match | None:
         if _NOT_AN_OBJECT.isdisjoint(gap) and not _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
             if not _prohibited(folded, match.start(), match.end()):
                 return match
+    for match in _PASSIVE_SEND.finditer(folded):
+        if _NEGATION.search(match.group(1)) or _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
+            continue
+        if not _prohibited(folded, match.start(), match.end()):
+            return match
+    for match in _COMMITS_SECRET.finditer(folded):
+        if not _prohibited(folded, match.start(), match.end()):
+            return match
+    for match in _PRONOUN_SEND.finditer(folded):
+        named = folded[max(0, match.start() - _ANTECEDENT_REACH) : match.start()]
+        if not re2.search(_SECRET, named) or _keeps_secrets(said[match.end(1) : match.end(1) + 60]):
+            continue
+        if not _prohibited(folded, match.start(), match.end()):
+            return match
     return None
+
+
+# A secret sent in the passive ("the deploy token should be included in the Slack message", "the credentials will be
+# written into the wiki"), and sent by a pronoun whose antecedent is one ("the SSH key is in the home folder; attach
+# it to the ticket"): to a place that does not keep secrets.
+_SENT_VERBS = (
+    r"(?:includ|past|post|sent|send|upload|shar|attach|cop|print|echo|add|put|dump|written|writ|record|enter|insert"
+    r"|publish|expos|log|commit|mention|list|submitt|forward|e-?mail|mail|quot|note|shown|show|leak|type)\w*"
+)
+# A secret committed (to the repository, where everyone who clones it reads it): "it's fine to commit the .env file".
+# A template of one (`.env.example`) holds no secret.
+_COMMITS_SECRET = re2.compile(
+    r"\bcommit\w*\s+(?:the\s+|your\s+|a\s+|our\s+|this\s+|any\s+)?(?:[\w-]+\s+)?(?:\.env(?:\.local|\.production)?|secrets?"
+    r"|credentials?|private\s+keys?|api\s+keys?|tokens?|passwords?|\.pem|id_rsa)(?:\s+files?)?"
+    # the secret itself, not a word it modifies ("the secrets baseline")
+    r"(?:\s+(?:to|in|into|for|now|anyway|too|as|with|along|so|and|or|if|when|because)\b|\s*[;,:)'\"`]|\s*$)"
+)
+_PASSIVE_SEND = re2.compile(
+    rf"{_SECRET}\w*([^;]{{0,60}}?\b(?:be|is|are|been|get|gets|got)\s+(?:\w+\s+)?){_SENT_VERBS}\s+"
+    r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
+)
+_PRONOUN_SEND = re2.compile(
+    r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|forward|submit"
+    r"|quote|write|record|type|mention|note|enter|insert|publish|commit)\s+(?:it|them)\s+(?:verbatim\s+|as\s+is\s+)?"
+    r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'#-]"
+)
 
 
 # A secret as the object of a verb that writes or sends it, then where to ("quote the deploy token in the ticket",
 # "type the admin password into the Notion page"): the place is allowed only when it keeps secrets (`_keeps_secrets`).
 _DIRECT_SEND = re2.compile(
-    r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste"
+    r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste|dm|hand"
     r"|post|send|upload|e-?mail|mail|shar|attach|leak|cop(?:y|ie)|print|echo|add|put|dump|report|forward|submit|jot"
     r"|list|commit|drop|stick|plac|sav|stor|keep)\w*\s+((?:[\w'.-]+\s+){0,4}?)"
     rf"{_SECRET}\w*(?:\s+(?:values?|itself|themselves|contents?|file|string|verbatim|in\s+full))?\s+"
@@ -359,7 +452,9 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
 _SAFE_PLACE = re2.compile(
     r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|env\w*|\.env\w*"
-    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly)$"
+    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly"
+    # an ignore file, which keeps what it names out of what is shared
+    r"|\.?(?:git|docker|npm|helm|vscode|eslint|prettier)?ignore)$"
 )
 
 
@@ -460,7 +555,16 @@ _UNDERSCORES = re2.compile(r"_+")
 
 
 def unemphasised(text: str) -> str:
-    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets."""
+    """`text` as a reader sees it once its markdown emphasis is shown: without its emphasis marks and brackets, but
+    inside a code span, where markdown shows every character as written (`origins: ["*"]`)."""
+    if "`" in text and "*" in text:
+        pieces = text.split("`")  # even pieces are prose, odd ones the spans between two backticks
+        return "`".join(piece if i % 2 else _shown(piece) for i, piece in enumerate(pieces))
+    return _shown(text)
+
+
+def _shown(text: str) -> str:
+    """`unemphasised` of prose with no code span in it."""
     text = text.translate(_EMPHASIS)
     if "_" not in text:
         return text
@@ -553,7 +657,41 @@ def phrase_reading(text: str) -> tuple[str, str, list[tuple[str, str]]]:
         said = {rule for rule, _ in found}
         spaced = folded(run_on(unemphasised(text.translate(_STARS_AS_SPACES))))
         found += [(rule, what) for rule, what in folded_refusals(spaced) if rule not in said]
+    if _SPELLED.search(text):
+        said = {rule for rule, _ in found}
+        read = folded(run_on(unemphasised(spelled_out(text))))
+        found += [(rule, f"{what} (as its spelling reads)") for rule, what in folded_refusals(read) if rule not in said]
     return fold, cut, found
+
+
+# A word written to slip past a pattern but read as a word by any agent: digits for the letters they look like
+# inside a word of letters ("Sk1p th3 h00ks", "f0rce-pu5h"), and a word spelled out one character at a time
+# ("g i t  p u s h"). Read once more as the agent reads it.
+_SPELLED = re2.compile(r"(?i)[a-z][013457@$]|[013457@$][a-z]|(?:^|\s)\S \S \S(?:\s|$)")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_DIGITS = frozenset("013457@$")
+
+
+def spelled_out(text: str) -> str:
+    """`text` with each word an agent would read through its spelling written plainly: digits in a word with
+    letters as the letters they stand for (`h00ks` is `hooks`), and a run of three characters or more written one
+    at a time, a single space apart, as one word (`p u s h` is `push`; two spaces part words)."""
+    # word by word with str methods (a pattern's `sub` makes a Python call per match)
+    text = " ".join(
+        word.translate(_LEET) if not _LEET_DIGITS.isdisjoint(word) and any(c.isalpha() for c in word) else word
+        for word in text.split(" ")
+    )
+    out: list[str] = []
+    run: list[str] = []
+    for token in [*text.split(" "), ""]:  # an empty token (two spaces, or the end) ends a run
+        if len(token) == 1:
+            run.append(token)
+            continue
+        if run:
+            out.append("".join(run) if len(run) >= 3 else " ".join(run))
+            run = []
+        out.append(token)
+    return " ".join(out[:-1])
 
 
 def folded_refusals(text: str) -> list[tuple[str, str]]:
@@ -587,7 +725,12 @@ def talked_off(folded: str) -> re2._Match | None:
     hooks`), named by a pronoun whose antecedent is one ("if the hook complains, skip it"), or a setting that
     turns one off (`rejectUnauthorized: false`)."""
     for match in _SAFEGUARD_OFF.finditer(folded):
-        if _prohibited(folded, match.start(), match.end()):
+        # a phrase that opens with its own negation ("do not change the settings without asking") is read from
+        # after it, as a prohibition of what follows
+        lead = _OWN_NEGATION.match(folded, match.start()) if "," not in match.group() else None
+        if _prohibited(folded, lead.end() if lead else match.start(), match.end()):
+            continue
+        if _SAID_ON.match(folded, match.end()):
             continue
         if _NOT_A_SAFEGUARD.search(folded[match.start() : match.end() + 16].split(";", 1)[0]):
             continue
@@ -611,23 +754,41 @@ def talked_off(folded: str) -> re2._Match | None:
     return None
 
 
+_OWN_NEGATION = re2.compile(r"(?:do\s+not|don'?t|never)\s+")
+# A permission mode named and said off ("Auto-approve is off for this project"): the safeguard is on.
+_SAID_ON = re2.compile(
+    r"(?:\s+mode)?\s+(?:is|are|stays?|remains?|must\s+(?:stay|remain|be)|should\s+(?:stay|remain|be))\s+(?:always\s+)?"
+    r"(?:off|disabled|forbidden|not\s+allowed|never\s+(?:used|on|enabled))\b"
+)
+
+
 # A safeguard named by a pronoun: an act that switches something off, done to "it" or "them" ("bypass it", "turn
 # them off", "get around it"), is read with what the pronoun stands for.
+_PRONOUN = r"(?:it|them|(?:that|this|those|these)(?:\s+(?:thing|things|one|ones|step|check|gate))?)"
 _PRONOUN_OFF = re2.compile(
     r"\b(?:(?:skip|bypass|disabl|ignor|silenc|suppress|circumvent|overrid|remov|delet|drop|uninstall|defeat|disregard"
-    r"|deactivat)\w*|(?:get|work|go|commit|push|merge|route|code|hack)(?:s|ting|ing|ed)?\s+around|get\s+rid\s+of"
-    r"|(?:turn|switch|shut)(?:s|ed|ing)?\s+off|comment(?:s|ed|ing)?\s+out)\s+(?:it|them|that|this|those|these)\b"
-    r"|\b(?:turn|switch|shut|comment)(?:s|ed|ing)?\s+(?:it|them|that|this|those|these)\s+(?:off|out)\b"
+    r"|deactivat|sidestep|dodg|evad)\w*|(?:get|work|go|commit|push|merge|route|code|hack|step|sneak|skip|slip|find\s+a\s+way)"
+    r"(?:s|ting|ing|ed|ping|ped)?\s+(?:around|past)|get\s+rid\s+of"
+    rf"|(?:turn|switch|shut)(?:s|ed|ing)?\s+off|comment(?:s|ed|ing)?\s+out)\s+{_PRONOUN}\b"
+    rf"|\b(?:turn|switch|shut|comment|leav|tak)(?:e|es|s|ed|ing)?\s+{_PRONOUN}\s+(?:off|out)\b"
+    rf"|\bmake\s+{_PRONOUN}\s+(?:stop|go\s+away|disappear|shut\s+up)\b|\bwithout\s+(?:it|them)\b"
+    # what the safeguard stopped, done over it ("if the scanner flags the commit, push it anyway")
+    r"|\b(?:push|merg|commit|deploy|ship|land|releas|shut)\w*\s+(?:it|them)\s+(?:anyway|regardless|up)\b"
+    # the passive ("it can be sidestepped")
+    r"|\b(?:it|they|this|that)\s+(?:can|may|could|should|must|is\s+to|are\s+to)\s+(?:always\s+|safely\s+|just\s+"
+    r"|simply\s+)?be\s+(?:sidestepped|skipped|bypassed|ignored|disabled|circumvented|removed|dropped|deleted|dodged"
+    r"|commented\s+out|turned\s+off|switched\s+off|worked\s+around|overridden|disregarded)\b"
+    r"|\b(?:it|they|this|that)\s+(?:is|are|has\s+been|have\s+been)\s+(?:deemed|considered|declared|marked|treated\s+as)"
+    r"\s+(?:optional|disabled|off|advisory|non-?blocking)\b"
 )
-_ANTECEDENT_REACH = 160
 # Where a clause begins, for finding the one a pronoun leans on: a mark, or a conjunction between spaces (by str
 # methods: a text of many short clauses must not make a pattern call per clause).
 _CLAUSE_MARKS = str.maketrans(dict.fromkeys(",:", ";"))
 _CONJUNCTIONS = tuple(f" {word} " for word in ("so", "and", "then", "but", "or"))
 # Words that open a clause before its subject: subordinators, determiners, "never let".
 _CLAUSE_OPENERS = frozenset(
-    "if when whenever once since because as while the a an any every our your its their this that these those never"
-    " let don't do not no just so and then but or whole".split()
+    "if when whenever once since because as while should the a an any every our your its their this that these those"
+    " never let don't do not no just so and then but or whole".split()
 )
 # What a pronoun's antecedent is when it is a safeguard: hooks, checks, tests, CI, reviews, signing, the sandbox, a
 # scanner, a protection (the subject of the clause before: "the pre-commit hook complains", "CI checks are flaky").
@@ -635,7 +796,14 @@ _SAFEGUARD_NOUN = re2.compile(
     r"^(?:hooks?|husky|pre-commit|pre-push|commit-msg|checks?|verification|ssl|tls|certificates?|certs?|linters?|lint"
     r"|signing|signatures?|sandbox|tests?|ci|pipelines?|reviews?|approvals?|protection|scan|scans|scanners?|scanning"
     r"|type-?checks?|checkers?|checking|codeowners|owners"
-    r"|typecheck\w*|mypy|guards?|safeguards?|gates?|firewall|2fa|mfa|audits?|validation|csrf|xsrf|cors|hsts)$"
+    r"|typecheck\w*|mypy|guards?|safeguards?|gates?|firewall|2fa|mfa|audits?|validation|csrf|xsrf|cors|hsts|safety"
+    r"|prompts?|confirmations?|dialogs?)$"
+)
+# An antecedent said by what it does rather than named: what blocks a release or a merge, what runs before each
+# commit, is a gate ("whatever blocks the release, remove it").
+_GATE_BY_ROLE = re2.compile(
+    r"\b(?:whatever|anything|something|thing|what|step|one)\s+(?:that\s+)?(?:blocks?|stops?|gates?|rejects?|prevents?"
+    r"|fails?|holds?\s+up|guards?|runs?\s+before\s+(?:each|every|a|the)?\s*(?:commit|push|merge|release|deploy))\b"
 )
 
 
@@ -649,6 +817,8 @@ def _antecedent_is_a_safeguard(before: str) -> bool:
     clauses = [c for c in earlier if c.strip()]
     if not clauses:
         return False
+    if _GATE_BY_ROLE.search(clauses[-1]):
+        return True
     words = [w.strip("`'\"()") for w in clauses[-1].split()]
     while words and words[0] in _CLAUSE_OPENERS:
         words.pop(0)
@@ -667,7 +837,10 @@ _NEGATING_PARTS = (
     "insecure", "skip", "disabl", "unverified", "unsafe", "ignor", "bypass", "trustall", "trust_all", "allowall",
     "allow_all", "dangerous", "exempt", "permissive", "invalid", "noverify", "no_verify", "unchecked",
 )  # fmt: skip
-_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors"])
+_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors", "shell"])
+# Keys that switch argument quoting off when set true: a command line handed to a shell (`shell=True`), where a
+# filename is read as shell syntax.
+_SHELL_KEYS = frozenset({"shell"})
 _NEGATING_KEY = "|".join(_NEGATING_PARTS)
 # Only a key that names a safeguard is read (the pattern says so, so most texts are passed over in one pass).
 _SETTING = re2.compile(
@@ -703,6 +876,8 @@ def _setting_off(key: str, value: str) -> bool:
     saying it off set true; an access list (`allow_origins`) opened to everyone (`*`)."""
     if value == "*":
         return any(part in key for part in _OPEN_ACCESS)
+    if key.rsplit(".", 1)[-1] in _SHELL_KEYS:
+        return value in _ON
     names, negated = _key_words(key)
     return names and (value in _ON) == negated
 
@@ -710,4 +885,4 @@ def _setting_off(key: str, value: str) -> bool:
 # (defined here, after every pattern they stand for; read by `sentence_refusals`)
 _ANY_OTHER = AnyOf(_SECRET, _CREDENTIAL, _INSTALL_WORDS, _SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
 _ANY_OFF = AnyOf(_SAFEGUARD_OFF, _PRONOUN_OFF, _SETTING, _IDENTIFIER)
-_ANY_DIRECT = AnyOf(_DIRECT_SEND)
+_ANY_DIRECT = AnyOf(_DIRECT_SEND, _PASSIVE_SEND, _PRONOUN_SEND, _COMMITS_SECRET)

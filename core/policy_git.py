@@ -65,6 +65,12 @@ _GIT_REMOTE_VALUE_FLAGS = frozenset(
 )
 
 
+def _origin(remote: str) -> bool:
+    """True for the remote a lesson's push may name: `origin`, the one a clone sets up (a URL or host is read by the
+    link rules, `git_hosts`)."""
+    return remote == "origin" or "/" in remote or ":" in remote
+
+
 def git(call: Call) -> Refused:
     """git: its own subcommands, never with an option that runs a command, reads another configuration or switches a
     safeguard off (`--force`, `--no-verify`), nor one that discards work."""
@@ -90,6 +96,10 @@ def git(call: Call) -> Refused:
     words = [a for a in rest if not a.startswith("-")]
     if sub == "push" and any(w.startswith(("+", ":")) or ":+" in w for w in words):
         found.append(("bypass", "`git push +ref` overwrites a remote branch"))
+    if sub == "push" and words and not _origin(words[0]):
+        # Pushing to a remote other than the project's own (`git push heroku main`, `git push prod`) deploys or
+        # publishes: only origin, the remote a clone sets up, is where a lesson's push goes.
+        found.append(("program", f"`git push {clip(words[0])}` pushes to a remote other than origin (a deploy)"))
     if sub == "push" and any(o in ("-o", "--push-option") or o.startswith("--push-option=") for o in rest):
         found.append(("bypass", "`git push -o` passes options to the server (`ci.skip`, ...)"))
     paths = words if sub in ("restore", "checkout", "rm") else []

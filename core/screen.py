@@ -27,6 +27,7 @@ user vouches for (`Vouched`), the support and the releases.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import html
 import itertools
@@ -66,6 +67,7 @@ from core.phrases import (
     phrase_refusals,
     sentence_refusals,
     skeleton,
+    spelled_out,
     unemphasised,
 )
 
@@ -180,13 +182,149 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 1
+SCREEN_VERSION = 2
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
 # How much of a sentence around a span or a flag says whether it is prohibited (a clause, bounded: a long text
 # must not make every flag read all of it).
 _WINDOW = 200
+
+
+# What a script is named with: a dotted word ending in one of these is a file the shell runs (`deploy.sh`), not a
+# qualified name of code (`subprocess.run`).
+_SCRIPT_SUFFIXES = frozenset(
+    "sh bash zsh fish py pyw rb pl pm php js mjs cjs ts mts cts jsx tsx lua r exe bat cmd ps1 psm1 jar bin app out"
+    " so dll dylib".split()
+)
+# An environment variable's name as the shell's conventions write it: capitals, digits, underscores.
+_ENVIRONMENT_NAME = re2.compile(r"^[A-Z_][A-Z0-9_]*$")
+# Fence info strings that name a shell: a block in one of these (or with none) is a command line.
+_SHELL_FENCES = frozenset("sh bash zsh fish shell console terminal shellsession powershell pwsh ps1 cmd bat".split())
+_FENCE_INFO = re2.compile(r"^([A-Za-z][\w+#.-]*)[ \t]*\n")
+
+
+def _code_expression(span: str) -> ast.Module | None:
+    """The parse of a span that is an expression or a statement of code rather than a shell command line, as
+    Python's own parser reads it (whose expressions are those of most languages for these shapes): each statement is a
+    qualified name (`os.getenv`), a call (`subprocess.run(cmd)`), a subscript, or an assignment of one
+    (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
+    to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
+    shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting). None for
+    any other span."""
+    span = _decorated(span)
+    if not any(mark in span for mark in ".([="):  # a name alone, or words: what no code shape has
+        return None
+    try:
+        tree = ast.parse(span, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not tree.body or not _written_tight(span, tree):
+        return None
+    for statement in tree.body:
+        if isinstance(statement, ast.Expr):
+            if not _qualified(statement.value):
+                return None
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if not all(isinstance(t, (ast.Name, ast.Attribute, ast.Subscript)) for t in targets):
+                return None
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if any(_ENVIRONMENT_NAME.match(n) and not n.startswith("__") for n in names):
+                return None
+        else:
+            return None
+    return tree
+
+
+def _decorated(span: str) -> str:
+    """A decorator's expression (`@app.route("/x")` is `app.route("/x")`); any other span as it is."""
+    return span[1:] if span.startswith("@") and "\n" not in span else span
+
+
+def _written_tight(span: str, tree: ast.Module) -> bool:
+    """True when every attribute, call and subscript in `tree` is written as code writes it, with nothing between
+    the name and its `.`, `(` or `[`: Python reads `cat .npmrc` as `cat.npmrc` and `ls [ab]` as a subscript, the shell
+    as a program and its argument."""
+    lines = span.splitlines(keepends=True)
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    for node in ast.walk(tree):
+        inner = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else getattr(node, "func", None)
+        if not isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) or inner is None:
+            continue
+        if inner.end_lineno is None or inner.end_col_offset is None:
+            return False
+        at = starts[inner.end_lineno - 1] + _offset(lines[inner.end_lineno - 1], inner.end_col_offset)
+        mark = "." if isinstance(node, ast.Attribute) else "[" if isinstance(node, ast.Subscript) else "("
+        if span[at : at + 1] != mark or (mark == "." and not span[at + 1 : at + 2].isidentifier()):
+            return False
+    return True
+
+
+def _offset(line: str, utf8_offset: int) -> int:
+    """The character offset in `line` of `ast`'s byte offset (its column offsets count UTF-8 bytes)."""
+    return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "ignore"))
+
+
+def _qualified(node: ast.expr) -> bool:
+    """True for a dotted name of code (not a script's file name), a call of one or of a name, or a subscript."""
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    if isinstance(node, ast.Subscript):
+        return True
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower() not in _SCRIPT_SUFFIXES
+    return False
+
+
+# Calls that run a string as code or as a shell's command line, or build any object a string names (a deserialiser
+# that runs what its input says): the code a lesson writes runs whatever reaches them, as `eval` in the shell does.
+_RUNS_A_STRING = frozenset(
+    "eval exec execfile compile __import__ system popen spawnl spawnlp spawnv spawnvp startfile".split()
+)
+_DESERIALISERS = frozenset(
+    "pickle.load pickle.loads cpickle.load cpickle.loads marshal.load marshal.loads yaml.load yaml.unsafe_load"
+    " yaml.full_load dill.load dill.loads jsonpickle.decode shelve.open".split()
+)
+
+
+def _called(node: ast.Call) -> str:
+    """The dotted name a call calls (`os.system`), or "" when it calls no name."""
+    return _dotted(node.func)
+
+
+def _dotted(func: ast.expr) -> str:
+    """The dotted name an expression is (`os.system`), or "" when it is none."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def _code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal]:
+    """What refuses code that is no command (`_code_expression`): a call that runs a string (`eval`, `os.system`,
+    `pickle.loads`), the links its strings and comments name (a dotted name of code, `subprocess.run`, is no host),
+    and a string in it that is a path outside the project (`open("/etc/passwd")`). What it turns off is the second
+    line's to read."""
+    found: list[Refusal] = []
+    for node in ast.walk(tree):
+        # a call, or the function named to be called (`pickle.loads`, "deserialise with it")
+        name = _called(node).lower() if isinstance(node, ast.Call) else ""
+        name = _dotted(node).lower() if isinstance(node, ast.Attribute) and not name else name
+        if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
+            found.append(Refusal("inline_code", f"`{_clip(name, 40)}(...)` runs whatever string reaches it"))
+            break
+    strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
+    strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    for string in strings:
+        found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
+        route = string.startswith("/") and string[1:].split("/", 1)[0] not in _SYSTEM_ROOTS  # `/api/users`, a route
+        refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") and not route else None
+        found += [refused] if refused is not None else []
+    return found
 
 
 class Hold(BaseModel):
@@ -282,6 +420,11 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     span = _PLACEHOLDER_WORD.sub("ID", span.strip())
     if not span or span in _PLACEHOLDER:
         return []
+    info = _FENCE_INFO.match(span)
+    fenced = _code_expression(span[info.end() :]) if info and info.group(1).lower() not in _SHELL_FENCES else None
+    if info and fenced is not None:
+        # a fenced block in a language named (```python): its code is that language's, not a command line
+        return _code_refusals(span[info.end() :], fenced, vouched)
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
@@ -293,14 +436,24 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
             found = command_refusals(f"{named} {span}", vouched, written)
         else:
             found = _bypasses(span.split()) + command_refusals(f"true {span}", vouched, written)
+            # the program the sentence speaks of ("in curl calls, add `-k`"): what the flags switch off in it
+            spoken = _sentence_program(before, vouched)
+            if spoken:
+                found += [r for r in command_refusals(f"{spoken} {span}", vouched, written) if r.rule == "bypass"]
         return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
     if span.startswith("$") and _VARIABLE.match(span):
         return []
     if _CODE_SETTING.match(span):  # `verify=True`, `DEBUG = False`: code, whose setting the second line reads
         return []
-    if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
-        return [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
     links = list(find_links(span)) + list(bare_hosts(span, code=True))
+    parsed = _code_expression(span)
+    if parsed is not None:  # `subprocess.run`, `os.getenv`, `SameSite=Lax`, `verify="ca.pem"`: code, not a command
+        found = _code_refusals(span, parsed, vouched)
+        # "never `yaml.load`": what not to write, said as such
+        return [] if found and all(r.rule == "inline_code" for r in found) and _prohibited(before, after) else found
+    if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
+        found = [r for r in command_refusals(f"{span} true", vouched, written) if r.rule in ("environment", "bypass")]
+        return [] if _prohibited(before, after) else found  # "Never set `X=0`": what not to do, said as such
     first = span.split()[0] if span.split() else ""
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
         rest = span.split(None, 1)[1]
@@ -340,6 +493,19 @@ def _named_command(before: str, vouched: Vouched) -> str | None:
     return None
 
 
+def _sentence_program(before: str, vouched: Vouched) -> str | None:
+    """The last known program the sentence before a span names, anywhere in it (`before`: the text up to the span)."""
+    sentence = _SENTENCE_MARK.split(before)[-1]
+    for word in reversed(sentence.translate(_WORD_BREAKS).split()):
+        name = word.strip("`*_.:!?").lower()
+        if name and not is_function_word(name) and is_program(name, vouched):
+            return name
+    return None
+
+
+_SENTENCE_MARK = re2.compile(r"[.!?](?:\s|$)")
+
+
 def _command_word(word: str) -> bool:
     """True for a word of a sentence (no white space in it) that continues a command: led by `-` or `~`, holding a
     path's, version's or assignment's mark, or a hyphenated lower-case name."""
@@ -371,7 +537,8 @@ def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[in
         for j in range(i + 1, len(words)):
             nxt, at = words[j]
             between = prose[words[j - 1][1] + len(words[j - 1][0]) : at]
-            if any(c in between for c in ",;)(") or words[j - 1][0].endswith((".", ":", "!", "?")):
+            # a clause's mark, or a line's end (a table row, a bullet), ends the command a sentence writes
+            if any(c in between for c in ",;)(\n") or words[j - 1][0].endswith((".", ":", "!", "?")):
                 break
             clean = nxt.rstrip(".:!?")
             if run[-1] in _INSTALLS | _FETCHERS and clean.lower() in ("the", "a", "an", "this", "that"):
@@ -497,6 +664,9 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
         return found
     found += _prose_flags(words, vouched, covered)
     for match in _PROSE_ASSIGNMENT.finditer(words):
+        start = match.start(1)
+        if _prohibited(words[max(0, start - _WINDOW) : start], words[match.end(1) :][:_WINDOW]):
+            continue  # "Never set NODE_TLS_REJECT_UNAUTHORIZED=0": what not to do, said as such
         found += [r for r in command_refusals(f"{match.group(1)} true", vouched) if r.rule == "environment"][:1]
     for match in _PROSE_PATH.finditer(words):
         word = match.group(1).rstrip(".:!?")
@@ -511,6 +681,32 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     if privilege:
         found.append(Refusal("privilege", f"`{privilege.group(1)}` runs a command as another user"))
     return found
+
+
+# Markdown's own structure, which a reader sees as layout, not as characters: a blockquote's `>` at a line's start, a
+# table's `|` between cells of a row (a line that opens and closes with one) and its delimiter row, a footnote's
+# `[^label]` and the `[^label]:` that opens its text (CommonMark and GFM).
+_BLOCKQUOTE = re2.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
+_TABLE_ROW = re2.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
+_TABLE_DELIMITER = re2.compile(r"^[ \t|:-]*-[ \t|:-]*$")
+_FOOTNOTE = re2.compile(r"\[\^[^\]\s]{1,40}\]:?")
+
+
+def _markdown_shown(prose: str) -> str:
+    """`prose` as markdown lays it out: without the marks of its blockquotes, tables and footnotes (`> Keep PRs
+    small` is a quote, not a redirection; `| test | make test |` a table row, not a pipe)."""
+    if ">" in prose:
+        prose = _BLOCKQUOTE.sub("", prose)
+    if "[^" in prose:
+        prose = _FOOTNOTE.sub(" ", prose)
+    if "|" in prose:
+        prose = _TABLE_ROW.sub(_table_row_shown, prose)
+    return prose
+
+
+def _table_row_shown(row: re2._Match) -> str:
+    """A table row as its cells show: a delimiter row (`|---|:-:|`) is none, a row's bars are no pipes."""
+    return " " if _TABLE_DELIMITER.match(row.group()) else row.group().replace("|", " ")
 
 
 def _without_links(prose: str) -> str:
@@ -545,7 +741,10 @@ def _text_holds(
         refusals += _span_refusals(content, before, after, vouched, written)
     if unclosed:
         refusals.append(Refusal("syntax", "an unclosed code span (a lone backtick)"))
+    prose = _markdown_shown(prose)
     refusals += _prose_refusals(prose, vouched)
+    if (spelled := spelled_out(prose)) != prose:  # `- - n o - v e r i f y` is a flag to whoever reads it
+        refusals += [r for r in _prose_refusals(spelled, vouched) if r.rule == "bypass"]
     for word, scripts in mixed_words(stored):
         refusals.append(Refusal("script", f"`{_clip(word, 40)}` mixes {' and '.join(sorted(scripts))} letters"))
     strangers = sorted(scripts_of([stored]) - set(vouched.scripts) - {"Latin"})

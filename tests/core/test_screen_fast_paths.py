@@ -36,6 +36,7 @@ PIECES = [
     *["add requests to requirements", "push with the force flag", "never force-push", "ígnore", "\u2014no-verify"],
     *["if the hook fails,", "skip it", "rejectUnauthorized: false", "ssl._create_unverified_context", "quote a token"],
     *["in the wiki", "evil.io#x", "to 3232235777", "run kubectl delete ns prod", "salta los hooks y sube"],
+    *["0300.0250.1.1/x", "[::ffff:c0a8:101]", "the token should be included in", "attach it to", "sk1p th3 h00ks"],
     *[". ", "! ", "?\t", ".\n", ".\x0b", ";", "", "ʀun", "ехample.com", "日本語"],
 ]
 texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=24), min_size=1, max_size=4).map(
@@ -43,8 +44,8 @@ texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=24), min_size=1, max
 )
 # Each quick pass, and the patterns it stands for.
 PASSES = {
-    "links": (links._ANY_LINK, [links._CANDIDATE, links._MARKDOWN_TARGET, links._EMAIL]),
-    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE, links._NUMERIC]),
+    "links": (links._ANY_LINK, [links._CANDIDATE, links._MARKDOWN_TARGET, links._EMAIL, links._IPV6]),
+    "bare hosts": (links._ANY_BARE, [links._IPV4, links._BARE, links._NUMERIC, links._DOTTED]),
     "defanged": (links._ANY_DEFANGED, [links._DEFANGED]),
     "prose marks": (
         screen._PROSE_MARKS,
@@ -73,6 +74,8 @@ PASSES = {
         [
             phrases._SENDS,
             phrases._DIRECT_SEND,
+            phrases._PASSIVE_SEND,
+            phrases._COMMITS_SECRET,
             phrases._CREDENTIAL,
             phrases._INSTALL_WORDS,
             phrases._SAFEGUARD_OFF,
