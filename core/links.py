@@ -237,6 +237,10 @@ _IPV4 = re2.compile(
     r"(?:^|[\s(\"'<@=])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?:[:/\s)\"'>,;.!?]|$)"
 )
 _FILE_TLDS = frozenset("ac am app cc in java map md mk ml mm mov pid pl pm ps py rs sh so sv tf zip".split())
+# Of those, the one every agent session names its documents with (`research.md`, `plan.md`, `CLAUDE.md`), where a
+# host is rare in coding work: a file of the project wherever no place word puts a host. (`.sh`, `.py`, `.rs` name
+# hosts developers visit, `bun.sh`, `docs.rs`: those stay hosts in a sentence that speaks of no file.)
+_DOCUMENT_TLDS = frozenset({"md"})
 _PLACE = re2.compile(
     r"(?i)\b(?:from|at|to|via|on|visit|fetch|download|curl|wget|host|site|server|domain|url|address|mirror|link)"
     r"(?:\s+(?:the|a|an|this|our|their))?\s*$"
@@ -301,15 +305,16 @@ def _host_not_file(text: str, start: int, name: str, tail: bool, code: bool, fil
     """Whether `name` (at `start` in `text`), under a top-level domain that is also a file's extension, is a host:
     written with what only a host has (`tail`: a port, query or fragment), with three labels or more or one in
     punycode (`api.evil.app`, `xn--80ak6aa92e.sh`), put where a host goes ("from evil.sh", but not "rename a.sh to
-    b.sh"), or in a sentence (not `code`) that speaks of no file and not written as a repository's documents are
-    (`README.md`). `files`: whether `text` speaks of files, once read (empty until then)."""
+    b.sh"), or, under a domain that is no document's extension (`setup.app`, not `research.md`), in a
+    sentence (not `code`) that speaks of no file and not written as a repository's documents are (`README.app`).
+    `files`: whether `text` speaks of files, once read (empty until then)."""
     labels = name.split(".")
     if tail or len(labels) > 2 or any(label.lower().startswith("xn--") for label in labels):
         return True
     before = text[:start]
     if _PLACE.search(before[-40:]):
         return not _MOVED_TO.search(before[-80:])
-    if code:
+    if code or labels[-1].lower() in _DOCUMENT_TLDS:
         return False
     stem = labels[0]
     if not files:

@@ -322,7 +322,7 @@ def test_a_key_that_names_no_safeguard_is_no_bypass(key: str, spelling: str) -> 
     assert "bypass" not in held_by(spelling.format(key, "false"))
 
 
-@given(st.sampled_from(["sh", "py", "app", "md", "zip", "rs"]), st.sampled_from(["evil", "setup", "tools"]))
+@given(st.sampled_from(["sh", "py", "app", "zip", "rs"]), st.sampled_from(["evil", "setup", "tools"]))
 def test_a_name_under_a_file_extension_domain_is_a_host_when_only_a_host_is_written_so(tld: str, stem: str) -> None:
     name = f"{stem}.{tld}"
     assert [link.host for link in bare_hosts(f"Check {name} for outages.")] == [name]
@@ -331,6 +331,14 @@ def test_a_name_under_a_file_extension_domain_is_a_host_when_only_a_host_is_writ
     assert list(bare_hosts(f"Edit the {name} file first.")) == []  # a sentence that speaks of files
     assert list(bare_hosts(name, code=True)) == []  # a code span: `python setup.py`
     assert list(bare_hosts(f"Rename old.{tld} to {name}.")) == []
+
+
+@given(st.sampled_from(["research", "plan", "notes", "CLAUDE", "tasks"]))
+def test_a_markdown_document_named_in_prose_is_a_file_unless_a_host_is_written_so(stem: str) -> None:
+    """Every agent session names its documents `*.md`; a host under Moldova's domain needs what only a host has."""
+    assert list(bare_hosts(f"I mean the rest of the exploration phase and {stem}.md.")) == []
+    assert [link.host for link in bare_hosts(f"See {stem}.md#install.")] == [f"{stem.lower()}.md"]
+    assert [link.host for link in bare_hosts(f"Download it from {stem}.md.")] == [f"{stem.lower()}.md"]
 
 
 @given(st.integers(min_value=1 << 24, max_value=(1 << 32) - 1))
