@@ -27,7 +27,6 @@ user vouches for (`Vouched`), the support and the releases.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import html
 import itertools
@@ -49,6 +48,7 @@ from core.allowlist import (
     link_refusals,
     path_refusal,
 )
+from core.code_spans import SYSTEM_ROOTS, code_expression, code_refusals
 from core.invisible import normalise
 from core.language import (
     is_english_function_word,
@@ -100,12 +100,6 @@ _COMPARISON = re2.compile(r"^\s?[<>]\s?\d")
 _PROSE_FLAG = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w-]*)")
 _PROSE_PATH = re2.compile(r"(?:^|[\s(\"'=:])((?:~|/|\$HOME|%[A-Z]+%|[A-Za-z]:\\)[^\s,;)\"']*|\.[A-Za-z][\w.-]*)")
 _PROSE_ASSIGNMENT = re2.compile(r"(?:^|[\s(\"'])([A-Z][A-Z0-9_]*=[^\s,;)]*)")
-# The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
-# outside the project; `/api/users` or `/health` is a route.
-_SYSTEM_ROOTS = frozenset(
-    "bin boot dev etc home lib lib32 lib64 media mnt opt proc root run sbin srv sys tmp usr var Users Library System"
-    " Applications Volumes private cores nix snap Network".split()
-)
 _PROSE_PRIVILEGE = re2.compile(r"(?i)(?:^|\W)(sudo|doas|pkexec|runas|gsudo)(?:\W|$)")
 # The marks a sentence must hold for any of the patterns above to find something in it, as one pattern searched in
 # its UTF-8 bytes (no offsets turned): most sentences hold none, and one pass over them says so.
@@ -191,140 +185,9 @@ MAX_SCREENED = 2000
 _WINDOW = 200
 
 
-# What a script is named with: a dotted word ending in one of these is a file the shell runs (`deploy.sh`), not a
-# qualified name of code (`subprocess.run`).
-_SCRIPT_SUFFIXES = frozenset(
-    "sh bash zsh fish py pyw rb pl pm php js mjs cjs ts mts cts jsx tsx lua r exe bat cmd ps1 psm1 jar bin app out"
-    " so dll dylib".split()
-)
-# An environment variable's name as the shell's conventions write it: capitals, digits, underscores.
-_ENVIRONMENT_NAME = re2.compile(r"^[A-Z_][A-Z0-9_]*$")
 # Fence info strings that name a shell: a block in one of these (or with none) is a command line.
 _SHELL_FENCES = frozenset("sh bash zsh fish shell console terminal shellsession powershell pwsh ps1 cmd bat".split())
 _FENCE_INFO = re2.compile(r"^([A-Za-z][\w+#.-]*)[ \t]*\n")
-
-
-def _code_expression(span: str) -> ast.Module | None:
-    """The parse of a span that is an expression or a statement of code rather than a shell command line, as
-    Python's own parser reads it (whose expressions are those of most languages for these shapes): each statement is a
-    qualified name (`os.getenv`), a call (`subprocess.run(cmd)`), a subscript, or an assignment of one
-    (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
-    to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
-    shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting). None for
-    any other span."""
-    span = _decorated(span)
-    if not any(mark in span for mark in ".([="):  # a name alone, or words: what no code shape has
-        return None
-    try:
-        tree = ast.parse(span, mode="exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if not tree.body or not _written_tight(span, tree):
-        return None
-    for statement in tree.body:
-        if isinstance(statement, ast.Expr):
-            if not _qualified(statement.value):
-                return None
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            if not all(isinstance(t, (ast.Name, ast.Attribute, ast.Subscript)) for t in targets):
-                return None
-            names = [t.id for t in targets if isinstance(t, ast.Name)]
-            if any(_ENVIRONMENT_NAME.match(n) and not n.startswith("__") for n in names):
-                return None
-        else:
-            return None
-    return tree
-
-
-def _decorated(span: str) -> str:
-    """A decorator's expression (`@app.route("/x")` is `app.route("/x")`); any other span as it is."""
-    return span[1:] if span.startswith("@") and "\n" not in span else span
-
-
-def _written_tight(span: str, tree: ast.Module) -> bool:
-    """True when every attribute, call and subscript in `tree` is written as code writes it, with nothing between
-    the name and its `.`, `(` or `[`: Python reads `cat .npmrc` as `cat.npmrc` and `ls [ab]` as a subscript, the shell
-    as a program and its argument."""
-    lines = span.splitlines(keepends=True)
-    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-    for node in ast.walk(tree):
-        inner = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else getattr(node, "func", None)
-        if not isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) or inner is None:
-            continue
-        if inner.end_lineno is None or inner.end_col_offset is None:
-            return False
-        at = starts[inner.end_lineno - 1] + _offset(lines[inner.end_lineno - 1], inner.end_col_offset)
-        mark = "." if isinstance(node, ast.Attribute) else "[" if isinstance(node, ast.Subscript) else "("
-        if span[at : at + 1] != mark or (mark == "." and not span[at + 1 : at + 2].isidentifier()):
-            return False
-    return True
-
-
-def _offset(line: str, utf8_offset: int) -> int:
-    """The character offset in `line` of `ast`'s byte offset (its column offsets count UTF-8 bytes)."""
-    return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "ignore"))
-
-
-def _qualified(node: ast.expr) -> bool:
-    """True for a dotted name of code (not a script's file name), a call of one or of a name, or a subscript."""
-    if isinstance(node, ast.Call):
-        return isinstance(node.func, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
-    if isinstance(node, ast.Subscript):
-        return True
-    if isinstance(node, ast.Attribute):
-        return node.attr.lower() not in _SCRIPT_SUFFIXES
-    return False
-
-
-# Calls that run a string as code or as a shell's command line, or build any object a string names (a deserialiser
-# that runs what its input says): the code a lesson writes runs whatever reaches them, as `eval` in the shell does.
-_RUNS_A_STRING = frozenset(
-    "eval exec execfile compile __import__ system popen spawnl spawnlp spawnv spawnvp startfile".split()
-)
-_DESERIALISERS = frozenset(
-    "pickle.load pickle.loads cpickle.load cpickle.loads marshal.load marshal.loads yaml.load yaml.unsafe_load"
-    " yaml.full_load dill.load dill.loads jsonpickle.decode shelve.open".split()
-)
-
-
-def _called(node: ast.Call) -> str:
-    """The dotted name a call calls (`os.system`), or "" when it calls no name."""
-    return _dotted(node.func)
-
-
-def _dotted(func: ast.expr) -> str:
-    """The dotted name an expression is (`os.system`), or "" when it is none."""
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if isinstance(func, ast.Name):
-        parts.append(func.id)
-    return ".".join(reversed(parts))
-
-
-def _code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal]:
-    """What refuses code that is no command (`_code_expression`): a call that runs a string (`eval`, `os.system`,
-    `pickle.loads`), the links its strings and comments name (a dotted name of code, `subprocess.run`, is no host),
-    and a string in it that is a path outside the project (`open("/etc/passwd")`). What it turns off is the second
-    line's to read."""
-    found: list[Refusal] = []
-    for node in ast.walk(tree):
-        # a call, or the function named to be called (`pickle.loads`, "deserialise with it")
-        name = _called(node).lower() if isinstance(node, ast.Call) else ""
-        name = _dotted(node).lower() if isinstance(node, ast.Attribute) and not name else name
-        if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
-            found.append(Refusal("inline_code", f"`{_clip(name, 40)}(...)` runs whatever string reaches it"))
-            break
-    strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
-    strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
-    for string in strings:
-        found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
-        route = string.startswith("/") and string[1:].split("/", 1)[0] not in _SYSTEM_ROOTS  # `/api/users`, a route
-        refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") and not route else None
-        found += [refused] if refused is not None else []
-    return found
 
 
 class Hold(BaseModel):
@@ -421,10 +284,10 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if not span or span in _PLACEHOLDER:
         return []
     info = _FENCE_INFO.match(span)
-    fenced = _code_expression(span[info.end() :]) if info and info.group(1).lower() not in _SHELL_FENCES else None
+    fenced = code_expression(span[info.end() :]) if info and info.group(1).lower() not in _SHELL_FENCES else None
     if info and fenced is not None:
         # a fenced block in a language named (```python): its code is that language's, not a command line
-        return _code_refusals(span[info.end() :], fenced, vouched)
+        return code_refusals(span[info.end() :], fenced, vouched)
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
@@ -446,9 +309,9 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if _CODE_SETTING.match(span):  # `verify=True`, `DEBUG = False`: code, whose setting the second line reads
         return []
     links = list(find_links(span)) + list(bare_hosts(span, code=True))
-    parsed = _code_expression(span)
+    parsed = code_expression(span)
     if parsed is not None:  # `subprocess.run`, `os.getenv`, `SameSite=Lax`, `verify="ca.pem"`: code, not a command
-        found = _code_refusals(span, parsed, vouched)
+        found = code_refusals(span, parsed, vouched)
         # "never `yaml.load`": what not to write, said as such
         return [] if found and all(r.rule == "inline_code" for r in found) and _prohibited(before, after) else found
     if _SETTING.match(span):  # `NODE_TLS_REJECT_UNAUTHORIZED=0`: a variable set, as the allow-list reads one
@@ -670,7 +533,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
         found += [r for r in command_refusals(f"{match.group(1)} true", vouched) if r.rule == "environment"][:1]
     for match in _PROSE_PATH.finditer(words):
         word = match.group(1).rstrip(".:!?")
-        if word == "/" or (word.startswith("/") and word[1:].split("/", 1)[0] not in _SYSTEM_ROOTS):
+        if word == "/" or (word.startswith("/") and word[1:].split("/", 1)[0] not in SYSTEM_ROOTS):
             continue
         outside = path_refusal(word, mention=True)
         if outside is not None:

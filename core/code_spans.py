@@ -1,0 +1,160 @@
+"""Code spans that are no command line: an expression or a statement of a programming language (`os.getenv`,
+`subprocess.run(cmd, shell=False)`, `SameSite=Lax`), read by Python's own parser, and what refuses one.
+
+The screen (`core.screen`) reads a span as a shell command line unless this module reads it as code: then the calls
+that run a string, the links its strings and comments name and the paths outside the project in its strings are
+what it judges, not words a shell would take for programs.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+import re2
+
+from core.allowlist import Refusal, Vouched, link_refusals, path_refusal
+from core.links import bare_hosts, find_links
+from core.program_calls import clip
+
+__all__ = ["SYSTEM_ROOTS", "code_expression", "code_refusals"]
+
+# The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
+# outside the project; `/api/users` or `/health` is a route.
+SYSTEM_ROOTS = frozenset(
+    "bin boot dev etc home lib lib32 lib64 media mnt opt proc root run sbin srv sys tmp usr var Users Library System"
+    " Applications Volumes private cores nix snap Network".split()
+)
+
+
+# What a script is named with: a dotted word ending in one of these is a file the shell runs (`deploy.sh`), not a
+# qualified name of code (`subprocess.run`).
+_SCRIPT_SUFFIXES = frozenset(
+    "sh bash zsh fish py pyw rb pl pm php js mjs cjs ts mts cts jsx tsx lua r exe bat cmd ps1 psm1 jar bin app out"
+    " so dll dylib".split()
+)
+# An environment variable's name as the shell's conventions write it: capitals, digits, underscores.
+_ENVIRONMENT_NAME = re2.compile(r"^[A-Z_][A-Z0-9_]*$")
+
+
+def code_expression(span: str) -> ast.Module | None:
+    """The parse of a span that is an expression or a statement of code rather than a shell command line, as
+    Python's own parser reads it (whose expressions are those of most languages for these shapes): each statement is a
+    qualified name (`os.getenv`), a call (`subprocess.run(cmd)`), a subscript, or an assignment of one
+    (`__all__ = [...]`, `SameSite=Lax`); never a bare word (`ls`), an operator between words (`rm -rf` is `rm - rf`
+    to Python), an import (`import` is also a program), a script named by its file (`deploy.sh`) nor a variable the
+    shell's conventions would name (`NODE_TLS_REJECT_UNAUTHORIZED=0`, read as an environment setting). None for
+    any other span."""
+    span = _decorated(span)
+    if not any(mark in span for mark in ".([="):  # a name alone, or words: what no code shape has
+        return None
+    try:
+        tree = ast.parse(span, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not tree.body or not _written_tight(span, tree):
+        return None
+    for statement in tree.body:
+        if isinstance(statement, ast.Expr):
+            if not _qualified(statement.value):
+                return None
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if not all(isinstance(t, (ast.Name, ast.Attribute, ast.Subscript)) for t in targets):
+                return None
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if any(_ENVIRONMENT_NAME.match(n) and not n.startswith("__") for n in names):
+                return None
+        else:
+            return None
+    return tree
+
+
+def _decorated(span: str) -> str:
+    """A decorator's expression (`@app.route("/x")` is `app.route("/x")`); any other span as it is."""
+    return span[1:] if span.startswith("@") and "\n" not in span else span
+
+
+def _written_tight(span: str, tree: ast.Module) -> bool:
+    """True when every attribute, call and subscript in `tree` is written as code writes it, with nothing between
+    the name and its `.`, `(` or `[`: Python reads `cat .npmrc` as `cat.npmrc` and `ls [ab]` as a subscript, the shell
+    as a program and its argument."""
+    lines = span.splitlines(keepends=True)
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    for node in ast.walk(tree):
+        inner = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else getattr(node, "func", None)
+        if not isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) or inner is None:
+            continue
+        if inner.end_lineno is None or inner.end_col_offset is None:
+            return False
+        at = starts[inner.end_lineno - 1] + _offset(lines[inner.end_lineno - 1], inner.end_col_offset)
+        mark = "." if isinstance(node, ast.Attribute) else "[" if isinstance(node, ast.Subscript) else "("
+        if span[at : at + 1] != mark or (mark == "." and not span[at + 1 : at + 2].isidentifier()):
+            return False
+    return True
+
+
+def _offset(line: str, utf8_offset: int) -> int:
+    """The character offset in `line` of `ast`'s byte offset (its column offsets count UTF-8 bytes)."""
+    return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "ignore"))
+
+
+def _qualified(node: ast.expr) -> bool:
+    """True for a dotted name of code (not a script's file name), a call of one or of a name, or a subscript."""
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    if isinstance(node, ast.Subscript):
+        return True
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower() not in _SCRIPT_SUFFIXES
+    return False
+
+
+# Calls that run a string as code or as a shell's command line, or build any object a string names (a deserialiser
+# that runs what its input says): the code a lesson writes runs whatever reaches them, as `eval` in the shell does.
+_RUNS_A_STRING = frozenset(
+    "eval exec execfile compile __import__ system popen spawnl spawnlp spawnv spawnvp startfile".split()
+)
+_DESERIALISERS = frozenset(
+    "pickle.load pickle.loads cpickle.load cpickle.loads marshal.load marshal.loads yaml.load yaml.unsafe_load"
+    " yaml.full_load dill.load dill.loads jsonpickle.decode shelve.open".split()
+)
+
+
+def _called(node: ast.Call) -> str:
+    """The dotted name a call calls (`os.system`), or "" when it calls no name."""
+    return _dotted(node.func)
+
+
+def _dotted(func: ast.expr) -> str:
+    """The dotted name an expression is (`os.system`), or "" when it is none."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal]:
+    """What refuses code that is no command (`code_expression`): a call that runs a string (`eval`, `os.system`,
+    `pickle.loads`), the links its strings and comments name (a dotted name of code, `subprocess.run`, is no host),
+    and a string in it that is a path outside the project (`open("/etc/passwd")`). What it turns off is the second
+    line's to read."""
+    found: list[Refusal] = []
+    for node in ast.walk(tree):
+        # a call, or the function named to be called (`pickle.loads`, "deserialise with it")
+        name = _called(node).lower() if isinstance(node, ast.Call) else ""
+        name = _dotted(node).lower() if isinstance(node, ast.Attribute) and not name else name
+        if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
+            found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs whatever string reaches it"))
+            break
+    strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
+    strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    for string in strings:
+        found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
+        route = string.startswith("/") and string[1:].split("/", 1)[0] not in SYSTEM_ROOTS  # `/api/users`, a route
+        refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") and not route else None
+        found += [refused] if refused is not None else []
+    return found
