@@ -346,3 +346,18 @@ def long_history(db: Path, versions: int) -> None:
 def held_by(text: str, vouched: Vouched | None = None) -> set[str]:
     """The rules that hold `text` on its way to an agent (empty: admitted)."""
     return {hold.rule for hold in text_holds(text, vouched)}
+
+
+def store_at(path: Path, version: int) -> Any:
+    """A database file as playbook left it at schema `version` (its first migrations applied and recorded), open
+    for a test to add rows before a newer playbook opens it."""
+    import duckdb
+
+    from core.store.schema import MIGRATIONS
+
+    old = duckdb.connect(str(path))
+    old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ)")
+    for number, name, sql in MIGRATIONS[:version]:
+        old.execute(sql)
+        old.execute("INSERT INTO schema_version VALUES (?, ?, now())", [number, name])
+    return old

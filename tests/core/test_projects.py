@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from core.projects import project_of
 from core.store.db import open_db
 from core.store.ingest import ingest
-from core.store.schema import MIGRATIONS, project_sql
-from tests.helpers import claude_session
+from core.store.schema import project_sql
+from tests.helpers import claude_session, store_at
 
 
 @pytest.mark.parametrize(
@@ -71,11 +71,7 @@ def test_ingest_names_a_worktree_session_for_its_project(tmp_path: Path) -> None
 
 def test_a_store_from_before_renames_its_worktree_sessions_and_keeps_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "v27.duckdb"
-    old = duckdb.connect(str(path))
-    old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ)")
-    for version, name, sql in MIGRATIONS[:27]:
-        old.execute(sql)
-        old.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    old = store_at(path, 27)
     rows = [("w", "/u/cli/.worktrees/2", "2"), ("p", "/u/api", "api"), ("n", None, None)]
     old.executemany(
         "INSERT INTO sessions (session_id, format, source_path, cwd, project) VALUES (?, 'claude_code', 'f', ?, ?)",

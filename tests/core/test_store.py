@@ -16,7 +16,7 @@ from core.store.db import LATEST_SCHEMA, connect, open_db
 from core.store.registry import ensure_playbook
 from core.store.schema import MIGRATIONS
 from core.store.versions import current_version, load_version, write_version
-from tests.helpers import pb
+from tests.helpers import pb, store_at
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,11 +141,7 @@ def test_snapshot_parquet(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> Non
 
 def test_migration_4_gives_old_skips_their_code(tmp_path: Path) -> None:
     path = tmp_path / "v3.duckdb"
-    old = duckdb.connect(str(path))
-    old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ)")
-    for version, name, sql in MIGRATIONS[:3]:
-        old.execute(sql)
-        old.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    old = store_at(path, 3)
     reasons = [
         ("skipped", 'ADD: duplicate text "x"'),
         ("skipped", "DELETE: target_id 'ghost' not found"),
