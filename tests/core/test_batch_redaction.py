@@ -43,8 +43,9 @@ _PIECE = st.one_of(
     st.text(max_size=8),
 )
 _TEXT = st.lists(_PIECE, max_size=3).map(" ".join)
-# A part as the readers never make one too: a text and a tool input both (the screen joins them), or neither.
-_PART = st.tuples(st.none() | _TEXT, st.none() | _TEXT)
+# A part as the readers never make one too: a text and a tool input both (the screen joins them). A part holding
+# neither is no block: the blocks either side of it are scanned as neighbours (a secret across them is found).
+_PART = st.tuples(st.none() | _TEXT, st.none() | _TEXT).filter(lambda part: part != (None, None))
 
 
 def _batch(records: list[list[tuple[str | None, str | None]]]) -> duckdb.DuckDBPyConnection:
