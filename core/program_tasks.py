@@ -84,11 +84,11 @@ def destroys_data(call: Call) -> Refused:
 
 # Words that say a command ends something that lives outside the project's files (a cluster, a bucket, a database,
 # an account), in the words command-line tools use for it.
-# (Not `remove` or `rm`: a project's own tool removes its own things, `workmux remove`; a cloud's CLI says
-# `delete`, `destroy`, `terminate`, `uninstall`.)
+# (Not `remove`: a project's own tool removes its own things, `workmux remove`; a cloud's CLI says `delete`,
+# `destroy`, `terminate`, `uninstall`, `rm` of a bucket.)
 _DESTROY_WORDS = frozenset(
     "destroy delete drop purge wipe prune flush flushall flushdb truncate terminate nuke teardown erase apply"
-    " scale uninstall".split()
+    " scale uninstall upgrade rollback rm".split()
 )
 # Words that open a shell or run a command inside a running system (`kubectl exec`, `heroku run`, `fly ssh console`).
 _INSIDE_WORDS = frozenset("exec ssh shell console attach".split())
@@ -104,13 +104,15 @@ def unvetted_refusals(call: Call) -> Refused:
     CLI): the vouch is for running it, not for everything it can do. A command whose words release or deploy
     (`fly deploy`, `helm push`), end something outside the project (`terraform destroy`, `kubectl delete`,
     `aws s3 rm`, `psql -c 'DROP ...'`), change a running system or run commands inside it (`kubectl apply`,
-    `kubectl scale`, `kubectl exec`), and an option
+    `kubectl scale`, `helm upgrade`, `kubectl exec`), and an option
     that answers the program's confirmation for the user or aims it at production (`-auto-approve`, `--yes`,
     `--prod`), waits for review; what it reads (`kubectl get pods`, `terraform plan`) runs."""
     # A subcommand says its act first (`delete-db-instance`, `deploy-prod`; `cyspbot-deploy` names a thing), a path
     # or a file names a thing (`deploy/api`, `delete_user.py`); words joined otherwise are read apart
     # (`apps:destroy`, `psql -c 'DROP TABLE t'`).
-    parts = (part for word in call.positionals() for part in _WORD_PARTS.split(word.lower()))
+    # Every word that is no flag: which flags take a value, no table says for a program no policy knows (`gsutil -m
+    # rm` is `-m` then `rm`).
+    parts = (part for word in call.args if not word.startswith("-") for part in _WORD_PARTS.split(word.lower()))
     words = [_ACT_FIRST.split(part)[0] for part in parts if "/" not in part and "." not in part]
     named = next((w for w in words if w in _RELEASE_WORDS or w in _DESTROY_WORDS or w in _INSIDE_WORDS), None)
     if named is not None:

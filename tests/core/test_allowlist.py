@@ -237,7 +237,9 @@ def test_a_mise_task_the_project_declares_may_be_run_by_name(tmp_path: Path) -> 
     assert [r.rule for r in words_refusals(["mise", "run", "deploy-staging"], Vouched())] == ["inline_code"]
 
 
-_CLOUD = Vouched(programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "psql", "fly", "heroku", "vercel", "bd"}))
+_CLOUD = Vouched(
+    programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "psql", "fly", "heroku", "vercel", "bd", "helm"})
+)
 
 
 @pytest.mark.parametrize(
@@ -259,6 +261,9 @@ _CLOUD = Vouched(programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "p
         ("psql -c 'DROP DATABASE app;'", ["program"]),
         ("heroku apps:destroy", ["program"]),
         ("fly deploy", ["program"]),
+        ("helm upgrade --install api ./chart -n prod", ["program"]),
+        ("aws s3 rm s3://prod-backups --recursive", ["program"]),
+        ("gcloud storage -m rm gs://acme-prod-data", ["program"]),  # no table says whether `-m` takes a value
         ("vercel --prod", ["bypass"]),
         ("gcloud config set project p --quiet", ["bypass"]),
     ],
