@@ -95,6 +95,8 @@ def _here_documents(line: str) -> tuple[str, list[str]]:
     if "\n" not in line and "<<" not in line and "#" not in line:
         return line, []  # most lines: nothing to read apart
     out: list[str] = []
+    last = ""  # the last character written that is no blank: where a line break ends a command (kept as written,
+    # since reading it back from `out` at each line break would cost the line's length each time)
     bodies: list[str] = []
     pending: list[tuple[str, bool]] = []  # (delimiter, tabs stripped)
     quote: str | None = None
@@ -104,16 +106,19 @@ def _here_documents(line: str) -> tuple[str, list[str]]:
         if quote is not None:  # inside quotes: only the closing quote (and, in double quotes, an escape) counts
             step = 2 if quote == '"' and c == "\\" else 1
             out.append(line[i : i + step])
+            last = line[i : i + step][-1]
             quote = None if c == quote else quote
             i += step
             continue
         if c == "\\":
             if line[i + 1 : i + 2] != "\n":  # an escaped line break joins two lines
                 out.append(line[i : i + 2])
+                last = line[i + 1 : i + 2] or "\\"
             i += 2
         elif c in "'\"":
             quote = c
             out.append(c)
+            last = c
             i += 1
         elif c == "#" and (not out or out[-1][-1:] in " \t\n;&|()"):
             end = line.find("\n", i)
@@ -128,10 +133,11 @@ def _here_documents(line: str) -> tuple[str, list[str]]:
             if word:
                 pending.append((word, strip))
             out.append(line[i:j])
+            last = line[i:j].rstrip(" \t")[-1:] or last
             i = j
         elif c == "\n":
-            last = "".join(out).rstrip(" \t")[-1:]
             out.append(" " if last in ("", "|", "&", ";", "(") else " ; ")
+            last = last if last in ("", "|", "&", ";", "(") else ";"
             i += 1
             for word, strip in pending:
                 body: list[str] = []
@@ -146,6 +152,7 @@ def _here_documents(line: str) -> tuple[str, list[str]]:
             pending = []
         else:
             out.append(c)
+            last = last if c in " \t" else c
             i += 1
     bodies += ["" for _ in pending]  # a document the line never ends: nothing of it was read
     return "".join(out), bodies
