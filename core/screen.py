@@ -61,15 +61,8 @@ from core.language import (
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
-from core.phrases import (
-    joined,
-    phrase_reading,
-    phrase_refusals,
-    sentence_refusals,
-    skeleton,
-    spelled_out,
-    unemphasised,
-)
+from core.phrases import phrase_reading, phrase_refusals, sentence_refusals
+from core.reading import joined, skeleton, spelled_out, unemphasised
 
 __all__ = [
     "MAX_SCREENED",

@@ -29,9 +29,9 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 # Every module of ours the screen's verdict depends on (a test checks this is every `core` module `core.screen`
 # imports), and the data file it reads.
 SCREEN_MODULES = (
-    "allowlist", "code_spans", "invisible", "language", "links", "models", "patterns", "phrases", "programs", "screen",
-    "shell", "program_calls", "program_tasks", "policy_builds", "policy_git", "policy_javascript", "policy_python",
-    "policy_services", "policy_toolchains", "policy_utilities",
+    "allowlist", "code_spans", "invisible", "language", "links", "models", "patterns", "phrases", "programs",
+    "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
+    "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.

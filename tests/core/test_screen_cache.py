@@ -19,7 +19,8 @@ import core.screen as screen
 import core.store.screen_verdicts as verdict_store
 from core.invisible import normalise
 from core.models import Entry, Playbook
-from core.phrases import folded, phrase_refusals
+from core.phrases import phrase_refusals
+from core.reading import folded
 from core.screen import Hold, Screened, Support, Vouched, entry_holds, screen_keys, screen_playbook, screen_verdicts
 from core.store.db import connect
 from core.store.screen_verdicts import SCREEN_MODULES, keep_verdicts, kept_verdicts, rules_fingerprint

@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 
 import core.links as links
 import core.phrases as phrases
+import core.reading as reading
 import core.screen as screen
 from core.invisible import normalise
-from core.phrases import folded, folded_refusals
+from core.phrases import folded_refusals
+from core.reading import folded
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +102,7 @@ def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, na
 @settings(max_examples=examples(300))
 @given(texts)
 def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
-    said = phrases.sentences(folded(normalise(text)))
+    said = reading.sentences(folded(normalise(text)))
     if phrases._SENDS.search(said) is not None:
         assert all(part.found_in(said) for part in phrases._SENDS_PARTS)
 
@@ -108,14 +110,14 @@ def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
 @settings(max_examples=examples(500))
 @given(st.text(alphabet=st.sampled_from(list(".!?; \t\n\f\r\x0bab.")), max_size=30) | texts)
 def test_sentences_are_marked_as_the_pattern_marks_them(text: str) -> None:
-    assert phrases.sentences(text) == _SENTENCE_END.sub("; ", text)
+    assert reading.sentences(text) == _SENTENCE_END.sub("; ", text)
 
 
 @settings(max_examples=examples(500))
 @given(*[st.text(alphabet=st.sampled_from(list(".!?; \t\n\f\r\x0bab.")), max_size=12) | texts] * 2)
 def test_two_texts_are_marked_together_as_each_was_alone(first: str, then: str) -> None:
-    together = phrases.joined(first, phrases.sentences(first), phrases.sentences(then))
-    assert together == phrases.sentences(first + " " + then)
+    together = reading.joined(first, reading.sentences(first), reading.sentences(then))
+    assert together == reading.sentences(first + " " + then)
 
 
 def _every_phrase(text: str) -> list[tuple[str, str]]:
@@ -161,7 +163,7 @@ _MARKDOWN = st.text(alphabet=st.sampled_from(list("ab1 _*[].!?\tIT")), max_size=
 def test_emphasis_is_read_as_shown(text: str) -> None:
     """`*` and brackets never survive; an underscore survives exactly where it joins two letters or digits (inside
     a word, where CommonMark reads no emphasis); nothing else changes."""
-    shown = phrases.unemphasised(text)
+    shown = reading.unemphasised(text)
     assert "*" not in shown and "[" not in shown and "]" not in shown
     plain = text.replace("*", "").replace("[", " ").replace("]", " ")
     kept = [
@@ -222,4 +224,4 @@ _SENTENCE_PIECES = st.lists(
 @settings(max_examples=examples(500))
 @given(_SENTENCE_PIECES)
 def test_a_sentence_mark_is_taken_out_only_where_the_sentence_goes_on(text: str) -> None:
-    assert phrases.run_on(text) == _run_on_the_long_way(text)
+    assert reading.run_on(text) == _run_on_the_long_way(text)

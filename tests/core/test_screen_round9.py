@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from core.allowlist import Vouched
 from core.links import bare_hosts, find_links
-from core.phrases import spelled_out
+from core.reading import spelled_out
 from tests.helpers import held_by
 
 LABELLED = json.loads((Path(__file__).resolve().parents[2] / "data" / "lessons" / "screen.json").read_text())
