@@ -4,8 +4,9 @@ arguments, and the folder it ran in) and the file each edit changed.
 A command lesson ("run the tests with `uv run pytest`", "`npm install` fails here; `pnpm install` works") is about
 what the agent runs, which its tool calls say and no message text does; a substring of the raw command line would
 take `pnpm install` for `npm install`. So a call is read by the shell's grammar (`core.shell`), and a trigger matches
-a command when its words are the first words of one simple command (`command_matches`). Pure: messages in, values
-out.
+a command when its words are the first words of one simple command (`command_matches`). Each command also keeps its
+words and here document as the PreToolUse hook reads the line (`core.hooks.simple_commands`), so adherence judges a
+stored command as the guard judged the live one. Pure: messages in, values out.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Literal
 
+from core.hooks import Simple, simple_commands
 from core.models import SessionMessage
 from core.runs import SHELL_TOOLS, command_of
 from core.shell import parse_command
@@ -26,21 +28,23 @@ __all__ = ["EDIT_TOOLS", "Action", "actions", "call_actions", "command_matches",
 
 # Claude Code's tools that change a file, and Codex's patch tool (its paths are in the patch text).
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
-# A word longer than this is data (a heredoc, a script body), not part of a command a trigger names.
-_MAX_WORD = 200
 
 
 @dataclass(frozen=True)
 class Action:
     """One thing the agent did: a simple command (`text`: its program's name and its arguments, one space between
     words) run in `folder` (None: where the session started) and piped into `piped_into`, or a file an edit
-    changed (`text`: its path)."""
+    changed (`text`: its path). A command keeps its `words` and the text a here document feeds it (`stdin`) as the
+    guards read them (`core.hooks.simple_commands`): `text` joins the words with spaces, so `python3 -c "import
+    yaml"` cannot be split back into the code `-c` is given."""
 
     seq: int
     kind: Literal["command", "edit"]
     text: str
     folder: str | None = None
     piped_into: str | None = None
+    words: tuple[str, ...] = ()
+    stdin: str | None = None
 
 
 def command_text(words: Sequence[str]) -> str:
@@ -68,9 +72,11 @@ def _commands(seq: int, line: str, folder: str | None) -> tuple[list[Action], st
     found: list[Action] = []
     where = folder
     simples = parse_command(line).commands
+    read = _as_guards_read(line)
+    at = 0  # the guards' commands before this one were matched to earlier ones
     for i, simple in enumerate(simples):
-        if not simple.words or any(w is None or len(w) > _MAX_WORD or "\n" in w for w in simple.words):
-            continue  # expanded at run time, or data: no trigger names it
+        if not simple.words or any(w is None for w in simple.words):
+            continue  # expanded at run time: no trigger names it
         words = [w for w in simple.words if w is not None]
         if words[0] == "cd" and not simple.piped:
             target = words[1] if len(words) > 1 else None
@@ -78,8 +84,25 @@ def _commands(seq: int, line: str, folder: str | None) -> tuple[list[Action], st
             continue
         after = simples[i + 1] if i + 1 < len(simples) else None
         piped = after.program if after is not None and after.piped and after.program else None
-        found.append(Action(seq, "command", command_text(words), where, _program(piped) if piped else None))
+        text = command_text(words)
+        # The same command as the guards read it, the next of theirs with this program: the grammar's words lose a
+        # here document (`python3 - <<'EOF'` is `python3` alone to it) and a line break in quotes, and a pipe after
+        # a here document; where the two readings find no common command, the grammar's words are all there is.
+        program = _program(words[0])
+        j = next((k for k in range(at, len(read)) if read[k].words[0] == program), None)
+        if j is None:
+            guard_view = Simple((program, *words[1:]), None, _program(piped) if piped else None)
+        else:
+            guard_view, at = read[j], j + 1
+        found.append(Action(seq, "command", text, where, guard_view.piped_into, guard_view.words, guard_view.stdin))
     return found, where
+
+
+@lru_cache(maxsize=4096)
+def _as_guards_read(line: str) -> tuple[Simple, ...]:
+    """The simple commands of `line` as the PreToolUse hook reads them (a session runs the same lines again and
+    again)."""
+    return tuple(s for s in simple_commands(line) if s.words)
 
 
 def actions(messages: Sequence[SessionMessage]) -> list[Action]:

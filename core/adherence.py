@@ -22,9 +22,12 @@ __all__ = ["Outcome", "Tally", "outcome", "simple_of", "tally"]
 Outcome = Literal["followed", "ignored"]
 
 
-def simple_of(text: str, folder: str | None, piped_into: str | None) -> Simple:
-    """A stored action (`core.actions.Action`: its text, folder and pipe) as the guards read a command."""
-    return Simple(tuple(text.split(" ")), folder, piped_into)
+def simple_of(
+    words: Sequence[str], folder: str | None, piped_into: str | None = None, stdin: str | None = None
+) -> Simple:
+    """A stored command (`core.actions.Action`: its words, folder, pipe and here document, as the guards read the
+    line it was in) as the guards read a command."""
+    return Simple(tuple(words), folder, piped_into, stdin)
 
 
 def _about(guard: Mapping[str, Any], simple: Simple) -> bool:
@@ -52,10 +55,10 @@ class Tally(BaseModel):
 def tally(
     guards: Sequence[Mapping[str, Any]],
     sessions: Iterable[str],
-    commands: Mapping[str, tuple[str, Sequence[tuple[str, str | None, str | None]]]],
+    commands: Mapping[str, tuple[str, Sequence[tuple[Sequence[str], str | None, str | None, str | None]]]],
 ) -> Tally:
     """The adherence of `sessions` to the lesson whose guards are `guards`; `commands`: each session's starting
-    folder and its stored commands (text, folder, piped into), in order."""
+    folder and its stored commands (words, folder, piped into, here document), in order."""
     chosen = list(sessions)
     found = [
         outcome(guards, (simple_of(*c) for c in commands[sid][1]), commands[sid][0])

@@ -8,7 +8,11 @@ import duckdb
 
 from core.store.db import transaction
 
-__all__ = ["refresh_actions", "session_commands"]
+__all__ = ["StoredCommand", "fill_words", "old_words", "refresh_actions", "session_commands"]
+
+# A stored command as adherence reads it: its words, the folder it ran in, the program a pipe hands its output to,
+# and the text a here document feeds it.
+StoredCommand = tuple[tuple[str, ...], str | None, str | None, str | None]
 
 _PENDING = """
 SELECT f.path, f.content_hash FROM files f
@@ -43,7 +47,7 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
         for path, session, seq, tool, tool_input in rows:
             by_file.setdefault(path, (session, []))[1].append((seq, tool, tool_input))
         found = [
-            (session, path, a.seq, a.kind, a.text, a.folder, a.piped_into)
+            (session, path, a.seq, a.kind, a.text, a.folder, a.piped_into, list(a.words) or None, a.stdin)
             for path, (session, calls) in by_file.items()
             for a in call_actions(calls)
         ]
@@ -57,7 +61,44 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
         "DELETE FROM actions WHERE source_path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))"
     )
     con.execute("DELETE FROM action_files WHERE path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))")
+    fill_words(con)
     return len(pending)
+
+
+def fill_words(con: duckdb.DuckDBPyConnection) -> int:
+    """Give the commands stored before actions kept their words (schema 29) the words of their text as the hooks'
+    lexer reads it; returns how many. Such a row cannot regain what its text lost: its words were joined by spaces
+    with their quotes gone (`python3 -c import yaml`), and its here document was never kept."""
+    rows = con.execute("SELECT rowid, text FROM actions WHERE kind = 'command' AND words IS NULL").fetchall()
+    if rows:
+        import numpy as np
+
+        words = np.empty(len(rows), dtype=object)  # one list per row (lists of one length would make a matrix)
+        for i, (_, text) in enumerate(rows):
+            words[i] = list(old_words(str(text)))
+        con.register("_filled", {"id": np.array([r for r, _ in rows], dtype=np.int64), "words": words})
+        try:
+            with transaction(con):
+                con.execute("UPDATE actions SET words = f.words FROM _filled f WHERE actions.rowid = f.id")
+        finally:
+            con.unregister("_filled")
+    return len(rows)
+
+
+def old_words(text: str) -> tuple[str, ...]:
+    """The words of a command's stored `text` (one space between its words), read by the lexer the hooks read a
+    command line with (`shlex`, as `core.hooks.simple_commands` sets it up); split at spaces when it cannot read it
+    (a quote the joining left open)."""
+    import shlex
+
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        found = tuple(lexer)
+    except ValueError:
+        found = ()
+    return found or tuple(text.split(" "))
 
 
 def _insert_actions(con: duckdb.DuckDBPyConnection, found: Sequence[tuple[object, ...]]) -> None:
@@ -65,11 +106,15 @@ def _insert_actions(con: duckdb.DuckDBPyConnection, found: Sequence[tuple[object
     (0.16 s for the 47,000 rows of 1 GB, against 0.03 s)."""
     import numpy as np  # only once there are actions to store (numpy comes with matplotlib)
 
-    names = ("session_id", "source_path", "seq", "kind", "text", "folder", "piped_into")
-    columns = {
-        name: np.array(column, dtype=np.int64 if name == "seq" else object)
-        for name, column in zip(names, zip(*found, strict=True), strict=True)
-    }
+    names = ("session_id", "source_path", "seq", "kind", "text", "folder", "piped_into", "words", "stdin")
+    columns = {}
+    for name, column in zip(names, zip(*found, strict=True), strict=True):
+        if name == "words":  # lists of one length would make a two-dimensional array: one object per row
+            columns[name] = np.empty(len(column), dtype=object)
+            for i, words in enumerate(column):
+                columns[name][i] = words
+        else:
+            columns[name] = np.array(column, dtype=np.int64 if name == "seq" else object)
     con.register("_found_actions", columns)
     try:
         con.execute(f"INSERT INTO actions ({', '.join(names)}) SELECT {', '.join(names)} FROM _found_actions")
@@ -79,9 +124,11 @@ def _insert_actions(con: duckdb.DuckDBPyConnection, found: Sequence[tuple[object
 
 def session_commands(
     con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]
-) -> dict[str, tuple[str, list[tuple[str, str | None, str | None]]]]:
-    """For each of `session_ids`: the folder it started in, and its commands in order (text, folder, piped into)."""
-    found: dict[str, tuple[str, list[tuple[str, str | None, str | None]]]] = {}
+) -> dict[str, tuple[str, list[StoredCommand]]]:
+    """For each of `session_ids`: the folder it started in, and its commands in order (words, folder, piped into,
+    here document). A command stored before words were kept, in a store no ingest has refreshed since (one open to
+    read), has its text's words as `fill_words` would give them."""
+    found: dict[str, tuple[str, list[StoredCommand]]] = {}
     if not session_ids:
         return found
     for sid, cwd in con.execute(
@@ -89,11 +136,12 @@ def session_commands(
     ).fetchall():
         found[str(sid)] = (str(cwd), [])
     rows = con.execute(
-        "SELECT session_id, text, folder, piped_into FROM actions WHERE kind = 'command'"
+        "SELECT session_id, words, text, folder, piped_into, stdin FROM actions WHERE kind = 'command'"
         " AND session_id IN (SELECT unnest(?)) ORDER BY session_id, source_path, seq",
         [list(session_ids)],
     ).fetchall()
-    for sid, text, folder, piped in rows:
+    for sid, words, text, folder, piped, stdin in rows:
         if str(sid) in found:
-            found[str(sid)][1].append((str(text), folder, piped))
+            said = tuple(words) if words is not None else old_words(str(text))
+            found[str(sid)][1].append((said, folder, piped, stdin))
     return found

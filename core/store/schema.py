@@ -635,6 +635,16 @@ UPDATE sessions SET project = {project_sql("cwd")}
 WHERE cwd IS NOT NULL AND project IS DISTINCT FROM {project_sql("cwd")};
 """
 
+_ACTION_WORDS = """
+-- A command's words and the text a here document feeds it, as the guards read the line (core.hooks): `text` joins
+-- the words with spaces, so adherence read `python3 -c "import yaml"` as `python3 -c import yaml` and never saw a
+-- here document. Rows stored before this keep NULL words until the next ingest's refresh gives them their text's
+-- words by the hooks' lexer (core/store/actions.py `fill_words`; SQL has no shell lexer): they cannot regain what
+-- the joining lost (the quotes, a here document).
+ALTER TABLE actions ADD COLUMN words VARCHAR[];   -- the program's name without its folder, then its arguments
+ALTER TABLE actions ADD COLUMN stdin VARCHAR;     -- the here document's text (`python3 - <<'EOF'`); NULL: none
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -664,6 +674,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (26, "the duplicate rate's pair count kept between runs", _NEAR_PAIR_COUNTS),
     (27, "the rules' findings per session, apart from a model's exchanges", _RULES_FINDINGS),
     (28, "a worktree's sessions belong to the project that holds it", _WORKTREE_PROJECTS),
+    (29, "a command's words and here document as the guards read them, for adherence", _ACTION_WORDS),
 ]
 
 VIEWS = r"""

@@ -12,10 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.actions import actions
+from core.adherence import tally
+from core.guards import guards_of
+from core.lessons import Command, Correction
 from core.models import SessionMessage
-from core.store.db import connect
+from core.store.actions import refresh_actions, session_commands
+from core.store.db import connect, open_db
 from core.store.ingest import ingest
-from tests.helpers import claude_session
+from tests.helpers import claude_session, store_at
 from tests.profiles import examples
 
 
@@ -87,3 +91,93 @@ def test_the_actions_ingest_stores_are_those_every_call_of_the_file_gives(tmp_pa
 
     check()
     con.close()
+
+
+def _transcript(path: Path, session_id: str, cwd: str, commands: list[str]) -> None:
+    """A Claude Code session file as Claude Code writes it: a user prompt, then for each command an assistant record
+    with its Bash `tool_use` and a user record with its `tool_result`, each record chained to the one before."""
+    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    records: list[dict[str, object]] = []
+
+    def add(kind: str, content: object, **extra: object) -> None:
+        at = start.replace(second=len(records)).isoformat().replace("+00:00", "Z")
+        parent = records[-1]["uuid"] if records else None
+        record = {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session_id,
+            "version": "2.0.14",
+            "gitBranch": "main",
+            "type": kind,
+            "message": {"role": kind, "content": content, **extra},
+            "uuid": f"{session_id}-{len(records)}",
+            "timestamp": at,
+        }
+        records.append(record)
+
+    add("user", "check the config loads")
+    for i, command in enumerate(commands):
+        use = {"type": "tool_use", "id": f"toolu_{session_id}_{i}", "name": "Bash", "input": {"command": command}}
+        add("assistant", [use], id=f"msg_{session_id}_{i}", type="message", model="claude-sonnet-4-5")
+        add("user", [{"type": "tool_result", "tool_use_id": use["id"], "content": "ok", "is_error": False}])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_a_module_lesson_s_adherence_is_judged_on_the_code_an_ingested_call_ran(tmp_path: Path) -> None:
+    """`python3` lacks `yaml` here: `python3 -c "import yaml"` ignored the lesson (its stored text, `python3 -c import
+    yaml`, read as code `import` that needs nothing), `uv run python3 -c ...` followed it, a here document fed to
+    `python3` that imports `yaml` ignored it, one that imports `json` did not need it."""
+    module = Correction(
+        how="module",
+        failed=Command(words=("python3",)),
+        worked=Command(words=("uv", "run", "python3")),
+        modules=("yaml",),
+    )
+    guards = [g.model_dump() for g in guards_of(module, playbook="default", entry="e-1", text="lesson")]
+    sessions = {
+        "bare": ["ls -la", "python3 -c \"import yaml; print(yaml.safe_load(open('c.yml')))\""],
+        "wrapped": ['uv run python3 -c "import yaml; print(1)"', 'python3 -c "import yaml"'],
+        "heredoc": ["cd tools && python3 - <<'EOF' 2>&1 | tail -3\nimport yaml\nprint(yaml)\nEOF"],
+        "stdlib": ["python3 - <<'EOF'\nimport json\nEOF"],
+    }
+    for sid, lines in sessions.items():
+        _transcript(tmp_path / "projects" / "-w-app" / f"{sid}.jsonl", sid, "/w/app", lines)
+    with connect(tmp_path / "store.duckdb") as con:
+        ingest(con, [tmp_path / "projects"])
+        commands = session_commands(con, sorted(sessions))
+        (doc,) = commands["heredoc"][1]
+    assert doc == (("python3", "-"), "tools", "tail", "import yaml\nprint(yaml)")
+    judged = {sid: tally(guards, [sid], commands) for sid in sessions}
+    assert {sid: (t.fired, t.followed) for sid, t in judged.items()} == {
+        "bare": (1, 0),
+        "wrapped": (1, 1),
+        "heredoc": (1, 0),
+        "stdlib": (1, 1),
+    }
+
+
+def test_a_store_from_before_words_reads_its_commands_words_from_their_text(tmp_path: Path) -> None:
+    """An old row has only its text: its words are read from it by the hooks' lexer, on reading and, at the next
+    refresh, into the column; what the joining lost stays lost (the code `-c` was given is two words now)."""
+    path = tmp_path / "v28.duckdb"
+    old = store_at(path, 28)
+    old.execute("INSERT INTO sessions (session_id, format, source_path, cwd) VALUES ('s', 'claude_code', 'f', '/w')")
+    old.execute(
+        "INSERT INTO files (path, size, mtime, content_hash, session_id, status) VALUES ('f', 1, 0, 'h', 's', 'ok')"
+    )
+    old.execute("INSERT INTO action_files VALUES ('f', 'h')")  # read already: the refresh reads no file again
+    old.executemany(
+        "INSERT INTO actions VALUES ('s', 'f', ?, ?, ?, NULL, NULL)",
+        [(1, "command", "python3 -c import yaml"), (2, "command", "echo it's  done"), (3, "edit", "/w/a.py")],
+    )
+    old.close()
+    with open_db(path) as con:
+        assert con.execute("SELECT count(*) FROM actions WHERE words IS NOT NULL").fetchone() == (0,)
+        read = [c[0] for c in session_commands(con, ["s"])["s"][1]]
+        refresh_actions(con)
+        stored = con.execute("SELECT seq, words, stdin FROM actions ORDER BY seq").fetchall()
+    assert read == [("python3", "-c", "import", "yaml"), ("echo", "it's", "", "done")]
+    assert stored == [(1, list(read[0]), None), (2, list(read[1]), None), (3, None, None)]
