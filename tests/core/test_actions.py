@@ -181,3 +181,27 @@ def test_a_store_from_before_words_reads_its_commands_words_from_their_text(tmp_
         stored = con.execute("SELECT seq, words, stdin FROM actions ORDER BY seq").fetchall()
     assert read == [("python3", "-c", "import", "yaml"), ("echo", "it's", "", "done")]
     assert stored == [(1, list(read[0]), None), (2, list(read[1]), None), (3, None, None)]
+
+
+_PLAIN_LINE = st.lists(
+    st.sampled_from(
+        "npm install -q 2>&1 | tail -5 && || ; & FOO=1 cd web > >> out /usr/bin/npm ./run a=b - %1 @x +x a,b x:y |& 2>"
+        " 1>&2 &> -c".split()
+    ),
+    max_size=12,
+).map(" ".join)
+
+
+@given(_PLAIN_LINE)
+def test_a_plain_line_s_words_are_those_the_hooks_read(line: str) -> None:
+    """A line of bare words and operators is not lexed twice: each command the grammar reads of it has the words and
+    the pipe of the hooks' next command of the same program, as a line lexed twice takes them."""
+    from core.hooks import simple_commands
+
+    read = [s for s in simple_commands(line) if s.words]
+    at = 0
+    for action in actions([call(1, "Bash", command=line)]):
+        same = [k for k in range(at, len(read)) if read[k].words[0] == action.words[0]]
+        if same:
+            at = same[0] + 1
+            assert (action.words, action.piped_into) == (read[same[0]].words, read[same[0]].piped_into)
