@@ -87,8 +87,8 @@ def fill_words(con: duckdb.DuckDBPyConnection) -> int:
 
 def old_words(text: str) -> tuple[str, ...]:
     """The words of a command's stored `text` (one space between its words), read by the lexer the hooks read a
-    command line with (`shlex`, as `core.hooks.simple_commands` sets it up); split at spaces when it cannot read it
-    (a quote the joining left open)."""
+    command line with (`shlex`, POSIX, quotes and escapes read, split at blanks only: the text is one command, so a
+    `|` or `;` in it was an argument); split at spaces when it cannot read it (a quote the joining left open)."""
     import shlex
 
     lexer = shlex.shlex(text, posix=True)
