@@ -201,8 +201,9 @@ def simple_commands(line: str) -> list[Simple]:
     for i, (group, after, text) in enumerate(groups):
         if not group:
             continue
-        if group[0] == "cd":
-            folder = group[1] if len(group) > 1 else None
+        if group[0] == "cd":  # `cd a && cd b`: in a/b, as the stored actions read it
+            target = group[1] if len(group) > 1 else None
+            folder = posixpath.normpath(posixpath.join(folder, target)) if folder and target else target
             continue
         piped = None
         if after in ("|", "|&") and i + 1 < len(groups) and groups[i + 1][0]:

@@ -8,7 +8,7 @@ import duckdb
 
 from core.store.db import transaction
 
-__all__ = ["StoredCommand", "fill_words", "old_words", "refresh_actions", "session_commands"]
+__all__ = ["StoredCommand", "old_words", "refresh_actions", "session_commands"]
 
 # A stored command as adherence reads it: its words, the folder it ran in, the program a pipe hands its output to,
 # and the text a here document feeds it.
@@ -61,28 +61,7 @@ def refresh_actions(con: duckdb.DuckDBPyConnection, batch: int = 200) -> int:
         "DELETE FROM actions WHERE source_path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))"
     )
     con.execute("DELETE FROM action_files WHERE path NOT IN (SELECT path FROM files WHERE status IN ('ok', 'shrunk'))")
-    fill_words(con)
     return len(pending)
-
-
-def fill_words(con: duckdb.DuckDBPyConnection) -> int:
-    """Give the commands stored before actions kept their words (schema 29) the words of their text as the hooks'
-    lexer reads it; returns how many. Such a row cannot regain what its text lost: its words were joined by spaces
-    with their quotes gone (`python3 -c import yaml`), and its here document was never kept."""
-    rows = con.execute("SELECT rowid, text FROM actions WHERE kind = 'command' AND words IS NULL").fetchall()
-    if rows:
-        import numpy as np
-
-        words = np.empty(len(rows), dtype=object)  # one list per row (lists of one length would make a matrix)
-        for i, (_, text) in enumerate(rows):
-            words[i] = list(old_words(str(text)))
-        con.register("_filled", {"id": np.array([r for r, _ in rows], dtype=np.int64), "words": words})
-        try:
-            with transaction(con):
-                con.execute("UPDATE actions SET words = f.words FROM _filled f WHERE actions.rowid = f.id")
-        finally:
-            con.unregister("_filled")
-    return len(rows)
 
 
 def old_words(text: str) -> tuple[str, ...]:
@@ -127,7 +106,7 @@ def session_commands(
 ) -> dict[str, tuple[str, list[StoredCommand]]]:
     """For each of `session_ids`: the folder it started in, and its commands in order (words, folder, piped into,
     here document). A command stored before words were kept, in a store no ingest has refreshed since (one open to
-    read), has its text's words as `fill_words` would give them."""
+    read), has the words of its text (`old_words`)."""
     found: dict[str, tuple[str, list[StoredCommand]]] = {}
     if not session_ids:
         return found

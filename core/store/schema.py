@@ -638,11 +638,12 @@ WHERE cwd IS NOT NULL AND project IS DISTINCT FROM {project_sql("cwd")};
 _ACTION_WORDS = """
 -- A command's words and the text a here document feeds it, as the guards read the line (core.hooks): `text` joins
 -- the words with spaces, so adherence read `python3 -c "import yaml"` as `python3 -c import yaml` and never saw a
--- here document. Rows stored before this keep NULL words until the next ingest's refresh gives them their text's
--- words by the hooks' lexer (core/store/actions.py `fill_words`; SQL has no shell lexer): they cannot regain what
--- the joining lost (the quotes, a here document).
+-- here document. The stored calls (`messages`) still hold every line whole, so the files' actions are forgotten as
+-- read: the next ingest reads each stored call again (about a second at 1 GB, once) and loses nothing. Until then a
+-- reader takes an old row's words from its text (core/store/actions.py `old_words`).
 ALTER TABLE actions ADD COLUMN words VARCHAR[];   -- the program's name without its folder, then its arguments
 ALTER TABLE actions ADD COLUMN stdin VARCHAR;     -- the here document's text (`python3 - <<'EOF'`); NULL: none
+DELETE FROM action_files;
 """
 
 MIGRATIONS: list[tuple[int, str, str]] = [

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from itertools import count
 from pathlib import Path
 
+import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,10 +17,10 @@ from core.adherence import tally
 from core.guards import guards_of
 from core.lessons import Command, Correction
 from core.models import SessionMessage
-from core.store.actions import refresh_actions, session_commands
+from core.store.actions import session_commands
 from core.store.db import connect, open_db
 from core.store.ingest import ingest
-from tests.helpers import claude_session, store_at
+from tests.helpers import claude_session
 from tests.profiles import examples
 
 
@@ -159,28 +160,31 @@ def test_a_module_lesson_s_adherence_is_judged_on_the_code_an_ingested_call_ran(
     }
 
 
-def test_a_store_from_before_words_reads_its_commands_words_from_their_text(tmp_path: Path) -> None:
-    """An old row has only its text: its words are read from it by the hooks' lexer, on reading and, at the next
-    refresh, into the column; what the joining lost stays lost (the code `-c` was given is two words now)."""
-    path = tmp_path / "v28.duckdb"
-    old = store_at(path, 28)
-    old.execute("INSERT INTO sessions (session_id, format, source_path, cwd) VALUES ('s', 'claude_code', 'f', '/w')")
-    old.execute(
-        "INSERT INTO files (path, size, mtime, content_hash, session_id, status) VALUES ('f', 1, 0, 'h', 's', 'ok')"
-    )
-    old.execute("INSERT INTO action_files VALUES ('f', 'h')")  # read already: the refresh reads no file again
-    old.executemany(
-        "INSERT INTO actions VALUES ('s', 'f', ?, ?, ?, NULL, NULL)",
-        [(1, "command", "python3 -c import yaml"), (2, "command", "echo it's  done"), (3, "edit", "/w/a.py")],
-    )
+def test_a_store_from_before_words_regains_its_commands_words_at_the_next_ingest(tmp_path: Path) -> None:
+    """A store from before actions kept words (schema 28: only the joined text) is migrated; until the next ingest a
+    reader takes an old row's words from its text (the code `-c` was given is two words), and that ingest reads the
+    stored calls again, so the row regains the line's words and its here document: nothing is lost."""
+    lines = ['python3 -c "import yaml"', "python3 - <<'EOF'\nimport yaml\nEOF"]
+    _transcript(tmp_path / "projects" / "-w-app" / "s.jsonl", "s", "/w/app", lines)
+    path = tmp_path / "store.duckdb"
+    with connect(path) as con:
+        ingest(con, [tmp_path / "projects"])
+    old = duckdb.connect(str(path))  # back to schema 28, as playbook left it: no words, no here document
+    old.execute("ALTER TABLE actions DROP COLUMN words")
+    old.execute("ALTER TABLE actions DROP COLUMN stdin")
+    old.execute("UPDATE actions SET text = 'python3 -c import yaml' WHERE seq = (SELECT min(seq) FROM actions)")
+    old.execute("DELETE FROM schema_version WHERE version >= 29")
     old.close()
     with open_db(path) as con:
-        assert con.execute("SELECT count(*) FROM actions WHERE words IS NOT NULL").fetchone() == (0,)
-        read = [c[0] for c in session_commands(con, ["s"])["s"][1]]
-        refresh_actions(con)
-        stored = con.execute("SELECT seq, words, stdin FROM actions ORDER BY seq").fetchall()
-    assert read == [("python3", "-c", "import", "yaml"), ("echo", "it's", "", "done")]
-    assert stored == [(1, list(read[0]), None), (2, list(read[1]), None), (3, None, None)]
+        before = [c[0] for c in session_commands(con, ["s"])["s"][1]]
+    assert before == [("python3", "-c", "import", "yaml"), ("python3",)]
+    with connect(path) as con:
+        ingest(con, [tmp_path / "projects"])
+        after = session_commands(con, ["s"])["s"][1]
+    assert after == [
+        (("python3", "-c", "import yaml"), None, None, None),
+        (("python3", "-"), None, None, "import yaml"),
+    ]
 
 
 _PLAIN_LINE = st.lists(

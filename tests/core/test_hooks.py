@@ -47,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[2]
         ({"words": ["node", "build.js"], "folder": "assets"}, "node build.js", "/src/app", True),
         ({"words": ["node", "build.js"], "folder": "assets"}, "cd assets && node build.js", "/src/app", False),
         ({"words": ["node", "build.js"], "folder": "assets"}, "node build.js", "/src/app/assets", False),
+        ({"words": ["node", "build.js"], "folder": "web/assets"}, "cd web && cd assets && node build.js", "/", False),
+        ({"words": ["node", "build.js"], "folder": "web/assets"}, "cd web && cd .. && node build.js", "/", True),
         ({"words": ["mix", "test"], "piped_into": "tail"}, "mix test 2>&1 | tail -20", "/", True),
         ({"words": ["mix", "test"], "piped_into": "tail"}, "mix test", "/", False),
     ],
