@@ -6,7 +6,9 @@ suggested is marked (`taint`). A failure of an interpreter (`python3`, `node`, `
 could not import (`No module named 'yaml'`, `Cannot find module`, `cannot load such file`) is a fact about that
 dependency, not about the program, whose other calls may import nothing of the kind: where another program then
 worked, the lesson is that the first lacks the project's packages (`module`), naming the module only when its name
-is a plain dotted identifier. A tool (`pytest`) loads the same code on every call: its correction stays one."""
+is a plain dotted identifier. A tool (`pytest`) loads the same code on every call: its correction stays one. And
+`gh` that could not tell the GitHub repository from the checkout's git remotes (a mirror's or a proxy's URL), then
+worked once told which (`--repo owner/name`, `GH_REPO`), is a rule of the checkout (`repository`)."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ import re2
 from core.allowlist import Vouched, words_refusals
 from core.lessons import Command, Correction
 from core.runs import USER_HOME, Parsed, Run, category_of, command_key, key_words, parse, relative
+from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "flat"]
+__all__ = ["Found", "corrections", "flat", "repository"]
 
 
 class Found(NamedTuple):
@@ -335,3 +338,56 @@ def corrections(
             found.append(Found(key, lesson, error, taint))
             break
     return found
+
+
+# What `gh` says when no git remote of the checkout is a GitHub repository it knows (a mirror's or a proxy's URL): its
+# own words, whether the command failed or a pipe hid it.
+_GH_NO_REPOSITORY = re2.compile(
+    r"none of the git remotes configured for this repository point to a known GitHub host|no git remotes found"
+)
+# A GitHub repository as `gh` takes it: `owner/name`, nothing a lesson could not quote.
+_REPOSITORY = re2.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
+
+
+def _gh_calls(command: str) -> list[SimpleCommand]:
+    """The `gh` commands of a shell line, as its grammar reads them."""
+    return [
+        c
+        for c in parse_command(command.strip()).commands
+        if c.words and c.words[0] is not None and PurePosixPath(c.words[0]).name == "gh"
+    ]
+
+
+def _named_repository(call: SimpleCommand) -> str | None:
+    """The repository a `gh` command names (`-R o/n`, `--repo o/n`, `--repo=o/n`, `GH_REPO=o/n gh ...`), when it
+    is written as one and nothing of it is expanded at run time."""
+    words = call.words
+    named = [a.split("=", 1)[1] for a in call.assignments if a.startswith("GH_REPO=")]
+    for i, word in enumerate(words):
+        if word in ("-R", "--repo") and i + 1 < len(words):
+            named.append(words[i + 1] or "")
+        elif word is not None and word.startswith("--repo="):
+            named.append(word.split("=", 1)[1])
+    return next((n.strip("'\"") for n in named if _REPOSITORY.match(n.strip("'\""))), None)
+
+
+def repository(runs: Sequence[Run]) -> list[Found]:
+    """`gh` that said no git remote points to a GitHub host, then worked later in the session once a command named
+    the repository: one correction, the first such command with its repository (`gh pr view --repo o/n`)."""
+    failed_at = next(
+        (i for i, run in enumerate(runs) if _gh_calls(run.command) and _GH_NO_REPOSITORY.search(run.output)), None
+    )
+    if failed_at is None:
+        return []
+    error = _error_line(runs[failed_at].output) or "none of the git remotes point to a known GitHub host"
+    for run in runs[failed_at + 1 :]:
+        if not run.ok or _GH_NO_REPOSITORY.search(run.output):
+            continue
+        for call in _gh_calls(run.command):
+            named = _named_repository(call)
+            if named is None or any(w is None for w in call.words):
+                continue
+            key = key_words(command_key(tuple(w for w in call.words if w is not None)))
+            lesson = Correction(how="repo", failed=Command(words=key), worked=Command(words=(*key, "--repo", named)))
+            return [Found(f"correction|repo|gh|{named}", lesson, error, None)]
+    return []

@@ -102,10 +102,12 @@ class Correction(_Value):
     flag added, an option or subcommand it does not have replaced (`option`), another command that had to run first
     (`before`: `worked` is that command), an absolute path where a relative one broke after a `cd` (then `worked`
     is None), or a program that lacks the project's packages (`module`: its failure named a module it could not
-    import, and `worked` is the program that has them; a fact about a dependency, not that the program is wrong)."""
+    import, and `worked` is the program that has them; a fact about a dependency, not that the program is wrong), or
+    `gh` that cannot tell the GitHub repository from the checkout's git remotes (`repo`: `worked` names it with
+    `--repo owner/name`)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module"]
+    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module", "repo"]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
@@ -131,9 +133,11 @@ class NothingSelected(_Value):
 
 
 class ZshShell(_Value):
-    """The agent's shell commands run in zsh, not bash (macOS): its errors said so."""
+    """The agent's shell commands run in zsh, not bash (macOS): its errors said so. `noclobber`: zsh refused to
+    overwrite a file with `>` (`file exists`), so the user's shell has that option set."""
 
     kind: Literal["zsh"] = "zsh"
+    noclobber: bool = False
 
 
 class ConventionalCommits(_Value):
@@ -225,6 +229,11 @@ def _sentence(lesson: AnyLesson) -> str:
             return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
         if lesson.how == "option":
             return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
+        if lesson.how == "repo":
+            return (
+                "`gh` cannot tell the GitHub repository from this checkout's git remotes (no remote points to a known"
+                f" GitHub host): name it, {_code(lesson.worked)}"
+            )
         if lesson.how == "module":
             named = f" ({', '.join(f'`{m}`' for m in lesson.modules)})" if lesson.modules else ""
             worked = _code(lesson.worked)
@@ -234,6 +243,12 @@ def _sentence(lesson: AnyLesson) -> str:
         said = f"{lesson.deselected} deselected" if lesson.deselected is not None else "no test ran"
         tail = f": nothing here matches `{lesson.selector}`" if lesson.selector else ""
         return f"{_code(lesson.command)} selects no test ({said}){tail}"
+    if isinstance(lesson, ZshShell) and lesson.noclobber:
+        return (
+            "the agent's shell is zsh with `noclobber` set: a redirection onto a file that exists fails (file"
+            " exists), even onto one `mktemp` just made; overwrite it with a clobbering redirection:"
+            " `echo done >| out.txt`"
+        )
     if isinstance(lesson, ZshShell):
         return (
             "the agent's shell is zsh, not bash: a glob that matches nothing is an error and bash-only syntax does"

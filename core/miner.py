@@ -8,10 +8,12 @@
   had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
   packages where its failure named a module), never a file path as the fix, never a workaround that switches a
   safeguard off (`--force`, `--no-verify`, `sudo`); the error's words are kept as evidence (`playbook why`), never
-  written into the lesson (`core.corrections`);
-- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh;
-- *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, or their next
-  words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), a prompt's sentence that
+  written into the lesson (`core.corrections`); and `gh` that could not tell the repository from the git remotes,
+  then worked once a command named it (`--repo owner/name`);
+- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
+  and one with `noclobber` set;
+- *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
+  included: "write this out as an ADR", or their next words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), a prompt's sentence that
   states a lasting rule or a fact of the project ("as always never push secrets", "we keep our config in X"; not
   a hedge or a sentence about the work at hand), a step they check the agent took ("does the readme reflect the
   changes as well? if not please make it so"), and the commit style of a title they set (Conventional Commits):
@@ -41,7 +43,7 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.corrections import Found, corrections, flat
+from core.corrections import Found, corrections, flat, repository
 from core.lessons import (
     Command,
     CommandFact,
@@ -94,7 +96,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 9  # 9: a failure that named a missing module is a module fact, no longer a program correction
+MINER_VERSION = 10  # 10: gh told its repository, zsh noclobber, a refusal's order, *lint programs (issue 41)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -370,6 +372,8 @@ _ZSH_ERROR = re2.compile(
     r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): (?:parse error|no matches found|unknown file attribute|bad pattern|"
     r"bad substitution|number expected)"
 )
+# zsh refusing `>` onto a file that exists: only with its `noclobber` option set (bash words it otherwise).
+_ZSH_NOCLOBBER = re2.compile(r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): file exists: ")
 _FILTERS = frozenset({"tail", "head", "grep", "rg", "sed", "awk", "cut", "sort", "uniq", "less", "more", "tee", "wc"})
 _CHECKS = frozenset({"test", "lint", "typecheck", "build"})
 
@@ -436,11 +440,26 @@ def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
 
 
 def _zsh(runs: Sequence[Run]) -> list[Candidate]:
-    """The shell is zsh when its own errors say so (`zsh: no matches found`, `(eval):1: parse error near`)."""
+    """The shell is zsh when its own errors say so (`zsh: no matches found`, `(eval):1: parse error near`); it has
+    `noclobber` set when zsh refused a redirection onto a file that exists (`(eval):1: file exists: /tmp/x`)."""
+    found: list[Candidate] = []
     said = sum(1 for run in runs if not run.ok and _ZSH_ERROR.search(run.output))
-    if not said:
-        return []
-    return [Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)]
+    if said:
+        found.append(
+            Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)
+        )
+    clobber = sum(1 for run in runs if not run.ok and _ZSH_NOCLOBBER.search(run.output))
+    if clobber:
+        found.append(
+            Candidate(
+                key="pitfall|zsh|noclobber",
+                section="MISTAKES TO AVOID",
+                lesson=ZshShell(noclobber=True),
+                trigger="file exists",
+                count=clobber,
+            )
+        )
+    return found
 
 
 def _correction(found: Found) -> Candidate:
@@ -508,6 +527,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
     candidates = [
         *_facts(runs, cwd, [*injected, *docs], {i: n + len(injected) for i, n in read_before.items()}),
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
+        *(_correction(found) for found in repository(runs)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

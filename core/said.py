@@ -87,6 +87,14 @@ _DIRECTIVE = re2.compile(
     r"can'?t we|could we|why not|no longer|is just|not|i'?d (?:\w+ )?(?:love|like)|i would (?:\w+ )?(?:love|like))\b"
 )
 
+# An order, by its first word: a verb that says what to make or where to put it ("write this out as an ADR", "put it
+# in the README"). Only a stop's reason is read so: typed in place of the call the user refused, an order there
+# says what to do instead; the same words in a prompt are the next task.
+_ORDER = re2.compile(
+    r"(?i)^(?:please\s+)?(?:write|put|add|move|keep|create|make|document|record|save|split|rename|turn|place|"
+    r"store|ask|open)\b"
+)
+
 _QUESTION = re2.compile(
     r"(?i)^(?:(?:wait|but|and|so|hmm|ok|also),? )?(?:why|what|how|when|where|which|who|should(?:n'?t)? we|"
     r"can(?:'?t)? we|could we|shall we|do we|does|did|is|are|isn'?t|aren'?t|would|will)\b"
@@ -241,6 +249,11 @@ def _reaction(text: str) -> bool:
     return _says_something(text) and _instructs(text) and len(_flat(text)) <= _QUOTE_MAX and not _LINK.search(text)
 
 
+def _orders(text: str) -> bool:
+    """True when a stop's reason is an order (`_ORDER`) that can be quoted whole and points at no link."""
+    return bool(_ORDER.match(text.strip())) and len(_flat(text)) <= _QUOTE_MAX and not _LINK.search(text)
+
+
 def _framed_shell(messages: Sequence[SessionMessage], calls: Mapping[str, SessionMessage]) -> bool:
     """True when the session's harness frames every failed shell command (`Exit code 1` first), and at least one
     shows it: there, a shell result that opens with the refusal's words can only be the harness's. Elsewhere a
@@ -289,7 +302,7 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
             what = _stopped(calls[m.tool_use_id])
             reason = REJECTION_REASON.search(m.text or "")
             if reason:
-                if _reaction(reason.group("reason")):
+                if _reaction(reason.group("reason")) or _orders(reason.group("reason")):
                     said = _quote(reason.group("reason"))
                     found.append(Preference(said=said, stopped=what, reason=True))
                 stopped = None

@@ -739,3 +739,99 @@ def test_a_module_is_named_in_a_lesson_only_when_its_name_is_a_dotted_identifier
     for named in (m for found in modules for m in found):  # what is quoted is a dotted identifier of the output's
         assert named in name and named[0].isascii() and (named[0].isalpha() or named[0] == "_")
         assert all(c.isascii() and (c.isalnum() or c in "_.") for c in named)
+
+
+# --- signals that generalise (issue 41) ------------------------------------------------------------------------
+
+_NO_GITHUB_REMOTE = (
+    "none of the git remotes configured for this repository point to a known GitHub host. To tell gh about a new"
+    " GitHub host, please use `gh auth login`"
+)
+
+
+def test_gh_that_cannot_tell_the_repository_and_then_works_once_told_says_to_name_it() -> None:
+    told = {
+        "GH_REPO=acme/widgets gh pr view 12 --json state": "gh pr view --repo acme/widgets",
+        "gh pr create -R acme/widgets --draft --title x": "gh pr create --repo acme/widgets",
+        "gh issue view 3 --repo=acme/widgets": "gh issue view --repo acme/widgets",
+    }
+    for command, shown in told.items():
+        found = lessons(
+            Session()
+            .run("gh pr view 12 --json state | head -5", _NO_GITHUB_REMOTE)  # the pipe hid the failure: still read
+            .run("git remote -v", "origin\tssh://mirror.example/acme/widgets (fetch)")
+            .run(command, '{"state":"OPEN"}')
+        )
+        assert found == [
+            "`gh` cannot tell the GitHub repository from this checkout's git remotes (no remote points to a known"
+            f" GitHub host): name it, `{shown}`."
+        ], command
+
+
+def test_gh_naming_a_repository_without_the_remote_failure_or_one_expanded_at_run_time_teaches_nothing() -> None:
+    assert lessons(Session().run("gh pr view 1 --repo acme/widgets", "{}")) == []
+    expanded = lessons(
+        Session().run("gh pr view 1", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True).run('gh pr view 1 -R "$R"', "{}")
+    )
+    assert not any("--repo" in text for text in expanded)
+    still_failing = lessons(
+        Session()
+        .run("gh pr view 1", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True)
+        .run("gh pr view 1 -R acme/widgets", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True)
+    )
+    assert not any("--repo" in text for text in still_failing)
+
+
+@given(st.text(max_size=30))
+def test_a_repository_is_written_into_a_lesson_only_as_owner_and_name(repo: str) -> None:
+    found = observe(
+        Session()
+        .run("gh pr list", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True)
+        .run(f"gh pr list --repo {shlex.quote(repo)}", "[]")
+        .messages
+    )
+    for c in found.candidates:
+        if isinstance(c.lesson, Correction) and c.lesson.how == "repo":
+            assert c.lesson.worked is not None
+            named = c.lesson.worked.words[-1]
+            owner, _, name = named.partition("/")
+            assert named == repo and owner and name and "/" not in name and "`" not in named and named.isascii()
+
+
+def test_zsh_refusing_to_overwrite_a_file_says_noclobber_is_set() -> None:
+    found = lessons(
+        Session().run(
+            't=$(mktemp) && jq . in.json > "$t"', "Exit code 1\n(eval):1: file exists: /tmp/tmp.Xa1", error=True
+        )
+    )
+    assert found == [
+        "The agent's shell is zsh with `noclobber` set: a redirection onto a file that exists fails (file exists),"
+        " even onto one `mktemp` just made; overwrite it with a clobbering redirection: `echo done >| out.txt`."
+    ]
+    # The words in a file's text, or a command that then failed for another reason, are no shell's refusal.
+    assert lessons(Session().run("cat notes.txt", "zsh: file exists: was the old error")) == []
+    assert lessons(Session().run("mkdir out", "mkdir: out: File exists", error=True)) == []
+
+
+def test_a_refusals_reason_is_the_users_words_without_the_note_the_harness_appends() -> None:
+    note = (
+        "\n\nNote: The user's next message may contain a correction or preference. Pay close attention — if they"
+        " explain what went wrong or how they'd prefer you to work, consider saving that to memory for future sessions."
+    )
+    plan = {"plan": "1. add a cache\n2. ship"}
+    found = lessons(Claude().refused("ExitPlanMode", plan, "use a GitHub App token, not my personal token" + note))
+    assert found == ['Instead of a plan, the user said: "use a GitHub App token, not my personal token".']
+    # A reason that is an order says what to do instead of the call refused; the same words as a prompt are a task.
+    assert lessons(Claude().refused("ExitPlanMode", plan, "write this out as an ADR" + note)) == [
+        'Instead of a plan, the user said: "write this out as an ADR".'
+    ]
+    assert lessons(Claude().prompt("write this out as an ADR")) == []
+    assert lessons(Claude().refused("ExitPlanMode", plan, "i'll take it from here" + note)) == []
+
+
+def test_a_linter_named_for_what_it_lints_is_the_projects_lint_and_a_file_is_no_subcommand() -> None:
+    assert lessons(Session().run("npx --yes markdownlint-cli2 notes.md", "Summary: 0 issues in 0 files")) == [
+        "Lint with `npx markdownlint-cli2`."
+    ]
+    assert command_key(["npx", "markdownlint-cli2", "gen5.md"]) == "npx markdownlint-cli2"
+    assert command_key(["mix", "phx.server"]) == "mix phx.server"  # a dotted task is still one
