@@ -209,7 +209,7 @@ _CATEGORY_WORDS: list[tuple[Category, re2._Regexp]] = [
             r"|\w+ run lint|\w*lint)\b"
         ),
     ),
-    ("typecheck", re2.compile(r"\b(?:mypy|pyright|tsc|dialyzer|\w+ run typecheck|typecheck)\b")),
+    ("typecheck", re2.compile(r"\b(?:mypy|pyright|tsc|dialyzer|ty check|\w+ run typecheck|typecheck)\b")),
     (
         "test",
         re2.compile(r"\b(?:pytest|vitest|jest|mocha|rspec|phpunit|ctest|tox|nox|unittest|test|tests)\b"),

@@ -835,3 +835,54 @@ def test_a_linter_named_for_what_it_lints_is_the_projects_lint_and_a_file_is_no_
     ]
     assert command_key(["npx", "markdownlint-cli2", "gen5.md"]) == "npx markdownlint-cli2"
     assert command_key(["mix", "phx.server"]) == "mix phx.server"  # a dotted task is still one
+
+
+def test_a_variable_named_path_in_zsh_says_it_is_the_array_behind_path() -> None:
+    loop = 'for f in a b; do\n  path="docs/$f.md"\n  echo "$(wc -l < "$path")"\ndone'
+    found = lessons(Session().run(loop, "(eval):3: command not found: wc\n(eval):3: command not found: wc"))
+    assert found == [
+        "The agent's shell is zsh, where a variable named `path` is the array behind `PATH`: assigning it (a loop"
+        " variable `path`) makes every later command in that shell 'command not found'; name it `file` or `p`."
+    ]
+    # Another name, or bash's own words for a program it cannot find, say nothing of zsh's `path`.
+    assert lessons(Session().run(loop.replace("path", "doc"), "(eval):3: command not found: wc")) == []
+    assert lessons(Session().run(loop, "bash: line 3: wc: command not found")) == []
+
+
+def test_a_path_git_add_refused_as_ignored_is_kept_out_of_commits_unless_the_session_forced_it_in() -> None:
+    refused = (
+        "Exit code 1\nThe following paths are ignored by one of your .gitignore files:\nnotes\n"
+        "hint: Use -f if you really want to add them.\n"
+    )
+    found = lessons(Session().run("git add notes/plan.md && git commit -m plan", refused, error=True))
+    assert found == [
+        "`git add` refuses `notes` here: the project's .gitignore ignores it, so it stays out of commits; do not"
+        " force-add it (what must be committed needs its own exception in .gitignore)."
+    ]
+    forced = Session().run("git add notes/plan.md", refused, error=True).run("git add -f notes/plan.md", "")
+    assert lessons(forced) == []  # the session overruled the ignore: no rule to state
+    # A path git names that the agent's command did not, or one outside the project, is not the project's.
+    assert lessons(Session().run("git add src/a.py", refused, error=True)) == []
+    outside = refused.replace("\nnotes\n", "\n/etc/notes\n")
+    assert lessons(Session().run("git add /etc/notes", outside, error=True), cwd="/work/p") == []
+
+
+@given(st.text(alphabet="ab./-_` \n~", min_size=1, max_size=20))
+def test_an_ignored_path_is_named_only_as_a_plain_path_inside_the_project(path: str) -> None:
+    refused = f"The following paths are ignored by one of your .gitignore files:\n{path}\nhint: Use -f\n"
+    seen = observe(Session().run(f"git add {shlex.quote(path)}", refused, error=True).messages, "/work/p")
+    for c in seen.candidates:
+        if isinstance(c.lesson, Correction) and c.lesson.how == "ignored":
+            named = c.lesson.ignored or ""
+            assert named == path.strip() and ".." not in named.split("/") and not named.startswith("/")
+            assert "`" not in named and "\n" not in named and " " not in named
+
+
+def test_a_type_check_whose_failure_a_pipe_hid_is_a_pitfall_and_ty_is_a_type_checker() -> None:
+    spawn = "All checks passed!\nerror: Failed to spawn: `ty`\n  Caused by: No such file or directory (os error 2)"
+    found = lessons(Session().run("uv run ruff check src && uv run ty check src 2>&1 | tail -40", spawn))
+    assert found == [
+        "`uv run ty check` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it"
+        " without the pipe."
+    ]
+    assert lessons(Session().run("uv run ty check src", "All checks passed!")) == ["Type-check with `uv run ty check`."]
