@@ -110,10 +110,11 @@ class Correction(_Value):
     import, and `worked` is the program that has them; a fact about a dependency, not that the program is wrong), or
     `gh` that cannot tell the GitHub repository from the checkout's git remotes (`repo`: `worked` names it with
     `--repo owner/name`), or `git add` refused a path the project's .gitignore ignores (`ignored`: that path;
-    `worked` is None, since forcing it in is no fix)."""
+    `worked` is None, since forcing it in is no fix), or a script it ran that was not executable (`executable`:
+    `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored"]
+    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored", "executable"]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
@@ -226,6 +227,17 @@ def _sentence(lesson: AnyLesson) -> str:
         return f"it has its own command-line tool `{lesson.program}`" + (f": {shown}" if shown else "")
     if isinstance(lesson, Correction):
         failed = _code(lesson.failed)
+        if lesson.how == "executable" and lesson.worked is not None:
+            if lesson.worked.words[:2] == ("git", "update-index"):
+                return (
+                    f"{failed} failed here because a script it runs was not executable (Permission denied): commit"
+                    " scripts executable (mode 100755); `chmod +x` alone is not staged, so also record it with"
+                    f" {_code(lesson.worked)}"
+                )
+            return (
+                f"{failed} failed here because a script it runs was not executable (Permission denied): make a"
+                f" script executable, {_code(lesson.worked)}, before running it"
+            )
         if lesson.how == "ignored" and lesson.ignored:
             return (
                 f"`git add` refuses `{lesson.ignored}` here: the project's .gitignore ignores it, so it stays out of"

@@ -9,8 +9,9 @@
   packages where its failure named a module), never a file path as the fix, never a workaround that switches a
   safeguard off (`--force`, `--no-verify`, `sudo`); the error's words are kept as evidence (`playbook why`), never
   written into the lesson (`core.corrections`); `gh` that could not tell the repository from the git remotes,
-  then worked once a command named it (`--repo owner/name`); and a path `git add` refused because .gitignore
-  ignores it (it stays out of commits; not where the session itself forced it in);
+  then worked once a command named it (`--repo owner/name`); a path `git add` refused because .gitignore ignores
+  it (it stays out of commits; not where the session itself forced it in); and a script that was not executable
+  until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it);
 - *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
   one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`) assigned by a command;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
@@ -44,7 +45,7 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.corrections import Found, corrections, flat, ignored, repository
+from core.corrections import Found, corrections, executable, flat, ignored, repository
 from core.lessons import (
     Command,
     CommandFact,
@@ -547,6 +548,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
         *(_correction(found) for found in repository(runs)),
         *(_correction(found) for found in ignored(runs, cwd)),
+        *(_correction(found) for found in executable(runs)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

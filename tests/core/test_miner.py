@@ -886,3 +886,39 @@ def test_a_type_check_whose_failure_a_pipe_hid_is_a_pitfall_and_ty_is_a_type_che
         " without the pipe."
     ]
     assert lessons(Session().run("uv run ty check src", "All checks passed!")) == ["Type-check with `uv run ty check`."]
+
+
+def test_a_script_that_was_not_executable_until_the_session_made_it_so_is_a_correction() -> None:
+    denied = "[lint] $ ./script/check.sh\nsh: line 1: ./script/check.sh: Permission denied\n[lint] ERROR task failed"
+    recorded = lessons(
+        Session()
+        .run("mise run lint 2>&1 | tail -20", denied)  # the pipe hid the failure: its output says it
+        .run("chmod +x script/check.sh", "")
+        .run("git update-index --chmod=+x script/check.sh", "")
+        .run("mise run lint", "[lint] $ ./script/check.sh\nok")
+    )
+    assert recorded == [
+        "`mise run lint` failed here because a script it runs was not executable (Permission denied): commit"
+        " scripts executable (mode 100755); `chmod +x` alone is not staged, so also record it with"
+        " `git update-index --chmod=+x`.",
+        "Lint with `mise run lint`.",  # the run that worked
+    ]
+    chmod = lessons(
+        Session()
+        .run("./build.sh", "bash: ./build.sh: Permission denied", error=True)
+        .run("chmod +x build.sh")
+        .run("./build.sh", "built")
+    )
+    assert chmod[0] == (
+        "`build.sh` failed here because a script it runs was not executable (Permission denied): make a script"
+        " executable, `chmod +x`, before running it."
+    )
+    # Made executable but never run again, another file made executable, or a path outside the project: nothing.
+    assert (
+        lessons(Session().run("./build.sh", "bash: ./build.sh: Permission denied", error=True).run("chmod +x build.sh"))
+        == []
+    )
+    other = Session().run("./build.sh", "bash: ./build.sh: Permission denied", error=True).run("chmod +x run.sh")
+    assert lessons(other.run("./build.sh", "built")) == []
+    home = Session().run("/opt/x/run.sh", "bash: /opt/x/run.sh: Permission denied", error=True)
+    assert lessons(home.run("chmod +x /opt/x/run.sh").run("/opt/x/run.sh", "ok")) == []
