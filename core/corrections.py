@@ -353,6 +353,11 @@ _GH_NO_REPOSITORY = re2.compile(
 _REPOSITORY = re2.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
 
 
+def _says_no_repository(output: str) -> bool:
+    # A substring test first: every output of a session is read, and most say nothing of remotes.
+    return ("GitHub host" in output or "git remotes" in output) and bool(_GH_NO_REPOSITORY.search(output))
+
+
 def _gh_calls(command: str) -> list[SimpleCommand]:
     """The `gh` commands of a shell line, as its grammar reads them."""
     return [
@@ -379,14 +384,14 @@ def repository(runs: Sequence[Run]) -> list[Found]:
     """`gh` that said no git remote points to a GitHub host, then worked later in the session once a command named
     the repository: one correction, the first such command with its repository (`gh pr view --repo o/n`)."""
     failed_at = next(
-        (i for i, run in enumerate(runs) if _gh_calls(run.command) and _GH_NO_REPOSITORY.search(run.output)), None
+        (i for i, run in enumerate(runs) if _says_no_repository(run.output) and _gh_calls(run.command)), None
     )
     if failed_at is None:
         return []
     error = _error_line(runs[failed_at].output) or "none of the git remotes point to a known GitHub host"
     for run in runs[failed_at + 1 :]:
-        if not run.ok or _GH_NO_REPOSITORY.search(run.output):
-            continue
+        if not run.ok or "gh" not in run.command or _says_no_repository(run.output):
+            continue  # (a line without `gh` in it runs no `gh`: the grammar need not read it)
         for call in _gh_calls(run.command):
             named = _named_repository(call)
             if named is None or any(w is None for w in call.words):
@@ -436,7 +441,7 @@ def ignored(runs: Sequence[Run], cwd: str | None) -> list[Found]:
     session then forced in (there the ignore was the agent's to overrule, as the session shows, no rule)."""
     found: dict[str, Found] = {}
     for i, run in enumerate(runs):
-        match = _IGNORED.search(run.output)
+        match = _IGNORED.search(run.output) if "ignored by one of your" in run.output else None
         if match is None:
             continue
         named = [w for words in _adds(run.command) for w in words if not w.startswith("-")]
@@ -481,7 +486,7 @@ def executable(runs: Sequence[Run]) -> list[Found]:
     per command, said as the session made it so."""
     found: dict[str, Found] = {}
     for i, run in enumerate(runs):
-        match = _NOT_EXECUTABLE.search(run.output)
+        match = _NOT_EXECUTABLE.search(run.output) if "Permission denied" in run.output else None
         failed = parse(run.command, run.folder) if match else None
         if match is None or failed is None or match.group(1).startswith("/") or "~" in match.group(1):
             continue

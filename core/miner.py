@@ -456,7 +456,11 @@ def _zsh(runs: Sequence[Run]) -> list[Candidate]:
         found.append(
             Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)
         )
-    tied = sum(1 for run in runs if _ASSIGNS_PATH.search(run.command) and _ZSH_NOT_FOUND.search(run.output))
+    tied = sum(
+        1
+        for run in runs
+        if "path" in run.command and _ASSIGNS_PATH.search(run.command) and _ZSH_NOT_FOUND.search(run.output)
+    )
     if tied:
         found.append(
             Candidate(
@@ -467,7 +471,7 @@ def _zsh(runs: Sequence[Run]) -> list[Candidate]:
                 count=tied,
             )
         )
-    clobber = sum(1 for run in runs if not run.ok and _ZSH_NOCLOBBER.search(run.output))
+    clobber = sum(1 for run in runs if not run.ok and "file exists" in run.output and _ZSH_NOCLOBBER.search(run.output))
     if clobber:
         found.append(
             Candidate(
