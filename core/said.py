@@ -55,7 +55,7 @@ _DURABLE = re2.compile(
     r"(?i)\b(?:as always|remember to|be sure to|from now on|going forward|in the future|every time|each time|"
     r"in this (?:repo|repository|project|codebase),? we\b|this is a public repo|"
     r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
-    r"we (?:have|keep|store|host|run) our\b|"
+    r"we (?:have|keep|store|host|run) our\b|we only (?:want|use)\b|"
     r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
     r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
 )

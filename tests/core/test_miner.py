@@ -922,3 +922,11 @@ def test_a_script_that_was_not_executable_until_the_session_made_it_so_is_a_corr
     assert lessons(other.run("./build.sh", "built")) == []
     home = Session().run("/opt/x/run.sh", "bash: /opt/x/run.sh: Permission denied", error=True)
     assert lessons(home.run("chmod +x /opt/x/run.sh").run("/opt/x/run.sh", "ok")) == []
+
+
+def test_what_the_user_says_they_only_want_or_use_is_a_lasting_rule_and_what_they_only_need_now_is_not() -> None:
+    said = "Trim the setup section of the README. We only use pnpm in this repository, never npm."
+    assert lessons(Claude().prompt(said)) == ['The user said: "We only use pnpm in this repository, never npm".']
+    concise = "Make the AGENTS.md shorter since we only want a concise instruction and no explanation."
+    assert lessons(Claude().prompt(concise)) == [f'The user said: "{concise.removesuffix(".")}".']
+    assert lessons(Claude().prompt("Add the flag to the parser. We only need one more test for it.")) == []
