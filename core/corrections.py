@@ -6,10 +6,16 @@ suggested is marked (`taint`). A failure of an interpreter (`python3`, `node`, `
 could not import (`No module named 'yaml'`, `Cannot find module`, `cannot load such file`) is a fact about that
 dependency, not about the program, whose other calls may import nothing of the kind: where another program then
 worked, the lesson is that the first lacks the project's packages (`module`), naming the module only when its name
-is a plain dotted identifier. A tool (`pytest`) loads the same code on every call: its correction stays one."""
+is a plain dotted identifier. A tool (`pytest`) loads the same code on every call: its correction stays one. And
+`gh` that could not tell the GitHub repository from the checkout's git remotes (a mirror's or a proxy's URL), then
+worked once told which (`--repo owner/name`, `GH_REPO`), is a rule of the checkout (`repository`); so is a folder
+`git add` refused because the project's .gitignore ignores it (`ignored`): what goes there stays out of commits,
+and forcing it in is never the fix; and a script a command ran that was not executable until the session made it
+so (`executable`), as git records it where the session did (`git update-index --chmod=+x`)."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import NamedTuple
@@ -19,8 +25,9 @@ import re2
 from core.allowlist import Vouched, words_refusals
 from core.lessons import Command, Correction
 from core.runs import USER_HOME, Parsed, Run, category_of, command_key, key_words, parse, relative
+from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "flat"]
+__all__ = ["Found", "corrections", "executable", "flat", "ignored", "repository"]
 
 
 class Found(NamedTuple):
@@ -335,3 +342,167 @@ def corrections(
             found.append(Found(key, lesson, error, taint))
             break
     return found
+
+
+# What `gh` says when no git remote of the checkout is a GitHub repository it knows (a mirror's or a proxy's URL): its
+# own words, whether the command failed or a pipe hid it.
+_GH_NO_REPOSITORY = re2.compile(
+    r"none of the git remotes configured for this repository point to a known GitHub host|no git remotes found"
+)
+# A GitHub repository as `gh` takes it: `owner/name`, nothing a lesson could not quote.
+_REPOSITORY = re2.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
+
+
+def _says_no_repository(output: str) -> bool:
+    # A substring test first: every output of a session is read, and most say nothing of remotes.
+    return ("GitHub host" in output or "git remotes" in output) and bool(_GH_NO_REPOSITORY.search(output))
+
+
+def _gh_calls(command: str) -> list[SimpleCommand]:
+    """The `gh` commands of a shell line, as its grammar reads them."""
+    return [
+        c
+        for c in parse_command(command.strip()).commands
+        if c.words and c.words[0] is not None and PurePosixPath(c.words[0]).name == "gh"
+    ]
+
+
+def _named_repository(call: SimpleCommand) -> str | None:
+    """The repository a `gh` command names (`-R o/n`, `--repo o/n`, `--repo=o/n`, `GH_REPO=o/n gh ...`), when it
+    is written as one and nothing of it is expanded at run time."""
+    words = call.words
+    named = [a.split("=", 1)[1] for a in call.assignments if a.startswith("GH_REPO=")]
+    for i, word in enumerate(words):
+        if word in ("-R", "--repo") and i + 1 < len(words):
+            named.append(words[i + 1] or "")
+        elif word is not None and word.startswith("--repo="):
+            named.append(word.split("=", 1)[1])
+    return next((n.strip("'\"") for n in named if _REPOSITORY.match(n.strip("'\""))), None)
+
+
+def repository(runs: Sequence[Run]) -> list[Found]:
+    """`gh` that said no git remote points to a GitHub host, then worked later in the session once a command named
+    the repository: one correction, the first such command with its repository (`gh pr view --repo o/n`)."""
+    failed_at = next(
+        (i for i, run in enumerate(runs) if _says_no_repository(run.output) and _gh_calls(run.command)), None
+    )
+    if failed_at is None:
+        return []
+    error = _error_line(runs[failed_at].output) or "none of the git remotes point to a known GitHub host"
+    for run in runs[failed_at + 1 :]:
+        if not run.ok or "gh" not in run.command or _says_no_repository(run.output):
+            continue  # (a line without `gh` in it runs no `gh`: the grammar need not read it)
+        for call in _gh_calls(run.command):
+            named = _named_repository(call)
+            if named is None or any(w is None for w in call.words):
+                continue
+            key = key_words(command_key(tuple(w for w in call.words if w is not None)))
+            lesson = Correction(how="repo", failed=Command(words=key), worked=Command(words=(*key, "--repo", named)))
+            return [Found(f"correction|repo|gh|{named}", lesson, error, None)]
+    return []
+
+
+# Git's own words when `git add` is given a path .gitignore ignores; the paths follow, one a line, up to its hints.
+_IGNORED = re2.compile(r"The following paths are ignored by one of your \.gitignore files:\n((?:[^\n]+\n?){1,50})")
+# A path inside the project as a lesson may name it: plain names joined by slashes, none of them `.` or `..`.
+_PROJECT_PATH = re2.compile(r"^\.?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}(?:/\.?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}){0,5}$")
+_FORCE = frozenset({"-f", "--force"})
+
+
+def _adds(command: str) -> list[tuple[str, ...]]:
+    """The `git add` commands of a shell line, each its words after `add`, as the agent wrote them. A line too long
+    for the grammar (a commit message in a heredoc) is read a line at a time: each line that is a `git add`."""
+    commands = [c.words for c in parse_command(command.strip()).commands]
+    if not commands:
+        for line in command.splitlines()[:_MOST_LINES]:
+            if line.startswith("git add "):
+                try:
+                    commands.append(tuple(shlex.split(line, comments=True)))
+                except ValueError:
+                    continue  # an open quote: not a command on its own
+    return [
+        tuple(w for w in words[2:] if w is not None)
+        for words in commands
+        if len(words) > 2 and words[0] == "git" and words[1] == "add"
+    ]
+
+
+_MOST_LINES = 200
+
+
+def _names(words: Sequence[str], path: str) -> bool:
+    """True when one of `words` names `path`, or a file or folder inside it."""
+    return any(w.removeprefix("./").rstrip("/") == path or w.removeprefix("./").startswith(path + "/") for w in words)
+
+
+def ignored(runs: Sequence[Run], cwd: str | None) -> list[Found]:
+    """Paths of the project that `git add` refused because .gitignore ignores them (git's own words, even where a
+    later command hid the exit status), each once: only a path the agent's own `git add` named, and not one the
+    session then forced in (there the ignore was the agent's to overrule, as the session shows, no rule)."""
+    found: dict[str, Found] = {}
+    for i, run in enumerate(runs):
+        match = _IGNORED.search(run.output) if "ignored by one of your" in run.output else None
+        if match is None:
+            continue
+        named = [w for words in _adds(run.command) for w in words if not w.startswith("-")]
+        for line in match.group(1).splitlines():
+            path = line.strip()
+            if not path or path.startswith("hint:"):
+                break
+            path = (relative(path, cwd) if path.startswith("/") else path) or ""
+            if not _PROJECT_PATH.match(path) or path in found or not _names(named, path):
+                continue
+            if any(_FORCE & set(words) and _names(words, path) for later in runs[i:] for words in _adds(later.command)):
+                continue
+            lesson = Correction(how="ignored", failed=Command(words=("git", "add")), ignored=path)
+            found[path] = Found(f"correction|ignored|{path}", lesson, _error_line(run.output) or "ignored", None)
+    return list(found.values())
+
+
+# A shell's or a runner's words for a script it could not execute: the script's path (a relative one: the project's).
+_NOT_EXECUTABLE = re2.compile(r"(?m)(?:^|[\s:])(\.{0,2}/?[\w.-]+(?:/[\w.-]+)*): Permission denied\s*$")
+_MOST_AFTER = 12  # runs after the failure in which the script must have been made executable and the command worked
+
+
+def _makes_executable(command: str, script: str) -> tuple[str, ...] | None:
+    """`chmod +x` or `git update-index --chmod=+x`, as a lesson states it, when a command of the line makes
+    `script` executable (named by its path, or a glob or folder that holds it is not enough: its own name)."""
+    name = PurePosixPath(script).name
+    found: tuple[str, ...] | None = None
+    for c in parse_command(command.strip()).commands:
+        words = [w for w in c.words if w is not None]
+        if not any(PurePosixPath(w).name == name for w in words[1:]):
+            continue
+        if words[:2] == ["chmod", "+x"] or (words[:1] == ["chmod"] and "u+x" in words):
+            found = found or ("chmod", "+x")
+        elif words[:2] == ["git", "update-index"] and "--chmod=+x" in words:
+            found = ("git", "update-index", "--chmod=+x")  # what git records: the stronger lesson
+    return found
+
+
+def executable(runs: Sequence[Run]) -> list[Found]:
+    """A command that failed because a script it ran was not executable (`./script/x.sh: Permission denied`, even
+    where a pipe hid the exit status), then worked once the session made that script executable: one correction
+    per command, said as the session made it so."""
+    found: dict[str, Found] = {}
+    for i, run in enumerate(runs):
+        match = _NOT_EXECUTABLE.search(run.output) if "Permission denied" in run.output else None
+        failed = parse(run.command, run.folder) if match else None
+        if match is None or failed is None or match.group(1).startswith("/") or "~" in match.group(1):
+            continue
+        key = key_words(command_key(failed.words))
+        made: tuple[str, ...] | None = None
+        for later in runs[i + 1 : i + 1 + _MOST_AFTER]:
+            step = _makes_executable(later.command, match.group(1)) if later.ok else None
+            if step is not None:
+                made = step if made is None or step[0] == "git" else made
+                continue
+            again = parse(later.command, later.folder)
+            if made is None or again is None or key_words(command_key(again.words)) != key:
+                continue
+            if later.ok and not _NOT_EXECUTABLE.search(later.output) and " ".join(key) not in found:
+                lesson = Correction(how="executable", failed=Command(words=key), worked=Command(words=made))
+                error = _error_line(run.output) or "Permission denied"
+                found[" ".join(key)] = Found(f"correction|executable|{' '.join(key)}", lesson, error, None)
+            break
+    return list(found.values())

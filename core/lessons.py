@@ -57,6 +57,11 @@ _RESERVED = frozenset(
 _SAFE_WORD = re2.compile(r"^[^`\n\r]+$")
 # A module's name as a lesson may quote it: identifiers joined by dots (`yaml`, `google.protobuf`), nothing else.
 Module = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", max_length=100)]
+# A path inside the project as a lesson may name it: plain names joined by slashes, none of them `.` or `..`.
+ProjectPath = Annotated[
+    str,
+    StringConstraints(pattern=r"^\.?[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/\.?[A-Za-z0-9_][A-Za-z0-9_.-]*)*$", max_length=300),
+]
 
 
 class _Value(BaseModel):
@@ -102,14 +107,19 @@ class Correction(_Value):
     flag added, an option or subcommand it does not have replaced (`option`), another command that had to run first
     (`before`: `worked` is that command), an absolute path where a relative one broke after a `cd` (then `worked`
     is None), or a program that lacks the project's packages (`module`: its failure named a module it could not
-    import, and `worked` is the program that has them; a fact about a dependency, not that the program is wrong)."""
+    import, and `worked` is the program that has them; a fact about a dependency, not that the program is wrong), or
+    `gh` that cannot tell the GitHub repository from the checkout's git remotes (`repo`: `worked` names it with
+    `--repo owner/name`), or `git add` refused a path the project's .gitignore ignores (`ignored`: that path;
+    `worked` is None, since forcing it in is no fix), or a script it ran that was not executable (`executable`:
+    `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module"]
+    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored", "executable"]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
     modules: tuple[Module, ...] = ()  # for `module`: the modules the failure named
+    ignored: ProjectPath | None = None  # for `ignored`: the path inside the project .gitignore ignores
 
 
 class HiddenFailure(_Value):
@@ -131,9 +141,13 @@ class NothingSelected(_Value):
 
 
 class ZshShell(_Value):
-    """The agent's shell commands run in zsh, not bash (macOS): its errors said so."""
+    """The agent's shell commands run in zsh, not bash (macOS): its errors said so. `noclobber`: zsh refused to
+    overwrite a file with `>` (`file exists`), so the user's shell has that option set. `path`: a command assigned a
+    variable named `path`, which zsh ties to `PATH`, and every program after it was not found."""
 
     kind: Literal["zsh"] = "zsh"
+    noclobber: bool = False
+    path: bool = False
 
 
 class ConventionalCommits(_Value):
@@ -213,6 +227,22 @@ def _sentence(lesson: AnyLesson) -> str:
         return f"it has its own command-line tool `{lesson.program}`" + (f": {shown}" if shown else "")
     if isinstance(lesson, Correction):
         failed = _code(lesson.failed)
+        if lesson.how == "executable" and lesson.worked is not None:
+            if lesson.worked.words[:2] == ("git", "update-index"):
+                return (
+                    f"{failed} failed here because a script it runs was not executable (Permission denied): commit"
+                    " scripts executable (mode 100755); `chmod +x` alone is not staged, so also record it with"
+                    f" {_code(lesson.worked)}"
+                )
+            return (
+                f"{failed} failed here because a script it runs was not executable (Permission denied): make a"
+                f" script executable, {_code(lesson.worked)}, before running it"
+            )
+        if lesson.how == "ignored" and lesson.ignored:
+            return (
+                f"`git add` refuses `{lesson.ignored}` here: the project's .gitignore ignores it, so it stays out of"
+                " commits; do not force-add it (what must be committed needs its own exception in .gitignore)"
+            )
         if lesson.how == "absolute":
             return (
                 "the shell keeps its working directory between commands: after a `cd`, relative paths fail"
@@ -225,6 +255,11 @@ def _sentence(lesson: AnyLesson) -> str:
             return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
         if lesson.how == "option":
             return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
+        if lesson.how == "repo":
+            return (
+                "`gh` cannot tell the GitHub repository from this checkout's git remotes (no remote points to a known"
+                f" GitHub host): name it, {_code(lesson.worked)}"
+            )
         if lesson.how == "module":
             named = f" ({', '.join(f'`{m}`' for m in lesson.modules)})" if lesson.modules else ""
             worked = _code(lesson.worked)
@@ -234,6 +269,17 @@ def _sentence(lesson: AnyLesson) -> str:
         said = f"{lesson.deselected} deselected" if lesson.deselected is not None else "no test ran"
         tail = f": nothing here matches `{lesson.selector}`" if lesson.selector else ""
         return f"{_code(lesson.command)} selects no test ({said}){tail}"
+    if isinstance(lesson, ZshShell) and lesson.noclobber:
+        return (
+            "the agent's shell is zsh with `noclobber` set: a redirection onto a file that exists fails (file"
+            " exists), even onto one `mktemp` just made; overwrite it with a clobbering redirection:"
+            " `echo done >| out.txt`"
+        )
+    if isinstance(lesson, ZshShell) and lesson.path:
+        return (
+            "the agent's shell is zsh, where a variable named `path` is the array behind `PATH`: assigning it (a loop"
+            " variable `path`) makes every later command in that shell 'command not found'; name it `file` or `p`"
+        )
     if isinstance(lesson, ZshShell):
         return (
             "the agent's shell is zsh, not bash: a glob that matches nothing is an error and bash-only syntax does"

@@ -8,14 +8,18 @@
   had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
   packages where its failure named a module), never a file path as the fix, never a workaround that switches a
   safeguard off (`--force`, `--no-verify`, `sudo`); the error's words are kept as evidence (`playbook why`), never
-  written into the lesson (`core.corrections`);
-- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh;
-- *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, or their next
-  words), pressed Esc, or corrected the agent ("no, use pnpm", "don't add comments"), a prompt's sentence that
-  states a lasting rule or a fact of the project ("as always never push secrets", "we keep our config in X"; not
-  a hedge or a sentence about the work at hand), a step they check the agent took ("does the readme reflect the
-  changes as well? if not please make it so"), and the commit style of a title they set (Conventional Commits):
-  only where the transcript shows they typed it (`core.said`).
+  written into the lesson (`core.corrections`); `gh` that could not tell the repository from the git remotes,
+  then worked once a command named it (`--repo owner/name`); a path `git add` refused because .gitignore ignores
+  it (it stays out of commits; not where the session itself forced it in); and a script that was not executable
+  until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it);
+- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
+  one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`) assigned by a command;
+- *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
+  included: "write this out as an ADR", or their next words), pressed Esc, or corrected the agent ("no, use pnpm",
+  "don't add comments"), a prompt's sentence that states a lasting rule or a fact of the project ("as always never
+  push secrets", "we keep our config in X"; not a hedge or a sentence about the work at hand), a step they check the
+  agent took ("does the readme reflect the changes as well? if not please make it so"), and the commit style of a
+  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`).
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
 exported unseen): a fix only tool output suggested; a routine the agent read in one of the project's own files
@@ -41,7 +45,7 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.corrections import Found, corrections, flat
+from core.corrections import Found, corrections, executable, flat, ignored, repository
 from core.lessons import (
     Command,
     CommandFact,
@@ -94,7 +98,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 9  # 9: a failure that named a missing module is a module fact, no longer a program correction
+MINER_VERSION = 10  # 10: gh told its repository, zsh noclobber, a refusal's order, *lint programs (issue 41)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -370,6 +374,14 @@ _ZSH_ERROR = re2.compile(
     r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): (?:parse error|no matches found|unknown file attribute|bad pattern|"
     r"bad substitution|number expected)"
 )
+# zsh refusing `>` onto a file that exists: only with its `noclobber` option set (bash words it otherwise).
+_ZSH_NOCLOBBER = re2.compile(r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): file exists: ")
+# A command that sets a shell variable named `path` (zsh ties it to `PATH`), and zsh's own word that a program was
+# then not found. (The grammar's reading leaves a loop's body and a bare assignment out: the text is read.)
+_ASSIGNS_PATH = re2.compile(
+    r"(?:^|[\s;&|({])(?:(?:local|export|typeset|declare|readonly)\s+)?path=|\bfor\s+path\s+in\b"
+)
+_ZSH_NOT_FOUND = re2.compile(r"(?m)^(?:\(eval\):\d+|zsh(?::\d+)?): command not found: ")
 _FILTERS = frozenset({"tail", "head", "grep", "rg", "sed", "awk", "cut", "sort", "uniq", "less", "more", "tee", "wc"})
 _CHECKS = frozenset({"test", "lint", "typecheck", "build"})
 
@@ -436,11 +448,41 @@ def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
 
 
 def _zsh(runs: Sequence[Run]) -> list[Candidate]:
-    """The shell is zsh when its own errors say so (`zsh: no matches found`, `(eval):1: parse error near`)."""
+    """The shell is zsh when its own errors say so (`zsh: no matches found`, `(eval):1: parse error near`); it has
+    `noclobber` set when zsh refused a redirection onto a file that exists (`(eval):1: file exists: /tmp/x`)."""
+    found: list[Candidate] = []
     said = sum(1 for run in runs if not run.ok and _ZSH_ERROR.search(run.output))
-    if not said:
-        return []
-    return [Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)]
+    if said:
+        found.append(
+            Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)
+        )
+    tied = sum(
+        1
+        for run in runs
+        if "path" in run.command and _ASSIGNS_PATH.search(run.command) and _ZSH_NOT_FOUND.search(run.output)
+    )
+    if tied:
+        found.append(
+            Candidate(
+                key="pitfall|zsh|path",
+                section="MISTAKES TO AVOID",
+                lesson=ZshShell(path=True),
+                trigger="command not found",
+                count=tied,
+            )
+        )
+    clobber = sum(1 for run in runs if not run.ok and "file exists" in run.output and _ZSH_NOCLOBBER.search(run.output))
+    if clobber:
+        found.append(
+            Candidate(
+                key="pitfall|zsh|noclobber",
+                section="MISTAKES TO AVOID",
+                lesson=ZshShell(noclobber=True),
+                trigger="file exists",
+                count=clobber,
+            )
+        )
+    return found
 
 
 def _correction(found: Found) -> Candidate:
@@ -508,6 +550,9 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
     candidates = [
         *_facts(runs, cwd, [*injected, *docs], {i: n + len(injected) for i, n in read_before.items()}),
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
+        *(_correction(found) for found in repository(runs)),
+        *(_correction(found) for found in ignored(runs, cwd)),
+        *(_correction(found) for found in executable(runs)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

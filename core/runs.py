@@ -46,6 +46,8 @@ _RUNNER_YES = frozenset({"-y", "--yes", "-q", "--quiet"})
 _SCRIPT = re2.compile(r"^[\w.-]+\.(?:js|mjs|cjs|ts|py|sh|rb)$")
 
 _SUBCOMMAND = re2.compile(r"^[a-z][a-z0-9_:-]*(?:\.[a-z]+)?$")
+# A file's name, by its extension, where a dotted subcommand (`mix phx.server`) could be read: `gen5.md` is a file.
+_FILE_NAME = re2.compile(r"\.(?:md|markdown|txt|rst|json|jsonl|ya?ml|toml|ini|cfg|csv|html?|css|lock|log|xml|sql)$")
 
 USER_HOME = re2.compile(r"(?:/Users/|/home/)[^/\s'\"`]+|/root\b")
 
@@ -53,10 +55,11 @@ USER_HOME = re2.compile(r"(?:/Users/|/home/)[^/\s'\"`]+|/root\b")
 # what the person typed in the dialog.
 REJECTED = re2.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)")
 
-# The reason the user typed when they stopped a call, in the wordings Claude Code has used.
+# The reason the user typed when they stopped a call, in the wordings Claude Code has used; without the note a later
+# version appends to every refusal ("Note: The user's next message may contain a correction ..."), its words not theirs.
 REJECTION_REASON = re2.compile(
     r"(?s)(?:The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)"
-    r"\s*(?P<reason>.+)"
+    r"\s*(?P<reason>.+?)(?:\s*Note: The user's next message may contain a correction or preference\..*)?\z"
 )
 
 
@@ -177,7 +180,7 @@ def command_key(words: Sequence[str]) -> str:
             rest.pop(0)  # `npx -y vitest run`: the flag only answers the install prompt; the tool is the command
     key = [program]
     for word in rest[:3]:
-        if _SUBCOMMAND.match(word):
+        if _SUBCOMMAND.match(word) and not _FILE_NAME.search(word):
             key.append(word)
         elif key[-1] in _RUNNERS and _SCRIPT.match(word):
             key.append(word)
@@ -203,10 +206,10 @@ _CATEGORY_WORDS: list[tuple[Category, re2._Regexp]] = [
         "lint",
         re2.compile(
             r"\b(?:ruff check|ruff|flake8|pylint|eslint|credo|clippy|golangci-lint|rubocop|shellcheck"
-            r"|\w+ run lint|lint)\b"
+            r"|\w+ run lint|\w*lint)\b"
         ),
     ),
-    ("typecheck", re2.compile(r"\b(?:mypy|pyright|tsc|dialyzer|\w+ run typecheck|typecheck)\b")),
+    ("typecheck", re2.compile(r"\b(?:mypy|pyright|tsc|dialyzer|ty check|\w+ run typecheck|typecheck)\b")),
     (
         "test",
         re2.compile(r"\b(?:pytest|vitest|jest|mocha|rspec|phpunit|ctest|tox|nox|unittest|test|tests)\b"),

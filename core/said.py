@@ -55,7 +55,7 @@ _DURABLE = re2.compile(
     r"(?i)\b(?:as always|remember to|be sure to|from now on|going forward|in the future|every time|each time|"
     r"in this (?:repo|repository|project|codebase),? we\b|this is a public repo|"
     r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
-    r"we (?:have|keep|store|host|run) our\b|"
+    r"we (?:have|keep|store|host|run) our\b|we only (?:want|use)\b|"
     r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
     r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
 )
@@ -85,6 +85,14 @@ _REMINDER = re2.compile(
 _DIRECTIVE = re2.compile(
     r"(?i)\b(?:should|shouldn'?t|must|need|needs|don'?t|do not|never|always|instead|prefer|rather|want|use|"
     r"can'?t we|could we|why not|no longer|is just|not|i'?d (?:\w+ )?(?:love|like)|i would (?:\w+ )?(?:love|like))\b"
+)
+
+# An order, by its first word: a verb that says what to make or where to put it ("write this out as an ADR", "put it
+# in the README"). Only a stop's reason is read so: typed in place of the call the user refused, an order there
+# says what to do instead; the same words in a prompt are the next task.
+_ORDER = re2.compile(
+    r"(?i)^(?:please\s+)?(?:write|put|add|move|keep|create|make|document|record|save|split|rename|turn|place|"
+    r"store|ask|open)\b"
 )
 
 _QUESTION = re2.compile(
@@ -241,6 +249,11 @@ def _reaction(text: str) -> bool:
     return _says_something(text) and _instructs(text) and len(_flat(text)) <= _QUOTE_MAX and not _LINK.search(text)
 
 
+def _orders(text: str) -> bool:
+    """True when a stop's reason is an order (`_ORDER`) that can be quoted whole and points at no link."""
+    return bool(_ORDER.match(text.strip())) and len(_flat(text)) <= _QUOTE_MAX and not _LINK.search(text)
+
+
 def _framed_shell(messages: Sequence[SessionMessage], calls: Mapping[str, SessionMessage]) -> bool:
     """True when the session's harness frames every failed shell command (`Exit code 1` first), and at least one
     shows it: there, a shell result that opens with the refusal's words can only be the harness's. Elsewhere a
@@ -289,7 +302,7 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
             what = _stopped(calls[m.tool_use_id])
             reason = REJECTION_REASON.search(m.text or "")
             if reason:
-                if _reaction(reason.group("reason")):
+                if _reaction(reason.group("reason")) or _orders(reason.group("reason")):
                     said = _quote(reason.group("reason"))
                     found.append(Preference(said=said, stopped=what, reason=True))
                 stopped = None

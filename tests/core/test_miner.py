@@ -739,3 +739,194 @@ def test_a_module_is_named_in_a_lesson_only_when_its_name_is_a_dotted_identifier
     for named in (m for found in modules for m in found):  # what is quoted is a dotted identifier of the output's
         assert named in name and named[0].isascii() and (named[0].isalpha() or named[0] == "_")
         assert all(c.isascii() and (c.isalnum() or c in "_.") for c in named)
+
+
+# --- signals that generalise (issue 41) ------------------------------------------------------------------------
+
+_NO_GITHUB_REMOTE = (
+    "none of the git remotes configured for this repository point to a known GitHub host. To tell gh about a new"
+    " GitHub host, please use `gh auth login`"
+)
+
+
+def test_gh_that_cannot_tell_the_repository_and_then_works_once_told_says_to_name_it() -> None:
+    told = {
+        "GH_REPO=acme/widgets gh pr view 12 --json state": "gh pr view --repo acme/widgets",
+        "gh pr create -R acme/widgets --draft --title x": "gh pr create --repo acme/widgets",
+        "gh issue view 3 --repo=acme/widgets": "gh issue view --repo acme/widgets",
+    }
+    for command, shown in told.items():
+        found = lessons(
+            Session()
+            .run("gh pr view 12 --json state | head -5", _NO_GITHUB_REMOTE)  # the pipe hid the failure: still read
+            .run("git remote -v", "origin\tssh://mirror.example/acme/widgets (fetch)")
+            .run(command, '{"state":"OPEN"}')
+        )
+        assert found == [
+            "`gh` cannot tell the GitHub repository from this checkout's git remotes (no remote points to a known"
+            f" GitHub host): name it, `{shown}`."
+        ], command
+
+
+def test_gh_naming_a_repository_without_the_remote_failure_or_one_expanded_at_run_time_teaches_nothing() -> None:
+    assert lessons(Session().run("gh pr view 1 --repo acme/widgets", "{}")) == []
+    expanded = lessons(
+        Session().run("gh pr view 1", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True).run('gh pr view 1 -R "$R"', "{}")
+    )
+    assert not any("--repo" in text for text in expanded)
+    still_failing = lessons(
+        Session()
+        .run("gh pr view 1", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True)
+        .run("gh pr view 1 -R acme/widgets", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True)
+    )
+    assert not any("--repo" in text for text in still_failing)
+
+
+@given(st.text(max_size=30))
+def test_a_repository_is_written_into_a_lesson_only_as_owner_and_name(repo: str) -> None:
+    found = observe(
+        Session()
+        .run("gh pr list", "Exit code 1\n" + _NO_GITHUB_REMOTE, error=True)
+        .run(f"gh pr list --repo {shlex.quote(repo)}", "[]")
+        .messages
+    )
+    for c in found.candidates:
+        if isinstance(c.lesson, Correction) and c.lesson.how == "repo":
+            assert c.lesson.worked is not None
+            named = c.lesson.worked.words[-1]
+            owner, _, name = named.partition("/")
+            assert named == repo and owner and name and "/" not in name and "`" not in named and named.isascii()
+
+
+def test_zsh_refusing_to_overwrite_a_file_says_noclobber_is_set() -> None:
+    found = lessons(
+        Session().run(
+            't=$(mktemp) && jq . in.json > "$t"', "Exit code 1\n(eval):1: file exists: /tmp/tmp.Xa1", error=True
+        )
+    )
+    assert found == [
+        "The agent's shell is zsh with `noclobber` set: a redirection onto a file that exists fails (file exists),"
+        " even onto one `mktemp` just made; overwrite it with a clobbering redirection: `echo done >| out.txt`."
+    ]
+    # The words in a file's text, or a command that then failed for another reason, are no shell's refusal.
+    assert lessons(Session().run("cat notes.txt", "zsh: file exists: was the old error")) == []
+    assert lessons(Session().run("mkdir out", "mkdir: out: File exists", error=True)) == []
+
+
+def test_a_refusals_reason_is_the_users_words_without_the_note_the_harness_appends() -> None:
+    note = (
+        "\n\nNote: The user's next message may contain a correction or preference. Pay close attention — if they"
+        " explain what went wrong or how they'd prefer you to work, consider saving that to memory for future sessions."
+    )
+    plan = {"plan": "1. add a cache\n2. ship"}
+    found = lessons(Claude().refused("ExitPlanMode", plan, "use a GitHub App token, not my personal token" + note))
+    assert found == ['Instead of a plan, the user said: "use a GitHub App token, not my personal token".']
+    # A reason that is an order says what to do instead of the call refused; the same words as a prompt are a task.
+    assert lessons(Claude().refused("ExitPlanMode", plan, "write this out as an ADR" + note)) == [
+        'Instead of a plan, the user said: "write this out as an ADR".'
+    ]
+    assert lessons(Claude().prompt("write this out as an ADR")) == []
+    assert lessons(Claude().refused("ExitPlanMode", plan, "i'll take it from here" + note)) == []
+
+
+def test_a_linter_named_for_what_it_lints_is_the_projects_lint_and_a_file_is_no_subcommand() -> None:
+    assert lessons(Session().run("npx --yes markdownlint-cli2 notes.md", "Summary: 0 issues in 0 files")) == [
+        "Lint with `npx markdownlint-cli2`."
+    ]
+    assert command_key(["npx", "markdownlint-cli2", "gen5.md"]) == "npx markdownlint-cli2"
+    assert command_key(["mix", "phx.server"]) == "mix phx.server"  # a dotted task is still one
+
+
+def test_a_variable_named_path_in_zsh_says_it_is_the_array_behind_path() -> None:
+    loop = 'for f in a b; do\n  path="docs/$f.md"\n  echo "$(wc -l < "$path")"\ndone'
+    found = lessons(Session().run(loop, "(eval):3: command not found: wc\n(eval):3: command not found: wc"))
+    assert found == [
+        "The agent's shell is zsh, where a variable named `path` is the array behind `PATH`: assigning it (a loop"
+        " variable `path`) makes every later command in that shell 'command not found'; name it `file` or `p`."
+    ]
+    # Another name, or bash's own words for a program it cannot find, say nothing of zsh's `path`.
+    assert lessons(Session().run(loop.replace("path", "doc"), "(eval):3: command not found: wc")) == []
+    assert lessons(Session().run(loop, "bash: line 3: wc: command not found")) == []
+
+
+def test_a_path_git_add_refused_as_ignored_is_kept_out_of_commits_unless_the_session_forced_it_in() -> None:
+    refused = (
+        "Exit code 1\nThe following paths are ignored by one of your .gitignore files:\nnotes\n"
+        "hint: Use -f if you really want to add them.\n"
+    )
+    found = lessons(Session().run("git add notes/plan.md && git commit -m plan", refused, error=True))
+    assert found == [
+        "`git add` refuses `notes` here: the project's .gitignore ignores it, so it stays out of commits; do not"
+        " force-add it (what must be committed needs its own exception in .gitignore)."
+    ]
+    forced = Session().run("git add notes/plan.md", refused, error=True).run("git add -f notes/plan.md", "")
+    assert lessons(forced) == []  # the session overruled the ignore: no rule to state
+    # A path git names that the agent's command did not, or one outside the project, is not the project's.
+    assert lessons(Session().run("git add src/a.py", refused, error=True)) == []
+    outside = refused.replace("\nnotes\n", "\n/etc/notes\n")
+    assert lessons(Session().run("git add /etc/notes", outside, error=True), cwd="/work/p") == []
+
+
+@given(st.text(alphabet="ab./-_` \n~", min_size=1, max_size=20))
+def test_an_ignored_path_is_named_only_as_a_plain_path_inside_the_project(path: str) -> None:
+    refused = f"The following paths are ignored by one of your .gitignore files:\n{path}\nhint: Use -f\n"
+    seen = observe(Session().run(f"git add {shlex.quote(path)}", refused, error=True).messages, "/work/p")
+    for c in seen.candidates:
+        if isinstance(c.lesson, Correction) and c.lesson.how == "ignored":
+            named = c.lesson.ignored or ""
+            assert named == path.strip() and ".." not in named.split("/") and not named.startswith("/")
+            assert "`" not in named and "\n" not in named and " " not in named
+
+
+def test_a_type_check_whose_failure_a_pipe_hid_is_a_pitfall_and_ty_is_a_type_checker() -> None:
+    spawn = "All checks passed!\nerror: Failed to spawn: `ty`\n  Caused by: No such file or directory (os error 2)"
+    found = lessons(Session().run("uv run ruff check src && uv run ty check src 2>&1 | tail -40", spawn))
+    assert found == [
+        "`uv run ty check` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it"
+        " without the pipe."
+    ]
+    assert lessons(Session().run("uv run ty check src", "All checks passed!")) == ["Type-check with `uv run ty check`."]
+
+
+def test_a_script_that_was_not_executable_until_the_session_made_it_so_is_a_correction() -> None:
+    denied = "[lint] $ ./script/check.sh\nsh: line 1: ./script/check.sh: Permission denied\n[lint] ERROR task failed"
+    recorded = lessons(
+        Session()
+        .run("mise run lint 2>&1 | tail -20", denied)  # the pipe hid the failure: its output says it
+        .run("chmod +x script/check.sh", "")
+        .run("git update-index --chmod=+x script/check.sh", "")
+        .run("mise run lint", "[lint] $ ./script/check.sh\nok")
+    )
+    assert recorded == [
+        "`mise run lint` failed here because a script it runs was not executable (Permission denied): commit"
+        " scripts executable (mode 100755); `chmod +x` alone is not staged, so also record it with"
+        " `git update-index --chmod=+x`.",
+        "Lint with `mise run lint`.",  # the run that worked
+    ]
+    chmod = lessons(
+        Session()
+        .run("./build.sh", "bash: ./build.sh: Permission denied", error=True)
+        .run("chmod +x build.sh")
+        .run("./build.sh", "built")
+    )
+    assert chmod[0] == (
+        "`build.sh` failed here because a script it runs was not executable (Permission denied): make a script"
+        " executable, `chmod +x`, before running it."
+    )
+    # Made executable but never run again, another file made executable, or a path outside the project: nothing.
+    assert (
+        lessons(Session().run("./build.sh", "bash: ./build.sh: Permission denied", error=True).run("chmod +x build.sh"))
+        == []
+    )
+    other = Session().run("./build.sh", "bash: ./build.sh: Permission denied", error=True).run("chmod +x run.sh")
+    assert lessons(other.run("./build.sh", "built")) == []
+    home = Session().run("/opt/x/run.sh", "bash: /opt/x/run.sh: Permission denied", error=True)
+    assert lessons(home.run("chmod +x /opt/x/run.sh").run("/opt/x/run.sh", "ok")) == []
+
+
+def test_what_the_user_says_they_only_want_or_use_is_a_lasting_rule_and_what_they_only_need_now_is_not() -> None:
+    said = "Trim the setup section of the README. We only use pnpm in this repository, never npm."
+    assert lessons(Claude().prompt(said)) == ['The user said: "We only use pnpm in this repository, never npm".']
+    concise = "Make the AGENTS.md shorter since we only want a concise instruction and no explanation."
+    assert lessons(Claude().prompt(concise)) == [f'The user said: "{concise.removesuffix(".")}".']
+    assert lessons(Claude().prompt("Add the flag to the parser. We only need one more test for it.")) == []

@@ -31,7 +31,11 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # sample 95 % / 100 % (17 entries) -> 84 % / 100 % (15: three labelled routines the project's files state are held);
 # dev 29 % / 86 % (35) -> 30 % / 90 % (30); test 12 % / 28 % (25) -> 9 % / 30 % (20), measured after the change
 # (9 % / 33 % from 18 entries while any tool output counted as the project's files).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.28, 0.85), "test": (0.08, 0.28)}
+# Then signals that generalise (issue 41, tuned on dev): gh told its repository after no remote pointed to GitHub,
+# zsh's noclobber and its `path` variable, a path git add refused as ignored, a refusal's reason as an order (and
+# without the note the harness now appends), a script made executable, "we only want/use", ty and *lint programs as
+# checks: in sample unchanged (84 % / 100 %, 15); dev 30 % / 90 % (29) -> 42 % / 92 % (36).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.41, 0.9), "test": (0.08, 0.28)}
 
 
 class Published(dict[Half, list[str]]):
