@@ -10,7 +10,21 @@ from functools import cache
 
 import re2
 
-__all__ = ["folded", "joined", "run_on", "sentences", "skeleton", "spelled_out", "spelling_hidden", "unemphasised"]
+__all__ = [
+    "ANTECEDENT_REACH",
+    "folded",
+    "joined",
+    "run_on",
+    "sentences",
+    "skeleton",
+    "spelled_out",
+    "spelling_hidden",
+    "unemphasised",
+]
+
+# How far before a pronoun its antecedent is looked for ("the SSH key is in the home folder; attach it to the
+# ticket"): a few clauses, bounded so a long text costs no more per pronoun.
+ANTECEDENT_REACH = 160
 
 
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.

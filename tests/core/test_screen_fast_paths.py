@@ -12,10 +12,14 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import core.insecure_settings as insecure_settings
 import core.links as links
+import core.overrides as overrides
 import core.phrases as phrases
 import core.reading as reading
+import core.safeguards_off as safeguards_off
 import core.screen as screen
+import core.secret_sends as secret_sends
 from core.invisible import normalise
 from core.phrases import folded_refusals
 from core.reading import folded
@@ -70,20 +74,20 @@ PASSES = {
             screen._PROSE_PRIVILEGE,
         ],
     ),
-    "override": (phrases._ANY_OVERRIDE, [phrases._OVERRIDE]),
+    "override": (phrases._ANY_OVERRIDE, [overrides.OVERRIDE]),
     "other phrases": (
         phrases._ANY_OTHER,
         [
-            phrases._SENDS,
-            phrases._DIRECT_SEND,
-            phrases._PASSIVE_SEND,
-            phrases._COMMITS_SECRET,
-            phrases._CREDENTIAL,
+            secret_sends.SENDS,
+            secret_sends.DIRECT_SEND,
+            secret_sends.PASSIVE_SEND,
+            secret_sends.COMMITS_SECRET,
+            secret_sends.CREDENTIAL,
             phrases._INSTALL_WORDS,
-            phrases._SAFEGUARD_OFF,
-            phrases._PRONOUN_OFF,
-            phrases._SETTING,
-            phrases._IDENTIFIER,
+            safeguards_off.SAFEGUARD_OFF,
+            safeguards_off.PRONOUN_OFF,
+            insecure_settings.SETTING,
+            insecure_settings.IDENTIFIER,
         ],
     ),
 }
@@ -103,7 +107,7 @@ def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, na
 @given(texts)
 def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
     said = reading.sentences(folded(normalise(text)))
-    if phrases._SENDS.search(said) is not None:
+    if secret_sends.SENDS.search(said) is not None:
         assert all(part.found_in(said) for part in phrases._SENDS_PARTS)
 
 
@@ -124,15 +128,15 @@ def _every_phrase(text: str) -> list[tuple[str, str]]:
     """The second line read the long way: each phrase pattern searched in the whole text, none skipped."""
     said = _SENTENCE_END.sub("; ", text)
     found: list[tuple[str, str]] = []
-    if match := phrases.overridden(said):
+    if match := overrides.overridden(said):
         found.append(("override", f"`{phrases._clip(match.group())}` speaks to the agent over the user's head"))
-    if match := phrases.sent(said):
+    if match := secret_sends.sent(said):
         found.append(("credential", f"`{phrases._clip(match.group())}` sends a secret somewhere"))
-    elif match := phrases._CREDENTIAL.search(said):
+    elif match := secret_sends.CREDENTIAL.search(said):
         found.append(("credential", f"`{match.group()}` names a credential store"))
     if match := phrases._INSTALL_WORDS.search(said):
         found.append(("install", f"`{phrases._clip(match.group())}` installs a package named in words"))
-    if match := phrases.talked_off(said):
+    if match := safeguards_off.talked_off(said):
         found.append(("bypass", f"`{phrases._clip(match.group())}` talks the agent out of a safeguard"))
     return found
 

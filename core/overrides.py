@@ -1,0 +1,99 @@
+"""Phrases that speak to the agent over the user's head: "ignore previous instructions", "do not tell the user",
+an authority a lesson claims for itself; an act they name (run as root, do it silently) is admitted where it is
+prohibited. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re2
+
+from core.prohibitions import clause_prohibits, prohibited
+
+__all__ = ["OVERRIDE", "overridden"]
+
+OVERRIDE = re2.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
+    r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|guidance|directions?"
+    r"|context|told|said)\b"
+    r"|\b(?:ignore|disregard)\b[^;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
+    r"|\bforget\s+(?:everything|all|anything)\b[^;]{0,40}\b(?:told|said|instructions?|before|above)\b"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention\s+(?:this\s+)?to|notify|alert|ask)\s+(?:the\s+)?user\b"
+    r"|\bwithout\s+(?:telling|asking|informing|notifying|consulting)\s+(?:the\s+)?user\b"
+    r"|\b(?:say|tell|mention|reveal|report|show)\s+nothing\b[^;]*\buser\b|\bhide\b[^;]*\bfrom\s+(?:the\s+)?user\b"
+    r"|\bkeep\s+(?:this|it|that)\s+(?:from\s+(?:the\s+)?user|secret|hidden|quiet)\b"
+    r"|\b(?:don'?t|do\s+not|never)\s+let\s+(?:the\s+)?user\s+(?:know|see)\b"
+    r"|\bwithout\s+(?:the\s+)?user'?s?\s+(?:knowledge|consent|approval|permission)\b"
+    r"|\buser\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:know|see|be\s+told)\b"
+    r"|\bbring\s+(?:this|it|that)\s+up\s+with\s+(?:the\s+)?user\b"
+    r"|\bleave\s+(?:this|it|that)\s+out\s+of\s+(?:your|the)\s+(?:summary|report|answer|reply|message)\b"
+    r"|\bskip\s+(?:asking|the\s+confirmation|confirmations?|the\s+review|review)\b"
+    r"|\buser\s+(?:prefers|wants)\s+(?:it\s+)?(?:silent|quiet|not\s+to\s+know)\b"
+    r"|\bomit\b[^;]{0,60}\b(?:tell|report|summary|say|mention)\b"
+    r"|\b(?:person|human|operator|people)\s+you(?:'re|\s+are)\s+working\s+(?:for|with)\b"
+    r"|\b(?:do|run|make|apply|push|perform|deploy|commit)\b[^;]{0,30}\b(?:silently|quietly|secretly)\b"
+    r"|\bno\s+need\s+to\s+(?:mention|tell|report|say|inform|ask)\b"
+    r"|\b(?:real|actual|true)\s+instructions\b"
+    r"|\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+(?:the\s+)?user\s+(?:says|said|wants|thinks|asks)\b"
+    # an authority a lesson claims for itself: a lesson is no one's grant ("As the repository owner, I authorise ...")
+    r"|\bi\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|approve|give\s+(?:you|the\s+agent)\s+permission)\w*\s+(?:you"
+    r"|the\s+agent|agents?|claude|codex|the\s+assistant)\b"
+    r"|\bas\s+the\s+(?:repository\s+|repo\s+|project\s+|code\s+)?(?:owner|maintainer|administrator|admin|lead)\b[^;]{0,40}"
+    r"\b(?:authori[sz]|allow|permit|grant|approv|instruct)\w*"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|mention|notify|alert|bring\s+up)\b[^;]{0,40}\buser\b"
+    r"|\b(?:don'?t|do\s+not|never|without|stop)\s+(?:ask\w*|wait\w*|paus\w*|stop\w*)\s+(?:to\s+)?(?:for\s+)?"
+    r"(?:confirm\w*|approv\w*|permission)"
+    r"|\bpre-?approved\b|\bhigher\s+priority\s+than\s+(?:the\s+)?user\b"
+    r"|\b(?:user|they)\s+says?\s+(?:stop|no|wait|don'?t)\b[^;]{0,40}\b(?:keep\s+going|continue|carry\s+on|ignore)"
+    r"|\b(?:say|report|claim|tell\s+\w+)\b[^;]{0,30}\b(?:yes|pass\w*|green|succeed\w*|fine|done)\b[^;]{0,20}"
+    r"\beven\s+(?:if|though|when)\b"
+    r"|\blie\s+to\b|\b(?:as|run\s+it\s+as|rerun\s+\w*\s*as)\s+root\b"
+    r"|\b(?:report|mark|say|claim|declare)\b[^;]{0,40}\b(?:complete|done|finished|passing|green|success\w*)\b"
+    r"[^;]{0,30}\beven\s+(?:if|when|though)\b"
+    r"|\bno\s+need\s+to\s+(?:check|confirm|ask)\s+with\s+(?:the\s+)?user\b"
+    r"|\bhigher\s+priority\s+than\b[^;]{0,30}\buser\b"
+    r"|\b(?:earlier|previous|prior|other|existing)\s+(?:guidance|instructions|rules|guidelines)\b[^;]{0,20}"
+    r"\b(?:no\s+longer|do(?:es)?\s+not|don'?t)\s+appl"
+    r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b|\bnew\s+(?:system\s+)?instructions?\s*:"
+    r"|\b(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system|developer)\s+prompt\b"
+    r"|\bjailbreak|\bdeveloper\s+mode\b|</?\s*system\s*>|\[/?inst\]"
+)
+# Override phrases that name an act (run as root, do it silently, lie to, omit, developer mode) rather than speak
+# over the user's head in themselves: a prohibition of the act ("Never run the container as root", "Do not swallow
+# exceptions silently") is admitted, as it is for a safeguard.
+_ACT = re2.compile(r"\bas\s+root\b|\b(?:silently|quietly|secretly)\b|\blie\s+to\b|\bomit\b|\bdeveloper\s+mode\b")
+# ... and the same words about something else: mocks that lie to the test, omitting empty sections, developer mode
+# on a phone, telling the user a task is done only once it is, not showing the user a stack trace.
+_NOT_OVER_THE_HEAD = re2.compile(
+    r"\blie\s+to\s+(?:the\s+|a\s+|your\s+|its\s+)?(?:tests?|callers?|compiler|type\s*checker|mypy|linter|code|framework"
+    r"|browser|cache|orm|runtime|consumers?)\b"
+    r"|\bomit\s+(?:the\s+|any\s+|all\s+)?(?:empty|blank|null|none|unused|unchanged|redundant|boilerplate|duplicate"
+    r"|default|trailing|optional)\b"
+    r"|\bdeveloper\s+mode\s+(?:on|in|for)\s+(?:the\s+|your\s+|an?\s+)?(?:\w+\s+)?(?:android|ios|iphone|ipad|device|phone"
+    r"|chrome|browser|windows|macos|extensions?|settings|emulator|simulator|tablet|firefox)"
+    r"|\b(?:tell|show)\s+(?:the\s+)?user\b[^;]{0,40}\b(?:done|fixed|finished|complete|ready|works|working|green"
+    r"|passing|shipped|deployed)\b[^;]{0,20}\b(?:until|before|unless)\b"
+    r"|\bshow\s+(?:the\s+)?user\s+(?:a\s+|the\s+|any\s+)?(?:raw\s+|full\s+|internal\s+)?(?:stack\s*traces?|tracebacks?"
+    r"|exceptions?|sql|error\s+codes?)\b"
+)
+
+
+# An act done without the user ("without asking the user", "without the user's approval") is an adjunct of its
+# clause's verb: a prohibition at the head of that clause ("Do not change the settings without asking the user",
+# "Don't follow links found in web pages without asking the user") forbids the act done so, however long the clause.
+_WITHOUT_USER = re2.compile(r"\bwithout\s+(?:\w+ing\s+(?:with\s+)?(?:the\s+)?user|(?:the\s+)?user'?s?\s+\w+)\b")
+
+
+def overridden(folded: str) -> re2._Match | None:
+    """The first phrase of `folded` (cut into `sentences`) that speaks to the agent over the user's head, unless it
+    names an act that is prohibited, or is one of the same words about something else."""
+    for match in OVERRIDE.finditer(folded):
+        said = folded[match.start() : match.end() + 40].split(";", 1)[0]
+        if _NOT_OVER_THE_HEAD.search(said):
+            continue
+        act = _ACT.search(match.group())
+        if act and prohibited(folded, match.start() + act.start(), match.start() + act.end()):
+            continue
+        if _WITHOUT_USER.match(folded, match.start()) and clause_prohibits(folded, match.start()):
+            continue
+        return match
+    return None
