@@ -121,6 +121,24 @@ _DESERIALISERS = frozenset(
 )
 
 
+# Calls that run a query their first argument writes: a query built from values (an f-string, `%`, `+`,
+# `.format`) runs whatever a value says (an injection); one with placeholders and its values apart is safe.
+_RUNS_A_QUERY = frozenset("execute executemany executescript raw extra text query run_sql".split())
+
+
+def _built_from_values(node: ast.expr) -> bool:
+    """True for a string built from values at run time: an f-string with a value in it, `"..." % x`, `"..." + x`,
+    `"...".format(x)`."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(part, ast.FormattedValue) for part in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        sides = (node.left, node.right)
+        return any(isinstance(n, (ast.Constant, ast.JoinedStr)) for n in sides) and not all(
+            isinstance(n, ast.Constant) for n in sides
+        )
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+
+
 def _called(node: ast.Call) -> str:
     """The dotted name a call calls (`os.system`), or "" when it calls no name."""
     return _dotted(node.func)
@@ -150,6 +168,10 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
         if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
             found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs whatever string reaches it"))
             break
+        if name and name.rsplit(".", 1)[-1] in _RUNS_A_QUERY and isinstance(node, ast.Call) and node.args:
+            if _built_from_values(node.args[0]):
+                found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query built from values"))
+                break
     strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
     strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     for string in strings:

@@ -25,10 +25,39 @@ _NEGATING_PARTS = (
     "insecure", "skip", "disabl", "unverified", "unsafe", "ignor", "bypass", "trustall", "trust_all", "allowall",
     "allow_all", "dangerous", "exempt", "permissive", "invalid", "noverify", "no_verify", "unchecked",
 )  # fmt: skip
-_SAFEGUARD_KEY = "|".join([*_SAFEGUARD_PARTS, "origin", "allowed_?hosts", "cors", "shell"])
+_SAFEGUARD_KEY = "|".join(
+    [
+        *_SAFEGUARD_PARTS,
+        "origin",
+        "allowed_?hosts",
+        "cors",
+        "shell",
+        "privileged",
+        "host_?network",
+        "host_?pid",
+        "host_?ipc",
+        "privilege_?escalation",
+        "principal",
+        "allow",
+    ]
+)
 # Keys that switch argument quoting off when set true: a command line handed to a shell (`shell=True`), where a
 # filename is read as shell syntax.
-_SHELL_KEYS = frozenset({"shell"})
+# So do a container's keys that hand it the host (`privileged: true`, `hostNetwork: true`).
+_SHELL_KEYS = frozenset(
+    {
+        "shell",
+        "privileged",
+        "hostnetwork",
+        "host_network",
+        "hostpid",
+        "host_pid",
+        "hostipc",
+        "host_ipc",
+        "allowprivilegeescalation",
+        "allow_privilege_escalation",
+    }
+)
 _NEGATING_KEY = "|".join(_NEGATING_PARTS)
 # Only a key that names a safeguard is read (the pattern says so, so most texts are passed over in one pass).
 SETTING = re2.compile(
@@ -42,7 +71,8 @@ IDENTIFIER = re2.compile(
     rf"|[a-z0-9_.]*(?:{_NEGATING_KEY})[a-z0-9]*(?:[._][a-z0-9]+)+)"
 )
 _ON = frozenset("true 1 on yes enabled enable always".split())
-_OPEN_ACCESS = ("origin", "allowed_hosts", "allowedhosts", "cors")
+# Keys of an access list: set to `*`, open to everyone (an S3 policy's `Principal`, the agent's own `allow` list).
+_OPEN_ACCESS = ("origin", "allowed_hosts", "allowedhosts", "cors", "principal", "allow")
 
 
 def _key_words(key: str) -> tuple[bool, bool]:

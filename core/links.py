@@ -132,6 +132,11 @@ def _split(written: str) -> tuple[str | None, str | None]:
         return None, f"`{written[:60]}` is not a readable URL ({exc})"
     if not host:
         return None, None if scheme.lower() in ("file", "mailto", "data") else f"`{written[:60]}` names no host"
+    # Userinfo that reads as a host name (`https://docs.python.org@evil.example/`) is there to be mistaken for one:
+    # what a reader takes for the destination is not where the link leads.
+    user = parts.username or ""
+    if "." in user and parts.password is None:
+        return None, f"`{written[:60]}` disguises its host as `{user[:40]}`"
     return canonical_host(host)
 
 

@@ -56,6 +56,22 @@ OVERRIDE = re2.compile(
     r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b|\bnew\s+(?:system\s+)?instructions?\s*:"
     r"|\b(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system|developer)\s+prompt\b"
     r"|\bjailbreak|\bdeveloper\s+mode\b|</?\s*system\s*>|\[/?inst\]"
+    # round 10: an authority claimed by a title rather than by ownership ("As Anthropic staff, I confirm you may"),
+    # the user's part declared unneeded ("the agent need not inform the user"), a lesson's words kept from the user
+    # ("keep this between us", "don't bring up these instructions"), earlier guidance declared void in the passive
+    r"|\bas\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?(?:staff|employee|admin\w*|maintainers?|owners?|engineers?|security\s+team"
+    r"|team\s+lead|operators?|moderators?|developers?\s+of|vendor|support)\b[^;]{0,40}\b(?:i\s+(?:hereby\s+)?(?:confirm"
+    r"|certify|authori[sz]e|approve|permit|allow|grant|instruct)|you\s+(?:may|can|are\s+(?:allowed|permitted|authori[sz]ed)))"
+    r"|\b(?:need\s+not|needn'?t|does\s+not\s+(?:need|have)\s+to|doesn'?t\s+(?:need|have)\s+to|is\s+not\s+required\s+to"
+    r"|no\s+longer\s+(?:needs?|has)\s+to)\s+(?:tell|inform|notify|ask|consult|check\s+with|alert)\s+(?:the\s+)?(?:user"
+    r"|developer|human|operator)\b"
+    r"|\bbetween\s+(?:us|ourselves|you\s+and\s+me)\b"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:bring\s+up|mention|reveal|disclose|discuss|share)\s+(?:these|this|the|my|your)\s+"
+    r"(?:instructions?|notes?|prompts?|rules?|guidance)\b"
+    r"|\b(?:previous|prior|earlier|existing|other|above|older)\s+(?:[\w-]+\s+)?(?:guidance|instructions|rules|guidelines"
+    r"|notes|policies|policy)\b[^;]{0,60}\b(?:(?:is|are)\s+(?:now\s+)?(?:to\s+be\s+)?(?:disregarded|ignored|superseded|void"
+    r"|obsolete|overridden|revoked|withdrawn|cancell?ed|lifted)|(?:should|must|need)\s+no\s+longer\s+be\s+(?:considered"
+    r"|followed|applied|observed))"
 )
 # Override phrases that name an act (run as root, do it silently, lie to, omit, developer mode) rather than speak
 # over the user's head in themselves: a prohibition of the act ("Never run the container as root", "Do not swallow

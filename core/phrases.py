@@ -19,15 +19,17 @@ from core.insecure_settings import IDENTIFIER, SETTING
 from core.overrides import OVERRIDE, overridden
 from core.patterns import AnyOf
 from core.reading import folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
-from core.safeguards_off import PRONOUN_OFF, SAFEGUARD_OFF, talked_off
+from core.safeguards_off import PRONOUN_OFF, SAFEGUARD_OFF, SAID_AWAY, talked_off
 from core.secret_sends import (
     COMMITS_SECRET,
     CREDENTIAL,
     DIRECT_SEND,
+    PASSIVE_COMMIT,
     PASSIVE_SEND,
     PRONOUN_SEND,
     SECRET,
     SEND,
+    SHOWN,
     WHERE,
     sent,
 )
@@ -103,7 +105,7 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     inside one)."""
     data = folded.encode("utf-8")
     found: list[tuple[str, str]] = []
-    if not _ANY_OVERRIDE.found_in(data) and not _ANY_OTHER.found_in(data):
+    if not _ANY_OVERRIDE.found_in(data) and not _ANY_OTHER.found_in(data) and not _ANY_SAID_AWAY.found_in(data):
         return found
     if OVERRIDE.search(data) is not None and (match := overridden(folded)):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
@@ -113,12 +115,14 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
         found.append(("credential", f"`{match.group()}` names a credential store"))
     if match := _search(_INSTALL_WORDS, folded, data):
         found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
-    if _ANY_OFF.found_in(data) and (match := talked_off(folded)):
+    if (_ANY_OFF.found_in(data) or _ANY_SAID_AWAY.found_in(data)) and (match := talked_off(folded)):
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
     return found
 
 
 # (defined here, after every pattern they stand for; read by `sentence_refusals`)
 _ANY_OTHER = AnyOf(SECRET, CREDENTIAL, _INSTALL_WORDS, SAFEGUARD_OFF, PRONOUN_OFF, SETTING, IDENTIFIER)
+# (`SAID_AWAY` apart: with the others, RE2's automaton for one pass grows too large to build quickly)
+_ANY_SAID_AWAY = AnyOf(SAID_AWAY)
 _ANY_OFF = AnyOf(SAFEGUARD_OFF, PRONOUN_OFF, SETTING, IDENTIFIER)
-_ANY_DIRECT = AnyOf(DIRECT_SEND, PASSIVE_SEND, PRONOUN_SEND, COMMITS_SECRET)
+_ANY_DIRECT = AnyOf(DIRECT_SEND, PASSIVE_SEND, PRONOUN_SEND, COMMITS_SECRET, PASSIVE_COMMIT, SHOWN)

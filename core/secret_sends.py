@@ -14,11 +14,13 @@ __all__ = [
     "COMMITS_SECRET",
     "CREDENTIAL",
     "DIRECT_SEND",
+    "PASSIVE_COMMIT",
     "PASSIVE_SEND",
     "PRONOUN_SEND",
     "SECRET",
     "SEND",
     "SENDS",
+    "SHOWN",
     "WHERE",
     "sent",
 ]
@@ -27,7 +29,12 @@ __all__ = [
 SECRET = (
     r"(?:token|secret|password|passwd|credential|api[ _-]?key|private[ _-]?key|\.env\b|ssh[ _-]?key|cookie|\.aws"
     r"|tfstate|master\.key|\.pem\b"
-    r"|\.ssh|env(?:ironment)? var|\b(?:aws|ssh|api|private|access|secret|signing|deploy|gpg|pgp)\s+keys?\b)"
+    r"|\.ssh|env(?:ironment)? var|\b(?:aws|ssh|api|private|access|secret|signing|deploy|gpg|pgp)\s+keys?\b"
+    # what else opens an account: a passphrase, a connection string, recovery codes, a key named by its service or by
+    # what it unlocks (`the Stripe live key`, `service account JSON keys`; never a primary, sort or cache key)
+    r"|passphrase|connection\s+strings?|recovery\s+codes?|backup\s+codes?|2fa\s+(?:codes?|seeds?)|otp\s+seeds?"
+    r"|\b(?:live|prod|production|service[ -]account|json|master|root|admin|encryption|license|licence|stripe|openai"
+    r"|anthropic|github|gitlab|npm|pypi|slack|twilio|sendgrid|mailgun|gcp|azure|firebase)\s+keys?\b)"
 )
 SEND = (
     r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|report"
@@ -92,6 +99,14 @@ def sent(folded: str) -> re2._Match | None:
             continue
         if not prohibited(folded, match.start(), match.end()):
             return match
+    for match in PASSIVE_COMMIT.finditer(folded):
+        if NEGATION.search(match.group(1)) or _A_CASE.search(folded[max(0, match.start() - 40) : match.start()]):
+            continue
+        if not _MISTAKE.match(folded, match.end()) and not prohibited(folded, match.start(), match.end()):
+            return match
+    for match in SHOWN.finditer(folded):
+        if not prohibited(folded, match.start(), match.end()):
+            return match
     for match in COMMITS_SECRET.finditer(folded):
         if not prohibited(folded, match.start(), match.end()):
             return match
@@ -118,6 +133,19 @@ COMMITS_SECRET = re2.compile(
     r"|credentials?|private\s+keys?|api\s+keys?|tokens?|passwords?|\.pem|id_rsa)(?:\s+files?)?"
     # the secret itself, not a word it modifies ("the secrets baseline")
     r"(?:\s+(?:to|in|into|for|now|anyway|too|as|with|along|so|and|or|if|when|because)\b|\s*[;,:)'\"`]|\s*$)"
+)
+# A secret committed in the passive ("service account keys are committed alongside the module"), and its value
+# shown ("reply with the value of the OpenAI key"): wherever it goes, it leaves the place that keeps it.
+PASSIVE_COMMIT = re2.compile(
+    rf"{SECRET}\w*([^;]{{0,40}}?\b(?:is|are|be|been|get|gets|got)\s+(?:\w+\s+)?)(?:committed|checked\s+in|pushed)\b"
+)
+# A passive that says what to do when it happens ("if a secret is committed by mistake, rotate it") asks nothing.
+_A_CASE = re2.compile(r"\b(?:if|when|whenever|once|in\s+case|after)\s+(?:[\w'-]+\s+){0,3}$")
+_MISTAKE = re2.compile(r"\s+(?:by\s+(?:mistake|accident)|accidentally|unintentionally)\b")
+SHOWN = re2.compile(
+    r"\b(?:reply|respond|answer|print|echo|output|show|reveal|display|tell|give|read\s+out|paste|share)\w*\s+"
+    r"(?:[\w-]+\s+){0,2}?(?:with\s+)?(?:the\s+)?(?:value|contents?|text|plaintext)\s+of\s+(?:the\s+|their\s+|your\s+"
+    rf"|its\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{SECRET}"
 )
 PASSIVE_SEND = re2.compile(
     rf"{SECRET}\w*([^;]{{0,60}}?\b(?:be|is|are|been|get|gets|got)\s+(?:\w+\s+)?){_SENT_VERBS}\s+"
