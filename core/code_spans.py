@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
+import tomllib
+from collections.abc import Iterator
 
 import re2
+import yaml
 
-from core.allowlist import Refusal, Vouched, link_refusals, path_refusal
+from core.allowlist import Refusal, Vouched, command_refusals, link_refusals, path_refusal
 from core.links import bare_hosts, find_links
 from core.program_calls import clip
 
-__all__ = ["SYSTEM_ROOTS", "code_expression", "code_refusals"]
+__all__ = ["SYSTEM_ROOTS", "code_expression", "code_refusals", "fenced_refusals"]
 
 # The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
 # outside the project; `/api/users` or `/health` is a route.
@@ -180,3 +184,98 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
         refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") and not route else None
         found += [refused] if refused is not None else []
     return found
+
+
+# A fenced block whose info string names a language read here by that language's own parser: Python (`ast`), the
+# data formats (JSON, TOML, YAML: values, never run) and SQL that only reads. Any other language, or a block its
+# parser does not read, is held as before (a command line to the shell).
+_PYTHON_FENCES = frozenset("python py python3 pycon".split())
+_DATA_FENCES = frozenset("json jsonc json5 toml yaml yml".split())
+_SQL_FENCES = frozenset("sql postgres postgresql psql mysql sqlite".split())
+# Keys whose value a tool runs as a command line (CI steps, compose services, package.json scripts, hooks): judged
+# as the allow-list judges a command; `uses` names an action run in CI, admitted from GitHub's own owners only.
+_RUN_KEYS = frozenset(
+    "run script scripts before_script after_script command commands cmd entrypoint entry exec shell hooks".split()
+)
+_TRUSTED_ACTIONS = ("actions/", "github/", "./")
+# SQL that only reads: each statement opens with one of these, and no word of it writes or changes the schema.
+_SQL_READS = frozenset("select with explain show describe values table".split())
+_SQL_WRITES = frozenset(
+    "insert update delete merge upsert drop truncate alter create grant revoke copy call do exec execute attach"
+    " detach vacuum pragma load install replace rename set reset lock".split()
+)
+_SQL_NOISE = re2.compile(r"--[^\n]*|/\*(?s:.)*?\*/|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
+_SQL_WORD = re2.compile(r"[A-Za-z_]+")
+
+
+def fenced_refusals(language: str, body: str, vouched: Vouched) -> list[Refusal] | None:
+    """What refuses a fenced block in `language`, read by that language's parser; None when no parser here reads
+    it (then it is a command line, as any other span)."""
+    language = language.lower()
+    if language in _PYTHON_FENCES:
+        try:
+            tree = ast.parse(body, mode="exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return code_refusals(body, tree, vouched)
+    if language in _DATA_FENCES:
+        data = _data(language, body)
+        return None if data is None else _data_refusals(data, vouched)
+    if language in _SQL_FENCES:
+        return _sql_refusals(body)
+    return None
+
+
+def _data(language: str, body: str) -> object | None:
+    """`body` as its format's parser reads it (YAML's safe loader: no tag builds an object), or None."""
+    try:
+        if language.startswith("json"):
+            return json.loads(body)
+        if language == "toml":
+            return tomllib.loads(body)
+        return yaml.safe_load(body)
+    except (ValueError, yaml.YAMLError, RecursionError):
+        return None
+
+
+def _values(data: object, key: str = "", run: bool = False) -> Iterator[tuple[str, str, bool]]:
+    """Each string value of `data` with its key and whether a key above it runs it (a list of words under one is a
+    command's words: `command: ["npm", "start"]`)."""
+    if isinstance(data, dict):
+        for name, value in data.items():
+            yield from _values(value, str(name), run or str(name).lower() in _RUN_KEYS)
+    elif isinstance(data, list):
+        if run and data and all(isinstance(v, str) for v in data) and key.lower() in _RUN_KEYS:
+            yield key, " ".join(data), run
+            return
+        for value in data:
+            yield from _values(value, key, run)
+    elif isinstance(data, str):
+        yield key, data, run
+
+
+def _data_refusals(data: object, vouched: Vouched) -> list[Refusal]:
+    """What refuses data: a value a key runs, judged as a command; an action from outside GitHub's own owners; the
+    links and outside paths its strings name."""
+    found: list[Refusal] = []
+    for key, value, run in _values(data):
+        if run:
+            found += command_refusals(value, vouched)
+        elif key.lower() == "uses" and not value.startswith(_TRUSTED_ACTIONS):
+            found.append(Refusal("program", f"`{clip(value, 60)}` runs an action no one vouches for"))
+        found += link_refusals([*find_links(value), *bare_hosts(value, code=True)], vouched)
+        refused = path_refusal(value, mention=True) if value[:1] in ("/", "~", ".") else None
+        found += [refused] if refused is not None else []
+    return found
+
+
+def _sql_refusals(body: str) -> list[Refusal]:
+    """What refuses SQL: any statement that does more than read."""
+    plain = _SQL_NOISE.sub(" ", body)
+    for statement in plain.split(";"):
+        words = [w.lower() for w in _SQL_WORD.findall(statement)]
+        if not words:
+            continue
+        if words[0] not in _SQL_READS or _SQL_WRITES.intersection(words):
+            return [Refusal("program", f"`{clip(' '.join(statement.split()), 60)}` is SQL that does more than read")]
+    return []

@@ -132,7 +132,7 @@ SAFEGUARD_OFF = re2.compile(
 # without a setting (kept apart from `SAFEGUARD_OFF`: as one, RE2's automaton grows too large to build quickly).
 SAID_AWAY = re2.compile(
     # a gate lowered to nothing ("lower the coverage threshold to zero"), lifted or unticked ("untick the required
-    # status checks"), blanket suppressions ("add `# noqa` to every line"), a gate's job removed when it blocks
+    # status checks"), blanket suppressions (a noqa comment added to every line), a gate's job removed when it blocks
     r"\b(?:lower|reduc|drop|set|chang)\w*\s+(?:the\s+|all\s+|its\s+|our\s+)?(?:[\w-]+\s+){0,2}(?:thresholds?|coverage"
     r"|fail[_-]under|min\w*[\s_-]coverage)\s+to\s+(?:zero|0|0\s*%|nothing|none)\b"
     rf"|\b(?:lift|untick|uncheck|relax|loosen|waiv)\w*\s+(?:the\s+|all\s+|its\s+|our\s+)?(?:[\w-]+\s+){{0,2}}(?:{_GATES}"

@@ -48,7 +48,7 @@ from core.allowlist import (
     link_refusals,
     path_refusal,
 )
-from core.code_spans import SYSTEM_ROOTS, code_expression, code_refusals
+from core.code_spans import SYSTEM_ROOTS, code_expression, code_refusals, fenced_refusals
 from core.invisible import normalise
 from core.language import (
     is_english_function_word,
@@ -281,6 +281,11 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if info and fenced is not None:
         # a fenced block in a language named (```python): its code is that language's, not a command line
         return code_refusals(span[info.end() :], fenced, vouched)
+    if info and info.group(1).lower() not in _SHELL_FENCES:
+        # a whole module, a data format or SQL, read by its own parser (a language none reads here is held)
+        by_parser = fenced_refusals(info.group(1), span[info.end() :], vouched)
+        if by_parser is not None:
+            return by_parser
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
