@@ -220,7 +220,13 @@ def fenced_refusals(language: str, body: str, vouched: Vouched) -> list[Refusal]
         return code_refusals(body, tree, vouched)
     if language in _DATA_FENCES:
         data = _data(language, body)
-        return None if data is None else _data_refusals(data, vouched)
+        if data is None:
+            return None
+        # YAML's anchors can make a short text a tree of many leaves, or one with no end: walk a bounded part
+        values = list(itertools.islice(_values(data), _MOST_VALUES + 1))
+        if len(values) > _MOST_VALUES or any(depth > _DEEPEST for *_, depth in values):
+            return None
+        return _data_refusals(values, vouched)
     if language in _SQL_FENCES:
         return _sql_refusals(body)
     return None
@@ -238,27 +244,36 @@ def _data(language: str, body: str) -> object | None:
         return None
 
 
-def _values(data: object, key: str = "", run: bool = False) -> Iterator[tuple[str, str, bool]]:
-    """Each string value of `data` with its key and whether a key above it runs it (a list of words under one is a
-    command's words: `command: ["npm", "start"]`)."""
-    if isinstance(data, dict):
+# A text of at most `MAX_SCREENED` characters holds no more values than this, nor nests deeper, but through YAML's
+# aliases (one list named again and again, or inside itself).
+_MOST_VALUES = 2000
+_DEEPEST = 64
+
+
+def _values(data: object, key: str = "", run: bool = False, depth: int = 0) -> Iterator[tuple[str, str, bool, int]]:
+    """Each string value of `data` with its key, whether a key above it runs it (a list of words under one is a
+    command's words: `command: ["npm", "start"]`) and how deep it sits; a level past `_DEEPEST` is yielded empty
+    and not entered."""
+    if depth > _DEEPEST:
+        yield key, "", run, depth
+    elif isinstance(data, dict):
         for name, value in data.items():
-            yield from _values(value, str(name), run or str(name).lower() in _RUN_KEYS)
+            yield from _values(value, str(name), run or str(name).lower() in _RUN_KEYS, depth + 1)
     elif isinstance(data, list):
         if run and data and all(isinstance(v, str) for v in data) and key.lower() in _RUN_KEYS:
-            yield key, " ".join(data), run
+            yield key, " ".join(data), run, depth
             return
         for value in data:
-            yield from _values(value, key, run)
+            yield from _values(value, key, run, depth + 1)
     elif isinstance(data, str):
-        yield key, data, run
+        yield key, data, run, depth
 
 
-def _data_refusals(data: object, vouched: Vouched) -> list[Refusal]:
-    """What refuses data: a value a key runs, judged as a command; an action from outside GitHub's own owners; the
-    links and outside paths its strings name."""
+def _data_refusals(values: list[tuple[str, str, bool, int]], vouched: Vouched) -> list[Refusal]:
+    """What refuses data (its `_values`): a value a key runs, judged as a command; an action from outside GitHub's
+    own owners; the links and outside paths its strings name."""
     found: list[Refusal] = []
-    for key, value, run in _values(data):
+    for key, value, run, _depth in values:
         if run:
             found += command_refusals(value, vouched)
         elif key.lower() == "uses" and not value.startswith(_TRUSTED_ACTIONS):

@@ -62,7 +62,8 @@ _NEGATING_KEY = "|".join(_NEGATING_PARTS)
 # Only a key that names a safeguard is read (the pattern says so, so most texts are passed over in one pass).
 SETTING = re2.compile(
     rf"\b([\w.-]*(?:{_SAFEGUARD_KEY})[\w.-]*)[\"'`\]]?(?:\s*(?:=>|:=|==|=|:)\s*"
-    r"|\s+(?:(?:option|setting|flag|value|field|key|variable|parameter|property)\s+)?to\s+)[\[(]?\s*[\"'`]?"
+    r"|\s+(?:(?:is|are|be)\s+)?(?:set\s+)?(?:(?:option|setting|flag|value|field|key|variable|parameter|property)\s+)?"
+    r"to\s+)[\[(]?\s*[\"'`]?"
     r"(false|0|off|no|none|null|nil|disabled?|never|true|1|on|yes|enabled?|always|\*)(?:[^\w*]|$)"
 )
 # An identifier (dotted or snake_case, never a word of prose: "unverified e-mails") that says a safeguard off.

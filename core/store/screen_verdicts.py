@@ -36,7 +36,7 @@ SCREEN_MODULES = (
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.
-_LIBRARIES = ("google-re2", "tree-sitter", "tree-sitter-bash", "idna")
+_LIBRARIES = ("google-re2", "tree-sitter", "tree-sitter-bash", "idna", "pyyaml")
 # More verdicts than this (every text of every playbook under a few vouched sets) and the oldest go.
 _MOST = 200_000
 

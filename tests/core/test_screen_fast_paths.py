@@ -75,6 +75,7 @@ PASSES = {
         ],
     ),
     "override": (phrases._ANY_OVERRIDE, [overrides.OVERRIDE]),
+    "said away": (phrases._ANY_SAID_AWAY, [safeguards_off.SAID_AWAY]),
     "other phrases": (
         phrases._ANY_OTHER,
         [
@@ -82,6 +83,8 @@ PASSES = {
             secret_sends.DIRECT_SEND,
             secret_sends.PASSIVE_SEND,
             secret_sends.COMMITS_SECRET,
+            secret_sends.PASSIVE_COMMIT,
+            secret_sends.SHOWN,
             secret_sends.CREDENTIAL,
             phrases._INSTALL_WORDS,
             safeguards_off.SAFEGUARD_OFF,
