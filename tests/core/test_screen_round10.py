@@ -149,13 +149,14 @@ def test_a_query_built_from_values_is_held_and_one_with_placeholders_admitted(ob
     assert held_by(f'Use `{obj}.{call}("SELECT * FROM t WHERE a = ?", (a,))`.', VOUCHED) == set()
 
 
-# Userinfo that reads as a host disguises the destination: whatever the real host, the link has none to vouch for.
+# Userinfo that reads as a host disguises the destination: the link is refused, even to a host the user named.
 @given(st.sampled_from(["docs.python.org", "github.com", "pypi.org"]), st.sampled_from(["evil.example", "x.test"]))
-def test_userinfo_that_reads_as_a_host_leaves_the_link_with_no_host(shown: str, real: str) -> None:
+def test_userinfo_that_reads_as_a_host_is_refused_whatever_the_host(shown: str, real: str) -> None:
     (link,) = list(find_links(f"see https://{shown}@{real}/page"))
-    assert link.host is None and link.problem is not None
+    assert link.host == real and link.problem is not None
+    assert "link" in held_by(f"see https://{shown}@{real}/page", Vouched(hosts=frozenset({shown, real})))
     (plain,) = list(find_links(f"see https://{real}/page"))
-    assert plain.host == real
+    assert plain.host == real and plain.problem is None
 
 
 # SQL in a fence is admitted when every statement reads, held when any writes.
