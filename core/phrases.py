@@ -105,24 +105,26 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
     inside one)."""
     data = folded.encode("utf-8")
     found: list[tuple[str, str]] = []
-    if not _ANY_OVERRIDE.found_in(data) and not _ANY_OTHER.found_in(data) and not _ANY_SAID_AWAY.found_in(data):
-        return found
-    if OVERRIDE.search(data) is not None and (match := overridden(folded)):
+    if _ANY_OVERRIDE.found_in(data) and OVERRIDE.search(data) is not None and (match := overridden(folded)):
         found.append(("override", f"`{_clip(match.group())}` speaks to the agent over the user's head"))
-    if (all(part.found_in(data) for part in _SENDS_PARTS) or _ANY_DIRECT.found_in(data)) and (match := sent(folded)):
-        found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
-    elif match := _search(CREDENTIAL, folded, data):
-        found.append(("credential", f"`{match.group()}` names a credential store"))
-    if match := _search(_INSTALL_WORDS, folded, data):
-        found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
+    if _ANY_SENT.found_in(data):  # every send names a secret (`SECRET`) or a credential store
+        if (all(part.found_in(data) for part in _SENDS_PARTS) or _ANY_DIRECT.found_in(data)) and (
+            match := sent(folded)
+        ):
+            found.append(("credential", f"`{_clip(match.group())}` sends a secret somewhere"))
+        elif match := _search(CREDENTIAL, folded, data):
+            found.append(("credential", f"`{match.group()}` names a credential store"))
+        if match := _search(_INSTALL_WORDS, folded, data):
+            found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
     if (_ANY_OFF.found_in(data) or _ANY_SAID_AWAY.found_in(data)) and (match := talked_off(folded)):
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
     return found
 
 
-# (defined here, after every pattern they stand for; read by `sentence_refusals`)
-_ANY_OTHER = AnyOf(SECRET, CREDENTIAL, _INSTALL_WORDS, SAFEGUARD_OFF, PRONOUN_OFF, SETTING, IDENTIFIER)
-# (`SAID_AWAY` apart: with the others, RE2's automaton for one pass grows too large to build quickly)
+# (defined here, after every pattern they stand for; read by `sentence_refusals`). Each pass is kept small: RE2
+# builds one automaton per pass within a fixed memory, and one for all of them (as `SAFEGUARD_OFF` with `SAID_AWAY`
+# or with what a send needs) runs out of it and falls back to a slower engine on every text.
+_ANY_SENT = AnyOf(SECRET, CREDENTIAL, _INSTALL_WORDS)
 _ANY_SAID_AWAY = AnyOf(SAID_AWAY)
 _ANY_OFF = AnyOf(SAFEGUARD_OFF, PRONOUN_OFF, SETTING, IDENTIFIER)
 _ANY_DIRECT = AnyOf(DIRECT_SEND, PASSIVE_SEND, PRONOUN_SEND, COMMITS_SECRET, PASSIVE_COMMIT, SHOWN)

@@ -76,8 +76,8 @@ PASSES = {
     ),
     "override": (phrases._ANY_OVERRIDE, [overrides.OVERRIDE]),
     "said away": (phrases._ANY_SAID_AWAY, [safeguards_off.SAID_AWAY]),
-    "other phrases": (
-        phrases._ANY_OTHER,
+    "sent phrases": (
+        phrases._ANY_SENT,
         [
             secret_sends.SENDS,
             secret_sends.DIRECT_SEND,
@@ -87,6 +87,11 @@ PASSES = {
             secret_sends.SHOWN,
             secret_sends.CREDENTIAL,
             phrases._INSTALL_WORDS,
+        ],
+    ),
+    "off phrases": (
+        phrases._ANY_OFF,
+        [
             safeguards_off.SAFEGUARD_OFF,
             safeguards_off.PRONOUN_OFF,
             insecure_settings.SETTING,
@@ -156,7 +161,7 @@ def test_each_pass_is_searched_where_it_matters() -> None:
     """The passes are not vacuous: each finds what its patterns find in the labelled hostile lessons."""
     hostile = [normalise(text) for text, _ in LABELLED["hostile"]] + [normalise(c["text"]) for c in ATTACKS["hostile"]]
     for name, (one, each) in PASSES.items():
-        said = [folded(t) if name in ("override", "other phrases", "said away") else t for t in hostile]
+        said = [folded(t) if name in ("override", "sent phrases", "off phrases", "said away") else t for t in hostile]
         hits = [t for t in said if any(p.search(t) for p in each)]
         assert hits, name
         assert all(one.found_in(t) for t in hits), name
