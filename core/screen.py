@@ -143,6 +143,11 @@ _TWIST = re2.compile(
     r"(?i)\b(?:unless|except|but|then|however|otherwise|fine|okay|ok|allowed|if|when|whenever|while|until|once"
     r"|as\s+long\s+as|only|more\s+than|after)\b"
 )
+# Past a `;` a new clause begins: a time or a condition there ("; ask the user when a command needs approval") is its
+# own, but a word that permits or excepts ("; it is fine on your own branches") still twists the prohibition.
+_TWIST_ACROSS = re2.compile(r"(?i)\b(?:unless|except|but|however|otherwise|fine|okay|ok|allowed)\b")
+# ... and so does a time or a condition whose clause names the act again ("; when the hook is slow, use it").
+_NAMED_AGAIN = re2.compile(r"(?i)\b(?:it|them|that|this|one)\b")
 # A single word in backticks right after one of these is a command to run ("run `reboot`"), not a name.
 _RUN_VERB = re2.compile(r"(?i)\b(?:run|runs|running|execute|exec|type|call|invoke|launch|start)\s*$")
 _NAME = re2.compile(r"^[\w.@/+#%,~:=-]+$")
@@ -230,6 +235,12 @@ def _bypasses(flags: list[str]) -> list[Refusal]:
     ]
 
 
+def _twisted_across(sentence: str) -> bool:
+    """True when what follows a prohibition in its sentence, past its clause, twists it: a word that permits, or a
+    condition whose clause names the act again."""
+    return bool(_TWIST_ACROSS.search(sentence)) or bool(_TWIST.search(sentence) and _NAMED_AGAIN.search(sentence))
+
+
 def _prohibited(before: str, after: str) -> bool:
     """True when what follows `before` is said as a prohibition ("Never use X", "without X") that nothing twists
     ("Do not commit without X" is two negations; "Never use X unless ..." and "Never forget X" are none)."""
@@ -238,7 +249,8 @@ def _prohibited(before: str, after: str) -> bool:
         bool(_PROHIBITION.search(clause))
         and not _NEGATED_DUTY.search(clause)
         and len(_NEGATIONS.findall(clause)) % 2 == 1
-        and not _TWIST.search(_CLAUSE_END.split(after, maxsplit=1)[0] + " " + after.split(".", 1)[0])
+        and not _TWIST.search(_CLAUSE_END.split(after, maxsplit=1)[0] + " " + after.split(".", 1)[0].split(";", 1)[0])
+        and not _twisted_across(after.split(".", 1)[0])
     )
 
 
