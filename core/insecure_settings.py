@@ -19,7 +19,8 @@ __all__ = ["IDENTIFIER", "SETTING", "setting_off"]
 # Parts of a key that name a safeguard, and parts that say it is off when the key is set true.
 _SAFEGUARD_PARTS = (
     "verif", "ssl", "tls", "cert", "csrf", "xsrf", "secur", "https", "httponly", "escap", "sanitiz", "hostkey",
-    "host_key", "unauthorized", "signature", "integrity", "sandbox", "protect", "hsts",
+    "host_key", "unauthorized", "signature", "integrity", "sandbox", "protect", "hsts", "cors", "origin",
+    "fail_under", "fail-under",
 )  # fmt: skip
 _NEGATING_PARTS = (
     "insecure", "skip", "disabl", "unverified", "unsafe", "ignor", "bypass", "trustall", "trust_all", "allowall",
@@ -39,6 +40,8 @@ _SAFEGUARD_KEY = "|".join(
         "privilege_?escalation",
         "principal",
         "allow",
+        "continue-on-error",
+        "continue_on_error",
     ]
 )
 # Keys that switch argument quoting off when set true: a command line handed to a shell (`shell=True`), where a
@@ -56,6 +59,11 @@ _SHELL_KEYS = frozenset(
         "host_ipc",
         "allowprivilegeescalation",
         "allow_privilege_escalation",
+        # and a CI job's keys that let it fail without failing the build
+        "continue-on-error",
+        "continue_on_error",
+        "allow_failure",
+        "allow-failure",
     }
 )
 _NEGATING_KEY = "|".join(_NEGATING_PARTS)

@@ -12,7 +12,8 @@ from core.prohibitions import clause_prohibits, prohibited
 __all__ = ["OVERRIDE", "overridden"]
 
 OVERRIDE = re2.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^;]{0,40}\b(?:previous|prior|above|earlier|preceding|original"
+    r"\b(?:ignore|disregard|forget|override|bypass|supersed\w*|replac\w*|takes?\s+precedence\s+over|outranks?)\b[^;]{0,40}"
+    r"\b(?:previous|prior|above|earlier|preceding|original"
     r"|system|other|all|every)\b[^;]{0,25}\b(?:instructions?|prompts?|rules?|messages?|guidelines?|guidance|directions?"
     r"|context|told|said)\b"
     r"|\b(?:ignore|disregard)\b[^;]{0,30}\b(?:instructions?|guidelines?|system prompt|rules)\b"
@@ -66,6 +67,12 @@ OVERRIDE = re2.compile(
     r"|no\s+longer\s+(?:needs?|has)\s+to)\s+(?:tell|inform|notify|ask|consult|check\s+with|alert)\s+(?:the\s+)?(?:user"
     r"|developer|human|operator)\b"
     r"|\bbetween\s+(?:us|ourselves|you\s+and\s+me)\b"
+    r"|\bask\s+(?:the\s+)?user\s+nothing\b"
+    # a header a lesson writes to pass for the system, an operator or a vendor ("System notice: agents must ...")
+    r"|(?:^|;\s*|\n\s*)(?:system|admin\w*|security|maintainers?|operator|anthropic|openai|claude|codex|platform)\s+"
+    r"(?:notice|message|note|override|update|instructions?|directive|announcement)s?\s*:"
+    r"|\b(?:should|must|may|shall)\s*(?:not|n'?t)\s+(?:tell|inform|show|mention|notify|reveal|disclose|share)\b[^;]{0,40}\b"
+    r"(?:to\s+)?(?:the\s+)?user\b"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:bring\s+up|mention|reveal|disclose|discuss|share)\s+(?:these|this|the|my|your)\s+"
     r"(?:instructions?|notes?|prompts?|rules?|guidance)\b"
     r"|\b(?:previous|prior|earlier|existing|other|above|older)\s+(?:[\w-]+\s+)?(?:guidance|instructions|rules|guidelines"

@@ -116,7 +116,8 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
             found.append(("credential", f"`{match.group()}` names a credential store"))
         if match := _search(_INSTALL_WORDS, folded, data):
             found.append(("install", f"`{_clip(match.group())}` installs a package named in words"))
-    if (_ANY_OFF.found_in(data) or _ANY_SAID_AWAY.found_in(data)) and (match := talked_off(folded)):
+    off = _ANY_SAFEGUARD_OFF.found_in(data) or _ANY_SETTING_OFF.found_in(data) or _ANY_SAID_AWAY.found_in(data)
+    if off and (match := talked_off(folded)):
         found.append(("bypass", f"`{_clip(match.group())}` talks the agent out of a safeguard"))
     return found
 
@@ -126,5 +127,6 @@ def sentence_refusals(folded: str) -> list[tuple[str, str]]:
 # or with what a send needs) runs out of it and falls back to a slower engine on every text.
 _ANY_SENT = AnyOf(SECRET, CREDENTIAL, _INSTALL_WORDS)
 _ANY_SAID_AWAY = AnyOf(SAID_AWAY)
-_ANY_OFF = AnyOf(SAFEGUARD_OFF, PRONOUN_OFF, SETTING, IDENTIFIER)
+_ANY_SAFEGUARD_OFF = AnyOf(SAFEGUARD_OFF)
+_ANY_SETTING_OFF = AnyOf(PRONOUN_OFF, SETTING, IDENTIFIER)
 _ANY_DIRECT = AnyOf(DIRECT_SEND, PASSIVE_SEND, PRONOUN_SEND, COMMITS_SECRET, PASSIVE_COMMIT, SHOWN)

@@ -26,6 +26,7 @@ _GUARDS = (
     r"|(?:certificate|cert|ssl|tls)\s+pinning"
     # the agent's own permission prompts ("disable the permission prompts", "turn off the approval prompts")
     r"|(?:permission|approval|confirmation)\s+(?:prompts?|checks?|dialogs?|requests?|steps?|gates?)|code\s+reviews?"
+    r"|(?:required\s+)?status\s+checks?"
 )
 # What a safeguard is, said of a merge or a release rather than a tool: tests, CI, reviews ("failing tests may be
 # disregarded", "review comments can be dismissed"); read in the passive only ("skip the slow tests locally" is a
@@ -134,7 +135,13 @@ SAID_AWAY = re2.compile(
     # a gate lowered to nothing ("lower the coverage threshold to zero"), lifted or unticked ("untick the required
     # status checks"), blanket suppressions (a noqa comment added to every line), a gate's job removed when it blocks
     r"\b(?:lower|reduc|drop|set|chang)\w*\s+(?:the\s+|all\s+|its\s+|our\s+)?(?:[\w-]+\s+){0,2}(?:thresholds?|coverage"
-    r"|fail[_-]under|min\w*[\s_-]coverage)\s+to\s+(?:zero|0|0\s*%|nothing|none)\b"
+    r"|floors?|minimums?|bars?|fail[_-]under|min\w*[\s_-]coverage)\s+to\s+(?:zero|0|[01](?:\.\d+)?\s*%|nothing|none)(?:\W|$)"
+    # a job or a check allowed to fail: its failure no longer stops anything
+    r"|\b(?:allow\w*|permit\w*|let)\s+(?:it\s+|them\s+|(?:the\s+)?[\w-]+\s+(?:[\w-]+\s+)?(?:jobs?|steps?|checks?|stages?"
+    r"|suites?|tests?)\s+)?to\s+fail\b|\b(?:marked|mark\w*)\b[^;]{0,40}\ballowed\s+to\s+fail\b"
+    # randomness that is no secret's (`random.random()`, `Math.random()`) making one
+    r"|\b(?:random\.(?:random|randint|choice|choices|randrange|getrandbits|sample)|math\.random)\b[^;]{0,60}\b(?:tokens?"
+    r"|passwords?|secrets?|keys?|salts?|nonces?|otps?|session\s+ids?)\b"
     rf"|\b(?:lift|untick|uncheck|relax|loosen|waiv)\w*\s+(?:the\s+|all\s+|its\s+|our\s+)?(?:[\w-]+\s+){{0,2}}(?:{_GATES}"
     r"|rules?|requirements?)\b"
     r"|\badd\w*\s+(?:an?\s+|the\s+)?['\"`]?(?:#\s*|//\s*|/\*\s*)?(?:noqa|nolint|nosec|ignore|eslint-disable\S*|@ts-ignore"
@@ -202,6 +209,8 @@ def talked_off(folded: str) -> re2._Match | None:
             continue
         if _SAYS_WHAT_IS.search(folded[: match.start()].rsplit(";", 1)[-1] + match.group()):
             continue
+        if _NOT_FOR.search(match.group()):  # "`random.choice` for fixtures, never for tokens"
+            continue
         return match
     for match in PRONOUN_OFF.finditer(folded):
         if _antecedent_is_a_safeguard(folded[max(0, match.start() - ANTECEDENT_REACH) : match.start()]):
@@ -210,6 +219,8 @@ def talked_off(folded: str) -> re2._Match | None:
     return setting_off(folded)
 
 
+# A use said not to be what a phrase reads it as, inside the phrase ("MD5 for cache keys, not for passwords").
+_NOT_FOR = re2.compile(r"\b(?:never|not|no|nor)\s+(?:for|as|to\s+(?:make|generate|create|hash|store))\b")
 _OWN_NEGATION = re2.compile(r"(?:do\s+not|don'?t|never)\s+")
 # A permission mode named and said off ("Auto-approve is off for this project"): the safeguard is on.
 _SAID_ON = re2.compile(

@@ -32,13 +32,14 @@ SECRET = (
     r"|\.ssh|env(?:ironment)? var|\b(?:aws|ssh|api|private|access|secret|signing|deploy|gpg|pgp)\s+keys?\b"
     # what else opens an account: a passphrase, a connection string, recovery codes, a key named by its service or by
     # what it unlocks (`the Stripe live key`, `service account JSON keys`; never a primary, sort or cache key)
-    r"|passphrase|connection\s+strings?|recovery\s+codes?|backup\s+codes?|2fa\s+(?:codes?|seeds?)|otp\s+seeds?"
+    r"|passphrase|connection\s+(?:strings?|urls?)|database[_ ]url|db[_ ]url|\bdsn\b"
+    r"|recovery\s+codes?|backup\s+codes?|2fa\s+(?:codes?|seeds?)|otp\s+seeds?"
     r"|\b(?:live|prod|production|service[ -]account|json|master|root|admin|encryption|license|licence|stripe|openai"
     r"|anthropic|github|gitlab|npm|pypi|slack|twilio|sendgrid|mailgun|gcp|azure|firebase)\s+keys?\b)"
 )
 SEND = (
     r"\b(?:include|paste|post|send|upload|e-?mail|mail|share|attach|leak|copy|print|echo|add|put|dump|report"
-    r"|forward|submit)\b"
+    r"|forward|submit|append)\b"
 )
 # Each the start of a word: `log` is also `logger` and `logfile`, `ticket` `ticketing` (and `logic`, `format`: the
 # rule asks a secret and a way to send it too).
@@ -162,7 +163,7 @@ PRONOUN_SEND = re2.compile(
 # "type the admin password into the Notion page"): the place is allowed only when it keeps secrets (`_keeps_secrets`).
 DIRECT_SEND = re2.compile(
     r"\b(?:quote|write|record|type|mention|note|enter|insert|publish|expose|log|hardcod|embed|inlin|includ|paste|dm|hand"
-    r"|post|send|upload|e-?mail|mail|shar|attach|leak|cop(?:y|ie)|print|echo|add|put|dump|report|forward|submit|jot"
+    r"|post|send|upload|e-?mail|mail|shar|attach|leak|cop(?:y|ie)|print|echo|add|put|dump|report|forward|submit|jot|append"
     r"|list|commit|drop|stick|plac|sav|stor|keep)\w*\s+((?:[\w'.-]+\s+){0,4}?)"
     rf"{SECRET}\w*(?:\s+(?:values?|itself|themselves|contents?|file|string|verbatim|in\s+full))?\s+"
     r"(in|into|to|on|onto|inside)\s+[`'\"]?[\w.'-]"

@@ -89,14 +89,10 @@ PASSES = {
             phrases._INSTALL_WORDS,
         ],
     ),
-    "off phrases": (
-        phrases._ANY_OFF,
-        [
-            safeguards_off.SAFEGUARD_OFF,
-            safeguards_off.PRONOUN_OFF,
-            insecure_settings.SETTING,
-            insecure_settings.IDENTIFIER,
-        ],
+    "safeguards off": (phrases._ANY_SAFEGUARD_OFF, [safeguards_off.SAFEGUARD_OFF]),
+    "settings off": (
+        phrases._ANY_SETTING_OFF,
+        [safeguards_off.PRONOUN_OFF, insecure_settings.SETTING, insecure_settings.IDENTIFIER],
     ),
 }
 _SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
@@ -161,23 +157,32 @@ def test_each_pass_is_searched_where_it_matters() -> None:
     """The passes are not vacuous: each finds what its patterns find in the labelled hostile lessons."""
     hostile = [normalise(text) for text, _ in LABELLED["hostile"]] + [normalise(c["text"]) for c in ATTACKS["hostile"]]
     for name, (one, each) in PASSES.items():
-        said = [folded(t) if name in ("override", "sent phrases", "off phrases", "said away") else t for t in hostile]
+        said = [
+            folded(t) if name in ("override", "sent phrases", "safeguards off", "settings off", "said away") else t
+            for t in hostile
+        ]
         hits = [t for t in said if any(p.search(t) for p in each)]
         assert hits, name
         assert all(one.found_in(t) for t in hits), name
 
 
-_MARKDOWN = st.text(alphabet=st.sampled_from(list("ab1 _*[].!?\tIT")), max_size=30)
+_MARKDOWN = st.text(alphabet=st.sampled_from(list("ab1 _*[].!?\tIT'(")), max_size=30)
 
 
 @settings(max_examples=examples(500))
 @given(_MARKDOWN)
 def test_emphasis_is_read_as_shown(text: str) -> None:
-    """`*` and brackets never survive; an underscore survives exactly where it joins two letters or digits (inside
-    a word, where CommonMark reads no emphasis); nothing else changes."""
+    """Brackets never survive, nor does `*` but alone between quotes or brackets (`'*'`, `[*]`: a wildcard, no
+    emphasis); an underscore survives exactly where it joins two letters or digits (inside a word, where CommonMark
+    reads no emphasis); nothing else changes."""
     shown = reading.unemphasised(text)
-    assert "*" not in shown and "[" not in shown and "]" not in shown
-    plain = text.replace("*", "").replace("[", " ").replace("]", " ")
+    lone = text
+    for pair in ("''", '""', "()", "[]", "``"):
+        lone = lone.replace(f"{pair[0]}*{pair[1]}", f"{pair[0]}\x00{pair[1]}")
+    assert "[" not in shown and "]" not in shown
+    assert shown.count("*") == lone.count("\x00")
+    shown = shown.replace("*", "\x00")
+    plain = lone.replace("*", "").replace("[", " ").replace("]", " ")
     kept = [
         run
         for run in re2.compile(r"_+").finditer(plain)
