@@ -292,6 +292,8 @@ def link_refusals(links: Iterable[Link], vouched: Vouched) -> list[Refusal]:
     for link in links:
         if link.host is None:
             found.append(Refusal("link", link.problem or f"`{_clip(link.written)}` names no readable host"))
+        elif link.problem:  # a readable host, disguised as another (`https://docs.python.org@x.example/`)
+            found.append(Refusal("link", link.problem))
         elif not vouched.links:
             found.append(Refusal("link", f"a keyless lesson carries no link (`{_clip(link.written)}`)"))
         elif not vouched_host(link, vouched.hosts):

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
+import tomllib
+from collections.abc import Iterator
 
 import re2
+import yaml
 
-from core.allowlist import Refusal, Vouched, link_refusals, path_refusal
+from core.allowlist import Refusal, Vouched, command_refusals, link_refusals, path_refusal
 from core.links import bare_hosts, find_links
 from core.program_calls import clip
 
-__all__ = ["SYSTEM_ROOTS", "code_expression", "code_refusals"]
+__all__ = ["SYSTEM_ROOTS", "code_expression", "code_refusals", "fenced_refusals"]
 
 # The top folders of a file system (Linux, macOS): a path in a sentence that starts with one of them is a file
 # outside the project; `/api/users` or `/health` is a route.
@@ -121,6 +125,24 @@ _DESERIALISERS = frozenset(
 )
 
 
+# Calls that run a query their first argument writes: a query built from values (an f-string, `%`, `+`,
+# `.format`) runs whatever a value says (an injection); one with placeholders and its values apart is safe.
+_RUNS_A_QUERY = frozenset("execute executemany executescript raw extra text query run_sql".split())
+
+
+def _built_from_values(node: ast.expr) -> bool:
+    """True for a string built from values at run time: an f-string with a value in it, `"..." % x`, `"..." + x`,
+    `"...".format(x)`."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(part, ast.FormattedValue) for part in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        sides = (node.left, node.right)
+        return any(isinstance(n, (ast.Constant, ast.JoinedStr)) for n in sides) and not all(
+            isinstance(n, ast.Constant) for n in sides
+        )
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+
+
 def _called(node: ast.Call) -> str:
     """The dotted name a call calls (`os.system`), or "" when it calls no name."""
     return _dotted(node.func)
@@ -150,6 +172,10 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
         if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
             found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs whatever string reaches it"))
             break
+        if name and name.rsplit(".", 1)[-1] in _RUNS_A_QUERY and isinstance(node, ast.Call) and node.args:
+            if _built_from_values(node.args[0]):
+                found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query built from values"))
+                break
     strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
     strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     for string in strings:
@@ -158,3 +184,113 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
         refused = path_refusal(string, mention=True) if string[:1] in ("/", "~", ".") and not route else None
         found += [refused] if refused is not None else []
     return found
+
+
+# A fenced block whose info string names a language read here by that language's own parser: Python (`ast`), the
+# data formats (JSON, TOML, YAML: values, never run) and SQL that only reads. Any other language, or a block its
+# parser does not read, is held as before (a command line to the shell).
+_PYTHON_FENCES = frozenset("python py python3 pycon".split())
+_DATA_FENCES = frozenset("json jsonc json5 toml yaml yml".split())
+_SQL_FENCES = frozenset("sql postgres postgresql psql mysql sqlite".split())
+# Keys whose value a tool runs as a command line (CI steps, compose services, package.json scripts, hooks): judged
+# as the allow-list judges a command; `uses` names an action run in CI, admitted from GitHub's own owners only.
+_RUN_KEYS = frozenset(
+    "run script scripts before_script after_script command commands cmd entrypoint entry exec shell hooks".split()
+)
+_TRUSTED_ACTIONS = ("actions/", "github/", "./")
+# SQL that only reads: each statement opens with one of these, and no word of it writes or changes the schema.
+_SQL_READS = frozenset("select with explain show describe values table".split())
+_SQL_WRITES = frozenset(
+    "insert update delete merge upsert drop truncate alter create grant revoke copy call do exec execute attach"
+    " detach vacuum pragma load install replace rename set reset lock".split()
+)
+_SQL_NOISE = re2.compile(r"--[^\n]*|/\*(?s:.)*?\*/|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
+_SQL_WORD = re2.compile(r"[A-Za-z_]+")
+
+
+def fenced_refusals(language: str, body: str, vouched: Vouched) -> list[Refusal] | None:
+    """What refuses a fenced block in `language`, read by that language's parser; None when no parser here reads
+    it (then it is a command line, as any other span)."""
+    language = language.lower()
+    if language in _PYTHON_FENCES:
+        try:
+            tree = ast.parse(body, mode="exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return code_refusals(body, tree, vouched)
+    if language in _DATA_FENCES:
+        data = _data(language, body)
+        if data is None:
+            return None
+        # YAML's anchors can make a short text a tree of many leaves, or one with no end: walk a bounded part
+        values = list(itertools.islice(_values(data), _MOST_VALUES + 1))
+        if len(values) > _MOST_VALUES or any(depth > _DEEPEST for *_, depth in values):
+            return None
+        return _data_refusals(values, vouched)
+    if language in _SQL_FENCES:
+        return _sql_refusals(body)
+    return None
+
+
+def _data(language: str, body: str) -> object | None:
+    """`body` as its format's parser reads it (YAML's safe loader: no tag builds an object), or None."""
+    try:
+        if language.startswith("json"):
+            return json.loads(body)
+        if language == "toml":
+            return tomllib.loads(body)
+        return yaml.safe_load(body)
+    except (ValueError, yaml.YAMLError, RecursionError):
+        return None
+
+
+# A text of at most `MAX_SCREENED` characters holds no more values than this, nor nests deeper, but through YAML's
+# aliases (one list named again and again, or inside itself).
+_MOST_VALUES = 2000
+_DEEPEST = 64
+
+
+def _values(data: object, key: str = "", run: bool = False, depth: int = 0) -> Iterator[tuple[str, str, bool, int]]:
+    """Each string value of `data` with its key, whether a key above it runs it (a list of words under one is a
+    command's words: `command: ["npm", "start"]`) and how deep it sits; a level past `_DEEPEST` is yielded empty
+    and not entered."""
+    if depth > _DEEPEST:
+        yield key, "", run, depth
+    elif isinstance(data, dict):
+        for name, value in data.items():
+            yield from _values(value, str(name), run or str(name).lower() in _RUN_KEYS, depth + 1)
+    elif isinstance(data, list):
+        if run and data and all(isinstance(v, str) for v in data) and key.lower() in _RUN_KEYS:
+            yield key, " ".join(data), run, depth
+            return
+        for value in data:
+            yield from _values(value, key, run, depth + 1)
+    elif isinstance(data, str):
+        yield key, data, run, depth
+
+
+def _data_refusals(values: list[tuple[str, str, bool, int]], vouched: Vouched) -> list[Refusal]:
+    """What refuses data (its `_values`): a value a key runs, judged as a command; an action from outside GitHub's
+    own owners; the links and outside paths its strings name."""
+    found: list[Refusal] = []
+    for key, value, run, _depth in values:
+        if run:
+            found += command_refusals(value, vouched)
+        elif key.lower() == "uses" and not value.startswith(_TRUSTED_ACTIONS):
+            found.append(Refusal("program", f"`{clip(value, 60)}` runs an action no one vouches for"))
+        found += link_refusals([*find_links(value), *bare_hosts(value, code=True)], vouched)
+        refused = path_refusal(value, mention=True) if value[:1] in ("/", "~", ".") else None
+        found += [refused] if refused is not None else []
+    return found
+
+
+def _sql_refusals(body: str) -> list[Refusal]:
+    """What refuses SQL: any statement that does more than read."""
+    plain = _SQL_NOISE.sub(" ", body)
+    for statement in plain.split(";"):
+        words = [w.lower() for w in _SQL_WORD.findall(statement)]
+        if not words:
+            continue
+        if words[0] not in _SQL_READS or _SQL_WRITES.intersection(words):
+            return [Refusal("program", f"`{clip(' '.join(statement.split()), 60)}` is SQL that does more than read")]
+    return []

@@ -57,7 +57,8 @@ _BUCKET_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "r2://", "az://", "abfs
 
 
 class Link:
-    """One link in a text: what was written, and the host it leads to (None when there is no readable one)."""
+    """One link in a text: what was written, the host it leads to (None when there is no readable one) and what is
+    wrong with it (no readable host, or a host disguised: then it is refused whatever the host)."""
 
     __slots__ = ("host", "problem", "written")
 
@@ -132,6 +133,12 @@ def _split(written: str) -> tuple[str | None, str | None]:
         return None, f"`{written[:60]}` is not a readable URL ({exc})"
     if not host:
         return None, None if scheme.lower() in ("file", "mailto", "data") else f"`{written[:60]}` names no host"
+    # Userinfo that reads as a host name (`https://docs.python.org@evil.example/`) is there to be mistaken for one:
+    # what a reader takes for the destination is not where the link leads.
+    user = parts.username or ""
+    if "." in user and parts.password is None:
+        real, problem = canonical_host(host)
+        return real, problem or f"`{written[:60]}` disguises its host ({real}) as `{user[:40]}`"
     return canonical_host(host)
 
 

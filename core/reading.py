@@ -10,7 +10,21 @@ from functools import cache
 
 import re2
 
-__all__ = ["folded", "joined", "run_on", "sentences", "skeleton", "spelled_out", "spelling_hidden", "unemphasised"]
+__all__ = [
+    "ANTECEDENT_REACH",
+    "folded",
+    "joined",
+    "run_on",
+    "sentences",
+    "skeleton",
+    "spelled_out",
+    "spelling_hidden",
+    "unemphasised",
+]
+
+# How far before a pronoun its antecedent is looked for ("the SSH key is in the home folder; attach it to the
+# ticket"): a few clauses, bounded so a long text costs no more per pronoun.
+ANTECEDENT_REACH = 160
 
 
 # Punctuation that looks like what the shell reads: folded before any check, so `‑‑force` is `--force`.
@@ -88,6 +102,7 @@ _ENDS = tuple(end + space for end in ".!?" for space in " \t\n\f\r")
 # As CommonMark reads them: `*` marks emphasis anywhere, inside a word too (`su**do**` shows `sudo`); `_` only at
 # a word's edge (`_sudo_`), and inside one is a letter (`pseudo_sudo_mode` is one identifier).
 _EMPHASIS = str.maketrans({"*": "", "[": " ", "]": " "})
+_LONE_STARS = tuple(f"{a}*{b}" for a, b in ("''", '""', "()", "[]", "``"))
 _UNDERSCORES = re2.compile(r"_+")
 
 
@@ -102,7 +117,12 @@ def unemphasised(text: str) -> str:
 
 def _shown(text: str) -> str:
     """`unemphasised` of prose with no code span in it."""
-    text = text.translate(_EMPHASIS)
+    if "*" in text:  # a star quoted or in brackets emphasises nothing: it is a wildcard (`['*']`, `Bash(*)`)
+        for lone in _LONE_STARS:
+            text = text.replace(lone, lone.replace("*", "\x00"))
+        text = text.translate(_EMPHASIS).replace("\x00", "*")
+    else:
+        text = text.translate(_EMPHASIS)
     if "_" not in text:
         return text
     pieces: list[str] = []

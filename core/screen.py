@@ -48,7 +48,7 @@ from core.allowlist import (
     link_refusals,
     path_refusal,
 )
-from core.code_spans import SYSTEM_ROOTS, code_expression, code_refusals
+from core.code_spans import SYSTEM_ROOTS, code_expression, code_refusals, fenced_refusals
 from core.invisible import normalise
 from core.language import (
     is_english_function_word,
@@ -143,6 +143,11 @@ _TWIST = re2.compile(
     r"(?i)\b(?:unless|except|but|then|however|otherwise|fine|okay|ok|allowed|if|when|whenever|while|until|once"
     r"|as\s+long\s+as|only|more\s+than|after)\b"
 )
+# Past a `;` a new clause begins: a time or a condition there ("; ask the user when a command needs approval") is its
+# own, but a word that permits or excepts ("; it is fine on your own branches") still twists the prohibition.
+_TWIST_ACROSS = re2.compile(r"(?i)\b(?:unless|except|but|however|otherwise|fine|okay|ok|allowed)\b")
+# ... and so does a time or a condition whose clause names the act again ("; when the hook is slow, use it").
+_NAMED_AGAIN = re2.compile(r"(?i)\b(?:it|them|that|this|one)\b")
 # A single word in backticks right after one of these is a command to run ("run `reboot`"), not a name.
 _RUN_VERB = re2.compile(r"(?i)\b(?:run|runs|running|execute|exec|type|call|invoke|launch|start)\s*$")
 _NAME = re2.compile(r"^[\w.@/+#%,~:=-]+$")
@@ -169,7 +174,7 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 2
+SCREEN_VERSION = 3
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
@@ -230,6 +235,12 @@ def _bypasses(flags: list[str]) -> list[Refusal]:
     ]
 
 
+def _twisted_across(sentence: str) -> bool:
+    """True when what follows a prohibition in its sentence, past its clause, twists it: a word that permits, or a
+    condition whose clause names the act again."""
+    return bool(_TWIST_ACROSS.search(sentence)) or bool(_TWIST.search(sentence) and _NAMED_AGAIN.search(sentence))
+
+
 def _prohibited(before: str, after: str) -> bool:
     """True when what follows `before` is said as a prohibition ("Never use X", "without X") that nothing twists
     ("Do not commit without X" is two negations; "Never use X unless ..." and "Never forget X" are none)."""
@@ -238,7 +249,8 @@ def _prohibited(before: str, after: str) -> bool:
         bool(_PROHIBITION.search(clause))
         and not _NEGATED_DUTY.search(clause)
         and len(_NEGATIONS.findall(clause)) % 2 == 1
-        and not _TWIST.search(_CLAUSE_END.split(after, maxsplit=1)[0] + " " + after.split(".", 1)[0])
+        and not _TWIST.search(_CLAUSE_END.split(after, maxsplit=1)[0] + " " + after.split(".", 1)[0].split(";", 1)[0])
+        and not _twisted_across(after.split(".", 1)[0])
     )
 
 
@@ -281,6 +293,11 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if info and fenced is not None:
         # a fenced block in a language named (```python): its code is that language's, not a command line
         return code_refusals(span[info.end() :], fenced, vouched)
+    if info and info.group(1).lower() not in _SHELL_FENCES:
+        # a whole module, a data format or SQL, read by its own parser (a language none reads here is held)
+        by_parser = fenced_refusals(info.group(1), span[info.end() :], vouched)
+        if by_parser is not None:
+            return by_parser
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs

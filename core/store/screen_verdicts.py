@@ -30,12 +30,13 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 # imports), and the data file it reads.
 SCREEN_MODULES = (
     "allowlist", "code_spans", "invisible", "language", "links", "models", "patterns", "phrases", "programs",
+    "prohibitions", "overrides", "secret_sends", "safeguards_off", "insecure_settings",
     "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.
-_LIBRARIES = ("google-re2", "tree-sitter", "tree-sitter-bash", "idna")
+_LIBRARIES = ("google-re2", "tree-sitter", "tree-sitter-bash", "idna", "pyyaml")
 # More verdicts than this (every text of every playbook under a few vouched sets) and the oldest go.
 _MOST = 200_000
 

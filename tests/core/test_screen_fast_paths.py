@@ -12,10 +12,14 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import core.insecure_settings as insecure_settings
 import core.links as links
+import core.overrides as overrides
 import core.phrases as phrases
 import core.reading as reading
+import core.safeguards_off as safeguards_off
 import core.screen as screen
+import core.secret_sends as secret_sends
 from core.invisible import normalise
 from core.phrases import folded_refusals
 from core.reading import folded
@@ -70,21 +74,25 @@ PASSES = {
             screen._PROSE_PRIVILEGE,
         ],
     ),
-    "override": (phrases._ANY_OVERRIDE, [phrases._OVERRIDE]),
-    "other phrases": (
-        phrases._ANY_OTHER,
+    "override": (phrases._ANY_OVERRIDE, [overrides.OVERRIDE]),
+    "said away": (phrases._ANY_SAID_AWAY, [safeguards_off.SAID_AWAY]),
+    "sent phrases": (
+        phrases._ANY_SENT,
         [
-            phrases._SENDS,
-            phrases._DIRECT_SEND,
-            phrases._PASSIVE_SEND,
-            phrases._COMMITS_SECRET,
-            phrases._CREDENTIAL,
+            secret_sends.SENDS,
+            secret_sends.DIRECT_SEND,
+            secret_sends.PASSIVE_SEND,
+            secret_sends.COMMITS_SECRET,
+            secret_sends.PASSIVE_COMMIT,
+            secret_sends.SHOWN,
+            secret_sends.CREDENTIAL,
             phrases._INSTALL_WORDS,
-            phrases._SAFEGUARD_OFF,
-            phrases._PRONOUN_OFF,
-            phrases._SETTING,
-            phrases._IDENTIFIER,
         ],
+    ),
+    "safeguards off": (phrases._ANY_SAFEGUARD_OFF, [safeguards_off.SAFEGUARD_OFF]),
+    "settings off": (
+        phrases._ANY_SETTING_OFF,
+        [safeguards_off.PRONOUN_OFF, insecure_settings.SETTING, insecure_settings.IDENTIFIER],
     ),
 }
 _SENTENCE_END = re2.compile(r"[.!?](?:\s|$)")
@@ -103,7 +111,7 @@ def test_a_pass_finds_nothing_only_where_none_of_its_patterns_does(text: str, na
 @given(texts)
 def test_a_secret_is_sent_only_where_its_parts_are_named(text: str) -> None:
     said = reading.sentences(folded(normalise(text)))
-    if phrases._SENDS.search(said) is not None:
+    if secret_sends.SENDS.search(said) is not None:
         assert all(part.found_in(said) for part in phrases._SENDS_PARTS)
 
 
@@ -124,15 +132,15 @@ def _every_phrase(text: str) -> list[tuple[str, str]]:
     """The second line read the long way: each phrase pattern searched in the whole text, none skipped."""
     said = _SENTENCE_END.sub("; ", text)
     found: list[tuple[str, str]] = []
-    if match := phrases.overridden(said):
+    if match := overrides.overridden(said):
         found.append(("override", f"`{phrases._clip(match.group())}` speaks to the agent over the user's head"))
-    if match := phrases.sent(said):
+    if match := secret_sends.sent(said):
         found.append(("credential", f"`{phrases._clip(match.group())}` sends a secret somewhere"))
-    elif match := phrases._CREDENTIAL.search(said):
+    elif match := secret_sends.CREDENTIAL.search(said):
         found.append(("credential", f"`{match.group()}` names a credential store"))
     if match := phrases._INSTALL_WORDS.search(said):
         found.append(("install", f"`{phrases._clip(match.group())}` installs a package named in words"))
-    if match := phrases.talked_off(said):
+    if match := safeguards_off.talked_off(said):
         found.append(("bypass", f"`{phrases._clip(match.group())}` talks the agent out of a safeguard"))
     return found
 
@@ -147,25 +155,34 @@ def test_the_phrases_read_quickly_are_those_read_the_long_way(first: str, then: 
 
 def test_each_pass_is_searched_where_it_matters() -> None:
     """The passes are not vacuous: each finds what its patterns find in the labelled hostile lessons."""
-    hostile = [normalise(text) for text, _ in LABELLED["hostile"]]
+    hostile = [normalise(text) for text, _ in LABELLED["hostile"]] + [normalise(c["text"]) for c in ATTACKS["hostile"]]
     for name, (one, each) in PASSES.items():
-        said = [folded(t) if name in ("override", "other phrases") else t for t in hostile]
+        said = [
+            folded(t) if name in ("override", "sent phrases", "safeguards off", "settings off", "said away") else t
+            for t in hostile
+        ]
         hits = [t for t in said if any(p.search(t) for p in each)]
         assert hits, name
         assert all(one.found_in(t) for t in hits), name
 
 
-_MARKDOWN = st.text(alphabet=st.sampled_from(list("ab1 _*[].!?\tIT")), max_size=30)
+_MARKDOWN = st.text(alphabet=st.sampled_from(list("ab1 _*[].!?\tIT'(")), max_size=30)
 
 
 @settings(max_examples=examples(500))
 @given(_MARKDOWN)
 def test_emphasis_is_read_as_shown(text: str) -> None:
-    """`*` and brackets never survive; an underscore survives exactly where it joins two letters or digits (inside
-    a word, where CommonMark reads no emphasis); nothing else changes."""
+    """Brackets never survive, nor does `*` but alone between quotes or brackets (`'*'`, `[*]`: a wildcard, no
+    emphasis); an underscore survives exactly where it joins two letters or digits (inside a word, where CommonMark
+    reads no emphasis); nothing else changes."""
     shown = reading.unemphasised(text)
-    assert "*" not in shown and "[" not in shown and "]" not in shown
-    plain = text.replace("*", "").replace("[", " ").replace("]", " ")
+    lone = text
+    for pair in ("''", '""', "()", "[]", "``"):
+        lone = lone.replace(f"{pair[0]}*{pair[1]}", f"{pair[0]}\x00{pair[1]}")
+    assert "[" not in shown and "]" not in shown
+    assert shown.count("*") == lone.count("\x00")
+    shown = shown.replace("*", "\x00")
+    plain = lone.replace("*", "").replace("[", " ").replace("]", " ")
     kept = [
         run
         for run in re2.compile(r"_+").finditer(plain)
