@@ -250,30 +250,67 @@ _MOST_VALUES = 2000
 _DEEPEST = 64
 
 
-def _values(data: object, key: str = "", run: bool = False, depth: int = 0) -> Iterator[tuple[str, str, bool, int]]:
-    """Each string value of `data` with its key, whether a key above it runs it (a list of words under one is a
-    command's words: `command: ["npm", "start"]`) and how deep it sits; a level past `_DEEPEST` is yielded empty
-    and not entered."""
+def _values(
+    data: object, path: tuple[str, ...] = (), run: bool = False, depth: int = 0
+) -> Iterator[tuple[tuple[str, ...], str, bool, int]]:
+    """Each value of `data` with the keys above it, whether a key above it runs it (a list of words under one is a
+    command's words: `command: ["npm", "start"]`) and how deep it sits: a string as written, any other scalar as
+    JSON writes it (`false`, `0`, `null`), an empty table or list as "" (its key is still a setting: `"deny": []`);
+    a level past `_DEEPEST` is yielded empty and not entered."""
+    key = path[-1] if path else ""
     if depth > _DEEPEST:
-        yield key, "", run, depth
-    elif isinstance(data, dict):
+        yield path, "", run, depth
+    elif isinstance(data, dict) and data:
         for name, value in data.items():
-            yield from _values(value, str(name), run or str(name).lower() in _RUN_KEYS, depth + 1)
-    elif isinstance(data, list):
-        if run and data and all(isinstance(v, str) for v in data) and key.lower() in _RUN_KEYS:
-            yield key, " ".join(data), run, depth
+            yield from _values(value, (*path, str(name)), run or str(name).lower() in _RUN_KEYS, depth + 1)
+    elif isinstance(data, list) and data:
+        if run and all(isinstance(v, str) for v in data) and key.lower() in _RUN_KEYS:
+            yield path, " ".join(data), run, depth
             return
         for value in data:
-            yield from _values(value, key, run, depth + 1)
+            yield from _values(value, path, run, depth + 1)
     elif isinstance(data, str):
-        yield key, data, run, depth
+        yield path, data, run, depth
+    else:
+        yield path, "" if isinstance(data, dict | list) else json.dumps(data, default=str), run, depth
 
 
-def _data_refusals(values: list[tuple[str, str, bool, int]], vouched: Vouched) -> list[Refusal]:
-    """What refuses data (its `_values`): a value a key runs, judged as a command; an action from outside GitHub's
-    own owners; the links and outside paths its strings name."""
+# The words of a key that make its value a setting of a safeguard or of the agent's own powers, held for review
+# whatever the value says (`"sandbox": {"enabled": false}`, `disableAllHooks: true`, `approval_policy = "never"`,
+# `permissions.allow: ["Bash(*)"]`): what a data block may set unreviewed is everything else. A key's words are
+# its parts between `_`, `-`, `.` and a capital (`disableAllHooks`: disable, all, hooks), each read by its start.
+_SAFEGUARD_KEY_STARTS = (
+    "permission", "allow", "deny", "approv", "sandbox", "hook", "trust", "polic", "privilege", "principal",
+    "verif", "unverif", "ssl", "tls", "cert", "csrf", "xsrf", "cors", "origin", "secur", "insecure", "auth", "sign",
+    "integrity", "protect", "sanitiz", "escap", "hsts", "https", "httponly", "samesite", "skip", "disabl", "bypass",
+    "ignor", "exempt", "unsafe", "danger", "permissive", "network", "mcp", "helper", "secret", "token", "password",
+    "passwd", "credential", "private", "continue", "fail", "threshold",
+)  # fmt: skip
+_KEY_PART = re2.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?:[a-z0-9]+)?")
+
+
+def _safeguard_key(path: tuple[str, ...]) -> str | None:
+    """The first key of `path` whose words name a safeguard or the agent's powers (`_SAFEGUARD_KEY_STARTS`); the
+    keys below one that runs its value name commands (`"scripts": {"lint": ...}`), not settings."""
+    for key in path:
+        if any(part.lower().startswith(_SAFEGUARD_KEY_STARTS) for part in _KEY_PART.findall(key)):
+            return key
+        if key.lower() in _RUN_KEYS:
+            break
+    return None
+
+
+def _data_refusals(values: list[tuple[tuple[str, ...], str, bool, int]], vouched: Vouched) -> list[Refusal]:
+    """What refuses data (its `_values`): a setting under a key that names a safeguard or the agent's powers; a
+    value a key runs, judged as a command; an action from outside GitHub's own owners; the links and outside paths
+    its strings name."""
     found: list[Refusal] = []
-    for key, value, run, _depth in values:
+    for path, value, run, _depth in values:
+        key = path[-1] if path else ""
+        guarded = _safeguard_key(path)
+        if guarded is not None:
+            found.append(Refusal("bypass", f"`{clip('.'.join(path), 60)}` sets `{clip(guarded, 40)}`, a safeguard"))
+            continue
         if run:
             found += command_refusals(value, vouched)
         elif key.lower() == "uses" and not value.startswith(_TRUSTED_ACTIONS):

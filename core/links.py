@@ -161,6 +161,13 @@ def defanged(text: str) -> str:
 _ANY_LINK = AnyOf(_CANDIDATE, _MARKDOWN_TARGET, _EMAIL, _IPV6)
 
 
+def _document(target: str) -> bool:
+    """Whether a link target with no scheme is one name with a document's extension (`CONTRIBUTING.md`,
+    `plan.md#next`): a file beside the page, as the repository's documents link each other."""
+    name = target.split("#", 1)[0].split("?", 1)[0]
+    return "/" not in name and name.rsplit(".", 1)[-1].lower() in _DOCUMENT_TLDS
+
+
 def find_links(text: str) -> Iterator[Link]:
     """Every link in `text` with the host it leads to: URLs (with or without a scheme), markdown link targets and
     e-mail addresses."""
@@ -182,6 +189,8 @@ def find_links(text: str) -> Iterator[Link]:
     for match in _MARKDOWN_TARGET.finditer(text):
         target = match.group(1)
         if "://" not in target and "." in target.split("/", 1)[0] and not target.startswith(("#", "/", ".")):
+            if _document(target):
+                continue  # `[the guide](CONTRIBUTING.md#setup)`: a document of the repository, as markdown writes one
             host, problem = _split(target)
             yield Link(target, host, problem)
     for match in _EMAIL.finditer(text):

@@ -289,15 +289,16 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if not span or span in _PLACEHOLDER:
         return []
     info = _FENCE_INFO.match(span)
-    fenced = code_expression(span[info.end() :]) if info and info.group(1).lower() not in _SHELL_FENCES else None
-    if info and fenced is not None:
-        # a fenced block in a language named (```python): its code is that language's, not a command line
-        return code_refusals(span[info.end() :], fenced, vouched)
     if info and info.group(1).lower() not in _SHELL_FENCES:
-        # a whole module, a data format or SQL, read by its own parser (a language none reads here is held)
-        by_parser = fenced_refusals(info.group(1), span[info.end() :], vouched)
+        # a whole module, a data format or SQL, read by its own parser first (a TOML table of strings is also
+        # Python that parses: read as Python, its settings were never read as settings)
+        body = span[info.end() :]
+        by_parser = fenced_refusals(info.group(1), body, vouched)
         if by_parser is not None:
             return by_parser
+        fenced = code_expression(body)
+        if fenced is not None:  # a block in another language named that is an expression Python reads: code
+            return code_refusals(body, fenced, vouched)
     if span.startswith(_COMMENT_MARKS):
         code = [line for line in span.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT_MARKS)]
         if code:  # a block that opens with a comment: the comment is words, the lines after it are what runs
@@ -379,6 +380,10 @@ def _sentence_program(before: str, vouched: Vouched) -> str | None:
 _SENTENCE_MARK = re2.compile(r"[.!?](?:\s|$)")
 
 
+# A release number written after a program's name: dotted numbers, as a version is written.
+_VERSION = re2.compile(r"v?\d+(?:\.\d+)+")
+
+
 def _command_word(word: str) -> bool:
     """True for a word of a sentence (no white space in it) that continues a command: led by `-` or `~`, holding a
     path's, version's or assignment's mark, or a hyphenated lower-case name."""
@@ -422,7 +427,8 @@ def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[in
                 break
             run.append(clean)
             used.add(j)
-        if len(run) > 1:
+        if len(run) > 1 and not all(_VERSION.fullmatch(w) for w in run[1:]):
+            # (a name and a release, "Go 1.22", "node 20.11", is a runtime named, not a command)
             found += command_refusals(" ".join(run), vouched)
     return found, {at for k, (w, at) in enumerate(words) if k in used}
 
