@@ -85,6 +85,14 @@ def git(call: Call) -> Refused:
     if not args:
         return found
     sub, rest = args[0], args[1:]
+    if sub == "update-index":
+        # only to record a file's executable bit (`--chmod=+x`): its other options hide changes from git
+        # (`--assume-unchanged`, `--skip-worktree`) or write the index by hand (`--cacheinfo`, `--index-info`)
+        flags = [a for a in rest if a.startswith("-") and a != "--"]
+        if flags and all(a in ("--chmod=+x", "--chmod=-x") for a in flags):
+            return found
+        written = clip(" ".join(["update-index", *flags]))
+        return [("program", f"`git {written}` is not a git command lessons may run")]
     if sub not in _GIT_SUBCOMMANDS:
         return [("program", f"`git {clip(sub)}` is not a git command lessons may run")]
     for arg in rest:

@@ -47,7 +47,7 @@ __all__ = [
 TOOLCHAIN = JS_TOOLS | frozenset(
     # Python
     "python pip uv uvx poetry pdm hatch pipenv rye pytest py.test tox nox ruff black isort flake8 pylint mypy"
-    " pyright basedpyright coverage pre-commit sphinx-build mkdocs alembic django-admin uvicorn gunicorn flask"
+    " pyright basedpyright ty coverage pre-commit sphinx-build mkdocs alembic django-admin uvicorn gunicorn flask"
     " ipython jupyter maturin"
     # JavaScript runtimes and package managers
     " node npm npx pnpm pnpx yarn bun bunx deno"

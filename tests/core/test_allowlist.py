@@ -289,3 +289,17 @@ def test_a_release_or_destroy_word_anywhere_in_such_a_command_holds_it(
     assert command_refusals(shlex.join([program, *words]), _CLOUD) == []
     held = [program, *words[:at], act, *words[at:]]
     assert command_refusals(shlex.join(held), _CLOUD) != []
+
+
+def test_git_update_index_records_an_executable_bit_and_nothing_else() -> None:
+    """Recording a script's mode is what the miner's executable lesson says; the command's other options hide a
+    file's changes from git or write the index by hand."""
+    for words in (["git", "update-index", "--chmod=+x", "scripts/lint.sh"], ["git", "update-index", "--chmod=-x", "a"]):
+        assert words_refusals(words, Vouched()) == [], words
+    for words in (
+        ["git", "update-index", "--assume-unchanged", "config.yml"],
+        ["git", "update-index", "--skip-worktree", "--chmod=+x", "a.sh"],
+        ["git", "update-index", "--cacheinfo", "100755,abc,a.sh"],
+        ["git", "update-index", "a.sh"],
+    ):
+        assert [r.rule for r in words_refusals(words, Vouched())] == ["program"], words
