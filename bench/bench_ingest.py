@@ -16,10 +16,11 @@
    largest size <= 1.1x that at the smallest (memory stops growing with the archive); re-ingest <= 2x its floor.
 
 Peak memory rises until DuckDB's memory reaches the ingest's cap (four batches, one batch in flight, the blocks the
-pool keeps dropped between batches), by about 1 GB, and is flat past it (3 interleaved rounds, median: 361 MB at
-1 GB, 368 at 2 GB; 355 and 362 before issue 47's round on CPU; with two batches in flight under a cap of three it was
-431 and 446). So the verdict on memory compares two sizes past that bound, where a slope is what it measures: below
-it, the ratio says how far the cap is from the smallest size's peak, not whether memory keeps growing.
+pool keeps dropped once they pass a quarter of a batch), by about 1 GB, and is flat past it (3 interleaved rounds,
+median: 361 MB at 1 GB, 368 at 2 GB; 355 and 362 before issue 47's round on CPU; with two batches in flight under a
+cap of three it was 431 and 446). So the verdict on memory compares two sizes past that bound, where a slope is what
+it measures: below it, the ratio says how far the cap is from the smallest size's peak, not whether memory keeps
+growing.
 
 The CPU ratio moves with the machine as much as with the code: the load runs on every core and costs less when the
 machine is quiet. Last run (3 rounds): ingest 8.45 s at 1 GB, 2.49x the load's 3.39 s, and 16.48 s at 2 GB, 2.54x

@@ -161,8 +161,9 @@ def secret_shapes() -> str:
 
 # The second half, for SQL: a run of token characters holding an upper-case letter and a digit, in either order (as the
 # regular expression finds it, the whole run), which the SQL keeps when it is 32 characters or more and holds a
-# lower-case letter too: what `_random_token` and a Twilio SID need. Ids, hashes, UUIDs and paths in one case
-# never do, and they are most of a transcript's long runs.
+# lower-case letter too (what `_random_token` needs), or is 34 characters starting `AC` or `SK` (a Twilio SID, whose 32
+# hex digits may all be digits). Ids, hashes, UUIDs and paths in one case never do, and they are most of a
+# transcript's long runs.
 _TOKEN = r"[A-Za-z0-9+/_\-]"
 MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]{_TOKEN}*"
 # Where `MIXED_RUN` finds a run, this finds part of it: a cheaper test of whether there is one.

@@ -139,10 +139,12 @@ ORDER BY f.source_path, f.seq
 
 
 # A run of 32 token characters or more mixing upper- and lower-case letters and digits (`MIXED_RUN` finds the
-# runs holding an upper-case letter and a digit), in C++.
+# runs holding an upper-case letter and a digit), in C++; or a run of 34 that starts as a Twilio SID does (`AC`/`SK`
+# and 32 hex digits, which may all be digits: no lower-case letter then).
 _MIXED_RUN = r"""
 CREATE OR REPLACE TEMP MACRO _mixed_run(x, run) AS
-len(list_filter(regexp_extract_all(x, run), lambda t: len(t) >= 32 AND upper(t) <> t)) > 0
+len(list_filter(regexp_extract_all(x, run),
+                lambda t: len(t) >= 32 AND (upper(t) <> t OR (len(t) = 34 AND left(t, 2) IN ('AC', 'SK'))))) > 0
 """
 
 # The indexes of the rules whose shapes `screened` holds; each pattern a parameter of its own, so DuckDB builds each

@@ -40,6 +40,8 @@ _PIECE = st.one_of(
     st.sampled_from([rule for rule in RULES if rule.name != "base64_credential"]).flatmap(_drawn),
     st.sampled_from(_PLANTED),
     st.from_regex(r"[A-Za-z0-9+/_\-]{30,40}", fullmatch=True),
+    # a Twilio SID whose hex happens to be all digits: no lower-case letter, so no mixed run flags it
+    st.from_regex(r"(?:AC|SK)[0-9]{32}", fullmatch=True),
     st.text(max_size=8),
 )
 _TEXT = st.lists(_PIECE, max_size=3).map(" ".join)
@@ -66,6 +68,28 @@ def _batch(records: list[list[tuple[str | None, str | None]]]) -> duckdb.DuckDBP
     return con
 
 
+def _stored(records: list[list[tuple[str | None, str | None]]]) -> list[tuple[str | None, str | None]]:
+    con = _batch(records)
+    redact_batch(con)
+    return con.execute(
+        "SELECT coalesce(r.text, p.text), coalesce(r.tool_input, p.tool_input)"
+        " FROM _parts p LEFT JOIN _redacted r ON r.id = p.rowid ORDER BY p.seq, p.part"
+    ).fetchall()
+
+
+def test_a_twilio_sid_of_digits_alone_is_screened_in_though_its_record_holds_nothing_else() -> None:
+    """A SID's 32 hex digits may all be digits: its run has no lower-case letter, and it is redacted all the same."""
+    sid = "AC" + "0123456789" * 3 + "42"
+    key = "SK" + "9" * 32
+    stored = _stored([[(f"client = Client({sid})", None)], [(None, f"use {key} here")], [("nothing here", None)]])
+    assert stored == [
+        ("client = Client([REDACTED:token])", None),
+        (None, "use [REDACTED:token] here"),
+        ("nothing here", None),
+    ]
+    assert stored[0][0] == redact(f"client = Client({sid})")[0]
+
+
 @given(st.lists(st.lists(_PART, min_size=1, max_size=3), min_size=1, max_size=4))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 def test_what_the_screen_lets_through_is_what_the_full_redactor_makes_of_every_part(
@@ -74,12 +98,7 @@ def test_what_the_screen_lets_through_is_what_the_full_redactor_makes_of_every_p
     """Every text the full redactor (every rule, every random token, the blocks of a message together) would change
     is screened in, with the rules that change it, whether a part holds a text, a tool input or both."""
     assume(all(_encodable(t) for parts in records for part in parts for t in part if t is not None))
-    con = _batch(records)
-    redact_batch(con)
-    stored = con.execute(
-        "SELECT coalesce(r.text, p.text), coalesce(r.tool_input, p.tool_input)"
-        " FROM _parts p LEFT JOIN _redacted r ON r.id = p.rowid ORDER BY p.seq, p.part"
-    ).fetchall()
+    stored = _stored(records)
     expected = []
     for parts in records:
         texts, _ = redact_parts([text or "" for text, _ in parts])
