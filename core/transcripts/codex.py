@@ -34,6 +34,24 @@ _LINE = json.dumps(
 )
 _OLD_LAYOUT = json.dumps(_FIELDS)
 
+
+def _sql_type(shape: object) -> str:
+    """The SQL type of a `json_transform` shape (`{"branch": "VARCHAR"}` is `STRUCT(branch VARCHAR)`)."""
+    if isinstance(shape, dict):
+        return "STRUCT(" + ", ".join(f"{k} {_sql_type(v)}" for k, v in shape.items()) + ")"
+    return str(shape)
+
+
+# Both layouts' fields as `read_json` columns: what a line of either layout is typed to. Not read here (see `_LINES`);
+# `bench/bench_ingest.py` loads these as the floor a reader of rollouts cannot go below.
+_COLUMNS = (
+    "{timestamp: 'VARCHAR', record_type: 'VARCHAR', payload: '"
+    + _sql_type(_FIELDS)
+    + "', "
+    + ", ".join(f"{k}: '{_sql_type(v)}'" for k, v in _FIELDS.items())
+    + "}"
+)
+
 # Each line is split by `read_ndjson_objects` and typed by `json_transform` to the current layout only; a line with no
 # `payload` (the older layout) is typed again to its bare fields, and only such lines are (CASE runs a branch on the
 # rows that take it). Reading every line's bare fields as well (`read_json` with both shapes as columns) and packing
