@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.miner import History, mine, observe
+from core.store.db import connect
 from core.store.ingest import ingest
 from core.store.sessions import load_messages
 from core.transcripts import detect
 from tests.helpers import claude_expected, codex_expected, records
+from tests.profiles import examples
 
 SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # the session `short.jsonl` holds (its records say so)
 
@@ -332,3 +337,82 @@ def test_what_the_user_typed_while_the_agent_worked_is_a_prompt_and_nothing_else
     prompts = con.execute("SELECT text FROM messages WHERE session_id = 'q-1' AND is_prompt ORDER BY seq").fetchall()
     assert prompts == [("add the date library",), ("remember to use pnpm here, never npm",)]
     assert session_row(con, "q-1")["n_user_prompts"] == 2 == claude_expected([session])["n_user_prompts"]
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+_BLOCKS = st.lists(st.fixed_dictionaries({"type": st.sampled_from(["input_text", "output_text"]), "text": _TEXT}))
+_ITEMS = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.just("message"), "role": st.sampled_from(["user", "assistant"]), "content": _BLOCKS}
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["function_call", "custom_tool_call"]),
+            "name": st.one_of(_TEXT, st.integers()),  # a number where a name goes is read as its text
+            "arguments": st.one_of(_TEXT, st.dictionaries(_TEXT, _TEXT, max_size=2)),
+            "call_id": _TEXT,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("function_call_output"),
+            "call_id": _TEXT,
+            "output": st.one_of(
+                _TEXT,
+                st.builds(
+                    lambda o, c: json.dumps({"output": o, "metadata": {"exit_code": c}}), _TEXT, st.integers(-2, 3)
+                ),
+                st.fixed_dictionaries({"output": _TEXT}),
+                st.integers(),
+            ),
+        }
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("reasoning"), "summary": st.lists(st.fixed_dictionaries({"text": _TEXT}), max_size=2)}
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("local_shell_call"), "call_id": _TEXT, "action": st.dictionaries(_TEXT, _TEXT)}
+    ),
+)
+
+
+_OLD_FIRST = {"id": "s-old", "timestamp": "2025-05-01T10:00:00Z", "instructions": "", "git": {"branch": "b"}}
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(items=st.lists(_ITEMS, max_size=8))
+def test_codex_records_read_the_same_in_either_layout(items: list[dict[str, Any]]) -> None:
+    """The reader types a line to the current layout and, only when it has no `payload`, to the older layout's bare
+    fields: the same response items, bare after an older first line or wrapped after a `session_meta`, in one batch,
+    are the same parts."""
+    with tempfile.TemporaryDirectory() as folder:
+        old, new = (
+            Path(folder) / "rollout-2025-05-01T10-00-00-old.jsonl",
+            Path(folder) / "rollout-2026-01-01T10-00-00-new.jsonl",
+        )
+        old.write_text("\n".join(json.dumps(r) for r in [_OLD_FIRST, *items]) + "\n")
+        new.write_text(
+            "\n".join(
+                json.dumps(r)
+                for r in [{"type": "session_meta", "payload": {"id": "s-new", "git": {"branch": "b"}}}]
+                + [{"type": "response_item", "payload": item} for item in items]
+            )
+            + "\n"
+        )
+        con = connect(Path(folder) / "t.duckdb")
+        try:
+            summary = ingest(con, [old, new])
+            assert [r.status for r in summary.results] == ["new", "new"]
+            parts = {
+                str(path): con.execute(
+                    "SELECT seq, part, role, kind, text, tool_name, tool_input, tool_use_id, is_error, is_meta, is_prompt"
+                    " FROM messages WHERE source_path = ? ORDER BY seq, part",
+                    [str(path)],
+                ).fetchall()
+                for path in (old, new)
+            }
+            stats = con.execute("SELECT n_lines, bad_lines, noise_records FROM files ORDER BY path").fetchall()
+        finally:
+            con.close()
+    assert parts[str(old)] == parts[str(new)]
+    assert stats[0] == stats[1] == (len(items) + 1, 0, 1)
