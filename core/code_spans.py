@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import shlex
 import tomllib
 from collections.abc import Iterator
 
@@ -143,6 +144,35 @@ def _built_from_values(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
 
 
+# Calls that start a program: the program and its arguments are their first argument (a list of words, or a command
+# line), judged as the allow-list judges a command; one built at run time runs whatever it is handed.
+_LAUNCHER_MODULES = frozenset("subprocess os asyncio pexpect".split())
+_LAUNCHERS = frozenset(
+    "run call check_call check_output popen getoutput getstatusoutput create_subprocess_exec create_subprocess_shell"
+    " spawn execv execve execvp execvpe execl execle execlp execlpe posix_spawn posix_spawnp".split()
+)
+
+
+def _launched(name: str, node: ast.Call) -> str | None:
+    """The command line a call that starts a program runs (`subprocess.run(["rm", "-rf", "x"])`: `rm -rf x`), ""
+    when it is built at run time, or None when the call starts no program."""
+    module, _, function = name.rpartition(".")
+    if function not in _LAUNCHERS or module.rsplit(".", 1)[-1] not in _LAUNCHER_MODULES:
+        return None
+    if function.startswith(("exec", "spawn", "posix_spawn")):
+        return ""  # the process replaced or spawned by path and mode: read as handed at run time, held
+    first = node.args[0] if node.args else None
+    if function == "create_subprocess_exec":  # its words are its arguments
+        first = ast.List(elts=list(node.args), ctx=ast.Load())
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    if isinstance(first, ast.List | ast.Tuple) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in first.elts
+    ):
+        return shlex.join(str(e.value) for e in first.elts if isinstance(e, ast.Constant))
+    return ""
+
+
 def _called(node: ast.Call) -> str:
     """The dotted name a call calls (`os.system`), or "" when it calls no name."""
     return _dotted(node.func)
@@ -172,6 +202,12 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
         if name and (name.rsplit(".", 1)[-1] in _RUNS_A_STRING or name in _DESERIALISERS):
             found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs whatever string reaches it"))
             break
+        launched = _launched(name, node) if name and isinstance(node, ast.Call) else None
+        if launched == "":
+            found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` starts a program it is handed at run time"))
+            break
+        if launched:
+            found += command_refusals(launched, vouched)
         if name and name.rsplit(".", 1)[-1] in _RUNS_A_QUERY and isinstance(node, ast.Call) and node.args:
             if _built_from_values(node.args[0]):
                 found.append(Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query built from values"))
