@@ -146,20 +146,24 @@ def _built_from_values(node: ast.expr) -> bool:
 
 # Calls that start a program: the program and its arguments are their first argument (a list of words, or a command
 # line), judged as the allow-list judges a command; one built at run time runs whatever it is handed.
-_LAUNCHER_MODULES = frozenset("subprocess os asyncio pexpect".split())
-_LAUNCHERS = frozenset(
-    "run call check_call check_output popen getoutput getstatusoutput create_subprocess_exec create_subprocess_shell"
-    " spawn execv execve execvp execvpe execl execle execlp execlpe posix_spawn posix_spawnp".split()
-)
+_LAUNCHERS = {
+    "subprocess": frozenset("run call check_call check_output popen getoutput getstatusoutput".split()),
+    "asyncio": frozenset("create_subprocess_exec create_subprocess_shell".split()),
+    "pexpect": frozenset("spawn run".split()),
+    "os": frozenset(
+        "execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve spawnvp spawnvpe spawnl spawnle"
+        " spawnlp spawnlpe posix_spawn posix_spawnp".split()
+    ),
+}
 
 
 def _launched(name: str, node: ast.Call) -> str | None:
     """The command line a call that starts a program runs (`subprocess.run(["rm", "-rf", "x"])`: `rm -rf x`), ""
     when it is built at run time, or None when the call starts no program."""
     module, _, function = name.rpartition(".")
-    if function not in _LAUNCHERS or module.rsplit(".", 1)[-1] not in _LAUNCHER_MODULES:
+    if function not in _LAUNCHERS.get(module.rsplit(".", 1)[-1], ()):
         return None
-    if function.startswith(("exec", "spawn", "posix_spawn")):
+    if module.rsplit(".", 1)[-1] == "os":
         return ""  # the process replaced or spawned by path and mode: read as handed at run time, held
     first = node.args[0] if node.args else None
     if function == "create_subprocess_exec":  # its words are its arguments
