@@ -184,6 +184,7 @@ _WINDOW = 200
 
 
 # Fence info strings that name a shell: a block in one of these (or with none) is a command line.
+_MARKDOWN_FENCES = frozenset({"markdown", "md"})
 _SHELL_FENCES = frozenset("sh bash zsh fish shell console terminal shellsession powershell pwsh ps1 cmd bat".split())
 _FENCE_INFO = re2.compile(r"^([A-Za-z][\w+#.-]*)[ \t]*\n")
 
@@ -289,6 +290,10 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     if not span or span in _PLACEHOLDER:
         return []
     info = _FENCE_INFO.match(span)
+    if info and info.group(1).lower() in _MARKDOWN_FENCES:
+        # a block of markdown is text a reader sees as text: judged as a lesson is, whole (its body is shorter, so
+        # this ends)
+        return [Refusal(h.rule, h.detail) for h in _text_holds(span[info.end() :], vouched, None)]
     if info and info.group(1).lower() not in _SHELL_FENCES:
         # a whole module, a data format or SQL, read by its own parser first (a TOML table of strings is also
         # Python that parses: read as Python, its settings were never read as settings)

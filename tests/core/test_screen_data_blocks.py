@@ -60,3 +60,30 @@ def test_any_value_under_a_safeguard_key_is_held(guarded: str, below: list[str],
         data = {key: data}
     text = f"```json\n{json.dumps({'name': 'app', guarded: data})}\n```"
     assert any(h.rule == "bypass" for h in text_holds(text, None)), text
+
+
+MARKDOWN_ADMITTED = [
+    "```markdown\n## Summary\n\n## Testing\n\n## Risks\n```\nUse this template for PR descriptions.",
+    "```md\n- [ ] tests pass\n- [ ] docs updated\n```",
+]
+
+
+@pytest.mark.parametrize("text", MARKDOWN_ADMITTED)
+def test_a_markdown_block_of_ordinary_text_is_admitted(text: str) -> None:
+    assert text_holds(text, None) == []
+
+
+def _hostile_without_backticks() -> list[str]:
+    from pathlib import Path
+
+    attacks = json.loads((Path(__file__).parents[2] / "data/lessons/attacks.json").read_text(encoding="utf-8"))
+    return [a["text"] for a in attacks["hostile"] if "`" not in a["text"]]
+
+
+def test_a_harmful_text_is_held_inside_a_markdown_block() -> None:
+    """A markdown block is judged as the text it shows: no harmful text of attacks.json gets through by being put in
+    one."""
+    texts = _hostile_without_backticks()
+    assert len(texts) > 300
+    admitted = [t for t in texts if not text_holds(f"```markdown\n{t}\n```", None)]
+    assert admitted == []
