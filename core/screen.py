@@ -62,6 +62,15 @@ from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
 from core.phrases import phrase_reading, phrase_refusals, sentence_refusals
+from core.prose_commands import (
+    ADVERBS,
+    CLAUSE_START,
+    WORD_BREAKS,
+    command_word,
+    named_command,
+    prose_programs,
+    sentence_program,
+)
 from core.reading import joined, skeleton, spelled_out, unemphasised
 
 __all__ = [
@@ -100,35 +109,7 @@ _PROSE_MARKS = AnyOf(_PROSE_SHELL, _PROSE_FLAG, _PROSE_PATH, _PROSE_ASSIGNMENT, 
 # Those marks and every link or host (`core.links`): a sentence that holds none of them (most) is read for the
 # programs it names and nothing else.
 _PROSE_QUIET = AnyOf(*HOST_PATTERNS, _PROSE_MARKS.source)
-# Where a clause begins around a command written in a sentence.
-_CLAUSE_START = re2.compile(r"[.;:!?,(]\s+|\(")
 _CLAUSE_END = re2.compile(r"[;,)]|[.!?](?:\s|$)")
-# A word that continues a command written in a sentence: a flag, a path, a package or a version, an assignment
-# (`_command_word`), or a hyphenated name.
-_COMMAND_MARKS = frozenset("./@=:0123456789~")
-_HYPHENATED = re2.compile(r"^[a-z][a-z0-9]*-[a-z0-9-]+$")
-# Subcommands that continue a command written in a sentence ("pip install x", "npm run build").
-_SUBCOMMANDS = frozenset(
-    "install i add run exec dlx x ci test build push commit clone fetch pull checkout reset rebase merge remote"
-    " config set get sync lock remove uninstall publish login create init start dev serve deploy tool pip global"
-    " compose up down".split()
-)
-# Up to three command-like words right before a flag in a sentence (`aws rds delete-db-instance --skip...`).
-_UNKNOWN_COMMAND = re2.compile(r"(?:^|[\s(])((?:[a-z][a-z0-9._-]*\s+){1,3})$")
-# Words that put a flag in a sentence without being a program ("pass -v", "add --watch", "with --all").
-_FLAG_VERBS = frozenset(
-    "pass passing use using add adding with without run running try set setting enable disable give append remove"
-    " drop include prefer flag option options like e.g. i.e. via plus and or then also".split()
-)
-# After these, the next word is what they install (`pip install requests`), unless it is an adverb.
-_INSTALLS = frozenset("install i add require get dlx x create exec".split())
-_FETCHERS = frozenset("npx uvx pnpx bunx pipx".split())
-_ADVERBS = frozenset(
-    "here there now first again instead locally globally manually only too also once later it them everything"
-    " anything nothing dependencies deps packages fails failed works worked hangs errors breaks succeeds is was"
-    " will would should must can may might takes runs gives prints complains reports writes creates removes updates"
-    " step command output".split()
-)
 # A negation right before a flag or a span, and nothing twisting it after ("unless", "then use it"): a prohibition.
 _NEGATIONS = re2.compile(r"(?i)\b(?:never|not|no|don'?t|dont|without|avoid|instead\s+of|rather\s+than)\b")
 _PROHIBITION = re2.compile(
@@ -169,7 +150,6 @@ _CODE_SETTING = re2.compile(
     r"(?i:true|false|none|null|nil|yes|no|on|off|-?\d+(?:\.\d+)?|\"[\w.-]*\"|'[\w.-]*')$"
 )
 # What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
-_WORD_BREAKS = str.maketrans(dict.fromkeys("\t\n\f\r(),;\"'", " "))
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
@@ -245,7 +225,7 @@ def _twisted_across(sentence: str) -> bool:
 def _prohibited(before: str, after: str) -> bool:
     """True when what follows `before` is said as a prohibition ("Never use X", "without X") that nothing twists
     ("Do not commit without X" is two negations; "Never use X unless ..." and "Never forget X" are none)."""
-    clause = _CLAUSE_START.split(before)[-1]
+    clause = CLAUSE_START.split(before)[-1]
     return (
         bool(_PROHIBITION.search(clause))
         and not _NEGATED_DUTY.search(clause)
@@ -310,13 +290,13 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
             return command_refusals("\n".join(code), vouched, written)
         return link_refusals(find_links(span), vouched) + link_refusals(bare_hosts(span, code=True), vouched)
     if span.startswith("-"):  # flags: with the command the sentence names, or alone (`--collect-only -q`)
-        named = _named_command(before, vouched)
+        named = named_command(before, vouched)
         if named:
             found = command_refusals(f"{named} {span}", vouched, written)
         else:
             found = _bypasses(span.split()) + command_refusals(f"true {span}", vouched, written)
             # the program the sentence speaks of ("in curl calls, add `-k`"): what the flags switch off in it
-            spoken = _sentence_program(before, vouched)
+            spoken = sentence_program(before, vouched)
             if spoken:
                 found += [r for r in command_refusals(f"{spoken} {span}", vouched, written) if r.rule == "bypass"]
         return [] if all(r.rule == "bypass" for r in found) and _prohibited(before, after) else found
@@ -353,91 +333,13 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     return [refused] if refused is not None else []
 
 
-# Words between a command named in a sentence and the flags that follow it ("run git push with `-f`").
-_NAMING_WORDS = frozenset("with using and the these those its arguments args flags flag options option".split())
-_NAMED_SUBCOMMANDS = _SUBCOMMANDS | frozenset("clean restore rm branch tag stash switch gc prune".split())
-
-
-def _named_command(before: str, vouched: Vouched) -> str | None:
-    """The command a sentence names right before a span of flags: a known program as the clause's last word ("run
-    rm with" -> `rm`), or before one of its subcommands ("rerun git push with" -> `git push`; not "pnpm passes the")."""
-    words = _CLAUSE_START.split(before.rstrip().rstrip(":"))[-1].split()  # "run rm with these arguments: `-rf`"
-    while words and words[-1].lower().rstrip(":") in _NAMING_WORDS:
-        words.pop()
-    tail = [w.lower().rstrip(":") for w in words[-2:]]
-    if tail and is_program(tail[-1], vouched):
-        return tail[-1]
-    if len(tail) == 2 and tail[1] in _NAMED_SUBCOMMANDS and is_program(tail[0], vouched):
-        return " ".join(tail)
-    return None
-
-
-def _sentence_program(before: str, vouched: Vouched) -> str | None:
-    """The last known program the sentence before a span names, anywhere in it (`before`: the text up to the span)."""
-    sentence = _SENTENCE_MARK.split(before)[-1]
-    for word in reversed(sentence.translate(_WORD_BREAKS).split()):
-        name = word.strip("`*_.:!?").lower()
-        if name and not is_function_word(name) and is_program(name, vouched):
-            return name
-    return None
-
-
-_SENTENCE_MARK = re2.compile(r"[.!?](?:\s|$)")
-
-
-# A release number written after a program's name: dotted numbers, as a version is written.
-_VERSION = re2.compile(r"v?\d+(?:\.\d+)+")
-
-
-def _command_word(word: str) -> bool:
-    """True for a word of a sentence (no white space in it) that continues a command: led by `-` or `~`, holding a
-    path's, version's or assignment's mark, or a hyphenated lower-case name."""
-    if word[:1] in ("-", "~") or not _COMMAND_MARKS.isdisjoint(word):
-        return True
-    return "-" in word and _HYPHENATED.match(word) is not None
-
-
-def _prose_words(prose: str) -> list[tuple[str, int]]:
-    """The words of `prose` and where each starts: runs of characters that are no white space, parenthesis, comma,
-    semicolon or quote (split by str, not a pattern call per word: a sentence of many short words stays cheap)."""
-    pieces = prose.translate(_WORD_BREAKS).split(" ")
-    starts = itertools.accumulate(map((1).__add__, map(len, pieces)), initial=0)  # each piece and its space, in C
-    return [(piece, at) for piece, at in zip(pieces, starts, strict=False) if piece]
-
-
-def _prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[int]]:
-    """What refuses the commands a sentence writes without backticks ("rerun it (pytest -k NAME -x)", "install it
-    with pip install x"): a program named in the sentence and the command-like words after it (flags, paths,
-    packages, subcommands) are read as the allow-list reads a command. And where each word so read starts."""
-    found: list[Refusal] = []
-    words = _prose_words(prose)
-    names = [word.rstrip(".:!?").lower() for word, _ in words]
-    used: set[int] = set()
-    for i in [i for i, name in enumerate(names) if is_program(name, vouched)]:  # most sentences: none
-        if i in used:
-            continue
-        run = [names[i]]
-        for j in range(i + 1, len(words)):
-            nxt, at = words[j]
-            between = prose[words[j - 1][1] + len(words[j - 1][0]) : at]
-            # a clause's mark, or a line's end (a table row, a bullet), ends the command a sentence writes
-            if any(c in between for c in ",;)(\n") or words[j - 1][0].endswith((".", ":", "!", "?")):
-                break
-            clean = nxt.rstrip(".:!?")
-            if run[-1] in _INSTALLS | _FETCHERS and clean.lower() in ("the", "a", "an", "this", "that"):
-                continue  # "pip install the x package": the article is no part of the command
-            takes = run[-1] in _INSTALLS | _FETCHERS or run[-1].startswith("-")  # a package, or a flag's value
-            named = takes and not is_function_word(clean) and clean.lower() not in _ADVERBS
-            if not (_command_word(clean) or clean in _SUBCOMMANDS or named):
-                break
-            run.append(clean)
-            used.add(j)
-        if len(run) > 1 and not all(_VERSION.fullmatch(w) for w in run[1:]):
-            # (a name and a release, "Go 1.22", "node 20.11", is a runtime named, not a command)
-            found += command_refusals(" ".join(run), vouched)
-    return found, {at for k, (w, at) in enumerate(words) if k in used}
-
-
+# Words that put a flag in a sentence without being a program ("pass -v", "add --watch", "with --all").
+_FLAG_VERBS = frozenset(
+    "pass passing use using add adding with without run running try set setting enable disable give append remove"
+    " drop include prefer flag option options like e.g. i.e. via plus and or then also".split()
+)
+# Up to three command-like words right before a flag in a sentence (`aws rds delete-db-instance --skip...`).
+_UNKNOWN_COMMAND = re2.compile(r"(?:^|[\s(])((?:[a-z][a-z0-9._-]*\s+){1,3})$")
 # What tells the agent to run the words after it ("run kubectl delete ...", "clean up with terraform destroy"), or a
 # clause that opens with them after a comma ("when the deploy hangs, helm uninstall the release").
 _RUN_INTRODUCER = re2.compile(
@@ -468,21 +370,21 @@ def _prose_unknown_commands(prose: str, vouched: Vouched) -> list[Refusal]:
     for match in _RUN_INTRODUCER.finditer(prose):
         group = 1 if match.group(1) is not None else 2
         first, start = match.group(group).lower(), match.start(group)
-        if is_english_function_word(first) or first in _ADVERBS or first in _COMMAND_ENDS:
+        if is_english_function_word(first) or first in ADVERBS or first in _COMMAND_ENDS:
             continue
-        rest = prose[match.end(group) : match.end(group) + _WINDOW].translate(_WORD_BREAKS)
+        rest = prose[match.end(group) : match.end(group) + _WINDOW].translate(WORD_BREAKS)
         run = [first]
         for word in rest.split(" ")[1:7] if rest.startswith(" ") else []:
             clean = word.rstrip(".:!?")
             low = clean.lower()
-            if not clean or low in _COMMAND_ENDS or is_english_function_word(clean) or low in _ADVERBS:
+            if not clean or low in _COMMAND_ENDS or is_english_function_word(clean) or low in ADVERBS:
                 break
             run.append(clean)
             if clean != word:  # a sentence mark ends it
                 break
         verb = any(w.lower() in _COMMAND_VERBS for w in run[1:4])
         # after a clause of its own, only a subcommand says the words are a command ("if X, helm uninstall Y")
-        shaped = verb or (group == 1 and any(_command_word(w) for w in run[1:4]))
+        shaped = verb or (group == 1 and any(command_word(w) for w in run[1:4]))
         if len(run) < 2 or not shaped:
             continue
         before, after = prose[max(0, start - _WINDOW) : start], prose[start:][:_WINDOW]
@@ -522,7 +424,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     words = unemphasised(prose)
     if not _PROSE_QUIET.found_in(prose) and (words == prose or not _PROSE_QUIET.found_in(words)):
         # no link, host or mark: what follows would find only these
-        return _prose_programs(words, vouched)[0] + _prose_unknown_commands(words, vouched)
+        return prose_programs(words, vouched)[0] + _prose_unknown_commands(words, vouched)
     links = list(find_links(prose))  # read once: for what refuses them, and to take them out of the words
     found = link_refusals(links, vouched)
     if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host
@@ -542,7 +444,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
             Refusal("syntax", f"shell syntax (`{shell.group().strip()}`) outside a code span, where it is not checked")
         )
         break
-    programs, covered = _prose_programs(words, vouched)
+    programs, covered = prose_programs(words, vouched)
     found += programs + _prose_unknown_commands(words, vouched)
     if not marked:
         return found
