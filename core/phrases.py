@@ -34,7 +34,10 @@ from core.secret_sends import (
     sent,
 )
 
-__all__ = ["folded_refusals", "phrase_reading", "phrase_refusals", "sentence_refusals"]
+__all__ = ["Reading", "folded_refusals", "phrase_reading", "phrase_refusals", "sentence_refusals"]
+
+# A text as the phrases read it: folded, cut into sentences, and the phrases it holds (`phrase_reading`).
+Reading = tuple[str, str, list[tuple[str, str]]]
 
 # An install written in words: "install `x` with pip", "use npm to add x".
 _INSTALL_WORDS = re2.compile(
@@ -74,7 +77,7 @@ def phrase_refusals(text: str) -> list[tuple[str, str]]:
 _STARS_AS_SPACES = str.maketrans({"*": " "})
 
 
-def phrase_reading(text: str) -> tuple[str, str, list[tuple[str, str]]]:
+def phrase_reading(text: str) -> Reading:
     """`text` as the phrases read it: `folded` from its `run_on` reading as markdown shows it (`unemphasised`), that
     cut into `sentences` (two entries read together are `joined` from these), and the phrases it holds.
 

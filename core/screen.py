@@ -61,7 +61,7 @@ from core.language import (
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
 from core.models import Playbook
 from core.patterns import AnyOf
-from core.phrases import phrase_reading, phrase_refusals, sentence_refusals
+from core.phrases import Reading, phrase_reading, sentence_refusals
 from core.prose_commands import (
     ADVERBS,
     CLAUSE_START,
@@ -72,6 +72,7 @@ from core.prose_commands import (
     sentence_program,
 )
 from core.reading import joined, skeleton, spelled_out, unemphasised
+from core.safeguard_talk import safeguard_refusals
 
 __all__ = [
     "MAX_SCREENED",
@@ -93,7 +94,9 @@ __all__ = [
 ]
 
 # A command's rules, then what only a whole text or a team's record can break.
-HoldRule = Literal[CommandRule, "script", "language", "override", "credential", "tainted", "quorum", "withdrawn"]
+HoldRule = Literal[
+    CommandRule, "script", "language", "override", "credential", "safeguard", "tainted", "quorum", "withdrawn"
+]
 
 # Shell syntax that has no business in a sentence; arrows and comparisons (`->`, `>=`) are prose.
 _PROSE_SHELL = re2.compile(r"\||\\|\$[({A-Za-z_]|[<>]\(|&&|[{}]|(?:^|[^-=<>])[<>](?:[^=-]|$)")
@@ -154,7 +157,7 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 3
+SCREEN_VERSION = 4
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
@@ -502,17 +505,19 @@ def _without_links(prose: str) -> str:
     return prose
 
 
-def text_holds(text: str, vouched: Vouched | None = None) -> list[Hold]:
+def text_holds(text: str, vouched: Vouched | None = None, *, typed: bool = False) -> list[Hold]:
     """The holds on what `text` says; [] for a lesson the screen admits. `vouched`: what the user and their projects
-    vouch for (programs, hosts, scripts, languages); nothing but the defaults when None."""
-    return _text_holds(text, vouched or Vouched(), None)
+    vouch for (programs, hosts, scripts, languages); nothing but the defaults when None. `typed`: our own code wrote
+    the text from a typed lesson's fields (the keyless miner), so what it says of a safeguard is no model's free
+    sentence (`core.safeguard_talk`)."""
+    return _text_holds(text, vouched or Vouched(), None, typed=typed)
 
 
 def _text_holds(
-    text: str, vouched: Vouched, phrases: list[tuple[str, str]] | None, stored: str | None = None
+    text: str, vouched: Vouched, reading: Reading | None, stored: str | None = None, *, typed: bool = False
 ) -> list[Hold]:
-    """`text_holds`, given the second line's phrases of its normalised text when they were read already, and that
-    text (`stored`, `normalise(text)`) when it was."""
+    """`text_holds`, given the second line's reading of its normalised text (`phrase_reading`) when it was read
+    already, and that text (`stored`, `normalise(text)`) when it was."""
     if len(text) > MAX_SCREENED:
         return [Hold(rule="syntax", detail=f"{len(text):,} characters, longer than any lesson: not read")]
     stored = normalise(text) if stored is None else stored
@@ -543,14 +548,16 @@ def _text_holds(
     elif language is None and not vouched.languages - {"en"} and not reads_as_english(unlinked):
         # English is what the screen reads: a sentence it cannot read is not admitted for a user who writes English
         refusals.append(Refusal("language", "no English word in it: written in a language the screen cannot read"))
-    phrases = phrase_refusals(stored) if phrases is None else phrases
-    refusals += [Refusal(rule, detail) for rule, detail in phrases]
+    reading = phrase_reading(stored) if reading is None else reading
+    refusals += [Refusal(rule, detail) for rule, detail in reading[2]]
+    if not typed:
+        refusals += [Refusal(rule, detail) for rule, detail in safeguard_refusals(reading[1], stored)]
     if "&" in stored and (shown := _references_shown(stored)) != stored:
         # Markdown shows a character reference as its character (`s&#117;do` is `sudo`, `&#45;&#45;force` is
         # `--force`): the text is read as shown too. Each decoding shortens it, so this ends.
         refusals += [
             Refusal(h.rule, f"{h.detail} (once `&...;` references are shown as characters)")
-            for h in _text_holds(shown, vouched, None)
+            for h in _text_holds(shown, vouched, None, typed=typed)
         ]
     holds: list[Hold] = []
     seen: set[str] = set()
@@ -589,11 +596,11 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("".join([f"{len(p)}:{p}" for p in parts]).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def verdict_key(text: str, vouched: Vouched, rules: str = "") -> str:
-    """The key of the holds on `text` under `vouched` (`text_holds`), as a run keeps them for the next: its exact
-    text, what is vouched for it, the screen's version and `rules` (the fingerprint of the screen's code the store
-    gives, `core.store.screen_verdicts`)."""
-    return _verdict_key(text, vouched_key(vouched), rules)
+def verdict_key(text: str, vouched: Vouched, rules: str = "", *, typed: bool = False) -> str:
+    """The key of the holds on `text` under `vouched` (`text_holds`, `typed` as it was read), as a run keeps them
+    for the next: its exact text, what is vouched for it, the screen's version and `rules` (the fingerprint of the
+    screen's code the store gives, `core.store.screen_verdicts`)."""
+    return _verdict_key(text, _digest(vouched_key(vouched), "typed" if typed else "model"), rules)
 
 
 def _verdict_key(text: str, vouched: str, rules: str) -> str:
@@ -601,9 +608,10 @@ def _verdict_key(text: str, vouched: str, rules: str) -> str:
     return _key("text", str(SCREEN_VERSION), rules, vouched, text)
 
 
-def pair_key(first: str, then: str, rules: str = "") -> str:
-    """The key of what two entries say read one after the other (`first`, then `then`, exact texts)."""
-    return _key("pair", str(SCREEN_VERSION), rules, first, then)
+def pair_key(first: str, then: str, rules: str = "", *, typed: bool = True) -> str:
+    """The key of what two entries say read one after the other (`first`, then `then`, exact texts; `typed`: either
+    was written by our own code from a typed lesson, so what they say of a safeguard together is not read)."""
+    return _key("pair", str(SCREEN_VERSION), rules, "typed" if typed else "model", first, then)
 
 
 def _entry_vouched(vouched: Vouched | None, support: Support | None) -> Vouched:
@@ -637,7 +645,7 @@ def entry_holds(
 ) -> list[Hold]:
     """Every hold on one entry: what its text says, and what it rests on (`support`; `shared`: the playbook
     learns from several contributors' sessions, so one contributor alone may not put a lesson in it)."""
-    holds = text_holds(text, _entry_vouched(vouched, support))
+    holds = text_holds(text, _entry_vouched(vouched, support), typed=_keyless(support))
     return holds + _support_holds(support, shared=shared, min_contributors=min_contributors)
 
 
@@ -646,9 +654,20 @@ def screen_keys(
 ) -> list[str]:
     """Every key `screen_verdicts` gives a verdict under for `playbook` (to look up those a run kept)."""
     entries = [e for _, e in playbook.entries()]
-    key_of = {flag: vouched_key(_entry_vouched(vouched, Support(keyless=flag))) for flag in (False, True)}
+    key_of = _keys_of(vouched)
     keys = [_verdict_key(e.text, key_of[_keyless(support.get(e.name))], rules) for e in entries]
-    return keys + [pair_key(a.text, b.text, rules) for a, b in itertools.pairwise(entries)]
+    typed = [_keyless(support.get(e.name)) for e in entries]
+    pairs = zip(itertools.pairwise(entries), itertools.pairwise(typed), strict=True)
+    return keys + [pair_key(a.text, b.text, rules, typed=ta or tb) for (a, b), (ta, tb) in pairs]
+
+
+def _keys_of(vouched: Vouched | None) -> dict[bool, str]:
+    """The fingerprint of what is vouched for a keyless entry (True) and for a model's (False): a keyless entry may
+    name no link, and what a model's says of a safeguard is read (`core.safeguard_talk`)."""
+    return {
+        flag: _digest(vouched_key(_entry_vouched(vouched, Support(keyless=flag))), "typed" if flag else "model")
+        for flag in (False, True)
+    }
 
 
 def _keyless(support: Support | None) -> bool:
@@ -680,13 +699,13 @@ def _screen(
     """`screen_verdicts`, with the key of each entry's text and of each pair, in the playbook's order."""
     entries = [e for _, e in playbook.entries()]
     vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
-    key_of = {flag: vouched_key(v) for flag, v in vouch.items()}
+    key_of = _keys_of(vouched)
     found: dict[str, list[Hold]] = {}
     # text -> (its folded form, that form's `sentences`, its phrases alone)
     read: dict[str, tuple[str, str, list[tuple[str, str]]]] = {}
     plain: dict[str, str] = {}  # text -> `normalise(text)`, for its own holds and its phrases
 
-    def alone(text: str) -> tuple[str, str, list[tuple[str, str]]]:
+    def alone(text: str) -> Reading:
         if text not in read:
             if text not in plain:
                 plain[text] = normalise(text)
@@ -699,13 +718,23 @@ def _screen(
         key = _verdict_key(entry.text, key_of[keyless], rules)
         text_keys.append(key)
         if key not in found:  # a verdict kept by an earlier run, or read now
-            phrases = alone(entry.text)[2] if key not in known and len(entry.text) <= MAX_SCREENED else None
+            reading = alone(entry.text) if key not in known and len(entry.text) <= MAX_SCREENED else None
             found[key] = (
-                known[key] if key in known else _text_holds(entry.text, vouch[keyless], phrases, plain.get(entry.text))
+                known[key]
+                if key in known
+                else _text_holds(entry.text, vouch[keyless], reading, plain.get(entry.text), typed=keyless)
             )
     pair_keys = []
+    talks: dict[str, bool] = {}  # text -> whether what it says of a safeguard alone is held
+
+    def talks_alone(text: str) -> bool:
+        if text not in talks:
+            talks[text] = bool(safeguard_refusals(alone(text)[1]))
+        return talks[text]
+
     for a, b in itertools.pairwise(entries):
-        key = pair_key(a.text, b.text, rules)
+        typed = _keyless(support.get(a.name)) or _keyless(support.get(b.name))
+        key = pair_key(a.text, b.text, rules, typed=typed)
         pair_keys.append(key)
         if key in known and key not in found:
             found[key] = known[key]
@@ -716,7 +745,11 @@ def _screen(
         # pair is read without folding or cutting it again. Sentence by sentence only: two entries are two bullets,
         # and read whole 9 of 20,000 pairs of ordinary lessons were held (a `.env` rule beside a commit-message rule).
         said = {r for r, _ in alone_a + alone_b}
-        split = [(rule, detail) for rule, detail in sentence_refusals(joined(fold_a, cut_a, cut_b)) if rule not in said]
+        together = joined(fold_a, cut_a, cut_b)
+        split = [(rule, detail) for rule, detail in sentence_refusals(together) if rule not in said]
+        if not split and not typed and not talks_alone(a.text) and not talks_alone(b.text):
+            # "The pre-push hook is slow." then "Skip it.": a pronoun whose safeguard the entry before names
+            split = safeguard_refusals(together)
         found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
     return text_keys, pair_keys, found
 

@@ -92,11 +92,11 @@ def sent(folded: str) -> re2._Match | None:
         return match
     for match in DIRECT_SEND.finditer(folded):
         gap = match.group(1).split()
-        if _NOT_AN_OBJECT.isdisjoint(gap) and not _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
+        if _NOT_AN_OBJECT.isdisjoint(gap) and not keeps_secrets(said[match.end(2) : match.end(2) + 60]):
             if not prohibited(folded, match.start(), match.end()):
                 return match
     for match in PASSIVE_SEND.finditer(folded):
-        if NEGATION.search(match.group(1)) or _keeps_secrets(said[match.end(2) : match.end(2) + 60]):
+        if NEGATION.search(match.group(1)) or keeps_secrets(said[match.end(2) : match.end(2) + 60]):
             continue
         if not prohibited(folded, match.start(), match.end()):
             return match
@@ -113,7 +113,7 @@ def sent(folded: str) -> re2._Match | None:
             return match
     for match in PRONOUN_SEND.finditer(folded):
         named = folded[max(0, match.start() - ANTECEDENT_REACH) : match.start()]
-        if not re2.search(SECRET, named) or _keeps_secrets(said[match.end(1) : match.end(1) + 60]):
+        if not re2.search(SECRET, named) or keeps_secrets(said[match.end(1) : match.end(1) + 60]):
             continue
         if not prohibited(folded, match.start(), match.end()):
             return match
@@ -180,7 +180,7 @@ _SAFE_PLACE = re2.compile(
 )
 
 
-def _keeps_secrets(after: str) -> bool:
+def keeps_secrets(after: str) -> bool:
     """True when the place named at the start of `after` (what follows "in", "into", "to") is one that keeps secrets:
     its first three words once its determiners are set aside."""
     words = [w.strip("`'\".,;") or w for w in after.split(";", 1)[0].split()]

@@ -374,7 +374,7 @@ def test_a_check_whose_failure_a_pipe_hid_is_a_pitfall() -> None:
     ]  # and the run that failed is no fact
     from core.screen import text_holds
 
-    assert text_holds(found[0]) == []  # what it says can be published
+    assert text_holds(found[0], typed=True) == []  # what it says can be published (a typed lesson)
     assert lessons(Session().run("set -o pipefail; npx vitest run | tail -5", "Tests 2 failed")) == []
     assert lessons(Session().run("npx vitest run | tail -5", "Tests 42 passed (42)")) == [
         "Run the tests with `npx vitest run`."

@@ -19,8 +19,9 @@ import core.screen as screen
 import core.store.screen_verdicts as verdict_store
 from core.invisible import normalise
 from core.models import Entry, Playbook
-from core.phrases import phrase_refusals
+from core.phrases import phrase_reading, phrase_refusals
 from core.reading import folded
+from core.safeguard_talk import safeguard_refusals
 from core.screen import Hold, Screened, Support, Vouched, entry_holds, screen_keys, screen_playbook, screen_verdicts
 from core.store.db import connect
 from core.store.screen_verdicts import SCREEN_MODULES, keep_verdicts, kept_verdicts, rules_fingerprint
@@ -78,6 +79,11 @@ def playbooks(draw: st.DrawFn) -> tuple[Playbook, dict[str, Support]]:
     return Playbook(sections=sections), found
 
 
+def talks(text: str) -> bool:
+    """Whether what `text` says of a safeguard is held alone."""
+    return bool(safeguard_refusals(phrase_reading(normalise(text))[1]))
+
+
 def per_entry(
     playbook: Playbook, vouched: Vouched, support: dict[str, Support], released: set[tuple[str, str]], shared: bool
 ) -> tuple[Playbook, list[Screened]]:
@@ -89,6 +95,10 @@ def per_entry(
         joined = phrase_refusals(f"{normalise(text_a)} {normalise(text_b)}")
         alone = {r for r, _ in phrase_refusals(normalise(text_a)) + phrase_refusals(normalise(text_b))}
         new = [(rule, detail) for rule, detail in joined if rule not in alone]
+        typed = any(s is not None and s.keyless for s in (support.get(a), support.get(b)))
+        if not new and not typed and not talks(text_a) and not talks(text_b):
+            # a pronoun in one entry whose safeguard the other names: a model's sentences only
+            new = safeguard_refusals(phrase_reading(f"{normalise(text_a)} {normalise(text_b)}")[1])
         if new:
             rule, detail = new[0]
             split[a] = Hold(rule=rule, detail=f"read with `{b}` after it: {detail}")  # type: ignore[arg-type]

@@ -246,7 +246,8 @@ ORDINARY = [
     (6, "When the docs build warns about a broken link, fix it."),
     (6, "If a deprecated API is still used, replace it."),
     (6, "When a log line is too noisy, turn it down to debug level."),
-    (6, "If the progress bar clutters CI logs, turn it off."),
+    # (6, "If the progress bar clutters CI logs, turn it off.") waits for review since round 11: a sentence naming
+    # CI that turns something off (tests/core/test_safeguard_talk.py)
     (6, "If a hook is slow, profile it and make it faster."),
     # 0: the second batch's ordinary lessons
     (0, "Put the Sentry DSN in the environment config, not in code."),

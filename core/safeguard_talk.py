@@ -1,0 +1,412 @@
+"""What a model's sentence may say about a safeguard: only what the screen can read as keeping it.
+
+Four blind sets in a row got the same kind of text past the phrase readers (`core.safeguards_off`): a safeguard
+talked off in words no reader had met ("lift them, push, then restore them", "tell git not to run them", "drop the
+coverage gate to zero"). A list of the ways to say "switch it off" is never complete, so for text a model wrote this
+reads the other way round: a clause that names a safeguard (hooks, CI, tests, coverage, linters and type checkers,
+scanners and audits, review and approval, branch rules, signing, TLS and certificates, permissions and the sandbox,
+secrets), or that speaks of one by a pronoun in an entry that names one, is admitted only in a shape known to keep
+it:
+
+- an imperative of a keeping act: run, fix, add, wait for, ask, keep ... on ("Run the linter before pushing", "fix
+  what the hook reports", "wait for the approval");
+- a prohibition of an act that weakens, changes, sends or releases ("never skip the hooks", "don't paste tokens into
+  issues", "don't touch the CI config"), or what "rather than" / "instead of" sets aside ("rather than lowering the
+  gate");
+- a fact of what the safeguard does or must be ("the scanner job runs on every PR", "coverage must stay above 85%",
+  "branch protection requires one approval", "TLS verification stays on");
+- a condition ("if the hook fails"), a list of names ("type checks, unit tests and a license scan").
+
+Anything else about a safeguard waits for a person's review (`safeguard`): a permission ("can be skipped"), a state
+no list here knows ("is a formality", "is informational"), a concession ("even if", "regardless"), a verb no list
+here knows. The keyless miner's lessons are typed values rendered by our own code and are not read here. Code
+spans are the allow-list's to judge and are read as one opaque word. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re2
+
+from core.prohibitions import prohibited
+from core.reading import folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
+from core.secret_sends import keeps_secrets
+
+__all__ = ["SAFEGUARD", "safeguard_refusals"]
+
+# What names a safeguard (folded text: lower case, accents off).
+SAFEGUARD = re2.compile(
+    r"\b(?:hooks?|pre-commit|pre-push|commit-msg|husky|lefthook|ci|pipelines?|workflows?|checks?|gates?|gating"
+    r"|coverage|lint|linters?|linting|type[- ]?check\w*|typecheck\w*|mypy|pyright|eslint|clippy|tests?|test\s+suites?"
+    r"|suites?|e2e|scann\w*|scans?|audits?|reviews?|reviewers?|approv\w*|codeowners|branch\s+(?:protection|rules?)"
+    r"|protect\w*|rulesets?|signing|signed|signatures?|sign-offs?|gpg|tls|ssl|certs?|certificat\w*|verif\w*"
+    r"|permissions?|sandbox\w*|allow\s*lists?|allowlists?|deny\s*lists?|secrets?|tokens?|passwords?|passphrases?"
+    r"|credentials?|api\s+keys?|safeguards?|guardrails?|guards?|csrf|xsrf|cors|2fa|mfa|sast|dast|dependabot|snyk"
+    r"|semgrep|codeql|trivy|gitleaks|assertions?|thresholds?|status\s+checks?|pull\s+requests?|merge\s+requests?|prs?"
+    r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?)\b"
+)
+_PRONOUN = re2.compile(r"\b(?:it|them|they|this|that|these|those)\b")
+# The safeguards whose sentence an imperative may not open with a verb no list here knows ("nudge the floor down
+# until the PR clears" is held; "sync the branch before asking for review" is not: tests, reviews and secrets are
+# named in too many everyday lessons).
+_GUARD = re2.compile(
+    r"\b(?:hooks?|pre-commit|pre-push|husky|lefthook|ci|pipelines?|coverage|gates?|lint|linters?|type[- ]?checks?"
+    r"|mypy|scanners?|audits?|branch\s+(?:protection|rules?)|protected\s+branch\w*|codeowners|signing|signatures?|gpg"
+    r"|tls|ssl|certificat\w*|sandbox\w*|permissions?|approvals?|required\s+(?:reviews?|checks?)|status\s+checks?"
+    r"|safeguards?|guardrails?)\b"
+)
+# Secrets are a safeguard's object, not a safeguard: removing or rotating one keeps it (sending one is
+# `core.secret_sends`' to read).
+_SECRET = re2.compile(r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?)\b")
+_SECRET_CARE = frozenset("remove delete rotate revoke redact mask replace scrub strip purge".split())
+# Words that name no safeguard though they spell one: React's hooks, a folder's path.
+_NOT_SAFEGUARD = re2.compile(
+    r"\b(?:react|custom|component|use[a-z]+|unused|dead)\s+hooks?\b|\bhooks?\s+(?:rules?|api)\b|[\w.-]*/[\w./-]*"
+)
+# Code spans and fenced blocks: the allow-list judges them; here each is one word.
+_FILE_SPAN = re2.compile(r"`(\.?[\w-]+(?:\.[\w-]+)+)`")  # a file's name in a span is read as that name
+_CODE = re2.compile(r"```[^`]*(?:`{1,2}[^`]+)*```|`[^`\n]*`")
+# Where a sentence's clauses part: a comma, a colon, a parenthesis, a dash between words, the conjunctions that join
+# two acts and those that open a condition. "rather than" / "instead of" open a clause whose act is set aside.
+_CLAUSE_CUT = re2.compile(
+    r"\s*(?:[,:()|]|\s[-–—]\s|\s(?:and|or|nor|but|so|then|because|since|unless|except|though|although)\s"
+    r"|\s(?:while|until|before|after|when|whenever|if|once|where|assuming)\s|\s(?:rather\s+than|instead\s+of)\s)\s*"
+)
+_SET_ASIDE = re2.compile(r"(?:rather\s+than|instead\s+of)\s")
+_LEAD = re2.compile(r"^(?:rather\s+than|instead\s+of|and|or|nor|but|so|then)\s+")
+_OPENS_CONDITION = re2.compile(r"\b(?:while|until|before|after|when|whenever|if|once|where|assuming)\s*$")
+_CONTINUATIONS = frozenset({",", "or", "nor", "and"})
+_CONCESSION = re2.compile(
+    r"\b(?:even\s+(?:if|when|though)|regardless|despite|anyway|anyhow|no\s+matter|whatever|either\s+way|at\s+will"
+    r"|if\s+(?:needed|necessary|you\s+must|you\s+have\s+to|in\s+doubt)|when\s+(?:needed|necessary|in\s+a\s+hurry)"
+    r"|temporar\w*|for\s+now|just\s+this\s+once|this\s+once|unless|except|but\s+if|only\s+if)\b"
+)
+# Words of a safeguard made weaker, off or beside the point, wherever they stand (a typed clause holds none of
+# them outside a prohibition: "run the tests with the failures ignored" is no run).
+_WEAK = re2.compile(
+    r"\b(?:skip\w*|bypass\w*|disabl\w*|remov\w*|delet\w*|drop(?:s|ped|ping)?|lower\w*|loosen\w*|relax\w*|weaken\w*"
+    r"|silenc\w*|suppress\w*|ignor\w*|dismiss\w*|mut(?:e|ed|es|ing)|disregard\w*|circumvent\w*|overrid\w*|overrode"
+    r"|waiv\w*|lift(?:s|ed|ing)?|evad\w*|sidestep\w*|neuter\w*|stub(?:s|bed|bing)?\s+out|comment\w*\s+(?:\w+\s+){0,4}out"
+    r"|turn\w*\s+off|switch\w*\s+off|shut\w*\s+off|strip(?:s|ped|ping)?|empt(?:y|ied|ies|ying)|kill(?:s|ed|ing)?"
+    r"|paus(?:e|es|ed|ing)|deactivat\w*|uninstall\w*|unset\w*|(?:work|get|go|route|hack|steer)\w*"
+    r"\s+around|(?:get|go|slip|sneak|push|move)\w*\s+past|outside\s+(?:of\s+)?(?:it|them|(?:the\s+)?(?:sandbox|ci|pipeline|container)\w*)|exclud\w*|omit\w*|exempt\w*|xfail\w*|optional|advisory"
+    r"|informational|formality|non-?blocking|unnecessary|pointless|irrelevant|noise|noisy|cosmetic|(?:go|take|put"
+    r"|make|wave|throw)\w*\s+(?:\w+\s+){0,3}away|(?:to|at)\s+zero|nothing|without|no-op|noqa|nosec"
+    r"|pretend\w*|always\s+(?:pass|succeed|return|exit)\w*|overlook\w*|allow\w*\s+to\s+fail|let\s+\w+\s+fail"
+    r"|continue-on-error|allow_failure|auto-?approv\w*|self-?approv\w*|rubber)\b|(?:^|\s)off(?:\s|$)"
+)
+# Acts that keep a safeguard, as an imperative's verb (lemmas).
+_KEEP = frozenset(
+    "run rerun re-run execute fix add write keep wait ask open follow respect read check review expect get request"
+    " sign enable re-enable restore tell report mention explain investigate look note rotate store use verify"
+    " reference replace upgrade update regenerate install document pass commit push raise address resolve inspect"
+    " confirm cover test validate sanitize escape hash encrypt load inject generate set configure pin declare prefix"
+    " include name route lint format type-check typecheck merge stage rebase amend squash start create clone"
+    " compare redact mask make leave let profile split record track invoke prefer link give grant copy fill save"
+    " quote print list show capture reproduce mock touch sync compile debug"
+    " quarantine stop".split()
+)
+# A keeping verb that keeps only with the right words after it: "make the tests pass", "leave the rule on", "let
+# the user decide", "tell the user".
+_PERSON = r"(?:the\s+)?(?:users?|maintainers?|owners?|reviewers?|team|person|human|someone|lead|author|on-call|you)"
+_KEEP_ONLY_WITH = {
+    "make": re2.compile(r"\b(?:pass|green|succeed|work|clean|faster|quicker|stricter|reliable|deterministic)\w*\b"),
+    "leave": re2.compile(r"\b(?:on|enabled|in\s+place|as\s+(?:it\s+is|is)|alone|intact|untouched|comments?|notes?)\b"),
+    "let": re2.compile(rf"\b(?:{_PERSON}|them|ci)\s+(?:decide|choose|confirm|review|approve|know|merge)\b"),
+    "tell": re2.compile(rf"^\w+\s+{_PERSON}\b"),
+    "ask": re2.compile(rf"^\w+(?:\s+for\b|\s+(?:\w+\s+){{0,2}}{_PERSON}\b|\s*$)"),
+    "stop": re2.compile(r"^\w+\s+(?:\w+\s+){0,2}with\s+code\b"),
+    "quarantine": re2.compile(r"\b(?:ticket|issue|marker|label)\b"),
+    "give": re2.compile(r"\b(?:read-only|least|minimal|only)\b"),
+    "grant": re2.compile(r"\b(?:read-only|least|minimal|only)\b"),
+    "set": re2.compile(r"\b(?:on|true|enabled|required|strict|code)\b"),
+    "configure": re2.compile(r"\b(?:on|true|enabled|required|strict|code)\b"),
+}
+# Acts a prohibition may set aside: whatever weakens, changes, sends, publishes or runs something else. A
+# prohibition of a keeping act ("never wait for CI", "don't run the hooks") is no such thing.
+_PROHIBITED_OK = frozenset(
+    "skip bypass disable remove delete drop lower loosen relax weaken silence suppress ignore dismiss mute disregard"
+    " circumvent override waive lift evade sidestep stub comment turn switch shut strip empty kill pause deactivate"
+    " uninstall unset reduce force exclude omit exempt xfail quarantine edit touch change modify alter rewrite"
+    " refactor rename move replace downgrade mark tag add paste put share log print hardcode hard-code expose send"
+    " post upload leak echo quote include embed copy write commit push merge deploy release ship publish approve"
+    " self-approve close reopen land retag rebase amend squash reset rotate revoke regenerate store save cache"
+    " mock patch monkeypatch catch swallow use pass call retry loop spam hit contact email mail message dm slack"
+    " open click follow download fetch install trust accept whitelist allowlist widen grant give elevate chmod chown"
+    " sudo build create generate overwrite truncate wipe clear reformat answer point raise enable work tell say claim"
+    " force-push force-pushing"
+    " announce assume by"
+    " a an the for as to in on at with from into".split()
+)
+_KEEPING = frozenset(
+    "run rerun re-run wait ask follow respect keep enable restore read check review request fix".split()
+)
+_PROHIBITION = re2.compile(
+    r"^(?:(?:please|you|we|agents?|the\s+agent|claude|nobody|no\s+one)\s+)?(?:never|do\s+not|don'?t|dont|must\s+not"
+    r"|mustn'?t|should\s+not|shouldn'?t|may\s+not|cannot|can'?t|can\s+never|must\s+never|should\s+never|avoid"
+    r"|no\s+more|may|must|should|can)\s+(?:ever\s+|just\s+|simply\s+|even\s+|try\s+to\s+|attempt\s+to\s+"
+    r"|be\s+tempted\s+to\s+)*([\w-]+)"
+    r"|^(?:none\s+of\s+(?:\w+\s+){1,3}|nothing\s+|no\s+\w+\s+)(?:may|can|should|must|is\s+to|are\s+to|gets?)\s+"
+    r"(?:ever\s+|be\s+|get\s+)*([\w-]+)"
+)
+# "Never hesitate to run the tests": a negated duty to do a keeping act keeps.
+_NEGATED_DUTY = re2.compile(
+    r"^(?:never|don'?t|do\s+not)\s+(?:forget|hesitate|fail|neglect)\s+to\s+([\w-]+)|^(?:there\s+is\s+)?no\s+reason"
+    r"\s+not\s+to\s+([\w-]+)"
+)
+_CONDITION = re2.compile(r"^(?:if|when|whenever|once|after|before|as\s+soon\s+as|in\s+case|where|wherever|for)\b")
+_FILLER = re2.compile(
+    r"^(?:(?:also|always|please|just|first|then|next|finally|instead|only|now|still|again|locally|each\s+time"
+    r"|every\s+time|note|tip|rule|important|so|even)\b[\s:]*)+"
+)
+# What a fact says a safeguard does (as its first verb).
+_FACT = frozenset(
+    "run runs check checks enforce enforces require requires need needs block blocks fail fails cover covers include"
+    " includes route routes use uses live lives report reports flag flags catch catches reject rejects take takes"
+    " verify verifies protect protects guard guards scan scans lint lints format formats validate validates gate"
+    " gates test tests expect expects want wants apply applies trigger triggers build builds start starts read reads"
+    " compare compares hash hashes sign signs rotate rotates load loads inject injects wait waits ask asks cost costs"
+    " call calls own owns mirror mirrors point points go goes sit sits stay stays remain remains keep keeps cache"
+    " caches mean means refuse refuses list lists carry carries matter matters come comes exist exists happen"
+    " happens refer refers get gets install installs work works appear appears contain contains end ends see sees"
+    " show shows do does review reviews approve approves break breaks treat treats"
+    " ran checked enforced required needed blocked failed covered included routed used reported flagged caught"
+    " rejected verified protected validated triggered built".split()
+)
+_BE = frozenset("is are was were be been stays stay remains remain".split())
+# What a safeguard may be said to be: on, required, where it lives, who owns it.
+_STATE_OK = frozenset(
+    "required mandatory enabled on green blocking enforced expected strict configured defined set kept stored in at"
+    " under managed handled run triggered owned protected reviewed pinned checked injected read loaded the a an part"
+    " slow fast quick flaky red failing passing scoped limited restricted locked encrypted hashed signed verified"
+    " needed necessary important critical there here active live written generated rotated issued documented"
+    " described listed declared installed separate per only always intentional deliberate deterministic marked"
+    " tracked merged added passed provided mounted fetched pulled isolated hermetic idempotent by for of our your"
+    " their its done made code forbidden prohibited banned disallowed reserved read-only executable untracked"
+    " covered".split()
+)
+_ARTICLE_OK = frozenset(
+    "required blocking mandatory merge source only same gate check job step default first last part hard real"
+    " separate dedicated pre-commit ci github right correct standard".split()
+)
+_MAY = frozenset("can could may might".split())
+_VERBS = _KEEP | _PROHIBITED_OK - frozenset("a an the for as to in on at with from into by".split())
+_WEAKENER_OFF = re2.compile(
+    r"^(?:the\s+)?(?:auto-?approv\w*|yolo(?:\s+mode)?|bypass\w*(?:\s+(?:mode|permissions))?)\s+(?:is|stays|remains"
+    r"|must\s+stay|should\s+stay)\s+(?:off|disabled|forbidden|banned)\b"
+)
+_DISAPPROVED = frozenset("wrong forbidden prohibited banned unsafe dangerous".split())
+_PREPOSITIONS = frozenset("in on at for with during across from after before".split())
+_IN_PASSING = re2.compile(r"^(?:tests?|test\s+suites?|suites?|e2e|reviews?|prs?|pull\s+requests?|merge\s+requests?)$")
+_PREPOSITIONS_ALL = frozenset("in as for with to of by on into during across from at".split())
+_NEED = frozenset("has have needs need".split())
+_DETERMINERS = frozenset("a an the each every all one two three any our your its their".split())
+_KEPT_IN = re2.compile(
+    r"\b(?:belongs?|goes|go|lives?|stays?|comes?\s+from|kept|stored|loaded|read|set|injected|put|saved)\s+"
+    r"(?:only\s+)?(?:in|into|from|to|inside)\s+"
+)
+_RELEASES = frozenset("ship deploy release merge land".split())
+_SECRET_VERBS = frozenset("send put pass give provide export inject load read set store keep use".split())
+_IS = re2.compile(r"\b(it|that|this|there|what|who)'s\b")
+_GITIGNORED = re2.compile(r"\bgit-?ignored\b")
+_NEGATION = frozenset("not never no n't nobody none".split())
+_WORD = re2.compile(r"[a-z0-9][\w'%.-]*")
+_BULLET = re2.compile(r"^\s*(?:[-*+>|]+|\d+[.)])\s*")
+
+
+def _lemmas(word: str) -> tuple[str, ...]:
+    """`word` and the stems an English inflection leaves ("skipping" -> skip, "disabled" -> disable)."""
+    found = [word]
+    for end in ("ing", "ed", "es", "s"):
+        if word.endswith(end) and len(word) > len(end) + 2:
+            stem = word[: -len(end)]
+            found += [stem, stem + "e"]
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                found.append(stem[:-1])
+    return tuple(found)
+
+
+def _is(word: str, words: frozenset[str]) -> bool:
+    return any(w in words for w in _lemmas(word))
+
+
+def _clip(text: str, most: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+def _prohibits(clause: str) -> bool | None:
+    """Whether `clause` is a prohibition that keeps (True), one that sets a keeping act aside (False), or no
+    prohibition (None)."""
+    if (duty := _NEGATED_DUTY.match(clause)) is not None:
+        return _is(duty.group(1) or duty.group(2), _KEEP)
+    head = _PROHIBITION.match(clause)
+    if head is None:
+        return None
+    verb = head.group(1) or head.group(2)
+    if head.group(1) and not re2.match(
+        r"^(?:please\s+|you\s+|we\s+)?(?:never|do|don|dont|must\s+not|mustn|should\s+not"
+        r"|shouldn|may\s+not|cannot|can'?t|can\s+never|must\s+never|should\s+never"
+        r"|avoid|no|nobody|no\s+one)",
+        clause,
+    ):
+        return None  # "we may ...", "you should ...": no prohibition, read as a fact
+    if verb.startswith("-"):
+        return True  # a flag prohibited
+    if _is(verb, _KEEPING):
+        return _WEAK.search(clause[head.end() :]) is not None  # "never run with the hooks off" keeps
+    return _is(verb, _PROHIBITED_OK)
+
+
+def _named_in_passing(clause: str) -> bool:
+    """True when every safeguard `clause` names is a test or a review named after a preposition: where the act
+    happens, not what it is done to ("capture the bug as a failing test", not "retire the flaky suite")."""
+    found = False
+    for match in SAFEGUARD.finditer(clause):
+        before = _WORD.findall(clause[: match.start()])[-3:]
+        if _IN_PASSING.match(match.group()) is None or not _PREPOSITIONS_ALL.intersection(before):
+            return False
+        found = True
+    return found
+
+
+def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
+    """Whether `clause` (folded, one clause, code spans as `code`) reads in a shape known to keep a safeguard. `led`:
+    what opened it, "aside" ("rather than" / "instead of"), "listing" (it goes on a prohibition's list: "don't weaken
+    or remove a check"), "condition" ("if the hook fails") or ""."""
+    if _CONCESSION.search(clause):
+        return False
+    words = _WORD.findall(clause)
+    if not words:
+        return True
+    if led == "condition" or _CONDITION.match(clause):
+        return True  # a condition instructs nothing: the clause it leads to is read on its own
+    if led == "listing" and not _is(words[0], _KEEPING):
+        return True  # "never paste keys into issues, PRs or chat", "don't weaken or remove a check"
+    if led == "aside-of-keeping" and _is(words[0], _KEEPING):
+        return True  # "check the lint rules before committing instead of waiting for CI to complain"
+    if led in ("aside", "aside-of-keeping"):  # "rather than lowering the gate", "than localhost", not "than the tests"
+        return _is(words[0], _PROHIBITED_OK) or SAFEGUARD.search(" ".join(words[:3])) is None
+    if words[0] == "not" and len(words) > 1 and _is(words[1], _VERBS):  # "fixed before merging, not ignored"
+        return _WEAK.search(clause) is not None if _is(words[1], _KEEPING) else _is(words[1], _PROHIBITED_OK)
+    if words[0] in ("not", "never") and len(words) > 1 and not _is(words[1], _VERBS) and not first_clause:
+        # a contrast ("use `secrets`, not `random`", "never for tokens"): what it sets aside is no safeguard
+        rest = [w for w in words[1:] if w not in ("a", "an", "the", "by", "for", "as", "to", "in", "with")]
+        return not rest or SAFEGUARD.match(_SECRET.sub("x", rest[0])) is None
+    if (kept := _prohibits(clause)) is not None:
+        return kept
+    secrets_only = SAFEGUARD.search(_SECRET.sub("", clause)) is None
+    if _WEAKENER_OFF.search(clause):
+        return True  # "auto-approve stays off": what is off is itself a way round a safeguard
+    weak = list(_WEAK.finditer(clause))
+    if weak and not all(prohibited(clause, m.start(), m.end()) for m in weak):
+        return secrets_only and _is(words[0], _SECRET_CARE)  # "remove the secret", not "remove the hook"
+    if weak:
+        return True  # "it's wrong to force-push", "skipping the hooks is never acceptable"
+    first = words[0]
+    if secrets_only and _SECRET.search(clause) and (kept_in := _KEPT_IN.search(clause)) is not None:
+        return keeps_secrets(clause[kept_in.end() :])  # "API keys belong in env vars", not "... in the README"
+    if secrets_only and _is(first, _SECRET_VERBS):
+        return True  # where a secret goes is `core.secret_sends`' to read
+    if _is(first, _KEEP) and first not in _BE:
+        rule = next((_KEEP_ONLY_WITH[w] for w in _lemmas(first) if w in _KEEP_ONLY_WITH), None)
+        return rule is None or rule.search(clause) is not None
+    if _named_in_passing(clause):
+        return True  # "reproduce the bug in a test first", "mock services at the boundary in tests"
+    if len(words) > 1 and words[1] in _DETERMINERS and first not in _DETERMINERS | _PREPOSITIONS:
+        return False  # an imperative whose verb no list here knows: "retire the required review"
+    # a fact: the subject, then what it does, must be or is
+    for i, word in enumerate(words):
+        if word in _NEGATION or word.endswith("n't"):
+            return False  # "is not required", "never blocks", "doesn't need review"
+        if word in ("must", "should", "will", "shall") or (word in _NEED and words[i + 1 : i + 2] == ["to"]):
+            after = [w for w in words[i + 1 :] if w not in ("to", "always", "still", "also", "be", "get")]
+            return bool(after) and (_is(after[0], _KEEP) or _is(after[0], _FACT) or after[0] in _STATE_OK)
+        if word in _MAY and i + 1 < len(words):
+            after = [w for w in words[i + 1 :] if w not in ("always", "still", "also")]
+            # "so CI can run them", "so it can ship dark", not "can be skipped"
+            return (_is(after[0], _KEEP) or after[0] in _RELEASES) and after[0] != "be"
+        if word in _BE:
+            state = [w for w in words[i + 1 :] if w not in ("always", "also", "still", "usually", "currently")]
+            if not state:
+                return False
+            if state[0] in _DISAPPROVED and state[1:2] == ["to"] and len(state) > 2:
+                return _is(state[2], _PROHIBITED_OK) and not _is(state[2], _KEEPING)  # "it is wrong to force-push"
+            if state[0] in ("a", "an", "the"):
+                return len(state) > 1 and state[1] in _ARTICLE_OK
+            return state[0] in _STATE_OK or state[0][0].isdigit()
+        if word in _FACT and SAFEGUARD.match(word) is None:  # "tests", "checks": the subject, no verb
+            return True
+    # no verb read: a name or a list of names ("unit tests", "a `flaky` marker with the ticket number"); a
+    # sentence's first clause must open as a name does ("retire the pre-commit hook" is an imperative)
+    if first_clause and words[0] not in _DETERMINERS | _PREPOSITIONS and SAFEGUARD.match(words[0]) is None:
+        return False
+    return _PRONOUN.search(clause) is None and (len(words) <= 4 or (words[0] in _DETERMINERS and len(words) <= 7))
+
+
+def _clauses(sentence: str) -> list[tuple[int, int, str]]:
+    """Where `sentence`'s clauses are (start, end), each with what opened it (see `_typed`)."""
+    parts: list[tuple[int, int, str]] = []
+    start, led, keeping = 0, "", None
+    for cut_at in _CLAUSE_CUT.finditer(sentence):
+        parts.append((start, cut_at.start(), led))
+        cut = cut_at.group().strip()
+        if _SET_ASIDE.search(cut + " "):
+            if keeping is None:  # "check the rules before committing instead of waiting for CI": the aside of a keep
+                head = _WORD.match(_FILLER.sub("", sentence))
+                first = sentence[: parts[0][1]]
+                keeping = head is not None and _is(head.group(), _KEEP) and head.group() not in _KEEP_ONLY_WITH
+                keeping = keeping and _WEAK.search(first) is None
+            led = "aside-of-keeping" if keeping else "aside"
+        elif _OPENS_CONDITION.search(cut):
+            led = "condition"
+        elif cut in _CONTINUATIONS and (
+            led == "listing" or _prohibits(_FILLER.sub("", sentence[start : cut_at.start()].strip())) is not None
+        ):
+            led = "listing"
+        else:
+            led = ""
+        start = cut_at.end()
+    parts.append((start, len(sentence), led))
+    return parts
+
+
+def safeguard_refusals(cut: str, text: str = "") -> list[tuple[str, str]]:
+    """The first clause of `cut` (a text `folded` and cut into `sentences`) in no shape known to keep a safeguard,
+    where it names one, speaks of one by a pronoun in a text that names one, or weakens something in a sentence
+    that names one: [("safeguard", what)], or []. `text`, the text `cut` was read from, is read once more as its
+    spelling reads (`d i s a b l e  t h e  t e s t s`) when it hides one."""
+    found = _refusals(cut)
+    if not found and text and spelling_hidden(text):
+        found = _refusals(sentences(folded(run_on(unemphasised(spelled_out(text))))))
+    return found
+
+
+def _refusals(cut: str) -> list[tuple[str, str]]:
+    text = _NOT_SAFEGUARD.sub("x", _CODE.sub("code", _FILE_SPAN.sub(r"\1", cut)))
+    if SAFEGUARD.search(text) is None:
+        return []
+    text = _IS.sub(r"\1 is", _GITIGNORED.sub("untracked", text))
+    for sentence in re2.split(r";|\n", text):
+        sentence = _BULLET.sub("", sentence).strip()
+        # Where what makes a clause worth reading is, found once per sentence (a clause is read only where one is:
+        # a text of many short clauses costs a pattern call per sentence, not per clause).
+        named = [m.start() for m in SAFEGUARD.finditer(sentence)]
+        if not named and _PRONOUN.search(sentence) is None:
+            continue
+        marks = sorted(named + [m.start() for m in _PRONOUN.finditer(sentence)])
+        if named:
+            marks = sorted(marks + [m.start() for m in _WEAK.finditer(sentence)])
+        guarded = _GUARD.search(sentence) is not None
+        at = 0
+        for i, (start, end, led) in enumerate(_clauses(sentence)):
+            while at < len(marks) and marks[at] < start:
+                at += 1
+            opens = i == 0 and guarded  # what opens a sentence naming a gate: "nudge the floor down until CI passes"
+            if not opens and not (at < len(marks) and marks[at] < end):
+                continue
+            clause = _FILLER.sub("", sentence[start:end].strip().strip(".!?\"'*_"))
+            if (lead := _LEAD.match(clause)) is not None:  # a conjunction a parenthesis or a mark left at its head
+                clause, led = clause[lead.end() :], "aside" if _SET_ASIDE.match(lead.group()) else led
+            if clause and not _typed(clause, led, first_clause=i == 0):
+                return [("safeguard", f"`{_clip(clause)}` says of a safeguard what the screen cannot read as keeping")]
+    return []
