@@ -31,6 +31,7 @@ __all__ = [
     "is_local",
     "vouch_key",
     "vouched_host",
+    "without_documents",
 ]
 
 # A scheme URL, `www.` name, or a bare `name.tld/path` (what `curl get.evil.sh/i` fetches): candidates, decided by
@@ -166,6 +167,18 @@ def _document(target: str) -> bool:
     `plan.md#next`): a file beside the page, as the repository's documents link each other."""
     name = target.split("#", 1)[0].split("?", 1)[0]
     return "/" not in name and name.rsplit(".", 1)[-1].lower() in _DOCUMENT_TLDS
+
+
+def without_documents(text: str) -> str:
+    """`text` with each markdown link target that is one document of the repository (`[the plan](plan.md#next)`)
+    taken out: no host, and once markdown's brackets are read away, not to be read as one (`plan.md#next`)."""
+    if "](" not in text:
+        return text
+
+    def taken_out(target: re2._Match) -> str:
+        return "](" if "://" not in target.group(1) and _document(target.group(1)) else target.group()
+
+    return _MARKDOWN_TARGET.sub(taken_out, text)
 
 
 def find_links(text: str) -> Iterator[Link]:

@@ -168,7 +168,8 @@ _FACT = frozenset(
     " call calls own owns mirror mirrors point points go goes sit sits stay stays remain remains keep keeps cache"
     " caches mean means refuse refuses list lists carry carries matter matters come comes exist exists happen"
     " happens refer refers get gets install installs work works appear appears contain contains end ends see sees"
-    " show shows do does review reviews approve approves break breaks treat treats"
+    " show shows do does review reviews approve approves break breaks treat treats return returns respond responds"
+    " serve serves poll polls listen listens answer answers"
     " ran checked enforced required needed blocked failed covered included routed used reported flagged caught"
     " rejected verified protected validated triggered built".split()
 )
@@ -182,7 +183,7 @@ _STATE_OK = frozenset(
     " described listed declared installed separate per only always intentional deliberate deterministic marked"
     " tracked merged added passed provided mounted fetched pulled isolated hermetic idempotent by for of our your"
     " their its done made code forbidden prohibited banned disallowed reserved read-only executable untracked"
-    " covered".split()
+    " covered served exposed hosted located available reachable mounted".split()
 )
 _ARTICLE_OK = frozenset(
     "required blocking mandatory merge source only same gate check job step default first last part hard real"

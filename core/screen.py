@@ -58,7 +58,7 @@ from core.language import (
     reads_as_english,
     scripts_of,
 )
-from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links
+from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links, without_documents
 from core.models import Playbook
 from core.patterns import AnyOf
 from core.phrases import Reading, phrase_reading, sentence_refusals
@@ -153,6 +153,9 @@ _CODE_SETTING = re2.compile(
     r"(?i:true|false|none|null|nil|yes|no|on|off|-?\d+(?:\.\d+)?|\"[\w.-]*\"|'[\w.-]*')$"
 )
 # What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
+# A web route as a span writes it: segments of letters, digits, `-`, `_`, `.`, `{}` and `:` parameters, no dot
+# segment (`/..`, `/.ssh`).
+_ROUTE = re2.compile(r"^(?:/[A-Za-z0-9_{:][\w{}:.-]*)+/?$")
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
@@ -331,6 +334,9 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         return link_refusals(links, vouched)
     if span.lower() in ("sudo", "doas", "pkexec", "su", "runas", "gsudo"):
         return [Refusal("privilege", f"`{span}` runs a command as another user")]
+    if span.startswith("/") and not span.startswith("//") and _ROUTE.match(span) is not None:
+        if span[1:].split("/", 1)[0] not in SYSTEM_ROOTS:
+            return []  # `/healthz`, `/api/v1/users`: a route, as a sentence reads one (`/etc/hosts` is a file)
     looks_like_path = "/" in span or span.startswith((".", "~")) or ":\\" in span
     refused = path_refusal(span, mention=True) if looks_like_path else None
     return [refused] if refused is not None else []
@@ -432,7 +438,7 @@ def _prose_refusals(prose: str, vouched: Vouched) -> list[Refusal]:
     found = link_refusals(links, vouched)
     if (undotted := defanged(prose)) != prose:  # a host spelled without its dots is a host
         found += link_refusals(find_links(undotted), vouched) + link_refusals(bare_hosts(undotted), vouched)
-    plain = prose
+    plain = without_documents(prose)
     for link in links:
         plain = plain.replace(link.written, " ")
     words = unemphasised(plain)
