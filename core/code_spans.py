@@ -19,6 +19,7 @@ import re2
 import yaml
 
 from core.allowlist import Refusal, Vouched, command_refusals, link_refusals, path_refusal
+from core.fenced_code import read_block
 from core.links import bare_hosts, find_links
 from core.program_calls import clip
 
@@ -218,6 +219,13 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
                 break
     strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
     strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    return found + _strings_refusals(strings, vouched)
+
+
+def _strings_refusals(strings: list[str], vouched: Vouched) -> list[Refusal]:
+    """What the strings and comments of code refuse: the links they name, and a path outside the project (a route,
+    `/api/users`, is none)."""
+    found: list[Refusal] = []
     for string in strings:
         found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
         route = string.startswith("/") and string[1:].split("/", 1)[0] not in SYSTEM_ROOTS  # `/api/users`, a route
@@ -269,6 +277,9 @@ def fenced_refusals(language: str, body: str, vouched: Vouched) -> list[Refusal]
         return _data_refusals(values, vouched)
     if language in _SQL_FENCES:
         return _sql_refusals(body)
+    reading = read_block(language, body, vouched)  # Go, TypeScript/JavaScript, Rust: tree-sitter's grammars
+    if reading is not None:
+        return reading.refusals + _strings_refusals(reading.strings, vouched)
     return None
 
 

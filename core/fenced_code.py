@@ -1,0 +1,562 @@
+"""A fenced block of Go, TypeScript/JavaScript or Rust, read by its language's own parser (tree-sitter's grammars):
+what in it starts a program, runs a string as code or runs a query built from values, and the strings and comments
+it writes.
+
+Allow, don't deny: a block is read only when its parser reads it whole, with no error node; a call that starts a
+program is judged as the command its constant words make, and one whose words are built at run time is held, as is
+any launcher named without being called (an alias runs whatever it is later handed). The strings and comments are
+returned to be read for links and outside paths by the caller (`core.code_spans`), as a Python block's are.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+
+import tree_sitter_go
+import tree_sitter_javascript
+import tree_sitter_rust
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser
+
+from core.allowlist import Refusal, Vouched, command_refusals
+from core.program_calls import clip
+
+__all__ = ["FENCED_LANGUAGES", "Reading", "read_block"]
+
+# Fence info strings, by the grammar that reads them.
+FENCED_LANGUAGES = {
+    **dict.fromkeys(("go", "golang"), "go"),
+    **dict.fromkeys(("ts", "typescript", "mts", "cts"), "typescript"),
+    "tsx": "tsx",
+    **dict.fromkeys(("js", "javascript", "jsx", "mjs", "cjs", "node", "nodejs"), "javascript"),
+    **dict.fromkeys(("rust", "rs"), "rust"),
+}
+
+
+_NAMES = {"go": "Go", "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TSX", "rust": "Rust"}
+
+
+@cache
+def _parser(grammar: str) -> Parser:
+    """The parser of one grammar, built once, when a block first needs it."""
+    language = {
+        "go": tree_sitter_go.language,
+        "javascript": tree_sitter_javascript.language,
+        "typescript": tree_sitter_typescript.language_typescript,
+        "tsx": tree_sitter_typescript.language_tsx,
+        "rust": tree_sitter_rust.language,
+    }[grammar]()
+    return Parser(Language(language))
+
+
+@dataclass
+class Reading:
+    """What a block refuses by what it runs, and the strings and comments it writes (for links and paths)."""
+
+    refusals: list[Refusal] = field(default_factory=list)
+    strings: list[str] = field(default_factory=list)
+
+
+def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
+    """The reading of a fenced block in `language` (a fence's info string), or None when no grammar here reads that
+    language. A block its parser finds an error in is refused: it is no code of that language, and is not read as
+    any other."""
+    grammar = FENCED_LANGUAGES.get(language.lower())
+    if grammar is None:
+        return None
+    source = (body + "\n").encode("utf-8")  # Go ends a statement at a newline
+    try:
+        root = _parser(grammar).parse(source).root_node
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    if root.has_error:  # not code of that language: held, never read as anything else (a shell line, Python)
+        name = language.lower()
+        return Reading(refusals=[Refusal("syntax", f"the `{name}` block does not parse as {_NAMES[grammar]}")])
+    nodes = list(_walk(root))
+    constants = _constants(nodes)
+    reading = Reading()
+    if grammar == "go":
+        _read_go(nodes, constants, vouched, reading)
+    elif grammar == "rust":
+        _read_rust(nodes, constants, vouched, reading)
+    else:
+        _read_script(nodes, constants, vouched, reading)
+    reading.strings += _comments(nodes)
+    return reading
+
+
+def _walk(root: Node) -> Iterator[Node]:
+    """Every node under `root`, in source order (no recursion: a block nests as deep as it likes)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def _text(node: Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+
+
+_STRING_TYPES = frozenset(
+    "string template_string interpreted_string_literal raw_string_literal string_literal".split()
+)  # fmt: skip
+_FRAGMENT_TYPES = frozenset(
+    "string_fragment interpreted_string_literal_content raw_string_literal_content string_content escape_sequence"
+    " unescaped_single_string_fragment unescaped_double_string_fragment".split()
+)
+
+
+def _string_value(node: Node | None, constants: dict[str, str] | None = None) -> str | None:
+    """The value of a string written whole (a literal, a template with nothing substituted, a name bound once to
+    one), or None for anything built at run time."""
+    if node is None:
+        return None
+    if node.type in ("parenthesized_expression", "reference_expression") and node.named_child_count == 1:
+        return _string_value(node.named_children[0], constants)
+    if node.type in ("identifier",) and constants is not None:
+        return constants.get(_text(node))
+    if node.type not in _STRING_TYPES:
+        return None
+    if any(child.type == "template_substitution" for child in node.children):
+        return None
+    fragments = [child for child in node.children if child.type in _FRAGMENT_TYPES]
+    return "".join(_text(f) for f in fragments)
+
+
+def _constants(nodes: list[Node]) -> dict[str, str]:
+    """The names bound once in the block, each to a string written whole (`const q = "SELECT ..."`, `q := "..."`,
+    `let q = "..."`): a query or a command named by one is as constant as one written in place."""
+    bound: dict[str, list[str | None]] = {}
+    for node in nodes:
+        name: Node | None = None
+        value: Node | None = None
+        if node.type == "variable_declarator":  # JavaScript, TypeScript
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        elif node.type in ("const_spec", "var_spec", "short_var_declaration", "assignment_statement"):  # Go
+            left = node.child_by_field_name("name") or node.child_by_field_name("left")
+            right = node.child_by_field_name("value") or node.child_by_field_name("right")
+            names = left.named_children if left is not None and left.type == "expression_list" else [left]
+            values = right.named_children if right is not None and right.type == "expression_list" else [right]
+            if len(names) == 1 and len(values) == 1:
+                name, value = names[0], values[0]
+            else:  # several at once: none of them counts as constant
+                for each in names:
+                    bound.setdefault(_text(each), []).append(None)
+                continue
+        elif node.type in ("let_declaration", "const_item", "static_item"):  # Rust
+            name = node.child_by_field_name("pattern") or node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+        elif node.type in ("assignment_expression", "augmented_assignment_expression", "compound_assignment_expr"):
+            name, value = node.child_by_field_name("left"), None  # assigned again: not constant
+        if name is not None and name.type == "identifier":
+            bound.setdefault(_text(name), []).append(_string_value(value))
+    return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
+
+
+def _dotted(node: Node | None) -> str:
+    """The dotted name an expression is (`exec.Command`, `child_process.exec`, `std.process.Command.new`), with ""
+    for a part that is no name (`require("x").exec` is `.exec`)."""
+    if node is None:
+        return ""
+    pairs = {
+        "member_expression": ("object", "property"),
+        "selector_expression": ("operand", "field"),
+        "field_expression": ("value", "field"),
+        "scoped_identifier": ("path", "name"),
+    }
+    if node.type in pairs:
+        left, right = pairs[node.type]
+        return f"{_dotted(node.child_by_field_name(left))}.{_text(node.child_by_field_name(right))}"
+    if node.type in ("identifier", "property_identifier", "field_identifier", "package_identifier", "type_identifier"):
+        return _text(node)
+    if node.type in ("non_null_expression", "parenthesized_expression") and node.named_child_count == 1:
+        return _dotted(node.named_children[0])
+    if node.type == "generic_function":  # `sqlx::query_as::<_, User>`
+        return _dotted(node.child_by_field_name("function"))
+    return ""
+
+
+def _arguments(call: Node) -> list[Node]:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return []
+    return [a for a in arguments.named_children if a.type not in ("comment", "line_comment", "block_comment")]
+
+
+def _words(nodes: list[Node], constants: dict[str, str]) -> list[str] | None:
+    """The words a list of arguments writes (strings, arrays of strings), or None when any is built at run time."""
+    words: list[str] = []
+    for node in nodes:
+        items = node.named_children if node.type in ("array", "array_expression") else [node]
+        if node.type == "reference_expression" and node.named_child_count == 1:
+            return _words(node.named_children, constants)
+        if node.type == "macro_invocation" and _text(node.child_by_field_name("macro")) == "vec":
+            tree = next((c for c in node.named_children if c.type == "token_tree"), None)
+            items = [c for c in tree.named_children] if tree is not None else []
+        for item in items:
+            value = _string_value(item, constants)
+            if value is None:
+                return None
+            words.append(value)
+    return words
+
+
+def _launch_refusals(name: str, command: str | None, vouched: Vouched) -> list[Refusal]:
+    """The command a launcher runs, judged by the allow-list; held when its words are built at run time."""
+    if command is None or not command.strip():
+        return [Refusal("inline_code", f"`{clip(name, 40)}(...)` starts a program it is handed at run time")]
+    return command_refusals(command, vouched)
+
+
+def _runs_string(name: str) -> Refusal:
+    return Refusal("inline_code", f"`{clip(name, 40)}(...)` runs whatever string reaches it")
+
+
+# Calls that run a query their SQL argument writes: admitted only with a query written whole (its values apart, as
+# placeholders); one built from values (`+`, a template, `fmt.Sprintf`, `format!`) runs whatever a value says.
+_RUNS_A_QUERY = frozenset(
+    "query querycontext queryrow queryrowcontext queryx queryxcontext exec execcontext execute executemany"
+    " prepare preparecontext raw unsafe namedexec mustexec $queryrawunsafe $executerawunsafe query_as"
+    " query_scalar".split()
+)
+
+
+def _query_refusals(name: str, call: Node, constants: dict[str, str], tagged_safe: bool = False) -> list[Refusal]:
+    """A query call whose SQL (its first argument, or the one after a context) is not written whole."""
+    arguments = _arguments(call)
+    if name.rsplit(".", 1)[-1].lower().endswith("context") and arguments:
+        arguments = arguments[1:]
+    if not arguments:
+        return []
+    first = arguments[0]
+    if _string_value(first, constants) is not None:
+        return []
+    if tagged_safe and first.type == "call_expression" and _text(first.child_by_field_name("function")) == "sql":
+        return []  # a tagged template (`sql`...``) binds what it substitutes as values
+    return [Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query not written whole (built from values)")]
+
+
+# --- Go ------------------------------------------------------------------------------------------------------------
+
+# Calls that start a process or load code, held whatever they are handed (a process replaced, a plugin loaded).
+_GO_HELD = frozenset(
+    "os.StartProcess syscall.Exec syscall.ForkExec syscall.StartProcess unix.Exec unix.ForkExec plugin.Open".split()
+)
+_GO_COMMANDS = frozenset(("Command", "CommandContext"))
+
+
+def _read_go(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
+    execs = {"exec"}  # the names `os/exec` is imported under
+    imported: set[int] = set()
+    for node in nodes:
+        if node.type == "import_spec":
+            path, alias = node.child_by_field_name("path"), node.child_by_field_name("name")
+            imported.add(path.id if path is not None else -1)
+            if _string_value(path) == "os/exec" and alias is not None:
+                execs.add(_text(alias))
+    called = {f.id for c in nodes if c.type == "call_expression" and (f := c.child_by_field_name("function"))}
+    for node in nodes:
+        if node.type == "comment" and _text(node).startswith("//go:generate"):  # `go generate` runs it
+            reading.refusals += _launch_refusals("go:generate", _text(node).removeprefix("//go:generate"), vouched)
+        elif node.type == "selector_expression":
+            name = _dotted(node)
+            package, _, function = name.rpartition(".")
+            launcher = (package in execs and function in _GO_COMMANDS) or name in _GO_HELD
+            if launcher and node.id not in called:
+                reading.refusals.append(Refusal("inline_code", f"`{clip(name, 40)}` is named to start a program"))
+        elif node.type == "composite_literal" and _dotted(node.child_by_field_name("type")).split(".")[0] in execs:
+            reading.refusals.append(Refusal("inline_code", "an `exec.Cmd` starts a program it is handed"))
+        elif node.type == "qualified_type" and _dotted(node) in {f"{e}.Cmd" for e in execs}:
+            pass  # a type named (`*exec.Cmd` in a signature): what starts it is judged where it is started
+        elif node.type == "call_expression":
+            name = _dotted(node.child_by_field_name("function"))
+            package, _, function = name.rpartition(".")
+            if package in execs and function in _GO_COMMANDS:
+                arguments = _arguments(node)[1 if function == "CommandContext" else 0 :]
+                words = _words(arguments, constants) if all(a.type != "variadic_argument" for a in arguments) else None
+                reading.refusals += _launch_refusals(name, shlex.join(words) if words else None, vouched)
+            elif name in _GO_HELD:
+                reading.refusals += _launch_refusals(name, None, vouched)
+            elif function.lower() in _RUNS_A_QUERY and package not in execs:
+                reading.refusals += _query_refusals(name, node, constants)
+        elif node.type in ("interpreted_string_literal", "raw_string_literal") and node.id not in imported:
+            value = _string_value(node)
+            reading.strings.append(value if value is not None else _text(node))
+
+
+# --- JavaScript, TypeScript ----------------------------------------------------------------------------------------
+
+# Calls that start a program: those handed a command line, and those handed a program and its words.
+_JS_COMMAND_LINES = frozenset("exec execSync execaCommand execaCommandSync".split())
+_JS_PROGRAMS = frozenset("spawn spawnSync execFile execFileSync execa execaSync fork".split())
+# Calls that run a string as code, or load code a value names.
+_JS_RUNS_A_STRING = frozenset(
+    "eval Function runInNewContext runInThisContext runInContext compileFunction Script execScript".split()
+)
+_JS_LOADS_CODE = frozenset(("process.binding", "process.dlopen", "module._compile", "vm.Script"))
+_JS_TIMERS = frozenset(("setTimeout", "setInterval", "setImmediate"))
+_JS_NAMED = _JS_COMMAND_LINES | _JS_PROGRAMS | _JS_RUNS_A_STRING
+# Where a launcher's name may stand without being called: imported or destructured under its own name.
+_JS_BINDING_PARENTS = frozenset(
+    "import_specifier shorthand_property_identifier_pattern object_pattern export_specifier".split()
+)
+
+
+def _regex_names(nodes: list[Node]) -> set[str]:
+    """The names bound to a regular expression (`const re = /x/` or `new RegExp(...)`): their `.exec` matches text."""
+    names = set()
+    for node in nodes:
+        if node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            regex = value is not None and (
+                value.type == "regex"
+                or (value.type == "new_expression" and _text(value.child_by_field_name("constructor")) == "RegExp")
+            )
+            if regex:
+                names.add(_text(node.child_by_field_name("name")))
+    return names
+
+
+def _object_value(node: Node | None, key: str) -> Node | None:
+    """The value under `key` in an object literal (`{ cmd: [...] }`), or None."""
+    if node is None or node.type != "object":
+        return None
+    for pair in node.named_children:
+        if pair.type == "pair" and _text(pair.child_by_field_name("key")).strip("\"'") == key:
+            return pair.child_by_field_name("value")
+    return None
+
+
+def _js_launched(name: str, call: Node, constants: dict[str, str]) -> str | None:
+    """The command line a JavaScript launcher call runs, or None when it is built at run time."""
+    function = name.rsplit(".", 1)[-1]
+    arguments = _arguments(call)
+    first = arguments[0] if arguments else None
+    if function in _JS_COMMAND_LINES:
+        return _string_value(first, constants)
+    if name.endswith(("Bun.spawn", "Bun.spawnSync")) or name == "Deno.run":
+        cmd = _object_value(first, "cmd") if first is not None and first.type == "object" else first
+        words = _words([cmd], constants) if cmd is not None else None
+        return shlex.join(words) if words else None
+    if name.endswith("Deno.Command"):
+        args = _object_value(arguments[1] if len(arguments) > 1 else None, "args")
+        words = _words([first, *([args] if args is not None else [])], constants) if first is not None else None
+        return shlex.join(words) if words else None
+    words = _words([a for a in arguments if a.type != "object"], constants)
+    if not words:
+        return None
+    if function == "fork":
+        words = ["node", *words]
+    shell = any(_object_value(a, "shell") is not None for a in arguments if a.type == "object")
+    return " ".join(words) if shell else shlex.join(words)
+
+
+def _read_script(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
+    regexes = _regex_names(nodes)
+    callees: set[int] = set()
+    modules: set[int] = set()  # an import's or a require's module name: a package, not a link
+    for node in nodes:
+        if node.type in ("call_expression", "new_expression"):
+            function = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+            if function is not None:
+                callees.add(function.id)
+        source = node.child_by_field_name("source") if node.type in ("import_statement", "export_statement") else None
+        if source is not None:
+            modules.add(source.id)
+    for node in nodes:
+        if node.type in ("identifier", "property_identifier") and _text(node) in _JS_NAMED:
+            reference = _named_at_rest(node, callees)
+            if reference is not None:
+                reading.refusals.append(
+                    Refusal("inline_code", f"`{clip(_text(reference), 40)}` is named to run code or a program")
+                )
+        elif node.type in ("call_expression", "new_expression"):
+            function = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+            reading.refusals += _js_call_refusals(node, function, constants, regexes, modules, vouched)
+        elif node.type in ("string", "template_string") and (node.id not in modules or "://" in _text(node)):
+            value = _string_value(node)
+            if value is not None:
+                reading.strings.append(value)
+            else:  # a template with values in it: each written part on its own, as a Python f-string's
+                reading.strings += [_text(c) for c in node.children if c.type == "string_fragment"]
+
+
+# Where a name is declared rather than referred to: a key, a method or a field of one's own.
+_JS_DECLARING = {
+    "pair": "key",
+    "method_definition": "name",
+    "public_field_definition": "name",
+    "function_declaration": "name",
+    "property_signature": "name",
+    "method_signature": "name",
+    "abstract_method_signature": "name",
+}
+
+
+def _named_at_rest(node: Node, callees: set[int]) -> Node | None:
+    """The reference a launcher's or an evaluator's name makes when it is not called (`promisify(exec)`,
+    `const run = eval`, `import { exec as run }`): an alias runs whatever it is later handed. None when the name is
+    called, declared, or imported or destructured under its own name (its calls are judged where they are)."""
+    parent = node.parent
+    if parent is None:
+        return node
+    if parent.type in _JS_DECLARING and parent.child_by_field_name(_JS_DECLARING[parent.type]) == node:
+        return None
+    if parent.type in _JS_BINDING_PARENTS and not (
+        parent.type == "import_specifier" and parent.child_by_field_name("alias") is not None
+    ):
+        return None
+    member = parent.type == "member_expression" and parent.child_by_field_name("property") == node
+    reference = parent if member else node
+    return None if reference.id in callees else reference
+
+
+def _js_call_refusals(
+    call: Node,
+    function: Node | None,
+    constants: dict[str, str],
+    regexes: set[str],
+    modules: set[int],
+    vouched: Vouched,
+) -> list[Refusal]:
+    """What one call or `new` refuses: a launcher judged by the command it runs, a call that runs a string, a
+    module loaded by a name built at run time, a query not written whole."""
+    if function is None:
+        return []
+    if function.type in ("subscript_expression",):
+        return [Refusal("inline_code", f"`{clip(_text(function), 40)}(...)` calls a name computed at run time")]
+    name = _dotted(function)
+    last = name.rsplit(".", 1)[-1]
+    arguments = _arguments(call)
+    first = arguments[0] if arguments else None
+    if function.type == "import" or name == "require":  # a module named: a package, unless built at run time
+        if first is not None and first.type == "string":
+            modules.add(first.id)
+            return []
+        return [Refusal("inline_code", f"`{clip(name or 'import', 40)}(...)` loads code named at run time")]
+    if last in ("$",) or name.endswith("Bun.$"):  # a tagged template run by a shell (zx, Bun)
+        template = call.child_by_field_name("arguments")
+        return _launch_refusals(name, _string_value(template, constants), vouched)
+    if last in _JS_RUNS_A_STRING or name in _JS_LOADS_CODE:
+        return [_runs_string(name)]
+    if last in _JS_TIMERS and first is not None and first.type in ("string", "template_string"):
+        return [_runs_string(name)]
+    if last == "exec" and function.type == "member_expression":
+        receiver = function.child_by_field_name("object")
+        if receiver is not None and (receiver.type == "regex" or _text(receiver) in regexes):
+            return []  # a regular expression matching text
+    if (
+        last in _JS_COMMAND_LINES
+        or last in _JS_PROGRAMS
+        or name.endswith(("Bun.spawn", "Bun.spawnSync", "Deno.Command"))
+        or name == "Deno.run"
+    ):
+        return _launch_refusals(name, _js_launched(name, call, constants), vouched)
+    if last.lower() in _RUNS_A_QUERY:
+        return _query_refusals(name, call, constants, tagged_safe=True)
+    return []
+
+
+# --- Rust ----------------------------------------------------------------------------------------------------------
+
+# Methods of a `Command` that add to the command it runs, or set how it runs without changing what.
+_RUST_ADDS = frozenset(("arg", "args"))
+_RUST_SETS = frozenset(
+    "current_dir stdin stdout stderr env_clear env_remove kill_on_drop process_group uid gid".split()
+)
+# Calls that run a string by a shell or replace the process: held whatever they are handed.
+_RUST_HELD_LAST = frozenset("system execv execve execvp execvpe execl execle execlp fexecve popen".split())
+
+
+def _read_rust(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
+    commands = {"std.process.Command", "process.Command", "tokio.process.Command", "async_process.Command"}
+    uses = " ".join(_text(n) for n in nodes if n.type == "use_declaration")
+    if "process::" in uses or "clap" not in uses:  # `Command` is the process one, unless only clap's is in scope
+        commands.add("Command")
+    for node in nodes:
+        if node.type == "use_as_clause" and _text(node.child_by_field_name("path")).endswith("process::Command"):
+            commands.add(_text(node.child_by_field_name("alias")))
+    bound: dict[str, list[str] | None] = {}  # a `let` name bound to a command, and its words
+    starts: list[tuple[str, Node]] = []
+    for node in nodes:
+        if node.type == "call_expression":
+            name = _dotted(node.child_by_field_name("function"))
+            path, _, function = name.rpartition(".")
+            if function == "new" and path in commands:
+                starts.append((name, node))
+            elif function.lower() in _RUNS_A_QUERY:
+                reading.refusals += _query_refusals(name, node, constants)
+            elif function in _RUST_HELD_LAST and path.split(".")[0] in ("libc", "nix", "unistd", "std", ""):
+                reading.refusals.append(
+                    _runs_string(name)
+                    if function == "system"
+                    else Refusal("inline_code", f"`{clip(name, 40)}(...)` starts a program it is handed at run time")
+                )
+        elif node.type in ("string_literal", "raw_string_literal"):
+            value = _string_value(node)
+            reading.strings.append(value if value is not None else _text(node))
+    for name, start in starts:
+        words = _words(_arguments(start), constants)
+        top, words = _rust_chain(start, words, constants)
+        holder = top.parent
+        if holder is not None and holder.type == "let_declaration":
+            pattern = holder.child_by_field_name("pattern")
+            bound[_text(pattern).removeprefix("mut ").strip()] = words
+        else:
+            reading.refusals += _launch_refusals(name, shlex.join(words) if words else None, vouched)
+    for node in nodes:  # `cmd.arg("x")` on a bound command, in the order written
+        receiver = node.child_by_field_name("value") if node.type == "field_expression" else None
+        call = node.parent
+        if receiver is not None and _text(receiver) in bound and call is not None and call.type == "call_expression":
+            if call.child_by_field_name("function") == node:
+                _, bound[_text(receiver)] = _rust_chain(receiver, bound[_text(receiver)], constants)
+    for owner, words in bound.items():
+        reading.refusals += _launch_refusals(owner, shlex.join(words) if words else None, vouched)
+    if starts:  # any `.arg(...)` or `.args(...)` elsewhere handed words at run time may add to a command
+        for node in nodes:
+            if node.type == "call_expression":
+                callee = node.child_by_field_name("function")
+                if callee is not None and callee.type == "field_expression":
+                    method = _text(callee.child_by_field_name("field"))
+                    if method in _RUST_ADDS and _words(_arguments(node), constants) is None:
+                        reading.refusals += _launch_refusals(f".{method}", None, vouched)
+                    elif method in ("env", "envs"):
+                        reading.refusals.append(
+                            Refusal("environment", f"`.{method}(...)` sets what a program runs with")
+                        )
+
+
+def _rust_chain(start: Node, words: list[str] | None, constants: dict[str, str]) -> tuple[Node, list[str] | None]:
+    """The words a builder chain adds from `start` (`.arg("x").args(["y"])`), and the last node of the chain."""
+    node = start
+    while (
+        node.parent is not None
+        and node.parent.type == "field_expression"
+        and node.parent.parent is not None
+        and node.parent.parent.type == "call_expression"
+    ):
+        method = _text(node.parent.child_by_field_name("field"))
+        call = node.parent.parent
+        if method in _RUST_ADDS:
+            added = _words(_arguments(call), constants)
+            words = None if words is None or added is None else [*words, *added]
+        elif method not in _RUST_SETS and method not in ("env", "envs"):
+            break
+        node = call
+    while node.parent is not None and node.parent.type in ("try_expression", "reference_expression"):
+        node = node.parent
+    return node, words
+
+
+def _comments(nodes: list[Node]) -> list[str]:
+    """The text of each comment, without its marks."""
+    found = []
+    for node in nodes:
+        if node.type in ("comment", "line_comment", "block_comment"):
+            text = _text(node)
+            found.append(text[2:-2] if text.startswith("/*") else text[2:])
+    return found
