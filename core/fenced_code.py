@@ -113,10 +113,10 @@ _FRAGMENT_TYPES = frozenset(
 def _string_value(node: Node | None, constants: dict[str, str] | None = None) -> str | None:
     """The value of a string written whole (a literal, a template with nothing substituted, a name bound once to
     one), or None for anything built at run time."""
+    while node is not None and node.type in ("parenthesized_expression", "reference_expression"):
+        node = node.named_children[0] if node.named_child_count == 1 else None
     if node is None:
         return None
-    if node.type in ("parenthesized_expression", "reference_expression") and node.named_child_count == 1:
-        return _string_value(node.named_children[0], constants)
     if node.type in ("identifier",) and constants is not None:
         return constants.get(_text(node))
     if node.type not in _STRING_TYPES:
@@ -157,27 +157,32 @@ def _constants(nodes: list[Node]) -> dict[str, str]:
     return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
 
 
+_DOTTED_PARTS = {
+    "member_expression": ("object", "property"),
+    "selector_expression": ("operand", "field"),
+    "field_expression": ("value", "field"),
+    "scoped_identifier": ("path", "name"),
+}
+_NAME_TYPES = frozenset("identifier property_identifier field_identifier package_identifier type_identifier".split())
+
+
 def _dotted(node: Node | None) -> str:
     """The dotted name an expression is (`exec.Command`, `child_process.exec`, `std.process.Command.new`), with ""
-    for a part that is no name (`require("x").exec` is `.exec`)."""
-    if node is None:
-        return ""
-    pairs = {
-        "member_expression": ("object", "property"),
-        "selector_expression": ("operand", "field"),
-        "field_expression": ("value", "field"),
-        "scoped_identifier": ("path", "name"),
-    }
-    if node.type in pairs:
-        left, right = pairs[node.type]
-        return f"{_dotted(node.child_by_field_name(left))}.{_text(node.child_by_field_name(right))}"
-    if node.type in ("identifier", "property_identifier", "field_identifier", "package_identifier", "type_identifier"):
-        return _text(node)
-    if node.type in ("non_null_expression", "parenthesized_expression") and node.named_child_count == 1:
-        return _dotted(node.named_children[0])
-    if node.type == "generic_function":  # `sqlx::query_as::<_, User>`
-        return _dotted(node.child_by_field_name("function"))
-    return ""
+    for a part that is no name (`require("x").exec` is `.exec`). Walked, not recursed: a chain may be long."""
+    parts: list[str] = []
+    while node is not None:
+        if node.type in _DOTTED_PARTS:
+            left, right = _DOTTED_PARTS[node.type]
+            parts.append(_text(node.child_by_field_name(right)))
+            node = node.child_by_field_name(left)
+        elif node.type in ("non_null_expression", "parenthesized_expression") and node.named_child_count == 1:
+            node = node.named_children[0]
+        elif node.type == "generic_function":  # `sqlx::query_as::<_, User>`
+            node = node.child_by_field_name("function")
+        else:
+            parts.append(_text(node) if node.type in _NAME_TYPES else "")
+            break
+    return ".".join(reversed(parts))
 
 
 def _arguments(call: Node) -> list[Node]:
@@ -247,6 +252,7 @@ _GO_HELD = frozenset(
     "os.StartProcess syscall.Exec syscall.ForkExec syscall.StartProcess unix.Exec unix.ForkExec plugin.Open".split()
 )
 _GO_COMMANDS = frozenset(("Command", "CommandContext"))
+_GO_FIELDS = _GO_COMMANDS | {name.rsplit(".", 1)[-1] for name in _GO_HELD}
 
 
 def _read_go(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
@@ -262,7 +268,11 @@ def _read_go(nodes: list[Node], constants: dict[str, str], vouched: Vouched, rea
     for node in nodes:
         if node.type == "comment" and _text(node).startswith("//go:generate"):  # `go generate` runs it
             reading.refusals += _launch_refusals("go:generate", _text(node).removeprefix("//go:generate"), vouched)
-        elif node.type == "selector_expression":
+        elif (
+            node.type == "selector_expression"
+            and _text(node.child_by_field_name("field")) in _GO_FIELDS
+            and getattr(node.child_by_field_name("operand"), "type", "") == "identifier"  # a package's function
+        ):
             name = _dotted(node)
             package, _, function = name.rpartition(".")
             launcher = (package in execs and function in _GO_COMMANDS) or name in _GO_HELD
@@ -509,11 +519,13 @@ def _read_rust(nodes: list[Node], constants: dict[str, str], vouched: Vouched, r
         else:
             reading.refusals += _launch_refusals(name, shlex.join(words) if words else None, vouched)
     for node in nodes:  # `cmd.arg("x")` on a bound command, in the order written
-        receiver = node.child_by_field_name("value") if node.type == "field_expression" else None
-        call = node.parent
-        if receiver is not None and _text(receiver) in bound and call is not None and call.type == "call_expression":
-            if call.child_by_field_name("function") == node:
-                _, bound[_text(receiver)] = _rust_chain(receiver, bound[_text(receiver)], constants)
+        # (a node's parent is found from the root down: asked only of the calls on a bound name)
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        receiver = (
+            callee.child_by_field_name("value") if callee is not None and callee.type == "field_expression" else None
+        )
+        if receiver is not None and receiver.type == "identifier" and _text(receiver) in bound:
+            _, bound[_text(receiver)] = _rust_chain(receiver, bound[_text(receiver)], constants)
     for owner, words in bound.items():
         reading.refusals += _launch_refusals(owner, shlex.join(words) if words else None, vouched)
     if starts:  # any `.arg(...)` or `.args(...)` elsewhere handed words at run time may add to a command
