@@ -11,7 +11,6 @@ returned to be read for links and outside paths by the caller (`core.code_spans`
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -75,26 +74,33 @@ def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
     if root.has_error:  # not code of that language: held, never read as anything else (a shell line, Python)
         name = language.lower()
         return Reading(refusals=[Refusal("syntax", f"the `{name}` block does not parse as {_NAMES[grammar]}")])
-    nodes = list(_walk(root))
+    nodes, parents = _walk(root)
     constants = _constants(nodes)
     reading = Reading()
     if grammar == "go":
         _read_go(nodes, constants, vouched, reading)
     elif grammar == "rust":
-        _read_rust(nodes, constants, vouched, reading)
+        _read_rust(nodes, parents, constants, vouched, reading)
     else:
-        _read_script(nodes, constants, vouched, reading)
+        _read_script(nodes, parents, constants, vouched, reading)
     reading.strings += _comments(nodes)
     return reading
 
 
-def _walk(root: Node) -> Iterator[Node]:
-    """Every node under `root`, in source order (no recursion: a block nests as deep as it likes)."""
+def _walk(root: Node) -> tuple[list[Node], dict[int, Node]]:
+    """Every node under `root` in source order, and each one's parent by its id (tree-sitter finds a node's parent
+    from the root down, each time: asked in a loop, that is quadratic). No recursion: a block nests as it likes."""
+    nodes: list[Node] = []
+    parents: dict[int, Node] = {}
     stack = [root]
     while stack:
         node = stack.pop()
-        yield node
-        stack.extend(reversed(node.children))
+        nodes.append(node)
+        children = node.children
+        for child in children:
+            parents[child.id] = node
+        stack.extend(reversed(children))
+    return nodes, parents
 
 
 def _text(node: Node | None) -> str:
@@ -365,7 +371,9 @@ def _js_launched(name: str, call: Node, constants: dict[str, str]) -> str | None
     return " ".join(words) if shell else shlex.join(words)
 
 
-def _read_script(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
+def _read_script(
+    nodes: list[Node], parents: dict[int, Node], constants: dict[str, str], vouched: Vouched, reading: Reading
+) -> None:
     regexes = _regex_names(nodes)
     callees: set[int] = set()
     modules: set[int] = set()  # an import's or a require's module name: a package, not a link
@@ -379,7 +387,7 @@ def _read_script(nodes: list[Node], constants: dict[str, str], vouched: Vouched,
             modules.add(source.id)
     for node in nodes:
         if node.type in ("identifier", "property_identifier") and _text(node) in _JS_NAMED:
-            reference = _named_at_rest(node, callees)
+            reference = _named_at_rest(node, parents, callees)
             if reference is not None:
                 reading.refusals.append(
                     Refusal("inline_code", f"`{clip(_text(reference), 40)}` is named to run code or a program")
@@ -407,11 +415,11 @@ _JS_DECLARING = {
 }
 
 
-def _named_at_rest(node: Node, callees: set[int]) -> Node | None:
+def _named_at_rest(node: Node, parents: dict[int, Node], callees: set[int]) -> Node | None:
     """The reference a launcher's or an evaluator's name makes when it is not called (`promisify(exec)`,
     `const run = eval`, `import { exec as run }`): an alias runs whatever it is later handed. None when the name is
     called, declared, or imported or destructured under its own name (its calls are judged where they are)."""
-    parent = node.parent
+    parent = parents.get(node.id)
     if parent is None:
         return node
     if parent.type in _JS_DECLARING and parent.child_by_field_name(_JS_DECLARING[parent.type]) == node:
@@ -482,7 +490,9 @@ _RUST_SETS = frozenset(
 _RUST_HELD_LAST = frozenset("system execv execve execvp execvpe execl execle execlp fexecve popen".split())
 
 
-def _read_rust(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
+def _read_rust(
+    nodes: list[Node], parents: dict[int, Node], constants: dict[str, str], vouched: Vouched, reading: Reading
+) -> None:
     commands = {"std.process.Command", "process.Command", "tokio.process.Command", "async_process.Command"}
     uses = " ".join(_text(n) for n in nodes if n.type == "use_declaration")
     if "process::" in uses or "clap" not in uses:  # `Command` is the process one, unless only clap's is in scope
@@ -511,8 +521,8 @@ def _read_rust(nodes: list[Node], constants: dict[str, str], vouched: Vouched, r
             reading.strings.append(value if value is not None else _text(node))
     for name, start in starts:
         words = _words(_arguments(start), constants)
-        top, words = _rust_chain(start, words, constants)
-        holder = top.parent
+        top, words = _rust_chain(start, words, parents, constants)
+        holder = parents.get(top.id)
         if holder is not None and holder.type == "let_declaration":
             pattern = holder.child_by_field_name("pattern")
             bound[_text(pattern).removeprefix("mut ").strip()] = words
@@ -525,7 +535,7 @@ def _read_rust(nodes: list[Node], constants: dict[str, str], vouched: Vouched, r
             callee.child_by_field_name("value") if callee is not None and callee.type == "field_expression" else None
         )
         if receiver is not None and receiver.type == "identifier" and _text(receiver) in bound:
-            _, bound[_text(receiver)] = _rust_chain(receiver, bound[_text(receiver)], constants)
+            _, bound[_text(receiver)] = _rust_chain(receiver, bound[_text(receiver)], parents, constants)
     for owner, words in bound.items():
         reading.refusals += _launch_refusals(owner, shlex.join(words) if words else None, vouched)
     if starts:  # any `.arg(...)` or `.args(...)` elsewhere handed words at run time may add to a command
@@ -542,25 +552,25 @@ def _read_rust(nodes: list[Node], constants: dict[str, str], vouched: Vouched, r
                         )
 
 
-def _rust_chain(start: Node, words: list[str] | None, constants: dict[str, str]) -> tuple[Node, list[str] | None]:
+def _rust_chain(
+    start: Node, words: list[str] | None, parents: dict[int, Node], constants: dict[str, str]
+) -> tuple[Node, list[str] | None]:
     """The words a builder chain adds from `start` (`.arg("x").args(["y"])`), and the last node of the chain."""
     node = start
-    while (
-        node.parent is not None
-        and node.parent.type == "field_expression"
-        and node.parent.parent is not None
-        and node.parent.parent.type == "call_expression"
-    ):
-        method = _text(node.parent.child_by_field_name("field"))
-        call = node.parent.parent
+    while True:
+        field = parents.get(node.id)
+        call = parents.get(field.id) if field is not None else None
+        if field is None or call is None or field.type != "field_expression" or call.type != "call_expression":
+            break
+        method = _text(field.child_by_field_name("field"))
         if method in _RUST_ADDS:
             added = _words(_arguments(call), constants)
             words = None if words is None or added is None else [*words, *added]
         elif method not in _RUST_SETS and method not in ("env", "envs"):
             break
         node = call
-    while node.parent is not None and node.parent.type in ("try_expression", "reference_expression"):
-        node = node.parent
+    while (above := parents.get(node.id)) is not None and above.type in ("try_expression", "reference_expression"):
+        node = above
     return node, words
 
 
