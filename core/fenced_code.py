@@ -134,7 +134,7 @@ def _string_value(node: Node | None, constants: dict[str, str] | None = None) ->
 
 
 def _constants(nodes: list[Node]) -> dict[str, str]:
-    """The names bound once in the block, each to a string written whole (`const q = "SELECT ..."`, `q := "..."`,
+    """The names bound once in the block, each to a string written whole (`const q = "..."`, `q := "..."`,
     `let q = "..."`): a query or a command named by one is as constant as one written in place."""
     bound: dict[str, list[str | None]] = {}
     for node in nodes:
