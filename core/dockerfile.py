@@ -43,6 +43,7 @@ _FLAGS = {
 _MOUNTS = frozenset(("cache", "bind", "tmpfs"))  # no secret, no ssh agent handed to a build step
 _NETWORKS = frozenset(("default", "none"))
 _SHELLS = frozenset("/bin/sh /bin/bash /bin/ash sh bash ash pwsh powershell cmd".split())
+_SHELL_OPTIONS = frozenset(("pipefail", "errexit", "nounset", "xtrace"))  # `-o pipefail`: no script, no file
 _ROOT = frozenset(("root", "0"))
 
 
@@ -130,7 +131,7 @@ def _instruction_refusals(
             refused.append(Refusal("privilege", f"`USER {clip(rest, 40)}` runs what follows as root"))
     elif name == "shell":
         words = _exec_form(rest)
-        if not words or words[0] not in _SHELLS or not all(w.startswith(("-", "/")) or w.isalpha() for w in words[1:]):
+        if not words or words[0] not in _SHELLS or not all(w.startswith("-") or w in _SHELL_OPTIONS for w in words[1:]):
             refused.append(Refusal("program", f"`SHELL {clip(rest, 40)}` runs commands with a program not known"))
     elif name == "env" or (name == "arg" and staged):
         refused += _setting_refusals(name, rest, vouched, strings)

@@ -76,13 +76,14 @@ def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
         return Reading(refusals=[Refusal("syntax", f"the `{name}` block does not parse as {_NAMES[grammar]}")])
     nodes, parents = _walk(root)
     constants = _constants(nodes)
+    built = _built_names(nodes)
     reading = Reading()
     if grammar == "go":
-        _read_go(nodes, constants, vouched, reading)
+        _read_go(nodes, constants, built, vouched, reading)
     elif grammar == "rust":
-        _read_rust(nodes, parents, constants, vouched, reading)
+        _read_rust(nodes, parents, constants, built, vouched, reading)
     else:
-        _read_script(nodes, parents, constants, vouched, reading)
+        _read_script(nodes, parents, constants, built, vouched, reading)
     reading.strings += _comments(nodes)
     return reading
 
@@ -133,31 +134,38 @@ def _string_value(node: Node | None, constants: dict[str, str] | None = None) ->
     return "".join(_text(f) for f in fragments)
 
 
+def _binding(node: Node) -> tuple[Node | None, Node | None]:
+    """The name a declaration binds and the value it binds it to (`const q = ...`, `q := ...`, `let q = ...`), the
+    name alone when it is assigned again or one of several at once (then no value counts), or (None, None)."""
+    if node.type == "variable_declarator":  # JavaScript, TypeScript
+        return node.child_by_field_name("name"), node.child_by_field_name("value")
+    if node.type in ("const_spec", "var_spec", "short_var_declaration", "assignment_statement"):  # Go
+        left = node.child_by_field_name("name") or node.child_by_field_name("left")
+        right = node.child_by_field_name("value") or node.child_by_field_name("right")
+        names = left.named_children if left is not None and left.type == "expression_list" else [left]
+        values = right.named_children if right is not None and right.type == "expression_list" else [right]
+        return (names[0], values[0]) if len(names) == 1 and len(values) == 1 else (names[0], None)
+    if node.type in ("let_declaration", "const_item", "static_item"):  # Rust
+        return node.child_by_field_name("pattern") or node.child_by_field_name("name"), node.child_by_field_name(
+            "value"
+        )
+    if node.type in ("assignment_expression", "augmented_assignment_expression", "compound_assignment_expr"):
+        return node.child_by_field_name("left"), None  # assigned again: not constant
+    return None, None
+
+
 def _constants(nodes: list[Node]) -> dict[str, str]:
     """The names bound once in the block, each to a string written whole (`const q = "..."`, `q := "..."`,
     `let q = "..."`): a query or a command named by one is as constant as one written in place."""
     bound: dict[str, list[str | None]] = {}
     for node in nodes:
-        name: Node | None = None
-        value: Node | None = None
-        if node.type == "variable_declarator":  # JavaScript, TypeScript
-            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        elif node.type in ("const_spec", "var_spec", "short_var_declaration", "assignment_statement"):  # Go
+        if node.type in ("const_spec", "var_spec", "short_var_declaration", "assignment_statement"):
             left = node.child_by_field_name("name") or node.child_by_field_name("left")
-            right = node.child_by_field_name("value") or node.child_by_field_name("right")
-            names = left.named_children if left is not None and left.type == "expression_list" else [left]
-            values = right.named_children if right is not None and right.type == "expression_list" else [right]
-            if len(names) == 1 and len(values) == 1:
-                name, value = names[0], values[0]
-            else:  # several at once: none of them counts as constant
-                for each in names:
+            if left is not None and left.type == "expression_list" and left.named_child_count > 1:
+                for each in left.named_children:  # several at once: none of them counts as constant
                     bound.setdefault(_text(each), []).append(None)
                 continue
-        elif node.type in ("let_declaration", "const_item", "static_item"):  # Rust
-            name = node.child_by_field_name("pattern") or node.child_by_field_name("name")
-            value = node.child_by_field_name("value")
-        elif node.type in ("assignment_expression", "augmented_assignment_expression", "compound_assignment_expr"):
-            name, value = node.child_by_field_name("left"), None  # assigned again: not constant
+        name, value = _binding(node)
         if name is not None and name.type == "identifier":
             bound.setdefault(_text(name), []).append(_string_value(value))
     return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
@@ -227,28 +235,67 @@ def _runs_string(name: str) -> Refusal:
     return Refusal("inline_code", f"`{clip(name, 40)}(...)` runs whatever string reaches it")
 
 
-# Calls that run a query their SQL argument writes: admitted only with a query written whole (its values apart, as
-# placeholders); one built from values (`+`, a template, `fmt.Sprintf`, `format!`) runs whatever a value says.
-_RUNS_A_QUERY = frozenset(
-    "query querycontext queryrow queryrowcontext queryx queryxcontext exec execcontext execute executemany"
-    " prepare preparecontext raw unsafe namedexec mustexec $queryrawunsafe $executerawunsafe query_as"
-    " query_scalar".split()
+# Calls that run the query their SQL argument writes, by names that only query (`db.QueryContext`, `pool.query`):
+# admitted only with a query written whole (its values apart, as placeholders), or named by one; and names some
+# query with and other code uses too (`execute`, a template's `Execute`): held when the query is built from values
+# (`+`, a template, `fmt.Sprintf`, `format!`, or a name bound to one of those in the block).
+_QUERIES = frozenset(
+    "query querycontext queryrow queryrowcontext queryx queryxcontext queryrowx execcontext namedexec mustexec"
+    " $queryrawunsafe $executerawunsafe query_as query_scalar".split()
 )
+_MAYBE_QUERIES = frozenset("execute executemany prepare preparecontext raw unsafe".split())
+_FORMATS = frozenset("sprintf format concat join".split())
 
 
-def _query_refusals(name: str, call: Node, constants: dict[str, str], tagged_safe: bool = False) -> list[Refusal]:
-    """A query call whose SQL (its first argument, or the one after a context) is not written whole."""
+def _built(node: Node | None, built: set[str]) -> bool:
+    """True for a string built from values at run time: `"..." + x`, a template with a value in it, a formatting
+    call (`fmt.Sprintf`, `format!`), or a name the block binds to one of those."""
+    while node is not None and node.type in ("parenthesized_expression", "reference_expression"):
+        node = node.named_children[0] if node.named_child_count == 1 else None
+    if node is None:
+        return False
+    if node.type == "identifier":
+        return _text(node) in built
+    if node.type == "binary_expression":
+        return any(c.type in _STRING_TYPES or _built(c, built) for c in node.named_children)
+    if node.type == "template_string":
+        return any(child.type == "template_substitution" for child in node.children)
+    if node.type == "call_expression":
+        return _dotted(node.child_by_field_name("function")).rsplit(".", 1)[-1].lower() in _FORMATS
+    return node.type == "macro_invocation" and _text(node.child_by_field_name("macro")) == "format"
+
+
+def _built_names(nodes: list[Node]) -> set[str]:
+    """The names the block binds to a string built from values (`const q = "..." + name`, `q := fmt.Sprintf(...)`)."""
+    built: set[str] = set()
+    for _ in range(2):  # a name built from a name built from values
+        for node in nodes:
+            name, value = _binding(node)
+            if name is not None and name.type == "identifier" and _built(value, built):
+                built.add(_text(name))
+    return built
+
+
+def _query_refusals(
+    name: str, call: Node, constants: dict[str, str], built: set[str], *, strict: bool
+) -> list[Refusal]:
+    """A query call whose SQL (its first argument, or the one after a context) is built from values, or (`strict`,
+    a name that only queries) not written whole."""
     arguments = _arguments(call)
     if name.rsplit(".", 1)[-1].lower().endswith("context") and arguments:
         arguments = arguments[1:]
     if not arguments:
         return []
     first = arguments[0]
-    if _string_value(first, constants) is not None:
+    if _built(first, built):
+        return [Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query built from values")]
+    if not strict or _string_value(first, constants) is not None:
         return []
-    if tagged_safe and first.type == "call_expression" and _text(first.child_by_field_name("function")) == "sql":
+    if first.type == "call_expression" and _text(first.child_by_field_name("function")) == "sql":
         return []  # a tagged template (`sql`...``) binds what it substitutes as values
-    return [Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query not written whole (built from values)")]
+    if first.type == "object" and _string_value(_object_value(first, "text"), constants) is not None:
+        return []  # `{ text: "...", values: [...] }`
+    return [Refusal("inline_code", f"`{clip(name, 40)}(...)` runs a query not written whole")]
 
 
 # --- Go ------------------------------------------------------------------------------------------------------------
@@ -261,7 +308,7 @@ _GO_COMMANDS = frozenset(("Command", "CommandContext"))
 _GO_FIELDS = _GO_COMMANDS | {name.rsplit(".", 1)[-1] for name in _GO_HELD}
 
 
-def _read_go(nodes: list[Node], constants: dict[str, str], vouched: Vouched, reading: Reading) -> None:
+def _read_go(nodes: list[Node], constants: dict[str, str], built: set[str], vouched: Vouched, reading: Reading) -> None:
     execs = {"exec"}  # the names `os/exec` is imported under
     imported: set[int] = set()
     for node in nodes:
@@ -270,6 +317,8 @@ def _read_go(nodes: list[Node], constants: dict[str, str], vouched: Vouched, rea
             imported.add(path.id if path is not None else -1)
             if _string_value(path) == "os/exec" and alias is not None:
                 execs.add(_text(alias))
+            if _string_value(path) == "C":  # cgo: the comment above it is C code, compiled in; not read here
+                reading.refusals.append(Refusal("inline_code", 'a Go block that imports "C" builds C code it holds'))
     called = {f.id for c in nodes if c.type == "call_expression" and (f := c.child_by_field_name("function"))}
     for node in nodes:
         if node.type == "comment" and _text(node).startswith("//go:generate"):  # `go generate` runs it
@@ -297,8 +346,10 @@ def _read_go(nodes: list[Node], constants: dict[str, str], vouched: Vouched, rea
                 reading.refusals += _launch_refusals(name, shlex.join(words) if words else None, vouched)
             elif name in _GO_HELD:
                 reading.refusals += _launch_refusals(name, None, vouched)
-            elif function.lower() in _RUNS_A_QUERY and package not in execs:
-                reading.refusals += _query_refusals(name, node, constants)
+            elif (function.lower() in _QUERIES or function == "Exec") and package not in execs:
+                reading.refusals += _query_refusals(name, node, constants, built, strict=True)
+            elif function.lower() in _MAYBE_QUERIES:  # `tmpl.Execute(w, data)` is a template's
+                reading.refusals += _query_refusals(name, node, constants, built, strict=False)
         elif node.type in ("interpreted_string_literal", "raw_string_literal") and node.id not in imported:
             value = _string_value(node)
             reading.strings.append(value if value is not None else _text(node))
@@ -372,7 +423,12 @@ def _js_launched(name: str, call: Node, constants: dict[str, str]) -> str | None
 
 
 def _read_script(
-    nodes: list[Node], parents: dict[int, Node], constants: dict[str, str], vouched: Vouched, reading: Reading
+    nodes: list[Node],
+    parents: dict[int, Node],
+    constants: dict[str, str],
+    built: set[str],
+    vouched: Vouched,
+    reading: Reading,
 ) -> None:
     regexes = _regex_names(nodes)
     callees: set[int] = set()
@@ -394,8 +450,10 @@ def _read_script(
                 )
         elif node.type in ("call_expression", "new_expression"):
             function = node.child_by_field_name("function") or node.child_by_field_name("constructor")
-            reading.refusals += _js_call_refusals(node, function, constants, regexes, modules, vouched)
-        elif node.type in ("string", "template_string") and (node.id not in modules or "://" in _text(node)):
+            reading.refusals += _js_call_refusals(node, function, constants, built, regexes, modules, vouched)
+        elif node.type in ("string", "template_string") and (
+            node.id not in modules or "://" in _text(node) or _text(node)[1:2] in ("/", "~")
+        ):  # a module named by a package is no link; one by a URL or a path outside the project is read as one
             value = _string_value(node)
             if value is not None:
                 reading.strings.append(value)
@@ -437,6 +495,7 @@ def _js_call_refusals(
     call: Node,
     function: Node | None,
     constants: dict[str, str],
+    built: set[str],
     regexes: set[str],
     modules: set[int],
     vouched: Vouched,
@@ -456,9 +515,9 @@ def _js_call_refusals(
             modules.add(first.id)
             return []
         return [Refusal("inline_code", f"`{clip(name or 'import', 40)}(...)` loads code named at run time")]
-    if last in ("$",) or name.endswith("Bun.$"):  # a tagged template run by a shell (zx, Bun)
-        template = call.child_by_field_name("arguments")
-        return _launch_refusals(name, _string_value(template, constants), vouched)
+    template = call.child_by_field_name("arguments")
+    if (last == "$" or name.endswith("Bun.$")) and template is not None and template.type == "template_string":
+        return _launch_refusals(name, _string_value(template, constants), vouched)  # run by a shell (zx, Bun)
     if last in _JS_RUNS_A_STRING or name in _JS_LOADS_CODE:
         return [_runs_string(name)]
     if last in _JS_TIMERS and first is not None and first.type in ("string", "template_string"):
@@ -467,6 +526,10 @@ def _js_call_refusals(
         receiver = function.child_by_field_name("object")
         if receiver is not None and (receiver.type == "regex" or _text(receiver) in regexes):
             return []  # a regular expression matching text
+    if last in ("exec", "fork") and function.type == "member_expression" and not arguments:
+        return []  # handed nothing to run: a query's `.exec()`, `cluster.fork()` of the same script
+    if last == "Worker" and any(_object_value(a, "eval") is not None for a in arguments):
+        return [_runs_string(name)]  # `new Worker(code, { eval: true })`
     if (
         last in _JS_COMMAND_LINES
         or last in _JS_PROGRAMS
@@ -474,8 +537,8 @@ def _js_call_refusals(
         or name == "Deno.run"
     ):
         return _launch_refusals(name, _js_launched(name, call, constants), vouched)
-    if last.lower() in _RUNS_A_QUERY:
-        return _query_refusals(name, call, constants, tagged_safe=True)
+    if last.lower() in _QUERIES or last.lower() in _MAYBE_QUERIES:
+        return _query_refusals(name, call, constants, built, strict=last.lower() in _QUERIES)
     return []
 
 
@@ -487,15 +550,22 @@ _RUST_SETS = frozenset(
     "current_dir stdin stdout stderr env_clear env_remove kill_on_drop process_group uid gid".split()
 )
 # Calls that run a string by a shell or replace the process: held whatever they are handed.
+_RUST_HIDDEN = frozenset(("Command", "system", "execv", "execvp", "execve"))
 _RUST_HELD_LAST = frozenset("system execv execve execvp execvpe execl execle execlp fexecve popen".split())
 
 
 def _read_rust(
-    nodes: list[Node], parents: dict[int, Node], constants: dict[str, str], vouched: Vouched, reading: Reading
+    nodes: list[Node],
+    parents: dict[int, Node],
+    constants: dict[str, str],
+    built: set[str],
+    vouched: Vouched,
+    reading: Reading,
 ) -> None:
     commands = {"std.process.Command", "process.Command", "tokio.process.Command", "async_process.Command"}
     uses = " ".join(_text(n) for n in nodes if n.type == "use_declaration")
-    if "process::" in uses or "clap" not in uses:  # `Command` is the process one, unless only clap's is in scope
+    runs = any(n.type == "field_identifier" and _text(n) in ("status", "output", "spawn", "exec") for n in nodes)
+    if "process::" in uses or "clap" not in uses or runs:  # the process `Command`, unless clap's builds a parser
         commands.add("Command")
     for node in nodes:
         if node.type == "use_as_clause" and _text(node.child_by_field_name("path")).endswith("process::Command"):
@@ -508,14 +578,18 @@ def _read_rust(
             path, _, function = name.rpartition(".")
             if function == "new" and path in commands:
                 starts.append((name, node))
-            elif function.lower() in _RUNS_A_QUERY:
-                reading.refusals += _query_refusals(name, node, constants)
+            elif function.lower() in _QUERIES or function.lower() in _MAYBE_QUERIES:
+                reading.refusals += _query_refusals(name, node, constants, built, strict=function.lower() in _QUERIES)
             elif function in _RUST_HELD_LAST and path.split(".")[0] in ("libc", "nix", "unistd", "std", ""):
                 reading.refusals.append(
                     _runs_string(name)
                     if function == "system"
                     else Refusal("inline_code", f"`{clip(name, 40)}(...)` starts a program it is handed at run time")
                 )
+        elif node.type == "identifier" and _text(node) in _RUST_HIDDEN:
+            holder = parents.get(node.id)
+            if holder is not None and holder.type == "token_tree":  # a macro's tokens are not parsed as code here
+                reading.refusals.append(Refusal("inline_code", f"a macro is handed `{_text(node)}`, not read here"))
         elif node.type in ("string_literal", "raw_string_literal"):
             value = _string_value(node)
             reading.strings.append(value if value is not None else _text(node))

