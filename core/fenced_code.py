@@ -318,6 +318,10 @@ def _read_go(nodes: list[Node], constants: dict[str, str], built: set[str], vouc
             imported.add(path.id if path is not None else -1)
             if _string_value(path) == "os/exec" and alias is not None:
                 execs.add(_text(alias))
+                if _text(alias) in (".", "_"):  # `Command` called bare, or started where it cannot be read
+                    reading.refusals.append(
+                        Refusal("inline_code", f'`import {_text(alias)} "os/exec"` hides its launchers')
+                    )
             if _string_value(path) == "C":  # cgo: the comment above it is C code, compiled in; not read here
                 reading.refusals.append(Refusal("inline_code", 'a Go block that imports "C" builds C code it holds'))
     called = {f.id for c in nodes if c.type == "call_expression" and (f := c.child_by_field_name("function"))}
@@ -334,6 +338,12 @@ def _read_go(nodes: list[Node], constants: dict[str, str], built: set[str], vouc
             launcher = (package in execs and function in _GO_COMMANDS) or name in _GO_HELD
             if launcher and node.id not in called:
                 reading.refusals.append(Refusal("inline_code", f"`{clip(name, 40)}` is named to start a program"))
+        elif node.type == "assignment_statement" and any(
+            _text(n.child_by_field_name("field")) in ("Args", "Path", "Env", "SysProcAttr")
+            for n in getattr(node.child_by_field_name("left"), "named_children", [])
+            if n.type == "selector_expression"
+        ):  # `cmd.Args = append(cmd.Args, x)`: what a command runs, changed after it was built
+            reading.refusals.append(Refusal("inline_code", f"`{clip(_text(node), 40)}` changes what a command runs"))
         elif node.type == "composite_literal" and _dotted(node.child_by_field_name("type")).split(".")[0] in execs:
             reading.refusals.append(Refusal("inline_code", "an `exec.Cmd` starts a program it is handed"))
         elif node.type == "qualified_type" and _dotted(node) in {f"{e}.Cmd" for e in execs}:
@@ -519,7 +529,7 @@ def _js_call_refusals(
     template = call.child_by_field_name("arguments")
     if (last == "$" or name.endswith("Bun.$")) and template is not None and template.type == "template_string":
         return _launch_refusals(name, _string_value(template, constants), vouched)  # run by a shell (zx, Bun)
-    if last in _JS_RUNS_A_STRING or name in _JS_LOADS_CODE:
+    if last in _JS_RUNS_A_STRING or name in _JS_LOADS_CODE or last == "constructor":  # `{}.constructor.constructor`
         return [_runs_string(name)]
     if last in _JS_TIMERS and first is not None and first.type in ("string", "template_string"):
         return [_runs_string(name)]

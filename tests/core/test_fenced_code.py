@@ -131,6 +131,9 @@ fn main() {
         "js", 'await pool.query({ text: "SELECT * FROM t WHERE id = $1", values: [id] });'
     ),
     "rust sqlite with parameters": _block("rust", 'conn.execute("INSERT INTO t (n) VALUES (?1)", params![n])?;'),
+    "go test run in a folder": _block(
+        "go", 'cmd := exec.Command("go", "test", "./...")\ncmd.Dir = "svc"\ncmd.Stdout = os.Stdout\n_ = cmd.Run()'
+    ),
     "go verification kept on": _block(
         "go", "cfg := &tls.Config{InsecureSkipVerify: false, MinVersion: tls.VersionTLS12}"
     ),
@@ -218,6 +221,11 @@ HELD = {
     "js execute of a template": _block("js", "conn.execute(`DELETE FROM t WHERE id = ${id}`);"),
     "js module outside the project": _block("js", 'import x from "/etc/passwd";'),
     "dockerfile shell running a script": _block("dockerfile", 'FROM alpine\nSHELL ["/bin/sh", "/tmp/wrap.sh"]'),
+    "go command's words changed after": _block(
+        "go", 'cmd := exec.Command("ls")\ncmd.Args = append(cmd.Args, x)\n_ = cmd.Run()'
+    ),
+    "go os/exec imported bare": _block("go", 'import . "os/exec"\n\nfunc f() { Command("sh", "-c", x).Run() }'),
+    "js Function reached by constructor": _block("js", "({}).constructor.constructor(code)();"),
     "rust hostnames unchecked": _block(
         "rust", "let c = Client::builder().danger_accept_invalid_hostnames(true).build()?;"
     ),
