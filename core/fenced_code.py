@@ -10,14 +10,11 @@ returned to be read for links and outside paths by the caller (`core.code_spans`
 
 from __future__ import annotations
 
+import importlib
 import shlex
 from dataclasses import dataclass, field
 from functools import cache
 
-import tree_sitter_go
-import tree_sitter_javascript
-import tree_sitter_rust
-import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
 from core.allowlist import Refusal, Vouched, command_refusals
@@ -38,17 +35,22 @@ FENCED_LANGUAGES = {
 _NAMES = {"go": "Go", "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TSX", "rust": "Rust"}
 
 
+# Each grammar's module and the function in it that gives its language.
+_GRAMMARS = {
+    "go": ("tree_sitter_go", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "rust": ("tree_sitter_rust", "language"),
+}
+
+
 @cache
 def _parser(grammar: str) -> Parser:
-    """The parser of one grammar, built once, when a block first needs it."""
-    language = {
-        "go": tree_sitter_go.language,
-        "javascript": tree_sitter_javascript.language,
-        "typescript": tree_sitter_typescript.language_typescript,
-        "tsx": tree_sitter_typescript.language_tsx,
-        "rust": tree_sitter_rust.language,
-    }[grammar]()
-    return Parser(Language(language))
+    """The parser of one grammar, imported and built once, when a block first needs it (a screen that meets no such
+    block loads none of them)."""
+    module, function = _GRAMMARS[grammar]
+    return Parser(Language(getattr(importlib.import_module(module), function)()))
 
 
 @dataclass
