@@ -282,7 +282,7 @@ def fenced_refusals(language: str, body: str, vouched: Vouched) -> list[Refusal]
     # Go, TypeScript/JavaScript, Rust (tree-sitter's grammars), a Dockerfile (its own line reader)
     reading = read_dockerfile(body, vouched) if language in DOCKERFILE_FENCES else read_block(language, body, vouched)
     if reading is not None:
-        return reading.refusals + _strings_refusals(reading.strings, vouched)
+        return reading.refusals + _strings_refusals(list(dict.fromkeys(reading.strings)), vouched)  # each once
     return None
 
 

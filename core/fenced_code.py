@@ -77,8 +77,9 @@ def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
         name = language.lower()
         return Reading(refusals=[Refusal("syntax", f"the `{name}` block does not parse as {_NAMES[grammar]}")])
     nodes, parents = _walk(root)
-    constants = _constants(nodes)
-    built = _built_names(nodes)
+    bindings = [node for node in nodes if node.type in _BINDING_TYPES]
+    constants = _constants(bindings)
+    built = _built_names(bindings)
     reading = Reading()
     if grammar == "go":
         _read_go(nodes, constants, built, vouched, reading)
@@ -87,7 +88,8 @@ def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
     else:
         _read_script(nodes, parents, constants, built, vouched, reading)
     reading.strings += _comments(nodes)
-    reading.refusals += _safeguards_off(nodes, parents)
+    if any(word in body.lower() for word in ("danger", "insecure", "verify")):  # one pass the fewest blocks need
+        reading.refusals += _safeguards_off(nodes, parents)
     return reading
 
 
@@ -135,6 +137,12 @@ def _string_value(node: Node | None, constants: dict[str, str] | None = None) ->
         return None
     fragments = [child for child in node.children if child.type in _FRAGMENT_TYPES]
     return "".join(_text(f) for f in fragments)
+
+
+_BINDING_TYPES = frozenset(
+    "variable_declarator const_spec var_spec short_var_declaration assignment_statement let_declaration const_item"
+    " static_item assignment_expression augmented_assignment_expression compound_assignment_expr".split()
+)
 
 
 def _binding(node: Node) -> tuple[Node | None, Node | None]:
@@ -615,9 +623,9 @@ def _read_rust(
             bound[_text(pattern).removeprefix("mut ").strip()] = words
         else:
             reading.refusals += _launch_refusals(name, shlex.join(words) if words else None, vouched)
-    for node in nodes:  # `cmd.arg("x")` on a bound command, in the order written
-        # (a node's parent is found from the root down: asked only of the calls on a bound name)
-        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+    calls = [node for node in nodes if node.type == "call_expression"]
+    for node in calls if bound else ():  # `cmd.arg("x")` on a bound command, in the order written
+        callee = node.child_by_field_name("function")
         receiver = (
             callee.child_by_field_name("value") if callee is not None and callee.type == "field_expression" else None
         )
@@ -625,18 +633,14 @@ def _read_rust(
             _, bound[_text(receiver)] = _rust_chain(receiver, bound[_text(receiver)], parents, constants)
     for owner, words in bound.items():
         reading.refusals += _launch_refusals(owner, shlex.join(words) if words else None, vouched)
-    if starts:  # any `.arg(...)` or `.args(...)` elsewhere handed words at run time may add to a command
-        for node in nodes:
-            if node.type == "call_expression":
-                callee = node.child_by_field_name("function")
-                if callee is not None and callee.type == "field_expression":
-                    method = _text(callee.child_by_field_name("field"))
-                    if method in _RUST_ADDS and _words(_arguments(node), constants) is None:
-                        reading.refusals += _launch_refusals(f".{method}", None, vouched)
-                    elif method in ("env", "envs"):
-                        reading.refusals.append(
-                            Refusal("environment", f"`.{method}(...)` sets what a program runs with")
-                        )
+    for node in calls if starts else ():  # an `.arg(...)` elsewhere handed words at run time may add to a command
+        callee = node.child_by_field_name("function")
+        if callee is not None and callee.type == "field_expression":
+            method = _text(callee.child_by_field_name("field"))
+            if method in _RUST_ADDS and _words(_arguments(node), constants) is None:
+                reading.refusals += _launch_refusals(f".{method}", None, vouched)
+            elif method in ("env", "envs"):
+                reading.refusals.append(Refusal("environment", f"`.{method}(...)` sets what a program runs with"))
 
 
 def _rust_chain(
