@@ -3,9 +3,11 @@ what in it starts a program, runs a string as code or runs a query built from va
 it writes.
 
 Allow, don't deny: a block is read only when its parser reads it whole, with no error node; a call that starts a
-program is judged as the command its constant words make, and one whose words are built at run time is held, as is
-any launcher named without being called (an alias runs whatever it is later handed). The strings and comments are
-returned to be read for links and outside paths by the caller (`core.code_spans`), as a Python block's are.
+program is judged as the command its constant words make (escapes read as the characters they write), and one whose
+words are built at run time is held, as is any launcher named without being called (an alias runs whatever it is
+later handed); a name its API's authors give to a safeguard switched off (`InsecureSkipVerify`, `danger_...`,
+`SslVerifyMode::NONE`) waits for review unless set false. The strings and comments are returned to be read for
+links and outside paths by the caller (`core.code_spans`), as a Python block's are.
 """
 
 from __future__ import annotations
@@ -72,8 +74,8 @@ def read_block(language: str, body: str, vouched: Vouched) -> Reading | None:
     try:
         root = _parser(grammar).parse(source).root_node
     except (ValueError, RecursionError, MemoryError):
-        return None
-    if root.has_error:  # not code of that language: held, never read as anything else (a shell line, Python)
+        root = None
+    if root is None or root.has_error:  # not code of that language: held, never read as another (shell, Python)
         name = language.lower()
         return Reading(refusals=[Refusal("syntax", f"the `{name}` block does not parse as {_NAMES[grammar]}")])
     nodes, parents = _walk(root)
