@@ -29,10 +29,11 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 # Every module of ours the screen's verdict depends on (a test checks this is every `core` module `core.screen`
 # imports), and the data file it reads.
 SCREEN_MODULES = (
-    "allowlist", "code_spans", "dockerfile", "fenced_code", "invisible", "language", "links", "models", "patterns",
-    "phrases", "programs", "prohibitions", "overrides", "secret_sends", "safeguards_off", "insecure_settings",
+    "allowlist", "code_spans", "invisible", "language", "links", "models", "patterns", "phrases", "programs",
+    "prohibitions", "overrides", "secret_sends", "safeguards_off", "insecure_settings",
     "prose_commands", "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
+    "fenced_code", "dockerfile",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.
