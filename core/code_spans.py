@@ -19,6 +19,8 @@ import re2
 import yaml
 
 from core.allowlist import Refusal, Vouched, command_refusals, link_refusals, path_refusal
+from core.dockerfile import DOCKERFILE_FENCES, read_dockerfile
+from core.fenced_code import read_block
 from core.links import bare_hosts, find_links
 from core.program_calls import clip
 
@@ -218,6 +220,13 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
                 break
     strings = [line.split("#", 1)[1] for line in span.splitlines() if "#" in line]
     strings += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    return found + _strings_refusals(strings, vouched)
+
+
+def _strings_refusals(strings: list[str], vouched: Vouched) -> list[Refusal]:
+    """What the strings and comments of code refuse: the links they name, and a path outside the project (a route,
+    `/api/users`, is none)."""
+    found: list[Refusal] = []
     for string in strings:
         found += link_refusals([*find_links(string), *bare_hosts(string, code=True)], vouched)
         route = string.startswith("/") and string[1:].split("/", 1)[0] not in SYSTEM_ROOTS  # `/api/users`, a route
@@ -227,7 +236,8 @@ def code_refusals(span: str, tree: ast.Module, vouched: Vouched) -> list[Refusal
 
 
 # A fenced block whose info string names a language read here by that language's own parser: Python (`ast`), the
-# data formats (JSON, TOML, YAML: values, never run) and SQL that only reads. Any other language, or a block its
+# data formats (JSON, TOML, YAML: values, never run), SQL that only reads, Go, TypeScript/JavaScript and Rust
+# (`core.fenced_code`) and a Dockerfile (`core.dockerfile`). Any other language, or a Python or data block its
 # parser does not read, is held as before (a command line to the shell).
 _PYTHON_FENCES = frozenset("python py python3 pycon".split())
 _DATA_FENCES = frozenset("json jsonc json5 toml yaml yml".split())
@@ -269,6 +279,10 @@ def fenced_refusals(language: str, body: str, vouched: Vouched) -> list[Refusal]
         return _data_refusals(values, vouched)
     if language in _SQL_FENCES:
         return _sql_refusals(body)
+    # Go, TypeScript/JavaScript, Rust (tree-sitter's grammars), a Dockerfile (its own line reader)
+    reading = read_dockerfile(body, vouched) if language in DOCKERFILE_FENCES else read_block(language, body, vouched)
+    if reading is not None:
+        return reading.refusals + _strings_refusals(list(dict.fromkeys(reading.strings)), vouched)  # each once
     return None
 
 

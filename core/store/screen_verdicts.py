@@ -33,6 +33,7 @@ SCREEN_MODULES = (
     "prohibitions", "overrides", "secret_sends", "safeguards_off", "insecure_settings", "safeguard_talk",
     "prose_commands", "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
+    "fenced_code", "dockerfile",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.
