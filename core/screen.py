@@ -49,6 +49,8 @@ from core.allowlist import (
     path_refusal,
 )
 from core.code_spans import SYSTEM_ROOTS, code_expression, code_refusals, fenced_refusals
+from core.dockerfile import DOCKERFILE_FENCES
+from core.fenced_code import FENCED_LANGUAGES
 from core.invisible import normalise
 from core.language import (
     is_english_function_word,
@@ -272,10 +274,13 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     """What refuses one code span: a command by the allow-list (read with the program a sentence names right before
     it, as in "run rm with `-rf ~/`"); a name (one plain word) as a path, a setting, a flag, a variable and a link, or
     as a command when a sentence tells the agent to run it; a code comment (`// SAFETY:`) as words."""
-    span = _PLACEHOLDER_WORD.sub("ID", span.strip())
+    written_as_is = span.strip()
+    span = _PLACEHOLDER_WORD.sub("ID", written_as_is)
     if not span or span in _PLACEHOLDER:
         return []
     info = _FENCE_INFO.match(span)
+    if info and info.group(1).lower() in (*FENCED_LANGUAGES, *DOCKERFILE_FENCES):
+        span = written_as_is  # a language whose own grammar reads `<T>` and `<div>` sees the block as written
     if info and info.group(1).lower() in _MARKDOWN_FENCES:
         # a block of markdown is text a reader sees as text: judged as a lesson is, whole (its body is shorter, so
         # this ends)

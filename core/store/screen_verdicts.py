@@ -37,7 +37,10 @@ SCREEN_MODULES = (
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.
-_LIBRARIES = ("google-re2", "tree-sitter", "tree-sitter-bash", "idna", "pyyaml")
+_LIBRARIES = (
+    "google-re2", "tree-sitter", "tree-sitter-bash", "tree-sitter-go", "tree-sitter-javascript", "tree-sitter-rust",
+    "tree-sitter-typescript", "idna", "pyyaml",
+)  # fmt: skip
 # More verdicts than this (every text of every playbook under a few vouched sets) and the oldest go.
 _MOST = 200_000
 
