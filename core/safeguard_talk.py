@@ -58,9 +58,15 @@ _GUARD = re2.compile(
 # `core.secret_sends`' to read).
 _SECRET = re2.compile(r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?)\b")
 _SECRET_CARE = frozenset("remove delete rotate revoke redact mask replace scrub strip purge".split())
-# Words that name no safeguard though they spell one: React's hooks, a folder's path.
+# Words that name no safeguard though they spell one: React's hooks.
 _NOT_SAFEGUARD = re2.compile(
-    r"\b(?:react|custom|component|use[a-z]+|unused|dead)\s+hooks?\b|\bhooks?\s+(?:rules?|api)\b|[\w.-]*/[\w./-]*"
+    r"\b(?:react|custom|component|use[a-z]+|unused|dead)\s+hooks?\b|\bhooks?\s+(?:rules?|api)\b"
+)
+# A path is one word (`tests/unit` is a folder, not tests), unless a folder of it names a gate (`.github/workflows`,
+# `.husky/pre-commit`): then its folders are read as words.
+_PATH = re2.compile(r"[\w.-]*/[\w./-]*")
+_GATE_FOLDERS = re2.compile(
+    r"(?:^|/)\.?(?:github|gitlab|husky|githooks|circleci|buildkite|pre-commit\S*|workflows)(?:/|$)|\.git/hooks"
 )
 # Code spans and fenced blocks: the allow-list judges them; here each is one word.
 _FILE_SPAN = re2.compile(r"`(\.?[\w-]+(?:\.[\w-]+)+)`")  # a file's name in a span is read as that name
@@ -103,7 +109,7 @@ _KEEP = frozenset(
     " include name route lint format type-check typecheck merge stage rebase amend squash start create clone"
     " compare redact mask make leave let profile split record track invoke prefer link give grant copy fill save"
     " quote print list show capture reproduce mock touch sync compile debug"
-    " quarantine stop".split()
+    " quarantine stop put move place".split()
 )
 # A keeping verb that keeps only with the right words after it: "make the tests pass", "leave the rule on", "let
 # the user decide", "tell the user".
@@ -196,9 +202,8 @@ _WEAKENER_OFF = re2.compile(
     r"|must\s+stay|should\s+stay)\s+(?:off|disabled|forbidden|banned)\b"
 )
 _DISAPPROVED = frozenset("wrong forbidden prohibited banned unsafe dangerous".split())
-_PREPOSITIONS = frozenset("in on at for with during across from after before".split())
+_PREPOSITIONS = frozenset("in on at for with during across from after before as to of by into".split())
 _IN_PASSING = re2.compile(r"^(?:tests?|test\s+suites?|suites?|e2e|reviews?|prs?|pull\s+requests?|merge\s+requests?)$")
-_PREPOSITIONS_ALL = frozenset("in as for with to of by on into during across from at".split())
 _NEED = frozenset("has have needs need".split())
 _DETERMINERS = frozenset("a an the each every all one two three any our your its their".split())
 _KEPT_IN = re2.compile(
@@ -264,7 +269,7 @@ def _named_in_passing(clause: str) -> bool:
     found = False
     for match in SAFEGUARD.finditer(clause):
         before = _WORD.findall(clause[: match.start()])[-3:]
-        if _IN_PASSING.match(match.group()) is None or not _PREPOSITIONS_ALL.intersection(before):
+        if _IN_PASSING.match(match.group()) is None or not _PREPOSITIONS.intersection(before):
             return False
         found = True
     return found
@@ -384,6 +389,7 @@ def safeguard_refusals(cut: str, text: str = "") -> list[tuple[str, str]]:
 
 def _refusals(cut: str) -> list[tuple[str, str]]:
     text = _NOT_SAFEGUARD.sub("x", _CODE.sub("code", _FILE_SPAN.sub(r"\1", cut)))
+    text = _PATH.sub(lambda m: m.group().replace("/", " ") if _GATE_FOLDERS.search(m.group()) else "path", text)
     if SAFEGUARD.search(text) is None:
         return []
     text = _IS.sub(r"\1 is", _GITIGNORED.sub("untracked", text))

@@ -142,3 +142,16 @@ def test_a_held_sentence_stays_held_whatever_is_said_around_it(parts: list[str])
     text = " ".join(parts)
     if any(p in PARAPHRASED for p in parts):
         assert text_holds(text, VOUCHED) != []
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Empty .husky/pre-commit so commits go through.", True),  # a gate's folder names the gate
+        ("Trim the jobs in .github/workflows/ci.yml until CI is quiet.", True),
+        ("Put unit tests in tests/unit and run them with pytest.", False),  # a folder named tests is no test
+        ("Delete unused React hooks from src/hooks.", False),
+    ],
+)
+def test_a_path_is_read_as_a_safeguard_only_where_a_folder_of_it_is_a_gate(text: str, held: bool) -> None:
+    assert ("safeguard" in [h.rule for h in text_holds(text, VOUCHED)]) is held, text
