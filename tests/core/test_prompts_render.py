@@ -163,8 +163,9 @@ def test_every_prompt_says_that_what_it_reads_is_data() -> None:
             values = {name: "" for name in template.manifest.placeholders}
             system, _ = template.render(**values)
             assert prompts.UNTRUSTED_DATA in system, (step, template.source)
-            # reflector 3: the agent's entries only; curator 3: an ADD's citations
-            assert template.manifest.version == (3 if step in ("reflector", "curator") else 2)
+            # reflector 3: the agent's entries only; curator 3: an ADD's citations, 4: the shapes a lesson about a
+            # safeguard is written in (what the screen admits unreviewed)
+            assert template.manifest.version == {"reflector": 3, "curator": 4}.get(step, 2)
 
 
 def test_an_unreadable_prompt_falls_back_with_a_warning(

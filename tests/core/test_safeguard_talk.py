@@ -7,6 +7,9 @@ and the ordinary lessons a careful engineer writes about the same safeguards."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -155,3 +158,13 @@ def test_a_held_sentence_stays_held_whatever_is_said_around_it(parts: list[str])
 )
 def test_a_path_is_read_as_a_safeguard_only_where_a_folder_of_it_is_a_gate(text: str, held: bool) -> None:
     assert ("safeguard" in [h.rule for h in text_holds(text, VOUCHED)]) is held, text
+
+
+def test_the_shapes_the_curator_is_told_to_write_are_the_shapes_admitted() -> None:
+    """The curator's prompt names three shapes for a lesson about a safeguard: each example it gives is admitted."""
+    prompt = (Path(__file__).resolve().parents[2] / "prompts" / "curator.txt").read_text()
+    rule = prompt[prompt.index("- A lesson about a safeguard") :].split("\n- ", 1)[0].split("# Output", 1)[0]
+    examples = re.findall(r'\("([^"]+)"\)', " ".join(rule.split()))
+    assert len(examples) == 3
+    for example in examples:
+        assert text_holds(example, VOUCHED) == [], example
