@@ -35,8 +35,10 @@ __all__ = ["SAFEGUARD", "safeguard_refusals"]
 
 # What names a safeguard (folded text: lower case, accents off).
 SAFEGUARD = re2.compile(
-    r"\b(?:hooks?|pre-commit|pre-push|commit-msg|husky|lefthook|ci|pipelines?|workflows?|checks?|gates?|gating"
-    r"|coverage|lint|linters?|linting|type[- ]?check\w*|typecheck\w*|mypy|pyright|eslint|clippy|tests?|test\s+suites?"
+    r"\b(?:hooks?|pre-commit|pre-push|commit-msg|husky|lefthook|ci|pipelines?|workflows?|checks?|gatekeep\w*"
+    r"|(?:the|a|this|that|its|our|quality|coverage|merge|security|release|ci|review)\s+gates?"
+    r"|coverage|lint|linters?|linting|type[- ]?check\w*|typecheck\w*|mypy|pyright|eslint|clippy|ruff|flake8|pylint"
+    r"|tsc|rubocop|golangci-lint|bandit|gosec|pytest|jest|vitest|tests?|test\s+suites?"
     r"|suites?|e2e|scann\w*|scans?|audits?|reviews?|reviewers?|approv\w*|codeowners|branch\s+(?:protection|rules?)"
     r"|protect\w*|rulesets?|signing|signed|signatures?|sign-offs?|gpg|tls|ssl|certs?|certificat\w*|verif\w*"
     r"|permissions?|sandbox\w*|allow\s*lists?|allowlists?|deny\s*lists?|secrets?|tokens?|passwords?|passphrases?"
@@ -49,7 +51,8 @@ _PRONOUN = re2.compile(r"\b(?:it|them|they|this|that|these|those)\b")
 # until the PR clears" is held; "sync the branch before asking for review" is not: tests, reviews and secrets are
 # named in too many everyday lessons).
 _GUARD = re2.compile(
-    r"\b(?:hooks?|pre-commit|pre-push|husky|lefthook|ci|pipelines?|coverage|gates?|lint|linters?|type[- ]?checks?"
+    r"\b(?:hooks?|pre-commit|pre-push|husky|lefthook|ci|pipelines?|coverage|(?:the|a|quality|merge)\s+gates?|lint"
+    r"|linters?|type[- ]?checks?"
     r"|mypy|scanners?|audits?|branch\s+(?:protection|rules?)|protected\s+branch\w*|codeowners|signing|signatures?|gpg"
     r"|tls|ssl|certificat\w*|sandbox\w*|permissions?|approvals?|required\s+(?:reviews?|checks?)|status\s+checks?"
     r"|safeguards?|guardrails?)\b"
@@ -60,7 +63,8 @@ _SECRET = re2.compile(r"\b(?:secrets?|tokens?|passwords?|passphrases?|credential
 _SECRET_CARE = frozenset("remove delete rotate revoke redact mask replace scrub strip purge".split())
 # Words that name no safeguard though they spell one: React's hooks.
 _NOT_SAFEGUARD = re2.compile(
-    r"\b(?:react|custom|component|use[a-z]+|unused|dead)\s+hooks?\b|\bhooks?\s+(?:rules?|api)\b"
+    r"\b(?:react|custom|component|use(?:state|effect|memo|callback|context|reducer|ref|query|mutation)\w*|unused"
+    r"|dead)\s+hooks?\b|\bhooks?\s+(?:rules?|api)\b|\bcomponents?\s+with\s+hooks\b"
 )
 # A path is one word (`tests/unit` is a folder, not tests), unless a folder of it names a gate (`.github/workflows`,
 # `.husky/pre-commit`): then its folders are read as words.
@@ -99,7 +103,7 @@ _WEAK = re2.compile(
     r"|outside\s+(?:of\s+)?(?:it|them|(?:the\s+)?(?:sandbox|ci|pipeline|container)\w*)"
     r"|exclud\w*|omit\w*|exempt\w*|xfail\w*|optional|advisory"
     r"|informational|formality|non-?blocking|unnecessary|pointless|irrelevant|noise|noisy|cosmetic|(?:go|take|put"
-    r"|make|wave|throw)\w*\s+(?:\w+\s+){0,3}away|(?:to|at)\s+zero|nothing|without|no-op|noqa|nosec"
+    r"|make|wave|throw)\w*\s+(?:\w+\s+){0,3}away|(?:to|at)\s+(?:zero|0+)|nothing|without|no-op|noqa|nosec"
     r"|pretend\w*|always\s+(?:pass|succeed|return|exit)\w*|overlook\w*|allow\w*\s+to\s+fail|let\s+\w+\s+fail"
     r"|continue-on-error|allow_failure|auto-?approv\w*|self-?approv\w*|rubber)\b|(?:^|\s)off(?:\s|$)"
 )
@@ -107,12 +111,12 @@ _WEAK = re2.compile(
 _KEEP = frozenset(
     "run rerun re-run execute fix add write keep wait ask open follow respect read check review expect get request"
     " sign enable re-enable restore tell report mention explain investigate look note rotate store use verify"
-    " reference replace upgrade update regenerate install document pass commit push raise address resolve inspect"
+    " reference replace upgrade update regenerate install document pass commit raise address resolve inspect"
     " confirm cover test validate sanitize escape hash encrypt load inject generate set configure pin declare prefix"
-    " include name route lint format type-check typecheck merge stage rebase amend squash start create clone"
+    " include name route lint format type-check typecheck stage start create clone"
     " compare redact mask make leave let profile split record track invoke prefer link give grant copy fill save"
     " quote print list show capture reproduce mock touch sync compile debug"
-    " quarantine stop put move place".split()
+    " quarantine stop retry".split()
 )
 # A keeping verb that keeps only with the right words after it: "make the tests pass", "leave the rule on", "let
 # the user decide", "tell the user".
@@ -127,8 +131,12 @@ _KEEP_ONLY_WITH = {
     "quarantine": re2.compile(r"\b(?:ticket|issue|marker|label)\b"),
     "give": re2.compile(r"\b(?:read-only|least|minimal|only)\b"),
     "grant": re2.compile(r"\b(?:read-only|least|minimal|only)\b"),
-    "set": re2.compile(r"\b(?:on|true|enabled|required|strict|code)\b"),
-    "configure": re2.compile(r"\b(?:on|true|enabled|required|strict|code)\b"),
+    "set": re2.compile(r"\b(?:true|enabled|required|strict|code)\b"),
+    "configure": re2.compile(r"\b(?:true|enabled|required|strict|code)\b"),
+    "keep": re2.compile(
+        r"\b(?:on|enabled|running|strict|green|passing|above|at\s+least|in\s+place|intact|required|blocking|out|small"
+        r"|stable|fast|short|up\s+to\s+date|current|at|under|below)\b"
+    ),
 }
 # Acts a prohibition may set aside: whatever weakens, changes, sends, publishes or runs something else. A
 # prohibition of a keeping act ("never wait for CI", "don't run the hooks") is no such thing.
@@ -162,7 +170,7 @@ _NEGATED_DUTY = re2.compile(
     r"^(?:never|don'?t|do\s+not)\s+(?:forget|hesitate|fail|neglect)\s+to\s+([\w-]+)|^(?:there\s+is\s+)?no\s+reason"
     r"\s+not\s+to\s+([\w-]+)"
 )
-_CONDITION = re2.compile(r"^(?:if|when|whenever|once|after|before|as\s+soon\s+as|in\s+case|where|wherever|for)\b")
+_CONDITION = re2.compile(r"^(?:if|when|whenever|once|after|before|as\s+soon\s+as|in\s+case|where|wherever)\b")
 _FILLER = re2.compile(
     r"^(?:(?:also|always|please|just|first|then|next|finally|instead|only|now|still|again|locally|each\s+time"
     r"|every\s+time|note|tip|rule|important|so|even)\b[\s:]*)+"
@@ -177,26 +185,27 @@ _FACT = frozenset(
     " call calls own owns mirror mirrors point points go goes sit sits stay stays remain remains keep keeps cache"
     " caches mean means refuse refuses list lists carry carries matter matters come comes exist exists happen"
     " happens refer refers get gets install installs work works appear appears contain contains end ends see sees"
-    " show shows do does review reviews approve approves break breaks treat treats return returns respond responds"
-    " serve serves poll polls listen listens answer answers"
-    " ran checked enforced required needed blocked failed covered included routed used reported flagged caught"
-    " rejected verified protected validated triggered built".split()
+    " show shows do does review reviews approve approves fix fixes break breaks treat treats return returns"
+    " respond responds"
+    " serve serves poll polls listen listens answer answers reset resets"
+    " ran checked caught reported routed".split()
 )
 _BE = frozenset("is are was were be been stays stay remains remain".split())
 # What a safeguard may be said to be: on, required, where it lives, who owns it.
 _STATE_OK = frozenset(
     "required mandatory enabled on green blocking enforced expected strict configured defined set kept stored in at"
     " under managed handled run triggered owned protected reviewed pinned checked injected read loaded the a an part"
-    " slow fast quick flaky red failing passing scoped limited restricted locked encrypted hashed signed verified"
+    " slow fast quick flaky red failing passing measured limited restricted locked encrypted hashed signed verified"
     " needed necessary important critical there here active live written generated rotated issued documented"
     " described listed declared installed separate per only always intentional deliberate deterministic marked"
     " tracked merged added passed provided mounted fetched pulled isolated hermetic idempotent by for of our your"
-    " their its done made code forbidden prohibited banned disallowed reserved read-only executable untracked"
-    " covered served exposed hosted located available reachable mounted".split()
+    " their its done code forbidden prohibited banned disallowed reserved read-only executable untracked"
+    " covered resolved addressed fixed answered sorted formatted linted signal served exposed hosted located"
+    " available reachable mounted".split()
 )
 _ARTICLE_OK = frozenset(
     "required blocking mandatory merge source only same gate check job step default first last part hard real"
-    " separate dedicated pre-commit ci github right correct standard".split()
+    " separate dedicated pre-commit ci github right correct standard bug".split()
 )
 _MAY = frozenset("can could may might".split())
 _VERBS = _KEEP | _PROHIBITED_OK - frozenset("a an the for as to in on at with from into by".split())
@@ -207,8 +216,19 @@ _WEAKENER_OFF = re2.compile(
 _DISAPPROVED = frozenset("wrong forbidden prohibited banned unsafe dangerous".split())
 _PREPOSITIONS = frozenset("in on at for with during across from after before as to of by into".split())
 _IN_PASSING = re2.compile(r"^(?:tests?|test\s+suites?|suites?|e2e|reviews?|prs?|pull\s+requests?|merge\s+requests?)$")
+_MODAL_KEEPS = frozenset(
+    "pass succeed stay remain run block fail cover include require reject catch protect verify enforce hold keep"
+    " match report reach list go".split()
+) - {"list", "go"}
+# Tools that run a safeguard: one chosen over another ("Bun's runner, not Jest") sets no safeguard aside.
+_TOOLS = re2.compile(
+    r"^(?:ruff|flake8|pylint|tsc|rubocop|golangci-lint|bandit|gosec|pytest|jest|vitest|mypy|pyright|eslint)$"
+)
+_URL = re2.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+_USES = frozenset("install use include call trust accept follow open enable load require".split())
 _NEED = frozenset("has have needs need".split())
 _DETERMINERS = frozenset("a an the each every all one two three any our your its their".split())
+_NAMES_OPEN = _DETERMINERS | _PREPOSITIONS | {"code", "link"}  # what a name may open with
 _KEPT_IN = re2.compile(
     r"\b(?:belongs?|goes|go|lives?|stays?|comes?\s+from|kept|stored|loaded|read|set|injected|put|saved)\s+"
     r"(?:only\s+)?(?:in|into|from|to|inside)\s+"
@@ -263,6 +283,9 @@ def _prohibits(clause: str) -> bool | None:
         return True  # a flag prohibited
     if _is(verb, _KEEPING):
         return _WEAK.search(clause[head.end() :]) is not None  # "never run with the hooks off" keeps
+    if _is(verb, _USES):  # "don't install the git hooks" sets a safeguard aside; "never use `--no-verify`" does not
+        object_ = " ".join(_WORD.findall(clause[head.end() :])[:4])
+        return SAFEGUARD.search(_SECRET.sub("x", object_)) is None
     return _is(verb, _PROHIBITED_OK)
 
 
@@ -294,13 +317,16 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
     if led == "aside-of-keeping" and _is(words[0], _KEEPING):
         return True  # "check the lint rules before committing instead of waiting for CI to complain"
     if led in ("aside", "aside-of-keeping"):  # "rather than lowering the gate", "than localhost", not "than the tests"
-        return _is(words[0], _PROHIBITED_OK) or SAFEGUARD.search(" ".join(words[:3])) is None
+        # what is set aside weakens ("rather than lowering the gate"), or is no safeguard ("rather than localhost");
+        # not "instead of opening a pull request", "rather than waiting for review"
+        object_ = words[:5] if words[0].endswith("ing") else words[:2]  # an act and its object, or a name
+        return _WEAK.search(clause) is not None or SAFEGUARD.search(" ".join(object_)) is None
     if words[0] == "not" and len(words) > 1 and _is(words[1], _VERBS):  # "fixed before merging, not ignored"
         return _WEAK.search(clause) is not None if _is(words[1], _KEEPING) else _is(words[1], _PROHIBITED_OK)
     if words[0] in ("not", "never") and len(words) > 1 and not _is(words[1], _VERBS) and not first_clause:
         # a contrast ("use `secrets`, not `random`", "never for tokens"): what it sets aside is no safeguard
         rest = [w for w in words[1:] if w not in ("a", "an", "the", "by", "for", "as", "to", "in", "with")]
-        return not rest or SAFEGUARD.match(_SECRET.sub("x", rest[0])) is None
+        return not rest or _TOOLS.match(rest[0]) is not None or SAFEGUARD.match(_SECRET.sub("x", rest[0])) is None
     if (kept := _prohibits(clause)) is not None:
         return kept
     secrets_only = SAFEGUARD.search(_SECRET.sub("", clause)) is None
@@ -325,15 +351,24 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
         return False  # an imperative whose verb no list here knows: "retire the required review"
     # a fact: the subject, then what it does, must be or is
     for i, word in enumerate(words):
+        if (
+            word in ("must", "should", "will", "shall")
+            and words[i + 1 : i + 2] in (["never"], ["not"])
+            and i + 2 < len(words)
+        ):
+            verb = words[i + 2]  # "tests must never call production services": a prohibition said of the subject
+            return _is(verb, _PROHIBITED_OK) and not _is(verb, _KEEPING) and verb != "be"
         if word in _NEGATION or word.endswith("n't"):
             return False  # "is not required", "never blocks", "doesn't need review"
         if word in ("must", "should", "will", "shall") or (word in _NEED and words[i + 1 : i + 2] == ["to"]):
-            after = [w for w in words[i + 1 :] if w not in ("to", "always", "still", "also", "be", "get")]
-            return bool(after) and (_is(after[0], _KEEP) or _is(after[0], _FACT) or after[0] in _STATE_OK)
+            after = [w for w in words[i + 1 :] if w not in ("to", "always", "still", "also", "get")]
+            if after[:1] == ["be"]:  # "must be green", not "should be skipped"
+                return len(after) > 1 and (after[1] in _STATE_OK or _is(after[1], _KEEPING))
+            return bool(after) and (_is(after[0], _KEEPING) or after[0] in _MODAL_KEEPS)
         if word in _MAY and i + 1 < len(words):
             after = [w for w in words[i + 1 :] if w not in ("always", "still", "also")]
-            # "so CI can run them", "so it can ship dark", not "can be skipped"
-            return (_is(after[0], _KEEP) or after[0] in _RELEASES) and after[0] != "be"
+            # "so CI can run them", "so a DBA can review them", not "can be skipped", "can merge when CI is red"
+            return _is(after[0], _KEEPING)  # a permission to merge or push over it is none
         if word in _BE:
             state = [w for w in words[i + 1 :] if w not in ("always", "also", "still", "usually", "currently")]
             if not state:
@@ -342,12 +377,13 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
                 return _is(state[2], _PROHIBITED_OK) and not _is(state[2], _KEEPING)  # "it is wrong to force-push"
             if state[0] in ("a", "an", "the"):
                 return len(state) > 1 and state[1] in _ARTICLE_OK
-            return state[0] in _STATE_OK or state[0][0].isdigit()
-        if word in _FACT and SAFEGUARD.match(word) is None:  # "tests", "checks": the subject, no verb
+            return state[0] in _STATE_OK or (state[0][0].isdigit() and state[0].strip("0.%") != "")
+        if word in _FACT and (SAFEGUARD.match(word) is None or (i and words[i - 1] == "code")):
+            # "tests", "checks": the subject, no verb; but "`actionlint` checks workflow files"
             return True
     # no verb read: a name or a list of names ("unit tests", "a `flaky` marker with the ticket number"); a
     # sentence's first clause must open as a name does ("retire the pre-commit hook" is an imperative)
-    if first_clause and words[0] not in _DETERMINERS | _PREPOSITIONS and SAFEGUARD.match(words[0]) is None:
+    if first_clause and words[0] not in _NAMES_OPEN and SAFEGUARD.match(words[0]) is None:
         return False
     return _PRONOUN.search(clause) is None and (len(words) <= 4 or (words[0] in _DETERMINERS and len(words) <= 7))
 
@@ -379,32 +415,42 @@ def _clauses(sentence: str) -> list[tuple[int, int, str]]:
     return parts
 
 
-def safeguard_refusals(cut: str, text: str = "") -> list[tuple[str, str]]:
+def safeguard_refusals(cut: str, text: str = "", *, across: bool = False) -> list[tuple[str, str]]:
     """The first clause of `cut` (a text `folded` and cut into `sentences`) in no shape known to keep a safeguard,
     where it names one, speaks of one by a pronoun in a text that names one, or weakens something in a sentence
     that names one: [("safeguard", what)], or []. `text`, the text `cut` was read from, is read once more as its
-    spelling reads (`d i s a b l e  t h e  t e s t s`) when it hides one."""
-    found = _refusals(cut)
+    spelling reads (`d i s a b l e  t h e  t e s t s`) when it hides one. `across`: `cut` is two entries read one
+    after the other, for a pronoun in one whose safeguard the other names (each is read alone for the rest)."""
+    found = _refusals(cut, across)
     if not found and text and spelling_hidden(text):
-        found = _refusals(sentences(folded(run_on(unemphasised(spelled_out(text))))))
+        found = _refusals(sentences(folded(run_on(unemphasised(spelled_out(text))))), across)
     return found
 
 
-def _refusals(cut: str) -> list[tuple[str, str]]:
-    text = _NOT_SAFEGUARD.sub("x", _CODE.sub("code", _FILE_SPAN.sub(r"\1", cut)))
-    text = _PATH.sub(lambda m: m.group().replace("/", " ") if _GATE_FOLDERS.search(m.group()) else "path", text)
+def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
+    if SAFEGUARD.search(cut) is None:  # what is read below names no more than the text does: most texts end here
+        return []
+    # Each pass only where what it rewrites can be (a pattern call costs a few microseconds even where none is).
+    text = _CODE.sub("code", _FILE_SPAN.sub(r"\1", cut)) if "`" in cut else cut
+    text = _URL.sub("link", text) if "://" in text else text
+    text = _NOT_SAFEGUARD.sub("x", text) if "hook" in text else text
+    if "/" in text:
+        text = _PATH.sub(lambda m: m.group().replace("/", " ") if _GATE_FOLDERS.search(m.group()) else "path", text)
     if SAFEGUARD.search(text) is None:
         return []
-    text = _IS.sub(r"\1 is", _GITIGNORED.sub("untracked", text))
+    text = _IS.sub(r"\1 is", text) if "'s" in text else text
+    text = _GITIGNORED.sub("untracked", text) if "ignored" in text else text
+    # a gate named anywhere in an entry: weakening words are read in every sentence of it (not of its neighbour)
+    gated = not across and _GUARD.search(text) is not None
     for sentence in re2.split(r";|\n", text):
         sentence = _BULLET.sub("", sentence).strip()
         # Where what makes a clause worth reading is, found once per sentence (a clause is read only where one is:
         # a text of many short clauses costs a pattern call per sentence, not per clause).
         named = [m.start() for m in SAFEGUARD.finditer(sentence)]
-        if not named and _PRONOUN.search(sentence) is None:
+        if not named and not gated and _PRONOUN.search(sentence) is None:
             continue
         marks = sorted(named + [m.start() for m in _PRONOUN.finditer(sentence)])
-        if named:
+        if named or gated:
             marks = sorted(marks + [m.start() for m in _WEAK.finditer(sentence)])
         guarded = _GUARD.search(sentence) is not None
         at = 0

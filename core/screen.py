@@ -760,7 +760,7 @@ def _screen(
         split = [(rule, detail) for rule, detail in sentence_refusals(together) if rule not in said]
         if not split and not typed and not talks_alone(a.text) and not talks_alone(b.text):
             # "The pre-push hook is slow." then "Skip it.": a pronoun whose safeguard the entry before names
-            split = safeguard_refusals(together)
+            split = safeguard_refusals(together, across=True)
         found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
     return text_keys, pair_keys, found
 

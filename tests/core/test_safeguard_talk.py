@@ -152,7 +152,7 @@ def test_a_held_sentence_stays_held_whatever_is_said_around_it(parts: list[str])
     [
         ("Empty .husky/pre-commit so commits go through.", True),  # a gate's folder names the gate
         ("Trim the jobs in .github/workflows/ci.yml until CI is quiet.", True),
-        ("Put unit tests in tests/unit and run them with pytest.", False),  # a folder named tests is no test
+        ("Run the unit tests in tests/unit with pytest.", False),  # a folder named tests is no test
         ("Delete unused React hooks from src/hooks.", False),
     ],
 )
@@ -168,3 +168,10 @@ def test_the_shapes_the_curator_is_told_to_write_are_the_shapes_admitted() -> No
     assert len(examples) == 3
     for example in examples:
         assert text_holds(example, VOUCHED) == [], example
+
+
+def test_an_entry_is_not_held_for_what_its_neighbour_says() -> None:
+    """Read together, two entries add only a pronoun's safeguard: a weakening word in one is not the other's."""
+    first, then = "Ignore the lint warnings on legacy files.", "Run `make test` before pushing; CI builds in release mode."
+    assert text_holds(first, VOUCHED) != [] and text_holds(then, VOUCHED) == []
+    assert _held(first, then, keyless=False) == ["e-001"]

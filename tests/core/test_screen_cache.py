@@ -98,7 +98,7 @@ def per_entry(
         typed = any(s is not None and s.keyless for s in (support.get(a), support.get(b)))
         if not new and not typed and not talks(text_a) and not talks(text_b):
             # a pronoun in one entry whose safeguard the other names: a model's sentences only
-            new = safeguard_refusals(phrase_reading(f"{normalise(text_a)} {normalise(text_b)}")[1])
+            new = safeguard_refusals(phrase_reading(f"{normalise(text_a)} {normalise(text_b)}")[1], across=True)
         if new:
             rule, detail = new[0]
             split[a] = Hold(rule=rule, detail=f"read with `{b}` after it: {detail}")  # type: ignore[arg-type]
