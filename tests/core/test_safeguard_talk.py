@@ -172,6 +172,9 @@ def test_the_shapes_the_curator_is_told_to_write_are_the_shapes_admitted() -> No
 
 def test_an_entry_is_not_held_for_what_its_neighbour_says() -> None:
     """Read together, two entries add only a pronoun's safeguard: a weakening word in one is not the other's."""
-    first, then = "Ignore the lint warnings on legacy files.", "Run `make test` before pushing; CI builds in release mode."
+    first, then = (
+        "Ignore the lint warnings on legacy files.",
+        "Run `make test` before pushing; CI builds in release mode.",
+    )
     assert text_holds(first, VOUCHED) != [] and text_holds(then, VOUCHED) == []
     assert _held(first, then, keyless=False) == ["e-001"]
