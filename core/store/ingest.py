@@ -307,16 +307,25 @@ unique_parts AS (
             GROUP BY session_id, {SAME_PART}
         )
 ),
-m AS (
-    SELECT session_id, min(ts) AS started_at, max(ts) AS ended_at,
-           count(DISTINCT message_key) FILTER (WHERE role IN ('user', 'assistant') AND NOT is_meta) AS n_messages,
-           count(DISTINCT message_key) FILTER (WHERE is_prompt) AS n_user_prompts,
+k AS (  -- each message once, then summed a session: two DISTINCT aggregates over every part took a third more
+    SELECT session_id, message_key, min(ts) AS started_at, max(ts) AS ended_at,
+           bool_or(role IN ('user', 'assistant') AND NOT is_meta) AS said, bool_or(is_prompt) AS prompted,
            count(*) FILTER (WHERE kind = 'tool_use' AND NOT is_sidechain) AS n_tool_calls,
            count(*) FILTER (WHERE kind = 'tool_result' AND is_error AND NOT is_sidechain) AS n_tool_errors,
            count(*) FILTER (WHERE kind = 'tool_use' AND is_sidechain) AS n_subagent_tool_calls,
-           count(*) FILTER (WHERE kind = 'tool_result' AND is_error AND is_sidechain) AS n_subagent_tool_errors,
-           count(DISTINCT agent_id) FILTER (WHERE is_sidechain) AS n_subagents
-    FROM unique_parts GROUP BY session_id
+           count(*) FILTER (WHERE kind = 'tool_result' AND is_error AND is_sidechain) AS n_subagent_tool_errors
+    FROM unique_parts GROUP BY session_id, message_key
+),
+m AS (
+    SELECT session_id, min(started_at) AS started_at, max(ended_at) AS ended_at,
+           count(*) FILTER (WHERE message_key IS NOT NULL AND said) AS n_messages,
+           count(*) FILTER (WHERE message_key IS NOT NULL AND prompted) AS n_user_prompts,
+           sum(n_tool_calls) AS n_tool_calls, sum(n_tool_errors) AS n_tool_errors,
+           sum(n_subagent_tool_calls) AS n_subagent_tool_calls, sum(n_subagent_tool_errors) AS n_subagent_tool_errors
+    FROM k GROUP BY session_id
+),
+a AS (
+    SELECT session_id, count(DISTINCT agent_id) AS n_subagents FROM unique_parts WHERE is_sidechain GROUP BY session_id
 )
 SELECT f.session_id, f.format, f.source_path,
        {project_sql("f.cwd")} AS project,
@@ -325,9 +334,9 @@ SELECT f.session_id, f.format, f.source_path,
        coalesce(m.n_tool_calls, 0) AS n_tool_calls, coalesce(m.n_tool_errors, 0) AS n_tool_errors,
        coalesce(m.n_subagent_tool_calls, 0) AS n_subagent_tool_calls,
        coalesce(m.n_subagent_tool_errors, 0) AS n_subagent_tool_errors,
-       coalesce(m.n_subagents, 0) AS n_subagents, f.n_files,
+       coalesce(a.n_subagents, 0) AS n_subagents, f.n_files,
        f.noise AS n_noise_records, f.bad AS n_bad_lines, now() AS ingested_at
-FROM f LEFT JOIN m USING (session_id);
+FROM f LEFT JOIN m USING (session_id) LEFT JOIN a USING (session_id);
 """
 
 
@@ -340,12 +349,14 @@ _INVALID_PART = """
     OR seq IS NULL OR part IS NULL OR session_id IS NULL
     OR is_error IS NULL OR is_meta IS NULL OR is_prompt IS NULL OR is_sidechain IS NULL
 """
-_REJECT_INVALID_PARTS = f"""
+_FIND_INVALID_PARTS = f"""
 CREATE OR REPLACE TEMP TABLE _rejected AS
-    SELECT source_path AS path, count(DISTINCT seq) AS n FROM _parts WHERE {_INVALID_PART} GROUP BY 1;
+    SELECT source_path AS path, count(DISTINCT seq) AS n FROM _parts WHERE {_INVALID_PART} GROUP BY 1
+"""
+# Only when some were found: a DELETE that finds nothing still scans every part.
+_REJECT_INVALID_PARTS = f"""
 DELETE FROM _parts WHERE {_INVALID_PART};
 UPDATE _file_stats SET bad_lines = _file_stats.bad_lines + r.n FROM _rejected r WHERE _file_stats.path = r.path;
-DROP TABLE _rejected;
 """
 
 
@@ -387,7 +398,11 @@ def _normalise(con: duckdb.DuckDBPyConnection, batch: list[_Work]) -> None:
             load_memory(con, [(str(w.path), w.session_id) for w in items])
         else:
             load_messages(con, [(str(w.path), w.session_id) for w in items])
-    con.execute(_REJECT_INVALID_PARTS)
+    con.execute(_FIND_INVALID_PARTS)
+    rejected = con.execute("SELECT count(*) FROM _rejected").fetchone()
+    if rejected and rejected[0]:
+        con.execute(_REJECT_INVALID_PARTS)
+    con.execute("DROP TABLE _rejected")
     con.execute(_DROP_REPLAYED_PARTS)
 
 
