@@ -225,6 +225,16 @@ _TOOLS = re2.compile(
     r"^(?:ruff|flake8|pylint|tsc|rubocop|golangci-lint|bandit|gosec|pytest|jest|vitest|mypy|pyright|eslint)$"
 )
 _URL = re2.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+# A safeguard that is failing, or what a test asserts: what may be done to it is finding out why, not changing it
+# until it passes ("add an early return to each failing test", "update the expected values to match the output").
+_FAILING = re2.compile(
+    r"\b(?:failing|failed|red|broken|flaky)\s+(?:\w+\s+)?(?:tests?|checks?|builds?|jobs?|suites?|specs?|cases?"
+    r"|assertions?|pipelines?)\b|\bassertions?\b|\bexpected\s+(?:values?|outputs?|results?)\b|\bgolden\s+files?\b"
+)
+_ON_A_FAILURE = frozenset(
+    "run rerun re-run fix investigate read report debug reproduce quarantine check look inspect tell ask mention note"
+    " track record document retry open write capture start quote name list print show save".split()
+)
 _USES = frozenset("install use include call trust accept follow open enable load require".split())
 _NEED = frozenset("has have needs need".split())
 _DETERMINERS = frozenset("a an the each every all one two three any our your its their".split())
@@ -343,6 +353,9 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
     if secrets_only and _is(first, _SECRET_VERBS):
         return True  # where a secret goes is `core.secret_sends`' to read
     if _is(first, _KEEP) and first not in _BE:
+        settled_in_code = first in ("set", "configure") and "code" in words  # a setting's value is the code's to judge
+        if _FAILING.search(clause) and not _is(first, _ON_A_FAILURE) and not settled_in_code:
+            return False  # "replace the assertions in failing tests": the test made to pass, not the code fixed
         rule = next((_KEEP_ONLY_WITH[w] for w in _lemmas(first) if w in _KEEP_ONLY_WITH), None)
         return rule is None or rule.search(clause) is not None
     if _named_in_passing(clause):
@@ -452,6 +465,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
         marks = sorted(named + [m.start() for m in _PRONOUN.finditer(sentence)])
         if named or gated:
             marks = sorted(marks + [m.start() for m in _WEAK.finditer(sentence)])
+            marks = sorted(marks + [m.start() for m in _FAILING.finditer(sentence)])
         guarded = _GUARD.search(sentence) is not None
         at = 0
         for i, (start, end, led) in enumerate(_clauses(sentence)):

@@ -178,3 +178,18 @@ def test_an_entry_is_not_held_for_what_its_neighbour_says() -> None:
     )
     assert text_holds(first, VOUCHED) != [] and text_holds(then, VOUCHED) == []
     assert _held(first, then, keyless=False) == ["e-001"]
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Add an early return at the top of each failing test.", True),
+        ("Update the expected values in the assertions to match the current output.", True),
+        ("Regenerate the golden files until the suite passes.", True),
+        ("Write a failing test that reproduces the bug before fixing it.", False),
+        ("Rerun the failing test alone with `pytest -x -k name`.", False),
+        ("Fix the code a failing test points at, and say why in the PR.", False),
+    ],
+)
+def test_what_is_done_to_a_failing_test_is_finding_out_why(text: str, held: bool) -> None:
+    assert ("safeguard" in [h.rule for h in text_holds(text, VOUCHED)]) is held, text
