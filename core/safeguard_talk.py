@@ -17,6 +17,11 @@ it:
   "branch protection requires one approval", "TLS verification stays on");
 - a condition ("if the hook fails"), a list of names ("type checks, unit tests and a license scan").
 
+A clause is read where it names a safeguard, speaks of one by a pronoun, opens a sentence that names a gate (hooks,
+CI, coverage, linters, scanners, branch rules, signing, TLS, permissions, the sandbox), or holds a weakening word in
+an entry that names a gate. What an imperative does to a failing test, an assertion or a golden file is finding out
+why (run, fix, read, quarantine with a ticket), not changing it until it passes.
+
 Anything else about a safeguard waits for a person's review (`safeguard`): a permission ("can be skipped"), a state
 no list here knows ("is a formality", "is informational"), a concession ("even if", "regardless"), a verb no list
 here knows. The keyless miner's lessons are typed values rendered by our own code and are not read here. Code

@@ -154,10 +154,10 @@ _CODE_SETTING = re2.compile(
     r"^(?:[a-z_][A-Za-z0-9_.]*[a-z][A-Za-z0-9_.]*=|[A-Za-z_][\w.]*(?:\s+=\s*|\s*=\s+|:\s+))"
     r"(?i:true|false|none|null|nil|yes|no|on|off|-?\d+(?:\.\d+)?|\"[\w.-]*\"|'[\w.-]*')$"
 )
-# What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
 # A web route as a span writes it: segments of letters, digits, `-`, `_`, `.`, `{}` and `:` parameters, no dot
 # segment (`/..`, `/.ssh`).
 _ROUTE = re2.compile(r"^(?:/[A-Za-z0-9_{:][\w{}:.-]*)+/?$")
+# What separates a sentence's words for reading commands in it: RE2's \s, and the marks that end a clause.
 _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
