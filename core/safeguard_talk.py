@@ -129,7 +129,10 @@ _PERSON = r"(?:the\s+)?(?:users?|maintainers?|owners?|reviewers?|team|person|hum
 _KEEP_ONLY_WITH = {
     "make": re2.compile(r"\b(?:pass|green|succeed|work|clean|faster|quicker|stricter|reliable|deterministic)\w*\b"),
     "leave": re2.compile(r"\b(?:on|enabled|in\s+place|as\s+(?:it\s+is|is)|alone|intact|untouched|comments?|notes?)\b"),
-    "let": re2.compile(rf"\b(?:{_PERSON}|them|ci)\s+(?:decide|choose|confirm|review|approve|know|merge)\b"),
+    "let": re2.compile(
+        rf"\b(?:{_PERSON}|them|ci)\s+(?:decide|choose|confirm|review|approve|know|merge)\b"
+        r"|^\w+\s+(?:it|them|the\s+\w+)\s+(?:finish|complete|run)\w*\s*$"  # "let it finish": it runs to its end
+    ),
     "tell": re2.compile(rf"^\w+\s+{_PERSON}\b"),
     "ask": re2.compile(rf"^\w+(?:\s+for\b|\s+(?:\w+\s+){{0,2}}{_PERSON}\b|\s*$)"),
     "stop": re2.compile(r"^\w+\s+(?:\w+\s+){0,2}with\s+code\b"),
@@ -240,6 +243,8 @@ _ON_A_FAILURE = frozenset(
     "run rerun re-run fix investigate read report debug reproduce quarantine check look inspect tell ask mention note"
     " track record document retry open write capture start quote name list print show save".split()
 )
+# What a safeguard's finding may be said to be open to: rotated, revoked, fixed (a secret, a failure).
+_KEPT_STATES = frozenset("rotated revoked reviewed fixed checked verified rerun re-run investigated reproduced".split())
 _USES = frozenset("install use include call trust accept follow open enable load require".split())
 _NEED = frozenset("has have needs need".split())
 _DETERMINERS = frozenset("a an the each every all one two three any our your its their".split())
@@ -385,8 +390,11 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
             return bool(after) and (_is(after[0], _KEEPING) or after[0] in _MODAL_KEEPS)
         if word in _MAY and i + 1 < len(words):
             after = [w for w in words[i + 1 :] if w not in ("always", "still", "also")]
-            # "so CI can run them", "so a DBA can review them", not "can be skipped", "can merge when CI is red"
-            return _is(after[0], _KEEPING)  # a permission to merge or push over it is none
+            # "so CI can run them", "so a DBA can review them", "so it can be rotated"; not "can be skipped", "can
+            # merge when CI is red": a permission to merge or push over it is none
+            if after[:1] == ["be"]:
+                return len(after) > 1 and after[1] in _KEPT_STATES
+            return _is(after[0], _KEEPING)
         if word in _BE:
             state = [w for w in words[i + 1 :] if w not in ("always", "also", "still", "usually", "currently")]
             if not state:

@@ -193,3 +193,17 @@ def test_an_entry_is_not_held_for_what_its_neighbour_says() -> None:
 )
 def test_what_is_done_to_a_failing_test_is_finding_out_why(text: str, held: bool) -> None:
     assert ("safeguard" in [h.rule for h in text_holds(text, VOUCHED)]) is held, text
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("The pre-push hook runs the fast test subset. It takes a minute; let it finish.", False),
+        ("If the scanner flags a real secret, tell the user so it can be rotated.", False),
+        ("The hook is slow; let it pass.", True),  # let it through, or let it run: not read as keeping
+        ("The hooks are slow; let them fail.", True),
+        ("The check is flaky. It can be ignored.", True),
+    ],
+)
+def test_letting_a_safeguard_finish_or_a_finding_be_rotated_keeps_it(text: str, held: bool) -> None:
+    assert ("safeguard" in [h.rule for h in text_holds(text, VOUCHED)]) is held, text
