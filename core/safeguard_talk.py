@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re2
 
+from core.program_calls import clip
 from core.prohibitions import prohibited
 from core.reading import folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
 from core.secret_sends import keeps_secrets
@@ -278,11 +279,6 @@ def _is(word: str, words: frozenset[str]) -> bool:
     return any(w in words for w in _lemmas(word))
 
 
-def _clip(text: str, most: int = 80) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= most else flat[: most - 1] + "…"
-
-
 def _prohibits(clause: str) -> bool | None:
     """Whether `clause` is a prohibition that keeps (True), one that sets a keeping act aside (False), or no
     prohibition (None)."""
@@ -491,5 +487,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
             if (lead := _LEAD.match(clause)) is not None:  # a conjunction a parenthesis or a mark left at its head
                 clause, led = clause[lead.end() :], "aside" if _SET_ASIDE.match(lead.group()) else led
             if clause and not _typed(clause, led, first_clause=i == 0):
-                return [("safeguard", f"`{_clip(clause)}` says of a safeguard what the screen cannot read as keeping")]
+                return [
+                    ("safeguard", f"`{clip(clause, 80)}` says of a safeguard what the screen cannot read as keeping")
+                ]
     return []

@@ -1,8 +1,8 @@
-"""The screen's verdicts kept between runs (`core.screen.screen_verdicts`): screening every entry of a 5,000-entry
+"""The screen's verdicts kept between runs (`playbook_screen.screen_verdicts`): screening every entry of a 5,000-entry
 playbook on every export was most of what a run's export cost, and all but the few entries a run changed read
 the same as the run before.
 
-A verdict is kept under a key of everything it depends on (`core.screen.verdict_key`, `pair_key`): the exact text,
+A verdict is kept under a key of everything it depends on (`playbook_screen.verdict_key`, `pair_key`): the exact text,
 a fingerprint of what the user vouches for, `SCREEN_VERSION` and the fingerprint of the screen's own code, data and
 libraries (`rules_fingerprint`), so a change to any of them reads the text again and no kept verdict outlives the
 rules that gave it. What an entry rests on (its support, the quorum) is never kept: the screen reads it each time.
@@ -31,6 +31,7 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 SCREEN_MODULES = (
     "allowlist", "code_spans", "invisible", "language", "links", "models", "patterns", "phrases", "programs",
     "prohibitions", "overrides", "secret_sends", "safeguards_off", "insecure_settings", "safeguard_talk",
+    "playbook_screen",
     "prose_commands", "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
     "fenced_code", "dockerfile",

@@ -20,7 +20,7 @@ import duckdb
 from core.allowlist import Vouched
 from core.language import is_function_word, language_of, scripts_of
 from core.links import find_links, vouch_key
-from core.screen import Screened, Support, text_key
+from core.playbook_screen import Screened, Support, text_key
 from core.store.session_keys import containing, session_parts, source_ids
 
 __all__ = [

@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # the commands start without DuckDB or the store loaded (`--h
 
     from core.guards import Guard
     from core.impact import EntryImpact
+    from core.playbook_screen import Screened
     from core.review import ReviewChange
     from core.runsummary import RunSummary
-    from core.screen import Screened
     from core.store.ingest import IngestSummary
     from core.store.published import TriggerRecurrence
     from flows.delivery.exports import Published

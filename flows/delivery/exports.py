@@ -24,9 +24,10 @@ from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
+from core.playbook_screen import Screened, screen_keys, screen_playbook, screen_verdicts
 from core.projects import project_of
 from core.redact import mask_playbook
-from core.screen import Screened, Vouched, screen_keys, screen_playbook, screen_verdicts
+from core.screen import Vouched
 from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
 from core.store.registry import require_playbook

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from core.errors import ConfigError
 from core.guards import bound_lesson, guards_of
+from core.playbook_screen import Screened
 from core.redact import mask_playbook
 from core.review import ReviewChange, review_changes, undo_changes
-from core.screen import Screened
 from core.store.guards import entry_lessons, set_hard
 from core.store.published import approved_version, record_review
 from core.store.registry import require_playbook

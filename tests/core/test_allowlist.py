@@ -17,7 +17,8 @@ from core.allowlist import Vouched, command_refusals, words_refusals
 from core.lessons import Command, CommandFact, Correction, Preference, render
 from core.links import find_links
 from core.models import Entry, Playbook
-from core.screen import screen_playbook, text_holds
+from core.playbook_screen import screen_playbook
+from core.screen import text_holds
 from core.shell import parse_command
 from core.store.db import open_db
 from core.store.ingest import ingest

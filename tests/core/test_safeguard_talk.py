@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from core.invisible import normalise
 from core.models import Entry, Playbook
 from core.phrases import phrase_reading
+from core.playbook_screen import Support, screen_playbook
 from core.safeguard_talk import SAFEGUARD, safeguard_refusals
-from core.screen import Support, Vouched, screen_playbook, text_holds
+from core.screen import Vouched, text_holds
 from tests.profiles import examples
 
 VOUCHED = Vouched(programs=frozenset({"pytest", "ruff", "mypy", "make", "pre-commit"}))

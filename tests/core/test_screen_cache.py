@@ -15,14 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import core.playbook_screen as playbook_screen
 import core.screen as screen
 import core.store.screen_verdicts as verdict_store
 from core.invisible import normalise
 from core.models import Entry, Playbook
 from core.phrases import phrase_reading, phrase_refusals
+from core.playbook_screen import Screened, Support, entry_holds, screen_keys, screen_playbook, screen_verdicts
 from core.reading import folded
 from core.safeguard_talk import safeguard_refusals
-from core.screen import Hold, Screened, Support, Vouched, entry_holds, screen_keys, screen_playbook, screen_verdicts
+from core.screen import Hold, Vouched
 from core.store.db import connect
 from core.store.screen_verdicts import SCREEN_MODULES, keep_verdicts, kept_verdicts, rules_fingerprint
 from tests.profiles import examples
@@ -110,7 +112,7 @@ def per_entry(
             holds = entry_holds(entry.text, vouched, support.get(entry.name), shared=shared, min_contributors=2)
             if entry.name in split and not any(h.rule == split[entry.name].rule for h in holds):
                 holds.append(split[entry.name])
-            if holds and (entry.name, screen.text_key(entry.text)) not in released:
+            if holds and (entry.name, playbook_screen.text_key(entry.text)) not in released:
                 held.append(Screened(name=entry.name, section=name, text=entry.text, holds=holds))
             else:
                 kept.append(entry)
@@ -128,7 +130,9 @@ def test_the_playbook_screen_is_the_per_entry_definition(
     drawn: tuple[Playbook, dict[str, Support]], shared: bool, release_first: bool
 ) -> None:
     playbook, found = drawn
-    released = {(e.name, screen.text_key(e.text)) for _, e in playbook.entries()[:1]} if release_first else set()
+    released = (
+        {(e.name, playbook_screen.text_key(e.text)) for _, e in playbook.entries()[:1]} if release_first else set()
+    )
     expected = per_entry(playbook, VOUCHED, found, released, shared)
     assert dumped(screen_playbook(playbook, VOUCHED, found, released, shared=shared)) == dumped(expected)
 
