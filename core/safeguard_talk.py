@@ -34,12 +34,21 @@ import re2
 
 from core.program_calls import clip
 from core.prohibitions import prohibited
-from core.reading import folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
-from core.secret_sends import keeps_secrets
+from core.reading import ANTECEDENT_REACH, folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
+from core.secret_sends import SECRET, keeps_secrets
 
 __all__ = ["SAFEGUARD", "safeguard_refusals"]
 
-# What names a safeguard (folded text: lower case, accents off).
+# A secret by name: the words here and what `core.secret_sends` knows opens an account (a deploy key, a DSN, the
+# `.env`), but not an environment variable, which is as often a setting as a secret.
+_ENV_VAR = r"|env(?:ironment)? var"
+assert _ENV_VAR in SECRET
+_COOKIE = r"|cookie"
+assert _COOKIE in SECRET
+_SECRET_NAME = r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?)\b|" + SECRET.replace(
+    _ENV_VAR, ""
+).replace(_COOKIE, r"|\b(?:session|auth\w*|login|browser)\s+cookies?\b")
+# What names a safeguard (folded text: lower case, accents off), a secret included.
 SAFEGUARD = re2.compile(
     r"\b(?:hooks?|pre-commit|pre-push|commit-msg|husky|lefthook|ci|pipelines?|workflows?|checks?|gatekeep\w*"
     r"|(?:the|a|this|that|its|our|quality|coverage|merge|security|release|ci|review)\s+gates?"
@@ -50,7 +59,8 @@ SAFEGUARD = re2.compile(
     r"|permissions?|sandbox\w*|allow\s*lists?|allowlists?|deny\s*lists?|secrets?|tokens?|passwords?|passphrases?"
     r"|credentials?|api\s+keys?|safeguards?|guardrails?|guards?|csrf|xsrf|cors|2fa|mfa|sast|dast|dependabot|snyk"
     r"|semgrep|codeql|trivy|gitleaks|assertions?|thresholds?|status\s+checks?|pull\s+requests?|merge\s+requests?|prs?"
-    r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?)\b"
+    r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?)\b|"
+    + _SECRET_NAME
 )
 _PRONOUN = re2.compile(r"\b(?:it|them|they|this|that|these|those)\b")
 # The safeguards whose sentence an imperative may not open with a verb no list here knows ("nudge the floor down
@@ -61,12 +71,48 @@ _GUARD = re2.compile(
     r"|linters?|type[- ]?checks?"
     r"|mypy|scanners?|audits?|branch\s+(?:protection|rules?)|protected\s+branch\w*|codeowners|signing|signatures?|gpg"
     r"|tls|ssl|certificat\w*|sandbox\w*|permissions?|approvals?|required\s+(?:reviews?|checks?)|status\s+checks?"
-    r"|safeguards?|guardrails?)\b"
+    r"|safeguards?|guardrails?|sast|dast|codeql|semgrep|snyk|trivy|gitleaks|dependabot|gatekeeper)\b"
 )
 # Secrets are a safeguard's object, not a safeguard: removing or rotating one keeps it (sending one is
 # `core.secret_sends`' to read).
-_SECRET = re2.compile(r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?)\b")
+_SECRET = re2.compile(_SECRET_NAME)
+_ENV_TEMPLATE = re2.compile(r"\.env\.(?:example|sample|template|dist|defaults?)\b")  # what a `.env` holds, without it
 _SECRET_CARE = frozenset("remove delete rotate revoke redact mask replace scrub strip purge".split())
+# What an imperative may do to a secret: take care of it, read it, use it, or put it where secrets are kept. Sharing,
+# printing, quoting, handing it over or any act no list here knows waits for review (`core.secret_sends` reads the
+# spellings of a send it knows; this holds the ones it does not).
+_SECRET_KEEP = _SECRET_CARE | frozenset(
+    "refresh regenerate renew expire encrypt hash read load fetch get retrieve use verify check source generate create"
+    " request ask compare validate match report flag reference refer".split()
+)
+# Acts on a secret that keep it only with the right words after them: a leak reported, a secret referred to by name.
+_SECRET_ONLY_WITH = {
+    "report": re2.compile(r"\b(?:leak|expos|compromis)\w*"),
+    "flag": re2.compile(r"\b(?:leak|expos|compromis)\w*"),
+    "reference": re2.compile(r"\b(?:by\s+(?:its\s+|their\s+)?names?|variables?|env\w*)\b"),
+    "refer": re2.compile(r"\b(?:by\s+(?:its\s+|their\s+)?names?|variables?|env\w*)\b"),
+}
+# What a secret's name may qualify rather than name the secret: "a password reset link", "the token's expiry".
+_QUALIFIED = re2.compile(
+    r"^(?:'s\s+)?(?:resets?|polic(?:y|ies)|fields?|inputs?|hash\w*|length|strength|managers?|rotation|expiry|expiration"
+    r"|prompts?|forms?|validation|requirements?|rules?|changes?|flows?|scopes?|refresh|formats?|names?|types?|prefix"
+    r"|lifetime|ttl|age|audience|issuer|claims?|scan\w*|baseline|template)\b"
+)
+# Acts that put a secret somewhere: admitted only where each place named is one that keeps secrets ("store it in the
+# vault", not "put it in the README"); "to" names no place after a verb that hands a value to a program.
+_SECRET_PLACING = frozenset(
+    "store save set configure put inject pass provide export add keep copy move write send fill".split()
+)
+_HANDS_TO_A_PROGRAM = frozenset("set configure pass provide export inject load".split())
+_PLACE = re2.compile(r"\b(into|in|on|onto|inside|to)\s+")
+# What refers back to something said before: a pronoun, or a noun that stands for what a secret was ("that file",
+# "its contents", "the value").
+_REFERRER = re2.compile(
+    r"\b((?:the|its|their|that|this|those|these)\s+(?:values?|files?|contents?|output|strings?|keys?|results?|folder"
+    r"|directory|steps?|jobs?|checks?|gates?|rules?|stages?|things?|ones?|tools?|bots?)|it|them|they)\b"
+    r"|\b(this|that|these|those)(?:\s+(?:in|into|on|onto|to|inside|anywhere|somewhere|over|out|back|up|everywhere"
+    r"|verbatim|as|with|from|here|there)\b|\s*(?:[,.!?)]|$))"
+)
 # Words that name no safeguard though they spell one: React's hooks.
 _NOT_SAFEGUARD = re2.compile(
     r"\b(?:react|custom|component|use(?:state|effect|memo|callback|context|reducer|ref|query|mutation)\w*|unused"
@@ -79,7 +125,7 @@ _GATE_FOLDERS = re2.compile(
     r"(?:^|/)\.?(?:github|gitlab|husky|githooks|circleci|buildkite|pre-commit\S*|workflows)(?:/|$)|\.git/hooks"
 )
 # Code spans and fenced blocks: the allow-list judges them; here each is one word.
-_FILE_SPAN = re2.compile(r"`(\.?[\w-]+(?:\.[\w-]+)+)`")  # a file's name in a span is read as that name
+_FILE_SPAN = re2.compile(r"`(\.?[\w-]+(?:\.[\w-]+)+|\.[\w-]+)`")  # a file's name in a span is read as that name
 _CODE = re2.compile(r"```[^`]*(?:`{1,2}[^`]+)*```|`[^`\n]*`")
 # Where a sentence's clauses part: a comma, a colon, a parenthesis, a dash between words, the conjunctions that join
 # two acts and those that open a condition. "rather than" / "instead of" open a clause whose act is set aside.
@@ -111,7 +157,8 @@ _WEAK = re2.compile(
     r"|informational|formality|non-?blocking|unnecessary|pointless|irrelevant|noise|noisy|cosmetic|(?:go|take|put"
     r"|make|wave|throw)\w*\s+(?:\w+\s+){0,3}away|(?:to|at)\s+(?:zero|0+)|nothing|without|no-op|noqa|nosec"
     r"|pretend\w*|always\s+(?:pass|succeed|return|exit)\w*|overlook\w*|allow\w*\s+to\s+fail|let\s+\w+\s+fail"
-    r"|continue-on-error|allow_failure|auto-?approv\w*|self-?approv\w*|rubber)\b|(?:^|\s)off(?:\s|$)"
+    r"|continue-on-error|allow_failure|auto-?approv\w*|self-?approv\w*|rubber"
+    r"|un(?:checked|verified|signed|scanned|approved|reviewed))\b|(?:^|\s)off(?:\s|$)"
 )
 # Acts that keep a safeguard, as an imperative's verb (lemmas).
 _KEEP = frozenset(
@@ -136,7 +183,7 @@ _KEEP_ONLY_WITH = {
     ),
     "tell": re2.compile(rf"^\w+\s+{_PERSON}\b"),
     "ask": re2.compile(rf"^\w+(?:\s+for\b|\s+(?:\w+\s+){{0,2}}{_PERSON}\b|\s*$)"),
-    "stop": re2.compile(r"^\w+\s+(?:\w+\s+){0,2}with\s+code\b"),
+    "stop": re2.compile(r"^\w+\s+(?:\w+\s+){0,2}with\s+code\b|^\w+\s*$"),  # "stop and ask the user"
     "quarantine": re2.compile(r"\b(?:ticket|issue|marker|label)\b"),
     "give": re2.compile(r"\b(?:read-only|least|minimal|only)\b"),
     "grant": re2.compile(r"\b(?:read-only|least|minimal|only)\b"),
@@ -144,7 +191,8 @@ _KEEP_ONLY_WITH = {
     "configure": re2.compile(r"\b(?:true|enabled|required|strict|code)\b"),
     "keep": re2.compile(
         r"\b(?:on|enabled|running|strict|green|passing|above|at\s+least|in\s+place|intact|required|blocking|out|small"
-        r"|stable|fast|short|up\s+to\s+date|current|at|under|below)\b"
+        r"|stable|fast|short|up\s+to\s+date|current|at|under|below|in|inside|within|executable)\b"
+        r"|^\w+\s+(?:it|them|that|this|secret)\s*$"  # "keep it": as it is
     ),
 }
 # Acts a prohibition may set aside: whatever weakens, changes, sends, publishes or runs something else. A
@@ -159,7 +207,7 @@ _PROHIBITED_OK = frozenset(
     " mock patch monkeypatch catch swallow use pass call retry loop spam hit contact email mail message dm slack"
     " open click follow download fetch install trust accept whitelist allowlist widen grant give elevate chmod chown"
     " sudo build create generate overwrite truncate wipe clear reformat answer point raise enable work tell say claim"
-    " force-push force-pushing"
+    " force-push force-pushing export reveal disclose transmit hand display"
     " announce assume by"
     " a an the for as to in on at with from into".split()
 )
@@ -255,7 +303,17 @@ _KEPT_IN = re2.compile(
     r"(?:only\s+)?(?:in|into|from|to|inside)\s+"
 )
 _RELEASES = frozenset("ship deploy release merge land".split())
-_SECRET_VERBS = frozenset("send put pass give provide export inject load read set store keep use".split())
+# Words between a verb and a secret that make the secret no object of it ("write tests for the token refresh").
+_NOT_AN_OBJECT = frozenset("for about with from by without after before when if whose than how why".split())
+# A clause's pieces, for finding what a pronoun refers to: its marks and the conjunctions that join two of them (a
+# subordinate piece keeps its opening word: "when the tests fail").
+_REFUSED = re2.compile(r"\b(?:is|are|get|gets|will\s+be)\s+(?:always\s+)?(?:rejected|refused|blocked|denied)\s*$")
+_POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
+_PIECE_CUT = re2.compile(r"[;,:()|]|\s[-–—]\s|\s(?:and|or|nor|but|so|then)\s")
+_SUBORDINATE = re2.compile(
+    r"^\s*(?:when|whenever|if|once|while|before|after|until|unless|as|since|because|in|on|at|for|during|with|without"
+    r"|from|by|through|across|except)\b"
+)
 _IS = re2.compile(r"\b(it|that|this|there|what|who)'s\b")
 _GITIGNORED = re2.compile(r"\bgit-?ignored\b")
 _NEGATION = frozenset("not never no n't nobody none".split())
@@ -305,6 +363,65 @@ def _prohibits(clause: str) -> bool | None:
     return _is(verb, _PROHIBITED_OK)
 
 
+def _secret_named_in(text: str) -> re2._Match | None:
+    """The first secret `text` names, passing over a secret's name that qualifies something else ("a password reset
+    link", "the token's expiry"), unless a secret's name follows ("password reset tokens")."""
+    for secret in _SECRET.finditer(text):
+        after = text[secret.end() :].lstrip()
+        if (qualified := _QUALIFIED.match(after)) is None or _SECRET.match(after[qualified.end() :].lstrip()):
+            return secret
+    return None
+
+
+def _secret_act(clause: str, words: list[str]) -> bool | None:
+    """Whether `clause`, an imperative whose object is a secret, keeps it (`_SECRET_KEEP`, or `_SECRET_PLACING` into
+    places that keep secrets); None when it opens with no act on one (a fact said of the secret, a name, "write tests
+    for the token refresh")."""
+    first = words[0]
+    secret = _secret_named_in(clause)
+    if secret is None or first in _NAMES_OPEN or first in _BE or first[0].isdigit() or _SECRET.match(clause):
+        return None  # "add a password reset link", "record the token's expiry date": no secret is acted on
+    between = _WORD.findall(clause[: secret.start()])[1:]
+    if _NOT_AN_OBJECT.intersection(between) or any(w in _BE or w in _FACT or w in _NEED for w in between):
+        return None  # the secret is no object of the first word, or a fact is said of it ("1password holds ...")
+    if _is(first, _SECRET_PLACING):
+        for place in _PLACE.finditer(clause):
+            if place.group(1) == "to" and _is(first, _HANDS_TO_A_PROGRAM):
+                continue
+            if not keeps_secrets(clause[place.end() :]):
+                return False
+        return True
+    if not _is(first, _SECRET_KEEP):
+        return False  # "share it with the contractors", "print it at startup", "hand it over"
+    only_with = _SECRET_ONLY_WITH | _KEEP_ONLY_WITH
+    rule = next((only_with[w] for w in _lemmas(first) if w in only_with), None)
+    return rule is None or rule.search(clause) is not None
+
+
+def _antecedent(before: str) -> str | None:
+    """What a pronoun (or "that file", "its contents") after `before` refers to, when it is a secret ("secret") or a
+    safeguard ("safeguard"): the nearest piece before it that names one, passing over pieces that only refer back
+    themselves ("export it; attach that file") and subordinate ones ("the e2e tests are flaky; when in a hurry,
+    ..."); None when the nearest main piece names something else ("start the dev server; stop it")."""
+    *pieces, _own = _PIECE_CUT.split(before[-ANTECEDENT_REACH:])
+    for piece in reversed(pieces):
+        words = _WORD.findall(piece)
+        if not words or piece.strip().isdigit():
+            continue
+        if _secret_named_in(piece) is not None:
+            return "secret"
+        if _SECRET.search(piece) is not None and SAFEGUARD.search(_SECRET.sub("", piece)) is None:
+            return None  # "the password policy", "the token's expiry"
+        if SAFEGUARD.search(piece) is not None:
+            return "safeguard"  # a safeguard named beside a secret ("a secret scan") is what the piece is about
+        # a piece decides when it names a thing ("start the dev server"); a bare act ("push"), a condition or a
+        # piece that only refers back itself is passed over
+        refers = _REFERRER.search(piece) is not None or "its" in words or "their" in words
+        if _SUBORDINATE.match(piece) is None and not refers and _DETERMINERS.intersection(words):
+            return None
+    return None
+
+
 def _named_in_passing(clause: str) -> bool:
     """True when every safeguard `clause` names is a test or a review named after a preposition: where the act
     happens, not what it is done to ("capture the bug as a failing test", not "retire the flaky suite")."""
@@ -317,10 +434,10 @@ def _named_in_passing(clause: str) -> bool:
     return found
 
 
-def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
+def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bool = False) -> bool:
     """Whether `clause` (folded, one clause, code spans as `code`) reads in a shape known to keep a safeguard. `led`:
     what opened it, "aside" ("rather than" / "instead of"), "listing" (it goes on a prohibition's list: "don't weaken
-    or remove a check"), "condition" ("if the hook fails") or ""."""
+    or remove a check"), "condition" ("if the hook fails") or "". `of_a_safeguard`: a word in it refers to one."""
     if _CONCESSION.search(clause):
         return False
     words = _WORD.findall(clause)
@@ -336,6 +453,10 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
         # what is set aside weakens ("rather than lowering the gate"), or is no safeguard ("rather than localhost");
         # not "instead of opening a pull request", "rather than waiting for review"
         object_ = words[:5] if words[0].endswith("ing") else words[:2]  # an act and its object, or a name
+        if SAFEGUARD.search(_SECRET.sub("", clause)) is None:
+            # "rather than hard-coding it", "rather than searching for it"; not "rather than rotating it"
+            acted = _secret_act(clause, words)
+            return not (acted and (_is(words[0], _SECRET_CARE) or _is(words[0], _SECRET_PLACING)))
         return _WEAK.search(clause) is not None or SAFEGUARD.search(" ".join(object_)) is None
     if words[0] == "not" and len(words) > 1 and _is(words[1], _VERBS):  # "fixed before merging, not ignored"
         return _WEAK.search(clause) is not None if _is(words[1], _KEEPING) else _is(words[1], _PROHIBITED_OK)
@@ -349,15 +470,20 @@ def _typed(clause: str, led: str, first_clause: bool = False) -> bool:
     if _WEAKENER_OFF.search(clause):
         return True  # "auto-approve stays off": what is off is itself a way round a safeguard
     weak = list(_WEAK.finditer(clause))
+    if weak and _REFUSED.search(clause):
+        return True  # "unsigned commits are rejected": what the safeguard refuses
     if weak and not all(prohibited(clause, m.start(), m.end()) for m in weak):
-        return secrets_only and _is(words[0], _SECRET_CARE)  # "remove the secret", not "remove the hook"
+        # "remove the secret", not "remove the hook" nor "remove its teeth"
+        return secrets_only and not of_a_safeguard and _is(words[0], _SECRET_CARE)
     if weak:
         return True  # "it's wrong to force-push", "skipping the hooks is never acceptable"
     first = words[0]
     if secrets_only and _SECRET.search(clause) and (kept_in := _KEPT_IN.search(clause)) is not None:
         return keeps_secrets(clause[kept_in.end() :])  # "API keys belong in env vars", not "... in the README"
-    if secrets_only and _is(first, _SECRET_VERBS):
-        return True  # where a secret goes is `core.secret_sends`' to read
+    if secrets_only and (acted := _secret_act(clause, words)) is not None:
+        return acted
+    if secrets_only and first == "code" and not first_clause:
+        return True  # values listed for a secret ("set `httpOnly: true` and `secure: true` on the session cookie")
     if _is(first, _KEEP) and first not in _BE:
         settled_in_code = first in ("set", "configure") and "code" in words  # a setting's value is the code's to judge
         if _FAILING.search(clause) and not _is(first, _ON_A_FAILURE) and not settled_in_code:
@@ -449,6 +575,17 @@ def safeguard_refusals(cut: str, text: str = "", *, across: bool = False) -> lis
     return found
 
 
+def _secret_named(sentence: str, start: int, end: int, secrets: list[tuple[int, int]]) -> str:
+    """The clause `sentence[start:end]`, each word in it that stands for a secret (`secrets`: where) read as
+    "secret"."""
+    parts, at = [], start
+    for left, right in secrets:
+        if start <= left and right <= end:
+            parts += [sentence[at:left], "secret"]
+            at = right
+    return "".join(parts) + sentence[at:end]
+
+
 def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
     if SAFEGUARD.search(cut) is None:  # what is read below names no more than the text does: most texts end here
         return []
@@ -461,20 +598,34 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
     if SAFEGUARD.search(text) is None:
         return []
     text = _IS.sub(r"\1 is", text) if "'s" in text else text
+    text = _ENV_TEMPLATE.sub("env-template", text) if ".env." in text else text
     text = _GITIGNORED.sub("untracked", text) if "ignored" in text else text
     # a gate named anywhere in an entry: weakening words are read in every sentence of it (not of its neighbour)
     gated = not across and _GUARD.search(text) is not None
-    for sentence in re2.split(r";|\n", text):
-        sentence = _BULLET.sub("", sentence).strip()
+    for piece in re2.finditer(r"[^;\n]+", text):
+        sentence = _BULLET.sub("", piece.group()).strip()
+        offset = piece.start() + piece.group().find(sentence)
         # Where what makes a clause worth reading is, found once per sentence (a clause is read only where one is:
-        # a text of many short clauses costs a pattern call per sentence, not per clause).
+        # a text of many short clauses costs a pattern call per sentence, not per clause). A pronoun is read where
+        # what it refers to is a safeguard or a secret; one that stands for a secret is read as the word "secret".
         named = [m.start() for m in SAFEGUARD.finditer(sentence)]
-        if not named and not gated and _PRONOUN.search(sentence) is None:
+        referred = [
+            (*span, kind)
+            for m in _REFERRER.finditer(sentence)
+            if (kind := _antecedent(text[: offset + (span := m.span(1) if m.group(1) else m.span(2))[0]])) is not None
+        ]
+        if not named and not gated and not referred:
             continue
-        marks = sorted(named + [m.start() for m in _PRONOUN.finditer(sentence)])
+        marks = sorted(named + [start for start, _, _ in referred])
+        secrets = [(start, end) for start, end, kind in referred if kind == "secret"]
+        # where a word refers to a safeguard, a possessive included ("remove its teeth")
+        guards = [start for start, _, kind in referred if kind == "safeguard"] + [
+            m.start() for m in _POSSESSIVE.finditer(sentence) if _antecedent(text[: offset + m.start()]) == "safeguard"
+        ]
         if named or gated:
             marks = sorted(marks + [m.start() for m in _WEAK.finditer(sentence)])
             marks = sorted(marks + [m.start() for m in _FAILING.finditer(sentence)])
+            marks = sorted(marks + [m.start() for m in _CONCESSION.finditer(sentence)])
         guarded = _GUARD.search(sentence) is not None
         at = 0
         for i, (start, end, led) in enumerate(_clauses(sentence)):
@@ -483,10 +634,11 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
             opens = i == 0 and guarded  # what opens a sentence naming a gate: "nudge the floor down until CI passes"
             if not opens and not (at < len(marks) and marks[at] < end):
                 continue
-            clause = _FILLER.sub("", sentence[start:end].strip().strip(".!?\"'*_"))
+            clause = _FILLER.sub("", _secret_named(sentence, start, end, secrets).strip().strip(".!?\"'*_"))
+            of_a_safeguard = any(start <= at < end for at in guards)
             if (lead := _LEAD.match(clause)) is not None:  # a conjunction a parenthesis or a mark left at its head
                 clause, led = clause[lead.end() :], "aside" if _SET_ASIDE.match(lead.group()) else led
-            if clause and not _typed(clause, led, first_clause=i == 0):
+            if clause and not _typed(clause, led, first_clause=i == 0, of_a_safeguard=of_a_safeguard):
                 return [
                     ("safeguard", f"`{clip(clause, 80)}` says of a safeguard what the screen cannot read as keeping")
                 ]

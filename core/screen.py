@@ -139,7 +139,7 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 4
+SCREEN_VERSION = 5
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000

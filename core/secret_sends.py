@@ -173,7 +173,7 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # Places that keep secrets: a vault or a manager, the environment, a header or a prompt; and a place named by the
 # kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
 _SAFE_PLACE = re2.compile(
-    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|env\w*|\.env\w*"
+    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|\.?env[\w.]*"
     r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly"
     # an ignore file, which keeps what it names out of what is shared
     r"|\.?(?:git|docker|npm|helm|vscode|eslint|prettier)?ignore)$"
