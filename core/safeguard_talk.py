@@ -101,7 +101,8 @@ _QUALIFIED = re2.compile(
 # Acts that put a secret somewhere: admitted only where each place named is one that keeps secrets ("store it in the
 # vault", not "put it in the README"); "to" names no place after a verb that hands a value to a program.
 _SECRET_PLACING = frozenset(
-    "store save set configure put inject pass provide export add keep copy move write send fill".split()
+    "store save set configure put inject pass provide export add keep copy move write send fill change update"
+    " edit".split()
 )
 _HANDS_TO_A_PROGRAM = frozenset("set configure pass provide export inject load".split())
 _PLACE = re2.compile(r"\b(into|in|on|onto|inside|to)\s+")
@@ -169,7 +170,7 @@ _KEEP = frozenset(
     " include name route lint format type-check typecheck stage start create clone"
     " compare redact mask make leave let profile split record track invoke prefer link give grant copy fill save"
     " quote print list show capture reproduce mock touch sync compile debug"
-    " quarantine stop retry".split()
+    " quarantine stop retry renew".split()
 )
 # A keeping verb that keeps only with the right words after it: "make the tests pass", "leave the rule on", "let
 # the user decide", "tell the user".
@@ -244,13 +245,14 @@ _FACT = frozenset(
     " happens refer refers get gets install installs work works appear appears contain contains end ends see sees"
     " show shows do does review reviews approve approves fix fixes break breaks treat treats return returns"
     " respond responds"
-    " serve serves poll polls listen listens answer answers reset resets"
+    " serve serves poll polls listen listens answer answers reset resets has have holds grants expire expires"
     " ran checked caught reported routed".split()
 )
 _BE = frozenset("is are was were be been stays stay remains remain".split())
 # What a safeguard may be said to be: on, required, where it lives, who owns it.
 _STATE_OK = frozenset(
     "required mandatory enabled on green blocking enforced expected strict configured defined set kept stored in at"
+    " created provisioned renewed"
     " under managed handled run triggered owned protected reviewed pinned checked injected read loaded the a an part"
     " slow fast quick flaky red failing passing measured limited restricted locked encrypted hashed signed verified"
     " needed necessary important critical there here active live written generated rotated issued documented"
@@ -309,6 +311,10 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # subordinate piece keeps its opening word: "when the tests fail").
 _REFUSED = re2.compile(r"\b(?:is|are|get|gets|will\s+be)\s+(?:always\s+)?(?:rejected|refused|blocked|denied)\s*$")
 _POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
+# What a subject may be said never to have or hold ("the password must never have a default value").
+_SECRET_STATES = frozenset("fake dummy placeholder short-lived scoped expired revoked per-user".split())
+_NOT_NEEDED = re2.compile(r"^(?:you\s+|we\s+)?(?:do\s+not|don'?t|never)\s+need\b")
+_HELD_BY = frozenset("have has contain hold appear show reach".split())
 _PIECE_CUT = re2.compile(r"[;,:()|]|\s[-–—]\s|\s(?:and|or|nor|but|so|then)\s")
 _SUBORDINATE = re2.compile(
     r"^\s*(?:when|whenever|if|once|while|before|after|until|unless|as|since|because|in|on|at|for|during|with|without"
@@ -382,6 +388,10 @@ def _secret_act(clause: str, words: list[str]) -> bool | None:
     if secret is None or first in _NAMES_OPEN or first in _BE or first[0].isdigit() or _SECRET.match(clause):
         return None  # "add a password reset link", "record the token's expiry date": no secret is acted on
     between = _WORD.findall(clause[: secret.start()])[1:]
+    following = _WORD.findall(clause[secret.end() :])[:1]
+    known = _VERBS | _SECRET_KEEP | _SECRET_PLACING
+    if not between and not _is(first, known) and following and (following[0] in _BE or following[0] in _FACT):
+        return None  # "kubernetes secrets are managed by ...": the secret is the subject, the first word its kind
     if _NOT_AN_OBJECT.intersection(between) or any(w in _BE or w in _FACT or w in _NEED for w in between):
         return None  # the secret is no object of the first word, or a fact is said of it ("1password holds ...")
     if _is(first, _SECRET_PLACING):
@@ -464,9 +474,11 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
         # a contrast ("use `secrets`, not `random`", "never for tokens"): what it sets aside is no safeguard
         rest = [w for w in words[1:] if w not in ("a", "an", "the", "by", "for", "as", "to", "in", "with")]
         return not rest or _TOOLS.match(rest[0]) is not None or SAFEGUARD.match(_SECRET.sub("x", rest[0])) is None
+    secrets_only = SAFEGUARD.search(_SECRET.sub("", clause)) is None
+    if secrets_only and _NOT_NEEDED.match(clause):
+        return True  # "you do not need the token locally": a secret not wanted is no safeguard off
     if (kept := _prohibits(clause)) is not None:
         return kept
-    secrets_only = SAFEGUARD.search(_SECRET.sub("", clause)) is None
     if _WEAKENER_OFF.search(clause):
         return True  # "auto-approve stays off": what is off is itself a way round a safeguard
     weak = list(_WEAK.finditer(clause))
@@ -502,7 +514,7 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
             and i + 2 < len(words)
         ):
             verb = words[i + 2]  # "tests must never call production services": a prohibition said of the subject
-            return _is(verb, _PROHIBITED_OK) and not _is(verb, _KEEPING) and verb != "be"
+            return (_is(verb, _PROHIBITED_OK) or _is(verb, _HELD_BY)) and not _is(verb, _KEEPING) and verb != "be"
         if word in _NEGATION or word.endswith("n't"):
             return False  # "is not required", "never blocks", "doesn't need review"
         if word in ("must", "should", "will", "shall") or (word in _NEED and words[i + 1 : i + 2] == ["to"]):
@@ -525,6 +537,8 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
                 return _is(state[2], _PROHIBITED_OK) and not _is(state[2], _KEEPING)  # "it is wrong to force-push"
             if state[0] in ("a", "an", "the"):
                 return len(state) > 1 and state[1] in _ARTICLE_OK
+            if secrets_only and state[0] in _SECRET_STATES:
+                return True  # "tokens in fixtures are fake"
             return state[0] in _STATE_OK or (state[0][0].isdigit() and state[0].strip("0.%") != "")
         if word in _FACT and (SAFEGUARD.match(word) is None or (i and words[i - 1] == "code")):
             # "tests", "checks": the subject, no verb; but "`actionlint` checks workflow files"
