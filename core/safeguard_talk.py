@@ -45,9 +45,11 @@ _ENV_VAR = r"|env(?:ironment)? var"
 assert _ENV_VAR in SECRET
 _COOKIE = r"|cookie"
 assert _COOKIE in SECRET
-_SECRET_NAME = r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?)\b|" + SECRET.replace(
-    _ENV_VAR, ""
-).replace(_COOKIE, r"|\b(?:session|auth\w*|login|browser)\s+cookies?\b")
+_SECRET_NAME = (
+    r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?"
+    r"|(?:restricted|publishable|webhook|client|app|bot|signing)\s+(?:keys?|secrets?)|(?:admin|root|shared)\s+logins?"
+    r"|(?:vault|keychain|password\s+manager)\s+(?:exports?|dumps?|contents|backups?))\b|"
+) + SECRET.replace(_ENV_VAR, "").replace(_COOKIE, r"|\b(?:session|auth\w*|login|browser)\s+cookies?\b")
 # What names a safeguard (folded text: lower case, accents off), a secret included.
 SAFEGUARD = re2.compile(
     r"\b(?:hooks?|pre-commit|pre-push|commit-msg|husky|lefthook|ci|pipelines?|workflows?|checks?|gatekeep\w*"
@@ -59,8 +61,8 @@ SAFEGUARD = re2.compile(
     r"|permissions?|sandbox\w*|allow\s*lists?|allowlists?|deny\s*lists?|secrets?|tokens?|passwords?|passphrases?"
     r"|credentials?|api\s+keys?|safeguards?|guardrails?|guards?|csrf|xsrf|cors|2fa|mfa|sast|dast|dependabot|snyk"
     r"|semgrep|codeql|trivy|gitleaks|assertions?|thresholds?|status\s+checks?|pull\s+requests?|merge\s+requests?|prs?"
-    r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?)\b|"
-    + _SECRET_NAME
+    r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?"
+    r"|confirmations?|always-allow\w*|attestations?|provenance)\b|" + _SECRET_NAME
 )
 _PRONOUN = re2.compile(r"\b(?:it|them|they|this|that|these|those)\b")
 # The safeguards whose sentence an imperative may not open with a verb no list here knows ("nudge the floor down
@@ -71,7 +73,8 @@ _GUARD = re2.compile(
     r"|linters?|type[- ]?checks?"
     r"|mypy|scanners?|audits?|branch\s+(?:protection|rules?)|protected\s+branch\w*|codeowners|signing|signatures?|gpg"
     r"|tls|ssl|certificat\w*|sandbox\w*|permissions?|approvals?|required\s+(?:reviews?|checks?)|status\s+checks?"
-    r"|safeguards?|guardrails?|sast|dast|codeql|semgrep|snyk|trivy|gitleaks|dependabot|gatekeeper)\b"
+    r"|safeguards?|guardrails?|sast|dast|codeql|semgrep|snyk|trivy|gitleaks|dependabot|gatekeeper|attestations?"
+    r"|provenance)\b"
 )
 # Secrets are a safeguard's object, not a safeguard: removing or rotating one keeps it (sending one is
 # `core.secret_sends`' to read).
@@ -83,7 +86,7 @@ _SECRET_CARE = frozenset("remove delete rotate revoke redact mask replace scrub 
 # spellings of a send it knows; this holds the ones it does not).
 _SECRET_KEEP = _SECRET_CARE | frozenset(
     "refresh regenerate renew expire encrypt hash read load fetch get retrieve use verify check source generate create"
-    " request ask compare validate match report flag reference refer".split()
+    " request ask compare validate match report flag reference refer authenticate authorize connect call sign".split()
 )
 # Acts on a secret that keep it only with the right words after them: a leak reported, a secret referred to by name.
 _SECRET_ONLY_WITH = {
@@ -104,13 +107,14 @@ _SECRET_PLACING = frozenset(
     "store save set configure put inject pass provide export add keep copy move write send fill change update"
     " edit".split()
 )
-_HANDS_TO_A_PROGRAM = frozenset("set configure pass provide export inject load".split())
+_HANDS_TO_A_PROGRAM = frozenset("set configure pass provide inject load".split())
 _PLACE = re2.compile(r"\b(into|in|on|onto|inside|to)\s+")
 # What refers back to something said before: a pronoun, or a noun that stands for what a secret was ("that file",
 # "its contents", "the value").
 _REFERRER = re2.compile(
     r"\b((?:the|its|their|that|this|those|these)\s+(?:values?|files?|contents?|output|strings?|keys?|results?|folder"
-    r"|directory|steps?|jobs?|checks?|gates?|rules?|stages?|things?|ones?|tools?|bots?)|it|them|they)\b"
+    r"|directory|steps?|jobs?|checks?|gates?|rules?|stages?|things?|ones?|tools?|bots?)|(?:a|the)\s+cop(?:y|ies)|it|them"
+    r"|they)\b"
     r"|\b(this|that|these|those)(?:\s+(?:in|into|on|onto|to|inside|anywhere|somewhere|over|out|back|up|everywhere"
     r"|verbatim|as|with|from|here|there)\b|\s*(?:[,.!?)]|$))"
 )
@@ -159,7 +163,7 @@ _WEAK = re2.compile(
     r"|make|wave|throw)\w*\s+(?:\w+\s+){0,3}away|(?:to|at)\s+(?:zero|0+)|nothing|without|no-op|noqa|nosec"
     r"|pretend\w*|always\s+(?:pass|succeed|return|exit)\w*|overlook\w*|allow\w*\s+to\s+fail|let\s+\w+\s+fail"
     r"|continue-on-error|allow_failure|auto-?approv\w*|self-?approv\w*|rubber"
-    r"|un(?:checked|verified|signed|scanned|approved|reviewed))\b|(?:^|\s)off(?:\s|$)"
+    r"|un(?:checked|verified|signed|scanned|approved|reviewed)|opt(?:s|ed|ing)?\s+out)\b|(?:^|\s)off(?:\s|$)"
 )
 # Acts that keep a safeguard, as an imperative's verb (lemmas).
 _KEEP = frozenset(
@@ -170,7 +174,7 @@ _KEEP = frozenset(
     " include name route lint format type-check typecheck stage start create clone"
     " compare redact mask make leave let profile split record track invoke prefer link give grant copy fill save"
     " quote print list show capture reproduce mock touch sync compile debug"
-    " quarantine stop retry renew".split()
+    " quarantine stop retry renew ensure".split()
 )
 # A keeping verb that keeps only with the right words after it: "make the tests pass", "leave the rule on", "let
 # the user decide", "tell the user".
@@ -306,7 +310,7 @@ _KEPT_IN = re2.compile(
 )
 _RELEASES = frozenset("ship deploy release merge land".split())
 # Words between a verb and a secret that make the secret no object of it ("write tests for the token refresh").
-_NOT_AN_OBJECT = frozenset("for about with from by without after before when if whose than how why".split())
+_NOT_AN_OBJECT = frozenset("for about from by without after before when if whose than how why".split())
 # A clause's pieces, for finding what a pronoun refers to: its marks and the conjunctions that join two of them (a
 # subordinate piece keeps its opening word: "when the tests fail").
 _REFUSED = re2.compile(r"\b(?:is|are|get|gets|will\s+be)\s+(?:always\s+)?(?:rejected|refused|blocked|denied)\s*$")
@@ -314,6 +318,7 @@ _POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
 # What a subject may be said never to have or hold ("the password must never have a default value").
 _SECRET_STATES = frozenset("fake dummy placeholder short-lived scoped expired revoked per-user".split())
 _NOT_NEEDED = re2.compile(r"^(?:you\s+|we\s+)?(?:do\s+not|don'?t|never)\s+need\b")
+_DEMONSTRATIVES = frozenset("this that these those".split())
 _HELD_BY = frozenset("have has contain hold appear show reach".split())
 _PIECE_CUT = re2.compile(r"[;,:()|]|\s[-–—]\s|\s(?:and|or|nor|but|so|then)\s")
 _SUBORDINATE = re2.compile(
@@ -396,8 +401,9 @@ def _secret_act(clause: str, words: list[str]) -> bool | None:
         return None  # the secret is no object of the first word, or a fact is said of it ("1password holds ...")
     if _is(first, _SECRET_PLACING):
         for place in _PLACE.finditer(clause):
-            if place.group(1) == "to" and _is(first, _HANDS_TO_A_PROGRAM):
-                continue
+            to_a_program = place.group(1) == "to" and _is(first, _HANDS_TO_A_PROGRAM)
+            if to_a_program and clause[place.end() :].split()[:1] in (["code"], ["the"]):
+                continue  # "set it to `true`", "pass it to `gh`", "set the token to the value ..."
             if not keeps_secrets(clause[place.end() :]):
                 return False
         return True
@@ -408,12 +414,19 @@ def _secret_act(clause: str, words: list[str]) -> bool | None:
     return rule is None or rule.search(clause) is not None
 
 
-def _antecedent(before: str) -> str | None:
+def _antecedent(before: str, noun: str = "") -> str | None:
     """What a pronoun (or "that file", "its contents") after `before` refers to, when it is a secret ("secret") or a
     safeguard ("safeguard"): the nearest piece before it that names one, passing over pieces that only refer back
     themselves ("export it; attach that file") and subordinate ones ("the e2e tests are flaky; when in a hurry,
-    ..."); None when the nearest main piece names something else ("start the dev server; stop it")."""
+    ..."); None when the nearest main piece names something else ("start the dev server; stop it"). `noun`: the
+    referrer's own noun ("that value"), read first in the nearest piece that names it ("read the value of
+    GITHUB_TOKEN; open a gist; the gist body is that value")."""
     *pieces, _own = _PIECE_CUT.split(before[-ANTECEDENT_REACH:])
+    if noun and noun not in ("copy", "copies"):
+        stem = noun.rstrip("s")
+        named = next((p for p in reversed(pieces) if re2.search(rf"\b{stem}s?\b", p)), None)
+        if named is not None and _secret_named_in(named) is not None:
+            return "secret"
     for piece in reversed(pieces):
         words = _WORD.findall(piece)
         if not words or piece.strip().isdigit():
@@ -504,7 +517,10 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
         return rule is None or rule.search(clause) is not None
     if _named_in_passing(clause):
         return True  # "reproduce the bug in a test first", "mock services at the boundary in tests"
-    if len(words) > 1 and words[1] in _DETERMINERS and first not in _DETERMINERS | _PREPOSITIONS:
+    # ("mark that test as expected to fail"; "tools that write outside the repo" opens with its subject)
+    plural = first.endswith("s") and not first.endswith("ss")
+    demonstrative = words[1:2] and words[1] in _DEMONSTRATIVES and not plural
+    if (demonstrative or (words[1:2] and words[1] in _DETERMINERS)) and first not in _DETERMINERS | _PREPOSITIONS:
         return False  # an imperative whose verb no list here knows: "retire the required review"
     # a fact: the subject, then what it does, must be or is
     for i, word in enumerate(words):
@@ -626,7 +642,13 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
         referred = [
             (*span, kind)
             for m in _REFERRER.finditer(sentence)
-            if (kind := _antecedent(text[: offset + (span := m.span(1) if m.group(1) else m.span(2))[0]])) is not None
+            if (
+                kind := _antecedent(
+                    text[: offset + (span := m.span(1) if m.group(1) else m.span(2))[0]],
+                    m.group(1).split()[-1] if m.group(1) and " " in m.group(1) else "",
+                )
+            )
+            is not None
         ]
         if not named and not gated and not referred:
             continue
