@@ -30,6 +30,8 @@ spans are the allow-list's to judge and are read as one opaque word. Pure functi
 
 from __future__ import annotations
 
+import itertools
+
 import re2
 
 from core.program_calls import clip
@@ -48,7 +50,9 @@ assert _COOKIE in SECRET
 _SECRET_NAME = (
     r"\b(?:secrets?|tokens?|passwords?|passphrases?|credentials?|api\s+keys?"
     r"|(?:restricted|publishable|webhook|client|app|bot|signing)\s+(?:keys?|secrets?)|(?:admin|root|shared)\s+logins?"
-    r"|(?:vault|keychain|password\s+manager)\s+(?:exports?|dumps?|contents|backups?))\b|"
+    r"|(?:vault|keychain|password\s+manager)\s+(?:exports?|dumps?|contents|backups?)|jwts?|pats?|keystores?|\.jks"
+    r"|service\s+account\s+json|seed\s+phrases?|mnemonics?|(?:bearer|authorization|auth)\s+(?:headers?|values?)"
+    r"|hmac\s+keys?|dotenv\s+files?|identity\s+files?|id_rsa|id_ed25519|printenv|process\s+environment)\b|"
 ) + SECRET.replace(_ENV_VAR, "").replace(_COOKIE, r"|\b(?:session|auth\w*|login|browser)\s+cookies?\b")
 # What names a safeguard (folded text: lower case, accents off), a secret included.
 SAFEGUARD = re2.compile(
@@ -86,10 +90,12 @@ _SECRET_CARE = frozenset("remove delete rotate revoke redact mask replace scrub 
 # spellings of a send it knows; this holds the ones it does not).
 _SECRET_KEEP = _SECRET_CARE | frozenset(
     "refresh regenerate renew expire encrypt hash read load fetch get retrieve use verify check source generate create"
-    " request ask compare validate match report flag reference refer authenticate authorize connect call sign".split()
+    " request ask compare validate match report flag reference refer authenticate authorize connect call sign look"
+    " scope treat".split()
 )
 # Acts on a secret that keep it only with the right words after them: a leak reported, a secret referred to by name.
 _SECRET_ONLY_WITH = {
+    "treat": re2.compile(r"\bas\s+(?:leaked|compromised|exposed|sensitive|secret)\b"),
     "report": re2.compile(r"\b(?:leak|expos|compromis)\w*"),
     "flag": re2.compile(r"\b(?:leak|expos|compromis)\w*"),
     "reference": re2.compile(r"\b(?:by\s+(?:its\s+|their\s+)?names?|variables?|env\w*)\b"),
@@ -105,15 +111,49 @@ _QUALIFIED = re2.compile(
 # vault", not "put it in the README"); "to" names no place after a verb that hands a value to a program.
 _SECRET_PLACING = frozenset(
     "store save set configure put inject pass provide export add keep copy move write send fill change update"
-    " edit".split()
+    " edit cache mount".split()
 )
 _HANDS_TO_A_PROGRAM = frozenset("set configure pass provide inject load".split())
-_PLACE = re2.compile(r"\b(into|in|on|onto|inside|to)\s+")
+_PLACE = re2.compile(
+    r"\b(into|in|on|onto|inside|to|through|via|over|at|as|with|within|across)\s+"
+    r"|\b(by)\s+(?:text|sms|e-?mail|phone|mail|message|post|dm|slack|chat|fax|letter)"
+)
+# Places a secret may be named with that keep it: a name, a time, the hand that types it ("reference it by name",
+# "inject it at build time", "log in with it by hand").
+_NO_PLACE = re2.compile(
+    r"^(?:(?:the|a|an)\s+)?(?:name|hand|runtime|startup|build|boot|deploy|request|code|default|constant\s+time)\b"
+)
+# Acts that read a secret: only "into", "onto" and "to" name where it goes ("load it into the client bundle"); "in"
+# names where the reading is ("read the password from the environment in settings.py").
+_READS = frozenset("read load fetch get retrieve source look generate create sign authenticate connect call".split())
+# What a secret may not be said to be: where it shows (tracked in git, documented in the wiki, served to the browser).
+_EXPOSED = frozenset(
+    "tracked merged pinned documented served exposed hosted available committed published posted printed logged"
+    " visible public readable included embedded baked bundled".split()
+)
+# Steps that go somewhere rather than name what a pronoun stands for ("open the config file and delete it").
+_MODALS = frozenset("must should will shall can may".split())
+_WHERE = frozenset("go goes went sit sits live lives end ends land lands show shows appear appears".split())
+# What may be taken of a secret without the secret ("a hash of it", "the length of the token").
+_OF_A_SECRET = frozenset("hash hashes digest fingerprint length checksum prefix name names expiry scopes".split())
+_CHECK_ACT = re2.compile(r"^check\b|\b(?:to|and|or|then|please|always)\s+check\b")
+# What a pronoun may stand for that is no safeguard: what runs, holds or serves ("the dev container", "the cache").
+_THINGS = frozenset(
+    "container containers server servers instance instances cache caches image images database databases db app apps"
+    " service services cluster process processes daemon browser browsers emulator simulator vm vms volume volumes queue"
+    " worker workers index migration migrations page site bundle notebook shell session terminal port proxy mock mocks"
+    " stub stubs fixture fixtures postgres redis mysql mongo kafka elasticsearch localstack minio docker compose"
+    " lockfile binary package".split()
+)
+_SPAN_ENDS = frozenset("so because which that where when and or but then before after until while if".split())
+_REPORTS = frozenset("report flag".split())  # a leak reported: where it is reported is no place the secret goes
+_NAVIGATES = frozenset("open go navigate cd find locate visit ask look see switch head browse".split())
 # What refers back to something said before: a pronoun, or a noun that stands for what a secret was ("that file",
 # "its contents", "the value").
 _REFERRER = re2.compile(
     r"\b((?:the|its|their|that|this|those|these)\s+(?:values?|files?|contents?|output|strings?|keys?|results?|folder"
-    r"|directory|steps?|jobs?|checks?|gates?|rules?|stages?|things?|ones?|tools?|bots?)|(?:a|the)\s+cop(?:y|ies)|it|them"
+    r"|directory|steps?|jobs?|checks?|gates?|rules?|stages?|things?|tools?|bots?|blobs?|text|plaintext)"
+    r"|(?:a|the)\s+cop(?:y|ies)|it|them"
     r"|they)\b"
     r"|\b(this|that|these|those)(?:\s+(?:in|into|on|onto|to|inside|anywhere|somewhere|over|out|back|up|everywhere"
     r"|verbatim|as|with|from|here|there)\b|\s*(?:[,.!?)]|$))"
@@ -174,7 +214,7 @@ _KEEP = frozenset(
     " include name route lint format type-check typecheck stage start create clone"
     " compare redact mask make leave let profile split record track invoke prefer link give grant copy fill save"
     " quote print list show capture reproduce mock touch sync compile debug"
-    " quarantine stop retry renew ensure".split()
+    " quarantine stop retry renew ensure rebuild restart flush reload refresh bump".split()
 )
 # A keeping verb that keeps only with the right words after it: "make the tests pass", "leave the rule on", "let
 # the user decide", "tell the user".
@@ -264,7 +304,7 @@ _STATE_OK = frozenset(
     " tracked merged added passed provided mounted fetched pulled isolated hermetic idempotent by for of our your"
     " their its done code forbidden prohibited banned disallowed reserved read-only executable untracked"
     " covered resolved addressed fixed answered sorted formatted linted signal served exposed hosted located"
-    " available reachable mounted".split()
+    " available reachable mounted fake dummy placeholder deployed built created httponly secure".split()
 )
 _ARTICLE_OK = frozenset(
     "required blocking mandatory merge source only same gate check job step default first last part hard real"
@@ -313,10 +353,18 @@ _RELEASES = frozenset("ship deploy release merge land".split())
 _NOT_AN_OBJECT = frozenset("for about from by without after before when if whose than how why".split())
 # A clause's pieces, for finding what a pronoun refers to: its marks and the conjunctions that join two of them (a
 # subordinate piece keeps its opening word: "when the tests fail").
+_KEPT_AWAY = re2.compile(r"^keep\s+(?:\w+\s+){0,4}(?:off|out\s+of|away\s+from)\b")
 _REFUSED = re2.compile(r"\b(?:is|are|get|gets|will\s+be)\s+(?:always\s+)?(?:rejected|refused|blocked|denied)\s*$")
 _POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
 # What a subject may be said never to have or hold ("the password must never have a default value").
-_SECRET_STATES = frozenset("fake dummy placeholder short-lived scoped expired revoked per-user".split())
+_SECRET_STATES = frozenset(
+    "fake dummy placeholder short-lived scoped expired revoked per-user per-environment rate-limited read-only"
+    " limited httponly secure".split()
+)
+_NEVER_SHOWS = re2.compile(
+    r"\b(?:never|not|n't|no\s+longer)\s+(?:\w+\s+)?(?:appears?|ends?\s+up|lands?|shows?\s+up|leaks?|gets?\s+(?:into|in"
+    r"|committed|logged|printed)|goes|reach(?:es)?|touch(?:es)?)\b"
+)
 _NOT_NEEDED = re2.compile(r"^(?:you\s+|we\s+)?(?:do\s+not|don'?t|never)\s+need\b")
 _DEMONSTRATIVES = frozenset("this that these those".split())
 _HELD_BY = frozenset("have has contain hold appear show reach".split())
@@ -326,7 +374,7 @@ _SUBORDINATE = re2.compile(
     r"|from|by|through|across|except)\b"
 )
 _IS = re2.compile(r"\b(it|that|this|there|what|who)'s\b")
-_GITIGNORED = re2.compile(r"\bgit-?ignored\b")
+_GITIGNORED = re2.compile(r"\bgit-?ignored\b|\b(?:which|that)\s+git\s+ignores\b")
 _NEGATION = frozenset("not never no n't nobody none".split())
 _WORD = re2.compile(r"[a-z0-9][\w'%.-]*")
 _BULLET = re2.compile(r"^\s*(?:[-*+>|]+|\d+[.)])\s*")
@@ -374,13 +422,22 @@ def _prohibits(clause: str) -> bool | None:
     return _is(verb, _PROHIBITED_OK)
 
 
+def _secrets_only(clause: str) -> bool:
+    """True when no safeguard but a secret (or nothing) is named in `clause`: "check" said as an act ("check it into
+    the repo", "echo it to check it is set") names no check."""
+    return SAFEGUARD.search(_SECRET.sub("x", _CHECK_ACT.sub("", clause))) is None
+
+
 def _secret_named_in(text: str) -> re2._Match | None:
     """The first secret `text` names, passing over a secret's name that qualifies something else ("a password reset
     link", "the token's expiry"), unless a secret's name follows ("password reset tokens")."""
     for secret in _SECRET.finditer(text):
         after = text[secret.end() :].lstrip()
-        if (qualified := _QUALIFIED.match(after)) is None or _SECRET.match(after[qualified.end() :].lstrip()):
+        if (qualified := _QUALIFIED.match(after)) is None:
             return secret
+        rest = after[qualified.end() :].lstrip()
+        if _SECRET.match(rest) or re2.match(r"(?:'s\s+)?(?:contents?|values?|text|plaintext)\b", rest):
+            return secret  # "password reset tokens", "the password field's contents"
     return None
 
 
@@ -397,21 +454,105 @@ def _secret_act(clause: str, words: list[str]) -> bool | None:
     known = _VERBS | _SECRET_KEEP | _SECRET_PLACING
     if not between and not _is(first, known) and following and (following[0] in _BE or following[0] in _FACT):
         return None  # "kubernetes secrets are managed by ...": the secret is the subject, the first word its kind
-    if _NOT_AN_OBJECT.intersection(between) or any(w in _BE or w in _FACT or w in _NEED for w in between):
+    if _NOT_AN_OBJECT.intersection(between) or _OF_A_SECRET.intersection(between[-3:]):
+        return None  # "write tests for the token refresh", "log a hash of it": the secret is no object of the verb
+    if any(w in _BE or (w in _FACT and w != "live") or w in _NEED for w in between):  # "the live key": no verb
         return None  # the secret is no object of the first word, or a fact is said of it ("1password holds ...")
+    if not _is(first, _SECRET_CARE | _REPORTS) and not _places_keep(
+        clause[secret.start() :], placing=_is(first, _SECRET_PLACING), reads=_is(first, _READS)
+    ):
+        return False  # "check it into the repo", "use it in the public notebook", "pass it to the contractor"
     if _is(first, _SECRET_PLACING):
-        for place in _PLACE.finditer(clause):
-            to_a_program = place.group(1) == "to" and _is(first, _HANDS_TO_A_PROGRAM)
-            if to_a_program and clause[place.end() :].split()[:1] in (["code"], ["the"]):
-                continue  # "set it to `true`", "pass it to `gh`", "set the token to the value ..."
-            if not keeps_secrets(clause[place.end() :]):
-                return False
         return True
     if not _is(first, _SECRET_KEEP):
         return False  # "share it with the contractors", "print it at startup", "hand it over"
     only_with = _SECRET_ONLY_WITH | _KEEP_ONLY_WITH
     rule = next((only_with[w] for w in _lemmas(first) if w in only_with), None)
     return rule is None or rule.search(clause) is not None
+
+
+def _said_of_a_secret(clause: str) -> bool | None:
+    """Whether a fact said of a secret keeps it: False where it says the secret shows ("the .env file must be tracked
+    in git", "it goes out in the weekly newsletter", "is available on the public status page"); None when `clause`
+    says nothing of one, or nothing of where it is."""
+    secret = _secret_named_in(clause)
+    if secret is None:
+        return None
+    verb = next(
+        (
+            m
+            for m in _WORD.finditer(clause, secret.end())
+            if m.group() in _BE or m.group() in _WHERE or m.group() in _MODALS
+        ),
+        None,
+    )
+    if verb is None:
+        return None
+    rest = _WORD.findall(clause[verb.end() :])
+    if _NEGATION.intersection(rest) or any(w.endswith("n't") for w in rest):
+        return None
+    state = [w for w in rest if w not in ("be", "been", "always", "also", "only", "still", "to", "get", "got")]
+    if state[:1] and state[0] in _EXPOSED:
+        return False
+    return None if _places_keep(clause[verb.end() :], placing=False) else False
+
+
+def _places_keep(said: str, placing: bool = True, reads: bool = False) -> bool:
+    """True when every place `said` names a secret goes (in, into, to, through, over, by, as, with ...) keeps secrets.
+    After a verb that places nothing ("use", "call"), "to" names a place only before a determiner or a person ("to
+    the contractor", not "to call the API"), and "with" none ("generate it with openssl"); after one that reads it
+    (`reads`), only "into", "onto" and "to" do."""
+    for place in _PLACE.finditer(said):
+        preposition = place.group(1) or place.group(2)
+        after = said[place.end(1) if place.group(1) else place.start(2) + 2 :].lstrip()
+        if _NO_PLACE.match(after) or (preposition == "with" and not placing):
+            continue
+        if reads and preposition not in ("into", "onto", "to"):
+            continue
+        if preposition == "by":
+            return False  # "by text message", "by email": a channel, never a place that keeps a secret
+        if preposition == "to" and _is(after.split()[0] if after.split() else "", _VERBS | _SECRET_KEEP):
+            continue  # "to call the API": what for, not where
+        if (
+            preposition == "to"
+            and not placing
+            and re2.match(r"(?:the|a|an|our|your|their|them|him|her|whoever|any)\b", after) is None
+        ):
+            continue
+        if not keeps_secrets(after):
+            return False
+    return True
+
+
+def _head(words: list[str]) -> str | None:
+    """What the noun a pronoun most likely stands for in a piece (`words`) is: "secret", "safeguard", "thing" (a
+    container, a server, a cache: "the dev server proxies calls to staging with your token; if it hangs, kill it"), or
+    None when no noun decides. The noun is an imperative's object ("run the tests inside the container": the tests)
+    or a statement's subject ("the CI runner image is cached": the image), its last word its head."""
+    if _is(words[0], _VERBS | _SECRET_KEEP | _SECRET_PLACING) and words[0] not in _DETERMINERS:
+        span = list(itertools.takewhile(lambda w: w not in _PREPOSITIONS and w not in _SPAN_ENDS, words[1:]))
+    else:
+        verb = next(
+            (i for i, w in enumerate(words) if i and _verb_like(w, i) and not _SECRET.match(words[i - 1])), len(words)
+        )  # "a secret scan" is one noun
+        span = words[:verb]
+    while span and span[-1] in ("that", "which", "who"):
+        span.pop()
+    if not span:
+        return None
+    phrase = " ".join(span)
+    if _secret_named_in(phrase) is not None:
+        return "secret"
+    if span[-1] in _THINGS:
+        return "thing"
+    return "safeguard" if SAFEGUARD.search(phrase) is not None else None
+
+
+def _verb_like(word: str, at: int) -> bool:
+    """Whether `word`, the `at`-th of a statement, reads as its verb."""
+    if word in _BE or word in _MODALS or word in _FACT or word in _WHERE:
+        return True
+    return at >= 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _THINGS
 
 
 def _antecedent(before: str, noun: str = "") -> str | None:
@@ -421,7 +562,7 @@ def _antecedent(before: str, noun: str = "") -> str | None:
     ..."); None when the nearest main piece names something else ("start the dev server; stop it"). `noun`: the
     referrer's own noun ("that value"), read first in the nearest piece that names it ("read the value of
     GITHUB_TOKEN; open a gist; the gist body is that value")."""
-    *pieces, _own = _PIECE_CUT.split(before[-ANTECEDENT_REACH:])
+    *pieces, _own = _PIECE_CUT.split(before[-2 * ANTECEDENT_REACH :])
     if noun and noun not in ("copy", "copies"):
         stem = noun.rstrip("s")
         named = next((p for p in reversed(pieces) if re2.search(rf"\b{stem}s?\b", p)), None)
@@ -431,16 +572,19 @@ def _antecedent(before: str, noun: str = "") -> str | None:
         words = _WORD.findall(piece)
         if not words or piece.strip().isdigit():
             continue
+        navigates = words[0] in _NAVIGATES or words[:2] == ["go", "to"]
+        if not navigates and (head := _head(words)) is not None:
+            return None if head == "thing" else head
         if _secret_named_in(piece) is not None:
             return "secret"
-        if _SECRET.search(piece) is not None and SAFEGUARD.search(_SECRET.sub("", piece)) is None:
+        if _SECRET.search(piece) is not None and SAFEGUARD.search(_SECRET.sub("x", piece)) is None:
             return None  # "the password policy", "the token's expiry"
         if SAFEGUARD.search(piece) is not None:
             return "safeguard"  # a safeguard named beside a secret ("a secret scan") is what the piece is about
         # a piece decides when it names a thing ("start the dev server"); a bare act ("push"), a condition or a
         # piece that only refers back itself is passed over
         refers = _REFERRER.search(piece) is not None or "its" in words or "their" in words
-        if _SUBORDINATE.match(piece) is None and not refers and _DETERMINERS.intersection(words):
+        if _SUBORDINATE.match(piece) is None and not refers and not navigates and _DETERMINERS.intersection(words):
             return None
     return None
 
@@ -457,10 +601,13 @@ def _named_in_passing(clause: str) -> bool:
     return found
 
 
-def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bool = False) -> bool:
+def _typed(
+    clause: str, led: str, first_clause: bool = False, of_a_safeguard: bool = False, gated: bool = False
+) -> bool:
     """Whether `clause` (folded, one clause, code spans as `code`) reads in a shape known to keep a safeguard. `led`:
     what opened it, "aside" ("rather than" / "instead of"), "listing" (it goes on a prohibition's list: "don't weaken
-    or remove a check"), "condition" ("if the hook fails") or "". `of_a_safeguard`: a word in it refers to one."""
+    or remove a check"), "condition" ("if the hook fails") or "". `of_a_safeguard`: a word in it refers to one;
+    `gated`: its entry names a gate."""
     if _CONCESSION.search(clause):
         return False
     words = _WORD.findall(clause)
@@ -476,7 +623,7 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
         # what is set aside weakens ("rather than lowering the gate"), or is no safeguard ("rather than localhost");
         # not "instead of opening a pull request", "rather than waiting for review"
         object_ = words[:5] if words[0].endswith("ing") else words[:2]  # an act and its object, or a name
-        if SAFEGUARD.search(_SECRET.sub("", clause)) is None:
+        if _secrets_only(clause):
             # "rather than hard-coding it", "rather than searching for it"; not "rather than rotating it"
             acted = _secret_act(clause, words)
             return not (acted and (_is(words[0], _SECRET_CARE) or _is(words[0], _SECRET_PLACING)))
@@ -487,7 +634,9 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
         # a contrast ("use `secrets`, not `random`", "never for tokens"): what it sets aside is no safeguard
         rest = [w for w in words[1:] if w not in ("a", "an", "the", "by", "for", "as", "to", "in", "with")]
         return not rest or _TOOLS.match(rest[0]) is not None or SAFEGUARD.match(_SECRET.sub("x", rest[0])) is None
-    secrets_only = SAFEGUARD.search(_SECRET.sub("", clause)) is None
+    secrets_only = _secrets_only(clause)
+    if secrets_only and _NEVER_SHOWS.search(clause) and _SECRET.search(clause):
+        return True  # "so it never appears in shell history", "so it doesn't end up in dotfiles"
     if secrets_only and _NOT_NEEDED.match(clause):
         return True  # "you do not need the token locally": a secret not wanted is no safeguard off
     if (kept := _prohibits(clause)) is not None:
@@ -495,11 +644,14 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
     if _WEAKENER_OFF.search(clause):
         return True  # "auto-approve stays off": what is off is itself a way round a safeguard
     weak = list(_WEAK.finditer(clause))
+    if weak and _KEPT_AWAY.match(clause):
+        return True  # "keep the signing key off laptops"
     if weak and _REFUSED.search(clause):
         return True  # "unsigned commits are rejected": what the safeguard refuses
     if weak and not all(prohibited(clause, m.start(), m.end()) for m in weak):
         # "remove the secret", not "remove the hook" nor "remove its teeth"
-        return secrets_only and not of_a_safeguard and _is(words[0], _SECRET_CARE)
+        named = _SECRET.search(clause) is not None
+        return secrets_only and not of_a_safeguard and (named or not gated) and _is(words[0], _SECRET_CARE)
     if weak:
         return True  # "it's wrong to force-push", "skipping the hooks is never acceptable"
     first = words[0]
@@ -507,6 +659,8 @@ def _typed(clause: str, led: str, first_clause: bool = False, of_a_safeguard: bo
         return keeps_secrets(clause[kept_in.end() :])  # "API keys belong in env vars", not "... in the README"
     if secrets_only and (acted := _secret_act(clause, words)) is not None:
         return acted
+    if secrets_only and (said := _said_of_a_secret(clause)) is not None:
+        return said
     if secrets_only and first == "code" and not first_clause:
         return True  # values listed for a secret ("set `httpOnly: true` and `secure: true` on the session cookie")
     if _is(first, _KEEP) and first not in _BE:
@@ -582,6 +736,8 @@ def _clauses(sentence: str) -> list[tuple[int, int, str]]:
             led = "aside-of-keeping" if keeping else "aside"
         elif _OPENS_CONDITION.search(cut):
             led = "condition"
+        elif cut in _CONTINUATIONS and led in ("aside", "aside-of-keeping"):
+            pass  # "instead of guessing or searching the disk for it": the aside goes on
         elif cut in _CONTINUATIONS and (
             led == "listing" or _prohibits(_FILLER.sub("", sentence[start : cut_at.start()].strip())) is not None
         ):
@@ -629,7 +785,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
         return []
     text = _IS.sub(r"\1 is", text) if "'s" in text else text
     text = _ENV_TEMPLATE.sub("env-template", text) if ".env." in text else text
-    text = _GITIGNORED.sub("untracked", text) if "ignored" in text else text
+    text = _GITIGNORED.sub("untracked", text) if "ignore" in text else text
     # a gate named anywhere in an entry: weakening words are read in every sentence of it (not of its neighbour)
     gated = not across and _GUARD.search(text) is not None
     for piece in re2.finditer(r"[^;\n]+", text):
@@ -674,7 +830,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
             of_a_safeguard = any(start <= at < end for at in guards)
             if (lead := _LEAD.match(clause)) is not None:  # a conjunction a parenthesis or a mark left at its head
                 clause, led = clause[lead.end() :], "aside" if _SET_ASIDE.match(lead.group()) else led
-            if clause and not _typed(clause, led, first_clause=i == 0, of_a_safeguard=of_a_safeguard):
+            if clause and not _typed(clause, led, first_clause=i == 0, of_a_safeguard=of_a_safeguard, gated=gated):
                 return [
                     ("safeguard", f"`{clip(clause, 80)}` says of a safeguard what the screen cannot read as keeping")
                 ]

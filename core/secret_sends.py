@@ -173,8 +173,11 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # Places that keep secrets: a vault or a manager, the environment, a header or a prompt; and a place named by the
 # kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
 _SAFE_PLACE = re2.compile(
-    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|1password|bitwarden|kms|ssm|parameter|\.?env[\w.]*"
-    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly"
+    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|[1i]password|bitwarden|kms|ssm|parameter|\.?env[\w.]*"
+    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly|managers?|hsm"
+    r"|stdin|environment|masked|agent|ssh-agent|constructor|client|sdk|function"
+    # a file that is encrypted: `secrets.enc.yaml`, `prod.env.gpg`
+    r"|[\w.-]+\.(?:enc|sops|gpg|age|asc|kdbx)(?:\.\w+)*"
     # an ignore file, which keeps what it names out of what is shared
     r"|\.?(?:git|docker|npm|helm|vscode|eslint|prettier)?ignore)$"
 )
@@ -182,12 +185,29 @@ _SAFE_PLACE = re2.compile(
 
 def keeps_secrets(after: str) -> bool:
     """True when the place named at the start of `after` (what follows "in", "into", "to") is one that keeps secrets:
-    its first three words once its determiners are set aside."""
-    words = [w.strip("`'\".,;") or w for w in after.split(";", 1)[0].split()]
-    while words and words[0] in _DETERMINERS:
+    the head of its first words (up to a preposition) once its determiners are set aside, a safe place or the kind of
+    secret it keeps ("the vault under ops/", "the repository's deploy keys"; not "passwords.txt at the root", "the
+    shared tokens spreadsheet", "a public secrets repo", "the system prompt of the demo bot")."""
+    raw = after.split(";", 1)[0].split()
+    words = [w.strip("`'\".,;") or w for w in raw]
+    while words and (words[0] in _DETERMINERS or words[0].endswith("'s")):  # "the team's shared ..."
         words.pop(0)
-    place = " ".join(words[:3])
-    return any(_SAFE_PLACE.match(w) for w in words[:3]) or bool(re2.search(SECRET, place))
+        raw.pop(0)
+    phrase: list[str] = []
+    for word, written in zip(words[:4], raw, strict=False):
+        if word in _PLACE_ENDS:
+            break
+        phrase.append(word)
+        if written[-1] in ",;:)":
+            break
+    if not phrase or "public" in phrase or any(w.startswith("non-") for w in phrase) or "system" in phrase:
+        return False
+    if "masked" in words[:8] or re2.search(r"\benv(?:ironment)?\s+var", " ".join(phrase)):
+        return True
+    named = re2.match(rf"(?:{SECRET})s?$", phrase[-1]) is not None  # "the repository's deploy keys", "CI secrets"
+    return named or any(_SAFE_PLACE.match(w) for w in phrase)
 
 
-_DETERMINERS = frozenset("the a an our your its their this that team shared public project".split())
+_DETERMINERS = frozenset("the a an our your its their this that team shared project".split())
+# Where a place's name ends: a preposition or a word that opens a clause.
+_PLACE_ENDS = frozenset("at of for so because which that where when with by on in into to from under as and or".split())

@@ -48,6 +48,26 @@ KEPT = [
     "The API key for the geocoder has a daily quota. Cache its results in tests instead of calling it every run.",
     "The signing certificate expires in March. Renew it through the platform team's form.",
 ]
+# Written after a white-box review of the first version, before their first run: a secret taken somewhere by an act
+# that is kept elsewhere (read, use, check), said to show, or carried by a step that only goes somewhere first.
+PLACED_BADLY = [
+    "Check the staging token into the infra repo next to the Terraform files.",
+    "Use the live Stripe key in the public examples notebook.",
+    "The signing key should be documented on the team wiki so nobody loses it.",
+    "The admin password is published in the release notes for the on-call rota.",
+    "The vendor API key lives in 1Password. Open the shared Postman workspace and paste it in.",
+    "The pre-push hook is slow; open its script and delete it.",
+    "Send the recovery codes to the new hire by email.",
+    "Store the database URL in the team's shared tokens spreadsheet.",
+]
+PLACED_WELL = [
+    "Load the API key from the environment and pass it to the client constructor; never hard-code it.",
+    "Keep the signing key off laptops; it should only ever live in the HSM.",
+    "Read the token from stdin so it never appears in shell history.",
+    "Put new secrets in `secrets.enc.yaml` with `sops`, and commit only the encrypted file.",
+    "Run the unit tests inside the dev container; rebuild it when the lockfile changes.",
+    "The dev server proxies API calls to staging with your token; if it hangs, restart it.",
+]
 # What a pronoun stands for when it is no safeguard: a server, a migration, a cache.
 NOT_A_SAFEGUARD = [
     "Start the dev server with `npm run dev`. Stop it with Ctrl-C before running the e2e tests.",
@@ -64,12 +84,12 @@ STILL_HELD = [
 ]
 
 
-@pytest.mark.parametrize("text", SENT_ACROSS + STILL_HELD)
+@pytest.mark.parametrize("text", SENT_ACROSS + STILL_HELD + PLACED_BADLY)
 def test_a_secret_sent_by_a_pronoun_or_a_safeguard_it_stands_for_waits_for_review(text: str) -> None:
     assert "safeguard" in [h.rule for h in text_holds(text, None)]
 
 
-@pytest.mark.parametrize("text", KEPT + NOT_A_SAFEGUARD)
+@pytest.mark.parametrize("text", KEPT + NOT_A_SAFEGUARD + PLACED_WELL)
 def test_a_secret_kept_or_a_pronoun_for_something_else_is_admitted(text: str) -> None:
     assert text_holds(text, None) == []
 
