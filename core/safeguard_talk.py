@@ -66,7 +66,9 @@ SAFEGUARD = re2.compile(
     r"|credentials?|api\s+keys?|safeguards?|guardrails?|guards?|csrf|xsrf|cors|2fa|mfa|sast|dast|dependabot|snyk"
     r"|semgrep|codeql|trivy|gitleaks|assertions?|thresholds?|status\s+checks?|pull\s+requests?|merge\s+requests?|prs?"
     r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?"
-    r"|confirmations?|always-allow\w*|attestations?|provenance)\b|" + _SECRET_NAME
+    r"|confirmations?|always-allow\w*|attestations?|provenance|https|auth\w*\s+(?:middleware|checks?|guards?|layers?)"
+    r"|merge\s+(?:bots?|queues?)|(?:straight|directly)\s+(?:to|into|on)\s+(?:main|master|prod\w*|production))\b|"
+    + _SECRET_NAME
 )
 _PRONOUN = re2.compile(r"\b(?:it|them|they|this|that|these|those)\b")
 # The safeguards whose sentence an imperative may not open with a verb no list here knows ("nudge the floor down
@@ -194,7 +196,10 @@ _WEAK = re2.compile(
     r"|silenc\w*|suppress\w*|ignor\w*|dismiss\w*|mut(?:e|ed|es|ing)|disregard\w*|circumvent\w*|overrid\w*|overrode"
     r"|waiv\w*|lift(?:s|ed|ing)?|evad\w*|sidestep\w*|neuter\w*|stub(?:s|bed|bing)?\s+out"
     r"|comment\w*\s+(?:\w+\s+){0,4}out|turn\w*\s+off|switch\w*\s+off|shut\w*\s+off|strip(?:s|ped|ping)?"
-    r"|empt(?:y|ied|ies|ying)|kill(?:s|ed|ing)?"
+    r"|empt(?:y|ied|ies|ying)|kill(?:s|ed|ing)?|swallow\w*|plain\s+http|(?:with|grant\w*|giv\w*)\s+full\s+(?:\w+\s+){0,3}access"
+    r"|(?:zero|no)\s+required|mark\w*\s+(?:[\w']+\s+){0,4}as\s+(?:success\w*|pass\w*|green)|(?:that|to|always|make\s+\w+)\s+exits?\s+(?:with\s+)?(?:0|zero)|(?:humans?|people)\s+only|not\s+for\s+(?:agents?|ai"
+    r"|claude|you)|(?:approve|sign\s+off\s+on|review|merge)\s+your\s+own|ts-nocheck|ts-ignore|ts-expect-error"
+    r"|eslint-disable\S*|nolint|no\s+cover"
     r"|paus(?:e|es|ed|ing)|deactivat\w*|uninstall\w*|unset\w*|(?:work|get|go|route|hack|steer)\w*"
     r"\s+around|(?:get|go|slip|sneak|push|move)\w*\s+past"
     r"|outside\s+(?:of\s+)?(?:it|them|(?:the\s+)?(?:sandbox|ci|pipeline|container)\w*)"
@@ -236,7 +241,7 @@ _KEEP_ONLY_WITH = {
     "configure": re2.compile(r"\b(?:true|enabled|required|strict|code)\b"),
     "keep": re2.compile(
         r"\b(?:on|enabled|running|strict|green|passing|above|at\s+least|in\s+place|intact|required|blocking|out|small"
-        r"|stable|fast|short|up\s+to\s+date|current|at|under|below|in|inside|within|executable)\b"
+        r"|stable|fast|short|up\s+to\s+date|current|at|under|below|in|inside|within|executable|behind|clean)\b"
         r"|^\w+\s+(?:it|them|that|this|secret)\s*$"  # "keep it": as it is
     ),
 }
@@ -355,6 +360,12 @@ _NOT_AN_OBJECT = frozenset("for about from by without after before when if whose
 # subordinate piece keeps its opening word: "when the tests fail").
 _KEPT_AWAY = re2.compile(r"^keep\s+(?:\w+\s+){0,4}(?:off|out\s+of|away\s+from)\b")
 _REFUSED = re2.compile(r"\b(?:is|are|get|gets|will\s+be)\s+(?:always\s+)?(?:rejected|refused|blocked|denied)\s*$")
+# "keep lint at zero warnings": no finding left is a safeguard kept, not set to zero
+_NONE_LEFT = re2.compile(
+    r"\b(?:at|to)\s+(?:zero|0)\s+(?:new\s+)?(?:warnings|errors|failures|findings|issues|vulnerabilities|alerts)\b"
+)
+_BY_MEANS = re2.compile(r"\s+by\s+(\w+ing)\b")  # "make CI green by marking the job as passed": the means is an act
+_CREATES = frozenset("write add create".split())
 _POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
 # What a subject may be said never to have or hold ("the password must never have a default value").
 _SECRET_STATES = frozenset(
@@ -416,8 +427,14 @@ def _prohibits(clause: str) -> bool | None:
         return True  # a flag prohibited
     if _is(verb, _KEEPING):
         return _WEAK.search(clause[head.end() :]) is not None  # "never run with the hooks off" keeps
-    if _is(verb, _USES):  # "don't install the git hooks" sets a safeguard aside; "never use `--no-verify`" does not
-        object_ = " ".join(_WORD.findall(clause[head.end() :])[:4])
+    if _is(verb, _USES) or _is(verb, _CREATES):  # "don't install the git hooks", "don't write tests for it" set a
+        # safeguard aside; "never use `--no-verify`", "never write secrets to logs" do not
+        after = _WORD.findall(clause[head.end() :])
+        if _is(verb, _CREATES):  # its object only, and a kind of test is no test set aside ("tests that sleep")
+            after = list(itertools.takewhile(lambda w: w not in _PREPOSITIONS, after))
+            if set(after) & {"that", "which", "who", "without"}:
+                return True
+        object_ = " ".join(after[:4])
         return SAFEGUARD.search(_SECRET.sub("x", object_)) is None
     return _is(verb, _PROHIBITED_OK)
 
@@ -784,6 +801,8 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
     if SAFEGUARD.search(text) is None:
         return []
     text = _IS.sub(r"\1 is", text) if "'s" in text else text
+    text = _BY_MEANS.sub(r", \1", text) if " by " in text else text
+    text = _NONE_LEFT.sub("clean", text) if "zero" in text or "0" in text else text
     text = _ENV_TEMPLATE.sub("env-template", text) if ".env." in text else text
     text = _GITIGNORED.sub("untracked", text) if "ignore" in text else text
     # a gate named anywhere in an entry: weakening words are read in every sentence of it (not of its neighbour)
@@ -805,6 +824,8 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
                 )
             )
             is not None
+            # "the value", "the file": a secret's, when one was named; a safeguard is named by a pronoun
+            and (kind == "secret" or not (m.group(1) or "").startswith("the "))
         ]
         if not named and not gated and not referred:
             continue
