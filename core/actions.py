@@ -17,14 +17,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from core.hooks import Simple, simple_commands
 from core.models import SessionMessage
 from core.runs import SHELL_TOOLS, command_of
 from core.shell import parse_command
 
-__all__ = ["EDIT_TOOLS", "Action", "actions", "call_actions", "command_matches", "command_text"]
+__all__ = [
+    "EDIT_TOOLS",
+    "Action",
+    "ActionRow",
+    "Call",
+    "action_rows",
+    "actions",
+    "call_actions",
+    "command_matches",
+    "command_text",
+    "read_call",
+]
 
 # Claude Code's tools that change a file, and Codex's patch tool (its paths are in the patch text).
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
@@ -67,10 +78,17 @@ def command_matches(trigger: str, command: str) -> bool:
     return bool(want) and (command == want or command.startswith(want + " "))
 
 
-def _commands(seq: int, line: str, folder: str | None) -> tuple[list[Action], str | None]:
+# A simple command as `actions` stores it, without the call it came from: (text, folder, piped into, words, stdin).
+_Command = tuple[str, str | None, str | None, tuple[str, ...], str | None]
+
+
+@lru_cache(maxsize=4096)
+def _commands(line: str, folder: str | None) -> tuple[tuple[_Command, ...], str | None]:
     """The simple commands of one shell call run in `folder`, and the folder the shell is left in (a `cd` that is
-    not piped moves it, for the rest of the call and, in Claude Code, for the calls after it)."""
-    found: list[Action] = []
+    not piped moves it, for the rest of the call and, in Claude Code, for the calls after it). Kept for the last few
+    thousand (line, folder) pairs: a session runs the same lines in the same folder again and again, and building
+    its commands again cost as much as parsing them."""
+    found: list[_Command] = []
     where = folder
     parsed = parse_command(line)
     simples = parsed.commands
@@ -101,8 +119,8 @@ def _commands(seq: int, line: str, folder: str | None) -> tuple[list[Action], st
             guard_view = Simple((program, *words[1:]), None, _program(piped) if piped else None)
         else:
             guard_view, at = read[j], j + 1
-        found.append(Action(seq, "command", text, where, guard_view.piped_into, guard_view.words, guard_view.stdin))
-    return found, where
+        found.append((text, where, guard_view.piped_into, guard_view.words, guard_view.stdin))
+    return tuple(found), where
 
 
 @lru_cache(maxsize=4096)
@@ -122,22 +140,55 @@ def actions(messages: Sequence[SessionMessage]) -> list[Action]:
 def call_actions(calls: Iterable[tuple[int, str | None, str | None]]) -> list[Action]:
     """`actions` of a session's tool calls as (seq, tool name, tool input), in order: what the store reads, without a
     message object for each call (building them was a quarter of reading the actions at 1 GB)."""
-    found: list[Action] = []
+    read = [read_call(seq, tool_name, tool_input) for seq, tool_name, tool_input in calls]
+    return [Action(*row) for row in action_rows(c for c in read if c is not None)]
+
+
+class Call(NamedTuple):
+    """What a tool call gives `actions`: a shell line (`kind` "command", `text` the line, `folder` the working
+    folder it names) or an edited file (`kind` "edit", `text` its path as the input names it). The store takes these
+    values out of the stored inputs itself (`core.store.actions`); `read_call` is the same reading in Python."""
+
+    seq: int
+    kind: Literal["command", "edit"]
+    text: str
+    folder: str | None = None
+
+
+def read_call(seq: int, tool_name: str | None, tool_input: str | None) -> Call | None:
+    """The `Call` of one tool call: a shell tool's line and working folder (`core.runs.command_of`), an edit tool's
+    `file_path` (or `notebook_path`); None for any other call, or one whose input does not name them."""
+    if tool_name in SHELL_TOOLS:
+        line = command_of(tool_input)
+        return None if line is None else Call(seq, "command", line[0], line[1])
+    if tool_name in EDIT_TOOLS:
+        try:
+            value = json.loads(tool_input or "")
+        except ValueError:
+            return None
+        path = value.get("file_path", value.get("notebook_path")) if isinstance(value, dict) else None
+        return Call(seq, "edit", path) if isinstance(path, str) else None
+    return None
+
+
+# An action as the store writes it: (seq, kind, text, folder, piped into, words, stdin), the fields of `Action`.
+ActionRow = tuple[int, Literal["command", "edit"], str, str | None, str | None, tuple[str, ...], str | None]
+
+
+def action_rows(calls: Iterable[Call]) -> list[ActionRow]:
+    """`actions` of a session's calls, in order, as rows (the fields of `Action`): a shell line with nothing but
+    blanks and an edited path that is blank or spans lines give none."""
+    found: list[ActionRow] = []
     kept: str | None = None
-    for seq, tool_name, tool_input in calls:
-        if tool_name in SHELL_TOOLS:
-            call = command_of(tool_input)
-            if call is not None:
-                commands, left_in = _commands(seq, call[0], call[1] or kept)
-                found += commands
-                if call[1] is None:
-                    kept = left_in
-        elif tool_name in EDIT_TOOLS:
-            try:
-                value = json.loads(tool_input or "")
-            except ValueError:
+    for seq, kind, text, folder in calls:
+        if kind == "command":
+            line = text.strip()
+            if not line:
                 continue
-            path = value.get("file_path", value.get("notebook_path")) if isinstance(value, dict) else None
-            if isinstance(path, str) and path.strip() and "\n" not in path:
-                found.append(Action(seq, "edit", path.strip()))
+            commands, left_in = _commands(line, folder or kept)
+            found += [(seq, "command", *command) for command in commands]
+            if folder is None:
+                kept = left_in
+        elif text.strip() and "\n" not in text:
+            found.append((seq, "edit", text.strip(), None, None, (), None))
     return found

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.actions import actions
+from core.actions import Call, action_rows, actions, call_actions
 from core.adherence import tally
 from core.guards import guards_of
 from core.lessons import Command, Correction
 from core.models import SessionMessage
-from core.store.actions import session_commands
+from core.store.actions import refresh_actions, session_commands
 from core.store.db import connect, open_db
 from core.store.ingest import ingest
 from tests.helpers import claude_session
@@ -209,3 +209,112 @@ def test_a_plain_line_s_words_are_those_the_hooks_read(line: str) -> None:
         if same:
             at = same[0] + 1
             assert (action.words, action.piped_into) == (read[same[0]].words, read[same[0]].piped_into)
+
+
+# Tool inputs as agents write them and as they are not: objects naming a line, a working folder or a file in every
+# type JSON has, and text DuckDB and Python read apart (a trailing comma, a key named twice, a lone surrogate, no
+# JSON at all, a redacted input) or neither reads as an object.
+_LINES = st.sampled_from(
+    [
+        "cd sub",
+        "cd /w/other && npm test 2>&1 | tail -3",
+        "git status",
+        "  pnpm install  ",
+        "python3 - <<'EOF'\nimport yaml\nEOF",
+        'python3 -c "import yaml"',
+        "echo $(whoami) | grep x",
+        "",
+        " \n",
+    ]
+)
+_VALUES = st.one_of(
+    _LINES,
+    st.text(max_size=12),
+    st.none(),
+    st.integers(),
+    st.booleans(),
+    st.lists(_LINES, max_size=3),
+    st.lists(st.sampled_from(["bash", "-lc", "-c", "ls"]), max_size=3).map(lambda w: [*w, "git status"]),
+    st.dictionaries(st.sampled_from(["a", "command"]), st.integers(), max_size=2),
+)
+_KEYS = st.sampled_from(["command", "cmd", "workdir", "file_path", "notebook_path", "old_string", "x"])
+
+
+@st.composite
+def _tool_input(draw: st.DrawFn) -> str:
+    named = draw(st.sampled_from(["command", "cmd", "file_path", "notebook_path"]))  # most inputs name something
+    value = {named: draw(_LINES), **draw(st.dictionaries(_KEYS, _VALUES, max_size=3))}
+    text = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    shape = draw(
+        st.sampled_from(
+            ["as is", "blanks", "trailing comma", "key twice", "surrogate", "array", "not json", "redacted"]
+        )
+    )
+    if shape == "blanks":
+        return draw(st.sampled_from([" ", "\n", "\t\r\n", "\x0c"])) + text + draw(st.sampled_from(["", " ", "\n"]))
+    if shape == "trailing comma" and value:
+        return text[:-1] + ",}"
+    if shape == "key twice" and value:
+        key, again = draw(st.sampled_from(sorted(value))), draw(_VALUES)
+        return text[:-1] + f", {json.dumps(key)}: {json.dumps(again)}}}"
+    if shape == "surrogate":  # under a key no reading takes: a value with one cannot be stored (UTF-8) at all
+        return json.dumps({**value, "x": "x\ud800y"})
+    if shape == "array":
+        return json.dumps([value])
+    if shape == "not json":
+        return text[: draw(st.integers(0, max(0, len(text) - 1)))]
+    if shape == "redacted":
+        return "[REDACTED_ARGUMENTS len=83 sha=b4e1e5f7]"
+    return text
+
+
+_TOOLS = st.sampled_from(["Bash", "exec_command", "shell", "Edit", "Write", "NotebookEdit", "MultiEdit", "Read"])
+
+
+def test_the_store_reads_each_stored_call_as_python_reads_its_input(tmp_path: Path) -> None:
+    """The store takes the line, folder and file of each call out of its input in SQL, handing Python only the
+    inputs it might read otherwise: whatever the input, what it stores is what `call_actions` makes of the calls."""
+    con = connect(tmp_path / "store.duckdb")
+    files = count()
+
+    @settings(max_examples=examples(300), deadline=None)
+    @given(st.lists(st.tuples(_TOOLS, _tool_input()), min_size=1, max_size=8))
+    def check(calls: list[tuple[str, str]]) -> None:
+        path = f"/w/s{next(files)}.jsonl"
+        con.execute(
+            "INSERT INTO files (path, size, mtime, content_hash, status, session_id) VALUES (?, 1, 0, ?, 'ok', 's')",
+            [path, path],
+        )
+        con.executemany(
+            "INSERT INTO messages (session_id, source_path, seq, part, role, kind, tool_name, tool_input)"
+            " VALUES ('s', ?, ?, 0, 'assistant', 'tool_use', ?, ?)",
+            [[path, seq, tool, tool_input] for seq, (tool, tool_input) in enumerate(calls)],
+        )
+        refresh_actions(con)
+        stored = con.execute(
+            "SELECT seq, kind, text, folder, piped_into, words, stdin FROM actions WHERE source_path = ?"
+            " ORDER BY seq, rowid",
+            [path],
+        ).fetchall()
+        read = call_actions((seq, tool, tool_input) for seq, (tool, tool_input) in enumerate(calls))
+        assert stored == [(a.seq, a.kind, a.text, a.folder, a.piped_into, list(a.words) or None, a.stdin) for a in read]
+
+    check()
+    con.close()
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.tuples(st.sampled_from(["command", "edit"]), _LINES, st.sampled_from([None, "", "/w", "sub"]))))
+def test_a_line_read_before_gives_the_actions_it_gives_read_first(calls: list[tuple[str, str, str | None]]) -> None:
+    """Each (line, folder) is read once and kept: the actions of a session's calls are the same whether its lines
+    were read before (in this session, in reverse, or not at all)."""
+    from core.actions import _commands
+
+    given_calls = [Call(seq, kind, text, folder) for seq, (kind, text, folder) in enumerate(calls)]  # type: ignore[arg-type]
+    _commands.cache_clear()
+    first = action_rows(given_calls)
+    again = action_rows(given_calls)
+    _commands.cache_clear()
+    action_rows(list(reversed(given_calls)))
+    after_others = action_rows(given_calls)
+    assert first == again == after_others
