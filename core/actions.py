@@ -21,7 +21,7 @@ from typing import Literal, NamedTuple
 
 from core.hooks import Simple, simple_commands
 from core.models import SessionMessage
-from core.runs import SHELL_TOOLS, command_of
+from core.runs import SHELL_TOOLS, command_of, whole_text
 from core.shell import parse_command
 
 __all__ = [
@@ -167,7 +167,7 @@ def read_call(seq: int, tool_name: str | None, tool_input: str | None) -> Call |
         except ValueError:
             return None
         path = value.get("file_path", value.get("notebook_path")) if isinstance(value, dict) else None
-        return Call(seq, "edit", path) if isinstance(path, str) else None
+        return Call(seq, "edit", whole_text(path)) if isinstance(path, str) else None
     return None
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "key_words",
     "parse",
     "shell_runs",
+    "whole_text",
 ]
 
 
@@ -77,6 +78,19 @@ class Run(BaseModel):
     reason: str | None = None
 
 
+def whole_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD. Half of a UTF-16 pair escaped alone in a JSON string
+    ("\ud800") is text no UTF-8 holds, so a line or folder that names one is read with it replaced rather than
+    refused where it is stored (one crafted call stopped an ingest: "cannot encode str as UTF-8")."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def command_of(tool_input: str | None) -> tuple[str, str | None] | None:
     """(command, folder) of a shell tool's input: Claude Code's `command`, Codex's `cmd` or argv list."""
     try:
@@ -91,7 +105,7 @@ def command_of(tool_input: str | None) -> tuple[str, str | None] | None:
     if not isinstance(raw, str) or not raw.strip():
         return None
     folder = value.get("workdir")
-    return raw.strip(), folder if isinstance(folder, str) else None
+    return whole_text(raw.strip()), whole_text(folder) if isinstance(folder, str) else None
 
 
 def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:

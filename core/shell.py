@@ -207,13 +207,17 @@ class _Walk:
                 self.statement(child, piped=piped or not first, redirects=())
                 first = False
         elif kind in ("program", "list"):
+            # Only a list's first statement is in a pipe the list is in: tree-sitter-bash reads `a | b | c && d` as a
+            # pipe into the list `b | c && d`, where bash pipes `a | b | c` and runs `d` after it.
+            first = True
             for child in node.children:
                 if child.type in _JOINERS:
                     continue
                 if child.type == "&":
                     self.constructs.append("background `&`")
                     continue
-                self.statement(child, piped)
+                self.statement(child, piped and first)
+                first = False
         else:
             self.constructs.append(kind.replace("_", " "))
 
@@ -307,4 +311,18 @@ def parse_command(text: str) -> CommandLine:
         return CommandLine(text, (), ("commands nested too deep to read",))
     finally:
         _SOURCE.reset(token)
+    if _skipped(source, tree.root_node):
+        walk.constructs.append("text the grammar skipped")
     return CommandLine(text, tuple(walk.commands), tuple(dict.fromkeys(walk.constructs)))
+
+
+def _skipped(source: bytes, root: Node) -> bool:
+    """True when tree-sitter-bash left out some of `source` with no error node: a leading `-` (`- FOO=1 npm`) is
+    dropped silently, so the commands read would not be what bash runs."""
+    at = 0
+    for child in [*root.children, None]:
+        end = len(source) if child is None else child.start_byte
+        if source[at:end].replace(b"\\\n", b"").strip():
+            return True
+        at = at if child is None else max(at, child.end_byte)
+    return False

@@ -318,3 +318,50 @@ def test_a_line_read_before_gives_the_actions_it_gives_read_first(calls: list[tu
     action_rows(list(reversed(given_calls)))
     after_others = action_rows(given_calls)
     assert first == again == after_others
+
+
+def test_a_call_naming_half_a_surrogate_pair_is_stored_with_it_replaced(tmp_path: Path) -> None:
+    """One crafted Codex call (a command escaping half of a UTF-16 pair, "\\ud800", which no UTF-8 text holds)
+    stopped an ingest ("cannot encode str as UTF-8"). Its line is stored with U+FFFD in its place, and every other
+    action of the file is stored as from the file without it."""
+    sample = sorted((Path(__file__).parents[2] / "data" / "unseen" / "jdx+hk").glob("*.jsonl"))[0]  # not redacted
+    lines = sample.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"exec_command"' in line and '\\"cmd\\"' in line)
+    record = json.loads(lines[at])
+    arguments = json.loads(record["payload"]["arguments"])
+    arguments["cmd"] = "echo HALF"
+    record["payload"]["arguments"] = json.dumps(arguments).replace("HALF", "\\ud800")
+    crafted, plain = tmp_path / "crafted" / sample.name, tmp_path / "plain" / sample.name
+    for path, line in ((crafted, json.dumps(record)), (plain, lines[at])):
+        path.parent.mkdir()
+        path.write_text("\n".join([*lines[:at], line, *lines[at + 1 :]]) + "\n", encoding="utf-8")
+    stored = []
+    for path in (crafted, plain):
+        with open_db(tmp_path / f"{path.parent.name}.duckdb") as con:
+            ingest(con, [path])
+            stored.append(con.execute("SELECT seq, kind, text FROM actions ORDER BY seq, rowid").fetchall())
+    replaced = [row for row in stored[0] if row not in stored[1]]
+    assert [text for _, _, text in replaced] == ["echo \ufffd"]
+    assert len(stored[0]) == len(stored[1])
+
+
+@pytest.mark.parametrize(
+    ("line", "piped"),
+    [
+        ("a | b | c && d", [False, True, True, False]),  # bash pipes `a | b | c`, then runs `d`
+        ("npm | npm | npm && npm", [False, True, True, False]),
+        ("a | b && c", [False, True, False]),
+    ],
+)
+def test_a_list_after_a_pipe_is_not_piped_past_its_first_statement(line: str, piped: list[bool]) -> None:
+    from core.shell import parse_command
+
+    assert [c.piped for c in parse_command(line).commands] == piped
+
+
+def test_text_the_grammar_drops_silently_is_named() -> None:
+    # tree-sitter-bash leaves out a leading `-` with no error node: the commands read are not what bash would run
+    from core.shell import parse_command
+
+    assert "text the grammar skipped" in parse_command("- FOO=1 npm | npm").constructs
+    assert parse_command("ls \\\n  -la && make  # done").constructs == ()
