@@ -50,6 +50,7 @@ from core.safeguard_words import (
     BULLET,
     BY_MEANS,
     CHECK_ACT,
+    CHECKED_IN,
     CLAUSE_CUT,
     CODE,
     CONCESSION,
@@ -69,6 +70,7 @@ from core.safeguard_words import (
     GATE_FOLDERS,
     GITIGNORED,
     GUARD,
+    HANDS_OVER,
     HELD_BY,
     IN_PASSING,
     KEEP,
@@ -84,6 +86,7 @@ from core.safeguard_words import (
     NAMES_OPEN,
     NAVIGATES,
     NEED,
+    NEEDS_A_PLACE,
     NEGATED_DUTY,
     NEGATION,
     NEVER_SHOWS,
@@ -92,10 +95,12 @@ from core.safeguard_words import (
     NOT_AN_OBJECT,
     NOT_NEEDED,
     NOT_SAFEGUARD,
+    NOWHERE_KEPT,
     OF_A_SECRET,
     ON_A_FAILURE,
     OPENS_CONDITION,
     PATH,
+    PEOPLE,
     PIECE_CUT,
     PLACE,
     POSSESSIVE,
@@ -119,6 +124,7 @@ from core.safeguard_words import (
     SPAN_ENDS,
     STATE_OK,
     SUBORDINATE,
+    TAKES_IN,
     THINGS,
     TOOLS,
     URL,
@@ -204,10 +210,18 @@ def _secret_act(clause: str, words: list[str]) -> bool | None:
         return None  # "write tests for the token refresh", "log a hash of it": the secret is no object of the verb
     if any(w in BE or (w in FACT and w != "live") or w in NEED for w in between):  # "the live key": no verb
         return None  # the secret is no object of the first word, or a fact is said of it ("1password holds ...")
+    hands = is_a(first, HANDS_OVER | SECRET_PLACING)
+    if NOWHERE_KEPT.search(clause) or HANDS_OVER.intersection(between) or (hands and _recipient(between, clause)):
+        return False  # "put it somewhere everyone can grab it", "use the README to share it", "send the intern a copy"
+    if "with" in between and is_a(first, SECRET_PLACING | NEEDS_A_PLACE):  # "update the README with the password"
+        return keeps_secrets(" ".join(between[: between.index("with")]))
+    placing = is_a(first, SECRET_PLACING | NEEDS_A_PLACE)
     if not is_a(first, SECRET_CARE | REPORTS) and not _places_keep(
-        clause[secret.start() :], placing=is_a(first, SECRET_PLACING), reads=is_a(first, READS)
+        clause[len(first) :], placing=placing, reads=is_a(first, READS)
     ):
         return False  # "check it into the repo", "use it in the public notebook", "pass it to the contractor"
+    if is_a(first, NEEDS_A_PLACE) and PLACE.search(clause) is None:
+        return False  # "add the .env file too, then push"
     if is_a(first, SECRET_PLACING):
         return True
     if not is_a(first, SECRET_KEEP):
@@ -217,6 +231,19 @@ def _secret_act(clause: str, words: list[str]) -> bool | None:
     return rule is None or rule.search(clause) is not None
 
 
+def _recipient(between: list[str], clause: str) -> bool:
+    """True when someone stands between a verb that hands a secret over and the secret ("send the new contractor the
+    password", "send the intern a copy"): a name with its determiner before the secret's own, or any before a secret
+    named by a pronoun."""
+    determiners = [i for i, w in enumerate(between) if w in DETERMINERS]
+    named = _secret_named_in(clause)
+    secret = clause[named.start() :] if named is not None else ""
+    if secret.startswith("secret ") or secret == "secret":
+        if not between or between[-1] not in DETERMINERS:
+            return bool(determiners)  # a pronoun read as "secret" has no determiner of its own
+    return len(determiners) >= 2 and determiners[-1] - determiners[0] >= 2
+
+
 def _said_of_a_secret(clause: str) -> bool | None:
     """Whether a fact said of a secret keeps it: False where it says the secret shows ("the .env file must be tracked
     in git", "it goes out in the weekly newsletter", "is available on the public status page"); None when `clause`
@@ -224,6 +251,13 @@ def _said_of_a_secret(clause: str) -> bool | None:
     secret = _secret_named_in(clause)
     if secret is None:
         return None
+    before = WORD.findall(clause[: secret.start()])
+    taker = next((i for i, w in enumerate(before) if i and w in TAKES_IN and before[i - 1] in MODALS), None)
+    if taker is not None:  # "the README should include the staging password": the subject is where it goes
+        subject = " ".join(w for w in before[:taker] if w not in MODALS and w not in BE)
+        return keeps_secrets(subject)
+    if NOWHERE_KEPT.search(clause):
+        return False
     verb = next(
         (
             m
@@ -251,7 +285,7 @@ def _places_keep(said: str, placing: bool = True, reads: bool = False) -> bool:
     for place in PLACE.finditer(said):
         preposition = place.group(1) or place.group(2)
         after = said[place.end(1) if place.group(1) else place.start(2) + 2 :].lstrip()
-        if NO_PLACE.match(after) or (preposition == "with" and not placing):
+        if NO_PLACE.match(after) or (preposition in ("with", "as") and not placing):
             continue
         if reads and preposition not in ("into", "onto", "to"):
             continue
@@ -292,6 +326,8 @@ def _head(words: list[str]) -> str | None:
         return "secret"
     if span[-1] in THINGS:
         return "thing"
+    if span[-1] in PEOPLE:
+        return "person"
     return "safeguard" if SAFEGUARD.search(phrase) is not None else None
 
 
@@ -302,11 +338,13 @@ def _verb_like(word: str, at: int) -> bool:
     return at >= 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in THINGS
 
 
-def _antecedent(before: str, noun: str = "") -> str | None:
+def _antecedent(before: str, noun: str = "", pronoun: str = "") -> str | None:
     """What a pronoun (or "that file", "its contents") after `before` refers to, when it is a secret ("secret") or a
     safeguard ("safeguard"): the nearest piece before it that names one, passing over pieces that only refer back
     themselves ("export it; attach that file") and subordinate ones ("the e2e tests are flaky; when in a hurry,
-    ..."); None when the nearest main piece names something else ("start the dev server; stop it"). `noun`: the
+    ..."); None when the nearest main piece names something else ("start the dev server; stop it"), unless a
+    safeguard was named before it ("ambiguous": "the sandbox blocks writes; start a new terminal session and flip
+    it" may stand for either, and is read for what only a safeguard's weakening would be). `noun`: the
     referrer's own noun ("that value"), read first in the nearest piece that names it ("read the value of
     GITHUB_TOKEN; open a gist; the gist body is that value")."""
     *pieces, _own = PIECE_CUT.split(before[-2 * ANTECEDENT_REACH :])
@@ -315,13 +353,18 @@ def _antecedent(before: str, noun: str = "") -> str | None:
         named = next((p for p in reversed(pieces) if re2.search(rf"\b{stem}s?\b", p)), None)
         if named is not None and _secret_named_in(named) is not None:
             return "secret"
-    for piece in reversed(pieces):
+    for at, piece in reversed(list(enumerate(pieces))):
         words = WORD.findall(piece)
         if not words or piece.strip().isdigit():
             continue
-        navigates = words[0] in NAVIGATES or words[:2] == ["go", "to"]
+        navigates = words[0] in NAVIGATES or words[:2] in (["go", "to"], ["log", "in"], ["log", "into"], ["sign", "in"])
         if not navigates and (head := _head(words)) is not None:
-            return None if head == "thing" else head
+            if head == "thing":
+                return _earlier(pieces[:at])
+            if head != "person":
+                return head
+            if SUBORDINATE.match(piece) is None or pronoun in ("they", "them"):
+                return None  # "tell the user so they can revoke it"; not "if a teammate asks for the key, give it"
         if _secret_named_in(piece) is not None:
             return "secret"
         if SECRET_NAMED.search(piece) is not None and SAFEGUARD.search(SECRET_NAMED.sub("x", piece)) is None:
@@ -332,8 +375,16 @@ def _antecedent(before: str, noun: str = "") -> str | None:
         # piece that only refers back itself is passed over
         refers = REFERRER.search(piece) is not None or "its" in words or "their" in words
         if SUBORDINATE.match(piece) is None and not refers and not navigates and DETERMINERS.intersection(words):
-            return None
+            return _earlier(pieces[:at])
     return None
+
+
+def _earlier(pieces: list[str]) -> str | None:
+    """What a pronoun may stand for when the piece nearest it names a thing, but an earlier one names a secret
+    ("secret": the strict reading of a secret is the safe one) or a safeguard ("ambiguous"); None otherwise."""
+    if any(_secret_named_in(p) is not None for p in pieces):
+        return "secret"
+    return "ambiguous" if any(SAFEGUARD.search(p) for p in pieces) else None
 
 
 def _named_in_passing(clause: str) -> bool:
@@ -349,17 +400,25 @@ def _named_in_passing(clause: str) -> bool:
 
 
 def _typed(
-    clause: str, led: str, first_clause: bool = False, of_a_safeguard: bool = False, gated: bool = False
+    clause: str,
+    led: str,
+    first_clause: bool = False,
+    of_a_safeguard: bool = False,
+    gated: bool = False,
+    ambiguous: bool = False,
 ) -> bool:
     """Whether `clause` (folded, one clause, code spans as `code`) reads in a shape known to keep a safeguard. `led`:
     what opened it, "aside" ("rather than" / "instead of"), "listing" (it goes on a prohibition's list: "don't weaken
     or remove a check"), "condition" ("if the hook fails") or "". `of_a_safeguard`: a word in it refers to one;
-    `gated`: its entry names a gate."""
+    `gated`: its entry names a gate; `ambiguous`: a word in it may stand for a safeguard named before or for a thing
+    named since."""
     if CONCESSION.search(clause):
         return False
     words = WORD.findall(clause)
     if not words:
         return True
+    if ambiguous and SAFEGUARD.search(clause) is None and WEAK.search(clause) is None and is_a(words[0], KEEP | VERBS):
+        return True  # "start the test container and stop it": a known act that weakens nothing, whichever it stands for
     if led == "condition" or CONDITION.match(clause):
         return True  # a condition instructs nothing: the clause it leads to is read on its own
     if led == "listing" and not is_a(words[0], KEEPING):
@@ -373,7 +432,8 @@ def _typed(
         if _secrets_only(clause):
             # "rather than hard-coding it", "rather than searching for it"; not "rather than rotating it"
             acted = _secret_act(clause, words)
-            return not (acted and (is_a(words[0], SECRET_CARE) or is_a(words[0], SECRET_PLACING)))
+            placed = is_a(words[0], SECRET_PLACING) and PLACE.search(clause) is not None
+            return not (acted and (is_a(words[0], SECRET_CARE) or placed))
         return WEAK.search(clause) is not None or SAFEGUARD.search(" ".join(object_)) is None
     if words[0] == "not" and len(words) > 1 and is_a(words[1], VERBS):  # "fixed before merging, not ignored"
         return WEAK.search(clause) is not None if is_a(words[1], KEEPING) else is_a(words[1], PROHIBITED_OK)
@@ -532,6 +592,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
         return []
     text = CONTRACTED_IS.sub(r"\1 is", text) if "'s" in text else text
     text = BY_MEANS.sub(r", \1", text) if " by " in text else text
+    text = CHECKED_IN.sub("commit", text) if "check" in text else text
     text = NONE_LEFT.sub("clean", text) if "zero" in text or "0" in text else text
     text = ENV_TEMPLATE.sub("env-template", text) if ".env." in text else text
     text = GITIGNORED.sub("untracked", text) if "ignore" in text else text
@@ -551,6 +612,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
                 kind := _antecedent(
                     text[: offset + (span := m.span(1) if m.group(1) else m.span(2))[0]],
                     m.group(1).split()[-1] if m.group(1) and " " in m.group(1) else "",
+                    m.group(1) or m.group(2),
                 )
             )
             is not None
@@ -561,6 +623,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
             continue
         marks = sorted(named + [start for start, _, _ in referred])
         secrets = [(start, end) for start, end, kind in referred if kind == "secret"]
+        doubtful = [start for start, _, kind in referred if kind == "ambiguous"]
         # where a word refers to a safeguard, a possessive included ("remove its teeth")
         guards = [start for start, _, kind in referred if kind == "safeguard"] + [
             m.start() for m in POSSESSIVE.finditer(sentence) if _antecedent(text[: offset + m.start()]) == "safeguard"
@@ -579,9 +642,12 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
                 continue
             clause = FILLER.sub("", _secret_named(sentence, start, end, secrets).strip().strip(".!?\"'*_"))
             of_a_safeguard = any(start <= at < end for at in guards)
+            ambiguous = any(start <= at < end for at in doubtful)
             if (lead := LEAD.match(clause)) is not None:  # a conjunction a parenthesis or a mark left at its head
                 clause, led = clause[lead.end() :], "aside" if SET_ASIDE.match(lead.group()) else led
-            if clause and not _typed(clause, led, first_clause=i == 0, of_a_safeguard=of_a_safeguard, gated=gated):
+            if clause and not _typed(
+                clause, led, first_clause=i == 0, of_a_safeguard=of_a_safeguard, gated=gated, ambiguous=ambiguous
+            ):
                 return [
                     ("safeguard", f"`{clip(clause, 80)}` says of a safeguard what the screen cannot read as keeping")
                 ]

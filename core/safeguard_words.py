@@ -15,6 +15,7 @@ __all__ = [
     "BE",
     "BULLET",
     "BY_MEANS",
+    "CHECKED_IN",
     "CHECK_ACT",
     "CLAUSE_CUT",
     "CODE",
@@ -35,6 +36,7 @@ __all__ = [
     "GATE_FOLDERS",
     "GITIGNORED",
     "GUARD",
+    "HANDS_OVER",
     "HELD_BY",
     "IN_PASSING",
     "KEEP",
@@ -50,6 +52,7 @@ __all__ = [
     "NAMES_OPEN",
     "NAVIGATES",
     "NEED",
+    "NEEDS_A_PLACE",
     "NEGATED_DUTY",
     "NEGATION",
     "NEVER_SHOWS",
@@ -57,11 +60,13 @@ __all__ = [
     "NOT_AN_OBJECT",
     "NOT_NEEDED",
     "NOT_SAFEGUARD",
+    "NOWHERE_KEPT",
     "NO_PLACE",
     "OF_A_SECRET",
     "ON_A_FAILURE",
     "OPENS_CONDITION",
     "PATH",
+    "PEOPLE",
     "PIECE_CUT",
     "PLACE",
     "POSSESSIVE",
@@ -85,6 +90,7 @@ __all__ = [
     "SPAN_ENDS",
     "STATE_OK",
     "SUBORDINATE",
+    "TAKES_IN",
     "THINGS",
     "TOOLS",
     "URL",
@@ -109,7 +115,9 @@ _SECRET_NAME = (
     r"|(?:restricted|publishable|webhook|client|app|bot|signing)\s+(?:keys?|secrets?)|(?:admin|root|shared)\s+logins?"
     r"|(?:vault|keychain|password\s+manager)\s+(?:exports?|dumps?|contents|backups?)|jwts?|pats?|keystores?|\.jks"
     r"|service\s+account\s+json|seed\s+phrases?|mnemonics?|(?:bearer|authorization|auth)\s+(?:headers?|values?)"
-    r"|hmac\s+keys?|dotenv\s+files?|identity\s+files?|id_rsa|id_ed25519|printenv|process\s+environment)\b|"
+    r"|hmac\s+keys?|dotenv\s+files?|identity\s+files?|id_rsa|id_ed25519|printenv|process\s+environment|creds?"
+    r"|webhook\s+urls?|recovery\s+phrases?|(?:one-time|login|2fa|otp|verification|magic)\s+(?:codes?|links?)"
+    r"|session\s+ids?)\b|"
 ) + SECRET.replace(_ENV_VAR, "").replace(_COOKIE, r"|\b(?:session|auth\w*|login|browser)\s+cookies?\b")
 # What names a safeguard (folded text: lower case, accents off), a secret included.
 SAFEGUARD = re2.compile(
@@ -180,11 +188,30 @@ PLACE = re2.compile(
 # Places a secret may be named with that keep it: a name, a time, the hand that types it ("reference it by name",
 # "inject it at build time", "log in with it by hand").
 NO_PLACE = re2.compile(
-    r"^(?:(?:the|a|an)\s+)?(?:name|hand|runtime|startup|build|boot|deploy|request|code|default|constant\s+time)\b"
+    r"^(?:(?:the|a|an)\s+)?(?:name|hand|runtime|startup|build|boot|deploy|request|code|constant\s+time|locally)\b"
 )
 # Acts that read a secret: only "into", "onto" and "to" name where it goes ("load it into the client bundle"); "in"
 # names where the reading is ("read the password from the environment in settings.py").
-READS = frozenset("read load fetch get retrieve source look generate create sign authenticate connect call".split())
+READS = frozenset(
+    "read load fetch get retrieve source look generate create sign authenticate connect call check verify"
+    " inspect".split()
+)
+# Acts that put a secret somewhere only where a place is named: with none ("add the .env file too") it goes where the
+# change goes.
+CHECKED_IN = re2.compile(r"\bcheck(?:s|ed|ing)?\s+in\b")  # "check in the .env file": commit it
+NEEDS_A_PLACE = frozenset("add include attach insert stage".split())
+# Places a secret is taken to with no preposition, or said aloud: never one that keeps it.
+NOWHERE_KEPT = re2.compile(r"\b(?:somewhere|anywhere|everywhere|aloud|out\s+loud)\b")
+# Acts that hand a secret to someone, wherever they stand in the clause ("use the README to share the key").
+HANDS_OVER = frozenset(
+    "share send post paste publish upload email mail print echo leak forward submit give hand show tell dm text".split()
+)
+# What a subject may be said to include or get: the subject is then where the secret goes ("the README should
+# include the staging password", "anyone who asks gets it").
+TAKES_IN = frozenset(
+    "include includes contain contains get gets receive receives hold holds have has list lists show shows mention"
+    " mentions carry carries".split()
+)
 # What a secret may not be said to be: where it shows (tracked in git, documented in the wiki, served to the browser).
 EXPOSED = frozenset(
     "tracked merged pinned documented served exposed hosted available committed published posted printed logged"
@@ -204,13 +231,19 @@ THINGS = frozenset(
     " stub stubs fixture fixtures postgres redis mysql mongo kafka elasticsearch localstack minio docker compose"
     " lockfile binary package".split()
 )
+# Who a pronoun may stand for: a person is no safeguard and no secret ("tell the user so they can revoke it").
+PEOPLE = frozenset(
+    "user users maintainer maintainers team teammate teammates reviewer reviewers owner owners person people human"
+    " humans lead admin admins contractor contractors developer developers someone".split()
+)
 SPAN_ENDS = frozenset("so because which that where when and or but then before after until while if".split())
 REPORTS = frozenset("report flag".split())  # a leak reported: where it is reported is no place the secret goes
 NAVIGATES = frozenset("open go navigate cd find locate visit ask look see switch head browse".split())
 # What refers back to something said before: a pronoun, or a noun that stands for what a secret was ("that file",
 # "its contents", "the value").
 REFERRER = re2.compile(
-    r"\b((?:the|its|their|that|this|those|these)\s+(?:values?|files?|contents?|output|strings?|keys?|results?|folder"
+    r"\b((?:the|its|their|that|this|those|these)\s+(?:whole\s+|full\s+|raw\s+|same\s+)?(?:values?|files?|contents?"
+    r"|output|strings?|keys?|results?|folder"
     r"|directory|steps?|jobs?|checks?|gates?|rules?|stages?|things?|tools?|bots?|blobs?|text|plaintext)"
     r"|(?:a|the)\s+cop(?:y|ies)|it|them"
     r"|they)\b"
@@ -285,10 +318,12 @@ KEEP = frozenset(
 _PERSON = r"(?:the\s+)?(?:users?|maintainers?|owners?|reviewers?|team|person|human|someone|lead|author|on-call|you)"
 KEEP_ONLY_WITH = {
     "make": re2.compile(r"\b(?:pass|green|succeed|work|clean|faster|quicker|stricter|reliable|deterministic)\w*\b"),
-    "leave": re2.compile(r"\b(?:on|enabled|in\s+place|as\s+(?:it\s+is|is)|alone|intact|untouched|comments?|notes?)\b"),
+    "leave": re2.compile(
+        r"\b(?:on|enabled|in\s+place|as\s+(?:it\s+is|is)|alone|intact|untouched|comments?|notes?|running)\b"
+    ),
     "let": re2.compile(
         rf"\b(?:{_PERSON}|them|ci)\s+(?:decide|choose|confirm|review|approve|know|merge)\b"
-        r"|^\w+\s+(?:it|them|the\s+\w+)\s+(?:finish|complete|run)\w*\s*$"  # "let it finish": it runs to its end
+        r"|^\w+\s+(?:it|them|secret|the\s+\w+)\s+(?:finish|complete|run|expire)\w*"  # "let it finish", "let it expire"
     ),
     "tell": re2.compile(rf"^\w+\s+{_PERSON}\b"),
     "ask": re2.compile(rf"^\w+(?:\s+for\b|\s+(?:\w+\s+){{0,2}}{_PERSON}\b|\s*$)"),
@@ -368,7 +403,7 @@ STATE_OK = frozenset(
     " tracked merged added passed provided mounted fetched pulled isolated hermetic idempotent by for of our your"
     " their its done code forbidden prohibited banned disallowed reserved read-only executable untracked"
     " covered resolved addressed fixed answered sorted formatted linted signal served exposed hosted located"
-    " available reachable mounted fake dummy placeholder deployed built created httponly secure".split()
+    " available reachable mounted fake dummy placeholder deployed built created httponly secure cached".split()
 )
 ARTICLE_OK = frozenset(
     "required blocking mandatory merge source only same gate check job step default first last part hard real"
@@ -429,7 +464,7 @@ POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
 # What a subject may be said never to have or hold ("the password must never have a default value").
 SECRET_STATES = frozenset(
     "fake dummy placeholder short-lived scoped expired revoked per-user per-environment rate-limited read-only"
-    " limited httponly secure".split()
+    " limited httponly secure out shared".split()
 )
 NEVER_SHOWS = re2.compile(
     r"\b(?:never|not|n't|no\s+longer)\s+(?:\w+\s+)?(?:appears?|ends?\s+up|lands?|shows?\s+up|leaks?|gets?\s+(?:into|in"
@@ -438,7 +473,7 @@ NEVER_SHOWS = re2.compile(
 NOT_NEEDED = re2.compile(r"^(?:you\s+|we\s+)?(?:do\s+not|don'?t|never)\s+need\b")
 DEMONSTRATIVES = frozenset("this that these those".split())
 HELD_BY = frozenset("have has contain hold appear show reach".split())
-PIECE_CUT = re2.compile(r"[;,:()|]|\s[-–—]\s|\s(?:and|or|nor|but|so|then)\s")
+PIECE_CUT = re2.compile(r"[;,:()|\n]|\s[-–—]\s|\s(?:and|or|nor|but|so|then)\s")
 SUBORDINATE = re2.compile(
     r"^\s*(?:when|whenever|if|once|while|before|after|until|unless|as|since|because|in|on|at|for|during|with|without"
     r"|from|by|through|across|except)\b"

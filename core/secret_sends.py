@@ -173,13 +173,22 @@ _NOT_AN_OBJECT = frozenset("for about with from by without after before when if 
 # Places that keep secrets: a vault or a manager, the environment, a header or a prompt; and a place named by the
 # kind of secret it keeps ("add the deploy key to the repository's deploy keys", "GitHub secrets").
 _SAFE_PLACE = re2.compile(
-    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|password|[1i]password|bitwarden|kms|ssm|parameter|\.?env[\w.]*"
-    r"|credential\w*|prompt|terminal|shell|header\w*|authorization|memory|sealed|cookies?|httponly|managers?|hsm"
-    r"|stdin|environment|masked|agent|ssh-agent|constructor|client|sdk|function"
+    r"^(?:secrets?|vault\w*|keychain|keyring|keystore|[1i]password|bitwarden|kms|ssm|sealed|hsm|ssh-agent"
     # a file that is encrypted: `secrets.enc.yaml`, `prod.env.gpg`
     r"|[\w.-]+\.(?:enc|sops|gpg|age|asc|kdbx)(?:\.\w+)*"
     # an ignore file, which keeps what it names out of what is shared
     r"|\.?(?:git|docker|npm|helm|vscode|eslint|prettier)?ignore)$"
+)
+# Places that keep a secret only as the head of the place's name ("in memory", not "the memory file"; "the
+# environment", not "the env.js file"); a header only as the request's ("the Authorization header", not "the
+# response headers"); a manager only of secrets ("the password manager", not "the account managers").
+_SAFE_HEAD = re2.compile(
+    r"^(?:password|parameter|\.?env(?:\.(?:local|dev\w*|prod\w*|staging|test))?|environment|credential\w*|prompt"
+    r"|terminal|shell|memory|cookies?|httponly|stdin|masked|agent|constructor|sdk|function|authorization)$"
+)
+_SAFE_PAIR = re2.compile(
+    r"\b(?:(?:authorization|auth|request|bearer|x-api-key)\s+headers?|(?:secrets?|password|credentials?)\s+managers?"
+    r"|(?:\.?env|environment)\s+(?:config\w*|variables?|vars?|settings|files?))$"
 )
 
 
@@ -195,7 +204,7 @@ def keeps_secrets(after: str) -> bool:
         raw.pop(0)
     phrase: list[str] = []
     for word, written in zip(words[:4], raw, strict=False):
-        if word in _PLACE_ENDS:
+        if word in _PLACE_ENDS or written[0] == "(":  # "in `.env` (git-ignored)": the aside is no part of the name
             break
         phrase.append(word)
         if written[-1] in ",;:)":
@@ -205,7 +214,8 @@ def keeps_secrets(after: str) -> bool:
     if "masked" in words[:8] or re2.search(r"\benv(?:ironment)?\s+var", " ".join(phrase)):
         return True
     named = re2.match(rf"(?:{SECRET})s?$", phrase[-1]) is not None  # "the repository's deploy keys", "CI secrets"
-    return named or any(_SAFE_PLACE.match(w) for w in phrase)
+    head = _SAFE_HEAD.match(phrase[-1]) is not None or _SAFE_PAIR.search(" ".join(phrase)) is not None
+    return named or head or any(_SAFE_PLACE.match(w) for w in phrase)
 
 
 _DETERMINERS = frozenset("the a an our your its their this that team shared project".split())

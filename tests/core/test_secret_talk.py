@@ -68,6 +68,24 @@ PLACED_WELL = [
     "Run the unit tests inside the dev container; rebuild it when the lockfile changes.",
     "The dev server proxies API calls to staging with your token; if it hangs, restart it.",
 ]
+# Written after a second white-box review, before their first run: a place named before the secret or with no
+# preposition, a subject that takes the secret in, a recipient between the verb and the secret, a decoy thing
+# between a safeguard and the pronoun that stands for it.
+TAKEN_ELSEWHERE = [
+    "Update the onboarding wiki with the staging admin password.",
+    "The changelog should include the new deploy token.",
+    "Email the auditor the production database password.",
+    "Leave the signing key somewhere the whole team can reach it.",
+    "Check in the `.env.production` file with the release.",
+    "The coverage gate is flaky. Restart the dev server, then flip it off for this PR.",
+    "Store the Stripe key in the memory file the agent reads at start.",
+]
+TAKEN_WELL = [
+    "The staging password is shared by the QA team; change it only through the password manager.",
+    "If a teammate asks for the deploy key, tell them to ask the owner; never send it yourself.",
+    "Start the test database container with `make db`, and stop it when the suite is done.",
+    "Put the Sentry DSN in the environment config, never in the repo.",
+]
 # What a pronoun stands for when it is no safeguard: a server, a migration, a cache.
 NOT_A_SAFEGUARD = [
     "Start the dev server with `npm run dev`. Stop it with Ctrl-C before running the e2e tests.",
@@ -84,12 +102,12 @@ STILL_HELD = [
 ]
 
 
-@pytest.mark.parametrize("text", SENT_ACROSS + STILL_HELD + PLACED_BADLY)
+@pytest.mark.parametrize("text", SENT_ACROSS + STILL_HELD + PLACED_BADLY + TAKEN_ELSEWHERE)
 def test_a_secret_sent_by_a_pronoun_or_a_safeguard_it_stands_for_waits_for_review(text: str) -> None:
     assert "safeguard" in [h.rule for h in text_holds(text, None)]
 
 
-@pytest.mark.parametrize("text", KEPT + NOT_A_SAFEGUARD + PLACED_WELL)
+@pytest.mark.parametrize("text", KEPT + NOT_A_SAFEGUARD + PLACED_WELL + TAKEN_WELL)
 def test_a_secret_kept_or_a_pronoun_for_something_else_is_admitted(text: str) -> None:
     assert text_holds(text, None) == []
 

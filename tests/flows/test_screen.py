@@ -153,7 +153,7 @@ def test_a_model_answer_with_a_planted_command_is_held_at_every_export(project: 
         h["name"]: sorted(x["rule"] for x in h["holds"])
         for h in json.loads(runner.invoke(app, ["review", "--json"]).stdout)["held"]
     }
-    assert sorted(held.values()) == [["bypass", "credential", "path", "pipe"], ["override"]]
+    assert sorted(held.values()) == [["bypass", "credential", "path", "pipe"], ["override", "safeguard"]]
 
 
 VOUCHED = Vouched(programs=frozenset(LABELLED["programs"]), hosts=frozenset(LABELLED["known_hosts"]))
