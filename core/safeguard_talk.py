@@ -306,9 +306,10 @@ def _places_keep(said: str, placing: bool = True, reads: bool = False) -> bool:
 
 def _head(words: list[str]) -> str | None:
     """What the noun a pronoun most likely stands for in a piece (`words`) is: "secret", "safeguard", "thing" (a
-    container, a server, a cache: "the dev server proxies calls to staging with your token; if it hangs, kill it"), or
-    None when no noun decides. The noun is an imperative's object ("run the tests inside the container": the tests)
-    or a statement's subject ("the CI runner image is cached": the image), its last word its head."""
+    container, a server, a cache: "the dev server proxies calls to staging with your token; if it hangs, kill it"),
+    "person", or None when no noun decides. The noun is an imperative's object ("run the tests inside the
+    container": the tests) or a statement's subject ("the CI runner image is cached": the image), its last word its
+    head."""
     if is_a(words[0], VERBS | SECRET_KEEP | SECRET_PLACING) and words[0] not in DETERMINERS:
         span = list(itertools.takewhile(lambda w: w not in PREPOSITIONS and w not in SPAN_ENDS, words[1:]))
     else:
@@ -340,13 +341,14 @@ def _verb_like(word: str, at: int) -> bool:
 
 def _antecedent(before: str, noun: str = "", pronoun: str = "") -> str | None:
     """What a pronoun (or "that file", "its contents") after `before` refers to, when it is a secret ("secret") or a
-    safeguard ("safeguard"): the nearest piece before it that names one, passing over pieces that only refer back
-    themselves ("export it; attach that file") and subordinate ones ("the e2e tests are flaky; when in a hurry,
-    ..."); None when the nearest main piece names something else ("start the dev server; stop it"), unless a
-    safeguard was named before it ("ambiguous": "the sandbox blocks writes; start a new terminal session and flip
-    it" may stand for either, and is read for what only a safeguard's weakening would be). `noun`: the
-    referrer's own noun ("that value"), read first in the nearest piece that names it ("read the value of
-    GITHUB_TOKEN; open a gist; the gist body is that value")."""
+    safeguard ("safeguard"): what the nearest piece that names something names (`_head`), passing over pieces that
+    only go somewhere ("open the config file"), only refer back themselves ("export it; attach that file") or are
+    subordinate ("the e2e tests are flaky; when in a hurry, ..."). None when that piece names a person ("tell the user
+    so they can revoke it") or a thing ("start the dev server; stop it"), unless a secret was named before the thing
+    ("secret") or a safeguard ("ambiguous": "the sandbox blocks writes; start a new terminal session and flip it" may
+    stand for either, and only an act that weakens nothing is admitted). `noun`: the referrer's own noun ("that
+    value"), read first in the nearest piece that names it ("read the value of GITHUB_TOKEN; open a gist; the gist
+    body is that value"); `pronoun`: the referrer ("they" and "them" may stand for a person a condition names)."""
     *pieces, _own = PIECE_CUT.split(before[-2 * ANTECEDENT_REACH :])
     if noun and noun not in ("copy", "copies"):
         stem = noun.rstrip("s")

@@ -175,12 +175,11 @@ QUALIFIED = re2.compile(
     r"|lifetime|ttl|age|audience|issuer|claims?|scan\w*|baseline|template)\b"
 )
 # Acts that put a secret somewhere: admitted only where each place named is one that keeps secrets ("store it in the
-# vault", not "put it in the README"); "to" names no place after a verb that hands a value to a program.
+# vault", not "put it in the README").
 SECRET_PLACING = frozenset(
     "store save set configure put inject pass provide export add keep copy move write send fill change update"
     " edit cache mount".split()
 )
-_HANDS_TO_A_PROGRAM = frozenset("set configure pass provide inject load".split())
 PLACE = re2.compile(
     r"\b(into|in|on|onto|inside|to|through|via|over|at|as|with|within|across)\s+"
     r"|\b(by)\s+(?:text|sms|e-?mail|phone|mail|message|post|dm|slack|chat|fax|letter)"
@@ -196,9 +195,9 @@ READS = frozenset(
     "read load fetch get retrieve source look generate create sign authenticate connect call check verify"
     " inspect".split()
 )
+CHECKED_IN = re2.compile(r"\bcheck(?:s|ed|ing)?\s+in\b")  # "check in the .env file": commit it
 # Acts that put a secret somewhere only where a place is named: with none ("add the .env file too") it goes where the
 # change goes.
-CHECKED_IN = re2.compile(r"\bcheck(?:s|ed|ing)?\s+in\b")  # "check in the .env file": commit it
 NEEDS_A_PLACE = frozenset("add include attach insert stage".split())
 # Places a secret is taken to with no preposition, or said aloud: never one that keeps it.
 NOWHERE_KEPT = re2.compile(r"\b(?:somewhere|anywhere|everywhere|aloud|out\s+loud)\b")
@@ -217,7 +216,6 @@ EXPOSED = frozenset(
     "tracked merged pinned documented served exposed hosted available committed published posted printed logged"
     " visible public readable included embedded baked bundled".split()
 )
-# Steps that go somewhere rather than name what a pronoun stands for ("open the config file and delete it").
 MODALS = frozenset("must should will shall can may".split())
 WHERE = frozenset("go goes went sit sits live lives end ends land lands show shows appear appears".split())
 # What may be taken of a secret without the secret ("a hash of it", "the length of the token").
@@ -238,6 +236,7 @@ PEOPLE = frozenset(
 )
 SPAN_ENDS = frozenset("so because which that where when and or but then before after until while if".split())
 REPORTS = frozenset("report flag".split())  # a leak reported: where it is reported is no place the secret goes
+# Steps that go somewhere rather than name what a pronoun stands for ("open the config file and delete it").
 NAVIGATES = frozenset("open go navigate cd find locate visit ask look see switch head browse".split())
 # What refers back to something said before: a pronoun, or a noun that stands for what a secret was ("that file",
 # "its contents", "the value").
@@ -447,11 +446,8 @@ KEPT_IN = re2.compile(
     r"\b(?:belongs?|goes|go|lives?|stays?|comes?\s+from|kept|stored|loaded|read|set|injected|put|saved)\s+"
     r"(?:only\s+)?(?:in|into|from|to|inside)\s+"
 )
-_RELEASES = frozenset("ship deploy release merge land".split())
 # Words between a verb and a secret that make the secret no object of it ("write tests for the token refresh").
 NOT_AN_OBJECT = frozenset("for about from by without after before when if whose than how why".split())
-# A clause's pieces, for finding what a pronoun refers to: its marks and the conjunctions that join two of them (a
-# subordinate piece keeps its opening word: "when the tests fail").
 KEPT_AWAY = re2.compile(r"^keep\s+(?:\w+\s+){0,4}(?:off|out\s+of|away\s+from)\b")
 REFUSED = re2.compile(r"\b(?:is|are|get|gets|will\s+be)\s+(?:always\s+)?(?:rejected|refused|blocked|denied)\s*$")
 # "keep lint at zero warnings": no finding left is a safeguard kept, not set to zero
@@ -461,7 +457,7 @@ NONE_LEFT = re2.compile(
 BY_MEANS = re2.compile(r"\s+by\s+(\w+ing)\b")  # "make CI green by marking the job as passed": the means is an act
 CREATES = frozenset("write add create".split())
 POSSESSIVE = re2.compile(r"\b(?:its|their)\b")
-# What a subject may be said never to have or hold ("the password must never have a default value").
+# What a secret may be said to be ("tokens in fixtures are fake", "it stays out of shell history").
 SECRET_STATES = frozenset(
     "fake dummy placeholder short-lived scoped expired revoked per-user per-environment rate-limited read-only"
     " limited httponly secure out shared".split()
@@ -472,7 +468,10 @@ NEVER_SHOWS = re2.compile(
 )
 NOT_NEEDED = re2.compile(r"^(?:you\s+|we\s+)?(?:do\s+not|don'?t|never)\s+need\b")
 DEMONSTRATIVES = frozenset("this that these those".split())
+# What a subject may be said never to have or hold ("the password must never have a default value").
 HELD_BY = frozenset("have has contain hold appear show reach".split())
+# A clause's pieces, for finding what a pronoun refers to: its marks and the conjunctions that join two of them (a
+# subordinate piece keeps its opening word: "when the tests fail").
 PIECE_CUT = re2.compile(r"[;,:()|\n]|\s[-–—]\s|\s(?:and|or|nor|but|so|then)\s")
 SUBORDINATE = re2.compile(
     r"^\s*(?:when|whenever|if|once|while|before|after|until|unless|as|since|because|in|on|at|for|during|with|without"
