@@ -81,21 +81,32 @@ def read_names(con: duckdb.DuckDBPyConnection, files: list[str]) -> list[str]:
     """`files` as a DuckDB reader is to be given them, so each is read as itself and its `file_index` is its place in
     `files` (what `files_table` numbers it).
 
-    A name holding `*`, `?` or `[` is a pattern to the reader: `x*.jsonl` also read `xy.jsonl` beside it, whose lines
-    a batch holding both then stored twice, and every later file's index would be off by one. Such a name is given
-    with those characters bracketed (`x[*].jsonl`), and only once DuckDB's own glob says that names this file and no
-    other; otherwise this raises, so the batch is retried file by file and this one recorded as failed."""
+    A name holding `*`, `?` or `[` is a pattern to the reader: `x*.jsonl` also read `xy.jsonl` beside it (its lines
+    counted twice), and every later file's index would be off. Such a name is given with those characters bracketed
+    (`x[*].jsonl`), or as it is, whichever DuckDB's own glob says names this file and no other; if neither does (a
+    backslash before one of them: DuckDB's glob fails on the folder), this raises, so the batch is retried file by
+    file and this one recorded as failed, as it was when the reader failed on it."""
     names = []
     for path in files:
         if not _GLOB.search(path):
             names.append(path)
             continue
-        literal = _GLOB.sub(lambda m: f"[{m.group(0)}]", path)
-        found = [row[0] for row in con.execute("SELECT file FROM glob(?)", [literal]).fetchall()]
-        if found != [path]:
-            raise duckdb.InvalidInputException(f"the file name {path!r} cannot be read as a name, only as a pattern")
-        names.append(literal)
+        bracketed = _GLOB.sub(lambda m: f"[{m.group(0)}]", path)
+        name = next((n for n in (bracketed, path) if _glob(con, n) == [path]), None)
+        if name is None:
+            raise duckdb.InvalidInputException(
+                f"DuckDB reads the file name {path!r} as a pattern, not as the file's name; rename it to ingest it"
+            )
+        names.append(name)
     return names
+
+
+def _glob(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str] | None:
+    """The files DuckDB's glob finds for `pattern`, or None when it fails."""
+    try:
+        return [str(row[0]) for row in con.execute("SELECT file FROM glob(?)", [pattern]).fetchall()]
+    except duckdb.Error:
+        return None
 
 
 def files_table(table: str) -> str:
@@ -107,7 +118,7 @@ def files_table(table: str) -> str:
     were joined to their files by the path's text."""
     return (
         f"CREATE OR REPLACE TEMP TABLE {table} AS"
-        " SELECT f.fid, b.path, b.session_id"
+        " SELECT f.fid::INTEGER AS fid, b.path, b.session_id"
         " FROM (SELECT unnest(range(len($files))) AS fid, unnest($files) AS path) f JOIN _batch_files b USING (path)"
     )
 

@@ -61,7 +61,7 @@ _COLUMNS = (
 _LINES = f"""
 CREATE OR REPLACE TEMP TABLE _cx_lines AS
 WITH raw AS (
-    SELECT file_index AS fid, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
+    SELECT file_index::INTEGER AS fid, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
     FROM read_ndjson_objects($files, ignore_errors = true, maximum_object_size = $max_object_size)
 ), typed AS (
     SELECT l.fid, l.seq,
