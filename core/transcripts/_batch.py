@@ -3,7 +3,6 @@ texts (`_redacted`: by rowid of `_parts`, stored in their place)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import duckdb
@@ -74,7 +73,7 @@ def number_in_file(table: str) -> str:
 
 
 # What DuckDB's file readers take as a pattern rather than a name (`FileSystem::HasGlob`).
-_GLOB = re.compile(r"[*?\[]")
+_GLOB = frozenset("*?[")
 
 
 def read_names(con: duckdb.DuckDBPyConnection, files: list[str]) -> list[str]:
@@ -88,10 +87,10 @@ def read_names(con: duckdb.DuckDBPyConnection, files: list[str]) -> list[str]:
     file and this one recorded as failed, as it was when the reader failed on it."""
     names = []
     for path in files:
-        if not _GLOB.search(path):
+        if _GLOB.isdisjoint(path):
             names.append(path)
             continue
-        bracketed = _GLOB.sub(lambda m: f"[{m.group(0)}]", path)
+        bracketed = "".join(f"[{c}]" if c in _GLOB else c for c in path)
         name = next((n for n in (bracketed, path) if _glob(con, n) == [path]), None)
         if name is None:
             raise duckdb.InvalidInputException(
