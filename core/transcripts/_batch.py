@@ -64,10 +64,61 @@ def number_in_file(table: str) -> str:
     A record's `seq` is then its line's place in its file, whatever else was read with it: the same at any batch size,
     so the batch size can change without changing a stored row. The scan keeps the order of its files and of their
     lines, so a file's rows are numbered one after the other and each file's first number is its offset: a subtraction
-    (~10 ms a 200 MB batch), where numbering each file's rows again by a window took three times as long."""
+    (~10 ms a 200 MB batch), where numbering each file's rows again by a window took three times as long. Files are
+    told apart by `fid` (`files_table`): grouped and joined by their paths, it took twice as long."""
     return (
         f"UPDATE {table} SET seq = {table}.seq - f.base"
-        f" FROM (SELECT path, min(seq) - 1 AS base FROM {table} GROUP BY path) f WHERE {table}.path = f.path"
+        f" FROM (SELECT fid, min(seq) - 1 AS base FROM {table} GROUP BY fid) f WHERE {table}.fid = f.fid"
+    )
+
+
+# What DuckDB's file readers take as a pattern rather than a name (`FileSystem::HasGlob`).
+_GLOB = frozenset("*?[")
+
+
+def read_names(con: duckdb.DuckDBPyConnection, files: list[str]) -> list[str]:
+    """`files` as a DuckDB reader is to be given them, so each is read as itself and its `file_index` is its place in
+    `files` (what `files_table` numbers it).
+
+    A name holding `*`, `?` or `[` is a pattern to the reader: `x*.jsonl` also read `xy.jsonl` beside it (its lines
+    counted twice), and every later file's index would be off. Such a name is given with those characters bracketed
+    (`x[*].jsonl`), or as it is, whichever DuckDB's own glob says names this file and no other; if neither does (a
+    backslash before one of them: DuckDB's glob fails on the folder), this raises, so the batch is retried file by
+    file and this one recorded as failed, as it was when the reader failed on it."""
+    names = []
+    for path in files:
+        if _GLOB.isdisjoint(path):
+            names.append(path)
+            continue
+        bracketed = "".join(f"[{c}]" if c in _GLOB else c for c in path)
+        name = next((n for n in (bracketed, path) if _glob(con, n) == [path]), None)
+        if name is None:
+            raise duckdb.InvalidInputException(
+                f"DuckDB reads the file name {path!r} as a pattern, not as the file's name; rename it to ingest it"
+            )
+        names.append(name)
+    return names
+
+
+def _glob(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str] | None:
+    """The files DuckDB's glob finds for `pattern`, or None when it fails."""
+    try:
+        return [str(row[0]) for row in con.execute("SELECT file FROM glob(?)", [pattern]).fetchall()]
+    except duckdb.Error:
+        return None
+
+
+def files_table(table: str) -> str:
+    """SQL for a temp table `table` of `(fid, path, session_id)`: each of the files a reader read (`$files`, in that
+    order) by its `file_index` in the read, with its path and session (`_batch_files`).
+
+    A reader's lines carry only `fid` (an integer), and take the path and session from here once per file, where they
+    are stored: carried on every line (Codex writes ~2,700 lines a MB), each line copied both strings and the lines
+    were joined to their files by the path's text."""
+    return (
+        f"CREATE OR REPLACE TEMP TABLE {table} AS"
+        " SELECT f.fid::INTEGER AS fid, b.path, b.session_id"
+        " FROM (SELECT unnest(range(len($files))) AS fid, unnest($files) AS path) f JOIN _batch_files b USING (path)"
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core.transcripts._batch import json_type_of, number_in_file
+from core.transcripts._batch import files_table, json_type_of, number_in_file, read_names
 
 __all__ = ["load_claude_code"]
 
@@ -78,14 +78,15 @@ END"""
 # Each line is parsed once: `json_transform` types its fields and its content blocks together (`read_json` would give
 # the content as JSON text, parsed a second time into blocks). A message whose content is text, not blocks, fails the
 # blocks' type and comes back NULL; only those lines read the text from the line. A line that is not JSON (malformed,
-# invalid UTF-8) or not an object comes back as NULLs: counted as bad.
+# invalid UTF-8) or not an object comes back as NULLs: counted as bad. A line carries its file's number (`fid`), not
+# its path and session: those are joined from `_cc_files` to the parts and the files' statistics.
 _LINES = f"""
 CREATE OR REPLACE TEMP TABLE _cc_lines AS
 WITH raw AS (
-    SELECT filename AS path, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
-    FROM read_ndjson_objects($files, filename = true, ignore_errors = true, maximum_object_size = $max_object_size)
+    SELECT file_index::INTEGER AS fid, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
+    FROM read_ndjson_objects($files, ignore_errors = true, maximum_object_size = $max_object_size)
 )
-SELECT l.path, b.session_id, l.seq,
+SELECT l.fid, l.seq,
        r.type IS NULL AND r.message IS NULL AND r.sessionId IS NULL AS bad,
        r.type, try_cast(r.timestamp AS TIMESTAMPTZ) AS ts, r.cwd, r.gitBranch AS git_branch,
        r.version AS agent_version, coalesce(r.isSidechain, false) AS is_sidechain,
@@ -95,7 +96,7 @@ SELECT l.path, b.session_id, l.seq,
        CASE WHEN r.message IS NOT NULL AND r.message.content IS NULL
                  AND json_type(json, '$.message.content') = 'VARCHAR'
             THEN json->>'$.message.content' END AS content_text
-FROM raw l JOIN _batch_files b ON b.path = l.path
+FROM raw l
 """
 
 _PARTS = f"""
@@ -111,7 +112,7 @@ SELECT session_id, path AS source_path, seq, 0 AS part, ts, type AS role,
            AND NOT starts_with(ltrim(content_text), '<system-reminder>')
            AND {_note("content_text")} IS NULL AS is_prompt,
        record_id, msg_id
-FROM _cc_lines
+FROM _cc_lines JOIN _cc_files USING (fid)
 WHERE NOT bad AND type IN ('user', 'assistant') AND content_text IS NOT NULL
 )
 SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
@@ -156,19 +157,19 @@ SELECT session_id, path AS source_path, seq, part::INTEGER AS part, ts,
        type = 'user' AND b.type = 'text' AND NOT is_meta AND NOT is_compact AND NOT is_sidechain AND NOT reminder
            AND NOT starts_with(b.text, '[Request interrupted') AND note IS NULL AS is_prompt,
        record_id, msg_id
-FROM noted
+FROM noted JOIN _cc_files USING (fid)
 )
 SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
 
 INSERT INTO _parts BY NAME
 WITH parts AS (
-SELECT l.session_id, l.path AS source_path, l.seq, 0 AS part, l.ts, 'user' AS role, 'text' AS kind, l.queued AS text,
-       NULL AS tool_use_id, false AS is_error, coalesce(l.key, l.path || ':' || l.seq) AS message_key,
+SELECT f.session_id, f.path AS source_path, l.seq, 0 AS part, l.ts, 'user' AS role, 'text' AS kind, l.queued AS text,
+       NULL AS tool_use_id, false AS is_error, coalesce(l.key, f.path || ':' || l.seq) AS message_key,
        l.is_sidechain, l.agent_id, {_note("l.queued")} IS NOT NULL AS is_meta,
        {_note("l.queued")} IS NULL AND NOT l.is_sidechain AS is_prompt, l.record_id, NULL AS msg_id
-FROM _cc_lines l
+FROM _cc_lines l JOIN _cc_files f USING (fid)
 WHERE NOT l.bad AND l.queued IS NOT NULL AND NOT EXISTS (
-    SELECT 1 FROM _parts p WHERE p.session_id = l.session_id AND p.is_prompt AND p.text = l.queued)
+    SELECT 1 FROM _parts p WHERE p.session_id = f.session_id AND p.is_prompt AND p.text = l.queued)
 )
 SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
 """
@@ -178,37 +179,46 @@ _STATS = f"""
 CREATE OR REPLACE TEMP TABLE _cc_notes AS
 SELECT source_path AS path, {_note("text")} AS note, count(DISTINCT coalesce(part_key, seq || ':' || part)) AS n
 FROM _parts
-WHERE role = 'user' AND kind = 'text' AND is_meta AND source_path IN (SELECT DISTINCT path FROM _cc_lines)
+WHERE role = 'user' AND kind = 'text' AND is_meta AND source_path IN (SELECT path FROM _cc_files)
   AND {_note("text")} IS NOT NULL
 GROUP BY ALL;
 
 INSERT INTO _file_noise
-SELECT path, coalesce(type, '(no type)'), count(*)
-FROM _cc_lines WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) AND queued IS NULL GROUP BY ALL;
+SELECT f.path, n.type, n.n FROM (
+    SELECT fid, coalesce(type, '(no type)') AS type, count(*) AS n FROM _cc_lines
+    WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) AND queued IS NULL GROUP BY ALL
+) n JOIN _cc_files f USING (fid);
 INSERT INTO _file_noise SELECT path, note, n FROM _cc_notes;
 
 INSERT INTO _file_stats
-SELECT path, count(*) AS n_lines, count(*) FILTER (WHERE bad) AS bad_lines,
-       count(*) FILTER (WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) AND queued IS NULL)
-           + coalesce(any_value((SELECT sum(n) FROM _cc_notes c WHERE c.path = l.path)), 0) AS noise_records
-FROM _cc_lines l GROUP BY path;
+SELECT f.path, l.n_lines, l.bad_lines,
+       l.noise_records + coalesce((SELECT sum(n) FROM _cc_notes c WHERE c.path = f.path), 0)
+FROM (
+    SELECT fid, count(*) AS n_lines, count(*) FILTER (WHERE bad) AS bad_lines,
+           count(*) FILTER (WHERE NOT bad AND (type IS NULL OR type NOT IN ('user', 'assistant')) AND queued IS NULL)
+               AS noise_records
+    FROM _cc_lines GROUP BY fid
+) l JOIN _cc_files f USING (fid);
 
 INSERT INTO _file_meta
-SELECT path, any_value(session_id),
-       arg_min(cwd, seq) FILTER (WHERE cwd IS NOT NULL),
-       arg_min(git_branch, seq) FILTER (WHERE git_branch IS NOT NULL),
-       arg_max(agent_version, seq) FILTER (WHERE agent_version IS NOT NULL),
-       arg_max(summary, seq) FILTER (WHERE type = 'summary' AND summary IS NOT NULL)
-FROM _cc_lines GROUP BY path;
+SELECT f.path, f.session_id, l.cwd, l.git_branch, l.agent_version, l.title FROM (
+    SELECT fid,
+           arg_min(cwd, seq) FILTER (WHERE cwd IS NOT NULL) AS cwd,
+           arg_min(git_branch, seq) FILTER (WHERE git_branch IS NOT NULL) AS git_branch,
+           arg_max(agent_version, seq) FILTER (WHERE agent_version IS NOT NULL) AS agent_version,
+           arg_max(summary, seq) FILTER (WHERE type = 'summary' AND summary IS NOT NULL) AS title
+    FROM _cc_lines GROUP BY fid
+) l JOIN _cc_files f USING (fid);
 """
 
 
 def load_claude_code(con: duckdb.DuckDBPyConnection, files: list[str], max_object_size: int) -> None:
     """Normalise Claude Code files (already in `_batch_files`) into the batch temp tables, reading lines of up to
     `max_object_size` bytes (`object_size_bound` of the files' sizes)."""
-    con.execute(_LINES, {"files": files, "max_object_size": max_object_size})
+    con.execute(_LINES, {"files": read_names(con, files), "max_object_size": max_object_size})
+    con.execute(files_table("_cc_files"), {"files": files})
     con.execute(number_in_file("_cc_lines"))
     con.execute(_PARTS)
     con.execute(_STATS)
-    con.execute("DROP TABLE _cc_lines")
-    con.execute("DROP TABLE _cc_notes")
+    for table in ("_cc_lines", "_cc_notes", "_cc_files"):
+        con.execute(f"DROP TABLE {table}")

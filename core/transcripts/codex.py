@@ -16,7 +16,7 @@ import json
 
 import duckdb
 
-from core.transcripts._batch import json_type_of, number_in_file
+from core.transcripts._batch import files_table, json_type_of, number_in_file, read_names
 
 __all__ = ["load_codex"]
 
@@ -56,14 +56,15 @@ _COLUMNS = (
 # `payload` (the older layout) is typed again to its bare fields, and only such lines are (CASE runs a branch on the
 # rows that take it). Reading every line's bare fields as well (`read_json` with both shapes as columns) and packing
 # them into a struct took a third of the reader's CPU (0.22 s of 0.66 for 142 MB of rollouts), for rollouts that have
-# none. A line that is not JSON, or not an object, comes back as NULLs: counted as bad.
+# none. A line that is not JSON, or not an object, comes back as NULLs: counted as bad. A line carries its file's
+# number (`fid`), not its path and session: those are joined from `_cx_files` to the parts and the files' statistics.
 _LINES = f"""
 CREATE OR REPLACE TEMP TABLE _cx_lines AS
 WITH raw AS (
-    SELECT filename AS path, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
-    FROM read_ndjson_objects($files, filename = true, ignore_errors = true, maximum_object_size = $max_object_size)
+    SELECT file_index::INTEGER AS fid, row_number() OVER () AS seq, json, json_transform(json, '{_LINE}') AS r
+    FROM read_ndjson_objects($files, ignore_errors = true, maximum_object_size = $max_object_size)
 ), typed AS (
-    SELECT l.path, b.session_id, l.seq,
+    SELECT l.fid, l.seq,
            r.type IS NULL AND r.payload IS NULL AND r.record_type IS NULL AND r.id IS NULL AS bad,
            CASE WHEN r.payload IS NOT NULL THEN r.type
                 WHEN r.record_type IS NOT NULL THEN 'state'
@@ -71,7 +72,7 @@ WITH raw AS (
                 ELSE 'response_item' END AS rtype,
            CASE WHEN r.payload IS NOT NULL THEN r.payload ELSE json_transform(json, '{_OLD_LAYOUT}') END AS p,
            try_cast(r.timestamp AS TIMESTAMPTZ) AS ts
-    FROM raw l JOIN _batch_files b ON b.path = l.path
+    FROM raw l
 )
 SELECT *, p.type AS ptype, p.role AS role FROM typed
 """
@@ -80,10 +81,10 @@ SELECT *, p.type AS ptype, p.role AS role FROM typed
 # on it), the parse was held whole in memory a second time (0.03 s of 0.3 a batch's 60 MB of rollouts).
 _EVENTS = """
 CREATE OR REPLACE TEMP TABLE _cx_events AS
-SELECT DISTINCT path FROM _cx_lines WHERE rtype = 'event_msg' AND ptype = 'user_message'
+SELECT DISTINCT fid FROM _cx_lines WHERE rtype = 'event_msg' AND ptype = 'user_message'
 """
 # A semi-join, not a window over each file's records: 12 % less for the whole reader.
-_HAS_EVENTS = "path IN (SELECT path FROM _cx_events)"
+_HAS_EVENTS = "fid IN (SELECT fid FROM _cx_events)"
 
 # What Codex itself puts in a user-role message of an older rollout (no `event_msg` beside it): the repository's
 # AGENTS.md, which whoever wrote the repository chose, never what the person typed.
@@ -142,7 +143,7 @@ SELECT session_id, path AS source_path, seq, 0 AS part, ts,
        path || ':' || seq AS message_key, false AS is_sidechain, NULL AS agent_id,
        what = 'user' AND (starts_with(ltrim(text), '<') OR {_INJECTED}) AS is_meta,
        what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<') AND NOT {_INJECTED}) AS is_prompt
-FROM texts
+FROM texts JOIN _cx_files USING (fid)
 """
 
 # A record is conversation when the reader above turns it into a part; everything else is noise, by type.
@@ -161,7 +162,9 @@ _CONVERSATION = f"""
 # second scan of the lines with the test above took a third of the reader's statistics.
 _STATS = f"""
 CREATE OR REPLACE TEMP TABLE _cx_kinds AS
-SELECT path, bad, rtype, ptype, ({_CONVERSATION}) AS conversation, count(*) AS n FROM _cx_lines GROUP BY ALL;
+SELECT f.path, k.* EXCLUDE (fid) FROM (
+    SELECT fid, bad, rtype, ptype, ({_CONVERSATION}) AS conversation, count(*) AS n FROM _cx_lines GROUP BY ALL
+) k JOIN _cx_files f USING (fid);
 
 INSERT INTO _file_noise
 SELECT path, rtype || coalesce('/' || ptype, ''), sum(n) FROM _cx_kinds WHERE NOT bad AND NOT conversation GROUP BY ALL;
@@ -172,23 +175,24 @@ SELECT path, sum(n), coalesce(sum(n) FILTER (WHERE bad), 0),
 FROM _cx_kinds GROUP BY path;
 
 INSERT INTO _file_meta
-SELECT path, any_value(session_id),
-       arg_min(p.cwd, seq) FILTER (WHERE p.cwd IS NOT NULL),
-       arg_min(p.git.branch, seq) FILTER (WHERE p.git.branch IS NOT NULL),
-       arg_min(coalesce(p.cli_version, p.version), seq) FILTER (WHERE rtype = 'session_meta'),
-       NULL
-FROM _cx_lines GROUP BY path;
+SELECT f.path, f.session_id, l.cwd, l.git_branch, l.agent_version, NULL FROM (
+    SELECT fid,
+           arg_min(p.cwd, seq) FILTER (WHERE p.cwd IS NOT NULL) AS cwd,
+           arg_min(p.git.branch, seq) FILTER (WHERE p.git.branch IS NOT NULL) AS git_branch,
+           arg_min(coalesce(p.cli_version, p.version), seq) FILTER (WHERE rtype = 'session_meta') AS agent_version
+    FROM _cx_lines GROUP BY fid
+) l JOIN _cx_files f USING (fid);
 """
 
 
 def load_codex(con: duckdb.DuckDBPyConnection, files: list[str], max_object_size: int) -> None:
     """Normalise Codex rollout files (already in `_batch_files`) into the batch temp tables, reading lines of up to
     `max_object_size` bytes (`object_size_bound` of the files' sizes)."""
-    con.execute(_LINES, {"files": files, "max_object_size": max_object_size})
+    con.execute(_LINES, {"files": read_names(con, files), "max_object_size": max_object_size})
+    con.execute(files_table("_cx_files"), {"files": files})
     con.execute(number_in_file("_cx_lines"))
     con.execute(_EVENTS)
     con.execute(_PARTS)
     con.execute(_STATS)
-    con.execute("DROP TABLE _cx_lines")
-    con.execute("DROP TABLE _cx_events")
-    con.execute("DROP TABLE _cx_kinds")
+    for table in ("_cx_lines", "_cx_events", "_cx_kinds", "_cx_files"):
+        con.execute(f"DROP TABLE {table}")

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.store.db import open_db
 from core.store.ingest import ingest
 from core.transcripts._batch import MAX_OBJECT_SIZE, MIN_OBJECT_SIZE, object_size_bound
+from tests.profiles import examples
 
 SHORT = "claude-code/spotter/short.jsonl"
 SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"  # the sessionId its records carry
@@ -324,3 +326,55 @@ def test_what_is_stored_does_not_depend_on_the_batch_size(samples: Path, tmp_pat
     messages, actions = all_in_one
     assert len(messages) > 1000 and len(actions) > 0
     assert sorted(row[2] for row in messages if row[1] == str(prompts)) == [1, 2, 3, 4, 5]
+
+
+def _each_file_once(folder: Path) -> tuple[dict[str, tuple[str, int]], dict[str, list[tuple[str, str]]]]:
+    """Ingest `folder` in one batch: ((status, lines counted) by file name, [(session, text)] stored by file name)."""
+    with open_db(folder / "p.duckdb") as con:
+        summary = ingest(con, [folder])
+        lines = dict(con.execute("SELECT path, n_lines FROM files").fetchall())
+        rows = con.execute("SELECT source_path, session_id, text FROM messages ORDER BY ALL").fetchall()
+    stored: dict[str, list[tuple[str, str]]] = {}
+    for path, session, text in rows:
+        stored.setdefault(Path(path).name, []).append((session, text))
+    return {Path(r.path).name: (r.status, lines.get(r.path, 0)) for r in summary.results}, stored
+
+
+# Names DuckDB's readers would take as patterns (`*`, `?`, `[`), beside names they would then match.
+_NAME = st.text(alphabet="ab*?[]", min_size=1, max_size=4).map(lambda stem: f"{stem}.jsonl")
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(st.lists(_NAME, min_size=1, max_size=6, unique=True))
+def test_a_file_named_like_a_pattern_is_read_as_itself(names: list[str]) -> None:
+    """Files read in one batch are each read once, under their own path and session, whatever their names hold:
+    `x*.jsonl` beside `xy.jsonl` reads neither file twice nor one file's lines as the other's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for i, name in enumerate(names):
+            (folder / name).write_text(user_line(f"prompt of {name}", session=f"s{i}") + "\n")
+        files, stored = _each_file_once(folder)
+    assert files == {name: ("new", 1) for name in names}
+    assert stored == {name: [(f"s{i}", f"prompt of {name}")] for i, name in enumerate(names)}
+
+
+def test_a_file_name_is_read_as_it_is_when_duckdb_reads_it_so(tmp_path: Path) -> None:
+    """A backslash before a pattern character: bracketed, DuckDB's glob finds nothing; as it is, the file alone."""
+    (tmp_path / "a\\*.jsonl").write_text(user_line("odd", session="odd") + "\n")
+    (tmp_path / "a\\b.jsonl").write_text(user_line("plain", session="plain") + "\n")
+    files, stored = _each_file_once(tmp_path)
+    assert files == {"a\\*.jsonl": ("new", 1), "a\\b.jsonl": ("new", 1)}
+    assert stored == {"a\\*.jsonl": [("odd", "odd")], "a\\b.jsonl": [("plain", "plain")]}
+
+
+def test_a_file_name_no_reader_can_name_fails_alone(tmp_path: Path) -> None:
+    """A name DuckDB reads only as a pattern, and a failing one (its glob fails on `\\*`), is recorded as failed,
+    with why, and the files read with it are stored as they would be alone."""
+    (tmp_path / "\\*.jsonl").write_text(user_line("odd", session="odd") + "\n")
+    (tmp_path / "ab.jsonl").write_text(user_line("plain", session="plain") + "\n")
+    with open_db(tmp_path / "p.duckdb") as con:
+        summary = ingest(con, [tmp_path])
+        stored = con.execute("SELECT source_path, text FROM messages").fetchall()
+    failed = [r for r in summary.results if r.status == "failed"]
+    assert [Path(r.path).name for r in failed] == ["\\*.jsonl"] and "pattern" in (failed[0].error or "")
+    assert stored == [(str(tmp_path / "ab.jsonl"), "plain")]
