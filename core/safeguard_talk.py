@@ -27,11 +27,11 @@ no list here knows ("is a formality", "is informational"), a concession ("even i
 here knows. The keyless miner's lessons are typed values rendered by our own code and are not read here. Code
 spans are the allow-list's to judge and are read as one opaque word.
 
-A pronoun (and "that file", "its contents", "the value") is read as what it stands for (`_antecedent`): the subject
+A pronoun (and "that file", "its contents", "the value") is read as what it stands for (`core.referents`): the subject
 of a statement or the object of an imperative in the nearest piece that names something, passing over a step that
 only goes somewhere ("open the config file and delete it"). One that stands for a secret is read as the word
 "secret"; one that stands for a container or a server is no safeguard. What an imperative may do to a secret is keep
-it (rotate, read, use ...), and every place it takes one must keep secrets (`_places_keep`); a fact may not say one
+it (rotate, read, use ...), and every place it takes one must keep secrets (`core.secret_talk`); a fact may not say one
 shows ("must be tracked in git"). The words all this reads by are `core.safeguard_words`'. Pure functions.
 """
 
@@ -43,13 +43,13 @@ import re2
 
 from core.program_calls import clip
 from core.prohibitions import prohibited
-from core.reading import ANTECEDENT_REACH, folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
+from core.reading import folded, run_on, sentences, spelled_out, spelling_hidden, unemphasised
+from core.referents import antecedent
 from core.safeguard_words import (
     ARTICLE_OK,
     BE,
     BULLET,
     BY_MEANS,
-    CHECK_ACT,
     CHECKED_IN,
     CLAUSE_CUT,
     CODE,
@@ -62,7 +62,6 @@ from core.safeguard_words import (
     DETERMINERS,
     DISAPPROVED,
     ENV_TEMPLATE,
-    EXPOSED,
     FACT,
     FAILING,
     FILE_SPAN,
@@ -70,7 +69,6 @@ from core.safeguard_words import (
     GATE_FOLDERS,
     GITIGNORED,
     GUARD,
-    HANDS_OVER,
     HELD_BY,
     IN_PASSING,
     KEEP,
@@ -82,62 +80,44 @@ from core.safeguard_words import (
     LEAD,
     MAY,
     MODAL_KEEPS,
-    MODALS,
     NAMES_OPEN,
-    NAVIGATES,
     NEED,
-    NEEDS_A_PLACE,
     NEGATED_DUTY,
     NEGATION,
     NEVER_SHOWS,
-    NO_PLACE,
     NONE_LEFT,
-    NOT_AN_OBJECT,
     NOT_NEEDED,
     NOT_SAFEGUARD,
-    NOWHERE_KEPT,
-    OF_A_SECRET,
     ON_A_FAILURE,
     OPENS_CONDITION,
     PATH,
-    PEOPLE,
-    PIECE_CUT,
     PLACE,
     POSSESSIVE,
     PREPOSITIONS,
     PROHIBITED_OK,
     PROHIBITION,
     PRONOUN,
-    QUALIFIED,
-    READS,
     REFERRER,
     REFUSED,
-    REPORTS,
     SAFEGUARD,
     SECRET_CARE,
-    SECRET_KEEP,
     SECRET_NAMED,
-    SECRET_ONLY_WITH,
     SECRET_PLACING,
     SECRET_STATES,
     SET_ASIDE,
-    SPAN_ENDS,
     STATE_OK,
-    SUBORDINATE,
-    TAKES_IN,
-    THINGS,
     TOOLS,
     URL,
     USES,
     VERBS,
     WEAK,
     WEAKENER_OFF,
-    WHERE,
     WORD,
     is_a,
     lemmas,
 )
 from core.secret_sends import keeps_secrets
+from core.secret_talk import only_secrets, said_of_a_secret, secret_act
 
 __all__ = ["SAFEGUARD", "safeguard_refusals"]
 
@@ -172,221 +152,6 @@ def _prohibits(clause: str) -> bool | None:
         object_ = " ".join(after[:4])
         return SAFEGUARD.search(SECRET_NAMED.sub("x", object_)) is None
     return is_a(verb, PROHIBITED_OK)
-
-
-def _secrets_only(clause: str) -> bool:
-    """True when no safeguard but a secret (or nothing) is named in `clause`: "check" said as an act ("check it into
-    the repo", "echo it to check it is set") names no check."""
-    return SAFEGUARD.search(SECRET_NAMED.sub("x", CHECK_ACT.sub("", clause))) is None
-
-
-def _secret_named_in(text: str) -> re2._Match | None:
-    """The first secret `text` names, passing over a secret's name that qualifies something else ("a password reset
-    link", "the token's expiry"), unless a secret's name follows ("password reset tokens")."""
-    for secret in SECRET_NAMED.finditer(text):
-        after = text[secret.end() :].lstrip()
-        if (qualified := QUALIFIED.match(after)) is None:
-            return secret
-        rest = after[qualified.end() :].lstrip()
-        if SECRET_NAMED.match(rest) or re2.match(r"(?:'s\s+)?(?:contents?|values?|text|plaintext)\b", rest):
-            return secret  # "password reset tokens", "the password field's contents"
-    return None
-
-
-def _secret_act(clause: str, words: list[str]) -> bool | None:
-    """Whether `clause`, an imperative whose object is a secret, keeps it (`SECRET_KEEP`, or `SECRET_PLACING` into
-    places that keep secrets); None when it opens with no act on one (a fact said of the secret, a name, "write tests
-    for the token refresh")."""
-    first = words[0]
-    secret = _secret_named_in(clause)
-    if secret is None or first in NAMES_OPEN or first in BE or first[0].isdigit() or SECRET_NAMED.match(clause):
-        return None  # "add a password reset link", "record the token's expiry date": no secret is acted on
-    between = WORD.findall(clause[: secret.start()])[1:]
-    following = WORD.findall(clause[secret.end() :])[:1]
-    known = VERBS | SECRET_KEEP | SECRET_PLACING
-    if not between and not is_a(first, known) and following and (following[0] in BE or following[0] in FACT):
-        return None  # "kubernetes secrets are managed by ...": the secret is the subject, the first word its kind
-    if NOT_AN_OBJECT.intersection(between) or OF_A_SECRET.intersection(between[-3:]):
-        return None  # "write tests for the token refresh", "log a hash of it": the secret is no object of the verb
-    if any(w in BE or (w in FACT and w != "live") or w in NEED for w in between):  # "the live key": no verb
-        return None  # the secret is no object of the first word, or a fact is said of it ("1password holds ...")
-    hands = is_a(first, HANDS_OVER | SECRET_PLACING)
-    if NOWHERE_KEPT.search(clause) or HANDS_OVER.intersection(between) or (hands and _recipient(between, clause)):
-        return False  # "put it somewhere everyone can grab it", "use the README to share it", "send the intern a copy"
-    if "with" in between and is_a(first, SECRET_PLACING | NEEDS_A_PLACE):  # "update the README with the password"
-        return keeps_secrets(" ".join(between[: between.index("with")]))
-    placing = is_a(first, SECRET_PLACING | NEEDS_A_PLACE)
-    if not is_a(first, SECRET_CARE | REPORTS) and not _places_keep(
-        clause[len(first) :], placing=placing, reads=is_a(first, READS)
-    ):
-        return False  # "check it into the repo", "use it in the public notebook", "pass it to the contractor"
-    if is_a(first, NEEDS_A_PLACE) and PLACE.search(clause) is None:
-        return False  # "add the .env file too, then push"
-    if is_a(first, SECRET_PLACING):
-        return True
-    if not is_a(first, SECRET_KEEP):
-        return False  # "share it with the contractors", "print it at startup", "hand it over"
-    only_with = SECRET_ONLY_WITH | KEEP_ONLY_WITH
-    rule = next((only_with[w] for w in lemmas(first) if w in only_with), None)
-    return rule is None or rule.search(clause) is not None
-
-
-def _recipient(between: list[str], clause: str) -> bool:
-    """True when someone stands between a verb that hands a secret over and the secret ("send the new contractor the
-    password", "send the intern a copy"): a name with its determiner before the secret's own, or any before a secret
-    named by a pronoun."""
-    determiners = [i for i, w in enumerate(between) if w in DETERMINERS]
-    named = _secret_named_in(clause)
-    secret = clause[named.start() :] if named is not None else ""
-    if secret.startswith("secret ") or secret == "secret":
-        if not between or between[-1] not in DETERMINERS:
-            return bool(determiners)  # a pronoun read as "secret" has no determiner of its own
-    return len(determiners) >= 2 and determiners[-1] - determiners[0] >= 2
-
-
-def _said_of_a_secret(clause: str) -> bool | None:
-    """Whether a fact said of a secret keeps it: False where it says the secret shows ("the .env file must be tracked
-    in git", "it goes out in the weekly newsletter", "is available on the public status page"); None when `clause`
-    says nothing of one, or nothing of where it is."""
-    secret = _secret_named_in(clause)
-    if secret is None:
-        return None
-    before = WORD.findall(clause[: secret.start()])
-    taker = next((i for i, w in enumerate(before) if i and w in TAKES_IN and before[i - 1] in MODALS), None)
-    if taker is not None:  # "the README should include the staging password": the subject is where it goes
-        subject = " ".join(w for w in before[:taker] if w not in MODALS and w not in BE)
-        return keeps_secrets(subject)
-    if NOWHERE_KEPT.search(clause):
-        return False
-    verb = next(
-        (
-            m
-            for m in WORD.finditer(clause, secret.end())
-            if m.group() in BE or m.group() in WHERE or m.group() in MODALS
-        ),
-        None,
-    )
-    if verb is None:
-        return None
-    rest = WORD.findall(clause[verb.end() :])
-    if NEGATION.intersection(rest) or any(w.endswith("n't") for w in rest):
-        return None
-    state = [w for w in rest if w not in ("be", "been", "always", "also", "only", "still", "to", "get", "got")]
-    if state[:1] and state[0] in EXPOSED:
-        return False
-    return None if _places_keep(clause[verb.end() :], placing=False) else False
-
-
-def _places_keep(said: str, placing: bool = True, reads: bool = False) -> bool:
-    """True when every place `said` names a secret goes (in, into, to, through, over, by, as, with ...) keeps secrets.
-    After a verb that places nothing ("use", "call"), "to" names a place only before a determiner or a person ("to
-    the contractor", not "to call the API"), and "with" none ("generate it with openssl"); after one that reads it
-    (`reads`), only "into", "onto" and "to" do."""
-    for place in PLACE.finditer(said):
-        preposition = place.group(1) or place.group(2)
-        after = said[place.end(1) if place.group(1) else place.start(2) + 2 :].lstrip()
-        if NO_PLACE.match(after) or (preposition in ("with", "as") and not placing):
-            continue
-        if reads and preposition not in ("into", "onto", "to"):
-            continue
-        if preposition == "by":
-            return False  # "by text message", "by email": a channel, never a place that keeps a secret
-        if preposition == "to" and is_a(after.split()[0] if after.split() else "", VERBS | SECRET_KEEP):
-            continue  # "to call the API": what for, not where
-        if (
-            preposition == "to"
-            and not placing
-            and re2.match(r"(?:the|a|an|our|your|their|them|him|her|whoever|any)\b", after) is None
-        ):
-            continue
-        if not keeps_secrets(after):
-            return False
-    return True
-
-
-def _head(words: list[str]) -> str | None:
-    """What the noun a pronoun most likely stands for in a piece (`words`) is: "secret", "safeguard", "thing" (a
-    container, a server, a cache: "the dev server proxies calls to staging with your token; if it hangs, kill it"),
-    "person", or None when no noun decides. The noun is an imperative's object ("run the tests inside the
-    container": the tests) or a statement's subject ("the CI runner image is cached": the image), its last word its
-    head."""
-    if is_a(words[0], VERBS | SECRET_KEEP | SECRET_PLACING) and words[0] not in DETERMINERS:
-        span = list(itertools.takewhile(lambda w: w not in PREPOSITIONS and w not in SPAN_ENDS, words[1:]))
-    else:
-        verb = next(
-            (i for i, w in enumerate(words) if i and _verb_like(w, i) and not SECRET_NAMED.match(words[i - 1])),
-            len(words),
-        )  # "a secret scan" is one noun
-        span = words[:verb]
-    while span and span[-1] in ("that", "which", "who"):
-        span.pop()
-    if not span:
-        return None
-    phrase = " ".join(span)
-    if _secret_named_in(phrase) is not None:
-        return "secret"
-    if span[-1] in THINGS:
-        return "thing"
-    if span[-1] in PEOPLE:
-        return "person"
-    return "safeguard" if SAFEGUARD.search(phrase) is not None else None
-
-
-def _verb_like(word: str, at: int) -> bool:
-    """Whether `word`, the `at`-th of a statement, reads as its verb."""
-    if word in BE or word in MODALS or word in FACT or word in WHERE:
-        return True
-    return at >= 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in THINGS
-
-
-def _antecedent(before: str, noun: str = "", pronoun: str = "") -> str | None:
-    """What a pronoun (or "that file", "its contents") after `before` refers to, when it is a secret ("secret") or a
-    safeguard ("safeguard"): what the nearest piece that names something names (`_head`), passing over pieces that
-    only go somewhere ("open the config file"), only refer back themselves ("export it; attach that file") or are
-    subordinate ("the e2e tests are flaky; when in a hurry, ..."). None when that piece names a person ("tell the user
-    so they can revoke it") or a thing ("start the dev server; stop it"), unless a secret was named before the thing
-    ("secret") or a safeguard ("ambiguous": "the sandbox blocks writes; start a new terminal session and flip it" may
-    stand for either, and only an act that weakens nothing is admitted). `noun`: the referrer's own noun ("that
-    value"), read first in the nearest piece that names it ("read the value of GITHUB_TOKEN; open a gist; the gist
-    body is that value"); `pronoun`: the referrer ("they" and "them" may stand for a person a condition names)."""
-    *pieces, _own = PIECE_CUT.split(before[-2 * ANTECEDENT_REACH :])
-    if noun and noun not in ("copy", "copies"):
-        stem = noun.rstrip("s")
-        named = next((p for p in reversed(pieces) if re2.search(rf"\b{stem}s?\b", p)), None)
-        if named is not None and _secret_named_in(named) is not None:
-            return "secret"
-    for at, piece in reversed(list(enumerate(pieces))):
-        words = WORD.findall(piece)
-        if not words or piece.strip().isdigit():
-            continue
-        navigates = words[0] in NAVIGATES or words[:2] in (["go", "to"], ["log", "in"], ["log", "into"], ["sign", "in"])
-        if not navigates and (head := _head(words)) is not None:
-            if head == "thing":
-                return _earlier(pieces[:at])
-            if head != "person":
-                return head
-            if SUBORDINATE.match(piece) is None or pronoun in ("they", "them"):
-                return None  # "tell the user so they can revoke it"; not "if a teammate asks for the key, give it"
-        if _secret_named_in(piece) is not None:
-            return "secret"
-        if SECRET_NAMED.search(piece) is not None and SAFEGUARD.search(SECRET_NAMED.sub("x", piece)) is None:
-            return None  # "the password policy", "the token's expiry"
-        if SAFEGUARD.search(piece) is not None:
-            return "safeguard"  # a safeguard named beside a secret ("a secret scan") is what the piece is about
-        # a piece decides when it names a thing ("start the dev server"); a bare act ("push"), a condition or a
-        # piece that only refers back itself is passed over
-        refers = REFERRER.search(piece) is not None or "its" in words or "their" in words
-        if SUBORDINATE.match(piece) is None and not refers and not navigates and DETERMINERS.intersection(words):
-            return _earlier(pieces[:at])
-    return None
-
-
-def _earlier(pieces: list[str]) -> str | None:
-    """What a pronoun may stand for when the piece nearest it names a thing, but an earlier one names a secret
-    ("secret": the strict reading of a secret is the safe one) or a safeguard ("ambiguous"); None otherwise."""
-    if any(_secret_named_in(p) is not None for p in pieces):
-        return "secret"
-    return "ambiguous" if any(SAFEGUARD.search(p) for p in pieces) else None
 
 
 def _named_in_passing(clause: str) -> bool:
@@ -431,9 +196,9 @@ def _typed(
         # what is set aside weakens ("rather than lowering the gate"), or is no safeguard ("rather than localhost");
         # not "instead of opening a pull request", "rather than waiting for review"
         object_ = words[:5] if words[0].endswith("ing") else words[:2]  # an act and its object, or a name
-        if _secrets_only(clause):
+        if only_secrets(clause):
             # "rather than hard-coding it", "rather than searching for it"; not "rather than rotating it"
-            acted = _secret_act(clause, words)
+            acted = secret_act(clause, words)
             placed = is_a(words[0], SECRET_PLACING) and PLACE.search(clause) is not None
             return not (acted and (is_a(words[0], SECRET_CARE) or placed))
         return WEAK.search(clause) is not None or SAFEGUARD.search(" ".join(object_)) is None
@@ -443,7 +208,7 @@ def _typed(
         # a contrast ("use `secrets`, not `random`", "never for tokens"): what it sets aside is no safeguard
         rest = [w for w in words[1:] if w not in ("a", "an", "the", "by", "for", "as", "to", "in", "with")]
         return not rest or TOOLS.match(rest[0]) is not None or SAFEGUARD.match(SECRET_NAMED.sub("x", rest[0])) is None
-    secrets_only = _secrets_only(clause)
+    secrets_only = only_secrets(clause)
     if secrets_only and NEVER_SHOWS.search(clause) and SECRET_NAMED.search(clause):
         return True  # "so it never appears in shell history", "so it doesn't end up in dotfiles"
     if secrets_only and NOT_NEEDED.match(clause):
@@ -466,9 +231,9 @@ def _typed(
     first = words[0]
     if secrets_only and SECRET_NAMED.search(clause) and (kept_in := KEPT_IN.search(clause)) is not None:
         return keeps_secrets(clause[kept_in.end() :])  # "API keys belong in env vars", not "... in the README"
-    if secrets_only and (acted := _secret_act(clause, words)) is not None:
+    if secrets_only and (acted := secret_act(clause, words)) is not None:
         return acted
-    if secrets_only and (said := _said_of_a_secret(clause)) is not None:
+    if secrets_only and (said := said_of_a_secret(clause)) is not None:
         return said
     if secrets_only and first == "code" and not first_clause:
         return True  # values listed for a secret ("set `httpOnly: true` and `secure: true` on the session cookie")
@@ -611,7 +376,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
             (*span, kind)
             for m in REFERRER.finditer(sentence)
             if (
-                kind := _antecedent(
+                kind := antecedent(
                     text[: offset + (span := m.span(1) if m.group(1) else m.span(2))[0]],
                     m.group(1).split()[-1] if m.group(1) and " " in m.group(1) else "",
                     m.group(1) or m.group(2),
@@ -628,7 +393,7 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
         doubtful = [start for start, _, kind in referred if kind == "ambiguous"]
         # where a word refers to a safeguard, a possessive included ("remove its teeth")
         guards = [start for start, _, kind in referred if kind == "safeguard"] + [
-            m.start() for m in POSSESSIVE.finditer(sentence) if _antecedent(text[: offset + m.start()]) == "safeguard"
+            m.start() for m in POSSESSIVE.finditer(sentence) if antecedent(text[: offset + m.start()]) == "safeguard"
         ]
         if named or gated:
             marks = sorted(marks + [m.start() for m in WEAK.finditer(sentence)])

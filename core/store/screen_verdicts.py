@@ -31,7 +31,7 @@ __all__ = ["SCREEN_MODULES", "keep_verdicts", "kept_verdicts", "rules_fingerprin
 SCREEN_MODULES = (
     "allowlist", "code_spans", "invisible", "language", "links", "models", "patterns", "phrases", "programs",
     "prohibitions", "overrides", "secret_sends", "safeguards_off", "insecure_settings", "safeguard_talk",
-    "safeguard_words", "playbook_screen",
+    "safeguard_words", "secret_talk", "referents", "playbook_screen",
     "prose_commands", "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
     "fenced_code", "dockerfile",
