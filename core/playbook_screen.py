@@ -19,8 +19,8 @@ from core.allowlist import Vouched
 from core.invisible import normalise
 from core.models import Playbook
 from core.phrases import Reading, phrase_reading, sentence_refusals
-from core.reading import joined
-from core.safeguard_talk import safeguard_refusals
+from core.reading import joined, spelling_hidden
+from core.safeguard_talk import safeguard_refusals, safeguard_refusals_after
 from core.screen import MAX_SCREENED, Hold, reading_holds, text_holds
 
 __all__ = [
@@ -197,6 +197,7 @@ def _screen(
         return read[text]
 
     text_keys = []
+    talks: dict[str, bool] = {}  # text -> whether what it says of a safeguard alone is held
     for entry in entries:
         keyless = _keyless(support.get(entry.name))
         key = _verdict_key(entry.text, key_of[keyless], rules)
@@ -208,8 +209,14 @@ def _screen(
                 if key in known
                 else reading_holds(entry.text, vouch[keyless], reading, plain.get(entry.text), typed=keyless)
             )
+        # What a model's text read whole (not too long) says of a safeguard alone is known from its verdict, which
+        # read that, and its spelling only where it hides a word: its pairs need not read it again.
+        stored = plain.get(entry.text)
+        if not keyless and stored is not None and len(stored) <= MAX_SCREENED:
+            said = any(hold.rule == "safeguard" for hold in found[key])
+            if not said or not spelling_hidden(stored):
+                talks.setdefault(entry.text, said)
     pair_keys = []
-    talks: dict[str, bool] = {}  # text -> whether what it says of a safeguard alone is held
 
     def talks_alone(text: str) -> bool:
         if text not in talks:
@@ -233,7 +240,7 @@ def _screen(
         split = [(rule, detail) for rule, detail in sentence_refusals(together) if rule not in said]
         if not split and not typed and not talks_alone(a.text) and not talks_alone(b.text):
             # "The pre-push hook is slow." then "Skip it.": a pronoun whose safeguard the entry before names
-            split = safeguard_refusals(together, across=True)
+            split = safeguard_refusals_after(cut_a, cut_b, together[len(cut_a) : len(together) - len(cut_b)])
         found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
     return text_keys, pair_keys, found
 

@@ -29,8 +29,8 @@ from core.safeguard_words import (
     THINGS,
     VERBS,
     WHERE,
-    WORD,
     is_a,
+    words_in,
 )
 from core.secret_talk import secret_named_in
 
@@ -89,7 +89,7 @@ def antecedent(before: str, noun: str = "", pronoun: str = "") -> str | None:
         if named is not None and secret_named_in(named) is not None:
             return "secret"
     for at, piece in reversed(list(enumerate(pieces))):
-        words = WORD.findall(piece)
+        words = words_in(piece)
         if not words or piece.strip().isdigit():
             continue
         navigates = words[0] in NAVIGATES or words[:2] in (["go", "to"], ["log", "in"], ["log", "into"], ["sign", "in"])

@@ -115,11 +115,14 @@ from core.safeguard_words import (
     WORD,
     is_a,
     lemmas,
+    words_in,
 )
 from core.secret_sends import keeps_secrets
 from core.secret_talk import only_secrets, said_of_a_secret, secret_act
 
-__all__ = ["SAFEGUARD", "safeguard_refusals"]
+__all__ = ["SAFEGUARD", "safeguard_refusals", "safeguard_refusals_after"]
+
+_PIECE = re2.compile(r"[^;\n]+")
 
 
 def _prohibits(clause: str) -> bool | None:
@@ -144,7 +147,7 @@ def _prohibits(clause: str) -> bool | None:
         return WEAK.search(clause[head.end() :]) is not None  # "never run with the hooks off" keeps
     if is_a(verb, USES) or is_a(verb, CREATES):  # "don't install the git hooks", "don't write tests for it" set a
         # safeguard aside; "never use `--no-verify`", "never write secrets to logs" do not
-        after = WORD.findall(clause[head.end() :])
+        after = words_in(clause[head.end() :])
         if is_a(verb, CREATES):  # its object only, and a kind of test is no test set aside ("tests that sleep")
             after = list(itertools.takewhile(lambda w: w not in PREPOSITIONS, after))
             if set(after) & {"that", "which", "who", "without"}:
@@ -159,7 +162,7 @@ def _named_in_passing(clause: str) -> bool:
     happens, not what it is done to ("capture the bug as a failing test", not "retire the flaky suite")."""
     found = False
     for match in SAFEGUARD.finditer(clause):
-        before = WORD.findall(clause[: match.start()])[-3:]
+        before = words_in(clause[: match.start()])[-3:]
         if IN_PASSING.match(match.group()) is None or not PREPOSITIONS.intersection(before):
             return False
         found = True
@@ -181,7 +184,7 @@ def _typed(
     named since."""
     if CONCESSION.search(clause):
         return False
-    words = WORD.findall(clause)
+    words = words_in(clause)
     if not words:
         return True
     if ambiguous and SAFEGUARD.search(clause) is None and WEAK.search(clause) is None and is_a(words[0], KEEP | VERBS):
@@ -346,27 +349,66 @@ def _secret_named(sentence: str, start: int, end: int, secrets: list[tuple[int, 
     return "".join(parts) + sentence[at:end]
 
 
-def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
-    if SAFEGUARD.search(cut) is None:  # what is read below names no more than the text does: most texts end here
+def safeguard_refusals_after(first: str, then: str, between: str = "") -> list[tuple[str, str]]:
+    """`safeguard_refusals` of two entries read one after the other (`first`, then `then`, each cut into `sentences`;
+    `between`: what `joined` puts between them) where neither says anything held alone: what a sentence of `then`
+    says by a word that refers back into `first` ("The pre-push hook is slow." then "Skip it."). Each is rewritten
+    as alone, and only a sentence of `then` with such a word is read: every other sentence reads as it does alone,
+    where nothing was held, or with less (across two entries, naming a gate in one does not make the other's
+    weakening words read)."""
+    if SAFEGUARD.search(first) is None and SAFEGUARD.search(then) is None:
         return []
+    first, then = _unmasked(first), _unmasked(then)
+    if SAFEGUARD.search(first) is None and SAFEGUARD.search(then) is None:
+        return []
+    head = _plain_words(first) + between
+    # A `first` that ends no sentence ("The hooks are slow" then "Skip them.") runs into `then`'s first: that one
+    # sentence is read whole.
+    runs_on = head.rstrip(" ")[-1:] not in ("", ";", "\n")
+    start = max(head.rfind(";"), head.rfind("\n")) + 1 if runs_on else len(head)
+    return _read(head + _plain_words(then), start, gated=False, referring_from=len(head))
+
+
+def _unmasked(cut: str) -> str:
+    """`cut` with code spans, links, hooks of no safeguard and paths read for what they are."""
     # Each pass only where what it rewrites can be (a pattern call costs a few microseconds even where none is).
     text = CODE.sub("code", FILE_SPAN.sub(r"\1", cut)) if "`" in cut else cut
     text = URL.sub("link", text) if "://" in text else text
     text = NOT_SAFEGUARD.sub("x", text) if "hook" in text else text
     if "/" in text:
         text = PATH.sub(lambda m: m.group().replace("/", " ") if GATE_FOLDERS.search(m.group()) else "path", text)
-    if SAFEGUARD.search(text) is None:
-        return []
+    return text
+
+
+def _plain_words(text: str) -> str:
+    """`text` (`_unmasked`) with the phrasings the clauses are read by written plainly ("it's", "checked in")."""
     text = CONTRACTED_IS.sub(r"\1 is", text) if "'s" in text else text
     text = BY_MEANS.sub(r", \1", text) if " by " in text else text
     text = CHECKED_IN.sub("commit", text) if "check" in text else text
     text = NONE_LEFT.sub("clean", text) if "zero" in text or "0" in text else text
     text = ENV_TEMPLATE.sub("env-template", text) if ".env." in text else text
-    text = GITIGNORED.sub("untracked", text) if "ignore" in text else text
+    return GITIGNORED.sub("untracked", text) if "ignore" in text else text
+
+
+def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
+    if SAFEGUARD.search(cut) is None:  # what is read below names no more than the text does: most texts end here
+        return []
+    text = _unmasked(cut)
+    if SAFEGUARD.search(text) is None:
+        return []
+    text = _plain_words(text)
     # a gate named anywhere in an entry: weakening words are read in every sentence of it (not of its neighbour)
-    gated = not across and GUARD.search(text) is not None
-    for piece in re2.finditer(r"[^;\n]+", text):
+    return _read(text, gated=not across and GUARD.search(text) is not None)
+
+
+def _read(text: str, start: int = 0, *, gated: bool, referring_from: int | None = None) -> list[tuple[str, str]]:
+    """The first clause of `text`'s sentences from `start` on in no shape known to keep a safeguard. From
+    `referring_from` on, only sentences with a word that may refer back are read."""
+    for piece in _PIECE.finditer(text, start):
         sentence = BULLET.sub("", piece.group()).strip()
+        if referring_from is not None and piece.start() >= referring_from:
+            if REFERRER.search(sentence) is None and POSSESSIVE.search(sentence) is None:
+                continue
         offset = piece.start() + piece.group().find(sentence)
         # Where what makes a clause worth reading is, found once per sentence (a clause is read only where one is:
         # a text of many short clauses costs a pattern call per sentence, not per clause). A pronoun is read where

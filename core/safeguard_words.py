@@ -102,6 +102,7 @@ __all__ = [
     "WORD",
     "is_a",
     "lemmas",
+    "words_in",
 ]
 
 # A secret by name: the words here and what `core.secret_sends` knows opens an account (a deploy key, a DSN, the
@@ -481,6 +482,10 @@ CONTRACTED_IS = re2.compile(r"\b(it|that|this|there|what|who)'s\b")
 GITIGNORED = re2.compile(r"\bgit-?ignored\b|\b(?:which|that)\s+git\s+ignores\b")
 NEGATION = frozenset("not never no n't nobody none".split())
 WORD = re2.compile(r"[a-z0-9][\w'%.-]*")
+# `words` reads WORD by str methods: RE2's findall calls back into Python once a match, the gate's largest cost.
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'%.-")
+_NOT_WORD = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _WORD_CHARS})
+_NO_OPENING = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_'%.-"  # word characters WORD's first may not be
 BULLET = re2.compile(r"^\s*(?:[-*+>|]+|\d+[.)])\s*")
 
 
@@ -494,6 +499,14 @@ def lemmas(word: str) -> tuple[str, ...]:
             if len(stem) > 2 and stem[-1] == stem[-2]:
                 found.append(stem[:-1])
     return tuple(found)
+
+
+def words_in(text: str) -> list[str]:
+    """`WORD.findall(text)`: each run of word characters (ASCII: RE2's `\\w` is), from its first that may open a
+    word."""
+    if not text.isascii():
+        text = text.encode("ascii", "replace").decode("ascii")  # any other character parts words, as in WORD
+    return [w for run in text.translate(_NOT_WORD).split() if (w := run.lstrip(_NO_OPENING))]
 
 
 def is_a(word: str, words: frozenset[str]) -> bool:

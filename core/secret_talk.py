@@ -41,6 +41,7 @@ from core.safeguard_words import (
     WORD,
     is_a,
     lemmas,
+    words_in,
 )
 from core.secret_sends import keeps_secrets
 
@@ -74,8 +75,8 @@ def secret_act(clause: str, words: list[str]) -> bool | None:
     secret = secret_named_in(clause)
     if secret is None or first in NAMES_OPEN or first in BE or first[0].isdigit() or SECRET_NAMED.match(clause):
         return None  # "add a password reset link", "record the token's expiry date": no secret is acted on
-    between = WORD.findall(clause[: secret.start()])[1:]
-    following = WORD.findall(clause[secret.end() :])[:1]
+    between = words_in(clause[: secret.start()])[1:]
+    following = words_in(clause[secret.end() :])[:1]
     known = VERBS | SECRET_KEEP | SECRET_PLACING
     if not between and not is_a(first, known) and following and (following[0] in BE or following[0] in FACT):
         return None  # "kubernetes secrets are managed by ...": the secret is the subject, the first word its kind
@@ -124,7 +125,7 @@ def said_of_a_secret(clause: str) -> bool | None:
     secret = secret_named_in(clause)
     if secret is None:
         return None
-    before = WORD.findall(clause[: secret.start()])
+    before = words_in(clause[: secret.start()])
     taker = next((i for i, w in enumerate(before) if i and w in TAKES_IN and before[i - 1] in MODALS), None)
     if taker is not None:  # "the README should include the staging password": the subject is where it goes
         subject = " ".join(w for w in before[:taker] if w not in MODALS and w not in BE)
@@ -141,7 +142,7 @@ def said_of_a_secret(clause: str) -> bool | None:
     )
     if verb is None:
         return None
-    rest = WORD.findall(clause[verb.end() :])
+    rest = words_in(clause[verb.end() :])
     if NEGATION.intersection(rest) or any(w.endswith("n't") for w in rest):
         return None
     state = [w for w in rest if w not in ("be", "been", "always", "also", "only", "still", "to", "get", "got")]

@@ -11,14 +11,16 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from core.invisible import normalise
 from core.models import Entry, Playbook
 from core.phrases import phrase_reading
 from core.playbook_screen import Support, screen_playbook
-from core.safeguard_talk import SAFEGUARD, safeguard_refusals
+from core.reading import joined
+from core.safeguard_talk import SAFEGUARD, safeguard_refusals, safeguard_refusals_after
+from core.safeguard_words import WORD, words_in
 from core.screen import Vouched, text_holds
 from tests.profiles import examples
 
@@ -208,3 +210,50 @@ def test_what_is_done_to_a_failing_test_is_finding_out_why(text: str, held: bool
 )
 def test_letting_a_safeguard_finish_or_a_finding_be_rotated_keeps_it(text: str, held: bool) -> None:
     assert ("safeguard" in [h.rule for h in text_holds(text, VOUCHED)]) is held, text
+
+
+@settings(max_examples=examples(500))
+@given(st.text(alphabet=st.sampled_from("abzAZ09_'%.- \t\n,;:!é€\u00a0\u2028ßİ😀"), max_size=40) | st.text(max_size=40))
+def test_words_are_what_the_word_pattern_finds(text: str) -> None:
+    # `words_in` reads WORD by str methods (RE2's findall calls back into Python for every match)
+    assert words_in(text) == WORD.findall(text)
+
+
+# Halves of what two entries say only together: a safeguard named in one, a pronoun or a possessive in the other, a
+# sentence left open, code, links and paths that are rewritten before clauses are read.
+ACROSS = [
+    "The pre-push hook is slow on this repository.",
+    "The pre-push hook is slow",
+    "The lint check guards the release branch",
+    "Leave it behind when you are in a hurry.",
+    "Skip them.",
+    "disabled.",
+    "Run it before every push.",
+    "Remove its teeth.",
+    "The deploy key is in the vault.",
+    "Paste it into the chat.",
+    "Rotate it monthly.",
+    "Start the dev server. Stop it with Ctrl-C.",
+    "Keep `pre-commit` hooks",
+    "See https://example.com/hooks/ for it;",
+    "Edit .git/hooks/pre-push and delete it.",
+    "It's checked in by CI",
+    "",
+]
+
+
+@settings(max_examples=examples(400))
+@given(
+    st.lists(st.sampled_from(ACROSS), min_size=1, max_size=3).map(" ".join),
+    st.lists(st.sampled_from(ACROSS), min_size=1, max_size=3).map(" ".join),
+)
+def test_two_entries_are_read_together_as_their_joined_text_is(first: str, then: str) -> None:
+    # What the whole-playbook screen reads of two entries one after the other (only the sentences of the second
+    # that refer back, each entry rewritten alone) is what reading their joined text whole gives, where neither
+    # says anything held alone.
+    fold_a, cut_a, _ = phrase_reading(normalise(first))
+    cut_b = phrase_reading(normalise(then))[1]
+    assume(not safeguard_refusals(cut_a) and not safeguard_refusals(cut_b))
+    together = joined(fold_a, cut_a, cut_b)
+    between = together[len(cut_a) : len(together) - len(cut_b)]
+    assert safeguard_refusals_after(cut_a, cut_b, between) == safeguard_refusals(together, across=True)
