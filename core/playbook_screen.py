@@ -213,9 +213,9 @@ def _screen(
         # read that, and its spelling only where it hides a word: its pairs need not read it again.
         stored = plain.get(entry.text)
         if not keyless and stored is not None and len(stored) <= MAX_SCREENED:
-            said = any(hold.rule == "safeguard" for hold in found[key])
-            if not said or not spelling_hidden(stored):
-                talks.setdefault(entry.text, said)
+            talked = any(hold.rule == "safeguard" for hold in found[key])
+            if not talked or not spelling_hidden(stored):
+                talks.setdefault(entry.text, talked)
     pair_keys = []
 
     def talks_alone(text: str) -> bool:
