@@ -19,7 +19,7 @@ from core.allowlist import Vouched
 from core.invisible import normalise
 from core.models import Playbook
 from core.phrases import Reading, phrase_reading, sentence_refusals
-from core.reading import joined, spelling_hidden
+from core.reading import joined
 from core.safeguard_talk import safeguard_refusals, safeguard_refusals_after
 from core.screen import MAX_SCREENED, Hold, reading_holds, text_holds
 
@@ -209,13 +209,13 @@ def _screen(
                 if key in known
                 else reading_holds(entry.text, vouch[keyless], reading, plain.get(entry.text), typed=keyless)
             )
-        # What a model's text read whole (not too long) says of a safeguard alone is known from its verdict, which
-        # read that, and its spelling only where it hides a word: its pairs need not read it again.
+        # A model's text read whole (not too long) whose verdict holds nothing it says of a safeguard says nothing
+        # held alone (its verdict read that and more): its pairs need not read it again to know. (A hold says less:
+        # it may come from the text's `&...;` references shown, or a fenced block read as a lesson.)
         stored = plain.get(entry.text)
         if not keyless and stored is not None and len(stored) <= MAX_SCREENED:
-            talked = any(hold.rule == "safeguard" for hold in found[key])
-            if not talked or not spelling_hidden(stored):
-                talks.setdefault(entry.text, talked)
+            if all(hold.rule != "safeguard" for hold in found[key]):
+                talks.setdefault(entry.text, False)
     pair_keys = []
 
     def talks_alone(text: str) -> bool:

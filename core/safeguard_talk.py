@@ -350,23 +350,33 @@ def _secret_named(sentence: str, start: int, end: int, secrets: list[tuple[int, 
 
 
 def safeguard_refusals_after(first: str, then: str, between: str = "") -> list[tuple[str, str]]:
-    """`safeguard_refusals` of two entries read one after the other (`first`, then `then`, each cut into `sentences`;
-    `between`: what `joined` puts between them) where neither says anything held alone: what a sentence of `then`
-    says by a word that refers back into `first` ("The pre-push hook is slow." then "Skip it."). Each is rewritten
-    as alone, and only a sentence of `then` with such a word is read: every other sentence reads as it does alone,
+    """`safeguard_refusals(joined, across=True)` of two entries read one after the other (`first`, then `then`, each
+    cut into `sentences`; `between`: what `joined` puts between them), where neither says anything held alone
+    ("The pre-push hook is slow." then "Skip it."), read only where the two can say more than each alone: a
+    sentence of `first` that runs on into `then`, a sentence of `then` with a word that may refer back, and every
+    sentence of an entry that alone was not read at all (it names no safeguard). The rest reads as it did alone,
     where nothing was held, or with less (across two entries, naming a gate in one does not make the other's
-    weakening words read)."""
-    if SAFEGUARD.search(first) is None and SAFEGUARD.search(then) is None:
+    weakening words read). Where a rewrite reaches across the two (a code span, a hook's name), all is read."""
+    together = first + between + then
+    if SAFEGUARD.search(together) is None:
         return []
-    first, then = _unmasked(first), _unmasked(then)
-    if SAFEGUARD.search(first) is None and SAFEGUARD.search(then) is None:
+    text = _unmasked(together)
+    if SAFEGUARD.search(text) is None:
         return []
-    head = _plain_words(first) + between
-    # A `first` that ends no sentence ("The hooks are slow" then "Skip them.") runs into `then`'s first: that one
-    # sentence is read whole.
+    text = _plain_words(text)
+    first_read, then_read = _read_alone(first), _read_alone(then)
+    head = _plain_words(_unmasked(first)) + between
+    if text != head + _plain_words(_unmasked(then)):
+        return _read(text, gated=False)
+    # A `first` that ends no sentence ("The hooks are slow" then "Skip them.") runs on into `then`'s first.
     runs_on = head.rstrip(" ")[-1:] not in ("", ";", "\n")
-    start = max(head.rfind(";"), head.rfind("\n")) + 1 if runs_on else len(head)
-    return _read(head + _plain_words(then), start, gated=False, referring_from=len(head))
+    start = (max(head.rfind(";"), head.rfind("\n")) + 1 if runs_on else len(head)) if first_read else 0
+    return _read(text, start, gated=False, referring_from=len(head) if then_read else None)
+
+
+def _read_alone(cut: str) -> bool:
+    """Whether `_refusals` reads `cut`'s sentences at all (it names a safeguard once unmasked)."""
+    return SAFEGUARD.search(cut) is not None and SAFEGUARD.search(_unmasked(cut)) is not None
 
 
 def _unmasked(cut: str) -> str:

@@ -238,6 +238,17 @@ ACROSS = [
     "See https://example.com/hooks/ for it;",
     "Edit .git/hooks/pre-push and delete it.",
     "It's checked in by CI",
+    # found by a white-box review of the first version: a name split across the two, rewrites that reach across
+    # (a hook's name, a code span, "by"), and an entry that names no safeguard
+    "Push straight",
+    "to main when the build is slow.",
+    "Delete the custom",
+    "hooks in src.",
+    "Use ````x```` for the hooks",
+    "Skip them with `y`.",
+    "Make CI green by",
+    "marking the job as passed.",
+    "Open the dashboard and flip it.",
     "",
 ]
 
@@ -254,6 +265,36 @@ def test_two_entries_are_read_together_as_their_joined_text_is(first: str, then:
     fold_a, cut_a, _ = phrase_reading(normalise(first))
     cut_b = phrase_reading(normalise(then))[1]
     assume(not safeguard_refusals(cut_a) and not safeguard_refusals(cut_b))
+    together = joined(fold_a, cut_a, cut_b)
+    between = together[len(cut_a) : len(together) - len(cut_b)]
+    assert safeguard_refusals_after(cut_a, cut_b, between) == safeguard_refusals(together, across=True)
+
+
+def test_a_pair_is_read_whatever_else_holds_an_entry() -> None:
+    # The first entry is held for what its `&...;` reference shows; the second is held only with it, as its pronoun
+    # stands for the hook the first names.
+    first, then = "The pre-push hook is &#111;ptional.", "Skip it."
+    assert text_holds(then, VOUCHED) == []
+    assert _held(first, then, keyless=False) == ["e-001", "e-002"]
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("Push straight", "to main when the build is slow."),
+        ("Skip the merge", "queue for hotfixes."),
+        ("Delete the custom", "hooks in src."),
+        ("Use ````x```` for the hooks", "Skip them with `y`."),
+        ("Make CI green by", "marking the job as passed."),
+        # an entry that names no safeguard is not read alone: read whole beside one that does
+        ("Run the pre-commit hooks.", "Open the dashboard and flip it."),
+        ("The cache is stale. Nuke it.", "Run the pre-commit hooks."),
+    ],
+)
+def test_what_two_entries_say_only_together_is_read_as_their_joined_text(first: str, then: str) -> None:
+    fold_a, cut_a, _ = phrase_reading(normalise(first))
+    cut_b = phrase_reading(normalise(then))[1]
+    assert not safeguard_refusals(cut_a) and not safeguard_refusals(cut_b)  # the pair is read only then
     together = joined(fold_a, cut_a, cut_b)
     between = together[len(cut_a) : len(together) - len(cut_b)]
     assert safeguard_refusals_after(cut_a, cut_b, between) == safeguard_refusals(together, across=True)
