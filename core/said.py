@@ -56,7 +56,7 @@ _DURABLE = re2.compile(
     r"in this (?:repo|repository|project|codebase),? we\b|this is a public repo|"
     r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
     r"we (?:have|keep|store|host|run) our\b|we only (?:want|use)\b|"
-    r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
+    r"should(?:n'?t| not| only| never| always| align with| follow| match| be)\b|if you need to \w+ \S+,? refer to|"
     r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
 )
 
@@ -66,10 +66,11 @@ _PASTED = re2.compile(
     r"(?:error|warning|fatal|remote|traceback|fetching|found|download|commit [0-9a-f]{7})\b)"
 )
 
-# A sentence that hedges ("maybe we don't need ...") or speaks of the work at hand ("this shouldn't need to be
-# stacked", "that means the logs should ..."): a lasting rule is asserted, and of the project, not of "this".
+# A sentence that hedges ("maybe we don't need ..."), speaks of the work at hand ("this shouldn't need to be
+# stacked", "that means the logs should ...") or hangs on the answer to a question of it ("if so, it should be able
+# to ..."): a lasting rule is asserted, and of the project, not of "this".
 _TASK_BOUND = re2.compile(
-    r"(?i)^(?:(?:and|but|so|ok|also|just),? )*(?:maybe|perhaps|probably|i think|i guess|i suppose|"
+    r"(?i)^(?:(?:and|but|so|ok|also|just),? )*(?:maybe|perhaps|probably|i think|i guess|i suppose|if (?:so|not|yes)\b|"
     r"(?:this|that|these|those)(?:'s| is| are| was| means| should| shouldn'?t| will| would| needs?| can)\b)"
 )
 
@@ -115,6 +116,10 @@ _LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
 _SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
 
 _LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
+
+# A sentence that gives the reason for the one before it ("The lint script should be in local only. Since we use the
+# branch name X for this kind of change, the app validates it"): the rule is read with its reason, as one quote.
+_REASON = re2.compile(r"(?i)^(?:since|because|as)\b")
 
 
 # A name chosen for one thing the work at hand makes ("I want the package to be called acme-cli", "call it X",
@@ -206,8 +211,13 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
         return []
     said = []
     for i in cued:
+        if i - 1 in cued and _REASON.match(split[i]):
+            continue  # already said with the rule it gives the reason for
         short = len(split[i]) < _SHORT and i > 0 and bool(_LEANS.match(split[i]))
-        said.append(f"{split[i - 1]}. {split[i]}" if short else split[i])
+        sentence = f"{split[i - 1]}. {split[i]}" if short else split[i]
+        if i + 1 < len(split) and _REASON.match(split[i + 1]):
+            sentence = f"{sentence}. {split[i + 1]}"
+        said.append(sentence)
     return [sentence for sentence in said if not _LINK.search(sentence)]
 
 
