@@ -167,12 +167,13 @@ class Stopped(_Value):
 
 class Preference(_Value):
     """What the user typed: their words, and the call they stopped first, if any (`reason`: the words were the
-    reason they gave when they stopped it)."""
+    reason they gave when they stopped it; `answered`: they typed them in answer to the agent's question)."""
 
     kind: Literal["preference"] = "preference"
     said: str = Field(min_length=1)
     stopped: Stopped | None = None
     reason: bool = False
+    answered: bool = False
 
 
 Lesson = Annotated[
@@ -293,6 +294,8 @@ def _sentence(lesson: AnyLesson) -> str:
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
             " output, or run it without the pipe"
         )
+    if lesson.stopped is None and lesson.answered:
+        return f"asked by the agent, the user answered: {_quote(lesson.said)}"
     if lesson.stopped is None:
         return f"the user said: {_quote(lesson.said)}"
     if lesson.reason:

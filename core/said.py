@@ -1,10 +1,12 @@
 """What the user said, as far as the transcript shows they typed it: the reason they gave when they stopped a call
-or refused a plan, their next words after a stop or Esc, a prompt that corrects the agent, and a prompt's sentence
-that states a lasting rule ("as always never push secrets"). Someone else's words are never theirs: a shell result
+or refused a plan, their next words after a stop or Esc, a prompt that corrects the agent, a prompt's sentence
+that states a lasting rule ("as always never push secrets"), and what they typed in answer to the agent's question
+(not an option the agent offered). Someone else's words are never theirs: a shell result
 dressed as a refusal where the harness does not frame failures, another tool's error text, what they pasted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -14,7 +16,7 @@ from core.lessons import Command, ConventionalCommits, Preference, Stopped
 from core.models import SessionMessage
 from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
 
-__all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said"]
+__all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said", "typed_answers"]
 
 
 # Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
@@ -292,6 +294,54 @@ def _typed(text: str) -> str:
     return "\n".join(kept)
 
 
+# Claude Code's question tool: the agent offers options, the user picks one or types their own answer, and may add
+# notes. An option is the agent's words (picking one is a choice among proposals); what the user typed is an answer
+# that is none of the options, and the notes.
+_ASKING_TOOLS = frozenset({"AskUserQuestion"})
+# What the harness writes after the answers (its words, not the user's).
+_ANSWERS_END = re2.compile(r"\.?\s*(?:Read the answers carefully|You can now continue)")
+_NOTES = " notes: "
+
+
+def _options(tool_input: str | None) -> list[tuple[str, frozenset[str]]]:
+    """The questions of a question-tool call, each with the labels of the options it offered."""
+    try:
+        value = json.loads(tool_input or "")
+    except ValueError:
+        return []
+    questions = value.get("questions") if isinstance(value, dict) else None
+    found: list[tuple[str, frozenset[str]]] = []
+    for q in questions if isinstance(questions, list) else []:
+        if isinstance(q, dict) and isinstance(q.get("question"), str):
+            options = q.get("options") if isinstance(q.get("options"), list) else []
+            labels = frozenset(o["label"] for o in options if isinstance(o, dict) and isinstance(o.get("label"), str))
+            found.append((q["question"], labels))
+    return found
+
+
+def typed_answers(tool_input: str | None, answer: str) -> list[str]:
+    """What the user typed in answer to the agent's questions (`AskUserQuestion`: its input, and the harness's
+    text of the answers): an answer that is none of the options offered, and the notes added to one. An option
+    picked is the agent's words, not the user's, and is left out."""
+    questions = _options(tool_input)
+    marks = sorted((at, q, labels) for q, labels in questions if (at := answer.find(f'"{q}"=')) >= 0)
+    typed: list[str] = []
+    for n, (at, q, labels) in enumerate(marks):
+        start = at + len(q) + 3
+        end = marks[n + 1][0] if n + 1 < len(marks) else len(answer)
+        part = answer[start:end]
+        if (stop := _ANSWERS_END.search(part)) is not None:
+            part = part[: stop.start()]
+        part = part.rstrip(" ,.")
+        given, _, notes = part.partition(_NOTES)
+        given = given.strip()
+        if given.startswith('"') and given.endswith('"') and given[1:-1] not in labels:
+            typed.append(given[1:-1])
+        if notes.strip():
+            typed.append(notes.strip())
+    return [t for t in typed if t.strip()]
+
+
 def said(messages: Sequence[SessionMessage]) -> list[Preference]:
     """Every preference the session's user said, in order, as typed lessons."""
     found: list[Preference] = []
@@ -318,6 +368,15 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
                 stopped = None
             else:
                 stopped = what
+        elif (
+            m.kind == "tool_result"
+            and not m.is_error
+            and m.tool_use_id in calls
+            and calls[m.tool_use_id].tool_name in _ASKING_TOOLS
+        ):
+            for typed in typed_answers(calls[m.tool_use_id].tool_input, m.text or ""):
+                if not _pasted(typed) and _reaction(typed):
+                    found.append(Preference(said=_quote(typed), answered=True))
         elif interrupted(m):
             stopped = stopped or Stopped(what="interrupt")
         elif m.is_prompt and m.text and m.text.strip():
