@@ -11,10 +11,13 @@ is a plain dotted identifier. A tool (`pytest`) loads the same code on every cal
 worked once told which (`--repo owner/name`, `GH_REPO`), is a rule of the checkout (`repository`); so is a folder
 `git add` refused because the project's .gitignore ignores it (`ignored`): what goes there stays out of commits,
 and forcing it in is never the fix; and a script a command ran that was not executable until the session made it
-so (`executable`), as git records it where the session did (`git update-index --chmod=+x`)."""
+so (`executable`), as git records it where the session did (`git update-index --chmod=+x`); and a git command
+Codex's sandbox refused to let write `.git` (`Operation not permitted`) that got past it once it ran with the
+escalated permissions the user approves (`sandboxed`)."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
@@ -24,10 +27,11 @@ import re2
 
 from core.allowlist import Vouched, words_refusals
 from core.lessons import Command, Correction
+from core.models import SessionMessage
 from core.runs import USER_HOME, Parsed, Run, category_of, command_key, key_words, parse, relative
 from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "executable", "flat", "ignored", "repository"]
+__all__ = ["Found", "corrections", "escalated", "executable", "flat", "ignored", "repository", "sandboxed"]
 
 
 class Found(NamedTuple):
@@ -506,3 +510,56 @@ def executable(runs: Sequence[Run]) -> list[Found]:
                 found[" ".join(key)] = Found(f"correction|executable|{' '.join(key)}", lesson, error, None)
             break
     return list(found.values())
+
+
+# How Codex asks to run a shell command outside its sandbox (the user approves each such call, or a rule they
+# saved does): `sandbox_permissions: require_escalated`, or `with_escalated_permissions: true` in older versions.
+_ESCALATED = "require_escalated"
+
+
+def escalated(messages: Sequence[SessionMessage]) -> frozenset[str]:
+    """The ids of the calls that asked to run outside the agent's sandbox (Codex's escalated permissions)."""
+    found: set[str] = set()
+    for m in messages:
+        if m.kind != "tool_use" or not m.tool_use_id or "escalated" not in (m.tool_input or ""):
+            continue
+        try:
+            value = json.loads(m.tool_input or "")
+        except ValueError:
+            continue
+        if isinstance(value, dict) and (
+            value.get("sandbox_permissions") == _ESCALATED or value.get("with_escalated_permissions") is True
+        ):
+            found.add(m.tool_use_id)
+    return frozenset(found)
+
+
+# A write under the repository's `.git` that the sandbox refused (`cannot open '.git/FETCH_HEAD': Operation not
+# permitted`, `Unable to create '.../.git/index.lock': Read-only file system`).
+_GIT_READ_ONLY = re2.compile(
+    r"\.git/[^\s'\"]*['\"]?:?\s*(?:Operation not permitted|Read-only file system)"
+)
+_MOST_RETRIES = 3  # runs after the refusal in which the same command must have asked to run outside the sandbox
+
+
+def sandboxed(runs: Sequence[Run], outside: frozenset[str]) -> list[Found]:
+    """A git command the sandbox refused to let write `.git`, then run again with escalated permissions (`outside`:
+    the calls that asked for them), which got past that refusal: one correction a session (the sandbox keeps
+    `.git` read-only for every git command that writes it). The retry need not succeed for other reasons (no
+    network, a key): it is the sandbox's refusal that it got past."""
+    for i, run in enumerate(runs):
+        if run.ok or run.call_id in outside or ".git/" not in run.output or not _GIT_READ_ONLY.search(run.output):
+            continue
+        failed = parse(run.command, run.folder)
+        if failed is None or PurePosixPath(failed.words[0]).name != "git" or len(failed.words) < 2:
+            continue
+        key = command_key(failed.words)
+        for later in runs[i + 1 : i + 1 + _MOST_RETRIES]:
+            again = parse(later.command, later.folder)
+            if later.call_id not in outside or again is None or command_key(again.words) != key:
+                continue
+            if _GIT_READ_ONLY.search(later.output):
+                break
+            lesson = Correction(how="sandbox", failed=Command(words=("git", failed.words[1])))
+            return [Found("correction|sandbox|git", lesson, _error_line(run.output) or "Operation not permitted", None)]
+    return []

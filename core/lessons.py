@@ -111,10 +111,14 @@ class Correction(_Value):
     `gh` that cannot tell the GitHub repository from the checkout's git remotes (`repo`: `worked` names it with
     `--repo owner/name`), or `git add` refused a path the project's .gitignore ignores (`ignored`: that path;
     `worked` is None, since forcing it in is no fix), or a script it ran that was not executable (`executable`:
-    `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records)."""
+    `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records), or a
+    git command the agent's sandbox kept from writing `.git` until it ran with the escalated permissions the user
+    approves (`sandbox`: `worked` is None)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored", "executable"]
+    how: Literal[
+        "program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored", "executable", "sandbox"
+    ]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
@@ -243,6 +247,11 @@ def _sentence(lesson: AnyLesson) -> str:
             return (
                 f"`git add` refuses `{lesson.ignored}` here: the project's .gitignore ignores it, so it stays out of"
                 " commits; do not force-add it (what must be committed needs its own exception in .gitignore)"
+            )
+        if lesson.how == "sandbox":
+            return (
+                f"Codex's sandbox keeps `.git` read-only here: {failed} failed (Operation not permitted) until it ran"
+                " with escalated permissions; request them for git commands that write `.git` (fetch, commit, merge)"
             )
         if lesson.how == "absolute":
             return (
