@@ -536,9 +536,7 @@ def escalated(messages: Sequence[SessionMessage]) -> frozenset[str]:
 
 # A write under the repository's `.git` that the sandbox refused (`cannot open '.git/FETCH_HEAD': Operation not
 # permitted`, `Unable to create '.../.git/index.lock': Read-only file system`).
-_GIT_READ_ONLY = re2.compile(
-    r"\.git/[^\s'\"]*['\"]?:?\s*(?:Operation not permitted|Read-only file system)"
-)
+_GIT_READ_ONLY = re2.compile(r"\.git/[^\s'\"]*['\"]?:?\s*(?:Operation not permitted|Read-only file system)")
 _MOST_RETRIES = 3  # runs after the refusal in which the same command must have asked to run outside the sandbox
 
 

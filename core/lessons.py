@@ -117,7 +117,17 @@ class Correction(_Value):
 
     kind: Literal["correction"] = "correction"
     how: Literal[
-        "program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored", "executable", "sandbox"
+        "program",
+        "folder",
+        "flag",
+        "absolute",
+        "option",
+        "before",
+        "module",
+        "repo",
+        "ignored",
+        "executable",
+        "sandbox",
     ]
     failed: Command
     worked: Command | None = None

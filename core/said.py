@@ -313,7 +313,8 @@ def _options(tool_input: str | None) -> list[tuple[str, frozenset[str]]]:
     found: list[tuple[str, frozenset[str]]] = []
     for q in questions if isinstance(questions, list) else []:
         if isinstance(q, dict) and isinstance(q.get("question"), str):
-            options = q.get("options") if isinstance(q.get("options"), list) else []
+            offered = q.get("options")
+            options: list[object] = offered if isinstance(offered, list) else []
             labels = frozenset(o["label"] for o in options if isinstance(o, dict) and isinstance(o.get("label"), str))
             found.append((q["question"], labels))
     return found
