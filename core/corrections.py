@@ -13,7 +13,8 @@ worked once told which (`--repo owner/name`, `GH_REPO`), is a rule of the checko
 and forcing it in is never the fix; and a script a command ran that was not executable until the session made it
 so (`executable`), as git records it where the session did (`git update-index --chmod=+x`); and a git command
 Codex's sandbox refused to let write `.git` (`Operation not permitted`) that got past it once it ran with the
-escalated permissions the user approves (`sandboxed`)."""
+escalated permissions the user approves (`sandboxed`); and a call a hook the user configured refused, naming
+another program, that then worked in the shell (`hooked`)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,22 @@ import re2
 from core.allowlist import Vouched, words_refusals
 from core.lessons import Command, Correction
 from core.models import SessionMessage
-from core.runs import USER_HOME, Parsed, Run, category_of, command_key, key_words, parse, relative
+from core.runs import (
+    SHELL_TOOLS,
+    USER_HOME,
+    Parsed,
+    Run,
+    category_of,
+    command_key,
+    command_of,
+    key_words,
+    parse,
+    relative,
+    shell_runs,
+)
 from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "escalated", "executable", "flat", "ignored", "repository", "sandboxed"]
+__all__ = ["Found", "corrections", "escalated", "executable", "flat", "hooked", "ignored", "repository", "sandboxed"]
 
 
 class Found(NamedTuple):
@@ -561,3 +574,49 @@ def sandboxed(runs: Sequence[Run], outside: frozenset[str]) -> list[Found]:
             lesson = Correction(how="sandbox", failed=Command(words=("git", failed.words[1])))
             return [Found("correction|sandbox|git", lesson, _error_line(run.output) or "Operation not permitted", None)]
     return []
+
+
+# Claude Code's words when a PreToolUse hook refused a call: the tool, the hook's command in brackets, then the
+# hook's own message. Claude Code writes it in place of the call's result (a shell command that failed begins
+# `Exit code N` instead), so a program's output cannot pass for it.
+_HOOK_REFUSED = re2.compile(r"^PreToolUse:(\w+) hook (?:error|blocking error)[^:\n]*: (?:\[[^\]\n]*\]: )?")
+_HOOK_WORD = re2.compile(r"[\w.-]+")
+
+
+def hooked(messages: Sequence[SessionMessage]) -> list[Found]:
+    """A call a hook of the user's refused (their configuration: the hook's message is theirs, not a page's), whose
+    message named a program the agent then ran in the shell, and it worked within the next few commands: one
+    correction per refused tool or command, said as the program that worked (`WebFetch` -> `defuddle parse`)."""
+    calls = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id and not m.is_sidechain}
+    runs = {run.call_id: run for run in shell_runs(messages)}
+    found: dict[str, Found] = {}
+    refused: tuple[tuple[str, ...], set[str], str] | None = None  # what was refused, the message's words, its line
+    after = 0
+    for m in messages:
+        if m.kind != "tool_result" or m.is_sidechain or m.tool_use_id not in calls:
+            continue
+        call = calls[m.tool_use_id]
+        hook = _HOOK_REFUSED.match(m.text or "") if m.is_error else None
+        if hook is not None and hook.group(1) == call.tool_name:
+            what: tuple[str, ...] = (hook.group(1),)
+            if call.tool_name in SHELL_TOOLS and (shell := command_of(call.tool_input)) is not None:
+                parsed = parse(*shell)
+                what = key_words(command_key(parsed.words)) if parsed is not None else what
+            message = (m.text or "")[hook.end() :]
+            refused, after = (what, set(_HOOK_WORD.findall(message)), _error_line(message) or "refused by a hook"), 0
+            continue
+        run = runs.get(m.tool_use_id or "")
+        if refused is None or run is None:
+            continue
+        after += 1
+        worked = parse(run.command, run.folder) if run.ok else None
+        if worked is not None and PurePosixPath(worked.words[0]).name in refused[1] and not _bypasses(worked.words):
+            key = " ".join(refused[0])
+            lesson = Correction(
+                how="hook", failed=Command(words=refused[0]), worked=Command(words=key_words(command_key(worked.words)))
+            )
+            found.setdefault(key, Found(f"correction|hook|{key}", lesson, refused[2], None))
+            refused = None
+        elif after >= _MOST_RETRIES:
+            refused = None
+    return list(found.values())

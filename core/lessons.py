@@ -113,7 +113,8 @@ class Correction(_Value):
     `worked` is None, since forcing it in is no fix), or a script it ran that was not executable (`executable`:
     `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records), or a
     git command the agent's sandbox kept from writing `.git` until it ran with the escalated permissions the user
-    approves (`sandbox`: `worked` is None)."""
+    approves (`sandbox`: `worked` is None), or a call a hook of the user's refused (`hook`: `failed` is the tool or
+    the command it refused, `worked` the program its message named that then worked)."""
 
     kind: Literal["correction"] = "correction"
     how: Literal[
@@ -128,6 +129,7 @@ class Correction(_Value):
         "ignored",
         "executable",
         "sandbox",
+        "hook",
     ]
     failed: Command
     worked: Command | None = None
@@ -275,6 +277,8 @@ def _sentence(lesson: AnyLesson) -> str:
             return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
         if lesson.how == "option":
             return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
+        if lesson.how == "hook":
+            return f"a hook of the user's refuses {failed} here; use {_code(lesson.worked)} instead, as it asks"
         if lesson.how == "repo":
             return (
                 "`gh` cannot tell the GitHub repository from this checkout's git remotes (no remote points to a known"

@@ -12,7 +12,8 @@
   then worked once a command named it (`--repo owner/name`); a path `git add` refused because .gitignore ignores
   it (it stays out of commits; not where the session itself forced it in); and a script that was not executable
   until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it); a git
-  command Codex's sandbox kept from writing `.git` until it ran with escalated permissions;
+  command Codex's sandbox kept from writing `.git` until it ran with escalated permissions; a call a hook of the
+  user's refused, and the program its message named that then worked;
 - *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
   one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`) assigned by a command;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
@@ -47,7 +48,17 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.corrections import Found, corrections, escalated, executable, flat, ignored, repository, sandboxed
+from core.corrections import (
+    Found,
+    corrections,
+    escalated,
+    executable,
+    flat,
+    hooked,
+    ignored,
+    repository,
+    sandboxed,
+)
 from core.lessons import (
     Command,
     CommandFact,
@@ -556,6 +567,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *(_correction(found) for found in ignored(runs, cwd)),
         *(_correction(found) for found in executable(runs)),
         *(_correction(found) for found in sandboxed(runs, escalated(messages))),
+        *(_correction(found) for found in hooked(messages)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

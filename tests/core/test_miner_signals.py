@@ -141,3 +141,53 @@ def test_a_sandbox_lesson_always_rests_on_a_call_that_asked_to_run_outside_the_s
     found = sandboxed(shell_runs(session.messages), outside)
     assert not found or any(run.call_id in outside for run in shell_runs(session.messages))
     assert sandboxed(shell_runs(session.messages), frozenset()) == []
+
+
+# --- a call a hook of the user's refused, and the program it named -------------------------------------------
+
+
+def _hook_refusal(tool: str, message: str) -> str:
+    return f"PreToolUse:{tool} hook error: [/home/ann/.claude/hooks/guard.sh]: {message}\n"
+
+
+def test_a_call_a_hook_refused_and_the_program_its_message_named_that_then_worked_is_a_correction() -> None:
+    session = (
+        Claude()
+        .tool("Bash", {"command": "grep -rn TODO src"}, _hook_refusal("Bash", "use rg instead of grep"), error=True)
+        .run("rg -n TODO src", "src/a.py:3: # TODO")
+    )
+    assert lessons(session) == ["A hook of the user's refuses `grep` here; use `rg` instead, as it asks."]
+    fetched = (
+        Claude()
+        .tool(
+            "WebFetch",
+            {"url": "https://example.org/x"},
+            _hook_refusal("WebFetch", "fetch with uv run fetch.py"),
+            error=True,
+        )
+        .run("uv run fetch.py https://example.org/x", "# page")
+    )
+    seen = observe(fetched.messages)
+    (correction,) = [c for c in seen.candidates if c.kind == "correction"]
+    assert correction.text == "A hook of the user's refuses `WebFetch` here; use `uv run fetch.py` instead, as it asks."
+
+
+def test_no_hook_lesson_from_a_programs_own_output_a_program_the_hook_did_not_name_or_one_that_failed() -> None:
+    said_by_a_program = Claude().run("make lint", _hook_refusal("Bash", "use rg instead"), error=False).run("rg x", "x")
+    not_named = (
+        Claude()
+        .tool("Bash", {"command": "grep -rn x ."}, _hook_refusal("Bash", "use rg instead of grep"), error=True)
+        .run("ag x", "x")
+    )
+    failed = (
+        Claude()
+        .tool("Bash", {"command": "grep -rn x ."}, _hook_refusal("Bash", "use rg instead of grep"), error=True)
+        .run("rg -n x", "Exit code 2\nrg: bad flag", error=True)
+    )
+    forced = (
+        Claude()
+        .tool("Bash", {"command": "git commit -m x"}, _hook_refusal("Bash", "run git commit with checks"), error=True)
+        .run("git commit --no-verify -m x", "[main 1a2b3c4] x")
+    )
+    for session in (said_by_a_program, not_named, failed, forced):
+        assert not any("hook" in text for text in lessons(session))
