@@ -320,6 +320,15 @@ def _options(tool_input: str | None) -> list[tuple[str, frozenset[str]]]:
     return found
 
 
+def _picked(answer: str, labels: frozenset[str]) -> bool:
+    """True when `answer` is one option's label or several of them joined (a question that takes many answers
+    lists those picked, separated by commas): nothing of it is the user's own."""
+    rest = answer
+    for label in sorted(labels, key=len, reverse=True):
+        rest = rest.replace(label, "")
+    return bool(labels) and not rest.strip(" ,")
+
+
 def typed_answers(tool_input: str | None, answer: str) -> list[str]:
     """What the user typed in answer to the agent's questions (`AskUserQuestion`: its input, and the harness's
     text of the answers): an answer that is none of the options offered, and the notes added to one. An option
@@ -336,7 +345,7 @@ def typed_answers(tool_input: str | None, answer: str) -> list[str]:
         part = part.rstrip(" ,.")
         given, _, notes = part.partition(_NOTES)
         given = given.strip()
-        if given.startswith('"') and given.endswith('"') and given[1:-1] not in labels:
+        if given.startswith('"') and given.endswith('"') and not _picked(given[1:-1], labels):
             typed.append(given[1:-1])
         if notes.strip():
             typed.append(notes.strip())

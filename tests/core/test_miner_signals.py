@@ -226,3 +226,14 @@ def test_no_hook_lesson_from_a_programs_own_output_a_program_the_hook_did_not_na
     )
     for session in (said_by_a_program, not_named, failed, forced):
         assert not any("hook" in text for text in lessons(session))
+
+
+def test_several_options_picked_at_once_are_not_the_users_words() -> None:
+    question = "Which cleanup groups should I apply?"
+    labels = ["codebase-memory (skill, server, hooks)", "frontend-design plugin", "stale memory"]
+    picked = f'"{question}"="codebase-memory (skill, server, hooks), stale memory". You can now continue.'
+    assert typed_answers(json.dumps(_asked(question, labels)), picked) == []
+    own = f'"{question}"="stale memory, and keep the hooks we use for commits". You can now continue.'
+    assert typed_answers(json.dumps(_asked(question, labels)), own) == [
+        "stale memory, and keep the hooks we use for commits"
+    ]
