@@ -58,7 +58,7 @@ _DURABLE = re2.compile(
     r"in this (?:repo|repository|project|codebase),? we\b|this is a public repo|"
     r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
     r"we (?:have|keep|store|host|run) our\b|we only (?:want|use)\b|"
-    r"should(?:n'?t| not| only| never| always| align with| follow| match| be)\b|if you need to \w+ \S+,? refer to|"
+    r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
     r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
 )
 
@@ -118,6 +118,12 @@ _LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
 _SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
 
 _LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
+
+# How a thing "should be", said in a short prompt (a reaction to what the agent did: "The code should be semantic so
+# the comment doesn't say the what"); in a longer prompt the same words describe the work asked for ("the result
+# should be a markdown document"), a task, not a rule.
+_SHOULD_BE = re2.compile(r"(?i)\bshould be\b")
+_REACTION_SENTENCES = 3
 
 # A sentence that gives the reason for the one before it ("The lint script should be in local only. Since we use the
 # branch name X for this kind of change, the app validates it"): the rule is read with its reason, as one quote.
@@ -201,13 +207,17 @@ def sentences(text: str) -> list[str]:
 def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     """What a prompt says as a lasting rule or a fact of the project ("as always never push sensitive data", "in
     this repo we commit ...", "we don't need backward compatibility"), or with a strong cue (`_STRONG`: "do not
-    make assumptions"): the whole prompt when it is short, else each sentence that says so, after the sentence
-    before it when it is a short order that leans on it ("avoid inventing our own")."""
+    make assumptions"), or in a short prompt how a thing "should be" (`_SHOULD_BE`): each sentence that says so,
+    after the sentence before it when it is a short order that leans on it ("avoid inventing our own"), and with
+    the sentence after it when that gives its reason ("Since we use ...")."""
     split = sentences(text)
+    short_prompt = cue is _DURABLE and len(split) <= _REACTION_SENTENCES
     cued = [
         i
         for i, sentence in enumerate(split)
-        if cue.search(sentence) and not _asks(sentence) and not _TASK_BOUND.match(sentence)
+        if (cue.search(sentence) or (short_prompt and _SHOULD_BE.search(sentence)))
+        and not _asks(sentence)
+        and not _TASK_BOUND.match(sentence)
     ]
     if not cued:
         return []

@@ -74,6 +74,11 @@ def test_should_be_on_the_answer_to_a_question_of_the_work_at_hand_or_of_this_is
         "that should be enough for now",
     ):
         assert lessons(Claude().prompt(task_bound)) == [], task_bound
+    task = (
+        "Update the ingest to recognise this JSON schema. Parse the segments and their speakers. Keep the raw file"
+        " next to it. The result should be a markdown document like the other transcripts."
+    )
+    assert lessons(Claude().prompt(task)) == []  # a longer prompt: the words describe the work asked for
 
 
 # --- what the user typed in answer to the agent's question ---------------------------------------------------
