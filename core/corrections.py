@@ -40,7 +40,6 @@ from core.runs import (
     key_words,
     parse,
     relative,
-    shell_runs,
 )
 from core.shell import SimpleCommand, parse_command
 
@@ -583,12 +582,15 @@ _HOOK_REFUSED = re2.compile(r"^PreToolUse:(\w+) hook (?:error|blocking error)[^:
 _HOOK_WORD = re2.compile(r"[\w.-]+")
 
 
-def hooked(messages: Sequence[SessionMessage]) -> list[Found]:
+def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Found]:
     """A call a hook of the user's refused (their configuration: the hook's message is theirs, not a page's), whose
-    message named a program the agent then ran in the shell, and it worked within the next few commands: one
+    message named a program the agent then ran in the shell (`runs`, the session's), and it worked within the next
+    few commands: one
     correction per refused tool or command, said as the program that worked (`WebFetch` -> `defuddle parse`)."""
+    if not any(m.is_error and m.kind == "tool_result" and (m.text or "").startswith("PreToolUse:") for m in messages):
+        return []  # most sessions: no hook refused anything
     calls = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id and not m.is_sidechain}
-    runs = {run.call_id: run for run in shell_runs(messages)}
+    by_call = {run.call_id: run for run in runs}
     found: dict[str, Found] = {}
     refused: tuple[tuple[str, ...], set[str], str] | None = None  # what was refused, the message's words, its line
     after = 0
@@ -605,7 +607,7 @@ def hooked(messages: Sequence[SessionMessage]) -> list[Found]:
             message = (m.text or "")[hook.end() :]
             refused, after = (what, set(_HOOK_WORD.findall(message)), _error_line(message) or "refused by a hook"), 0
             continue
-        run = runs.get(m.tool_use_id or "")
+        run = by_call.get(m.tool_use_id or "")
         if refused is None or run is None:
             continue
         after += 1

@@ -567,7 +567,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *(_correction(found) for found in ignored(runs, cwd)),
         *(_correction(found) for found in executable(runs)),
         *(_correction(found) for found in sandboxed(runs, escalated(messages))),
-        *(_correction(found) for found in hooked(messages)),
+        *(_correction(found) for found in hooked(messages, runs)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),
