@@ -14,7 +14,17 @@ import re2
 
 from core.lessons import Command, ConventionalCommits, Preference, Stopped
 from core.models import SessionMessage
-from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
+from core.runs import (
+    REJECTED,
+    REJECTION_REASON,
+    SHELL_TOOLS,
+    USER_HOME,
+    command_key,
+    command_of,
+    key_words,
+    parse,
+    whole_text,
+)
 
 __all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said", "typed_answers"]
 
@@ -325,8 +335,10 @@ def _options(tool_input: str | None) -> list[tuple[str, frozenset[str]]]:
         if isinstance(q, dict) and isinstance(q.get("question"), str):
             offered = q.get("options")
             options: list[object] = offered if isinstance(offered, list) else []
-            labels = frozenset(o["label"] for o in options if isinstance(o, dict) and isinstance(o.get("label"), str))
-            found.append((q["question"], labels))
+            labels = frozenset(
+                whole_text(o["label"]) for o in options if isinstance(o, dict) and isinstance(o.get("label"), str)
+            )
+            found.append((whole_text(q["question"]), labels))
     return found
 
 
@@ -344,6 +356,7 @@ def typed_answers(tool_input: str | None, answer: str) -> list[str]:
     text of the answers): an answer that is none of the options offered, and the notes added to one. An option
     picked is the agent's words, not the user's, and is left out."""
     questions = _options(tool_input)
+    answer = whole_text(answer)  # a lone surrogate (escaped alone in JSON) is text no pattern reads: made whole
     marks = sorted((at, q, labels) for q, labels in questions if (at := answer.find(f'"{q}"=')) >= 0)
     typed: list[str] = []
     for n, (at, q, labels) in enumerate(marks):
