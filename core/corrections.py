@@ -11,10 +11,14 @@ is a plain dotted identifier. A tool (`pytest`) loads the same code on every cal
 worked once told which (`--repo owner/name`, `GH_REPO`), is a rule of the checkout (`repository`); so is a folder
 `git add` refused because the project's .gitignore ignores it (`ignored`): what goes there stays out of commits,
 and forcing it in is never the fix; and a script a command ran that was not executable until the session made it
-so (`executable`), as git records it where the session did (`git update-index --chmod=+x`)."""
+so (`executable`), as git records it where the session did (`git update-index --chmod=+x`); and a git command
+Codex's sandbox refused to let write `.git` (`Operation not permitted`) that got past it once it ran with the
+escalated permissions the user approves (`sandboxed`); and a call a hook the user configured refused, naming
+another program, that then worked in the shell (`hooked`)."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
@@ -24,10 +28,22 @@ import re2
 
 from core.allowlist import Vouched, words_refusals
 from core.lessons import Command, Correction
-from core.runs import USER_HOME, Parsed, Run, category_of, command_key, key_words, parse, relative
+from core.models import SessionMessage
+from core.runs import (
+    SHELL_TOOLS,
+    USER_HOME,
+    Parsed,
+    Run,
+    category_of,
+    command_key,
+    command_of,
+    key_words,
+    parse,
+    relative,
+)
 from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "executable", "flat", "ignored", "repository"]
+__all__ = ["Found", "corrections", "escalated", "executable", "flat", "hooked", "ignored", "repository", "sandboxed"]
 
 
 class Found(NamedTuple):
@@ -505,4 +521,104 @@ def executable(runs: Sequence[Run]) -> list[Found]:
                 error = _error_line(run.output) or "Permission denied"
                 found[" ".join(key)] = Found(f"correction|executable|{' '.join(key)}", lesson, error, None)
             break
+    return list(found.values())
+
+
+# How Codex asks to run a shell command outside its sandbox (the user approves each such call, or a rule they
+# saved does): `sandbox_permissions: require_escalated`, or `with_escalated_permissions: true` in older versions.
+_ESCALATED = "require_escalated"
+
+
+def escalated(messages: Sequence[SessionMessage]) -> frozenset[str]:
+    """The ids of the calls that asked to run outside the agent's sandbox (Codex's escalated permissions)."""
+    found: set[str] = set()
+    for m in messages:
+        if m.kind != "tool_use" or not m.tool_use_id or "escalated" not in (m.tool_input or ""):
+            continue
+        try:
+            value = json.loads(m.tool_input or "")
+        except ValueError:
+            continue
+        if isinstance(value, dict) and (
+            value.get("sandbox_permissions") == _ESCALATED or value.get("with_escalated_permissions") is True
+        ):
+            found.add(m.tool_use_id)
+    return frozenset(found)
+
+
+# A write under the repository's `.git` that the sandbox refused (`cannot open '.git/FETCH_HEAD': Operation not
+# permitted`, `Unable to create '.../.git/index.lock': Read-only file system`).
+_GIT_READ_ONLY = re2.compile(r"\.git/[^\s'\"]*['\"]?:?\s*(?:Operation not permitted|Read-only file system)")
+_MOST_RETRIES = 3  # runs after the refusal in which the same command must have asked to run outside the sandbox
+
+
+def sandboxed(runs: Sequence[Run], outside: frozenset[str]) -> list[Found]:
+    """A git command the sandbox refused to let write `.git`, then run again with escalated permissions (`outside`:
+    the calls that asked for them), which got past that refusal: one correction a session (the sandbox keeps
+    `.git` read-only for every git command that writes it). The retry need not succeed for other reasons (no
+    network, a key): it is the sandbox's refusal that it got past."""
+    for i, run in enumerate(runs):
+        if run.ok or run.call_id in outside or ".git/" not in run.output or not _GIT_READ_ONLY.search(run.output):
+            continue
+        failed = parse(run.command, run.folder)
+        if failed is None or PurePosixPath(failed.words[0]).name != "git" or len(failed.words) < 2:
+            continue
+        key = command_key(failed.words)
+        for later in runs[i + 1 : i + 1 + _MOST_RETRIES]:
+            again = parse(later.command, later.folder)
+            if later.call_id not in outside or again is None or command_key(again.words) != key:
+                continue
+            if _GIT_READ_ONLY.search(later.output):
+                break
+            lesson = Correction(how="sandbox", failed=Command(words=("git", failed.words[1])))
+            return [Found("correction|sandbox|git", lesson, _error_line(run.output) or "Operation not permitted", None)]
+    return []
+
+
+# Claude Code's words when a PreToolUse hook refused a call: the tool, the hook's command in brackets, then the
+# hook's own message. Claude Code writes it in place of the call's result (a shell command that failed begins
+# `Exit code N` instead), so a program's output cannot pass for it.
+_HOOK_REFUSED = re2.compile(r"^PreToolUse:(\w+) hook (?:error|blocking error)[^:\n]*: (?:\[[^\]\n]*\]: )?")
+_HOOK_WORD = re2.compile(r"[\w.-]+")
+
+
+def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Found]:
+    """A call a hook of the user's refused (their configuration: the hook's message is theirs, not a page's), whose
+    message named a program the agent then ran in the shell (`runs`, the session's), and it worked within the next
+    few commands: one
+    correction per refused tool or command, said as the program that worked (`WebFetch` -> `defuddle parse`)."""
+    if not any(m.is_error and m.kind == "tool_result" and (m.text or "").startswith("PreToolUse:") for m in messages):
+        return []  # most sessions: no hook refused anything
+    calls = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id and not m.is_sidechain}
+    by_call = {run.call_id: run for run in runs}
+    found: dict[str, Found] = {}
+    refused: tuple[tuple[str, ...], set[str], str] | None = None  # what was refused, the message's words, its line
+    after = 0
+    for m in messages:
+        if m.kind != "tool_result" or m.is_sidechain or m.tool_use_id not in calls:
+            continue
+        call = calls[m.tool_use_id]
+        hook = _HOOK_REFUSED.match(m.text or "") if m.is_error else None
+        if hook is not None and hook.group(1) == call.tool_name:
+            what: tuple[str, ...] = (hook.group(1),)
+            if call.tool_name in SHELL_TOOLS and (shell := command_of(call.tool_input)) is not None:
+                parsed = parse(*shell)
+                what = key_words(command_key(parsed.words)) if parsed is not None else what
+            message = (m.text or "")[hook.end() :]
+            refused, after = (what, set(_HOOK_WORD.findall(message)), _error_line(message) or "refused by a hook"), 0
+            continue
+        run = by_call.get(m.tool_use_id or "")
+        if refused is None or run is None:
+            continue
+        after += 1
+        worked = parse(run.command, run.folder) if run.ok else None
+        if worked is not None and PurePosixPath(worked.words[0]).name in refused[1] and not _bypasses(worked.words):
+            key = " ".join(refused[0])
+            lesson = Correction(
+                how="hook", failed=Command(words=refused[0]), worked=Command(words=key_words(command_key(worked.words)))
+            )
+            found.setdefault(key, Found(f"correction|hook|{key}", lesson, refused[2], None))
+            refused = None
+        elif after >= _MOST_RETRIES:
+            refused = None
     return list(found.values())

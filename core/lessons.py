@@ -111,10 +111,26 @@ class Correction(_Value):
     `gh` that cannot tell the GitHub repository from the checkout's git remotes (`repo`: `worked` names it with
     `--repo owner/name`), or `git add` refused a path the project's .gitignore ignores (`ignored`: that path;
     `worked` is None, since forcing it in is no fix), or a script it ran that was not executable (`executable`:
-    `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records)."""
+    `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records), or a
+    git command the agent's sandbox kept from writing `.git` until it ran with the escalated permissions the user
+    approves (`sandbox`: `worked` is None), or a call a hook of the user's refused (`hook`: `failed` is the tool or
+    the command it refused, `worked` the program its message named that then worked)."""
 
     kind: Literal["correction"] = "correction"
-    how: Literal["program", "folder", "flag", "absolute", "option", "before", "module", "repo", "ignored", "executable"]
+    how: Literal[
+        "program",
+        "folder",
+        "flag",
+        "absolute",
+        "option",
+        "before",
+        "module",
+        "repo",
+        "ignored",
+        "executable",
+        "sandbox",
+        "hook",
+    ]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
@@ -167,12 +183,13 @@ class Stopped(_Value):
 
 class Preference(_Value):
     """What the user typed: their words, and the call they stopped first, if any (`reason`: the words were the
-    reason they gave when they stopped it)."""
+    reason they gave when they stopped it; `answered`: they typed them in answer to the agent's question)."""
 
     kind: Literal["preference"] = "preference"
     said: str = Field(min_length=1)
     stopped: Stopped | None = None
     reason: bool = False
+    answered: bool = False
 
 
 Lesson = Annotated[
@@ -243,6 +260,11 @@ def _sentence(lesson: AnyLesson) -> str:
                 f"`git add` refuses `{lesson.ignored}` here: the project's .gitignore ignores it, so it stays out of"
                 " commits; do not force-add it (what must be committed needs its own exception in .gitignore)"
             )
+        if lesson.how == "sandbox":
+            return (
+                f"Codex's sandbox keeps `.git` read-only here: {failed} failed (Operation not permitted) until it ran"
+                " with escalated permissions; request them for git commands that write `.git` (fetch, commit, merge)"
+            )
         if lesson.how == "absolute":
             return (
                 "the shell keeps its working directory between commands: after a `cd`, relative paths fail"
@@ -255,6 +277,8 @@ def _sentence(lesson: AnyLesson) -> str:
             return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
         if lesson.how == "option":
             return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
+        if lesson.how == "hook":
+            return f"a hook of the user's refuses {failed} here; use {_code(lesson.worked)} instead, as it asks"
         if lesson.how == "repo":
             return (
                 "`gh` cannot tell the GitHub repository from this checkout's git remotes (no remote points to a known"
@@ -293,6 +317,8 @@ def _sentence(lesson: AnyLesson) -> str:
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
             " output, or run it without the pipe"
         )
+    if lesson.stopped is None and lesson.answered:
+        return f"asked by the agent, the user answered: {_quote(lesson.said)}"
     if lesson.stopped is None:
         return f"the user said: {_quote(lesson.said)}"
     if lesson.reason:

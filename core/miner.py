@@ -11,14 +11,17 @@
   written into the lesson (`core.corrections`); `gh` that could not tell the repository from the git remotes,
   then worked once a command named it (`--repo owner/name`); a path `git add` refused because .gitignore ignores
   it (it stays out of commits; not where the session itself forced it in); and a script that was not executable
-  until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it);
+  until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it); a git
+  command Codex's sandbox kept from writing `.git` until it ran with escalated permissions; a call a hook of the
+  user's refused, and the program its message named that then worked;
 - *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
   one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`) assigned by a command;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
   included: "write this out as an ADR", or their next words), pressed Esc, or corrected the agent ("no, use pnpm",
   "don't add comments"), a prompt's sentence that states a lasting rule or a fact of the project ("as always never
   push secrets", "we keep our config in X"; not a hedge or a sentence about the work at hand), a step they check the
-  agent took ("does the readme reflect the changes as well? if not please make it so"), and the commit style of a
+  agent took ("does the readme reflect the changes as well? if not please make it so"), what they typed in answer
+  to the agent's question (not an option it offered), and the commit style of a
   title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`).
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
@@ -45,7 +48,17 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.corrections import Found, corrections, executable, flat, ignored, repository
+from core.corrections import (
+    Found,
+    corrections,
+    escalated,
+    executable,
+    flat,
+    hooked,
+    ignored,
+    repository,
+    sandboxed,
+)
 from core.lessons import (
     Command,
     CommandFact,
@@ -98,7 +111,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 10  # 10: gh told its repository, zsh noclobber, a refusal's order, *lint programs (issue 41)
+MINER_VERSION = 11  # 11: a rule said with "should be", typed answers, .git read-only in the sandbox (issue 41)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -553,6 +566,8 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *(_correction(found) for found in repository(runs)),
         *(_correction(found) for found in ignored(runs, cwd)),
         *(_correction(found) for found in executable(runs)),
+        *(_correction(found) for found in sandboxed(runs, escalated(messages))),
+        *(_correction(found) for found in hooked(messages, runs)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

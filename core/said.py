@@ -1,10 +1,12 @@
 """What the user said, as far as the transcript shows they typed it: the reason they gave when they stopped a call
-or refused a plan, their next words after a stop or Esc, a prompt that corrects the agent, and a prompt's sentence
-that states a lasting rule ("as always never push secrets"). Someone else's words are never theirs: a shell result
+or refused a plan, their next words after a stop or Esc, a prompt that corrects the agent, a prompt's sentence
+that states a lasting rule ("as always never push secrets"), and what they typed in answer to the agent's question
+(not an option the agent offered). Someone else's words are never theirs: a shell result
 dressed as a refusal where the harness does not frame failures, another tool's error text, what they pasted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -12,9 +14,19 @@ import re2
 
 from core.lessons import Command, ConventionalCommits, Preference, Stopped
 from core.models import SessionMessage
-from core.runs import REJECTED, REJECTION_REASON, SHELL_TOOLS, USER_HOME, command_key, command_of, key_words, parse
+from core.runs import (
+    REJECTED,
+    REJECTION_REASON,
+    SHELL_TOOLS,
+    USER_HOME,
+    command_key,
+    command_of,
+    key_words,
+    parse,
+    whole_text,
+)
 
-__all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said"]
+__all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said", "typed_answers"]
 
 
 # Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
@@ -66,10 +78,11 @@ _PASTED = re2.compile(
     r"(?:error|warning|fatal|remote|traceback|fetching|found|download|commit [0-9a-f]{7})\b)"
 )
 
-# A sentence that hedges ("maybe we don't need ...") or speaks of the work at hand ("this shouldn't need to be
-# stacked", "that means the logs should ..."): a lasting rule is asserted, and of the project, not of "this".
+# A sentence that hedges ("maybe we don't need ..."), speaks of the work at hand ("this shouldn't need to be
+# stacked", "that means the logs should ...") or hangs on the answer to a question of it ("if so, it should be able
+# to ..."): a lasting rule is asserted, and of the project, not of "this".
 _TASK_BOUND = re2.compile(
-    r"(?i)^(?:(?:and|but|so|ok|also|just),? )*(?:maybe|perhaps|probably|i think|i guess|i suppose|"
+    r"(?i)^(?:(?:and|but|so|ok|also|just),? )*(?:maybe|perhaps|probably|i think|i guess|i suppose|if (?:so|not|yes)\b|"
     r"(?:this|that|these|those)(?:'s| is| are| was| means| should| shouldn'?t| will| would| needs?| can)\b)"
 )
 
@@ -115,6 +128,16 @@ _LINK = re2.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+")
 _SHORT = 60  # an order shorter than this, with no subject of its own, leans on the sentence before it
 
 _LEANS = re2.compile(r"(?i)^(?:avoid|never|always|don'?t|do not|please|only|instead)\b")
+
+# How a thing "should be", said in a short prompt (a reaction to what the agent did: "The code should be semantic so
+# the comment doesn't say the what"); in a longer prompt the same words describe the work asked for ("the result
+# should be a markdown document"), a task, not a rule.
+_SHOULD_BE = re2.compile(r"(?i)\bshould be\b")
+_REACTION_SENTENCES = 3
+
+# A sentence that gives the reason for the one before it ("The lint script should be in local only. Since we use the
+# branch name X for this kind of change, the app validates it"): the rule is read with its reason, as one quote.
+_REASON = re2.compile(r"(?i)^(?:since|because|as)\b")
 
 
 # A name chosen for one thing the work at hand makes ("I want the package to be called acme-cli", "call it X",
@@ -194,20 +217,29 @@ def sentences(text: str) -> list[str]:
 def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     """What a prompt says as a lasting rule or a fact of the project ("as always never push sensitive data", "in
     this repo we commit ...", "we don't need backward compatibility"), or with a strong cue (`_STRONG`: "do not
-    make assumptions"): the whole prompt when it is short, else each sentence that says so, after the sentence
-    before it when it is a short order that leans on it ("avoid inventing our own")."""
+    make assumptions"), or in a short prompt how a thing "should be" (`_SHOULD_BE`): each sentence that says so,
+    after the sentence before it when it is a short order that leans on it ("avoid inventing our own"), and with
+    the sentence after it when that gives its reason ("Since we use ...")."""
     split = sentences(text)
+    short_prompt = cue is _DURABLE and len(split) <= _REACTION_SENTENCES
     cued = [
         i
         for i, sentence in enumerate(split)
-        if cue.search(sentence) and not _asks(sentence) and not _TASK_BOUND.match(sentence)
+        if (cue.search(sentence) or (short_prompt and _SHOULD_BE.search(sentence)))
+        and not _asks(sentence)
+        and not _TASK_BOUND.match(sentence)
     ]
     if not cued:
         return []
     said = []
     for i in cued:
+        if i - 1 in cued and _REASON.match(split[i]):
+            continue  # already said with the rule it gives the reason for
         short = len(split[i]) < _SHORT and i > 0 and bool(_LEANS.match(split[i]))
-        said.append(f"{split[i - 1]}. {split[i]}" if short else split[i])
+        sentence = f"{split[i - 1]}. {split[i]}" if short else split[i]
+        if i + 1 < len(split) and _REASON.match(split[i + 1]):
+            sentence = f"{sentence}. {split[i + 1]}"
+        said.append(sentence)
     return [sentence for sentence in said if not _LINK.search(sentence)]
 
 
@@ -282,6 +314,67 @@ def _typed(text: str) -> str:
     return "\n".join(kept)
 
 
+# Claude Code's question tool: the agent offers options, the user picks one or types their own answer, and may add
+# notes. An option is the agent's words (picking one is a choice among proposals); what the user typed is an answer
+# that is none of the options, and the notes.
+_ASKING_TOOLS = frozenset({"AskUserQuestion"})
+# What the harness writes after the answers (its words, not the user's).
+_ANSWERS_END = re2.compile(r"\.?\s*(?:Read the answers carefully|You can now continue)")
+_NOTES = " notes: "
+
+
+def _options(tool_input: str | None) -> list[tuple[str, frozenset[str]]]:
+    """The questions of a question-tool call, each with the labels of the options it offered."""
+    try:
+        value = json.loads(tool_input or "")
+    except ValueError:
+        return []
+    questions = value.get("questions") if isinstance(value, dict) else None
+    found: list[tuple[str, frozenset[str]]] = []
+    for q in questions if isinstance(questions, list) else []:
+        if isinstance(q, dict) and isinstance(q.get("question"), str):
+            offered = q.get("options")
+            options: list[object] = offered if isinstance(offered, list) else []
+            labels = frozenset(
+                whole_text(o["label"]) for o in options if isinstance(o, dict) and isinstance(o.get("label"), str)
+            )
+            found.append((whole_text(q["question"]), labels))
+    return found
+
+
+def _picked(answer: str, labels: frozenset[str]) -> bool:
+    """True when `answer` is one option's label or several of them joined (a question that takes many answers
+    lists those picked, separated by commas): nothing of it is the user's own."""
+    rest = answer
+    for label in sorted(labels, key=len, reverse=True):
+        rest = rest.replace(label, "")
+    return bool(labels) and not rest.strip(" ,")
+
+
+def typed_answers(tool_input: str | None, answer: str) -> list[str]:
+    """What the user typed in answer to the agent's questions (`AskUserQuestion`: its input, and the harness's
+    text of the answers): an answer that is none of the options offered, and the notes added to one. An option
+    picked is the agent's words, not the user's, and is left out."""
+    questions = _options(tool_input)
+    answer = whole_text(answer)  # a lone surrogate (escaped alone in JSON) is text no pattern reads: made whole
+    marks = sorted((at, q, labels) for q, labels in questions if (at := answer.find(f'"{q}"=')) >= 0)
+    typed: list[str] = []
+    for n, (at, q, labels) in enumerate(marks):
+        start = at + len(q) + 3
+        end = marks[n + 1][0] if n + 1 < len(marks) else len(answer)
+        part = answer[start:end]
+        if (stop := _ANSWERS_END.search(part)) is not None:
+            part = part[: stop.start()]
+        part = part.rstrip(" ,.")
+        given, _, notes = part.partition(_NOTES)
+        given = given.strip()
+        if given.startswith('"') and given.endswith('"') and not _picked(given[1:-1], labels):
+            typed.append(given[1:-1])
+        if notes.strip():
+            typed.append(notes.strip())
+    return [t for t in typed if t.strip()]
+
+
 def said(messages: Sequence[SessionMessage]) -> list[Preference]:
     """Every preference the session's user said, in order, as typed lessons."""
     found: list[Preference] = []
@@ -308,6 +401,15 @@ def said(messages: Sequence[SessionMessage]) -> list[Preference]:
                 stopped = None
             else:
                 stopped = what
+        elif (
+            m.kind == "tool_result"
+            and not m.is_error
+            and m.tool_use_id in calls
+            and calls[m.tool_use_id].tool_name in _ASKING_TOOLS
+        ):
+            for typed in typed_answers(calls[m.tool_use_id].tool_input, m.text or ""):
+                if not _pasted(typed) and _reaction(typed):
+                    found.append(Preference(said=_quote(typed), answered=True))
         elif interrupted(m):
             stopped = stopped or Stopped(what="interrupt")
         elif m.is_prompt and m.text and m.text.strip():

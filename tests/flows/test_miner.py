@@ -35,7 +35,10 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # zsh's noclobber and its `path` variable, a path git add refused as ignored, a refusal's reason as an order (and
 # without the note the harness now appends), a script made executable, "we only want/use", ty and *lint programs as
 # checks: in sample unchanged (84 % / 100 %, 15); dev 30 % / 90 % (29) -> 42 % / 92 % (36).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.41, 0.9), "test": (0.08, 0.28)}
+# Then a rule said with "should be" in a short prompt and the reason after it, what the user typed in answer to the
+# agent's question, .git read-only in Codex's sandbox until a command ran escalated, a call a hook of the user's
+# refused: in sample unchanged (84 % / 100 %, 15); dev 44 % / 92 % (38) -> 49 % / 92 % (40: the budget's cap).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.47, 0.9), "test": (0.08, 0.28)}
 
 
 class Published(dict[Half, list[str]]):
