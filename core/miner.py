@@ -111,7 +111,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 11  # 11: a rule said with "should be", typed answers, .git read-only in the sandbox (issue 41)
+MINER_VERSION = 12  # 12: a Codex command that ran on ends as its last poll says (issue 41)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 

@@ -108,10 +108,36 @@ def command_of(tool_input: str | None) -> tuple[str, str | None] | None:
     return whole_text(raw.strip()), whole_text(folder) if isinstance(folder, str) else None
 
 
+# Codex's `exec_command` answers after a while even when the command runs on: its result says "Process running with
+# session ID N", and the agent's `write_stdin` calls for that session return the rest of its output, the last one
+# with "Process exited with code N". Read from a result's head (the lines before "Output:"), never from the output.
+_RUNNING = re2.compile(r"(?m)^Process running with session ID (\d+)$")
+_EXITED = re2.compile(r"(?m)^Process exited with code (-?\d+)$")
+_POLL = "write_stdin"
+
+
+def _head(text: str) -> str:
+    """A Codex tool result's lines before its output."""
+    return text.split("\nOutput:", 1)[0] if "\nOutput:" in text else text[:300]
+
+
+def _session_of(tool_input: str | None) -> str | None:
+    """The session a `write_stdin` call writes to."""
+    try:
+        found = json.loads(tool_input or "")
+    except ValueError:
+        return None
+    session = found.get("session_id") if isinstance(found, dict) else None
+    return str(session) if isinstance(session, int | str) and not isinstance(session, bool) else None
+
+
 def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
-    """The main thread's shell commands, in order, each with how it ended."""
+    """The main thread's shell commands, in order, each with how it ended (for a Codex command that ran on after
+    its call returned, as the last poll of its session said, with the output every poll returned)."""
     calls: dict[str, tuple[str, str | None]] = {}
     runs: list[Run] = []
+    running: dict[str, int] = {}  # a Codex session still running -> the index of its run
+    polls: dict[str, int] = {}  # a `write_stdin` call -> the index of the run it polls
     for m in messages:
         if m.is_sidechain:
             continue
@@ -121,11 +147,26 @@ def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
                 found = (found[0].replace("\\", "/"), found[1])  # a path's separator there, not an escape
             if found is not None:
                 calls[m.tool_use_id] = found
+        elif m.kind == "tool_use" and m.tool_use_id and m.tool_name == _POLL:
+            session = _session_of(m.tool_input)
+            if session is not None and session in running:
+                polls[m.tool_use_id] = running[session]
+        elif m.kind == "tool_result" and m.tool_use_id in polls:
+            at = polls.pop(m.tool_use_id or "")
+            text = m.text or ""
+            exited = _EXITED.search(_head(text))
+            update: dict[str, object] = {"output": runs[at].output + "\n" + text}
+            if exited is not None:
+                update["ok"] = exited.group(1) == "0"
+                running = {s: i for s, i in running.items() if i != at}
+            runs[at] = runs[at].model_copy(update=update)
         elif m.kind == "tool_result" and m.tool_use_id in calls:
             command, folder = calls.pop(m.tool_use_id)
             text = m.text or ""
             rejected = bool(m.is_error and REJECTED.match(text))
             reason = REJECTION_REASON.search(text) if rejected else None
+            if (still := _RUNNING.search(_head(text))) is not None and not m.is_error:
+                running[still.group(1)] = len(runs)
             runs.append(
                 Run(
                     index=len(runs),
