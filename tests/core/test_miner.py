@@ -3,7 +3,6 @@ the agent's own tools enforce, a bare exit code, a fix copied from tool output, 
 
 from __future__ import annotations
 
-import json
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,43 +15,13 @@ from core.guards import guards_of
 from core.hooks import fires
 from core.lessons import Correction
 from core.miner import DOCUMENTED, NAME_CHOSEN, OPTION_CHOSEN, History, clip, command_key, mine, observe
-from core.models import SessionMessage
 from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.sessions import load_messages
 from tests.helpers import claude_session
 from tests.labelled import LabelledSet, ceiling, score
 from tests.profiles import examples
-
-
-class Session:
-    """A session built call by call: shell commands with their outcome, other tools, and the user's prompts."""
-
-    def __init__(self) -> None:
-        self.messages: list[SessionMessage] = []
-
-    def _add(self, **fields: object) -> None:
-        self.messages.append(SessionMessage(seq=len(self.messages), **fields))  # type: ignore[arg-type]
-
-    def prompt(self, text: str) -> Session:
-        self._add(role="user", kind="text", is_prompt=True, text=text)
-        return self
-
-    def tool(self, name: str, tool_input: dict[str, object], output: str, *, error: bool = False) -> Session:
-        call = f"c{len(self.messages)}"
-        self._add(
-            role="assistant", kind="tool_use", tool_name=name, tool_use_id=call, tool_input=json.dumps(tool_input)
-        )
-        self._add(role="tool", kind="tool_result", tool_use_id=call, is_error=error, text=output)
-        return self
-
-    def run(self, command: str, output: str = "ok", *, error: bool = False) -> Session:
-        return self.tool("Bash", {"command": command}, output, error=error)
-
-
-def lessons(session: Session, cwd: str | None = None) -> list[str]:
-    seen = observe(session.messages, cwd)
-    return [f.text for f in mine(seen, History.of([("s", seen)]))]
+from tests.sessions import Session, lessons
 
 
 def test_a_quality_gate_that_passed_is_a_project_fact_and_one_build_is_not() -> None:

@@ -11,44 +11,12 @@ from hypothesis import strategies as st
 
 from core.corrections import escalated, sandboxed
 from core.miner import History, mine, observe
-from core.models import SessionMessage
 from core.runs import shell_runs
 from core.said import typed_answers
 from tests.labelled import UNSAFE
-
-
-class Session:
-    """A session built call by call: the user's prompts, and tools' calls with their outcome."""
-
-    def __init__(self) -> None:
-        self.messages: list[SessionMessage] = []
-
-    def _add(self, **fields: object) -> None:
-        self.messages.append(SessionMessage(seq=len(self.messages), **fields))  # type: ignore[arg-type]
-
-    def prompt(self, text: str) -> Session:
-        self._add(role="user", kind="text", is_prompt=True, text=text)
-        return self
-
-    def tool(self, name: str, tool_input: dict[str, object], output: str, *, error: bool = False) -> Session:
-        call = f"c{len(self.messages)}"
-        self._add(
-            role="assistant", kind="tool_use", tool_name=name, tool_use_id=call, tool_input=json.dumps(tool_input)
-        )
-        self._add(role="tool", kind="tool_result", tool_use_id=call, is_error=error, text=output)
-        return self
-
-    def run(self, command: str, output: str = "ok", *, error: bool = False) -> Session:
-        return self.tool("Bash", {"command": command}, output, error=error)
-
+from tests.sessions import Session, lessons
 
 Claude = Session  # a Claude Code session: its shell tool is `Bash`
-
-
-def lessons(session: Session, cwd: str | None = None) -> list[str]:
-    """The texts of what `mine` keeps of one session, on its own evidence."""
-    seen = observe(session.messages, cwd)
-    return [f.text for f in mine(seen, History.of([("s", seen)]))]
 
 
 # --- a rule said with "should be", and its reason ------------------------------------------------------------
