@@ -3,6 +3,7 @@ user), the command the shell's grammar reads in it, and a command's name without
 
 from __future__ import annotations
 
+import collections
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -114,6 +115,7 @@ def command_of(tool_input: str | None) -> tuple[str, str | None] | None:
 _RUNNING = re2.compile(r"(?m)^Process running with session ID (\d+)$")
 _EXITED = re2.compile(r"(?m)^Process exited with code (-?\d+)$")
 _POLL = "write_stdin"
+_POLLS_KEPT = 8  # the last polls' output a run keeps: where a long command ends, and how
 
 
 def _head(text: str) -> str:
@@ -138,6 +140,7 @@ def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
     runs: list[Run] = []
     running: dict[str, int] = {}  # a Codex session still running -> the index of its run
     polls: dict[str, int] = {}  # a `write_stdin` call -> the index of the run it polls
+    polled: dict[int, collections.deque[str]] = {}  # a run's index -> what its last polls returned
     for m in messages:
         if m.is_sidechain:
             continue
@@ -154,12 +157,10 @@ def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
         elif m.kind == "tool_result" and m.tool_use_id in polls:
             at = polls.pop(m.tool_use_id or "")
             text = m.text or ""
-            exited = _EXITED.search(_head(text))
-            update: dict[str, object] = {"output": runs[at].output + "\n" + text}
-            if exited is not None:
-                update["ok"] = exited.group(1) == "0"
+            polled.setdefault(at, collections.deque(maxlen=_POLLS_KEPT)).append(text)
+            if (exited := _EXITED.search(_head(text))) is not None:
+                runs[at] = runs[at].model_copy(update={"ok": exited.group(1) == "0"})
                 running = {s: i for s, i in running.items() if i != at}
-            runs[at] = runs[at].model_copy(update=update)
         elif m.kind == "tool_result" and m.tool_use_id in calls:
             command, folder = calls.pop(m.tool_use_id)
             text = m.text or ""
@@ -179,6 +180,9 @@ def shell_runs(messages: Sequence[SessionMessage]) -> list[Run]:
                     reason=" ".join(reason.group("reason").split()) if reason else None,
                 )
             )
+    # A command's output and the last polls' (a crafted session may poll one command ten thousand times)
+    for at, chunks in polled.items():
+        runs[at] = runs[at].model_copy(update={"output": "\n".join([runs[at].output, *chunks])})
     return runs
 
 

@@ -101,3 +101,18 @@ def test_what_a_program_prints_never_says_how_it_ended(printed: list[str]) -> No
         )
     )
     assert [r.ok for r in runs] == [True]
+
+
+def test_a_command_polled_many_times_keeps_its_first_output_and_its_last_polls() -> None:
+    # A crafted session may poll one command endlessly: what a run keeps does not grow with the polls.
+    steps = [
+        ("c1", "exec_command", _exec("tail -f log")),
+        ("c1", "result", _result("Process running with session ID 5", "first")),
+    ]
+    for i in range(20_000):
+        steps += [(f"p{i}", "write_stdin", _poll(5)), (f"p{i}", "result", _result("Process running...", f"chunk {i}"))]
+    steps += [("end", "write_stdin", _poll(5)), ("end", "result", _result("Process exited with code 0", "last"))]
+    (run,) = shell_runs(_codex(*steps))
+    assert run.ok and "first" in run.output and "last" in run.output
+    assert "chunk 19999" in run.output and "Output:\nchunk 100\n" not in run.output
+    assert len(run.output) < 10 * len(_result("Process running with session ID 5", "chunk 19999"))
