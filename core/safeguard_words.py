@@ -482,7 +482,7 @@ CONTRACTED_IS = re2.compile(r"\b(it|that|this|there|what|who)'s\b")
 GITIGNORED = re2.compile(r"\bgit-?ignored\b|\b(?:which|that)\s+git\s+ignores\b")
 NEGATION = frozenset("not never no n't nobody none".split())
 WORD = re2.compile(r"[a-z0-9][\w'%.-]*")
-# `words` reads WORD by str methods: RE2's findall calls back into Python once a match, the gate's largest cost.
+# `words_in` reads WORD by str methods: RE2's findall calls back into Python once a match, the gate's largest cost.
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'%.-")
 _NOT_WORD = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _WORD_CHARS})
 _NO_OPENING = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_'%.-"  # word characters WORD's first may not be
