@@ -244,8 +244,11 @@ def child_cpu(argv: list[str], cwd: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure_size(work: Path, size_mb: int, rounds: int, batch_mb: int) -> dict[str, list[dict]]:
-    """Build an archive of `size_mb` and run the four children on it in interleaved rounds."""
+def measure_size(
+    work: Path, size_mb: int, rounds: int, batch_mb: int, against: Path | None = None
+) -> dict[str, list[dict]]:
+    """Build an archive of `size_mb` and run the four children on it in interleaved rounds (five with `against`:
+    the ingest of another checkout, in the same rounds)."""
     archive = work / f"archive-{size_mb}"
     t = time.perf_counter()
     files, total, longest = build_archive(archive, size_mb)
@@ -280,7 +283,18 @@ def measure_size(work: Path, size_mb: int, rounds: int, batch_mb: int) -> dict[s
         db.unlink()
         return float(results["ingest"][-1]["cpu"])
 
-    interleaved({"raw": raw, "typed": typed, "load": load, "ingest": ingest}, max(3, rounds))
+    children = {"raw": raw, "typed": typed, "load": load, "ingest": ingest}
+    if against is not None:
+        results["against"] = []
+
+        def other() -> float:
+            db = work / f"against-{size_mb}-{len(results['against'])}.duckdb"
+            results["against"].append(child(INGEST_CHILD, str(db), str(archive), str(against), str(batch_mb)))
+            db.unlink()
+            return float(results["against"][-1]["cpu"])
+
+        children["against"] = other
+    interleaved(children, max(3, rounds))
     last = results["ingest"][-1]
     print(
         f"raw scan: {results['raw'][-1]['lines']:,} lines; ingest: {last['sessions']:,} sessions,"
@@ -319,6 +333,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-mb", type=int, default=0, help="ingest batch size (default: the product's)")
     parser.add_argument("--keep", action="store_true", help="keep the archives and databases")
+    parser.add_argument(
+        "--against", type=Path, help="another checkout (say, main's) whose ingest runs in the same rounds, as a row"
+    )
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     if len(sizes) > 1 and sizes[0] < BOUND_MB:
@@ -328,7 +345,7 @@ def main() -> None:
         rows: list[Row] = []
         by_size: dict[int, dict[str, list[dict]]] = {}
         for size_mb in sizes:
-            got = by_size[size_mb] = measure_size(work, size_mb, args.rounds, args.batch_mb)
+            got = by_size[size_mb] = measure_size(work, size_mb, args.rounds, args.batch_mb, args.against)
             label = f"ingest {got['total'][0]['bytes'] / 1e6:.0f} MB"
             cpu = {name: [float(r["cpu"]) for r in got[name]] for name in ("raw", "typed", "load", "ingest")}
             rows.append(
@@ -338,6 +355,25 @@ def main() -> None:
                 "ingest", f"{label}, CPU", "s", cpu["ingest"], "typed load (CREATE TABLE AS), CPU", cpu["load"]
             )
             against_load.goal, against_load.met = "<= 2x", (against_load.ratio or 0) <= 2
+            if args.against is not None:
+                other = [float(r["cpu"]) for r in got["against"]]
+                rows += [
+                    Row("ingest", f"{label}, CPU", "s", cpu["ingest"], f"ingest of {args.against}, CPU", other),
+                    Row(
+                        "ingest",
+                        f"{label}, {args.against}, CPU",
+                        "s",
+                        other,
+                        "typed load (CREATE TABLE AS), CPU",
+                        cpu["load"],
+                    ),
+                    Row(
+                        "ingest",
+                        f"{label}, {args.against}, peak RSS",
+                        "MB",
+                        [r["rss_kb"] / 1024 for r in got["against"]],
+                    ),
+                ]
             rss = [r["rss_kb"] / 1024 for r in got["ingest"]]
             rows += [
                 against_load,

@@ -785,7 +785,9 @@ def ingest(
                 done += sum(w.size for w in batch)
                 if progress:
                     progress(done, total)
-        refresh_actions(con)  # what the agent did, for triggers: the files just stored (and any read before this)
+            # What the agent did, for triggers: the files just stored (and any read before this). On the thread the
+            # batches ran on: with a worker too it took 10-25 % more CPU (0.42-0.50 s against 0.39 at 1 GB).
+            refresh_actions(con)
     finally:
         capped.close()
     summary.sessions = len(sessions)

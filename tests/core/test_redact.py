@@ -17,7 +17,19 @@ from hypothesis import strategies as st
 
 import core.redact as redact_module
 from core.errors import ConfigError
-from core.redact import RULES, Redactor, Rule, redact, redact_boundary, rule_shapes, secret_shapes, secret_spans
+from core.redact import (
+    BOUNDARY_CHARS,
+    RULES,
+    Redactor,
+    Rule,
+    boundary_spans,
+    redact,
+    redact_boundary,
+    redact_parts,
+    rule_shapes,
+    secret_shapes,
+    secret_spans,
+)
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
 
 
@@ -305,3 +317,64 @@ def test_the_rules_a_text_is_read_with_are_those_its_triggers_name(text: str) ->
     present = {t for rule in RULES for t in rule.triggers if t in lower}
     expected = [rule.name for rule in RULES if not rule.triggers or not present.isdisjoint(rule.triggers)]
     assert [rule.name for rule, _ in redact_module._rules_present(text)] == expected
+
+
+# Secrets of every kind the redactor knows (drawn from each rule's pattern, the planted kinds in their sentences, random
+# tokens), near-misses (a trigger with nothing after it, a run one character short) and noise, in any order.
+_MIXED_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(RULES).flatmap(_drawn),
+        st.sampled_from(_PLANTED),
+        st.from_regex(r"[A-Za-z0-9+/_\-]{30,34}", fullmatch=True),
+        st.sampled_from(sorted({t for rule in RULES for t in rule.triggers})),
+        st.text(max_size=8),
+    ),
+    max_size=4,
+).flatmap(lambda pieces: st.sampled_from(["", " ", "\n", ":", "@"]).map(lambda sep: sep.join(pieces)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(_MIXED_TEXT)
+def test_the_rules_a_text_triggers_find_what_every_rule_finds(text: str) -> None:
+    """Skipping the rules whose triggers a text lacks changes nothing: the spans are those of every rule run."""
+    assume(_encodable(text))
+    assert secret_spans(text) == secret_spans(text, rules=RULES)
+
+
+def _boundary_by_the_letter(left: str, right: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """`boundary_spans` as its docstring says it, every side scanned alone: found in a join, in neither side alone."""
+    cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
+    stop = right.find("\n")
+    tail, head = left[cut:], right[: min(len(right) if stop < 0 else stop, BOUNDARY_CHARS)]
+    if not tail.strip() or not head.strip():
+        return [], []
+    n = len(tail)
+    alone = {(a, b) for a, b, _ in secret_spans(tail)} | {(a + n, b + n) for a, b, _ in secret_spans(head)}
+    in_left, in_right = [], []
+    for gap in (0, 1):
+        window = tail + " " * gap + head
+        for start, end, marker in secret_spans(window):
+            a = start if start < n else max(start - gap, n)
+            b = end if end <= n else max(end - gap, n)
+            if b <= a or "[REDACTED" in window[start:end] or (a, b) in alone:
+                continue
+            if a < n:
+                in_left.append((cut + a, cut + min(b, n), marker))
+            if b > n:
+                in_right.append((max(a, n) - n, b - n, "" if a < n else marker))
+    return in_left, in_right
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(_MIXED_TEXT, _MIXED_TEXT)
+def test_a_boundary_scans_a_side_alone_only_when_that_changes_the_answer(left: str, right: str) -> None:
+    """A side is scanned alone only when a span found in a join lies within it; the spans are those of scanning both
+    sides every time, and a message's blocks are redacted the same."""
+    assume(_encodable(left) and _encodable(right))
+    assert boundary_spans(left, right) == _boundary_by_the_letter(left, right)
+    in_left, in_right = _boundary_by_the_letter(left, right)
+    texts, _ = redact_parts([left, right])
+    assert texts == [
+        redact_module._applied(left, [*secret_spans(left), *in_left])[0],
+        redact_module._applied(right, [*secret_spans(right), *in_right])[0],
+    ]
