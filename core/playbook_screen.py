@@ -17,13 +17,14 @@ from pydantic import BaseModel, Field
 import core.screen as text_screen
 from core.allowlist import Vouched
 from core.invisible import normalise
-from core.models import Playbook
+from core.models import Entry, Playbook
 from core.phrases import Reading, phrase_reading, sentence_refusals
 from core.reading import joined
 from core.safeguard_talk import safeguard_refusals, safeguard_refusals_after
 from core.screen import MAX_SCREENED, Hold, reading_holds, text_holds
 
 __all__ = [
+    "EntryScreen",
     "Screened",
     "Support",
     "entry_holds",
@@ -181,80 +182,192 @@ def _screen(
     rules: str,
 ) -> tuple[list[str], list[str], dict[str, list[Hold]]]:
     """`screen_verdicts`, with the key of each entry's text and of each pair, in the playbook's order."""
-    entries = [e for _, e in playbook.entries()]
-    vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
-    key_of = _keys_of(vouched)
-    found: dict[str, list[Hold]] = {}
-    # text -> (its folded form, that form's `sentences`, its phrases alone)
-    read: dict[str, tuple[str, str, list[tuple[str, str]]]] = {}
-    plain: dict[str, str] = {}  # text -> `normalise(text)`, for its own holds and its phrases
+    reader = _Reader([e for _, e in playbook.entries()], vouched, support, known, rules)
+    text_keys = [reader.text(i) for i in range(len(reader.entries))]
+    pair_keys = [reader.pair(i) for i in range(len(reader.entries) - 1)]
+    return text_keys, pair_keys, reader.found
 
-    def alone(text: str) -> Reading:
-        if text not in read:
-            if text not in plain:
-                plain[text] = normalise(text)
-            read[text] = phrase_reading(plain[text])
-        return read[text]
 
-    text_keys = []
-    talks: dict[str, bool] = {}  # text -> whether what it says of a safeguard alone is held
-    for entry in entries:
-        keyless = _keyless(support.get(entry.name))
-        key = _verdict_key(entry.text, key_of[keyless], rules)
-        text_keys.append(key)
-        if key not in found:  # a verdict kept by an earlier run, or read now
-            reading = alone(entry.text) if key not in known and len(entry.text) <= MAX_SCREENED else None
-            found[key] = (
+class _Reader:
+    """The verdicts on a playbook's entries (`entries`, in the playbook's order) and on each two of them one after the
+    other, each read at most once and only when asked for: the whole screen asks for all of them, an export only for
+    those the budget would take (`EntryScreen`). Each text is normalised and folded once, for itself and its pairs."""
+
+    def __init__(
+        self,
+        entries: list[Entry],
+        vouched: Vouched | None,
+        support: Mapping[str, Support],
+        known: Mapping[str, list[Hold]],
+        rules: str,
+    ) -> None:
+        self.entries = entries
+        self.keyless = [_keyless(support.get(e.name)) for e in entries]
+        self.vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
+        self.key_of = _keys_of(vouched)
+        self.known = known
+        self.rules = rules
+        self.found: dict[str, list[Hold]] = {}  # key -> verdict, taken from `known` or read now
+        self.text_keys: dict[int, str] = {}
+        self.pair_keys: dict[int, str] = {}  # i -> the key of entries i and i + 1
+        # text -> (its folded form, that form's `sentences`, its phrases alone)
+        self.read: dict[str, Reading] = {}
+        self.plain: dict[str, str] = {}  # text -> `normalise(text)`, for its own holds and its phrases
+        self.talks: dict[str, bool] = {}  # text -> whether what it says of a safeguard alone is held
+
+    def alone(self, text: str) -> Reading:
+        if text not in self.read:
+            if text not in self.plain:
+                self.plain[text] = normalise(text)
+            self.read[text] = phrase_reading(self.plain[text])
+        return self.read[text]
+
+    def text(self, i: int) -> str:
+        """The key of entry `i`'s own verdict, read (or taken from `known`) into `found`."""
+        if i in self.text_keys:
+            return self.text_keys[i]
+        entry, keyless = self.entries[i], self.keyless[i]
+        key = _verdict_key(entry.text, self.key_of[keyless], self.rules)
+        self.text_keys[i] = key
+        if key not in self.found:  # a verdict kept by an earlier run, or read now
+            known = self.known
+            reading = self.alone(entry.text) if key not in known and len(entry.text) <= MAX_SCREENED else None
+            self.found[key] = (
                 known[key]
                 if key in known
-                else reading_holds(entry.text, vouch[keyless], reading, plain.get(entry.text), typed=keyless)
+                else reading_holds(entry.text, self.vouch[keyless], reading, self.plain.get(entry.text), typed=keyless)
             )
         # A model's text read whole (not too long) whose verdict holds nothing it says of a safeguard says nothing
         # held alone (its verdict read that and more): its pairs need not read it again to know. (A hold says less:
         # it may come from the text's `&...;` references shown, or a fenced block read as a lesson.)
-        stored = plain.get(entry.text)
+        stored = self.plain.get(entry.text)
         if not keyless and stored is not None and len(stored) <= MAX_SCREENED:
-            if all(hold.rule != "safeguard" for hold in found[key]):
-                talks.setdefault(entry.text, False)
-    pair_keys = []
+            if all(hold.rule != "safeguard" for hold in self.found[key]):
+                self.talks.setdefault(entry.text, False)
+        return key
 
-    def talks_alone(text: str) -> bool:
-        if text not in talks:
-            talks[text] = bool(safeguard_refusals(alone(text)[1]))
-        return talks[text]
+    def talks_alone(self, text: str) -> bool:
+        if text not in self.talks:
+            self.talks[text] = bool(safeguard_refusals(self.alone(text)[1]))
+        return self.talks[text]
 
-    for a, b in itertools.pairwise(entries):
-        typed = _keyless(support.get(a.name)) or _keyless(support.get(b.name))
-        key = pair_key(a.text, b.text, rules, typed=typed)
-        pair_keys.append(key)
-        if key in known and key not in found:
-            found[key] = known[key]
-        if key in found:
-            continue
-        (fold_a, cut_a, alone_a), (_, cut_b, alone_b) = alone(a.text), alone(b.text)
+    def pair(self, i: int) -> str:
+        """The key of the verdict on entries `i` and `i + 1` read one after the other, read into `found`."""
+        if i in self.pair_keys:
+            return self.pair_keys[i]
+        a, b = self.entries[i], self.entries[i + 1]
+        typed = self.keyless[i] or self.keyless[i + 1]
+        key = pair_key(a.text, b.text, self.rules, typed=typed)
+        self.pair_keys[i] = key
+        if key in self.known and key not in self.found:
+            self.found[key] = self.known[key]
+        if key in self.found:
+            return key
+        (fold_a, cut_a, alone_a), (_, cut_b, alone_b) = self.alone(a.text), self.alone(b.text)
         # folded(x + " " + y) is folded(x) + " " + folded(y), and its sentences are those of each (`joined`): the
         # pair is read without folding or cutting it again. Sentence by sentence only: two entries are two bullets,
         # and read whole 9 of 20,000 pairs of ordinary lessons were held (a `.env` rule beside a commit-message rule).
         said = {r for r, _ in alone_a + alone_b}
         together = joined(fold_a, cut_a, cut_b)
         split = [(rule, detail) for rule, detail in sentence_refusals(together) if rule not in said]
-        if not split and not typed and not talks_alone(a.text) and not talks_alone(b.text):
+        if not split and not typed and not self.talks_alone(a.text) and not self.talks_alone(b.text):
             # "The pre-push hook is slow." then "Skip it.": a pronoun whose safeguard the entry before names
             split = safeguard_refusals_after(cut_a, cut_b, together[len(cut_a) : len(together) - len(cut_b)])
-        found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
-    return text_keys, pair_keys, found
+        self.found[key] = [Hold(rule=split[0][0], detail=split[0][1])] if split else []  # type: ignore[arg-type]
+        return key
 
 
-def _split_overrides(names: list[str], pairs: list[list[Hold]]) -> dict[str, Hold]:
-    """Entries that say nothing alone but speak over the user's head read one after the other (an instruction
-    split across two entries): each of the pair, with a hold naming the other (`pairs`: the verdict on each two
-    entries `names` has one after the other)."""
-    found: dict[str, Hold] = {}
-    for (a, b), said in zip(itertools.pairwise(names), pairs, strict=True):
-        for hold in said:
-            found[a] = Hold(rule=hold.rule, detail=f"read with `{b}` after it: {hold.detail}")
-            found[b] = Hold(rule=hold.rule, detail=f"read with `{a}` before it: {hold.detail}")
-    return found
+class EntryScreen:
+    """The screen of a playbook read entry by entry, as far as it is asked: whether an entry may reach an agent
+    (`admits`) reads its own verdict and those of its pairs with both its neighbours in the playbook's order (a pair
+    that speaks over the user's head holds both its entries), and nothing else; `whole` reads every entry. An export
+    asks only for the entries its budget would take (`core.budget.fit_budget`), so what it screens is bounded by the
+    budget, not the playbook. An entry whose exact text was released (`released`: (entry id, `text_key`) pairs)
+    stays. `known`: verdicts an earlier run kept under the same `rules` (`screen_verdicts`); what an entry rests on
+    is read from `support` every time."""
+
+    def __init__(
+        self,
+        playbook: Playbook,
+        vouched: Vouched | None,
+        support: Mapping[str, Support],
+        released: Iterable[tuple[str, str]],
+        *,
+        shared: bool = False,
+        min_contributors: int = 2,
+        known: Mapping[str, list[Hold]] | None = None,
+        rules: str = "",
+    ) -> None:
+        listed = playbook.entries()
+        self._playbook = playbook
+        self._sections = [section for section, _ in listed]
+        self._known = known or {}
+        self._reader = _Reader([e for _, e in listed], vouched, support, self._known, rules)
+        self._index = {e.name: i for i, (_, e) in enumerate(listed)}
+        self._support = support
+        self._shared = shared
+        self._min_contributors = min_contributors
+        self._approved = set(released)
+        self._verdict: dict[int, bool] = {}  # i -> whether entry i may go
+        self._held: dict[int, Screened] = {}
+
+    def admits(self, entry: Entry) -> bool:
+        """Whether `entry` (an entry of the playbook, by its id) may reach an agent: no hold, or released."""
+        return self._admits(self._index[entry.name])
+
+    def _admits(self, i: int) -> bool:
+        if i in self._verdict:
+            return self._verdict[i]
+        reader, entry = self._reader, self._reader.entries[i]
+        # a new list: the verdicts (and those `known` gave) are read, never changed
+        holds = reader.found[reader.text(i)] + _support_holds(
+            self._support.get(entry.name), shared=self._shared, min_contributors=self._min_contributors
+        )
+        split = self._split(i)
+        if split is not None and not any(h.rule == split.rule for h in holds):
+            holds.append(split)
+        self._verdict[i] = not holds or (entry.name, text_key(entry.text)) in self._approved
+        if not self._verdict[i]:
+            self._held[i] = Screened(name=entry.name, section=self._sections[i], text=entry.text, holds=holds)
+        return self._verdict[i]
+
+    def _split(self, i: int) -> Hold | None:
+        """The hold a pair puts on entry `i` (an instruction split across two entries): the pair with the entry
+        after it, else the pair with the entry before it, naming the other."""
+        reader, names = self._reader, [e.name for e in self._reader.entries[max(i - 1, 0) : i + 2]]
+        if i + 1 < len(reader.entries):
+            for hold in reader.found[reader.pair(i)]:
+                return Hold(rule=hold.rule, detail=f"read with `{names[-1]}` after it: {hold.detail}")
+        if i > 0:
+            for hold in reader.found[reader.pair(i - 1)]:
+                return Hold(rule=hold.rule, detail=f"read with `{names[0]}` before it: {hold.detail}")
+        return None
+
+    def whole(self) -> tuple[Playbook, list[Screened]]:
+        """The playbook without its held entries, and the held ones with their holds (every entry read)."""
+        count = len(self._reader.entries)
+        # Every text first, then every pair: a text's own verdict says whether it talks of a safeguard alone, which
+        # its pairs need (`_Reader.talks_alone`).
+        for i in range(count):
+            self._reader.text(i)
+        for i in range(count - 1):
+            self._reader.pair(i)
+        admitted = [self._admits(i) for i in range(count)]
+        if all(admitted):
+            return self._playbook, []
+        go = iter(admitted)
+        sections = {s: [e for e in items if next(go)] for s, items in self._playbook.sections.items()}
+        return self._playbook.model_copy(update={"sections": sections}), self.held
+
+    @property
+    def held(self) -> list[Screened]:
+        """The entries found held so far, in the playbook's order."""
+        return [self._held[i] for i in sorted(self._held)]
+
+    @property
+    def read_now(self) -> dict[str, list[Hold]]:
+        """The verdicts read so far that `known` did not give, by key (for the next run to keep)."""
+        return {k: v for k, v in self._reader.found.items() if k not in self._known}
 
 
 def screen_playbook(
@@ -268,28 +381,16 @@ def screen_playbook(
     verdicts: Mapping[str, list[Hold]] | None = None,
     rules: str = "",
 ) -> tuple[Playbook, list[Screened]]:
-    """`playbook` without its held entries, and the held ones with their holds. An entry whose exact text was
-    released (`released`: (entry id, `text_key`) pairs) stays. `verdicts`: what `screen_verdicts` gave under the
-    same `rules` (read now for any key it lacks); what an entry rests on is read from `support` every time."""
-    approved = set(released)
-    text_keys, pair_keys, found = _screen(playbook, vouched, support, verdicts or {}, rules)
-    split = _split_overrides([e.name for _, e in playbook.entries()], [found[k] for k in pair_keys])
-    held: list[Screened] = []
-    sections = {}
-    keys = iter(text_keys)  # in the order of `entries()`: section by section
-    for name, items in playbook.sections.items():
-        kept = []
-        for entry in items:
-            entry_support = support.get(entry.name)
-            # a new list: the verdicts (and those `verdicts` gave) are read, never changed
-            holds = found[next(keys)] + _support_holds(entry_support, shared=shared, min_contributors=min_contributors)
-            if entry.name in split and not any(h.rule == split[entry.name].rule for h in holds):
-                holds.append(split[entry.name])
-            if holds and (entry.name, text_key(entry.text)) not in approved:
-                held.append(Screened(name=entry.name, section=name, text=entry.text, holds=holds))
-            else:
-                kept.append(entry)
-        sections[name] = kept
-    if not held:
-        return playbook, []
-    return playbook.model_copy(update={"sections": sections}), held
+    """`playbook` without its held entries, and the held ones with their holds (`EntryScreen.whole`). An entry whose
+    exact text was released (`released`: (entry id, `text_key`) pairs) stays. `verdicts`: what `screen_verdicts` gave
+    under the same `rules` (read now for any key it lacks); what an entry rests on is read from `support` every time."""
+    return EntryScreen(
+        playbook,
+        vouched,
+        support,
+        released,
+        shared=shared,
+        min_contributors=min_contributors,
+        known=verdicts,
+        rules=rules,
+    ).whole()

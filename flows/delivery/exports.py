@@ -24,7 +24,7 @@ from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
-from core.playbook_screen import Screened, screen_keys, screen_playbook, screen_verdicts
+from core.playbook_screen import EntryScreen, Screened, screen_keys
 from core.projects import project_of
 from core.redact import mask_playbook
 from core.screen import Vouched
@@ -109,7 +109,17 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
 def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, list[Screened]]:
     """`model` as it may reach an agent: normalised (NFKC, no invisible characters), and without the entries the
     screen holds (`core.screen`) unless a person released their text; the held entries, with the rules that hold
-    them. An entry the rules wrote without a model is keyless: it may carry no link at all."""
+    them. Every entry is screened (`playbook review`, an export of the whole playbook)."""
+    model, screen = _screen_of(con, rules, model)
+    whole = screen.whole()
+    keep_verdicts(con, screen.read_now, rules_fingerprint())
+    return whole
+
+
+def _screen_of(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, EntryScreen]:
+    """`model` normalised (NFKC, no invisible characters), and its screen, read entry by entry as it is asked
+    (`core.playbook_screen.EntryScreen`). An entry the rules wrote without a model is keyless: it may carry no link
+    at all. The verdicts it reads are kept by the caller (`keep_verdicts` of its `read_now`)."""
     texts = {e.name: e.text for _, e in model.entries()}
     plain = {
         s: [e if normalise(e.text) == e.text else e.model_copy(update={"text": normalise(e.text)}) for e in items]
@@ -127,16 +137,14 @@ def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook
     # only what this run changed is read again.
     code = rules_fingerprint()
     known = kept_verdicts(con, screen_keys(model, said, support, rules=code))
-    verdicts = screen_verdicts(model, said, support, known, rules=code)
-    keep_verdicts(con, {k: v for k, v in verdicts.items() if k not in known}, code)
-    return screen_playbook(
+    return model, EntryScreen(
         model,
         said,
         support,
         released_holds(con, rules.playbook),
         shared=shared_playbook(con, rules.playbook),
         min_contributors=rules.min_contributors,
-        verdicts=verdicts,
+        known=known,
         rules=code,
     )
 
@@ -162,12 +170,17 @@ def prepare_export(
     (`core.hooks.for_project`), before the budget is spent."""
     latest = version is None
     version = exported_version(con, rules) if latest else version
-    model, held = screened(con, rules, mask_playbook(load_version(con, rules.playbook, version), rules.redactor))
+    model = mask_playbook(load_version(con, rules.playbook, version), rules.redactor)
     sources = sources_of(con, rules.playbook)
     outdated = {e: s.reason for e, s in sources.items() if s.status == "held" and s.reason}
     if whole:
-        use = budget_use(model, rules.budget)
+        model, held = screened(con, rules, model)
+        use = budget_use(model, rules.budget).model_copy(update={"held": len(held)})
     else:
+        # Only the entries the budget would take are screened, in its rank order until it is full (a held entry
+        # makes room for the next): what an export screens is bounded by the budget, not the playbook. Each is
+        # read with its neighbours in the whole playbook, before anything below takes entries out.
+        model, screen = _screen_of(con, rules, model)
         if latest:  # staleness and what entries rest on are about now, so only for what is exported now
             days = rules.stale_after_days
             gone = {r.name for r in stale_entries(con, rules.playbook, days)} if days else set()
@@ -184,22 +197,24 @@ def prepare_export(
             rules.budget,
             rediscoveries=rediscovery_counts(con, rules.playbook),
             since=entry_since(con, rules.playbook),
+            admits=screen.admits,
         )
-    use = use.model_copy(update={"held": len(held)})
+        keep_verdicts(con, screen.read_now, rules_fingerprint())
     return Export(
         playbook=rules.playbook,
         model=model,
         use=use,
-        note=_note(con, rules.playbook, model, use),
+        note=_note(con, rules.playbook, model, use, whole=whole),
         version=version,
         citations={e: [c.shown() for c in src.citations] for e, src in sources.items()},
         outdated=outdated if latest and not whole else {},
     )
 
 
-def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse) -> str | None:
+def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse, *, whole: bool) -> str | None:
     """The lines an export ends with: which providers wrote the entries, those written by rules rather than a
-    model, entries the screen held, and entries left out to fit the budget."""
+    model, entries the screen held (`whole`: of the whole playbook, else of those the budget would take: only those
+    are screened), and entries left out to fit the budget."""
     lines = []
     names = {e.name for _, e in model.entries()}
     writers = Counter(by for name, by in entry_providers(con, playbook).items() if name in names)
@@ -212,10 +227,11 @@ def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: B
             " `playbook recurate` has a model look at their sessions again."
         )
     if use.held:
+        among = "" if whole else " among those the budget would take, each replaced by the next in rank"
         lines.append(
-            f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen (not known to be safe: a command"
-            " outside the allow-list, a link to a host the user never named, an instruction to the agent, too little"
-            " support); `playbook review` lists them with the rule that held each."
+            f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen{among} (not known to be safe: a"
+            " command outside the allow-list, a link to a host the user never named, an instruction to the agent,"
+            " too little support); `playbook review` lists every held entry with the rule that held it."
         )
     if use.left_out:
         lines.append(
