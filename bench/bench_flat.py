@@ -15,8 +15,8 @@ so the playbook stays at its size; with the rules the miner reads each session. 
 the whole run divided by the sessions (DuckDB's threads included), and the CPU of a one-epoch run in a fresh
 process with the export that follows it, as `playbook curate --limit 8` runs (what a run costs whatever its
 sessions: reading the playbook and its vectors, the duplicate rate, screening and writing the export), after a
-run that exported (the screen's verdicts kept, `core.store.screen_verdicts`) and with none kept (every entry
-screened: the first run of a new screen, or under a new set of what the user vouches for). Sizes,
+run that exported (the screen's verdicts kept, `core.store.screen_verdicts`) and with none kept (the first run of
+a new screen, or under a new set of what the user vouches for: the export screens what its budget would take). Sizes,
 paths and embedders are run in alternating rounds (`--rounds`, at least 3), each on a fresh copy of a database
 prepared once.
 

@@ -1,7 +1,7 @@
-"""The screen of a whole playbook: each entry's text read once (`core.screen`), what two entries say read one after
-the other, what each entry rests on (`Support`: tainted, quorum, withdrawn), the releases a person approved, and the
-keys a verdict is kept under between runs (`core.store.screen_verdicts`), so an export reads again only what changed.
-Pure functions.
+"""The screen of a playbook, whole or entry by entry as an export's budget takes them (`EntryScreen`): each entry's
+text read once (`core.screen`), what two entries say read one after the other, what each entry rests on (`Support`:
+tainted, quorum, withdrawn), the releases a person approved, and the keys a verdict is kept under between runs
+(`core.store.screen_verdicts`), so a screen reads again only what changed. Pure functions.
 """
 
 from __future__ import annotations
