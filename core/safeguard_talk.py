@@ -364,19 +364,20 @@ def safeguard_refusals_after(first: str, then: str, between: str = "") -> list[t
     if SAFEGUARD.search(text) is None:
         return []
     text = _plain_words(text)
-    first_read, then_read = _read_alone(first), _read_alone(then)
-    head = _plain_words(_unmasked(first)) + between
-    if text != head + _plain_words(_unmasked(then)):
+    first_unmasked, then_unmasked = _unmasked(first), _unmasked(then)
+    head = _plain_words(first_unmasked) + between
+    if text != head + _plain_words(then_unmasked):
         return _read(text, gated=False)
+    first_read, then_read = _read_alone(first, first_unmasked), _read_alone(then, then_unmasked)
     # A `first` that ends no sentence ("The hooks are slow" then "Skip them.") runs on into `then`'s first.
     runs_on = head.rstrip(" ")[-1:] not in ("", ";", "\n")
     start = (max(head.rfind(";"), head.rfind("\n")) + 1 if runs_on else len(head)) if first_read else 0
     return _read(text, start, gated=False, referring_from=len(head) if then_read else None)
 
 
-def _read_alone(cut: str) -> bool:
-    """Whether `_refusals` reads `cut`'s sentences at all (it names a safeguard once unmasked)."""
-    return SAFEGUARD.search(cut) is not None and SAFEGUARD.search(_unmasked(cut)) is not None
+def _read_alone(cut: str, unmasked: str) -> bool:
+    """Whether `_refusals` reads `cut`'s sentences at all (it names a safeguard, and once `unmasked` still does)."""
+    return SAFEGUARD.search(cut) is not None and SAFEGUARD.search(unmasked) is not None
 
 
 def _unmasked(cut: str) -> str:
