@@ -166,7 +166,13 @@ class RunSummary(BaseModel):
         ops = ", ".join(
             f"{t} {c['applied']}/{c['skipped']}" for t, c in sorted(self.ops.items()) if c["applied"] or c["skipped"]
         )
-        versions = f"{self.first_version} → {self.last_version}" if self.first_version is not None else "no new version"
+        # The versions this run wrote: "1 → 1" read as "nothing changed", so one version is named alone.
+        if self.first_version is None or self.last_version is None:
+            versions = "none written"
+        elif self.first_version == self.last_version:
+            versions = f"{self.first_version} written"
+        else:
+            versions = f"{self.first_version} to {self.last_version} written"
         rows = [
             ("run", f"{self.run_id} ({self.kind}, {self.status})"),
             (

@@ -43,3 +43,18 @@ def test_the_duplicate_rate_names_its_measure() -> None:
     figures = {"duplicate_rate": 0.05, "budget_entries": 0.5}
     assert quality_line(figures, "lexical-stems-v1").startswith("duplicate rate 5.0% (by lexical-stems-v1);")
     assert quality_line({}, "x") == ""
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(min_value=1, max_value=10_000)), max_size=8))
+def test_the_versions_row_names_what_the_run_wrote(written: list[int | None]) -> None:
+    summary = RunSummary(run_id="r", kind="curate")
+    for version in written:
+        summary.add_apply(ApplyReport(), version)
+    made = [v for v in written if v is not None]
+    said = rows(summary)["versions"]
+    if not made:
+        assert said == "none written"
+    elif made[0] == made[-1]:
+        assert said == f"{made[0]} written"
+    else:
+        assert said == f"{made[0]} to {made[-1]} written"
