@@ -38,7 +38,10 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # Then a rule said with "should be" in a short prompt and the reason after it, what the user typed in answer to the
 # agent's question, .git read-only in Codex's sandbox until a command ran escalated, a call a hook of the user's
 # refused: in sample unchanged (84 % / 100 %, 15); dev 44 % / 92 % (38) -> 49 % / 92 % (40: the budget's cap).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.47, 0.9), "test": (0.08, 0.28)}
+# A third round of three repositories, labelled blind, was read once by that miner (1 of 33 lessons, 1 of 8 entries
+# right), then joined both halves by user: dev 123 lessons (49 % -> 38 %, precision 92 % -> 82 %, still the budget's
+# 40 entries), test 77 (9 % / 30 %, 20 -> 23 entries).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.36, 0.8), "test": (0.08, 0.28)}
 
 
 class Published(dict[Half, list[str]]):
