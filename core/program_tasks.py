@@ -29,12 +29,14 @@ JS_SCRIPTS = frozenset(
 
 
 def script_name(word: str, call: Call) -> bool:
-    """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`), or one the
-    project declares: a name, not a path or a command line."""
-    base = word.split(":", 1)[0]
+    """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`, and in a
+    namespace, `web:lint`, `rust:lint`), or one the project declares: a name, not a path or a command line."""
     if word in call.vouched:
         return bool(TASK_NAME.match(word))
-    return bool(TASK_NAME.match(word)) and (base in JS_SCRIPTS or base in _TASKS) and not releases(word)
+    # Any part of a namespaced name may be the routine: npm's convention puts it first (`lint:fix`), mise's and
+    # monorepos' often last (`web:lint`). A part that releases holds the whole name, wherever it stands.
+    routine = any(part in JS_SCRIPTS or part in _TASKS for part in word.split(":"))
+    return bool(TASK_NAME.match(word)) and routine and not releases(word)
 
 
 # Words of a task's name that publish, deploy or release what the project built: irreversible, and the user's call

@@ -220,11 +220,22 @@ def test_a_task_runner_runs_a_projects_routine_by_name_and_nothing_else() -> Non
         ["mise", "run", "test:ci"],
         ["bun", "run", "test"],
         ["bun", "run", "typecheck"],
+        ["mise", "run", "web:lint"],  # a namespace first: the routine is the last part (a monorepo's tasks)
+        ["mise", "run", "tauri:build"],
+        ["pnpm", "run", "web:typecheck"],
+        ["bun", "run", "css:build"],
     ):
         assert words_refusals(words, Vouched()) == [], words
-    for words in (["mise", "run", "./evil.sh"], ["mise", "run", "deploy-prod"], ["mise", "exec", "node"]):
+    for words in (
+        ["mise", "run", "./evil.sh"],
+        ["mise", "run", "deploy-prod"],
+        ["mise", "exec", "node"],
+        ["mise", "run", "lint:publish"],  # a part that releases holds the name wherever it stands
+        ["mise", "run", "web:deploy"],
+    ):
         assert [r.rule for r in words_refusals(words, Vouched())] == ["inline_code"], words
     assert [r.rule for r in words_refusals(["bun", "run", "evil.ts"], Vouched())] == ["program"]
+    assert "inline_code" in [r.rule for r in words_refusals(["mise", "run", "web:lint/../x"], Vouched())]
     assert words_refusals(["mise", "run", "deploy-prod"], Vouched(programs=frozenset({"deploy-prod"}))) == []
 
 
