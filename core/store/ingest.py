@@ -563,8 +563,8 @@ def _database_failure(exc: duckdb.Error) -> str | None:
         )
     if isinstance(exc, duckdb.FatalException) or "Failed to commit" in text:
         return (
-            f"DuckDB failed while storing the last batch ({said}): an error inside DuckDB, not a full disk; {_KEPT}."
-            " Run ingest again: it goes on from the last batch stored."
+            f"DuckDB failed while storing the last batch ({said}): an error inside DuckDB, not a full disk. What"
+            " earlier batches stored is intact; run ingest again: it reads only the files not stored yet."
         )
     return None
 
