@@ -7,7 +7,10 @@ cut where one message ends and the next begins is looked for the same way, on th
 
 from __future__ import annotations
 
+from functools import cache
+
 import duckdb
+import re2
 
 from core.redact import (
     BOUNDARY_CHARS,
@@ -40,8 +43,6 @@ def redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     shapes = secret_shapes()
     screen = {"either": f"{shapes}|{MIXED_PAIR}", "shapes": shapes, "run": MIXED_RUN}
     across_messages, texts = _message_boundaries(con, screen["either"])  # on the texts as read, before any change
-    shapes_of = rule_shapes()
-    screen |= {f"family_{i}": "|".join(shapes_of[k] for k in rules) for i, rules in enumerate(FAMILY_RULES)}
     rows = con.execute(_MAY_HOLD_SECRET_ROWS, screen).fetchall()
     changed: list[tuple[int, str | None, str | None]] = []
     counts: dict[str, int] = {}
@@ -52,7 +53,9 @@ def redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
             j += 1
         record = rows[i:j]
         # the rules of the families whose shapes the record holds, in `RULES` order
-        rules = tuple(RULES[k] for k in sorted(k for family in record[0][5] for k in FAMILY_RULES[family]))
+        rules = tuple(
+            RULES[k] for k in sorted(k for family in _families_in(record[0][5]) for k in FAMILY_RULES[family])
+        )
         extra = {k: across_messages.pop(row[0]) for k, row in enumerate(record) if row[0] in across_messages}
         new_texts, n = redact_parts([r[3] or "" for r in record], rules=rules, extra=extra)
         for row, text in zip(record, new_texts, strict=True):
@@ -179,10 +182,31 @@ def _family_rules() -> list[tuple[int, ...]]:
 
 
 FAMILY_RULES = _family_rules()
-_WHICH_RULES = "[" + ", ".join(
-    f"CASE WHEN regexp_matches(screened, $family_{i}) THEN {i} END" for i in range(len(FAMILY_RULES))
-)
-_WHICH_RULES += "]"
+
+
+@cache
+def _family_set() -> re2.Set:
+    """Each family's shapes, one pattern a family, in one RE2 set: which families a text holds, in one pass."""
+    shapes_of = rule_shapes()
+    families = re2.Set.SearchSet(re2.Options())
+    for rules in FAMILY_RULES:
+        families.Add("|".join(shapes_of[k] for k in rules))
+    families.Compile()
+    return families
+
+
+def _families_in(shaped: list[str] | None) -> set[int]:
+    """The families whose shapes `shaped` (the texts of a record that hold a rule's shape) hold.
+
+    In Python, one set pass a text: DuckDB asked each family's pattern of each such text, ten passes. A set runs on
+    RE2's DFA alone and matches nothing when that runs out of memory; a text that holds a shape holds some family's,
+    so a text said to hold none has every family's rules run on it, as a text no set could read."""
+    found: set[int] = set()
+    for text in shaped or ():
+        families = _family_set().Match(text)
+        found.update(families if families else range(len(FAMILY_RULES)))
+    return found
+
 
 # The records that may hold a secret: a block, a tool input or the lines joined across two adjacent blocks (as they
 # are, and with a space: both joins `redact_boundary` makes) holds a rule's shape (`rules`: the rules whose shapes it
@@ -210,19 +234,20 @@ WITH multi AS (
     UNION ALL
     SELECT source_path, seq, screened FROM across WHERE screened IS NOT NULL
 ), flagged AS (  -- shape and run asked once of each candidate: a filter on them was pushed below and asked again
-    SELECT source_path, seq,
-           coalesce(list_sort(list_distinct(flatten(list(rules) FILTER (WHERE rules IS NOT NULL)))), []) AS rules
-    FROM (  -- which rules' shapes, only where one is: each rule alone is a full pass of its own
-        SELECT source_path, seq, _mixed_run(screened, $run) AS mixed,
-               CASE WHEN regexp_matches(screened, $shapes) THEN {_WHICH_RULES} END AS rules
+    SELECT source_path, seq, list(screened) FILTER (WHERE shaped) AS shaped
+    FROM (  -- which families' shapes, only where one is, is asked in Python (`_families_in`)
+        SELECT source_path, seq, screened, _mixed_run(screened, $run) AS mixed,
+               regexp_matches(screened, $shapes) AS shaped
         FROM texts WHERE regexp_matches(screened, $either)
     )
-    GROUP BY ALL HAVING count(rules) > 0 OR bool_or(mixed)
+    GROUP BY ALL HAVING bool_or(shaped) OR bool_or(mixed)
 ), flagged_parts AS (  -- a semi join builds on `flagged`: a join could build on every part, texts and all
     SELECT p.rowid AS id, source_path, seq, part, text, tool_input
     FROM _parts p SEMI JOIN flagged USING (source_path, seq)
     WHERE text IS NOT NULL OR tool_input IS NOT NULL
 )
-SELECT id, source_path, seq, text, tool_input, rules FROM flagged_parts JOIN flagged USING (source_path, seq)
+SELECT id, source_path, seq, text, tool_input,
+       CASE WHEN part = min(part) OVER (PARTITION BY source_path, seq) THEN shaped END  -- once a record, on its first
+FROM flagged_parts JOIN flagged USING (source_path, seq)
 ORDER BY source_path, seq, part
 """

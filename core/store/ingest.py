@@ -20,7 +20,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -538,9 +538,42 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _cannot_write(exc: duckdb.Error) -> bool:
+# What the system said, through DuckDB, when a write found no room: the disk or the user's quota full, or the file at
+# the largest size this process may write.
+_NO_ROOM = ("No space left", "Disk quota exceeded", "File too large")
+_KEPT = "nothing of the last batch was stored and what was ingested before is intact"
+
+
+def _database_failure(exc: duckdb.Error) -> str | None:
+    """What to tell the user when `exc` is the database failing rather than the batch's files (every other batch
+    would fail the same way), or None when it is the files'.
+
+    Classified by what DuckDB said: no room to write is the disk; any other error writing, the file or its disk (an
+    I/O error reading a transcript is that file's); a failed commit or an invalidated database for any other
+    reason, an error inside DuckDB, named as DuckDB named it (a full disk was said for all three before)."""
+    text, said = str(exc), _duckdb_said(exc)
+    if any(m in text for m in _NO_ROOM):
+        return (
+            f"The database could not be written ({said}): out of space; {_KEPT}. Free disk space and run ingest again."
+        )
+    if "Could not write" in text or ("Failed to commit" in text and "IO Error" in text):
+        return (
+            f"The database could not be written ({said}); {_KEPT}. Check that the database's folder is writable and"
+            " its disk healthy, then run ingest again."
+        )
+    if isinstance(exc, duckdb.FatalException) or "Failed to commit" in text:
+        return (
+            f"DuckDB failed while storing the last batch ({said}): an error inside DuckDB, not a full disk. What"
+            " earlier batches stored is intact; run ingest again: it reads only the files not stored yet."
+        )
+    return None
+
+
+def _duckdb_said(exc: duckdb.Error) -> str:
+    """DuckDB's own error: for a database it invalidated, the error that did it (its first line is only that)."""
     text = str(exc)
-    return any(m in text for m in ("Failed to commit", "Could not write", "No space left", "File too large"))
+    original = text.partition('Original error: "')[2]
+    return original.rstrip().removesuffix('"') if original else _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -569,7 +602,8 @@ def _memory_capped(con: duckdb.DuckDBPyConnection, limit: int) -> Iterator[int |
     try:
         yield limit
     finally:
-        con.execute(f"SET memory_limit = '{float(number) + 0.05:.2f} {unit}'" if before else "RESET memory_limit")
+        with suppress(duckdb.FatalException):  # an invalidated database keeps no setting; what invalidated it is said
+            con.execute(f"SET memory_limit = '{float(number) + 0.05:.2f} {unit}'" if before else "RESET memory_limit")
 
 
 def _release_cached_blocks(con: duckdb.DuckDBPyConnection, limit: int, most: int) -> None:
@@ -608,7 +642,8 @@ def _one_thread_fewer(con: duckdb.DuckDBPyConnection, batched: bool) -> Iterator
     try:
         yield
     finally:
-        con.execute(f"SET threads = {threads}")
+        with suppress(duckdb.FatalException):  # an invalidated database keeps no setting; what invalidated it is said
+            con.execute(f"SET threads = {threads}")
 
 
 def ingest(
@@ -759,12 +794,9 @@ def ingest(
                             capped.close()
                             pending.append(current)
                             continue
-                        if _cannot_write(exc):  # the database, not the file: every other file would fail the same way
-                            raise StoreError(
-                                f"The database could not be written ({_first_line(exc)}); nothing of the last batch"
-                                " was stored and what was ingested before is intact. Free disk space and run ingest"
-                                " again."
-                            ) from exc
+                        failure = _database_failure(exc)
+                        if failure:  # the database, not the files: every other batch would fail the same way
+                            raise StoreError(failure) from exc
                         if len(current) > 1:
                             pending.extend([w] for w in current)  # isolate the file that fails
                             continue
@@ -775,7 +807,8 @@ def ingest(
                             _record_files(con, [_Noted(result, w.size, w.mtime, w.digest)])
                         continue
                     finally:
-                        drop_batch(con)
+                        with suppress(duckdb.FatalException):  # an invalidated database: its own error is said
+                            drop_batch(con)
                     summary.results.extend(batch_results)
                     summary.messages += n_parts
                     summary.bytes_read += sum(w.size for w in current)
@@ -788,6 +821,8 @@ def ingest(
             # What the agent did, for triggers: the files just stored (and any read before this). On the thread the
             # batches ran on: with a worker too it took 10-25 % more CPU (0.42-0.50 s against 0.39 at 1 GB).
             refresh_actions(con)
+    except duckdb.FatalException as exc:  # DuckDB invalidated the database outside a batch's own statements
+        raise StoreError(_database_failure(exc) or _first_line(exc)) from exc
     finally:
         capped.close()
     summary.sessions = len(sessions)

@@ -378,3 +378,64 @@ def test_a_file_name_no_reader_can_name_fails_alone(tmp_path: Path) -> None:
     failed = [r for r in summary.results if r.status == "failed"]
     assert [Path(r.path).name for r in failed] == ["\\*.jsonl"] and "pattern" in (failed[0].error or "")
     assert stored == [(str(tmp_path / "ab.jsonl"), "plain")]
+
+
+def _every_row(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of `db`, sorted: what an ingest must not lose."""
+    with open_db(db, read_only=True) as con:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()]
+        return {t: sorted(con.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+
+
+# A child process that may write no file past its first 256 KB (the database is larger, its log starts empty): the
+# next commit's writes fail as on a full disk (EFBIG rather than ENOSPC), inside DuckDB, through the public `ingest`.
+_NO_ROOM_CHILD = """
+import os, resource, signal, sys
+from pathlib import Path
+from core.errors import StoreError
+from core.store.db import connect
+from core.store.ingest import ingest
+db = Path(sys.argv[1])
+con = connect(db)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+room = 256_000
+resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
+try:
+    ingest(con, [Path(sys.argv[2])])
+except StoreError as exc:
+    print(exc)
+    os._exit(3)
+os._exit(0)
+"""
+
+
+@pytest.mark.slow
+def test_a_database_that_cannot_be_written_stops_the_ingest_in_one_line_and_loses_nothing(
+    samples: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "p.duckdb"
+    with open_db(db) as con:
+        ingest(con, [samples / "claude-code" / "spotter"])
+    before = _every_row(db)
+    assert before["messages"]
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_ROOM_CHILD, str(db), str(samples)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    said = done.stdout.strip()
+    assert said.startswith("The database could not be written (") and "File too large" in said, said
+    assert "out of space" in said and "Free disk space" in said and "Traceback" not in done.stderr
+    after = _every_row(db)
+    for table, rows in before.items():  # what was stored before is all there, row for row
+        assert {repr(r) for r in rows} <= {repr(r) for r in after[table]}, table
+    # and nothing of the batch that failed (the run's bookkeeping before its batches, the new sessions' keys and
+    # the files it could not recognise, is committed on its own first)
+    assert after["messages"] == before["messages"] and after["sessions"] == before["sessions"]

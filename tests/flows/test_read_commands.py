@@ -107,6 +107,21 @@ def test_a_read_command_called_in_process_turns_the_cycle_collector_back_on(
     assert json.loads(capsys.readouterr().out) == [{"n": 2}]
 
 
+@pytest.mark.parametrize("given", [None, "", "logfire"])
+def test_a_read_command_called_in_process_leaves_pydantics_plugin_setting_as_it_found_it(
+    db: Path, given: str | None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the command line's read commands build their models without pydantic's search for plugins; a caller's process
+    # finds its own after, and a value the user set is theirs throughout
+    if given is None:
+        monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    else:
+        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", given)
+    app(["sql", "select count(*) as n from entries", "--json", "--db", str(db)], standalone_mode=False)
+    assert os.environ.get("PYDANTIC_DISABLE_PLUGINS") == given
+    assert json.loads(capsys.readouterr().out) == [{"n": 2}]
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
