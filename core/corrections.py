@@ -43,7 +43,18 @@ from core.runs import (
 )
 from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "escalated", "executable", "flat", "hooked", "ignored", "repository", "sandboxed"]
+__all__ = [
+    "Found",
+    "corrections",
+    "escalated",
+    "executable",
+    "flat",
+    "hid_failure",
+    "hooked",
+    "ignored",
+    "repository",
+    "sandboxed",
+]
 
 
 class Found(NamedTuple):
@@ -170,7 +181,35 @@ def _unknown_variant(failed: Parsed, worked: Parsed, error: str) -> tuple[str, t
     if 0 < m < n and tuple(failed.words[n - m :]) == tuple(worked.words) and failed.words[n - m - 1] != "--":
         if any(PurePosixPath(w).name in error for w in failed.words[n - m : n - m + 1]):
             return "program", key_words(wk)
+    return _other_subcommand(failed, worked, error)
+
+
+# What only asks a program about itself: a variant that does this found out what to run, it is not the fix.
+_ASKS_HELP = frozenset({"--help", "-h", "help"})
+
+
+def _other_subcommand(failed: Parsed, worked: Parsed, error: str) -> tuple[str, tuple[str, ...]] | None:
+    """(`subcommand`, ()) when the failure said a command does not exist, named the subcommand the failed command
+    used (`cargo nextest run`: "no such command: `nextest`"), and the working command is the same program with
+    another subcommand on the same things (`cargo test -p core`): nothing of its own but options."""
+    fk, wk = key_words(command_key(failed.words)), key_words(command_key(worked.words))
+    if failed.words[0] != worked.words[0] or _ASKS_HELP & set(worked.words[1:]):
+        return None
+    at = next((i for i, (f, w) in enumerate(zip(fk, wk, strict=False)) if f != w), min(len(fk), len(wk)))
+    if at == 0 or at >= len(fk) or fk[at] not in _error_words(error):
+        return None
+    said = set(failed.words[len(fk) :])
+    if all(w.startswith("-") or w in said for w in worked.words[len(wk) :]):
+        return "subcommand", ()
     return None
+
+
+_ERROR_WORD_BREAK = re2.compile(r"[^\w.:-]+")
+
+
+def _error_words(error: str) -> set[str]:
+    """The words of a failure's output (its head: where a program says what it did not know)."""
+    return {w.strip(".:") for w in _ERROR_WORD_BREAK.split(error[:2000])}
 
 
 def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tuple[str, ...]] | None:
@@ -225,6 +264,21 @@ _UNKNOWN = re2.compile(
     r"(?i)(?:unknown|unrecognized|unrecognised|invalid|unexpected|no such) (?:option|flag|argument|command|subcommand|"
     r"shorthand flag)|invalid choice|is not a \S+ command|unknown command"
 )
+
+
+# A shell's words for a program it could not find (bash, zsh, sh): the command failed, whatever the pipe said.
+_NO_PROGRAM = re2.compile(r"(?m)(?:^|: )(?:command not found|zsh: command not found: \S+)$|: not found$")
+
+
+def hid_failure(run: Run) -> bool:
+    """True when a command ended well only because a pipe hid its failure (`tool --bad 2>&1 | head`: the last
+    program of the pipeline decided its exit status): its output says an option or a command does not exist, or
+    the shell found no such program, and its line pipes one command into another."""
+    if not run.ok or "|" not in run.command or "pipefail" in run.command:
+        return False
+    if not (_UNKNOWN.search(run.output) or _NO_PROGRAM.search(run.output)):
+        return False
+    return any(c.piped for c in parse_command(run.command.strip()).commands)
 
 
 # Options shaped like switching something off: forcing, skipping, ignoring, disabling, "no-" anything, exiting 0.
@@ -294,6 +348,16 @@ def _correction(
             failed=Command(words=fk + part),
             worked=Command(words=wk + tuple(dict.fromkeys(_flag_name(w) for w in added))),
         )
+    if how == "subcommand":  # the same program, another of its commands: said as an option it does not have
+        had = {_flag_name(w) for w in failed.words}
+        added = tuple(
+            dict.fromkeys(
+                _flag_name(w) for w in worked.words[len(wk) :] if w.startswith("-") and _flag_name(w) not in had
+            )
+        )
+        return f"correction|option|{' '.join(fk)}|{' '.join(wk)}", Correction(
+            how="option", failed=Command(words=fk), worked=Command(words=wk + added)
+        )
     if how == "before":
         return f"correction|before|{' '.join(fk)}|{' '.join(part)}", Correction(
             how="before", failed=Command(words=fk), worked=Command(words=part)
@@ -308,7 +372,7 @@ def corrections(
     everything read before it, so a session crafted with thousands of pairs costs no more than this many)."""
     found: list[Found] = []
     for i, run in enumerate(runs):
-        if run.ok or run.rejected:
+        if (run.ok and not hid_failure(run)) or run.rejected:
             continue
         if len(found) >= _MOST_CORRECTIONS:
             break
@@ -320,7 +384,7 @@ def corrections(
         prepared: Parsed | None = None  # a build, an install or a pull that ran after the failure
         prepared_at = -1
         for later in runs[i + 1 : i + 7]:
-            if not later.ok:
+            if not later.ok or hid_failure(later):
                 continue
             worked = parse(later.command, later.folder)
             if worked is None:

@@ -54,6 +54,7 @@ from core.corrections import (
     escalated,
     executable,
     flat,
+    hid_failure,
     hooked,
     ignored,
     repository,
@@ -88,7 +89,7 @@ from core.runs import (
     relative,
     shell_runs,
 )
-from core.said import chooses_among, commit_style, interrupted, names_one_thing, said
+from core.said import chooses_among, commit_style, interrupted, names_one_thing, said, typed_words
 from core.shell import parse_command
 
 __all__ = [
@@ -111,7 +112,9 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 12  # 12: a Codex command that ran on ends as its last poll says (issue 41)
+MINER_VERSION = (
+    13  # 13: a tool used for three things or more; a routine the user named; an unknown subcommand (issue 41)
+)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -128,6 +131,9 @@ FACT_MIN_RUNS: dict[Category, int] = {
     "install": 2,
     "tool": 4,
 }
+# A tool the project works with is used for several things (a tracker's `create`, `show`, `close`): one
+# subcommand run again and again (a deploy retried, a proxy every command went through) is one task's command.
+TOOL_MIN_SUBCOMMANDS = 3
 # Programs everyone has, whose use says nothing about the project (its own tools are the others).
 _COMMON = frozenset(
     "ls cat grep rg find fd sed awk head tail echo printf git cd pwd mkdir rm rmdir cp mv touch ln chmod chown which"
@@ -172,6 +178,7 @@ class Candidate(BaseModel):
     category: Category | None = None
     taint: str | None = None
     error: str | None = None
+    asked: bool = False  # a routine the user named in a prompt: their words, one run is evidence enough
 
     @property
     def kind(self) -> Kind:
@@ -260,17 +267,48 @@ def _asks(words: Sequence[str]) -> Literal["help", "version"] | None:
     return None
 
 
+def _named(key: str, prompts: Sequence[str]) -> bool:
+    """True when one of the user's `prompts` names the command `key` (`node --run format:check`), as its words in a
+    row: in a code span, or of two words or more (a lone `make` is a word of any sentence: "make sure")."""
+    words = key.split()
+    for prompt in prompts:
+        if len(words) == 1:
+            if f"`{key}`" in prompt or any(f"`{key} " in span for span in _spans(prompt)):
+                return True
+            continue
+        said = [w.rstrip(".:") for w in _WORD_BREAK.split(prompt)]
+        if any(said[i : i + len(words)] == words for i in range(len(said) - len(words) + 1)):
+            return True
+    return False
+
+
+# What parts a prompt's words, for `_named` (a command's own marks, `-`, `:`, `.`, `/`, `=`, stay in its words).
+_WORD_BREAK = re2.compile(r"[\s`'\"(),;!?]+")
+
+
+def _spans(text: str) -> list[str]:
+    """The code spans of a prompt, each with its closing backtick (`_named` reads a command at a span's start)."""
+    pieces = text.split("`")
+    return [f"`{p}`" for p in pieces[1:-1:2]]
+
+
 def _facts(
-    runs: Sequence[Run], cwd: str | None, read: Sequence[str], read_before: Mapping[int, int]
+    runs: Sequence[Run],
+    cwd: str | None,
+    read: Sequence[str],
+    read_before: Mapping[int, int],
+    prompts: Sequence[str] = (),
 ) -> list[Candidate]:
     """The project's routines the session ran (`FACT_MIN_RUNS`); one the agent had read in the project's own files
-    (a README, package.json, a Makefile, AGENTS.md) before it first ran it is held: `DOCUMENTED`."""
+    (a README, package.json, a Makefile, AGENTS.md) before it first ran it is held: `DOCUMENTED`. One the user
+    named in a prompt (`prompts`: "run the checks, at minimum node --run format:check") is theirs: it is never held
+    as what the files say, and one run of it is evidence enough."""
     counts: dict[tuple[Category, str | None, str], int] = {}
     first: dict[tuple[Category, str | None, str], int] = {}  # the index of each routine's first run
     subcommands: dict[str, set[str]] = {}
     learning: set[str] = set()  # programs whose help the session read
     for run in runs:
-        if not run.ok or _FAILED.search(run.output):
+        if not run.ok or _FAILED.search(run.output) or hid_failure(run):
             continue  # failed, or ended well only because a pipe hid its failure
         parsed = parse(run.command, run.folder)
         if parsed is None:
@@ -307,8 +345,10 @@ def _facts(
             lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
             lesson = CommandFact(category=category, command=Command(words=key_words(key), folder=where))
+        named = category != "tool" and (category, where, key) in checked and _named(key, prompts)
         documented = (
             category != "tool"
+            and not named
             and (category, where, key) in checked
             and corpus.holds(flat(key), before=read_before.get(first[(category, where, key)], 0))
         )
@@ -321,6 +361,7 @@ def _facts(
                 count=n,
                 category=category,
                 taint=DOCUMENTED if documented else None,
+                asked=named,
             )
         )
     return found
@@ -561,7 +602,13 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
             read.append(flat(m.text or ""))
             docs.append(read[-1] if m.tool_use_id in files else "")
     candidates = [
-        *_facts(runs, cwd, [*injected, *docs], {i: n + len(injected) for i, n in read_before.items()}),
+        *_facts(
+            runs,
+            cwd,
+            [*injected, *docs],
+            {i: n + len(injected) for i, n in read_before.items()},
+            [typed for p in prompts if (typed := typed_words(p))],
+        ),
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
         *(_correction(found) for found in repository(runs)),
         *(_correction(found) for found in ignored(runs, cwd)),
@@ -580,7 +627,8 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         if not writable(c.lesson):
             continue
         if c.key in merged:
-            merged[c.key] = merged[c.key].model_copy(update={"count": merged[c.key].count + c.count})
+            was = merged[c.key]
+            merged[c.key] = was.model_copy(update={"count": was.count + c.count, "asked": was.asked or c.asked})
         else:
             merged[c.key] = c
     return Observed(
@@ -615,8 +663,11 @@ def quiet(observed: Observed) -> Quiet:
 
 
 def _enough(c: Candidate, ev: Evidence) -> bool:
+    if isinstance(c.lesson, OwnTool):
+        used = ev.lesson if isinstance(ev.lesson, OwnTool) else c.lesson
+        return ev.count >= FACT_MIN_RUNS["tool"] and len(used.subcommands) >= TOOL_MIN_SUBCOMMANDS
     if c.kind == "fact":
-        return ev.count >= FACT_MIN_RUNS[c.category or "tool"]
+        return c.asked or ev.count >= FACT_MIN_RUNS[c.category or "tool"]
     return True  # a correction, a pitfall or the user's own words stand on one occurrence
 
 

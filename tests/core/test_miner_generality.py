@@ -1,0 +1,142 @@
+"""Rules of the miner that hold on sessions it never saw (issue 41, the leave-one-repository-out round): a project's
+tool is one used for several things, not one subcommand run again and again; a routine the user named in their
+own words is theirs, not what the project's files say; a command the program does not have, followed by another
+of its commands on the same things; and a failure a pipe hid (an unknown option, a program not found) read from
+the output, not from the exit status."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.miner import DOCUMENTED, History, mine, observe
+from tests.labelled import UNSAFE
+from tests.sessions import Session, lessons
+
+
+def held(session: Session) -> dict[str, str | None]:
+    """Each finding's text, with why it is held for review (None: exported as it is)."""
+    seen = observe(session.messages)
+    return {f.text: f.taint for f in mine(seen, History.of([("s", seen)]))}
+
+
+# --- a tool the project works with ---------------------------------------------------------------------------
+
+
+def test_a_tool_used_for_several_things_is_the_projects_and_one_subcommand_run_again_and_again_is_not() -> None:
+    tracker = Session()
+    for sub in ("create", "show", "update", "close"):
+        tracker.run(f"tracker {sub} 12", "ok")
+    assert lessons(tracker) == [
+        "It has its own command-line tool `tracker`: `tracker close`, `tracker create`, `tracker show`,"
+        " `tracker update`."
+    ]
+    deployer = Session()  # one task's command, retried: a deploy, a proxy every command went through
+    for _ in range(6):
+        deployer.run("deployer deploy --env staging", "ok")
+    assert lessons(deployer) == []
+    two = Session().run("deployer deploy", "ok").run("deployer logs", "ok").run("deployer deploy", "ok")
+    assert lessons(two.run("deployer logs", "ok")) == []
+
+
+@given(st.lists(st.sampled_from(["create", "show", "close", "list", "sync"]), min_size=4, max_size=12))
+def test_a_tool_is_taught_only_once_three_of_its_subcommands_were_used(used: list[str]) -> None:
+    session = Session()
+    for sub in used:
+        session.run(f"tracker {sub}", "ok")
+    taught = [t for t in lessons(session) if "`tracker`" in t]
+    assert bool(taught) == (len(set(used)) >= 3)
+
+
+# --- a routine the user named ----------------------------------------------------------------------------------
+
+
+def test_a_routine_the_user_named_is_not_held_as_what_the_projects_files_say() -> None:
+    def session(prompt: str) -> Session:
+        s = Session().prompt(prompt)
+        s.run("cat README.md", "Check the format with `node --run format:check` before you commit.")
+        return s.run("node --run format:check", "All matched files use the correct format")
+
+    asked = session("Run the checks, at minimum node --run format:check and the targeted tests")
+    assert held(asked) == {"Format with `node --run format:check`.": None}
+    unasked = session("Fix the typo in the header")
+    assert held(unasked) == {"Format with `node --run format:check`.": DOCUMENTED}
+
+
+def test_a_build_the_user_asked_for_is_a_fact_on_one_run_and_a_lone_word_of_a_sentence_names_no_command() -> None:
+    assert lessons(Session().prompt("build it with `bun run build` and fix what breaks").run("bun run build", "ok")) == [
+        "Build with `bun run build`."
+    ]
+    assert lessons(Session().prompt("please fix the header").run("bun run build", "ok")) == []  # once: not enough
+    assert lessons(Session().prompt("make sure it works").run("make", "ok")) == []  # "make" of "make sure"
+    assert lessons(Session().prompt("run `make` when done").run("make", "ok")) == ["Build with `make`."]
+
+
+def test_a_command_named_only_in_text_the_user_pasted_is_not_their_request() -> None:
+    pasted = "$ bun run build\nerror: cannot find module\n    at build.ts:3\n    at run.ts:9"
+    assert lessons(Session().prompt(pasted).run("bun run build", "ok")) == []
+
+
+# --- a command the program does not have -------------------------------------------------------------------------
+
+
+def test_an_unknown_subcommand_followed_by_another_of_the_programs_commands_on_the_same_things_is_a_correction() -> (
+    None
+):
+    cargo = Session().run(
+        "cargo nextest run -p core",
+        "Exit code 101\nerror: no such command: `nextest`\n\n\tView all installed commands with `cargo --list`",
+        error=True,
+    )
+    assert "`cargo nextest run` is refused here (no such option or command); `cargo test` works." in lessons(
+        cargo.run("cargo test -p core", "test result: ok. 3 passed")
+    )
+    gh = Session().run("gh pr diffstat 12", 'Exit code 1\nunknown command "diffstat" for "gh pr"', error=True)
+    assert lessons(gh.run("gh pr diff 12 --stat", "3 files")) == [
+        "`gh pr diffstat` is refused here (no such option or command); `gh pr diff --stat` works."
+    ]
+
+
+def test_help_another_things_command_or_an_error_that_does_not_name_the_subcommand_is_no_correction() -> None:
+    unknown = 'Exit code 1\nunknown command "diffstat" for "gh pr"'
+    helped = Session().run("gh pr diffstat 12", unknown, error=True).run("gh pr --help", "usage")
+    assert lessons(helped) == []
+    other = Session().run("gh pr diffstat 12", unknown, error=True).run("gh pr view 13", "title")
+    assert lessons(other) == []  # another pull request: another task, not the variant
+    unnamed = Session().run("gh pr diffstat 12", "Exit code 1\nunknown flag: --x", error=True)
+    assert lessons(unnamed.run("gh pr diff 12", "diff")) == []
+
+
+# --- a failure a pipe hid ------------------------------------------------------------------------------------------
+
+
+def test_a_failure_a_pipe_hid_is_read_from_the_output_and_paired_with_the_variant_that_worked() -> None:
+    hidden = Session().run("gh pr list --jsonx 2>&1 | head", "unknown flag: --jsonx")
+    assert lessons(hidden.run("gh pr list --json title | head", "x")) == [
+        "`gh pr list --jsonx` is refused here (no such option or command); `gh pr list --json` works."
+    ]
+    missing = Session().run("biome check . 2>&1 | tail -3", "bash: biome: command not found")
+    assert lessons(missing.run("npx biome check . 2>&1 | tail -3", "Checked 3 files")) == [
+        "`biome check` fails here; `npx biome` works."
+    ]
+
+
+def test_output_that_only_mentions_an_unknown_option_without_a_pipe_or_a_later_variant_teaches_nothing() -> None:
+    # ended well, not piped: the words are the program's report (a validator listing unknown options), not a failure
+    report = Session().run("validator --strict config.json", "Found 1 unknown option: notARealOption")
+    assert lessons(report.run("validator config.json", "ok")) == []
+    # a pipe hid it, but what ran next is no variant of it
+    alone = Session().run("gh pr list --jsonx 2>&1 | head", "unknown flag: --jsonx").run("ls", "a b")
+    assert lessons(alone) == []
+
+
+@given(
+    st.sampled_from(["--force", "--no-verify", "-f", "--skip-checks", "--yes"]),
+    st.sampled_from(["unknown flag: --bad", "error: no such command: `bad`"]),
+)
+def test_a_variant_that_switches_a_safeguard_off_is_never_taught_even_after_a_hidden_failure(
+    weakening: str, said: str
+) -> None:
+    session = Session().run("tool bad --bad 2>&1 | tail", said).run(f"tool good {weakening}", "ok")
+    session.run(f"tool --bad {weakening} | tail", said).run(f"tool {weakening}", "ok")
+    assert not [t for t in lessons(session) if UNSAFE.search(t) or weakening in t]
