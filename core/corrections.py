@@ -119,7 +119,11 @@ def _error_line(output: str) -> str | None:
     Evidence for `playbook why`, never lesson text."""
     lines = [" ".join(line.split()) for line in output.splitlines()[:200]]
     lines = [line for line in lines if line.strip("=-_*✘ ") and not _EXIT_ONLY.match(line)]
-    telling = [line for line in lines if _INFORMATIVE.search(line) and not line.lower().startswith("traceback")]
+    telling = [
+        line
+        for line in lines
+        if (_INFORMATIVE.search(line) or _UNKNOWN.search(line)) and not line.lower().startswith("traceback")
+    ]
     if not telling:
         return None
     line = USER_HOME.sub("~", telling[0][:400])  # the user's name is not the lesson
@@ -259,10 +263,14 @@ def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tupl
     return None
 
 
-# What a program says when it has no such option or subcommand.
+# What a program says when it has no such option or subcommand, as the common argument parsers word it (getopt,
+# argparse, clap, cobra, Go's flag package, Node), and a task runner with no such task (npm's script, make's
+# target, just's recipe, mise's task).
 _UNKNOWN = re2.compile(
     r"(?i)(?:unknown|unrecognized|unrecognised|invalid|unexpected|no such) (?:option|flag|argument|command|subcommand|"
-    r"shorthand flag)|invalid choice|is not a \S+ command|unknown command"
+    r"shorthand flag)|invalid choice|is not a \S+ command|unknown command|flag provided but not defined|bad option"
+    r"|which wasn'?t expected|missing script|script not found|no rule to make target|does not contain recipe"
+    r"|no task \S+ found|task not found"
 )
 
 

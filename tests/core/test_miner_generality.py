@@ -64,9 +64,9 @@ def test_a_routine_the_user_named_is_not_held_as_what_the_projects_files_say() -
 
 
 def test_a_build_the_user_asked_for_is_a_fact_on_one_run_and_a_lone_word_of_a_sentence_names_no_command() -> None:
-    assert lessons(Session().prompt("build it with `bun run build` and fix what breaks").run("bun run build", "ok")) == [
-        "Build with `bun run build`."
-    ]
+    assert lessons(
+        Session().prompt("build it with `bun run build` and fix what breaks").run("bun run build", "ok")
+    ) == ["Build with `bun run build`."]
     assert lessons(Session().prompt("please fix the header").run("bun run build", "ok")) == []  # once: not enough
     assert lessons(Session().prompt("make sure it works").run("make", "ok")) == []  # "make" of "make sure"
     assert lessons(Session().prompt("run `make` when done").run("make", "ok")) == ["Build with `make`."]
@@ -140,3 +140,24 @@ def test_a_variant_that_switches_a_safeguard_off_is_never_taught_even_after_a_hi
     session = Session().run("tool bad --bad 2>&1 | tail", said).run(f"tool good {weakening}", "ok")
     session.run(f"tool --bad {weakening} | tail", said).run(f"tool {weakening}", "ok")
     assert not [t for t in lessons(session) if UNSAFE.search(t) or weakening in t]
+
+
+def test_a_task_runner_with_no_such_task_and_a_parser_with_no_such_flag_are_read_as_unknown() -> None:
+    for failed, said, worked, lesson in (
+        ("make tests", "make: *** No rule to make target 'tests'.  Stop.", "make test", "`make tests`"),
+        ("just tst", "error: Justfile does not contain recipe `tst`.", "just test", "`just tst`"),
+        ("npm run lint:fix", 'npm error Missing script: "lint:fix"', "npm run lint -- --fix", "`npm run lint:fix`"),
+        (
+            "go test -short2 ./...",
+            "flag provided but not defined: -short2",
+            "go test -short ./...",
+            "`go test -short2`",
+        ),
+        ("node --watchh app.js", "node: bad option: --watchh", "node --watch app.js", "`node --watchh`"),
+    ):
+        session = Session().run(failed, f"Exit code 2\n{said}", error=True).run(worked, "ok")
+        refused = [t for t in lessons(session) if "is refused here" in t]
+        assert len(refused) == 1 and refused[0].startswith(lesson), (failed, lessons(session))
+        # the same failure without the program's words for "no such task": nothing says the second is the fix
+        plain = Session().run(failed, "Exit code 2\nsomething went wrong: error", error=True).run(worked, "ok")
+        assert not [t for t in lessons(plain) if "is refused here" in t], failed
