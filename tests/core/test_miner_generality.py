@@ -161,3 +161,18 @@ def test_a_task_runner_with_no_such_task_and_a_parser_with_no_such_flag_are_read
         # the same failure without the program's words for "no such task": nothing says the second is the fix
         plain = Session().run(failed, "Exit code 2\nsomething went wrong: error", error=True).run(worked, "ok")
         assert not [t for t in lessons(plain) if "is refused here" in t], failed
+
+
+@given(
+    st.sampled_from(["unknown command", "no such command:", "Missing script:", "No rule to make target"]),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", min_size=3, max_size=30),
+    st.booleans(),
+)
+def test_the_failures_words_are_evidence_never_lesson_text(said: str, noise: str, piped: bool) -> None:
+    marker = "zqxmarker"
+    tail = " 2>&1 | tail -3" if piped else ""
+    output = f"{said} 'tests' {noise} {marker}"
+    session = Session().run(f"make tests{tail}", output if piped else f"Exit code 2\n{output}", error=not piped)
+    found = lessons(session.run("make test", "ok"))
+    assert any("`make tests` is refused here" in t for t in found)
+    assert not [t for t in found if marker in t]
