@@ -237,8 +237,9 @@ def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tupl
     ):
         return "program", tuple(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
     if f_prog != w_prog:
-        # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`).
-        if f_rest == w_rest or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
+        # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`); two programs
+        # run bare share nothing (`yes` failed, `pwd` worked): no job in common says the one replaces the other.
+        if (f_rest and f_rest == w_rest) or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
             return "program", tuple(worked.words[: len(wk.split())])
         return None
     if w_where and w_where != f_where:

@@ -1,8 +1,9 @@
 """The rules miner: lessons that rules can find reliably in a session's own record, without a model.
 
 - *project facts*: the commands that test, lint, format, type-check, build, install and run the project,
-  learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice),
-  and a project's own command-line tool used again and again;
+  learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice; once,
+  a routine the user named in their own words), and a project's own command-line tool used again and again for
+  three things or more;
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
   folder, a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that
   had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
@@ -14,8 +15,9 @@
   until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it); a git
   command Codex's sandbox kept from writing `.git` until it ran with escalated permissions; a call a hook of the
   user's refused, and the program its message named that then worked;
-- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
-  one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`) assigned by a command;
+- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh
+  (its errors seen twice in the project's sessions), one with `noclobber` set, and zsh's `path` (a variable of that
+  name is `PATH`) assigned by a command;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
   included: "write this out as an ADR", or their next words), pressed Esc, or corrected the agent ("no, use pnpm",
   "don't add comments"), a prompt's sentence that states a lasting rule or a fact of the project ("as always never
@@ -112,9 +114,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = (
-    13  # 13: a tool used for three things or more; a routine the user named; an unknown subcommand (issue 41)
-)
+MINER_VERSION = 13  # 13: a tool used for three things, a routine the user named, zsh seen twice (issue 41)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -478,6 +478,8 @@ def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
     for run in runs:
         if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not _FAILED.search(run.output):
             continue
+        if hid_failure(run):
+            continue  # a usage error (no such option or command): the check never ran; the correction reads it
         simple = [c for c in parse_command(run.command.strip()).commands if c.words and c.words[0] != "cd"]
         # The check is the command the pipe reads (`ruff check && ty check | tail`: `ty check`), not the line's first.
         piped_at = next((i for i, c in enumerate(simple) if c.piped), 0)
@@ -662,7 +664,14 @@ def quiet(observed: Observed) -> Quiet:
     return "no correction"
 
 
+# zsh's error that a glob matched nothing or a line did not parse, seen once, may be one command's slip; seen again
+# in the project's sessions, it is the shell the agent keeps writing for. (Its `noclobber` and `path` say more.)
+ZSH_MIN_ERRORS = 2
+
+
 def _enough(c: Candidate, ev: Evidence) -> bool:
+    if isinstance(c.lesson, ZshShell) and not (c.lesson.noclobber or c.lesson.path):
+        return ev.count >= ZSH_MIN_ERRORS
     if isinstance(c.lesson, OwnTool):
         used = ev.lesson if isinstance(ev.lesson, OwnTool) else c.lesson
         return ev.count >= FACT_MIN_RUNS["tool"] and len(used.subcommands) >= TOOL_MIN_SUBCOMMANDS

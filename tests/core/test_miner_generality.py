@@ -1,8 +1,10 @@
 """Rules of the miner that hold on sessions it never saw (issue 41, the leave-one-repository-out round): a project's
 tool is one used for several things, not one subcommand run again and again; a routine the user named in their
 own words is theirs, not what the project's files say; a command the program does not have, followed by another
-of its commands on the same things; and a failure a pipe hid (an unknown option, a program not found) read from
-the output, not from the exit status."""
+of its commands on the same things; a failure a pipe hid (an unknown option, a program not found) read from the
+output, not from the exit status; and what the third round's sessions (dev, run once before any change) showed
+wrong: a feeder of answers (`yes |`) read as the command, two bare programs read as one job, a usage error read as
+a failing check, zsh taught from one slip."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.miner import DOCUMENTED, History, mine, observe
+from core.runs import Parsed, parse
 from tests.labelled import UNSAFE
 from tests.sessions import Session, lessons
 
@@ -176,3 +179,41 @@ def test_the_failures_words_are_evidence_never_lesson_text(said: str, noise: str
     found = lessons(session.run("make test", "ok"))
     assert any("`make tests` is refused here" in t for t in found)
     assert not [t for t in found if marker in t]
+
+
+# --- what held on the third round's sessions, read once before any change (dev: orpheus, langlearn-tts) ------------
+
+
+def test_a_feeder_of_answers_is_not_the_command_of_its_line() -> None:
+    assert parse("yes | pnpm install 2>&1 | tail -30") == Parsed(None, ("pnpm", "install"))
+    assert parse("cd web && echo y | npx create-thing") == Parsed("web", ("npx", "create-thing"))
+    assert parse("echo hi | grep h") == Parsed(None, ("echo", "hi"))  # a reader of its output: the line is echo's
+    assert parse("pnpm install | tail") == Parsed(None, ("pnpm", "install"))
+
+
+def test_two_programs_run_bare_share_no_job_so_neither_corrects_the_other() -> None:
+    cd = "Exit code 1\n(eval):cd:1: no such file or directory: apps/web"
+    session = Session().run("cd apps/web && yes | pnpm install 2>&1 | tail", cd, error=True).run("pwd", "/repo/web")
+    assert not [t for t in lessons(session) if "works" in t]
+    same_job = Session().run("npm install", "Exit code 1\nnpm error ERESOLVE could not resolve", error=True)
+    assert lessons(same_job.run("pnpm install", "done")) == ["`npm install` fails here; `pnpm install` works."]
+
+
+def test_a_usage_error_a_pipe_hid_is_a_correction_not_a_check_that_failed() -> None:
+    usage = "ERROR: usage: pytest [options]\npytest: error: unrecognized arguments: --timeout=10"
+    session = Session().run("uv run pytest tests/ --timeout=10 2>&1 | tail -20", usage)
+    found = lessons(session.run("uv run pytest tests/ 2>&1 | tail -20", "12 passed"))
+    assert "`uv run pytest --timeout` is refused here (no such option or command); `uv run pytest` works." in found
+    assert not [t for t in found if "hides its failure" in t]
+    failing = Session().run("uv run pytest tests/ 2>&1 | tail -20", "FAILED tests/test_a.py::test_x\n1 failed")
+    assert [t for t in lessons(failing) if "hides its failure" in t]  # the check ran and failed: a pipe hid it
+
+
+def test_zsh_is_the_shell_once_its_errors_were_seen_twice_in_the_projects_sessions() -> None:
+    nomatch = "Exit code 1\n(eval):1: no matches found: /tmp/x*.txt"
+    one = observe(Session().run("ls /tmp/x*.txt", nomatch, error=True).messages)
+    two = observe(Session().run("ls /tmp/y*.txt", nomatch, error=True).messages)
+    assert not [f for f in mine(one, History.of([("a", one)])) if "zsh" in f.text]
+    assert [f for f in mine(one, History.of([("a", one), ("b", two)])) if "zsh" in f.text]
+    clobber = Session().run("echo x > /tmp/out", "Exit code 1\n(eval):1: file exists: /tmp/out", error=True)
+    assert [t for t in lessons(clobber) if "noclobber" in t]  # zsh's own option, said once, is the machine's
