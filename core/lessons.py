@@ -50,9 +50,11 @@ _SAYS: dict[str, str] = {
 # A project name written into a lesson ("In spotter: ..."): one word of letters, digits and a few separators,
 # nothing that could end a sentence's frame, start a new line, or read as an instruction.
 _PROJECT = re2.compile(r"^[\pL\pN][\pL\pN._+@-]*$")
-# Bash's reserved words: as the first word they are grammar, not a program.
+# Bash's reserved words, and the builtins its grammar reads as declarations (`export`, `local`, `unset`): as the
+# first word they are grammar, not a program.
 _RESERVED = frozenset(
-    "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]".split()
+    "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]"
+    " declare export local readonly typeset unset unsetenv".split()
 )
 _SAFE_WORD = re2.compile(r"^[^`\n\r]+$")
 # A module's name as a lesson may quote it: identifiers joined by dots (`yaml`, `google.protobuf`), nothing else.

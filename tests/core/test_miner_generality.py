@@ -11,8 +11,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.lessons import Command
 from core.miner import DOCUMENTED, History, mine, observe
 from core.runs import Parsed, parse
+from core.shell import parse_command
 from tests.labelled import UNSAFE
 from tests.sessions import Session, lessons
 
@@ -217,3 +219,9 @@ def test_zsh_is_the_shell_once_its_errors_were_seen_twice_in_the_projects_sessio
     assert [f for f in mine(one, History.of([("a", one), ("b", two)])) if "zsh" in f.text]
     clobber = Session().run("echo x > /tmp/out", "Exit code 1\n(eval):1: file exists: /tmp/out", error=True)
     assert [t for t in lessons(clobber) if "noclobber" in t]  # zsh's own option, said once, is the machine's
+
+
+def test_a_program_named_like_a_declaration_builtin_is_written_back_as_that_program() -> None:
+    for name in ("export", "declare", "local", "readonly", "typeset", "unset", "unsetenv"):
+        parsed = parse_command(Command(words=(name, "a=1")).shown())
+        assert parsed.readable and [w for c in parsed.commands for w in c.words] == [name, "a=1"], name
