@@ -54,6 +54,7 @@ __all__ = [
     "ignored",
     "repository",
     "sandboxed",
+    "warned",
 ]
 
 
@@ -694,4 +695,44 @@ def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Foun
             refused = None
         elif after >= _MOST_RETRIES:
             refused = None
+    return list(found.values())
+
+
+# Claude Code's tools that change one file, and the field that names it.
+_FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+_FILE_FIELDS = ("file_path", "notebook_path")
+
+
+def _file_of(tool_input: str | None) -> str | None:
+    try:
+        value = json.loads(tool_input or "")
+    except ValueError:
+        return None
+    found = next((value.get(f) for f in _FILE_FIELDS if isinstance(value, dict) and f in value), None)
+    return found if isinstance(found, str) else None
+
+
+def warned(messages: Sequence[SessionMessage], cwd: str | None) -> list[Found]:
+    """A change to a file of the project that a hook of the user's refused (Claude Code's `PreToolUse:Write hook
+    error`), then let through when the agent made it again with the same tool on the same file: the hook warns
+    once. One correction per project folder, said with the tool it refused first."""
+    if not any(m.is_error and m.kind == "tool_result" and (m.text or "").startswith("PreToolUse:") for m in messages):
+        return []  # most sessions: no hook refused anything
+    calls = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id and not m.is_sidechain}
+    refused: dict[tuple[str, str], str] = {}  # (tool, file) -> the hook's line (evidence)
+    found: dict[str, Found] = {}
+    for m in messages:
+        call = calls.get(m.tool_use_id or "") if m.kind == "tool_result" and not m.is_sidechain else None
+        if call is None or call.tool_name not in _FILE_TOOLS or (path := _file_of(call.tool_input)) is None:
+            continue
+        hook = _HOOK_REFUSED.match(m.text or "") if m.is_error else None
+        if hook is not None and hook.group(1) == call.tool_name:
+            refused.setdefault((call.tool_name, path), _error_line((m.text or "")[hook.end() :]) or "refused by a hook")
+            continue
+        said = refused.pop((call.tool_name, path), None)
+        folder = relative(str(PurePosixPath(path).parent), cwd) if said is not None and not m.is_error else None
+        if said is None or folder is None or not _PROJECT_PATH.match(folder) or folder in found:
+            continue
+        lesson = Correction(how="warned", failed=Command(words=(call.tool_name,)), under=folder)
+        found[folder] = Found(f"correction|warned|{folder}", lesson, said, None)
     return list(found.values())

@@ -14,7 +14,8 @@
   it (it stays out of commits; not where the session itself forced it in); and a script that was not executable
   until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it); a git
   command Codex's sandbox kept from writing `.git` until it ran with escalated permissions; a call a hook of the
-  user's refused, and the program its message named that then worked;
+  user's refused, and the program its message named that then worked; a change to a file a hook of the user's
+  refused once as a warning and let through when it was made again;
 - *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh
   (its errors seen twice in the project's sessions), one with `noclobber` set, and zsh's `path` (a variable of that
   name is `PATH`) assigned by a command;
@@ -61,6 +62,7 @@ from core.corrections import (
     ignored,
     repository,
     sandboxed,
+    warned,
 )
 from core.lessons import (
     Command,
@@ -617,6 +619,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *(_correction(found) for found in executable(runs)),
         *(_correction(found) for found in sandboxed(runs, escalated(messages))),
         *(_correction(found) for found in hooked(messages, runs)),
+        *(_correction(found) for found in warned(messages, cwd)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),

@@ -225,3 +225,54 @@ def test_a_program_named_like_a_declaration_builtin_is_written_back_as_that_prog
     for name in ("export", "declare", "local", "readonly", "typeset", "unset", "unsetenv"):
         parsed = parse_command(Command(words=(name, "a=1")).shown())
         assert parsed.readable and [w for c in parsed.commands for w in c.words] == [name, "a=1"], name
+
+
+# --- a hook that warns once --------------------------------------------------------------------------------------
+
+_WARNING = (
+    "PreToolUse:{tool} hook error: [python3 ${{CLAUDE_PLUGIN_ROOT}}/hooks/security_reminder_hook.py]: You are"
+    " editing a GitHub Actions workflow file. Be aware of these security risks: command injection"
+)
+
+
+def _change(session: Session, tool: str, path: str, output: str, *, error: bool = False) -> Session:
+    return session.tool(tool, {"file_path": path, "content": "on: push"}, output, error=error)
+
+
+def test_a_change_a_hook_refused_once_and_let_through_again_is_a_warning_of_that_folder() -> None:
+    path = "/repo/.github/workflows/ci.yml"
+    session = _change(Session(), "Write", path, _WARNING.format(tool="Write"), error=True)
+    found = lessons(_change(session, "Write", path, "File created successfully"), "/repo")
+    assert found == [
+        "A hook of the user's refuses the first `Write` of a file in `.github/workflows/` here, as a warning, and"
+        " lets the same change through when it is made again: read its warning and act on it before making the"
+        " change again."
+    ]
+
+
+def test_a_hook_that_refuses_every_time_or_another_file_changed_after_it_is_no_warning() -> None:
+    path = "/repo/.github/workflows/ci.yml"
+    refused = _WARNING.format(tool="Edit")
+    always = _change(_change(Session(), "Edit", path, refused, error=True), "Edit", path, refused, error=True)
+    assert lessons(always, "/repo") == []
+    other = _change(_change(Session(), "Edit", path, refused, error=True), "Edit", "/repo/src/a.py", "ok")
+    assert lessons(other, "/repo") == []
+    outside = _change(Session(), "Edit", "/etc/ci.yml", refused, error=True)
+    assert lessons(_change(outside, "Edit", "/etc/ci.yml", "ok"), "/repo") == []  # no folder of the project
+    program = "Exit code 1\nPreToolUse:Edit hook error: [x]: careful"  # a program's output, not the harness's
+    assert lessons(_change(_change(Session(), "Edit", path, program, error=True), "Edit", path, "ok"), "/repo") == []
+
+
+@given(st.lists(st.sampled_from(["refused", "ok", "other"]), max_size=8))
+def test_a_warning_is_taught_only_where_the_same_change_went_through_after_a_refusal(steps: list[str]) -> None:
+    path = "/repo/.github/workflows/ci.yml"
+    session = Session()
+    for step in steps:
+        if step == "other":
+            _change(session, "Edit", "/repo/src/a.py", "ok")
+        else:
+            _change(
+                session, "Edit", path, _WARNING.format(tool="Edit") if step == "refused" else "ok", error=step != "ok"
+            )
+    taught = bool([t for t in lessons(session, "/repo") if "as a warning" in t])
+    assert taught == any(a == "refused" and "ok" in steps[i + 1 :] for i, a in enumerate(steps))
