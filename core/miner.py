@@ -667,14 +667,21 @@ def quiet(observed: Observed) -> Quiet:
     return "no correction"
 
 
-# zsh's error that a glob matched nothing or a line did not parse, seen once, may be one command's slip; seen again
-# in the project's sessions, it is the shell the agent keeps writing for. (Its `noclobber` and `path` say more.)
+# zsh's error that a glob matched nothing or a line did not parse, seen once, may be one command's slip; zsh's
+# errors seen again in the project's sessions (that one, or its `noclobber` or `path` ones, which say more on their
+# own) say it is the shell the agent keeps writing for.
 ZSH_MIN_ERRORS = 2
+_ZSH_KEYS = ("pitfall|zsh", "pitfall|zsh|noclobber", "pitfall|zsh|path")
 
 
-def _enough(c: Candidate, ev: Evidence) -> bool:
+def _zsh_errors(history: History) -> int:
+    """How many of zsh's own errors the project's sessions showed."""
+    return sum(history.evidence[k].count for k in _ZSH_KEYS if k in history.evidence)
+
+
+def _enough(c: Candidate, ev: Evidence, zsh_errors: int = 0) -> bool:
     if isinstance(c.lesson, ZshShell) and not (c.lesson.noclobber or c.lesson.path):
-        return ev.count >= ZSH_MIN_ERRORS
+        return max(ev.count, zsh_errors) >= ZSH_MIN_ERRORS
     if isinstance(c.lesson, OwnTool):
         used = ev.lesson if isinstance(ev.lesson, OwnTool) else c.lesson
         return ev.count >= FACT_MIN_RUNS["tool"] and len(used.subcommands) >= TOOL_MIN_SUBCOMMANDS
@@ -710,10 +717,11 @@ def mine(observed: Observed, history: History, project: str | None = None, *, mo
         return []  # a folder name that holds a line break or a backtick: its lessons could not be bound to it
     order = {"preference": 0, "correction": 1, "pitfall": 2, "fact": 3}
     wrapped = _runs_tasks(history)
+    zsh_errors = _zsh_errors(history)
     kept: list[Finding] = []
     for c in sorted(observed.candidates, key=lambda c: (order[c.kind], -c.count)):
         ev = history.evidence.get(c.key) or Evidence(count=c.count)
-        if not _enough(c, ev):
+        if not _enough(c, ev, zsh_errors):
             continue
         if wrapped and isinstance(c.lesson, CommandFact) and c.lesson.command.words[0] in _TOOLCHAINS:
             continue  # the project runs its routines through a task runner: the bare toolchain was the agent's own

@@ -219,6 +219,9 @@ def test_zsh_is_the_shell_once_its_errors_were_seen_twice_in_the_projects_sessio
     assert [f for f in mine(one, History.of([("a", one), ("b", two)])) if "zsh" in f.text]
     clobber = Session().run("echo x > /tmp/out", "Exit code 1\n(eval):1: file exists: /tmp/out", error=True)
     assert [t for t in lessons(clobber) if "noclobber" in t]  # zsh's own option, said once, is the machine's
+    assert not [t for t in lessons(clobber) if "a glob that matches nothing" in t]  # nothing of globs shown
+    both = lessons(clobber.run("ls /tmp/x*.txt", nomatch, error=True))  # two of zsh's own errors: the shell
+    assert [t for t in both if "a glob that matches nothing" in t] and [t for t in both if "noclobber" in t]
 
 
 def test_a_program_named_like_a_declaration_builtin_is_written_back_as_that_program() -> None:
