@@ -269,29 +269,35 @@ def _asks(words: Sequence[str]) -> Literal["help", "version"] | None:
     return None
 
 
-def _named(key: str, prompts: Sequence[str]) -> bool:
-    """True when one of the user's `prompts` names the command `key` (`node --run format:check`), as its words in a
-    row: in a code span, or of two words or more (a lone `make` is a word of any sentence: "make sure")."""
-    words = key.split()
-    for prompt in prompts:
-        if len(words) == 1:
-            if f"`{key}`" in prompt or any(f"`{key} " in span for span in _spans(prompt)):
-                return True
-            continue
-        said = [w.rstrip(".:") for w in _WORD_BREAK.split(prompt)]
-        if any(said[i : i + len(words)] == words for i in range(len(said) - len(words) + 1)):
-            return True
-    return False
+@dataclass(frozen=True)
+class _Said:
+    """What the user typed, as `names` reads it: every prompt's words and every code span's words, each run of them
+    written with one space around each word (searched at C speed, once per routine)."""
+
+    words: str
+    spans: str
+
+    @classmethod
+    def of(cls, prompts: Sequence[str]) -> _Said:
+        """The words of `prompts` (what the user typed of each)."""
+        spans = [span for p in prompts for span in p.split("`")[1:-1:2]]
+        return cls(_joined(prompts), _joined(spans))
+
+    def names(self, key: str) -> bool:
+        """True when the user named the command `key` (`node --run format:check`), as its words in a row: of two
+        words or more anywhere, a single word in a code span (a lone `make` is a word of any sentence: "make
+        sure")."""
+        needle = f" {key} "
+        return needle in (self.words if " " in key else self.spans)
 
 
-# What parts a prompt's words, for `_named` (a command's own marks, `-`, `:`, `.`, `/`, `=`, stay in its words).
+# What parts a prompt's words (a command's own marks, `-`, `:`, `.`, `/`, `=`, stay in its words).
 _WORD_BREAK = re2.compile(r"[\s`'\"(),;!?]+")
 
 
-def _spans(text: str) -> list[str]:
-    """The code spans of a prompt, each with its closing backtick (`_named` reads a command at a span's start)."""
-    pieces = text.split("`")
-    return [f"`{p}`" for p in pieces[1:-1:2]]
+def _joined(texts: Sequence[str]) -> str:
+    """Each text's words, a sentence's closing mark dropped, one space around each; texts kept apart."""
+    return "\x00".join(" " + " ".join(w.rstrip(".:") for w in _WORD_BREAK.split(t) if w) + " " for t in texts)
 
 
 def _facts(
@@ -339,6 +345,7 @@ def _facts(
     # thousands of distinct commands costs no more than this many searches of what it read.
     checked = set(sorted(counts, key=lambda k: -counts[k])[:_MOST_DOCUMENTED])
     corpus = _Read.of(read)
+    said = _Said.of(prompts)
     for (category, where, key), n in counts.items():
         lesson: Lesson
         if category == "tool" and key in learning:
@@ -347,7 +354,7 @@ def _facts(
             lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
             lesson = CommandFact(category=category, command=Command(words=key_words(key), folder=where))
-        named = category != "tool" and (category, where, key) in checked and _named(key, prompts)
+        named = category != "tool" and (category, where, key) in checked and said.names(key)
         documented = (
             category != "tool"
             and not named
