@@ -280,13 +280,19 @@ _UNKNOWN = re2.compile(
 _NO_PROGRAM = re2.compile(r"(?m)(?:^|: )(?:command not found|zsh: command not found: \S+)$|: not found$")
 
 
+_SAID_AT = 2_000
+
+
 def hid_failure(run: Run) -> bool:
     """True when a command ended well only because a pipe hid its failure (`tool --bad 2>&1 | head`: the last
     program of the pipeline decided its exit status): its output says an option or a command does not exist, or
     the shell found no such program, and its line pipes one command into another."""
     if not run.ok or "|" not in run.command or "pipefail" in run.command:
         return False
-    if not (_UNKNOWN.search(run.output) or _NO_PROGRAM.search(run.output)):
+    # A usage error or a missing program is said at once, before any other output: the head is read (and the tail,
+    # where `| tail` leaves it), not all of a long output a filter passed through.
+    said = run.output if len(run.output) <= 2 * _SAID_AT else run.output[:_SAID_AT] + "\n" + run.output[-_SAID_AT:]
+    if not (_UNKNOWN.search(said) or _NO_PROGRAM.search(said)):
         return False
     return any(c.piped for c in parse_command(run.command.strip()).commands)
 

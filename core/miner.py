@@ -271,33 +271,32 @@ def _asks(words: Sequence[str]) -> Literal["help", "version"] | None:
 
 @dataclass(frozen=True)
 class _Said:
-    """What the user typed, as `names` reads it: every prompt's words and every code span's words, each run of them
-    written with one space around each word (searched at C speed, once per routine)."""
+    """What the user typed of each prompt, as `names` reads it."""
 
-    words: str
-    spans: str
-
-    @classmethod
-    def of(cls, prompts: Sequence[str]) -> _Said:
-        """The words of `prompts` (what the user typed of each)."""
-        spans = [span for p in prompts for span in p.split("`")[1:-1:2]]
-        return cls(_joined(prompts), _joined(spans))
+    prompts: tuple[str, ...]
 
     def names(self, key: str) -> bool:
-        """True when the user named the command `key` (`node --run format:check`), as its words in a row: of two
-        words or more anywhere, a single word in a code span (a lone `make` is a word of any sentence: "make
-        sure")."""
-        needle = f" {key} "
-        return needle in (self.words if " " in key else self.spans)
+        """True when the user named the command `key` (`node --run format:check`) as a whole: of two words or more
+        anywhere, with no word's character glued on either side; a single word only at a code span's start (a lone
+        `make` is a word of any sentence: "make sure"). Searched at C speed: most prompts name no command."""
+        if " " not in key:
+            return any(f"`{key}`" in p or f"`{key} " in p for p in self.prompts)
+        for prompt in self.prompts:
+            at = prompt.find(key)
+            while at >= 0:
+                end = at + len(key)
+                before, after = prompt[at - 1 : at], prompt[end : end + 1]
+                if not _glued(before) and (
+                    not _glued(after) or (after in ".:" and not _glued(prompt[end + 1 : end + 2]))
+                ):
+                    return True
+                at = prompt.find(key, at + 1)
+        return False
 
 
-# What parts a prompt's words (a command's own marks, `-`, `:`, `.`, `/`, `=`, stay in its words).
-_WORD_BREAK = re2.compile(r"[\s`'\"(),;!?]+")
-
-
-def _joined(texts: Sequence[str]) -> str:
-    """Each text's words, a sentence's closing mark dropped, one space around each; texts kept apart."""
-    return "\x00".join(" " + " ".join(w.rstrip(".:") for w in _WORD_BREAK.split(t) if w) + " " for t in texts)
+def _glued(char: str) -> bool:
+    """True for a character that would make the text around it one word with a command's (`-`, `/`, `=`, ...)."""
+    return bool(char) and (char.isalnum() or char in "-_/=.:@~$")
 
 
 def _facts(
@@ -345,7 +344,7 @@ def _facts(
     # thousands of distinct commands costs no more than this many searches of what it read.
     checked = set(sorted(counts, key=lambda k: -counts[k])[:_MOST_DOCUMENTED])
     corpus = _Read.of(read)
-    said = _Said.of(prompts)
+    said = _Said(tuple(prompts))
     for (category, where, key), n in counts.items():
         lesson: Lesson
         if category == "tool" and key in learning:

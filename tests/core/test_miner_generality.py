@@ -279,3 +279,14 @@ def test_a_warning_is_taught_only_where_the_same_change_went_through_after_a_ref
             )
     taught = bool([t for t in lessons(session, "/repo") if "as a warning" in t])
     assert taught == any(a == "refused" and "ok" in steps[i + 1 :] for i, a in enumerate(steps))
+
+
+def test_a_routine_is_named_only_as_a_whole_command() -> None:
+    def named(prompt: str, run: str) -> bool:
+        return bool(lessons(Session().prompt(prompt).run(run, "built")))  # a build: once is enough only if named
+
+    assert named("then run bun run build.", "bun run build")
+    assert named("run `bun run build`", "bun run build")
+    assert not named("see bun run build-docs for that", "bun run build")  # another script
+    assert not named("the xbun run build flow", "bun run build")
+    assert not named("make sure it builds", "make")
