@@ -43,7 +43,19 @@ from core.runs import (
 )
 from core.shell import SimpleCommand, parse_command
 
-__all__ = ["Found", "corrections", "escalated", "executable", "flat", "hooked", "ignored", "repository", "sandboxed"]
+__all__ = [
+    "Found",
+    "corrections",
+    "escalated",
+    "executable",
+    "flat",
+    "hid_failure",
+    "hooked",
+    "ignored",
+    "repository",
+    "sandboxed",
+    "warned",
+]
 
 
 class Found(NamedTuple):
@@ -108,7 +120,11 @@ def _error_line(output: str) -> str | None:
     Evidence for `playbook why`, never lesson text."""
     lines = [" ".join(line.split()) for line in output.splitlines()[:200]]
     lines = [line for line in lines if line.strip("=-_*✘ ") and not _EXIT_ONLY.match(line)]
-    telling = [line for line in lines if _INFORMATIVE.search(line) and not line.lower().startswith("traceback")]
+    telling = [
+        line
+        for line in lines
+        if (_INFORMATIVE.search(line) or _UNKNOWN.search(line)) and not line.lower().startswith("traceback")
+    ]
     if not telling:
         return None
     line = USER_HOME.sub("~", telling[0][:400])  # the user's name is not the lesson
@@ -170,7 +186,35 @@ def _unknown_variant(failed: Parsed, worked: Parsed, error: str) -> tuple[str, t
     if 0 < m < n and tuple(failed.words[n - m :]) == tuple(worked.words) and failed.words[n - m - 1] != "--":
         if any(PurePosixPath(w).name in error for w in failed.words[n - m : n - m + 1]):
             return "program", key_words(wk)
+    return _other_subcommand(failed, worked, error)
+
+
+# What only asks a program about itself: a variant that does this found out what to run, it is not the fix.
+_ASKS_HELP = frozenset({"--help", "-h", "help"})
+
+
+def _other_subcommand(failed: Parsed, worked: Parsed, error: str) -> tuple[str, tuple[str, ...]] | None:
+    """(`subcommand`, ()) when the failure said a command does not exist, named the subcommand the failed command
+    used (`cargo nextest run`: "no such command: `nextest`"), and the working command is the same program with
+    another subcommand on the same things (`cargo test -p core`): nothing of its own but options."""
+    fk, wk = key_words(command_key(failed.words)), key_words(command_key(worked.words))
+    if failed.words[0] != worked.words[0] or _ASKS_HELP & set(worked.words[1:]):
+        return None
+    at = next((i for i, (f, w) in enumerate(zip(fk, wk, strict=False)) if f != w), min(len(fk), len(wk)))
+    if at == 0 or at >= len(fk) or fk[at] not in _error_words(error):
+        return None
+    said = set(failed.words[len(fk) :])
+    if all(w.startswith("-") or w in said for w in worked.words[len(wk) :]):
+        return "subcommand", ()
     return None
+
+
+_ERROR_WORD_BREAK = re2.compile(r"[^\w.:-]+")
+
+
+def _error_words(error: str) -> set[str]:
+    """The words of a failure's output (its head: where a program says what it did not know)."""
+    return {w.strip(".:") for w in _ERROR_WORD_BREAK.split(error[:2000])}
 
 
 def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tuple[str, ...]] | None:
@@ -194,8 +238,9 @@ def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tupl
     ):
         return "program", tuple(worked.words[: m - n + 1])  # `pytest` -> `python -m pytest`
     if f_prog != w_prog:
-        # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`).
-        if f_rest == w_rest or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
+        # Another program for the same job, with the same arguments (`npm install` -> `pnpm install`); two programs
+        # run bare share nothing (`yes` failed, `pwd` worked): no job in common says the one replaces the other.
+        if (f_rest and f_rest == w_rest) or (fk.split(" ", 1)[1:] == wk.split(" ", 1)[1:] and len(fk.split()) > 1):
             return "program", tuple(worked.words[: len(wk.split())])
         return None
     if w_where and w_where != f_where:
@@ -220,11 +265,36 @@ def _variant(failed: Parsed, worked: Parsed, cwd: str | None) -> tuple[str, tupl
     return None
 
 
-# What a program says when it has no such option or subcommand.
+# What a program says when it has no such option or subcommand, as the common argument parsers word it (getopt,
+# argparse, clap, cobra, Go's flag package, Node), and a task runner with no such task (npm's script, make's
+# target, just's recipe, mise's task).
 _UNKNOWN = re2.compile(
     r"(?i)(?:unknown|unrecognized|unrecognised|invalid|unexpected|no such) (?:option|flag|argument|command|subcommand|"
-    r"shorthand flag)|invalid choice|is not a \S+ command|unknown command"
+    r"shorthand flag)|invalid choice|is not a \S+ command|unknown command|flag provided but not defined|bad option"
+    r"|which wasn'?t expected|missing script|script not found|no rule to make target|does not contain recipe"
+    r"|no task \S+ found|task not found"
 )
+
+
+# A shell's words for a program it could not find (bash, zsh, sh): the command failed, whatever the pipe said.
+_NO_PROGRAM = re2.compile(r"(?m)(?:^|: )(?:command not found|zsh: command not found: \S+)$|: not found$")
+
+
+_SAID_AT = 2_000
+
+
+def hid_failure(run: Run) -> bool:
+    """True when a command ended well only because a pipe hid its failure (`tool --bad 2>&1 | head`: the last
+    program of the pipeline decided its exit status): its output says an option or a command does not exist, or
+    the shell found no such program, and its line pipes one command into another."""
+    if not run.ok or "|" not in run.command or "pipefail" in run.command:
+        return False
+    # A usage error or a missing program is said at once, before any other output: the head is read (and the tail,
+    # where `| tail` leaves it), not all of a long output a filter passed through.
+    said = run.output if len(run.output) <= 2 * _SAID_AT else run.output[:_SAID_AT] + "\n" + run.output[-_SAID_AT:]
+    if not (_UNKNOWN.search(said) or _NO_PROGRAM.search(said)):
+        return False
+    return any(c.piped for c in parse_command(run.command.strip()).commands)
 
 
 # Options shaped like switching something off: forcing, skipping, ignoring, disabling, "no-" anything, exiting 0.
@@ -294,6 +364,16 @@ def _correction(
             failed=Command(words=fk + part),
             worked=Command(words=wk + tuple(dict.fromkeys(_flag_name(w) for w in added))),
         )
+    if how == "subcommand":  # the same program, another of its commands: said as an option it does not have
+        had = {_flag_name(w) for w in failed.words}
+        added = tuple(
+            dict.fromkeys(
+                _flag_name(w) for w in worked.words[len(wk) :] if w.startswith("-") and _flag_name(w) not in had
+            )
+        )
+        return f"correction|option|{' '.join(fk)}|{' '.join(wk)}", Correction(
+            how="option", failed=Command(words=fk), worked=Command(words=wk + added)
+        )
     if how == "before":
         return f"correction|before|{' '.join(fk)}|{' '.join(part)}", Correction(
             how="before", failed=Command(words=fk), worked=Command(words=part)
@@ -308,7 +388,7 @@ def corrections(
     everything read before it, so a session crafted with thousands of pairs costs no more than this many)."""
     found: list[Found] = []
     for i, run in enumerate(runs):
-        if run.ok or run.rejected:
+        if (run.ok and not hid_failure(run)) or run.rejected:
             continue
         if len(found) >= _MOST_CORRECTIONS:
             break
@@ -320,7 +400,7 @@ def corrections(
         prepared: Parsed | None = None  # a build, an install or a pull that ran after the failure
         prepared_at = -1
         for later in runs[i + 1 : i + 7]:
-            if not later.ok:
+            if not later.ok or hid_failure(later):
                 continue
             worked = parse(later.command, later.folder)
             if worked is None:
@@ -621,4 +701,44 @@ def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Foun
             refused = None
         elif after >= _MOST_RETRIES:
             refused = None
+    return list(found.values())
+
+
+# Claude Code's tools that change one file, and the field that names it.
+_FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+_FILE_FIELDS = ("file_path", "notebook_path")
+
+
+def _file_of(tool_input: str | None) -> str | None:
+    try:
+        value = json.loads(tool_input or "")
+    except ValueError:
+        return None
+    found = next((value.get(f) for f in _FILE_FIELDS if isinstance(value, dict) and f in value), None)
+    return found if isinstance(found, str) else None
+
+
+def warned(messages: Sequence[SessionMessage], cwd: str | None) -> list[Found]:
+    """A change to a file of the project that a hook of the user's refused (Claude Code's `PreToolUse:Write hook
+    error`), then let through when the agent made it again with the same tool on the same file: the hook warns
+    once. One correction per project folder, said with the tool it refused first."""
+    if not any(m.is_error and m.kind == "tool_result" and (m.text or "").startswith("PreToolUse:") for m in messages):
+        return []  # most sessions: no hook refused anything
+    calls = {m.tool_use_id: m for m in messages if m.kind == "tool_use" and m.tool_use_id and not m.is_sidechain}
+    refused: dict[tuple[str, str], str] = {}  # (tool, file) -> the hook's line (evidence)
+    found: dict[str, Found] = {}
+    for m in messages:
+        call = calls.get(m.tool_use_id or "") if m.kind == "tool_result" and not m.is_sidechain else None
+        if call is None or call.tool_name not in _FILE_TOOLS or (path := _file_of(call.tool_input)) is None:
+            continue
+        hook = _HOOK_REFUSED.match(m.text or "") if m.is_error else None
+        if hook is not None and hook.group(1) == call.tool_name:
+            refused.setdefault((call.tool_name, path), _error_line((m.text or "")[hook.end() :]) or "refused by a hook")
+            continue
+        said = refused.pop((call.tool_name, path), None)
+        folder = relative(str(PurePosixPath(path).parent), cwd) if said is not None and not m.is_error else None
+        if said is None or folder is None or not _PROJECT_PATH.match(folder) or folder in found:
+            continue
+        lesson = Correction(how="warned", failed=Command(words=(call.tool_name,)), under=folder)
+        found[folder] = Found(f"correction|warned|{folder}", lesson, said, None)
     return list(found.values())

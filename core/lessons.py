@@ -50,9 +50,11 @@ _SAYS: dict[str, str] = {
 # A project name written into a lesson ("In spotter: ..."): one word of letters, digits and a few separators,
 # nothing that could end a sentence's frame, start a new line, or read as an instruction.
 _PROJECT = re2.compile(r"^[\pL\pN][\pL\pN._+@-]*$")
-# Bash's reserved words: as the first word they are grammar, not a program.
+# Bash's reserved words, and the builtins its grammar reads as declarations (`export`, `local`, `unset`): as the
+# first word they are grammar, not a program.
 _RESERVED = frozenset(
-    "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]".split()
+    "! case coproc do done elif else esac fi for function if in select then until while { } time [[ ]]"
+    " declare export local readonly typeset unset unsetenv".split()
 )
 _SAFE_WORD = re2.compile(r"^[^`\n\r]+$")
 # A module's name as a lesson may quote it: identifiers joined by dots (`yaml`, `google.protobuf`), nothing else.
@@ -114,7 +116,9 @@ class Correction(_Value):
     `worked` is how the session made it so, `chmod +x` or git's `update-index --chmod=+x`, which git records), or a
     git command the agent's sandbox kept from writing `.git` until it ran with the escalated permissions the user
     approves (`sandbox`: `worked` is None), or a call a hook of the user's refused (`hook`: `failed` is the tool or
-    the command it refused, `worked` the program its message named that then worked)."""
+    the command it refused, `worked` the program its message named that then worked), or a change to a file a hook
+    refused once as a warning and let through when the same change was made again (`warned`: `failed` is the
+    tool, `under` the project folder of the file; `worked` is None)."""
 
     kind: Literal["correction"] = "correction"
     how: Literal[
@@ -130,12 +134,14 @@ class Correction(_Value):
         "executable",
         "sandbox",
         "hook",
+        "warned",
     ]
     failed: Command
     worked: Command | None = None
     added: tuple[str, ...] = ()  # for `flag`: the flags the working command added
     modules: tuple[Module, ...] = ()  # for `module`: the modules the failure named
     ignored: ProjectPath | None = None  # for `ignored`: the path inside the project .gitignore ignores
+    under: ProjectPath | None = None  # for `warned`: the project folder whose files the hook warns about
 
 
 class HiddenFailure(_Value):
@@ -264,6 +270,12 @@ def _sentence(lesson: AnyLesson) -> str:
             return (
                 f"Codex's sandbox keeps `.git` read-only here: {failed} failed (Operation not permitted) until it ran"
                 " with escalated permissions; request them for git commands that write `.git` (fetch, commit, merge)"
+            )
+        if lesson.how == "warned" and lesson.under:
+            return (
+                f"a hook of the user's refuses the first {failed} of a file in `{lesson.under}/` here, as a warning,"
+                " and lets the same change through when it is made again: read its warning and act on it before"
+                " making the change again"
             )
         if lesson.how == "absolute":
             return (

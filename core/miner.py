@@ -1,8 +1,9 @@
 """The rules miner: lessons that rules can find reliably in a session's own record, without a model.
 
 - *project facts*: the commands that test, lint, format, type-check, build, install and run the project,
-  learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice),
-  and a project's own command-line tool used again and again;
+  learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice; once,
+  a routine the user named in their own words), and a project's own command-line tool used again and again for
+  three things or more;
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
   folder, a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that
   had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
@@ -13,9 +14,11 @@
   it (it stays out of commits; not where the session itself forced it in); and a script that was not executable
   until the session made it so (`chmod +x`, and `git update-index --chmod=+x` where git had to record it); a git
   command Codex's sandbox kept from writing `.git` until it ran with escalated permissions; a call a hook of the
-  user's refused, and the program its message named that then worked;
-- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh,
-  one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`) assigned by a command;
+  user's refused, and the program its message named that then worked; a change to a file a hook of the user's
+  refused once as a warning and let through when it was made again;
+- *pitfalls*: a test command that selected no test at all, a check whose failure a pipe hid, a shell that is zsh
+  (its errors seen twice in the project's sessions), one with `noclobber` set, and zsh's `path` (a variable of that
+  name is `PATH`) assigned by a command;
 - *user preferences*: what the user said when they stopped a call or a plan (the reason they gave, an order
   included: "write this out as an ADR", or their next words), pressed Esc, or corrected the agent ("no, use pnpm",
   "don't add comments"), a prompt's sentence that states a lasting rule or a fact of the project ("as always never
@@ -54,10 +57,12 @@ from core.corrections import (
     escalated,
     executable,
     flat,
+    hid_failure,
     hooked,
     ignored,
     repository,
     sandboxed,
+    warned,
 )
 from core.lessons import (
     Command,
@@ -88,7 +93,7 @@ from core.runs import (
     relative,
     shell_runs,
 )
-from core.said import chooses_among, commit_style, interrupted, names_one_thing, said
+from core.said import chooses_among, commit_style, interrupted, names_one_thing, said, typed_words
 from core.shell import parse_command
 
 __all__ = [
@@ -111,7 +116,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 12  # 12: a Codex command that ran on ends as its last poll says (issue 41)
+MINER_VERSION = 13  # 13: a tool used for three things, a routine the user named, zsh seen twice (issue 41)
 
 Kind = Literal["fact", "correction", "pitfall", "preference"]
 
@@ -128,6 +133,9 @@ FACT_MIN_RUNS: dict[Category, int] = {
     "install": 2,
     "tool": 4,
 }
+# A tool the project works with is used for several things (a tracker's `create`, `show`, `close`): one
+# subcommand run again and again (a deploy retried, a proxy every command went through) is one task's command.
+TOOL_MIN_SUBCOMMANDS = 3
 # Programs everyone has, whose use says nothing about the project (its own tools are the others).
 _COMMON = frozenset(
     "ls cat grep rg find fd sed awk head tail echo printf git cd pwd mkdir rm rmdir cp mv touch ln chmod chown which"
@@ -172,6 +180,7 @@ class Candidate(BaseModel):
     category: Category | None = None
     taint: str | None = None
     error: str | None = None
+    asked: bool = False  # a routine the user named in a prompt: their words, one run is evidence enough
 
     @property
     def kind(self) -> Kind:
@@ -260,17 +269,53 @@ def _asks(words: Sequence[str]) -> Literal["help", "version"] | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Said:
+    """What the user typed of each prompt, as `names` reads it."""
+
+    prompts: tuple[str, ...]
+
+    def names(self, key: str) -> bool:
+        """True when the user named the command `key` (`node --run format:check`) as a whole: of two words or more
+        anywhere, with no word's character glued on either side; a single word only at a code span's start (a lone
+        `make` is a word of any sentence: "make sure"). Searched at C speed: most prompts name no command."""
+        if " " not in key:
+            return any(f"`{key}`" in p or f"`{key} " in p for p in self.prompts)
+        for prompt in self.prompts:
+            at = prompt.find(key)
+            while at >= 0:
+                end = at + len(key)
+                before, after = prompt[at - 1 : at], prompt[end : end + 1]
+                if not _glued(before) and (
+                    not _glued(after) or (after in ".:" and not _glued(prompt[end + 1 : end + 2]))
+                ):
+                    return True
+                at = prompt.find(key, at + 1)
+        return False
+
+
+def _glued(char: str) -> bool:
+    """True for a character that would make the text around it one word with a command's (`-`, `/`, `=`, ...)."""
+    return bool(char) and (char.isalnum() or char in "-_/=.:@~$")
+
+
 def _facts(
-    runs: Sequence[Run], cwd: str | None, read: Sequence[str], read_before: Mapping[int, int]
+    runs: Sequence[Run],
+    cwd: str | None,
+    read: Sequence[str],
+    read_before: Mapping[int, int],
+    prompts: Sequence[str] = (),
 ) -> list[Candidate]:
     """The project's routines the session ran (`FACT_MIN_RUNS`); one the agent had read in the project's own files
-    (a README, package.json, a Makefile, AGENTS.md) before it first ran it is held: `DOCUMENTED`."""
+    (a README, package.json, a Makefile, AGENTS.md) before it first ran it is held: `DOCUMENTED`. One the user
+    named in a prompt (`prompts`: "run the checks, at minimum node --run format:check") is theirs: it is never held
+    as what the files say, and one run of it is evidence enough."""
     counts: dict[tuple[Category, str | None, str], int] = {}
     first: dict[tuple[Category, str | None, str], int] = {}  # the index of each routine's first run
     subcommands: dict[str, set[str]] = {}
     learning: set[str] = set()  # programs whose help the session read
     for run in runs:
-        if not run.ok or _FAILED.search(run.output):
+        if not run.ok or _FAILED.search(run.output) or hid_failure(run):
             continue  # failed, or ended well only because a pipe hid its failure
         parsed = parse(run.command, run.folder)
         if parsed is None:
@@ -299,6 +344,7 @@ def _facts(
     # thousands of distinct commands costs no more than this many searches of what it read.
     checked = set(sorted(counts, key=lambda k: -counts[k])[:_MOST_DOCUMENTED])
     corpus = _Read.of(read)
+    said = _Said(tuple(prompts))
     for (category, where, key), n in counts.items():
         lesson: Lesson
         if category == "tool" and key in learning:
@@ -307,8 +353,10 @@ def _facts(
             lesson = OwnTool(program=key, subcommands=tuple(sorted(subcommands.get(key, ()))))
         else:
             lesson = CommandFact(category=category, command=Command(words=key_words(key), folder=where))
+        named = category != "tool" and (category, where, key) in checked and said.names(key)
         documented = (
             category != "tool"
+            and not named
             and (category, where, key) in checked
             and corpus.holds(flat(key), before=read_before.get(first[(category, where, key)], 0))
         )
@@ -321,6 +369,7 @@ def _facts(
                 count=n,
                 category=category,
                 taint=DOCUMENTED if documented else None,
+                asked=named,
             )
         )
     return found
@@ -437,6 +486,8 @@ def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
     for run in runs:
         if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not _FAILED.search(run.output):
             continue
+        if hid_failure(run):
+            continue  # a usage error (no such option or command): the check never ran; the correction reads it
         simple = [c for c in parse_command(run.command.strip()).commands if c.words and c.words[0] != "cd"]
         # The check is the command the pipe reads (`ruff check && ty check | tail`: `ty check`), not the line's first.
         piped_at = next((i for i, c in enumerate(simple) if c.piped), 0)
@@ -561,13 +612,20 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
             read.append(flat(m.text or ""))
             docs.append(read[-1] if m.tool_use_id in files else "")
     candidates = [
-        *_facts(runs, cwd, [*injected, *docs], {i: n + len(injected) for i, n in read_before.items()}),
+        *_facts(
+            runs,
+            cwd,
+            [*injected, *docs],
+            {i: n + len(injected) for i, n in read_before.items()},
+            [typed for p in prompts if (typed := typed_words(p))],
+        ),
         *(_correction(found) for found in corrections(runs, cwd, read, read_before, [flat(p) for p in prompts])),
         *(_correction(found) for found in repository(runs)),
         *(_correction(found) for found in ignored(runs, cwd)),
         *(_correction(found) for found in executable(runs)),
         *(_correction(found) for found in sandboxed(runs, escalated(messages))),
         *(_correction(found) for found in hooked(messages, runs)),
+        *(_correction(found) for found in warned(messages, cwd)),
         *_pitfalls(runs),
         *_hidden_failures(runs),
         *_zsh(runs),
@@ -580,7 +638,8 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         if not writable(c.lesson):
             continue
         if c.key in merged:
-            merged[c.key] = merged[c.key].model_copy(update={"count": merged[c.key].count + c.count})
+            was = merged[c.key]
+            merged[c.key] = was.model_copy(update={"count": was.count + c.count, "asked": was.asked or c.asked})
         else:
             merged[c.key] = c
     return Observed(
@@ -614,9 +673,26 @@ def quiet(observed: Observed) -> Quiet:
     return "no correction"
 
 
-def _enough(c: Candidate, ev: Evidence) -> bool:
+# zsh's error that a glob matched nothing or a line did not parse, seen once, may be one command's slip; zsh's
+# errors seen again in the project's sessions (that one, or its `noclobber` or `path` ones, which say more on their
+# own) say it is the shell the agent keeps writing for.
+ZSH_MIN_ERRORS = 2
+_ZSH_KEYS = ("pitfall|zsh", "pitfall|zsh|noclobber", "pitfall|zsh|path")
+
+
+def _zsh_errors(history: History) -> int:
+    """How many of zsh's own errors the project's sessions showed."""
+    return sum(history.evidence[k].count for k in _ZSH_KEYS if k in history.evidence)
+
+
+def _enough(c: Candidate, ev: Evidence, zsh_errors: int = 0) -> bool:
+    if isinstance(c.lesson, ZshShell) and not (c.lesson.noclobber or c.lesson.path):
+        return max(ev.count, zsh_errors) >= ZSH_MIN_ERRORS
+    if isinstance(c.lesson, OwnTool):
+        used = ev.lesson if isinstance(ev.lesson, OwnTool) else c.lesson
+        return ev.count >= FACT_MIN_RUNS["tool"] and len(used.subcommands) >= TOOL_MIN_SUBCOMMANDS
     if c.kind == "fact":
-        return ev.count >= FACT_MIN_RUNS[c.category or "tool"]
+        return c.asked or ev.count >= FACT_MIN_RUNS[c.category or "tool"]
     return True  # a correction, a pitfall or the user's own words stand on one occurrence
 
 
@@ -647,10 +723,11 @@ def mine(observed: Observed, history: History, project: str | None = None, *, mo
         return []  # a folder name that holds a line break or a backtick: its lessons could not be bound to it
     order = {"preference": 0, "correction": 1, "pitfall": 2, "fact": 3}
     wrapped = _runs_tasks(history)
+    zsh_errors = _zsh_errors(history)
     kept: list[Finding] = []
     for c in sorted(observed.candidates, key=lambda c: (order[c.kind], -c.count)):
         ev = history.evidence.get(c.key) or Evidence(count=c.count)
-        if not _enough(c, ev):
+        if not _enough(c, ev, zsh_errors):
             continue
         if wrapped and isinstance(c.lesson, CommandFact) and c.lesson.command.words[0] in _TOOLCHAINS:
             continue  # the project runs its routines through a task runner: the bare toolchain was the agent's own

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from core.lessons import Category
 from core.models import SessionMessage
-from core.shell import parse_command
+from core.shell import SimpleCommand, parse_command
 
 __all__ = [
     "REJECTED",
@@ -206,12 +206,31 @@ def _without_env(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(rest) if rest and not rest[0].startswith("-") else words
 
 
+# Programs that only feed the next command of a pipeline its answers (`yes | pnpm install`, `echo y | npx x`): the
+# line's command is the one they feed, not them.
+_FEEDERS = frozenset({"yes", "echo", "printf"})
+# Programs that only read what the command before them wrote: fed by a feeder, the line is that feeder's own.
+_READERS = frozenset({"tail", "head", "grep", "rg", "sed", "awk", "cut", "sort", "uniq", "less", "more", "tee", "wc"})
+
+
+def _program(simple: SimpleCommand) -> str | None:
+    return simple.words[0] if simple.words else None
+
+
+def _feeds(simples: Sequence[SimpleCommand], at: int) -> bool:
+    """True when the command at `at` only feeds answers to the next one, which is no reader of its output."""
+    after = _program(simples[at + 1]) if at + 1 < len(simples) and simples[at + 1].piped else None
+    return _program(simples[at]) in _FEEDERS and after is not None and after not in _READERS
+
+
 def parse(command: str, folder: str | None = None) -> Parsed | None:
     """The main command of a shell line, as the shell's grammar reads it: the first simple command after any
-    `cd DIR &&`, before pipes into pagers and filters; None when it is expanded at run time or unreadable."""
+    `cd DIR &&`, before pipes into pagers and filters (after a feeder of answers, `yes |`, the command it feeds);
+    None when it is expanded at run time or unreadable."""
     where = folder
-    for simple in parse_command(command.strip()).commands:
-        if simple.piped:
+    simples = parse_command(command.strip()).commands
+    for at, simple in enumerate(simples):
+        if (simple.piped and not (at > 0 and _feeds(simples, at - 1))) or _feeds(simples, at):
             continue
         if any(w is None for w in simple.words):
             return None

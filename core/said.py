@@ -26,7 +26,15 @@ from core.runs import (
     whole_text,
 )
 
-__all__ = ["chooses_among", "commit_style", "interrupted", "names_one_thing", "said", "typed_answers"]
+__all__ = [
+    "chooses_among",
+    "commit_style",
+    "interrupted",
+    "names_one_thing",
+    "said",
+    "typed_answers",
+    "typed_words",
+]
 
 
 # Claude Code's own tools, whose refusal text is the harness's (a refused `ExitPlanMode` is a refused plan). Not
@@ -312,6 +320,15 @@ def _typed(text: str) -> str:
         if line.rstrip().endswith(":"):
             break
     return "\n".join(kept)
+
+
+def typed_words(prompt: str) -> str | None:
+    """What the user typed of a prompt (`_typed`: before a pasted part), or None when it is mostly pasted output
+    (a log, a command's answer) or nothing is left."""
+    if _pasted(prompt):
+        return None
+    typed = _typed(prompt)
+    return typed if typed.strip() else None
 
 
 # Claude Code's question tool: the agent offers options, the user picks one or types their own answer, and may add
