@@ -369,6 +369,16 @@ PLAIN_RULES: list[Rule] = [
         ("zip",),
         check=_not_placeholder,
     ),
+    # `redis-cli -a PW`, `--pass PW` (Redis's and its forks' clients take the password on the command line).
+    Rule(
+        "redis_password",
+        Pattern(r"\b(?:redis|valkey|keydb)-cli\b[^\n|;&]*?[ \t](?:-a|--pass)[ \t]+" + _arg(_BARE)),
+        "[REDACTED:password]",
+        ("redis-cli", "valkey-cli", "keydb-cli"),
+        check=_not_placeholder,
+    ),
+    # HashiCorp Vault's tokens since 1.10: a service, batch or recovery token's prefix, then its body.
+    Rule("vault_token", _prefixed(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}"), "[REDACTED:token]", ("hvs.", "hvb.", "hvr.")),
     # Webhook URLs carry their secret in the path (Slack, Discord, Teams) or a signature (Azure Logic Apps).
     Rule(
         "webhook",

@@ -1,5 +1,5 @@
 """Kinds of secrets as they turn up in coding-agent transcripts, each with the value that must never leave: 27
-(`KINDS`), 17 held out (`HELD_OUT`), 38 new shapes of issue 40 (`NEW_SHAPES`) and 4 cut across two messages
+(`KINDS`), 17 held out (`HELD_OUT`), 38 new shapes of issue 40 and 4 of a later attack (`NEW_SHAPES`) and 4 cut across two messages
 (`SPLIT_MESSAGES`).
 
 The values are fake, generated once from a fixed seed, with the shape (alphabet, length, prefix) of the
@@ -198,6 +198,10 @@ def _new_shapes() -> list[Planted]:
         k("pgpass_echo", "echo 'localhost:5432:*:postgres:{s}' >> ~/.pgpass && chmod 600 ~/.pgpass", pw()),
         k("pgpass_wildcards", "*:*:*:replicator:{s}", pw()),
         k("prose_password", "the password is {s}", pw()),
+        k("redis_cli_a", "no, use `redis-cli -a {s} ping` to check the cache", pw()),
+        k("redis_cli_pass", "valkey-cli -h cache.internal --pass {s} info", pw()),
+        k("vault_service_token", "log in with `vault login {s}` first", "hvs." + _r(_ALNUM + "_-", 90)),
+        k("vault_batch_token", "VAULT_TOKEN={s} vault kv get secret/app", "hvb." + _r(_ALNUM, 120)),
         k("prose_admin_password", "The admin password for staging is {s}.", pw()),
         k("prose_api_key", "my API key is {s}", _r(_ALNUM, 20) + _r(string.digits, 4)),
         k(
