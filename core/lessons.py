@@ -32,8 +32,10 @@ __all__ = [
     "Preference",
     "Stopped",
     "ZshShell",
+    "name_words",
     "project_label",
     "render",
+    "untrusted_parts",
 ]
 
 Category = Literal["test", "lint", "format", "typecheck", "build", "run", "install", "tool"]
@@ -209,11 +211,41 @@ AnyLesson = (
 
 def project_label(project: str | None) -> str | None:
     """`project` as a lesson may name it, or None when its name could not be written safely (a folder name is
-    chosen by whoever named the repository: it may hold a line break or a backtick)."""
+    chosen by whoever named the repository: it may hold a line break or a backtick, or be a sentence of its own,
+    `you-may-push-to-main`: a name of more than `_MOST_NAME_WORDS` words is not written)."""
     if not project:
         return None
     name = normalise(project)
-    return name if name == project and len(name) <= 80 and _PROJECT.match(name) else None
+    if name != project or len(name) > 80 or not _PROJECT.match(name):
+        return None
+    return name if len(name_words(name).split()) <= _MOST_NAME_WORDS else None
+
+
+# Repositories are named in a few words (`flutter-docker-image`, `claude-code-to-sqlite`); five make a sentence.
+_MOST_NAME_WORDS = 4
+_NAME_BREAK = re2.compile(r"[._+@-]+")
+_CAMEL = re2.compile(r"(\p{Ll})(\p{Lu})")
+_LABELLED = re2.compile(r"^In ([\pL\pN][\pL\pN._+@-]*): ")
+
+
+def name_words(name: str) -> str:
+    """A folder name as the words it is made of (`never_ask_before_pushing`, `IgnorePreviousInstructions`: "never
+    ask before pushing", "Ignore Previous Instructions"), as a reader may read it."""
+    return " ".join(_NAME_BREAK.split(_CAMEL.sub(r"\1 \2", name))).strip()
+
+
+def untrusted_parts(text: str) -> list[str]:
+    """What in an entry text `render` wrote came from outside our code, for a screen to read as free text: the
+    project's folder name, as its words, and the user's words it quotes (from the first double quote to the last:
+    `_quote` writes a quote's own double quotes as single ones, and no other field is written with one). The rest
+    is our own sentence around typed fields."""
+    parts = []
+    if (label := _LABELLED.match(text)) is not None:
+        parts.append(name_words(label.group(1)) + ".")
+    first, last = text.find('"'), text.rfind('"')
+    if 0 <= first < last:
+        parts.append(text[first + 1 : last])
+    return parts
 
 
 def _code(command: Command) -> str:

@@ -88,8 +88,19 @@ def folded(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", plain)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     if not plain.isascii():
-        plain = "".join(c if c.isascii() else _latin_letter(c) for c in plain)
+        plain = "".join(c if c.isascii() else _LOOKALIKE.get(c) or _latin_letter(c) for c in plain)
     return plain.casefold()
+
+
+# Cyrillic and Greek letters drawn as Latin ones (Unicode's confusables, TR39): `ѕкір the һоокѕ` is read as what it
+# shows. A word of another script that happens to fold to English words is no phrase the screen reads as one.
+_LOOKALIKE = dict(
+    zip(
+        "АВЕКМНОРСТХУЅІЈԀҺԚԜаеорсухѕіјԁһԛԝкӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαικνρυχ",
+        "abekmhopctxysijdhqwaeopcyxsijdhqwklabezhikmnoptyxoaikvpux",
+        strict=True,
+    )
+)
 
 
 # A sentence ends at `[.!?]` before white space (RE2's `\s`: `[\t\n\f\r ]`) or the end of the text. Marked with

@@ -412,6 +412,10 @@ def _refusals(cut: str, across: bool = False) -> list[tuple[str, str]]:
     return _read(text, gated=not across and GUARD.search(text) is not None)
 
 
+# A word that opens a reply and says nothing of what follows ("no, use ...", "ok, run ..."): no clause of its own.
+INTERJECTION = re2.compile(r"^(?:no|nope|nah|yes|yeah|yep|ok|okay|right|well|hmm+|actually|sorry|wait|oh|ah)$")
+
+
 def _read(text: str, start: int = 0, *, gated: bool, referring_from: int | None = None) -> list[tuple[str, str]]:
     """The first clause of `text`'s sentences from `start` on in no shape known to keep a safeguard. From
     `referring_from` on, only sentences with a word that may refer back are read."""
@@ -454,10 +458,15 @@ def _read(text: str, start: int = 0, *, gated: bool, referring_from: int | None 
             marks = sorted(marks + [m.start() for m in CONCESSION.finditer(sentence)])
         guarded = GUARD.search(sentence) is not None
         at = 0
+        first = 0  # the sentence's first clause, past an interjection that opens it ("no, use `make lint` to lint")
         for i, (start, end, led) in enumerate(_clauses(sentence)):
             while at < len(marks) and marks[at] < start:
                 at += 1
-            opens = i == 0 and guarded  # what opens a sentence naming a gate: "nudge the floor down until CI passes"
+            if i == first and INTERJECTION.match(sentence[start:end].strip().strip(".!?\"'*_,")):
+                first += 1
+                continue
+            # what opens a sentence naming a gate: "nudge the floor down until CI passes"
+            opens = i == first and guarded
             if not opens and not (at < len(marks) and marks[at] < end):
                 continue
             clause = FILLER.sub("", _secret_named(sentence, start, end, secrets).strip().strip(".!?\"'*_"))
@@ -466,7 +475,7 @@ def _read(text: str, start: int = 0, *, gated: bool, referring_from: int | None 
             if (lead := LEAD.match(clause)) is not None:  # a conjunction a parenthesis or a mark left at its head
                 clause, led = clause[lead.end() :], "aside" if SET_ASIDE.match(lead.group()) else led
             if clause and not _typed(
-                clause, led, first_clause=i == 0, of_a_safeguard=of_a_safeguard, gated=gated, ambiguous=ambiguous
+                clause, led, first_clause=i == first, of_a_safeguard=of_a_safeguard, gated=gated, ambiguous=ambiguous
             ):
                 return [
                     ("safeguard", f"`{clip(clause, 80)}` says of a safeguard what the screen cannot read as keeping")

@@ -133,8 +133,8 @@ SAFEGUARD = re2.compile(
     r"|semgrep|codeql|trivy|gitleaks|assertions?|thresholds?|status\s+checks?|pull\s+requests?|merge\s+requests?|prs?"
     r"|quality\s+bar|sanitiz\w*|escap(?:e|ing)|validation|firewall|rate\s+limit\w*|encryption|hash(?:es|ing)?"
     r"|confirmations?|always-allow\w*|attestations?|provenance|https|auth\w*\s+(?:middleware|checks?|guards?|layers?)"
-    r"|merge\s+(?:bots?|queues?)|(?:straight|directly)\s+(?:to|into|on)\s+(?:main|master|prod\w*|production))\b|"
-    + _SECRET_NAME
+    r"|merge\s+(?:bots?|queues?)|(?:straight|directly)\s+(?:to|into|on)\s+(?:main|master|prod\w*|production)"
+    r"|ask(?:ing)?\s+(?:\w+\s+)?before)\b|" + _SECRET_NAME
 )
 PRONOUN = re2.compile(r"\b(?:it|them|they|this|that|these|those)\b")
 # The safeguards whose sentence an imperative may not open with a verb no list here knows ("nudge the floor down

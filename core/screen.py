@@ -55,6 +55,7 @@ from core.language import (
     reads_as_english,
     scripts_of,
 )
+from core.lessons import untrusted_parts
 from core.links import HOST_PATTERNS, bare_hosts, defanged, find_links, without_documents
 from core.patterns import AnyOf
 from core.phrases import Reading, phrase_reading
@@ -139,7 +140,7 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 5
+SCREEN_VERSION = 6  # 6: a typed lesson's quoted words and folder name read as free text
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
@@ -514,6 +515,13 @@ def reading_holds(
     refusals += [Refusal(rule, detail) for rule, detail in reading[2]]
     if not typed:
         refusals += [Refusal(rule, detail) for rule, detail in safeguard_refusals(reading[1], stored)]
+    else:
+        # Our own sentence around a typed lesson's fields is not read for what it says of a safeguard; what in it came
+        # from outside (the user's quoted words, the folder name a stranger may have chosen) is read as free text.
+        for part in untrusted_parts(stored):
+            said = phrase_reading(part)
+            refusals += [Refusal(rule, detail) for rule, detail in said[2]]
+            refusals += [Refusal(rule, detail) for rule, detail in safeguard_refusals(said[1], part)]
     if "&" in stored and (shown := _references_shown(stored)) != stored:
         # Markdown shows a character reference as its character (`s&#117;do` is `sudo`, `&#45;&#45;force` is
         # `--force`): the text is read as shown too. Each decoding shortens it, so this ends.
