@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping, Sequence
+from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
@@ -29,6 +30,7 @@ import re2
 from core.allowlist import Vouched, words_refusals
 from core.lessons import Command, Correction
 from core.models import SessionMessage
+from core.programs import INTERPRETERS, RUNS_ANYTHING, SHELLS, program_family
 from core.runs import (
     SHELL_TOOLS,
     USER_HOME,
@@ -165,6 +167,42 @@ def _bypasses(words: Sequence[str]) -> bool:
 
 def _flag_name(word: str) -> str:
     return word.split("=", 1)[0]
+
+
+# What decides a verdict on the code: a failure of one of them is the code's, never the command's.
+_CHECKS: frozenset[str | None] = frozenset({"test", "lint", "format", "typecheck"})
+# A check's options known to leave its verdict to the code: fixing or writing the code it found wrong, saying more,
+# refusing to write snapshots (`--ci`). Any other added option may be what made it pass.
+_KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
+
+
+def _respelled(flag: str, misspelt: str) -> bool:
+    """True when `flag` is `misspelt` written right: a character or two more, fewer or other (`--watchh`)."""
+    return SequenceMatcher(None, flag, misspelt).ratio() >= 0.8
+
+
+def _relaxes(lesson: Correction) -> bool:
+    """True when the working command of `lesson` passed only by options the failed one lacked and a rule cannot
+    vouch for: any added option of a check (tests, lint, a type-check, an audit), which changed its verdict, not the
+    code (`npm test -- -u` rewrote the snapshots, `tsc --noCheck`, `eslint --max-warnings=99999`); and any added
+    option given a value, a setting one run chose (`npm ci --reg=mirror.example`, `--audit-level=none`). Allowed,
+    not denied: what is left is a bare switch on a command that is no check (`git push -u`)."""
+    if lesson.worked is None or lesson.how not in ("flag", "option"):
+        return False
+    had = {_flag_name(w) for w in lesson.failed.words if w.startswith("-")}
+    added = [
+        w
+        for w in lesson.worked.words[1:]
+        if w.startswith("-")
+        and w != "--"
+        and _flag_name(w) not in had | _KEEPS_THE_VERDICT
+        # an option the failed command misspelt, which no such option refused (`-short2` -> `-short`)
+        and not (lesson.how == "option" and any(_respelled(_flag_name(w), h) for h in had))
+    ]
+    if not added:
+        return False
+    key = command_key(lesson.failed.words)
+    return category_of(key) in _CHECKS or "audit" in key.split() or any("=" in w for w in added)
 
 
 def _unknown_variant(failed: Parsed, worked: Parsed, error: str) -> tuple[str, tuple[str, ...]] | None:
@@ -428,8 +466,8 @@ def corrections(
             if how[0] == "program" and missing is not None:
                 how = ("module", how[1])  # the program worked for what needs no module: it lacks one, not wrong
             key, lesson = _correction(how[0], how[1], failed, worked, missing or ())
-            if lesson.worked is not None and _bypasses(lesson.worked.words):
-                break  # a workaround that switches a safeguard off is never a lesson
+            if lesson.worked is not None and (_bypasses(lesson.worked.words) or _relaxes(lesson)):
+                break  # a workaround that switches a safeguard off, or a check's verdict, is never a lesson
             taint = (
                 _taint(prepared.words, read[: read_before.get(prepared_at, 0)], prompts, least=4)
                 if how[0] == "before" and prepared is not None
@@ -692,7 +730,11 @@ def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Foun
             continue
         after += 1
         worked = parse(run.command, run.folder) if run.ok else None
-        if worked is not None and PurePosixPath(worked.words[0]).name in refused[1] and not _bypasses(worked.words):
+        if (
+            worked is not None
+            and _instead(refused[0], worked.words)
+            and PurePosixPath(worked.words[0]).name in refused[1]
+        ):
             key = " ".join(refused[0])
             lesson = Correction(
                 how="hook", failed=Command(words=refused[0]), worked=Command(words=key_words(command_key(worked.words)))
@@ -702,6 +744,17 @@ def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Foun
         elif after >= _MOST_RETRIES:
             refused = None
     return list(found.values())
+
+
+def _instead(refused: Sequence[str], words: Sequence[str]) -> bool:
+    """True when `words`, a command a hook's message named, may be taught as what to use instead of the `refused`
+    call: another program than the refused one (the same program with other arguments is the hook's policy for that
+    program, `git push origin feature:main`, which only the user may state), no shell or interpreter (which runs
+    whatever it is given), and nothing that switches a safeguard off."""
+    family = program_family(PurePosixPath(words[0]).name)
+    if family in SHELLS or family in INTERPRETERS or family in RUNS_ANYTHING:
+        return False
+    return family != program_family(PurePosixPath(refused[0]).name) and not _bypasses(words)
 
 
 # Claude Code's tools that change one file, and the field that names it.

@@ -41,7 +41,13 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # A third round of three repositories, labelled blind, was read once by that miner (1 of 33 lessons, 1 of 8 entries
 # right), then joined both halves by user: dev 123 lessons (49 % -> 38 %, precision 92 % -> 82 %, still the budget's
 # 40 entries), test 77 (9 % / 30 %, 20 -> 23 entries).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.8, 0.95), "dev": (0.36, 0.8), "test": (0.08, 0.28)}
+# Then (a helper, tuned on dev) a tool used for three things, a routine the user named, an unknown subcommand's variant,
+# a failure a pipe hid, a hook that warns once: dev 38 % -> 40 % (helper's figure; 36 % once merged with the lead's
+# screen change). Then what a black-box attack published: a check that passed only by options that changed its verdict
+# (`npm test -- -u`, `tsc --noCheck`) or an option given a value (`npm ci --reg=host`) is no fix, a hook's message may
+# name only another program, and a typed lesson's quoted words and folder name are read as free text: in sample 84 % ->
+# 79 % (a quote about a test the safeguard reader cannot read as keeping is held for review), dev 36 % -> 35 %.
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.78, 0.95), "dev": (0.34, 0.8), "test": (0.08, 0.28)}
 
 
 class Published(dict[Half, list[str]]):
