@@ -122,6 +122,11 @@ def _not_a_marker(m: Match, span: Span) -> Span | None:
     return None if m.string.startswith(("[REDACTED", "[redacted"), span[0]) else span
 
 
+def _a_value(m: Match, span: Span) -> Span | None:
+    """Neither a placeholder nor what an earlier pass wrote (`[REDACTED:password]`, read again at ingest)."""
+    return None if _not_a_marker(m, span) is None else _not_placeholder(m, span)
+
+
 def _prefixed(prefixes: str, rest: str) -> Pattern:
     # `\b` before a prefix that starts with a word character: RE2's ASCII `\b` is Python's `(?<![A-Za-z0-9_])`.
     return Pattern(rf"\b(?:{prefixes}){rest}")
@@ -375,7 +380,7 @@ PLAIN_RULES: list[Rule] = [
         Pattern(r"\b(?:redis|valkey|keydb)-cli\b[^\n|;&]*?[ \t](?:-a|--pass)[ \t]+" + _arg(_BARE)),
         "[REDACTED:password]",
         ("redis-cli", "valkey-cli", "keydb-cli"),
-        check=_not_placeholder,
+        check=_a_value,
     ),
     # HashiCorp Vault's tokens since 1.10: a service, batch or recovery token's prefix, then its body.
     Rule("vault_token", _prefixed(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}"), "[REDACTED:token]", ("hvs.", "hvb.", "hvr.")),
@@ -461,7 +466,8 @@ PLAIN_RULES: list[Rule] = [
     # `curl -u user:password`, httpie's `-a user:password`, smbclient's `-U user%password`.
     Rule(
         "user_password_flag",
-        Pattern(rf"(?:^|{_S})(?:-u|--user|-a|--auth)(?:{_S}+|=)[\"']?[^{SPACE}:\"'@/]+[:%](?P<v>[^{SPACE}\"'@]+)"),
+        # (no `[` in the user: `-a [REDACTED:password]` is a value redacted already, not `user:password`)
+        Pattern(rf"(?:^|{_S})(?:-u|--user|-a|--auth)(?:{_S}+|=)[\"']?[^{SPACE}:\"'@/\[]+[:%](?P<v>[^{SPACE}\"'@]+)"),
         "[REDACTED:password]",
         ("-u", "-a"),  # in `--user` and `--auth` too; not `-u `: a tab or a newline may follow
         ignore_case=True,

@@ -198,10 +198,6 @@ def _new_shapes() -> list[Planted]:
         k("pgpass_echo", "echo 'localhost:5432:*:postgres:{s}' >> ~/.pgpass && chmod 600 ~/.pgpass", pw()),
         k("pgpass_wildcards", "*:*:*:replicator:{s}", pw()),
         k("prose_password", "the password is {s}", pw()),
-        k("redis_cli_a", "no, use `redis-cli -a {s} ping` to check the cache", pw()),
-        k("redis_cli_pass", "valkey-cli -h cache.internal --pass {s} info", pw()),
-        k("vault_service_token", "log in with `vault login {s}` first", "hvs." + _r(_ALNUM + "_-", 90)),
-        k("vault_batch_token", "VAULT_TOKEN={s} vault kv get secret/app", "hvb." + _r(_ALNUM, 120)),
         k("prose_admin_password", "The admin password for staging is {s}.", pw()),
         k("prose_api_key", "my API key is {s}", _r(_ALNUM, 20) + _r(string.digits, 4)),
         k(
@@ -213,6 +209,11 @@ def _new_shapes() -> list[Planted]:
         k("basic_b64_bare", "the header value is {s}", b64("deploy:" + pw())),
         k("b64_decode", "echo {s} | base64 -d", b64("admin:" + pw())),
         k("b64_urlsafe", "creds={s}", b64("svc-backup:" + pw(16) + "?>", urlsafe=True)),
+        # a later black-box attack's (last: the values drawn before them stay as they were)
+        k("redis_cli_a", "no, use `redis-cli -a {s} ping` to check the cache", pw()),
+        k("redis_cli_pass", "valkey-cli -h cache.internal --pass {s} info", pw()),
+        k("vault_service_token", "log in with `vault login {s}` first", "hvs." + _r(_ALNUM + "_-", 90)),
+        k("vault_batch_token", "VAULT_TOKEN={s} vault kv get secret/app", "hvb." + _r(_ALNUM, 120)),
     ]
 
 

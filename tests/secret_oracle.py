@@ -81,6 +81,11 @@ RULES: list[OracleRule] = [
         _r(r"(?:password|passwd|secret|token)\w*\s*[=:]\s*[\"']?([^\s\"',;\[$<]{6,})", _I),
     ),
     OracleRule("jwt", ("eyj",), _r(r"\b(eyJ[\w-]{8,}\.eyJ?[\w-]{8,}\.[\w-]{8,})")),
+    # gitleaks' vault-service-token / vault-batch-token, the recovery token's prefix beside them
+    OracleRule("vault-token", ("hvs.", "hvb.", "hvr."), _r(r"\b(hv[sbr]\.[\w-]{24,})")),
+    OracleRule(
+        "redis-cli-password", ("-cli",), _r(r"\b(?:redis|valkey|keydb)-cli\b[^\n]*\s(?:-a|--pass)\s+([^\s\[`]+)")
+    ),
 ]
 
 _BASE64_TOKEN = re.compile(r"(?<![\w+/-])([A-Za-z0-9+/_-]{8,}={0,2})(?![\w+/=-])")

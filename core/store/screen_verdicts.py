@@ -34,7 +34,7 @@ SCREEN_MODULES = (
     "safeguard_words", "secret_talk", "referents", "playbook_screen",
     "prose_commands", "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
-    "fenced_code", "dockerfile",
+    "fenced_code", "dockerfile", "lessons",
 )  # fmt: skip
 _DATA = ("tlds.txt",)
 # The libraries that parse and match for it: another version may read a text differently.

@@ -501,7 +501,10 @@ def test_the_rules_quote_no_new_shape_into_claude_md(tmp_path: Path, monkeypatch
     out = CliRunner().invoke(app, ["export", "--format", "claude-md", "--out", str(claude_md), "--db", db], env=env)
     assert out.exit_code == 0, out.output
     shown = CliRunner().invoke(app, ["show", "--db", db], env=env).stdout
-    written = [claude_md.read_text(), shown, *(p.read_text() for p in (tmp_path / "out").glob("*.*") if p.is_file())]
+    # (CLAUDE.md is not written when the screen holds every entry: the quotes talk of passwords and tokens)
+    published = [claude_md.read_text()] if claude_md.exists() else []
+    written = [*published, shown, *(p.read_text() for p in (tmp_path / "out").glob("*.*") if p.is_file())]
+    assert len(shown) > 200
     assert new_leaks(*written) == []
     assert oracle_findings(*written) == [] and all_findings(*written) == []
 
