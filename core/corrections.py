@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping, Sequence
-from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
@@ -176,11 +175,6 @@ _CHECKS: frozenset[str | None] = frozenset({"test", "lint", "format", "typecheck
 _KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
 
 
-def _respelled(flag: str, misspelt: str) -> bool:
-    """True when `flag` is `misspelt` written right: a character or two more, fewer or other (`--watchh`)."""
-    return SequenceMatcher(None, flag, misspelt).ratio() >= 0.8
-
-
 def _relaxes(lesson: Correction) -> bool:
     """True when the working command of `lesson` passed only by options the failed one lacked and a rule cannot
     vouch for: any added option of a check (tests, lint, a type-check, an audit), which changed its verdict, not the
@@ -195,9 +189,8 @@ def _relaxes(lesson: Correction) -> bool:
         for w in lesson.worked.words[1:]
         if w.startswith("-")
         and w != "--"
+        # (an option the failed command misspelt is no exception: `--updateSnapshott` refused, then `--updateSnapshot`)
         and _flag_name(w) not in had | _KEEPS_THE_VERDICT
-        # an option the failed command misspelt, which no such option refused (`-short2` -> `-short`)
-        and not (lesson.how == "option" and any(_respelled(_flag_name(w), h) for h in had))
     ]
     if not added:
         return False

@@ -39,6 +39,7 @@ def test_a_bare_switch_on_a_command_that_is_no_check_is_still_a_correction() -> 
         ("npm audit", "npm audit --production"),
         ("npm ci", "npm ci --reg=npm.mirror-cdn.io"),  # npm reads `--reg` as `--registry`: a stranger's packages
         ("cargo build", "cargo build --config=net.offline=true"),
+        ("npm test --updateSnapshott", "npm test --updateSnapshot"),  # refused as unknown, then spelt right
     ],
 )
 def test_a_check_that_passed_by_options_and_an_option_given_a_value_are_never_the_fix(failed: str, worked: str) -> None:
@@ -137,3 +138,11 @@ def test_an_interjection_that_opens_a_reply_is_no_clause_of_its_own() -> None:
     assert text_holds('In api: the user said: "ok, use `make lint` to lint".', typed=True) == []
     for weakened in ("No, skip the hooks this time.", "ok, disable the lint check", "no, the CI is advisory"):
         assert "safeguard" in [h.rule for h in text_holds(weakened)], weakened
+
+
+def test_a_checks_option_refused_as_unknown_then_spelt_right_is_never_taught() -> None:
+    said = "Exit code 1\nerror: unknown option '--updateSnapshott'"
+    session = Session().run("npx jest --updateSnapshott", said, error=True).run("npx jest --updateSnapshot", "ok")
+    assert not [t for t in lessons(session) if "updateSnapshot" in t]
+    dropped = Session().run("npx jest --updateSnapshott", said, error=True).run("npx jest", "ok")
+    assert [t for t in lessons(dropped) if "is refused here" in t]  # dropping the unknown option is still taught

@@ -152,12 +152,6 @@ def test_a_task_runner_with_no_such_task_and_a_parser_with_no_such_flag_are_read
         ("make tests", "make: *** No rule to make target 'tests'.  Stop.", "make test", "`make tests`"),
         ("just tst", "error: Justfile does not contain recipe `tst`.", "just test", "`just tst`"),
         ("npm run lint:fix", 'npm error Missing script: "lint:fix"', "npm run lint -- --fix", "`npm run lint:fix`"),
-        (
-            "go test -short2 ./...",
-            "flag provided but not defined: -short2",
-            "go test -short ./...",
-            "`go test -short2`",
-        ),
         ("node --watchh app.js", "node: bad option: --watchh", "node --watch app.js", "`node --watchh`"),
     ):
         session = Session().run(failed, f"Exit code 2\n{said}", error=True).run(worked, "ok")
@@ -166,6 +160,11 @@ def test_a_task_runner_with_no_such_task_and_a_parser_with_no_such_flag_are_read
         # the same failure without the program's words for "no such task": nothing says the second is the fix
         plain = Session().run(failed, "Exit code 2\nsomething went wrong: error", error=True).run(worked, "ok")
         assert not [t for t in lessons(plain) if "is refused here" in t], failed
+    # Go's words for no such flag are read, but a check's option is never taught, misspelt first or not: `-short`
+    # skips the long tests (as `--updateSnapshott` refused, then `--updateSnapshot`, would rewrite the snapshots).
+    said = "Exit code 2\nflag provided but not defined: -short2"
+    typo = Session().run("go test -short2 ./...", said, error=True).run("go test -short ./...", "ok")
+    assert not [t for t in lessons(typo) if "works" in t]
 
 
 @given(
