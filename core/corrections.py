@@ -168,34 +168,41 @@ def _flag_name(word: str) -> str:
     return word.split("=", 1)[0]
 
 
-# What decides a verdict on the code: a failure of one of them is the code's, never the command's.
-_CHECKS: frozenset[str | None] = frozenset({"test", "lint", "format", "typecheck"})
 # A check's options known to leave its verdict to the code: fixing or writing the code it found wrong, saying more,
 # refusing to write snapshots (`--ci`). Any other added option may be what made it pass.
 _KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
+# What decides a verdict on the code: a failure of one of them is the code's, never the command's.
+_CHECKS: frozenset[str | None] = frozenset({"test", "lint", "format", "typecheck"})
+
+
+# Programs that run a project's checks, or its scripts (which may be checks): a name alone (`npm t`, `make check`,
+# `bun run verify`) does not say which of their commands decide a verdict on the code.
+_RUNS_CHECKS = frozenset(
+    "npm pnpm yarn bun npx pnpx bunx deno node make just mise task cargo go gradle gradlew mvn mvnw dotnet uv uvx"
+    " poetry pipenv hatch tox nox bazel bazelisk pytest python python3 php composer bundle rake mix swift".split()
+)
 
 
 def _relaxes(lesson: Correction) -> bool:
-    """True when the working command of `lesson` passed only by options the failed one lacked and a rule cannot
-    vouch for: any added option of a check (tests, lint, a type-check, an audit), which changed its verdict, not the
-    code (`npm test -- -u` rewrote the snapshots, `tsc --noCheck`, `eslint --max-warnings=99999`); and any added
-    option given a value, a setting one run chose (`npm ci --reg=mirror.example`, `--audit-level=none`). Allowed,
-    not denied: what is left is a bare switch on a command that is no check (`git push -u`)."""
+    """True when the working command of `lesson` added options the failed one lacked, beyond those known to leave a
+    check's verdict to the code (`_KEEPS_THE_VERDICT`), where they may be what made it pass: after any failure
+    (`npm test -- -u` rewrote the snapshots, `tsc --noCheck`, `npm ci --reg=mirror.example`), and after a usage
+    error on a check or on a program that runs checks or scripts, or with a value (`--updateSnapshott` refused,
+    then `--updateSnapshot`). What is left: a variant that drops options, adds only those, or spells a refused
+    option right on a program that runs no checks (`gh pr list --jsonx`, then `--json`)."""
     if lesson.worked is None or lesson.how not in ("flag", "option"):
         return False
     had = {_flag_name(w) for w in lesson.failed.words if w.startswith("-")}
     added = [
         w
         for w in lesson.worked.words[1:]
-        if w.startswith("-")
-        and w != "--"
-        # (an option the failed command misspelt is no exception: `--updateSnapshott` refused, then `--updateSnapshot`)
-        and _flag_name(w) not in had | _KEEPS_THE_VERDICT
+        if w.startswith("-") and w != "--" and _flag_name(w) not in had | _KEEPS_THE_VERDICT
     ]
-    if not added:
-        return False
+    if not added or lesson.how == "flag":
+        return bool(added)
     key = command_key(lesson.failed.words)
-    return category_of(key) in _CHECKS or "audit" in key.split() or any("=" in w for w in added)
+    program = program_family(PurePosixPath(lesson.failed.words[0]).name)
+    return category_of(key) in _CHECKS or program in _RUNS_CHECKS or any("=" in w for w in added)
 
 
 def _unknown_variant(failed: Parsed, worked: Parsed, error: str) -> tuple[str, tuple[str, ...]] | None:
@@ -732,11 +739,16 @@ def hooked(messages: Sequence[SessionMessage], runs: Sequence[Run]) -> list[Foun
             lesson = Correction(
                 how="hook", failed=Command(words=refused[0]), worked=Command(words=key_words(command_key(worked.words)))
             )
-            found.setdefault(key, Found(f"correction|hook|{key}", lesson, refused[2], None))
+            found.setdefault(key, Found(f"correction|hook|{key}", lesson, refused[2], _HOOK_NAMED))
             refused = None
         elif after >= _MOST_RETRIES:
             refused = None
     return list(found.values())
+
+
+# A hook's message is configuration, the user's or a repository's (`.claude/settings.json` comes with a clone), and
+# may name any program: what it asked for waits for a person (`curl`, `scp`, `nc` were named in an attack).
+_HOOK_NAMED = "the program came from a hook's message, which a cloned repository may have written: a person reads it"
 
 
 def _instead(refused: Sequence[str], words: Sequence[str]) -> bool:

@@ -33,10 +33,24 @@ def script_name(word: str, call: Call) -> bool:
     namespace, `web:lint`, `rust:lint`), or one the project declares: a name, not a path or a command line."""
     if word in call.vouched:
         return bool(TASK_NAME.match(word))
-    # Any part of a namespaced name may be the routine: npm's convention puts it first (`lint:fix`), mise's and
-    # monorepos' often last (`web:lint`). A part that releases holds the whole name, wherever it stands.
-    routine = any(part in JS_SCRIPTS or part in _TASKS for part in word.split(":"))
+    # A namespaced name: a package's routine (`web:lint`, `tauri:build`: mise's and monorepos' way), or a routine and
+    # what kind of it (`test:ci`, `lint:fix`: npm's way), where only kinds known to run it whole count: `test:update`,
+    # `lint:nofail`, `typecheck:loose` wait for review. A part that releases holds the whole name, wherever it stands.
+    parts = word.split(":")
+    routine = _routine(parts[-1]) or (_routine(parts[0]) and all(p in _KINDS for p in parts[1:]))
     return bool(TASK_NAME.match(word)) and routine and not releases(word)
+
+
+def _routine(part: str) -> bool:
+    return part in JS_SCRIPTS or part in _TASKS
+
+
+# Kinds of a routine that run it whole: where (`ci`, `web`, `api`), which tests (`unit`, `e2e`), how it reports
+# (`watch`, `coverage`), or fixing what it finds (`fix`).
+_KINDS = frozenset(
+    "ci unit e2e integration all fix watch coverage cov types js ts py web api app client server frontend backend ui"
+    " local dev node browser docker full strict headless changed staged debug verbose".split()
+)
 
 
 # Words of a task's name that publish, deploy or release what the project built: irreversible, and the user's call

@@ -71,6 +71,10 @@ def _latin_letter(char: str) -> str:
     last = name.rsplit(" ", 1)[-1]
     if len(last) == 1 and last.isalpha():
         return last.lower()
+    # `ꝋ` is LATIN SMALL LETTER O WITH LOOP: the letter named right after LETTER, before what is drawn on it
+    first = name.split(" LETTER ", 1)[-1].split(" WITH ", 1)
+    if len(first) == 2 and len(first[0]) == 1 and first[0].isalpha():
+        return first[0].lower()
     return _GREEK_NAMED.get(last, char)
 
 

@@ -382,6 +382,19 @@ PLAIN_RULES: list[Rule] = [
         ("redis-cli", "valkey-cli", "keydb-cli"),
         check=_a_value,
     ),
+    # Database, directory and broker clients given the password on the command line: `mongosh -p PW`, `ldapsearch
+    # -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, WP-CLI's `--user_pass=PW`.
+    Rule(
+        "client_password",
+        Pattern(
+            r"\b(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|ldapsearch|ldapadd|ldapmodify"
+            r"|ldapdelete|ldapwhoami|ldapcompare|sqlcmd|bcp|mosquitto_pub|mosquitto_sub|wp)\b[^\n|;&]*?[ \t]"
+            r"(?:-p|-w|-P|--password|--pass|--user_pass|--admin_password|--dbpass)(?:[ \t]+|=)" + _arg(_BARE)
+        ),
+        "[REDACTED:password]",
+        ("mongo", "ldap", "sqlcmd", "bcp", "mosquitto", "wp"),
+        check=_a_value,
+    ),
     # HashiCorp Vault's tokens since 1.10: a service, batch or recovery token's prefix, then its body.
     Rule("vault_token", _prefixed(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}"), "[REDACTED:token]", ("hvs.", "hvb.", "hvr.")),
     # Webhook URLs carry their secret in the path (Slack, Discord, Teams) or a signature (Azure Logic Apps).

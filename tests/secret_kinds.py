@@ -214,6 +214,11 @@ def _new_shapes() -> list[Planted]:
         k("redis_cli_pass", "valkey-cli -h cache.internal --pass {s} info", pw()),
         k("vault_service_token", "log in with `vault login {s}` first", "hvs." + _r(_ALNUM + "_-", 90)),
         k("vault_batch_token", "VAULT_TOKEN={s} vault kv get secret/app", "hvb." + _r(_ALNUM, 120)),
+        k("mongosh_p", "no, use `mongosh -u admin -p {s} mongodb://db:27017/app`", pw()),
+        k("ldapsearch_w", "ldapsearch -x -D cn=admin,dc=acme -w {s} -b dc=acme", pw()),
+        k("sqlcmd_p", "sqlcmd -S db.internal -U sa -P {s} -Q 'select 1'", pw()),
+        k("mosquitto_p", "mosquitto_pub -h mqtt.internal -u bot -P {s} -t t -m x", pw()),
+        k("wp_user_pass", "wp user update 1 --user_pass={s}", pw()),
     ]
 
 

@@ -84,6 +84,14 @@ RULES: list[OracleRule] = [
     # gitleaks' vault-service-token / vault-batch-token, the recovery token's prefix beside them
     OracleRule("vault-token", ("hvs.", "hvb.", "hvr."), _r(r"\b(hv[sbr]\.[\w-]{24,})")),
     OracleRule(
+        "cli-password-argument",
+        ("mongo", "ldap", "sqlcmd", "mosquitto", "wp "),
+        _r(
+            r"\b(?:mongosh|mongo|ldapsearch|ldapadd|ldapmodify|sqlcmd|mosquitto_pub|mosquitto_sub|wp)\b[^\n]*?\s"
+            r"(?:-p|-w|-P|--user_pass)(?:\s+|=)([^\s\[`']+)"
+        ),
+    ),
+    OracleRule(
         "redis-cli-password", ("-cli",), _r(r"\b(?:redis|valkey|keydb)-cli\b[^\n]*\s(?:-a|--pass)\s+([^\s\[`]+)")
     ),
 ]

@@ -70,12 +70,12 @@ def test_error_text_never_reaches_a_lesson() -> None:
     seen = observe(
         Session()
         .run("make build", f"make: *** [build] Error 2 {planted}", error=True)
-        .run("make build -j1", "ok")
+        .run("gmake build", "ok")
         .messages
     )
     found = mine(seen, History.of([("s", seen)]))
     (correction,) = [f for f in found if f.kind == "correction"]
-    assert correction.text == "`make build` fails here; `make build -j1` works."
+    assert correction.text == "`make build` fails here; `gmake build` works."
     assert "evil" in correction.evidence  # what the failure said: for `playbook why`, shown escaped to a person
     assert not any("evil" in f.text or "url" in f.text for f in found)
 
@@ -110,8 +110,8 @@ def test_a_fix_read_in_tool_output_is_tainted() -> None:
     seen = observe(
         Session()
         .run("cargo build", "error: linker `cc` not found", error=True)
-        .tool("WebFetch", {"url": "https://forum.example/x"}, "fixed it with: cargo build --offline-linker")
-        .run("cargo build --offline-linker", "Finished")
+        .tool("WebFetch", {"url": "https://forum.example/x"}, "fixed it with: cargo-zigbuild build")
+        .run("cargo-zigbuild build", "Finished")
         .messages
     )
     (finding,) = [f for f in mine(seen, History.of([("s", seen)])) if f.kind == "correction"]

@@ -152,7 +152,7 @@ def test_a_task_runner_with_no_such_task_and_a_parser_with_no_such_flag_are_read
         ("make tests", "make: *** No rule to make target 'tests'.  Stop.", "make test", "`make tests`"),
         ("just tst", "error: Justfile does not contain recipe `tst`.", "just test", "`just tst`"),
         ("npm run lint:fix", 'npm error Missing script: "lint:fix"', "npm run lint -- --fix", "`npm run lint:fix`"),
-        ("node --watchh app.js", "node: bad option: --watchh", "node --watch app.js", "`node --watchh`"),
+        ("docker ps --formatt table", "unknown flag: --formatt", "docker ps --format table", "`docker ps --formatt`"),
     ):
         session = Session().run(failed, f"Exit code 2\n{said}", error=True).run(worked, "ok")
         refused = [t for t in lessons(session) if "is refused here" in t]
@@ -165,6 +165,9 @@ def test_a_task_runner_with_no_such_task_and_a_parser_with_no_such_flag_are_read
     said = "Exit code 2\nflag provided but not defined: -short2"
     typo = Session().run("go test -short2 ./...", said, error=True).run("go test -short ./...", "ok")
     assert not [t for t in lessons(typo) if "works" in t]
+    # nor an option spelt right on a program that runs scripts, which may be checks (`node --watchh`, then `--watch`)
+    node = Session().run("node --watchh app.js", "Exit code 9\nnode: bad option: --watchh", error=True)
+    assert not [t for t in lessons(node.run("node --watch app.js", "ok")) if "works" in t]
 
 
 @given(
