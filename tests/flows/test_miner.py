@@ -48,8 +48,8 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # name only another program, and a typed lesson's quoted words and folder name are read as free text: in sample 84 % ->
 # 79 % (a quote about a test the safeguard reader cannot read as keeping is held for review), dev 36 % -> 35 %.
 # The test half, measured after both (for attribution; nothing was changed for it): 9 % / 30 % (23 entries) at the
-# stop's start, 8 % / 27 % (22) after the helper, 4 % / 19 % (16) at the end: the screen holds 12 of the miner's own
-# entries there, the only ones stating 8 of its 11 lessons.
+# stop's start, 8 % / 27 % (22) after the helper, 4 % / 19 % (16) at the end: the screen holds 13 of the miner's 29
+# own entries there, the only ones stating 8 of its 11 lessons.
 FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.78, 0.95), "dev": (0.34, 0.8), "test": (0.03, 0.15)}
 
 
