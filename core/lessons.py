@@ -225,7 +225,8 @@ def project_label(project: str | None) -> str | None:
 _MOST_NAME_WORDS = 4
 _NAME_BREAK = re2.compile(r"[._+@-]+")
 _CAMEL = re2.compile(r"(\p{Ll})(\p{Lu})")
-_LABELLED = re2.compile(r"^In ([\pL\pN][\pL\pN._+@-]*): ")
+# The project's label as `render` writes it, of the characters a label may hold.
+_LABELLED = re2.compile(r"^In (" + _PROJECT.pattern.removeprefix("^").removesuffix("$") + r"): ")
 
 
 def name_words(name: str) -> str:
