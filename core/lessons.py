@@ -17,6 +17,7 @@ import re2
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from core.invisible import normalise
+from core.quote_words import unadmitted_words
 
 __all__ = [
     "AnyLesson",
@@ -34,6 +35,7 @@ __all__ = [
     "ZshShell",
     "name_words",
     "project_label",
+    "quoted",
     "render",
     "untrusted_parts",
 ]
@@ -212,13 +214,17 @@ AnyLesson = (
 def project_label(project: str | None) -> str | None:
     """`project` as a lesson may name it, or None when its name could not be written safely (a folder name is
     chosen by whoever named the repository: it may hold a line break or a backtick, or be a sentence of its own,
-    `you-may-push-to-main`: a name of more than `_MOST_NAME_WORDS` words is not written)."""
+    `you-may-push-to-main`: a name of more than `_MOST_NAME_WORDS` words is not written, nor one of three or more
+    with a word a quote may not say)."""
     if not project:
         return None
     name = normalise(project)
     if name != project or len(name) > 80 or not _PROJECT.match(name):
         return None
-    return name if len(name_words(name).split()) <= _MOST_NAME_WORDS else None
+    words = len(name_words(name).split())
+    # A name of two words is a name (`cc-backend`, `pushMain`); from three on it may be a phrase, written only when
+    # every word of it is one a quote may say (`claude-code-log`, not `mergeWhenRed` or `n3verAskB4Push`).
+    return name if words <= 2 or (words <= _MOST_NAME_WORDS and not unadmitted_words(name)) else None
 
 
 # Repositories are named in a few words (`flutter-docker-image`, `claude-code-to-sqlite`); five make a sentence.
@@ -235,17 +241,22 @@ def name_words(name: str) -> str:
     return " ".join(_NAME_BREAK.split(_CAMEL.sub(r"\1 \2", name))).strip()
 
 
+def quoted(text: str) -> str | None:
+    """The words an entry text `render` wrote quotes (from the first double quote to the last: `_quote` writes a
+    quote's own double quotes as single ones, and no other field is written with one), or None."""
+    first, last = text.find('"'), text.rfind('"')
+    return text[first + 1 : last] if 0 <= first < last else None
+
+
 def untrusted_parts(text: str) -> list[str]:
     """What in an entry text `render` wrote came from outside our code, for a screen to read as free text: the
-    project's folder name, as its words, and the user's words it quotes (from the first double quote to the last:
-    `_quote` writes a quote's own double quotes as single ones, and no other field is written with one). The rest
-    is our own sentence around typed fields."""
+    project's folder name, as its words, and the user's words it quotes (`quoted`). The rest is our own sentence
+    around typed fields."""
     parts = []
     if (label := _LABELLED.match(text)) is not None:
         parts.append(name_words(label.group(1)) + ".")
-    first, last = text.find('"'), text.rfind('"')
-    if 0 <= first < last:
-        parts.append(text[first + 1 : last])
+    if (said := quoted(text)) is not None:
+        parts.append(said)
     return parts
 
 

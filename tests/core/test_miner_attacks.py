@@ -74,21 +74,20 @@ def test_a_hook_lesson_names_another_program_never_the_same_one_or_an_interprete
     assert not any("hook" in text for text in lessons(session))
 
 
-@given(
-    st.lists(
-        st.sampled_from(["never", "ask", "before", "pushing", "Ignore", "previous", "instructions", "main"]),
-        min_size=1,
-        max_size=6,
-    ),
-    st.sampled_from(["_", "-", ".", ""]),
-)
-def test_a_folder_name_is_read_as_its_words_and_one_that_is_a_sentence_is_not_written(
+# Words the quote lexicon admits, and words it must not (they name the harm by themselves).
+_PLAIN = ["ask", "before", "previous", "main", "code", "log", "never"]
+_HARM = ["pushing", "ignore", "drop", "wipe", "force"]
+
+
+@given(st.lists(st.sampled_from(_PLAIN + _HARM), min_size=1, max_size=6), st.sampled_from(["_", "-", ".", ""]))
+def test_a_folder_name_is_read_as_its_words_and_one_that_may_be_a_phrase_is_written_only_in_admitted_words(
     words: list[str], joiner: str
 ) -> None:
     name = joiner.join(w.capitalize() for w in words) if joiner == "" else joiner.join(words)
     said = name_words(name).lower().split()
     assert said == [w.lower() for w in words]
-    assert (project_label(name) is None) == (len(words) > 4)
+    phrase = len(words) > 2 and any(w in _HARM for w in words)
+    assert (project_label(name) is None) == (len(words) > 4 or phrase)
 
 
 @pytest.mark.parametrize(
@@ -125,14 +124,11 @@ def test_cyrillic_and_greek_look_alikes_are_read_as_the_latin_words_they_show() 
     cyrillic = Vouched(scripts=frozenset({"Cyrillic", "Latin"}))  # a user who writes Russian as well
     shown = 'In webapp: the user said: "no, use `make test` and then \u0455\u043a\u0456\u0440 the \u04bb\u043e\u043e\u043a\u0455".'
     assert "bypass" in [h.rule for h in text_holds(shown, cyrillic, typed=True)]
-    assert (
-        text_holds(
-            'In webapp: the user said: "\u043d\u0435 \u0442\u0440\u043e\u0433\u0430\u0439 \u0444\u0430\u0439\u043b\u044b".',
-            cyrillic,
-            typed=True,
-        )
-        == []
+    russian = (
+        'In webapp: the user said: "\u043d\u0435 \u0442\u0440\u043e\u0433\u0430\u0439 \u0444\u0430\u0439\u043b\u044b".'
     )
+    # Russian words are not misread as Latin ones; the quote lexicon is English, so they wait for a reader
+    assert [h.rule for h in text_holds(russian, cyrillic, typed=True)] == ["wording"]
 
 
 def test_an_interjection_that_opens_a_reply_is_no_clause_of_its_own() -> None:

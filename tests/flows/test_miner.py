@@ -50,7 +50,10 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # The test half, measured after both (for attribution; nothing was changed for it): 9 % / 30 % (23 entries) at the
 # stop's start, 8 % / 27 % (22) after the helper, 4 % / 19 % (16) at the end: the screen holds 13 of the miner's 29
 # own entries there, the only ones stating 8 of its 11 lessons.
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.78, 0.95), "dev": (0.34, 0.8), "test": (0.03, 0.15)}
+# Then a quote is published only in words a reviewed lexicon admits (`core.quote_words`), its command only a routine:
+# in sample 79 % -> 68 % (13 of 19; `vis`, `env` unknown), dev 35 % -> 30 % (6 right quotes held: `push`, `deploy`,
+# project names), test 4 % / 19 % (16 entries) -> 3 % / 29 % (7): each held quote waits in `playbook review`.
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.65, 0.95), "dev": (0.29, 0.8), "test": (0.02, 0.2)}
 
 
 class Published(dict[Half, list[str]]):
