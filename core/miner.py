@@ -51,19 +51,12 @@ from typing import Literal
 import re2
 from pydantic import BaseModel, Field
 
-from core.corrections import (
-    Found,
-    corrections,
-    escalated,
-    executable,
-    flat,
-    hid_failure,
-    hooked,
-    ignored,
-    repository,
-    sandboxed,
-    warned,
-)
+from core.corrections import Found, corrections, flat
+from core.executable_scripts import executable
+from core.failures import FAILED, hid_failure
+from core.gh_repository import repository
+from core.hook_refusals import hooked, warned
+from core.ignored_paths import ignored
 from core.lessons import (
     Command,
     CommandFact,
@@ -94,6 +87,7 @@ from core.runs import (
     shell_runs,
 )
 from core.said import chooses_among, commit_style, interrupted, names_one_thing, said, typed_words
+from core.sandboxed_git import escalated, sandboxed
 from core.shell import parse_command
 
 __all__ = [
@@ -315,7 +309,7 @@ def _facts(
     subcommands: dict[str, set[str]] = {}
     learning: set[str] = set()  # programs whose help the session read
     for run in runs:
-        if not run.ok or _FAILED.search(run.output) or hid_failure(run):
+        if not run.ok or FAILED.search(run.output) or hid_failure(run):
             continue  # failed, or ended well only because a pipe hid its failure
         parsed = parse(run.command, run.folder)
         if parsed is None:
@@ -425,11 +419,6 @@ class _Read:
         return bool(needle) and self.text.find(needle, 0, self.starts[min(before, len(self.starts) - 1)]) >= 0
 
 
-# A check's output that says it failed (a count of failures that is not zero, an error line, a failed build).
-_FAILED = re2.compile(
-    r"\b[1-9]\d* (?:failed|failing|errors?)\b|(?m:^\s*(?:FAIL|FAILED|ERROR|error)(?:\[[\w-]+\])?[: ])|\berror TS\d+:"
-    r"|\b(?:build|compilation) failed\b|\bTests? failed\b"
-)
 # zsh's own error lines (Claude Code runs a command through `eval` in the user's shell), for what bash would take
 # (not "command not found": bash says that too, and the lesson is about globs and syntax).
 _ZSH_ERROR = re2.compile(
@@ -484,7 +473,7 @@ def _hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
     pipeline's last program (`tail`, `head`, `grep`) decided its exit status, while the output says it failed."""
     found: list[Candidate] = []
     for run in runs:
-        if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not _FAILED.search(run.output):
+        if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not FAILED.search(run.output):
             continue
         if hid_failure(run):
             continue  # a usage error (no such option or command): the check never ran; the correction reads it
