@@ -109,36 +109,20 @@ def hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
 def zsh(runs: Sequence[Run]) -> list[Candidate]:
     """The shell is zsh when its own errors say so (`zsh: no matches found`, `(eval):1: parse error near`); it has
     `noclobber` set when zsh refused a redirection onto a file that exists (`(eval):1: file exists: /tmp/x`)."""
-    found: list[Candidate] = []
     said = sum(1 for run in runs if not run.ok and _ZSH_ERROR.search(run.output))
-    if said:
-        found.append(
-            Candidate(key="pitfall|zsh", section="MISTAKES TO AVOID", lesson=ZshShell(), trigger="zsh", count=said)
-        )
     tied = sum(
         1
         for run in runs
         if "path" in run.command and _ASSIGNS_PATH.search(run.command) and _ZSH_NOT_FOUND.search(run.output)
     )
-    if tied:
-        found.append(
-            Candidate(
-                key="pitfall|zsh|path",
-                section="MISTAKES TO AVOID",
-                lesson=ZshShell(path=True),
-                trigger="command not found",
-                count=tied,
-            )
-        )
     clobber = sum(1 for run in runs if not run.ok and "file exists" in run.output and _ZSH_NOCLOBBER.search(run.output))
-    if clobber:
-        found.append(
-            Candidate(
-                key="pitfall|zsh|noclobber",
-                section="MISTAKES TO AVOID",
-                lesson=ZshShell(noclobber=True),
-                trigger="file exists",
-                count=clobber,
-            )
-        )
-    return found
+    seen = (
+        ("pitfall|zsh", ZshShell(), "zsh", said),
+        ("pitfall|zsh|path", ZshShell(path=True), "command not found", tied),
+        ("pitfall|zsh|noclobber", ZshShell(noclobber=True), "file exists", clobber),
+    )
+    return [
+        Candidate(key=key, section="MISTAKES TO AVOID", lesson=lesson, trigger=trigger, count=count)
+        for key, lesson, trigger, count in seen
+        if count
+    ]
