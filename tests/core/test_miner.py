@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from core.guards import guards_of
 from core.hooks import fires
 from core.lessons import Correction
-from core.miner import DOCUMENTED, NAME_CHOSEN, OPTION_CHOSEN, History, clip, command_key, mine, observe
+from core.miner import NAME_CHOSEN, OPTION_CHOSEN, History, clip, command_key, mine, observe
+from core.project_facts import DOCUMENTED
 from core.store.db import open_db
 from core.store.ingest import ingest
 from core.store.sessions import load_messages

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.lessons import Command
-from core.miner import DOCUMENTED, History, mine, observe
+from core.miner import History, mine, observe
+from core.project_facts import DOCUMENTED
 from core.runs import Parsed, parse
 from core.shell import parse_command
 from tests.labelled import UNSAFE

@@ -9,10 +9,10 @@ import json
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from core.corrections import escalated, sandboxed
 from core.miner import History, mine, observe
 from core.runs import shell_runs
 from core.said import typed_answers
+from core.sandboxed_git import escalated, sandboxed
 from tests.labelled import UNSAFE
 from tests.sessions import Session, lessons
 
