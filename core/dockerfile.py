@@ -17,7 +17,7 @@ import shlex
 import re2
 
 from core.allowlist import Refusal, Vouched, command_refusals
-from core.fenced_code import Reading
+from core.code_tree import Reading
 from core.program_calls import clip
 
 __all__ = ["DOCKERFILE_FENCES", "dockerfile_instructions", "read_dockerfile"]
