@@ -10,8 +10,8 @@ a ratio pass; commands and floors alternate (interleaved), --rounds rounds (min 
 
 Goals: each read command <= 2x its floor; `--help` < 1 s of CPU; an idle `nightly` (the bundled samples, already
 curated with the heuristic provider) < 5 s of CPU (it must not start Prefect). A reference row, no goal: the
-libraries a read command cannot do without (a Typer command with the options of `sql`, its settings from
-pydantic-settings, DuckDB) running the same query as `sql "select 1"`, with no code of ours.
+libraries a read command cannot do without (a Typer command with the options of `sql`, its settings a pydantic
+model over the environment, DuckDB) running the same query as `sql "select 1"`, with no code of ours.
 """
 
 from __future__ import annotations
@@ -67,22 +67,26 @@ INSERT INTO sessions (session_id, format, source_path, project, cwd, started_at,
 # What `core.store.db` runs to open, check or migrate a file: the command's overhead, not its query.
 _OVERHEAD = ("schema_version", "derived_objects", "information_schema", "pragma_database_size", "SET ")
 # The libraries every read command loads, with no code of ours: a Typer command with the options of `sql`, settings
-# from pydantic-settings (the database's path), and the same query as `sql "select 1"` (Rich only on a terminal).
+# a pydantic model over the PLAYBOOK_* variables (as flows.config reads them; pydantic-settings is no longer one of
+# them), and the same query as `sql "select 1"` (Rich only on a terminal).
 # What a read command would cost if it were only its libraries: a reference, not a goal.
 LIBRARIES = (
+    "import os\n"
     "from pathlib import Path\n"
     "from typing import Annotated\n"
     "import typer\n"
-    "from pydantic_settings import BaseSettings, SettingsConfigDict\n"
-    "class Settings(BaseSettings):\n"
-    "    model_config = SettingsConfigDict(env_prefix='PLAYBOOK_')\n"
+    "from pydantic import BaseModel, ConfigDict\n"
+    "class Settings(BaseModel):\n"
+    "    model_config = ConfigDict(extra='ignore', validate_default=True)\n"
     "    db: Path = Path('data/playbook.duckdb')\n"
     "    wait_s: float = 15.0\n"
     "def sql(query: str, as_json: Annotated[bool, typer.Option('--json')] = False,\n"
     "        db: Annotated[Path | None, typer.Option('--db')] = None,\n"
     "        wait: Annotated[float | None, typer.Option('--wait')] = None) -> None:\n"
     "    import duckdb\n"
-    "    settings = Settings(**{k: v for k, v in (('db', db), ('wait_s', wait)) if v is not None})\n"
+    "    env = {k.lower()[9:]: v for k, v in os.environ.items() if k.lower().startswith('playbook_')}\n"
+    "    flags = {k: v for k, v in (('db', db), ('wait_s', wait)) if v is not None}\n"
+    "    settings = Settings(**{**env, **flags})\n"
     "    con = duckdb.connect(str(settings.db), read_only=True)\n"
     "    print(con.execute(query).fetchall())\n"
     "typer.run(sql)\n"
@@ -198,7 +202,7 @@ def main() -> None:
         rows.append(row)
     reference = Row(
         "cli",
-        'the libraries alone (a Typer command, pydantic-settings, DuckDB) and sql "select 1"',
+        'the libraries alone (a Typer command, a pydantic model, DuckDB) and sql "select 1"',
         "s CPU",
         samples_cpu["libraries"],
         "a bare Python running the same queries",

@@ -7,14 +7,13 @@ trust`), only its harmless keys apply (`core.trust`), and each file read is kept
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import re
-import socket
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     AliasChoices,
@@ -26,14 +25,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
-from pydantic_settings import (
-    BaseSettings,
-    InitSettingsSource,
-    NoDecode,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    SettingsError,
-)
+from pydantic.fields import FieldInfo
 
 from core.budget import Budget
 from core.errors import ConfigError
@@ -131,10 +123,21 @@ class PlaybookOptions(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
 
 
-class Settings(BaseSettings):
-    """Every setting, with its default. Flags override the environment, which overrides the file."""
+class NoDecode:
+    """Marks a list setting whose variable is split by its validator (`a,b`), not read as JSON."""
 
-    model_config = SettingsConfigDict(env_prefix="PLAYBOOK_", extra="ignore")
+
+class Settings(BaseModel):
+    """Every setting, with its default. Flags override the environment, which overrides the files.
+
+    Built as `Settings(**flags)`, it reads the layers below the flags itself (`_layered`): `PLAYBOOK_<NAME>` in any
+    case (a field with aliases: those variables, the first set wins), a dict setting's variable as JSON, and the
+    files; tables merge key by key. Defaults are validated too (`~` in a default folder is expanded).
+    """
+
+    # Not pydantic-settings: importing it (asyncio and every source it offers) was a tenth of a read command's
+    # CPU over its floor, for the environment and two tables we read here in a few lines (bench/bench_cli.py).
+    model_config = ConfigDict(extra="ignore", validate_default=True, populate_by_name=True)
 
     db: Path = Path("data/playbook.duckdb")
     playbook: str = "default"  # the playbook a command works on when `-p` is not given
@@ -304,7 +307,8 @@ class Settings(BaseSettings):
         """`contributor`, else a stable pseudonym of this user on this host (the same every run)."""
         if self.contributor:
             return self.contributor
-        import getpass  # only here: a command starts without it
+        import getpass  # only here: a command starts without them
+        import socket
 
         seed = f"{getpass.getuser()}@{socket.gethostname()}"
         return "dev-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
@@ -317,25 +321,17 @@ class Settings(BaseSettings):
         """The configuration files these settings read, how far each is trusted and what of it was ignored."""
         return self._files
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Flags (init) > environment > playbook.toml (what of it applies) > the user's own config.toml."""
+    def __init__(self, **flags: Any) -> None:
+        """Flags > environment > playbook.toml (what of it applies) > the user's own config.toml.
+
+        Raises:
+            ConfigError: a dict setting's variable is not JSON, or (built directly) a settings file is unreadable.
+            ValidationError: a value is invalid.
+        """
         layers = _LAYERS.get()
         if layers is None:  # built directly, not by `load_settings`: the same files, the same rule
             layers = _read_layers()
-        return (
-            init_settings,
-            env_settings,
-            InitSettingsSource(settings_cls, init_kwargs=layers.local),
-            InitSettingsSource(settings_cls, init_kwargs=layers.own),
-        )
+        super().__init__(**_layered(layers.own, layers.local, _from_environment(), _by_field(flags)))
 
     def local_server(self, local: bool) -> bool:
         """True when the calls go to a server other than Anthropic's (a `local` provider's, or
@@ -410,9 +406,75 @@ def check_provider_name(value: str) -> str:
     """
     if value in PROVIDER_NAMES or value.startswith("replay:"):
         return value
+    import difflib  # only for a name that is wrong
+
     close = difflib.get_close_matches(value, PROVIDER_NAMES, n=1)
     hint = f"did you mean `{close[0]}`?" if close else f"use one of {', '.join(PROVIDER_NAMES)} or replay:FILE."
     raise ValueError(f"unknown provider `{value}`; {hint}")
+
+
+def _variables(name: str, field: FieldInfo) -> tuple[str, ...]:
+    """The variables a setting is read from, lower-cased: its aliases, else `playbook_<name>`."""
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return tuple(str(choice).lower() for choice in alias.choices)
+    return (str(alias).lower(),) if alias else (f"playbook_{name}",)
+
+
+def _is_json(field: FieldInfo) -> bool:
+    """Whether a setting's variable holds JSON: a table, list or model (optional or not) not marked `NoDecode`."""
+    if NoDecode in field.metadata:
+        return False
+    union = get_origin(field.annotation) in (Union, UnionType)
+    for kind in get_args(field.annotation) if union else (field.annotation,):
+        origin = get_origin(kind) or kind
+        if origin in (dict, list, tuple, set, frozenset):
+            return True
+        if isinstance(origin, type) and issubclass(origin, BaseModel):
+            return True
+    return False
+
+
+def _from_environment() -> dict[str, Any]:
+    """The settings the environment sets, by field name: names in any case, a dict setting as JSON.
+
+    Raises:
+        ConfigError: a variable that holds JSON does not parse.
+    """
+    environ = {k.lower(): v for k, v in os.environ.items()}  # any case: `playbook_db` sets `db`, as it always did
+    found: dict[str, Any] = {}
+    for name, field in Settings.model_fields.items():
+        variable = next((v for v in _variables(name, field) if v in environ), None)
+        if variable is None:
+            continue
+        found[name] = environ[variable]
+        if _is_json(field):
+            import json  # only when such a variable is set
+
+            try:
+                found[name] = json.loads(environ[variable])
+            except ValueError as exc:
+                cause = str(exc).splitlines()[0]
+                raise ConfigError(
+                    f"`PLAYBOOK_{name.upper()}` is not JSON ({cause}); write it as a JSON object or unset it."
+                ) from None
+    return found
+
+
+def _by_field(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` keyed by field name (a key that is a field's alias, in any case, names the field)."""
+    names = {v: n for n, f in Settings.model_fields.items() for v in _variables(n, f)}
+    return {k if k in Settings.model_fields else names.get(k.lower(), k): v for k, v in values.items()}
+
+
+def _layered(*layers: dict[str, Any]) -> dict[str, Any]:
+    """The layers merged, each over the ones before it; tables merge key by key (at any depth)."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            below = merged.get(key)
+            merged[key] = _layered(below, value) if isinstance(below, dict) and isinstance(value, dict) else value
+    return merged
 
 
 # Environment variables of ours that are not settings.
@@ -420,6 +482,8 @@ _ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG", "PLAYBOOK_PREFECT", "PLAYBOOK_HOME"}  # 
 
 
 def _suggest(name: str, known: list[str]) -> str:
+    import difflib  # only for a name that is wrong
+
     close = difflib.get_close_matches(name, known, n=1)
     return f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(sorted(known))}."
 
@@ -457,7 +521,7 @@ class _Layers(BaseModel):
     files: tuple[ConfigFile, ...] = ()
 
 
-# The layers `load_settings` read, for the settings sources of the `Settings` it builds (read once per command).
+# The layers `load_settings` read, for the `Settings` it builds to merge under the flags (read once per command).
 _LAYERS: ContextVar[_Layers | None] = ContextVar("playbook_config_layers", default=None)
 
 
@@ -513,15 +577,6 @@ def _explain(exc: ValidationError, layers: _Layers, flags: dict[str, Any]) -> Co
     return ConfigError(f"Invalid value for `{name}` in {where}: {error['msg']} (got {error.get('input')!r}).")
 
 
-def _unreadable_variable(exc: SettingsError) -> ConfigError:
-    """One line for a variable pydantic-settings could not parse, naming the variable."""
-    field = re.search(r'field "([^"]+)"', str(exc))
-    name = field.group(1) if field else None
-    variable = f"PLAYBOOK_{name.upper()}" if name else "A PLAYBOOK_* variable"
-    cause = str(exc.__cause__ or exc).splitlines()[0]
-    return ConfigError(f"`{variable}` is not JSON ({cause}); write it as a JSON object or unset it.")
-
-
 def load_settings(**overrides: Any) -> Settings:
     """Settings with the flags the user actually passed (None means "not given").
 
@@ -536,8 +591,6 @@ def load_settings(**overrides: Any) -> Settings:
         settings = Settings(**flags)
     except ValidationError as exc:
         raise _explain(exc, layers, flags) from None
-    except SettingsError as exc:  # a dict setting's variable that is not JSON, which pydantic-settings reads as JSON
-        raise _unreadable_variable(exc) from None
     finally:
         _LAYERS.reset(token)
     settings._files = layers.files
