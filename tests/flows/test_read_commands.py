@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from flows.cli import app
 from tests.helpers import SAMPLES
 
-HEAVY = ("prefect", "matplotlib", "anthropic", "numpy")
+HEAVY = ("prefect", "matplotlib", "anthropic", "numpy", "pydantic_settings", "asyncio")
 READS = [
     ["show"],
     ["show", "--format", "json"],

@@ -1,6 +1,6 @@
 """Where a setting comes from: a flag over the environment, over the working directory's playbook.toml (what of it
 applies), over the user's own config.toml; tables merged key by key; a dict setting's variable is JSON. Merged by
-pydantic-settings, through the sources `flows.config` gives it."""
+`flows.config` itself (`Settings.__init__`), from the layers it reads."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_a_flag_beats_the_environment_which_beats_the_files(
     (own_config_folder / "config.toml").write_text("max_entries = 7\nmax_tokens = 200\nbackups = 9\n")
     (here / "playbook.toml").write_text("max_entries = 6\nmax_tokens = 100\n")  # harmless keys: they apply
     monkeypatch.setenv("PLAYBOOK_MAX_ENTRIES", "5")
-    monkeypatch.setenv("playbook_db", "env.duckdb")  # any case, as pydantic-settings reads it
+    monkeypatch.setenv("playbook_db", "env.duckdb")  # any case, as it always was read
     assert load_settings().db == Path("env.duckdb")
     got = load_settings(db=Path("flag.duckdb"))
     assert (got.db, got.max_entries, got.max_tokens, got.backups) == (Path("flag.duckdb"), 5, 100, 9)
