@@ -707,6 +707,7 @@ PLAIN_RULES: list[Rule] = [
         Pattern(
             r"\b(?:2fa|mfa|otp|totp|hotp|two[ -]factor|authenticator)"
             r"(?:[ _-](?:app|auth|authentication|secret|seed|key|setup|code|shared))*"
+            r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:]+){1,3}?)?"
             r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[=:][ \t]*|[ \t]+)[\"'`]?"
             r"(?P<v>[a-z2-7]{16,}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,})\b"
         ),
