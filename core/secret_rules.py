@@ -472,7 +472,7 @@ PLAIN_RULES: list[Rule] = [
             r"(?:[ \t]+/|[ \t]*(?:\r|\n|\\n|[&|;`\"')]|$))"
         ),
         "[REDACTED:password]",
-        ("net",),
+        ("net ", "net\t"),
         ignore_case=True,
         check=_a_value,
     ),
@@ -696,7 +696,7 @@ PLAIN_RULES: list[Rule] = [
             r"(?:[ \t]+(?:is|was)|[ \t]*[=:])(?:[ \t]*:)?[ \t]*[\"'`]?(?P<v>[0-9]{4,12})\b"
         ),
         "[REDACTED:password]",
-        ("pin", "passcode", "pass code"),
+        ("pin ", "pin\t", "pin:", "pin=", "passcode", "pass code"),  # "pin" alone is in "mapping", "typing"
         ignore_case=True,
         check=_pin,
     ),
@@ -712,7 +712,7 @@ PLAIN_RULES: list[Rule] = [
             r"(?P<v>[a-z2-7]{16,}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,})\b"
         ),
         "[REDACTED:secret]",
-        ("2fa", "mfa", "otp", "factor", "authenticator"),
+        ("2fa", "mfa", "otp", "two factor", "two-factor", "authenticator"),  # not "factor": "refactor"
         ignore_case=True,
         check=_otp_seed,
     ),
@@ -736,14 +736,27 @@ PLAIN_RULES: list[Rule] = [
     Rule(
         "login_pair",
         Pattern(
-            r"\b(?:creds|credentials|login|log[ -]?in|sign[ -]?in|user(?:name)?[ \t]*(?:/|and|&)[ \t]*pass(?:word)?)"
+            r"\b(?:creds|credentials|login|log[ -]?in|sign[ -]?in|user(?:name)?(?:/| and | & )pass(?:word)?)"
             r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:]+){1,3}?)?"
             r"(?:[ \t]+(?:is|are|was|were)|[ \t]*[=:]|[`'\"]?[ \t]+(?:as|with))(?:[ \t]*:)?[ \t]+"
             rf"[\"'`]?{_USER}[\"'`]?(?:[ \t]+/[ \t]+|:|[ \t]+(?:and|&)[ \t]+|,[ \t]*)"
             rf"(?:[\"'`](?P<q>[^\"'`\n]{{4,}})[\"'`]|(?P<v>{_WORDY}*[0-9]{_WORDY}*|{_WORDY}*{_SIGN}{_WORDY}+))"
         ),
         "[REDACTED:password]",
-        ("creds", "credentials", "log", "sign", "user"),
+        # ("log", "sign" and "user" alone are in most texts)
+        (
+            "creds",
+            "credentials",
+            "login",
+            "log in",
+            "log-in",
+            "signin",
+            "sign in",
+            "sign-in",
+            "/pass",
+            "and pass",
+            "& pass",
+        ),
         ignore_case=True,
         check=_named_in_prose,
     ),
