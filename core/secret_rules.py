@@ -374,7 +374,8 @@ PLAIN_RULES: list[Rule] = [
     Rule(
         "password_flag",
         Pattern(
-            rf"--(?:password|passwd|pass|token|api-key|secret|auth-token)(?:=|{_S}+)" + _arg(f"[^{SPACE}\"'-]{_NS}*")
+            rf"--(?:password|passwd|passphrase|pass|token|api-key|secret|auth-token)(?:=|{_S}+)"
+            + _arg(f"[^{SPACE}\"'-]{_NS}*")
         ),
         "[REDACTED:password]",
         ("--pass", "--token", "--api-key", "--secret", "--auth-token"),
@@ -429,16 +430,30 @@ PLAIN_RULES: list[Rule] = [
         check=_a_value,
     ),
     # Database, directory and broker clients given the password on the command line: `mongosh -p PW`, `ldapsearch
-    # -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, WP-CLI's `--user_pass=PW`, `ipmitool -P PW`.
+    # -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, WP-CLI's `--user_pass=PW`, `ipmitool -P PW`, `cqlsh -p PW`,
+    # `cypher-shell -p PW`, `rabbitmqadmin -p PW`, `psexec -p PW`.
     Rule(
         "client_password",
         Pattern(
             r"\b(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|ldapsearch|ldapadd|ldapmodify"
-            r"|ldapdelete|ldapwhoami|ldapcompare|sqlcmd|bcp|mosquitto_pub|mosquitto_sub|wp|ipmitool)\b[^\n|;&]*?[ \t]"
+            r"|ldapdelete|ldapwhoami|ldapcompare|sqlcmd|bcp|mosquitto_pub|mosquitto_sub|wp|ipmitool|cqlsh|cypher-shell"
+            r"|rabbitmqadmin|psexec)\b[^\n|;&]*?[ \t]"
             r"(?:-p|-w|-P|--password|--pass|--user_pass|--admin_password|--dbpass)(?:[ \t]+|=)" + _arg(_BARE)
         ),
         "[REDACTED:password]",
-        ("mongo", "ldap", "sqlcmd", "bcp", "mosquitto", "wp", "ipmitool"),
+        (
+            "mongo",
+            "ldap",
+            "sqlcmd",
+            "bcp",
+            "mosquitto",
+            "wp",
+            "ipmitool",
+            "cqlsh",
+            "cypher-shell",
+            "rabbitmqadmin",
+            "psexec",
+        ),
         check=_a_value,
     ),
     # Commands whose documented usage takes the password as a positional argument: `rabbitmqctl add_user USER PW`
@@ -492,6 +507,18 @@ PLAIN_RULES: list[Rule] = [
         Pattern(r"\blftp\b[^\n|;&]*?[ \t]-u[ \t]+[\"']?[^\s,\"']+,(?P<v>[^\s\"']+)"),
         "[REDACTED:password]",
         ("lftp",),
+        check=_a_value,
+    ),
+    # `nmcli ... password PW` (or `wifi-sec.psk PW`), `wpa_passphrase SSID PW`, `neo4j-admin set-initial-password PW`.
+    Rule(
+        "positional_passphrase",
+        Pattern(
+            r"\b(?:nmcli\b[^\n|;&]*?[ \t](?:password|wifi-sec\.psk|802-1x\.password)"
+            r"|wpa_passphrase[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|;&<>-][^\s\"'|;&<>]*)"
+            r"|neo4j-admin\b[^\n|;&]*?[ \t]set-initial-password)[ \t]+" + _arg(_CMD_BARE)
+        ),
+        "[REDACTED:password]",
+        ("nmcli", "wpa_passphrase", "neo4j-admin"),
         check=_a_value,
     ),
     # FreeRDP's `/p:PW`, `cmdkey /pass:PW`, `schtasks /rp PW` (Windows' slash options, in any case).

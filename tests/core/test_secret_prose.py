@@ -1,5 +1,6 @@
 """Issue 41: secrets said in prose (a one-time-password seed, recovery codes, a PIN, `pw:`, a login and its password)
-and passwords a command takes as a positional argument (`rabbitmqctl add_user USER PW`, `net user NAME PW`, ...).
+and passwords a command takes as an argument its manual gives it (`rabbitmqctl add_user USER PW`, `net user NAME PW`,
+`nmcli ... password PW`, `cqlsh -p PW`, `gpg --passphrase PW`, ...).
 
 Each shape is redacted wherever it stands, whatever the value; the near misses beside it (an identifier after "MFA",
 a version after "pin", a feature named "recovery codes", a command that asks for the password) are kept as written.
@@ -86,6 +87,10 @@ def test_every_recovery_code_of_a_list_goes() -> None:
         "smbpasswd -a deploy",
         "ipmitool -I lanplus -H bmc -U admin -E chassis status",
         "xfreerdp /u:admin /v:win.internal",
+        "gpg --batch --passphrase-fd 0 -d secrets.gpg",
+        "nmcli --ask dev wifi connect HomeNet",
+        "nmcli dev wifi connect HomeNet password $WIFI_PASSWORD",
+        "wpa_passphrase HomeNet < passphrase.txt",
     ],
 )
 def test_a_near_miss_is_kept_as_written(text: str) -> None:
@@ -128,6 +133,13 @@ _PASSWORDS = [
     "mosquitto_passwd -b passwd bot {s}",
     "ipmitool -H bmc -U admin -P {s} power status",
     "xfreerdp /u:admin /p:{s} /v:host",
+    "gpg --batch --passphrase {s} -d secrets.gpg",
+    "cqlsh -u cassandra -p {s} db.internal",
+    "cypher-shell -u neo4j -p {s}",
+    "rabbitmqadmin -u admin -p {s} list queues",
+    "nmcli dev wifi connect HomeNet password {s}",
+    "wpa_passphrase HomeNet {s} > wpa.conf",
+    "neo4j-admin dbms set-initial-password {s}",
 ]
 
 
