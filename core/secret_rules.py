@@ -277,7 +277,7 @@ def _recovery_codes(m: Match, span: Span) -> Span | None:
 def _pin(m: Match, span: Span) -> Span | None:
     # "the PIN is 482193", not a version, a date or a figure ("pin: 1234.5", "the pin is 2024-11-28")
     after = m.after()
-    if after in ".,:/-" and after and m.string[span[1] + 1 : span[1] + 2].isdigit():
+    if after and after in ".,:/-" and m.string[span[1] + 1 : span[1] + 2].isdigit():
         return None
     return span
 
