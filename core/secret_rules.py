@@ -138,6 +138,11 @@ def _arg(bare: str) -> str:
 
 
 _BARE = f"[^{SPACE}\"'-][^{SPACE}\"']*"  # a bare argument: no quote, not a flag
+# A bare argument that is no flag and none of the shell's operators (`&&`, `|`, `;`, `>`): a password given where an
+# argument may end the command (`rabbitmqctl add_user bob && ...` takes no password on the line).
+_CMD_BARE = r"[^\s\"'|;&<>-][^\s\"'|;&<>]*"
+# A user name as commands and prose give it beside a password: `admin`, `ci-bot`, `me@acme.io`, `ACME\\deploy`.
+_USER = r"[a-z0-9._@+\\-]+"
 # A private key block of any kind (PEM, OpenSSH, PGP, SSH2, encrypted PEM), to its END line or, cut short, to the
 # end of the text; and the tail of one whose BEGIN went in an earlier message (base64 lines, then the END line).
 _KEY_BEGIN = "-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}"
@@ -238,6 +243,45 @@ def _named_in_prose(m: Match, span: Span) -> Span | None:
     return span
 
 
+# Codes that stay valid until used (a one-time or 2FA code expires in seconds: `gh auth login` prints one to copy).
+_CODE_KIND_WORDS = ("recovery", "backup", "scratch", "emergency")
+_CODE_KINDS = "|".join(_CODE_KIND_WORDS)
+
+
+def _otp_seed(m: Match, span: Span) -> Span | None:
+    # A seed is random: it holds one of base32's digits (2-7), or is long (160 bits, 32 characters); an upper-case
+    # word of letters beside "MFA" (HTTPSCONNECTIONPOOL) is a name.
+    seed = m.string[span[0] : span[1]].replace(" ", "")
+    return span if len(seed) >= 32 or any(c in "234567" for c in seed) else None
+
+
+def _recovery_codes(m: Match, span: Span) -> Span | None:
+    """The codes of a list ("4821-9931 7712-0034, a1b2c-d3e4f"), up to the first that is no code: 4 or more
+    characters with 2 or more digits ("v2-style", "10 per user" are words)."""
+    text, end, at = m.string, span[0], span[0]
+    while at < span[1]:
+        stop = at
+        while stop < span[1] and (ascii_alnum(text[stop]) or text[stop] == "-"):
+            stop += 1
+        code = text[at:stop]
+        if code != "and":  # "4821-9931 and 7712-0034"
+            if len(code.replace("-", "")) < 4 or sum(c.isdigit() for c in code) < 2:
+                break
+            end = stop
+        at = stop
+        while at < span[1] and not (ascii_alnum(text[at]) or text[at] == "-"):
+            at += 1
+    return (span[0], end) if end > span[0] else None
+
+
+def _pin(m: Match, span: Span) -> Span | None:
+    # "the PIN is 482193", not a version, a date or a figure ("pin: 1234.5", "the pin is 2024-11-28")
+    after = m.after()
+    if after and after in ".,:/-" and m.string[span[1] + 1 : span[1] + 2].isdigit():
+        return None
+    return span
+
+
 # Every kind but base64 of a credential, which decodes a match and asks these (`core.redact` adds it, last).
 PLAIN_RULES: list[Rule] = [
     Rule(
@@ -289,6 +333,8 @@ PLAIN_RULES: list[Rule] = [
     Rule("google_key", _prefixed("AIza", r"[0-9A-Za-z_\-]{35}"), "[REDACTED:api_key]", ("aiza",)),
     Rule("npm_token", _prefixed("npm_", r"[A-Za-z0-9]{36}\b"), "[REDACTED:token]", ("npm_",)),
     Rule("huggingface_token", _prefixed("hf_", r"[A-Za-z0-9]{30,}"), "[REDACTED:token]", ("hf_",)),
+    # Atlassian API tokens: `ATATT3`, a base64 body, `=`, a checksum (the run after the `=` is the token's too).
+    Rule("atlassian_token", _prefixed("ATATT3", r"[A-Za-z0-9_\-=]{20,}"), "[REDACTED:token]", ("atatt3",)),
     Rule(
         "sendgrid_key",
         _prefixed(r"SG\.", r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
@@ -328,7 +374,8 @@ PLAIN_RULES: list[Rule] = [
     Rule(
         "password_flag",
         Pattern(
-            rf"--(?:password|passwd|pass|token|api-key|secret|auth-token)(?:=|{_S}+)" + _arg(f"[^{SPACE}\"'-]{_NS}*")
+            rf"--(?:password|passwd|passphrase|pass|token|api-key|secret|auth-token)(?:=|{_S}+)"
+            + _arg(f"[^{SPACE}\"'-]{_NS}*")
         ),
         "[REDACTED:password]",
         ("--pass", "--token", "--api-key", "--secret", "--auth-token"),
@@ -383,16 +430,107 @@ PLAIN_RULES: list[Rule] = [
         check=_a_value,
     ),
     # Database, directory and broker clients given the password on the command line: `mongosh -p PW`, `ldapsearch
-    # -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, WP-CLI's `--user_pass=PW`.
+    # -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, WP-CLI's `--user_pass=PW`, `ipmitool -P PW`, `cqlsh -p PW`,
+    # `cypher-shell -p PW`, `rabbitmqadmin -p PW`, `psexec -p PW`.
     Rule(
         "client_password",
         Pattern(
             r"\b(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|ldapsearch|ldapadd|ldapmodify"
-            r"|ldapdelete|ldapwhoami|ldapcompare|sqlcmd|bcp|mosquitto_pub|mosquitto_sub|wp)\b[^\n|;&]*?[ \t]"
+            r"|ldapdelete|ldapwhoami|ldapcompare|sqlcmd|bcp|mosquitto_pub|mosquitto_sub|wp|ipmitool|cqlsh|cypher-shell"
+            r"|rabbitmqadmin|psexec)\b[^\n|;&]*?[ \t]"
             r"(?:-p|-w|-P|--password|--pass|--user_pass|--admin_password|--dbpass)(?:[ \t]+|=)" + _arg(_BARE)
         ),
         "[REDACTED:password]",
-        ("mongo", "ldap", "sqlcmd", "bcp", "mosquitto", "wp"),
+        (
+            "mongo",
+            "ldap",
+            "sqlcmd",
+            "bcp",
+            "mosquitto",
+            "wp",
+            "ipmitool",
+            "cqlsh",
+            "cypher-shell",
+            "rabbitmqadmin",
+            "psexec",
+        ),
+        check=_a_value,
+    ),
+    # Commands whose documented usage takes the password as a positional argument: `rabbitmqctl add_user USER PW`
+    # (`change_password`, `authenticate_user`), `mysqladmin password NEW`, Windows' `net user NAME PW` and
+    # `net use \\\\srv\\share PW`, Oracle's `sqlplus USER/PW@DB`, `lftp -u USER,PW`. (`smbpasswd` reads it on stdin:
+    # `piped_password`.)
+    Rule(
+        "rabbitmq_password",
+        Pattern(
+            r"\brabbitmqctl\b[^\n|;&]*?[ \t](?:add_user|change_password|authenticate_user)(?:[ \t]+--?[a-z-]+)*"
+            r"[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|;&<>-][^\s\"'|;&<>]*)[ \t]+" + _arg(_CMD_BARE)
+        ),
+        "[REDACTED:password]",
+        ("rabbitmqctl",),
+        check=_a_value,
+    ),
+    Rule(
+        "mysqladmin_password",
+        Pattern(r"\b(?:mysqladmin|mariadb-admin)\b[^\n|;&]*?[ \t](?:old-)?password[ \t]+" + _arg(_CMD_BARE)),
+        "[REDACTED:password]",
+        ("mysqladmin", "mariadb-admin"),
+        check=_a_value,
+    ),
+    # `net user NAME PW [/add]`: the password ends the command or an option follows (`net user growth is 5% ...` is
+    # prose); `*` asks for it.
+    Rule(
+        "net_user_password",
+        Pattern(
+            r"\bnet[ \t]+(?:user[ \t]+(?:\"[^\"\n]+\"|[^\s\"/*][^\s\"]*)|use[ \t]+(?:[a-z]:[ \t]+)?\\{2,4}[^\s\"]+)"
+            r"[ \t]+(?:\"(?P<q>[^\"\n]+)\"|(?P<v>[^\s\"'/*|;&<>][^\s\"'|;&<>]*))"
+            r"(?:[ \t]+/|[ \t]*(?:\r|\n|\\n|[&|;`\"')]|$))"
+        ),
+        "[REDACTED:password]",
+        ("net ", "net\t"),
+        ignore_case=True,
+        check=_a_value,
+    ),
+    Rule(
+        "sqlplus_password",
+        Pattern(
+            r"\b(?:sqlplus|sqlldr|expdp|impdp)\b(?:[ \t]+-[a-z]+)*[ \t]+(?:userid=)?[\"']?[a-z0-9_$#.]+/"
+            r"(?P<v>[^\s@\"'/]+)"
+        ),
+        "[REDACTED:password]",
+        ("sqlplus", "sqlldr", "expdp", "impdp"),
+        ignore_case=True,
+        check=_a_value,
+    ),
+    Rule(
+        "lftp_password",
+        Pattern(r"\blftp\b[^\n|;&]*?[ \t]-u[ \t]+[\"']?[^\s,\"']+,(?P<v>[^\s\"']+)"),
+        "[REDACTED:password]",
+        ("lftp",),
+        check=_a_value,
+    ),
+    # `nmcli ... password PW` (or `wifi-sec.psk PW`), `wpa_passphrase SSID PW`, `neo4j-admin set-initial-password PW`.
+    Rule(
+        "positional_passphrase",
+        Pattern(
+            r"\b(?:nmcli\b[^\n|;&]*?[ \t](?:password|wifi-sec\.psk|802-1x\.password)"
+            r"|wpa_passphrase[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|;&<>-][^\s\"'|;&<>]*)"
+            r"|neo4j-admin\b[^\n|;&]*?[ \t]set-initial-password)[ \t]+" + _arg(_CMD_BARE)
+        ),
+        "[REDACTED:password]",
+        ("nmcli", "wpa_passphrase", "neo4j-admin"),
+        check=_a_value,
+    ),
+    # FreeRDP's `/p:PW`, `cmdkey /pass:PW`, `schtasks /rp PW` (Windows' slash options, in any case).
+    Rule(
+        "windows_password_option",
+        Pattern(
+            r"\b(?:(?:xfreerdp|wlfreerdp|sdl-freerdp)3?\b[^\n|;&]*?[ \t][/-]p:|cmdkey\b[^\n|;&]*?[ \t]/pass:"
+            r"|schtasks\b[^\n|;&]*?[ \t]/rp[ \t]+)" + _arg(_CMD_BARE)
+        ),
+        "[REDACTED:password]",
+        ("freerdp", "cmdkey", "schtasks"),
+        ignore_case=True,
         check=_a_value,
     ),
     # HashiCorp Vault's tokens since 1.10: a service, batch or recovery token's prefix, then its body.
@@ -447,12 +585,14 @@ PLAIN_RULES: list[Rule] = [
         ignore_case=True,
         check=_not_placeholder,
     ),
-    # A password fed on standard input by echo: `echo PW | sudo -S`, `| docker login --password-stdin`, `| chpasswd`.
+    # A password fed on standard input by echo: `echo PW | sudo -S`, `| docker login --password-stdin`, `| chpasswd`,
+    # `| smbpasswd -s`.
     Rule(
         "piped_password",
         Pattern(
             r"\b(?:echo|printf)[ \t]+(?P<v>[^|\n]*?)[ \t]*\|[ \t]*(?:sudo\b[^|\n]*?[ \t](?:-[A-Za-z]*S|--stdin)"
-            r"|[^|\n]*?(?:--password-stdin|--with-token|passwd[ \t]+--stdin)|chpasswd\b)"
+            r"|[^|\n]*?(?:--password-stdin|--with-token|passwd[ \t]+--stdin)|chpasswd\b"
+            r"|smbpasswd\b[^|\n]*?[ \t]-[a-z]*s\b)"
         ),
         "[REDACTED:password]",
         ("echo", "printf"),
@@ -469,11 +609,12 @@ PLAIN_RULES: list[Rule] = [
     Rule(
         "htpasswd",
         Pattern(
-            r"\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+(?:[ \t]+[0-9]+)?)+)[ \t]+(?P<first>[^\s|;<>-][^\s|;<>]*)"
+            r"\b(?:htpasswd|mosquitto_passwd)(?P<flags>(?:[ \t]+-[A-Za-z]+(?:[ \t]+[0-9]+)?)+)"
+            r"[ \t]+(?P<first>[^\s|;<>-][^\s|;<>]*)"
             r"[ \t]+(?P<second>[^\s|;<>-][^\s|;<>]*)(?:[ \t]+(?P<third>[^\s|;<>-][^\s|;<>]*))?"
         ),
         "[REDACTED:password]",
-        ("htpasswd",),
+        ("htpasswd", "mosquitto_passwd"),
         check=_htpasswd,
     ),
     # `curl -u user:password`, httpie's `-a user:password`, smbclient's `-U user%password`.
@@ -554,18 +695,96 @@ PLAIN_RULES: list[Rule] = [
         check=_not_placeholder,
         shape=f"(?i:{_KEY_NAME}{_S}*[=:]{_S}*{_V}{{4,}})",
     ),
-    # A password or key named in prose: "the password is hunter2x!", "my API key for staging is ...".
+    # A password or key named in prose: "the password is hunter2x!", "my API key for staging is ...", "pw: ...".
     Rule(
         "named_in_prose",
         Pattern(
-            r"(?i:\b(?:password|passphrase|passwd|passcode|pass code|pin code|api[ _-]?key|secret[ _-]?key"
+            r"(?:(?i:\b(?:password|passphrase|passwd|passcode|pass code|pin code|pw|api[ _-]?key|secret[ _-]?key"
             r"|access[ _-]?key|private[ _-]?key|auth[ _-]?token|access[ _-]?token|token|secret))"
-            rf"(?:{_S}+(?i:for|of|on|to)(?:{_S}+{_NS}+){{1,3}}?)?{_S}+"
-            rf"(?i:is|was|=|:|will be|would be|should be|becomes|is now|now is|reads){_S}+"
+            rf"(?:{_S}+(?i:for|of|on|to)(?:{_S}+{_NS}+){{1,3}}?)?"
+            rf"{_S}+(?i:is|was|=|:|will be|would be|should be|becomes|is now|now is|reads)"
+            # or a colon right after a name `assignment` (a name without a space) does not know: "pw: ...",
+            # "API key: ..."
+            r"|(?i:\b(?:pw|passphrase|passcode|pass code|pin code|(?:api|secret|access|private) key"
+            r"|(?:auth|access) token))"
+            rf"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[^{SPACE}:]+){{1,3}}?)?[ \t]*[=:]){_S}+"
             rf"(?:[\"'`](?P<q>[^\"'`\n]{{4,}})[\"'`]|(?P<v>{_WORDY}*[0-9]{_WORDY}*|{_WORDY}*{_SIGN}{_WORDY}+))"
         ),
         "[REDACTED:password]",
-        ("pass", "pin code", "key", "token", "secret"),
+        ("pass", "pin code", "pw", "key", "token", "secret"),
+        check=_named_in_prose,
+    ),
+    # A PIN in prose: "the PIN is 482193", "PIN for the card: 4821" (digits alone, which `named_in_prose` takes for a
+    # figure).
+    Rule(
+        "pin",
+        Pattern(
+            r"\b(?:pin|pin code|pin number|passcode|pass code)(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:]+){1,3}?)?"
+            r"(?:[ \t]+(?:is|was)|[ \t]*[=:])(?:[ \t]*:)?[ \t]*[\"'`]?(?P<v>[0-9]{4,12})\b"
+        ),
+        "[REDACTED:password]",
+        ("pin ", "pin\t", "pin:", "pin=", "passcode", "pass code"),  # "pin" alone is in "mapping", "typing"
+        ignore_case=True,
+        check=_pin,
+    ),
+    # A one-time-password seed (base32) named in prose: "the 2FA secret is JBSWY3DP...", "authenticator key: ...",
+    # "MFA seed ...", as authenticator apps show it (`jbsw y3dp ehpk 3pxp`) too.
+    Rule(
+        "otp_seed",
+        Pattern(
+            r"\b(?:2fa|mfa|otp|totp|hotp|two[ -]factor|authenticator)"
+            r"(?:[ _-](?:app|auth|authentication|secret|seed|key|setup|code|shared))*"
+            r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:]+){1,3}?)?"
+            r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[=:][ \t]*|[ \t]+)[\"'`]?"
+            r"(?P<v>[a-z2-7]{16,}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,})\b"
+        ),
+        "[REDACTED:secret]",
+        ("2fa", "mfa", "otp", "two factor", "two-factor", "authenticator"),  # not "factor": "refactor"
+        ignore_case=True,
+        check=_otp_seed,
+    ),
+    # Backup and recovery codes: "recovery codes are 4821-9931 7712-0034", each code of the list.
+    Rule(
+        "recovery_codes",
+        Pattern(
+            rf"\b(?:{_CODE_KINDS})[ _-]codes?(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:]+){{1,3}}?)?"
+            rf"(?:{_S}+(?:are|is|were|was)(?:{_S}*:)?{_S}+|{_S}*[=:]{_S}*|{_S}+)"
+            r"(?P<v>[a-z0-9-]*[0-9][a-z0-9-]*(?:(?:[ \t]*[,;][ \t]*|[ \t]+|[ \t]*\r?\n[ \t]*(?:[-*][ \t]+)?)"
+            r"(?:and[ \t]+)?[a-z0-9-]*[0-9][a-z0-9-]*)*)"
+        ),
+        "[REDACTED:secret]",
+        tuple(f"{kind}{sep}code" for kind in _CODE_KIND_WORDS for sep in " _-"),
+        ignore_case=True,
+        check=_recovery_codes,
+    ),
+    # A login and its password in prose: "creds are admin:Falc0n!", "the login for staging is admin and ...",
+    # "log in as admin / ...", "username and password: admin, ...", on one line; `admin/...` unspaced is a path.
+    # The password must look like one (`named_in_prose`).
+    Rule(
+        "login_pair",
+        Pattern(
+            r"\b(?:creds|credentials|login|log[ -]?in|sign[ -]?in|user(?:name)?(?:/| and | & )pass(?:word)?)"
+            r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:]+){1,3}?)?"
+            r"(?:[ \t]+(?:is|are|was|were)|[ \t]*[=:]|[`'\"]?[ \t]+(?:as|with))(?:[ \t]*:)?[ \t]+"
+            rf"[\"'`]?{_USER}[\"'`]?(?:[ \t]+/[ \t]+|:|[ \t]+(?:and|&)[ \t]+|,[ \t]*)"
+            rf"(?:[\"'`](?P<q>[^\"'`\n]{{4,}})[\"'`]|(?P<v>{_WORDY}*[0-9]{_WORDY}*|{_WORDY}*{_SIGN}{_WORDY}+))"
+        ),
+        "[REDACTED:password]",
+        # ("log", "sign" and "user" alone are in most texts)
+        (
+            "creds",
+            "credentials",
+            "login",
+            "log in",
+            "log-in",
+            "signin",
+            "sign in",
+            "sign-in",
+            "/pass",
+            "and pass",
+            "& pass",
+        ),
+        ignore_case=True,
         check=_named_in_prose,
     ),
 ]

@@ -1,6 +1,6 @@
 """Kinds of secrets as they turn up in coding-agent transcripts, each with the value that must never leave: 27
-(`KINDS`), 17 held out (`HELD_OUT`), 38 new shapes of issue 40 and 4 of a later attack (`NEW_SHAPES`) and 4 cut across two messages
-(`SPLIT_MESSAGES`).
+(`KINDS`), 17 held out (`HELD_OUT`), 38 new shapes of issue 40, 9 of a later attack and 23 of issue 41 (`NEW_SHAPES`)
+and 4 cut across two messages (`SPLIT_MESSAGES`).
 
 The values are fake, generated once from a fixed seed, with the shape (alphabet, length, prefix) of the
 real thing, so entropy checks see what they would see in a real leak. `SPLIT` is one secret cut across
@@ -219,6 +219,60 @@ def _new_shapes() -> list[Planted]:
         k("sqlcmd_p", "sqlcmd -S db.internal -U sa -P {s} -Q 'select 1'", pw()),
         k("mosquitto_p", "mosquitto_pub -h mqtt.internal -u bot -P {s} -t t -m x", pw()),
         k("wp_user_pass", "wp user update 1 --user_pass={s}", pw()),
+        # issue 41's black-box attack: secrets said in prose, passwords given as a command's positional argument
+        *_issue_41(),
+    ]
+
+
+# Issue 41's values come from a generator of their own: the values drawn above, and `SPLIT_MESSAGES` after them, stay
+# as they were.
+_rng41 = random.Random(41)
+_B32 = string.ascii_uppercase + "234567"
+
+
+def _issue_41() -> list[Planted]:
+    def k(kind: str, template: str, secret: str) -> Planted:
+        return Planted(kind, template.format(s=secret), secret)
+
+    def r(alphabet: str, n: int) -> str:
+        return "".join(_rng41.choice(alphabet) for _ in range(n))
+
+    def seed(n: int) -> str:  # a base32 seed as authenticator apps take it: random, so holding a digit of 2-7
+        return r(_B32, n - 1) + _rng41.choice("234567")
+
+    def word() -> str:
+        return r(string.ascii_uppercase, 1) + r(string.ascii_lowercase, 4)
+
+    def pw() -> str:  # as people make them ("Falcon-Rain-2291")
+        return f"{word()}-{word()}-{r(string.digits, 4)}"
+
+    grouped = " ".join(r(_B32.lower(), 4) for _ in range(8))
+    codes = " ".join(f"{r(string.digits, 4)}-{r(string.digits, 4)}" for _ in range(4))
+    atlassian = "ATATT3xFfGF0" + r(_ALNUM + "_-", 180) + "=" + r("0123456789ABCDEF", 8)
+    return [
+        k("otp_2fa_secret", "no, use `make login`; the 2FA secret is {s}", seed(16)),
+        k("otp_authenticator_key", "authenticator key: {s}", seed(32)),
+        k("otp_mfa_seed", "no, use `make login`; MFA seed {s}", seed(16)),
+        k("otp_seed_grouped", "the OTP seed is {s} (from the setup page)", grouped),
+        k("recovery_codes", "my recovery codes are {s}, keep them safe", codes),
+        k("pw_label", "no, use `make login`, pw: {s}", pw()),
+        k("pin_prose", "no, use `make unlock`; the PIN is {s}", r(string.digits, 6)),
+        k("login_pair_and", "no, use `make login`; the login for staging is admin and {s}", pw()),
+        k("creds_colon", "creds are admin:{s}", pw()),
+        k("login_as_slash", "no, use `make login` as admin / {s}", pw()),
+        k("rabbitmq_change_password", "no, run `rabbitmqctl change_password app {s}`", pw()),
+        k("rabbitmq_add_user", "rabbitmqctl add_user deploy {s} && rabbitmqctl set_user_tags deploy admin", pw()),
+        k("mysqladmin_password", "mysqladmin -u root -p password {s}", pw()),
+        k("net_user", "net user deploy {s} /add", pw()),
+        k("net_use", "net use Z: \\\\files\\share {s} /user:ACME\\deploy", pw()),
+        k("sqlplus", "sqlplus app/{s}@//db.internal:1521/ORCL", pw()),
+        k("lftp_u", "no, use `lftp -u deploy,{s} ftp.internal`", pw()),
+        k("mosquitto_passwd_b", "mosquitto_passwd -b /etc/mosquitto/passwd bot {s}", pw()),
+        k("ipmitool_P", "ipmitool -I lanplus -H bmc.internal -U admin -P {s} chassis status", pw()),
+        k("xfreerdp_p", "xfreerdp /u:admin /p:{s} /v:win.internal", pw()),
+        k("cmdkey_pass", "cmdkey /generic:files.internal /user:deploy /pass:{s}", pw()),
+        k("smbpasswd_stdin", 'echo -e "{s}\\n{s}" | smbpasswd -a -s deploy', pw()),
+        k("atlassian_token", "no, use `make deploy` with the token {s}", atlassian),
     ]
 
 

@@ -94,6 +94,45 @@ RULES: list[OracleRule] = [
     OracleRule(
         "redis-cli-password", ("-cli",), _r(r"\b(?:redis|valkey|keydb)-cli\b[^\n]*\s(?:-a|--pass)\s+([^\s\[`]+)")
     ),
+    # Issue 41: secrets said in prose (gitleaks has no rule for them; written from how people say them) and passwords
+    # as positional arguments, from each tool's manual (usage lines).
+    OracleRule(
+        "otp-seed",
+        ("2fa", "mfa", "otp", "authenticator"),
+        _r(
+            r"\b(?:2fa|mfa|otp|totp|authenticator)(?: (?:secret|seed|key))?(?:\s+is\s+|:\s*|\s+)"
+            r"([A-Z2-7]{16,}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,})\b",
+            _I,
+        ),
+    ),
+    OracleRule("recovery-codes", ("codes",), _r(r"(?:recovery|backup) codes\s+(?:are|:)\s+(\d{4}-\d{4})", _I)),
+    OracleRule("pin-in-prose", ("pin",), _r(r"\bPIN\s+(?:is|:)\s+(\d{4,8})\b")),
+    OracleRule("pw-label", ("pw",), _r(r"\bpw\s*[:=]\s*([^\s\[]{6,})", _I)),
+    OracleRule(
+        "login-pair-in-prose",
+        ("creds", "credentials", "login"),
+        _r(
+            r"\b(?:creds|credentials|login)\b(?:\s+for\s+\w+)?`?\s+(?:is|are|as)\s+\w+(?::|\s+/\s+|\s+and\s+)([^\s\[]{6,})",
+            _I,
+        ),
+    ),
+    OracleRule(
+        "rabbitmqctl-password",
+        ("rabbitmqctl",),
+        _r(r"\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+([^\s\[`&]+)"),
+    ),
+    OracleRule("mysqladmin-password", ("mysqladmin",), _r(r"\bmysqladmin\b[^\n]*\spassword\s+([^\s\[]+)")),
+    OracleRule("net-user-password", ("net user",), _r(r"\bnet\s+user\s+\S+\s+([^\s\[/*]+)", _I)),
+    OracleRule("net-use-password", ("net use",), _r(r"\bnet\s+use\s+(?:\w:\s+)?\\\\\S+\s+([^\s\[/]+)", _I)),
+    OracleRule("sqlplus-password", ("sqlplus",), _r(r"\bsqlplus\s+\w+/([^\s@\[]+)@")),
+    OracleRule("lftp-password", ("lftp",), _r(r"\blftp\s+-u\s+[^,\s]+,([^\s\[`]+)")),
+    OracleRule(
+        "mosquitto-passwd-batch", ("mosquitto_passwd",), _r(r"\bmosquitto_passwd\s+-b\s+\S+\s+\S+\s+([^\s\[]+)")
+    ),
+    OracleRule("ipmitool-password", ("ipmitool",), _r(r"\bipmitool\b[^\n]*\s-P\s+([^\s\[]+)")),
+    OracleRule("windows-password-option", ("/p:", "/pass:"), _r(r"\s/(?:p|pass):([^\s\[]+)", _I)),
+    OracleRule("smbpasswd-stdin", ("smbpasswd",), _r(r"echo\s+(?:-e\s+)?\"([^\"\[]+)\"\s*\|\s*smbpasswd\b")),
+    OracleRule("atlassian-api-token", ("atatt",), _r(r"\b(ATATT3[A-Za-z0-9_\-=]{20,})")),
 ]
 
 _BASE64_TOKEN = re.compile(r"(?<![\w+/-])([A-Za-z0-9+/_-]{8,}={0,2})(?![\w+/=-])")
