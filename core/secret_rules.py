@@ -134,7 +134,8 @@ def _prefixed(prefixes: str, rest: str) -> Pattern:
 
 def _arg(bare: str) -> str:
     """A command-line argument: its inside when quoted (`q`, `a`), else a bare word of `bare` characters (`v`)."""
-    return f"(?:\"(?P<q>[^\"\\n]+)\"|'(?P<a>[^'\\n]+)'|(?P<v>{bare}))"
+    # a quote escaped as JSON writes it (`\\"`) is a quote: a tool call's input is stored as JSON text
+    return f"(?:\\\\?\"(?P<q>[^\"\\n]+?)\\\\?\"|'(?P<a>[^'\\n]+)'|(?P<v>{bare}))"
 
 
 _BARE = f"[^{SPACE}\"'-][^{SPACE}\"']*"  # a bare argument: no quote, not a flag
@@ -407,7 +408,7 @@ PLAIN_RULES: list[Rule] = [
     # flags.
     Rule(
         "short_password_flag",
-        Pattern(rf"\b(?:mysql|mariadb|7z|7za|7zr|rar|unrar)[^\n]*?{_S}-p(?P<v>{_NS}+)"),
+        Pattern(rf"\b(?:mysql|mariadb|7z|7za|7zr|rar|unrar)[^\n]*?{_S}-p" + _arg(f"{_NS}+")),
         "[REDACTED:password]",
         ("mysql", "mariadb", "7z", "rar"),
         ignore_case=True,

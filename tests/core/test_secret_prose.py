@@ -170,3 +170,33 @@ def test_an_upper_case_name_beside_an_otp_word_is_kept(template: str, name: str)
 def test_a_version_after_pin_is_kept(version: str, pin: str) -> None:
     for text in (f"{pin} the version to {version}", f"{pin}: {version}", f"the {pin} is {version}"):
         assert redact(text) == (text, 0)
+
+
+# Commands that take a password as one argument, which a passphrase of several words is quoted to be.
+_QUOTED_ARGUMENT = [
+    "mysql -u root --password {q}{s}{q} -e 'select 1'",
+    "mysql -u root -p{q}{s}{q} app",
+    "sshpass -p {q}{s}{q} ssh deploy@db",
+    "zip -P {q}{s}{q} backup.zip notes.txt",
+    "7z a -p{q}{s}{q} backup.7z notes",
+    "openssl enc -aes256 -pass {q}pass:{s}{q} -in a -out b",
+    "gpg --batch --passphrase {q}{s}{q} -c notes.txt",
+]
+
+
+@given(
+    st.sampled_from(_QUOTED_ARGUMENT),
+    st.lists(st.from_regex(r"[a-z]{5,9}", fullmatch=True), min_size=2, max_size=4),
+    st.sampled_from(['"', "'"]),
+    st.booleans(),
+)
+def test_a_passphrase_quoted_as_one_argument_goes_whole_in_a_command_and_in_its_json(
+    template: str, words: list[str], quote: str, as_json: bool
+) -> None:
+    import json
+
+    command = template.format(q=quote, s=" ".join(words))
+    # a tool call's input is stored as JSON text, where a double quote is written `\"`
+    text = json.dumps({"command": command}) if as_json else command
+    clean, _ = redact(text)
+    assert [w for w in words if w in clean and w not in template] == [], clean
