@@ -39,6 +39,7 @@ _SPAN = re2.compile(r"`+([^`]*)`+")
 # miner learns, `core.corrections`); any other option may be what switches a check off (`-u`, `--passWithNoTests`).
 _QUIET_OPTIONS = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
 _ASSIGNMENT = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PROSE_OPTION = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w=-]*)")
 
 
 @cache
@@ -85,10 +86,14 @@ def _command_refusals(span: str) -> list[str]:
 
 def quote_refusals(quote: str) -> list[str]:
     """Why `quote`, words a lesson quotes, may not be published as they stand: each word no reviewed list admits
-    (the first three named), and each command in a code span that is more than a routine; [] when nothing holds it."""
+    (the first three named), and each command in it (in a code span or in its words) that is more than a routine;
+    [] when nothing holds it."""
     found: list[str] = []
     for span in _SPAN.findall(quote):
         found += _command_refusals(span)
+    # an option written in the words themselves, outside a code span, is as much a command's (`use make -i check`)
+    flags = [f for f in _PROSE_OPTION.findall(_SPAN.sub(" ", quote)) if f.split("=", 1)[0] not in _QUIET_OPTIONS]
+    found += [f"`{flag[:40]}` in the quoted words: only a routine is quoted" for flag in flags[:1]]
     words = unadmitted_words(quote)
     if words:
         named = ", ".join(f"`{w}`" for w in words[:3]) + (f" and {len(words) - 3} more" if len(words) > 3 else "")

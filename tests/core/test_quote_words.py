@@ -71,6 +71,11 @@ def test_a_quoted_command_with_an_option_or_a_setting_is_held(command: str) -> N
     assert [h.detail for h in holds if h.rule == "wording" and "quoted command" in h.detail]
 
 
+@pytest.mark.parametrize("said", ["use make -i check", "run the tests with -u", "it is fine to pass --no-verify"])
+def test_an_option_written_in_the_quoted_words_is_held_too(said: str) -> None:
+    assert any("only a routine" in found for found in quote_refusals(said))
+
+
 @pytest.mark.parametrize(
     "said",
     [
