@@ -29,6 +29,9 @@ measured against a load of 4.37 s). Old and new ingest interleaved is the fairer
 With batches of 256 MB (issue 47's next stop), ingest alone at 1 GB on a quiet machine: 8.15 s against 9.12 before
 (medians of 5 interleaved rounds), 2.23x the load's 3.66 s against 2.50x; peak RSS 490 MB (median) against 367, and
 518-528 MB at 2 GB (1.06-1.10x).
+DuckDB 2.0.1 against 2.0.0 (`--against-python`, an interpreter with 2.0.0 first on its path; 5 interleaved rounds at
+1 GB): 6.24 s against 6.10 (1.02x), 1.89x the load against 1.85x, peak RSS 476 MB against 480. DuckDB 1.5.6 took 3.2x
+the CPU of 2.0.1 (300 MB, 3 rounds: 6.30 s against 1.99).
 """
 
 from __future__ import annotations
@@ -227,11 +230,14 @@ typer.run(ingest)
 """
 
 
-def child(code: str, *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+def child(code: str, *args: str, python: str = sys.executable) -> dict:
+    proc = subprocess.run([python, "-c", code, *args], capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"bench child failed: {proc.stderr.strip().splitlines()[-1]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        raise SystemExit(f"bench child printed no result: {proc.stdout[-500:]!r} {proc.stderr[-500:]!r}") from None
 
 
 def child_cpu(argv: list[str], cwd: Path) -> float:
@@ -245,10 +251,10 @@ def child_cpu(argv: list[str], cwd: Path) -> float:
 
 
 def measure_size(
-    work: Path, size_mb: int, rounds: int, batch_mb: int, against: Path | None = None
+    work: Path, size_mb: int, rounds: int, batch_mb: int, against: Path | None = None, against_python: str | None = None
 ) -> dict[str, list[dict]]:
-    """Build an archive of `size_mb` and run the four children on it in interleaved rounds (five with `against`:
-    the ingest of another checkout, in the same rounds)."""
+    """Build an archive of `size_mb` and run the four children on it in interleaved rounds (five with `against` or
+    `against_python`: the ingest of another checkout, or of this one under another interpreter, in the same rounds)."""
     archive = work / f"archive-{size_mb}"
     t = time.perf_counter()
     files, total, longest = build_archive(archive, size_mb)
@@ -284,12 +290,13 @@ def measure_size(
         return float(results["ingest"][-1]["cpu"])
 
     children = {"raw": raw, "typed": typed, "load": load, "ingest": ingest}
-    if against is not None:
+    if against is not None or against_python is not None:
         results["against"] = []
+        code, python = str(against or ROOT), against_python or sys.executable
 
         def other() -> float:
             db = work / f"against-{size_mb}-{len(results['against'])}.duckdb"
-            results["against"].append(child(INGEST_CHILD, str(db), str(archive), str(against), str(batch_mb)))
+            results["against"].append(child(INGEST_CHILD, str(db), str(archive), code, str(batch_mb), python=python))
             db.unlink()
             return float(results["against"][-1]["cpu"])
 
@@ -336,6 +343,10 @@ def main() -> None:
     parser.add_argument(
         "--against", type=Path, help="another checkout (say, main's) whose ingest runs in the same rounds, as a row"
     )
+    parser.add_argument(
+        "--against-python",
+        help="the interpreter of that row (say, an environment with another DuckDB); alone, it runs this checkout",
+    )
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     if len(sizes) > 1 and sizes[0] < BOUND_MB:
@@ -345,7 +356,9 @@ def main() -> None:
         rows: list[Row] = []
         by_size: dict[int, dict[str, list[dict]]] = {}
         for size_mb in sizes:
-            got = by_size[size_mb] = measure_size(work, size_mb, args.rounds, args.batch_mb, args.against)
+            got = by_size[size_mb] = measure_size(
+                work, size_mb, args.rounds, args.batch_mb, args.against, args.against_python
+            )
             label = f"ingest {got['total'][0]['bytes'] / 1e6:.0f} MB"
             cpu = {name: [float(r["cpu"]) for r in got[name]] for name in ("raw", "typed", "load", "ingest")}
             rows.append(
@@ -355,13 +368,14 @@ def main() -> None:
                 "ingest", f"{label}, CPU", "s", cpu["ingest"], "typed load (CREATE TABLE AS), CPU", cpu["load"]
             )
             against_load.goal, against_load.met = "<= 2x", (against_load.ratio or 0) <= 2
-            if args.against is not None:
+            if "against" in got:
                 other = [float(r["cpu"]) for r in got["against"]]
+                name = " under ".join(str(x) for x in (args.against, args.against_python) if x is not None)
                 rows += [
-                    Row("ingest", f"{label}, CPU", "s", cpu["ingest"], f"ingest of {args.against}, CPU", other),
+                    Row("ingest", f"{label}, CPU", "s", cpu["ingest"], f"ingest of {name}, CPU", other),
                     Row(
                         "ingest",
-                        f"{label}, {args.against}, CPU",
+                        f"{label}, {name}, CPU",
                         "s",
                         other,
                         "typed load (CREATE TABLE AS), CPU",
@@ -369,7 +383,7 @@ def main() -> None:
                     ),
                     Row(
                         "ingest",
-                        f"{label}, {args.against}, peak RSS",
+                        f"{label}, {name}, peak RSS",
                         "MB",
                         [r["rss_kb"] / 1024 for r in got["against"]],
                     ),

@@ -69,17 +69,15 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             f"Database `{path}` has schema version {current}, newer than this playbook understands"
             f" ({LATEST_SCHEMA}); upgrade playbook or use another `--db`."
         )
-    pending = [m for m in MIGRATIONS if m[0] > current]
-    if pending:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for version, name, sql in pending:
-                con.execute(sql)
-                con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+    # One transaction a migration, recorded with its version: a failure leaves the file at the last version that
+    # committed, and the next open goes on from there. All of them in one transaction failed to commit under DuckDB 1.x
+    # ("another transaction has altered this table") once a table changed in one migration (`UPDATE files` in 5) is
+    # altered in a later one (`ALTER TABLE files` in 7): 1.x refuses an ALTER after a change to the same table in a
+    # transaction. No migration does that within itself.
+    for version, name, sql in (m for m in MIGRATIONS if m[0] > current):
+        with transaction(con):
+            con.execute(sql)
+            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
     # Views and macros are derived objects, recreated whenever their definition in the code changes.
     digest = _VIEWS_DIGEST
     con.execute("CREATE TABLE IF NOT EXISTS derived_objects (name VARCHAR PRIMARY KEY, digest VARCHAR)")
