@@ -38,8 +38,8 @@ LedgerStatus = Literal["applied", "skipped", "quarantined", "held"]
 # A session is work for a playbook when the playbook has never handled it, or when it applied or skipped it
 # and the session has grown since; and only once it has been idle (no message for `idle` minutes), so a
 # session still being written is not curated half-way. The playbook filter sits in a subquery: with it in the
-# join condition, DuckDB 2.0.0 drops the query's LIMIT when the playbook has no ledger rows yet (a first
-# `curate --limit 50` curated every session).
+# join condition, DuckDB 2.0.0 (and still 2.0.1) drops the query's LIMIT when the playbook has no ledger rows yet
+# (a first `curate --limit 50` curated every session).
 _PENDING = """
 FROM sessions s LEFT JOIN (SELECT * FROM applied_sessions WHERE playbook = $playbook) a ON a.session_id = s.session_id
 WHERE (a.session_id IS NULL OR (a.status IN ('applied', 'skipped') AND s.n_messages > coalesce(a.n_messages, 0)))

@@ -230,7 +230,7 @@ def test_second_run_applies_nothing_and_calls_no_model(setup: tuple[Workspace, P
 
 @pytest.mark.slow
 def test_limit_holds_on_a_first_run(setup: tuple[Workspace, Path]) -> None:
-    # DuckDB 2.0.0 dropped the LIMIT of the pending query while the playbook had no ledger rows yet.
+    # DuckDB 2.0.0 (and still 2.0.1) drops the LIMIT of the pending query while the playbook has no ledger rows yet.
     settings, replay = setup
     first = run_curation(settings, "default", settings.provider(f"replay:{replay}"), chosen=SessionFilter(limit=2))
     assert first.sessions_considered == 2
