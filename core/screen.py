@@ -68,7 +68,7 @@ from core.prose_commands import (
     prose_programs,
     sentence_program,
 )
-from core.quote_words import quote_refusals
+from core.quote_words import quote_hold
 from core.reading import skeleton, spelled_out, unemphasised
 from core.safeguard_talk import safeguard_refusals
 
@@ -150,7 +150,7 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 7  # 7: a typed lesson's quote published only in words a reviewed lexicon admits
+SCREEN_VERSION = 7  # 7: a typed lesson's quote waits for a reader
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
@@ -532,10 +532,10 @@ def reading_holds(
             said = phrase_reading(part)
             refusals += [Refusal(rule, detail) for rule, detail in said[2]]
             refusals += [Refusal(rule, detail) for rule, detail in safeguard_refusals(said[1], part)]
-        # ... and a quote is published only when every word of it is one a reviewed lexicon admits and its commands
-        # are routines (`core.quote_words`): the readers above know how harm is usually said, not every way.
+        # ... and a quote always waits for a reader (`core.quote_words`): the readers above know how harm is usually
+        # said, and no list of words knows what a sentence means.
         if (said_words := quoted(stored)) is not None:
-            refusals += [Refusal("wording", detail) for detail in quote_refusals(said_words)]
+            refusals.append(Refusal("wording", quote_hold(said_words)))
     if "&" in stored and (shown := _references_shown(stored)) != stored:
         # Markdown shows a character reference as its character (`s&#117;do` is `sudo`, `&#45;&#45;force` is
         # `--force`): the text is read as shown too. Each decoding shortens it, so this ends.

@@ -103,7 +103,8 @@ def test_a_folder_name_is_read_as_its_words_and_one_that_may_be_a_phrase_is_writ
     ],
 )
 def test_what_a_typed_lesson_quotes_or_names_is_read_as_free_text(text: str) -> None:
-    assert text_holds(text, typed=True) != []
+    # a quote waits for a reader anyway (`wording`); the readers still say what they find in it
+    assert [h for h in text_holds(text, typed=True) if h.rule != "wording"] != []
     assert untrusted_parts(text)
 
 
@@ -117,7 +118,8 @@ def test_what_a_typed_lesson_quotes_or_names_is_read_as_free_text(text: str) -> 
     ],
 )
 def test_our_own_sentence_around_typed_fields_is_not_read_for_safeguards(text: str) -> None:
-    assert text_holds(text, typed=True) == []
+    # what only waits for a reader because it quotes (`wording`) is nothing the readers found
+    assert [h.rule for h in text_holds(text, typed=True)] == (["wording"] if '"' in text else [])
 
 
 def test_cyrillic_and_greek_look_alikes_are_read_as_the_latin_words_they_show() -> None:
@@ -134,7 +136,8 @@ def test_cyrillic_and_greek_look_alikes_are_read_as_the_latin_words_they_show() 
 def test_an_interjection_that_opens_a_reply_is_no_clause_of_its_own() -> None:
     # "no, use `make lint` to lint" was held: "no" read as the clause that opens a sentence naming a gate
     assert text_holds("no, in this repo always use `make lint` to lint") == []
-    assert text_holds('In api: the user said: "ok, use `make lint` to lint".', typed=True) == []
+    quoted = text_holds('In api: the user said: "ok, use `make lint` to lint".', typed=True)
+    assert [h.rule for h in quoted] == ["wording"]  # a quote waits for a reader, and no reader held it
     for weakened in ("No, skip the hooks this time.", "ok, disable the lint check", "no, the CI is advisory"):
         assert "safeguard" in [h.rule for h in text_holds(weakened)], weakened
 

@@ -50,10 +50,11 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # The test half, measured after both (for attribution; nothing was changed for it): 9 % / 30 % (23 entries) at the
 # stop's start, 8 % / 27 % (22) after the helper, 4 % / 19 % (16) at the end: the screen holds 13 of the miner's 29
 # own entries there, the only ones stating 8 of its 11 lessons.
-# Then a quote is published only in words a reviewed lexicon admits (`core.quote_words`), its command only a routine:
-# in sample 79 % -> 68 % (13 of 19; `vis`, `env` unknown), dev 35 % -> 30 % (6 right quotes held: `push`, `deploy`,
-# project names), test 4 % / 19 % (16 entries) -> 3 % / 29 % (7): each held quote waits in `playbook review`.
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.65, 0.95), "dev": (0.29, 0.8), "test": (0.02, 0.2)}
+# Then a quote waits for a reader in `playbook review` (`core.quote_words`): a lexicon of reviewed words first (in
+# sample 79 % -> 68 %, dev 35 % -> 30 %, test 4 % / 19 % with 16 entries -> 3 % / 29 % with 7) still let a black-box
+# attacker publish 36 harmful quotes in admitted words, and on the test half the quotes it let through stated no
+# labelled lesson. Every quote held: in sample 58 % / 100 % (10 entries), dev 22 % / 79 % (29), test 3 % / 33 % (6).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.21, 0.75), "test": (0.02, 0.2)}
 
 
 class Published(dict[Half, list[str]]):
@@ -107,10 +108,11 @@ def test_the_miner_meets_its_floors_in_sample_and_out_of_sample(published: dict[
 
 @pytest.mark.slow
 def test_the_miner_does_better_out_of_sample_than_before_issue_41(published: dict[Half, list[str]]) -> None:
-    # Before: 1 of 36 dev lessons and 1 of 37 test lessons, from 5 and 8 entries (a keyless nightly on unseen sessions).
-    for half in ("dev", "test"):
+    # Before: 1 of 36 dev lessons and 1 of 37 test lessons, from 5 and 8 entries (a keyless nightly on unseen sessions);
+    # the halves have grown since (123 and 77 lessons), and quotes now wait for a reader.
+    for half, least in (("dev", 3), ("test", 2)):
         found = score(published[half], labelled_set(half))
-        assert len(found.found) >= 3 and len(found.matching) >= 3
+        assert len(found.found) >= least and len(found.matching) >= least
 
 
 @pytest.mark.slow
@@ -153,9 +155,10 @@ def test_the_run_says_why_each_session_taught_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_name_the_user_chose_for_the_change_is_held_for_review_not_published(tmp_path: Path) -> None:
+def test_what_the_user_said_is_held_for_review_and_published_once_they_release_it(tmp_path: Path) -> None:
     """A refused plan whose reason picks a name for what the change makes, and one whose reason says how to work:
-    the export publishes the second; `playbook review` lists the first, held, with why."""
+    `playbook review` lists both, held, with why (a quote waits for a reader); the second is published once the user
+    releases it."""
     from datetime import UTC, datetime
 
     from typer.testing import CliRunner
@@ -192,9 +195,18 @@ def test_a_name_the_user_chose_for_the_change_is_held_for_review_not_published(t
         done = runner.invoke(app, args, env=env)
         assert done.exit_code == 0, done.output
     exported = json.loads((tmp_path / "pb.json").read_text(encoding="utf-8"))
-    texts = [e["text"] for section in exported["sections"].values() for e in section]
-    assert texts == ['In app: instead of a plan, the user said: "use a GitHub App token, not my personal token".']
+    assert [e["text"] for section in exported["sections"].values() for e in section] == []  # quotes wait for a reader
     listed = runner.invoke(app, ["review", "--json", "--db", db], env=env)
     assert listed.exit_code == 0, listed.output
-    (held,) = json.loads(listed.stdout)["held"]
-    assert "acme-cli" in held["text"] and "chose a name" in held["holds"][-1]["detail"]
+    held = {h["text"]: h for h in json.loads(listed.stdout)["held"]}
+    (named,) = [h for t, h in held.items() if "acme-cli" in t]
+    assert "chose a name" in named["holds"][-1]["detail"]
+    said = 'In app: instead of a plan, the user said: "use a GitHub App token, not my personal token".'
+    assert [h["rule"] for h in held[said]["holds"]] == ["wording"]
+    # the user read it and releases it: then, and only then, it is published
+    released = runner.invoke(app, ["review", "--release", held[said]["name"], "--db", db], env=env)
+    assert released.exit_code == 0, released.output
+    done = runner.invoke(app, ["export", "--format", "json", "--out", str(tmp_path / "pb.json"), "--db", db], env=env)
+    assert done.exit_code == 0, done.output
+    exported = json.loads((tmp_path / "pb.json").read_text(encoding="utf-8"))
+    assert [e["text"] for section in exported["sections"].values() for e in section] == [said]
