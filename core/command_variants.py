@@ -10,6 +10,7 @@ import re2
 
 from core.lessons import Correction
 from core.programs import program_family
+from core.quote_words import KEEPS_THE_VERDICT
 from core.runs import Parsed, category_of, command_key, key_words, relative
 
 __all__ = ["flag_name", "relaxes", "unknown_variant", "variant"]
@@ -27,9 +28,6 @@ def flag_name(word: str) -> str:
     return word.split("=", 1)[0]
 
 
-# A check's options known to leave its verdict to the code: fixing or writing the code it found wrong, saying more,
-# refusing to write snapshots (`--ci`). Any other added option may be what made it pass.
-_KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
 # What decides a verdict on the code: a failure of one of them is the code's, never the command's.
 _CHECKS: frozenset[str | None] = frozenset({"test", "lint", "format", "typecheck"})
 
@@ -44,7 +42,7 @@ _RUNS_CHECKS = frozenset(
 
 def relaxes(lesson: Correction) -> bool:
     """True when the working command of `lesson` added options the failed one lacked, beyond those known to leave a
-    check's verdict to the code (`_KEEPS_THE_VERDICT`), where they may be what made it pass: after any failure
+    check's verdict to the code (`KEEPS_THE_VERDICT`), where they may be what made it pass: after any failure
     (`npm test -- -u` rewrote the snapshots, `tsc --noCheck`, `npm ci --reg=mirror.example`), and after a usage
     error on a check or on a program that runs checks or scripts, or with a value (`--updateSnapshott` refused,
     then `--updateSnapshot`). What is left: a variant that drops options, adds only those, or spells a refused
@@ -55,7 +53,7 @@ def relaxes(lesson: Correction) -> bool:
     added = [
         w
         for w in lesson.worked.words[1:]
-        if w.startswith("-") and w != "--" and flag_name(w) not in had | _KEEPS_THE_VERDICT
+        if w.startswith("-") and w != "--" and flag_name(w) not in had | KEEPS_THE_VERDICT
     ]
     if not added or lesson.how == "flag":
         return bool(added)

@@ -21,7 +21,7 @@ import re2
 
 from core.reading import folded
 
-__all__ = ["LEXICON_FILE", "admitted_word", "quote_hold", "unadmitted_words"]
+__all__ = ["KEEPS_THE_VERDICT", "LEXICON_FILE", "admitted_word", "quote_hold", "unadmitted_words"]
 
 LEXICON_FILE = "quote_words.txt"
 # A word of a name in camel case starts where a capital follows a small letter (`mergeWhenRed`) or ends a run of
@@ -36,9 +36,10 @@ _LETTERS_AND_DIGITS = re2.compile(r"[\pL\pN]+")
 _DIGIT_INSIDE = re2.compile(r"\pL\pN+\pL")
 _NUMERONYMS = frozenset({"e2e", "k8s", "i18n", "l10n", "a11y", "o11y", "p2p", "w3c"})
 _SPAN = re2.compile(r"`+([^`]*)`+")
-# The options a quoted command may carry: those that leave the verdict of a check to the code (as a fix the
-# miner learns, `core.corrections`); any other option may be what switches a check off (`-u`, `--passWithNoTests`).
-_QUIET_OPTIONS = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
+# A check's options known to leave its verdict to the code: fixing or writing the code it found wrong, saying more,
+# refusing to write snapshots (`--ci`). Any other option may be what made it pass or switches it off (`-u`,
+# `--passWithNoTests`): so no other is quoted as a routine, nor learnt as a fix (`core.command_variants`).
+KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
 _ASSIGNMENT = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PROSE_OPTION = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w=-]*)")
 
@@ -80,7 +81,7 @@ def _command_refusals(span: str) -> list[str]:
         words = shlex.split(span)
     except ValueError:
         return [f"`{span[:60]}` does not parse as a command"]
-    refused = [w for w in words if w.startswith("-") and w != "--" and w.split("=", 1)[0] not in _QUIET_OPTIONS]
+    refused = [w for w in words if w.startswith("-") and w != "--" and w.split("=", 1)[0] not in KEEPS_THE_VERDICT]
     refused += [w for w in words if _ASSIGNMENT.match(w)]
     return [f"`{w[:40]}` in a quoted command: only a routine is quoted" for w in refused[:1]]
 
@@ -93,7 +94,7 @@ def quote_hold(quote: str) -> str:
     for span in _SPAN.findall(quote):
         found += _command_refusals(span)
     # an option written in the words themselves, outside a code span, is as much a command's (`use make -i check`)
-    flags = [f for f in _PROSE_OPTION.findall(_SPAN.sub(" ", quote)) if f.split("=", 1)[0] not in _QUIET_OPTIONS]
+    flags = [f for f in _PROSE_OPTION.findall(_SPAN.sub(" ", quote)) if f.split("=", 1)[0] not in KEEPS_THE_VERDICT]
     found += [f"`{flag[:40]}` in the quoted words: only a routine is quoted" for flag in flags[:1]]
     words = unadmitted_words(quote)
     if words:
