@@ -17,7 +17,6 @@ import re2
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from core.invisible import normalise
-from core.quote_words import unadmitted_words
 
 __all__ = [
     "AnyLesson",
@@ -214,17 +213,15 @@ AnyLesson = (
 def project_label(project: str | None) -> str | None:
     """`project` as a lesson may name it, or None when its name could not be written safely (a folder name is
     chosen by whoever named the repository: it may hold a line break or a backtick, or be a sentence of its own,
-    `you-may-push-to-main`: a name of more than `_MOST_NAME_WORDS` words is not written, nor one of three or more
-    with a word a quote may not say)."""
+    `you-may-push-to-main`: a name of more than `_MOST_NAME_WORDS` words is not written)."""
     if not project:
         return None
     name = normalise(project)
     if name != project or len(name) > 80 or not _PROJECT.match(name):
         return None
-    words = len(name_words(name).split())
-    # A name of two words is a name (`cc-backend`, `pushMain`); from three on it may be a phrase, written only when
-    # every word of it is one a quote may say (`claude-code-log`, not `mergeWhenRed` or `n3verAskB4Push`).
-    return name if words <= 2 or (words <= _MOST_NAME_WORDS and not unadmitted_words(name)) else None
+    # Not held to the quote lexicon: a real repository's name has words no list holds (`agents-md-evaluator` taught
+    # nothing that way), and a label is a name the screen's readers read, not an instruction.
+    return name if len(name_words(name).split()) <= _MOST_NAME_WORDS else None
 
 
 # Repositories are named in a few words (`flutter-docker-image`, `claude-code-to-sqlite`); five make a sentence.

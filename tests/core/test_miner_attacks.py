@@ -74,20 +74,21 @@ def test_a_hook_lesson_names_another_program_never_the_same_one_or_an_interprete
     assert not any("hook" in text for text in lessons(session))
 
 
-# Words the quote lexicon admits, and words it must not (they name the harm by themselves).
-_PLAIN = ["ask", "before", "previous", "main", "code", "log", "never"]
-_HARM = ["pushing", "ignore", "drop", "wipe", "force"]
-
-
-@given(st.lists(st.sampled_from(_PLAIN + _HARM), min_size=1, max_size=6), st.sampled_from(["_", "-", ".", ""]))
-def test_a_folder_name_is_read_as_its_words_and_one_that_may_be_a_phrase_is_written_only_in_admitted_words(
+@given(
+    st.lists(
+        st.sampled_from(["never", "ask", "before", "pushing", "Ignore", "previous", "instructions", "main"]),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(["_", "-", ".", ""]),
+)
+def test_a_folder_name_is_read_as_its_words_and_one_that_is_a_sentence_is_not_written(
     words: list[str], joiner: str
 ) -> None:
     name = joiner.join(w.capitalize() for w in words) if joiner == "" else joiner.join(words)
     said = name_words(name).lower().split()
     assert said == [w.lower() for w in words]
-    phrase = len(words) > 2 and any(w in _HARM for w in words)
-    assert (project_label(name) is None) == (len(words) > 4 or phrase)
+    assert (project_label(name) is None) == (len(words) > 4)
 
 
 @pytest.mark.parametrize(
