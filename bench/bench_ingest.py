@@ -10,7 +10,7 @@
    - ingest: `core.store.ingest.ingest` into a fresh database.
 3. Re-ingest of the smallest archive with nothing new, through the CLI (`playbook ingest PATH --db DB`), against a
    floor that stats every file and opens the database (reading the ledger): CPU of each child process; and, for
-   reference, the libraries alone (a Typer command with ingest's options, pydantic-settings) doing the floor's work.
+   reference, the libraries alone (a Typer command with ingest's options, a pydantic model) doing the floor's work.
 4. Prints min / median / max of CPU seconds (both cores count) and peak RSS of each, and the ratios of the medians
    (CPU, not wall). Goals: ingest CPU <= 2x the typed load's at each size; peak RSS < 2 GB at each size, and at the
    largest size <= 1.1x that at the smallest (memory stops growing with the archive); re-ingest <= 2x its floor.
@@ -197,15 +197,16 @@ print(changed)
 
 
 # The libraries a re-ingest cannot do without, with no code of ours, doing the floor's work: a Typer command with the
-# options of `ingest`, its settings from pydantic-settings, then the floor's reads. A reference, not a goal.
+# options of `ingest`, its settings a pydantic model over the PLAYBOOK_* variables (as flows.config reads them), then
+# the floor's reads. A reference, not a goal.
 LIBRARIES_CHILD = """
 import os
 from pathlib import Path
 from typing import Annotated, Literal
 import typer
-from pydantic_settings import BaseSettings, SettingsConfigDict
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PLAYBOOK_")
+from pydantic import BaseModel, ConfigDict
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_default=True)
     db: Path = Path("data/playbook.duckdb")
     wait_s: float = 15.0
 def ingest(paths: Annotated[list[str] | None, typer.Argument()] = None,
@@ -215,7 +216,9 @@ def ingest(paths: Annotated[list[str] | None, typer.Argument()] = None,
            db: Annotated[Path | None, typer.Option("--db")] = None,
            wait: Annotated[float | None, typer.Option("--wait")] = None) -> None:
     import duckdb
-    settings = Settings(**{k: v for k, v in (("db", db), ("wait_s", wait)) if v is not None})
+    env = {k.lower()[9:]: v for k, v in os.environ.items() if k.lower().startswith("playbook_")}
+    flags = {k: v for k, v in (("db", db), ("wait_s", wait)) if v is not None}
+    settings = Settings(**{**env, **flags})
     con = duckdb.connect(str(settings.db), read_only=True)
     known = {p: (s, m) for p, s, m in con.execute("SELECT path, size, mtime FROM files").fetchall()}
     changed = 0
@@ -418,7 +421,7 @@ def main() -> None:
         reingest.goal, reingest.met = "<= 2x", (reingest.ratio or 0) <= 2
         libraries = Row(
             "ingest",
-            "the same with the libraries alone (a Typer command, pydantic-settings, DuckDB), CPU",
+            "the same with the libraries alone (a Typer command, a pydantic model, DuckDB), CPU",
             "s",
             again["libraries"],
             floor,
