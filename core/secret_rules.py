@@ -496,7 +496,8 @@ PLAIN_RULES: list[Rule] = [
         "sqlplus_password",
         Pattern(
             r"\b(?:sqlplus|sqlldr|expdp|impdp)\b(?:[ \t]+-[a-z]+)*[ \t]+(?:userid=)?[\"']?[a-z0-9_$#.]+/"
-            r"(?P<v>[^\s@\"'/]+)"
+            # the password runs to the word's last `@` before the database (a password may hold `@` itself)
+            r"(?:(?P<v>[^\s\"'/]+)@[^\s@\"']+|(?P<w>[^\s@\"'/]+))"
         ),
         "[REDACTED:password]",
         ("sqlplus", "sqlldr", "expdp", "impdp"),
