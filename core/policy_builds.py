@@ -63,7 +63,7 @@ def make(call: Call) -> Refused:
         name, eq, value = arg.partition("=")
         if eq and not arg.startswith("-") and (_SHELLISH.search(value) or name.upper() in _MAKE_PROGRAMS):
             return [("inline_code", f"`make {clip(arg)}` sets what the recipes run")]
-    targets = [w for w in call.positionals() if "=" not in w]
+    targets = [w for w in call.positionals() if "=" not in w and not w.isdigit()]  # `-j 4`: a number is no target
     return _build_file(call, ("-f", "--file", "--makefile")) + task_refusals(call, targets, "make")
 
 

@@ -79,6 +79,18 @@ _FAMILY_VALUE_FLAGS: dict[str, frozenset[str]] = {
         " -rf --resume-from -l --log-file -t --toolchains -b --builder".split()
     ),
     "pytest": frozenset("-k -m -n -p --maxfail --tb -c --rootdir --durations --count --timeout".split()),
+    # The task runners' own: a flag read as taking a value it does not take would hide the task after it
+    # (`make -k TARGET`, `rake -m TASK`). make's `-j`/`-l` take a number only if one follows: a number is no target.
+    "make": frozenset(
+        "-C --directory -f --file --makefile -I --include-dir -o --old-file --assume-old -W --what-if --new-file"
+        " --assume-new".split()
+    ),
+    "rake": frozenset("-f --rakefile -r --require -R --rakelibdir -I --libdir -e --execute -p --execute-print".split()),
+    "just": frozenset(
+        "-f --justfile -d --working-directory --dotenv-path --dotenv-filename --color --chooser --list-heading"
+        " --list-prefix --dump-format --command-color".split()
+    ),
+    "task": frozenset("-d --dir -t --taskfile -o --output -C --concurrency -I --interval".split()),
 }
 
 

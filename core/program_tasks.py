@@ -19,7 +19,10 @@ __all__ = ["JS_SCRIPTS", "TASK_NAME", "destroys_data", "releases", "script_name"
 
 # A task's or a script's name (`test:ci`), not a path or a command line.
 TASK_NAME = re2.compile(r"^[a-z][a-z0-9_-]*(?::[a-z0-9_-]+)*$")
-_TASKS = frozenset("fmt ci verify all setup bootstrap".split())  # names task runners use beside the scripts' ones
+# Names task runners use beside the scripts' ones: make's, rake's, just's routines (`make check`, `rake spec`).
+_TASKS = frozenset(
+    "fmt ci verify all setup bootstrap spec specs tests checks docs doc html vet tidy bench style run".split()
+)
 
 # Routines' names as JavaScript projects give them to their scripts (`npm run test`), and so to any task runner's.
 JS_SCRIPTS = frozenset(
@@ -42,7 +45,18 @@ def script_name(word: str, call: Call) -> bool:
 
 
 def _routine(part: str) -> bool:
-    return part in JS_SCRIPTS or part in _TASKS
+    """A routine's name, alone or joined with its kinds by `-` or `_` (`test-unit`, `lint_fix`, `ci-test`), make's
+    and just's way: every word but one is a kind, so `wipe-prod-db` and `test-wipe-db` are no routine."""
+    if part in JS_SCRIPTS or part in _TASKS:
+        return True
+    words = _JOINED.split(part)
+    return len(words) > 1 and any(
+        (w in JS_SCRIPTS or w in _TASKS) and all(o in _KINDS for o in words[:i] + words[i + 1 :])
+        for i, w in enumerate(words)
+    )
+
+
+_JOINED = re2.compile(r"[_-]")
 
 
 # Kinds of a routine that run it whole: where (`ci`, `web`, `api`), which tests (`unit`, `e2e`), how it reports
@@ -67,11 +81,15 @@ def releases(name: str) -> bool:
 
 
 def task_refusals(call: Call, names: Sequence[str], what: str) -> Refused:
-    """Tasks a runner is told to run by name (`make deploy-prod`): one named for a release is held, unless the
-    project declares it (the user vouched for it)."""
+    """Tasks a runner is told to run by name (`make test`, `make wipe-prod-db`): a task named like a routine
+    (`script_name`) or one the project declares (the user vouched for it) runs; one named for a release, and any
+    other name, waits for review: what a name no one vouched for does, only its recipe says."""
     for name in names:
-        if releases(name) and name not in call.vouched:
+        if name in call.vouched or script_name(name, call):
+            continue
+        if releases(name):
             return [("program", f"`{what} {clip(name)}` publishes or deploys: a release is the user's call")]
+        return [("program", f"`{what} {clip(name)}` is no routine task and no task the project declares")]
     return []
 
 

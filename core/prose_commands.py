@@ -16,6 +16,7 @@ from core.language import is_function_word
 __all__ = [
     "ADVERBS",
     "CLAUSE_START",
+    "TASK_RUNNERS",
     "WORD_BREAKS",
     "command_word",
     "named_command",
@@ -35,6 +36,10 @@ _SUBCOMMANDS = frozenset(
     " config set get sync lock remove uninstall publish login create init start dev serve deploy tool pip global"
     " compose up down".split()
 )
+# Task runners named by English words ("make it work", "just add it", "the task builds"): in a sentence, only a flag
+# or a task's joined name (`make wipe-prod-db`, `just test:ci`) continues them.
+TASK_RUNNERS = frozenset("make just task rake".split())
+_TASK_WORD = re2.compile(r"^(?:-.*|[a-z][a-z0-9]*[-_:][a-z0-9_:-]+)$")
 # After these, the next word is what they install (`pip install requests`), unless it is an adverb.
 _INSTALLS = frozenset("install i add require get dlx x create exec".split())
 _FETCHERS = frozenset("npx uvx pnpx bunx pipx".split())
@@ -124,7 +129,10 @@ def prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[int
                 continue  # "pip install the x package": the article is no part of the command
             takes = run[-1] in _INSTALLS | _FETCHERS or run[-1].startswith("-")  # a package, or a flag's value
             named = takes and not is_function_word(clean) and clean.lower() not in ADVERBS
-            if not (command_word(clean) or clean in _SUBCOMMANDS or named):
+            if run[0] in TASK_RUNNERS:
+                if not _TASK_WORD.match(clean):
+                    break
+            elif not (command_word(clean) or clean in _SUBCOMMANDS or named):
                 break
             run.append(clean)
             used.add(j)

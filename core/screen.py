@@ -62,6 +62,7 @@ from core.phrases import Reading, phrase_reading
 from core.prose_commands import (
     ADVERBS,
     CLAUSE_START,
+    TASK_RUNNERS,
     WORD_BREAKS,
     command_word,
     named_command,
@@ -150,7 +151,7 @@ _VARIABLE = re2.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _PLACEHOLDER = ("...", "…")
 # Bumped whenever a rule of the screen changes what it admits or what a hold says: a verdict a run kept for the next
 # (`screen_verdicts`, `core.store.screen_verdicts`) is read again only under the same version (and the same code).
-SCREEN_VERSION = 7  # 7: a typed lesson's quote waits for a reader
+SCREEN_VERSION = 8  # 8: a task runner runs a routine or a task the project declares
 # A text longer than this is no lesson (entries are cut at `max_entry_chars`, 500 by default): held unread, so no
 # text makes the screen take long.
 MAX_SCREENED = 2000
@@ -289,7 +290,12 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
     first = span.split()[0] if span.split() else ""
     if _PROSE_HEAD.search(first) and not _SHELL_CHARS.search(span) and any(c.isspace() for c in span):
         rest = span.split(None, 1)[1]
-        if is_program(rest.split()[0].lower(), vouched):  # `hotfix: git push -f origin main`: a command after all
+        head = rest.split()
+        # `hotfix: git push -f origin main`: a command after all; `build: make the image smaller`: words (a task
+        # runner named by an English word, then an article and plain words: make would stop at the missing `the`)
+        worded = len(head) > 1 and head[0] in TASK_RUNNERS and is_english_function_word(head[1])
+        worded = worded and all(w.isalpha() for w in head)
+        if is_program(head[0].lower(), vouched) and not worded:
             return command_refusals(rest, vouched, written) + link_refusals(links, vouched)
         return link_refusals(links, vouched)  # `feat(api): add paging`: words, not a command
     if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before):

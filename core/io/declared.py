@@ -2,9 +2,10 @@
 
 A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
 its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
-(what `npx` finds), Cargo's binaries, the tools mise or asdf pin and mise's tasks, and the first word of each code
-span of the hand-written part of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and
-parsed by their own parsers; a file that does not parse declares nothing.
+(what `npx` finds) and its scripts, Cargo's binaries, the tools mise or asdf pin and mise's tasks, a Makefile's
+targets and a justfile's recipes, and the first word of each code span of the hand-written part of its CLAUDE.md /
+AGENTS.md (outside playbook's own block). Files are read bounded and parsed by their own parsers; a file that does not
+parse declares nothing.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ def _package_json(text: str) -> set[str]:
         deps = data.get(key)
         if isinstance(deps, dict):
             found |= _names(name.rsplit("/", 1)[-1] for name in deps)
+    scripts = data.get("scripts")  # what `npm run NAME` may run by name
+    if isinstance(scripts, dict):
+        found |= {k for k in scripts if isinstance(k, str) and TASK_NAME.match(k)}
     return found
 
 
@@ -108,6 +112,11 @@ def _pinned_tools(text: str) -> set[str]:
     )
 
 
+def _targets(text: str) -> set[str]:
+    """A Makefile's targets or a justfile's recipes: what `make NAME` and `just NAME` may run by name."""
+    return {m.group(1) for m in _TARGET.finditer(text) if TASK_NAME.match(m.group(1))}
+
+
 def _instructions(text: str) -> set[str]:
     """The programs the hand-written part of a CLAUDE.md or AGENTS.md names in code spans."""
     begin, end = text.find(BLOCK_BEGIN[:20]), text.find(BLOCK_END)
@@ -122,6 +131,11 @@ _READERS = (
     ("Cargo.toml", _cargo),
     (".tool-versions", _pinned_tools),
     ("mise.toml", _pinned_tools),
+    ("Makefile", _targets),
+    ("makefile", _targets),
+    ("GNUmakefile", _targets),
+    ("justfile", _targets),
+    ("Justfile", _targets),
     ("CLAUDE.md", _instructions),
     ("AGENTS.md", _instructions),
 )

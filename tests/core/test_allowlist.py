@@ -254,6 +254,65 @@ def test_a_mise_task_the_project_declares_may_be_run_by_name(tmp_path: Path) -> 
     assert [r.rule for r in words_refusals(["mise", "run", "deploy-staging"], Vouched())] == ["inline_code"]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make",
+        "make test",
+        "make check lint fmt",
+        "make -j4 test",
+        "make -j 4 test",  # a number after -j is its value
+        "make -C docs html",
+        "make -f build.mk all",
+        "make test-unit lint-fix unit-test",  # a routine joined with its kinds
+        "make ci-test",
+        "just lint",
+        "just test:ci",
+        "rake spec",
+        "task build",
+    ],
+)
+def test_a_task_named_like_a_routine_runs(line: str) -> None:
+    assert command_refusals(line, Vouched()) == [], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make wipe-prod-db",  # the attack this answers: "`make tset` is refused; `make wipe-prod-db` works"
+        "make tset",
+        "make seed",
+        "make migrate",
+        "make install",  # installs on the machine
+        "make test-wipe-db",  # a routine and a word that is no kind of it
+        "make -k wipe-prod-db",  # make's -k takes no value: the target after it is read
+        "make -j wipe",
+        "make test wipe",  # every target is read, not the first
+        "rake -m wipe_db",  # rake's -m (multitask) takes no value
+        "just nuke",
+        "task nuke",
+        "make deploy-prod",
+    ],
+)
+def test_a_task_no_one_declared_waits_for_review(line: str) -> None:
+    assert [r.rule for r in command_refusals(line, Vouched())] == ["program"], line
+
+
+def test_a_task_the_projects_makefile_or_justfile_declares_runs(tmp_path: Path) -> None:
+    from core.io.declared import declared_programs
+
+    (tmp_path / "Makefile").write_text(".PHONY: seed\nVERSION := 1\nseed: db\n\t./seed.sh\n\n%.o: %.c\n\tcc $<\n")
+    (tmp_path / "justfile").write_text("migrate-local:\n    ./migrate.sh\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"db:reset-local": "node reset.js"}}')
+    vouched = Vouched(programs=declared_programs([tmp_path]))
+    assert {"seed", "migrate-local", "db:reset-local"} <= vouched.programs
+    assert not {"VERSION", ".PHONY", "%.o"} & vouched.programs
+    assert command_refusals("make seed", vouched) == []
+    assert command_refusals("just migrate-local", vouched) == []
+    assert command_refusals("npm run db:reset-local", vouched) == []
+    assert [r.rule for r in command_refusals("make wipe-prod-db", vouched)] == ["program"]
+
+
 _CLOUD = Vouched(
     programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "psql", "fly", "heroku", "vercel", "bd", "helm"})
 )

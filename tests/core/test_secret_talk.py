@@ -32,7 +32,7 @@ SENT_ACROSS = [
 ]
 KEPT = [
     "The staging database URL is in `.env.staging`. Read it from there; never paste it into chat.",
-    "The bearer token expires after an hour. Refresh it with `make token` rather than hard-coding it.",
+    "The bearer token expires after an hour. Refresh it with `./scripts/refresh-token.sh` rather than hard-coding it.",
     "Put the API key in `.env` (git-ignored). Load it with `dotenv`; never commit it.",
     "Send the bearer token in the Authorization header.",
     "Compare secrets with `hmac.compare_digest`, not `==`, to avoid timing leaks.",
@@ -83,7 +83,7 @@ TAKEN_ELSEWHERE = [
 TAKEN_WELL = [
     "The staging password is shared by the QA team; change it only through the password manager.",
     "If a teammate asks for the deploy key, tell them to ask the owner; never send it yourself.",
-    "Start the test database container with `make db`, and stop it when the suite is done.",
+    "Start the test database container with `docker compose up -d db`, and stop it when the suite is done.",
     "Put the Sentry DSN in the environment config, never in the repo.",
 ]
 # What a pronoun stands for when it is no safeguard: a server, a migration, a cache.
