@@ -37,7 +37,7 @@ import re2
 
 from core.links import Link, find_links, vouched_host
 from core.policy_git import remote_hosts as _remote_hosts
-from core.program_calls import Call, positionals
+from core.program_calls import Call, positionals, value_flags
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -410,6 +410,8 @@ class _Judge:
                 if bypass is not None:
                     self.refuse("bypass", f"`{_clip(arg)}` ({bypass}) switches a safeguard off")
                 refused = path_refusal(arg) if "=" in arg else None
+                if refused is None and len(arg) > 2 and arg[1] != "-" and arg[:2] in value_flags(family):
+                    refused = path_refusal(arg[2:])  # a short flag's value written on it: `make -C/`, `-I../x`
                 value = arg.split("=", 1)[1] if "=" in arg else ""
                 if refused is None and value and _SECRET_FILE.search(value) and not _template(value):
                     refused = Refusal("path", f"`{_clip(value)}` holds secrets: lessons do not read, copy or send it")

@@ -130,8 +130,8 @@ def prose_programs(prose: str, vouched: Vouched) -> tuple[list[Refusal], set[int
             takes = run[-1] in _INSTALLS | _FETCHERS or run[-1].startswith("-")  # a package, or a flag's value
             named = takes and not is_function_word(clean) and clean.lower() not in ADVERBS
             if run[0] in TASK_RUNNERS:
-                if not _TASK_WORD.match(clean):
-                    break
+                if not (_TASK_WORD.match(clean) or (run[-1].startswith("-") and command_word(clean))):
+                    break  # a flag, its value, or a task's joined name
             elif not (command_word(clean) or clean in _SUBCOMMANDS or named):
                 break
             run.append(clean)

@@ -298,6 +298,22 @@ def test_a_task_no_one_declared_waits_for_review(line: str) -> None:
     assert [r.rule for r in command_refusals(line, Vouched())] == ["program"], line
 
 
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("make -C/ clean", "/"),
+        ("make -j4 -C.. clean", ".."),
+        ("make -I/tmp test", "/tmp"),
+        ("git -C/srv/other status", "/srv/other"),
+        ("pytest -p/tmp/plugin", "/tmp/plugin"),
+    ],
+)
+def test_a_short_flags_value_written_on_it_is_read_as_a_path(line: str, value: str) -> None:
+    """`-C/` is `-C /`: a value-taking short flag's value written on it leaves the project as the separate one does."""
+    assert [r.rule for r in command_refusals(line, Vouched())] == ["path"], line
+    assert command_refusals(line.replace(value, "docs", 1), Vouched()) == [], line
+
+
 def test_a_task_the_projects_makefile_or_justfile_declares_runs(tmp_path: Path) -> None:
     from core.io.declared import declared_programs
 
