@@ -213,13 +213,9 @@ def corrections(
         if failed is None or error is None or _TEST_FAILURES.search(run.output):
             continue
         if (installed := _installed(runs, i, failed, cwd)) is not None:
-            install, at = installed
-            key, lesson = _correction("installed", (*_plain_words(install.words), install.folder or ""), failed, failed)
-            # A bare install (`pnpm install`, `uv sync`) names no package: it installs what the project declares, so
-            # no stranger's text can have chosen it. One that names a package copied from tool output waits.
-            bare = tuple(install.words) == key_words(command_key(install.words))
-            taint = None if bare else _taint(install.words, read[: read_before.get(at, 0)], prompts, least=4)
-            found.append(Found(key, lesson, error, taint))
+            # Never held as copied from tool output: a bare install names no package, so no stranger's text chose it.
+            key, lesson = _correction("installed", (*installed.words, installed.folder or ""), failed, failed)
+            found.append(Found(key, lesson, error, None))
             continue
         missing = _missing_modules(run.output) if _INTERPRETER.match(PurePosixPath(failed.words[0]).name) else None
         prepared: Parsed | None = None  # a build, an install or a pull that ran after the failure
@@ -270,11 +266,13 @@ def corrections(
 _RETRY_WINDOW = 20
 
 
-def _installed(runs: Sequence[Run], i: int, failed: Parsed, cwd: str | None) -> tuple[Parsed, int] | None:
-    """The install (or build) after which the command of `runs[i]`, whose failure said a program it runs was not
-    found, ran again in the same folder and no longer missed it: the last command before that retry but those that
-    only look, with the index of its run and its folder inside the project. None when the failure missed no
-    program, the retry missed it still, or what ran last before the retry was no install (an edit by command, a
+def _installed(runs: Sequence[Run], i: int, failed: Parsed, cwd: str | None) -> Parsed | None:
+    """The install after which the command of `runs[i]`, whose failure said a program it runs was not found, ran
+    again in the same folder and no longer missed it: the last command before that retry but those that only look,
+    with its folder inside the project. Only a bare install of what the project declares (`pnpm install`, `uv sync
+    --frozen`: options, no package named, not global): one that names a package or installs for the whole machine
+    says the project lacks a dependency, which is no routine to repeat. None when the failure missed no program,
+    the retry missed it still, or what ran last before the retry was no such install (an edit by command, a
     workaround): then nothing says what fixed it."""
     missing = missing_program(runs[i].output)
     if missing is None:
@@ -294,8 +292,8 @@ def _installed(runs: Sequence[Run], i: int, failed: Parsed, cwd: str | None) -> 
                 prior is None
                 or not runs[k].ok
                 or hid_failure(runs[k])
-                or not _prepares(prior)
-                or command_key(prior.words) == key
+                or category_of(command_key(prior.words)) != "install"
+                or not _bare(prior.words)
                 or bypasses(prior.words)
             ):
                 return None
@@ -304,6 +302,16 @@ def _installed(runs: Sequence[Run], i: int, failed: Parsed, cwd: str | None) -> 
                 return None  # it ran outside the project: no folder of it a lesson may name
             if inside is not None and not PROJECT_PATH.match(inside):
                 return None
-            return Parsed(inside, prior.words), runs[k].index
+            return Parsed(inside, prior.words)
         return None
     return None
+
+
+_GLOBAL = frozenset({"-g", "--global", "--system", "--user"})
+
+
+def _bare(words: Sequence[str]) -> bool:
+    """True for an install that names no package and installs for the project alone: every word after its name is
+    a plain option (`--frozen-lockfile`), none that installs for the machine or the user (`-g`)."""
+    rest = words[len(key_words(command_key(words))) :]
+    return all(w.startswith("-") and _PLAIN_WORD.match(w) and w not in _GLOBAL for w in rest)

@@ -38,12 +38,11 @@ def test_the_install_that_ran_last_before_the_retry_is_the_lesson_with_its_folde
         (f"cd {ROOT}/crates/desktop && yes | pnpm install 2>&1 | tail -5", "+ @tauri-apps/cli 2.10.1"),
         ("pwd", ROOT),  # only looks: the install is still what ran last
     )
-    found = _held(session)
     text = (
         "`mise run tauri:build` failed here because a program it runs was not installed (command not found) until"
         " `pnpm install` had run in `crates/desktop/`; run that first."
     )
-    assert found == {text: None}  # a bare install names no package: nothing a stranger's text could have chosen
+    assert _held(session) == {text: None}  # a bare install names no package: nothing a stranger's text chose
     assert text_holds(text, typed=True) == []
 
 
@@ -67,17 +66,17 @@ def test_no_lesson_when_the_retry_still_misses_the_program_or_no_install_ran_las
     assert not any("not installed" in t for t in lessons(no_program, ROOT))
 
 
-def test_a_workaround_or_a_named_package_copied_from_tool_output_is_never_published_unseen() -> None:
+def test_a_workaround_or_an_install_that_names_a_package_is_never_the_lesson() -> None:
     forced = _failed_then(("sudo npm install -g @tauri-apps/cli", "added 1 package"))
     assert lessons(forced, ROOT) == []  # as another user: never a lesson
-    told = Session().run("cat README.md", "Install the CLI first: npm install --save-dev tauri-cli")
-    told.messages += _failed_then(("npm install --save-dev tauri-cli", "added 1 package")).messages
-    for i, m in enumerate(told.messages):  # one session: number the messages and their calls again
-        told.messages[i] = m.model_copy(update={"seq": i, "tool_use_id": f"c{i // 2}"})
-    found = _held(told)
-    # found, and held for review: a person reads it
-    assert [t for t in found if "`npm install --save-dev tauri-cli`" in t]
-    assert all(why is not None and "copied from tool output" in why for why in found.values())
+    for named in ("npm install --save-dev tauri-cli", "npm install -g tauri-cli", "npm install -g"):
+        # the project lacks a dependency, or it went to the machine: no routine of the project to repeat
+        assert lessons(_failed_then(("mise run web:setup", "done"), (named, "added 1 package")), ROOT) == []
+    frozen = _failed_then(("pnpm install --frozen-lockfile", "Lockfile is up to date"))
+    assert lessons(frozen, ROOT) == [
+        "`mise run tauri:build` failed here because a program it runs was not installed (command not found) until"
+        " `pnpm install --frozen-lockfile` had run; run that first."
+    ]
 
 
 @given(
