@@ -1,7 +1,8 @@
 """Corrections: a command that failed and the close variant of it that then worked, said as a rule (another folder,
 a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that had to run
-first, an absolute path where a relative one broke after a `cd`). Never a file path as the fix, never a workaround
-that switches a safeguard off; the error's words are evidence, never lesson text; a fix that only tool output
+first, an absolute path where a relative one broke after a `cd`, a program not found until an install ran, in the
+folder it ran in, however many tries came between). Never a file path as the fix, never a workaround that switches
+a safeguard off; the error's words are evidence, never lesson text; a fix that only tool output
 suggested is marked (`taint`). A failure of an interpreter (`python3`, `node`, `ruby`) that named a module it
 could not import (`No module named 'yaml'`, `Cannot find module`, `cannot load such file`) is a fact about that
 dependency, not about the program, whose other calls may import nothing of the kind: where another program then
@@ -24,9 +25,9 @@ import re2
 
 from core.allowlist import Vouched, words_refusals
 from core.command_variants import flag_name, relaxes, unknown_variant, variant
-from core.failures import UNKNOWN, error_line, hid_failure
+from core.failures import UNKNOWN, error_line, hid_failure, missing_program
 from core.lessons import Command, Correction
-from core.runs import Parsed, Run, category_of, command_key, key_words, parse
+from core.runs import Parsed, Run, category_of, command_key, key_words, parse, relative
 
 __all__ = ["PROJECT_PATH", "Found", "bypasses", "corrections", "flat"]
 
@@ -188,6 +189,11 @@ def _correction(
         return f"correction|before|{' '.join(fk)}|{' '.join(part)}", Correction(
             how="before", failed=Command(words=fk), worked=Command(words=part)
         )
+    if how == "installed":  # `part`: the install's words, then the folder it ran in ("" for the project's root)
+        *words, where = part
+        return f"correction|installed|{' '.join(fk)}|{' '.join(words)}|{where}", Correction(
+            how="installed", failed=Command(words=fk), worked=Command(words=tuple(words), folder=where or None)
+        )
     return "correction|absolute", Correction(how="absolute", failed=Command(words=fk))
 
 
@@ -205,6 +211,11 @@ def corrections(
         failed = parse(run.command, run.folder)
         error = error_line(run.output)
         if failed is None or error is None or _TEST_FAILURES.search(run.output):
+            continue
+        if (installed := _installed(runs, i, failed, cwd)) is not None:
+            # Never held as copied from tool output: a bare install names no package, so no stranger's text chose it.
+            key, lesson = _correction("installed", (*installed.words, installed.folder or ""), failed, failed)
+            found.append(Found(key, lesson, error, None))
             continue
         missing = _missing_modules(run.output) if _INTERPRETER.match(PurePosixPath(failed.words[0]).name) else None
         prepared: Parsed | None = None  # a build, an install or a pull that ran after the failure
@@ -248,3 +259,59 @@ def corrections(
             found.append(Found(key, lesson, error, taint))
             break
     return found
+
+
+# Later commands in which a command whose program was missing may be run again after an install (a session tries a
+# few things first: the install at the root, then in the folder whose package declares the program).
+_RETRY_WINDOW = 20
+
+
+def _installed(runs: Sequence[Run], i: int, failed: Parsed, cwd: str | None) -> Parsed | None:
+    """The install after which the command of `runs[i]`, whose failure said a program it runs was not found, ran
+    again in the same folder and no longer missed it: the last command before that retry but those that only look,
+    with its folder inside the project. Only a bare install of what the project declares (`pnpm install`, `uv sync
+    --frozen`: options, no package named, not global): one that names a package or installs for the whole machine
+    says the project lacks a dependency, which is no routine to repeat. None when the failure missed no program,
+    the retry missed it still, or what ran last before the retry was no such install (an edit by command, a
+    workaround): then nothing says what fixed it."""
+    missing = missing_program(runs[i].output)
+    if missing is None:
+        return None
+    key, where = command_key(failed.words), relative(failed.folder, cwd)
+    for j in range(i + 1, min(len(runs), i + 1 + _RETRY_WINDOW)):
+        again = parse(runs[j].command, runs[j].folder)
+        if again is None or command_key(again.words) != key or relative(again.folder, cwd) != where:
+            continue
+        if runs[j].rejected or missing_program(runs[j].output) == missing:
+            return None  # it still misses the program: a later install may be the fix, read from that failure
+        for k in range(j - 1, i, -1):
+            prior = parse(runs[k].command, runs[k].folder)
+            if prior is not None and _looks(prior):
+                continue
+            if (
+                prior is None
+                or not runs[k].ok
+                or hid_failure(runs[k])
+                or category_of(command_key(prior.words)) != "install"
+                or not _bare(prior.words)
+                or bypasses(prior.words)
+            ):
+                return None
+            inside = relative(prior.folder, cwd)
+            if prior.folder and inside is None and prior.folder.rstrip("/") != (cwd or "").rstrip("/"):
+                return None  # it ran outside the project: no folder of it a lesson may name
+            if inside is not None and not PROJECT_PATH.match(inside):
+                return None
+            return Parsed(inside, prior.words)
+        return None
+    return None
+
+
+_GLOBAL = frozenset({"-g", "--global", "--system", "--user"})
+
+
+def _bare(words: Sequence[str]) -> bool:
+    """True for an install that names no package and installs for the project alone: every word after its name is
+    a plain option (`--frozen-lockfile`), none that installs for the machine or the user (`-g`)."""
+    rest = words[len(key_words(command_key(words))) :]
+    return all(w.startswith("-") and _PLAIN_WORD.match(w) and w not in _GLOBAL for w in rest)

@@ -9,7 +9,7 @@ import re2
 from core.runs import USER_HOME, Run
 from core.shell import parse_command
 
-__all__ = ["FAILED", "UNKNOWN", "error_line", "hid_failure"]
+__all__ = ["FAILED", "UNKNOWN", "error_line", "hid_failure", "missing_program"]
 
 
 # What a program says when it has no such option or subcommand, as the common argument parsers word it (getopt,
@@ -54,6 +54,21 @@ _NO_PROGRAM = re2.compile(r"(?m)(?:^|: )(?:command not found|zsh: command not fo
 
 
 _SAID_AT = 2_000
+
+
+# The program a shell said it could not find, as bash, sh and zsh word it (`bash: line 1: vite: command not found`,
+# `sh: 1: tsc: not found`, `zsh: command not found: tauri`, `(eval):1: command not found: tauri`).
+_MISSING_PROGRAM = re2.compile(
+    r"(?m)(?:^|: )([\w.+-]{1,100}): (?:command )?not found$|(?:^|: )command not found: ([\w.+-]{1,100})$"
+)
+
+
+def missing_program(output: str) -> str | None:
+    """The program a shell said it could not find in `output` (read at its head and its tail, where a pipe into
+    `tail` leaves it), or None."""
+    said = output if len(output) <= 2 * _SAID_AT else output[:_SAID_AT] + "\n" + output[-_SAID_AT:]
+    found = _MISSING_PROGRAM.search(said)
+    return None if found is None else found.group(1) or found.group(2)
 
 
 def hid_failure(run: Run) -> bool:

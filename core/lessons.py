@@ -121,7 +121,9 @@ class Correction(_Value):
     approves (`sandbox`: `worked` is None), or a call a hook of the user's refused (`hook`: `failed` is the tool or
     the command it refused, `worked` the program its message named that then worked), or a change to a file a hook
     refused once as a warning and let through when the same change was made again (`warned`: `failed` is the
-    tool, `under` the project folder of the file; `worked` is None)."""
+    tool, `under` the project folder of the file; `worked` is None), or a command whose failure said a program it
+    runs was not found, and that got past it once an install had run (`installed`: `worked` is that install, with
+    the project folder it ran in)."""
 
     kind: Literal["correction"] = "correction"
     how: Literal[
@@ -131,6 +133,7 @@ class Correction(_Value):
         "absolute",
         "option",
         "before",
+        "installed",
         "module",
         "repo",
         "ignored",
@@ -328,6 +331,12 @@ def _sentence(lesson: AnyLesson) -> str:
             return f"run {_code(lesson.worked)} from `{lesson.worked.folder}/`: from elsewhere it fails"
         if lesson.how == "before":
             return f"{failed} failed here until {_code(lesson.worked)} had run; run that first"
+        if lesson.how == "installed":
+            place = f" in `{lesson.worked.folder}/`" if lesson.worked.folder else ""
+            return (
+                f"{failed} failed here because a program it runs was not installed (command not found) until"
+                f" {_code(lesson.worked)} had run{place}; run that first"
+            )
         if lesson.how == "option":
             return f"{failed} is refused here (no such option or command); {_code(lesson.worked)} works"
         if lesson.how == "hook":

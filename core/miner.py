@@ -7,7 +7,8 @@
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
   folder, a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that
   had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
-  packages where its failure named a module), never a file path as the fix, never a workaround that switches a
+  packages where its failure named a module; a program not found until an install ran, in the folder it ran in,
+  and the same command, run again, got past it), never a file path as the fix, never a workaround that switches a
   safeguard off (`--force`, `--no-verify`, `sudo`); the error's words are kept as evidence (`playbook why`), never
   written into the lesson (`core.corrections`); `gh` that could not tell the repository from the git remotes,
   then worked once a command named it (`--repo owner/name`, `core.gh_repository`); a path `git add` refused
@@ -93,7 +94,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 14  # 14: a check that passed only by added options, an option given a value: no fix (issue 41)
+MINER_VERSION = 15  # 15: a program not found until an install ran, then the same command got past it (issue 41)
 
 
 # How many successful runs make a fact: a quality gate that passed once is the project's; a build, a dev server

@@ -53,7 +53,9 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # Then a quote waits for a reader in `playbook review` (`core.quote_words`): a lexicon of reviewed words first (in
 # sample 79 % -> 68 %, dev 35 % -> 30 %) still let a black-box attacker publish 36 harmful quotes in admitted words.
 # Every quote held: in sample 58 % / 100 % (10 entries), dev 22 % / 79 % (29), test 3 % / 18 % (11).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.21, 0.75), "test": (0.02, 0.15)}
+# Then a program not found (read past a pipe) until a bare install ran, in its folder, however many tries between:
+# in sample unchanged; dev 22 % / 79 % (29) -> 23 % / 80 % (30).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.22, 0.78), "test": (0.02, 0.15)}
 
 
 class Published(dict[Half, list[str]]):
