@@ -98,10 +98,35 @@ def _other_subcommand(failed: Parsed, worked: Parsed, error: str) -> tuple[str, 
     at = next((i for i, (f, w) in enumerate(zip(fk, wk, strict=False)) if f != w), min(len(fk), len(wk)))
     if at == 0 or at >= len(fk) or fk[at] not in _error_words(error):
         return None
+    if not _same_job(fk[at:], wk[at:]):
+        return None
     said = set(failed.words[len(fk) :])
     if all(w.startswith("-") or w in said for w in worked.words[len(wk) :]):
         return "subcommand", ()
     return None
+
+
+def _same_job(failed: tuple[str, ...], worked: tuple[str, ...]) -> bool:
+    """True when the subcommand that worked does the job the refused one was asked for: a routine of the same kind,
+    or any routine in place of one no kind names (`nextest run` -> `test`), or the refused name spelt right
+    (`tset` -> `test`). Not another job (`make test` refused, then `make fmt`: the tests never ran)."""
+    if not worked:
+        return False
+    # (read after a stand-in program: `test` alone is the shell's test, no routine)
+    done, asked = category_of(" ".join(("_", *worked))), category_of(" ".join(("_", *failed)))
+    return (done is not None and asked in (None, done)) or _misspelt(failed[0], worked[0])
+
+
+def _misspelt(word: str, right: str) -> bool:
+    """True when `word` is `right` with one letter wrong, missing, extra or two swapped (and both have 4 or more)."""
+    if min(len(word), len(right)) < 4 or abs(len(word) - len(right)) > 1 or word == right:
+        return False
+    if len(word) == len(right):
+        diff = [i for i, (a, b) in enumerate(zip(word, right, strict=True)) if a != b]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == right[diff[1]]
+        return len(diff) == 1 or (swapped and word[diff[1]] == right[diff[0]])
+    short, long = sorted((word, right), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 _ERROR_WORD_BREAK = re2.compile(r"[^\w.:-]+")

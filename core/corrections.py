@@ -135,10 +135,16 @@ def _prepares(parsed: Parsed) -> bool:
     return key in _PREPARING or category_of(key) in ("build", "install")
 
 
-def _plain_words(words: Sequence[str]) -> tuple[str, ...]:
+def _plain_words(words: Sequence[str]) -> tuple[str, ...] | None:
     """A command's words as a lesson may state them: all of them when none is a path or a value of this one run,
-    else its name (`git pull --rebase origin main`; `bun run build`)."""
-    return tuple(words) if all(_PLAIN_WORD.match(w) for w in words) else key_words(command_key(words))
+    else its name (`git pull --rebase origin main`; `bun run build`); None when its name alone would say another
+    command than ran: a program without its subcommand (`make` for `make -C ../.. clean`) or a variable set for it
+    left out (`make clean` for `make clean PREFIX=/`)."""
+    if all(_PLAIN_WORD.match(w) for w in words):
+        return tuple(words)
+    key = key_words(command_key(words))
+    setting = any("=" in w and not w.startswith("-") for w in words[1:])
+    return key if len(key) > 1 and not setting else None
 
 
 def _looks(parsed: Parsed) -> bool:
@@ -227,8 +233,9 @@ def corrections(
             if worked is None:
                 continue
             how: tuple[str, tuple[str, ...]] | None = None
-            if prepared is not None and command_key(worked.words) == command_key(failed.words):
-                how = ("before", _plain_words(prepared.words))
+            stated = _plain_words(prepared.words) if prepared is not None else None
+            if stated is not None and command_key(worked.words) == command_key(failed.words):
+                how = ("before", stated)
             elif UNKNOWN.search(run.output):
                 how = unknown_variant(failed, worked, run.output)
             if how is None:

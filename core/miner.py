@@ -94,7 +94,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 15  # 15: a program not found until an install ran, then the same command got past it (issue 41)
+MINER_VERSION = 16  # 16: another job after a missing one is no variant; a prerequisite is stated as it ran; no `-v`
 
 
 # How many successful runs make a fact: a quality gate that passed once is the project's; a build, a dev server

@@ -54,16 +54,55 @@ def _build_file(call: Call, flags: tuple[str, ...]) -> Refused:
     return []
 
 
+# make's options a lesson may pass: where and how many jobs, which files, how much it prints, rebuild all. Not those
+# that make a target count as done without running it (`-t`, `-q`, `-n`, `-o`, `-W`), carry on past errors (`-i`,
+# `-k`) or let the environment override the Makefile (`-e`): `make -t test` leaves every later `make test` a no-op.
+_MAKE_FLAGS = frozenset("s B w r R S d p v h".split())  # one letter each, which may be written together (`-sB`)
+_MAKE_VALUE_FLAGS = frozenset("C f I O".split())  # a value on the flag or after it (`-Cdocs`, `-C docs`)
+_MAKE_NUMBER_FLAGS = frozenset("j l".split())  # a number on the flag or after it (`-j4`, `-j 4`)
+_MAKE_LONG = frozenset(
+    "--jobs --load-average --max-load --directory --file --makefile --include-dir --output-sync --silent --quiet"
+    " --always-make --print-directory --no-print-directory --no-builtin-rules --no-builtin-variables --trace --debug"
+    " --no-keep-going --stop --print-data-base --warn-undefined-variables --version --help".split()
+)
+_NUMBER = re2.compile(r"^[0-9]+(?:\.[0-9]+)?$")
+
+
+def _make_options(args: tuple[str, ...]) -> Refused:
+    """The first option of `args` that is no option a lesson may pass to make."""
+    for i, arg in enumerate(args):
+        nxt = args[i + 1] if i + 1 < len(args) else ""
+        if not arg.startswith("-") or arg == "-":
+            continue
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            numeric = name in ("--jobs", "--load-average", "--max-load")
+            if name in _MAKE_LONG and (not numeric or _NUMBER.match(value if eq else nxt)):
+                continue
+        elif arg[1] in _MAKE_VALUE_FLAGS:
+            continue
+        elif arg[1] in _MAKE_NUMBER_FLAGS:
+            if _NUMBER.match(arg[2:] or nxt):
+                continue
+        elif all(c in _MAKE_FLAGS for c in arg[1:]):
+            continue
+        return [("bypass", f"`make {clip(arg)}` is no option lessons may pass to make")]
+    return []
+
+
 def make(call: Call) -> Refused:
     """make: never a rule given inline (`--eval`) nor a variable its recipes run (`CC='sh -c ...'`), only make's own
-    files, no release task the project does not declare."""
+    files and options that run what they name (not `-t`, `-i`, `-k`, `-e`), and a task named like a routine or
+    declared by the project."""
     if any(long_option(a, "--eval", 4) or short_option(a, "E") for a in call.args):
         return [("inline_code", "`make --eval` runs a rule given inline")]
+    if refused := _make_options(call.args):
+        return refused
     for arg in call.args:  # `make CC='sh -c ...'`: a variable the recipes run
         name, eq, value = arg.partition("=")
         if eq and not arg.startswith("-") and (_SHELLISH.search(value) or name.upper() in _MAKE_PROGRAMS):
             return [("inline_code", f"`make {clip(arg)}` sets what the recipes run")]
-    targets = [w for w in call.positionals() if "=" not in w and not w.isdigit()]  # `-j 4`: a number is no target
+    targets = [w for w in call.positionals() if "=" not in w and not _NUMBER.match(w)]  # `-j 4`: a number is no target
     return _build_file(call, ("-f", "--file", "--makefile")) + task_refusals(call, targets, "make")
 
 

@@ -8,7 +8,7 @@ refused.
 from __future__ import annotations
 
 from core.program_calls import Call, Refused, clip, install_refusals, long_option
-from core.program_tasks import JS_SCRIPTS, releases, script_name, task_refusals
+from core.program_tasks import JS_SCRIPTS, task_refusals
 
 __all__ = ["JS_TOOLS", "deno_bun", "js_pm", "js_tool", "npm"]
 
@@ -40,11 +40,7 @@ _PM_ALLOWED = frozenset(
 def _run_script(call: Call, word: str | None) -> Refused:
     """`npm run NAME` and kin: a script named like a routine (`test`, `lint:ci`) or one the project declares; an
     unseen name (`release`, `deploy`, `ship-it`) is no routine lessons may run."""
-    if word is None or script_name(word, call):
-        return []
-    if releases(word):
-        return [("program", f"`{call.family} run {clip(word)}` publishes or deploys: a release is the user's call")]
-    return [("program", f"`{call.family} run {clip(word)}` is no routine script and no script the project declares")]
+    return [] if word is None else task_refusals(call, [word], f"{call.family} run")
 
 
 def npm(call: Call) -> Refused:

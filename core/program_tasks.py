@@ -1,8 +1,9 @@
 """Tasks and scripts a runner is told to run by name: a routine's, the project's, a release, a database's end.
 
-A task or a script named like a routine (`test`, `lint:ci`) or one the project declares (the user vouched for it) may
-run; one named for publishing, deploying or releasing is the user's call unless the project declares it; a
-framework's task that drops, resets or rolls back a database is refused whatever runs it.
+A task or a script named like a routine (`test`, `lint:ci`, `test-unit`) may run, and one the project declares when
+the reviewed lexicon admits every word of its name (a cloned project declares `wipe-prod-db` as easily as `seed-local`);
+any other name waits for review, one named for publishing, deploying or releasing too; a framework's task that drops,
+resets or rolls back a database is refused whatever runs it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,18 @@ from collections.abc import Sequence
 import re2
 
 from core.program_calls import Call, Refused, clip
+from core.quote_words import unadmitted_words
 
-__all__ = ["JS_SCRIPTS", "TASK_NAME", "destroys_data", "releases", "script_name", "task_refusals", "unvetted_refusals"]
+__all__ = [
+    "JS_SCRIPTS",
+    "TASK_NAME",
+    "declared_task",
+    "destroys_data",
+    "releases",
+    "script_name",
+    "task_refusals",
+    "unvetted_refusals",
+]
 
 
 # A task's or a script's name (`test:ci`), not a path or a command line.
@@ -33,15 +44,23 @@ JS_SCRIPTS = frozenset(
 
 def script_name(word: str, call: Call) -> bool:
     """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`, and in a
-    namespace, `web:lint`, `rust:lint`), or one the project declares: a name, not a path or a command line."""
-    if word in call.vouched:
-        return bool(TASK_NAME.match(word))
+    namespace, `web:lint`, `rust:lint`), or one the project declares in words a reviewer admitted: a name, not a path
+    or a command line."""
+    if declared_task(word, call):
+        return True
     # A namespaced name: a package's routine (`web:lint`, `tauri:build`: mise's and monorepos' way), or a routine and
     # what kind of it (`test:ci`, `lint:fix`: npm's way), where only kinds known to run it whole count: `test:update`,
     # `lint:nofail`, `typecheck:loose` wait for review. A part that releases holds the whole name, wherever it stands.
     parts = word.split(":")
     routine = _routine(parts[-1]) or (_routine(parts[0]) and all(p in _KINDS for p in parts[1:]))
     return bool(TASK_NAME.match(word)) and routine and not releases(word)
+
+
+def declared_task(word: str, call: Call) -> bool:
+    """True for a task or script the project declares (its Makefile, justfile, package.json or mise.toml) whose every
+    word the reviewed lexicon admits (`core.quote_words`): a cloned stranger's project declares what it likes
+    (`wipe-prod-db`, `test-push-main`), and a name is all a lesson shows of what the task does."""
+    return word in call.vouched and bool(TASK_NAME.match(word)) and not unadmitted_words(word)
 
 
 def _routine(part: str) -> bool:
@@ -85,17 +104,21 @@ def task_refusals(call: Call, names: Sequence[str], what: str) -> Refused:
     (`script_name`) or one the project declares (the user vouched for it) runs; one named for a release, and any
     other name, waits for review: what a name no one vouched for does, only its recipe says."""
     for name in names:
-        if name in call.vouched or script_name(name, call):
+        if script_name(name, call):
             continue
         if releases(name):
             return [("program", f"`{what} {clip(name)}` publishes or deploys: a release is the user's call")]
+        if name in call.vouched:
+            words = ", ".join(unadmitted_words(name))
+            return [("program", f"`{what} {clip(name)}` is declared, in words no reviewer admitted ({words})")]
         return [("program", f"`{what} {clip(name)}` is no routine task and no task the project declares")]
     return []
 
 
 # Tasks that destroy a database or its history, in the frameworks' own words.
 _DESTROYS = frozenset(
-    "db:drop db:reset db:purge db:schema:load db:wipe db:rollback ecto.drop ecto.reset ecto.rollback flush sqlflush"
+    "db:drop db:reset db:purge db:schema:load db:structure:load db:setup db:wipe db:rollback ecto.drop ecto.reset"
+    " ecto.rollback flush sqlflush"
     " reset_db migrate:fresh migrate:reset migrate:rollback migrate:refresh downgrade".split()
 )
 # The same, in two words: `dotnet ef database drop`, `prisma migrate reset`, `prisma db push --force-reset`.

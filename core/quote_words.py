@@ -37,8 +37,9 @@ _NUMERONYMS = frozenset({"e2e", "k8s", "i18n", "l10n", "a11y", "o11y", "p2p", "w
 _SPAN = re2.compile(r"`+([^`]*)`+")
 # A check's options known to leave its verdict to the code: fixing or writing the code it found wrong, saying more,
 # refusing to write snapshots (`--ci`). Any other option may be what made it pass or switches it off (`-u`,
-# `--passWithNoTests`): so no other is quoted as a routine, nor learnt as a fix (`core.command_variants`).
-KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "-v", "--ci"})
+# `--passWithNoTests`): so no other is quoted as a routine, nor learnt as a fix (`core.command_variants`). Not `-v`:
+# verbose to some programs, the version to others (`tsc -v`, `eslint -v`, `jest -v` print it and check nothing).
+KEEPS_THE_VERDICT = frozenset({"--fix", "--write", "--verbose", "--ci"})
 _ASSIGNMENT = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PROSE_OPTION = re2.compile(r"(?:^|[\s(\"'])(--?[A-Za-z][\w=-]*)")
 
