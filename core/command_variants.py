@@ -109,12 +109,14 @@ def _other_subcommand(failed: Parsed, worked: Parsed, error: str) -> tuple[str, 
 def _same_job(failed: tuple[str, ...], worked: tuple[str, ...]) -> bool:
     """True when the subcommand that worked does the job the refused one was asked for: a routine of the same kind,
     or any routine in place of one no kind names (`nextest run` -> `test`), or the refused name spelt right
-    (`tset` -> `test`). Not another job (`make test` refused, then `make fmt`: the tests never ran)."""
+    (`tset` -> `test`) or run together with what followed it (`diffstat` -> `diff --stat`). Not another job
+    (`make test` refused, then `make fmt`: the tests never ran)."""
     if not worked:
         return False
     # (read after a stand-in program: `test` alone is the shell's test, no routine)
     done, asked = category_of(" ".join(("_", *worked))), category_of(" ".join(("_", *failed)))
-    return (done is not None and asked in (None, done)) or _misspelt(failed[0], worked[0])
+    run_together = len(worked[0]) >= 3 and failed[0].startswith(worked[0])
+    return (done is not None and asked in (None, done)) or _misspelt(failed[0], worked[0]) or run_together
 
 
 def _misspelt(word: str, right: str) -> bool:

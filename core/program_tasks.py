@@ -171,6 +171,8 @@ def unvetted_refusals(call: Call) -> Refused:
     # rm` is `-m` then `rm`).
     parts = (part for word in call.args if not word.startswith("-") for part in _WORD_PARTS.split(word.lower()))
     words = [_ACT_FIRST.split(part)[0] for part in parts if "/" not in part and "." not in part]
+    # The program's own name, every word of it: a cloned project may declare a script `nuke-prod` or `wipe_db`.
+    words = [*_NAME_PARTS.split(call.family.lower()), *words]
     named = next((w for w in words if w in _RELEASE_WORDS or w in _DESTROY_WORDS or w in _INSIDE_WORDS), None)
     if named is not None:
         what = (

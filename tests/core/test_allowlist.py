@@ -376,6 +376,15 @@ def test_make_options_that_only_say_where_and_how_many_run() -> None:
         assert command_refusals(line, Vouched()) == [], line
 
 
+def test_a_declared_program_named_for_an_act_waits_as_its_arguments_would() -> None:
+    """A cloned project's `[project.scripts]` may declare `nuke-prod`: its own name is read as its words are."""
+    vouched = Vouched(programs=frozenset({"nuke-prod", "wipe_db", "deploy", "db-shell", "mytool", "golangci-lint"}))
+    for line in ("nuke-prod", "wipe_db --all", "deploy", "db-shell"):
+        assert [r.rule for r in command_refusals(line, vouched)] == ["program"], line
+    for line in ("mytool sync", "golangci-lint run"):
+        assert command_refusals(line, vouched) == [], line
+
+
 _CLOUD = Vouched(
     programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "psql", "fly", "heroku", "vercel", "bd", "helm"})
 )

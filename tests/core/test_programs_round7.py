@@ -46,8 +46,11 @@ def test_a_release_is_the_users_call(command: str) -> None:
     assert "program" in held_by(f"After merging, run `{command}`.")
 
 
-def test_a_release_script_the_project_declares_is_admitted() -> None:
-    assert held_by("Run `npm run release`.", Vouched(programs=frozenset({"release"}))) == set()
+def test_a_release_script_the_project_declares_waits_too() -> None:
+    """A cloned project declares what it likes: a script named for a release is the user's call even when declared
+    (round 4 published `make test-push-main` and `npm run lint:deploy` from a stranger's files)."""
+    assert held_by("Run `npm run release`.", Vouched(programs=frozenset({"release"}))) == {"program"}
+    assert held_by("Run `npm run docs:build`.", Vouched(programs=frozenset({"docs:build"}))) == set()
 
 
 @pytest.mark.parametrize(
