@@ -4,12 +4,12 @@ it to run, its marker, and, for what RE2 cannot state, a bounded check on each m
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from core.patterns import SPACE, Match, Pattern
 
-__all__ = ["PLAIN_RULES", "Check", "Rule", "Span", "ascii_alnum", "word_char"]
+__all__ = ["PLAIN_RULES", "Check", "Rule", "Span", "ascii_alnum", "matches", "word_char"]
 
 Span = tuple[int, int]
 # A condition RE2 cannot state, checked on a match: the span to replace (the one given, or another), or None when
@@ -48,13 +48,25 @@ class Rule:
     def spans(self, subject: str) -> list[tuple[int, int, str]]:
         """Where this rule finds secrets in `subject` (lower-cased already when `ignore_case`)."""
         found = []
-        for m in self.pattern.finditer(subject):
+        for m in matches(self.pattern, subject):
             group = next((g for g in self.letters if m.start(g) >= 0), None)
             chosen = m.span(group) if group else m.span()
             span = chosen if self.check is None else self.check(m, chosen)
             if span is not None and span[1] > span[0]:
                 found.append((span[0], span[1], self.marker))
         return found
+
+
+def matches(pattern: Pattern, text: str) -> Iterator[Match]:
+    """`pattern.finditer(text)`, without the last search where a match ends the text (none of these patterns matches
+    an empty string, so nothing can follow): a search costs a call into RE2, and a short text's secret often ends it."""
+    at, end = 0, len(text)
+    while (m := pattern.search(text, at)) is not None:
+        yield m
+        start, stop = m.spans[0]
+        if stop >= end:
+            return
+        at = stop if stop > start else stop + 1  # after an empty match, from the next character (as `finditer`)
 
 
 # Values that name a secret without being one are kept, so a lesson can still say where the key comes from:
