@@ -32,7 +32,8 @@ from core.layered import unseen_texts
 from core.models import Playbook
 from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
-from core.secret_rules import PLAIN_RULES, Rule, Span, ascii_alnum, matches, word_char
+from core.secret_rule import Rule, Span, ascii_alnum, matches, word_char
+from core.secret_rules import PLAIN_RULES
 
 __all__ = [
     "BOUNDARY_CHARS",
