@@ -384,7 +384,12 @@ def _replaced(text: str, spans: Sequence[Marked]) -> tuple[str, int]:
     return "".join(out), sum(1 for _, _, marker in spans if marker)
 
 
-def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[list[Marked], list[Marked]]:
+def boundary_spans(
+    left: str,
+    right: str,
+    rules: RuleChoice = True,
+    known: tuple[Sequence[Marked], Sequence[Marked]] | None = None,
+) -> tuple[list[Marked], list[Marked]]:
     """The secrets that only show where `left` ends and `right` begins: a token cut in two (two content blocks, a
     paste split over two messages), or a line continued in the next ("the password is" / "hunter2x!").
 
@@ -392,7 +397,9 @@ def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[lis
     joined as they are and with a space between; a secret found in a join that neither side holds alone is returned
     for both sides: its part in `left` with its marker, its part in `right` with the marker too, or with nothing ("")
     when the secret began in `left`. A longer secret cut in two is found in each half alone (a key's prefix, a random
-    run), so the window costs a few hundred characters a boundary, however long the lines.
+    run), so the window costs a few hundred characters a boundary, however long the lines. `known`: what
+    `secret_spans(left)` and `secret_spans(right)` found (with the same `rules`), when the caller has them: a side
+    that is its line whole is not scanned again.
     """
     cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
     stop = right.find("\n")
@@ -414,9 +421,11 @@ def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[lis
     # (a secret found in a join mostly crosses it, and each scan is a pass of every rule the side triggers).
     alone: set[tuple[int, int]] = set()
     if any(b <= n for _, b, _ in found):
-        alone |= {(a, b) for a, b, _ in secret_spans(tail, rules=rules)}
+        own = known[0] if known is not None and cut == 0 else secret_spans(tail, rules=rules)
+        alone |= {(a, b) for a, b, _ in own}
     if any(a >= n for a, _, _ in found):
-        alone |= {(a + n, b + n) for a, b, _ in secret_spans(head, rules=rules)}
+        own = known[1] if known is not None and len(head) == len(right) else secret_spans(head, rules=rules)
+        alone |= {(a + n, b + n) for a, b, _ in own}
     in_left: list[Marked] = []
     in_right: list[Marked] = []
     for a, b, marker in found:
@@ -447,9 +456,10 @@ def redact_parts(
     Every span is found in the texts as they are: each block's own, and each boundary's (`boundary_spans`); then
     each block is redacted once. `extra`: more spans, by block (those of message boundaries, `redact_conversation`).
     """
-    spans = [secret_spans(part, rules=rules) for part in parts]
+    own = [secret_spans(part, rules=rules) for part in parts]
+    spans = [list(found) for found in own]
     for i in range(len(parts) - 1):
-        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules)
+        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules, (own[i], own[i + 1]))
         spans[i] += in_left
         spans[i + 1] += in_right
     for i, more in (extra or {}).items():

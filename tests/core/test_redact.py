@@ -362,10 +362,13 @@ def _boundary_by_the_letter(left: str, right: str) -> tuple[list[tuple[int, int,
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(_MIXED_TEXT, _MIXED_TEXT)
 def test_a_boundary_scans_a_side_alone_only_when_that_changes_the_answer(left: str, right: str) -> None:
-    """A side is scanned alone only when a span found in a join lies within it; the spans are those of scanning both
-    sides every time, and a message's blocks are redacted the same."""
+    """A side is scanned alone only when a span found in a join lies within it, and not again when its spans are
+    known (a side that is its line whole); the spans are those of scanning both sides every time, and a message's
+    blocks are redacted the same."""
     assume(_encodable(left) and _encodable(right))
     assert boundary_spans(left, right) == _boundary_by_the_letter(left, right)
+    known = (secret_spans(left), secret_spans(right))
+    assert boundary_spans(left, right, known=known) == _boundary_by_the_letter(left, right)
     in_left, in_right = _boundary_by_the_letter(left, right)
     texts, _ = redact_parts([left, right])
     assert texts == [
