@@ -24,13 +24,16 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import re2
+
 from core.errors import ConfigError
 from core.jsonx import locate_json
 from core.layered import unseen_texts
 from core.models import Playbook
 from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
-from core.secret_rules import PLAIN_RULES, Rule, Span, ascii_alnum, word_char
+from core.secret_rule import Rule, Span, ascii_alnum, matches, word_char
+from core.secret_rules import PLAIN_RULES
 
 __all__ = [
     "BOUNDARY_CHARS",
@@ -114,6 +117,7 @@ _CANDIDATE = Pattern(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 _RUN_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
 _RUN_AFTER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 ENTROPY_BITS = 4.2
+_FEWEST_DISTINCT = math.floor(2**ENTROPY_BITS)  # a run of no more distinct characters is below it (`_random_token`)
 # Ids the agents' own formats are full of: random, but not secrets.
 _ID_PREFIXES = ("toolu_", "srvtoolu_", "msg_", "req_", "call_", "chatcmpl-", "resp_")
 
@@ -122,12 +126,10 @@ def _ascii_lower(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
-# The rules without triggers: run on every text.
-_ALWAYS = tuple(rule for rule in RULES if not rule.triggers)
 # Which rules' triggers a text holds (one group of literals a rule), for `secret_spans` to skip the others: one RE2 pass
 # over the text. A `str` search per trigger (73 of them) and a set test per rule cost ~10 us a text however short, and
 # a text of 10 KB 0.3 ms; and `:` is a trigger, so nearly every text paid it (2.4x the redaction of 100 ordinary
-# bytes for `u:p@` repeated).
+# bytes for `u:p@` repeated). Only where `_RuleSet` cannot say (its DFA out of memory).
 _RULE_TRIGGERS = Literals([rule.triggers for rule in RULES])
 
 
@@ -171,6 +173,69 @@ MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]
 MIXED_PAIR = f"[A-Z]{_TOKEN}*[0-9]|[0-9]{_TOKEN}*[A-Z]"
 
 
+class _RuleSet:
+    """Which rules can find anything in a text, said by one RE2 set pass over it: a rule runs only where its pattern
+    matches. A rule run costs a call into RE2 and back (~1 us) even where it finds nothing, and a common word triggers
+    several (`key`: four rules; `pass`: six), so a short text paid for rules that could not match (2.4x the redaction
+    of 100 ordinary bytes for a PEM header cut short). The patterns are the rules' own: a rule whose pattern matches
+    nowhere finds nothing, and every match holds one of the rule's triggers (tested), so the same rules find the same
+    spans; Twilio's, whose check looks for its word before the match, asks for the word and the match together.
+
+    Two sets: the case-blind rules read the text with its ASCII letters lower-cased (`bytes.lower` does just that),
+    the others the text itself. Each set's first member matches every text, so a pass that failed (the set's DFA out
+    of memory) says so by its absence, and the caller falls back to the triggers.
+    """
+
+    __slots__ = ("_cased", "_cased_rules", "_folded", "_folded_rules", "_runs")
+
+    def __init__(self, rules: Sequence[Rule], runs: Sequence[str]) -> None:
+        self._cased_rules = [i for i, rule in enumerate(rules) if not rule.ignore_case]
+        self._folded_rules = [i for i, rule in enumerate(rules) if rule.ignore_case]
+        self._cased = self._compiled([self._source(rules[i]) for i in self._cased_rules] + list(runs))
+        self._folded = self._compiled([self._source(rules[i]) for i in self._folded_rules])
+        # the members after the cased rules: each a necessary condition for a random token (`_candidates`)
+        self._runs = frozenset(range(len(self._cased_rules) + 1, len(self._cased_rules) + 1 + len(runs)))
+
+    @staticmethod
+    def _source(rule: Rule) -> str:
+        # Twilio's pattern alone (32 hex digits) is in every commit id; its check wants the word before it on the line
+        source = r"twilio[^\n]*[0-9a-f]{32}" if rule.name == "twilio_token" else rule.pattern.source
+        return f"(?{rule.pattern.flags}){source}" if rule.pattern.flags else source
+
+    @staticmethod
+    def _compiled(sources: Sequence[str]) -> Any:
+        options = re2.Options()
+        options.max_mem = 64 << 20  # room for the DFA of ~30 patterns on a long text before it gives up
+        found = re2.Set.SearchSet(options)
+        found.Add("")  # matches every text: its absence says the pass failed
+        for source in sources:
+            found.Add(source)
+        found.Compile()
+        return found._set  # the binding's own object: its wrapper's checks cost a tenth of a short text's pass
+
+    def matching(self, text: str) -> tuple[list[int], bool] | None:
+        """The indexes of the rules whose patterns match somewhere in `text`, in order, and whether it may hold a
+        random token (every condition in `runs` met); None where a pass could not say."""
+        data = text.encode("ascii") if text.isascii() else text.encode("utf-8", "playbook.fffd")
+        cased = self._cased.Match(data)
+        if not cased:
+            return None
+        found = [self._cased_rules[k - 1] for k in cased if 0 < k <= len(self._cased_rules)]
+        if self._folded_rules:
+            folded = self._folded.Match(data.lower())
+            if not folded:
+                return None
+            found += [self._folded_rules[k - 1] for k in folded if k]
+            found.sort()
+        return found, self._runs.issubset(cased)
+
+
+# A random token's necessary conditions, for `_RuleSet`: a run of 32 token characters, and in it an upper-case letter
+# and a digit (`_random_token`) or a Twilio SID's hex (`_twilio_sid`; its digits may all be letters).
+_RUNS = (f"{MIXED_PAIR}|(?:AC|SK)[0-9a-f]{{32}}",)
+_RULE_SET = _RuleSet(RULES, _RUNS)
+
+
 def _entropy(text: str) -> float:
     n = len(text)
     return -sum(k / n * math.log2(k / n) for k in Counter(text).values())
@@ -197,21 +262,32 @@ def _twilio_spans(text: str, sid: Match) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _rules_present(text: str, among: Sequence[Rule] | None = None) -> list[tuple[Rule, str]]:
-    """The rules to match `text` against, each with the text it is matched against: `among` when given (rules
-    the caller knows may match), else those whose triggers `text` holds (and those without triggers)."""
+def _rules_present(text: str, among: Sequence[Rule] | None = None) -> tuple[list[tuple[Rule, str]], bool]:
+    """The rules to match `text` against, each with the text it is matched against, and whether a random token may be
+    there: `among` when given (rules the caller knows may match), else those whose patterns match (`_RuleSet`), or
+    where its pass could not say, those whose triggers `text` holds (and those without triggers)."""
+    if among is not None and not any(rule.ignore_case for rule in among):
+        return [(rule, text) for rule in among], True
+    if among is None:
+        matching = _RULE_SET.matching(text)
+        if matching is not None:
+            indexes, tokens = matching
+            if not any(RULES[i].ignore_case for i in indexes):
+                return [(RULES[i], text) for i in indexes], tokens
+            lower = _lowered(text)
+            return [(RULES[i], lower if RULES[i].ignore_case else text) for i in indexes], tokens
+    lower = _lowered(text)
+    if among is not None:
+        return [(rule, lower if rule.ignore_case else text) for rule in among], True
+    present = _RULE_TRIGGERS.present(lower)
+    chosen = (rule for i, rule in enumerate(RULES) if i in present or not rule.triggers)
+    return [(rule, lower if rule.ignore_case else text) for rule in chosen], True
+
+
+def _lowered(text: str) -> str:
     # ASCII-only lower-casing keeps every offset valid for the original text. The UTF-8 bytes of other
     # characters are all >= 0x80, which `bytes.lower` leaves alone (4x faster than `str.translate`).
-    if among is not None and not any(rule.ignore_case for rule in among):
-        return [(rule, text) for rule in among]
-    lower = text.lower() if text.isascii() else _ascii_lower(text)
-    if among is not None:
-        return [(rule, lower if rule.ignore_case else text) for rule in among]
-    present = _RULE_TRIGGERS.present(lower)
-    if not present:
-        return [(rule, lower if rule.ignore_case else text) for rule in _ALWAYS]
-    chosen = (rule for i, rule in enumerate(RULES) if i in present or not rule.triggers)
-    return [(rule, lower if rule.ignore_case else text) for rule in chosen]
+    return text.lower() if text.isascii() else _ascii_lower(text)
 
 
 def _random_token(token: str) -> bool:
@@ -223,6 +299,10 @@ def _random_token(token: str) -> bool:
         return False  # a path or an id
     if "/" in core and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
         return False  # a relative path, however odd its names
+    # Entropy is at most log2 of the distinct characters: with 18 or fewer (log2 18 = 4.17) the run cannot reach the
+    # bar, and counting them is cheaper than the sum of logs (a repeated unit, `aB3dE5gH7j` ten times, is no key)
+    if len(set(core)) <= _FEWEST_DISTINCT:
+        return False
     return _entropy(core) >= ENTROPY_BITS
 
 
@@ -236,11 +316,11 @@ def secret_spans(text: str, *, rules: RuleChoice = True, base64: bool = True) ->
     """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `RuleChoice`; random
     tokens are always looked for. `base64`: False leaves out the base64 rule (it runs this on what it decodes)."""
     found: list[tuple[int, int, str]] = []
-    chosen = () if rules is False else _rules_present(text, None if rules is True else rules)
+    chosen, tokens = ([], True) if rules is False else _rules_present(text, None if rules is True else rules)
     for rule, subject in chosen:
         if base64 or rule.triggers:
             found += rule.spans(subject)
-    for m in _CANDIDATE.finditer(text):
+    for m in matches(_CANDIDATE, text) if tokens else ():
         before, after = m.before(), m.after()
         if (before and before in _RUN_BEFORE) or (after and after in _RUN_AFTER):
             continue  # a part of a longer run, or of a dotted name
@@ -249,6 +329,8 @@ def secret_spans(text: str, *, rules: RuleChoice = True, base64: bool = True) ->
             found.append((m.start(), m.end(), "[REDACTED:secret]"))
         elif _twilio_sid(token):
             found += _twilio_spans(text, m)
+    if len(found) < 2:
+        return found
     # Rules listed first win where spans overlap (a vendor's key inside a URL is that vendor's key).
     found.sort(key=lambda s: s[0])
     merged: list[tuple[int, int, str]] = []
@@ -267,14 +349,14 @@ BOUNDARY_CHARS = 96  # how much of each side of a boundary `boundary_spans` read
 
 def redact(text: str, *, rules: RuleChoice = True) -> tuple[str, int]:
     """`text` with every secret-looking span replaced, and how many were replaced (`rules`: see `secret_spans`)."""
-    return _applied(text, secret_spans(text, rules=rules))
+    return _replaced(text, secret_spans(text, rules=rules))  # sorted and apart already: `_applied`'s merge is done
 
 
 def _applied(text: str, spans: Sequence[Marked]) -> tuple[str, int]:
     """`text` with `spans` replaced (overlapping ones as one, the first one's marker, a removal first), and how many
     markers went in."""
-    if not spans:
-        return text, 0
+    if len(spans) < 2:
+        return _replaced(text, spans)
     merged: list[Marked] = []
     for start, end, marker in sorted(spans, key=lambda s: (s[0], s[2] != "")):
         if merged and start < merged[-1][1]:
@@ -282,17 +364,32 @@ def _applied(text: str, spans: Sequence[Marked]) -> tuple[str, int]:
             merged[-1] = (last[0], max(last[1], end), last[2])
         else:
             merged.append((start, end, marker))
+    return _replaced(text, merged)
+
+
+def _replaced(text: str, spans: Sequence[Marked]) -> tuple[str, int]:
+    """`text` with `spans` (sorted, none overlapping) replaced, and how many markers went in."""
+    if not spans:
+        return text, 0
+    if len(spans) == 1:  # the commonest case, without the lists
+        start, end, marker = spans[0]
+        return text[:start] + marker + text[end:], 1 if marker else 0
     out: list[str] = []
     at = 0
-    for start, end, marker in merged:
+    for start, end, marker in spans:
         out.append(text[at:start])
         out.append(marker)
         at = end
     out.append(text[at:])
-    return "".join(out), sum(1 for _, _, marker in merged if marker)
+    return "".join(out), sum(1 for _, _, marker in spans if marker)
 
 
-def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[list[Marked], list[Marked]]:
+def boundary_spans(
+    left: str,
+    right: str,
+    rules: RuleChoice = True,
+    known: tuple[Sequence[Marked], Sequence[Marked]] | None = None,
+) -> tuple[list[Marked], list[Marked]]:
     """The secrets that only show where `left` ends and `right` begins: a token cut in two (two content blocks, a
     paste split over two messages), or a line continued in the next ("the password is" / "hunter2x!").
 
@@ -300,7 +397,9 @@ def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[lis
     joined as they are and with a space between; a secret found in a join that neither side holds alone is returned
     for both sides: its part in `left` with its marker, its part in `right` with the marker too, or with nothing ("")
     when the secret began in `left`. A longer secret cut in two is found in each half alone (a key's prefix, a random
-    run), so the window costs a few hundred characters a boundary, however long the lines.
+    run), so the window costs a few hundred characters a boundary, however long the lines. `known`: what
+    `secret_spans(left)` and `secret_spans(right)` found (with the same `rules`), when the caller has them: a side
+    that is its line whole is not scanned again.
     """
     cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
     stop = right.find("\n")
@@ -322,9 +421,11 @@ def boundary_spans(left: str, right: str, rules: RuleChoice = True) -> tuple[lis
     # (a secret found in a join mostly crosses it, and each scan is a pass of every rule the side triggers).
     alone: set[tuple[int, int]] = set()
     if any(b <= n for _, b, _ in found):
-        alone |= {(a, b) for a, b, _ in secret_spans(tail, rules=rules)}
+        own = known[0] if known is not None and cut == 0 else secret_spans(tail, rules=rules)
+        alone |= {(a, b) for a, b, _ in own}
     if any(a >= n for a, _, _ in found):
-        alone |= {(a + n, b + n) for a, b, _ in secret_spans(head, rules=rules)}
+        own = known[1] if known is not None and len(head) == len(right) else secret_spans(head, rules=rules)
+        alone |= {(a + n, b + n) for a, b, _ in own}
     in_left: list[Marked] = []
     in_right: list[Marked] = []
     for a, b, marker in found:
@@ -355,9 +456,10 @@ def redact_parts(
     Every span is found in the texts as they are: each block's own, and each boundary's (`boundary_spans`); then
     each block is redacted once. `extra`: more spans, by block (those of message boundaries, `redact_conversation`).
     """
-    spans = [secret_spans(part, rules=rules) for part in parts]
+    own = [secret_spans(part, rules=rules) for part in parts]
+    spans = [list(found) for found in own]
     for i in range(len(parts) - 1):
-        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules)
+        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules, (own[i], own[i + 1]))
         spans[i] += in_left
         spans[i + 1] += in_right
     for i, more in (extra or {}).items():
