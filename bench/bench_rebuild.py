@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from bench._table import Row, emit, interleaved  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.registry import ensure_playbook  # noqa: E402
-from core.store.versions import _trusted_entry, load_version  # noqa: E402
+from core.store.versions import _built, load_version  # noqa: E402
 
 BUILD = """
 INSERT INTO versions (playbook, version, source, n_entries)
@@ -97,7 +97,7 @@ def main() -> None:
             cold: list[float] = []
 
             def first_time(v: int = version) -> object:
-                _trusted_entry.cache_clear()  # as if no entry of this playbook had been built in this process
+                _built.clear()  # as if no entry of this playbook had been built in this process
                 return load_version(con, "default", v)
 
             for _ in range(args.rounds):  # interleaved: each round measures all three, in turn
