@@ -7,7 +7,7 @@ import hashlib
 import os
 import sys
 from collections.abc import Collection, Container, Iterable
-from functools import cache, lru_cache
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -21,9 +21,7 @@ __all__ = ["keep_pair_count", "kept_pair_count", "pair_rules", "store_missing_ve
 _CHUNK = 512
 
 
-@lru_cache(maxsize=1 << 15)
 def _key(text: str) -> str:
-    """The stored key of `text`; kept, since a run asks it of every live text twice (to store, then to read)."""
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
