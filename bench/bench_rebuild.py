@@ -7,6 +7,11 @@ at a middle one, warm (the entries built by an earlier rebuild are shared, as in
 same playbook several times) and cold (that cache emptied first); and `playbook history` (the CLI, default
 --limit 50) against `--limit 0` (every version).
 
+The raw predicate does less than a rebuild must: it does not read the version's row (its creation time, which the
+playbook carries, and that the version exists: a scan of the 10,000-row versions table), and it builds nothing
+(a cold rebuild builds 2,500 entries). So each rebuild is also shown against its own query, fetched and nothing
+built (not a goal): what of the ratio is the building.
+
 Every figure is CPU, so machine load cannot pass or fail a ratio: `time.process_time()` (all of this process's
 threads, DuckDB's included) around the in-process calls, and `getrusage(RUSAGE_CHILDREN)` around a `history` run
 that is waited for (its wall is printed beside it, not judged). Prints min / median / max of each and the ratio of
@@ -32,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 from bench._table import Row, emit, interleaved  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.registry import ensure_playbook  # noqa: E402
-from core.store.versions import _trusted_entry, load_version  # noqa: E402
+from core.store.versions import _ROWS_AT as ROWS_AT  # noqa: E402
+from core.store.versions import _built, load_version  # noqa: E402
 
 BUILD = """
 INSERT INTO versions (playbook, version, source, n_entries)
@@ -93,16 +99,20 @@ def main() -> None:
         for label, version in (("newest", latest), ("middle", latest // 2)):
             live = len(load_version(con, "default", version).entries())
             raw: list[float] = []
+            own: list[float] = []
             rebuild: list[float] = []
             cold: list[float] = []
 
             def first_time(v: int = version) -> object:
-                _trusted_entry.cache_clear()  # as if no entry of this playbook had been built in this process
+                _built.clear()  # as if no entry of this playbook had been built in this process
                 return load_version(con, "default", v)
 
             for _ in range(args.rounds):  # interleaved: each round measures all three, in turn
                 raw.append(
                     timed(partial(lambda v: con.execute(raw_sql, ["default", v, v]).fetchall(), version), args.calls)
+                )
+                own.append(
+                    timed(partial(lambda v: con.execute(ROWS_AT, ["default", v]).fetchall(), version), args.calls)
                 )
                 rebuild.append(timed(partial(load_version, con, "default", version), args.calls))
                 cold.append(timed(first_time, args.calls))
@@ -120,7 +130,21 @@ def main() -> None:
             )
             rows[-1].goal, rows[-1].met = "<= 1.2x", (rows[-1].ratio or 0) <= 1.2
             rows.append(Row("rebuild", f"load_version cold CPU, {label}", "ms CPU", [x * 1e3 for x in cold], "raw", ms))
+            # Not a goal: what of the ratio is the reading itself. The raw predicate reads the entry rows only; the
+            # rebuild must also read the version's row (its creation time, and that it exists): a scan of the
+            # versions table, ~0.3 ms at 10,000 versions, which its own query (`_ROWS_AT`) does in the same trip.
+            rows.append(
+                Row(
+                    "rebuild",
+                    f"load_version CPU, {label}, against its own query alone (not a goal)",
+                    "ms CPU",
+                    [x * 1e3 for x in rebuild],
+                    "its query, fetched, nothing built",
+                    [x * 1e3 for x in own],
+                )
+            )
             print(f"    raw range predicate      {summary(raw)}")
+            print(f"    its own query, fetched   {summary(own)}")
             for name, samples in (("load_version", rebuild), ("load_version, cold", cold)):
                 ratio = statistics.median(samples) / statistics.median(raw)
                 print(f"    {name:<24} {summary(samples)}   ratio of medians {ratio:.2f}x (goal <= 1.2x)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Container, Iterable
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -30,11 +30,14 @@ def vectors_for(
     embedder: Embedder,
     texts: Iterable[str],
     memo: dict[str, dict[str, np.ndarray]] | None = None,
+    stored: Container[str] = frozenset(),
 ) -> dict[str, np.ndarray]:
     """A unit vector per distinct text: stored ones read back, the others computed and stored.
 
     `memo`: model -> text -> vector, which the caller keeps between calls (a run's epochs); texts in it are not
-    read again, and every vector returned is added to it.
+    read again, and every vector returned is added to it. `stored`: texts the caller knows to be stored
+    (`store_missing_vectors`'s); when every text to read is one, their vectors are read without asking first which
+    are stored (a pass over the thousands of keys, at a run's first read).
     """
     wanted = dict.fromkeys(texts)
     wanted.pop("", None)
@@ -43,27 +46,30 @@ def vectors_for(
         # A look-up per wanted text: `wanted.keys() - held.keys()` passes over all of `held` (CPython discards each
         # of its keys from a copy of `wanted`), 0.25 ms a call at 5,000 entries, one call per session.
         if absent := [t for t in wanted if t not in held]:
-            held.update(vectors_for(con, embedder, absent))
+            held.update(vectors_for(con, embedder, absent, stored=stored))
         return dict(zip(wanted, map(held.__getitem__, wanted), strict=True))  # lookups in C, not a loop of ours
     if not wanted:
         return {}
     keys = {_key(t): t for t in wanted}
-    # Which are stored, first: a query that reads the vectors costs ~7 ms once thousands are stored even when none
-    # matches (as for an epoch's new findings and proposals), one that reads the keys 1 ms.
-    stored = [
-        str(h)
-        for (h,) in con.execute(
-            "SELECT text_hash FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
-            [embedder.name, list(keys)],
-        ).fetchall()
-    ]
+    if all(t in stored for t in wanted):
+        held_keys = list(keys)
+    else:
+        # Which are stored, first: a query that reads the vectors costs ~7 ms once thousands are stored even when
+        # none matches (as for an epoch's new findings and proposals), one that reads the keys 1 ms.
+        held_keys = [
+            str(h)
+            for (h,) in con.execute(
+                "SELECT text_hash FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+                [embedder.name, list(keys)],
+            ).fetchall()
+        ]
     found: dict[str, np.ndarray] = {}
-    if stored:
+    if held_keys:
         # Fetched as arrays (each vector a float32 array already): a list of Python floats per row cost 13x as much
         # at 5,000 entries, the first epoch of every run.
         rows = con.execute(
             "SELECT text_hash, vector FROM text_embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
-            [embedder.name, stored],
+            [embedder.name, held_keys],
         ).fetchnumpy()
         found = {
             keys[h]: np.asarray(v, dtype=np.float32) for h, v in zip(rows["text_hash"], rows["vector"], strict=True)

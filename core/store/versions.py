@@ -9,13 +9,13 @@ transaction: a crash leaves either the whole version or none of it.
 
 from __future__ import annotations
 
-import functools
+import gc
 import itertools
 import json
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from operator import itemgetter
 from typing import Any, Literal
 
 import duckdb
@@ -70,37 +70,78 @@ def entry_since(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
 
 
 _ALL_FIELDS = frozenset(Entry.model_fields)
+_new = object.__new__
+_set = object.__setattr__
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _trusted_entry(name: str, text: str, helpful: int, harmful: int) -> Entry:
-    """An `Entry` from a row the store wrote (validated when it was written): built without validating it again,
-    and shared, since entries are immutable values (a rebuild of an unchanged entry costs a dict lookup)."""
-    entry = object.__new__(Entry)
-    object.__setattr__(entry, "__dict__", {"name": name, "text": text, "helpful": helpful, "harmful": harmful})
-    object.__setattr__(entry, "__pydantic_fields_set__", set(_ALL_FIELDS))
-    object.__setattr__(entry, "__pydantic_extra__", None)
-    object.__setattr__(entry, "__pydantic_private__", None)
+    """An `Entry` from a row the store wrote (validated when it was written), built without validating it again."""
+    entry = _new(Entry)
+    _set(entry, "__dict__", {"name": name, "text": text, "helpful": helpful, "harmful": harmful})
+    _set(entry, "__pydantic_fields_set__", set(_ALL_FIELDS))
+    _set(entry, "__pydantic_extra__", None)
+    _set(entry, "__pydantic_private__", None)
     return entry
 
 
-_first, _second = itemgetter(0), itemgetter(1)
+class _Built:
+    """The entries built from stored rows, shared, since entries are immutable values: keyed by the very row tuple
+    a query returns (section, name, text, helpful, harmful), so a rebuild of an unchanged entry is one look-up in C
+    per row (`map(dict.get, rows)`), with no key built for it. Bounded: emptied when it holds `limit` rows."""
 
-# The entry rows valid at a version, each with the version's creation time (microseconds since the epoch: a
-# number column costs nothing to fetch), in one round trip; no row at all for an empty or missing version.
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.limit = limit
+        self.by_row: dict[tuple[Any, ...], Entry] = {}
+
+    def entries(self, rows: Sequence[tuple[Any, ...]]) -> list[Entry]:
+        """The entry of each (section, name, text, helpful, harmful) row, in order."""
+        found: list[Entry | None] = list(map(self.by_row.get, rows))
+        if any(map(operator.is_, found, itertools.repeat(None))):  # `None in found` would call Entry.__eq__
+            if len(self.by_row) + len(rows) > self.limit:
+                self.by_row.clear()
+            # Thousands of new objects, none in a cycle: the collections they would set off (a third of a cold
+            # rebuild's time at 2,500 entries) could free nothing of them. Re-enabled only if it was enabled.
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                for i, entry in enumerate(found):
+                    if entry is None:
+                        row = rows[i]
+                        found[i] = self.by_row[row] = _trusted_entry(row[1], row[2], row[3], row[4])
+            finally:
+                if collecting:
+                    gc.enable()
+        return found  # type: ignore[return-value]  # every None was replaced
+
+    def clear(self) -> None:
+        """Forget every entry built (as in a process that has built none)."""
+        self.by_row.clear()
+
+
+_built = _Built()
+_first = operator.itemgetter(0)
+
+# The rows of a version, each (section, name, text, helpful, harmful) in the playbook's order, after one row of the
+# version itself: (NULL, NULL, NULL, its creation time in microseconds since the epoch, NULL), which sorts first. One
+# round trip; the version row is missing when the version is. The version is read by a row of its own, not a join
+# (a column of every row), which cost 0.4 ms at 2,500 entries.
 _ROWS_AT = (
-    "SELECT e.section, e.name, e.text, e.helpful, e.harmful, epoch_us(v.created_at) AS created"
-    " FROM entries e, versions v WHERE e.playbook = $1 AND e.valid_from <= $2"
-    " AND (e.valid_to IS NULL OR e.valid_to > $2) AND v.playbook = $1 AND v.version = $2"
-    " ORDER BY e.section, e.position"
+    "SELECT section, name, text, helpful, harmful FROM ("
+    " SELECT NULL AS section, NULL AS name, NULL AS text, epoch_us(created_at) AS helpful, NULL AS harmful,"
+    " NULL AS position FROM versions WHERE playbook = $1 AND version = $2"
+    " UNION ALL SELECT section, name, text, helpful, harmful, position FROM entries"
+    " WHERE playbook = $1 AND valid_from <= $2 AND (valid_to IS NULL OR valid_to > $2)"
+    ") ORDER BY section NULLS FIRST, position"
 )
 
 # The same for the newest version: its rows are the open ones.
 _ROWS_NEWEST = (
-    "SELECT e.section, e.name, e.text, e.helpful, e.harmful, epoch_us(v.created_at) AS created"
-    " FROM entries e, versions v WHERE e.playbook = $1 AND e.valid_to IS NULL"
-    " AND v.playbook = $1 AND v.version = (SELECT max(version) FROM versions WHERE playbook = $1)"
-    " ORDER BY e.section, e.position"
+    "SELECT section, name, text, helpful, harmful FROM ("
+    " SELECT NULL AS section, NULL AS name, NULL AS text, epoch_us(arg_max(created_at, version)) AS helpful,"
+    " NULL AS harmful, NULL AS position FROM versions WHERE playbook = $1 HAVING count(*) > 0"
+    " UNION ALL SELECT section, name, text, helpful, harmful, position FROM entries"
+    " WHERE playbook = $1 AND valid_to IS NULL"
+    ") ORDER BY section NULLS FIRST, position"
 )
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -109,25 +150,28 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None = None) -> Playbook:
     """Rebuild playbook `name` at `version` (default: the newest).
 
-    One round trip for a version that holds entries (its rows by the range predicate, with the version's
-    creation time); the playbook's facts are read only when that finds no row (an empty version, or one that
-    does not exist). The rows, which the store wrote from validated entries, are trusted (not validated again).
-    Read as tuples, not numpy columns: 2 ms more at 5,000 entries, where numpy's import costs a read command
-    (`show`, `diff`) ~90 ms.
+    One round trip for a version that holds entries (the version's row, then its entries' by the range predicate);
+    the playbook's facts are read only when that finds no entry (an empty version, or one that does not exist).
+    The rows, which the store wrote from validated entries, are trusted (not validated again). Read as tuples, not
+    numpy columns: 2 ms more at 5,000 entries, where numpy's import costs a read command (`show`, `diff`) ~90 ms.
     """
     rows: list[tuple[Any, ...]] = []
     if version is None or version >= 0:
         sql, params = (_ROWS_NEWEST, [name]) if version is None else (_ROWS_AT, [name, version])
         rows = con.execute(sql, params).fetchall()
-    names: Sequence[str]
-    texts: Sequence[str]
-    helpful: Sequence[int]
-    harmful: Sequence[int]
-    section_of: Sequence[str]
-    if rows:
-        sections = known_sections(con, name)
-        section_of, names, texts, helpful, harmful, stamps = zip(*rows, strict=True)
-        created: datetime | None = _EPOCH + timedelta(microseconds=int(stamps[0]))
+    created: datetime | None
+    by_section: dict[str, list[Entry]]
+    if len(rows) > 1 and rows[0][0] is None:  # the version's row, then its entries
+        created = _EPOCH + timedelta(microseconds=int(rows[0][3]))
+        del rows[0]
+        by_section = {s: [] for s in known_sections(con, name).names}
+        entries = _built.entries(rows)
+        start = 0
+        # The rows come section by section: each section's run of rows is one slice of the entries.
+        for section, group in itertools.groupby(map(_first, rows)):
+            end = start + len(list(group))
+            by_section.setdefault(section, []).extend(entries[start:end])
+            start = end
     else:
         meta = con.execute(
             "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
@@ -141,12 +185,7 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
         v = latest if version is None else version
         if v < 0 or v > latest:
             raise StoreError(f"Playbook `{name}` has no version {v}; versions run from 0 to {latest}.")
-        sections = cached_sections(raw_sections)
-        names, texts, helpful, harmful, section_of = (), (), (), (), ()
-    entries = map(_trusted_entry, names, texts, helpful, harmful)
-    by_section: dict[str, list[Entry]] = {s: [] for s in sections.names}
-    for section, group in itertools.groupby(zip(section_of, entries, strict=True), key=_first):
-        by_section.setdefault(section, []).extend(map(_second, group))
+        by_section = {s: [] for s in cached_sections(raw_sections).names}
     return Playbook.model_construct(
         contract_version=1,
         version="1.0",
@@ -173,10 +212,12 @@ def tip_of(con: duckdb.DuckDBPyConnection, name: str) -> Tip:
     """The newest version's open entry rows of playbook `name`, read once."""
     version = current_version(con, name)
     rows = con.execute(
-        "SELECT name, section, position, text, helpful, harmful FROM entries WHERE playbook = ? AND valid_to IS NULL",
+        "SELECT section, name, text, helpful, harmful, position FROM entries WHERE playbook = ? AND valid_to IS NULL",
         [name],
     ).fetchall()
-    return Tip(name, version, {r[0]: (r[1], r[2], _trusted_entry(r[0], r[3], r[4], r[5])) for r in rows})
+    # The entries `load_version` built of the same rows (the same objects, so a write compares them by identity).
+    entries = _built.entries([r[:5] for r in rows])
+    return Tip(name, version, {r[1]: (r[0], r[5], e) for r, e in zip(rows, entries, strict=True)})
 
 
 def _plan(

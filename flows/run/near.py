@@ -73,7 +73,10 @@ def near_duplicates(
     def asked(text: str, live: Mapping[str, int]) -> tuple[str, float] | None:
         # Every vector the finder compares with, read (each once a run) before it looks: it embeds none itself. The
         # epoch's proposals with the first text asked about, in one query, not one each.
-        vectors_for(con, embedder, [text, *proposed, *unseen_texts(live, known, read)], memo=memo.vectors)
+        # The live texts were all stored as the epoch started (`stored`): read without asking which are first.
+        vectors_for(
+            con, embedder, [text, *proposed, *unseen_texts(live, known, read)], memo=memo.vectors, stored=stored
+        )
         return near(text, live)
 
     return asked

@@ -226,3 +226,34 @@ def test_the_near_duplicate_finder_and_the_neighbours_share_one_index() -> None:
     for probe in [LESSONS[0], LESSONS[1], LESSONS[13], LESSONS[40]]:
         assert near(probe, live) == alone(probe, live)
     assert held == 12 and len(index.rows) == 14  # the entries' vectors taken as they were, the probes added once
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.lists(st.sampled_from(LESSONS[:12]), max_size=8),
+    st.lists(st.sampled_from(LESSONS[:12]), min_size=1, max_size=10),
+    st.lists(st.sampled_from(LESSONS[:12]), max_size=12),
+    st.booleans(),
+)
+def test_texts_said_to_be_stored_are_read_as_when_asked_first_which_are(
+    tmp_path_factory: pytest.TempPathFactory, before: list[str], asked: list[str], said: list[str], memo: bool
+) -> None:
+    """`stored` (texts a caller knows to be stored) spares the question which are: the vectors, and the texts
+    embedded, are the same as without it, even when it names texts that are not stored."""
+    model = Lexical()
+    results = []
+    for hint in (frozenset(), frozenset(said)):
+        seen: list[str] = []
+        Counting = _counting(model, seen)
+        with open_db(tmp_path_factory.mktemp("hint") / "v.duckdb") as con:
+            vectors_for(con, Counting(), before)
+            seen.clear()
+            held: dict[str, dict[str, np.ndarray]] | None = {} if memo else None
+            got = vectors_for(con, Counting(), asked, memo=held, stored=hint)
+            rows = con.execute("SELECT count(*) FROM text_embeddings").fetchone()
+        results.append((got, seen, rows))
+    (plain, plain_seen, plain_rows), (hinted, hinted_seen, hinted_rows) = results
+    # As a mapping: without `memo` the texts come in the order the store returns its rows, which it does not fix.
+    assert hinted.keys() == plain.keys() and hinted_seen == plain_seen and hinted_rows == plain_rows
+    for text in plain:
+        np.testing.assert_array_equal(hinted[text], plain[text])
