@@ -216,7 +216,9 @@ def _families_in(shaped: list[str] | None) -> set[int]:
 # with a text block after the first (a few in a thousand), and only those go through the window: carrying every text
 # through it was a third of the query. Every text is scanned once, for either condition (`$either`); the 3 % that
 # meet it are told apart after: two full passes, one per condition, took twice the time. Which rules' shapes a text
-# holds is asked only of the texts that hold one.
+# holds is asked only of the texts that hold one. A text is screened once however many parts hold it (whether it may
+# hold a secret is a function of the text alone): a file read twice, a subagent's prompt in its parent, a forked
+# session's history; about half the bytes of data/samples' texts are such repeats, after replayed parts are dropped.
 _MAY_HOLD_SECRET_ROWS = rf"""
 WITH multi AS (
     SELECT DISTINCT source_path, seq FROM _parts WHERE part > 0 AND text IS NOT NULL
@@ -233,13 +235,12 @@ WITH multi AS (
     WHERE text IS NOT NULL OR tool_input IS NOT NULL
     UNION ALL
     SELECT source_path, seq, screened FROM across WHERE screened IS NOT NULL
-), flagged AS (  -- shape and run asked once of each candidate: a filter on them was pushed below and asked again
+), screens AS (  -- shape and run asked once of each distinct candidate text, however many parts hold it
+    SELECT screened, regexp_matches(screened, $shapes) AS shaped, _mixed_run(screened, $run) AS mixed
+    FROM (SELECT DISTINCT screened FROM texts) WHERE regexp_matches(screened, $either)
+), flagged AS (  -- which families' shapes, only where one is, is asked in Python (`_families_in`)
     SELECT source_path, seq, list(screened) FILTER (WHERE shaped) AS shaped
-    FROM (  -- which families' shapes, only where one is, is asked in Python (`_families_in`)
-        SELECT source_path, seq, screened, _mixed_run(screened, $run) AS mixed,
-               regexp_matches(screened, $shapes) AS shaped
-        FROM texts WHERE regexp_matches(screened, $either)
-    )
+    FROM texts JOIN screens USING (screened)
     GROUP BY ALL HAVING bool_or(shaped) OR bool_or(mixed)
 ), flagged_parts AS (  -- a semi join builds on `flagged`: a join could build on every part, texts and all
     SELECT p.rowid AS id, source_path, seq, part, text, tool_input

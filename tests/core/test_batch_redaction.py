@@ -105,3 +105,22 @@ def test_what_the_screen_lets_through_is_what_the_full_redactor_makes_of_every_p
         for (text, tool_input), new in zip(parts, texts, strict=True):
             expected.append((None if text is None else new, None if tool_input is None else redact(tool_input)[0]))
     assert stored == expected
+
+
+@given(st.lists(st.lists(_PART, min_size=1, max_size=3), min_size=1, max_size=3), st.data())
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+def test_a_text_repeated_in_other_records_is_redacted_in_each_as_on_its_own(
+    records: list[list[tuple[str | None, str | None]]], data: st.DataObject
+) -> None:
+    """The screen asks each distinct text once: every record that repeats a text (a file read twice, a subagent's
+    prompt in its parent), beside other parts or alone, is stored as the full redactor makes it."""
+    assume(all(_encodable(t) for parts in records for part in parts for t in part if t is not None))
+    parts = [part for record in records for part in record]
+    repeats = data.draw(st.lists(st.lists(st.sampled_from(parts), min_size=1, max_size=3), min_size=1, max_size=3))
+    batch = [*records, *repeats]
+    expected = []
+    for record in batch:
+        texts, _ = redact_parts([text or "" for text, _ in record])
+        for (text, tool_input), new in zip(record, texts, strict=True):
+            expected.append((None if text is None else new, None if tool_input is None else redact(tool_input)[0]))
+    assert _stored(batch) == expected
