@@ -13,7 +13,9 @@ import gc
 import itertools
 import json
 import operator
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -101,16 +103,11 @@ class _Built:
                 self.by_row.clear()
             # Thousands of new objects, none in a cycle: the collections they would set off (a third of a cold
             # rebuild's time at 2,500 entries) could free nothing of them. Re-enabled only if it was enabled.
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with _collector_paused():
                 for i, entry in enumerate(found):
                     if entry is None:
                         row = rows[i]
                         found[i] = self.by_row[row] = _trusted_entry(row[1], row[2], row[3], row[4])
-            finally:
-                if collecting:
-                    gc.enable()
         return found  # type: ignore[return-value]  # every None was replaced
 
     def clear(self) -> None:
@@ -192,6 +189,29 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
         last_updated=created.astimezone(UTC).isoformat(timespec="seconds") if created else None,
         sections=by_section,
     )
+
+
+_PAUSE = threading.Lock()
+_paused = [0, False]  # how many builds pause the collector now, and whether it was on before the first
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector off while a block runs, and back on after the last of the blocks running at once, if it
+    was on before the first (threads of one run may rebuild at once: each turning it back on its own could leave it
+    off for good)."""
+    with _PAUSE:
+        if _paused[0] == 0:
+            _paused[1] = gc.isenabled()
+            gc.disable()
+        _paused[0] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE:
+            _paused[0] -= 1
+            if _paused[0] == 0 and _paused[1]:
+                gc.enable()
 
 
 @dataclass

@@ -345,3 +345,30 @@ def test_a_rebuild_equals_a_validated_one_at_every_version_cold_or_warm(
             assert all(tip.rows[n][2] is e for n, e in newest.items())
     finally:
         connection.close()
+
+
+def test_rebuilds_in_threads_leave_the_cycle_collector_as_they_found_it(con: duckdb.DuckDBPyConnection) -> None:
+    """A cold rebuild pauses the collector; rebuilds in several threads at once must not leave it off for good."""
+    import gc
+    import threading
+
+    from core.store.versions import _built
+
+    ensure_playbook(con, "default")
+    entries = [(f"pat-{i:03d}", f"lesson {i}", 0, 0) for i in range(1, 400)]
+    write_version(con, "default", pb(pat=entries), source="import")
+    assert gc.isenabled()
+
+    def rebuild() -> None:
+        cursor = con.cursor()
+        for _ in range(20):
+            _built.clear()  # cold each time: the path that pauses the collector
+            assert len(load_version(cursor, "default").entries()) == len(entries)
+        cursor.close()
+
+    threads = [threading.Thread(target=rebuild) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert gc.isenabled()
