@@ -23,7 +23,7 @@ runner = CliRunner()
 KEY = "sk-ant-api03-" + "a" * 40  # the shape of an Anthropic key, built here so no scanner flags this file
 ENTRIES = {
     "PATTERNS & APPROACHES": [
-        {"name": "pat-001", "text": "Reset the staging database fixtures with `make fixtures`.", "helpful": 0},
+        {"name": "pat-001", "text": "Reset the staging database fixtures with `make setup`.", "helpful": 0},
         {"name": "pat-002", "text": "Read the whole traceback before editing.", "helpful": 0},
     ],
     "MISTAKES TO AVOID": [{"name": "mis-001", "text": "`npm ci` fails here; use `pnpm install`.", "helpful": 0}],
@@ -100,7 +100,7 @@ def test_an_agent_searches_reads_and_reports_through_the_sdk_s_client(db: Path) 
     )
     assert tools == ["get_lesson", "report_outcome", "search_lessons"]
     assert "Recorded" in said
-    assert [f["id"] for f in found] == ["pat-001"] and "make fixtures" in found[0]["text"]
+    assert [f["id"] for f in found] == ["pat-001"] and "make setup" in found[0]["text"]
     assert whole["text"] == "`npm ci` fails here; use `pnpm install`." and whole["impact"] == "insufficient"
     assert "Recorded" in said
     given = [line for line in ledger(db) if line["source"] == "MCP"]
