@@ -43,9 +43,20 @@ def _run_script(call: Call, word: str | None) -> Refused:
     return [] if word is None else task_refusals(call, [word], f"{call.family} run")
 
 
+def _registry(call: Call) -> Refused:
+    """An option that points the package manager at another registry, abbreviated as npm's parser lets it be
+    (`--reg=host`: npm reads any unambiguous start of an option's name): a stranger's packages for the project's."""
+    for arg in call.args:
+        if long_option(arg, "--registry", 5):
+            return [("bypass", f"`{call.family} {clip(arg)}` installs from another registry than the project's")]
+    return []
+
+
 def npm(call: Call) -> Refused:
     """npm: its own commands, scripts by a routine's name or the project's, installs only of declared packages and
-    only into the project."""
+    only into the project, and only from the project's registry."""
+    if refused := _registry(call):
+        return refused
     words = call.positionals()
     if not words:
         return []
@@ -66,7 +77,10 @@ def npm(call: Call) -> Refused:
 
 
 def js_pm(call: Call) -> Refused:
-    """pnpm, yarn and bun: their commands, a project's scripts by name, and installs only of what it declares."""
+    """pnpm, yarn and bun: their commands, a project's scripts by name, and installs only of what it declares, from
+    the project's registry."""
+    if refused := _registry(call):
+        return refused
     words = call.positionals()
     if not words:
         return []

@@ -385,6 +385,17 @@ def test_a_declared_program_named_for_an_act_waits_as_its_arguments_would() -> N
         assert command_refusals(line, vouched) == [], line
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["pnpm install --reg=npm.mirror.example", "npm ci --regis=mirror.example", "yarn add left-pad --registry x.io"],
+)
+def test_another_registry_is_refused_however_npms_parser_lets_its_option_be_shortened(line: str) -> None:
+    """npm reads any unambiguous start of an option's name: `--reg=host` is `--registry=host`, a stranger's
+    packages in place of the project's (a fix the miner once learnt from `npm ci --reg=...`)."""
+    assert "bypass" in [r.rule for r in command_refusals(line, Vouched())], line
+    assert command_refusals(line.split(" --")[0].replace("left-pad", ""), Vouched()) == [], line
+
+
 _CLOUD = Vouched(
     programs=frozenset({"terraform", "kubectl", "aws", "gcloud", "psql", "fly", "heroku", "vercel", "bd", "helm"})
 )
