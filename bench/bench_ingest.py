@@ -1,7 +1,8 @@
 """Benchmark: ingest at two archive sizes against DuckDB floors, interleaved; and a re-ingest with nothing new.
 
 1. Build archives of --sizes MB (default 1000 and 2000) by replicating data/samples, every copy with fresh session ids
-   (the ids the records carry, as `detect` reads them, and the ones in file and folder names).
+   (the ids the records carry, as `detect` reads them, and the ones in file and folder names) and its own mark at the
+   end of every text, so no text repeats across copies.
 2. For each size, in rounds (--rounds, at least 3), each in its own child process so its peak RSS is its own:
    - raw: `SELECT count(*) FROM read_ndjson_objects(<all files>)` under the ingest's memory limit, with
      `maximum_object_size` set to the archive's longest line rounded up;
@@ -38,6 +39,9 @@ the load's 7.56 s against 1.72x. Read it as an upper bound: the archive is copie
 of data/samples, so a batch holds each text some thirty times and the screen's regex work all but vanishes here; in
 data/samples alone about half the text bytes repeat (after replayed parts are dropped), so a real archive keeps about
 half of that gain.
+Since 2026-11-28 each copy's texts end in a mark of their own (`build_archive`), so a text repeats across the archive
+only as it repeats within data/samples; `--same-texts` builds the old archive. At cb7c027, 3 rounds at 1 GB on a
+machine shared with other work: 7.84 s, 1.96x the load's 4.00 s (the identical-copies archive read 1.77x).
 """
 
 from __future__ import annotations
@@ -78,11 +82,49 @@ def session_ids(path: Path) -> list[str]:
     return list(dict.fromkeys(i for i in ids if len(i) == 36))
 
 
-def build_archive(target: Path, size_mb: int) -> tuple[list[Path], int, int]:
-    """Copies of the samples with distinct ids: (files, bytes, longest line in bytes)."""
+# Where each copy's mark goes: the end of every text the records carry (a message's text, a tool's content or
+# output). A byte string no sample holds, so `bytes.replace` finds only the marks.
+_MARK = b"@@playbook-bench-copy@@"
+_TEXT_KEYS = frozenset({"text", "content", "output"})
+
+
+def _marked(value: object) -> object:
+    """`value` (a parsed record) with `_MARK` at the end of every text under `_TEXT_KEYS`."""
+    if isinstance(value, dict):
+        return {
+            k: (v + _MARK.decode() if k in _TEXT_KEYS and isinstance(v, str) and v else _marked(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_marked(v) for v in value]
+    return value
+
+
+def _template(src: Path) -> bytes:
+    """`src` with `_MARK` at the end of its texts (a line that is not a JSON object is kept as it is)."""
+    lines = []
+    for line in src.read_bytes().splitlines(keepends=True):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            lines.append(line)
+            continue
+        end = b"\n" if line.endswith(b"\n") else b""
+        lines.append(json.dumps(_marked(record), ensure_ascii=False, separators=(",", ":")).encode() + end)
+    return b"".join(lines)
+
+
+def build_archive(target: Path, size_mb: int, same_texts: bool = False) -> tuple[list[Path], int, int]:
+    """Copies of the samples with distinct ids: (files, bytes, longest line in bytes). Each copy's texts end in a
+    mark of their own (` [copy 0007]`), so a text repeats across the archive only as often as it repeats within
+    data/samples, as in a real archive; `same_texts` keeps the copies' texts identical (the bench before 2026-11-28,
+    which flattered whatever reads each distinct text once)."""
     files = [p for p in SAMPLES.rglob("*.jsonl") if p.stat().st_size > 0]
     ids = {src: session_ids(src) for src in files}
-    longest = max(len(line) for src in files for line in src.read_bytes().splitlines())
+    templates = {src: src.read_bytes() if same_texts else _template(src) for src in files}
+    # Every copy's mark is as long as the first's (up to copy 9999).
+    shown = [text.replace(_MARK, b" [copy 0001]") for text in templates.values()]
+    longest = max(len(line) for text in shown for line in text.splitlines())
     total, copy, written = 0, 0, []
     while total < size_mb * 1_000_000:
         copy += 1
@@ -91,9 +133,11 @@ def build_archive(target: Path, size_mb: int) -> tuple[list[Path], int, int]:
             for old in ids[src]:
                 mapping.setdefault(old, str(uuid.uuid4()))
         for src in files:
-            text, rel = src.read_bytes(), str(src.relative_to(SAMPLES))
+            text, rel = templates[src], str(src.relative_to(SAMPLES))
             for old, new in mapping.items():
                 text, rel = text.replace(old.encode(), new.encode()), rel.replace(old, new)
+            if not same_texts:
+                text = text.replace(_MARK, f" [copy {copy:04d}]".encode())
             if not ids[src]:  # a file whose records name no uuid session (short.jsonl): its name is its id
                 rel = rel.replace(src.stem, f"{src.stem}-{copy:04d}")
             dest = target / f"copy{copy:04d}" / rel
@@ -263,13 +307,19 @@ def child_cpu(argv: list[str], cwd: Path) -> float:
 
 
 def measure_size(
-    work: Path, size_mb: int, rounds: int, batch_mb: int, against: Path | None = None, against_python: str | None = None
+    work: Path,
+    size_mb: int,
+    rounds: int,
+    batch_mb: int,
+    against: Path | None = None,
+    against_python: str | None = None,
+    same_texts: bool = False,
 ) -> dict[str, list[dict]]:
     """Build an archive of `size_mb` and run the four children on it in interleaved rounds (five with `against` or
     `against_python`: the ingest of another checkout, or of this one under another interpreter, in the same rounds)."""
     archive = work / f"archive-{size_mb}"
     t = time.perf_counter()
-    files, total, longest = build_archive(archive, size_mb)
+    files, total, longest = build_archive(archive, size_mb, same_texts)
     object_size = 1 << max(20, (longest + 1).bit_length())  # the longest line, rounded up, at least 1 MiB
     print(
         f"archive: {total / 1e6:.0f} MB in {len(files)} files built in {time.perf_counter() - t:.1f} s;"
@@ -353,6 +403,11 @@ def main() -> None:
     parser.add_argument("--batch-mb", type=int, default=0, help="ingest batch size (default: the product's)")
     parser.add_argument("--keep", action="store_true", help="keep the archives and databases")
     parser.add_argument(
+        "--same-texts",
+        action="store_true",
+        help="every copy's texts identical (as before 2026-11-28: flatters reading each distinct text once)",
+    )
+    parser.add_argument(
         "--against", type=Path, help="another checkout (say, main's) whose ingest runs in the same rounds, as a row"
     )
     parser.add_argument(
@@ -369,7 +424,7 @@ def main() -> None:
         by_size: dict[int, dict[str, list[dict]]] = {}
         for size_mb in sizes:
             got = by_size[size_mb] = measure_size(
-                work, size_mb, args.rounds, args.batch_mb, args.against, args.against_python
+                work, size_mb, args.rounds, args.batch_mb, args.against, args.against_python, args.same_texts
             )
             label = f"ingest {got['total'][0]['bytes'] / 1e6:.0f} MB"
             cpu = {name: [float(r["cpu"]) for r in got[name]] for name in ("raw", "typed", "load", "ingest")}
