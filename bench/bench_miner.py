@@ -66,6 +66,8 @@ def _signal(found: Finding) -> str:
         "hidden": "pitfall: a failure a pipe hid",
         "zsh": "pitfall: zsh",
         "commits": "preference: commit style",
+        "symlink": "fact: a link the project keeps",
+        "branch": "preference: a branch the user named",
     }[lesson.kind]
 
 

@@ -34,9 +34,14 @@ class Candidate(BaseModel):
     def kind(self) -> Kind:
         """What kind of lesson it is: a project fact (a command or the project's own tool), a correction, a pitfall
         or the user's preference."""
-        return {"tool": "fact", "hidden": "pitfall", "zsh": "pitfall", "commits": "preference"}.get(
-            self.lesson.kind, self.lesson.kind
-        )  # type: ignore[return-value]
+        return {
+            "tool": "fact",
+            "symlink": "fact",
+            "hidden": "pitfall",
+            "zsh": "pitfall",
+            "commits": "preference",
+            "branch": "preference",
+        }.get(self.lesson.kind, self.lesson.kind)  # type: ignore[return-value]
 
     @property
     def text(self) -> str:

@@ -14,12 +14,13 @@ import shlex
 from typing import Annotated, Literal
 
 import re2
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from core.invisible import normalise
 
 __all__ = [
     "AnyLesson",
+    "BranchName",
     "Category",
     "Command",
     "CommandFact",
@@ -31,6 +32,7 @@ __all__ = [
     "OwnTool",
     "Preference",
     "Stopped",
+    "Symlink",
     "ZshShell",
     "name_words",
     "project_label",
@@ -67,6 +69,27 @@ ProjectPath = Annotated[
     str,
     StringConstraints(pattern=r"^\.?[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/\.?[A-Za-z0-9_][A-Za-z0-9_.-]*)*$", max_length=300),
 ]
+
+
+# A branch's name as a lesson may write it: plain names joined by slashes, none led by a dot or a dash.
+_BRANCH_SHAPE = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}){0,9}$")
+
+
+def _branch(name: str) -> str:
+    """`name` when it is a branch git accepts (`git check-ref-format --branch`) in the plain shape a lesson may write;
+    git refuses `..` anywhere and a part that ends in `.lock` or a dot."""
+    parts = name.split("/")
+    if (
+        len(name) > 100
+        or not _BRANCH_SHAPE.match(name)
+        or ".." in name
+        or any(p.endswith((".lock", ".")) for p in parts)
+    ):
+        raise ValueError(f"not a branch name git accepts: {name[:40]!r}")
+    return name
+
+
+BranchRef = Annotated[str, AfterValidator(_branch)]
 
 
 class _Value(BaseModel):
@@ -178,6 +201,23 @@ class ZshShell(_Value):
     path: bool = False
 
 
+class Symlink(_Value):
+    """A file of the project that is a symbolic link to another of its files (`.claude/CLAUDE.md` -> `AGENTS.md`):
+    a session made it with `ln -s` and staged it, so the project keeps it as a link. What it says goes in `target`."""
+
+    kind: Literal["symlink"] = "symlink"
+    link: ProjectPath
+    target: ProjectPath
+
+
+class BranchName(_Value):
+    """A branch the user said the project uses, by its name (`renovate/reconfigure`): a typed name, never their
+    sentence (which says for what, and waits in `playbook review` as their words)."""
+
+    kind: Literal["branch"] = "branch"
+    branch: BranchRef
+
+
 class ConventionalCommits(_Value):
     """Commit and pull-request titles here are Conventional Commits (`feat(scope): summary`): the user set one so.
     `scoped`: the title they set named a scope."""
@@ -205,11 +245,29 @@ class Preference(_Value):
 
 
 Lesson = Annotated[
-    CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | ConventionalCommits | Preference,
+    CommandFact
+    | OwnTool
+    | Correction
+    | NothingSelected
+    | HiddenFailure
+    | ZshShell
+    | ConventionalCommits
+    | Symlink
+    | BranchName
+    | Preference,
     Field(discriminator="kind"),
 ]
 AnyLesson = (
-    CommandFact | OwnTool | Correction | NothingSelected | HiddenFailure | ZshShell | ConventionalCommits | Preference
+    CommandFact
+    | OwnTool
+    | Correction
+    | NothingSelected
+    | HiddenFailure
+    | ZshShell
+    | ConventionalCommits
+    | Symlink
+    | BranchName
+    | Preference
 )
 
 
@@ -374,6 +432,16 @@ def _sentence(lesson: AnyLesson) -> str:
     if isinstance(lesson, ConventionalCommits):
         form = "`type(scope): summary`" if lesson.scoped else "`type: summary`"
         return f"write commit and pull-request titles as Conventional Commits, {form} (`feat`, `fix`, ...)"
+    if isinstance(lesson, Symlink):
+        return (
+            f"`{lesson.link}` is a symlink to `{lesson.target}` here, and git keeps it as one: edit"
+            f" `{lesson.target}`, and never replace the link with a copy"
+        )
+    if isinstance(lesson, BranchName):
+        return (
+            f"the user named `{lesson.branch}` as the branch this project uses for one kind of change: put a change"
+            " of that kind on it, not on another branch"
+        )
     if isinstance(lesson, HiddenFailure):
         return (
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
@@ -409,4 +477,8 @@ def writable(lesson: AnyLesson) -> bool:
         words += [lesson.program, *lesson.subcommands]
     if isinstance(lesson, HiddenFailure):
         words.append(lesson.filter)
+    if isinstance(lesson, Symlink):
+        words += [lesson.link, lesson.target]
+    if isinstance(lesson, BranchName):
+        words.append(lesson.branch)
     return all(_SAFE_WORD.match(w) and normalise(w) == w and " ".join(w.split()) == w for w in words)

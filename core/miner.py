@@ -3,7 +3,8 @@
 - *project facts*: the commands that test, lint, format, type-check, build, install and run the project,
   learned from the commands that succeeded (a quality gate once, a build, a dev server or an install twice; once,
   a routine the user named in their own words), and a project's own command-line tool used again and again for
-  three things or more (`core.project_facts`);
+  three things or more (`core.project_facts`); a file the project keeps as a symlink to another, made with `ln -s`
+  and staged (`core.symlinks`);
 - *corrections*: a command that failed and a close variant of it that then worked, said as a rule (another
   folder, a flag added, another program, an option or a wrapper the machine does not have, a pull or a build that
   had to run first, an absolute path where a relative one broke after a `cd`; a program that lacks the project's
@@ -27,7 +28,9 @@
   push secrets", "we keep our config in X"; not a hedge or a sentence about the work at hand), a step they check the
   agent took ("does the readme reflect the changes as well? if not please make it so"), what they typed in answer
   to the agent's question (not an option it offered), and the commit style of a
-  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`).
+  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`); and, typed from
+  those words so that it needs no reader, a branch they say the project uses (its name alone, `core.branch_names`:
+  their sentence stays a quote that waits for review).
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
 exported unseen): a fix only tool output suggested; a routine the agent read in one of the project's own files
@@ -51,6 +54,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from core.branch_names import branch_names
 from core.candidates import Candidate, Kind
 from core.corrections import Found, corrections, flat
 from core.executable_scripts import executable
@@ -63,6 +67,7 @@ from core.lessons import (
     Lesson,
     OwnTool,
     Preference,
+    Symlink,
     ZshShell,
     project_label,
     render,
@@ -74,6 +79,7 @@ from core.project_facts import facts, file_reads
 from core.runs import Category, Run, clip, command_key, shell_runs
 from core.said import chooses_among, commit_style, interrupted, names_one_thing, said, typed_words
 from core.sandboxed_git import escalated, sandboxed
+from core.symlinks import symlinks
 
 __all__ = [
     "MINER_VERSION",
@@ -94,7 +100,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 16  # 16: another job after a missing one is no variant; a prerequisite is stated as it ran; no `-v`
+MINER_VERSION = 17  # 17: a link the project keeps (`ln -s`, staged); a branch the user says the project uses
 
 
 # How many successful runs make a fact: a quality gate that passed once is the project's; a build, a dev server
@@ -247,6 +253,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
                 read_before[index_of[m.tool_use_id]] = len(read)
             read.append(flat(m.text or ""))
             docs.append(read[-1] if m.tool_use_id in files else "")
+    preferences = said(messages)
     candidates = [
         *facts(
             runs,
@@ -265,7 +272,9 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *nothing_selected(runs),
         *hidden_failures(runs),
         *zsh(runs),
-        *(_preference(lesson) for lesson in said(messages)),
+        *(_preference(lesson) for lesson in preferences),
+        *branch_names(p for p in preferences if _decision(p.said) is None),
+        *symlinks(runs, cwd),
         *_commits(commit_style(messages)),
     ]
     stops = sum(1 for r in runs if r.rejected) + sum(1 for m in messages if interrupted(m))
@@ -324,6 +333,8 @@ def _zsh_errors(history: History) -> int:
 def _enough(c: Candidate, ev: Evidence, zsh_errors: int = 0) -> bool:
     if isinstance(c.lesson, ZshShell) and not (c.lesson.noclobber or c.lesson.path):
         return max(ev.count, zsh_errors) >= ZSH_MIN_ERRORS
+    if isinstance(c.lesson, Symlink):
+        return True  # the project's git keeps the link: one session that staged it is evidence enough
     if isinstance(c.lesson, OwnTool):
         used = ev.lesson if isinstance(ev.lesson, OwnTool) else c.lesson
         return ev.count >= FACT_MIN_RUNS["tool"] and len(used.subcommands) >= TOOL_MIN_SUBCOMMANDS
