@@ -67,7 +67,6 @@ def _signal(found: Finding) -> str:
         "zsh": "pitfall: zsh",
         "commits": "preference: commit style",
         "symlink": "fact: a link the project keeps",
-        "branch": "preference: a branch the user named",
     }[lesson.kind]
 
 

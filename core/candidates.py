@@ -40,7 +40,6 @@ class Candidate(BaseModel):
             "hidden": "pitfall",
             "zsh": "pitfall",
             "commits": "preference",
-            "branch": "preference",
         }.get(self.lesson.kind, self.lesson.kind)  # type: ignore[return-value]
 
     @property

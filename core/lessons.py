@@ -14,13 +14,12 @@ import shlex
 from typing import Annotated, Literal
 
 import re2
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from core.invisible import normalise
 
 __all__ = [
     "AnyLesson",
-    "BranchName",
     "Category",
     "Command",
     "CommandFact",
@@ -69,27 +68,6 @@ ProjectPath = Annotated[
     str,
     StringConstraints(pattern=r"^\.?[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/\.?[A-Za-z0-9_][A-Za-z0-9_.-]*)*$", max_length=300),
 ]
-
-
-# A branch's name as a lesson may write it: plain names joined by slashes, none led by a dot or a dash.
-_BRANCH_SHAPE = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}){0,9}$")
-
-
-def _branch(name: str) -> str:
-    """`name` when it is a branch git accepts (`git check-ref-format --branch`) in the plain shape a lesson may write;
-    git refuses `..` anywhere and a part that ends in `.lock` or a dot."""
-    parts = name.split("/")
-    if (
-        len(name) > 100
-        or not _BRANCH_SHAPE.match(name)
-        or ".." in name
-        or any(p.endswith((".lock", ".")) for p in parts)
-    ):
-        raise ValueError(f"not a branch name git accepts: {name[:40]!r}")
-    return name
-
-
-BranchRef = Annotated[str, AfterValidator(_branch)]
 
 
 class _Value(BaseModel):
@@ -210,14 +188,6 @@ class Symlink(_Value):
     target: ProjectPath
 
 
-class BranchName(_Value):
-    """A branch the user said the project uses, by its name (`renovate/reconfigure`): a typed name, never their
-    sentence (which says for what, and waits in `playbook review` as their words)."""
-
-    kind: Literal["branch"] = "branch"
-    branch: BranchRef
-
-
 class ConventionalCommits(_Value):
     """Commit and pull-request titles here are Conventional Commits (`feat(scope): summary`): the user set one so.
     `scoped`: the title they set named a scope."""
@@ -253,7 +223,6 @@ Lesson = Annotated[
     | ZshShell
     | ConventionalCommits
     | Symlink
-    | BranchName
     | Preference,
     Field(discriminator="kind"),
 ]
@@ -266,7 +235,6 @@ AnyLesson = (
     | ZshShell
     | ConventionalCommits
     | Symlink
-    | BranchName
     | Preference
 )
 
@@ -437,11 +405,6 @@ def _sentence(lesson: AnyLesson) -> str:
             f"`{lesson.link}` is a symlink to `{lesson.target}` here, and git keeps it as one: edit"
             f" `{lesson.target}`, and never replace the link with a copy"
         )
-    if isinstance(lesson, BranchName):
-        return (
-            f"the user named `{lesson.branch}` as the branch this project uses for one kind of change: put a change"
-            " of that kind on it, not on another branch"
-        )
     if isinstance(lesson, HiddenFailure):
         return (
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
@@ -479,6 +442,4 @@ def writable(lesson: AnyLesson) -> bool:
         words.append(lesson.filter)
     if isinstance(lesson, Symlink):
         words += [lesson.link, lesson.target]
-    if isinstance(lesson, BranchName):
-        words.append(lesson.branch)
     return all(_SAFE_WORD.match(w) and normalise(w) == w and " ".join(w.split()) == w for w in words)

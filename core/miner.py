@@ -28,9 +28,7 @@
   push secrets", "we keep our config in X"; not a hedge or a sentence about the work at hand), a step they check the
   agent took ("does the readme reflect the changes as well? if not please make it so"), what they typed in answer
   to the agent's question (not an option it offered), and the commit style of a
-  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`); and, typed from
-  those words so that it needs no reader, a branch they say the project uses (its name alone, `core.branch_names`:
-  their sentence stays a quote that waits for review).
+  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`).
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
 exported unseen): a fix only tool output suggested; a routine the agent read in one of the project's own files
@@ -54,7 +52,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from core.branch_names import branch_names
 from core.candidates import Candidate, Kind
 from core.corrections import Found, corrections, flat
 from core.executable_scripts import executable
@@ -100,7 +97,7 @@ __all__ = [
 ]
 
 # Stored observations carry it: a change of the rules below makes older ones be observed again.
-MINER_VERSION = 17  # 17: a link the project keeps (`ln -s`, staged); a branch the user says the project uses
+MINER_VERSION = 17  # 17: a link the project keeps (`ln -s`, staged)
 
 
 # How many successful runs make a fact: a quality gate that passed once is the project's; a build, a dev server
@@ -253,7 +250,6 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
                 read_before[index_of[m.tool_use_id]] = len(read)
             read.append(flat(m.text or ""))
             docs.append(read[-1] if m.tool_use_id in files else "")
-    preferences = said(messages)
     candidates = [
         *facts(
             runs,
@@ -272,8 +268,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *nothing_selected(runs),
         *hidden_failures(runs),
         *zsh(runs),
-        *(_preference(lesson) for lesson in preferences),
-        *branch_names(p for p in preferences if _decision(p.said) is None),
+        *(_preference(lesson) for lesson in said(messages)),
         *symlinks(runs, cwd),
         *_commits(commit_style(messages)),
     ]

@@ -27,11 +27,10 @@ def test_a_rule_said_with_should_be_is_quoted_with_the_reason_that_follows_it() 
         "The lint script should be in local only. Since we use the branch name renovate/reconfigure for this kind"
         " of change, the renovate app does the validation."
     )
-    quoted = (
+    assert lessons(Claude().prompt(prompt)) == [
         'The user said: "The lint script should be in local only. Since we use the branch name'
         ' renovate/reconfigure for this kind of change, the renovate app does the validation".'
-    )
-    assert quoted in lessons(Claude().prompt(prompt))  # beside it, the branch it names, typed (test_miner_typed)
+    ]
     semantic = "The code should be semantic so the comment doesn't say the what, only the why."
     assert lessons(Claude().prompt(semantic)) == [f'The user said: "{semantic.removesuffix(".")}".']
 

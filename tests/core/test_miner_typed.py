@@ -1,6 +1,5 @@
 """Lessons typed from what a session shows, so that the screen can judge every word and they reach an agent without
-waiting for a reader, where the user's quoted words would wait: a branch the user says the project uses (its name,
-never their sentence), and a file the project keeps as a symlink to another (made with `ln -s`, then staged)."""
+waiting for a reader: a file the project keeps as a symlink to another (made with `ln -s`, then staged)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.corrections import PROJECT_PATH
-from core.lessons import BranchName, Symlink
+from core.lessons import Symlink
 from core.miner import History, mine, observe
 from core.screen import text_holds
 from tests.sessions import Session, lessons
@@ -21,65 +20,6 @@ ROOT = "/home/ann/p"
 def _typed(session: Session, cwd: str | None = ROOT) -> list[object]:
     seen = observe(session.messages, cwd)
     return [f.lesson for f in mine(seen, History.of([("s", seen)]))]
-
-
-# --- a branch the user says the project uses ------------------------------------------------------------------
-
-
-def test_a_branch_the_user_says_the_project_uses_is_typed_and_admitted_where_their_quote_waits() -> None:
-    prompt = (
-        'The lint script should stay local. Since we use the branch name "renovate/reconfigure" for this kind of'
-        " change, the app validates it there."
-    )
-    found = lessons(Session().prompt(prompt))
-    (typed,) = [text for text in found if "`renovate/reconfigure`" in text]
-    assert typed == (
-        "The user named `renovate/reconfigure` as the branch this project uses for one kind of change: put a change"
-        " of that kind on it, not on another branch."
-    )
-    assert text_holds(typed, typed=True) == []
-    (quote,) = [text for text in found if text.startswith("The user said")]
-    assert text_holds(quote, typed=True)  # the sentence itself still waits for a reader
-
-
-def test_a_branch_is_said_in_several_ways_and_in_backticks_or_bare_when_shaped_like_one() -> None:
-    for prompt, branch in (
-        (
-            "In this repo we push release work to a branch of its own: the branch is called `release/next`.",
-            "release/next",
-        ),
-        ("From now on changes to the docs go on the branch docs-only.", "docs-only"),
-        ("As always, we use the branch `develop` for integration.", "develop"),
-    ):
-        names = [x.branch for x in _typed(Session().prompt(prompt)) if isinstance(x, BranchName)]
-        assert names == [branch], prompt
-
-
-def test_no_branch_from_a_branch_to_avoid_a_question_an_english_word_or_a_name_git_refuses() -> None:
-    for prompt in (
-        'We never use the branch "release/old" any more.',
-        "As always, changes never go on the branch `main`.",
-        "As always, fixes do not go on the branch release/old.",
-        "We use the branch name for every release.",
-        'We use the branch name "a..b" for releases.',
-        'We use the branch name "x.lock" for releases.',
-        "Should we use the branch `feat/x` for this?",
-    ):
-        assert not [x for x in _typed(Session().prompt(prompt)) if isinstance(x, BranchName)], prompt
-
-
-_NAME_CHARS = st.text(st.sampled_from("ab1-_./"), min_size=1, max_size=12)
-
-
-@given(name=_NAME_CHARS, quote=st.sampled_from(['"', "`", "'", ""]))
-def test_a_typed_branch_is_always_a_name_the_user_wrote_and_one_git_accepts(name: str, quote: str) -> None:
-    prompt = f"As always, we use the branch name {quote}{name}{quote} for releases."
-    for lesson in _typed(Session().prompt(prompt)):
-        if isinstance(lesson, BranchName):
-            assert lesson.branch in prompt
-            parts = lesson.branch.split("/")
-            assert ".." not in lesson.branch and all(p and not p.endswith((".", ".lock")) for p in parts)
-            assert not any(p.startswith(("-", ".")) for p in parts)
 
 
 # --- a file the project keeps as a symlink ---------------------------------------------------------------------
