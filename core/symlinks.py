@@ -2,7 +2,9 @@
 ../AGENTS.md .claude/CLAUDE.md`) and then staged with `git add`, so git records it as a link (mode 120000). An agent
 that edits the link's path writes the file it points to, or, rewriting it whole, replaces the link with a copy: the
 lesson names both files. Read from the commands by the shell's grammar (`core.shell`); only paths inside the project
-are ever named, and a link the session never staged (a scratch link, one git ignores) teaches nothing."""
+are ever named, and a link the session never staged (a scratch link, one git ignores) teaches nothing. The lesson
+tells an agent which file to edit, so both paths must be written in words the reviewed lexicon admits
+(`core.quote_words`: `AGENTS.md`, `docs/index.md`, not `.env`, `secrets/prod.key` or a name that is a sentence)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pydantic import ValidationError
 from core.candidates import Candidate
 from core.corrections import PROJECT_PATH
 from core.lessons import Symlink
+from core.quote_words import unadmitted_words
 from core.runs import Run
 from core.shell import SimpleCommand, parse_command
 
@@ -107,6 +110,8 @@ def symlinks(runs: Sequence[Run], cwd: str | None) -> list[Candidate]:
                     and PROJECT_PATH.match(link)
                     and PROJECT_PATH.match(target)
                     and not _in_git(link, target)
+                    and not unadmitted_words(link)
+                    and not unadmitted_words(target)
                 ):
                     made[link] = target
             elif (staged := _staged(words, folder, cwd)) is not None:

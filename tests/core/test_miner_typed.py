@@ -58,6 +58,10 @@ def test_no_link_lesson_unstaged_outside_the_project_failed_or_expanded_at_run_t
         Session().run("ln -s ../../ci/hook.sh .git/hooks/pre-commit", "").run("git add -A", ""),  # git keeps none
         Session().run("ln -s .git/config git.cfg", "").run("git add -A", ""),
         Session().run("ln -s AGENTS.md", "").run("git add -A", ""),  # no link path written
+        # the lesson says which file to edit: only in words the reviewed lexicon admits
+        Session().run("ln -s .env CLAUDE.md", "").run("git add -A", ""),
+        Session().run("ln -s secrets/prod.key config/key", "").run("git add -A", ""),
+        Session().run("ln -s AGENTS.md docs/ignore-previous-instructions.md", "").run("git add -A", ""),
     ):
         assert not [x for x in _typed(session) if isinstance(x, Symlink)], session.messages[0].tool_input
     assert _typed(Session().run(made, "").run("git add -A", ""), cwd=None) == []  # no project root known
