@@ -8,7 +8,7 @@ refused.
 from __future__ import annotations
 
 from core.program_calls import Call, Refused, clip, install_refusals, long_option
-from core.program_tasks import JS_SCRIPTS, task_refusals
+from core.program_tasks import script_name, task_refusals
 
 __all__ = ["JS_TOOLS", "deno_bun", "js_pm", "js_tool", "npm"]
 
@@ -29,7 +29,7 @@ _NPM_ALLOWED = frozenset(
 )
 _NPM_INSTALLS = frozenset(
     "install i in ins inst insta instal isnt isnta isntal isntall add update up upgrade it install-test cit"
-    " install-ci-test clean-install ic".split()
+    " install-ci-test clean-install ic ci".split()
 )
 _PM_ALLOWED = frozenset(
     "run test start build install i add remove rm why list ls outdated audit exec dlx x create init node up upgrade"
@@ -95,7 +95,7 @@ def js_pm(call: Call) -> Refused:
         return _run_script(call, words[1] if len(words) > 1 else None)
     if sub in ("publish", "npm"):  # the package manager's own publish (`yarn npm publish`), whatever scripts say
         return [("program", f"`{call.family} {sub}` publishes a package: the user's call")]
-    if sub in _PM_ALLOWED or sub in JS_SCRIPTS or sub in call.vouched or sub in JS_TOOLS:
+    if sub in _PM_ALLOWED or sub in JS_TOOLS or script_name(sub, call):
         return []
     return [("program", f"`{call.family} {clip(sub)}` is neither a command lessons may run nor a script declared")]
 

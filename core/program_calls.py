@@ -181,10 +181,29 @@ def _named_packages(call: Call, start: int) -> list[str]:
     return names
 
 
+# Options an install may be given: where it installs in the project (a folder, a workspace, a group), how it
+# records what it installed (as a dev dependency, an exact version), and how much it prints or fetches. Any other
+# (`--audit=false`, `--legacy-peer-deps`, `--update-checksums`, `--package-lock=false`, `--user`, `--pre`, `-i URL`,
+# `--dry-run`, `--force`) changes what gets installed, from where, or what is checked: the user's call.
+_INSTALL_OPTIONS = frozenset(
+    "-D --save-dev -S --save -E --save-exact -O --save-optional -P --save-prod --save-peer --exact -T --tilde --dev"
+    " --peer --optional -G --group --extra --extras --all-extras -F --features --no-default-features --all-features"
+    " --frozen-lockfile --immutable --locked --frozen --lock --no-save --no-sync --prefer-offline --offline"
+    " --ignore-scripts --require-hashes --no-cache-dir -q --quiet -s --silent --no-fund --no-progress"
+    " --no-interaction -r --requirement -c --constraint -e --editable -U --upgrade -w --workspace --workspaces"
+    " -W --ignore-workspace-root-check --filter --recursive --workspace-root -C --dir --cwd --prefix --directory"
+    " --project --package -p --with --without --only --no-root --no-dev".split()
+)
+
+
 def install_refusals(call: Call, start: int, what: str) -> Refused:
     """What `call` refuses for installing by name packages the project does not declare (its positionals from
-    `start` on); `what` is the command as the reason names it."""
+    `start` on), and for an option no install is known to take safely (`_INSTALL_OPTIONS`); `what` is the command
+    as the reason names it."""
     named = _named_packages(call, start)
     if named:
         return [("install", f"`{what} {clip(' '.join(named), 40)}` installs a package by name")]
+    for arg in call.args:
+        if arg.startswith("-") and arg != "--" and arg.split("=", 1)[0] not in _INSTALL_OPTIONS:
+            return [("install", f"`{what} {clip(arg, 40)}` changes what it installs, from where, or what it checks")]
     return []

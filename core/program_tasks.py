@@ -1,9 +1,11 @@
 """Tasks and scripts a runner is told to run by name: a routine's, the project's, a release, a database's end.
 
 A task or a script named like a routine (`test`, `lint:ci`, `test-unit`) may run, and one the project declares when
-the reviewed lexicon admits every word of its name (a cloned project declares `wipe-prod-db` as easily as `seed-local`);
-any other name waits for review, one named for publishing, deploying or releasing too; a framework's task that drops,
-resets or rolls back a database is refused whatever runs it.
+every word of its name is a routine's, a kind of one, or setting the project up (`install-deps`, `build-docs`): a
+cloned project declares `format-disk` or `test-update` as easily as `test-unit`, and a name is all a lesson shows of
+what the task does, so a word outside that short vocabulary, however harmless alone (`format`, `disk`), holds the
+name; any other name waits for review, one named for publishing, deploying or releasing too; a framework's task that
+drops, resets or rolls back a database is refused whatever runs it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ __all__ = [
     "TASK_NAME",
     "declared_task",
     "destroys_data",
+    "outside_words",
     "releases",
+    "routine_shaped",
     "script_name",
     "task_refusals",
     "unvetted_refusals",
@@ -44,23 +48,42 @@ JS_SCRIPTS = frozenset(
 
 def script_name(word: str, call: Call) -> bool:
     """True for a project script or task named like a routine (`test`, `lint`, `test:ci`, `build:web`, and in a
-    namespace, `web:lint`, `rust:lint`), or one the project declares in words a reviewer admitted: a name, not a path
-    or a command line."""
+    namespace, `web:lint`, `tauri:build`), or one the project declares in the words of routines, their kinds and
+    setting up (`declared_task`): a name, not a path or a command line."""
     if declared_task(word, call):
         return True
-    # A namespaced name: a package's routine (`web:lint`, `tauri:build`: mise's and monorepos' way), or a routine and
-    # what kind of it (`test:ci`, `lint:fix`: npm's way), where only kinds known to run it whole count: `test:update`,
-    # `lint:nofail`, `typecheck:loose` wait for review. A part that releases holds the whole name, wherever it stands.
-    parts = word.split(":")
-    routine = _routine(parts[-1]) or (_routine(parts[0]) and all(p in _KINDS for p in parts[1:]))
-    return bool(TASK_NAME.match(word)) and routine and not releases(word)
+    # A namespaced name: a part of the project's routine (`web:lint`, `tauri:build`: mise's and monorepos' way), the
+    # part named in words the reviewed lexicon admits (`prod:test` aims the tests elsewhere), or a routine and what
+    # kind of it (`test:ci`, `lint:fix`: npm's way), where only kinds known to run it whole count: `test:update`,
+    # `lint:nofail`, `typecheck:loose` wait for review. A part that releases holds the whole name.
+    return bool(TASK_NAME.match(word)) and routine_shaped(word) and not releases(word)
 
 
 def declared_task(word: str, call: Call) -> bool:
-    """True for a task or script the project declares (its Makefile, justfile, package.json or mise.toml) whose every
-    word the reviewed lexicon admits (`core.quote_words`): a cloned stranger's project declares what it likes
-    (`wipe-prod-db`, `test-push-main`), and a name is all a lesson shows of what the task does."""
-    return word in call.vouched and bool(TASK_NAME.match(word)) and not unadmitted_words(word)
+    """True for a task or script the project declares (its Makefile, justfile, package.json or mise.toml) named only
+    in the words of routines, their kinds and setting the project up (`install-deps`, `build:docs`, `setup-dev`),
+    with one that is no kind: a cloned stranger's project declares what it likes (`format-disk`, `test-update`,
+    `phone-home`), and a name is all a lesson shows of what the task does."""
+    if word not in call.vouched or not TASK_NAME.match(word):
+        return False
+    words = _NAME_WORDS.split(word)
+    return all(w in _DECLARED_WORDS for w in words) and any(w not in _KINDS for w in words)
+
+
+def outside_words(word: str) -> list[str]:
+    """The words of a task's name outside what a declared task may be named in (`format-disk`: `format`, `disk`)."""
+    return [w for w in dict.fromkeys(_NAME_WORDS.split(word)) if w and w not in _DECLARED_WORDS]
+
+
+
+
+def routine_shaped(name: str) -> bool:
+    """True for a task's name that says a routine and no more (`test`, `lint-fix`, `test:ci`, `web:lint`): what a
+    name joined with other words (`format-disk`, `lint-format-history`) does, only its recipe says."""
+    parts = name.split(":")
+    return (_routine(parts[-1]) and not any(unadmitted_words(p) for p in parts[:-1])) or (
+        _routine(parts[0]) and all(p in _KINDS for p in parts[1:])
+    )
 
 
 def _routine(part: str) -> bool:
@@ -76,6 +99,7 @@ def _routine(part: str) -> bool:
 
 
 _JOINED = re2.compile(r"[_-]")
+_NAME_WORDS = re2.compile(r"[:_-]")
 
 
 # Kinds of a routine that run it whole: where (`ci`, `web`, `api`), which tests (`unit`, `e2e`), how it reports
@@ -84,6 +108,9 @@ _KINDS = frozenset(
     "ci unit e2e integration all fix watch coverage cov types js ts py web api app client server frontend backend ui"
     " local dev node browser docker full strict headless changed staged debug verbose".split()
 )
+# Setting the project up, as a declared task may say it beside its routines (`install-deps`, `setup-dev`).
+_SETUP_WORDS = frozenset("install deps dependencies init compile codegen".split())
+_DECLARED_WORDS = JS_SCRIPTS | _TASKS | _KINDS | _SETUP_WORDS
 
 
 # Words of a task's name that publish, deploy or release what the project built: irreversible, and the user's call
@@ -109,8 +136,8 @@ def task_refusals(call: Call, names: Sequence[str], what: str) -> Refused:
         if releases(name):
             return [("program", f"`{what} {clip(name)}` publishes or deploys: a release is the user's call")]
         if name in call.vouched:
-            words = ", ".join(unadmitted_words(name))
-            return [("program", f"`{what} {clip(name)}` is declared, in words no reviewer admitted ({words})")]
+            words = ", ".join(outside_words(name)) or "kinds alone"
+            return [("program", f"`{what} {clip(name)}` is declared, named in more than a routine's words ({words})")]
         return [("program", f"`{what} {clip(name)}` is no routine task and no task the project declares")]
     return []
 

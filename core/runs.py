@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from core.lessons import Category
 from core.models import SessionMessage
+from core.program_tasks import routine_shaped
 from core.shell import SimpleCommand, parse_command
 
 __all__ = [
@@ -311,9 +312,24 @@ _DRIVE = re2.compile(r"^[A-Za-z]:(?:/|$)")
 HOME_PATH = re2.compile(r"(?:/Users/|/home/|/root/)[^\s'\"`]*|~/[^\s'\"`]*|[A-Za-z]:\\[^\s'\"`]*")
 
 
+# An install naming what it installs (`npm install eslint-plugin-x`, `pip install ruff`): setting a package up,
+# whatever its name says, never the project's routine.
+_NAMED_INSTALL = re2.compile(r"^\S+(?: pip)? (?:install|i|add) \S")
+# Programs whose words are the project's own tasks' names (`make test-unit`), as a script's are after `run`.
+_TASKERS = frozenset({"make", "just", "rake", "task"})
+# A script's or task's name joined from words (`format-disk`, `lint:nofail`, `test-unit`).
+_JOINED_NAME = re2.compile(r"[a-z0-9][_:-][a-z0-9]")
+
+
 def category_of(key: str) -> Category | None:
-    program = key.split(" ", 1)[0]
-    if program in _NOT_A_ROUTINE:
+    """The routine a command's key (`npm run lint`, `make test-unit`) runs, or None: a name joined from words says a
+    routine only when it is shaped like one (`core.program_tasks.routine_shaped`: `lint-fix`, not `format-disk`),
+    and an install that names its package is none."""
+    words = key.split(" ")
+    if words[0] in _NOT_A_ROUTINE or _NAMED_INSTALL.match(key):
+        return None
+    named = [w for i, w in enumerate(words[1:], 1) if words[i - 1] in ("run", "run-script") or words[0] in _TASKERS]
+    if any(_JOINED_NAME.search(w) and not routine_shaped(w) for w in named):
         return None
     for category, pattern in _CATEGORY_WORDS:
         if pattern.search(key):

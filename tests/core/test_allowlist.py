@@ -240,26 +240,33 @@ def test_a_task_runner_runs_a_projects_routine_by_name_and_nothing_else() -> Non
     assert words_refusals(["npm", "run", "test:unit:watch"], Vouched()) == []
     for name in ("test:update", "lint:nofail", "typecheck:loose", "test:ci-skip-e2e"):
         assert words_refusals(["npm", "run", name], Vouched()) != [], name
-    # declared by the project: runs when a reviewer admitted every word of its name (a cloned project declares what
-    # it likes), else waits
-    for name in ("test:update", "typecheck:loose"):
+    # declared by the project: runs when every word of its name is a routine's, a kind's or setting up's (a cloned
+    # project declares what it likes, and words harmless alone say harm together), else waits
+    for name in ("install-deps", "build:docs", "setup-dev", "test:unit:watch"):
         assert words_refusals(["npm", "run", name], Vouched(programs=frozenset({name}))) == [], name
-    for name in ("lint:nofail", "test:ci-skip-e2e", "deploy-prod"):
+    for name in ("test:update", "typecheck:loose", "lint:nofail", "test:ci-skip-e2e", "deploy-prod", "format:disk"):
         assert words_refusals(["npm", "run", name], Vouched(programs=frozenset({name}))) != [], name
+    # a namespace says which part of the project, in words the lexicon admits: `prod:test` aims the tests elsewhere
+    assert [r.rule for r in words_refusals(["npm", "run", "prod:test"], Vouched())] == ["program"]
+    # pnpm runs a script by its bare name: the same rule, declared or not
+    for name in ("format-disk", "test:update", "prod:test"):
+        assert words_refusals(["pnpm", name], Vouched(programs=frozenset({name}))) != [], name
 
 
 def test_a_mise_task_the_project_declares_may_be_run_by_name(tmp_path: Path) -> None:
     from core.io.declared import declared_programs
 
     (tmp_path / "mise.toml").write_text(
-        '[tools]\ngo = "1.25"\n\n[tasks.load-fixtures]\nrun = "./load.sh"\n\n[tasks.deploy-staging]\nrun = "./d.sh"\n'
+        '[tools]\ngo = "1.25"\n\n[tasks.install-deps]\nrun = "./i.sh"\n\n[tasks.deploy-staging]\nrun = "./d.sh"\n'
+        '\n[tasks.load-fixtures]\nrun = "./load.sh"\n'
     )
     vouched = Vouched(programs=declared_programs([tmp_path]))
-    assert {"load-fixtures", "deploy-staging", "go"} <= vouched.programs
-    assert words_refusals(["mise", "run", "load-fixtures"], vouched) == []
-    assert [r.rule for r in words_refusals(["mise", "run", "load-fixtures"], Vouched())] == ["inline_code"]
-    # declared, but named in words no reviewer admitted: a name is all a lesson shows of what the task does
-    assert [r.rule for r in words_refusals(["mise", "run", "deploy-staging"], vouched)] == ["inline_code"]
+    assert {"install-deps", "load-fixtures", "deploy-staging", "go"} <= vouched.programs
+    assert words_refusals(["mise", "run", "install-deps"], vouched) == []
+    assert [r.rule for r in words_refusals(["mise", "run", "install-deps"], Vouched())] == ["inline_code"]
+    # declared, but named in more than a routine's words: a name is all a lesson shows of what the task does
+    for name in ("deploy-staging", "load-fixtures"):
+        assert [r.rule for r in words_refusals(["mise", "run", name], vouched)] == ["inline_code"], name
 
 
 @pytest.mark.parametrize(
@@ -325,20 +332,25 @@ def test_a_short_flags_value_written_on_it_is_read_as_a_path(line: str, value: s
 def test_a_task_the_projects_makefile_or_justfile_declares_runs(tmp_path: Path) -> None:
     from core.io.declared import declared_programs
 
-    makefile = ".PHONY: fixtures\nVERSION := 1\nfixtures: db\n\t./load.sh\n\nwipe-prod-db:\n\t./w.sh\n\n%.o: %.c\n"
+    makefile = (
+        ".PHONY: install-deps\nVERSION := 1\ninstall-deps: db\n\t./load.sh\n\nwipe-prod-db:\n\t./w.sh\n\n%.o: %.c\n"
+        "format-disk:\n\t./f.sh\n"
+    )
     (tmp_path / "Makefile").write_text(makefile)
-    (tmp_path / "justfile").write_text("migrate-local:\n    ./migrate.sh\n\ntest-push-main:\n    ./p.sh\n")
-    (tmp_path / "package.json").write_text('{"scripts": {"db:load-local": "node l.js", "db:nuke": "node n.js"}}')
+    (tmp_path / "justfile").write_text("build-docs:\n    ./d.sh\n\ntest-push-main:\n    ./p.sh\n\ntest-bless:\n    ./b.sh\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"setup:dev": "node s.js", "db:nuke": "node n.js"}}')
     vouched = Vouched(programs=declared_programs([tmp_path]))
-    assert {"fixtures", "migrate-local", "db:load-local", "wipe-prod-db", "test-push-main"} <= vouched.programs
+    assert {"install-deps", "build-docs", "setup:dev", "wipe-prod-db", "test-push-main"} <= vouched.programs
     assert not {"VERSION", ".PHONY", "%.o"} & vouched.programs
-    assert command_refusals("make fixtures", vouched) == []
-    assert command_refusals("just migrate-local", vouched) == []
-    assert command_refusals("npm run db:load-local", vouched) == []
-    # a cloned stranger's project declares what it likes: a name in words no reviewer admitted still waits
-    for line in ("make wipe-prod-db", "just test-push-main", "npm run db:nuke"):
+    assert command_refusals("make install-deps", vouched) == []
+    assert command_refusals("just build-docs", vouched) == []
+    assert command_refusals("npm run setup:dev", vouched) == []
+    # a cloned stranger's project declares what it likes: a name in more than a routine's words still waits, however
+    # harmless each word is alone (`format` and `disk`; `test` and `bless`, which accepts whatever the code produces)
+    for line in ("make wipe-prod-db", "just test-push-main", "npm run db:nuke", "make format-disk", "just test-bless"):
         assert [r.rule for r in command_refusals(line, vouched)] == ["program"], line
-    assert "wipe, prod" in command_refusals("make wipe-prod-db", vouched)[0].detail
+    assert "(wipe, prod, db)" in command_refusals("make wipe-prod-db", vouched)[0].detail
+    assert "(disk)" in command_refusals("make format-disk", vouched)[0].detail
 
 
 @pytest.mark.parametrize(
@@ -462,3 +474,52 @@ def test_git_update_index_records_an_executable_bit_and_nothing_else() -> None:
         ["git", "update-index", "a.sh"],
     ):
         assert [r.rule for r in words_refusals(words, Vouched())] == ["program"], words
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm install --audit=false",  # the fifth round's: the miner's missing-program fix took a bare install's options
+        "npm install --audit-level=none",
+        "npm install --package-lock=false",
+        "yarn install --update-checksums",  # accepts a package whose checksum does not match the lockfile
+        "npm ci --dry-run",  # installs nothing: a prerequisite that is no step
+        "npm ci --legacy-peer-deps",
+        "pip install --user -r requirements.txt",
+        "pip install --pre -r requirements.txt",
+        "pnpm install --shamefully-hoist",
+    ],
+)
+def test_an_install_takes_only_options_known_to_leave_what_it_installs_alone(line: str) -> None:
+    assert [r.rule for r in command_refusals(line, Vouched())] == ["install"], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm ci",
+        "npm install -D eslint",
+        "pnpm install --frozen-lockfile",
+        "yarn install --immutable",
+        "pip install -q -r requirements.txt",
+        "pip install -e .",
+        "uv add --dev ruff",
+        "poetry install --with dev --no-root",
+        "npm --prefix web install",
+    ],
+)
+def test_an_install_runs_with_where_how_and_as_what_it_records(line: str) -> None:
+    assert command_refusals(line, Vouched(packages=frozenset({"eslint", "ruff"}))) == [], line
+
+
+def test_a_task_named_in_more_than_a_routine_names_no_routine_of_the_project() -> None:
+    """The fifth round's "format with `uv run format-disk`" and "lint with `npm install eslint-plugin-reqeust`": a
+    fact's routine is read from a name shaped like one, and an install that names its package is none."""
+    from core.runs import category_of
+
+    for key in ("uv run format-disk", "make lint-format-history", "npm run test:update", "just test-bless"):
+        assert category_of(key) is None, key
+    for key in ("npm install eslint-plugin-reqeust", "pip install ruff", "pnpm add prettier"):
+        assert category_of(key) is None, key
+    expected = {"npm run lint:fix": "lint", "make test-unit": "test", "npx vue-tsc": "typecheck", "npm ci": "install"}
+    assert {key: category_of(key) for key in expected} == expected
