@@ -30,6 +30,7 @@ from core.redact import (
     secret_shapes,
     secret_spans,
 )
+from core.secret_rule_set import RuleSet
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
 
 
@@ -326,12 +327,15 @@ def test_the_rules_a_text_triggers_find_what_every_rule_finds(text: str) -> None
     assert secret_spans(text) == secret_spans(text, rules=RULES)
 
 
+_RULE_SET = RuleSet(RULES, ())  # the redactor's rules, as it chooses among them
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(_MIXED_TEXT | _MIXED_TEXT.map(str.swapcase) | st.text(alphabet=list('kK\u212aſsS:-_ /"\\é'), max_size=24))
 def test_every_rule_that_finds_a_secret_is_among_those_a_text_is_read_with(text: str) -> None:
     """One set pass stands for each rule's own search: a rule left out finds nothing in the text, in any case and
     beside characters that fold to ASCII ones (the Kelvin sign, the long s)."""
-    chosen = {rule.name for rule, _ in redact_module._rules_present(text)[0]}
+    chosen = {rule.name for rule, _ in _RULE_SET.chosen(text)[0]}
     assert {rule.name for rule in RULES if _finds(rule, text)} <= chosen
 
 
