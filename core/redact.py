@@ -193,20 +193,67 @@ def _twilio_spans(text: str, sid: Match) -> list[tuple[int, int, str]]:
     return spans
 
 
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_DIGITS = frozenset("0123456789")
+_HEAD = 128  # how much of a run `_characters` reads one by one
+
+
+def _characters(run: str) -> set[str]:
+    """The distinct characters of `run` (ASCII, as a candidate is). A set built character by character costs ~5 ns a
+    character (50 us for a run of 10 KB, most of the cost of a text of repeated base64 quads); so for a long run only
+    its head is, and the rest is read only for characters the head lacks: deleting the head's from its bytes is one
+    C pass (a repeated unit leaves nothing)."""
+    if len(run) <= _HEAD:
+        return set(run)
+    head = set(run[:_HEAD])
+    rest = run.encode("ascii").translate(None, "".join(head).encode("ascii"))
+    return head | set(rest.decode("ascii")) if rest else head
+
+
 def _random_token(token: str) -> bool:
     core = token.rstrip("=")
+    chars = _characters(core)
     # a digit, an upper-case and a lower-case letter (a candidate is ASCII)
-    if core.lower() == core or core.upper() == core or not any(d in core for d in "0123456789"):
+    if chars.isdisjoint(_UPPER) or chars.isdisjoint(_LOWER) or chars.isdisjoint(_DIGITS):
         return False
     if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
         return False  # a path or an id
-    if "/" in core and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
+    if "/" in chars and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
         return False  # a relative path, however odd its names
     # Entropy is at most log2 of the distinct characters: with 18 or fewer (log2 18 = 4.17) the run cannot reach the
     # bar, and counting them is cheaper than the sum of logs (a repeated unit, `aB3dE5gH7j` ten times, is no key)
-    if len(set(core)) <= _FEWEST_DISTINCT:
+    if len(chars) <= _FEWEST_DISTINCT:
         return False
     return _entropy(core) >= ENTROPY_BITS
+
+
+def _no_run_scan(text: str) -> bool:
+    """Whether no run of `text` can be a random token or a Twilio SID, said by the text as a whole (where that is
+    cheap): a run has no more distinct characters than its text (18 or fewer: below the entropy bar), and a SID
+    starts `AC` or `SK`. A text of a few characters repeated (base64 quads, a mixed-case unit) is one long run, or
+    several, and each search for one and the checks on it cost more than this (`redact_parts` reads each block and
+    each join)."""
+    return _few_characters(text) and "AC" not in text and "SK" not in text
+
+
+def _few_characters(text: str) -> bool:
+    """Whether `text` has at most `_FEWEST_DISTINCT` distinct characters; False also where saying so is not cheap (a
+    long text not ASCII, or whose new characters keep coming after a few rounds)."""
+    chars = set(text[:_HEAD])
+    if len(text) <= _HEAD:
+        return len(chars) <= _FEWEST_DISTINCT
+    if not text.isascii():
+        return False
+    rest = text.encode("ascii")
+    for _ in range(3):  # each round a C pass deleting the characters seen, then the next head's looked at
+        if len(chars) > _FEWEST_DISTINCT:
+            return False
+        rest = rest.translate(None, "".join(chars).encode("ascii"))
+        if not rest:
+            return True
+        chars |= set(rest[:_HEAD].decode("ascii"))
+    return False
 
 
 # Which rules `secret_spans` runs: True, every rule whose triggers the text holds; False, none (the caller knows no
@@ -223,6 +270,8 @@ def secret_spans(text: str, *, rules: RuleChoice = True, base64: bool = True) ->
     for rule, subject in chosen:
         if base64 or rule.triggers:
             found += rule.spans(subject)
+    if tokens and _no_run_scan(text):
+        tokens = False
     for m in matches(_CANDIDATE, text) if tokens else ():
         before, after = m.before(), m.after()
         if (before and before in _RUN_BEFORE) or (after and after in _RUN_AFTER):

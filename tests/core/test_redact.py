@@ -8,6 +8,7 @@ lookarounds became checks in Python (a bounded look at the match and the charact
 from __future__ import annotations
 
 import base64
+import random
 import re
 
 import duckdb
@@ -379,3 +380,49 @@ def test_a_boundary_scans_a_side_alone_only_when_that_changes_the_answer(left: s
         redact_module._applied(left, [*secret_spans(left), *in_left])[0],
         redact_module._applied(right, [*secret_spans(right), *in_right])[0],
     ]
+
+
+# Runs of token characters as a crafted text repeats them (a few characters, or a head of a few and then many), and
+# Twilio SIDs (18 distinct characters: `AC` and hex) with the token that follows one.
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_ALPHABETS = st.lists(st.sampled_from(_TOKEN_CHARS), min_size=1, max_size=30, unique=True)
+_RUNS_OF = _ALPHABETS.flatmap(lambda chars: st.text(alphabet=chars, max_size=300))
+_SIDS = st.builds(
+    lambda kind, sid, token: f'{kind}{sid}", "{token}',
+    st.sampled_from(["AC", "SK"]),
+    st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
+    st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
+)
+_FEW_CHARACTER_TEXTS = st.lists(st.one_of(_RUNS_OF, _SIDS), min_size=1, max_size=4).flatmap(
+    lambda pieces: st.sampled_from(["", " ", "=", "\n"]).map(lambda sep: sep.join(pieces))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_FEW_CHARACTER_TEXTS)
+def test_random_tokens_in_a_text_of_few_characters_are_those_found_beside_many(text: str) -> None:
+    """A text of a few characters is looked at as a whole before its runs are (none of its runs can reach the entropy
+    bar, and a Twilio SID starts `AC` or `SK`): what it finds is what the runs themselves show, once a line of many
+    other characters beside it makes the text look at them one by one."""
+    many = "\n" + " ".join("ghijklmnopqrstuvwxyz!?")  # 22 characters, no run of token characters among them
+    beside = [span for span in secret_spans(text + many, rules=False) if span[1] <= len(text)]
+    assert secret_spans(text, rules=False) == beside
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=_TOKEN_CHARS[:62] + "+", min_size=1, max_size=8),
+    st.integers(130, 400),
+    st.text(alphabet=_TOKEN_CHARS[:62] + "+", max_size=300),
+    st.randoms(use_true_random=False),
+)
+def test_a_run_is_a_random_token_by_the_characters_it_holds_in_any_order(
+    unit: str, length: int, more: str, rng: random.Random
+) -> None:
+    """Whether a run is random enough to be a key depends on which characters it holds and how often, not on where
+    they stand: a long run whose first part repeats a few characters and whose rest brings in many is judged as the
+    same characters shuffled. (No `/`, `_`, `-`: paths and ids are judged by their shape.)"""
+    run = (unit * length)[:length] + more
+    shuffled = list(run)
+    rng.shuffle(shuffled)
+    assert bool(secret_spans(run, rules=False)) == bool(secret_spans("".join(shuffled), rules=False))
