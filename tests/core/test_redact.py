@@ -407,6 +407,7 @@ _BLOCKS = " ".join(c * 130 for c in "abcdefgh") + " " + "aB3dE5gH7jK9mN1pQ3sTuVw
 @settings(max_examples=200, deadline=None)
 @given(_FEW_CHARACTER_TEXTS)
 @example("aB3dE5gH7jK9mN1pQ2s" * 2)  # 19 characters, each as often: a key
+@example("aB3dE5gH7jK9mN1pQ2s" * 8)  # the same, past the head a long text is first judged by
 @example("AC" + "0123456789abcdef" * 2)
 @example(_BLOCKS)
 def test_random_tokens_in_a_text_of_few_characters_are_those_found_after_many(text: str) -> None:
