@@ -37,7 +37,7 @@ class Rule:
 
     The first single-letter group that took part (`v`, or one of several alternatives), else the whole match, is
     replaced by `marker`, unless `check` says otherwise. `triggers` are lower-case substrings every match contains:
-    where the redactor's one pass over every rule's pattern cannot say which match (`core.redact`), a text holding
+    where the one pass over every rule's pattern cannot say which match (`core.secret_rule_set`), a text holding
     none of a rule's triggers is not scanned with it (a rule without triggers always runs). An `ignore_case` rule
     is matched against the text with its ASCII letters lower-cased, so its pattern is lower case. `shape` is what
     DuckDB looks for where the pattern alone would be too wide (the pattern itself otherwise); either way, wherever
