@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-import re2
-
 from core.errors import ConfigError
 from core.jsonx import locate_json
 from core.layered import unseen_texts
@@ -33,6 +31,7 @@ from core.models import Playbook
 from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
 from core.secret_rule import Rule, Span, ascii_alnum, matches, word_char
+from core.secret_rule_set import RuleSet
 from core.secret_rules import PLAIN_RULES
 
 __all__ = [
@@ -122,17 +121,6 @@ _FEWEST_DISTINCT = math.floor(2**ENTROPY_BITS)  # a run of no more distinct char
 _ID_PREFIXES = ("toolu_", "srvtoolu_", "msg_", "req_", "call_", "chatcmpl-", "resp_")
 
 
-def _ascii_lower(text: str) -> str:
-    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
-
-
-# Which rules' triggers a text holds (one group of literals a rule), for `secret_spans` to skip the others: one RE2 pass
-# over the text. A `str` search per trigger (73 of them) and a set test per rule cost ~10 us a text however short, and
-# a text of 10 KB 0.3 ms; and `:` is a trigger, so nearly every text paid it (2.4x the redaction of 100 ordinary
-# bytes for `u:p@` repeated). Only where `_RuleSet` cannot say (its DFA out of memory).
-_RULE_TRIGGERS = Literals([rule.triggers for rule in RULES])
-
-
 @cache
 def rule_shapes() -> tuple[str, ...]:
     """Each rule's shape for DuckDB's RE2, in `RULES` order: where a rule's shape is not, the rule finds nothing.
@@ -173,67 +161,10 @@ MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]
 MIXED_PAIR = f"[A-Z]{_TOKEN}*[0-9]|[0-9]{_TOKEN}*[A-Z]"
 
 
-class _RuleSet:
-    """Which rules can find anything in a text, said by one RE2 set pass over it: a rule runs only where its pattern
-    matches. A rule run costs a call into RE2 and back (~1 us) even where it finds nothing, and a common word triggers
-    several (`key`: four rules; `pass`: six), so a short text paid for rules that could not match (2.4x the redaction
-    of 100 ordinary bytes for a PEM header cut short). The patterns are the rules' own: a rule whose pattern matches
-    nowhere finds nothing, and every match holds one of the rule's triggers (tested), so the same rules find the same
-    spans; Twilio's, whose check looks for its word before the match, asks for the word and the match together.
-
-    Two sets: the case-blind rules read the text with its ASCII letters lower-cased (`bytes.lower` does just that),
-    the others the text itself. Each set's first member matches every text, so a pass that failed (the set's DFA out
-    of memory) says so by its absence, and the caller falls back to the triggers.
-    """
-
-    __slots__ = ("_cased", "_cased_rules", "_folded", "_folded_rules", "_runs")
-
-    def __init__(self, rules: Sequence[Rule], runs: Sequence[str]) -> None:
-        self._cased_rules = [i for i, rule in enumerate(rules) if not rule.ignore_case]
-        self._folded_rules = [i for i, rule in enumerate(rules) if rule.ignore_case]
-        self._cased = self._compiled([self._source(rules[i]) for i in self._cased_rules] + list(runs))
-        self._folded = self._compiled([self._source(rules[i]) for i in self._folded_rules])
-        # the members after the cased rules: each a necessary condition for a random token (`_candidates`)
-        self._runs = frozenset(range(len(self._cased_rules) + 1, len(self._cased_rules) + 1 + len(runs)))
-
-    @staticmethod
-    def _source(rule: Rule) -> str:
-        # Twilio's pattern alone (32 hex digits) is in every commit id; its check wants the word before it on the line
-        source = r"twilio[^\n]*[0-9a-f]{32}" if rule.name == "twilio_token" else rule.pattern.source
-        return f"(?{rule.pattern.flags}){source}" if rule.pattern.flags else source
-
-    @staticmethod
-    def _compiled(sources: Sequence[str]) -> Any:
-        options = re2.Options()
-        options.max_mem = 64 << 20  # room for the DFA of ~30 patterns on a long text before it gives up
-        found = re2.Set.SearchSet(options)
-        found.Add("")  # matches every text: its absence says the pass failed
-        for source in sources:
-            found.Add(source)
-        found.Compile()
-        return found
-
-    def matching(self, text: str) -> tuple[list[int], bool] | None:
-        """The indexes of the rules whose patterns match somewhere in `text`, in order, and whether it may hold a
-        random token (every condition in `runs` met); None where a pass could not say."""
-        data = text.encode("ascii") if text.isascii() else text.encode("utf-8", "playbook.fffd")
-        cased = self._cased.Match(data)
-        if not cased:
-            return None
-        found = [self._cased_rules[k - 1] for k in cased if 0 < k <= len(self._cased_rules)]
-        if self._folded_rules:
-            folded = self._folded.Match(data.lower())
-            if not folded:
-                return None
-            found += [self._folded_rules[k - 1] for k in folded if k]
-            found.sort()
-        return found, self._runs.issubset(cased)
-
-
-# A random token's necessary conditions, for `_RuleSet`: a run of 32 token characters, and in it an upper-case letter
+# A random token's necessary conditions, for the rule set: a run of 32 token characters, and in it an upper-case letter
 # and a digit (`_random_token`) or a Twilio SID's hex (`_twilio_sid`; its digits may all be letters).
 _RUNS = (f"{MIXED_PAIR}|(?:AC|SK)[0-9a-f]{{32}}",)
-_RULE_SET = _RuleSet(RULES, _RUNS)
+_RULE_SET = RuleSet(RULES, _RUNS)  # built here: the base64 rule's check calls `secret_spans`
 
 
 def _entropy(text: str) -> float:
@@ -262,48 +193,73 @@ def _twilio_spans(text: str, sid: Match) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _rules_present(text: str, among: Sequence[Rule] | None = None) -> tuple[list[tuple[Rule, str]], bool]:
-    """The rules to match `text` against, each with the text it is matched against, and whether a random token may be
-    there: `among` when given (rules the caller knows may match), else those whose patterns match (`_RuleSet`), or
-    where its pass could not say, those whose triggers `text` holds (and those without triggers)."""
-    if among is not None and not any(rule.ignore_case for rule in among):
-        return [(rule, text) for rule in among], True
-    if among is None:
-        matching = _RULE_SET.matching(text)
-        if matching is not None:
-            indexes, tokens = matching
-            if not any(RULES[i].ignore_case for i in indexes):
-                return [(RULES[i], text) for i in indexes], tokens
-            lower = _lowered(text)
-            return [(RULES[i], lower if RULES[i].ignore_case else text) for i in indexes], tokens
-    lower = _lowered(text)
-    if among is not None:
-        return [(rule, lower if rule.ignore_case else text) for rule in among], True
-    present = _RULE_TRIGGERS.present(lower)
-    chosen = (rule for i, rule in enumerate(RULES) if i in present or not rule.triggers)
-    return [(rule, lower if rule.ignore_case else text) for rule in chosen], True
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_DIGITS = frozenset("0123456789")
+_HEAD = 128  # how much of a run `_characters` reads one by one
 
 
-def _lowered(text: str) -> str:
-    # ASCII-only lower-casing keeps every offset valid for the original text. The UTF-8 bytes of other
-    # characters are all >= 0x80, which `bytes.lower` leaves alone (4x faster than `str.translate`).
-    return text.lower() if text.isascii() else _ascii_lower(text)
+def _characters(run: str) -> set[str]:
+    """The distinct characters of `run` (ASCII, as a candidate is). A set built character by character costs ~5 ns a
+    character (50 us for a run of 10 KB, most of the cost of a text of repeated base64 quads); so for a long run only
+    its head is, and the rest is read only for characters the head lacks: deleting the head's from its bytes is one
+    C pass (a repeated unit leaves nothing)."""
+    if len(run) <= _HEAD:
+        return set(run)
+    head = set(run[:_HEAD])
+    rest = run.encode("ascii").translate(None, "".join(head).encode("ascii"))
+    return head | set(rest.decode("ascii")) if rest else head
 
 
 def _random_token(token: str) -> bool:
     core = token.rstrip("=")
+    chars = _characters(core)
     # a digit, an upper-case and a lower-case letter (a candidate is ASCII)
-    if core.lower() == core or core.upper() == core or not any(d in core for d in "0123456789"):
+    if chars.isdisjoint(_UPPER) or chars.isdisjoint(_LOWER) or chars.isdisjoint(_DIGITS):
         return False
     if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
         return False  # a path or an id
-    if "/" in core and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
+    if "/" in chars and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
         return False  # a relative path, however odd its names
     # Entropy is at most log2 of the distinct characters: with 18 or fewer (log2 18 = 4.17) the run cannot reach the
     # bar, and counting them is cheaper than the sum of logs (a repeated unit, `aB3dE5gH7j` ten times, is no key)
-    if len(set(core)) <= _FEWEST_DISTINCT:
+    if len(chars) <= _FEWEST_DISTINCT:
         return False
     return _entropy(core) >= ENTROPY_BITS
+
+
+def _no_run_scan(text: str) -> bool:
+    """Whether no run of `text` can be a random token or a Twilio SID, said by the text as a whole (where that is
+    cheap): a run has no more distinct characters than its text (18 or fewer: below the entropy bar), and a SID
+    starts `AC` or `SK`. A text of a few characters repeated (base64 quads, a mixed-case unit) is one long run, or
+    several, and each search for one and the checks on it cost more than this (`redact_parts` reads each block and
+    each join)."""
+    chars = _few_characters(text)
+    if chars is None:
+        return False
+    # (a search for two characters costs ~1 ns a character: only where the text holds both)
+    return not ({"A", "C"} <= chars and "AC" in text) and not ({"S", "K"} <= chars and "SK" in text)
+
+
+def _few_characters(text: str) -> set[str] | None:
+    """The distinct characters of `text` where there are at most `_FEWEST_DISTINCT`; None where there are more, or
+    where saying so is not cheap (a long text not ASCII, or whose new characters keep coming after a few rounds)."""
+    if len(text) <= _HEAD:
+        chars = set(text)
+        return chars if len(chars) <= _FEWEST_DISTINCT else None
+    # a shorter head first: ordinary text has more than 18 distinct characters in its first 64 (99 in 100 texts)
+    chars = set(text[:64])
+    if len(chars) > _FEWEST_DISTINCT or not text.isascii():
+        return None
+    rest = text.encode("ascii")
+    for _ in range(3):  # each round a C pass deleting the characters seen, then the next head's looked at
+        rest = rest.translate(None, "".join(chars).encode("ascii"))
+        if not rest:
+            return chars
+        chars |= set(rest[:_HEAD].decode("ascii"))
+        if len(chars) > _FEWEST_DISTINCT:
+            return None
+    return None
 
 
 # Which rules `secret_spans` runs: True, every rule whose triggers the text holds; False, none (the caller knows no
@@ -316,10 +272,12 @@ def secret_spans(text: str, *, rules: RuleChoice = True, base64: bool = True) ->
     """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `RuleChoice`; random
     tokens are always looked for. `base64`: False leaves out the base64 rule (it runs this on what it decodes)."""
     found: list[tuple[int, int, str]] = []
-    chosen, tokens = ([], True) if rules is False else _rules_present(text, None if rules is True else rules)
+    chosen, tokens = ([], True) if rules is False else _RULE_SET.chosen(text, None if rules is True else rules)
     for rule, subject in chosen:
         if base64 or rule.triggers:
             found += rule.spans(subject)
+    if tokens and _no_run_scan(text):
+        tokens = False
     for m in matches(_CANDIDATE, text) if tokens else ():
         before, after = m.before(), m.after()
         if (before and before in _RUN_BEFORE) or (after and after in _RUN_AFTER):

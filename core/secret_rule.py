@@ -37,7 +37,7 @@ class Rule:
 
     The first single-letter group that took part (`v`, or one of several alternatives), else the whole match, is
     replaced by `marker`, unless `check` says otherwise. `triggers` are lower-case substrings every match contains:
-    where the redactor's one pass over every rule's pattern cannot say which match (`core.redact`), a text holding
+    where the one pass over every rule's pattern cannot say which match (`core.secret_rule_set`), a text holding
     none of a rule's triggers is not scanned with it (a rule without triggers always runs). An `ignore_case` rule
     is matched against the text with its ASCII letters lower-cased, so its pattern is lower case. `shape` is what
     DuckDB looks for where the pattern alone would be too wide (the pattern itself otherwise); either way, wherever
@@ -60,8 +60,11 @@ class Rule:
         """Where this rule finds secrets in `subject` (lower-cased already when `ignore_case`)."""
         found = []
         for m in matches(self.pattern, subject):
-            group = next((g for g in self.letters if m.start(g) >= 0), None)
-            chosen = m.span(group) if group else m.span()
+            chosen = m.spans[0]
+            for group in self.letters:  # (a loop, not `next` over a generator: ~0.2 us a match)
+                if m.start(group) >= 0:
+                    chosen = m.span(group)
+                    break
             span = chosen if self.check is None else self.check(m, chosen)
             if span is not None and span[1] > span[0]:
                 found.append((span[0], span[1], self.marker))
@@ -71,13 +74,12 @@ class Rule:
 def matches(pattern: Pattern, text: str) -> Iterator[Match]:
     """`pattern.finditer(text)`, without the last search where a match ends the text (none of these patterns matches
     an empty string, so nothing can follow): a search costs a call into RE2, and a short text's secret often ends it."""
-    at, end = 0, len(text)
-    while (m := pattern.search(text, at)) is not None:
+    end = len(text)
+    # one `finditer` for every search (a `search` a match set up the text and a generator each time: ~0.3 us)
+    for m in pattern.finditer(text):
         yield m
-        start, stop = m.spans[0]
-        if stop >= end:
+        if m.spans[0][1] >= end:
             return
-        at = stop if stop > start else stop + 1  # after an empty match, from the next character (as `finditer`)
 
 
 # Values that name a secret without being one are kept, so a lesson can still say where the key comes from:

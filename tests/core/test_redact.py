@@ -8,11 +8,12 @@ lookarounds became checks in Python (a bounded look at the match and the charact
 from __future__ import annotations
 
 import base64
+import random
 import re
 
 import duckdb
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import core.redact as redact_module
@@ -30,6 +31,7 @@ from core.redact import (
     secret_shapes,
     secret_spans,
 )
+from core.secret_rule_set import RuleSet
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
 
 
@@ -326,12 +328,15 @@ def test_the_rules_a_text_triggers_find_what_every_rule_finds(text: str) -> None
     assert secret_spans(text) == secret_spans(text, rules=RULES)
 
 
+_RULE_SET = RuleSet(RULES, ())  # the redactor's rules, as it chooses among them
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(_MIXED_TEXT | _MIXED_TEXT.map(str.swapcase) | st.text(alphabet=list('kK\u212aſsS:-_ /"\\é'), max_size=24))
 def test_every_rule_that_finds_a_secret_is_among_those_a_text_is_read_with(text: str) -> None:
     """One set pass stands for each rule's own search: a rule left out finds nothing in the text, in any case and
     beside characters that fold to ASCII ones (the Kelvin sign, the long s)."""
-    chosen = {rule.name for rule, _ in redact_module._rules_present(text)[0]}
+    chosen = {rule.name for rule, _ in _RULE_SET.chosen(text)[0]}
     assert {rule.name for rule in RULES if _finds(rule, text)} <= chosen
 
 
@@ -375,3 +380,62 @@ def test_a_boundary_scans_a_side_alone_only_when_that_changes_the_answer(left: s
         redact_module._applied(left, [*secret_spans(left), *in_left])[0],
         redact_module._applied(right, [*secret_spans(right), *in_right])[0],
     ]
+
+
+# Runs of token characters as a crafted text repeats them: random over a few characters, or a cycle of its alphabet
+# (each character as often: random enough to be a key from 19 characters on); and Twilio SIDs (18 distinct characters:
+# `AC` and hex) with the token that follows one.
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_ALPHABETS = st.lists(st.sampled_from(_TOKEN_CHARS), min_size=1, max_size=30, unique=True)
+_RUNS_OF = _ALPHABETS.flatmap(
+    lambda chars: st.text(alphabet=chars, max_size=300) | st.integers(1, 12).map(lambda n: "".join(chars) * n)
+)
+_SIDS = st.builds(
+    lambda kind, sid, token: f'{kind}{sid}", "{token}',
+    st.sampled_from(["AC", "SK"]),
+    st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
+    st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
+)
+_FEW_CHARACTER_TEXTS = st.lists(st.one_of(_RUNS_OF, _SIDS), min_size=1, max_size=6).flatmap(
+    lambda pieces: st.sampled_from(["", " ", "=", "\n"]).map(lambda sep: sep.join(pieces))
+)
+# A long text whose new characters come a few at a time, a block after another, before a key: its head alone, or its
+# first blocks, would say "few characters".
+_BLOCKS = " ".join(c * 130 for c in "abcdefgh") + " " + "aB3dE5gH7jK9mN1pQ3sTuVw" * 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(_FEW_CHARACTER_TEXTS)
+@example("aB3dE5gH7jK9mN1pQ2s" * 2)  # 19 characters, each as often: a key
+@example("aB3dE5gH7jK9mN1pQ2s" * 8)  # the same, past the head a long text is first judged by
+@example("AC" + "0123456789abcdef" * 2)
+@example(_BLOCKS)
+def test_random_tokens_in_a_text_of_few_characters_are_those_found_after_many(text: str) -> None:
+    """A text of a few characters is looked at as a whole before its runs are (none of its runs can reach the entropy
+    bar, and a Twilio SID starts `AC` or `SK`): what it finds is what the runs themselves show, once a line of many
+    other characters before it makes the text look at them one by one."""
+    many = " ".join("ghijklmnopqrstuvwxyz!?") + "\n"  # 22 characters, no run of token characters among them
+    beside = [(a - len(many), b - len(many), marker) for a, b, marker in secret_spans(many + text, rules=False)]
+    assert secret_spans(text, rules=False) == beside
+
+
+_MANY = st.lists(st.sampled_from(_TOKEN_CHARS[:62] + "+"), min_size=19, unique=True).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=_TOKEN_CHARS[:62] + "+", min_size=1, max_size=8),
+    st.integers(130, 400),
+    _MANY.flatmap(lambda chars: st.integers(0, 12).map(lambda n: chars * n)) | st.text(_TOKEN_CHARS[:62], max_size=300),
+    st.randoms(use_true_random=False),
+)
+def test_a_run_is_a_random_token_by_the_characters_it_holds_in_any_order(
+    unit: str, length: int, more: str, rng: random.Random
+) -> None:
+    """Whether a run is random enough to be a key depends on which characters it holds and how often, not on where
+    they stand: a long run whose first part repeats a few characters and whose rest brings in many is judged as the
+    same characters shuffled. (No `/`, `_`, `-`: paths and ids are judged by their shape.)"""
+    run = (unit * length)[:length] + more
+    shuffled = list(run)
+    rng.shuffle(shuffled)
+    assert bool(secret_spans(run, rules=False)) == bool(secret_spans("".join(shuffled), rules=False))
