@@ -75,8 +75,6 @@ def outside_words(word: str) -> list[str]:
     return [w for w in dict.fromkeys(_NAME_WORDS.split(word)) if w and w not in _DECLARED_WORDS]
 
 
-
-
 def routine_shaped(name: str) -> bool:
     """True for a task's name that says a routine and no more (`test`, `lint-fix`, `test:ci`, `web:lint`): what a
     name joined with other words (`format-disk`, `lint-format-history`) does, only its recipe says."""

@@ -337,7 +337,9 @@ def test_a_task_the_projects_makefile_or_justfile_declares_runs(tmp_path: Path) 
         "format-disk:\n\t./f.sh\n"
     )
     (tmp_path / "Makefile").write_text(makefile)
-    (tmp_path / "justfile").write_text("build-docs:\n    ./d.sh\n\ntest-push-main:\n    ./p.sh\n\ntest-bless:\n    ./b.sh\n")
+    (tmp_path / "justfile").write_text(
+        "build-docs:\n    ./d.sh\n\ntest-push-main:\n    ./p.sh\n\ntest-bless:\n    ./b.sh\n"
+    )
     (tmp_path / "package.json").write_text('{"scripts": {"setup:dev": "node s.js", "db:nuke": "node n.js"}}')
     vouched = Vouched(programs=declared_programs([tmp_path]))
     assert {"install-deps", "build-docs", "setup:dev", "wipe-prod-db", "test-push-main"} <= vouched.programs
