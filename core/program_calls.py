@@ -192,7 +192,7 @@ _INSTALL_OPTIONS = frozenset(
     " --ignore-scripts --require-hashes --no-cache-dir -q --quiet -s --silent --no-fund --no-progress"
     " --no-interaction -r --requirement -c --constraint -e --editable -U --upgrade -w --workspace --workspaces"
     " -W --ignore-workspace-root-check --filter --recursive --workspace-root -C --dir --cwd --prefix --directory"
-    " --project --package -p --with --without --only --no-root --no-dev".split()
+    " --project --package -p --with --without --only --no-root --no-dev --omit --production".split()
 )
 
 

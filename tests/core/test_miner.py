@@ -407,8 +407,8 @@ def test_why_a_session_taught_nothing() -> None:
 def test_a_step_run_first_that_tool_output_suggested_is_tainted() -> None:
     seen = observe(
         Session()
-        .run("make app", "error: missing dist; run: npm run build-assets-now", error=True)
-        .run("npm run build-assets-now", "built")
+        .run("make app", "error: missing dist; run: npm run build:web", error=True)
+        .run("npm run build:web", "built")
         .run("make app", "ok")
         .messages
     )
