@@ -139,6 +139,9 @@ CRAFTED: list[tuple[str, Callable[[int], str]]] = [
     ("key: key-like lines, no END", lambda n: _repeat("abcdefghijklmnopqrstuvwxyz+/" * 2 + "abcdefgh\n", n)),
     ("token: 31-char mixed runs", lambda n: _repeat("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1d ", n)),
     ("token: one long mixed run", lambda n: _repeat("aB3dE5gH7j", n)),
+    # Past the few-characters shortcut (18 distinct): a skewed run that is no key, and one cycled that is one.
+    ("token: skewed run of 19 characters", lambda n: _repeat("a" * 30 + "B3dE5gH7jK9mN1pQ2sT", n)),
+    ("token: 19 characters cycled", lambda n: _repeat("aB3dE5gH7jK9mN1pQ2s", n)),
     ("vendor: sk- prefixes", lambda n: _repeat("sk-ant-shortkey ", n)),
     ("vendor: AKIA runs", lambda n: _repeat("AKIA", n)),
     ("jwt: dots without parts", lambda n: _repeat("eyJabc.", n)),

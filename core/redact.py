@@ -19,7 +19,7 @@ import json
 import math
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -167,9 +167,20 @@ _RUNS = (f"{MIXED_PAIR}|(?:AC|SK)[0-9a-f]{{32}}",)
 _RULE_SET = RuleSet(RULES, _RUNS)  # built here: the base64 rule's check calls `secret_spans`
 
 
-def _entropy(text: str) -> float:
+# Up to this many distinct characters, counting each with `str.count` (a C scan, ~0.3 ns a character) costs less
+# than `Counter` (~22 ns a character: a 10 KB run of 19 characters took 0.22 ms); past ~60 they cost the same.
+_COUNTED_ONE_BY_ONE = 48
+
+
+def _entropy(text: str, chars: set[str] | None = None) -> float:
+    """Shannon entropy of `text` in bits a character; `chars`, when given, are its distinct characters. The counts
+    are summed in the order the characters first appear, as `Counter` gives them, so both ways give the same float."""
     n = len(text)
-    return -sum(k / n * math.log2(k / n) for k in Counter(text).values())
+    if chars is not None and len(chars) <= _COUNTED_ONE_BY_ONE:
+        counts: Iterable[int] = [text.count(c) for c in sorted(chars, key=text.index)]
+    else:
+        counts = Counter(text).values()
+    return -sum(k / n * math.log2(k / n) for k in counts)
 
 
 # A Twilio account or API key SID (`AC`/`SK` + 32 lower-case hex), and the auth token that follows it in code
@@ -225,7 +236,7 @@ def _random_token(token: str) -> bool:
     # bar, and counting them is cheaper than the sum of logs (a repeated unit, `aB3dE5gH7j` ten times, is no key)
     if len(chars) <= _FEWEST_DISTINCT:
         return False
-    return _entropy(core) >= ENTROPY_BITS
+    return _entropy(core, chars) >= ENTROPY_BITS
 
 
 def _no_run_scan(text: str) -> bool:
