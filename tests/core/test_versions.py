@@ -336,6 +336,7 @@ def test_a_rebuild_equals_a_validated_one_at_every_version_cold_or_warm(
                 for _ in range(2):
                     rebuilt = load_version(connection, playbook, version)
                     assert rebuilt == expected and rebuilt.model_dump() == expected.model_dump()
+                    assert list(rebuilt.sections) == list(expected.sections)  # the order, which == does not see
             for missing in (-1, len(versions) + 1):
                 with pytest.raises(StoreError, match=f"has no version {missing}; versions run from 0 to"):
                     load_version(connection, playbook, missing)
