@@ -195,8 +195,10 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
     by_number = True  # whether the rows name their sections by number (their place in the playbook's, from 1)
     if version is None or version >= 0:
         known = known_sections(con, name).names
-        sql, params = (_ROWS_NEWEST, [name, known]) if version is None else (_ROWS_AT, [name, version, known])
-        rows = con.execute(sql, params).fetchall()
+        if version is None:
+            rows = con.execute(_ROWS_NEWEST, [name, known]).fetchall()
+        else:
+            rows = con.execute(_ROWS_AT, [name, version, known]).fetchall()
         if len(rows) > 1 and rows[1][0] == 0:  # an entry in an undeclared section (sorted first): read them by name
             sql, params = (_NAMED_NEWEST, [name]) if version is None else (_NAMED_AT, [name, version])
             rows, by_number = con.execute(sql, params).fetchall(), False
