@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._table import Row, emit, interleaved  # noqa: E402
 from core.store.db import open_db  # noqa: E402
-from core.store.registry import ensure_playbook  # noqa: E402
+from core.store.registry import ensure_playbook, known_sections  # noqa: E402
 from core.store.versions import _ROWS_AT as ROWS_AT  # noqa: E402
 from core.store.versions import _built, load_version  # noqa: E402
 
@@ -96,6 +96,7 @@ def main() -> None:
         )
         print(f"{args.versions:,} versions, {args.live:,} live entries; CPU ms per call: min / median / max")
         rows: list[Row] = []
+        sections = known_sections(con, "default").names  # its query's third parameter
         for label, version in (("newest", latest), ("middle", latest // 2)):
             live = len(load_version(con, "default", version).entries())
             raw: list[float] = []
@@ -112,7 +113,10 @@ def main() -> None:
                     timed(partial(lambda v: con.execute(raw_sql, ["default", v, v]).fetchall(), version), args.calls)
                 )
                 own.append(
-                    timed(partial(lambda v: con.execute(ROWS_AT, ["default", v]).fetchall(), version), args.calls)
+                    timed(
+                        partial(lambda v: con.execute(ROWS_AT, ["default", v, sections]).fetchall(), version),
+                        args.calls,
+                    )
                 )
                 rebuild.append(timed(partial(load_version, con, "default", version), args.calls))
                 cold.append(timed(first_time, args.calls))

@@ -9,6 +9,7 @@ transaction: a crash leaves either the whole version or none of it.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import itertools
 import json
@@ -89,18 +90,32 @@ def _trusted_entry(name: str, text: str, helpful: int, harmful: int) -> Entry:
 class _Built:
     """The entries built from stored rows, shared, since entries are immutable values: keyed by the very row tuple
     a query returns (section, name, text, helpful, harmful), so a rebuild of an unchanged entry is one look-up in C
-    per row (`map(dict.get, rows)`), with no key built for it. Bounded: emptied when it holds `limit` rows."""
+    per row (`map(dict.get, rows)`), with no key built for it. Bounded: emptied when it holds `limit` rows.
 
-    def __init__(self, limit: int = 1 << 16) -> None:
+    The last few row lists asked about are kept with their entries: rows equal to one of them, compared in C
+    (string by string, which reads each string once where a look-up hashes it: ~0.08 ms at 2,500 rows, not
+    ~0.23), give its entries again, the very objects the look-ups would give (both are forgotten together)."""
+
+    def __init__(self, limit: int = 1 << 16, recent: int = 4) -> None:
         self.limit = limit
         self.by_row: dict[tuple[Any, ...], Entry] = {}
+        self.keep = recent
+        # (rows, their entries), newest first; replaced whole, never changed, so threads read it as it was.
+        self.recent: tuple[tuple[list[tuple[Any, ...]], list[Entry]], ...] = ()
 
     def entries(self, rows: Sequence[tuple[Any, ...]]) -> list[Entry]:
         """The entry of each (section, name, text, helpful, harmful) row, in order."""
+        rows = list(rows)
+        recent = self.recent
+        for seen, built in recent:
+            if len(seen) == len(rows) and seen == rows:
+                return list(built)
         found: list[Entry | None] = list(map(self.by_row.get, rows))
-        if any(map(operator.is_, found, itertools.repeat(None))):  # `None in found` would call Entry.__eq__
+        # `None in found` would call Entry.__eq__ a row; `all` tests each in C (an entry is always true).
+        if not all(found):
             if len(self.by_row) + len(rows) > self.limit:
-                self.by_row.clear()
+                self.clear()
+                recent = ()
             # Thousands of new objects, none in a cycle: the collections they would set off (a third of a cold
             # rebuild's time at 2,500 entries) could free nothing of them. Re-enabled only if it was enabled.
             with _collector_paused():
@@ -108,10 +123,13 @@ class _Built:
                     if entry is None:
                         row = rows[i]
                         found[i] = self.by_row[row] = _trusted_entry(row[1], row[2], row[3], row[4])
-        return found  # type: ignore[return-value]  # every None was replaced
+        entries: list[Entry] = found  # type: ignore[assignment]  # every None was replaced
+        self.recent = ((rows, entries), *recent[: self.keep - 1])
+        return list(entries)
 
     def clear(self) -> None:
         """Forget every entry built (as in a process that has built none)."""
+        self.recent = ()
         self.by_row.clear()
 
 
@@ -121,8 +139,31 @@ _first = operator.itemgetter(0)
 # The rows of a version, each (section, name, text, helpful, harmful) in the playbook's order, after one row of the
 # version itself: (NULL, NULL, NULL, its creation time in microseconds since the epoch, NULL), which sorts first. One
 # round trip; the version row is missing when the version is. The version is read by a row of its own, not a join
-# (a column of every row), which cost 0.4 ms at 2,500 entries.
+# (a column of every row), which cost 0.4 ms at 2,500 entries. A row's section comes as its place in the playbook's
+# sections ($3, 1-based; 0 for a section not among them): an integer, where the name would be one new string a row
+# (0.3-0.5 ms at 2,500 entries, a fifth of the whole query); the rows sort by it, so they come in the playbook's order.
 _ROWS_AT = (
+    "SELECT section, name, text, helpful, harmful FROM ("
+    " SELECT NULL AS section, NULL AS name, NULL AS text, epoch_us(created_at) AS helpful, NULL AS harmful,"
+    " NULL AS position FROM versions WHERE playbook = $1 AND version = $2"
+    " UNION ALL SELECT coalesce(list_position($3, section), 0), name, text, helpful, harmful, position FROM entries"
+    " WHERE playbook = $1 AND valid_from <= $2 AND (valid_to IS NULL OR valid_to > $2)"
+    ") ORDER BY section NULLS FIRST, position"
+)
+
+# The same for the newest version: its rows are the open ones.
+_ROWS_NEWEST = (
+    "SELECT section, name, text, helpful, harmful FROM ("
+    " SELECT NULL AS section, NULL AS name, NULL AS text, epoch_us(arg_max(created_at, version)) AS helpful,"
+    " NULL AS harmful, NULL AS position FROM versions WHERE playbook = $1 HAVING count(*) > 0"
+    " UNION ALL SELECT coalesce(list_position($2, section), 0), name, text, helpful, harmful, position FROM entries"
+    " WHERE playbook = $1 AND valid_to IS NULL"
+    ") ORDER BY section NULLS FIRST, position"
+)
+
+# The same rows with their sections by name, in the order of the names: for a version that holds an entry in a
+# section its playbook does not declare (which no writer makes; kept, as every stored row is).
+_NAMED_AT = (
     "SELECT section, name, text, helpful, harmful FROM ("
     " SELECT NULL AS section, NULL AS name, NULL AS text, epoch_us(created_at) AS helpful, NULL AS harmful,"
     " NULL AS position FROM versions WHERE playbook = $1 AND version = $2"
@@ -130,9 +171,7 @@ _ROWS_AT = (
     " WHERE playbook = $1 AND valid_from <= $2 AND (valid_to IS NULL OR valid_to > $2)"
     ") ORDER BY section NULLS FIRST, position"
 )
-
-# The same for the newest version: its rows are the open ones.
-_ROWS_NEWEST = (
+_NAMED_NEWEST = (
     "SELECT section, name, text, helpful, harmful FROM ("
     " SELECT NULL AS section, NULL AS name, NULL AS text, epoch_us(arg_max(created_at, version)) AS helpful,"
     " NULL AS harmful, NULL AS position FROM versions WHERE playbook = $1 HAVING count(*) > 0"
@@ -153,22 +192,35 @@ def load_version(con: duckdb.DuckDBPyConnection, name: str, version: int | None 
     numpy columns: 2 ms more at 5,000 entries, where numpy's import costs a read command (`show`, `diff`) ~90 ms.
     """
     rows: list[tuple[Any, ...]] = []
+    by_number = True  # whether the rows name their sections by number (their place in the playbook's, from 1)
     if version is None or version >= 0:
-        sql, params = (_ROWS_NEWEST, [name]) if version is None else (_ROWS_AT, [name, version])
-        rows = con.execute(sql, params).fetchall()
+        known = known_sections(con, name).names
+        if version is None:
+            rows = con.execute(_ROWS_NEWEST, [name, known]).fetchall()
+        else:
+            rows = con.execute(_ROWS_AT, [name, version, known]).fetchall()
+        if len(rows) > 1 and rows[1][0] == 0:  # an entry in an undeclared section (sorted first): read them by name
+            sql, params = (_NAMED_NEWEST, [name]) if version is None else (_NAMED_AT, [name, version])
+            rows, by_number = con.execute(sql, params).fetchall(), False
     created: datetime | None
     by_section: dict[str, list[Entry]]
     if len(rows) > 1 and rows[0][0] is None:  # the version's row, then its entries
         created = _EPOCH + timedelta(microseconds=int(rows[0][3]))
         del rows[0]
-        by_section = {s: [] for s in known_sections(con, name).names}
+        by_section = {s: [] for s in known}
         entries = _built.entries(rows)
         start = 0
         # The rows come section by section: each section's run of rows is one slice of the entries.
-        for section, group in itertools.groupby(map(_first, rows)):
-            end = start + len(list(group))
-            by_section.setdefault(section, []).extend(entries[start:end])
-            start = end
+        if by_number:  # in the playbook's order, numbered from 1: where each run ends is a binary search
+            for number, section in enumerate(known, 1):
+                end = bisect.bisect_right(rows, number, start, key=_first)
+                by_section[section] = entries[start:end]
+                start = end
+        else:
+            for section, group in itertools.groupby(map(_first, rows)):
+                end = start + len(list(group))
+                by_section.setdefault(section, []).extend(entries[start:end])
+                start = end
     else:
         meta = con.execute(
             "SELECT (SELECT sections_json FROM playbooks WHERE name = ?), max(version),"
@@ -231,13 +283,17 @@ class Tip:
 def tip_of(con: duckdb.DuckDBPyConnection, name: str) -> Tip:
     """The newest version's open entry rows of playbook `name`, read once."""
     version = current_version(con, name)
+    # Keyed as `load_version` keys them (a section by its number), so both share the entries built.
     rows = con.execute(
-        "SELECT section, name, text, helpful, harmful, position FROM entries WHERE playbook = ? AND valid_to IS NULL",
-        [name],
+        "SELECT coalesce(list_position(?, section), 0), name, text, helpful, harmful, position, section FROM entries"
+        " WHERE playbook = ? AND valid_to IS NULL",
+        [known_sections(con, name).names, name],
     ).fetchall()
-    # The entries `load_version` built of the same rows (the same objects, so a write compares them by identity).
-    entries = _built.entries([r[:5] for r in rows])
-    return Tip(name, version, {r[1]: (r[0], r[5], e) for r, e in zip(rows, entries, strict=True)})
+    # The entries `load_version` built of the same rows (the same objects, so a write compares them by identity),
+    # keyed by section name when a row's section is undeclared, as `load_version` then reads them.
+    named = any(r[0] == 0 for r in rows)
+    entries = _built.entries([(r[6], *r[1:5]) if named else r[:5] for r in rows])
+    return Tip(name, version, {r[1]: (r[6], r[5], e) for r, e in zip(rows, entries, strict=True)})
 
 
 def _plan(

@@ -391,3 +391,46 @@ def test_unseen_texts_found_without_a_pass_are_every_text_a_pass_finds(playbook:
         done.update(data.draw(st.sampled_from([unseen, unseen[: len(unseen) // 2]])))  # some callers stop early
     done.update(layered.unseen_texts(engine.live_texts(current), done, covered))
     assert {e.text for _, e in current.entries()} <= done
+
+
+@settings(max_examples=examples(150))
+@given(playbooks(), st.data())
+def test_sessions_applied_to_one_playbook_in_turn_each_agree_with_it_applied_afresh(
+    playbook: Playbook, data: st.DataObject
+) -> None:
+    """Two sessions applied to the same carried playbook (a branch, as a retried epoch does) each give what they
+    give applied to a fresh copy: what one changes of the indexes it was carried (the id numbers in use, the texts)
+    never reaches the other."""
+    ids = ids_of(playbook)
+    first_ops, second_ops = (
+        data.draw(st.lists(st.one_of(close_operations(ids), raw_operations(ids)), min_size=1, max_size=6))
+        for _ in range(2)
+    )
+    carried, _ = apply_operations(playbook, [{"type": "ADD", "text": "seed", "section": "OTHERS"}])
+    fresh = Playbook.model_validate(carried.model_dump())
+    for ops in (first_ops, second_ops, first_ops):
+        branch, report = apply_operations(carried, ops)
+        alone, alone_report = apply_operations(fresh, ops)
+        assert branch.model_dump() == alone.model_dump()
+        assert report.model_dump() == alone_report.model_dump()
+
+
+@settings(max_examples=examples(200))
+@given(
+    st.sampled_from(["pat", "mis", "p-1"]),
+    st.lists(
+        st.one_of(
+            st.builds(lambda s, n: f"{s}-{n}", st.sampled_from(["pat", "mis", "p-1", "pa"]), st.integers(0, 2000)),
+            st.builds(
+                lambda s, t: f"{s}-{t}", st.sampled_from(["pat", "p-1"]), st.text("0123456789٣²x -_\n", max_size=5)
+            ),
+        ),
+        max_size=12,
+    ),
+)
+def test_a_new_id_is_one_above_the_highest_number_of_its_slug(slug: str, ids: list[str]) -> None:
+    """`{slug}-NNN` one above the highest NNN (ASCII digits only) among the ids that are exactly `{slug}-NNN`."""
+    import re
+
+    used = [int(m.group(1)) for i in ids if (m := re.fullmatch(rf"{re.escape(slug)}-([0-9]+)", i))]
+    assert engine.next_entry_id(ids, slug) == f"{slug}-{max(used, default=0) + 1:03d}"
