@@ -1,5 +1,7 @@
-"""Links the project keeps: a file a session made a symbolic link to another of the project's files (`ln -s
-../AGENTS.md .claude/CLAUDE.md`) and then staged with `git add`, so git records it as a link (mode 120000). An agent
+"""Files the project keeps as symbolic links to others of its files.
+
+A session made the link (`ln -s ../AGENTS.md .claude/CLAUDE.md`) and then staged it with `git add`, so git records it
+as a link (mode 120000). An agent
 that edits the link's path writes the file it points to, or, rewriting it whole, replaces the link with a copy: the
 lesson names both files. Read from the commands by the shell's grammar (`core.shell`); only paths inside the project
 are ever named, and a link the session never staged (a scratch link, one git ignores) teaches nothing. The lesson
