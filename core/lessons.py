@@ -214,18 +214,6 @@ class Preference(_Value):
     answered: bool = False
 
 
-Lesson = Annotated[
-    CommandFact
-    | OwnTool
-    | Correction
-    | NothingSelected
-    | HiddenFailure
-    | ZshShell
-    | ConventionalCommits
-    | Symlink
-    | Preference,
-    Field(discriminator="kind"),
-]
 AnyLesson = (
     CommandFact
     | OwnTool
@@ -237,6 +225,7 @@ AnyLesson = (
     | Symlink
     | Preference
 )
+Lesson = Annotated[AnyLesson, Field(discriminator="kind")]
 
 
 def project_label(project: str | None) -> str | None:
