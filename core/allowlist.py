@@ -38,6 +38,7 @@ import re2
 from core.links import Link, find_links, vouched_host
 from core.policy_git import remote_hosts as _remote_hosts
 from core.program_calls import Call, positionals, value_flags
+from core.program_tasks import tasks_run
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -93,6 +94,8 @@ class Vouched:
     scripts: frozenset[str] = field(default_factory=frozenset)
     languages: frozenset[str] = field(default_factory=frozenset)
     links: bool = True
+    # What the tasks the projects declare run: (task, command line), `core.recipes`.
+    recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
 
 
 # Folders a build makes and a clean removes: `rm -rf` may name these and nothing else.
@@ -306,6 +309,7 @@ class _Judge:
     vouched: Vouched
     found: list[Refusal] = field(default_factory=list)
     written: set[str] = field(default_factory=set)  # files the line's earlier commands wrote
+    depth: int = 0  # how many tasks' recipes deep this line is (`make test` runs `make build` runs ...)
 
     def refuse(self, rule: str, detail: str) -> None:
         self.found.append(Refusal(rule, detail))
@@ -398,6 +402,26 @@ class _Judge:
                 self.refuse(rule, detail)
         elif inner is not None:
             self.program(inner[0], inner[0], inner[1], piped=False)
+        if self.vouched.recipes:
+            self.recipes(call)
+
+    def recipes(self, call: Call) -> None:
+        """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
+        that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
+        for task in tasks_run(call):
+            lines = sorted(line for name, line in self.vouched.recipes if name == task)
+            if lines and self.depth >= _MOST_TASKS_DEEP:
+                self.refuse(
+                    "program", f"`{_clip(task.partition(':')[2])}` runs tasks more than {_MOST_TASKS_DEEP} deep"
+                )
+                return
+            for line in lines:
+                refused = _line_refusals(line, self.vouched, self.depth + 1)
+                if refused:
+                    named = task.partition(":")[2]
+                    what = f"`{named}`" if named else "default task"
+                    self.refuse(refused[0].rule, f"the project's {what} runs `{_clip(line)}`: {refused[0].detail}")
+                    return
 
     def arguments(self, family: str, args: list[str]) -> None:
         """Paths, write targets and bypass flags among `args`."""
@@ -577,8 +601,16 @@ def command_refusals(line: str, vouched: Vouched, written: set[str] | None = Non
     """Why the command `line` may not reach an agent (every rule that refuses it), or [] when it is admitted.
     `written`: the files earlier commands of the same lesson write (a later one that runs them runs what they wrote);
     this line's are added to it."""
+    return _line_refusals(line, vouched, 0, written)
+
+
+# A task's recipe may run another task, and that one another: past this depth the judge stops reading and holds.
+_MOST_TASKS_DEEP = 4
+
+
+def _line_refusals(line: str, vouched: Vouched, depth: int, written: set[str] | None = None) -> list[Refusal]:
     parsed = parse_command(_written_heredoc(line) if "<<" in line else line)
-    judge = _Judge(vouched, written=written if written is not None else set())
+    judge = _Judge(vouched, written=written if written is not None else set(), depth=depth)
     for construct in parsed.constructs:
         rule = "environment" if construct in ("variable assignment", "declaration command") else "syntax"
         judge.refuse(rule, f"a shell construct lessons do not run ({construct})")

@@ -67,7 +67,8 @@ def text_key(text: str) -> str:
 def vouched_key(vouched: Vouched) -> str:
     """A fingerprint of everything in `vouched`: a kept verdict is read again only under the very same."""
     fields = (vouched.programs, vouched.packages, vouched.hosts, vouched.scripts, vouched.languages)
-    return _digest("vouched", *(_digest(*sorted(f)) for f in fields), str(vouched.links))
+    recipes = _digest(*sorted(f"{task}\n{line}" for task, line in vouched.recipes))
+    return _digest("vouched", *(_digest(*sorted(f)) for f in fields), str(vouched.links), recipes)
 
 
 @lru_cache(maxsize=1 << 14)  # an export looks each key up, then reads it, for the same texts (and strings)

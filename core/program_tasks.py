@@ -28,6 +28,7 @@ __all__ = [
     "routine_shaped",
     "script_name",
     "task_refusals",
+    "tasks_run",
     "unvetted_refusals",
 ]
 
@@ -122,6 +123,54 @@ _ACT_FIRST = re2.compile(r"[_-]")
 def releases(name: str) -> bool:
     """True when the task or script `name` is named for publishing, deploying or releasing (`deploy-prod`)."""
     return any(part in _RELEASE_WORDS for part in _NAME_PARTS.split(name.lower()))
+
+
+_TASK_RUNNERS = frozenset({"make", "just", "rake", "task"})
+_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+# npm's own commands that run the project's script of the same name, and those that run its install scripts.
+_NPM_SCRIPT_COMMANDS = {
+    "test": "test",
+    "t": "test",
+    "tst": "test",
+    "start": "start",
+    "stop": "stop",
+    "restart": "restart",
+}
+_INSTALLS = frozenset("install i ci add".split())
+_INSTALL_SCRIPTS = ("preinstall", "install", "postinstall", "prepare")
+
+
+def tasks_run(call: Call) -> list[str]:
+    """The project's tasks `call` runs, whose recipes say what it does, each named by its runner as `core.recipes`
+    names it: a task runner's targets (`make:test`; `make:` for its default, `make` alone), a package manager's script
+    (`npm run X`, `npm test`, `pnpm X`, with npm's `preX` and `postX`; `npm:X`) and the scripts an install runs
+    (`npm:postinstall`), `mise run X`, `node --run X`."""
+    return [f"{_RECIPE_KIND.get(call.family, call.family)}:{name}" for name in _tasks_named(call)]
+
+
+# Whose recipes a runner reads: every package manager (and `node --run`) runs package.json's scripts.
+_RECIPE_KIND = {"pnpm": "npm", "yarn": "npm", "bun": "npm", "node": "npm"}
+
+
+def _tasks_named(call: Call) -> list[str]:
+    words = call.positionals()
+    if call.family in _TASK_RUNNERS:
+        return [w for w in words if TASK_NAME.match(w)] or [""]
+    if call.family == "node":
+        return [call.args[1]] if call.args[:1] == ("--run",) and len(call.args) > 1 else []
+    if call.family == "mise":
+        return [words[1]] if words[:1] in (["run"], ["r"]) and len(words) > 1 else []
+    if call.family not in _PACKAGE_MANAGERS or not words:
+        return []
+    if words[0] in _INSTALLS:
+        return list(_INSTALL_SCRIPTS)
+    if words[0] in ("run", "run-script", "rum", "urn"):
+        name = words[1] if len(words) > 1 else ""
+    elif call.family == "npm":
+        name = _NPM_SCRIPT_COMMANDS.get(words[0], "")
+    else:
+        name = words[0]  # `pnpm lint`, `yarn test`: a script by its bare name
+    return [f"pre{name}", name, f"post{name}"] if name else []
 
 
 def task_refusals(call: Call, names: Sequence[str], what: str) -> Refused:

@@ -19,8 +19,9 @@ import re2
 
 from core.markdown import BLOCK_BEGIN, BLOCK_END
 from core.program_tasks import TASK_NAME
+from core.recipes import Recipe, justfile_recipes, makefile_recipes, mise_recipes, package_json_recipes
 
-__all__ = ["declared_packages", "declared_programs", "declared_scripts"]
+__all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
 
 _MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
 _NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
@@ -200,6 +201,34 @@ def declared_programs(folders: Iterable[Path]) -> frozenset[str]:
                 continue
             try:
                 found |= reader(text)
+            except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
+                continue
+    return frozenset(found)
+
+
+_RECIPE_READERS = (
+    ("Makefile", makefile_recipes),
+    ("makefile", makefile_recipes),
+    ("GNUmakefile", makefile_recipes),
+    ("justfile", justfile_recipes),
+    ("Justfile", justfile_recipes),
+    ("package.json", package_json_recipes),
+    ("mise.toml", mise_recipes),
+)
+
+
+def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
+    """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
+    justfiles, package.json scripts and mise tasks (`core.recipes`). A file that does not parse declares tasks whose
+    recipes are unknown: its names then run only as a routine's would."""
+    found: set[Recipe] = set()
+    for folder in folders:
+        for name, reader in _RECIPE_READERS:
+            text = _read(folder / name)
+            if text is None:
+                continue
+            try:
+                found.update(reader(text))
             except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
                 continue
     return frozenset(found)

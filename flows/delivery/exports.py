@@ -19,7 +19,7 @@ from core.errors import PlaybookFileError
 from core.exposure import about_projects
 from core.hooks import for_project
 from core.invisible import normalise
-from core.io.declared import declared_packages, declared_programs
+from core.io.declared import declared_packages, declared_programs, declared_recipes
 from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
@@ -103,7 +103,12 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
     export targets' repositories that exist on this machine."""
     said = vouched_by_prompts(con)
     folders = sorted({Path(f) for f in project_folders(con)} | {t.repo.expanduser() for t in rules.targets if t.repo})
-    return replace(said, programs=said.programs | declared_programs(folders), packages=declared_packages(folders))
+    return replace(
+        said,
+        programs=said.programs | declared_programs(folders),
+        packages=declared_packages(folders),
+        recipes=declared_recipes(folders),
+    )
 
 
 def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, list[Screened]]:
