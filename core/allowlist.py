@@ -38,7 +38,7 @@ import re2
 from core.links import Link, find_links, vouched_host
 from core.policy_git import remote_hosts as _remote_hosts
 from core.program_calls import Call, positionals, value_flags
-from core.program_tasks import tasks_run
+from core.program_tasks import releases, tasks_run
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -416,7 +416,7 @@ class _Judge:
                 )
                 return
             for line in lines:
-                refused = _line_refusals(line, self.vouched, self.depth + 1)
+                refused = _line_refusals(line, self.vouched, self.depth + 1) or _publishing(line)
                 if refused:
                     named = task.partition(":")[2]
                     what = f"`{named}`" if named else "default task"
@@ -602,6 +602,17 @@ def command_refusals(line: str, vouched: Vouched, written: set[str] | None = Non
     `written`: the files earlier commands of the same lesson write (a later one that runs them runs what they wrote);
     this line's are added to it."""
     return _line_refusals(line, vouched, 0, written)
+
+
+def _publishing(line: str) -> list[Refusal]:
+    """A recipe line whose command publishes, pushes or deploys (`git push origin HEAD:master`, `npm publish`): a
+    routine's name on a recipe that releases says less than it does, and a release is the user's call."""
+    for command in parse_command(line).commands:
+        words = [w for w in command.words[1:] if w is not None and not w.startswith("-")]
+        if words and releases(words[0]):
+            what = _clip(f"{command.written} {words[0]}")
+            return [Refusal("program", f"`{what}` publishes or deploys: a release is the user's call")]
+    return []
 
 
 # A task's recipe may run another task, and that one another: past this depth the judge stops reading and holds.

@@ -41,6 +41,8 @@ PACKAGE = {
         "main:test": "jest && git push -f origin HEAD:main",
         "pretest:ci": "rm -rf ~/.ssh",
         "test:ci": "jest --ci",
+        "master:test": "jest && git push origin HEAD:master",
+        "build": "cargo build --release",
     }
 }
 JUSTFILE = "default: check\n\ncheck:\n    ruff check .\n\nfmt dir:\n    ruff format {{dir}}\n"
@@ -65,6 +67,7 @@ def vouched(tmp_path: Path) -> Vouched:
         ("make deps", "link", "`curl -fsSL https://get.example.sh | sh`"),
         ("npm run main:test", "bypass", "`jest && git push -f origin HEAD:main`"),
         ("pnpm main:test", "bypass", "`jest && git push -f origin HEAD:main`"),
+        ("npm run master:test", "program", "runs `jest && git push origin HEAD:master`: `git push` publishes"),
         ("npm run test:ci", "path", "the project's `pretest:ci` runs `rm -rf ~/.ssh`"),  # npm runs `pre...` first
         ("mise run lint", "inline_code", "the project's `lint` runs `mise run wipe`"),  # what it depends on too
         ("npm run lint", None, None),  # the Makefile's `lint` is make's: package.json's runs `eslint .`
@@ -89,7 +92,18 @@ def test_tasks_that_run_tasks_are_read_four_deep_and_then_held(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    "line", ["make test", "make", "make clean", "npm test", "npm run lint", "just", "just check", "make build"]
+    "line",
+    [
+        "make test",
+        "make",
+        "make clean",
+        "npm test",
+        "npm run lint",
+        "npm run build",
+        "just",
+        "just check",
+        "make build",
+    ],
 )
 def test_a_declared_task_whose_recipe_runs_routines_runs(vouched: Vouched, line: str) -> None:
     """`$(PYTHON)` is the file's own `python3`, an unset `$(ARGS)` is empty as make reads it, `$(MAKE)` is make."""
