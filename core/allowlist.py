@@ -30,6 +30,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -409,7 +410,7 @@ class _Judge:
         """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
         that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
         for task in tasks_run(call):
-            lines = sorted(line for name, line in self.vouched.recipes if name == task)
+            lines = _recipes_by_task(self.vouched.recipes).get(task, ())
             if lines and self.depth >= _MOST_TASKS_DEEP:
                 self.refuse(
                     "program", f"`{_clip(task.partition(':')[2])}` runs tasks more than {_MOST_TASKS_DEEP} deep"
@@ -602,6 +603,16 @@ def command_refusals(line: str, vouched: Vouched, written: set[str] | None = Non
     `written`: the files earlier commands of the same lesson write (a later one that runs them runs what they wrote);
     this line's are added to it."""
     return _line_refusals(line, vouched, 0, written)
+
+
+@lru_cache(maxsize=8)
+def _recipes_by_task(recipes: frozenset[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    """`recipes` by task, each task's lines in order: built once per vouched set (an export judges thousands of
+    commands against the same one), where a scan of every recipe for each task a command runs would not be."""
+    by_task: dict[str, list[str]] = {}
+    for task, line in recipes:
+        by_task.setdefault(task, []).append(line)
+    return {task: tuple(sorted(lines)) for task, lines in by_task.items()}
 
 
 def _publishing(line: str) -> list[Refusal]:

@@ -10,10 +10,12 @@ parse declares nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import re2
 
@@ -22,6 +24,8 @@ from core.program_tasks import TASK_NAME
 from core.recipes import Recipe, justfile_recipes, makefile_recipes, mise_recipes, package_json_recipes
 
 __all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
+
+T = TypeVar("T")
 
 _MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
 _NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
@@ -177,33 +181,30 @@ def _dependencies(name: str, text: str) -> set[str]:
 def declared_packages(folders: Iterable[Path]) -> frozenset[str]:
     """Every dependency the projects in `folders` declare (pyproject, package.json, Cargo.toml): the packages a
     lesson may install or fetch by name."""
-    found: set[str] = set()
-    for folder in folders:
-        for name in ("pyproject.toml", "package.json", "Cargo.toml"):
-            text = _read(folder / name)
-            if text is None:
-                continue
-            try:
-                found |= _dependencies(name, text)
-            except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
-                continue
-    return frozenset(found)
+    manifests = ("pyproject.toml", "package.json", "Cargo.toml")
+    return frozenset(_read_all(folders, [(name, functools.partial(_dependencies, name)) for name in manifests]))
 
 
 def declared_programs(folders: Iterable[Path]) -> frozenset[str]:
     """Every program the projects in `folders` declare; a folder that is gone, or a file that does not parse,
     declares nothing."""
-    found: set[str] = set()
+    return frozenset(_read_all(folders, _READERS))
+
+
+def _read_all(folders: Iterable[Path], readers: Sequence[tuple[str, Callable[[str], Iterable[T]]]]) -> set[T]:
+    """What `readers` (file name, reader of its text) find in the files of `folders`: a folder that is gone, or a
+    file that does not parse, adds nothing."""
+    found: set[T] = set()
     for folder in folders:
-        for name, reader in _READERS:
+        for name, reader in readers:
             text = _read(folder / name)
             if text is None:
                 continue
             try:
-                found |= reader(text)
+                found.update(reader(text))
             except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
                 continue
-    return frozenset(found)
+    return found
 
 
 _RECIPE_READERS = (
@@ -221,17 +222,7 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
     justfiles, package.json scripts and mise tasks (`core.recipes`). A file that does not parse declares tasks whose
     recipes are unknown: its names then run only as a routine's would."""
-    found: set[Recipe] = set()
-    for folder in folders:
-        for name, reader in _RECIPE_READERS:
-            text = _read(folder / name)
-            if text is None:
-                continue
-            try:
-                found.update(reader(text))
-            except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
-                continue
-    return frozenset(found)
+    return frozenset(_read_all(folders, _RECIPE_READERS))
 
 
 def declared_scripts(folder: Path, manifest: str) -> set[str] | None:
