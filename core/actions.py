@@ -39,7 +39,9 @@ __all__ = [
 
 # Claude Code's tools that change a file, and Codex's patch tool (its paths are in the patch text).
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
-_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./:=,+@%-&|;")
+# (No `=`: the grammar reads a word like `a=b` after a command's name as an assignment where the hooks read an
+# argument, `a=b - a=b -`, so such a line is read both ways.)
+_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./:,+@%-&|;")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.actions import Call, action_rows, actions, call_actions
@@ -197,6 +197,7 @@ _PLAIN_LINE = st.lists(
 
 
 @given(_PLAIN_LINE)
+@example("a=b - a=b -")  # the grammar read the second `a=b` as an assignment, the hooks as an argument
 def test_a_plain_line_s_words_are_those_the_hooks_read(line: str) -> None:
     """A line of bare words and operators is not lexed twice: each command the grammar reads of it has the words and
     the pipe of the hooks' next command of the same program, as a line lexed twice takes them."""
