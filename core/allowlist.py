@@ -52,6 +52,7 @@ from core.programs import (
     program_family,
     wrapped_command,
 )
+from core.recipes import EVERY, FALLBACK, unread
 from core.shell import SimpleCommand, parse_command
 
 __all__ = [
@@ -409,18 +410,29 @@ class _Judge:
     def recipes(self, call: Call) -> None:
         """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
         that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
+        by_task = _recipes_by_task(self.vouched.recipes)
         for task in tasks_run(call):
-            lines = _recipes_by_task(self.vouched.recipes).get(task, ())
+            runner = task.partition(":")[0]
+            own = by_task.get(task, ())
+            # What every task of the file runs, and, for a task with no recipe of its own, what its runner falls
+            # back on (a Makefile's pattern rules).
+            lines = (
+                own + by_task.get(f"{runner}:{EVERY}", ()) + (() if own else by_task.get(f"{runner}:{FALLBACK}", ()))
+            )
             if lines and self.depth >= _MOST_TASKS_DEEP:
                 self.refuse(
                     "program", f"`{_clip(task.partition(':')[2])}` runs tasks more than {_MOST_TASKS_DEEP} deep"
                 )
                 return
             for line in lines:
+                named = task.partition(":")[2]
+                what = f"`{named}`" if named else "default task"
+                if line.startswith(_UNREAD) and line.endswith(")"):
+                    why = _clip(line[len(_UNREAD) : -1])
+                    self.refuse("program", f"what the project's {what} runs is known only when it runs: {why}")
+                    return
                 refused = _line_refusals(line, self.vouched, self.depth + 1) or _publishing(line)
                 if refused:
-                    named = task.partition(":")[2]
-                    what = f"`{named}`" if named else "default task"
                     self.refuse(refused[0].rule, f"the project's {what} runs `{_clip(line)}`: {refused[0].detail}")
                     return
 
@@ -626,6 +638,8 @@ def _publishing(line: str) -> list[Refusal]:
     return []
 
 
+# How `core.recipes.unread` writes a line saying what cannot be read before the task runs.
+_UNREAD = unread("", "")[1][:-1]
 # A task's recipe may run another task, and that one another: past this depth the judge stops reading and holds.
 _MOST_TASKS_DEEP = 4
 

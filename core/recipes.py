@@ -15,22 +15,32 @@ import tomllib
 
 import re2
 
-from core.patterns import Match
 from core.program_tasks import TASK_NAME
 
-__all__ = ["Recipe", "justfile_recipes", "makefile_recipes", "mise_recipes", "package_json_recipes"]
+__all__ = [
+    "EVERY",
+    "FALLBACK",
+    "Recipe",
+    "default_recipes",
+    "joined_lines",
+    "justfile_recipes",
+    "mise_recipes",
+    "package_json_recipes",
+    "unread",
+]
 
 # (task, one command line it runs)
 Recipe = tuple[str, str]
+# A task's name for lines every task of its runner runs (`make:*`: what an `include` or a `SHELL` does to every
+# target), and for lines a task with no recipe of its own runs (`make:%`: a pattern rule, `.DEFAULT`).
+EVERY = "*"
+FALLBACK = "%"
 
-_MAKE_ASSIGN = re2.compile(r"^(?:override\s+|export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(?:::?=|\?=|\+=|!=|=)\s*(.*)$")
-_MAKE_VARIABLE = re2.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 # A recipe's first line: its name, its parameters, a colon that is no `:=` (an assignment), what it depends on.
 _JUST_RECIPE = re2.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:=]*?)?\s*:(?:([^=].*)|)$")
-_MOST_LINES = 200  # a task runs no more lines than this that we read
 
 
-def _joined(text: str) -> list[str]:
+def joined_lines(text: str) -> list[str]:
     """`text`'s lines, a line ending in a backslash joined with the next (make's and the shell's continuation)."""
     lines: list[str] = []
     pending = ""
@@ -45,68 +55,13 @@ def _joined(text: str) -> list[str]:
     return lines
 
 
-def _expanded(line: str, variables: dict[str, str], target: str, depth: int = 0) -> str:
-    """`line` with the file's own variables set (`$(PYTHON)`) and the others empty, as make reads an unset one,
-    `$(MAKE)` as `make`, `$@` as the target and `$$` as `$`; a function (`$(shell ...)`, `$(wildcard ...)`) is left
-    for the judge, which holds what make or the shell computes when it runs."""
-
-    def value(match: Match) -> str:
-        name = match.group(1)
-        if name in ("MAKE", "MAKE_COMMAND"):
-            return "make"
-        if name in variables and depth < 5:
-            return _expanded(variables[name], variables, target, depth + 1)
-        return "" if name not in variables else match.group(0) or ""  # unset, as make reads it: empty
-
-    line = _MAKE_VARIABLE.sub(value, line)
-    return line.replace("$@", target).replace("$$", "$")
+def unread(runner: str, why: str) -> Recipe:
+    """A line every task of `runner` runs, saying what in its file cannot be read before it runs (`include x.mk`):
+    the judge holds every such task. Written as the shell's `$(...)`, which the command judge holds anyway."""
+    return (f"{runner}:{EVERY}", f"$(unread: {why})")
 
 
-def makefile_recipes(text: str) -> list[Recipe]:
-    """A Makefile's targets with their recipe lines (the `@`, `-` and `+` that only say how make runs a line taken
-    off), a line `make DEP` for each target a target depends on, and the default goal as the task "" (`make`)."""
-    variables: dict[str, str] = {}
-    raw: dict[str, list[str]] = {}
-    deps: dict[str, list[str]] = {}
-    current: list[str] = []
-    for line in _joined(text):
-        if line.startswith("\t"):
-            for target in current:
-                raw.setdefault(target, []).append(line[1:])
-            continue
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        colon, equals = stripped.find(":"), stripped.find("=")
-        # An assignment has its `=` first, or right after its colons (`CC := gcc`, `X ?= a:b`); a rule its colon.
-        if equals >= 0 and (colon < 0 or equals < colon or stripped[colon:equals].strip(":") == ""):
-            if (assign := _MAKE_ASSIGN.match(stripped)) is not None:
-                variables[assign.group(1)] = assign.group(2).strip()
-            current = []
-            continue
-        if colon > 0 and not stripped.startswith(("define ", "ifeq", "ifneq", "ifdef", "ifndef", "include ")):
-            targets, _, rest = stripped.partition(":")
-            rest = rest.lstrip(":")
-            prerequisites, _, inline = rest.partition(";")
-            current = [t for t in targets.split() if TASK_NAME.match(t)]
-            for target in current:
-                deps.setdefault(target, []).extend(prerequisites.split("|")[0].split())
-                raw.setdefault(target, [])
-                if inline.strip():
-                    raw[target].append(inline)
-            continue
-        current = []
-    found: list[Recipe] = []
-    for target, lines in raw.items():
-        found += [(f"make:{target}", f"make {dep}") for dep in deps.get(target, []) if dep in raw]
-        for line in lines[:_MOST_LINES]:
-            command = _expanded(line.strip(), variables, target).lstrip("@-+ \t")
-            if command:
-                found.append((f"make:{target}", command))
-    return found + _default("make", next(iter(raw), None), found)
-
-
-def _default(runner: str, first: str | None, found: list[Recipe]) -> list[Recipe]:
+def default_recipes(runner: str, first: str | None, found: list[Recipe]) -> list[Recipe]:
     """The first task's lines again as the runner's default (`make`, `just` alone run it)."""
     return [(f"{runner}:", line) for task, line in found if task == f"{runner}:{first}"] if first else []
 
@@ -118,7 +73,7 @@ def justfile_recipes(text: str) -> list[Recipe]:
     found: list[Recipe] = []
     current: str | None = None
     first: str | None = None
-    for line in _joined(text):
+    for line in joined_lines(text):
         if line[:1] in (" ", "\t") and current is not None:
             command = line.strip().lstrip("@-")
             if command and not command.startswith("#"):
@@ -131,7 +86,7 @@ def justfile_recipes(text: str) -> list[Recipe]:
             first = first or current
             deps = (recipe.group(2) or "").split()
             found += [(f"just:{current}", f"just {dep}") for dep in deps if TASK_NAME.match(dep)]
-    return found + _default("just", first, found)
+    return found + default_recipes("just", first, found)
 
 
 def package_json_recipes(text: str) -> list[Recipe]:

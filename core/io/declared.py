@@ -19,9 +19,10 @@ from typing import TypeVar
 
 import re2
 
+from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
 from core.program_tasks import TASK_NAME
-from core.recipes import Recipe, justfile_recipes, makefile_recipes, mise_recipes, package_json_recipes
+from core.recipes import Recipe, justfile_recipes, mise_recipes, package_json_recipes
 
 __all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
 
