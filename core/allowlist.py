@@ -39,7 +39,7 @@ import re2
 from core.links import Link, find_links, vouched_host
 from core.policy_git import remote_hosts as _remote_hosts
 from core.program_calls import Call, positionals, value_flags
-from core.program_tasks import releases, tasks_run
+from core.program_tasks import reads_elsewhere, releases, tasks_run
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -411,7 +411,12 @@ class _Judge:
         """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
         that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
         by_task = _recipes_by_task(self.vouched.recipes)
-        for task in tasks_run(call):
+        tasks = tasks_run(call)
+        if tasks and (option := reads_elsewhere(call)) is not None:
+            where = f"`{call.family} {_clip(option)}`"
+            self.refuse("program", f"{where} runs tasks of a file or folder whose recipes were not read")
+            return
+        for task in tasks:
             runner = task.partition(":")[0]
             own = by_task.get(task, ())
             # What every task of the file runs, and, for a task with no recipe of its own, what its runner falls

@@ -1,81 +1,352 @@
-"""What a Makefile's targets run: their recipe lines, read as GNU make reads them.
+"""What a Makefile's targets run: their recipe lines, read as GNU make reads the file.
 
-`core.recipes` says why a declared task is judged by its recipe. A Makefile says more than its recipes: an
-`include`, a `SHELL`, a variable that runs a program when make reads the file change what every target runs; what
-cannot be read before make runs is held (`core.recipes.unread`).
+`core.recipes` says why a declared task is judged by its recipe. A Makefile says more than its recipes: what make
+computes when it reads the file (`VERSION := $(shell ...)`), the shell it runs lines with (`SHELL`), the files it
+also reads (`include`), the goal `make` alone makes (`.DEFAULT_GOAL`), the pattern rules a target without a recipe
+falls back on, a target's own variables, branches of a conditional. Each is read as make reads it; what cannot be
+read before make runs holds every target (`core.recipes.unread`). Only what is known not to change what runs is
+admitted: the rest of make's grammar is held, not guessed at.
 """
 
 from __future__ import annotations
+
+import itertools
+import shlex
+from dataclasses import dataclass, field
 
 import re2
 
 from core.patterns import Match
 from core.program_tasks import TASK_NAME
-from core.recipes import Recipe, default_recipes, joined_lines
+from core.recipes import EVERY, FALLBACK, Recipe, joined_lines, unread
 
 __all__ = ["makefile_recipes"]
 
-_MAKE_ASSIGN = re2.compile(r"^(?:override\s+|export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(?:::?=|\?=|\+=|!=|=)\s*(.*)$")
-_MAKE_VARIABLE = re2.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
+_ASSIGN = re2.compile(
+    r"^((?:(?:override|private|export|unexport)\s+)*)([A-Za-z_.][A-Za-z0-9_.-]*)\s*(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$"
+)
+_VARIABLE = re2.compile(r"\$(?:[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]|([@<^+?*|]))")
 _MOST_LINES = 200  # a task runs no more lines than this that we read
+_MOST_WAYS = 16  # a line read more ways than this (a variable set in each branch of several conditionals) is held
+_DEEP = 5  # variables that name variables, this deep
+
+# Functions that compute text from text, and run and write nothing (GNU make's manual, "Functions for
+# Transforming Text" and kin). `shell` runs its command (judged as a line); `eval`, `call`, `file`, `guile`, `load`
+# and any other name run or write what only make knows: held.
+_PURE = frozenset(
+    "subst patsubst strip findstring filter filter-out sort word wordlist words firstword lastword dir notdir suffix"
+    " basename addsuffix addprefix join wildcard realpath abspath if or and intcmp foreach let origin flavor value"
+    " info warning error".split()
+)
+# Special targets that only say how make treats other targets; `.ONESHELL` and `.DEFAULT` are read below, and any
+# other (`.EXPORT_ALL_VARIABLES` exports every variable to every recipe) is held.
+_SPECIAL = frozenset(
+    ".PHONY .SUFFIXES .PRECIOUS .INTERMEDIATE .SECONDARY .SECONDEXPANSION .DELETE_ON_ERROR .IGNORE .SILENT"
+    " .LOW_RESOLUTION_TIME .NOTPARALLEL .NOTINTERMEDIATE .POSIX .WAIT".split()
+)
+# The shells a `SHELL` may name, and the options its `.SHELLFLAGS` may set (exit on error, unset variables, trace).
+_SHELLS = frozenset(
+    "sh bash dash zsh /bin/sh /bin/bash /bin/dash /bin/zsh /usr/bin/sh /usr/bin/bash /usr/bin/zsh /usr/bin/env".split()
+)
+_SHELL_FLAGS = re2.compile(r"^(?:-[eEuxvcl]+|-o|[+]o|pipefail|errexit|nounset|xtrace|posix)$")
+_SUFFIX_RULE = re2.compile(r"^\.[A-Za-z0-9_+-]+\.[A-Za-z0-9_+-]+$")  # `.c.o:`, as old Makefiles write a pattern
+_SPECIAL_SHAPE = re2.compile(r"^\.[A-Z_]+$")
+_WILDCARD = re2.compile(r"\$\(wildcard ([^$()]*)\)")
+_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 
 
-def _expanded(line: str, variables: dict[str, str], target: str, depth: int = 0) -> str:
-    """`line` with the file's own variables set (`$(PYTHON)`) and the others empty, as make reads an unset one,
-    `$(MAKE)` as `make`, `$@` as the target and `$$` as `$`; a function (`$(shell ...)`, `$(wildcard ...)`) is left
-    for the judge, which holds what make or the shell computes when it runs."""
+@dataclass
+class _Makefile:
+    """What the reader has read so far: variables (each with every value a branch may give it), targets' recipe
+    lines and prerequisites, pattern rules' lines, what runs when make reads the file, and what it cannot read."""
 
-    def value(match: Match) -> str:
-        name = match.group(1)
-        if name in ("MAKE", "MAKE_COMMAND"):
-            return "make"
-        if name in variables and depth < 5:
-            return _expanded(variables[name], variables, target, depth + 1)
-        return "" if name not in variables else match.group(0) or ""  # unset, as make reads it: empty
+    variables: dict[str, list[str]] = field(default_factory=dict)
+    lines: dict[str, list[str]] = field(default_factory=dict)
+    prerequisites: dict[str, list[str]] = field(default_factory=dict)
+    fallback: list[str] = field(default_factory=list)
+    on_read: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    default_goal: str | None = None  # `.DEFAULT_GOAL`'s
+    first: str | None = None  # the first target: make's goal when `.DEFAULT_GOAL` names none
+    one_shell: bool = False
+    branch_depth: int = 0
 
-    line = _MAKE_VARIABLE.sub(value, line)
-    return line.replace("$@", target).replace("$$", "$")
+    def expanded(self, text: str, target: str = "", prerequisites: tuple[str, ...] = (), depth: int = 0) -> list[str]:
+        """Every way `text` reads with the file's variables set (each branch's value), an unset one empty as make
+        reads it, `$(MAKE)` as `make`, `$@` as `target`, `$<` and `$^` as its prerequisites, `$$` as `$`; a
+        function is left as written, for the judge (which holds what make or the shell computes when it runs)."""
+        match = _VARIABLE.search(text.replace("$$", "\0\0"))  # `$$` is a dollar for the shell
+        if match is None:
+            return [text.replace("$$", "$")]
+        name, automatic = match.group(1), match.group(2)
+        if automatic is not None:
+            values = (
+                [target] if automatic in "@*" else [" ".join(prerequisites[:1] if automatic == "<" else prerequisites)]
+            )
+        elif name in ("MAKE", "MAKE_COMMAND"):
+            values = ["make"]
+        elif name not in self.variables:
+            values = [""]
+        elif depth >= _DEEP:
+            return [text]  # left as `$(NAME)`: held
+        else:
+            values = [
+                v for value in self.variables[name] for v in self.expanded(value, target, prerequisites, depth + 1)
+            ]
+        start, end = match.span()
+        head, tail = text[:start], text[end:]
+        ways: list[str] = []
+        for value in dict.fromkeys(values):
+            for rest in self.expanded(tail, target, prerequisites, depth):
+                ways.append(head.replace("$$", "$") + value + rest)
+                if len(ways) > _MOST_WAYS:
+                    return [f"$(unread: a line make reads more than {_MOST_WAYS} ways)"]
+        return ways
+
+    def read_now(self, text: str, what: str) -> list[str]:
+        """`text`, which make expands when it reads the file (an immediate assignment, a rule's targets and
+        prerequisites, a conditional): its `$(shell ...)` commands run then, for every target, and are judged as
+        lines; any other function that is not pure text holds the file."""
+        ways = self.expanded(text)
+        for way in ways:
+            for name, argument in _calls(way):
+                if name == "shell":
+                    self.on_read.append(argument)
+                elif name not in _PURE:
+                    self.unread.append(f"{what} calls make's `{name}` when make reads the file")
+        return ways
+
+    def assign(self, assignment: Match, target: str | None = None) -> None:
+        """A variable set, for the whole file or (`target`) for one target and what it makes."""
+        modifiers, name, operator, value = (assignment.group(i) or "" for i in (1, 2, 3, 4))
+        where = f"`{name}` (for `{target}`)" if target else f"`{name}`"
+        if "export" in modifiers.split() or "unexport" in modifiers.split():
+            self.unread.append(f"the Makefile exports {where} to the programs its recipes run")
+            return
+        if name == ".DEFAULT_GOAL" and target is None:
+            goals = [w for way in self.read_now(value, where) for w in way.split()[:1]]
+            self.default_goal = goals[0] if len(set(goals)) == 1 else None
+            if len(set(goals)) != 1:
+                self.unread.append("the default goal is known only when make runs")
+            return
+        if name in ("SHELL", ".SHELLFLAGS"):
+            if not all(_admitted_shell(name, way) for way in self.read_now(value, where)):
+                self.unread.append(f"the Makefile runs its recipes with {where} = `{value[:60]}`")
+            return
+        if name.startswith((".", "MAKE", "GNUMAKE", "MFLAGS")):
+            self.unread.append(f"{where} changes how make reads the file or runs its recipes")
+            return
+        if operator == "!=":
+            self.on_read.append(value)  # a shell assignment: the command runs when make reads the file
+            values = [f"$(shell {value})"]
+        elif operator in (":=", "::=", ":::="):
+            if name not in self.variables and _names(value, name):
+                self.unread.append(f"{where} extends a value the environment gives it")
+                return
+            values = self.read_now(value, where)
+        else:
+            values = [value]
+        known = self.variables.get(name)
+        if operator == "+=" and known:
+            values = [f"{old} {new}" for old in known for new in values]
+        elif operator == "?=" and known:
+            values = known + values  # set only when unset: either may hold
+        elif known and (target is not None or self.branch_depth):
+            values = known + values  # a branch, or a target's own value, beside the file's
+        self.variables[name] = list(dict.fromkeys(values))
 
 
-def makefile_recipes(text: str) -> list[Recipe]:
-    """A Makefile's targets with their recipe lines (the `@`, `-` and `+` that only say how make runs a line taken
-    off), a line `make DEP` for each target a target depends on, and the default goal as the task "" (`make`)."""
-    variables: dict[str, str] = {}
-    raw: dict[str, list[str]] = {}
-    deps: dict[str, list[str]] = {}
+def _calls(text: str) -> list[tuple[str, str]]:
+    """The make functions `text` calls, nested ones too, as (name, argument text)."""
+    found: list[tuple[str, str]] = []
+    index = 0
+    while (start := text.find("$", index)) >= 0 and start + 1 < len(text):
+        opener = text[start + 1]
+        index = start + 2
+        if opener not in "({":
+            continue
+        closer, depth, end = ")" if opener == "(" else "}", 1, start + 2
+        while end < len(text) and depth:
+            depth += (text[end] == opener) - (text[end] == closer)
+            end += 1
+        body = text[start + 2 : end - 1] if depth == 0 else text[start + 2 :]
+        name, space, argument = body.partition(" ")
+        if space or "\t" in name:
+            name, _, more = name.partition("\t")
+            found.append((name, (more + " " + argument).strip()))  # a call inside it is found as the scan goes on
+    return found
+
+
+def _names(value: str, name: str) -> bool:
+    """Whether `value` names the variable `name` (`PATH := ./bin:$(PATH)`)."""
+    return f"$({name})" in value or f"${{{name}}}" in value
+
+
+def _admitted_shell(name: str, value: str) -> bool:
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        return False
+    if name == ".SHELLFLAGS":
+        return all(_SHELL_FLAGS.match(w) for w in words)
+    if words[:1] == ["/usr/bin/env"]:
+        words = words[1:]
+    return len(words) == 1 and words[0] in _SHELLS and words[0] != "/usr/bin/env"
+
+
+def _read(text: str) -> _Makefile:
+    """The Makefile `text`, line by line as make reads it."""
+    made = _Makefile()
     current: list[str] = []
+    defining: str | None = None
+    body: list[str] = []
     for line in joined_lines(text):
-        if line.startswith("\t"):
+        if defining is not None:
+            if line.strip() == "endef":
+                made.variables[defining] = ["\n".join(body)]
+                defining = None
+            else:
+                body.append(line)
+            continue
+        if line.startswith("\t") and current:
             for target in current:
-                raw.setdefault(target, []).append(line[1:])
+                made.lines.setdefault(target, []).append(line[1:])
             continue
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        colon, equals = stripped.find(":"), stripped.find("=")
-        # An assignment has its `=` first, or right after its colons (`CC := gcc`, `X ?= a:b`); a rule its colon.
-        if equals >= 0 and (colon < 0 or equals < colon or stripped[colon:equals].strip(":") == ""):
-            if (assign := _MAKE_ASSIGN.match(stripped)) is not None:
-                variables[assign.group(1)] = assign.group(2).strip()
-            current = []
+        word = stripped.split(maxsplit=1)[0]
+        if word in ("define", "override", "export", "unexport", "private") and stripped.split()[1:2] == ["define"]:
+            word = "define"
+        if word == "define":
+            words = stripped.split()
+            name = words[-1] if words[-1] not in ("=", ":=", "::=", "?=", "+=", "!=") else words[-2]
+            if "export" in words[: words.index("define")]:
+                made.unread.append(f"the Makefile exports `{name}` to the programs its recipes run")
+            defining, body, current = name, [], []
             continue
-        if colon > 0 and not stripped.startswith(("define ", "ifeq", "ifneq", "ifdef", "ifndef", "include ")):
-            targets, _, rest = stripped.partition(":")
-            rest = rest.lstrip(":")
-            prerequisites, _, inline = rest.partition(";")
-            current = [t for t in targets.split() if TASK_NAME.match(t)]
-            for target in current:
-                deps.setdefault(target, []).extend(prerequisites.split("|")[0].split())
-                raw.setdefault(target, [])
-                if inline.strip():
-                    raw[target].append(inline)
+        current = _directive(made, stripped, word, current)
+    if defining is not None:
+        made.unread.append(f"`define {defining}` has no `endef`")
+    return made
+
+
+def _directive(made: _Makefile, stripped: str, word: str, current: list[str]) -> list[str]:
+    """One line of the file outside a recipe; the targets the recipe lines after it belong to."""
+    if word in _CONDITIONALS or (word == "else" and stripped.split()[1:2] and stripped.split()[1] in _CONDITIONALS):
+        made.branch_depth += word != "else"
+        made.read_now(stripped.split(maxsplit=2 if word == "else" else 1)[-1], f"`{word}`")
+        return current  # a conditional inside a recipe chooses among its lines: both are read
+    if word in ("else", "endif"):
+        made.branch_depth = max(0, made.branch_depth - (word == "endif"))
+        return current
+    if word in ("include", "-include", "sinclude"):
+        made.unread.append(f"the Makefile also reads `{stripped.partition(' ')[2][:60]}`")
+        return []
+    if word in ("vpath", "undefine"):
+        return []
+    if word in ("load", "-load", "export", "unexport") and "=" not in stripped:
+        made.unread.append(f"`{stripped[:60]}` changes what make or its recipes run")
+        return []
+    colon, equals = stripped.find(":"), stripped.find("=")
+    # An assignment has its `=` first, or right after its colons (`CC := gcc`, `X ?= a:b`); a rule its colon.
+    if equals >= 0 and (colon < 0 or equals < colon or stripped[colon:equals].strip(":") == ""):
+        if (assignment := _ASSIGN.match(stripped)) is not None:
+            made.assign(assignment)
+        else:
+            made.unread.append(f"`{stripped[:60]}` is read only by make")
+        return []
+    if colon <= 0:
+        made.read_now(stripped, "a line")  # `$(eval ...)`, `$(info ...)`: what make computes as it reads
+        return []
+    return _rule(made, stripped)
+
+
+def _rule(made: _Makefile, stripped: str) -> list[str]:
+    """A rule's line: its targets, their prerequisites (or a variable of their own), a recipe line after `;`."""
+    targets_text, _, rest = stripped.partition(":")
+    rest = rest.removeprefix(":")  # a double-colon rule
+    targets = [t for way in made.read_now(targets_text, "a rule") for t in way.split()]
+    own = _ASSIGN.match(rest.strip())
+    if own is not None:
+        for target in targets:
+            made.assign(own, target)
+        return []
+    rest, _, inline = rest.partition(";")
+    if ":" in rest:  # a static pattern rule: `$(OBJS): %.o: %.c`, made for its targets
+        rest = rest.rpartition(":")[2]
+    prerequisites = [p for way in made.read_now(rest.partition("|")[0], "a rule") for p in way.split()]
+    current: list[str] = []
+    for target in targets:
+        if target in (".ONESHELL",):
+            made.one_shell = True
+        elif target in _SPECIAL:
             continue
-        current = []
-    found: list[Recipe] = []
-    for target, lines in raw.items():
-        found += [(f"make:{target}", f"make {dep}") for dep in deps.get(target, []) if dep in raw]
-        for line in lines[:_MOST_LINES]:
-            command = _expanded(line.strip(), variables, target).lstrip("@-+ \t")
-            if command:
-                found.append((f"make:{target}", command))
-    return found + default_recipes("make", next(iter(raw), None), found)
+        elif "%" in target or target == ".DEFAULT" or _SUFFIX_RULE.match(target):
+            current.append(FALLBACK)  # a pattern, `.DEFAULT` or a suffix rule: what a target without a recipe runs
+        elif _SPECIAL_SHAPE.match(target):
+            made.unread.append(f"the Makefile's `{target}` changes how make runs its recipes")
+        else:
+            if made.first is None and not target.startswith("."):
+                made.first = target
+            made.prerequisites.setdefault(target, []).extend(prerequisites)
+            made.lines.setdefault(target, [])
+            current.append(target)
+    for target in current:
+        if inline.strip():
+            made.lines.setdefault(target, []).append(inline)
+    return current
+
+
+def makefile_recipes(text: str) -> list[Recipe]:
+    """A Makefile's targets with their recipe lines (the `@`, `-` and `+` that only say how make runs a line taken
+    off; one line of all of them under `.ONESHELL`), a line `make DEP` for each task a target depends on and the
+    lines of each file it makes first, the default goal as the task "" (`make`), what runs when make reads the file
+    and what it cannot read as every task's (`make:*`), and its pattern rules' lines as a fallback (`make:%`)."""
+    made = _read(text)
+    found: list[Recipe] = [(f"make:{EVERY}", line) for line in made.on_read]
+    found += [unread("make", why) for why in dict.fromkeys(made.unread)]
+    found += [(f"make:{FALLBACK}", line) for line in _commands(made, FALLBACK, made.lines.get(FALLBACK, []))]
+    goal = made.default_goal or made.first
+    for target in made.lines:
+        if target == FALLBACK:
+            continue
+        lines = _lines(made, target, set())
+        found += [(f"make:{target}", line) for line in lines]
+        if target == goal:
+            found += [("make:", line) for line in lines]
+    if goal is not None and goal not in made.lines:
+        found.append(unread("make", f"the default goal `{goal[:40]}` is no target of the file"))
+    return list(dict.fromkeys(found))
+
+
+def _commands(made: _Makefile, target: str, lines: list[str]) -> list[str]:
+    """`lines` of `target`'s recipe as the shell gets them, every way the file's variables read."""
+    prerequisites = tuple(made.prerequisites.get(target, ()))
+    commands = [
+        way.lstrip("@-+ \t")
+        for line in lines[:_MOST_LINES]
+        for way in made.expanded(line.strip(), target, prerequisites)
+    ]
+    commands = [_WILDCARD.sub(r"\1", c) for c in commands if c]  # the files a glob names, as the shell's glob
+    if made.one_shell and len(commands) > 1:
+        return ["\n".join(commands)]  # one shell for the whole recipe: a `cd` carries to the lines after it
+    return commands
+
+
+def _lines(made: _Makefile, target: str, seen: set[str]) -> list[str]:
+    """What `target` runs: `make DEP` for a task it depends on (the judge reads that task's recipe), the lines of a
+    file it makes first, its own lines, and the pattern rules' for a prerequisite no rule of the file makes."""
+    seen.add(target)
+    found: list[str] = []
+    for dep in made.prerequisites.get(target, ()):
+        if dep in seen:
+            continue
+        if dep in made.lines and TASK_NAME.match(dep):
+            found.append(f"make {dep}")
+        elif dep in made.lines:
+            found += _lines(made, dep, seen)
+        else:
+            found += _commands(made, dep, made.lines.get(FALLBACK, []))
+    found += _commands(made, target, made.lines.get(target, []))
+    return list(itertools.islice(dict.fromkeys(found), _MOST_LINES))

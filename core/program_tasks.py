@@ -24,6 +24,7 @@ __all__ = [
     "declared_task",
     "destroys_data",
     "outside_words",
+    "reads_elsewhere",
     "releases",
     "routine_shaped",
     "script_name",
@@ -262,3 +263,38 @@ def unvetted_refusals(call: Call) -> Refused:
     if answered is not None:
         return [("bypass", f"`{call.family} {answered}` answers its confirmation for the user or aims at production")]
     return []
+
+
+# Options by which a runner runs the tasks of another file or folder than the project's own (`make -C docs`,
+# `npm --prefix web`, `pnpm -r`): a recipe playbook did not read. Long ones may carry their value (`--file=x.mk`),
+# one-letter ones on the flag (`-Cdocs`).
+_ELSEWHERE = {
+    "make": ("-C", "--directory", "-f", "--file", "--makefile"),
+    "just": ("-f", "--justfile", "-d", "--working-directory"),
+    "task": ("-d", "--dir", "-t", "--taskfile"),
+    "rake": ("-f", "--rakefile", "-C", "--directory", "-R", "--rakelibdir"),
+    "npm": ("--prefix", "-C", "-w", "--workspace", "-ws", "--workspaces"),
+    "pnpm": ("-C", "--dir", "--filter", "-F", "-r", "--recursive"),
+    "yarn": ("--cwd",),
+    "bun": ("--cwd", "--filter", "-F"),
+    "mise": ("-C", "--cd"),
+}
+
+
+def reads_elsewhere(call: Call) -> str | None:
+    """The option (or yarn's `workspace`) by which `call` runs tasks of a file or folder other than the project's
+    own, whose recipes were not read; None when it runs the project's."""
+    options = _ELSEWHERE.get(call.family, ())
+    for arg in call.args:
+        if arg == "--":
+            break
+        for option in options:
+            long_form = option.startswith("--")
+            if arg == option or (long_form and arg.startswith(option + "=")):
+                return option
+            if not long_form and len(option) == 2 and arg.startswith(option) and len(arg) > 2 and option != "-w":
+                return option
+    words = call.positionals()
+    if call.family == "yarn" and words[:1] in (["workspace"], ["workspaces"]):
+        return words[0]
+    return None

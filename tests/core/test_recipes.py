@@ -15,10 +15,14 @@ from core.allowlist import Vouched, command_refusals
 from core.io.declared import declared_programs, declared_recipes
 
 MAKEFILE = """PYTHON ?= python3
-.PHONY: test build clean clean-all init deps
+.PHONY: test build clean clean-all init deps docs build-docs
 test: build
 \t@$(PYTHON) -m pytest $(ARGS)
 build:
+\t$(MAKE) -s docs
+docs:
+\tsphinx-build -b html docs docs/_build
+build-docs:
 \t$(MAKE) -C docs html
 clean:
 \t-rm -rf dist
@@ -72,6 +76,9 @@ def vouched(tmp_path: Path) -> Vouched:
         ("mise run lint", "inline_code", "the project's `lint` runs `mise run wipe`"),  # what it depends on too
         ("npm run lint", None, None),  # the Makefile's `lint` is make's: package.json's runs `eslint .`
         ("make lint", "substitution", "`$(shell echo ruff) check .`"),  # a value make computes when it runs
+        ("make build-docs", "program", "`make -C` runs tasks of a file or folder whose recipes were not read"),
+        ("make -f other.mk test", "program", "`make -f` runs tasks of a file or folder whose recipes were not read"),
+        ("pnpm --filter web lint", "program", "`pnpm --filter` runs tasks of a file or folder"),  # web's own scripts
         ("just fmt", "substitution", "`ruff format $(dir)`"),  # an interpolation is known only when it runs
     ],
 )

