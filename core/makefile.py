@@ -10,7 +10,6 @@ admitted: the rest of make's grammar is held, not guessed at.
 
 from __future__ import annotations
 
-import itertools
 import shlex
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ _ASSIGN = re2.compile(
 )
 _VARIABLE = re2.compile(r"\$(?:[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]|([@<^+?*|]))")
 _MOST_LINES = 200  # a task runs no more lines than this that we read
+_MOST_RECIPES = 50_000  # a Makefile that runs more lines than this is held whole
 _MOST_WAYS = 16  # a line read more ways than this (a variable set in each branch of several conditionals) is held
 _DEEP = 5  # variables that name variables, this deep
 
@@ -49,6 +49,13 @@ _SHELLS = frozenset(
     "sh bash dash zsh /bin/sh /bin/bash /bin/dash /bin/zsh /usr/bin/sh /usr/bin/bash /usr/bin/zsh /usr/bin/env".split()
 )
 _SHELL_FLAGS = re2.compile(r"^(?:-[eEuxvcl]+|-o|[+]o|pipefail|errexit|nounset|xtrace|posix)$")
+_PARENTHESES = re2.compile(r"\$[({]|[(){}]")
+_CLOSES = {"(": ")", "{": "}"}
+_CALL_NAME = re2.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)[ \t]+")
+_MOST_PARENTHESES = 20_000  # in all the text make expands as it reads the file
+_MOST_CALLS = 256  # in one line make reads; past them the file is held
+_LONGEST = 1 << 16  # a line or value longer than this, after expanding it, is held
+_TOO_MUCH = f"$(unread: a line that reads more than {_MOST_WAYS} ways or longer than {_LONGEST} characters)"
 _SUFFIX_RULE = re2.compile(r"^\.[A-Za-z0-9_+-]+\.[A-Za-z0-9_+-]+$")  # `.c.o:`, as old Makefiles write a pattern
 _SPECIAL_SHAPE = re2.compile(r"^\.[A-Z_]+$")
 _WILDCARD = re2.compile(r"\$\(wildcard ([^$()]*)\)")
@@ -70,47 +77,31 @@ class _Makefile:
     first: str | None = None  # the first target: make's goal when `.DEFAULT_GOAL` names none
     one_shell: bool = False
     branch_depth: int = 0
+    parentheses: int = _MOST_PARENTHESES  # what is left of `_MOST_PARENTHESES`
 
-    def expanded(self, text: str, target: str = "", prerequisites: tuple[str, ...] = (), depth: int = 0) -> list[str]:
+    def expanded(self, text: str, target: str = "", prerequisites: tuple[str, ...] = ()) -> list[str]:
         """Every way `text` reads with the file's variables set (each branch's value), an unset one empty as make
         reads it, `$(MAKE)` as `make`, `$@` as `target`, `$<` and `$^` as its prerequisites, `$$` as `$`; a
-        function is left as written, for the judge (which holds what make or the shell computes when it runs)."""
-        match = _VARIABLE.search(text.replace("$$", "\0\0"))  # `$$` is a dollar for the shell
-        if match is None:
-            return [text.replace("$$", "$")]
-        name, automatic = match.group(1), match.group(2)
-        if automatic is not None:
-            values = (
-                [target] if automatic in "@*" else [" ".join(prerequisites[:1] if automatic == "<" else prerequisites)]
-            )
-        elif name in ("MAKE", "MAKE_COMMAND"):
-            values = ["make"]
-        elif name not in self.variables:
-            values = [""]
-        elif depth >= _DEEP:
-            return [text]  # left as `$(NAME)`: held
-        else:
-            values = [
-                v for value in self.variables[name] for v in self.expanded(value, target, prerequisites, depth + 1)
-            ]
-        start, end = match.span()
-        head, tail = text[:start], text[end:]
-        ways: list[str] = []
-        for value in dict.fromkeys(values):
-            for rest in self.expanded(tail, target, prerequisites, depth):
-                ways.append(head.replace("$$", "$") + value + rest)
-                if len(ways) > _MOST_WAYS:
-                    return [f"$(unread: a line make reads more than {_MOST_WAYS} ways)"]
-        return ways
+        function is left as written, for the judge (which holds what make or the shell computes when it runs).
+        Bounded: more than `_MOST_WAYS` ways, or a way longer than `_LONGEST`, reads as a line that holds."""
+        return _Expansion(self.variables, target, prerequisites).of(text, 0) or [_TOO_MUCH]
 
     def read_now(self, text: str, what: str) -> list[str]:
         """`text`, which make expands when it reads the file (an immediate assignment, a rule's targets and
         prerequisites, a conditional): its `$(shell ...)` commands run then, for every target, and are judged as
         lines; any other function that is not pure text holds the file."""
         ways = self.expanded(text)
+        self.parentheses -= sum(way.count("(") + way.count(")") + way.count("{") + way.count("}") for way in ways)
+        if self.parentheses < 0:  # each costs a step of `_calls`: a file of them is held, not read for seconds
+            self.unread.append(f"the Makefile computes more than playbook reads ({_MOST_PARENTHESES} parentheses)")
+            return ways
         for way in ways:
-            for name, argument in _calls(way):
-                if name == "shell":
+            for name, argument in _calls(way) if way != _TOO_MUCH else [("unread", "")]:
+                if name == "unread":
+                    self.unread.append(
+                        f"{what} is more than playbook reads ({_MOST_CALLS} calls, {_LONGEST} characters)"
+                    )
+                elif name == "shell":
                     self.on_read.append(argument)
                 elif name not in _PURE:
                     self.unread.append(f"{what} calls make's `{name}` when make reads the file")
@@ -156,24 +147,81 @@ class _Makefile:
         self.variables[name] = list(dict.fromkeys(values))
 
 
+class _Expansion:
+    """One expansion of a text: variables' values expanded once each (a value that names another a thousand times,
+    which names another, reads in time linear in the file), every way bounded."""
+
+    def __init__(self, variables: dict[str, list[str]], target: str, prerequisites: tuple[str, ...]) -> None:
+        self.variables, self.target, self.prerequisites = variables, target, prerequisites
+        self.known: dict[str, list[str] | None] = {}
+
+    def of(self, text: str, depth: int) -> list[str] | None:
+        """Every way `text` reads, or None past the bounds."""
+        ways: list[list[str]] = [[]]
+        length = 0
+        last = 0
+        for match in _VARIABLE.finditer(text.replace("$$", "\0\0")):  # `$$` is a dollar for the shell
+            values = self.values(match, depth)
+            if values is None:
+                return None
+            literal = text[last : match.start()].replace("$$", "$")
+            last = match.end()
+            if len(values) == 1:
+                for way in ways:
+                    way += (literal, values[0])
+            else:
+                ways = [[*way, literal, value] for way in ways for value in values]
+            length += len(literal) + max(map(len, values))
+            if len(ways) > _MOST_WAYS or length > _LONGEST:
+                return None
+        tail = text[last:].replace("$$", "$")
+        return list(dict.fromkeys("".join([*way, tail]) for way in ways))
+
+    def values(self, match: Match, depth: int) -> list[str] | None:
+        name, automatic = match.group(1), match.group(2)
+        if automatic is not None:
+            if automatic in "@*":
+                return [self.target]
+            return [" ".join(self.prerequisites[:1] if automatic == "<" else self.prerequisites)]
+        if name in ("MAKE", "MAKE_COMMAND"):
+            return ["make"]
+        if name not in self.variables:
+            return [""]  # unset, as make reads it: empty
+        if depth >= _DEEP:
+            return [match.group(0) or ""]  # left as `$(NAME)`: held
+        if name not in self.known:
+            self.known[name] = None  # a value that names itself reads as too much
+            ways = [self.of(value, depth + 1) for value in self.variables[name]]
+            found = [w for way in ways if way is not None for w in way]
+            self.known[name] = None if None in ways or len(found) > _MOST_WAYS else list(dict.fromkeys(found))
+        return self.known[name]
+
+
 def _calls(text: str) -> list[tuple[str, str]]:
-    """The make functions `text` calls, nested ones too, as (name, argument text)."""
+    """The make functions `text` calls, nested ones too, as (name, argument text), found in one pass; past
+    `_MOST_CALLS`, or an argument longer than `_LONGEST`, a call `unread` stands for the rest."""
     found: list[tuple[str, str]] = []
-    index = 0
-    while (start := text.find("$", index)) >= 0 and start + 1 < len(text):
-        opener = text[start + 1]
-        index = start + 2
-        if opener not in "({":
-            continue
-        closer, depth, end = ")" if opener == "(" else "}", 1, start + 2
-        while end < len(text) and depth:
-            depth += (text[end] == opener) - (text[end] == closer)
-            end += 1
-        body = text[start + 2 : end - 1] if depth == 0 else text[start + 2 :]
-        name, space, argument = body.partition(" ")
-        if space or "\t" in name:
-            name, _, more = name.partition("\t")
-            found.append((name, (more + " " + argument).strip()))  # a call inside it is found as the scan goes on
+    open_at: list[tuple[int, str]] = []  # where each open parenthesis's text starts (-1: not a `$(`), and its kind
+    ends: list[tuple[int, int]] = []
+    for match in _PARENTHESES.finditer(text):
+        token = match.group(0)
+        if token[0] == "$":
+            open_at.append((match.end(), token[1]))
+        elif token in "({":
+            open_at.append((-1, token))
+        elif open_at and _CLOSES[open_at[-1][1]] == token:
+            start = open_at.pop()[0]
+            if start >= 0:
+                ends.append((start, match.start()))
+    ends += [(start, len(text)) for start, _ in open_at if start >= 0]  # unclosed: make fails, but read it all
+    for start, end in sorted(ends):
+        # A window, not `match(text, start)`: re2 counts a position from the text's start (quadratic here).
+        name = _CALL_NAME.match(text[start : start + 72])
+        if name is None:
+            continue  # a variable's name, no call
+        if len(found) >= _MOST_CALLS or end - start > _LONGEST:
+            return [*found, ("unread", "")]
+        found.append((name.group(1), text[start + name.end() : end].strip()))
     return found
 
 
@@ -306,15 +354,19 @@ def makefile_recipes(text: str) -> list[Recipe]:
     made = _read(text)
     found: list[Recipe] = [(f"make:{EVERY}", line) for line in made.on_read]
     found += [unread("make", why) for why in dict.fromkeys(made.unread)]
-    found += [(f"make:{FALLBACK}", line) for line in _commands(made, FALLBACK, made.lines.get(FALLBACK, []))]
+    fallback = _commands(made, FALLBACK, made.lines.get(FALLBACK, []))
+    found += [(f"make:{FALLBACK}", line) for line in fallback]
     goal = made.default_goal or made.first
+    closures: dict[str, list[str]] = {}
     for target in made.lines:
         if target == FALLBACK:
             continue
-        lines = _lines(made, target, set())
+        lines = _closure(made, target, fallback, closures, 0)
         found += [(f"make:{target}", line) for line in lines]
         if target == goal:
             found += [("make:", line) for line in lines]
+        if len(found) > _MOST_RECIPES:
+            return [unread("make", f"the Makefile runs more than {_MOST_RECIPES} recipe lines")]
     if goal is not None and goal not in made.lines:
         found.append(unread("make", f"the default goal `{goal[:40]}` is no target of the file"))
     return list(dict.fromkeys(found))
@@ -324,9 +376,7 @@ def _commands(made: _Makefile, target: str, lines: list[str]) -> list[str]:
     """`lines` of `target`'s recipe as the shell gets them, every way the file's variables read."""
     prerequisites = tuple(made.prerequisites.get(target, ()))
     commands = [
-        way.lstrip("@-+ \t")
-        for line in lines[:_MOST_LINES]
-        for way in made.expanded(line.strip(), target, prerequisites)
+        way.lstrip("@-+ \t") for line in _bounded(lines) for way in made.expanded(line.strip(), target, prerequisites)
     ]
     commands = [_WILDCARD.sub(r"\1", c) for c in commands if c]  # the files a glob names, as the shell's glob
     if made.one_shell and len(commands) > 1:
@@ -334,19 +384,36 @@ def _commands(made: _Makefile, target: str, lines: list[str]) -> list[str]:
     return commands
 
 
-def _lines(made: _Makefile, target: str, seen: set[str]) -> list[str]:
+def _closure(
+    made: _Makefile, target: str, fallback: list[str], closures: dict[str, list[str]], depth: int
+) -> list[str]:
     """What `target` runs: `make DEP` for a task it depends on (the judge reads that task's recipe), the lines of a
-    file it makes first, its own lines, and the pattern rules' for a prerequisite no rule of the file makes."""
-    seen.add(target)
+    file it makes first (and of those it makes first, `_DEEP` files deep), its own lines, and the pattern rules'
+    once for a prerequisite no rule of the file makes. Each target's is found once (`closures`): a file of many
+    targets that share prerequisites reads in time linear in it."""
+    if target in closures:
+        return closures[target]
+    closures[target] = []  # a prerequisite that leads back here adds nothing, as make drops a circular one
     found: list[str] = []
+    unmade = False
     for dep in made.prerequisites.get(target, ()):
-        if dep in seen:
-            continue
         if dep in made.lines and TASK_NAME.match(dep):
             found.append(f"make {dep}")
+        elif dep in made.lines and depth >= _DEEP:
+            found.append(f"$(unread: files made first more than {_DEEP} deep)")
         elif dep in made.lines:
-            found += _lines(made, dep, seen)
+            found += _closure(made, dep, fallback, closures, depth + 1)
         else:
-            found += _commands(made, dep, made.lines.get(FALLBACK, []))
-    found += _commands(made, target, made.lines.get(target, []))
-    return list(itertools.islice(dict.fromkeys(found), _MOST_LINES))
+            unmade = True
+        if len(found) > _MOST_LINES:
+            break
+    found += (fallback if unmade else []) + _commands(made, target, made.lines.get(target, []))
+    closures[target] = _bounded(list(dict.fromkeys(found)))
+    return closures[target]
+
+
+def _bounded(lines: list[str]) -> list[str]:
+    """`lines`, or as many as are read and a line that holds the task: what is past them is not judged."""
+    if len(lines) <= _MOST_LINES:
+        return lines
+    return [*lines[:_MOST_LINES], f"$(unread: a recipe of more than {_MOST_LINES} lines)"]

@@ -140,3 +140,25 @@ def test_a_harmless_line_changes_no_verdict_and_a_line_for_every_target_holds_ea
     vouched = _vouched(folder, body)
     for line in ("make test", "make lint", "make"):
         assert (_held(vouched, line) is not None) == (every is not None), (body, line)
+
+
+@pytest.mark.parametrize(
+    ("makefile", "shown"),
+    [
+        ("X := " + "$(shell " * 30_000 + "\n" + TEST, "computes more than playbook reads"),
+        ("X := " + "$(" * 30_000 + "\n" + TEST, "computes more than playbook reads"),
+        ("".join(f"V{i} = " + f"$(V{i + 1})" * 400 + "\n" for i in range(5)) + "V5 = x\ntest:\n\techo $(V0)\n", "longer than"),
+        ("".join(f"f{i}.o: f{i + 1}.o\n\techo {i}\n" for i in range(6_000)) + "test: f0.o\n\tpytest\n", "deep"),
+        ("lib.o:\n" + "\techo x\n" * 300 + "test: lib.o\n\tpytest\n", "more than 200 lines"),
+        ("lib.o:\n" + "".join(f"\techo {i}\n" for i in range(190)) + "".join(f"t{i}: lib.o\n" for i in range(300)),
+         "more than 50000 recipe lines"),
+    ],
+)  # fmt: skip
+def test_a_makefile_past_what_is_read_holds_and_is_read_at_once(tmp_path: Path, makefile: str, shown: str) -> None:
+    """A crafted file (calls nested thirty thousand deep, a value naming another a thousand times five deep, a chain
+    of six thousand files each made from the next) is held, read in one pass: no recursion limit, no blow-up."""
+    vouched = _vouched(tmp_path, makefile)
+    lines = ["make test"] if "test:" in makefile else ["make"]
+    for line in lines:
+        detail = _held(vouched, line)
+        assert detail is not None and shown in detail, (line, detail)
