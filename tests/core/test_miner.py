@@ -7,6 +7,7 @@ import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -643,6 +644,35 @@ def test_a_routine_the_agent_read_in_the_projects_own_files_before_running_it_is
     told._add(role="user", kind="text", is_meta=True, text="# AGENTS.md instructions\n\nTest with `vitest run`.")
     told.run("vitest run", "Tests  12 passed (12)")
     assert held(told) == {"Run the tests with `vitest run`.": DOCUMENTED}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (
+            "mise run build",
+            "[build] $ vite build\nerror during build:\n  Could not resolve entry module\n[build] ERROR task failed",
+        ),
+        (
+            "pnpm run build",
+            "> web@0.0.0 build\n> vite build\n\nCould not resolve entry module\n ELIFECYCLE  Command failed.",
+        ),
+        (
+            "npm run build",
+            "> web@0.0.0 build\n> vite build\nCould not resolve entry module\nnpm error Lifecycle script",
+        ),
+        ("make build", "cc -o app main.c\nmain.c:3: undefined reference to `y'\nmake: *** [Makefile:4: build] Error 1"),
+    ],
+)
+def test_a_task_runners_word_that_its_task_failed_is_a_failure_whatever_the_pipe_said(
+    command: str, output: str
+) -> None:
+    twice = Session().run(f"{command} 2>&1 | tail -5", output).run(f"{command} 2>&1 | tail -5", output)
+    assert not [t for t in lessons(twice) if t.startswith("Build with")]  # two failures are no routine
+    assert lessons(twice.run("git commit -am 'Add the page'", "[main 1a2b] Add the page")) == [
+        f"`{command}` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it without"
+        " the pipe."
+    ]
 
 
 def test_a_hidden_failure_is_the_piped_checks_not_the_first_command_of_the_line() -> None:
