@@ -115,11 +115,19 @@ def hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
 _WENT_ON_WINDOW = 100
 
 
+# git's options that take the next word as their value (`git -C dir commit`).
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+
+
 def _hands_on(words: Sequence[str | None]) -> bool:
-    """True for a command that hands work on as done: a commit, a push, a pull request opened."""
+    """True for a command that hands work on as done: a commit, a push, a pull request opened (git's subcommand
+    read past its own options: `git -C dir commit`, never `git stash push`)."""
     plain = [w for w in words if w is not None]
     if plain[:1] == ["git"]:
-        return any(w in ("commit", "push") for w in plain[1:4])  # past `git -C dir` and the like
+        rest = plain[1:]
+        while rest and rest[0].startswith("-"):
+            rest = rest[2:] if rest[0] in _GIT_VALUED else rest[1:]
+        return rest[:1] in (["commit"], ["push"])
     return plain[:3] == ["gh", "pr", "create"]
 
 

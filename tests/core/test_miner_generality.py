@@ -218,12 +218,27 @@ def test_a_usage_error_a_pipe_hid_is_a_correction_not_a_check_that_failed() -> N
 # What a session runs between a check that failed behind a pipe and what it does next: reads, edits by command, other
 # programs; none of them is the check, a commit, a push or a pull request.
 _BETWEEN = st.lists(
-    st.sampled_from(["git status", "git diff --stat", "ls src", "rg parse src", "sed -i s/a/b/ src/a.py", "make fmt"]),
+    st.sampled_from(
+        [
+            "git status",
+            "git diff --stat",
+            "git stash push",
+            "ls src",
+            "rg parse src",
+            "sed -i s/a/b/ src/a.py",
+            "make fmt",
+        ]
+    ),
     max_size=6,
 )
 
 
-@given(_BETWEEN, st.sampled_from(["git commit -am wip", "git push origin feature", "gh pr create --fill", "again"]))
+@given(
+    _BETWEEN,
+    st.sampled_from(
+        ["git commit -am wip", "git push origin feature", "git -C . commit -m wip", "gh pr create --fill", "again"]
+    ),
+)
 def test_a_hidden_failure_is_a_pitfall_only_where_work_was_handed_on_before_the_check_ran_again(
     between: list[str], then: str
 ) -> None:
