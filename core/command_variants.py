@@ -79,9 +79,21 @@ def unknown_variant(failed: Parsed, worked: Parsed, error: str) -> tuple[str, tu
         return ("option", dropped) if dropped else None
     n, m = len(failed.words), len(worked.words)
     if 0 < m < n and tuple(failed.words[n - m :]) == tuple(worked.words) and failed.words[n - m - 1] != "--":
-        if any(PurePosixPath(w).name in error for w in failed.words[n - m : n - m + 1]):
+        program = PurePosixPath(failed.words[n - m]).name
+        named = _UNKNOWN_NAME.search(error)
+        # The wrapper does not know the program it was given; where the error names what it does not know, that
+        # is the program (`rtk cargo test`: "unrecognized subcommand 'cargo'"), not a later word of it (`uv pip
+        # index versions`: "unrecognized subcommand 'index'", `uv pip` is there; `index` is what it lacks).
+        if (program == named.group(1)) if named is not None else program in error:
             return "program", key_words(wk)
     return _other_subcommand(failed, worked, error)
+
+
+# The name a usage error says it does not know, where it quotes one (`unrecognized subcommand 'index'`, `no such
+# command: `nextest``, `unknown command "bun"`).
+_UNKNOWN_NAME = re2.compile(
+    r"(?i)(?:unknown|unrecognized|unrecognised|invalid|no such) (?:sub)?command:? ['\"`\x{2018}]([\w.:+-]+)"
+)
 
 
 # What only asks a program about itself: a variant that does this found out what to run, it is not the fix.

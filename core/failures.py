@@ -85,8 +85,12 @@ def hid_failure(run: Run) -> bool:
     return any(c.piped for c in parse_command(run.command.strip()).commands)
 
 
-# A check's output that says it failed (a count of failures that is not zero, an error line, a failed build).
+# A check's output that says it failed (a count of failures that is not zero, an error line, a failed build), and
+# a task runner's word that the task it ran failed: mise's `[lint] ERROR task failed`, pnpm's `ELIFECYCLE`, npm's
+# `npm ERR!` / `npm error`, make's `make: *** [test] Error 2`, just's `error: Recipe `test` failed`.
 FAILED = re2.compile(
     r"\b[1-9]\d* (?:failed|failing|errors?)\b|(?m:^\s*(?:FAIL|FAILED|ERROR|error)(?:\[[\w-]+\])?[: ])|\berror TS\d+:"
     r"|\b(?:build|compilation) failed\b|\bTests? failed\b"
+    r"|(?m:^\[[\w:.-]+\] ERROR task failed)|\bELIFECYCLE\b|(?m:^npm (?:ERR!|error) )"
+    r"|(?m:^g?make(?:\[\d+\])?: \*\*\* .* Error \d+)"
 )

@@ -1,6 +1,7 @@
 """Pitfalls: what trips an agent's commands up in a project or its shell. A test command that selected no test at
-all, a check whose failure a pipe hid, a shell that is zsh (its own errors), one with `noclobber` set, and zsh's
-`path` (a variable of that name is `PATH`) assigned by a command."""
+all, a check whose failure a pipe hid from the work that followed (committed before the check ran again), a shell
+that is zsh (its own errors), one with `noclobber` set, and zsh's `path` (a variable of that name is `PATH`)
+assigned by a command."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from core.candidates import Candidate
 from core.failures import FAILED, hid_failure
 from core.lessons import Command, HiddenFailure, NothingSelected, ZshShell
 from core.runs import HOME_PATH, Run, category_of, command_key, key_words, parse
-from core.shell import parse_command
+from core.shell import SimpleCommand, parse_command
 
 __all__ = ["hidden_failures", "nothing_selected", "zsh"]
 
@@ -76,9 +77,10 @@ def nothing_selected(runs: Sequence[Run]) -> list[Candidate]:
 
 def hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
     """Checks (tests, lint, type-check, a build) that ended well only because a pipe hid their failure: the
-    pipeline's last program (`tail`, `head`, `grep`) decided its exit status, while the output says it failed."""
+    pipeline's last program (`tail`, `head`, `grep`) decided its exit status, while the output says it failed; and
+    the session then committed, pushed or opened a pull request before it ran the check again (`_went_on`)."""
     found: list[Candidate] = []
-    for run in runs:
+    for at, run in enumerate(runs):
         if not run.ok or "pipefail" in run.command or "PIPESTATUS" in run.command or not FAILED.search(run.output):
             continue
         if hid_failure(run):
@@ -94,6 +96,8 @@ def hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
         if not filters or parsed is None or category_of(command_key(parsed.words)) not in _CHECKS:
             continue
         key = key_words(command_key(parsed.words))
+        if not _went_on(runs, at, key, simple[piped_at:]):
+            continue  # the check was run again before any work was handed on: its failure was read, not hidden
         lesson = HiddenFailure(command=Command(words=key), filter=str(filters[-1]))
         found.append(
             Candidate(
@@ -104,6 +108,46 @@ def hidden_failures(runs: Sequence[Run]) -> list[Candidate]:
             )
         )
     return found
+
+
+# How far after a hidden failure the session is read for what it did next (a crafted session of thousands of piped
+# failures costs no more than this many runs each).
+_WENT_ON_WINDOW = 100
+
+
+# git's options that take the next word as their value (`git -C dir commit`).
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+
+
+def _hands_on(words: Sequence[str | None]) -> bool:
+    """True for a command that hands work on as done: a commit, a push, a pull request opened (git's subcommand
+    read past its own options: `git -C dir commit`, never `git stash push`)."""
+    plain = [w for w in words if w is not None]
+    if plain[:1] == ["git"]:
+        rest = plain[1:]
+        while rest and rest[0].startswith("-"):
+            rest = rest[2:] if rest[0] in _GIT_VALUED else rest[1:]
+        return rest[:1] in (["commit"], ["push"])
+    return plain[:3] == ["gh", "pr", "create"]
+
+
+def _went_on(runs: Sequence[Run], at: int, key: Sequence[str], after: Sequence[SimpleCommand]) -> bool:
+    """True when, after the check `key` of `runs[at]` failed behind a pipe, the session committed, pushed or opened a
+    pull request (in the same line after the pipe, or in a later run) before it ran that check again: the pipe hid
+    the failure from the work that followed. A check run again first was read and looked at again (a session that
+    runs failing tests on purpose, to see them fail, is not misled): nothing says the pipe hid anything."""
+    if any(c.words and _hands_on(c.words) for c in after):
+        return True
+    check = " ".join(key)
+    for later in runs[at + 1 : at + 1 + _WENT_ON_WINDOW]:
+        if later.rejected:
+            continue
+        for c in parse_command(later.command.strip()).commands:
+            if c.words and _hands_on(c.words):
+                return True
+            if check in " ".join(str(w) for w in c.words):
+                return False
+    return False
 
 
 def zsh(runs: Sequence[Run]) -> list[Candidate]:

@@ -77,8 +77,20 @@ _DURABLE = re2.compile(
     r"we (?:don'?t|do not) (?:need|want|use)\b|we (?:always|never|deploy|release|use|prefer)\b|"
     r"we (?:have|keep|store|host|run) our\b|we only (?:want|use)\b|"
     r"should(?:n'?t| not| only| never| always| align with| follow| match)\b|if you need to \w+ \S+,? refer to|"
-    r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b)"
+    r"(?:solved|fixed|works|goes away) when (?:i|you|we)\b|^(?:avoid|never|always)\b|"
+    r"^(?:please\s+)?make (?:that|this|it) (?:a |the |our |your )?(?:standard|default|rule|habit|norm)\b)"
 )
+
+# A sentence that makes the one before it lasting by pointing back at it ("request a review. Make that standard in
+# your workflow", "Do that from now on"): its rule is the sentence before, read with it as one quote. ("Make it a
+# rule to rebase first" says its rule itself: `_points_back`.)
+_POINTS_BACK = re2.compile(r"(?i)^(?:please\s+)?(?:make|do|keep|use) (?:that|this|it)\b")
+
+
+def _points_back(sentence: str) -> bool:
+    """True when `sentence` says to keep doing what the one before it said, and says no rule of its own."""
+    return bool(_POINTS_BACK.match(sentence)) and " to " not in f" {sentence.lower()} "
+
 
 # The first line of pasted output rather than words: a prompt sign, a log's or a tool's line.
 _PASTED = re2.compile(
@@ -227,7 +239,8 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     this repo we commit ...", "we don't need backward compatibility"), or with a strong cue (`_STRONG`: "do not
     make assumptions"), or in a short prompt how a thing "should be" (`_SHOULD_BE`): each sentence that says so,
     after the sentence before it when it is a short order that leans on it ("avoid inventing our own"), and with
-    the sentence after it when that gives its reason ("Since we use ...")."""
+    the sentence after it when that gives its reason ("Since we use ..."); a sentence that points back at the one
+    before it ("Make that standard in your workflow") is said with it."""
     split = sentences(text)
     short_prompt = cue is _DURABLE and len(split) <= _REACTION_SENTENCES
     cued = [
@@ -243,7 +256,9 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     for i in cued:
         if i - 1 in cued and _REASON.match(split[i]):
             continue  # already said with the rule it gives the reason for
-        short = len(split[i]) < _SHORT and i > 0 and bool(_LEANS.match(split[i]))
+        if i == 0 and _points_back(split[i]):
+            continue  # it points back at nothing the prompt says
+        short = i > 0 and ((len(split[i]) < _SHORT and bool(_LEANS.match(split[i]))) or _points_back(split[i]))
         sentence = f"{split[i - 1]}. {split[i]}" if short else split[i]
         if i + 1 < len(split) and _REASON.match(split[i + 1]):
             sentence = f"{sentence}. {split[i + 1]}"

@@ -7,6 +7,7 @@ import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -251,6 +252,12 @@ def test_a_prompt_that_states_a_lasting_rule_is_quoted_from_that_sentence() -> N
     ]
     assert lessons(Claude().prompt("why shouldn't we keep the runs folder as it is")) == []  # a question
     assert lessons(Claude().prompt("fix the header colour")) == []  # a task
+    # A sentence that makes the one before it lasting by pointing back at it: said with it, as one quote.
+    assert lessons(Claude().prompt("request a Copilot review.  Make that standard in your workflow.")) == [
+        'The user said: "request a Copilot review. Make that standard in your workflow".'
+    ]
+    assert lessons(Claude().prompt("Make that standard in your workflow")) == []  # points back at nothing
+    assert lessons(Claude().prompt("fix the header colour. Make it blue")) == []  # a task, pointing back: no cue
 
 
 def test_a_hedge_a_sentence_about_the_work_at_hand_or_a_bare_question_is_no_lasting_rule() -> None:
@@ -320,6 +327,11 @@ def test_an_unknown_option_and_the_variant_that_worked_make_a_correction() -> No
         .run("cargo test", "test result: ok. 3 passed")
     )
     assert "`rtk cargo test` fails here; `cargo test` works." in wrapper
+    # `uv pip` is there: the error names a later word as what it lacks (`index`), so `uv` is no wrapper the machine
+    # lacks, and the system's `pip` looking a package up is no fix of the project's.
+    lacks = "error: unrecognized subcommand 'index'\n\nUsage: uv pip [OPTIONS] <COMMAND>"
+    lookup = Session().run("uv pip index versions requests 2>&1 | head -5", lacks)
+    assert lessons(lookup.run("pip index versions requests 2>&1 | head -5", "requests (2.32.3)")) == []
 
 
 def test_a_command_that_only_worked_after_another_says_to_run_that_first() -> None:
@@ -337,7 +349,8 @@ def test_a_command_that_only_worked_after_another_says_to_run_that_first() -> No
 
 
 def test_a_check_whose_failure_a_pipe_hid_is_a_pitfall() -> None:
-    found = lessons(Session().run("npx vitest run 2>&1 | tail -5", "Tests  2 failed | 40 passed (42)"))
+    hidden = Session().run("npx vitest run 2>&1 | tail -5", "Tests  2 failed | 40 passed (42)")
+    found = lessons(hidden.run('git commit -m "Add the parser"', "[main 1a2b3c4] Add the parser"))
     assert found == [
         "`npx vitest run` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it"
         " without the pipe."
@@ -345,7 +358,16 @@ def test_a_check_whose_failure_a_pipe_hid_is_a_pitfall() -> None:
     from core.screen import text_holds
 
     assert text_holds(found[0], typed=True) == []  # what it says can be published (a typed lesson)
-    assert lessons(Session().run("set -o pipefail; npx vitest run | tail -5", "Tests 2 failed")) == []
+    assert lessons(Session().run("set -o pipefail; npx vitest run | tail -5", "Tests 2 failed").run("git push")) == []
+    # The work handed on in the same line, after the pipe: the commit ran because the pipe hid the failure.
+    same_line = Session().run("npx vitest run 2>&1 | tail -5 && git commit -am wip", "Tests  2 failed | 40 passed")
+    assert [t for t in lessons(same_line) if "hides its failure" in t]
+    # Run again before anything was committed: the failure was read (a session that runs failing tests to see them
+    # fail), and nothing says the pipe hid it; nor where nothing was handed on at all.
+    again = Session().run("npx vitest run 2>&1 | tail -5", "Tests  2 failed | 40 passed (42)")
+    again.run("npx vitest run 2>&1 | tail -5", "Tests  42 passed (42)").run('git commit -m "Fix the parser"')
+    assert not [t for t in lessons(again) if "hides its failure" in t]
+    assert lessons(Session().run("npx vitest run 2>&1 | tail -5", "Tests  2 failed | 40 passed (42)")) == []
     assert lessons(Session().run("npx vitest run | tail -5", "Tests 42 passed (42)")) == [
         "Run the tests with `npx vitest run`."
     ]
@@ -624,9 +646,38 @@ def test_a_routine_the_agent_read_in_the_projects_own_files_before_running_it_is
     assert held(told) == {"Run the tests with `vitest run`.": DOCUMENTED}
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (
+            "mise run build",
+            "[build] $ vite build\nerror during build:\n  Could not resolve entry module\n[build] ERROR task failed",
+        ),
+        (
+            "pnpm run build",
+            "> web@0.0.0 build\n> vite build\n\nCould not resolve entry module\n ELIFECYCLE  Command failed.",
+        ),
+        (
+            "npm run build",
+            "> web@0.0.0 build\n> vite build\nCould not resolve entry module\nnpm error Lifecycle script",
+        ),
+        ("make build", "cc -o app main.c\nmain.c:3: undefined reference to `y'\nmake: *** [Makefile:4: build] Error 1"),
+    ],
+)
+def test_a_task_runners_word_that_its_task_failed_is_a_failure_whatever_the_pipe_said(
+    command: str, output: str
+) -> None:
+    twice = Session().run(f"{command} 2>&1 | tail -5", output).run(f"{command} 2>&1 | tail -5", output)
+    assert not [t for t in lessons(twice) if t.startswith("Build with")]  # two failures are no routine
+    assert lessons(twice.run("git commit -am 'Add the page'", "[main 1a2b] Add the page")) == [
+        f"`{command}` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it without"
+        " the pipe."
+    ]
+
+
 def test_a_hidden_failure_is_the_piped_checks_not_the_first_command_of_the_line() -> None:
     line = Session().run("uv run ruff check src && uv run mypy src 2>&1 | tail -3", "All checks passed!\nFound 1 error")
-    assert lessons(line) == [
+    assert lessons(line.run("git push origin feature", "feature -> feature")) == [
         "`uv run mypy src` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it"
         " without the pipe."
     ]
@@ -856,7 +907,8 @@ def test_an_ignored_path_is_named_only_as_a_plain_path_inside_the_project(path: 
 
 def test_a_type_check_whose_failure_a_pipe_hid_is_a_pitfall_and_ty_is_a_type_checker() -> None:
     spawn = "All checks passed!\nerror: Failed to spawn: `ty`\n  Caused by: No such file or directory (os error 2)"
-    found = lessons(Session().run("uv run ruff check src && uv run ty check src 2>&1 | tail -40", spawn))
+    hidden = Session().run("uv run ruff check src && uv run ty check src 2>&1 | tail -40", spawn)
+    found = lessons(hidden.run("git status --short", "M src/a.py").run("git commit -m fix", "[main 1a2b] fix"))
     assert found == [
         "`uv run ty check` piped into `tail` hides its failure (the pipeline succeeds); read its output, or run it"
         " without the pipe."

@@ -211,7 +211,45 @@ def test_a_usage_error_a_pipe_hid_is_a_correction_not_a_check_that_failed() -> N
     assert "`uv run pytest --timeout` is refused here (no such option or command); `uv run pytest` works." in found
     assert not [t for t in found if "hides its failure" in t]
     failing = Session().run("uv run pytest tests/ 2>&1 | tail -20", "FAILED tests/test_a.py::test_x\n1 failed")
-    assert [t for t in lessons(failing) if "hides its failure" in t]  # the check ran and failed: a pipe hid it
+    committed = failing.run("git commit -am 'Add x'", "[main 1a2b] Add x")
+    assert [t for t in lessons(committed) if "hides its failure" in t]  # the check ran and failed: a pipe hid it
+
+
+# What a session runs between a check that failed behind a pipe and what it does next: reads, edits by command, other
+# programs; none of them is the check, a commit, a push or a pull request.
+_BETWEEN = st.lists(
+    st.sampled_from(
+        [
+            "git status",
+            "git diff --stat",
+            "git stash push",
+            "ls src",
+            "rg parse src",
+            "sed -i s/a/b/ src/a.py",
+            "make fmt",
+        ]
+    ),
+    max_size=6,
+)
+
+
+@given(
+    _BETWEEN,
+    st.sampled_from(
+        ["git commit -am wip", "git push origin feature", "git -C . commit -m wip", "gh pr create --fill", "again"]
+    ),
+)
+def test_a_hidden_failure_is_a_pitfall_only_where_work_was_handed_on_before_the_check_ran_again(
+    between: list[str], then: str
+) -> None:
+    """The pitfall rests on what the session did next: a commit, a push or a pull request before the check ran again
+    says the pipe hid its failure from that work; the check run again first says it was read."""
+    session = Session().run("uv run pytest tests/ 2>&1 | tail -20", "FAILED tests/test_a.py::test_x\n1 failed")
+    for command in between:
+        session.run(command, "ok")
+    session.run("uv run pytest tests/ 2>&1 | tail -20" if then == "again" else then, "ok")
+    pitfall = [t for t in lessons(session) if "hides its failure" in t]
+    assert bool(pitfall) == (then != "again")
 
 
 def test_zsh_is_the_shell_once_its_errors_were_seen_twice_in_the_projects_sessions() -> None:

@@ -57,7 +57,11 @@ from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, 
 # in sample unchanged; dev 22 % / 79 % (29) -> 23 % / 80 % (30).
 # Then a typed lesson where a quote waited for review, a symlink the project keeps (ln -s, staged): in sample
 # unchanged (58 % / 100 %, 10); dev 23 % / 80 % (30) -> 29/123 = 23.6 % / 81 % (31).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.23, 0.80), "test": (0.02, 0.15)}
+# Then a failure a pipe hid is a pitfall only where work was handed on (a commit, a push, a pull request) before the
+# check ran again, a wrapper the machine lacks only where the error names the program it was given, and a sentence
+# that points back at the one before it is quoted with it: in sample unchanged; dev 24 % / 81 % (31) -> 24 % / 83 %
+# (30; the miner's own 45 % / 82 % -> 46 % / 86 %); test, measured after: 3 % / 17 % (12) -> 3 % / 20 % (10).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.23, 0.83), "test": (0.02, 0.15)}
 
 
 class Published(dict[Half, list[str]]):
