@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
 from core.io.declared import declared_programs, declared_recipes
+from core.justfile import justfile_recipes
+from core.package_settings import npmrc_recipes
+from core.recipes import package_json_recipes
 
 # An ordinary project's files, shaped like real ones: each runner's `check`/`test`/`lint` runs routines.
 JUSTFILE = """\
@@ -310,6 +313,24 @@ def test_any_setting_not_admitted_holds_every_task(name: str, value: str) -> Non
 
 
 def _just(text: str) -> frozenset[tuple[str, str]]:
-    from core.justfile import justfile_recipes
-
     return frozenset(justfile_recipes(text))
+
+
+_NPMRC_KEYS = st.sampled_from(["save-exact=true", "fund=false", "engine-strict=true", "loglevel=warn", "# note"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    admitted=st.lists(_NPMRC_KEYS, max_size=4),
+    other=st.lists(st.from_regex(r"x-[a-z][a-z-]{2,15}", fullmatch=True), max_size=2),  # a key no one documents
+    script=st.sampled_from(["jest", "rm -rf ~", "eslint ."]),
+)
+def test_an_npmrc_key_holds_every_script_unless_it_is_admitted(
+    admitted: list[str], other: list[str], script: str
+) -> None:
+    scripts = frozenset(package_json_recipes(json.dumps({"scripts": {"test": script}})))
+    plain = Vouched(programs=frozenset({"test"}), recipes=scripts)
+    npmrc = "\n".join(admitted + [f"{key}=x" for key in other])
+    vouched = Vouched(programs=frozenset({"test"}), recipes=scripts | frozenset(npmrc_recipes(npmrc)))
+    held = bool(command_refusals("npm test", plain))
+    assert bool(command_refusals("npm test", vouched)) == (bool(other) or held)
