@@ -3,9 +3,9 @@
 A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
 its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
 (what `npx` finds) and its scripts, Cargo's binaries, the tools mise or asdf pin and mise's tasks, a Makefile's
-targets, a justfile's recipes and a Taskfile's tasks, and the first word of each code span of the hand-written part of its CLAUDE.md /
-AGENTS.md (outside playbook's own block). Files are read bounded and parsed by their own parsers; a file that does not
-parse declares nothing.
+targets, a justfile's recipes and a Taskfile's tasks, and the first word of each code span of the hand-written part
+of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and parsed by their own parsers; a
+file that does not parse declares nothing.
 """
 
 from __future__ import annotations
