@@ -35,7 +35,7 @@ _ASSIGN = re2.compile(r"^(export\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*:=\s*(.*)$")
 _UNEXPORT = re2.compile(r"^unexport\s+[A-Za-z_][A-Za-z0-9_-]*\s*$")
 _INCLUDES = re2.compile(r"^(?:import|mod)\??\s")
 _HEADER = re2.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)(.*)$")
-_ATTRIBUTE = re2.compile(r"(?:^\[|,)\s*([a-z][a-z0-9-]*)\s*(?:\(\s*(?:\"([^\"]*)\"|'([^']*)')?)?")
+_ATTRIBUTE = re2.compile(r"(?:^\[|,)\s*([a-z][a-z0-9-]*)\s*(?:\(([^)]*)\))?")
 _STRING = re2.compile(r"^(?:\"([^\"\\`]*)\"|'([^'`]*)')\s*(?:#.*)?$")
 _QUOTED = re2.compile(r"\"([^\"]*)\"|'([^']*)'")
 _SHEBANG = re2.compile(r"^#!\s*(\S+)(.*)$")
@@ -157,7 +157,10 @@ def justfile_recipes(text: str) -> list[Recipe]:
         elif stripped.startswith("#"):
             continue
         elif stripped.startswith("["):
-            pending += [(m[0], m[1] or m[2]) for m in _ATTRIBUTE.findall(stripped)]
+            # An attribute and its arguments' words (`script("bash", "-eu")`: `bash -eu`).
+            pending += [
+                (m[0], " ".join(a or b for a, b in _QUOTED.findall(m[1]))) for m in _ATTRIBUTE.findall(stripped)
+            ]
             continue
         elif (setting := _SET.match(stripped)) is not None:
             name, value = setting.group(1), setting.group(2)

@@ -52,6 +52,10 @@ fmt:
 [script]
 docs:
     mkdocs build --strict
+
+[script("bash", "-eu")]
+build-docs:
+    mkdocs build --strict
 """
 TASKFILE = """\
 version: '3'
@@ -143,6 +147,7 @@ def ordinary(tmp_path: Path) -> Vouched:
         "just lint",
         "just fmt",
         "just docs",
+        "just build-docs",
         "task",
         "task test",
         "task lint",
@@ -185,6 +190,7 @@ ATTACKS = [
         "just check",
         "`[script]`",
     ),
+    ("justfile", "[script('bash', '-i')]\ncheck:\n    ls\n", "just check", "`[script]` for `bash -i`"),
     ("justfile", "[working-directory('/')]\ncheck:\n    ls\n", "just check", "[working-directory]"),
     ("justfile", "set fallback\ncheck:\n    ls\n", "just lint", "set fallback"),  # a recipe it lacks: the parent's
     ("justfile", "set frobnicate\ncheck:\n    ls\n", "just check", "`set frobnicate`"),
