@@ -11,6 +11,7 @@ function, `$(shell ...)`; a just interpolation) is kept as the shell's `$(...)`,
 from __future__ import annotations
 
 import json
+import shlex
 import tomllib
 
 import re2
@@ -22,10 +23,15 @@ __all__ = [
     "FALLBACK",
     "Recipe",
     "default_recipes",
+    "environment_lines",
     "joined_lines",
-    "justfile_recipes",
+    "mise_file_task",
     "mise_recipes",
     "package_json_recipes",
+    "rakefile_recipes",
+    "shell_command",
+    "shell_options",
+    "templated",
     "unread",
 ]
 
@@ -36,8 +42,27 @@ Recipe = tuple[str, str]
 EVERY = "*"
 FALLBACK = "%"
 
-# A recipe's first line: its name, its parameters, a colon that is no `:=` (an assignment), what it depends on.
-_JUST_RECIPE = re2.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:=]*?)?\s*:(?:([^=].*)|)$")
+# A shell that reads a recipe's lines as the command judge reads them, and its options that stop on an error or
+# trace, never read a profile or take commands from elsewhere (`-l`, `-i`, `--rcfile` wait for review).
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh"})
+_SHELL_OPTION = re2.compile(r"^(?:-[ceuxvo]+|-o|pipefail|errexit|nounset|xtrace|--noprofile|--norc|-S)$")
+
+
+def shell_command(words: list[str]) -> bool:
+    """True for a command that runs lines as a POSIX shell would, with only options that stop on errors or trace
+    (`["bash", "-euo", "pipefail", "-c"]`, `/usr/bin/env bash`): its lines can be judged as shell lines."""
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = words[1:]
+    if not words or words[0].rsplit("/", 1)[-1] not in _SHELLS:
+        return False
+    return all(_SHELL_OPTION.match(word) for word in words[1:])
+
+
+def shell_options(line: str) -> bool:
+    """True for a script's line that only sets the shell's options to stop on an error or trace (`set -euo
+    pipefail`): it changes no command the script runs, and a script read line by line need not judge it."""
+    words = line.split()
+    return words[:1] == ["set"] and len(words) > 1 and shell_command(["sh", *words[1:]])
 
 
 def joined_lines(text: str) -> list[str]:
@@ -66,29 +91,6 @@ def default_recipes(runner: str, first: str | None, found: list[Recipe]) -> list
     return [(f"{runner}:", line) for task, line in found if task == f"{runner}:{first}"] if first else []
 
 
-def justfile_recipes(text: str) -> list[Recipe]:
-    """A justfile's recipes with their lines (indented under the recipe's name), a line `just DEP` for each recipe it
-    depends on, and the first recipe as the task "" (`just`); an interpolation (`{{name}}`) is read as the shell's
-    `$(name)`, a value known only when it runs."""
-    found: list[Recipe] = []
-    current: str | None = None
-    first: str | None = None
-    for line in joined_lines(text):
-        if line[:1] in (" ", "\t") and current is not None:
-            command = line.strip().lstrip("@-")
-            if command and not command.startswith("#"):
-                found.append((f"just:{current}", command.replace("{{", "$(").replace("}}", ")")))
-            continue
-        current = None
-        recipe = _JUST_RECIPE.match(line)
-        if recipe is not None and TASK_NAME.match(recipe.group(1)):
-            current = recipe.group(1)
-            first = first or current
-            deps = (recipe.group(2) or "").split()
-            found += [(f"just:{current}", f"just {dep}") for dep in deps if TASK_NAME.match(dep)]
-    return found + default_recipes("just", first, found)
-
-
 def package_json_recipes(text: str) -> list[Recipe]:
     """package.json's scripts, each its one line."""
     data = json.loads(text)
@@ -98,24 +100,124 @@ def package_json_recipes(text: str) -> list[Recipe]:
     return [(f"npm:{name}", line) for name, line in scripts.items() if isinstance(name, str) and isinstance(line, str)]
 
 
+# mise.toml's tables that say which tools a task finds or how mise shows itself, never what a task runs; `[env]`,
+# `[tasks]` and `[settings]` are read on their own.
+_MISE_TABLES = frozenset("tools tasks env vars min_version redactions settings".split())
+_MISE_SETTINGS = frozenset("experimental jobs quiet verbose color lockfile paranoid".split())
+# A task's keys that describe it, say when it is up to date, or wait for another, never what it runs.
+_MISE_TASK_KEYS = frozenset(
+    "description alias aliases hide sources outputs wait_for quiet silent raw usage confirm tools timeout".split()
+)
+_MOST_LINES = 200  # a task runs no more lines than this that we read
+
+
+def environment_lines(variables: object, why: str) -> list[str]:
+    """The variables a runner sets for every task (mise's `[env]`, a Taskfile's `env:`), each as a line
+    `NAME=value true` the command judge reads as it reads a variable set before a command, or an `unread` line for one
+    whose value is no plain string (a command, a file to load)."""
+    if not isinstance(variables, dict):
+        return [unread("", f"{why} is no table")[1]]
+    lines: list[str] = []
+    for name, value in list(variables.items())[:_MOST_LINES]:
+        if value is False:
+            continue  # unsets it
+        if isinstance(value, bool | int | float):
+            value = str(value).lower() if isinstance(value, bool) else str(value)
+        if not isinstance(name, str) or not isinstance(value, str) or not TASK_NAME.match(name.lower()):
+            lines.append(unread("", f"{why} sets `{str(name)[:40]}` from a command or a file")[1])
+            continue
+        lines.append(f"{name}={shlex.quote(templated(value))} true")
+    return lines
+
+
+def templated(line: str) -> str:
+    """`line` with a template's `{{...}}` (just's, mise's Tera, a Taskfile's Go templates) read as the shell's `$(...)`:
+    a value known only when it runs, which the command judge holds."""
+    return line.replace("{{", "$(").replace("}}", ")")
+
+
 def mise_recipes(text: str) -> list[Recipe]:
-    """mise.toml's tasks: their `run` lines and a line `mise run DEP` for each task in `depends`."""
-    tasks = tomllib.loads(text).get("tasks", {})
-    found: list[Recipe] = []
+    """mise.toml's tasks: their `run` lines, a line `mise run DEP` for each task in `depends` or `depends_post`, and
+    the variables of `[env]` as lines of `mise:*`; a table or a task's key that changes what runs in a way not read
+    here (`[hooks]`, `_.source`, `file =`, `shell = "python"`) holds the tasks it reaches."""
+    data = tomllib.loads(text)
+    found: list[Recipe] = [unread("mise", f"the mise file declares `[{t}]`") for t in data if t not in _MISE_TABLES]
+    env = data.get("env", {})
+    if isinstance(env, dict) and "_" in env:
+        directives = env["_"] if isinstance(env["_"], dict) else {"": None}
+        found.append(unread("mise", f"`[env]` loads `{', '.join(f'_.{k}' for k in directives)}`"))
+        env = {k: v for k, v in env.items() if k != "_"}
+    found += [("mise:" + EVERY, line) for line in environment_lines(env, "its `[env]`")]
+    settings = data.get("settings", {})
+    if isinstance(settings, dict) and any(k not in _MISE_SETTINGS for k in settings):
+        found.append(unread("mise", "its `[settings]` change how mise runs tasks"))
+    tasks = data.get("tasks", {})
     if not isinstance(tasks, dict):
         return found
     for name, task in tasks.items():
         if not isinstance(name, str):
             continue
-        if isinstance(task, str):
-            task = {"run": task}
-        if not isinstance(task, dict):
-            continue
-        run = task.get("run")
-        lines = [run] if isinstance(run, str) else run if isinstance(run, list) else []
-        found += [(f"mise:{name}", line) for line in lines if isinstance(line, str)]
-        depends = task.get("depends")
-        found += [(f"mise:{name}", f"mise run {dep}") for dep in depends or [] if isinstance(dep, str)]
-        if not lines and not depends:
-            found.append((f"mise:{name}", "$(mise task file)"))  # a task run from a file of its own: not read here
+        found += _mise_task(name, task)
     return found
+
+
+def _mise_task(name: str, task: object) -> list[Recipe]:
+    key = f"mise:{name}"
+    if isinstance(task, str | list):
+        task = {"run": task}
+    if not isinstance(task, dict):
+        return [(key, unread("", "its task is no table")[1])]
+    found: list[Recipe] = []
+    for field in ("run", "run_windows"):
+        run = task.get(field)
+        for line in ([run] if isinstance(run, str | dict) else run if isinstance(run, list) else [])[:_MOST_LINES]:
+            if isinstance(line, str):
+                found.append((key, templated(line)))
+            elif isinstance(line, dict) and set(line) <= {"task", "tasks"}:
+                named = line.get("tasks", [line.get("task")])
+                found += (
+                    [(key, f"mise run {t}") for t in named if isinstance(t, str)] if isinstance(named, list) else []
+                )
+            else:
+                found.append((key, unread("", f"`{name}` runs a step that is no command line")[1]))
+    for field in ("depends", "depends_post"):
+        depends = task.get(field)
+        depends = [depends] if isinstance(depends, str) else depends if isinstance(depends, list) else []
+        found += [(key, f"mise run {dep}") for dep in depends if isinstance(dep, str)]
+    found += [(key, line) for line in environment_lines(task.get("env", {}), f"`{name}`'s `env`")]
+    shell = task.get("shell")
+    if shell is not None and not (isinstance(shell, str) and shell_command(shell.split())):
+        found.append((key, unread("", f"`{name}` runs its lines with `{str(shell)[:40]}`")[1]))
+    directory = task.get("dir")
+    if directory is not None and not (isinstance(directory, str) and _PROJECT_FOLDER.match(directory)):
+        found.append((key, unread("", f"`{name}` runs in `{str(directory)[:40]}`")[1]))
+    other = [k for k in task if k not in _MISE_TASK_KEYS | {"run", "run_windows", "depends", "depends_post", "env"}]
+    if [k for k in other if k not in ("shell", "dir")]:
+        found.append((key, unread("", f"`{name}` sets `{other[0]}`, which changes what it runs")[1]))
+    if not found:
+        found.append((key, "$(mise task file)"))  # a task run from a file of its own: not read here
+    return found
+
+
+def mise_file_task(name: str, text: str) -> list[Recipe]:
+    """A mise file task (`.mise/tasks/lint`, `mise-tasks/test/unit` as `test:unit`): a shell script's lines, or held
+    when it is a script for another program or carries `#MISE` directives (what it depends on, where it runs)."""
+    key = f"mise:{name}"
+    lines = text.splitlines()
+    if lines and lines[0].startswith("#!") and not shell_command(lines[0][2:].split()):
+        return [(key, unread("", f"`{name}` is a script for `{lines[0][2:].strip()[:40]}`, not shell")[1])]
+    if any(_MISE_DIRECTIVE.match(line) for line in lines):
+        return [(key, unread("", f"`{name}` carries `#MISE` directives (what it runs first, where, with what)")[1])]
+    commands = [line.strip() for line in joined_lines(text) if line.strip() and not line.strip().startswith("#")]
+    commands = [line for line in commands if not shell_options(line)]
+    return [(key, line) for line in commands[:_MOST_LINES]] or [(key, "true")]
+
+
+def rakefile_recipes(text: str) -> list[Recipe]:
+    """A Rakefile's tasks: Ruby, whose tasks run what Ruby computes (`sh`, backticks, `system`, any library), so
+    nothing in it is read as command lines and every `rake` task is held."""
+    return [unread("rake", "a Rakefile is Ruby: what its tasks run is known only when they run")]
+
+
+_PROJECT_FOLDER = re2.compile(r"^(?:\{\{\s*config_root\s*\}\}/?)?(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/?)*$")
+_MISE_DIRECTIVE = re2.compile(r"^\s*(?:#|//)\s*\[?(?i:mise)\]?\s")

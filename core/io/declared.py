@@ -3,9 +3,9 @@
 A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
 its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
 (what `npx` finds) and its scripts, Cargo's binaries, the tools mise or asdf pin and mise's tasks, a Makefile's
-targets and a justfile's recipes, and the first word of each code span of the hand-written part of its CLAUDE.md /
-AGENTS.md (outside playbook's own block). Files are read bounded and parsed by their own parsers; a file that does not
-parse declares nothing.
+targets, a justfile's recipes and a Taskfile's tasks, and the first word of each code span of the hand-written part
+of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and parsed by their own parsers; a
+file that does not parse declares nothing.
 """
 
 from __future__ import annotations
@@ -18,11 +18,22 @@ from pathlib import Path
 from typing import TypeVar
 
 import re2
+import yaml
 
+from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
+from core.package_settings import (
+    bunfig_recipes,
+    npmrc_recipes,
+    pnpmfile_recipes,
+    yarn_environment_recipes,
+    yarnrc_recipes,
+    yarnrc_yml_recipes,
+)
 from core.program_tasks import TASK_NAME
-from core.recipes import Recipe, justfile_recipes, mise_recipes, package_json_recipes
+from core.recipes import Recipe, mise_file_task, mise_recipes, package_json_recipes, rakefile_recipes
+from core.taskfile import taskfile_recipes
 
 __all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
 
@@ -123,6 +134,13 @@ def _targets(text: str) -> set[str]:
     return {m.group(1) for m in _TARGET.finditer(text) if TASK_NAME.match(m.group(1))}
 
 
+def _taskfile_tasks(text: str) -> set[str]:
+    """A Taskfile's task names: what `task NAME` may run by name."""
+    data = yaml.safe_load(text)
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    return {t for t in tasks if isinstance(t, str) and TASK_NAME.match(t)} if isinstance(tasks, dict) else set()
+
+
 def _instructions(text: str) -> set[str]:
     """The programs the hand-written part of a CLAUDE.md or AGENTS.md names in code spans."""
     begin, end = text.find(BLOCK_BEGIN[:20]), text.find(BLOCK_END)
@@ -131,6 +149,23 @@ def _instructions(text: str) -> set[str]:
     return {m.group(1) for m in _SPAN.finditer(text)}
 
 
+# The files each runner reads, by the names it looks for them under.
+_JUSTFILES = ("justfile", "Justfile", ".justfile")
+_MISE_FILES = (
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    "mise/config.toml",
+    ".mise/config.toml",
+    ".config/mise.toml",
+    ".config/mise/config.toml",
+)
+_MISE_TASK_FOLDERS = ("mise-tasks", ".mise-tasks", "mise/tasks", ".mise/tasks", ".config/mise/tasks")
+_TASKFILES = tuple(
+    f"{stem}{dist}.{ext}" for stem in ("Taskfile", "taskfile") for dist in ("", ".dist") for ext in ("yml", "yaml")
+)
+_RAKEFILES = ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb")
 _READERS = (
     ("pyproject.toml", _pyproject),
     ("package.json", _package_json),
@@ -142,6 +177,9 @@ _READERS = (
     ("GNUmakefile", _targets),
     ("justfile", _targets),
     ("Justfile", _targets),
+    (".justfile", _targets),
+    *((name, _pinned_tools) for name in _MISE_FILES[1:]),
+    *((name, _taskfile_tasks) for name in _TASKFILES),
     ("CLAUDE.md", _instructions),
     ("AGENTS.md", _instructions),
 )
@@ -203,27 +241,59 @@ def _read_all(folders: Iterable[Path], readers: Sequence[tuple[str, Callable[[st
                 continue
             try:
                 found.update(reader(text))
-            except (ValueError, tomllib.TOMLDecodeError, AttributeError, TypeError):
+            except (ValueError, tomllib.TOMLDecodeError, yaml.YAMLError, AttributeError, TypeError, RecursionError):
                 continue
     return found
 
+
+_MOST_FILE_TASKS = 200  # a project's mise file tasks we read
 
 _RECIPE_READERS = (
     ("Makefile", makefile_recipes),
     ("makefile", makefile_recipes),
     ("GNUmakefile", makefile_recipes),
-    ("justfile", justfile_recipes),
-    ("Justfile", justfile_recipes),
+    *((name, justfile_recipes) for name in _JUSTFILES),
     ("package.json", package_json_recipes),
-    ("mise.toml", mise_recipes),
+    (".npmrc", npmrc_recipes),
+    (".yarnrc.yml", yarnrc_yml_recipes),
+    (".yarnrc", yarnrc_recipes),
+    ("bunfig.toml", bunfig_recipes),
+    (".pnpmfile.cjs", pnpmfile_recipes),
+    (".env.yarn", yarn_environment_recipes),
+    *((name, mise_recipes) for name in _MISE_FILES),
+    *((name, taskfile_recipes) for name in _TASKFILES),
+    *((name, rakefile_recipes) for name in _RAKEFILES),
 )
+
+
+def _mise_file_tasks(folder: Path) -> set[Recipe]:
+    """The file tasks of mise's task folders (`.mise/tasks/test/unit` is `test:unit`), bounded in number."""
+    found: set[Recipe] = set()
+    for tasks in _MISE_TASK_FOLDERS:
+        root = folder / tasks
+        try:
+            files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+        except OSError:
+            continue
+        for path in files[:_MOST_FILE_TASKS]:
+            text = _read(path)
+            name = ":".join(path.relative_to(root).with_suffix("").parts)
+            found.update(mise_file_task(name, text if text is not None else "#!unreadable"))
+    return found
 
 
 def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
-    justfiles, package.json scripts and mise tasks (`core.recipes`). A file that does not parse declares tasks whose
-    recipes are unknown: its names then run only as a routine's would."""
-    return frozenset(_read_all(folders, _RECIPE_READERS))
+    justfiles, package.json scripts (and the package managers' settings beside it), mise tasks, Taskfiles and
+    Rakefiles (`core.recipes`). A file that does not parse declares tasks whose recipes are unknown: its names then
+    run only as a routine's would."""
+    folders = list(folders)
+    found = _read_all(folders, _RECIPE_READERS)
+    for folder in folders:
+        found |= _mise_file_tasks(folder)
+        if (folder / "rakelib").is_dir():
+            found.update(rakefile_recipes(""))
+    return frozenset(found)
 
 
 def declared_scripts(folder: Path, manifest: str) -> set[str] | None:
