@@ -32,7 +32,7 @@ from core.package_settings import (
     yarnrc_yml_recipes,
 )
 from core.program_tasks import TASK_NAME
-from core.recipes import Recipe, mise_file_task, mise_recipes, package_json_recipes, rakefile_recipes
+from core.recipes import Recipe, mise_file_task, mise_recipes, package_json_recipes, rakefile_recipes, unread
 from core.taskfile import taskfile_recipes
 
 __all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
@@ -248,21 +248,21 @@ def _read_all(folders: Iterable[Path], readers: Sequence[tuple[str, Callable[[st
 
 _MOST_FILE_TASKS = 200  # a project's mise file tasks we read
 
-_RECIPE_READERS = (
-    ("Makefile", makefile_recipes),
-    ("makefile", makefile_recipes),
-    ("GNUmakefile", makefile_recipes),
-    *((name, justfile_recipes) for name in _JUSTFILES),
-    ("package.json", package_json_recipes),
-    (".npmrc", npmrc_recipes),
-    (".yarnrc.yml", yarnrc_yml_recipes),
-    (".yarnrc", yarnrc_recipes),
-    ("bunfig.toml", bunfig_recipes),
-    (".pnpmfile.cjs", pnpmfile_recipes),
-    (".env.yarn", yarn_environment_recipes),
-    *((name, mise_recipes) for name in _MISE_FILES),
-    *((name, taskfile_recipes) for name in _TASKFILES),
-    *((name, rakefile_recipes) for name in _RAKEFILES),
+_RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] = (
+    ("Makefile", "make", makefile_recipes),
+    ("makefile", "make", makefile_recipes),
+    ("GNUmakefile", "make", makefile_recipes),
+    *((name, "just", justfile_recipes) for name in _JUSTFILES),
+    ("package.json", "npm", package_json_recipes),
+    (".npmrc", "npm", npmrc_recipes),
+    (".yarnrc.yml", "npm", yarnrc_yml_recipes),
+    (".yarnrc", "npm", yarnrc_recipes),
+    ("bunfig.toml", "npm", bunfig_recipes),
+    (".pnpmfile.cjs", "npm", pnpmfile_recipes),
+    (".env.yarn", "npm", yarn_environment_recipes),
+    *((name, "mise", mise_recipes) for name in _MISE_FILES),
+    *((name, "task", taskfile_recipes) for name in _TASKFILES),
+    *((name, "rake", rakefile_recipes) for name in _RAKEFILES),
 )
 
 
@@ -282,13 +282,34 @@ def _mise_file_tasks(folder: Path) -> set[Recipe]:
     return found
 
 
+def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe]]) -> set[Recipe]:
+    """What the file at `path` says its runner's tasks run; a file that is there and cannot be read, a line that
+    holds them all."""
+    text = _read(path)
+    if text is None:
+        try:
+            there = path.exists()
+        except OSError:
+            there = True
+        return (
+            {unread(runner, f"`{path.name}` is larger than {_MAX_BYTES >> 20} MB or cannot be read")}
+            if there
+            else set()
+        )
+    try:
+        return set(reader(text))
+    except (ValueError, tomllib.TOMLDecodeError, yaml.YAMLError, AttributeError, TypeError, RecursionError):
+        return {unread(runner, f"`{path.name}` does not parse")}
+
+
 def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
     justfiles, package.json scripts (and the package managers' settings beside it), mise tasks, Taskfiles and
-    Rakefiles (`core.recipes`). A file that does not parse declares tasks whose recipes are unknown: its names then
-    run only as a routine's would."""
+    Rakefiles (`core.recipes`). A file that is there but is too large to read or does not parse holds every task of
+    its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile padded past 1 MB)."""
     folders = list(folders)
-    found = _read_all(folders, _RECIPE_READERS)
+    found = {recipe for folder in folders for name, runner, reader in _RECIPE_READERS
+             for recipe in _recipes_in(folder / name, runner, reader)}  # fmt: skip
     for folder in folders:
         found |= _mise_file_tasks(folder)
         if (folder / "rakelib").is_dir():

@@ -117,13 +117,29 @@ def test_a_declared_task_whose_recipe_runs_routines_runs(vouched: Vouched, line:
     assert command_refusals(line, vouched) == [], line
 
 
-def test_a_file_that_does_not_parse_gives_no_recipe_and_nothing_is_lost(tmp_path: Path) -> None:
+def test_a_file_that_does_not_parse_holds_its_runner_and_nothing_is_lost(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"scripts": {"test": ')
     (tmp_path / "mise.toml").write_text("[tasks.lint\nrun=")
     (tmp_path / "Makefile").write_bytes(b"test:\n\tpytest \xff\n")
     recipes = declared_recipes([tmp_path, tmp_path / "gone"])
-    assert recipes == {("make:test", "pytest \ufffd"), ("make:", "pytest \ufffd")}
+    assert recipes == {
+        ("make:test", "pytest \ufffd"),
+        ("make:", "pytest \ufffd"),
+        ("npm:*", "$(unread: `package.json` does not parse)"),
+        ("mise:*", "$(unread: `mise.toml` does not parse)"),
+    }
+    vouched = Vouched(programs=frozenset({"test", "lint"}), recipes=recipes)
+    assert "`package.json` does not parse" in command_refusals("npm test", vouched)[0].detail
+    assert command_refusals("make test", vouched) == []
     assert (tmp_path / "package.json").read_text() == '{"scripts": {"test": '  # read, never written
+
+
+def test_a_makefile_too_large_to_read_holds_every_target(tmp_path: Path) -> None:
+    """Padding a Makefile past the 1 MB a manifest is read to must not leave `make clean` to run by its name."""
+    (tmp_path / "Makefile").write_text("clean:\n\trm -rf ~\n" + "# padding\n" * 120_000)
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    refused = command_refusals("make clean", vouched)
+    assert refused and "`Makefile` is larger than 1 MB or cannot be read" in refused[0].detail
 
 
 _COMMANDS = st.sampled_from(
