@@ -17,7 +17,7 @@ import re2
 
 from core.patterns import Match
 from core.program_tasks import TASK_NAME
-from core.recipes import EVERY, FALLBACK, Recipe, joined_lines, unread
+from core.recipes import EVERY, FALLBACK, Recipe, joined_lines, shell_command, unread
 
 __all__ = ["makefile_recipes"]
 
@@ -44,11 +44,6 @@ _SPECIAL = frozenset(
     ".PHONY .SUFFIXES .PRECIOUS .INTERMEDIATE .SECONDARY .SECONDEXPANSION .DELETE_ON_ERROR .IGNORE .SILENT"
     " .LOW_RESOLUTION_TIME .NOTPARALLEL .NOTINTERMEDIATE .POSIX .WAIT".split()
 )
-# The shells a `SHELL` may name, and the options its `.SHELLFLAGS` may set (exit on error, unset variables, trace).
-_SHELLS = frozenset(
-    "sh bash dash zsh /bin/sh /bin/bash /bin/dash /bin/zsh /usr/bin/sh /usr/bin/bash /usr/bin/zsh /usr/bin/env".split()
-)
-_SHELL_FLAGS = re2.compile(r"^(?:-[eEuxvcl]+|-o|[+]o|pipefail|errexit|nounset|xtrace|posix)$")
 _PARENTHESES = re2.compile(r"\$[({]|[(){}]")
 _CLOSES = {"(": ")", "{": "}"}
 _CALL_NAME = re2.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)[ \t]+")
@@ -231,15 +226,13 @@ def _names(value: str, name: str) -> bool:
 
 
 def _admitted_shell(name: str, value: str) -> bool:
+    """A `SHELL` that is a known shell from the system's folders, `.SHELLFLAGS` that only stop on errors or trace
+    (`core.recipes.shell_command`)."""
     try:
         words = shlex.split(value)
     except ValueError:
         return False
-    if name == ".SHELLFLAGS":
-        return all(_SHELL_FLAGS.match(w) for w in words)
-    if words[:1] == ["/usr/bin/env"]:
-        words = words[1:]
-    return len(words) == 1 and words[0] in _SHELLS and words[0] != "/usr/bin/env"
+    return shell_command(["sh", *words] if name == ".SHELLFLAGS" else words)
 
 
 def _read(text: str) -> _Makefile:

@@ -50,12 +50,20 @@ _SHELL_OPTION = re2.compile(r"^(?:-[ceuxvo]+|-o|pipefail|errexit|nounset|xtrace|
 
 def shell_command(words: list[str]) -> bool:
     """True for a command that runs lines as a POSIX shell would, with only options that stop on errors or trace
-    (`["bash", "-euo", "pipefail", "-c"]`, `/usr/bin/env bash`): its lines can be judged as shell lines."""
-    if words and words[0].rsplit("/", 1)[-1] == "env":
+    (`["bash", "-euo", "pipefail", "-c"]`, `/usr/bin/env bash`), by its name or from the system's folders: its
+    lines can be judged as shell lines."""
+    if words and _system(words[0], {"env"}):
         words = words[1:]
-    if not words or words[0].rsplit("/", 1)[-1] not in _SHELLS:
+    if not words or not _system(words[0], _SHELLS):
         return False
     return all(_SHELL_OPTION.match(word) for word in words[1:])
+
+
+def _system(program: str, names: set[str] | frozenset[str]) -> bool:
+    """True for one of `names` by its bare name or in the system's program folders (`/bin/bash`), never one a
+    project ships (`./tools/bash`)."""
+    folder, _, name = program.rpartition("/")
+    return name in names and folder in ("", "/bin", "/usr/bin", "/usr/local/bin", "/opt/homebrew/bin")
 
 
 def shell_options(line: str) -> bool:

@@ -35,6 +35,8 @@ LINT = "lint:\n\truff check .\n"
         ("include evil.mk\n" + TEST, "known only when it runs: the Makefile also reads `evil.mk`"),
         ("-include local.mk\n" + TEST, "the Makefile also reads `local.mk`"),
         ("SHELL := ./evil.sh\n" + TEST, "runs its recipes with `SHELL` = `./evil.sh`"),
+        ("SHELL := tools/bash\n" + TEST, "runs its recipes with `SHELL` = `tools/bash`"),  # a bash the project ships
+        ("SHELL := /usr/bin/env ./bash\n" + TEST, "runs its recipes with `SHELL`"),
         (".SHELLFLAGS := -c 'rm -rf ~' x\n" + TEST, "runs its recipes with `.SHELLFLAGS`"),
         ("test: SHELL := ./evil.sh\n" + TEST, "`SHELL` (for `test`)"),
         (".RECIPEPREFIX := >\ntest:\n> rm -rf ~\n", "`.RECIPEPREFIX` changes how make reads the file"),

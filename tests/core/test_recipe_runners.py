@@ -169,6 +169,8 @@ def test_an_ordinary_projects_tasks_still_run(ordinary: Vouched, line: str) -> N
 ATTACKS = [
     # justfile: what the file says beyond its recipes
     ("justfile", 'set shell := ["python3", "-c"]\ncheck:\n    ruff check .\n', "just check", "set shell"),
+    ("justfile", 'set shell := ["./tools/bash", "-c"]\ncheck:\n    ruff check .\n', "just check", "set shell"),
+    ("justfile", 'set shell := ["env", "-S", "./bash", "-c"]\ncheck:\n    ruff check .\n', "just check", "set shell"),
     ("justfile", 'set windows-shell := ["pwsh", "-c"]\ncheck:\n    ls\n', "just check", "set windows-shell"),
     ("justfile", "set dotenv-load\ncheck:\n    ruff check .\n", "just check", "loads a .env file"),
     ("justfile", "set dotenv-path := 'x.env'\ncheck:\n    ls\n", "just check", "dotenv-path"),
