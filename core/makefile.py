@@ -17,7 +17,7 @@ import re2
 
 from core.patterns import Match
 from core.program_tasks import TASK_NAME
-from core.recipes import EVERY, FALLBACK, Recipe, joined_lines, shell_command, unread
+from core.recipes import EVERY, FALLBACK, Recipe, physical_lines, shell_command, unread
 
 __all__ = ["makefile_recipes"]
 
@@ -54,6 +54,8 @@ _TOO_MUCH = f"$(unread: a line that reads more than {_MOST_WAYS} ways or longer 
 _SUFFIX_RULE = re2.compile(r"^\.[A-Za-z0-9_+-]+\.[A-Za-z0-9_+-]+$")  # `.c.o:`, as old Makefiles write a pattern
 _SPECIAL_SHAPE = re2.compile(r"^\.[A-Z_]+$")
 _WILDCARD = re2.compile(r"\$\(wildcard ([^$()]*)\)")
+_CONTINUATION = re2.compile(r"[ \t]*\\\n[ \t]*")
+_COMMENT = re2.compile(r"(?:^|[^\\])(#)")
 _CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 
 
@@ -235,25 +237,53 @@ def _admitted_shell(name: str, value: str) -> bool:
     return shell_command(["sh", *words] if name == ".SHELLFLAGS" else words)
 
 
+def _logical_lines(text: str) -> list[str]:
+    """`text`'s lines as make reads them: a line ending in an odd number of backslashes goes on into the next, kept
+    as written (a backslash-newline) for the reader of each kind of line to join its own way."""
+    lines: list[str] = []
+    pending: list[str] = []
+    for line in physical_lines(text):
+        if (len(line) - len(line.rstrip("\\"))) % 2:
+            pending.append(line)
+            continue
+        lines.append("\n".join([*pending, line]))
+        pending = []
+    if pending:
+        lines.append("\n".join(pending))
+    return lines
+
+
+def _make_syntax(raw: str) -> str:
+    """A line of make's own syntax as make reads it: each backslash-newline and the blanks around it one space, and
+    a comment from the first `#` no backslash escapes (inside a function call too) taken off."""
+    line = _CONTINUATION.sub(" ", raw)
+    comment = _COMMENT.search(line)
+    if comment is not None:
+        line = line[: comment.start(1)]
+    return line.replace("\\#", "#").strip()
+
+
 def _read(text: str) -> _Makefile:
     """The Makefile `text`, line by line as make reads it."""
     made = _Makefile()
     current: list[str] = []
     defining: str | None = None
     body: list[str] = []
-    for line in joined_lines(text):
+    for raw in _logical_lines(text):
         if defining is not None:
-            if line.strip() == "endef":
+            if raw.strip() == "endef":
                 made.variables[defining] = ["\n".join(body)]
                 defining = None
             else:
-                body.append(line)
+                body.append(raw)
             continue
-        if line.startswith("\t") and current:
+        if raw.startswith("\t") and current:
+            # A recipe line goes to the shell as written, a backslash-newline in it too (a `#` comment ends at it),
+            # less the tab that starts each of its lines.
             for target in current:
-                made.lines.setdefault(target, []).append(line[1:])
+                made.lines.setdefault(target, []).append(raw[1:].replace("\\\n\t", "\\\n"))
             continue
-        stripped = line.strip()
+        stripped = _make_syntax(raw)
         if not stripped or stripped.startswith("#"):
             continue
         word = stripped.split(maxsplit=1)[0]
@@ -316,7 +346,8 @@ def _rule(made: _Makefile, stripped: str) -> list[str]:
     rest, _, inline = rest.partition(";")
     if ":" in rest:  # a static pattern rule: `$(OBJS): %.o: %.c`, made for its targets
         rest = rest.rpartition(":")[2]
-    prerequisites = [p for way in made.read_now(rest.partition("|")[0], "a rule") for p in way.split()]
+    # Order-only prerequisites (after `|`) are made first too, when missing.
+    prerequisites = [p for way in made.read_now(rest.replace("|", " "), "a rule") for p in way.split()]
     current: list[str] = []
     for target in targets:
         if target in (".ONESHELL",):

@@ -28,6 +28,7 @@ __all__ = [
     "mise_file_task",
     "mise_recipes",
     "package_json_recipes",
+    "physical_lines",
     "rakefile_recipes",
     "shell_command",
     "shell_options",
@@ -73,11 +74,21 @@ def shell_options(line: str) -> bool:
     return words[:1] == ["set"] and len(words) > 1 and shell_command(["sh", *words[1:]])
 
 
+def physical_lines(text: str) -> list[str]:
+    """`text`'s lines as make, just and a shell split them: at each newline, a carriage return before it dropped.
+    Not `str.splitlines`, which also splits at a form feed or U+2028 where the runner sees one line (and a reader
+    that ends a recipe there would miss the lines the runner runs after it)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def joined_lines(text: str) -> list[str]:
     """`text`'s lines, a line ending in a backslash joined with the next (make's and the shell's continuation)."""
     lines: list[str] = []
     pending = ""
-    for line in text.splitlines():
+    for line in physical_lines(text):
         if line.endswith("\\"):
             pending += line[:-1] + " "
             continue
@@ -125,8 +136,10 @@ def environment_lines(variables: object, why: str) -> list[str]:
     whose value is no plain string (a command, a file to load)."""
     if not isinstance(variables, dict):
         return [unread("", f"{why} is no table")[1]]
+    if len(variables) > _MOST_LINES:
+        return [unread("", f"{why} sets more than {_MOST_LINES} variables")[1]]
     lines: list[str] = []
-    for name, value in list(variables.items())[:_MOST_LINES]:
+    for name, value in variables.items():
         if value is False:
             continue  # unsets it
         if isinstance(value, bool | int | float):
@@ -178,7 +191,10 @@ def _mise_task(name: str, task: object) -> list[Recipe]:
     found: list[Recipe] = []
     for field in ("run", "run_windows"):
         run = task.get(field)
-        for line in ([run] if isinstance(run, str | dict) else run if isinstance(run, list) else [])[:_MOST_LINES]:
+        runs = [run] if isinstance(run, str | dict) else run if isinstance(run, list) else []
+        if len(runs) > _MOST_LINES:
+            found.append((key, unread("", f"`{field}` runs more than {_MOST_LINES} lines")[1]))
+        for line in runs[:_MOST_LINES]:
             if isinstance(line, str):
                 found.append((key, templated(line)))
             elif isinstance(line, dict) and set(line) <= {"task", "tasks"}:
@@ -211,14 +227,16 @@ def mise_file_task(name: str, text: str) -> list[Recipe]:
     """A mise file task (`.mise/tasks/lint`, `mise-tasks/test/unit` as `test:unit`): a shell script's lines, or held
     when it is a script for another program or carries `#MISE` directives (what it depends on, where it runs)."""
     key = f"mise:{name}"
-    lines = text.splitlines()
+    lines = physical_lines(text)
     if lines and lines[0].startswith("#!") and not shell_command(lines[0][2:].split()):
         return [(key, unread("", f"`{name}` is a script for `{lines[0][2:].strip()[:40]}`, not shell")[1])]
     if any(_MISE_DIRECTIVE.match(line) for line in lines):
         return [(key, unread("", f"`{name}` carries `#MISE` directives (what it runs first, where, with what)")[1])]
     commands = [line.strip() for line in joined_lines(text) if line.strip() and not line.strip().startswith("#")]
     commands = [line for line in commands if not shell_options(line)]
-    return [(key, line) for line in commands[:_MOST_LINES]] or [(key, "true")]
+    if len(commands) > _MOST_LINES:
+        return [(key, unread("", f"`{name}` runs more than {_MOST_LINES} lines")[1])]
+    return [(key, line) for line in commands] or [(key, "true")]
 
 
 def rakefile_recipes(text: str) -> list[Recipe]:

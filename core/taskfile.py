@@ -40,6 +40,8 @@ def _lines(name: str, values: object, what: str) -> list[Recipe]:
     key = f"task:{name}"
     steps = values if isinstance(values, list) else [values] if values is not None else []
     found: list[Recipe] = []
+    if len(steps) > _MOST_LINES:
+        found.append((key, unread("", f"{what}s past {_MOST_LINES}")[1]))
     for step in steps[:_MOST_LINES]:
         if isinstance(step, dict) and "defer" in step:
             step = step["defer"]
@@ -80,7 +82,10 @@ def _task(name: str, task: object) -> list[Recipe]:
         return [(key, unread("", f"`{name}` is no task the reader reads")[1])]
     found = _lines(name, task.get("cmds"), "a command") + _lines(name, task.get("cmd"), "a command")
     deps = task.get("deps")
-    for dep in (deps if isinstance(deps, list) else [] if deps is None else [deps])[:_MOST_LINES]:
+    deps = deps if isinstance(deps, list) else [] if deps is None else [deps]
+    if len(deps) > _MOST_LINES:
+        found.append((key, unread("", f"dependencies past {_MOST_LINES}")[1]))
+    for dep in deps[:_MOST_LINES]:
         found += [(key, f"task {templated(dep)}")] if isinstance(dep, str) else _lines(name, dep, "a dependency")
     found += _lines(name, task.get("preconditions"), "a precondition")
     found += _lines(name, task.get("status"), "a status check")
@@ -121,6 +126,8 @@ def taskfile_recipes(text: str) -> list[Recipe]:
     tasks = data.get("tasks")
     if not isinstance(tasks, dict):
         return found
+    if len(tasks) > _MOST_TASKS:
+        found.append(unread("task", f"the Taskfile declares more than {_MOST_TASKS} tasks"))
     for name, task in list(tasks.items())[:_MOST_TASKS]:
         if not isinstance(name, str):
             continue

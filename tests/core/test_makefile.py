@@ -164,3 +164,27 @@ def test_a_makefile_past_what_is_read_holds_and_is_read_at_once(tmp_path: Path, 
     for line in lines:
         detail = _held(vouched, line)
         assert detail is not None and shown in detail, (line, detail)
+
+
+@pytest.mark.parametrize(
+    ("makefile", "shown"),
+    [
+        # The shell ends a comment at a backslash-newline make passes it: the next line runs (round 7, m39).
+        ("test:\n\tpytest -q # \\\n\tgit push -f origin main\n", "git push -f origin main"),
+        # make takes a comment off its own lines, inside a value too: `$(CMD)` is `pytest`, and `; rm` runs.
+        ("CMD := pytest # the runner\ntest:\n\t$(CMD) ; rm -rf ~\n", "rm -rf ~"),
+        ("test: | build\n\tpytest\nbuild:\n\tgit push -f origin main\n", "git push -f"),  # order-only: made first
+        ("test:\n\tpytest\fnote\n\trm -rf ~\n", "runs `pytest"),  # a form feed splits no line for make
+        ("test:\r\n\tpytest\r\n\trm -rf ~\r\n", "rm -rf ~"),
+    ],
+)
+def test_lines_are_split_joined_and_commented_as_make_and_the_shell_do(
+    tmp_path: Path, makefile: str, shown: str
+) -> None:
+    detail = _held(_vouched(tmp_path, makefile), "make test")
+    assert detail is not None and shown in detail, detail
+
+
+def test_a_comment_continued_by_a_backslash_hides_the_next_make_line_as_make_reads_it(tmp_path: Path) -> None:
+    vouched = _vouched(tmp_path, "# a note \\\ninclude evil.mk\n" + TEST)
+    assert _held(vouched, "make test") is None
