@@ -5,6 +5,7 @@ A project's cargo configuration can make any cargo command run a program of its 
 `[env]` for everything cargo starts, another registry or source for what it fetches. Only keys known to change no
 program cargo runs are admitted; `[alias]` entries are read as the cargo command they stand for (`cargo t` runs
 `cargo test`); `[env]` is read as variables set before every command; anything else holds every `cargo` command.
+rustup's rust-toolchain.toml picks the cargo that runs: a toolchain by its release name runs, one from a path holds.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import shlex
 import tomllib
 
+import re2
+
 from core.recipes import EVERY, Recipe, environment_lines, unread
 
-__all__ = ["cargo_config_recipes"]
+__all__ = ["cargo_config_recipes", "rust_toolchain_recipes"]
 
 # Tables that say how cargo reports or where it writes what it builds, never what it runs.
 _TABLES = frozenset("term cargo-new future-incompat-report cache profile".split())
@@ -79,3 +82,29 @@ def _plain_env(table: object) -> object:
         else value
         for name, value in table.items()
     }
+
+
+# A toolchain by its release (`stable`, `1.79`, `nightly-2024-05-01`, with a host triple), never a folder's.
+_CHANNEL = re2.compile(
+    r"^(?:stable|beta|nightly|[0-9]+\.[0-9]+(?:\.[0-9]+)?)(?:-[0-9]{4}-[0-9]{2}-[0-9]{2})?(?:-[a-z0-9_]+)*$"
+)
+_TOOLCHAIN_KEYS = frozenset("channel components targets profile".split())
+
+
+def rust_toolchain_recipes(text: str) -> list[Recipe]:
+    """rust-toolchain.toml (or the one-line `rust-toolchain`): rustup runs the cargo of the toolchain it names, so a
+    `path`, a channel that is no release, or a key not known holds every `cargo` command."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        lines = text.split()
+        data = {"toolchain": {"channel": lines[0]}} if len(lines) == 1 else {"": None}
+    toolchain = data.get("toolchain")
+    if set(data) != {"toolchain"} or not isinstance(toolchain, dict):
+        return [unread("cargo", "rust-toolchain names no toolchain by its release")]
+    found = [unread("cargo", f"rust-toolchain sets `{k}`, which picks what cargo runs") for k in toolchain
+             if k not in _TOOLCHAIN_KEYS]  # fmt: skip
+    channel = toolchain.get("channel", "stable")
+    if not (isinstance(channel, str) and _CHANNEL.match(channel)):
+        found.append(unread("cargo", f"rust-toolchain's channel `{str(channel)[:40]}` is no release"))
+    return found

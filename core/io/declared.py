@@ -21,7 +21,7 @@ import re2
 import yaml
 
 from core.build_wrappers import gradle_wrapper_recipes, maven_wrapper_recipes
-from core.cargo_config import cargo_config_recipes
+from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
 from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
@@ -307,6 +307,8 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     ("tox.toml", "tox", tox_toml_recipes),
     (".cargo/config.toml", "cargo", cargo_config_recipes),
     (".cargo/config", "cargo", cargo_config_recipes),
+    ("rust-toolchain.toml", "cargo", rust_toolchain_recipes),
+    ("rust-toolchain", "cargo", rust_toolchain_recipes),
     ("gradle/wrapper/gradle-wrapper.properties", "gradlew", gradle_wrapper_recipes),
     (".mvn/wrapper/maven-wrapper.properties", "mvnw", maven_wrapper_recipes),
 )

@@ -142,6 +142,7 @@ def ordinary(tmp_path: Path) -> Vouched:
                 "deno.jsonc": DENO,
                 "composer.json": json.dumps(COMPOSER),
                 ".cargo/config.toml": CARGO_CONFIG,
+                "rust-toolchain.toml": '[toolchain]\nchannel = "1.79.0"\ncomponents = ["clippy", "rustfmt"]\n',
                 "gradle/wrapper/gradle-wrapper.properties": GRADLE,
                 ".mvn/wrapper/maven-wrapper.properties": MAVEN,
                 "package.json": json.dumps(PACKAGE),
@@ -239,6 +240,8 @@ ATTACKS = [
     (".cargo/config.toml", "[registries.evil]\nindex = 'https://x'\n", "cargo test", "`registries.evil.index`"),
     (".cargo/config.toml", "[alias]\nt = 'run --bin wipe'\n[target.x]\nrunner = 'e'\n", "cargo t", "`target.x.runner`"),
     (".cargo/config", "[target.x86_64-unknown-linux-gnu]\nrunner = './evil'\n", "cargo test", "`target."),
+    ("rust-toolchain.toml", "[toolchain]\npath = './evil'\n", "cargo test", "sets `path`"),
+    ("rust-toolchain.toml", "[toolchain]\nchannel = '../evil'\n", "cargo build", "is no release"),
     # corepack
     ("package.json", json.dumps({"packageManager": "yarn@https://x.example/y.tgz", "scripts": {"test": "jest"}}), "yarn test", "corepack"),
     ("package.json", json.dumps({"packageManager": "pnpm@latest", "scripts": {"lint": "eslint ."}}), "pnpm lint", "corepack"),
