@@ -145,8 +145,131 @@ def tasks_run(call: Call) -> list[str]:
     """The project's tasks `call` runs, whose recipes say what it does, each named by its runner as `core.recipes`
     names it: a task runner's targets (`make:test`; `make:` for its default, `make` alone), a package manager's script
     (`npm run X`, `npm test`, `pnpm X`, with npm's `preX` and `postX`; `npm:X`) and the scripts an install runs
-    (`npm:postinstall`), `mise run X`, `node --run X`."""
+    (`npm:postinstall`), `mise run X`, `node --run X`, and `poe X`, `deno task X`, `composer X`, `tox -e X`, `cargo X`
+    and the Gradle and Maven wrappers' tasks."""
+    reader = _OTHER_RUNNERS.get(call.family)
+    if reader is not None:
+        return reader(call)
     return [f"{_RECIPE_KIND.get(call.family, call.family)}:{name}" for name in _tasks_named(call)]
+
+
+def _after_options(args: Sequence[str], valued: frozenset[str]) -> list[str]:
+    """`args` without their options and the values of the options in `valued` (`poe -C web test` is `test`)."""
+    words: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--":
+            break
+        elif arg.startswith("-"):
+            skip = arg in valued
+        else:
+            words.append(arg)
+    return words
+
+
+def _poe_tasks(call: Call) -> list[str]:
+    """`poe [options] TASK [args]`: `poe:TASK`; `poe` alone lists its tasks."""
+    words = _after_options(call.args, _POE_VALUED)
+    return [f"poe:{words[0]}"] if words else []
+
+
+def _deno_tasks(call: Call) -> list[str]:
+    """`deno task NAME`: deno.json's `deno:NAME`, and package.json's script of that name, which deno runs when
+    deno.json declares none."""
+    words = _after_options(call.args, _DENO_VALUED)
+    if words[:1] != ["task"] or len(words) < 2:
+        return []
+    name = words[1]
+    return [f"deno:{name}", f"npm:pre{name}", f"npm:{name}", f"npm:post{name}"]
+
+
+def _composer_tasks(call: Call) -> list[str]:
+    """`composer test`, `composer run-script test`: `composer:test`; an install, an update or an autoload dump, the
+    scripts of the events it fires (`composer:post-install-cmd`)."""
+    words = _after_options(call.args, _COMPOSER_VALUED)
+    if not words:
+        return []
+    if words[0] in ("run-script", "run"):
+        return [f"composer:{words[1]}"] if len(words) > 1 else []
+    events = _COMPOSER_EVENTS.get(words[0])
+    if events is not None:
+        return [f"composer:{event}" for event in events]
+    return [] if words[0] in _COMPOSER_COMMANDS else [f"composer:{words[0]}"]
+
+
+def _tox_tasks(call: Call) -> list[str]:
+    """`tox -e lint,type`: `tox:lint`, `tox:type`; `tox` alone, `-e ALL` or `-m LABEL`, every environment (`tox:`)."""
+    envs: list[str] = []
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in ("-e", "--env") and i + 1 < len(args):
+            envs += args[i + 1].split(",")
+        elif arg.startswith("--env="):
+            envs += arg[len("--env=") :].split(",")
+        elif arg.startswith("-e") and len(arg) > 2 and not arg.startswith("--"):
+            envs += arg[2:].lstrip("=").split(",")
+    words = _after_options(call.args, _TOX_VALUED)
+    if words[:1] and words[0] in _TOX_READS_ONLY:
+        return []
+    named = [e for e in envs if e and e != "ALL"]
+    return [f"tox:{e}" for e in named] if named and "ALL" not in envs else ["tox:"]
+
+
+def _cargo_tasks(call: Call) -> list[str]:
+    """`cargo test`: `cargo:test` (an `[alias]` of that name, and what the project's configuration makes every
+    cargo command run); `cargo` alone or `cargo --version` builds nothing and runs none."""
+    words = [w for w in call.positionals() if not w.startswith("+")]
+    return [f"cargo:{words[0]}"] if words else []
+
+
+def _wrapper_tasks(call: Call) -> list[str]:
+    """`./gradlew test`, `./mvnw verify`: each task named, or the wrapper's default."""
+    return [f"{call.family}:{w}" for w in call.positionals()] or [f"{call.family}:"]
+
+
+_POE_VALUED = frozenset("-C --directory --root -e --executor".split())
+_DENO_VALUED = frozenset("--cwd -c --config -f --filter".split())
+_COMPOSER_VALUED = frozenset("-d --working-dir".split())
+_TOX_VALUED = frozenset("-e --env -c --conf --root --workdir -x --override".split())
+_TOX_READS_ONLY = frozenset("list l config c quickstart q depends de --version".split())
+# The events composer's commands fire, whose scripts they run (`post-install-cmd`, `post-autoload-dump`).
+_AUTOLOAD = ("pre-autoload-dump", "post-autoload-dump")
+_UPDATE = ("pre-update-cmd", "post-update-cmd", *_AUTOLOAD)
+_COMPOSER_EVENTS: dict[str, tuple[str, ...]] = {
+    "install": ("pre-install-cmd", "post-install-cmd", *_AUTOLOAD),
+    "i": ("pre-install-cmd", "post-install-cmd", *_AUTOLOAD),
+    "update": _UPDATE,
+    "u": _UPDATE,
+    "upgrade": _UPDATE,
+    "require": _UPDATE,
+    "r": _UPDATE,
+    "remove": _UPDATE,
+    "rm": _UPDATE,
+    "dump-autoload": _AUTOLOAD,
+    "dumpautoload": _AUTOLOAD,
+    "status": ("pre-status-cmd", "post-status-cmd"),
+    "archive": ("pre-archive-cmd", "post-archive-cmd"),
+    "create-project": ("post-root-package-install", "post-create-project-cmd"),
+}
+# composer's own commands, which run no script of the project by their name.
+_COMPOSER_COMMANDS = frozenset(
+    "about audit browse home bump check-platform-reqs clear-cache clearcache config depends why diagnose exec fund"
+    " global help init licenses list outdated prohibits why-not reinstall search self-update selfupdate show info"
+    " suggests validate".split()
+)
+_OTHER_RUNNERS = {
+    "poe": _poe_tasks,
+    "deno": _deno_tasks,
+    "composer": _composer_tasks,
+    "tox": _tox_tasks,
+    "cargo": _cargo_tasks,
+    "gradlew": _wrapper_tasks,
+    "mvnw": _wrapper_tasks,
+}
 
 
 # Whose recipes a runner reads: every package manager (and `node --run`) runs package.json's scripts.
@@ -278,6 +401,14 @@ _ELSEWHERE = {
     "yarn": ("--cwd",),
     "bun": ("--cwd", "--filter", "-F"),
     "mise": ("-C", "--cd"),
+    "poe": ("-C", "--directory", "--root"),
+    "deno": ("--cwd", "-c", "--config", "-f", "--filter", "-r", "--recursive"),
+    "composer": ("-d", "--working-dir"),
+    "tox": ("-c", "--conf", "--root", "--workdir"),
+    "cargo": ("--manifest-path", "-C", "--config"),
+    "gradlew": ("-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-I", "--init-script"),
+    # (Not maven's `-f` and `-s` alone: read as prefixes they would take `-fae` and `-ff`, failure modes.)
+    "mvnw": ("--file", "--settings", "-gs", "--global-settings"),
 }
 
 

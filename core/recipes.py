@@ -111,12 +111,29 @@ def default_recipes(runner: str, first: str | None, found: list[Recipe]) -> list
 
 
 def package_json_recipes(text: str) -> list[Recipe]:
-    """package.json's scripts, each its one line."""
+    """package.json's scripts, each its one line; a `packageManager` that is no release by its version (corepack
+    downloads and runs what it names for every yarn or pnpm command) holds every script."""
     data = json.loads(text)
+    manager = data.get("packageManager") if isinstance(data, dict) else None
+    held = (
+        []
+        if manager is None or (isinstance(manager, str) and _PACKAGE_MANAGER.match(manager))
+        else [
+            unread("npm", f"corepack runs `packageManager` `{str(manager)[:60]}`, which is no release by its version")
+        ]
+    )
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
-        return []
-    return [(f"npm:{name}", line) for name, line in scripts.items() if isinstance(name, str) and isinstance(line, str)]
+        return held
+    return held + [
+        (f"npm:{name}", line) for name, line in scripts.items() if isinstance(name, str) and isinstance(line, str)
+    ]
+
+
+# `name@version` with corepack's optional `+sha512.<hex>` hash: a release of a package manager by its version.
+_PACKAGE_MANAGER = re2.compile(
+    r"^(?:npm|yarn|pnpm|bun)@[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?(?:\+sha(?:1|224|256|384|512)\.[0-9a-f]+)?$"
+)
 
 
 # mise.toml's tables that say which tools a task finds or how mise shows itself, never what a task runs; `[env]`,

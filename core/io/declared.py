@@ -2,10 +2,10 @@
 
 A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
 its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
-(what `npx` finds) and its scripts, Cargo's binaries, the tools mise or asdf pin and mise's tasks, a Makefile's
-targets, a justfile's recipes and a Taskfile's tasks, and the first word of each code span of the hand-written part
-of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read bounded and parsed by their own parsers; a
-file that does not parse declares nothing.
+(what `npx` finds) and its scripts, composer.json's packages and scripts, Cargo's binaries, the tools mise or asdf
+pin and mise's tasks, a Makefile's targets, a justfile's recipes and a Taskfile's tasks, and the first word of each
+code span of the hand-written part of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read
+bounded and parsed by their own parsers; a file that does not parse declares nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from typing import TypeVar
 import re2
 import yaml
 
+from core.build_wrappers import gradle_wrapper_recipes, maven_wrapper_recipes
+from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
 from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
@@ -31,9 +33,12 @@ from core.package_settings import (
     yarnrc_recipes,
     yarnrc_yml_recipes,
 )
+from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
 from core.program_tasks import TASK_NAME
 from core.recipes import Recipe, mise_file_task, mise_recipes, package_json_recipes, rakefile_recipes, unread
+from core.script_manifests import composer_recipes, deno_recipes
 from core.taskfile import taskfile_recipes
+from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
 
 __all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
 
@@ -99,6 +104,26 @@ def _package_json(text: str) -> set[str]:
         if isinstance(deps, dict):
             found |= _names(name.rsplit("/", 1)[-1] for name in deps)
     scripts = data.get("scripts")  # what `npm run NAME` may run by name
+    if isinstance(scripts, dict):
+        found |= {k for k in scripts if isinstance(k, str) and TASK_NAME.match(k)}
+    return found
+
+
+def _composer(text: str) -> set[str]:
+    """composer.json's packages (their last part: `phpstan/phpstan` installs `vendor/bin/phpstan`), its `bin` files
+    and its scripts (what `composer NAME` may run by name)."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        return set()
+    found: set[str] = set()
+    for key in ("require", "require-dev"):
+        deps = data.get(key)
+        if isinstance(deps, dict):
+            found |= _names(name.rsplit("/", 1)[-1] for name in deps if isinstance(name, str) and "/" in name)
+    binaries = data.get("bin")
+    if isinstance(binaries, list):
+        found |= _names(b.rsplit("/", 1)[-1] for b in binaries if isinstance(b, str))
+    scripts = data.get("scripts")
     if isinstance(scripts, dict):
         found |= {k for k in scripts if isinstance(k, str) and TASK_NAME.match(k)}
     return found
@@ -170,6 +195,7 @@ _READERS = (
     ("pyproject.toml", _pyproject),
     ("package.json", _package_json),
     ("Cargo.toml", _cargo),
+    ("composer.json", _composer),
     (".tool-versions", _pinned_tools),
     ("mise.toml", _pinned_tools),
     ("Makefile", _targets),
@@ -248,6 +274,12 @@ def _read_all(folders: Iterable[Path], readers: Sequence[tuple[str, Callable[[st
 
 _MOST_FILE_TASKS = 200  # a project's mise file tasks we read
 
+
+def _unread_tasks(text: str) -> list[Recipe]:
+    """A poe tasks file in a format not read here (YAML, JSON): every `poe` task is held."""
+    return [unread("poe", "its tasks file is not read here")]
+
+
 _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] = (
     ("Makefile", "make", makefile_recipes),
     ("makefile", "make", makefile_recipes),
@@ -263,6 +295,22 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     *((name, "mise", mise_recipes) for name in _MISE_FILES),
     *((name, "task", taskfile_recipes) for name in _TASKFILES),
     *((name, "rake", rakefile_recipes) for name in _RAKEFILES),
+    ("pyproject.toml", "poe", poe_recipes),
+    ("poe_tasks.toml", "poe", poe_tasks_file_recipes),
+    *((name, "poe", _unread_tasks) for name in ("poe_tasks.yaml", "poe_tasks.yml", "poe_tasks.json")),
+    ("deno.json", "deno", deno_recipes),
+    ("deno.jsonc", "deno", deno_recipes),
+    ("composer.json", "composer", composer_recipes),
+    ("tox.ini", "tox", tox_ini_recipes),
+    ("setup.cfg", "tox", tox_setup_cfg_recipes),
+    ("pyproject.toml", "tox", tox_pyproject_recipes),
+    ("tox.toml", "tox", tox_toml_recipes),
+    (".cargo/config.toml", "cargo", cargo_config_recipes),
+    (".cargo/config", "cargo", cargo_config_recipes),
+    ("rust-toolchain.toml", "cargo", rust_toolchain_recipes),
+    ("rust-toolchain", "cargo", rust_toolchain_recipes),
+    ("gradle/wrapper/gradle-wrapper.properties", "gradlew", gradle_wrapper_recipes),
+    (".mvn/wrapper/maven-wrapper.properties", "mvnw", maven_wrapper_recipes),
 )
 
 
@@ -304,9 +352,11 @@ def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe
 
 def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
-    justfiles, package.json scripts (and the package managers' settings beside it), mise tasks, Taskfiles and
-    Rakefiles (`core.recipes`). A file that is there but is too large to read or does not parse holds every task of
-    its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile padded past 1 MB)."""
+    justfiles, package.json scripts (and the package managers' settings beside it), mise tasks, Taskfiles,
+    Rakefiles (`core.recipes`), poe's and tox's tasks, deno.json's and composer.json's, cargo's configuration and the
+    Gradle and Maven wrappers' downloads. A file that is there but is too large to read or does not parse holds
+    every task of its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile
+    padded past 1 MB)."""
     folders = list(folders)
     found = {recipe for folder in folders for name, runner, reader in _RECIPE_READERS
              for recipe in _recipes_in(folder / name, runner, reader)}  # fmt: skip

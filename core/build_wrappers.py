@@ -1,0 +1,92 @@
+"""Gradle's and Maven's wrappers (`./gradlew`, `./mvnw`): where their properties say to download the build tool from.
+
+A wrapper downloads the distribution its properties name and runs it, so a project pointing `distributionUrl` at its
+own host runs whatever that host serves for every `./gradlew` or `./mvnw` task. The official hosts, over https, are
+admitted; any other host, a key this reader does not know, or a file it cannot read holds every task of the wrapper.
+"""
+
+from __future__ import annotations
+
+import re2
+
+from core.recipes import Recipe, unread
+
+__all__ = ["gradle_wrapper_recipes", "maven_wrapper_recipes"]
+
+_GRADLE_HOSTS = frozenset({"services.gradle.org"})
+_MAVEN_HOSTS = frozenset({"repo.maven.apache.org", "repo1.maven.org"})
+_GRADLE_KEYS = frozenset(
+    "distributionBase distributionPath zipStoreBase zipStorePath networkTimeout validateDistributionUrl"
+    " distributionSha256Sum distributionUrl".split()
+)
+_MAVEN_KEYS = frozenset(
+    "distributionUrl wrapperUrl distributionSha256Sum wrapperSha256Sum distributionType wrapperVersion"
+    " alwaysDownload alwaysUnpack".split()
+)
+_URL = re2.compile(r"^https://([A-Za-z0-9.-]+)(?::443)?/[^\s]*$")
+
+
+def gradle_wrapper_recipes(text: str) -> list[Recipe]:
+    """gradle/wrapper/gradle-wrapper.properties: held unless `distributionUrl` is on services.gradle.org."""
+    return _wrapper("gradlew", text, _GRADLE_KEYS, _GRADLE_HOSTS, ("distributionUrl",))
+
+
+def maven_wrapper_recipes(text: str) -> list[Recipe]:
+    """.mvn/wrapper/maven-wrapper.properties: held unless its URLs are on Maven Central."""
+    return _wrapper("mvnw", text, _MAVEN_KEYS, _MAVEN_HOSTS, ("distributionUrl", "wrapperUrl"))
+
+
+def _wrapper(
+    runner: str, text: str, keys: frozenset[str], hosts: frozenset[str], urls: tuple[str, ...]
+) -> list[Recipe]:
+    properties = _properties(text)
+    found = [unread(runner, f"its wrapper's properties set `{k[:40]}`") for k in properties if k not in keys]
+    for key in urls:
+        url = properties.get(key)
+        if url is None:
+            continue
+        match = _URL.match(url)
+        if match is None or match.group(1).lower() not in hosts:
+            where = match.group(1) if match else url[:40]
+            found.append(unread(runner, f"the wrapper downloads from `{where}` and runs it (`{key}`)"))
+    return found
+
+
+def _properties(text: str) -> dict[str, str]:
+    """A Java properties file's keys and values: `key=value`, `key: value` or `key value`, `#` and `!` comments, a
+    line ending in a backslash joined with the next, `\\:` and `\\=` read as themselves."""
+    found: dict[str, str] = {}
+    pending = ""
+    for raw in text.splitlines():
+        line = pending + raw.lstrip()
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            pending = line[:-1]
+            continue
+        pending = ""
+        if not line or line[0] in "#!":
+            continue
+        match = _PROPERTY.match(line)
+        if match is None:
+            found[line[:40]] = ""
+            continue
+        found[_unescape(match.group(1))] = _unescape(match.group(2))
+    return found
+
+
+_PROPERTY = re2.compile(r"^((?:\\.|[^\\:=\s])+)\s*[:=\s]\s*(.*)$")
+
+
+def _unescape(text: str) -> str:
+    """A property's text with its escapes read (`https\\://x` is `https://x`); a `\\u` escape is kept as written, and
+    a URL carrying it matches no host."""
+    out: list[str] = []
+    escaped = False
+    for char in text:
+        if escaped:
+            out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(char, char if char != "u" else "\\u"))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            out.append(char)
+    return "".join(out)
