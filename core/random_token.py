@@ -104,10 +104,12 @@ def _characters(run: str) -> set[str]:
     return head | set(rest.decode("ascii")) if rest else head
 
 
-def is_random_token(token: str) -> bool:
-    """Whether a run of token characters (and its `=` padding) is random enough to be a key."""
+def is_random_token(token: str, chars: set[str] | None = None) -> bool:
+    """Whether a run of token characters (and its `=` padding) is random enough to be a key. `chars`: the distinct
+    characters of the run without its padding, when the caller has them."""
     core = token.rstrip("=")
-    chars = set(core) if len(core) <= _HEAD else _characters(core)
+    if chars is None:
+        chars = set(core) if len(core) <= _HEAD else _characters(core)
     # a digit, an upper-case and a lower-case letter (a candidate is ASCII)
     if chars.isdisjoint(_UPPER) or chars.isdisjoint(_LOWER) or chars.isdisjoint(_DIGITS):
         return False
@@ -152,13 +154,13 @@ def _twilio_spans(text: str, start: int, end: int) -> list[tuple[int, int, str]]
     return spans
 
 
-def _no_run_scan(text: str) -> bool:
+def _no_run_scan(text: str, chars: set[str] | None) -> bool:
     """Whether no run of `text` can be a random token or a Twilio SID, said by the text as a whole (where that is
     cheap): a run has no more distinct characters than its text (18 or fewer: below the entropy bar), and a SID
     starts `AC` or `SK`. A text of a few characters repeated (base64 quads, a mixed-case unit) is one long run, or
     several, and each search for one and the checks on it cost more than this (`redact_parts` reads each block and
-    each join)."""
-    chars = _few_characters(text)
+    each join). `chars`: the distinct characters of a short text, when the caller has them."""
+    chars = _few_characters(text) if chars is None else chars if len(chars) <= _FEWEST_DISTINCT else None
     if chars is None:
         return False
     # (a search for two characters costs ~1 ns a character: only where the text holds both)
@@ -192,8 +194,10 @@ def token_spans(text: str, verdicts: Verdicts | None = None) -> list[tuple[int, 
     `verdicts`: the runs already judged, for a caller that looks at overlapping windows of one text; the runs judged
     here are added to it.
     """
-    if len(text) > _HEAD and _no_run_scan(text):
-        return []  # (a short text's runs are judged as soon: the shortcut is for long ones)
+    # A short text's characters are read once: for the shortcut, and for its run when the text is one (a block, a join)
+    chars = set(text) if len(text) <= _HEAD else None
+    if _no_run_scan(text, chars):
+        return []
     found: list[tuple[int, int, str]] = []
     n = len(text)
     for start, end in _CANDIDATE.spans(text):
@@ -202,7 +206,8 @@ def token_spans(text: str, verdicts: Verdicts | None = None) -> list[tuple[int, 
         token = text[start:end]
         random = verdicts.get(token) if verdicts is not None else None
         if random is None:
-            random = is_random_token(token)
+            whole = end - start == n and text[-1] != "="  # the run is the text, no padding: its characters are known
+            random = is_random_token(token, chars if whole else None)
             if verdicts is not None and len(token) <= _REMEMBERED:
                 verdicts[token] = random
         if random:
