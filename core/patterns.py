@@ -227,6 +227,20 @@ class Pattern:
                 while at < len(data) and data[at] & 0xC0 == 0x80:
                     at += 1
 
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """`finditer`'s (start, end) of each match, for a pattern that matches no empty text, without a `Match` each
+        (for callers that read only offsets) and without a search after a match that ends the text."""
+        subject = _subject(text)
+        data, end = subject.data, len(subject.data)
+        regexp, at = self._re._regexp, 0
+        while at < end:
+            spans = regexp.Match(_UNANCHORED, data, at, end)
+            start, stop = spans[0]
+            if start < 0:
+                return
+            yield (start, stop) if subject.ascii else (subject.char(start), subject.char(stop))
+            at = stop if stop > start else end  # (an empty match, which such a pattern has none of, ends the search)
+
     def findall(self, text: str) -> list[str]:
         """The text of every match (of its first group, when it has groups; "" where that group took no part)."""
         group = 1 if self.groups else 0

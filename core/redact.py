@@ -16,10 +16,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import threading
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -30,7 +28,8 @@ from core.layered import unseen_texts
 from core.models import Playbook
 from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
-from core.secret_rule import Rule, Span, ascii_alnum, matches, word_char
+from core.random_token import Verdicts, token_spans
+from core.secret_rule import Rule, Span, word_char
 from core.secret_rule_set import RuleSet
 from core.secret_rules import PLAIN_RULES
 
@@ -108,18 +107,6 @@ RULES: list[Rule] = [
 
 _RULES_BY_NAME = {rule.name: rule for rule in RULES}
 
-# A long run of token characters, random enough to be a key (a bare AWS secret, a pasted token). Hex
-# (commit ids, checksums) stays below the entropy bar; words, paths and identifiers lack the mix. The run stands
-# alone: no token character, `=` or `.` before it, no token character or `=` after its padding (checked on the
-# match).
-_CANDIDATE = Pattern(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
-_RUN_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
-_RUN_AFTER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
-ENTROPY_BITS = 4.2
-_FEWEST_DISTINCT = math.floor(2**ENTROPY_BITS)  # a run of no more distinct characters is below it (`_random_token`)
-# Ids the agents' own formats are full of: random, but not secrets.
-_ID_PREFIXES = ("toolu_", "srvtoolu_", "msg_", "req_", "call_", "chatcmpl-", "resp_")
-
 
 @cache
 def rule_shapes() -> tuple[str, ...]:
@@ -152,8 +139,8 @@ def secret_shapes() -> str:
 
 # The second half, for SQL: a run of token characters holding an upper-case letter and a digit, in either order (as the
 # regular expression finds it, the whole run), which the SQL keeps when it is 32 characters or more and holds a
-# lower-case letter too (what `_random_token` needs), or is 34 characters starting `AC` or `SK` (a Twilio SID, whose 32
-# hex digits may all be digits). Ids, hashes, UUIDs and paths in one case never do, and they are most of a
+# lower-case letter too (what `is_random_token` needs), or is 34 characters starting `AC` or `SK` (a Twilio SID, whose
+# 32 hex digits may all be digits). Ids, hashes, UUIDs and paths in one case never do, and they are most of a
 # transcript's long runs.
 _TOKEN = r"[A-Za-z0-9+/_\-]"
 MIXED_RUN = f"{_TOKEN}*[A-Z]{_TOKEN}*[0-9]{_TOKEN}*|{_TOKEN}*[0-9]{_TOKEN}*[A-Z]{_TOKEN}*"
@@ -162,115 +149,9 @@ MIXED_PAIR = f"[A-Z]{_TOKEN}*[0-9]|[0-9]{_TOKEN}*[A-Z]"
 
 
 # A random token's necessary conditions, for the rule set: a run of 32 token characters, and in it an upper-case letter
-# and a digit (`_random_token`) or a Twilio SID's hex (`_twilio_sid`; its digits may all be letters).
+# and a digit (`is_random_token`) or a Twilio SID's hex (`core.random_token`; its digits may all be letters).
 _RUNS = (f"{MIXED_PAIR}|(?:AC|SK)[0-9a-f]{{32}}",)
 _RULE_SET = RuleSet(RULES, _RUNS)  # built here: the base64 rule's check calls `secret_spans`
-
-
-# Up to this many distinct characters, counting each with `str.count` (a C scan, ~0.3 ns a character) costs less
-# than `Counter` (~22 ns a character: a 10 KB run of 19 characters took 0.22 ms); past ~60 they cost the same.
-_COUNTED_ONE_BY_ONE = 48
-
-
-def _entropy(text: str, chars: set[str] | None = None) -> float:
-    """Shannon entropy of `text` in bits a character; `chars`, when given, are its distinct characters. The counts
-    are summed in the order the characters first appear, as `Counter` gives them, so both ways give the same float."""
-    n = len(text)
-    if chars is not None and len(chars) <= _COUNTED_ONE_BY_ONE:
-        counts: Iterable[int] = [text.count(c) for c in sorted(chars, key=text.index)]
-    else:
-        counts = Counter(text).values()
-    return -sum(k / n * math.log2(k / n) for k in counts)
-
-
-# A Twilio account or API key SID (`AC`/`SK` + 32 lower-case hex), and the auth token that follows it in code
-# (`Client("AC...", "<token>")`); found among the 32-character runs `_CANDIDATE` scans anyway.
-_HEX = frozenset("0123456789abcdef")
-_HEX32 = Pattern(r"[0-9a-f]{32}")
-
-
-def _twilio_sid(token: str) -> bool:
-    return len(token) == 34 and token[:2] in ("AC", "SK") and _HEX.issuperset(token[2:])
-
-
-def _twilio_spans(text: str, sid: Match) -> list[tuple[int, int, str]]:
-    spans = [(sid.start(), sid.end(), "[REDACTED:token]")]
-    window = text[sid.end() : sid.end() + 160]  # the token follows within 160 characters; the window is its end
-    for token in _HEX32.finditer(window):
-        start, end = sid.end() + token.start(), sid.end() + token.end()
-        if not ascii_alnum(text[start - 1 : start]) and not ascii_alnum(window[token.end() : token.end() + 1]):
-            spans.append((start, end, "[REDACTED:token]"))
-            break
-    return spans
-
-
-_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
-_DIGITS = frozenset("0123456789")
-_HEAD = 128  # how much of a run `_characters` reads one by one
-
-
-def _characters(run: str) -> set[str]:
-    """The distinct characters of `run` (ASCII, as a candidate is). A set built character by character costs ~5 ns a
-    character (50 us for a run of 10 KB, most of the cost of a text of repeated base64 quads); so for a long run only
-    its head is, and the rest is read only for characters the head lacks: deleting the head's from its bytes is one
-    C pass (a repeated unit leaves nothing)."""
-    if len(run) <= _HEAD:
-        return set(run)
-    head = set(run[:_HEAD])
-    rest = run.encode("ascii").translate(None, "".join(head).encode("ascii"))
-    return head | set(rest.decode("ascii")) if rest else head
-
-
-def _random_token(token: str) -> bool:
-    core = token.rstrip("=")
-    chars = _characters(core)
-    # a digit, an upper-case and a lower-case letter (a candidate is ASCII)
-    if chars.isdisjoint(_UPPER) or chars.isdisjoint(_LOWER) or chars.isdisjoint(_DIGITS):
-        return False
-    if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
-        return False  # a path or an id
-    if "/" in chars and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
-        return False  # a relative path, however odd its names
-    # Entropy is at most log2 of the distinct characters: with 18 or fewer (log2 18 = 4.17) the run cannot reach the
-    # bar, and counting them is cheaper than the sum of logs (a repeated unit, `aB3dE5gH7j` ten times, is no key)
-    if len(chars) <= _FEWEST_DISTINCT:
-        return False
-    return _entropy(core, chars) >= ENTROPY_BITS
-
-
-def _no_run_scan(text: str) -> bool:
-    """Whether no run of `text` can be a random token or a Twilio SID, said by the text as a whole (where that is
-    cheap): a run has no more distinct characters than its text (18 or fewer: below the entropy bar), and a SID
-    starts `AC` or `SK`. A text of a few characters repeated (base64 quads, a mixed-case unit) is one long run, or
-    several, and each search for one and the checks on it cost more than this (`redact_parts` reads each block and
-    each join)."""
-    chars = _few_characters(text)
-    if chars is None:
-        return False
-    # (a search for two characters costs ~1 ns a character: only where the text holds both)
-    return not ({"A", "C"} <= chars and "AC" in text) and not ({"S", "K"} <= chars and "SK" in text)
-
-
-def _few_characters(text: str) -> set[str] | None:
-    """The distinct characters of `text` where there are at most `_FEWEST_DISTINCT`; None where there are more, or
-    where saying so is not cheap (a long text not ASCII, or whose new characters keep coming after a few rounds)."""
-    if len(text) <= _HEAD:
-        chars = set(text)
-        return chars if len(chars) <= _FEWEST_DISTINCT else None
-    # a shorter head first: ordinary text has more than 18 distinct characters in its first 64 (99 in 100 texts)
-    chars = set(text[:64])
-    if len(chars) > _FEWEST_DISTINCT or not text.isascii():
-        return None
-    rest = text.encode("ascii")
-    for _ in range(3):  # each round a C pass deleting the characters seen, then the next head's looked at
-        rest = rest.translate(None, "".join(chars).encode("ascii"))
-        if not rest:
-            return chars
-        chars |= set(rest[:_HEAD].decode("ascii"))
-        if len(chars) > _FEWEST_DISTINCT:
-            return None
-    return None
 
 
 # Which rules `secret_spans` runs: True, every rule whose triggers the text holds; False, none (the caller knows no
@@ -279,25 +160,19 @@ def _few_characters(text: str) -> set[str] | None:
 RuleChoice = bool | Sequence[Rule]
 
 
-def secret_spans(text: str, *, rules: RuleChoice = True, base64: bool = True) -> list[tuple[int, int, str]]:
+def secret_spans(
+    text: str, *, rules: RuleChoice = True, base64: bool = True, verdicts: Verdicts | None = None
+) -> list[tuple[int, int, str]]:
     """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `RuleChoice`; random
-    tokens are always looked for. `base64`: False leaves out the base64 rule (it runs this on what it decodes)."""
+    tokens are always looked for. `base64`: False leaves out the base64 rule (it runs this on what it decodes).
+    `verdicts`: runs of token characters already judged, shared by the calls on windows of one text (`token_spans`)."""
     found: list[tuple[int, int, str]] = []
     chosen, tokens = ([], True) if rules is False else _RULE_SET.chosen(text, None if rules is True else rules)
     for rule, subject in chosen:
         if base64 or rule.triggers:
             found += rule.spans(subject)
-    if tokens and _no_run_scan(text):
-        tokens = False
-    for m in matches(_CANDIDATE, text) if tokens else ():
-        before, after = m.before(), m.after()
-        if (before and before in _RUN_BEFORE) or (after and after in _RUN_AFTER):
-            continue  # a part of a longer run, or of a dotted name
-        token = m.group() or ""
-        if _random_token(token):
-            found.append((m.start(), m.end(), "[REDACTED:secret]"))
-        elif _twilio_sid(token):
-            found += _twilio_spans(text, m)
+    if tokens:
+        found += token_spans(text, verdicts)
     if len(found) < 2:
         return found
     # Rules listed first win where spans overlap (a vendor's key inside a URL is that vendor's key).
@@ -358,6 +233,7 @@ def boundary_spans(
     right: str,
     rules: RuleChoice = True,
     known: tuple[Sequence[Marked], Sequence[Marked]] | None = None,
+    verdicts: Verdicts | None = None,
 ) -> tuple[list[Marked], list[Marked]]:
     """The secrets that only show where `left` ends and `right` begins: a token cut in two (two content blocks, a
     paste split over two messages), or a line continued in the next ("the password is" / "hunter2x!").
@@ -368,7 +244,7 @@ def boundary_spans(
     when the secret began in `left`. A longer secret cut in two is found in each half alone (a key's prefix, a random
     run), so the window costs a few hundred characters a boundary, however long the lines. `known`: what
     `secret_spans(left)` and `secret_spans(right)` found (with the same `rules`), when the caller has them: a side
-    that is its line whole is not scanned again.
+    that is its line whole is not scanned again. `verdicts`: see `secret_spans`.
     """
     cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
     stop = right.find("\n")
@@ -379,7 +255,7 @@ def boundary_spans(
     found: list[Marked] = []
     for gap in (0, 1):  # tail + head, tail + " " + head; offsets back in tail + head
         window = tail + " " * gap + head
-        for start, end, marker in secret_spans(window, rules=rules):
+        for start, end, marker in secret_spans(window, rules=rules, verdicts=verdicts):
             a = start if start < n else max(start - gap, n)
             b = end if end <= n else max(end - gap, n)
             if b > a and "[REDACTED" not in window[start:end]:  # never a marker's parts
@@ -390,10 +266,13 @@ def boundary_spans(
     # (a secret found in a join mostly crosses it, and each scan is a pass of every rule the side triggers).
     alone: set[tuple[int, int]] = set()
     if any(b <= n for _, b, _ in found):
-        own = known[0] if known is not None and cut == 0 else secret_spans(tail, rules=rules)
+        own = known[0] if known is not None and cut == 0 else secret_spans(tail, rules=rules, verdicts=verdicts)
         alone |= {(a, b) for a, b, _ in own}
     if any(a >= n for a, _, _ in found):
-        own = known[1] if known is not None and len(head) == len(right) else secret_spans(head, rules=rules)
+        if known is not None and len(head) == len(right):
+            own = known[1]
+        else:
+            own = secret_spans(head, rules=rules, verdicts=verdicts)
         alone |= {(a + n, b + n) for a, b, _ in own}
     in_left: list[Marked] = []
     in_right: list[Marked] = []
@@ -417,18 +296,25 @@ def redact_boundary(left: str, right: str, *, rules: RuleChoice = True) -> tuple
 
 
 def redact_parts(
-    parts: Sequence[str], *, rules: RuleChoice = True, extra: dict[int, list[Marked]] | None = None
+    parts: Sequence[str],
+    *,
+    rules: RuleChoice = True,
+    extra: dict[int, list[Marked]] | None = None,
+    verdicts: Verdicts | None = None,
 ) -> tuple[list[str], int]:
     """`redact` over the blocks of one message, catching a secret cut across two blocks (`rules`: see
     `secret_spans`, for every block and join).
 
     Every span is found in the texts as they are: each block's own, and each boundary's (`boundary_spans`); then
     each block is redacted once. `extra`: more spans, by block (those of message boundaries, `redact_conversation`).
+    A run of token characters is judged once however many of the texts hold it (`verdicts`: see `secret_spans`; one
+    for this call when not given).
     """
-    own = [secret_spans(part, rules=rules) for part in parts]
+    verdicts = {} if verdicts is None else verdicts
+    own = [secret_spans(part, rules=rules, verdicts=verdicts) for part in parts]
     spans = [list(found) for found in own]
     for i in range(len(parts) - 1):
-        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules, (own[i], own[i + 1]))
+        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules, (own[i], own[i + 1]), verdicts)
         spans[i] += in_left
         spans[i + 1] += in_right
     for i, more in (extra or {}).items():
@@ -447,20 +333,21 @@ def redact_conversation(messages: Sequence[Sequence[str]]) -> tuple[list[list[st
     ends and the next message's first begins (`boundary_spans`): what ingest stores of a file's prompts (the user's
     text messages, in order, whatever came between them; a message without a text block is passed over)."""
     extra: list[dict[int, list[Marked]]] = [{} for _ in messages]
+    verdicts: Verdicts = {}
     previous: int | None = None
     for i, blocks in enumerate(messages):
         if not blocks:
             continue
         if previous is not None:
             last = len(messages[previous]) - 1
-            in_left, in_right = boundary_spans(messages[previous][last], blocks[0])
+            in_left, in_right = boundary_spans(messages[previous][last], blocks[0], verdicts=verdicts)
             extra[previous].setdefault(last, []).extend(in_left)
             extra[i].setdefault(0, []).extend(in_right)
         previous = i
     out: list[list[str]] = []
     total = 0
     for blocks, more in zip(messages, extra, strict=True):
-        texts, n = redact_parts(blocks, extra=more)
+        texts, n = redact_parts(blocks, extra=more, verdicts=verdicts)
         out.append(texts)
         total += n
     return out, total

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import core.redact as redact_module
+from core import random_token
 from core.errors import ConfigError
 from core.redact import (
     BOUNDARY_CHARS,
@@ -453,4 +454,4 @@ def test_a_run_is_a_random_token_by_the_characters_it_holds_in_any_order(
 def test_a_runs_entropy_is_the_same_float_counted_either_way(run: str) -> None:
     """A run's characters counted one by one (cheaper for a few of them) give `Counter`'s entropy to the last bit:
     a token sits on the bar or not the same way whichever count ran."""
-    assert redact_module._entropy(run, set(run)) == redact_module._entropy(run)
+    assert random_token.entropy(run, set(run)) == random_token.entropy(run)

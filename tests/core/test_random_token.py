@@ -1,0 +1,119 @@
+"""Random tokens: the one-pass verdict and the verdicts shared by overlapping windows find what the plain way finds.
+
+The plain way is written out here as it stood before the fast path: every run found by `finditer`, judged alone,
+its entropy summed the reference way (`entropy`, the counts in the order the characters first appear).
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import core.redact as redact_module
+from core.patterns import Pattern
+from core.random_token import ENTROPY_BITS, Verdicts, entropy, is_random_token, token_spans
+from core.redact import boundary_spans, redact_parts, secret_spans
+from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
+
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_CANDIDATE = Pattern(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
+_RUN_BEFORE = frozenset(_TOKEN_CHARS + "=.")
+_RUN_AFTER = frozenset(_TOKEN_CHARS + "=")
+_HEX32 = Pattern(r"[0-9a-f]{32}")
+_ID_PREFIXES = ("toolu_", "srvtoolu_", "msg_", "req_", "call_", "chatcmpl-", "resp_")
+
+
+def _plain_verdict(token: str) -> bool:
+    core = token.rstrip("=")
+    chars = set(core)
+    if not chars & set("ABCDEFGHIJKLMNOPQRSTUVWXYZ") or not chars & set("abcdefghijklmnopqrstuvwxyz"):
+        return False
+    if not chars & set("0123456789"):
+        return False
+    if core.startswith(("/", "~")) or core.startswith(_ID_PREFIXES):
+        return False
+    if "/" in chars and core.count("/") > 3 and all(len(seg) < 24 for seg in core.split("/")):
+        return False
+    if len(chars) <= math.floor(2**ENTROPY_BITS):
+        return False
+    return entropy(core, chars) >= ENTROPY_BITS
+
+
+def _plain_token_spans(text: str) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    for m in _CANDIDATE.finditer(text):
+        before, after = m.before(), m.after()
+        if (before and before in _RUN_BEFORE) or (after and after in _RUN_AFTER):
+            continue
+        token = m.group() or ""
+        if _plain_verdict(token):
+            found.append((m.start(), m.end(), "[REDACTED:secret]"))
+        elif len(token) == 34 and token[:2] in ("AC", "SK") and set(token[2:]) <= set("0123456789abcdef"):
+            found.append((m.start(), m.end(), "[REDACTED:token]"))
+            window = text[m.end() : m.end() + 160]
+            for hit in _HEX32.finditer(window):
+                a, b = m.end() + hit.start(), m.end() + hit.end()
+                near = text[a - 1 : a] + window[hit.end() : hit.end() + 1]
+                if not any(c.isascii() and c.isalnum() for c in near):
+                    found.append((a, b, "[REDACTED:token]"))
+                    break
+    return found
+
+
+# Runs as they come: random over a few characters or many, an alphabet cycled (each character as often: on the bar
+# from 19 characters), one character most of the run, long enough for the one-pass count; with padding, paths, ids.
+_ALPHABETS = st.lists(st.sampled_from(_TOKEN_CHARS), min_size=1, max_size=66, unique=True).map("".join)
+_RUNS = st.one_of(
+    st.builds(lambda a, n, r: "".join(r.choice(a) for _ in range(n)), _ALPHABETS, st.integers(28, 300), st.randoms()),
+    st.builds(lambda a, n: (a * (n // len(a) + 1))[:n], _ALPHABETS, st.integers(28, 1500)),
+    st.builds(lambda c, a, n: c * n + a, st.sampled_from(_TOKEN_CHARS), _ALPHABETS, st.integers(1, 200)),
+    st.builds(lambda p, a: p + a, st.sampled_from(["/", "~", "toolu_", "msg_", "a/b/c/d/"]), _ALPHABETS),
+).flatmap(lambda run: st.sampled_from(["", "=", "==", "==="]).map(lambda pad: run + pad))
+_SECRETS = st.sampled_from([planted.text for planted in (*KINDS, *HELD_OUT, *NEW_SHAPES)])
+_PROSE = st.sampled_from(["the key is in the vault", "see commit 3f2a9c1", "é naïve café", "ok.", "AC", "SK"])
+_SIDS = st.builds(lambda k, h: f"{k}{h}", st.sampled_from(["AC", "SK"]), st.from_regex(r"[0-9a-f]{32}", fullmatch=True))
+_TEXTS = st.lists(st.one_of(_RUNS, _SECRETS, _PROSE, _SIDS), min_size=1, max_size=6).flatmap(
+    lambda pieces: st.sampled_from(["", " ", "\n", "=", ".", ", "]).map(lambda sep: sep.join(pieces))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_RUNS)
+@example("aB3dE5gH7jK9mN1pQ2s" * 60)  # 19 characters cycled, counted in one pass
+@example(("a" * 30 + "B3dE5gH7jK9mN1pQ2sT") * 3)  # mostly one character: out on its share alone
+@example("aB3dE5gH7jK9mN1pQ2sT" * 2)
+def test_a_runs_verdict_is_the_plain_ones(run: str) -> None:
+    """The entropy from one pass of counts (and the shortcuts before it) says what the reference sum says."""
+    assert is_random_token(run) == _plain_verdict(run)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, st.integers(0, 400))
+def test_windows_sharing_verdicts_find_what_each_finds_alone_and_what_the_plain_way_finds(text: str, cut: int) -> None:
+    """Overlapping windows of one text (its halves, the text, its halves again) judged with one `Verdicts` give the
+    spans each gives alone, and those of the plain way: judging a run once changes nothing."""
+    shared: Verdicts = {}
+    for window in (text[:cut], text[cut:], text, text[:cut], text[cut:]):
+        assert token_spans(window, shared) == token_spans(window) == _plain_token_spans(window)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TEXTS, st.integers(0, 400), st.integers(0, 400))
+def test_the_blocks_of_a_message_are_redacted_as_scans_made_apart_redact_them(text: str, cut: int, more: int) -> None:
+    """`redact_parts` (one `Verdicts` for every block and join) redacts each block as its own scan and each join's
+    scan, made apart with no verdict shared, say."""
+    parts = [text[:cut], text[cut : cut + more], text[cut + more :]]
+    spans = [secret_spans(part) for part in parts]
+    for i in range(len(parts) - 1):
+        in_left, in_right = boundary_spans(parts[i], parts[i + 1])
+        spans[i] += in_left
+        spans[i + 1] += in_right
+    assert redact_parts(parts)[0] == [redact_module._applied(p, s)[0] for p, s in zip(parts, spans, strict=True)]
+
+
+def test_spans_are_finditers_offsets_in_any_text() -> None:
+    """`Pattern.spans` gives what `finditer` gives, as offsets into the `str` (a text not ASCII too)."""
+    for text in ("", "x" * 40, "é" + "aB3" * 20 + " é " + "Zz9" * 15 + "==", "a" * 31 + " " + "b" * 32):
+        assert list(_CANDIDATE.spans(text)) == [m.span() for m in _CANDIDATE.finditer(text)]
