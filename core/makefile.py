@@ -294,6 +294,8 @@ def _read(text: str) -> _Makefile:
             name = words[-1] if words[-1] not in ("=", ":=", "::=", "?=", "+=", "!=") else words[-2]
             if "export" in words[: words.index("define")]:
                 made.unread.append(f"the Makefile exports `{name}` to the programs its recipes run")
+            if name in ("SHELL", ".SHELLFLAGS") or name.startswith((".", "MAKE", "GNUMAKE", "MFLAGS")):
+                made.unread.append(f"`define {name}` changes how make reads the file or runs its recipes")
             defining, body, current = name, [], []
             continue
         current = _directive(made, stripped, word, current)
@@ -348,6 +350,8 @@ def _rule(made: _Makefile, stripped: str) -> list[str]:
         rest = rest.rpartition(":")[2]
     # Order-only prerequisites (after `|`) are made first too, when missing.
     prerequisites = [p for way in made.read_now(rest.replace("|", " "), "a rule") for p in way.split()]
+    if any("$" in p for p in prerequisites):  # `.SECONDEXPANSION`: `$$(DEP)` is expanded once more
+        prerequisites = [q for p in prerequisites for way in made.read_now(p, "a rule") for q in way.split()]
     current: list[str] = []
     for target in targets:
         if target in (".ONESHELL",):
@@ -378,7 +382,8 @@ def makefile_recipes(text: str) -> list[Recipe]:
     made = _read(text)
     found: list[Recipe] = [(f"make:{EVERY}", line) for line in made.on_read]
     found += [unread("make", why) for why in dict.fromkeys(made.unread)]
-    fallback = _commands(made, FALLBACK, made.lines.get(FALLBACK, []))
+    found += [(f"make:{EVERY}", line) for line in _environment(made, text)]
+    fallback = _commands(made, FALLBACK, made.lines.get(FALLBACK, []) + _built_in_rules(made))
     found += [(f"make:{FALLBACK}", line) for line in fallback]
     goal = made.default_goal or made.first
     closures: dict[str, list[str]] = {}
@@ -394,6 +399,54 @@ def makefile_recipes(text: str) -> list[Recipe]:
     if goal is not None and goal not in made.lines:
         found.append(unread("make", f"the default goal `{goal[:40]}` is no target of the file"))
     return list(dict.fromkeys(found))
+
+
+# Make's built-in rules (`make -p`): the programs they run and the flags they pass, each a variable a Makefile may
+# set (`CC = ./tools/cc` runs for `test: helper.o` with no rule of its own), with make's default program.
+_BUILT_IN = (
+    ("CC", "cc", "$(CC) $(CPPFLAGS) $(CFLAGS) $(TARGET_ARCH) -c $(LDFLAGS) $(LDLIBS)"),
+    ("CXX", "g++", "$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(TARGET_ARCH) -c $(LDFLAGS) $(LDLIBS)"),
+    ("CPP", "cc -E", "$(CPP) $(CPPFLAGS)"),
+    ("AS", "as", "$(AS) $(ASFLAGS)"),
+    ("AR", "ar", "$(AR) $(ARFLAGS)"),
+    ("FC", "f77", "$(FC) $(FFLAGS) -c"),
+    ("PC", "pc", "$(PC) $(PFLAGS) -c"),
+    ("LEX", "lex", "$(LEX) $(LFLAGS)"),
+    ("YACC", "yacc", "$(YACC) $(YFLAGS)"),
+    ("LINT", "lint", "$(LINT) $(LINTFLAGS)"),
+    ("RM", "rm -f", "$(RM)"),
+    ("M2C", "m2c", "$(M2C) $(M2FLAGS)"),
+    ("MAKEINFO", "makeinfo", "$(MAKEINFO)"),
+    ("TEX", "tex", "$(TEX)"),
+    ("CO", "co", "$(CO) $(COFLAGS)"),
+    ("GET", "get", "$(GET) $(GFLAGS)"),
+)
+_REFERENCE = re2.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)")
+# What the built-in rules expand: judged with them, not as environment.
+_MAKE_ITSELF = frozenset(_REFERENCE.findall(" ".join(rule for _, _, rule in _BUILT_IN)))
+
+
+def _built_in_rules(made: _Makefile) -> list[str]:
+    """The built-in rules' lines whose program or flags the file sets (a program it leaves to make's default runs as
+    make's own), for what a target without a recipe runs."""
+    lines = []
+    for program, default, rule in _BUILT_IN:
+        if any(name in made.variables for name in _REFERENCE.findall(rule)):
+            lines.append(rule if program in made.variables else rule.replace(f"$({program})", default, 1))
+    return lines
+
+
+def _environment(made: _Makefile, text: str) -> list[str]:
+    """A variable the file sets and never expands: make gives it to its recipes' programs when the environment had
+    it (`PATH = tools/bin:/usr/bin`, `HOME := ...`), so it is judged as a variable set before a command (`NAME=value
+    true`), where only those known to choose a mode or a format pass."""
+    expanded = set(_REFERENCE.findall(text.replace("$$", "")))
+    lines = []
+    for name, values in made.variables.items():
+        if name in expanded or name in _MAKE_ITSELF:
+            continue
+        lines += [f"{name}={shlex.quote(value)} true" for value in values[:_MOST_WAYS]]
+    return lines
 
 
 def _commands(made: _Makefile, target: str, lines: list[str]) -> list[str]:

@@ -357,14 +357,55 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     Gradle and Maven wrappers' downloads. A file that is there but is too large to read or does not parse holds
     every task of its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile
     padded past 1 MB)."""
-    folders = list(folders)
-    found = {recipe for folder in folders for name, runner, reader in _RECIPE_READERS
-             for recipe in _recipes_in(folder / name, runner, reader)}  # fmt: skip
+    found: set[Recipe] = set()
     for folder in folders:
-        found |= _mise_file_tasks(folder)
-        if (folder / "rakelib").is_dir():
-            found.update(rakefile_recipes(""))
+        searched = _searched(folder)
+        for name, runner, reader in _RECIPE_READERS:
+            for where in [folder] if runner in _HERE_ONLY else searched:
+                found |= _recipes_in(where / name, runner, reader)
+        for where in searched:
+            found |= _mise_file_tasks(where)
+            found |= _any_case(where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes)
+            if (where / "rakelib").is_dir():
+                found.update(rakefile_recipes(""))
     return frozenset(found)
+
+
+# Runners that read their files only in the folder they run in; the others (just, npm and its kin, mise, task,
+# rake, poe, deno, composer, tox, cargo) look in the folders above it too, for their file or a workspace's settings.
+_HERE_ONLY = frozenset({"make", "gradlew", "mvnw"})
+_MOST_LEVELS = 32
+
+
+def _searched(folder: Path) -> list[Path]:
+    """`folder` and the folders above it, up to the user's home folder (whose files are the user's own, not a
+    cloned project's) or the root: where a runner that searches upward may find its file (a parent's justfile, a
+    workspace root's .npmrc, every parent's mise config)."""
+    try:
+        home: Path | None = Path.home().resolve()
+    except (RuntimeError, OSError):
+        home = None
+    searched = [folder]
+    for parent in list(folder.parents)[:_MOST_LEVELS]:
+        if home is not None and (parent == home or parent in home.parents):
+            break
+        searched.append(parent)
+    return searched
+
+
+def _any_case(
+    folder: Path, *, runner: str, names: tuple[str, ...], reader: Callable[[str], Iterable[Recipe]]
+) -> set[Recipe]:
+    """The files of `folder` named one of `names` in another case (`JUSTFILE`: just matches its file's name in any
+    case), read as `reader` reads them; the spellings `_RECIPE_READERS` reads already are left to it."""
+    found: set[Recipe] = set()
+    try:
+        entries = [e for e in folder.iterdir() if e.name.lower() in names and e.name not in _JUSTFILES]
+    except OSError:
+        return found
+    for entry in entries[:8]:
+        found |= _recipes_in(entry, runner, reader)
+    return found
 
 
 def declared_scripts(folder: Path, manifest: str) -> set[str] | None:

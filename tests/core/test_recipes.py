@@ -174,3 +174,26 @@ def test_a_task_is_held_exactly_when_a_line_of_its_recipe_would_be(lines: list[s
     vouched = Vouched(programs=frozenset({"check"}), recipes=frozenset((f"{kind}:check", one) for one in lines))
     held_alone = any(command_refusals(one, Vouched(programs=frozenset({"check"}))) for one in lines)
     assert bool(command_refusals(line, vouched)) == held_alone
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "line"),
+    [  # round 7b: the runner finds its file in a folder above the session's
+        ("justfile", "test:\n    git push -f origin main\n", "just test"),
+        ("JUSTFILE", "test:\n    git push -f origin main\n", "just test"),  # just matches its name in any case
+        ("package.json", '{"scripts": {"test": "git push -f origin main"}}', "npm test"),
+        (".npmrc", "script-shell=./tools/sh\n", "npm test"),
+        ("mise.toml", '[tasks.test]\nrun = "git push -f origin main"\n', "mise run test"),
+        ("Taskfile.yml", "version: '3'\ntasks:\n  test:\n    cmds: ['git push -f origin main']\n", "task test"),
+        ("Rakefile", "task :test do\n  sh 'git push -f origin main'\nend\n", "rake test"),
+    ],
+)
+def test_a_file_a_runner_finds_in_a_folder_above_is_read(tmp_path: Path, file: str, text: str, line: str) -> None:
+    (tmp_path / file).write_text(text)
+    (tmp_path / "web").mkdir()
+    vouched = Vouched(programs=frozenset({"test"}), recipes=declared_recipes([tmp_path / "web"]))
+    assert command_refusals(line, vouched), line
+    (tmp_path / "Makefile").write_text("test:\n\tgit push -f origin main\n")  # make reads its own folder's only
+    made = Vouched(programs=frozenset({"test"}), recipes=declared_recipes([tmp_path / "web"]))
+    assert command_refusals("make test", made) == []
+    assert command_refusals("make test", Vouched(recipes=declared_recipes([tmp_path])))
