@@ -330,7 +330,7 @@ class _Judge:
                 return
             for line in lines:
                 named = task.partition(":")[2]
-                what = f"`{named}`" if named else "default task"
+                what = f"`{named}`" if named else "default task" if runner in _TASK_RUNNERS else f"`{runner}` command"
                 if line.startswith(_UNREAD) and line.endswith(")"):
                     why = _clip(line[len(_UNREAD) : -1])
                     self.refuse("program", f"what the project's {what} runs is known only when it runs: {why}")
@@ -542,6 +542,8 @@ def _publishing(line: str) -> list[Refusal]:
     return []
 
 
+# Runners whose task named by no name is their default (`make` alone); another's is the command itself (`uv run`).
+_TASK_RUNNERS = frozenset({"make", "just", "task", "rake", "mise"})
 # How `core.recipes.unread` writes a line saying what cannot be read before the task runs.
 _UNREAD = unread("", "")[1][:-1]
 # A task's recipe may run another task, and that one another: past this depth the judge stops reading and holds.

@@ -226,6 +226,11 @@ def _cargo_tasks(call: Call) -> list[str]:
     return [f"cargo:{words[0]}"] if words else []
 
 
+def _uv_tasks(call: Call) -> list[str]:
+    """`uv run X`, `uv sync`: they sync the project's environment first, from where the project says (`uv:`)."""
+    return ["uv:"] if call.positionals()[:1] in (["run"], ["sync"]) else []
+
+
 def _wrapper_tasks(call: Call) -> list[str]:
     """`./gradlew test`, `./mvnw verify`: each task named, or the wrapper's default."""
     return [f"{call.family}:{w}" for w in call.positionals()] or [f"{call.family}:"]
@@ -269,6 +274,7 @@ _OTHER_RUNNERS = {
     "cargo": _cargo_tasks,
     "gradlew": _wrapper_tasks,
     "mvnw": _wrapper_tasks,
+    "uv": _uv_tasks,
 }
 
 

@@ -226,6 +226,10 @@ def _mise_task(name: str, task: object) -> list[Recipe]:
         depends = [depends] if isinstance(depends, str) else depends if isinstance(depends, list) else []
         found += [(key, f"mise run {dep}") for dep in depends if isinstance(dep, str)]
     found += [(key, line) for line in environment_lines(task.get("env", {}), f"`{name}`'s `env`")]
+    for field in ("alias", "aliases"):  # `mise run ALIAS` runs this task
+        aliases = task.get(field)
+        aliases = [aliases] if isinstance(aliases, str) else aliases if isinstance(aliases, list) else []
+        found += [(f"mise:{alias}", f"mise run {name}") for alias in aliases if isinstance(alias, str)]
     shell = task.get("shell")
     if shell is not None and not (isinstance(shell, str) and shell_command(shell.split())):
         found.append((key, unread("", f"`{name}` runs its lines with `{str(shell)[:40]}`")[1]))

@@ -39,6 +39,7 @@ from core.recipes import Recipe, mise_file_task, mise_recipes, package_json_reci
 from core.script_manifests import composer_recipes, deno_recipes
 from core.taskfile import taskfile_recipes
 from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
+from core.uv_sources import uv_pyproject_recipes, uv_toml_recipes
 
 __all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
 
@@ -307,6 +308,8 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     ("tox.toml", "tox", tox_toml_recipes),
     (".cargo/config.toml", "cargo", cargo_config_recipes),
     (".cargo/config", "cargo", cargo_config_recipes),
+    ("pyproject.toml", "uv", uv_pyproject_recipes),
+    ("uv.toml", "uv", uv_toml_recipes),
     ("rust-toolchain.toml", "cargo", rust_toolchain_recipes),
     ("rust-toolchain", "cargo", rust_toolchain_recipes),
     ("gradle/wrapper/gradle-wrapper.properties", "gradlew", gradle_wrapper_recipes),

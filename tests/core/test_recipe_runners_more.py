@@ -354,3 +354,33 @@ def test_settings_files_are_read_never_written(tmp_path: Path) -> None:
     _write(tmp_path, files)
     declared_recipes([tmp_path])
     assert {name: (tmp_path / name).read_text() for name in files} == files
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "line", "shown"),
+    [  # round 7: where `uv run` installs from, and a mise task's alias
+        ("pyproject.toml", '[project]\nname = "x"\n[[tool.uv.index]]\nname = "m"\nurl = "https://pkgs.example/simple"\n'
+         "default = true\n", "uv run pytest", "sets `index`"),
+        ("pyproject.toml", '[project]\nname = "x"\n[tool.uv.sources]\nrequests = { git = "https://github.com/x/requests" }\n',
+         "uv run pytest", "takes `requests` from a source"),
+        ("uv.toml", 'index-url = "https://pkgs.example/simple"\n', "uv sync", "uv.toml sets `index-url`"),
+        ("mise.toml", '[tasks.ship]\nrun = "git push -f origin main"\nalias = "test"\n', "mise run test", "mise run ship"),
+    ],
+)  # fmt: skip
+def test_where_uv_installs_from_and_a_mise_alias_are_read(
+    tmp_path: Path, file: str, text: str, line: str, shown: str
+) -> None:
+    (tmp_path / file).write_text(text)
+    vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, recipes=declared_recipes([tmp_path]))
+    refused = command_refusals(line, vouched)
+    assert refused and shown in refused[0].detail, refused
+
+
+def test_a_project_that_installs_from_pypi_and_its_own_folders_runs_uv(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.uv.sources]\nlib = { path = "packages/lib", editable = true }\n'
+        'core = { workspace = true }\n[[tool.uv.index]]\nname = "pypi"\nurl = "https://pypi.org/simple"\n'
+    )
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    assert command_refusals("uv run pytest", vouched) == []
+    assert command_refusals("uv sync", vouched) == []
