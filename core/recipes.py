@@ -122,12 +122,35 @@ def package_json_recipes(text: str) -> list[Recipe]:
             unread("npm", f"corepack runs `packageManager` `{str(manager)[:60]}`, which is no release by its version")
         ]
     )
+    held += _fetched_dependencies(data)
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return held
     return held + [
         (f"npm:{name}", line) for name, line in scripts.items() if isinstance(name, str) and isinstance(line, str)
     ]
+
+
+def _fetched_dependencies(data: object) -> list[Recipe]:
+    """A line that holds installs (`npm:preinstall`, which every install runs first) when a dependency is fetched
+    from somewhere other than the registry by its name (`github:x/y`, a tarball's URL, `git+ssh://`): an install runs
+    what it fetches (its install scripts) from a stranger's host."""
+    if not isinstance(data, dict):
+        return []
+    for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
+        deps = data.get(key)
+        for name, spec in deps.items() if isinstance(deps, dict) else []:
+            if not (isinstance(spec, str) and _REGISTRY_SPEC.match(spec)):
+                return [("npm:preinstall", unread("", f"`{str(name)[:40]}` is fetched from `{str(spec)[:50]}`")[1])]
+    return []
+
+
+# A dependency the registry gives by name: a version or range, a tag, an alias of another package by name
+# (`npm:x@^1`), a workspace's or a catalog's, or a folder inside the project (`file:packages/x`).
+_REGISTRY_SPEC = re2.compile(
+    r"^(?:[0-9A-Za-z.*^~<>=|+ -]*|npm:(?:@[a-z0-9._-]+/)?[a-z0-9._-]+(?:@[0-9A-Za-z.*^~<>=|+ -]*)?"
+    r"|workspace:[0-9A-Za-z.*^~<>=|+ -]*|catalog:[A-Za-z0-9_-]*|(?:file|link):(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*)$"
+)
 
 
 # `name@version` with corepack's optional `+sha512.<hex>` hash: a release of a package manager by its version.

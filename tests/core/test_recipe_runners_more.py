@@ -384,3 +384,18 @@ def test_a_project_that_installs_from_pypi_and_its_own_folders_runs_uv(tmp_path:
     vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
     assert command_refusals("uv run pytest", vouched) == []
     assert command_refusals("uv sync", vouched) == []
+
+
+@pytest.mark.parametrize(
+    "spec", ["github:someone/pkg", "https://host.example/pkg.tgz", "git+ssh://git@host/x.git", "x/y"]
+)
+def test_an_install_of_a_dependency_fetched_from_elsewhere_waits_and_the_tests_still_run(
+    tmp_path: Path, spec: str
+) -> None:
+    """Round 7b: `npm ci` ran a `github:` dependency's install scripts from a stranger's repository."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "jest"}, "dependencies": {"pkg": spec}}))
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    for line in ("npm ci", "npm install", "pnpm install"):
+        refused = command_refusals(line, vouched)
+        assert refused and "`pkg` is fetched from" in refused[0].detail, (line, refused)
+    assert command_refusals("npm test", vouched) == []
