@@ -22,6 +22,7 @@ from core.recipes import Recipe, unread
 __all__ = [
     "bunfig_recipes",
     "npmrc_recipes",
+    "pnpm_workspace_recipes",
     "pnpmfile_recipes",
     "yarn_environment_recipes",
     "yarnrc_recipes",
@@ -178,3 +179,35 @@ def pnpmfile_recipes(text: str) -> list[Recipe]:
 def yarn_environment_recipes(text: str) -> list[Recipe]:
     """A project's `.env.yarn`: yarn 4 loads its variables into every script it runs."""
     return [unread("npm", "yarn loads the variables of the project's .env.yarn into every script")] if text else []
+
+
+# pnpm-workspace.yaml's own keys: which folders are packages, and the catalogs of versions they share.
+_WORKSPACE_KEYS = frozenset({"packages", "catalog", "catalogs"})
+# Its settings (pnpm 10) that say what installs build or fetch: held for installs.
+_WORKSPACE_INSTALL = frozenset(
+    "onlyBuiltDependencies onlyBuiltDependenciesFile neverBuiltDependencies ignoredBuiltDependencies overrides"
+    " patchedDependencies packageExtensions allowedDeprecatedVersions peerDependencyRules registry registries"
+    " allowNonAppliedPatches".split()
+)
+_CAMEL = re2.compile(r"([a-z0-9])([A-Z])")
+
+
+def pnpm_workspace_recipes(text: str) -> list[Recipe]:
+    """pnpm-workspace.yaml: pnpm 10 reads its settings as .npmrc's (`scriptShell`, `nodeOptions` change every
+    script); each is judged as .npmrc's key of the same name."""
+    data = yaml.safe_load(text)
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        return [_held("(no mapping)", "pnpm-workspace.yaml")]
+    found: list[Recipe] = []
+    for key in data:
+        if not isinstance(key, str):
+            found.append(_held(str(key), "pnpm-workspace.yaml"))
+        elif key in _WORKSPACE_KEYS:
+            continue
+        elif key in _WORKSPACE_INSTALL:
+            found.append(_install_held(key, "pnpm-workspace.yaml"))
+        elif _CAMEL.sub(r"\1-\2", key).lower() not in _NPMRC_ADMITTED:
+            found.append(_held(key, "pnpm-workspace.yaml"))
+    return found

@@ -28,6 +28,7 @@ from core.markdown import BLOCK_BEGIN, BLOCK_END
 from core.package_settings import (
     bunfig_recipes,
     npmrc_recipes,
+    pnpm_workspace_recipes,
     pnpmfile_recipes,
     yarn_environment_recipes,
     yarnrc_recipes,
@@ -292,6 +293,7 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     (".yarnrc", "npm", yarnrc_recipes),
     ("bunfig.toml", "npm", bunfig_recipes),
     (".pnpmfile.cjs", "npm", pnpmfile_recipes),
+    ("pnpm-workspace.yaml", "npm", pnpm_workspace_recipes),
     (".env.yarn", "npm", yarn_environment_recipes),
     *((name, "mise", mise_recipes) for name in _MISE_FILES),
     *((name, "task", taskfile_recipes) for name in _TASKFILES),

@@ -399,3 +399,22 @@ def test_an_install_of_a_dependency_fetched_from_elsewhere_waits_and_the_tests_s
         refused = command_refusals(line, vouched)
         assert refused and "`pkg` is fetched from" in refused[0].detail, (line, refused)
     assert command_refusals("npm test", vouched) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "shown"),
+    [
+        ("packages: ['apps/*']\nscriptShell: ./tools/sh\n", "pnpm test", "scriptShell"),  # round 7b
+        ("packages: ['apps/*']\nnodeOptions: --require ./tools/hook.js\n", "pnpm test", "nodeOptions"),
+        ("packages: ['apps/*']\noverrides:\n  lodash: github:someone/lodash\n", "pnpm install", "overrides"),
+    ],
+)
+def test_pnpm_workspace_settings_are_judged_as_npmrc_keys(tmp_path: Path, text: str, line: str, shown: str) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "vitest run"}}))
+    (tmp_path / "pnpm-workspace.yaml").write_text(text)
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    refused = command_refusals(line, vouched)
+    assert refused and shown in refused[0].detail, refused
+    (tmp_path / "pnpm-workspace.yaml").write_text("packages: ['apps/*']\ncatalog:\n  react: ^18\nsaveExact: true\n")
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    assert command_refusals("pnpm test", vouched) == []
