@@ -33,6 +33,7 @@ __all__ = [
     "shell_command",
     "shell_options",
     "templated",
+    "tool_versions_recipes",
     "unread",
 ]
 
@@ -209,6 +210,7 @@ def mise_recipes(text: str) -> list[Recipe]:
         found.append(unread("mise", f"`[env]` loads `{', '.join(f'_.{k}' for k in directives)}`"))
         env = {k: v for k, v in env.items() if k != "_"}
     found += [("mise:" + EVERY, line) for line in environment_lines(env, "its `[env]`")]
+    found += [unread("mise", why) for why in _mise_tools(data.get("tools"), "its `[tools]`")]
     settings = data.get("settings", {})
     if isinstance(settings, dict) and any(k not in _MISE_SETTINGS for k in settings):
         found.append(unread("mise", "its `[settings]` change how mise runs tasks"))
@@ -220,6 +222,31 @@ def mise_recipes(text: str) -> list[Recipe]:
             continue
         found += _mise_task(name, task)
     return found
+
+
+def _mise_tools(tools: object, where: str) -> list[str]:
+    """Why the tools mise installs before it runs a task change what runs: one from a backend that builds or fetches
+    anything (`ubi:someone/pytest`, `cargo:x`, `npm:x`), or one with a `postinstall` or another key than its version
+    and the options of its release; a core tool by its version (`python = "3.12"`) installs what its name says."""
+    if tools is None:
+        return []
+    if not isinstance(tools, dict):
+        return [f"{where} is no table"]
+    for name, version in tools.items():
+        if not isinstance(name, str) or ":" in name or not TASK_NAME.match(name):
+            return [f"{where} installs `{str(name)[:40]}` from a backend that fetches what it is told"]
+        for one in version if isinstance(version, list) else [version]:
+            if isinstance(one, dict) and not set(one) <= {"version", "os"}:
+                return [f"{where} installs `{name}` with `{next(iter(set(one) - {'version', 'os'}))}`"]
+            if not isinstance(one, str | dict):
+                return [f"{where} names `{name}` in a shape not read"]
+    return []
+
+
+def tool_versions_recipes(text: str) -> list[Recipe]:
+    """`.tool-versions` (mise reads it as asdf does): a tool from a backend (`npm:x`, `cargo:x`) holds every task."""
+    names = [line.split()[0] for line in physical_lines(text) if line.split() and not line.lstrip().startswith("#")]
+    return [unread("mise", why) for why in _mise_tools(dict.fromkeys(names, ""), "`.tool-versions`")]
 
 
 def _mise_task(name: str, task: object) -> list[Recipe]:
@@ -249,6 +276,7 @@ def _mise_task(name: str, task: object) -> list[Recipe]:
         depends = [depends] if isinstance(depends, str) else depends if isinstance(depends, list) else []
         found += [(key, f"mise run {dep}") for dep in depends if isinstance(dep, str)]
     found += [(key, line) for line in environment_lines(task.get("env", {}), f"`{name}`'s `env`")]
+    found += [(key, unread("", why)[1]) for why in _mise_tools(task.get("tools"), f"`{name}`'s `tools`")]
     for field in ("alias", "aliases"):  # `mise run ALIAS` runs this task
         aliases = task.get(field)
         aliases = [aliases] if isinstance(aliases, str) else aliases if isinstance(aliases, list) else []

@@ -36,7 +36,15 @@ from core.package_settings import (
 )
 from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
 from core.program_tasks import TASK_NAME
-from core.recipes import Recipe, mise_file_task, mise_recipes, package_json_recipes, rakefile_recipes, unread
+from core.recipes import (
+    Recipe,
+    mise_file_task,
+    mise_recipes,
+    package_json_recipes,
+    rakefile_recipes,
+    tool_versions_recipes,
+    unread,
+)
 from core.script_manifests import composer_recipes, deno_recipes
 from core.taskfile import taskfile_recipes
 from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
@@ -296,6 +304,7 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     ("pnpm-workspace.yaml", "npm", pnpm_workspace_recipes),
     (".env.yarn", "npm", yarn_environment_recipes),
     *((name, "mise", mise_recipes) for name in _MISE_FILES),
+    (".tool-versions", "mise", tool_versions_recipes),
     *((name, "task", taskfile_recipes) for name in _TASKFILES),
     *((name, "rake", rakefile_recipes) for name in _RAKEFILES),
     ("pyproject.toml", "poe", poe_recipes),
@@ -370,6 +379,8 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
                 found |= _recipes_in(where / name, runner, reader)
         for where in searched:
             found |= _mise_file_tasks(where)
+            for conf in _conf_d(where):  # mise reads every file of `conf.d` as a config of its own
+                found |= _recipes_in(conf, "mise", mise_recipes)
             found |= _any_case(where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes)
             if (where / "rakelib").is_dir():
                 found.update(rakefile_recipes(""))
@@ -380,6 +391,22 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
 # rake, poe, deno, composer, tox, cargo) look in the folders above it too, for their file or a workspace's settings.
 _HERE_ONLY = frozenset({"make", "gradlew", "mvnw"})
 _MOST_LEVELS = 32
+
+
+_MISE_CONF_D = (".config/mise/conf.d", "mise/conf.d", ".mise/conf.d")
+
+
+def _conf_d(folder: Path) -> list[Path]:
+    """mise's `conf.d` config files in `folder`, a bounded number."""
+    try:
+        found = [
+            p
+            for d in (".config/mise/conf.d", "mise/conf.d", ".mise/conf.d")
+            for p in sorted((folder / d).glob("*.toml"))
+        ]
+    except OSError:
+        return []
+    return found[:_MOST_FILE_TASKS]
 
 
 def _searched(folder: Path) -> list[Path]:

@@ -418,3 +418,25 @@ def test_pnpm_workspace_settings_are_judged_as_npmrc_keys(tmp_path: Path, text: 
     (tmp_path / "pnpm-workspace.yaml").write_text("packages: ['apps/*']\ncatalog:\n  react: ^18\nsaveExact: true\n")
     vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
     assert command_refusals("pnpm test", vouched) == []
+
+
+@pytest.mark.parametrize(
+    ("file", "text"),
+    [  # round 7b: what mise installs or reads before it runs a task
+        ("mise.toml", '[tools]\n"ubi:someone/pytest" = "latest"\n[tasks.test]\nrun = "pytest"\n'),
+        ("mise.toml", '[tools]\npython = { version = "3.12", postinstall = "git push -f origin main" }\n'
+         '[tasks.test]\nrun = "pytest"\n'),
+        ("mise.toml", '[tasks.test]\nrun = "pytest"\ntools = { "cargo:someone-pytest" = "1" }\n'),
+        (".tool-versions", "python 3.12\nnpm:someone-pytest-shim 1.0\n"),
+        (".config/mise/conf.d/ci.toml", '[tasks.test]\nrun = "git push -f origin main"\n'),
+    ],
+)  # fmt: skip
+def test_what_mise_installs_or_reads_first_holds_its_tasks(tmp_path: Path, file: str, text: str) -> None:
+    (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / file).write_text(text)
+    vouched = Vouched(programs=frozenset({"test", "pytest"}), recipes=declared_recipes([tmp_path]))
+    assert command_refusals("mise run test", vouched), file
+    (tmp_path / file).write_text('[tools]\npython = "3.12"\nnode = { version = "20" }\n[tasks.test]\nrun = "pytest"\n')
+    if file.endswith(".toml"):
+        vouched = Vouched(programs=frozenset({"test", "pytest"}), recipes=declared_recipes([tmp_path]))
+        assert command_refusals("mise run test", vouched) == []
