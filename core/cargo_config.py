@@ -61,7 +61,7 @@ def _aliases(table: object) -> list[Recipe]:
     """`[alias]`: `t = "test --lib"` or `t = ["test", "--lib"]`, each the cargo command it stands for."""
     if not isinstance(table, dict):
         return [_held("alias")]
-    found: list[Recipe] = []
+    found: list[Recipe] = [_held(f"more than {_MOST_ALIASES} aliases")] if len(table) > _MOST_ALIASES else []
     for name, value in list(table.items())[:_MOST_ALIASES]:
         words = value.split() if isinstance(value, str) else value
         if not isinstance(words, list) or not words or not all(isinstance(w, str) for w in words):

@@ -99,12 +99,14 @@ def _task(name: str, task: object, default: str, sequence: bool, depth: int) -> 
     other = [k for k in task if k not in {kind, "deps", "env", "interpreter", "default_item_type", *_TASK_KEYS}]
     if other:
         lines.append(_held(f"`{name}` sets `{other[0]}`, which changes what it runs"))
-    return lines[:_MOST_LINES]
+    if len(lines) > _MOST_LINES:  # what is past them is not judged: held
+        return [*lines[:_MOST_LINES], _held(f"`{name}` runs more than {_MOST_LINES} lines")]
+    return lines
 
 
 def _sequence(name: str, items: list[object], item_type: str, depth: int) -> list[str]:
     """A sequence's steps: a string is a task's name (`ref`, poe's default) or a line of its item type."""
-    lines: list[str] = []
+    lines: list[str] = [_held(f"`{name}` runs more than {_MOST_LINES} steps")] if len(items) > _MOST_LINES else []
     for item in items[:_MOST_LINES]:
         if isinstance(item, str) and item_type == "ref":
             lines.append(f"poe {item}")

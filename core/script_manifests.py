@@ -80,6 +80,8 @@ def deno_recipes(text: str) -> list[Recipe]:
             found.append((key, _held(f"`{name}`'s `dependencies` are no list of tasks")))
         else:
             found += [(key, f"deno task {dep}") for dep in deps[:_MOST_LINES]]
+            if len(deps) > _MOST_LINES:
+                found.append((key, _held(f"`{name}` depends on more than {_MOST_LINES} tasks")))
         if other := [k for k in task if k not in ("command", "dependencies", "description")]:
             found.append((key, _held(f"`{name}` sets `{other[0]}`, which changes what it runs")))
     return found
@@ -98,6 +100,8 @@ def composer_recipes(text: str) -> list[Recipe]:
     for name, script in scripts.items():
         steps = [script] if isinstance(script, str) else script if isinstance(script, list) else [None]
         found += [(f"composer:{name}", _composer_line(str(name), step)) for step in steps[:_MOST_LINES]]
+        if len(steps) > _MOST_LINES:
+            found.append((f"composer:{name}", _held(f"`{name}` runs more than {_MOST_LINES} steps")))
     return found
 
 

@@ -117,7 +117,7 @@ def _toml_values(table: object) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {}
     for key, value in table.items():
         items = value if isinstance(value, list) else [value]
-        lines: list[str] = []
+        lines: list[str] = ["{unread}"] if len(items) > _MOST_LINES else []  # past them: held
         for item in items[:_MOST_LINES]:
             if isinstance(item, list):
                 lines.append(" ".join(_toml_word(w) for w in item))
@@ -173,7 +173,9 @@ def _environment(name: str, values: dict[str, list[str]]) -> list[Recipe]:
     other = [k for k in values if k not in {*_LINE_KEYS, "deps", "set_env", "setenv", "changedir", "change_dir"}]
     if other := [k for k in other if k not in _ENV_KEYS]:
         lines.append(_held(f"`{name}` sets `{other[0]}`, which changes what it runs"))
-    found = [(key, line) for line in lines[:_MOST_LINES]]
+    if len(lines) > _MOST_LINES:
+        lines = [*lines[:_MOST_LINES], _held(f"`{name}` runs more than {_MOST_LINES} lines")]
+    found = [(key, line) for line in lines]
     return found + ([("tox:", line) for _, line in found] if shown != EVERY else [])
 
 

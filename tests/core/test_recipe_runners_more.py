@@ -440,3 +440,24 @@ def test_what_mise_installs_or_reads_first_holds_its_tasks(tmp_path: Path, file:
     if file.endswith(".toml"):
         vouched = Vouched(programs=frozenset({"test", "pytest"}), recipes=declared_recipes([tmp_path]))
         assert command_refusals("mise run test", vouched) == []
+
+
+_MANY = ["echo step"] * 200 + ["git push -f origin main"]
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "line"),
+    [
+        ("Taskfile.yml", "version: '3'\ntasks:\n  test:\n    cmds: " + json.dumps(_MANY) + "\n", "task test"),
+        ("mise.toml", "[tasks.test]\nrun = " + json.dumps(_MANY) + "\n", "mise run test"),
+        ("composer.json", json.dumps({"scripts": {"test": _MANY}}), "composer test"),
+        ("deno.json", json.dumps({"tasks": {"test": {"command": "deno test", "dependencies": ["a"] * 201}}}),
+         "deno task test"),
+    ],
+)  # fmt: skip
+def test_a_task_longer_than_what_is_read_is_held_not_cut(tmp_path: Path, file: str, text: str, line: str) -> None:
+    """Past the 200 lines a reader reads, what a task runs is not judged: the task waits instead of running on the
+    strength of its first 200 lines."""
+    (tmp_path / file).write_text(text)
+    vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, recipes=declared_recipes([tmp_path]))
+    assert command_refusals(line, vouched), line
