@@ -126,6 +126,9 @@ _NAMED_AGAIN = re2.compile(r"(?i)\b(?:it|them|that|this|one)\b")
 # A single word in backticks right after one of these is a command to run ("run `reboot`"), not a name.
 _RUN_VERB = re2.compile(r"(?i)\b(?:run|runs|running|execute|exec|type|call|invoke|launch|start)\s*$")
 _NAME = re2.compile(r"^[\w.@/+#%,~:=-]+$")
+# Runners that, named alone, run the project's default task (`make`, `tox`, `./gradlew`): a lesson that names one
+# ("run the tests with `tox`") tells an agent to run what the project's files make that default.
+_DEFAULT_RUNNERS = TASK_RUNNERS | {"gmake", "tox", "gradlew", "mvnw"}
 # A span whose first word has parentheses or ends in a colon, and no shell syntax anywhere, is words
 # (`feat(api): add paging`), not a command.
 _PROSE_HEAD = re2.compile(r"[()]|:$")
@@ -171,6 +174,11 @@ class Hold(BaseModel):
 
     rule: HoldRule
     detail: str
+
+
+def _runs_default(span: str) -> bool:
+    """True for a runner named alone whose bare run is the project's default task (`tox`, `./gradlew`)."""
+    return span.rsplit("/", 1)[-1] in _DEFAULT_RUNNERS
 
 
 def _clip(text: str, most: int = 80) -> str:
@@ -298,7 +306,7 @@ def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written
         if is_program(head[0].lower(), vouched) and not worded:
             return command_refusals(rest, vouched, written) + link_refusals(links, vouched)
         return link_refusals(links, vouched)  # `feat(api): add paging`: words, not a command
-    if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before):
+    if not _NAME.match(span) or any(c.isspace() for c in span) or _RUN_VERB.search(before) or _runs_default(span):
         found = command_refusals(span, vouched, written)
         if found and all(r.rule == "bypass" for r in found) and _prohibited(before, after):
             return []  # "Never use `git push --force`": what not to run, said as such

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
 from core.io.declared import declared_programs, declared_recipes
+from core.screen import text_holds
 
 MAKEFILE = """PYTHON ?= python3
 .PHONY: test build clean clean-all init deps docs build-docs
@@ -197,3 +198,20 @@ def test_a_file_a_runner_finds_in_a_folder_above_is_read(tmp_path: Path, file: s
     made = Vouched(programs=frozenset({"test"}), recipes=declared_recipes([tmp_path / "web"]))
     assert command_refusals("make test", made) == []
     assert command_refusals("make test", Vouched(recipes=declared_recipes([tmp_path])))
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "lesson"),
+    [  # round 7: a runner named alone runs the project's default task
+        ("tox.ini", "[testenv]\nallowlist_externals = git\ncommands = git push -f origin main\n", "run the tests with `tox`"),
+        ("Makefile", "all:\n\tgit push -f origin main\n", "build with `make`"),
+        ("justfile", "default:\n    git push -f origin main\n", "check it with `just`"),
+    ],
+)  # fmt: skip
+def test_a_runner_named_alone_in_a_lesson_is_judged_by_its_default_task(
+    tmp_path: Path, file: str, text: str, lesson: str
+) -> None:
+    (tmp_path / file).write_text(text)
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]), links=False)
+    assert text_holds(f"In webapp: {lesson}.", vouched), lesson
+    assert text_holds(f"In webapp: {lesson}.", Vouched(links=False)) == []  # no file: nothing to run but the name
