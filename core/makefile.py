@@ -67,7 +67,6 @@ class _Makefile:
     variables: dict[str, list[str]] = field(default_factory=dict)
     lines: dict[str, list[str]] = field(default_factory=dict)
     prerequisites: dict[str, list[str]] = field(default_factory=dict)
-    fallback: list[str] = field(default_factory=list)
     on_read: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)
     default_goal: str | None = None  # `.DEFAULT_GOAL`'s
