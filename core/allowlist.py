@@ -110,7 +110,24 @@ _SAFE_VARIABLES = frozenset(
 )
 _MODE = re2.compile(r"^(?:[ugoa]*[-+=][rwxXst]*|[0-7]{3,4})$")
 # Variables whose value is a folder of the project (`PYTHONPATH=src`): admitted when the path rules admit it.
-_PATH_VARIABLES = frozenset("PYTHONPATH NODE_PATH".split())
+_PATH_VARIABLES = frozenset("PYTHONPATH NODE_PATH UV_PROJECT_ENVIRONMENT".split())
+# Settings admitted only at values that keep a tool to what the project locked and the machine has (no download,
+# no network, no change to the lock: `UV_PYTHON_DOWNLOADS=never`, as a Makefile exports it) or only choose a mode;
+# any other value of them changes what is fetched and run.
+_SETTINGS_AT = {
+    "UV_COMPILE_BYTECODE": frozenset({"0", "1", "true", "false"}),
+    "UV_PYTHON_DOWNLOADS": frozenset({"never", "manual"}),
+    "UV_OFFLINE": frozenset({"1", "true"}),
+    "UV_FROZEN": frozenset({"1", "true"}),
+    "UV_LOCKED": frozenset({"1", "true"}),
+    "UV_NO_SYNC": frozenset({"1", "true"}),
+    "PIP_REQUIRE_VIRTUALENV": frozenset({"1", "true"}),
+    "PIP_NO_INPUT": frozenset({"1", "true"}),
+    "PIP_DISABLE_PIP_VERSION_CHECK": frozenset({"1", "true"}),
+    "NPM_CONFIG_OFFLINE": frozenset({"true"}),
+    "CARGO_NET_OFFLINE": frozenset({"true"}),
+    "GOFLAGS": frozenset({"-mod=readonly", "-mod=vendor"}),
+}
 # Files that hold secrets by their name: a command naming one reads, copies or sends them.
 _SECRET_FILE = re2.compile(
     r"(?i)(?:^|/)(?:\.env(?:\.[\w.-]+)?|\.envrc|master\.key|credentials[\w.-]*|id_(?:rsa|dsa|ecdsa|ed25519)[\w.-]*"
@@ -222,6 +239,8 @@ class _Judge:
                 if all(path_refusal(part) is None for part in value.split(":")):
                     continue
             if name == "NODE_OPTIONS" and all(_SAFE_NODE_OPTION.match(o) for o in value.split()):
+                continue
+            if value in _SETTINGS_AT.get(name, ()):
                 continue
             if name not in _SAFE_VARIABLES or not _PLAIN_VALUE.match(value):
                 self.refuse("environment", f"`{_clip(assignment)}` is set before `{command.written}`")

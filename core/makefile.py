@@ -57,6 +57,18 @@ _WILDCARD = re2.compile(r"\$\(wildcard ([^$()]*)\)")
 _CONTINUATION = re2.compile(r"[ \t]*\\\n[ \t]*")
 _COMMENT = re2.compile(r"(?:^|[^\\])(#)")
 _CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
+_NAMES = re2.compile(r"^(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*)+$")  # `export A B`: names, none computed
+# Variables a session's environment gives every program (the login shell's, and those its programs read for where
+# to find programs, code and settings): a Makefile that sets one sets it for its recipes' programs too (make
+# exports a variable the environment had), so it is judged as one set before a command, expanded or not. A name
+# not here is the file's own unless `export` says otherwise.
+_FROM_ENVIRONMENT = re2.compile(
+    r"^(?:PATH|HOME|USER|LOGNAME|TMPDIR|TMP|TEMP|PWD|OLDPWD|CDPATH|IFS|ENV|BASH_ENV|EDITOR|VISUAL|PAGER|LANG|TERM"
+    r"|MAIL|HOSTNAME|PS[1-4]|PROMPT_COMMAND|CLASSPATH|MANPATH|VIRTUAL_ENV|CONDA_PREFIX|PYTHON[A-Z]+|NODE_OPTIONS"
+    r"|NODE_PATH|RUBYOPT|RUBYLIB|GEM_HOME|GEM_PATH|PERL5LIB|PERL5OPT|JAVA_HOME|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS"
+    r"|GOPATH|GOROOT|GOFLAGS|GOPROXY|GOTOOLCHAIN|CARGO_HOME|RUSTUP_HOME|RUSTC_WRAPPER|RUSTFLAGS|KUBECONFIG"
+    r"|DOCKER_HOST|DOCKER_CONFIG|AWS_PROFILE|SSH_AUTH_SOCK|(?:LD|DYLD|LC|XDG|GIT|NPM_CONFIG|npm_config)_[A-Za-z0-9_]*)$"
+)
 
 
 @dataclass
@@ -72,6 +84,7 @@ class _Makefile:
     default_goal: str | None = None  # `.DEFAULT_GOAL`'s
     first: str | None = None  # the first target: make's goal when `.DEFAULT_GOAL` names none
     one_shell: bool = False
+    exported: dict[str, None] = field(default_factory=dict)  # names `export` gives the recipes' programs, in order
     branch_depth: int = 0
     parentheses: int = _MOST_PARENTHESES  # what is left of `_MOST_PARENTHESES`
 
@@ -107,9 +120,11 @@ class _Makefile:
         """A variable set, for the whole file or (`target`) for one target and what it makes."""
         modifiers, name, operator, value = (assignment.group(i) or "" for i in (1, 2, 3, 4))
         where = f"`{name}` (for `{target}`)" if target else f"`{name}`"
-        if "export" in modifiers.split() or "unexport" in modifiers.split():
-            self.unread.append(f"the Makefile exports {where} to the programs its recipes run")
+        if "unexport" in modifiers.split():
+            self.unread.append(f"the Makefile takes {where} from the programs its recipes run")
             return
+        if "export" in modifiers.split():
+            self.exported[name] = None  # judged as a variable set before each command (`_environment`)
         if name == ".DEFAULT_GOAL" and target is None:
             goals = [w for way in self.read_now(value, where) for w in way.split()[:1]]
             self.default_goal = goals[0] if len(set(goals)) == 1 else None
@@ -291,8 +306,10 @@ def _read(text: str) -> _Makefile:
         if word == "define":
             words = stripped.split()
             name = words[-1] if words[-1] not in ("=", ":=", "::=", "?=", "+=", "!=") else words[-2]
-            if "export" in words[: words.index("define")]:
-                made.unread.append(f"the Makefile exports `{name}` to the programs its recipes run")
+            if "unexport" in words[: words.index("define")]:
+                made.unread.append(f"the Makefile takes `{name}` from the programs its recipes run")
+            elif "export" in words[: words.index("define")]:
+                made.exported[name] = None
             if name in ("SHELL", ".SHELLFLAGS") or name.startswith((".", "MAKE", "GNUMAKE", "MFLAGS")):
                 made.unread.append(f"`define {name}` changes how make reads the file or runs its recipes")
             defining, body, current = name, [], []
@@ -317,7 +334,11 @@ def _directive(made: _Makefile, stripped: str, word: str, current: list[str]) ->
         return []
     if word in ("vpath", "undefine"):
         return []
+    if word == "export" and "=" not in stripped and _NAMES.match(stripped[len(word) :]):
+        made.exported.update(dict.fromkeys(stripped.split()[1:]))  # what they hold, or the environment's own
+        return []
     if word in ("load", "-load", "export", "unexport") and "=" not in stripped:
+        # A bare `export` exports every variable; `unexport` takes one from the programs (a setting the user made).
         made.unread.append(f"`{stripped[:60]}` changes what make or its recipes run")
         return []
     colon, equals = stripped.find(":"), stripped.find("=")
@@ -436,15 +457,19 @@ def _built_in_rules(made: _Makefile) -> list[str]:
 
 
 def _environment(made: _Makefile, text: str) -> list[str]:
-    """A variable the file sets and never expands: make gives it to its recipes' programs when the environment had
-    it (`PATH = tools/bin:/usr/bin`, `HOME := ...`), so it is judged as a variable set before a command (`NAME=value
-    true`), where only those known to choose a mode or a format pass."""
+    """The variables the file gives its recipes' programs, each judged as a variable set before a command
+    (`NAME=value true`, its value as make expands it), where only those known to choose a mode, a format or a
+    project folder pass: those it exports, those the environment gives every program (`_FROM_ENVIRONMENT`: make
+    gives the file's value instead, `PATH = tools/bin:/usr/bin`), and any it sets and never expands, whose only use
+    is that."""
     expanded = set(_REFERENCE.findall(text.replace("$$", "")))
     lines = []
     for name, values in made.variables.items():
-        if name in expanded or name in _MAKE_ITSELF:
+        given = name in made.exported or _FROM_ENVIRONMENT.match(name) is not None
+        if not given and (name in expanded or name in _MAKE_ITSELF):
             continue
-        lines += [f"{name}={shlex.quote(value)} true" for value in values[:_MOST_WAYS]]
+        ways = [way for value in values[:_MOST_WAYS] for way in made.expanded(value)]
+        lines += [f"{name}={shlex.quote(way)} true" for way in dict.fromkeys(ways[:_MOST_WAYS])]
     return lines
 
 

@@ -109,7 +109,7 @@ _KINDS = frozenset(
     " local dev node browser docker full strict headless changed staged debug verbose".split()
 )
 # Setting the project up, as a declared task may say it beside its routines (`install-deps`, `setup-dev`).
-_SETUP_WORDS = frozenset("install deps dependencies init compile codegen".split())
+_SETUP_WORDS = frozenset("install deps dependencies init compile codegen venv virtualenv".split())
 _DECLARED_WORDS = JS_SCRIPTS | _TASKS | _KINDS | _SETUP_WORDS
 
 

