@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Literal
@@ -39,7 +39,7 @@ import re2
 from core.links import Link, find_links, vouched_host
 from core.policy_git import remote_hosts as _remote_hosts
 from core.program_calls import Call, positionals, value_flags
-from core.program_tasks import reads_elsewhere, releases, tasks_run
+from core.program_tasks import reads_elsewhere, releases, run_elsewhere, tasks_run
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -331,8 +331,17 @@ class _Judge:
         by_task = _recipes_by_task(self.vouched.recipes)
         tasks = tasks_run(call)
         if tasks and (option := reads_elsewhere(call)) is not None:
-            where = f"`{call.family} {_clip(option)}`"
-            self.refuse("program", f"{where} runs tasks of a file or folder whose recipes were not read")
+            # A folder below the project or a workspace member, whose files were read: judged as the same call run
+            # there, by that place's recipes alone.
+            elsewhere = run_elsewhere(call)
+            there = _recipes_at(self.vouched.recipes, elsewhere[0]) if elsewhere is not None else frozenset()
+            if elsewhere is None or not there:
+                where = f"`{call.family} {_clip(option)}`"
+                self.refuse("program", f"{where} runs tasks of a file or folder whose recipes were not read")
+                return
+            judge = _Judge(replace(self.vouched, recipes=there), written=self.written, depth=self.depth)
+            judge.recipes(elsewhere[1])
+            self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
             return
         for task in tasks:
             runner = task.partition(":")[0]
@@ -548,6 +557,19 @@ def _recipes_by_task(recipes: frozenset[tuple[str, str]]) -> dict[str, tuple[str
     for task, line in recipes:
         by_task.setdefault(task, []).append(line)
     return {task: tuple(sorted(lines)) for task, lines in by_task.items()}
+
+
+@lru_cache(maxsize=64)
+def _recipes_at(recipes: frozenset[tuple[str, str]], place: str) -> frozenset[tuple[str, str]]:
+    """The recipes of the tasks run at `place` (`core.io.declared` keys them `runner@place:task`), keyed as the
+    project's own are (`runner:task`); empty where playbook read no file there."""
+    found = set()
+    for task, line in recipes:
+        runner, _, named = task.partition(":")
+        base, at, where = runner.partition("@")
+        if at and where == place:
+            found.add((f"{base}:{named}", line))
+    return frozenset(found)
 
 
 def _publishing(line: str) -> list[Refusal]:

@@ -27,6 +27,7 @@ __all__ = [
     "reads_elsewhere",
     "releases",
     "routine_shaped",
+    "run_elsewhere",
     "script_name",
     "task_refusals",
     "tasks_run",
@@ -435,3 +436,59 @@ def reads_elsewhere(call: Call) -> str | None:
     if call.family == "yarn" and words[:1] in (["workspace"], ["workspaces"]):
         return words[0]
     return None
+
+
+# The options of `_ELSEWHERE` that name one folder below the project, or one workspace member by its package name,
+# whose own files playbook reads (`core.io.declared`): a task run there is judged by that place's recipes.
+_PLACES = {
+    "make": ("-C", "--directory"),
+    "npm": ("--prefix", "-C", "-w", "--workspace"),
+    "pnpm": ("-C", "--dir", "--filter", "-F"),
+    "yarn": ("--cwd",),
+    "bun": ("--cwd", "--filter", "-F"),
+}
+# Options that name a workspace member by its package's name (`pnpm --filter @acme/web`); the others of `_PLACES`
+# name a folder. A folder a filter names (`--filter ./apps`) picks every member under it: none is read as one.
+_BY_NAME = frozenset({"--filter", "-F", "-w", "--workspace", "workspace"})
+# A place named plainly: a package's name (`@acme/web`) or a relative folder; a selector that picks several
+# (`web...`, `@acme/*`, `!api`, `^web`, `[origin/main]`) is none.
+_PACKAGE = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")
+_FOLDER = re2.compile(r"^[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*$")
+
+
+def run_elsewhere(call: Call) -> tuple[str, Call] | None:
+    """The one place `call` runs its tasks in, when an option names it plainly, and the call as run there: a folder
+    below the project as `./api` (`make -C api test`, `npm --prefix web test` run `make test`, `npm test` there), a
+    workspace member by its package's name (`pnpm --filter @acme/web test`, `yarn workspace web test`); None for any
+    other option of `_ELSEWHERE`, several, or a place named by a pattern."""
+    options = _PLACES.get(call.family, ())
+    found: list[tuple[str, str, int, int]] = []  # (option, value, where its words start, how many)
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        for option in options:
+            if arg == option and i + 1 < len(args):
+                found.append((option, args[i + 1], i, 2))
+            elif option.startswith("--") and arg.startswith(option + "="):
+                found.append((option, arg.partition("=")[2], i, 1))
+            elif not option.startswith("--") and len(option) == 2 and arg.startswith(option) and len(arg) > 2:
+                found.append((option, arg[2:], i, 1))
+    words = call.positionals()
+    if call.family == "yarn" and words[:1] == ["workspace"] and len(words) > 1:
+        start = args.index("workspace")
+        found.append(("workspace", words[1], start, args.index(words[1], start) - start + 1))
+    if len(found) != 1:
+        return None
+    option, value, start, count = found[0]
+    if option in _BY_NAME:
+        if not _PACKAGE.match(value) or "..." in value or value.startswith("."):
+            return None
+        place = value
+    else:
+        folder = value.removeprefix("./").rstrip("/")
+        if not _FOLDER.match(folder) or any(part in (".", "..", "...") for part in folder.split("/")):
+            return None
+        place = f"./{folder}"
+    there = Call(call.family, tuple(args[:start] + args[start + count :]), call.vouched, call.packages)
+    return None if reads_elsewhere(there) is not None else (place, there)  # `pnpm -r --filter web`: not one place

@@ -10,6 +10,7 @@ bounded and parsed by their own parsers; a file that does not parse declares not
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import tomllib
@@ -372,19 +373,157 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     every task of its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile
     padded past 1 MB)."""
     found: set[Recipe] = set()
+    read: dict[tuple[Path, bool], set[Recipe]] = {}
     for folder in folders:
         searched = _searched(folder)
-        for name, runner, reader in _RECIPE_READERS:
-            for where in [folder] if runner in _HERE_ONLY else searched:
-                found |= _recipes_in(where / name, runner, reader)
-        for where in searched:
-            found |= _mise_file_tasks(where)
-            for conf in _conf_d(where):  # mise reads every file of `conf.d` as a config of its own
-                found |= _recipes_in(conf, "mise", mise_recipes)
-            found |= _any_case(where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes)
-            if (where / "rakelib").is_dir():
-                found.update(rakefile_recipes(""))
+        found |= _recipes_of(folder, searched, read)
+        for place, names in _places(folder, searched).items():
+            between = [p for p in place.parents if p != folder and folder in p.parents]
+            recipes = _recipes_of(place, [place, *between, *searched], read)
+            for name in names:
+                for task, line in recipes:
+                    runner, _, named = task.partition(":")
+                    found.add((f"{runner}@{name}:{named}", line))
     return frozenset(found)
+
+
+def _recipes_of(folder: Path, searched: list[Path], read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
+    """What the tasks run in `folder` run: the files of `folder` its runners read there alone (make's), and of
+    each folder in `searched` (itself and those above it) the others read; each folder's files read once (`read`)."""
+    found = _folder_recipes(folder, True, read)
+    for where in searched:
+        found = found | _folder_recipes(where, False, read)
+    return found
+
+
+def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
+    """The recipes of the files in `where` of the runners that read only the folder they run in (`here_only`), or
+    of the others."""
+    if (where, here_only) in read:
+        return read[(where, here_only)]
+    found: set[Recipe] = set()
+    for name, runner, reader in _RECIPE_READERS:
+        if (runner in _HERE_ONLY) == here_only:
+            found |= _recipes_in(where / name, runner, reader)
+    if not here_only:
+        found |= _mise_file_tasks(where)
+        for conf in _conf_d(where):  # mise reads every file of `conf.d` as a config of its own
+            found |= _recipes_in(conf, "mise", mise_recipes)
+        found |= _any_case(where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes)
+        if (where / "rakelib").is_dir():
+            found.update(rakefile_recipes(""))
+    read[(where, here_only)] = found
+    return found
+
+
+# Where a task may be run other than the project's folder (`core.program_tasks.run_elsewhere`): the folders below
+# it (`make -C api`, `npm --prefix web`), by their path, and the members of the workspace it is in (`pnpm --filter
+# @acme/web`), by their package's name and path; bounded, a folder or member past the bounds is not read (its
+# tasks wait for review).
+_PLACE_DEPTH = 3
+_MOST_FOLDERS = 4000  # visited
+_MOST_PLACES = 128  # read
+_NOT_PLACES = frozenset({"node_modules", "vendor", "target", "dist", "build", "__pycache__"})
+_PLACE_FILES = ("Makefile", "makefile", "GNUmakefile", "package.json")
+
+
+def _places(folder: Path, searched: list[Path]) -> dict[Path, set[str]]:
+    """The folders a task may be sent to from `folder`, each with the names it is known by there."""
+    places: dict[Path, set[str]] = {}
+    for place in _below(folder, _PLACE_DEPTH):
+        if any((place / name).is_file() for name in _PLACE_FILES):
+            places.setdefault(place, set()).add(f"./{place.relative_to(folder).as_posix()}")
+    root = next((w for w in searched if _workspace_patterns(w) is not None), None)
+    if root is not None:
+        patterns = _workspace_patterns(root) or []
+        for member in _below(root, _PLACE_DEPTH + 1):
+            relative = member.relative_to(root).as_posix()
+            if not _member(relative, patterns):
+                continue
+            data = _json(member / "package.json")
+            name = data.get("name") if isinstance(data, dict) else None
+            names = places.setdefault(member, set())
+            if isinstance(name, str) and name:
+                names.add(name)
+    return dict(list(places.items())[:_MOST_PLACES])
+
+
+def _below(root: Path, depth: int) -> list[Path]:
+    """The folders under `root`, `depth` deep, but hidden ones and those of installed or built code; bounded."""
+    found: list[Path] = []
+    level = [root]
+    visited = 0
+    for _ in range(depth):
+        next_level = []
+        for parent in level:
+            try:
+                entries = sorted(parent.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                visited += 1
+                if visited > _MOST_FOLDERS:
+                    return found
+                if entry.name.startswith(".") or entry.name in _NOT_PLACES or entry.is_symlink():
+                    continue
+                if entry.is_dir():
+                    next_level.append(entry)
+        found += next_level
+        level = next_level
+    return found
+
+
+def _workspace_patterns(root: Path) -> list[str] | None:
+    """The member patterns of the workspace `root` declares (pnpm-workspace.yaml's `packages`, package.json's
+    `workspaces` as npm, yarn and bun read it), or None where it declares none."""
+    text = _read(root / "pnpm-workspace.yaml")
+    if text is not None:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return None
+        packages = data.get("packages") if isinstance(data, dict) else None
+        return [p for p in packages if isinstance(p, str)] if isinstance(packages, list) else None
+    data = _json(root / "package.json")
+    workspaces = data.get("workspaces") if isinstance(data, dict) else None
+    if isinstance(workspaces, dict):
+        workspaces = workspaces.get("packages")
+    return [p for p in workspaces if isinstance(p, str)] if isinstance(workspaces, list) else None
+
+
+def _json(path: Path) -> object:
+    text = _read(path)
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _member(relative: str, patterns: list[str]) -> bool:
+    """Whether the folder at `relative` is a member by the workspace's `patterns` (globs, `!` ones excluding; a
+    pattern past `_MOST_SEGMENTS` matches nothing)."""
+    patterns = [p for p in patterns[:_MOST_PATTERNS] if p.count("/") < _MOST_SEGMENTS]
+    included = any(_glob(relative, p.removeprefix("./").rstrip("/")) for p in patterns if not p.startswith("!"))
+    return included and not any(_glob(relative, p[1:].removeprefix("./").rstrip("/")) for p in patterns if p[:1] == "!")
+
+
+_MOST_PATTERNS = 64
+_MOST_SEGMENTS = 16
+
+
+def _glob(relative: str, pattern: str) -> bool:
+    """`relative` matches `pattern` segment by segment, `**` standing for any number of segments."""
+    return _segments(tuple(relative.split("/")), tuple(pattern.split("/")))
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    # Cached: each (parts, pattern) pair is decided once, so `**/**/**` reads in time polynomial in its length.
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":
+        return any(_segments(parts[i:], pattern[1:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and _segments(parts[1:], pattern[1:])
 
 
 # Runners that read their files only in the folder they run in; the others (just, npm and its kin, mise, task,

@@ -79,7 +79,7 @@ def vouched(tmp_path: Path) -> Vouched:
         ("make lint", "substitution", "`$(shell echo ruff) check .`"),  # a value make computes when it runs
         ("make build-docs", "program", "`make -C` runs tasks of a file or folder whose recipes were not read"),
         ("make -f other.mk test", "program", "`make -f` runs tasks of a file or folder whose recipes were not read"),
-        ("pnpm --filter web lint", "program", "`pnpm --filter` runs tasks of a file or folder"),  # web's own scripts
+        ("pnpm --filter web lint", "program", "`pnpm --filter` runs tasks of a file or folder"),  # no member `web`
         ("just fmt", "substitution", "`ruff format $(dir)`"),  # an interpolation is known only when it runs
     ],
 )

@@ -1,0 +1,114 @@
+"""A task run in another place than the project's folder (`make -C tools test`, `npm --prefix web test`, `pnpm
+--filter @acme/web test`) is judged by that place's recipes, read as its runner reads them there; a place playbook
+did not read, or one named by a pattern that picks several, still waits. Monorepo lessons ("run `pnpm --filter api
+test`") were held whole before: the option alone said the recipes were not read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.allowlist import Vouched, command_refusals
+from core.io.declared import declared_programs, declared_recipes
+
+EVIL = "rm -rf ~"
+
+
+def _project(root: Path) -> Path:
+    (root / "pnpm-workspace.yaml").write_text('packages:\n  - "apps/*"\n  - "!apps/legacy"\n')
+    (root / "package.json").write_text(json.dumps({"name": "root", "scripts": {"test": "vitest run"}}))
+    for folder, name, scripts in [
+        ("apps/web", "@acme/web", {"test": "vitest run", "lint": "eslint .", "build": "npm run gen"}),
+        ("apps/api", "@acme/api", {"test": EVIL, "lint": "eslint ."}),
+        ("apps/legacy", "@acme/legacy", {"test": "vitest run"}),  # excluded: no member
+        ("fixtures/api", "@acme/api-fixture", {"test": "vitest run"}),  # a package no workspace pattern names
+        ("apps/web/nested", "@acme/nested", {"test": "vitest run"}),
+    ]:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "package.json").write_text(json.dumps({"name": name, "scripts": scripts}))
+    (root / "tools").mkdir()
+    (root / "tools" / "Makefile").write_text(f"test:\n\tpytest\nclean:\n\t{EVIL}\n")
+    (root / "Makefile").write_text("test:\n\tpytest\nclean:\n\trm -rf build\n")
+    return root
+
+
+@pytest.fixture
+def vouched(tmp_path: Path) -> Vouched:
+    root = _project(tmp_path)
+    return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pnpm --filter @acme/web test",
+        "pnpm -F @acme/web lint",
+        "pnpm --filter=@acme/web test",
+        "make -C tools test",
+        "make -Ctools test",
+        "make --directory=tools test",
+        "npm --prefix apps/web run lint",
+        "pnpm -C apps/web test",
+        "pnpm --dir ./apps/web/ test",
+        "npm -w @acme/web test",
+    ],
+)
+def test_a_task_of_a_place_that_was_read_is_judged_by_its_recipe_and_admitted(vouched: Vouched, line: str) -> None:
+    assert command_refusals(line, vouched) == [], line
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("pnpm --filter @acme/api test", "at `@acme/api`, the project's `test` runs `rm -rf ~`"),
+        ("npm --prefix apps/api test", "at `./apps/api`, the project's `test` runs `rm -rf ~`"),
+        ("make -C tools clean", "at `./tools`, the project's `clean` runs `rm -rf ~`"),  # the root's `clean` is safe
+        # A recipe line run there names that place's tasks, not the project's: `npm run gen` is web's, undeclared.
+        ("pnpm --filter @acme/web build", "`npm run gen` is no routine task"),
+        ("pnpm --filter @acme/legacy test", "whose recipes were not read"),  # excluded by `!apps/legacy`
+        ("pnpm --filter @acme/api-fixture test", "whose recipes were not read"),  # no member
+        ("pnpm --filter @acme/* test", "whose recipes were not read"),  # a pattern: several
+        ("pnpm --filter @acme/web... test", "whose recipes were not read"),  # and those it depends on
+        ("pnpm --filter ./apps test", "whose recipes were not read"),  # every member under a folder
+        ("pnpm -r --filter @acme/web test", "whose recipes were not read"),
+        ("pnpm --filter @acme/web --filter @acme/api test", "whose recipes were not read"),
+        ("make -C nowhere test", "whose recipes were not read"),
+        ("make -C ../elsewhere test", "whose recipes were not read"),
+        ("make -C tools -f other.mk test", "whose recipes were not read"),
+        ("npm -w apps/web test", "whose recipes were not read"),  # a folder: it may be a parent of several
+    ],
+)
+def test_a_task_of_a_place_is_held_for_its_recipe_or_where_its_place_was_not_read(
+    vouched: Vouched, line: str, shown: str
+) -> None:
+    refused = command_refusals(line, vouched)
+    assert any(shown in r.detail for r in refused), (line, refused)
+
+
+def test_a_place_s_runner_settings_hold_its_tasks(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "apps" / "web" / ".npmrc").write_text("script-shell=./evil.sh\n")
+    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    assert command_refusals("npm --prefix apps/web run lint", vouched)
+    assert command_refusals("npm --prefix apps/api run lint", vouched) == []  # another place: its own settings
+    (root / ".npmrc").write_text("script-shell=./evil.sh\n")  # the root's are read from every place below it
+    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    assert command_refusals("npm --prefix apps/api run lint", vouched)
+
+
+_SEGMENT = st.sampled_from(["apps", "*", "**", "web", "api", "w*"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(patterns=st.lists(st.lists(_SEGMENT, min_size=1, max_size=40).map("/".join), min_size=1, max_size=80))
+def test_any_workspace_patterns_read_in_bounded_time_and_never_admit_a_member_s_harmful_test(
+    tmp_path_factory: pytest.TempPathFactory, patterns: list[str]
+) -> None:
+    root = _project(tmp_path_factory.mktemp("w"))
+    (root / "pnpm-workspace.yaml").write_text(json.dumps({"packages": patterns}))
+    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    assert command_refusals("pnpm --filter @acme/api test", vouched)  # read and held, or not read and held
