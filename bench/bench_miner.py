@@ -7,7 +7,8 @@ one, entries of a junk kind, and unsafe entries; for in sample and dev, that sha
 evidence for what the miner publishes. These are the miner's own lessons, before the export's screen, less those
 it holds for review (`--verbose` lists them); then what a keyless user gets through the CLI (`ingest`, `curate --llm
 heuristic`, `export`, after the export's screen), which carries the goals (issue 41: recall >= 50 %, precision >= 80 %
-on the test half, no junk, nothing unsafe; tests/flows/test_miner.py asserts floors on the same). Then its
+on the test half, no junk, nothing unsafe; tests/flows/test_miner.py asserts floors on the same), and for in sample
+and dev where each lesson the miner states and the export does not went (`tests.labelled.lost`). Then its
 cost: observing and mining every session, interleaved with the floor of reading the same sessions' messages from
 DuckDB. `--tuning` leaves the test half out.
 """
