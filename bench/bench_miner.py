@@ -7,7 +7,8 @@ one, entries of a junk kind, and unsafe entries; for in sample and dev, that sha
 evidence for what the miner publishes. These are the miner's own lessons, before the export's screen, less those
 it holds for review (`--verbose` lists them); then what a keyless user gets through the CLI (`ingest`, `curate --llm
 heuristic`, `export`, after the export's screen), which carries the goals (issue 41: recall >= 50 %, precision >= 80 %
-on the test half, no junk, nothing unsafe; tests/flows/test_miner.py asserts floors on the same). Then its
+on the test half, no junk, nothing unsafe; tests/flows/test_miner.py asserts floors on the same), and for in sample
+and dev where each lesson the miner states and the export does not went (`tests.labelled.lost`). Then its
 cost: observing and mining every session, interleaved with the floor of reading the same sessions' messages from
 DuckDB. `--tuning` leaves the test half out.
 """
@@ -18,6 +19,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +32,7 @@ from core.models import SessionMessage  # noqa: E402
 from core.store.db import open_db  # noqa: E402
 from core.store.ingest import ingest  # noqa: E402
 from core.store.sessions import load_messages  # noqa: E402
-from tests.labelled import HALVES, LabelledSet, Score, ceiling, labelled_set, mined_entries, score  # noqa: E402
+from tests.labelled import HALVES, LabelledSet, Score, ceiling, labelled_set, lost, publication, score  # noqa: E402
 
 Sessions = list[tuple[str, str | None, str | None, list]]  # type: ignore[type-arg]
 
@@ -191,7 +193,11 @@ def _scale_rows(rounds: int) -> list[Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--verbose", action="store_true", help="list the in-sample and dev entries that match nothing")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list the in-sample and dev entries that match nothing, and where each lesson lost on the way went",
+    )
     parser.add_argument(
         "--tuning", action="store_true", help="in sample and dev only (while changing the miner: never the test half)"
     )
@@ -238,12 +244,24 @@ def main() -> None:
         # What a keyless user gets: `ingest`, `curate --llm heuristic`, `export` through the CLI, after the export's
         # screen (the figures the README quotes and tests/flows/test_miner.py asserts floors on).
         (cli := work / f"cli-{half.replace(' ', '-')}").mkdir()
-        published = score(mined_entries(labelled, cli), labelled)
+        # The test half's entries are scored, never traced: where its lessons went is per-entry reading.
+        got = publication(labelled, cli, traced=half != "test")
+        published = score(got.texts, labelled)
         print(
             f"  published through the CLI: {published.entries} entries, recall {published.recall:.0%}"
             f" ({len(published.found)} found), precision {published.precision:.0%}, junk {published.junk_count},"
             f" unsafe {len(published.unsafe)}"
         )
+        if half != "test":
+            went = lost(entries, got, labelled)
+            causes = Counter(cause for cause, _ in went.values())
+            print(
+                f"  lost between the miner and the export: {len(went)} of the {len(found.found)} lessons the miner"
+                f" states: {', '.join(f'{c} {n}' for c, n in causes.most_common()) or 'none'}"
+            )
+            if args.verbose:
+                for lesson, (cause, entry) in sorted(went.items(), key=lambda w: (w[1][0], w[0])):
+                    print(f"  lost ({cause}): {lesson}: {entry}")
         rows += _rows(half, published, "published", goals=True)
 
     def timed(fn: object) -> float:

@@ -186,9 +186,26 @@ def ceiling(labelled: LabelledSet, sessions: Iterable[tuple[str, Sequence[Sessio
     return Ceiling(n, sentence, prompt, message)
 
 
-def mined_entries(labelled: LabelledSet, work: Path) -> list[str]:
-    """The entry texts a keyless user gets from the set's transcripts, through the CLI as they run it (`ingest`,
-    `curate --llm heuristic`, `export --format json`), with everything written under `work`."""
+@dataclass(frozen=True)
+class Publication:
+    """What a keyless user gets through the CLI: the entry texts the export writes (`texts`), every entry the screen
+    admits with the budget ignored (`admitted`, `export --all`), and each entry the screen holds with the rules that
+    hold it (`held`, as `playbook review` lists them)."""
+
+    texts: list[str]
+    admitted: list[str]
+    held: dict[str, tuple[str, ...]]
+
+
+def _exported(path: Path) -> list[str]:
+    exported = json.loads(path.read_text(encoding="utf-8"))
+    return [e["text"] for section in exported["sections"].values() for e in section]
+
+
+def publication(labelled: LabelledSet, work: Path, *, traced: bool = False) -> Publication:
+    """What a keyless user gets from the set's transcripts, through the CLI as they run it (`ingest`, `curate --llm
+    heuristic`, `export --format json`), with everything written under `work`; `traced`: also what the screen
+    admits past the budget and what it holds (`export --all`, `review --json`), else those are empty."""
     from typer.testing import CliRunner
 
     from flows.cli import app
@@ -196,12 +213,47 @@ def mined_entries(labelled: LabelledSet, work: Path) -> list[str]:
     runner = CliRunner()
     db = str(work / "m.duckdb")
     env = {"PLAYBOOK_OUT_DIR": str(work / "out"), "ANTHROPIC_API_KEY": ""}
-    for args in (
-        ["ingest", *map(str, labelled.folders), "--db", db],
-        ["curate", "--llm", "heuristic", "--db", db],
-        ["export", "--format", "json", "--out", str(work / "pb.json"), "--db", db],
-    ):
-        done = runner.invoke(app, args, env=env)
+
+    def run(*args: str) -> str:
+        done = runner.invoke(app, [*args, "--db", db], env=env)
         assert done.exit_code == 0, done.output
-    exported = json.loads((work / "pb.json").read_text(encoding="utf-8"))
-    return [e["text"] for section in exported["sections"].values() for e in section]
+        return done.output
+
+    run("ingest", *map(str, labelled.folders))
+    run("curate", "--llm", "heuristic")
+    run("export", "--format", "json", "--out", str(work / "pb.json"))
+    if not traced:
+        return Publication(_exported(work / "pb.json"), [], {})
+    run("export", "--all", "--format", "json", "--out", str(work / "all.json"))
+    held = json.loads(run("review", "--json"))["held"]
+    return Publication(
+        _exported(work / "pb.json"),
+        _exported(work / "all.json"),
+        {h["text"]: tuple(sorted({x["rule"] for x in h["holds"]})) for h in held},
+    )
+
+
+def mined_entries(labelled: LabelledSet, work: Path) -> list[str]:
+    """The entry texts a keyless user gets from the set's transcripts, through the CLI as they run it (`ingest`,
+    `curate --llm heuristic`, `export --format json`), with everything written under `work`."""
+    return publication(labelled, work).texts
+
+
+def lost(own: Sequence[str], got: Publication, labelled: LabelledSet) -> dict[str, tuple[str, str]]:
+    """Where each labelled lesson went that one of the miner's own entries (`own`) states and no published entry
+    does (`got`, traced): lesson id -> (cause, the entry). Cause: `held: rule+rule` (the screen holds every entry
+    stating it; the one with the fewest rules is named), `cut by the budget` (the screen admits one, the export's
+    budget left it out), or `not in the playbook` (the curator merged, cut, dropped or deduplicated it)."""
+    found: dict[str, tuple[str, str]] = {}
+    for lesson in labelled.lessons:
+        stating = [e for e in own if _states(e, lesson, labelled)]
+        if not stating or any(_states(e, lesson, labelled) for e in got.texts):
+            continue
+        if cut := [e for e in stating if e in got.admitted]:
+            found[lesson["id"]] = ("cut by the budget", cut[0])
+        elif held := sorted((got.held[e], e) for e in stating if e in got.held):
+            rules, entry = min(held, key=lambda h: len(h[0]))
+            found[lesson["id"]] = ("held: " + "+".join(rules), entry)
+        else:
+            found[lesson["id"]] = ("not in the playbook", stating[0])
+    return found

@@ -15,7 +15,19 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SAMPLES
-from tests.labelled import HALVES, UNSEEN_LABELS, Half, labelled, labelled_set, matches, mined_entries, score
+from tests.labelled import (
+    HALVES,
+    UNSEEN_LABELS,
+    Half,
+    LabelledSet,
+    Publication,
+    labelled,
+    labelled_set,
+    lost,
+    matches,
+    mined_entries,
+    score,
+)
 
 # The issue's goal on the test half is recall >= 50 % and precision >= 80 %; these are the floors the miner meets
 # (recall, precision), so that a change that loses ground fails. Junk and unsafe entries: none, in every half.
@@ -217,3 +229,32 @@ def test_what_the_user_said_is_held_for_review_and_published_once_they_release_i
     assert done.exit_code == 0, done.output
     exported = json.loads((tmp_path / "pb.json").read_text(encoding="utf-8"))
     assert [e["text"] for section in exported["sections"].values() for e in section] == [said]
+
+
+def test_a_lesson_lost_on_the_way_is_told_by_where_it_went() -> None:
+    """The bench's trace: a lesson the miner states and the export does not is held (by the fewest rules that hold an
+    entry stating it), cut by the budget, or not in the playbook at all; one the export states is not lost."""
+    lessons = [
+        {"id": f"l{n}", "tokens": [token], "lesson": token}
+        for n, token in enumerate(("concise", "ruff", "pytest", "adr", "mypy"))
+    ]
+    labelled_here = LabelledSet("dev", {"s": {"repo": "r", "project": "p", "lessons": lessons}}, ())
+    own = [
+        'In p: the user said: "be concise".',
+        'In p: the user said: "be concise, and push".',
+        "In p: lint with `ruff check`.",
+        "In p: run the tests with `pytest`.",
+        'In p: the user said: "write an ADR".',
+        "In p: type-check with `mypy`.",
+    ]
+    got = Publication(
+        texts=["In p: type-check with `mypy`."],
+        admitted=["In p: type-check with `mypy`.", "In p: lint with `ruff check`."],
+        held={own[0]: ("safeguard", "wording"), own[1]: ("wording",), own[4]: ("wording",)},
+    )
+    assert lost(own, got, labelled_here) == {
+        "l0": ("held: wording", own[1]),
+        "l1": ("cut by the budget", own[2]),
+        "l2": ("not in the playbook", own[3]),
+        "l3": ("held: wording", own[4]),
+    }
