@@ -343,8 +343,10 @@ class _Judge:
             judge.recipes(elsewhere[1])
             self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
             return
+        if call.family in ("bun", "bunx") and self.lines_refused("`bun` command", by_task.get(f"bun:{EVERY}", ())):
+            return  # bun loads the project's `.env` into whatever it runs, a script or not
         for task in tasks:
-            runner = task.partition(":")[0]
+            runner, _, named = task.partition(":")
             own = by_task.get(task, ())
             # What every task of the file runs, and, for a task with no recipe of its own, what its runner falls
             # back on (a Makefile's pattern rules).
@@ -352,21 +354,24 @@ class _Judge:
                 own + by_task.get(f"{runner}:{EVERY}", ()) + (() if own else by_task.get(f"{runner}:{FALLBACK}", ()))
             )
             if lines and self.depth >= _MOST_TASKS_DEEP:
-                self.refuse(
-                    "program", f"`{_clip(task.partition(':')[2])}` runs tasks more than {_MOST_TASKS_DEEP} deep"
-                )
+                self.refuse("program", f"`{_clip(named)}` runs tasks more than {_MOST_TASKS_DEEP} deep")
                 return
-            for line in lines:
-                named = task.partition(":")[2]
-                what = f"`{named}`" if named else "default task" if runner in _TASK_RUNNERS else f"`{runner}` command"
-                if line.startswith(_UNREAD) and line.endswith(")"):
-                    why = _clip(line[len(_UNREAD) : -1])
-                    self.refuse("program", f"what the project's {what} runs is known only when it runs: {why}")
-                    return
-                refused = _line_refusals(line, self.vouched, self.depth + 1) or _publishing(line)
-                if refused:
-                    self.refuse(refused[0].rule, f"the project's {what} runs `{_clip(line)}`: {refused[0].detail}")
-                    return
+            what = f"`{named}`" if named else "default task" if runner in _TASK_RUNNERS else f"`{runner}` command"
+            if self.lines_refused(what, lines):
+                return
+
+    def lines_refused(self, what: str, lines: Sequence[str]) -> bool:
+        """Whether a line the project's `what` runs is refused (and the refusal, the first, added)."""
+        for line in lines:
+            if line.startswith(_UNREAD) and line.endswith(")"):
+                why = _clip(line[len(_UNREAD) : -1])
+                self.refuse("program", f"what the project's {what} runs is known only when it runs: {why}")
+                return True
+            refused = _line_refusals(line, self.vouched, self.depth + 1) or _publishing(line)
+            if refused:
+                self.refuse(refused[0].rule, f"the project's {what} runs `{_clip(line)}`: {refused[0].detail}")
+                return True
+        return False
 
     def arguments(self, family: str, args: list[str]) -> None:
         """Paths, write targets and bypass flags among `args`."""

@@ -17,7 +17,7 @@ import re2
 
 from core.patterns import Match
 from core.program_tasks import TASK_NAME
-from core.recipes import EVERY, FALLBACK, Recipe, physical_lines, shell_command, unread
+from core.recipes import EVERY, FALLBACK, PROGRAM_SETTINGS, Recipe, physical_lines, shell_command, unread
 
 __all__ = ["makefile_recipes"]
 
@@ -58,17 +58,6 @@ _CONTINUATION = re2.compile(r"[ \t]*\\\n[ \t]*")
 _COMMENT = re2.compile(r"(?:^|[^\\])(#)")
 _CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 _NAMES = re2.compile(r"^(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*)+$")  # `export A B`: names, none computed
-# Variables a session's environment gives every program (the login shell's, and those its programs read for where
-# to find programs, code and settings): a Makefile that sets one sets it for its recipes' programs too (make
-# exports a variable the environment had), so it is judged as one set before a command, expanded or not. A name
-# not here is the file's own unless `export` says otherwise.
-_FROM_ENVIRONMENT = re2.compile(
-    r"^(?:PATH|HOME|USER|LOGNAME|TMPDIR|TMP|TEMP|PWD|OLDPWD|CDPATH|IFS|ENV|BASH_ENV|EDITOR|VISUAL|PAGER|LANG|TERM"
-    r"|MAIL|HOSTNAME|PS[1-4]|PROMPT_COMMAND|CLASSPATH|MANPATH|VIRTUAL_ENV|CONDA_PREFIX|PYTHON[A-Z]+|NODE_OPTIONS"
-    r"|NODE_PATH|RUBYOPT|RUBYLIB|GEM_HOME|GEM_PATH|PERL5LIB|PERL5OPT|JAVA_HOME|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS"
-    r"|GOPATH|GOROOT|GOFLAGS|GOPROXY|GOTOOLCHAIN|CARGO_HOME|RUSTUP_HOME|RUSTC_WRAPPER|RUSTFLAGS|KUBECONFIG"
-    r"|DOCKER_HOST|DOCKER_CONFIG|AWS_PROFILE|SSH_AUTH_SOCK|(?:LD|DYLD|LC|XDG|GIT|NPM_CONFIG|npm_config)_[A-Za-z0-9_]*)$"
-)
 
 
 @dataclass
@@ -459,13 +448,13 @@ def _built_in_rules(made: _Makefile) -> list[str]:
 def _environment(made: _Makefile, text: str) -> list[str]:
     """The variables the file gives its recipes' programs, each judged as a variable set before a command
     (`NAME=value true`, its value as make expands it), where only those known to choose a mode, a format or a
-    project folder pass: those it exports, those the environment gives every program (`_FROM_ENVIRONMENT`: make
-    gives the file's value instead, `PATH = tools/bin:/usr/bin`), and any it sets and never expands, whose only use
-    is that."""
+    project folder pass: those it exports, those the environment gives every program (`PROGRAM_SETTINGS`: make
+    gives the file's value instead, `PATH = tools/bin:/usr/bin`), and any it sets and never expands, whose only
+    use is that."""
     expanded = set(_REFERENCE.findall(text.replace("$$", "")))
     lines = []
     for name, values in made.variables.items():
-        given = name in made.exported or _FROM_ENVIRONMENT.match(name) is not None
+        given = name in made.exported or PROGRAM_SETTINGS.match(name) is not None
         if not given and (name in expanded or name in _MAKE_ITSELF):
             continue
         ways = [way for value in values[:_MOST_WAYS] for way in made.expanded(value)]

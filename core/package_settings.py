@@ -17,9 +17,10 @@ import tomllib
 import re2
 import yaml
 
-from core.recipes import Recipe, unread
+from core.recipes import PROGRAM_SETTINGS, Recipe, physical_lines, unread
 
 __all__ = [
+    "bun_environment_recipes",
     "bunfig_recipes",
     "npmrc_recipes",
     "pnpm_workspace_recipes",
@@ -174,6 +175,24 @@ def pnpmfile_recipes(text: str) -> list[Recipe]:
     """A project's `.pnpmfile.cjs`: JavaScript hooks pnpm runs while it installs (`readPackage` rewrites what it
     fetches)."""
     return [(_INSTALL, unread("", "the project's .pnpmfile.cjs runs its hooks while pnpm installs")[1])]
+
+
+# Settings a bun `.env` may give every script without changing what runs: a mode, a colour, a port.
+_BUN_ENV_ADMITTED = frozenset(
+    "NODE_ENV BUN_ENV NODE_NO_WARNINGS FORCE_COLOR NO_COLOR TZ LANG LC_ALL TERM CI DEBUG PORT HOST".split()
+)
+_DOTENV_LINE = re2.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]")
+
+
+def bun_environment_recipes(text: str) -> list[Recipe]:
+    """A project's `.env`, `.env.local`, `.env.<mode>`: bun loads them into every script and program it runs, so a
+    variable that a program other than the project's own code reads (`core.recipes.PROGRAM_SETTINGS`:
+    `NODE_OPTIONS`, `PATH`, `BUN_*`) holds every `bun` command; the project's own settings (`DATABASE_URL`) do not.
+    Every line shaped as an assignment is read, one inside a quoted value too: nothing a line sets is missed. The
+    value is never shown (a `.env` holds secrets)."""
+    names = {m.group(1) for line in physical_lines(text) if (m := _DOTENV_LINE.match(line)) is not None}
+    held = sorted(n for n in names if PROGRAM_SETTINGS.match(n) and n not in _BUN_ENV_ADMITTED)
+    return [unread("bun", f"bun loads `{name[:40]}` from the project's .env files") for name in held[:8]]
 
 
 def yarn_environment_recipes(text: str) -> list[Recipe]:

@@ -21,6 +21,7 @@ from core.program_tasks import TASK_NAME
 __all__ = [
     "EVERY",
     "FALLBACK",
+    "PROGRAM_SETTINGS",
     "Recipe",
     "default_recipes",
     "environment_lines",
@@ -169,6 +170,18 @@ _MISE_TASK_KEYS = frozenset(
     "description alias aliases hide sources outputs wait_for quiet silent raw usage confirm tools timeout".split()
 )
 _MOST_LINES = 200  # a task runs no more lines than this that we read
+
+# Variables a session's environment gives every program (the login shell's), and those programs other than the
+# project's own code read for where to find programs, code and settings (`NODE_OPTIONS`, `GIT_*`, `BUN_*`): a
+# Makefile that sets one sets it for its recipes' programs (make exports a variable the environment had), and
+# a `.env` bun loads sets it for every script. A name not here (`DATABASE_URL`) is the project's own setting.
+PROGRAM_SETTINGS = re2.compile(
+    r"^(?:PATH|HOME|USER|LOGNAME|TMPDIR|TMP|TEMP|PWD|OLDPWD|CDPATH|IFS|ENV|BASH_ENV|EDITOR|VISUAL|PAGER|LANG|TERM"
+    r"|MAIL|HOSTNAME|PS[1-4]|PROMPT_COMMAND|CLASSPATH|MANPATH|VIRTUAL_ENV|CONDA_PREFIX|PYTHON[A-Z]+|NODE_OPTIONS"
+    r"|NODE_PATH|RUBYOPT|RUBYLIB|GEM_HOME|GEM_PATH|PERL5LIB|PERL5OPT|JAVA_HOME|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS"
+    r"|GOPATH|GOROOT|GOFLAGS|GOPROXY|GOTOOLCHAIN|CARGO_HOME|RUSTUP_HOME|RUSTC_WRAPPER|RUSTFLAGS|KUBECONFIG"
+    r"|DOCKER_HOST|DOCKER_CONFIG|AWS_PROFILE|SSH_AUTH_SOCK|(?:LD|DYLD|LC|XDG|GIT|NPM_CONFIG|npm_config|BUN|DENO)_[A-Za-z0-9_]*)$"
+)
 
 
 def environment_lines(variables: object, why: str) -> list[str]:

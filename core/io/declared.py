@@ -27,6 +27,7 @@ from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
 from core.package_settings import (
+    bun_environment_recipes,
     bunfig_recipes,
     npmrc_recipes,
     pnpm_workspace_recipes,
@@ -291,6 +292,10 @@ def _unread_tasks(text: str) -> list[Recipe]:
     return [unread("poe", "its tasks file is not read here")]
 
 
+# The files bun loads into every program it runs (its docs, "Environment variables"), by `NODE_ENV`.
+_BUN_ENV_FILES = tuple(
+    f".env{mode}{local}" for mode in ("", ".development", ".production", ".test") for local in ("", ".local")
+)
 _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] = (
     ("Makefile", "make", makefile_recipes),
     ("makefile", "make", makefile_recipes),
@@ -304,6 +309,7 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     (".pnpmfile.cjs", "npm", pnpmfile_recipes),
     ("pnpm-workspace.yaml", "npm", pnpm_workspace_recipes),
     (".env.yarn", "npm", yarn_environment_recipes),
+    *((name, "bun", bun_environment_recipes) for name in _BUN_ENV_FILES),
     *((name, "mise", mise_recipes) for name in _MISE_FILES),
     (".tool-versions", "mise", tool_versions_recipes),
     *((name, "task", taskfile_recipes) for name in _TASKFILES),

@@ -211,6 +211,10 @@ ATTACKS = [
     ("bunfig.toml", '[run]\nshell = "bun"\n', "bun run test", "`[run] shell`"),
     (".pnpmfile.cjs", "module.exports = {hooks: {}}\n", "pnpm install", ".pnpmfile.cjs"),
     (".env.yarn", "NODE_OPTIONS=--require ./evil.js\n", "yarn test", ".env.yarn"),
+    # bun loads the project's `.env` files into whatever it runs
+    (".env", "NODE_OPTIONS=--require ./evil.js\n", "bun run test", "bun loads `NODE_OPTIONS`"),
+    (".env.local", "export PATH=./evil:/usr/bin\n", "bun test", "bun loads `PATH`"),
+    (".env.test", 'NOTE="a\nBUN_OPTIONS=--preload ./x.ts"\n', "bun x vitest", "bun loads `BUN_OPTIONS`"),
     # mise
     ("mise.toml", '[env]\n_.source = "./evil.sh"\n[tasks.lint]\nrun = "ls"\n', "mise run lint", "_.source"),
     ("mise.toml", '[env]\n_.path = ["./bin"]\n[tasks.lint]\nrun = "ls"\n', "mise run lint", "_.path"),
@@ -268,6 +272,17 @@ def test_npm_runs_a_scripts_pre_and_post_and_an_installs_scripts(tmp_path: Path,
     _write(tmp_path, {"package.json": json.dumps({"scripts": scripts})})
     refused = command_refusals(line, _vouched(tmp_path))
     assert any(shown in r.detail for r in refused), refused
+
+
+def test_a_bun_env_of_the_project_s_own_settings_holds_nothing_and_shows_no_value(tmp_path: Path) -> None:
+    secret = "postgres://app:hunter2@db.internal/app"
+    env = f"DATABASE_URL={secret}\nNODE_ENV=test\nSTRIPE_KEY=sk_test_x\n"
+    _write(tmp_path, {"package.json": json.dumps(PACKAGE), ".env": env})
+    assert command_refusals("bun run test", _vouched(tmp_path)) == []
+    _write(tmp_path, {".env": env + "NODE_OPTIONS=--require ./x.js\n"})
+    refused = command_refusals("bun run test", _vouched(tmp_path))
+    assert refused and not any("hunter2" in r.detail or "./x.js" in r.detail for r in refused)
+    assert command_refusals("npm test", _vouched(tmp_path)) == []  # npm loads no `.env`
 
 
 def test_a_registry_holds_installs_only(tmp_path: Path) -> None:
