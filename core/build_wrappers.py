@@ -11,7 +11,7 @@ import re2
 
 from core.recipes import Recipe, unread
 
-__all__ = ["gradle_wrapper_recipes", "maven_wrapper_recipes"]
+__all__ = ["gradle_wrapper_recipes", "maven_config_recipes", "maven_jvm_config_recipes", "maven_wrapper_recipes"]
 
 _GRADLE_HOSTS = frozenset({"services.gradle.org"})
 _MAVEN_HOSTS = frozenset({"repo.maven.apache.org", "repo1.maven.org"})
@@ -90,3 +90,45 @@ def _unescape(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+# Maven's options that only say how it reports, how many threads it builds with, or when it stops; any other
+# option in `.mvn/maven.config` (`-s` another settings file, `-D` a property such as `skipTests`, `-P` a profile)
+# changes what every build fetches, runs or checks.
+_MAVEN_OPTION = re2.compile(
+    r"^(?:-B|--batch-mode|-ntp|--no-transfer-progress|-q|--quiet|-e|--errors|-X|--debug|-V|--show-version|-fae"
+    r"|--fail-at-end|-ff|--fail-fast|-nsu|--no-snapshot-updates|-T\d+(?:\.\d+)?C?|--threads=\d+(?:\.\d+)?C?"
+    r"|-Dstyle\.color=(?:always|never|auto))$"
+)
+# The JVM's options that size or tune it (memory, a collector, a code cache, an encoding); `-javaagent`, `-XX:OnError`
+# and the rest load or run something.
+_JVM_OPTION = re2.compile(
+    r"^(?:-Xm[sx]\d+[kKmMgG]?|-Xss\d+[kKmMgG]?|-XX:(?:MaxMetaspaceSize|ReservedCodeCacheSize)=\d+[kKmMgG]?"
+    r"|-XX:[+-](?:UseG1GC|UseParallelGC|UseSerialGC|TieredCompilation|UseStringDeduplication)|-XX:TieredStopAtLevel=\d"
+    r"|-Dfile\.encoding=[A-Za-z0-9_-]+|-Djava\.awt\.headless=(?:true|false)"
+    r"|--add-(?:opens|exports)(?:=|\s+)[A-Za-z0-9_.]+/[A-Za-z0-9_.]+=(?:ALL-UNNAMED|[A-Za-z0-9_.]+))$"
+)
+
+
+def maven_config_recipes(text: str) -> list[Recipe]:
+    """.mvn/maven.config: options Maven adds to every build, its own (`./mvnw`) and a `mvn` run there; only those
+    that say how it reports or how many threads it uses are admitted."""
+    return _options(text, _MAVEN_OPTION, ".mvn/maven.config", "adds `{}` to every build")
+
+
+def maven_jvm_config_recipes(text: str) -> list[Recipe]:
+    """.mvn/jvm.config: options of the JVM that runs Maven; only those that size or tune it are admitted."""
+    return _options(text, _JVM_OPTION, ".mvn/jvm.config", "starts Maven's JVM with `{}`")
+
+
+def _options(text: str, admitted: re2._Regexp, file: str, says: str) -> list[Recipe]:
+    # `--add-opens java.base/x=ALL-UNNAMED`: the value is the next word; joined so the whole option is judged.
+    words = text.split()
+    joined: list[str] = []
+    for word in words:
+        if joined and joined[-1] in ("--add-opens", "--add-exports"):
+            joined[-1] += f" {word}"
+        else:
+            joined.append(word)
+    held = [w for w in joined if not admitted.match(w)][:8]
+    return [unread(runner, f"{file} {says.format(w[:40])}") for w in held for runner in ("mvnw", "mvn")]

@@ -275,6 +275,7 @@ _OTHER_RUNNERS = {
     "cargo": _cargo_tasks,
     "gradlew": _wrapper_tasks,
     "mvnw": _wrapper_tasks,
+    "mvn": _wrapper_tasks,  # `.mvn/maven.config` and `jvm.config` are read by a `mvn` run in the project too
     "uv": _uv_tasks,
 }
 

@@ -91,18 +91,43 @@ def composer_recipes(text: str) -> list[Recipe]:
     """composer.json's scripts, each `composer:NAME`: a string or a list of them, each a command line, another
     script (`@lint` as `composer run-script lint`), composer itself, or held when it runs PHP."""
     data = json.loads(text)
+    found = _composer_sources(data) if isinstance(data, dict) else []
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if scripts is None:
-        return []
+        return found
     if not isinstance(scripts, dict):
-        return [unread("composer", "`scripts` is no table")]
-    found: list[Recipe] = []
+        return [*found, unread("composer", "`scripts` is no table")]
     for name, script in scripts.items():
         steps = [script] if isinstance(script, str) else script if isinstance(script, list) else [None]
         found += [(f"composer:{name}", _composer_line(str(name), step)) for step in steps[:_MOST_LINES]]
         if len(steps) > _MOST_LINES:
             found.append((f"composer:{name}", _held(f"`{name}` runs more than {_MOST_LINES} steps")))
     return found
+
+
+# composer.json's `config` keys that say where and how it lays out what it installs; any other (`secure-http`,
+# `disable-tls`, `cafile`, `audit`, a token) changes what an install fetches or checks.
+_COMPOSER_CONFIG = frozenset(
+    "sort-packages optimize-autoloader preferred-install process-timeout allow-plugins platform platform-check"
+    " classmap-authoritative apcu-autoloader bin-dir vendor-dir discard-changes lock notify-on-install".split()
+)
+# The events an install, an update or a `require` fires first: where what they fetch is judged.
+_FETCHES = ("pre-install-cmd", "pre-update-cmd")
+
+
+def _composer_sources(data: dict[object, object]) -> list[Recipe]:
+    """composer.json's `repositories` (other than switching packagist off) and `config` keys not known to only lay
+    out what is installed: each holds what installs and updates."""
+    why = []
+    repositories = data.get("repositories")
+    if repositories not in (None, [], {}, [{"packagist.org": False}], {"packagist.org": False}):
+        why.append("fetches packages from the `repositories` it names")
+    config = data.get("config")
+    if isinstance(config, dict):
+        why += [f"sets `config.{str(k)[:30]}`" for k in config if k not in _COMPOSER_CONFIG][:4]
+    elif config is not None:
+        why.append("sets a `config` that is no table")
+    return [(f"composer:{event}", _held(f"composer.json {w}")) for w in why for event in _FETCHES]
 
 
 def _composer_line(name: str, step: object) -> str:

@@ -21,7 +21,12 @@ from typing import TypeVar
 import re2
 import yaml
 
-from core.build_wrappers import gradle_wrapper_recipes, maven_wrapper_recipes
+from core.build_wrappers import (
+    gradle_wrapper_recipes,
+    maven_config_recipes,
+    maven_jvm_config_recipes,
+    maven_wrapper_recipes,
+)
 from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
 from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
@@ -332,6 +337,8 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     ("rust-toolchain", "cargo", rust_toolchain_recipes),
     ("gradle/wrapper/gradle-wrapper.properties", "gradlew", gradle_wrapper_recipes),
     (".mvn/wrapper/maven-wrapper.properties", "mvnw", maven_wrapper_recipes),
+    (".mvn/maven.config", "mvnw", maven_config_recipes),
+    (".mvn/jvm.config", "mvnw", maven_jvm_config_recipes),
 )
 
 

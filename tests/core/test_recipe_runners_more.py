@@ -461,3 +461,58 @@ def test_a_task_longer_than_what_is_read_is_held_not_cut(tmp_path: Path, file: s
     (tmp_path / file).write_text(text)
     vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, recipes=declared_recipes([tmp_path]))
     assert command_refusals(line, vouched), line
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "shown"),
+    [
+        (".mvn/maven.config", "-B -DskipTests\n", "./mvnw verify", "adds `-DskipTests` to every build"),
+        (".mvn/maven.config", "-s .mvn/evil-settings.xml\n", "mvn test", "adds `-s`"),
+        (".mvn/jvm.config", "-Xmx2g -javaagent:tools/agent.jar\n", "mvn test", "with `-javaagent:tools"),
+        (".mvn/jvm.config", "-XX:OnOutOfMemoryError=rm\n", "./mvnw test", "with `-XX:OnOutOfMemory"),
+    ],
+)
+def test_maven_s_project_config_that_changes_a_build_holds_it(
+    tmp_path: Path, name: str, text: str, line: str, shown: str
+) -> None:
+    (tmp_path / ".mvn").mkdir()
+    (tmp_path / name).write_text(text)
+    refused = command_refusals(line, Vouched(recipes=declared_recipes([tmp_path])))
+    assert any(shown in r.detail for r in refused), refused
+
+
+def test_maven_s_project_config_that_only_reports_or_sizes_holds_nothing(tmp_path: Path) -> None:
+    (tmp_path / ".mvn").mkdir()
+    (tmp_path / ".mvn" / "maven.config").write_text("-B\n--no-transfer-progress -T1C\n")
+    (tmp_path / ".mvn" / "jvm.config").write_text("-Xmx2g -XX:+UseG1GC --add-opens java.base/java.lang=ALL-UNNAMED\n")
+    vouched = Vouched(recipes=declared_recipes([tmp_path]))
+    for line in ("mvn test", "./mvnw verify", "mvn -q package"):
+        assert command_refusals(line, vouched) == [], line
+
+
+@pytest.mark.parametrize(
+    ("manifest", "shown"),
+    [
+        ({"repositories": [{"type": "vcs", "url": "https://git.example/evil/pkg"}]}, "`repositories`"),
+        ({"repositories": {"x": {"type": "composer", "url": "http://mirror.example"}}}, "`repositories`"),
+        ({"config": {"secure-http": False}}, "`config.secure-http`"),
+        ({"config": {"disable-tls": True}}, "`config.disable-tls`"),
+        ({"config": "x"}, "no table"),
+    ],
+)
+def test_composer_json_that_changes_where_an_install_fetches_holds_installs_only(
+    tmp_path: Path, manifest: dict[str, object], shown: str
+) -> None:
+    (tmp_path / "composer.json").write_text(json.dumps({**COMPOSER, **manifest}))
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    for line in ("composer install", "composer update", "composer require --dev x/y"):
+        refused = command_refusals(line, vouched)
+        assert any(shown in r.detail for r in refused), (line, refused)
+    assert command_refusals("composer test", vouched) == []
+
+
+def test_composer_json_that_only_lays_out_what_it_installs_holds_nothing(tmp_path: Path) -> None:
+    manifest = {**COMPOSER, "config": {"sort-packages": True, "allow-plugins": {"x/y": True}}}
+    (tmp_path / "composer.json").write_text(json.dumps({**manifest, "repositories": [{"packagist.org": False}]}))
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    assert command_refusals("composer install", vouched) == []
