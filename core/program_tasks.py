@@ -443,14 +443,15 @@ def reads_elsewhere(call: Call) -> str | None:
 # whose own files playbook reads (`core.io.declared`): a task run there is judged by that place's recipes.
 _PLACES = {
     "make": ("-C", "--directory"),
-    "npm": ("--prefix", "-C", "-w", "--workspace"),
+    # (Not npm's `-w`: it picks every member whose name or folder the value is, and those under that folder.)
+    "npm": ("--prefix", "-C"),
     "pnpm": ("-C", "--dir", "--filter", "-F"),
     "yarn": ("--cwd",),
     "bun": ("--cwd", "--filter", "-F"),
 }
 # Options that name a workspace member by its package's name (`pnpm --filter @acme/web`); the others of `_PLACES`
 # name a folder. A folder a filter names (`--filter ./apps`) picks every member under it: none is read as one.
-_BY_NAME = frozenset({"--filter", "-F", "-w", "--workspace", "workspace"})
+_BY_NAME = frozenset({"--filter", "-F", "workspace"})
 # A place named plainly: a package's name (`@acme/web`) or a relative folder; a selector that picks several
 # (`web...`, `@acme/*`, `!api`, `^web`, `[origin/main]`) is none.
 _PACKAGE = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")

@@ -438,6 +438,7 @@ _MOST_FOLDERS = 4000  # visited
 _MOST_PLACES = 128  # read
 _NOT_PLACES = frozenset({"node_modules", "vendor", "target", "dist", "build", "__pycache__"})
 _PLACE_FILES = ("Makefile", "makefile", "GNUmakefile", "package.json")
+_PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
 
 
 def _places(folder: Path, searched: list[Path]) -> dict[Path, set[str]]:
@@ -456,7 +457,7 @@ def _places(folder: Path, searched: list[Path]) -> dict[Path, set[str]]:
             data = _json(member / "package.json")
             name = data.get("name") if isinstance(data, dict) else None
             names = places.setdefault(member, set())
-            if isinstance(name, str) and name:
+            if isinstance(name, str) and _PACKAGE_NAME.match(name):
                 names.add(name)
     return dict(list(places.items())[:_MOST_PLACES])
 

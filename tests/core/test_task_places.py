@@ -54,7 +54,6 @@ def vouched(tmp_path: Path) -> Vouched:
         "npm --prefix apps/web run lint",
         "pnpm -C apps/web test",
         "pnpm --dir ./apps/web/ test",
-        "npm -w @acme/web test",
     ],
 )
 def test_a_task_of_a_place_that_was_read_is_judged_by_its_recipe_and_admitted(vouched: Vouched, line: str) -> None:
@@ -80,6 +79,7 @@ def test_a_task_of_a_place_that_was_read_is_judged_by_its_recipe_and_admitted(vo
         ("make -C ../elsewhere test", "whose recipes were not read"),
         ("make -C tools -f other.mk test", "whose recipes were not read"),
         ("npm -w apps/web test", "whose recipes were not read"),  # a folder: it may be a parent of several
+        ("npm -w @acme/web test", "whose recipes were not read"),  # a name, a folder or those under one
     ],
 )
 def test_a_task_of_a_place_is_held_for_its_recipe_or_where_its_place_was_not_read(
