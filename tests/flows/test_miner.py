@@ -75,7 +75,13 @@ from tests.labelled import (
 # check ran again, a wrapper the machine lacks only where the error names the program it was given, and a sentence
 # that points back at the one before it is quoted with it: in sample unchanged; dev 24 % / 81 % (31) -> 24 % / 83 %
 # (30; the miner's own 45 % / 82 % -> 46 % / 86 %); test, measured after: 3 % / 17 % (12) -> 3 % / 20 % (10).
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.23, 0.83), "test": (0.02, 0.15)}
+# Then the labelled sets carry their projects' declaring files, and the export reads them where the sessions ran, as
+# on their users' machines (nothing in the miner or the screen changed): the screen now reads the task runners' files
+# and holds what it cannot follow (a mise config whose `[env]` loads `_.path`, pyproject's `[tool.uv]` sources, pnpm
+# `overrides`), for every project of the run (the recipes are one set across the sessions' folders), and admits what
+# a project names (`bd` in langlearn-tts's CLAUDE.md). In sample unchanged (58 % / 100 %, 10); dev 24 % / 83 % (30) ->
+# 16 % / 93 % (15); the miner's own unchanged.
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.15, 0.85), "test": (0.02, 0.15)}
 
 
 class Published(dict[Half, list[str]]):
