@@ -6,7 +6,7 @@ labelled lessons, the share of entries that state one, junk, and unsafe entries.
   tuned on `dev` only; `test` is measured, never read while tuning.
 
 The export's screen admits what the projects the sessions ran in declare, read from their folders; on a user's
-machine those folders exist. Each set carries its projects' declaring files (`projects/` beside its transcripts,
+machine those folders exist. Each set carries its projects' declaring files (data/unseen/projects, data/sample-projects,
 with `roots.json`: the folders the sessions ran in that are each repository's root); `publication` copies them under
 its tmp folder and, after mining, points each session's folder there, so the export reads them as a user's does.
 """
@@ -27,7 +27,7 @@ from core.said import sentences
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "data" / "lessons" / "mined.json"
 UNSEEN_LABELS = ROOT / "data" / "lessons" / "unseen"
-SAMPLE_PROJECTS = ROOT / "data" / "samples" / "projects"
+SAMPLE_PROJECTS = ROOT / "data" / "sample-projects"  # beside, not inside: ingest reads every file of data/samples
 UNSEEN_PROJECTS = ROOT / "data" / "unseen" / "projects"
 
 Half = Literal["in sample", "dev", "test"]
