@@ -4,13 +4,19 @@ labelled lessons, the share of entries that state one, junk, and unsafe entries.
 - `in sample`: data/lessons/mined.json, the bundled sessions of data/samples the miner was written on;
 - `dev` and `test`: data/lessons/unseen, the sessions of data/unseen split by repository (halves.json). The miner is
   tuned on `dev` only; `test` is measured, never read while tuning.
+
+The export's screen admits what the projects the sessions ran in declare, read from their folders; on a user's
+machine those folders exist. Each set carries its projects' declaring files (data/unseen/projects, data/sample-projects,
+with `roots.json`: the folders the sessions ran in that are each repository's root); `publication` copies them under
+its tmp folder and, after mining, points each session's folder there, so the export reads them as a user's does.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+import shutil
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +27,8 @@ from core.said import sentences
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "data" / "lessons" / "mined.json"
 UNSEEN_LABELS = ROOT / "data" / "lessons" / "unseen"
+SAMPLE_PROJECTS = ROOT / "data" / "sample-projects"  # beside, not inside: ingest reads every file of data/samples
+UNSEEN_PROJECTS = ROOT / "data" / "unseen" / "projects"
 
 Half = Literal["in sample", "dev", "test"]
 HALVES: tuple[Half, ...] = ("in sample", "dev", "test")
@@ -43,12 +51,13 @@ UNSAFE = re.compile(
 
 @dataclass(frozen=True)
 class LabelledSet:
-    """One labelled set: its sessions (id -> labels, each with the `repo` it comes from) and the transcript folders
-    they come from."""
+    """One labelled set: its sessions (id -> labels, each with the `repo` it comes from), the transcript folders
+    they come from, and the folder of its projects' declaring files (None: it has none)."""
 
     half: Half
     sessions: dict[str, dict[str, Any]]
     folders: tuple[Path, ...]
+    projects: Path | None = None
 
     @property
     def lessons(self) -> list[dict[str, Any]]:
@@ -97,13 +106,63 @@ def labelled_set(half: Half) -> LabelledSet:
     """The labelled set of one half: `in sample` (data/samples), or `dev` / `test` of data/unseen."""
     if half == "in sample":  # each bundled project is a repository of its own
         bundled = {sid: s | {"repo": s["project"]} for sid, s in labelled()["sessions"].items()}
-        return LabelledSet(half, bundled, (ROOT / "data" / "samples",))
+        return LabelledSet(half, bundled, (ROOT / "data" / "samples",), SAMPLE_PROJECTS)
     repos: list[str] = json.loads((UNSEEN_LABELS / "halves.json").read_text(encoding="utf-8"))[half]
     sessions: dict[str, dict[str, Any]] = {}
     for repo in repos:
         found = json.loads((UNSEEN_LABELS / f"{repo}.json").read_text(encoding="utf-8"))["sessions"]
         sessions |= {sid: s | {"repo": repo} for sid, s in found.items()}
-    return LabelledSet(half, sessions, tuple(ROOT / "data" / "unseen" / repo for repo in repos))
+    return LabelledSet(half, sessions, tuple(ROOT / "data" / "unseen" / repo for repo in repos), UNSEEN_PROJECTS)
+
+
+def _parts(path: str) -> list[str]:
+    """The folder names of a recorded path, either separator, a Windows drive as a folder (`D:\\app` -> D, app)."""
+    return [p.rstrip(":") for p in re.split(r"[/\\]+", path) if p and p != "."]
+
+
+def _at(cwd: str, roots: Sequence[tuple[str, str]], where: Path) -> Path | None:
+    """Where a session recorded as run in `cwd` runs in the copy under `where`: the same folders, below `where`, when
+    `cwd` is one of `roots` (longest first) or inside one; None for a folder of no known project."""
+    for root, _ in roots:
+        if cwd == root or cwd.startswith((root + "/", root + "\\")):
+            return where.joinpath(*_parts(root), *_parts(cwd[len(root) :]))
+    return None
+
+
+def on_this_machine(labelled: LabelledSet, work: Path) -> Callable[[str], Path | None]:
+    """Each project of `labelled` as it is on its user's machine, under `work`: its declaring files copied to each
+    folder its sessions ran in that is its root (`projects/roots.json`, a worktree inside its checkout after the
+    checkout). Returns where a session recorded as run in a folder runs here (sub-folders kept, the folder made), or
+    None for a folder of no known project."""
+    if labelled.projects is None or not (labelled.projects / "roots.json").is_file():
+        return lambda cwd: None
+    listed = json.loads((labelled.projects / "roots.json").read_text(encoding="utf-8"))["roots"]
+    roots = sorted(((root, repo) for repo, found in listed.items() for root in found), key=lambda r: -len(r[0]))
+    for root, repo in reversed(roots):
+        copy = work.joinpath(*_parts(root))
+        copy.mkdir(parents=True, exist_ok=True)
+        if (labelled.projects / repo).is_dir():
+            shutil.copytree(labelled.projects / repo, copy, dirs_exist_ok=True)
+
+    def where(cwd: str) -> Path | None:
+        moved = _at(cwd, roots, work)
+        if moved is not None:
+            moved.mkdir(parents=True, exist_ok=True)
+        return moved
+
+    return where
+
+
+def _repoint(db: Path, where: Callable[[str], Path | None]) -> None:
+    """Point each session's folder in `db` where `where` says its project is on this machine: what the export reads
+    a project's declarations from (`core.store.screening.project_folders`). Only the folder column moves: the
+    transcripts, and what the miner read from them against the folder they recorded, stay as they are."""
+    from core.store.db import open_db
+
+    with open_db(db) as con:
+        for (cwd,) in con.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL").fetchall():
+            if (moved := where(cwd)) is not None:
+                con.execute("UPDATE sessions SET cwd = ? WHERE cwd = ?", [str(moved), cwd])
 
 
 def _has(text: str, token: str | list[str]) -> bool:
@@ -204,8 +263,9 @@ def _exported(path: Path) -> list[str]:
 
 def publication(labelled: LabelledSet, work: Path, *, traced: bool = False) -> Publication:
     """What a keyless user gets from the set's transcripts, through the CLI as they run it (`ingest`, `curate --llm
-    heuristic`, `export --format json`), with everything written under `work`; `traced`: also what the screen
-    admits past the budget and what it holds (`export --all`, `review --json`), else those are empty."""
+    heuristic`, `export --format json`), with everything written under `work`, their projects' folders there too
+    (`on_this_machine`, read by the export); `traced`: also what the screen admits past the budget and what it holds (`export --all`,
+    `review --json`), else those are empty."""
     from typer.testing import CliRunner
 
     from flows.cli import app
@@ -221,6 +281,8 @@ def publication(labelled: LabelledSet, work: Path, *, traced: bool = False) -> P
 
     run("ingest", *map(str, labelled.folders))
     run("curate", "--llm", "heuristic")
+    # Mined as recorded; exported where the user's project folders are (they exist on the user's machine).
+    _repoint(work / "m.duckdb", on_this_machine(labelled, work / "projects"))
     run("export", "--format", "json", "--out", str(work / "pb.json"))
     if not traced:
         return Publication(_exported(work / "pb.json"), [], {})
