@@ -97,8 +97,12 @@ class Vouched:
     scripts: frozenset[str] = field(default_factory=frozenset)
     languages: frozenset[str] = field(default_factory=frozenset)
     links: bool = True
-    # What the tasks the projects declare run: (task, command line), `core.recipes`.
+    # What the tasks the projects declare run: (task, command line), `core.recipes`; with `projects`, those every
+    # lesson is judged by wherever it was learnt (the repositories an export writes into).
     recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    # Each project folder's tasks: a lesson is judged by those of the folders it was learnt in
+    # (`core.playbook_screen`), so one project's task does not hold, or vouch for, the same name in another's.
+    projects: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = ()
 
 
 # Variables a command may be given before it: they choose a mode or a format, and name no program, path or host.

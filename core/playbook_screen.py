@@ -57,6 +57,7 @@ class Support(BaseModel):
     tainted: str | None = None
     withdrawn: str | None = None
     keyless: bool = False
+    folders: frozenset[str] = frozenset()  # the working folders of the sessions behind it, when every one is known
 
 
 def text_key(text: str) -> str:
@@ -101,9 +102,21 @@ def pair_key(first: str, then: str, rules: str = "", *, typed: bool = True) -> s
 
 
 def _entry_vouched(vouched: Vouched | None, support: Support | None) -> Vouched:
-    """What is vouched for one entry: a keyless one may name no link at all."""
+    """What is vouched for one entry: a keyless one may name no link at all; its tasks are those of the projects
+    its sessions ran in (`Vouched.projects`), where it was learnt, and those every entry is judged by."""
     vouched = vouched or Vouched()
+    if vouched.projects:
+        vouched = replace(vouched, recipes=_recipes_for(vouched, support.folders if support else frozenset()))
     return replace(vouched, links=False) if _keyless(support) else vouched
+
+
+def _recipes_for(vouched: Vouched, folders: frozenset[str]) -> frozenset[tuple[str, str]]:
+    """The tasks an entry learnt in `folders` is judged by: those projects' and every entry's (`recipes`), or, where
+    a folder is not among the projects read (or none is known), every project's."""
+    projects = dict(vouched.projects)
+    if not folders or not all(f in projects for f in folders):
+        folders = frozenset(projects)
+    return vouched.recipes.union(*(projects[f] for f in sorted(folders)))
 
 
 def _support_holds(support: Support | None, *, shared: bool, min_contributors: int) -> list[Hold]:
@@ -140,20 +153,35 @@ def screen_keys(
 ) -> list[str]:
     """Every key `screen_verdicts` gives a verdict under for `playbook` (to look up those a run kept)."""
     entries = [e for _, e in playbook.entries()]
-    key_of = _keys_of(vouched)
-    keys = [_verdict_key(e.text, key_of[_keyless(support.get(e.name))], rules) for e in entries]
+    keys_of = _Keys(vouched)
+    keys = [_verdict_key(e.text, keys_of.key(support.get(e.name)), rules) for e in entries]
     typed = [_keyless(support.get(e.name)) for e in entries]
     pairs = zip(itertools.pairwise(entries), itertools.pairwise(typed), strict=True)
     return keys + [pair_key(a.text, b.text, rules, typed=ta or tb) for (a, b), (ta, tb) in pairs]
 
 
-def _keys_of(vouched: Vouched | None) -> dict[bool, str]:
-    """The fingerprint of what is vouched for a keyless entry (True) and for a model's (False): a keyless entry may
-    name no link, and what a model's says of a safeguard is read (`core.safeguard_talk`)."""
-    return {
-        flag: _digest(vouched_key(_entry_vouched(vouched, Support(keyless=flag))), "typed" if flag else "model")
-        for flag in (False, True)
-    }
+class _Keys:
+    """What is vouched for each kind of entry, and its fingerprint, found once per kind: keyless (it may name no
+    link) or a model's (what it says of a safeguard is read, `core.safeguard_talk`), and learnt in which folders."""
+
+    def __init__(self, vouched: Vouched | None) -> None:
+        self.vouched = vouched
+        self.found: dict[tuple[bool, frozenset[str]], tuple[Vouched, str]] = {}
+
+    def _of(self, support: Support | None) -> tuple[Vouched, str]:
+        kind = (_keyless(support), support.folders if support is not None else frozenset())
+        if kind not in self.found:
+            said = _entry_vouched(self.vouched, Support(keyless=kind[0], folders=kind[1]))
+            self.found[kind] = (said, _digest(vouched_key(said), "typed" if kind[0] else "model"))
+        return self.found[kind]
+
+    def vouched_for(self, support: Support | None) -> Vouched:
+        """What is vouched for an entry that rests on `support`."""
+        return self._of(support)[0]
+
+    def key(self, support: Support | None) -> str:
+        """The fingerprint of `vouched_for(support)`."""
+        return self._of(support)[1]
 
 
 def _keyless(support: Support | None) -> bool:
@@ -204,8 +232,8 @@ class _Reader:
     ) -> None:
         self.entries = entries
         self.keyless = [_keyless(support.get(e.name)) for e in entries]
-        self.vouch = {flag: _entry_vouched(vouched, Support(keyless=flag)) for flag in (False, True)}
-        self.key_of = _keys_of(vouched)
+        self.supports = [support.get(e.name) for e in entries]
+        self.keys = _Keys(vouched)
         self.known = known
         self.rules = rules
         self.found: dict[str, list[Hold]] = {}  # key -> verdict, taken from `known` or read now
@@ -228,7 +256,7 @@ class _Reader:
         if i in self.text_keys:
             return self.text_keys[i]
         entry, keyless = self.entries[i], self.keyless[i]
-        key = _verdict_key(entry.text, self.key_of[keyless], self.rules)
+        key = _verdict_key(entry.text, self.keys.key(self.supports[i]), self.rules)
         self.text_keys[i] = key
         if key not in self.found:  # a verdict kept by an earlier run, or read now
             known = self.known
@@ -236,7 +264,13 @@ class _Reader:
             self.found[key] = (
                 known[key]
                 if key in known
-                else reading_holds(entry.text, self.vouch[keyless], reading, self.plain.get(entry.text), typed=keyless)
+                else reading_holds(
+                    entry.text,
+                    self.keys.vouched_for(self.supports[i]),
+                    reading,
+                    self.plain.get(entry.text),
+                    typed=keyless,
+                )
             )
         # A model's text read whole (not too long) whose verdict holds nothing it says of a safeguard says nothing
         # held alone (its verdict read that and more): its pairs need not read it again to know. (A hold says less:

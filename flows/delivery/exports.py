@@ -102,12 +102,16 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
     languages), and the programs and packages the projects declare, read from the sessions' working folders and the
     export targets' repositories that exist on this machine."""
     said = vouched_by_prompts(con)
-    folders = sorted({Path(f) for f in project_folders(con)} | {t.repo.expanduser() for t in rules.targets if t.repo})
+    sessions = sorted({Path(f) for f in project_folders(con)})
+    targets = sorted({t.repo.expanduser() for t in rules.targets if t.repo})
+    folders = sorted({*sessions, *targets})
     return replace(
         said,
         programs=said.programs | declared_programs(folders),
         packages=declared_packages(folders),
-        recipes=declared_recipes(folders),
+        # A lesson is judged by the tasks of where it was learnt and of every repository it is written into.
+        recipes=declared_recipes(targets),
+        projects=tuple((str(f), declared_recipes([f])) for f in sessions),
     )
 
 

@@ -82,7 +82,10 @@ from tests.labelled import (
 # a project names (`bd` in langlearn-tts's CLAUDE.md). In sample unchanged (58 % / 100 %, 10); dev 24 % / 83 % (30) ->
 # 16 % / 93 % (15); the miner's own unchanged. The test half, measured after (not traced): 3 % / 20 % (10) -> 1 % / 25 %
 # (4 entries, 1 of its 77 lessons), under the recall floor it had: lowered to what it measured, not tuned on.
-FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.15, 0.85), "test": (0.01, 0.15)}
+# Then each lesson is judged by the tasks of the project it was learnt in (not every project's at once): in sample
+# unchanged; dev 16 % / 93 % (15) -> 19 % / 94 % (18, 23 found); test, measured after: 1 % / 25 % (4) -> 1 % / 17 %
+# (6 entries, 1 found).
+FLOORS: dict[Half, tuple[float, float]] = {"in sample": (0.55, 0.95), "dev": (0.17, 0.88), "test": (0.01, 0.15)}
 
 
 class Published(dict[Half, list[str]]):
