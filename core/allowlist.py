@@ -60,6 +60,7 @@ __all__ = [
     "BUILD_FOLDERS",
     "PROJECT_DOTFILES",
     "CommandRule",
+    "Declared",
     "Refusal",
     "Vouched",
     "bypass_flag",
@@ -85,6 +86,16 @@ class Refusal:
 
 
 @dataclass(frozen=True)
+class Declared:
+    """What one project folder declares: its programs, its packages and what its tasks run (`core.io.declared`)."""
+
+    folder: str
+    programs: frozenset[str] = field(default_factory=frozenset)
+    packages: frozenset[str] = field(default_factory=frozenset)
+    recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
 class Vouched:
     """What the user and their projects vouch for: programs the projects declare or the user's prompts run (which a
     lesson may run), packages the projects declare as dependencies (which a lesson may install or fetch), hosts,
@@ -100,9 +111,10 @@ class Vouched:
     # What the tasks the projects declare run: (task, command line), `core.recipes`; with `projects`, those every
     # lesson is judged by wherever it was learnt (the repositories an export writes into).
     recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
-    # Each project folder's tasks: a lesson is judged by those of the folders it was learnt in
-    # (`core.playbook_screen`), so one project's task does not hold, or vouch for, the same name in another's.
-    projects: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = ()
+    # What each project folder declares: a lesson is judged by what the folders it was learnt in declare
+    # (`core.playbook_screen`), so one project's task does not hold, or vouch for, the same name in another's,
+    # nor its programs and packages vouch for another's lesson.
+    projects: tuple[Declared, ...] = ()
 
 
 # Variables a command may be given before it: they choose a mode or a format, and name no program, path or host.

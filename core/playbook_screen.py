@@ -106,17 +106,25 @@ def _entry_vouched(vouched: Vouched | None, support: Support | None) -> Vouched:
     its sessions ran in (`Vouched.projects`), where it was learnt, and those every entry is judged by."""
     vouched = vouched or Vouched()
     if vouched.projects:
-        vouched = replace(vouched, recipes=_recipes_for(vouched, support.folders if support else frozenset()))
+        vouched = _learnt_in(vouched, support.folders if support else frozenset())
     return replace(vouched, links=False) if _keyless(support) else vouched
 
 
-def _recipes_for(vouched: Vouched, folders: frozenset[str]) -> frozenset[tuple[str, str]]:
-    """The tasks an entry learnt in `folders` is judged by: those projects' and every entry's (`recipes`), or, where
-    a folder is not among the projects read (or none is known), every project's."""
-    projects = dict(vouched.projects)
+def _learnt_in(vouched: Vouched, folders: frozenset[str]) -> Vouched:
+    """What is vouched for an entry learnt in `folders`: what those projects declare beside what every entry has
+    (the user's prompts, the repositories the export writes into), or, where a folder is not among the projects
+    read (or none is known), what every project declares."""
+    projects = {p.folder: p for p in vouched.projects}
     if not folders or not all(f in projects for f in folders):
         folders = frozenset(projects)
-    return vouched.recipes.union(*(projects[f] for f in sorted(folders)))
+    chosen = [projects[f] for f in sorted(folders)]
+    return replace(
+        vouched,
+        programs=vouched.programs.union(*(p.programs for p in chosen)),
+        packages=vouched.packages.union(*(p.packages for p in chosen)),
+        recipes=vouched.recipes.union(*(p.recipes for p in chosen)),
+        projects=(),
+    )
 
 
 def _support_holds(support: Support | None, *, shared: bool, min_contributors: int) -> list[Hold]:

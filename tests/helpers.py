@@ -10,7 +10,7 @@ import resource
 import subprocess
 import sys
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -361,3 +361,24 @@ def store_at(path: Path, version: int) -> Any:
         old.execute(sql)
         old.execute("INSERT INTO schema_version VALUES (?, ?, now())", [number, name])
     return old
+
+
+SESSION_START = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+def session(folder: Path, sid: str, cwd: str, turns: list[tuple[str, object]], day: int = 0) -> None:
+    """A Claude Code session file in `folder`, whose records name `cwd` as their working folder."""
+    lines = []
+    for i, (role, content) in enumerate(turns):
+        ts = (SESSION_START + timedelta(days=day, minutes=i)).isoformat().replace("+00:00", "Z")
+        record = {"type": role, "sessionId": sid, "uuid": f"{sid}-{i}", "timestamp": ts, "cwd": cwd}
+        lines.append(json.dumps(record | {"message": {"role": role, "content": content}}))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def bash(n: int, sid: str, command: str, output: str, *, error: bool = False) -> list[tuple[str, object]]:
+    """A Bash call and its result."""
+    call = {"type": "tool_use", "id": f"{sid}-t{n}", "name": "Bash", "input": {"command": command}}
+    result = {"type": "tool_result", "tool_use_id": f"{sid}-t{n}", "content": output, "is_error": error}
+    return [("assistant", [call]), ("user", [result])]

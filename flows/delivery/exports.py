@@ -14,6 +14,7 @@ from typing import Literal
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.allowlist import Declared
 from core.budget import BudgetUse, budget_use, fit_budget
 from core.errors import PlaybookFileError
 from core.exposure import about_projects
@@ -104,14 +105,15 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
     said = vouched_by_prompts(con)
     sessions = sorted({Path(f) for f in project_folders(con)})
     targets = sorted({t.repo.expanduser() for t in rules.targets if t.repo})
-    folders = sorted({*sessions, *targets})
+    # A lesson is judged by what the project it was learnt in declares and every repository it is written into.
     return replace(
         said,
-        programs=said.programs | declared_programs(folders),
-        packages=declared_packages(folders),
-        # A lesson is judged by the tasks of where it was learnt and of every repository it is written into.
+        programs=said.programs | declared_programs(targets),
+        packages=declared_packages(targets),
         recipes=declared_recipes(targets),
-        projects=tuple((str(f), declared_recipes([f])) for f in sessions),
+        projects=tuple(
+            Declared(str(f), declared_programs([f]), declared_packages([f]), declared_recipes([f])) for f in sessions
+        ),
     )
 
 

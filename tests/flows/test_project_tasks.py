@@ -12,8 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.flows.test_reaches_agents import bash, session
-from tests.helpers import trust_config
+from tests.helpers import bash, session, trust_config
 
 runner = CliRunner()
 
