@@ -57,7 +57,9 @@ class Support(BaseModel):
     tainted: str | None = None
     withdrawn: str | None = None
     keyless: bool = False
-    folders: frozenset[str] = frozenset()  # the working folders of the sessions behind it, when every one is known
+    # The folders of the one project it is delivered to (its text opens with `In <project>: `, and agents of other
+    # projects never have it), whose declarations it is judged by; empty: every project's.
+    folders: frozenset[str] = frozenset()
 
 
 def text_key(text: str) -> str:

@@ -126,14 +126,11 @@ def support_of(con: duckdb.DuckDBPyConnection, playbook: str, texts: Mapping[str
 
     behind = {e: sessions(e, frozenset({e})) for e in texts}
     every = sorted({s for ids in behind.values() for s in ids})
-    contributor: dict[str, str | None] = {}
-    folder: dict[str, str] = {}
-    for session_id, who, cwd in con.execute(
-        "SELECT session_id, contributor, cwd FROM sessions WHERE session_id IN (SELECT unnest(?))", [every]
-    ).fetchall():
-        contributor[session_id] = who
-        if cwd is not None:
-            folder[session_id] = str(cwd)
+    contributor = dict(
+        con.execute(
+            "SELECT session_id, contributor FROM sessions WHERE session_id IN (SELECT unnest(?))", [every]
+        ).fetchall()
+    )
     withdrawn = {
         str(s): str(c)
         for s, c in con.execute(
@@ -160,8 +157,6 @@ def support_of(con: duckdb.DuckDBPyConnection, playbook: str, texts: Mapping[str
         gone = sorted({withdrawn[s] for s in ids if s in withdrawn})
         out[entry_id] = Support(
             contributors=_credited(live, contributor, parts, sources, larger),
-            # Where its sessions ran: none unknown, or the entry is judged by every project's tasks.
-            folders=frozenset(folder[s] for s in live) if live and all(s in folder for s in live) else frozenset(),
             tainted=taint[1] if taint and taint[0] == text else None,
             withdrawn=(
                 f"every session behind it was withdrawn by {', '.join(gone)} (playbook forget)"

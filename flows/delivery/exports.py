@@ -25,7 +25,7 @@ from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
-from core.playbook_screen import EntryScreen, Screened, screen_keys
+from core.playbook_screen import EntryScreen, Screened, Support, screen_keys
 from core.projects import project_of
 from core.redact import mask_playbook
 from core.screen import Vouched
@@ -143,6 +143,7 @@ def _screen_of(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbo
         name: found.model_copy(update={"keyless": True}) if name in keyless else found
         for name, found in support.items()
     }
+    support = _bound_to_projects(con, model, support)
     said = vouched(con, rules)
     # Each text's verdict as the last run kept it when nothing it depends on changed (`core.store.screen_verdicts`):
     # only what this run changed is read again.
@@ -158,6 +159,23 @@ def _screen_of(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbo
         known=known,
         rules=code,
     )
+
+
+def _bound_to_projects(
+    con: duckdb.DuckDBPyConnection, model: Playbook, support: dict[str, Support]
+) -> dict[str, Support]:
+    """`support` with each entry about one project (`In api: ...`, which only that project's agents are given, by
+    the hooks and by a repository's export) carrying that project's folders, whose declarations it is judged by;
+    any other entry reaches every project's agents and is judged by what every project declares."""
+    bound = about_projects(model.entries(), project_names(con))
+    folders: dict[str, set[str]] = {}
+    for folder in project_folders(con):
+        folders.setdefault(project_of(folder), set()).add(str(Path(folder)))  # as `vouched` names them
+    out = dict(support)
+    for name, project in bound.items():
+        if folders.get(project):
+            out[name] = (support.get(name) or Support()).model_copy(update={"folders": frozenset(folders[project])})
+    return out
 
 
 def exported_version(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> int | None:

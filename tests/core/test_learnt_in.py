@@ -1,7 +1,8 @@
-"""An entry is judged by what the project it was learnt in declares (its programs, packages and tasks) beside what
-every entry has (the user's prompts, the repositories the export writes into): one project's declared program or
-harmless recipe vouches for no other project's lesson, and one project's harmful recipe holds no other's. An entry
-whose folders are not all known is judged by every project's, as before."""
+"""An entry about one project (`In api: ...`, given only to that project's agents) is judged by what that project
+declares (its programs, packages and tasks) beside what every entry has (the user's prompts, the repositories the
+export writes into): one project's declared program or harmless recipe vouches for no other project's lesson, and
+one project's harmful recipe holds no other's. An entry about no one project reaches every project's agents and is
+judged by what every project declares, as before."""
 
 from __future__ import annotations
 
@@ -25,28 +26,28 @@ def _admitted(text: str, folders: frozenset[str], vouched: Vouched = VOUCHED) ->
     return screen.admits(entry)
 
 
-def test_a_program_a_project_declares_vouches_for_its_own_lessons_only() -> None:
+def test_a_program_a_project_declares_vouches_for_the_lessons_about_it_only() -> None:
     assert _admitted("Close issues with `bd close`.", frozenset({"/w/tool"}))
     assert not _admitted("Close issues with `bd close`.", frozenset({"/w/plain"}))
-    assert _admitted("Close issues with `bd close`.", frozenset())  # where it was learnt is unknown: every project's
+    assert _admitted("Close issues with `bd close`.", frozenset())  # about no one project: every project's
 
 
-def test_a_task_is_judged_by_the_recipe_of_the_project_it_was_learnt_in() -> None:
+def test_a_task_is_judged_by_the_recipe_of_the_project_the_lesson_is_about() -> None:
     assert _admitted("Run the tests with `make test`.", frozenset({"/w/tool"}))
     assert not _admitted("Run the tests with `make test`.", frozenset({"/w/wiper"}))
-    assert not _admitted("Run the tests with `make test`.", frozenset({"/w/tool", "/w/wiper"}))  # learnt in both
+    assert not _admitted("Run the tests with `make test`.", frozenset({"/w/tool", "/w/wiper"}))  # its project's folders
     assert not _admitted("Run the tests with `make test`.", frozenset({"/w/tool", "/w/elsewhere"}))  # one unknown
     assert not _admitted("Run the tests with `make test`.", frozenset())
 
 
-def test_what_every_entry_is_judged_by_applies_wherever_it_was_learnt() -> None:
+def test_what_every_entry_is_judged_by_applies_whatever_project_it_is_about() -> None:
     # The repository the export writes into has its own `make test`, which deletes the home folder.
     written_into = Vouched(recipes=frozenset({("make:test", "rm -rf ~")}), projects=(TOOL, WIPER, PLAIN))
     assert not _admitted("Run the tests with `make test`.", frozenset({"/w/tool"}), written_into)
 
 
 @given(st.sets(st.sampled_from(["/w/tool", "/w/wiper", "/w/plain", "/w/elsewhere"])))
-def test_an_entry_learnt_in_more_projects_is_never_admitted_where_one_of_them_holds_it(learnt: set[str]) -> None:
+def test_an_entry_is_never_admitted_where_one_of_its_folders_holds_it(learnt: set[str]) -> None:
     text = "Run the tests with `make test`."
     verdict = _admitted(text, frozenset(learnt))
     every = not learnt or "/w/elsewhere" in learnt

@@ -1,5 +1,5 @@
-"""A lesson is judged by the tasks of the project it was learnt in (and of the repositories it is written into),
-not by every project's at once: a measured leak (issue 41) had one project's unreadable `mise run lint` hold the
+"""A lesson about one project (`In api: ...`, given only to that project's agents) is judged by the tasks of that
+project (and of the repositories it is written into), not by every project's at once: a measured leak (issue 41) had one project's unreadable `mise run lint` hold the
 same task in every other project of the run, and one project's harmless recipe would have vouched for another's.
 Through the CLI, on real folders: two projects with a `make test` each, one of which deletes the home folder."""
 
@@ -26,7 +26,7 @@ def _learnt(folder: Path, sid: str, cwd: Path, day: int) -> None:
 
 
 @pytest.mark.slow
-def test_a_lesson_is_judged_by_the_tasks_of_the_project_it_was_learnt_in(
+def test_a_lesson_is_judged_by_the_tasks_of_the_project_it_is_about(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
