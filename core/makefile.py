@@ -51,7 +51,10 @@ _MOST_PARENTHESES = 20_000  # in all the text make expands as it reads the file
 _MOST_CALLS = 256  # in one line make reads; past them the file is held
 _LONGEST = 1 << 16  # a line or value longer than this, after expanding it, is held
 _TOO_MUCH = f"$(unread: a line that reads more than {_MOST_WAYS} ways or longer than {_LONGEST} characters)"
-_SUFFIX_RULE = re2.compile(r"^\.[A-Za-z0-9_+-]+\.[A-Za-z0-9_+-]+$")  # `.c.o:`, as old Makefiles write a pattern
+# `.c.o:` and `.sh:`, as old Makefiles write a pattern: a single suffix (`.chk:`) makes `X` from `X.chk` once the
+# suffix is known (`.SUFFIXES: .chk`, or one of make's own), so any such name is read as one (a file target named
+# so, `.venv:`, has its lines judged for every target without a recipe: more is judged, never less).
+_SUFFIX_RULE = re2.compile(r"^\.[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)?$")
 _SPECIAL_SHAPE = re2.compile(r"^\.[A-Z_]+$")
 _WILDCARD = re2.compile(r"\$\(wildcard ([^$()]*)\)")
 _CONTINUATION = re2.compile(r"[ \t]*\\\n[ \t]*")
@@ -367,12 +370,14 @@ def _rule(made: _Makefile, stripped: str) -> list[str]:
             made.one_shell = True
         elif target in _SPECIAL:
             continue
-        elif "%" in target or target == ".DEFAULT" or _SUFFIX_RULE.match(target):
-            current.append(FALLBACK)  # a pattern, `.DEFAULT` or a suffix rule: what a target without a recipe runs
+        elif "%" in target or target == ".DEFAULT":
+            current.append(FALLBACK)  # a pattern or `.DEFAULT`: what a target without a recipe runs
         elif _SPECIAL_SHAPE.match(target):
             made.unread.append(f"the Makefile's `{target}` changes how make runs its recipes")
+        elif _SUFFIX_RULE.match(target):
+            current.append(FALLBACK)  # a suffix rule, as a pattern
         else:
-            if made.first is None and not target.startswith("."):
+            if made.first is None and not (target.startswith(".") and "/" not in target):  # `./ship` is a goal
                 made.first = target
             made.prerequisites.setdefault(target, []).extend(prerequisites)
             made.lines.setdefault(target, [])
