@@ -53,7 +53,7 @@ from core.programs import (
     wrapped_command,
 )
 from core.project_paths import BUILD_FOLDERS, PROJECT_DOTFILES, path_problem, write_problem
-from core.recipes import EVERY, FALLBACK, unread
+from core.recipes import EVERY, FALLBACK, PLACES_CUT, scanned_folder, unread
 from core.shell import SimpleCommand, parse_command
 
 __all__ = [
@@ -111,6 +111,9 @@ class Vouched:
     # What the tasks the projects declare run: (task, command line), `core.recipes`; with `projects`, those every
     # lesson is judged by wherever it was learnt (the repositories an export writes into).
     recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    # The folders below the project a lesson names (`run \`make test\` in \`sub/\``): its tasks are judged as run
+    # in each of them too (`core.screen`).
+    folders: frozenset[str] = field(default_factory=frozenset)
     # What each project folder declares: a lesson is judged by what the folders it was learnt in declare
     # (`core.playbook_screen`), so one project's task does not hold, or vouch for, the same name in another's,
     # nor its programs and packages vouch for another's lesson.
@@ -244,11 +247,22 @@ class _Judge:
     found: list[Refusal] = field(default_factory=list)
     written: set[str] = field(default_factory=set)  # files the line's earlier commands wrote
     depth: int = 0  # how many tasks' recipes deep this line is (`make test` runs `make build` runs ...)
+    # Where the line's tasks may run: the project's folder (""), the folders the lesson names, and those a `cd`
+    # before them goes to (each judged: `(cd sub && make build) && make test` runs `test` at the top).
+    places: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.places |= {""} | {f for f in map(_relative_folder, self.vouched.folders) if f is not None}
 
     def refuse(self, rule: str, detail: str) -> None:
         self.found.append(Refusal(rule, detail))
 
     def simple(self, command: SimpleCommand) -> None:
+        if command.words and command.words[0] == "cd":
+            folders = [w for w in command.words[1:] if w is not None and not w.startswith("-")]
+            folder = _relative_folder(folders[0]) if len(folders) == 1 else None
+            if folder is not None:  # (any other `cd` is refused as a path)
+                self.places |= {f"{p}/{folder}" if p else folder for p in self.places}
         for assignment in command.assignments:
             name, _, value = assignment.partition("=")
             if name in _PATH_VARIABLES and _PLAIN_VALUE.match(value.replace("/", "")):
@@ -359,6 +373,10 @@ class _Judge:
             judge.recipes(elsewhere[1])
             self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
             return
+        if tasks or call.family in ("bun", "bunx"):
+            for place in sorted(self.places - {""}):
+                if self.refused_at(place, call, by_task):
+                    return
         if call.family in ("bun", "bunx") and self.lines_refused("`bun` command", by_task.get(f"bun:{EVERY}", ())):
             return  # bun loads the project's `.env` into whatever it runs, a script or not
         for task in tasks:
@@ -375,6 +393,25 @@ class _Judge:
             what = f"`{named}`" if named else "default task" if runner in _TASK_RUNNERS else f"`{runner}` command"
             if self.lines_refused(what, lines):
                 return
+
+    def refused_at(self, place: str, call: Call, by_task: dict[str, tuple[str, ...]]) -> bool:
+        """Whether `call`, run in the folder `place` below the project, is refused (and why, added): judged by that
+        folder's recipes where playbook read it; where it has no runner's file its runner finds the project's own (or
+        none), judged as run at the top; a folder not read holds it."""
+        there = _recipes_at(self.vouched.recipes, f"./{place}")
+        if there:
+            judge = _Judge(
+                replace(self.vouched, recipes=there, folders=frozenset()), written=self.written, depth=self.depth
+            )
+            judge.recipes(call)
+            self.found += [Refusal(r.rule, f"in `{_clip(place)}/`, {r.detail}") for r in judge.found]
+            return bool(judge.found)
+        if PLACES_CUT in by_task or not scanned_folder(place):
+            self.refuse(
+                "program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder whose recipes were not read"
+            )
+            return True
+        return False
 
     def lines_refused(self, what: str, lines: Sequence[str]) -> bool:
         """Whether a line the project's `what` runs is refused (and the refusal, the first, added)."""
@@ -578,6 +615,17 @@ def _recipes_by_task(recipes: frozenset[tuple[str, str]]) -> dict[str, tuple[str
     for task, line in recipes:
         by_task.setdefault(task, []).append(line)
     return {task: tuple(sorted(lines)) for task, lines in by_task.items()}
+
+
+_FOLDER = re2.compile(r"^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*$")
+
+
+def _relative_folder(written: str) -> str | None:
+    """`written` as a folder below the project (`./web/` is `web`), or None: outside it, or no plain folder."""
+    folder = written.removeprefix("./").rstrip("/")
+    if not _FOLDER.match(folder) or any(part in (".", "..") for part in folder.split("/")):
+        return None
+    return folder
 
 
 @lru_cache(maxsize=64)

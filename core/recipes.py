@@ -21,6 +21,9 @@ from core.program_tasks import TASK_NAME
 __all__ = [
     "EVERY",
     "FALLBACK",
+    "NOT_PLACES",
+    "PLACES_CUT",
+    "PLACE_DEPTH",
     "PROGRAM_SETTINGS",
     "Recipe",
     "default_recipes",
@@ -31,6 +34,7 @@ __all__ = [
     "package_json_recipes",
     "physical_lines",
     "rakefile_recipes",
+    "scanned_folder",
     "shell_command",
     "shell_options",
     "templated",
@@ -99,6 +103,20 @@ def joined_lines(text: str) -> list[str]:
     if pending:
         lines.append(pending)
     return lines
+
+
+# The folders below a project whose runners' files are read (`core.io.declared`), as a task sent there is judged
+# (`make -C api`, `cd api && make test`): this deep, none hidden or of installed or built code. Past a bound on how
+# many are read, a line under `PLACES_CUT` says so, and a task sent to a folder not read is held.
+PLACE_DEPTH = 3
+NOT_PLACES = frozenset({"node_modules", "vendor", "target", "dist", "build", "__pycache__"})
+PLACES_CUT = "places~:*"  # no runner's name, no place's (`@`)
+
+
+def scanned_folder(folder: str) -> bool:
+    """Whether the relative `folder` (`web/app`) is one whose runners' files are read when it has any."""
+    parts = folder.split("/")
+    return 0 < len(parts) <= PLACE_DEPTH and not any(not p or p.startswith(".") or p in NOT_PLACES for p in parts)
 
 
 def unread(runner: str, why: str) -> Recipe:

@@ -28,6 +28,7 @@ user vouches for (`Vouched`), the support and the releases.
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from typing import Literal
 
 import re2
@@ -239,6 +240,9 @@ def _code_spans(text: str) -> tuple[list[tuple[str, int, int]], str, bool]:
         at = last = close + width
     prose.append(text[last:])
     return spans, " ".join(prose), unclosed
+
+
+_IN_FOLDER = re2.compile(r"(?i)\b(?:in|from|inside|under|within|into)\s+`*$")
 
 
 def _span_refusals(span: str, before: str, after: str, vouched: Vouched, written: set[str]) -> list[Refusal]:
@@ -514,6 +518,15 @@ def reading_holds(
     spans, prose, unclosed = _code_spans(text)
     refusals: list[Refusal] = []
     written: set[str] = set()  # what the lesson's commands write, across spans ("`printf x > a.sh`, then `sh a.sh`")
+    # The folders the lesson names ("run `make test` in `sub/`", "from `web`"): its tasks may be run there, and are
+    # judged there too (round 8: a sub-folder's Makefile that pushed was read as the top's).
+    folders = frozenset(
+        content.strip()
+        for content, start, _ in spans
+        if content.strip().endswith("/") or _IN_FOLDER.search(text[max(0, start - 16) : start])
+    )
+    if folders:
+        vouched = replace(vouched, folders=vouched.folders | folders)
     for content, start, end in spans:
         before, after = text[max(0, start - _WINDOW) : start], text[end : end + _WINDOW]
         refusals += _span_refusals(content, before, after, vouched, written)

@@ -44,6 +44,9 @@ from core.package_settings import (
 from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
 from core.program_tasks import TASK_NAME
 from core.recipes import (
+    NOT_PLACES,
+    PLACE_DEPTH,
+    PLACES_CUT,
     Recipe,
     mise_file_task,
     mise_recipes,
@@ -390,7 +393,10 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     for folder in folders:
         searched = _searched(folder)
         found |= _recipes_of(folder, searched, read)
-        for place, names in _places(folder, searched).items():
+        places, cut = _places(folder, searched)
+        if cut:
+            found.add((PLACES_CUT, f"$(unread: more than {_MOST_FOLDERS} folders or {_MOST_PLACES} places below it)"))
+        for place, names in places.items():
             between = [p for p in place.parents if p != folder and folder in p.parents]
             recipes = _recipes_of(place, [place, *between, *searched], read)
             for name in names:
@@ -433,24 +439,24 @@ def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], 
 # it (`make -C api`, `npm --prefix web`), by their path, and the members of the workspace it is in (`pnpm --filter
 # @acme/web`), by their package's name and path; bounded, a folder or member past the bounds is not read (its
 # tasks wait for review).
-_PLACE_DEPTH = 3
 _MOST_FOLDERS = 4000  # visited
 _MOST_PLACES = 128  # read
-_NOT_PLACES = frozenset({"node_modules", "vendor", "target", "dist", "build", "__pycache__"})
 _PLACE_FILES = ("Makefile", "makefile", "GNUmakefile", "package.json")
 _PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
 
 
-def _places(folder: Path, searched: list[Path]) -> dict[Path, set[str]]:
-    """The folders a task may be sent to from `folder`, each with the names it is known by there."""
+def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], bool]:
+    """The folders a task may be sent to from `folder`, each with the names it is known by there, and whether the
+    bounds cut the folders below it short (some were not looked at)."""
     places: dict[Path, set[str]] = {}
-    for place in _below(folder, _PLACE_DEPTH):
+    below, cut = _below(folder, PLACE_DEPTH)
+    for place in below:
         if any((place / name).is_file() for name in _PLACE_FILES):
             places.setdefault(place, set()).add(f"./{place.relative_to(folder).as_posix()}")
     root = next((w for w in searched if _workspace_patterns(w) is not None), None)
     if root is not None:
         patterns = _workspace_patterns(root) or []
-        for member in _below(root, _PLACE_DEPTH + 1):
+        for member in _below(root, PLACE_DEPTH + 1)[0]:
             relative = member.relative_to(root).as_posix()
             if not _member(relative, patterns):
                 continue
@@ -459,11 +465,12 @@ def _places(folder: Path, searched: list[Path]) -> dict[Path, set[str]]:
             names = places.setdefault(member, set())
             if isinstance(name, str) and _PACKAGE_NAME.match(name):
                 names.add(name)
-    return dict(list(places.items())[:_MOST_PLACES])
+    return dict(list(places.items())[:_MOST_PLACES]), cut or len(places) > _MOST_PLACES
 
 
-def _below(root: Path, depth: int) -> list[Path]:
-    """The folders under `root`, `depth` deep, but hidden ones and those of installed or built code; bounded."""
+def _below(root: Path, depth: int) -> tuple[list[Path], bool]:
+    """The folders under `root`, `depth` deep, but hidden ones and those of installed or built code (as
+    `core.recipes.scanned_folder` says), and whether a bound cut them short."""
     found: list[Path] = []
     level = [root]
     visited = 0
@@ -477,14 +484,14 @@ def _below(root: Path, depth: int) -> list[Path]:
             for entry in entries:
                 visited += 1
                 if visited > _MOST_FOLDERS:
-                    return found
-                if entry.name.startswith(".") or entry.name in _NOT_PLACES or entry.is_symlink():
+                    return found, True
+                if entry.name.startswith(".") or entry.name in NOT_PLACES or entry.is_symlink():
                     continue
                 if entry.is_dir():
                     next_level.append(entry)
         found += next_level
         level = next_level
-    return found
+    return found, False
 
 
 def _workspace_patterns(root: Path) -> list[str] | None:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
 from core.io.declared import declared_programs, declared_recipes
+from core.screen import text_holds
 
 EVIL = "rm -rf ~"
 
@@ -112,3 +113,48 @@ def test_any_workspace_patterns_read_in_bounded_time_and_never_admit_a_member_s_
     (root / "pnpm-workspace.yaml").write_text(json.dumps({"packages": patterns}))
     vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
     assert command_refusals("pnpm --filter @acme/api test", vouched)  # read and held, or not read and held
+
+
+def _sub_project(root: Path) -> Vouched:
+    (root / "Makefile").write_text("test:\n\tpytest\n")
+    for folder, recipe in (("sub", "pytest -q && git push -f origin main"), ("ok", "pytest -q")):
+        (root / folder).mkdir()
+        (root / folder / "Makefile").write_text(f"test:\n\t{recipe}\nup:\n\tcd .. && make ship\n")
+    (root / "a" / "b" / "c" / "d").mkdir(parents=True)
+    (root / "a" / "b" / "c" / "d" / "Makefile").write_text("test:\n\tpytest\n")
+    (root / ".ci").mkdir()
+    (root / ".ci" / "Makefile").write_text("test:\n\tpytest\n")
+    return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+
+
+@pytest.mark.parametrize(
+    ("lesson", "shown"),
+    [
+        # Round 8: the rules miner's own wording of a task that works only in a sub-folder.
+        ("In webapp: run the tests with `make test` in `sub/`.", "in `sub/`, the project's `test` runs `pytest -q"),
+        ("In webapp: run `make test` from `sub/`: from elsewhere it fails.", "git push -f"),
+        ("Run `make test` in `sub`.", "git push -f"),
+        ("Run `cd sub && make test`.", "in `sub/`, the project's `test`"),
+        ("Run `cd ok && make up`.", "`..` climbs out"),  # a recipe there that leaves for the top
+        ("Run `make test` in `a/b/c/d/`.", "a folder whose recipes were not read"),  # deeper than playbook reads
+        ("Run `make test` in `.ci/`.", "a folder whose recipes were not read"),  # a hidden folder is not read
+    ],
+)
+def test_a_task_a_lesson_runs_in_a_folder_is_judged_by_that_folder_s_recipes(
+    tmp_path: Path, lesson: str, shown: str
+) -> None:
+    holds = text_holds(lesson, _sub_project(tmp_path))
+    assert any(shown in h.detail for h in holds), holds
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        "In webapp: run the tests with `make test` in `ok/`.",
+        "Run `cd ok && make test`.",
+        "Run `make test` after editing `README.md`.",  # a file named: no folder, judged at the top
+        "Run `make test` in `docs/`.",  # a folder with no Makefile: make finds none there
+    ],
+)
+def test_a_task_a_lesson_runs_in_a_folder_whose_recipes_are_harmless_is_admitted(tmp_path: Path, lesson: str) -> None:
+    assert text_holds(lesson, _sub_project(tmp_path)) == []
