@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from core.patterns import Pattern
 from core.secret_rule import ascii_alnum
 
-__all__ = ["ENTROPY_BITS", "Verdicts", "entropy", "is_random_token", "token_spans"]
+__all__ = ["ENTROPY_BITS", "Verdicts", "entropy", "is_random_token", "reads_past", "token_spans"]
 
 ENTROPY_BITS = 4.2
 _FEWEST_DISTINCT = math.floor(2**ENTROPY_BITS)  # a run of no more distinct characters is below it (log2 18 = 4.17)
@@ -152,6 +152,13 @@ def _twilio_spans(text: str, start: int, end: int) -> list[tuple[int, int, str]]
             spans.append((a, b, "[REDACTED:token]"))
             break
     return spans
+
+
+def reads_past(text: str) -> bool:
+    """Whether `token_spans` of `text`, a space and more text may find more in `text`'s part than `token_spans(text)`
+    finds, or in the more text's part more than it finds alone. A run ends at the space, so each part's runs are its
+    own; only a Twilio SID in `text` looks past it, for the auth token that follows."""
+    return "AC" in text or "SK" in text
 
 
 def _no_run_scan(text: str, chars: set[str] | None) -> bool:
