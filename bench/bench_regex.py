@@ -221,7 +221,10 @@ ORDINARY: dict[str, Callable[[int], str]] = {"screen": ordinary_lessons, "miner"
 
 def _timed(run: Callable[[str], object], text: str, budget: float) -> float:
     """CPU seconds per call (the child's own, so another process's burst does not count): best of a few batches of
-    enough calls to last about `budget`."""
+    enough calls to last about `budget`. A first call is not timed: it pays what is paid once (a lazy import: numpy's,
+    ~0.1 s, on the first long run; the forked child's copies of the pages it writes), which made the batches one call
+    each, as cold as the first."""
+    run(text)
     started = time.process_time()
     run(text)
     once = time.process_time() - started

@@ -39,6 +39,7 @@ BENCHES: list[list[str]] = [
     # Batches of 20 ms of CPU (not 50): CPU time is the child's own, so shorter batches stay steady.
     ["bench_regex.py", "--budget", "0.02"],
     ["bench_jsonx.py", "--rounds", "5"],
+    ["bench_recipes.py", "--rounds", "3"],
     ["bench_growth.py", "--rounds", "3"],
     ["bench_rebuild.py", "--rounds", "7"],
     # The lexical stems every install has, then the peak memory of a default run: the MiniLM rows take about 40

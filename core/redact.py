@@ -28,7 +28,7 @@ from core.layered import unseen_texts
 from core.models import Playbook
 from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
-from core.random_token import Verdicts, token_spans
+from core.random_token import Verdicts, reads_past, token_spans
 from core.secret_rule import Rule, Span, word_char
 from core.secret_rule_set import RuleSet
 from core.secret_rules import PLAIN_RULES
@@ -166,8 +166,20 @@ def secret_spans(
     """Where `text` holds secrets: sorted, non-overlapping (start, end, marker). `rules`: see `RuleChoice`; random
     tokens are always looked for. `base64`: False leaves out the base64 rule (it runs this on what it decodes).
     `verdicts`: runs of token characters already judged, shared by the calls on windows of one text (`token_spans`)."""
+    return _found(text, _chosen(text, rules), base64, verdicts)
+
+
+_Chosen = tuple[list[tuple[Rule, str]], bool]  # `RuleSet.chosen`: the rules to run, and whether tokens may be there
+
+
+def _chosen(text: str, rules: RuleChoice) -> _Chosen:
+    return ([], True) if rules is False else _RULE_SET.chosen(text, None if rules is True else rules)
+
+
+def _found(text: str, choice: _Chosen, base64: bool, verdicts: Verdicts | None) -> list[Marked]:
+    """`secret_spans` once the rules are chosen (`_chosen`)."""
     found: list[tuple[int, int, str]] = []
-    chosen, tokens = ([], True) if rules is False else _RULE_SET.chosen(text, None if rules is True else rules)
+    chosen, tokens = choice
     for rule, subject in chosen:
         if base64 or rule.triggers:
             found += rule.spans(subject)
@@ -234,6 +246,7 @@ def boundary_spans(
     rules: RuleChoice = True,
     known: tuple[Sequence[Marked], Sequence[Marked]] | None = None,
     verdicts: Verdicts | None = None,
+    ruled: tuple[bool, bool] | None = None,
 ) -> tuple[list[Marked], list[Marked]]:
     """The secrets that only show where `left` ends and `right` begins: a token cut in two (two content blocks, a
     paste split over two messages), or a line continued in the next ("the password is" / "hunter2x!").
@@ -244,7 +257,12 @@ def boundary_spans(
     when the secret began in `left`. A longer secret cut in two is found in each half alone (a key's prefix, a random
     run), so the window costs a few hundred characters a boundary, however long the lines. `known`: what
     `secret_spans(left)` and `secret_spans(right)` found (with the same `rules`), when the caller has them: a side
-    that is its line whole is not scanned again. `verdicts`: see `secret_spans`.
+    that is its line whole is not scanned again. `verdicts`: see `secret_spans`. `ruled`: whether any rule was run
+    on each side of `known` (a side without one found random tokens alone).
+
+    The spaced join is not scanned where it can find only what each side finds alone: where no rule's pattern
+    matches it, its runs of token characters are each side's (the space ends a run), so its spans are each side's
+    random tokens, which are each side's spans too where no rule ran on that side either.
     """
     cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
     stop = right.find("\n")
@@ -252,10 +270,26 @@ def boundary_spans(
     if not tail.strip() or not head.strip():
         return [], []
     n = len(tail)
+    # Each side's own rules, chosen once: a side that is its block whole has them from the caller (`ruled`).
+    sides: list[_Chosen | None] = [None, None]
+    whole = (known is not None and cut == 0, known is not None and len(head) == len(right))
+
+    def side_chosen(i: int) -> _Chosen:
+        choice = sides[i]
+        if choice is None:
+            choice = sides[i] = _chosen((tail, head)[i], rules)
+        return choice
+
+    def side_ruled(i: int) -> bool:
+        return ruled[i] if whole[i] and ruled is not None else bool(side_chosen(i)[0])
+
     found: list[Marked] = []
     for gap in (0, 1):  # tail + head, tail + " " + head; offsets back in tail + head
         window = tail + " " * gap + head
-        for start, end, marker in secret_spans(window, rules=rules, verdicts=verdicts):
+        choice = _chosen(window, rules)
+        if gap and not choice[0] and (not choice[1] or not (reads_past(tail) or side_ruled(0) or side_ruled(1))):
+            break  # the spaced join finds only what each side finds alone (see above)
+        for start, end, marker in _found(window, choice, True, verdicts):
             a = start if start < n else max(start - gap, n)
             b = end if end <= n else max(end - gap, n)
             if b > a and "[REDACTED" not in window[start:end]:  # never a marker's parts
@@ -266,13 +300,10 @@ def boundary_spans(
     # (a secret found in a join mostly crosses it, and each scan is a pass of every rule the side triggers).
     alone: set[tuple[int, int]] = set()
     if any(b <= n for _, b, _ in found):
-        own = known[0] if known is not None and cut == 0 else secret_spans(tail, rules=rules, verdicts=verdicts)
+        own = known[0] if known is not None and whole[0] else _found(tail, side_chosen(0), True, verdicts)
         alone |= {(a, b) for a, b, _ in own}
     if any(a >= n for a, _, _ in found):
-        if known is not None and len(head) == len(right):
-            own = known[1]
-        else:
-            own = secret_spans(head, rules=rules, verdicts=verdicts)
+        own = known[1] if known is not None and whole[1] else _found(head, side_chosen(1), True, verdicts)
         alone |= {(a + n, b + n) for a, b, _ in own}
     in_left: list[Marked] = []
     in_right: list[Marked] = []
@@ -311,10 +342,14 @@ def redact_parts(
     for this call when not given).
     """
     verdicts = {} if verdicts is None else verdicts
-    own = [secret_spans(part, rules=rules, verdicts=verdicts) for part in parts]
+    choices = [_chosen(part, rules) for part in parts]
+    own = [_found(part, choice, True, verdicts) for part, choice in zip(parts, choices, strict=True)]
+    ruled = [bool(chosen) for chosen, _ in choices]
     spans = [list(found) for found in own]
     for i in range(len(parts) - 1):
-        in_left, in_right = boundary_spans(parts[i], parts[i + 1], rules, (own[i], own[i + 1]), verdicts)
+        in_left, in_right = boundary_spans(
+            parts[i], parts[i + 1], rules, (own[i], own[i + 1]), verdicts, (ruled[i], ruled[i + 1])
+        )
         spans[i] += in_left
         spans[i + 1] += in_right
     for i, more in (extra or {}).items():

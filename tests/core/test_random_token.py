@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import core.redact as redact_module
 from core.patterns import Pattern
 from core.random_token import ENTROPY_BITS, Verdicts, entropy, is_random_token, token_spans
-from core.redact import boundary_spans, redact_parts, secret_spans
+from core.redact import BOUNDARY_CHARS, Marked, boundary_spans, redact_parts, secret_spans
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
 
 _TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
@@ -111,6 +111,54 @@ def test_the_blocks_of_a_message_are_redacted_as_scans_made_apart_redact_them(te
         spans[i] += in_left
         spans[i + 1] += in_right
     assert redact_parts(parts)[0] == [redact_module._applied(p, s)[0] for p, s in zip(parts, spans, strict=True)]
+
+
+def _plain_boundary_spans(left: str, right: str) -> tuple[list[Marked], list[Marked]]:
+    """`boundary_spans` the plain way: both joins scanned, and both sides alone, every time."""
+    cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
+    stop = right.find("\n")
+    tail, head = left[cut:], right[: min(len(right) if stop < 0 else stop, BOUNDARY_CHARS)]
+    if not tail.strip() or not head.strip():
+        return [], []
+    n = len(tail)
+    found: list[Marked] = []
+    for gap in (0, 1):
+        window = tail + " " * gap + head
+        for start, end, marker in secret_spans(window):
+            a = start if start < n else max(start - gap, n)
+            b = end if end <= n else max(end - gap, n)
+            if b > a and "[REDACTED" not in window[start:end]:
+                found.append((a, b, marker))
+    alone = {(a, b) for a, b, _ in secret_spans(tail)} | {(a + n, b + n) for a, b, _ in secret_spans(head)}
+    in_left = [(cut + a, cut + min(b, n), m) for a, b, m in found if (a, b) not in alone and a < n]
+    in_right = [(max(a, n) - n, b - n, "" if a < n else m) for a, b, m in found if (a, b) not in alone and b > n]
+    return in_left, in_right
+
+
+# A join's pieces: runs, secrets, SIDs and the bare 32 hex digits of an auth token, words of the rules.
+_HEX = st.from_regex(r"[0-9a-f]{32}", fullmatch=True)
+_WORDS = st.sampled_from(
+    ["password is", "hunter2x!", "token:", "twilio", "net user bob", "-----BEGIN RSA PRIVATE KEY-----"]
+)
+_JOINED = st.lists(st.one_of(_RUNS, _SECRETS, _PROSE, _SIDS, _HEX, _WORDS), min_size=1, max_size=6).flatmap(
+    lambda pieces: st.sampled_from(["", " ", "\n", ", "]).map(lambda sep: sep.join(pieces))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JOINED, st.integers(0, 400))
+@example("aB3dE5gH7jK9mN1pQ2s" * 6, 50)  # two halves of one random run: the spaced join is not scanned
+@example("x AC" + "0123456789abcdef" * 2 + "fedcba9876543210" * 2, 36)  # a SID, its auth token past the join
+def test_a_join_finds_what_both_joins_and_both_sides_scanned_every_time_find(text: str, cut: int) -> None:
+    """`boundary_spans`, which leaves out the spaced join where it can find only what each side finds alone, finds
+    what scanning both joins and both sides finds; and `redact_parts` redacts so."""
+    left, right = text[:cut], text[cut:]
+    plain = _plain_boundary_spans(left, right)
+    assert boundary_spans(left, right) == plain
+    spans = [secret_spans(left) + plain[0], secret_spans(right) + plain[1]]
+    assert redact_parts([left, right])[0] == [
+        redact_module._applied(p, s)[0] for p, s in zip((left, right), spans, strict=True)
+    ]
 
 
 def test_spans_are_finditers_offsets_in_any_text() -> None:
