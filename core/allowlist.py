@@ -369,7 +369,9 @@ class _Judge:
                 where = f"`{call.family} {_clip(option)}`"
                 self.refuse("program", f"{where} runs tasks of a file or folder whose recipes were not read")
                 return
-            judge = _Judge(replace(self.vouched, recipes=there), written=self.written, depth=self.depth)
+            judge = _Judge(
+                replace(self.vouched, recipes=there, folders=frozenset()), written=self.written, depth=self.depth
+            )
             judge.recipes(elsewhere[1])
             self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
             return

@@ -395,7 +395,7 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
         found |= _recipes_of(folder, searched, read)
         places, cut = _places(folder, searched)
         if cut:
-            found.add((PLACES_CUT, f"$(unread: more than {_MOST_FOLDERS} folders or {_MOST_PLACES} places below it)"))
+            found.add((PLACES_CUT, f"$(unread: more than {_MOST_FOLDERS:,} entries or {_MOST_PLACES} places below it)"))
         for place, names in places.items():
             between = [p for p in place.parents if p != folder and folder in p.parents]
             recipes = _recipes_of(place, [place, *between, *searched], read)
@@ -439,7 +439,7 @@ def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], 
 # it (`make -C api`, `npm --prefix web`), by their path, and the members of the workspace it is in (`pnpm --filter
 # @acme/web`), by their package's name and path; bounded, a folder or member past the bounds is not read (its
 # tasks wait for review).
-_MOST_FOLDERS = 4000  # visited
+_MOST_FOLDERS = 20_000  # entries looked at (files too: a folder's listing costs what it holds)
 _MOST_PLACES = 128  # read
 _PLACE_FILES = ("Makefile", "makefile", "GNUmakefile", "package.json")
 _PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
