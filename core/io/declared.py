@@ -441,7 +441,11 @@ def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], 
 # tasks wait for review).
 _MOST_FOLDERS = 20_000  # entries looked at (files too: a folder's listing costs what it holds)
 _MOST_PLACES = 128  # read
-_PLACE_FILES = ("Makefile", "makefile", "GNUmakefile", "package.json")
+# What makes a folder a place a runner may be sent to: the first part of any file a reader reads, any case.
+_PLACE_NAMES = frozenset(
+    name.split("/")[0].lower()
+    for name in [*(n for n, _, _ in _RECIPE_READERS), *_MISE_TASK_FOLDERS, "rakelib"]  # (conf.d: under those)
+)
 _PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
 
 
@@ -451,7 +455,7 @@ def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], b
     places: dict[Path, set[str]] = {}
     below, cut = _below(folder, PLACE_DEPTH)
     for place in below:
-        if any((place / name).is_file() for name in _PLACE_FILES):
+        if _has_runner_files(place):
             places.setdefault(place, set()).add(f"./{place.relative_to(folder).as_posix()}")
     root = next((w for w in searched if _workspace_patterns(w) is not None), None)
     if root is not None:
@@ -466,6 +470,14 @@ def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], b
             if isinstance(name, str) and _PACKAGE_NAME.match(name):
                 names.add(name)
     return dict(list(places.items())[:_MOST_PLACES]), cut or len(places) > _MOST_PLACES
+
+
+def _has_runner_files(folder: Path) -> bool:
+    """Whether `folder` holds a file (or folder) a runner reads its tasks or settings from."""
+    try:
+        return any(entry.name.lower() in _PLACE_NAMES for entry in folder.iterdir())
+    except OSError:
+        return True  # unreadable: read as a place, whose reading then holds what it cannot read
 
 
 def _below(root: Path, depth: int) -> tuple[list[Path], bool]:

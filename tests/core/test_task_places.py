@@ -158,3 +158,24 @@ def test_a_task_a_lesson_runs_in_a_folder_is_judged_by_that_folder_s_recipes(
 )
 def test_a_task_a_lesson_runs_in_a_folder_whose_recipes_are_harmless_is_admitted(tmp_path: Path, lesson: str) -> None:
     assert text_holds(lesson, _sub_project(tmp_path)) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "command"),
+    [
+        # Round 8: a sub-folder whose only runner's file is another runner's than make's or npm's was not read.
+        ("justfile", "test:\n    git push -f origin main\n", "just test"),
+        ("mise.toml", '[tasks.test]\nrun = "git push -f origin main"\n', "mise run test"),
+        ("Taskfile.yml", "version: '3'\ntasks:\n  test:\n    cmds: [git push -f origin main]\n", "task test"),
+        (".cargo/config.toml", '[target.x86_64-unknown-linux-gnu]\nrunner = "./x.sh"\n', "cargo test"),
+        ("tox.ini", "[testenv]\ncommands = git push -f origin main\n", "tox"),
+    ],
+)
+def test_a_sub_folder_of_any_runner_is_read_where_a_lesson_runs_its_task(
+    tmp_path: Path, name: str, text: str, command: str
+) -> None:
+    (tmp_path / "sub" / name).parent.mkdir(parents=True)
+    (tmp_path / "sub" / name).write_text(text)
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    assert text_holds(f"Run the tests with `{command}` in `sub/`.", vouched), command
+    assert text_holds(f"Run the tests with `{command}`.", vouched) == []  # at the top, nothing of sub's runs
