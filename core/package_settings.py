@@ -173,8 +173,13 @@ def bunfig_recipes(text: str) -> list[Recipe]:
 
 def pnpmfile_recipes(text: str) -> list[Recipe]:
     """A project's `.pnpmfile.cjs`: JavaScript hooks pnpm runs while it installs (`readPackage` rewrites what it
-    fetches)."""
-    return [(_INSTALL, unread("", "the project's .pnpmfile.cjs runs its hooks while pnpm installs")[1])]
+    fetches), and a module it may load for other commands too (pnpm 10's `updateConfig` hook changes its settings):
+    every script of the project's package managers waits (round 8)."""
+    why = "the project's .pnpmfile.cjs is JavaScript pnpm loads"
+    return [
+        (_INSTALL, unread("", f"{why} while it installs")[1]),
+        unread("npm", f"{why}, its hooks known only as they run"),
+    ]
 
 
 # Settings a bun `.env` may give every script without changing what runs: a mode, a colour, a port.

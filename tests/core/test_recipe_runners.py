@@ -210,6 +210,7 @@ ATTACKS = [
     ("bunfig.toml", 'preload = ["./evil.ts"]\n', "bun run test", "`preload`"),
     ("bunfig.toml", '[run]\nshell = "bun"\n', "bun run test", "`[run] shell`"),
     (".pnpmfile.cjs", "module.exports = {hooks: {}}\n", "pnpm install", ".pnpmfile.cjs"),
+    (".pnpmfile.cjs", "module.exports = {hooks: {updateConfig: (c) => c}}\n", "pnpm test", ".pnpmfile.cjs"),
     (".env.yarn", "NODE_OPTIONS=--require ./evil.js\n", "yarn test", ".env.yarn"),
     # bun loads the project's `.env` files into whatever it runs
     (".env", "NODE_OPTIONS=--require ./evil.js\n", "bun run test", "bun loads `NODE_OPTIONS`"),
