@@ -87,11 +87,13 @@ def physical_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return [line.removesuffix("\r") for line in lines] if "\r" in text else lines
 
 
 def joined_lines(text: str) -> list[str]:
     """`text`'s lines, a line ending in a backslash joined with the next (make's and the shell's continuation)."""
+    if "\\\n" not in text and "\\\r\n" not in text and not text.endswith(("\\", "\\\r")):
+        return physical_lines(text)  # no line ends in a backslash: nothing to join, in one pass instead of two
     lines: list[str] = []
     pending = ""
     for line in physical_lines(text):
