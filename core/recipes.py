@@ -129,7 +129,10 @@ def unread(runner: str, why: str) -> Recipe:
 
 def default_recipes(runner: str, first: str | None, found: list[Recipe]) -> list[Recipe]:
     """The first task's lines again as the runner's default (`make`, `just` alone run it)."""
-    return [(f"{runner}:", line) for task, line in found if task == f"{runner}:{first}"] if first else []
+    if not first:
+        return []
+    name, default = f"{runner}:{first}", f"{runner}:"  # built once, not once per line found
+    return [(default, line) for task, line in found if task == name]
 
 
 def package_json_recipes(text: str) -> list[Recipe]:
