@@ -36,8 +36,7 @@ _UNEXPORT = re2.compile(r"^unexport\s+[A-Za-z_][A-Za-z0-9_-]*\s*$")
 _INCLUDES = re2.compile(r"^(?:import|mod)\??\s")
 # A recipe header's name (`@` before it quiets the recipe): read with string methods, not a pattern, as a file of
 # many short recipes is mostly headers and a pattern's match costs several times more per line.
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_CHARS = "".join(sorted(_NAME_START)) + "0123456789-"
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789-"
 _ATTRIBUTE = re2.compile(r"(?:^\[|,)\s*([a-z][a-z0-9-]*)\s*(?:\(([^)]*)\))?")
 _STRING = re2.compile(r"^(?:\"([^\"\\`]*)\"|'([^'`]*)')\s*(?:#.*)?$")
 _QUOTED = re2.compile(r"\"([^\"]*)\"|'([^']*)'")
@@ -80,23 +79,26 @@ _PLAIN_MARKS = str.maketrans("", "", "_-: \t")
 _OPENERS = str.maketrans("", "", "\"'`()#")
 
 
-def _header(line: str) -> tuple[str, str] | None:
-    """A line's recipe name (`@`, which quiets the recipe, dropped) and what follows it, or None when it starts
-    with no name."""
-    start = 1 if line.startswith("@") else 0
+def _header(line: str) -> tuple[str, str, str] | None:
+    """A recipe header's name (`@`, which quiets the recipe, dropped), parameters and what follows its colon
+    (`a b="x": dep (other "y")`), or None for a line that starts with no name or has no colon outside quotes and
+    parentheses that is no `:=`."""
+    start = 1 if line[:1] == "@" else 0
     rest = line[start:].lstrip(_NAME_CHARS)  # the longest run of a name's characters, as a greedy pattern takes
     name = line[start : len(line) - len(rest)]
-    return (name, rest) if name and name[0] in _NAME_START else None
-
-
-def _split_header(rest: str) -> tuple[str, str] | None:
-    """A recipe header's parameters and what follows its colon (`a b="x": dep (other "y")`), or None when the line
-    has no colon outside quotes and parentheses that is no `:=`."""
+    if name[:1] <= "9":
+        return None  # no name, or one starting with a digit or `-` (below `9` in code order, letters and `_` above)
     colon = rest.find(":")
     while colon >= 0 and rest[colon + 1 : colon + 2] == "=":
         colon = rest.find(":", colon + 1)
     if colon >= 0 and len(rest[:colon].translate(_OPENERS)) == colon:
-        return rest[:colon], rest[colon + 1 :]  # no quote, parenthesis or comment before it: the loop below agrees
+        return name, rest[:colon], rest[colon + 1 :]  # no quote, parenthesis or comment before it
+    parts = _split_header(rest)
+    return None if parts is None else (name, *parts)
+
+
+def _split_header(rest: str) -> tuple[str, str] | None:
+    """What follows a recipe's name split at its colon: its parameters and what follows the colon, or None."""
     quote, depth = "", 0
     for i, char in enumerate(rest):
         if quote:
@@ -164,7 +166,8 @@ def justfile_recipes(text: str) -> list[Recipe]:
         found.append((f"just:{task}", unread("just", why)[1]) if task is not None else unread("just", why))
 
     for line in joined_lines(text):
-        if line[:1] in (" ", "\t") and current is not None:
+        indented = line[:1] in (" ", "\t")
+        if indented and current is not None:
             command = line.strip()
             if not body and command.startswith("#!") and current not in scripts and not _shebang_shell(command):
                 hold(f"`{current}` is a script for `{command[2:].strip()[:40]}`, not shell", current)
@@ -173,19 +176,22 @@ def justfile_recipes(text: str) -> list[Recipe]:
             command = command.lstrip("@-")
             # `command[:3]` first: most lines are no `set`, and `shell_options` splits the line to say so.
             if reading and command and command[0] != "#" and not (command[:3] == "set" and shell_options(command)):
-                found.append((task, command.replace("{{", "$(").replace("}}", ")")))
+                if "{{" in command or "}}" in command:
+                    command = command.replace("{{", "$(").replace("}}", ")")
+                found.append((task, command))
             continue
-        if not line.strip():
+        stripped = line.strip()
+        if not stripped:
             continue  # a blank line: a recipe's body goes on past it
-        current, stripped = None, line.strip()
-        starts_with = stripped.startswith
-        if "`" in stripped and not stripped.startswith("#"):
+        current, lead = None, stripped[0]
+        keyword = lead in "saium"  # a line that can start with `set`, `alias`, `unexport`, `import` or `mod`
+        if "`" in stripped and lead != "#":
             hold(f"a backtick runs a program as just reads the file: {stripped}")
-        if line[:1] in (" ", "\t"):
+        if indented:
             hold("a line indented outside any recipe (a value over several lines)")
-        elif stripped.startswith("#"):
+        elif lead == "#":
             continue
-        elif stripped.startswith("["):
+        elif lead == "[":
             # An attribute and its arguments' words (`script("bash", "-eu")`: `bash -eu`).
             pending += [
                 (m[0], " ".join(a or b for a, b in _QUOTED.findall(m[1]))) for m in _ATTRIBUTE.findall(stripped)
@@ -193,7 +199,7 @@ def justfile_recipes(text: str) -> list[Recipe]:
             continue
         # Each pattern below is tried only on a line that can match it (its first word, or `:=`): a line that
         # cannot is no slower to turn away, as a file of many short recipes is mostly such lines.
-        elif starts_with("set") and (setting := _SET.match(stripped)) is not None:
+        elif keyword and stripped.startswith("set") and (setting := _SET.match(stripped)) is not None:
             name, value = setting.group(1), setting.group(2)
             if (why := _setting(name, value)) is not None:
                 # `set fallback` runs a parent folder's justfile for a recipe this one lacks.
@@ -203,11 +209,11 @@ def justfile_recipes(text: str) -> list[Recipe]:
             export_all = export_all or (name == "export" and (value is None or value.strip() == "true"))
             if name == "script-interpreter":
                 interpreter_is_shell = value is not None and shell_command([a or b for a, b in _QUOTED.findall(value)])
-        elif starts_with("alias") and (alias := _ALIAS.match(stripped)) is not None:
+        elif keyword and stripped.startswith("alias") and (alias := _ALIAS.match(stripped)) is not None:
             found.append((f"just:{alias.group(1)}", f"just {alias.group(2)}"))
-        elif starts_with("unexport") and _UNEXPORT.match(stripped):
+        elif keyword and stripped.startswith("unexport") and _UNEXPORT.match(stripped):
             pass  # takes a variable away from the recipes
-        elif starts_with(("import", "mod")) and _INCLUDES.match(stripped):
+        elif keyword and stripped.startswith(("import", "mod")) and _INCLUDES.match(stripped):
             hold(f"`{stripped.split()[0]}` reads recipes from another file")
         elif "'''" in stripped or '"""' in stripped:
             hold(f"a value over several lines: {stripped[:60]}")
@@ -215,15 +221,15 @@ def justfile_recipes(text: str) -> list[Recipe]:
             if "shell(" in assign.group(3):
                 hold(f"`shell()` runs a program as just reads the file: {stripped}")
             variables.append((bool(assign.group(1)), assign.group(2), assign.group(3)))
-        elif (header := _header(stripped)) is not None and (parts := _split_header(header[1])):
-            current, body, reading = header[0], False, True
-            task = f"just:{current}"
-            params, deps = parts
+        elif (header := _header(stripped)) is not None:
+            current, params, deps = header
+            body, reading, task = False, True, f"just:{current}"
             first = first or current
             if "shell(" in params or "$" in params:
                 hold(f"a parameter runs a program or is exported as a variable: {stripped[:60]}", current)
-            for dep in _dependencies(deps):
-                found.append((task, f"just {dep}"))
+            if deps and not deps.isspace():
+                for dep in _dependencies(deps):
+                    found.append((task, f"just {dep}"))
             for attribute, argument in pending:
                 default = current if attribute == "default" else default
                 if attribute == "script":
