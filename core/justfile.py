@@ -91,8 +91,8 @@ def _header(line: str) -> tuple[str, str, str] | None:
     colon = rest.find(":")
     while colon >= 0 and rest[colon + 1 : colon + 2] == "=":
         colon = rest.find(":", colon + 1)
-    if colon >= 0 and len(rest[:colon].translate(_OPENERS)) == colon:
-        return name, rest[:colon], rest[colon + 1 :]  # no quote, parenthesis or comment before it
+    if colon >= 0 and (params := rest[:colon]).translate(_OPENERS) == params:
+        return name, params, rest[colon + 1 :]  # no quote, parenthesis or comment before it
     parts = _split_header(rest)
     return None if parts is None else (name, *parts)
 
@@ -118,6 +118,8 @@ def _split_header(rest: str) -> tuple[str, str] | None:
 
 def _dependencies(text: str) -> list[str]:
     """The recipes a header runs before and after (`dep`, `(dep "arg")`, `&& after`), by name."""
+    if text.replace(" ", "").isalnum():
+        return text.split()  # names of letters and digits between spaces: the loop below reads them as they are
     letters = text.translate(_PLAIN_MARKS)
     if not letters or letters.isalnum():
         return text.split()  # names between spaces and tabs only (no quote, parenthesis, `&&` or comment)
@@ -228,7 +230,8 @@ def justfile_recipes(text: str) -> list[Recipe]:
             if "shell(" in params or "$" in params:
                 hold(f"a parameter runs a program or is exported as a variable: {stripped[:60]}", current)
             if deps and not deps.isspace():
-                for dep in _dependencies(deps):
+                # Names between spaces, most headers' dependencies, read without the reader's call.
+                for dep in deps.split() if deps.replace(" ", "").isalnum() else _dependencies(deps):
                     found.append((task, f"just {dep}"))
             for attribute, argument in pending:
                 default = current if attribute == "default" else default
@@ -238,7 +241,8 @@ def justfile_recipes(text: str) -> list[Recipe]:
                     hold(f"`[{attribute}]` changes how `{current}` runs", current)
         else:
             hold(f"a line the reader does not know: {stripped[:60]}")
-        pending = []
+        if pending:
+            pending = []  # spent on this line; most lines have none to spend
     for exported, name, value in variables:
         if exported or export_all:
             assigned = _exported(name, value)
