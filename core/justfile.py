@@ -88,11 +88,9 @@ def _header(line: str) -> tuple[str, str, str] | None:
     name = line[start : len(line) - len(rest)]
     if name[:1] <= "9":
         return None  # no name, or one starting with a digit or `-` (below `9` in code order, letters and `_` above)
-    colon = rest.find(":")
-    while colon >= 0 and rest[colon + 1 : colon + 2] == "=":
-        colon = rest.find(":", colon + 1)
-    if colon >= 0 and (params := rest[:colon]).translate(_OPENERS) == params:
-        return name, params, rest[colon + 1 :]  # no quote, parenthesis or comment before it
+    params, colon, after = rest.partition(":")
+    if colon and after[:1] != "=" and params.translate(_OPENERS) == params:
+        return name, params, after  # no quote, parenthesis or comment before its first colon, no `:=`
     parts = _split_header(rest)
     return None if parts is None else (name, *parts)
 
