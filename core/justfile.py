@@ -227,9 +227,9 @@ def justfile_recipes(text: str) -> list[Recipe]:
             first = first or current
             if "shell(" in params or "$" in params:
                 hold(f"a parameter runs a program or is exported as a variable: {stripped[:60]}", current)
-            if deps and not deps.isspace():
+            if words := deps.split():
                 # Names between spaces, most headers' dependencies, read without the reader's call.
-                for dep in deps.split() if deps.replace(" ", "").isalnum() else _dependencies(deps):
+                for dep in words if deps.replace(" ", "").isalnum() else _dependencies(deps):
                     found.append((task, f"just {dep}"))
             for attribute, argument in pending:
                 default = current if attribute == "default" else default
