@@ -225,7 +225,7 @@ def justfile_recipes(text: str) -> list[Recipe]:
             current, params, deps = header
             body, reading, task = False, True, f"just:{current}"
             first = first or current
-            if "shell(" in params or "$" in params:
+            if params and ("shell(" in params or "$" in params):
                 hold(f"a parameter runs a program or is exported as a variable: {stripped[:60]}", current)
             if words := deps.split():
                 # Names between spaces, most headers' dependencies, read without the reader's call.
