@@ -34,7 +34,9 @@ _ALIAS = re2.compile(r"^alias\s+([A-Za-z_][A-Za-z0-9_-]*)\s*:=\s*([A-Za-z_][A-Za
 _ASSIGN = re2.compile(r"^(export\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*:=\s*(.*)$")
 _UNEXPORT = re2.compile(r"^unexport\s+[A-Za-z_][A-Za-z0-9_-]*\s*$")
 _INCLUDES = re2.compile(r"^(?:import|mod)\??\s")
-_HEADER = re2.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)(.*)$")
+# A recipe header's name (`@` before it quiets the recipe): read with string methods, not a pattern, as a file of
+# many short recipes is mostly headers and a pattern's match costs several times more per line.
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789-"
 _ATTRIBUTE = re2.compile(r"(?:^\[|,)\s*([a-z][a-z0-9-]*)\s*(?:\(([^)]*)\))?")
 _STRING = re2.compile(r"^(?:\"([^\"\\`]*)\"|'([^'`]*)')\s*(?:#.*)?$")
 _QUOTED = re2.compile(r"\"([^\"]*)\"|'([^']*)'")
@@ -71,9 +73,30 @@ def _exported(name: str, value: str) -> str | None:
     return f"{name}={shlex.quote(text)} true"
 
 
+# What a header's dependencies may hold besides letters and digits when they are only names between spaces and tabs.
+_PLAIN_MARKS = str.maketrans("", "", "_-: \t")
+# What opens a quote, a parenthesis or a comment in a header: before its colon, such a header is read char by char.
+_OPENERS = str.maketrans("", "", "\"'`()#")
+
+
+def _header(line: str) -> tuple[str, str, str] | None:
+    """A recipe header's name (`@`, which quiets the recipe, dropped), parameters and what follows its colon
+    (`a b="x": dep (other "y")`), or None for a line that starts with no name or has no colon outside quotes and
+    parentheses that is no `:=`."""
+    start = 1 if line[:1] == "@" else 0
+    rest = line[start:].lstrip(_NAME_CHARS)  # the longest run of a name's characters, as a greedy pattern takes
+    name = line[start : len(line) - len(rest)]
+    if name[:1] <= "9":
+        return None  # no name, or one starting with a digit or `-` (below `9` in code order, letters and `_` above)
+    params, colon, after = rest.partition(":")
+    if colon and after[:1] != "=" and params.translate(_OPENERS) == params:
+        return name, params, after  # no quote, parenthesis or comment before its first colon, no `:=`
+    parts = _split_header(rest)
+    return None if parts is None else (name, *parts)
+
+
 def _split_header(rest: str) -> tuple[str, str] | None:
-    """A recipe header's parameters and what follows its colon (`a b="x": dep (other "y")`), or None when the line
-    has no colon outside quotes and parentheses that is no `:=`."""
+    """What follows a recipe's name split at its colon: its parameters and what follows the colon, or None."""
     quote, depth = "", 0
     for i, char in enumerate(rest):
         if quote:
@@ -93,6 +116,11 @@ def _split_header(rest: str) -> tuple[str, str] | None:
 
 def _dependencies(text: str) -> list[str]:
     """The recipes a header runs before and after (`dep`, `(dep "arg")`, `&& after`), by name."""
+    if text.replace(" ", "").isalnum():
+        return text.split()  # names of letters and digits between spaces: the loop below reads them as they are
+    letters = text.translate(_PLAIN_MARKS)
+    if not letters or letters.isalnum():
+        return text.split()  # names between spaces and tabs only (no quote, parenthesis, `&&` or comment)
     names: list[str] = []
     quote, depth, word, at_open = "", 0, "", False
     for char in text + " ":
@@ -128,7 +156,8 @@ def justfile_recipes(text: str) -> list[Recipe]:
     interpreter_is_shell, export_all = True, False
     current: str | None = None
     reading = False  # the current recipe's lines are shell
-    body: list[str] = []  # the current recipe's lines so far
+    task = ""  # the current recipe's task (`just:NAME`)
+    body = False  # the current recipe has a line so far
     first: str | None = None
     default: str | None = None
     pending: list[tuple[str, str]] = []  # the attributes above the next recipe
@@ -137,32 +166,40 @@ def justfile_recipes(text: str) -> list[Recipe]:
         found.append((f"just:{task}", unread("just", why)[1]) if task is not None else unread("just", why))
 
     for line in joined_lines(text):
-        if line[:1] in (" ", "\t") and current is not None:
+        indented = line[:1] in (" ", "\t")
+        if indented and current is not None:
             command = line.strip()
             if not body and command.startswith("#!") and current not in scripts and not _shebang_shell(command):
                 hold(f"`{current}` is a script for `{command[2:].strip()[:40]}`, not shell", current)
                 reading = False
-            body.append(command)
+            body = True
             command = command.lstrip("@-")
-            if reading and command and not command.startswith("#") and not shell_options(command):
-                found.append((f"just:{current}", command.replace("{{", "$(").replace("}}", ")")))
+            # `command[:3]` first: most lines are no `set`, and `shell_options` splits the line to say so.
+            if reading and command and command[0] != "#" and not (command[:3] == "set" and shell_options(command)):
+                if "{{" in command or "}}" in command:
+                    command = command.replace("{{", "$(").replace("}}", ")")
+                found.append((task, command))
             continue
-        if not line.strip():
+        stripped = line.strip()
+        if not stripped:
             continue  # a blank line: a recipe's body goes on past it
-        current, stripped = None, line.strip()
-        if "`" in stripped and not stripped.startswith("#"):
+        current, lead = None, stripped[0]
+        keyword = lead in "saium"  # a line that can start with `set`, `alias`, `unexport`, `import` or `mod`
+        if "`" in stripped and lead != "#":
             hold(f"a backtick runs a program as just reads the file: {stripped}")
-        if line[:1] in (" ", "\t"):
+        if indented:
             hold("a line indented outside any recipe (a value over several lines)")
-        elif stripped.startswith("#"):
+        elif lead == "#":
             continue
-        elif stripped.startswith("["):
+        elif lead == "[":
             # An attribute and its arguments' words (`script("bash", "-eu")`: `bash -eu`).
             pending += [
                 (m[0], " ".join(a or b for a, b in _QUOTED.findall(m[1]))) for m in _ATTRIBUTE.findall(stripped)
             ]
             continue
-        elif (setting := _SET.match(stripped)) is not None:
+        # Each pattern below is tried only on a line that can match it (its first word, or `:=`): a line that
+        # cannot is no slower to turn away, as a file of many short recipes is mostly such lines.
+        elif keyword and stripped.startswith("set") and (setting := _SET.match(stripped)) is not None:
             name, value = setting.group(1), setting.group(2)
             if (why := _setting(name, value)) is not None:
                 # `set fallback` runs a parent folder's justfile for a recipe this one lacks.
@@ -172,25 +209,28 @@ def justfile_recipes(text: str) -> list[Recipe]:
             export_all = export_all or (name == "export" and (value is None or value.strip() == "true"))
             if name == "script-interpreter":
                 interpreter_is_shell = value is not None and shell_command([a or b for a, b in _QUOTED.findall(value)])
-        elif (alias := _ALIAS.match(stripped)) is not None:
+        elif keyword and stripped.startswith("alias") and (alias := _ALIAS.match(stripped)) is not None:
             found.append((f"just:{alias.group(1)}", f"just {alias.group(2)}"))
-        elif _UNEXPORT.match(stripped):
+        elif keyword and stripped.startswith("unexport") and _UNEXPORT.match(stripped):
             pass  # takes a variable away from the recipes
-        elif _INCLUDES.match(stripped):
+        elif keyword and stripped.startswith(("import", "mod")) and _INCLUDES.match(stripped):
             hold(f"`{stripped.split()[0]}` reads recipes from another file")
         elif "'''" in stripped or '"""' in stripped:
             hold(f"a value over several lines: {stripped[:60]}")
-        elif (assign := _ASSIGN.match(stripped)) is not None:
+        elif ":=" in stripped and (assign := _ASSIGN.match(stripped)) is not None:
             if "shell(" in assign.group(3):
                 hold(f"`shell()` runs a program as just reads the file: {stripped}")
             variables.append((bool(assign.group(1)), assign.group(2), assign.group(3)))
-        elif (header := _HEADER.match(stripped)) is not None and (parts := _split_header(header.group(2))):
-            current, body, reading = header.group(1), [], True
-            params, deps = parts
+        elif (header := _header(stripped)) is not None:
+            current, params, deps = header
+            body, reading, task = False, True, f"just:{current}"
             first = first or current
-            if "shell(" in params or "$" in params:
+            if params and ("shell(" in params or "$" in params):
                 hold(f"a parameter runs a program or is exported as a variable: {stripped[:60]}", current)
-            found += [(f"just:{current}", f"just {dep}") for dep in _dependencies(deps)]
+            if words := deps.split():
+                # Names between spaces, most headers' dependencies, read without the reader's call.
+                for dep in words if deps.replace(" ", "").isalnum() else _dependencies(deps):
+                    found.append((task, f"just {dep}"))
             for attribute, argument in pending:
                 default = current if attribute == "default" else default
                 if attribute == "script":
@@ -199,7 +239,8 @@ def justfile_recipes(text: str) -> list[Recipe]:
                     hold(f"`[{attribute}]` changes how `{current}` runs", current)
         else:
             hold(f"a line the reader does not know: {stripped[:60]}")
-        pending = []
+        if pending:
+            pending = []  # spent on this line; most lines have none to spend
     for exported, name, value in variables:
         if exported or export_all:
             assigned = _exported(name, value)

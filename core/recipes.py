@@ -87,11 +87,13 @@ def physical_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return [line.removesuffix("\r") for line in lines] if "\r" in text else lines
 
 
 def joined_lines(text: str) -> list[str]:
     """`text`'s lines, a line ending in a backslash joined with the next (make's and the shell's continuation)."""
+    if "\\\n" not in text and "\\\r\n" not in text and not text.endswith(("\\", "\\\r")):
+        return physical_lines(text)  # no line ends in a backslash: nothing to join, in one pass instead of two
     lines: list[str] = []
     pending = ""
     for line in physical_lines(text):
@@ -127,7 +129,10 @@ def unread(runner: str, why: str) -> Recipe:
 
 def default_recipes(runner: str, first: str | None, found: list[Recipe]) -> list[Recipe]:
     """The first task's lines again as the runner's default (`make`, `just` alone run it)."""
-    return [(f"{runner}:", line) for task, line in found if task == f"{runner}:{first}"] if first else []
+    if not first:
+        return []
+    name, default = f"{runner}:{first}", f"{runner}:"  # built once, not once per line found
+    return [(default, line) for task, line in found if task == name]
 
 
 def package_json_recipes(text: str) -> list[Recipe]:
