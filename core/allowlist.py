@@ -53,7 +53,7 @@ from core.programs import (
     wrapped_command,
 )
 from core.project_paths import BUILD_FOLDERS, PROJECT_DOTFILES, path_problem, write_problem
-from core.recipes import EVERY, FALLBACK, PLACES_CUT, scanned_folder, unread
+from core.recipes import EVERY, FALLBACK, PLACES_CUT, PLACES_LINKED, PLACES_SEEN, scanned_folder, unread
 from core.shell import SimpleCommand, parse_command
 
 __all__ = [
@@ -250,9 +250,12 @@ class _Judge:
     # Where the line's tasks may run: the project's folder (""), the folders the lesson names, and those a `cd`
     # before them goes to (each judged: `(cd sub && make build) && make test` runs `test` at the top).
     places: set[str] = field(default_factory=set)
+    as_folders: set[str] = field(default_factory=set)  # those written as folders (`sub/`, or gone to by `cd`)
 
     def __post_init__(self) -> None:
         self.places |= {""} | {f for f in map(_relative_folder, self.vouched.folders) if f is not None}
+        # One written as a folder that playbook did not see is no file's name: a folder it did not read.
+        self.as_folders |= {f for w in self.vouched.folders if w.endswith("/") and (f := _relative_folder(w))}
 
     def refuse(self, rule: str, detail: str) -> None:
         self.found.append(Refusal(rule, detail))
@@ -262,7 +265,9 @@ class _Judge:
             folders = [w for w in command.words[1:] if w is not None and not w.startswith("-")]
             folder = _relative_folder(folders[0]) if len(folders) == 1 else None
             if folder is not None:  # (any other `cd` is refused as a path)
-                self.places |= {f"{p}/{folder}" if p else folder for p in self.places}
+                gone = {f"{p}/{folder}" if p else folder for p in self.places}
+                self.places |= gone
+                self.as_folders |= gone
         for assignment in command.assignments:
             name, _, value = assignment.partition("=")
             if name in _PATH_VARIABLES and _PLAIN_VALUE.match(value.replace("/", "")):
@@ -408,12 +413,17 @@ class _Judge:
             judge.recipes(call)
             self.found += [Refusal(r.rule, f"in `{_clip(place)}/`, {r.detail}") for r in judge.found]
             return bool(judge.found)
-        if PLACES_CUT in by_task or not scanned_folder(place):
+        seen, linked = _places_seen(self.vouched.recipes)
+        through_link = any(place == link or place.startswith(f"{link}/") for link in linked)
+        if PLACES_CUT in by_task or not scanned_folder(place) or through_link:
             self.refuse(
                 "program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder whose recipes were not read"
             )
             return True
-        return False
+        if place in self.as_folders and place not in seen:  # a folder playbook never saw (or one a link leads to)
+            self.refuse("program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder playbook did not see")
+            return True
+        return False  # seen, and no runner's file in it; or a name no folder has (a file's): judged at the top
 
     def lines_refused(self, what: str, lines: Sequence[str]) -> bool:
         """Whether a line the project's `what` runs is refused (and the refusal, the first, added)."""
@@ -628,6 +638,13 @@ def _relative_folder(written: str) -> str | None:
     if not _FOLDER.match(folder) or any(part in (".", "..") for part in folder.split("/")):
         return None
     return folder
+
+
+@lru_cache(maxsize=8)
+def _places_seen(recipes: frozenset[tuple[str, str]]) -> tuple[frozenset[str], frozenset[str]]:
+    """The folders below the projects `core.io.declared` looked at, and the links among them."""
+    seen = {f for task, line in recipes if task == PLACES_SEEN for f in line.split("\n")}
+    return frozenset(seen), frozenset(line for task, line in recipes if task == PLACES_LINKED)
 
 
 @lru_cache(maxsize=64)

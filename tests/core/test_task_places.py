@@ -124,6 +124,7 @@ def _sub_project(root: Path) -> Vouched:
     (root / "a" / "b" / "c" / "d" / "Makefile").write_text("test:\n\tpytest\n")
     (root / ".ci").mkdir()
     (root / ".ci" / "Makefile").write_text("test:\n\tpytest\n")
+    (root / "docs").mkdir()
     return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
 
 
@@ -179,3 +180,24 @@ def test_a_sub_folder_of_any_runner_is_read_where_a_lesson_runs_its_task(
     vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
     assert text_holds(f"Run the tests with `{command}` in `sub/`.", vouched), command
     assert text_holds(f"Run the tests with `{command}`.", vouched) == []  # at the top, nothing of sub's runs
+
+
+def test_a_folder_reached_through_a_link_or_never_seen_holds_its_tasks(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "app", tmp_path / "elsewhere"
+    for folder in (root / ".hid", elsewhere, root / "a" / "b"):
+        folder.mkdir(parents=True)
+        (folder / "Makefile").write_text("test:\n\tgit push -f origin main\n")
+    (root / "Makefile").write_text("test:\n\tpytest\n")
+    (root / "sub").symlink_to(root / ".hid")  # round 8b: a link past the rules for hidden and outside folders
+    (root / "out").symlink_to(elsewhere)
+    (root / "src").mkdir()
+    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    for lesson in (
+        "Run `make test` from `sub/`: from elsewhere it fails.",
+        "Run `make test` in `out/`.",
+        "Run `make test` from `b/`.",  # no such folder at the top: the run was in `a/b/`
+        "Run `cd a && cd b && make test`.",
+    ):
+        assert text_holds(lesson, vouched), lesson
+    for lesson in ("Run `make test` in `src/`.", "Run `make test` after a change in `README.md`."):
+        assert text_holds(lesson, vouched) == [], lesson

@@ -58,3 +58,27 @@ def test_a_lesson_is_judged_by_the_tasks_of_the_project_it_is_about(
     assert "In wiper: " not in text  # its own project's `test` deletes the home folder
     review = runner.invoke(app, ["review", "--json"])
     assert "rm -rf ~" in review.stdout  # held, with what the recipe runs
+
+
+@pytest.mark.slow
+def test_projects_whose_names_read_alike_are_judged_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 8b: `a/api` and `b/API` taught one lesson, "In api: ...", judged by the harmless one alone."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PLAYBOOK_CONFIG", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "")
+    safe, wiper = tmp_path / "a" / "api", tmp_path / "b" / "API"
+    for folder, recipe in ((safe, "pytest -q"), (wiper, "rm -rf ~")):
+        folder.mkdir(parents=True)
+        (folder / "Makefile").write_text(f"test:\n\t{recipe}\n")
+    (tmp_path / "playbook.toml").write_text(
+        f'db = "{tmp_path / "p.duckdb"}"\nmin_messages = 1\nidle_minutes = 0\nnear_duplicates = "off"\n'
+    )
+    trust_config(tmp_path / "playbook.toml")
+    _learnt(tmp_path / "t", "s1", safe, 0)
+    _learnt(tmp_path / "t", "s2", wiper, 1)
+    assert runner.invoke(app, ["nightly", str(tmp_path / "t"), "--llm", "heuristic"]).exit_code == 0
+    book = json.loads(runner.invoke(app, ["show", "--format", "json"]).stdout)
+    assert any("`make test`" in e["text"] for items in book["sections"].values() for e in items)  # learnt
+    out = tmp_path / "CLAUDE.md"
+    runner.invoke(app, ["export", "--format", "claude-md", "--out", str(out)])
+    assert "`make test`" not in (out.read_text() if out.exists() else "")
