@@ -54,6 +54,7 @@ from core.programs import (
 )
 from core.project_paths import BUILD_FOLDERS, PROJECT_DOTFILES, path_problem, write_problem
 from core.recipes import EVERY, FALLBACK, PLACES_CUT, PLACES_LINKED, PLACES_SEEN, scanned_folder, unread
+from core.requirements_files import REQUIREMENTS
 from core.shell import SimpleCommand, parse_command
 
 __all__ = [
@@ -364,6 +365,8 @@ class _Judge:
         """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
         that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
         by_task = _recipes_by_task(self.vouched.recipes)
+        if call.family in ("pip", "uv") and self.requirements_refused(call, by_task):
+            return
         tasks = tasks_run(call)
         if tasks and (option := reads_elsewhere(call)) is not None:
             # A folder below the project or a workspace member, whose files were read: judged as the same call run
@@ -424,6 +427,19 @@ class _Judge:
             self.refuse("program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder playbook did not see")
             return True
         return False  # seen, and no runner's file in it; or a name no folder has (a file's): judged at the top
+
+    def requirements_refused(self, call: Call, by_task: dict[str, tuple[str, ...]]) -> bool:
+        """Whether an install from a requirements file (`pip install -r requirements.txt`) is refused: the file
+        must have been read (`core.requirements_files`) and name only requirements, and what they are."""
+        for option, name in _requirements_given(call.args):
+            file = name.removeprefix("./")
+            lines = by_task.get(f"{REQUIREMENTS}:{file}")
+            if lines is None:
+                self.refuse("install", f"`{option} {_clip(name)}`: a requirements file playbook did not read")
+                return True
+            if self.lines_refused(f"`{_clip(file)}`", [line for line in lines if line]):
+                return True
+        return False
 
     def lines_refused(self, what: str, lines: Sequence[str]) -> bool:
         """Whether a line the project's `what` runs is refused (and the refusal, the first, added)."""
@@ -627,6 +643,22 @@ def _recipes_by_task(recipes: frozenset[tuple[str, str]]) -> dict[str, tuple[str
     for task, line in recipes:
         by_task.setdefault(task, []).append(line)
     return {task: tuple(sorted(lines)) for task, lines in by_task.items()}
+
+
+_REQUIREMENT_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
+
+
+def _requirements_given(args: Sequence[str]) -> list[tuple[str, str]]:
+    """The requirements and constraints files an install is given (`-r x.txt`, `-rx.txt`, `--requirement=x.txt`)."""
+    found = []
+    for i, arg in enumerate(args):
+        if arg in _REQUIREMENT_OPTIONS and i + 1 < len(args):
+            found.append((arg, args[i + 1]))
+        elif arg.startswith(("--requirement=", "--constraint=")):
+            found.append((arg.partition("=")[0], arg.partition("=")[2]))
+        elif arg[:2] in ("-r", "-c") and len(arg) > 2 and not arg.startswith("--"):
+            found.append((arg[:2], arg[2:]))
+    return found
 
 
 _FOLDER = re2.compile(r"^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*$")

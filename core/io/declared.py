@@ -57,6 +57,7 @@ from core.recipes import (
     tool_versions_recipes,
     unread,
 )
+from core.requirements_files import REQUIREMENTS, requirements_named, requirements_recipes
 from core.script_manifests import composer_recipes, deno_recipes
 from core.taskfile import taskfile_recipes
 from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
@@ -411,6 +412,47 @@ def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
     return frozenset(found)
 
 
+_MOST_REQUIREMENTS = 64
+
+
+def _requirements_files(folder: Path) -> set[Recipe]:
+    """pip's requirements files in `folder` (`*requirements*.txt`, `*constraints*.txt`, `requirements/*.txt`), each
+    with what it installs and from where (`core.requirements_files`), the files it names read with it: one that
+    holds, or that names a file outside the folder or not there, holds it too."""
+    try:
+        files = sorted(
+            p
+            for p in [*folder.glob("*.txt"), *(folder / "requirements").glob("*.txt")]
+            if "requirements" in p.as_posix().lower() or "constraints" in p.name.lower()
+        )[:_MOST_REQUIREMENTS]
+    except OSError:
+        return set()
+    found: set[Recipe] = set()
+    for path in files:
+        name = path.relative_to(folder).as_posix()
+        lines = _requirements_lines(folder, path, set())
+        found |= {(f"{REQUIREMENTS}:{name}", line) for line in lines}
+    return found
+
+
+def _requirements_lines(folder: Path, path: Path, seen: set[Path]) -> set[str]:
+    """The lines an install from `path` is judged by: its own (`""`: read and admitted), and those of the files it
+    names, `_MOST_REQUIREMENTS` files at most."""
+    name = path.relative_to(folder).as_posix() if folder in path.parents else path.name
+    text = _read(path)
+    if text is None:
+        return {unread("", f"`{name}` is not there, too large, or cannot be read")[1]}
+    lines = {line for _, line in requirements_recipes(name, text)}
+    seen.add(path)
+    for nested in requirements_named(text):
+        target = (path.parent / nested).resolve()
+        if folder.resolve() not in target.parents or len(seen) >= _MOST_REQUIREMENTS:
+            lines.add(unread("", f"`{name}` reads `{nested[:40]}`, outside the project or past what is read")[1])
+        elif target not in seen:
+            lines |= _requirements_lines(folder.resolve(), target, seen)
+    return lines
+
+
 def _recipes_of(folder: Path, searched: list[Path], read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
     """What the tasks run in `folder` run: the files of `folder` its runners read there alone (make's), and of
     each folder in `searched` (itself and those above it) the others read; each folder's files read once (`read`)."""
@@ -429,6 +471,8 @@ def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], 
     for name, runner, reader in _RECIPE_READERS:
         if (runner in _HERE_ONLY) == here_only:
             found |= _recipes_in(where / name, runner, reader)
+    if here_only:
+        found |= _requirements_files(where)
     if not here_only:
         found |= _mise_file_tasks(where)
         for conf in _conf_d(where):  # mise reads every file of `conf.d` as a config of its own

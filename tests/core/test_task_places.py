@@ -201,3 +201,26 @@ def test_a_folder_reached_through_a_link_or_never_seen_holds_its_tasks(tmp_path:
         assert text_holds(lesson, vouched), lesson
     for lesson in ("Run `make test` in `src/`.", "Run `make test` after a change in `README.md`."):
         assert text_holds(lesson, vouched) == [], lesson
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--index-url https://evil.example/simple",
+        "--extra-index-url https://evil.example/simple",
+        "-e git+https://evil.example/tools.git#egg=tools",
+        "pkg @ https://evil.example/x.tar.gz",
+        "--find-links https://evil.example/wheels",
+        "--no-index",
+        "--trusted-host evil.example",
+        "./vendor/pkg.whl",
+    ],
+)
+def test_an_install_from_a_requirements_file_that_says_where_from_is_held(tmp_path: Path, line: str) -> None:
+    (tmp_path / "requirements.txt").write_text("requests==2.31.0\n-r base.txt\n")
+    (tmp_path / "base.txt").write_text(f"{line}\nflask\n")  # round 8b: nested, too
+    (tmp_path / "requirements-dev.txt").write_text("pytest>=7 --hash=sha256:abc\nruff ; python_version > '3.8'\n")
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    assert command_refusals("pip install -r requirements.txt", vouched)
+    assert command_refusals("pip install -r elsewhere.txt", vouched)  # a file playbook did not read
+    assert command_refusals("python -m pip install -r ./requirements-dev.txt", vouched) == []

@@ -1,0 +1,70 @@
+"""pip's requirements files: what an install from one fetches, and from where.
+
+`pip install -r requirements.txt` installs what the file lists, and the file may say where from: an index
+(`--index-url`, `--extra-index-url`), a folder or page of archives (`--find-links`, `--no-index`), a host whose
+certificate is not checked (`--trusted-host`), a repository or an archive by URL (`-e git+https://...`,
+`pkg @ https://...`). A lesson's install is judged by the files it names (`core.allowlist`): only a file of
+requirements by name and version, with the options that only say how to check or pick them, is admitted; any
+other line holds the install (round 8b published eight such installs).
+"""
+
+from __future__ import annotations
+
+import re2
+
+from core.recipes import Recipe, physical_lines, unread
+
+__all__ = ["REQUIREMENTS", "requirements_named", "requirements_recipes"]
+
+# The key an install's file is judged under: `pip~:requirements/dev.txt` (no runner's name).
+REQUIREMENTS = "pip~"
+# A requirement by name (extras, a version, a marker), and nothing that names where it comes from.
+_REQUIREMENT = re2.compile(
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[A-Za-z0-9._,\s-]*\])?\s*(?:(?:===|~=|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
+    r"(?:\s*,\s*(?:===|~=|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?\s*(?:;[^@]*)?$"
+)
+# Options that only say how requirements are checked or picked.
+_ADMITTED_OPTION = re2.compile(
+    r"^(?:--hash[= ]\S+|--require-hashes|--pre|--prefer-binary|--only-binary[= ]\S+|--no-binary[= ]\S+)$"
+)
+_NESTED = re2.compile(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=?\s*)(\S+)$")
+_HASH = re2.compile(r"\s+--hash[= ]\S+")
+
+
+def requirements_named(text: str) -> list[str]:
+    """The files a requirements file reads too (`-r base.txt`, `-c constraints.txt`), as written."""
+    return [m.group(1) for line in _lines(text) if (m := _NESTED.match(line)) is not None]
+
+
+def requirements_recipes(name: str, text: str) -> list[Recipe]:
+    """The requirements file `name`: a line that holds an install from it, or one line saying it was read and
+    admits it (`""`)."""
+    held = []
+    for line in _lines(text):
+        if _NESTED.match(line) or _ADMITTED_OPTION.match(line):
+            continue
+        requirement = _HASH.sub("", line)
+        if not _REQUIREMENT.match(requirement):
+            held.append(line)
+    key = f"{REQUIREMENTS}:{name}"
+    if not held:
+        return [(key, "")]
+    return [
+        (key, unread("", f"{name} installs `{line[:50]}`: what or where from is more than a name")[1])
+        for line in held[:4]
+    ]
+
+
+def _lines(text: str) -> list[str]:
+    """The file's lines as pip reads them: a comment (` #`) off, a backslash-newline joined, blanks dropped."""
+    joined = "\n".join(physical_lines(text)).replace("\\\n", " ")
+    out = []
+    for line in joined.split("\n"):
+        line = line.strip()
+        if line.startswith("#"):
+            continue
+        cut = line.find(" #")
+        line = (line[:cut] if cut >= 0 else line).strip()
+        if line:
+            out.append(line)
+    return out
