@@ -11,7 +11,14 @@ import re2
 
 from core.recipes import Recipe, unread
 
-__all__ = ["gradle_wrapper_recipes", "maven_config_recipes", "maven_jvm_config_recipes", "maven_wrapper_recipes"]
+__all__ = [
+    "gradle_wrapper_recipes",
+    "maven_config_recipes",
+    "maven_extensions_recipes",
+    "maven_jvm_config_recipes",
+    "maven_pom_recipes",
+    "maven_wrapper_recipes",
+]
 
 _GRADLE_HOSTS = frozenset({"services.gradle.org"})
 _MAVEN_HOSTS = frozenset({"repo.maven.apache.org", "repo1.maven.org"})
@@ -132,3 +139,30 @@ def _options(text: str, admitted: re2._Regexp, file: str, says: str) -> list[Rec
             joined.append(word)
     held = [w for w in joined if not admitted.match(w)][:8]
     return [unread(runner, f"{file} {says.format(w[:40])}") for w in held for runner in ("mvnw", "mvn")]
+
+
+_EXTENSION = re2.compile(r"<extension[\s>]")
+_REPOSITORIES = re2.compile(r"(?s)<(?:pluginRepositories|repositories)\b.*?</(?:pluginRepositories|repositories)>")
+_REPOSITORY_URL = re2.compile(r"<url>\s*([^<\s]*)\s*</url>")
+
+
+def maven_extensions_recipes(text: str) -> list[Recipe]:
+    """.mvn/extensions.xml: core extensions Maven loads into every build before it reads the project (round 8b);
+    any holds every `mvn` and `./mvnw` build."""
+    if not _EXTENSION.search(text):
+        return []
+    why = ".mvn/extensions.xml loads an extension into every build"
+    return [unread(runner, why) for runner in ("mvnw", "mvn")]
+
+
+def maven_pom_recipes(text: str) -> list[Recipe]:
+    """pom.xml's `<repositories>` and `<pluginRepositories>`: a repository other than Maven Central, over https,
+    holds every build (what it fetches, plugins and their code included, comes from that host; round 8b)."""
+    found: list[Recipe] = []
+    for section in _REPOSITORIES.findall(text)[:16]:
+        for url in _REPOSITORY_URL.findall(section)[:16]:
+            match = _URL.match(url)
+            if match is None or match.group(1).lower() not in _MAVEN_HOSTS:
+                where = match.group(1) if match else url[:40]
+                found += [unread(runner, f"pom.xml fetches from `{where}`") for runner in ("mvnw", "mvn")]
+    return found

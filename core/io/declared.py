@@ -24,7 +24,9 @@ import yaml
 from core.build_wrappers import (
     gradle_wrapper_recipes,
     maven_config_recipes,
+    maven_extensions_recipes,
     maven_jvm_config_recipes,
+    maven_pom_recipes,
     maven_wrapper_recipes,
 )
 from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
@@ -345,6 +347,8 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     (".mvn/wrapper/maven-wrapper.properties", "mvnw", maven_wrapper_recipes),
     (".mvn/maven.config", "mvnw", maven_config_recipes),
     (".mvn/jvm.config", "mvnw", maven_jvm_config_recipes),
+    (".mvn/extensions.xml", "mvnw", maven_extensions_recipes),
+    ("pom.xml", "mvnw", maven_pom_recipes),
 )
 
 

@@ -470,6 +470,27 @@ def test_a_task_longer_than_what_is_read_is_held_not_cut(tmp_path: Path, file: s
         (".mvn/maven.config", "-s .mvn/evil-settings.xml\n", "mvn test", "adds `-s`"),
         (".mvn/jvm.config", "-Xmx2g -javaagent:tools/agent.jar\n", "mvn test", "with `-javaagent:tools"),
         (".mvn/jvm.config", "-XX:OnOutOfMemoryError=rm\n", "./mvnw test", "with `-XX:OnOutOfMemory"),
+        # round 8b
+        (
+            ".mvn/extensions.xml",
+            "<extensions><extension><groupId>com.evil</groupId></extension></extensions>",
+            "mvn test",
+            "loads an extension",
+        ),
+        (
+            "pom.xml",
+            "<project><repositories><repository><url>https://evil.example/m2</url></repository>"
+            "</repositories></project>",
+            "./mvnw test",
+            "fetches from `evil.example`",
+        ),
+        (
+            "pom.xml",
+            "<project><pluginRepositories><pluginRepository><url>http://repo.maven.apache.org/maven2</url>"
+            "</pluginRepository></pluginRepositories></project>",
+            "mvn test",
+            "fetches from",
+        ),
     ],
 )
 def test_maven_s_project_config_that_changes_a_build_holds_it(
@@ -485,6 +506,10 @@ def test_maven_s_project_config_that_only_reports_or_sizes_holds_nothing(tmp_pat
     (tmp_path / ".mvn").mkdir()
     (tmp_path / ".mvn" / "maven.config").write_text("-B\n--no-transfer-progress -T1C\n")
     (tmp_path / ".mvn" / "jvm.config").write_text("-Xmx2g -XX:+UseG1GC --add-opens java.base/java.lang=ALL-UNNAMED\n")
+    central = "<url>https://repo.maven.apache.org/maven2</url>"
+    (tmp_path / "pom.xml").write_text(
+        f"<project><repositories><repository>{central}</repository></repositories></project>"
+    )
     vouched = Vouched(recipes=declared_recipes([tmp_path]))
     for line in ("mvn test", "./mvnw verify", "mvn -q package"):
         assert command_refusals(line, vouched) == [], line
