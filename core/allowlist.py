@@ -383,12 +383,15 @@ class _Judge:
             judge.recipes(elsewhere[1])
             self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
             return
-        if tasks or call.family in ("bun", "bunx"):
+        if tasks or call.family in _EVERY_CALL:
             for place in sorted(self.places - {""}):
                 if self.refused_at(place, call, by_task):
                     return
-        if call.family in ("bun", "bunx") and self.lines_refused("`bun` command", by_task.get(f"bun:{EVERY}", ())):
-            return  # bun loads the project's `.env` into whatever it runs, a script or not
+        # What holds every command of a tool, a task or not: bun loads the project's `.env` into whatever it runs;
+        # bundle, pipenv and poetry fetch from the sources the project's manifest names.
+        every = _EVERY_CALL.get(call.family)
+        if every is not None and self.lines_refused(f"`{every}` command", by_task.get(f"{every}:{EVERY}", ())):
+            return
         for task in tasks:
             runner, _, named = task.partition(":")
             own = by_task.get(task, ())
@@ -645,6 +648,7 @@ def _recipes_by_task(recipes: frozenset[tuple[str, str]]) -> dict[str, tuple[str
     return {task: tuple(sorted(lines)) for task, lines in by_task.items()}
 
 
+_EVERY_CALL = {"bun": "bun", "bunx": "bun", "bundle": "bundle", "pipenv": "pipenv", "poetry": "poetry"}
 _REQUIREMENT_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
 
 

