@@ -8,6 +8,7 @@ a file (as `bench/run_all.py` does) appends them there as JSON lines, from which
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import statistics
 from collections.abc import Callable, Sequence
@@ -66,3 +67,18 @@ def emit(rows: Sequence[Row]) -> None:
         with open(target, "a", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(asdict(row)) + "\n")
+
+
+def in_child(target: Callable[..., None], args: tuple[object, ...], timeout: float) -> float | None:
+    """What `target(*args, out)` puts on its queue, run in a forked child; None when the child does not finish within
+    `timeout` seconds (it is stopped) or puts nothing: a crafted input that blows up shows as a row, not a hang."""
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=target, args=(*args, out))
+    child.start()
+    child.join(timeout)
+    if child.is_alive():
+        child.terminate()
+        child.join()
+        return None
+    return out.get() if not out.empty() else None

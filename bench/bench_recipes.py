@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._table import Row, emit, interleaved
+from bench._table import Row, emit, in_child, interleaved
 from bench.bench_apply import per_call
 from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
@@ -135,16 +135,7 @@ def _child(read: Callable[[str], object], text: str, memory: int, out: multiproc
 
 def probe(read: Callable[[str], object], text: str, timeout: float, memory: int) -> float | None:
     """CPU seconds of one read in a forked child; None when it does not finish within `timeout` or `memory`."""
-    ctx = multiprocessing.get_context("fork")
-    out = ctx.Queue()
-    child = ctx.Process(target=_child, args=(read, text, memory, out))
-    child.start()
-    child.join(timeout)
-    if child.is_alive():
-        child.terminate()
-        child.join()
-        return None
-    return out.get() if not out.empty() else None
+    return in_child(_child, (read, text, memory), timeout)
 
 
 def _reads(read: Callable[[str], object], text: str, budget: float) -> Callable[[], float]:

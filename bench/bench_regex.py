@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench._table import Row, emit  # noqa: E402
+from bench._table import Row, emit, in_child  # noqa: E402
 from core.models import SessionMessage  # noqa: E402
 from core.redact import Redactor, redact, redact_parts  # noqa: E402
 from core.render import render_session  # noqa: E402
@@ -244,16 +244,7 @@ def _child(run: Callable[[str], object], text: str, budget: float, out: multipro
 
 def measure(run: Callable[[str], object], text: str, budget: float, timeout: float) -> float | None:
     """`_timed` in a forked child; None when it does not finish within `timeout` seconds (the child is stopped)."""
-    ctx = multiprocessing.get_context("fork")
-    out = ctx.Queue()
-    child = ctx.Process(target=_child, args=(run, text, budget, out))
-    child.start()
-    child.join(timeout)
-    if child.is_alive():
-        child.terminate()
-        child.join()
-        return None
-    return out.get() if not out.empty() else None
+    return in_child(_child, (run, text, budget), timeout)
 
 
 def main() -> None:
