@@ -1,9 +1,10 @@
 """Where the manifests of cargo, bundler, pipenv and poetry say installs fetch from.
 
-Beside npm's, pip's, uv's, composer's and Maven's (round 8b): Cargo.toml's git, registry and patch dependencies (cargo builds them, and runs their build scripts, for every
-`cargo test`), a Gemfile's sources and git gems (`bundle install`), a Pipfile's sources (`pipenv install`) and
-poetry's (`poetry install`). Only the public registry of each, over https, is admitted; any other source holds
-every command of that tool (`core.recipes.unread`).
+Beside npm's, pip's, uv's, composer's and Maven's (round 8b): Cargo.toml's git, registry and patch dependencies
+(cargo builds them, and runs their build scripts, for every `cargo test`), a Gemfile's sources and git gems
+(`bundle install`), a Pipfile's sources (`pipenv install`) and poetry's (`poetry install`). Only the public
+registry of each, over https, is admitted; any other source holds every command of that tool
+(`core.recipes.unread`).
 """
 
 from __future__ import annotations
