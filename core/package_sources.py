@@ -1,7 +1,8 @@
 """Where the manifests of cargo, bundler, pipenv and poetry say installs fetch from.
 
 Beside npm's, pip's, uv's, composer's and Maven's (round 8b): Cargo.toml's git, registry and patch dependencies
-(cargo builds them, and runs their build scripts, for every `cargo test`), a Gemfile's sources and git gems
+(cargo builds them, and runs their build scripts, for every `cargo test`; one pinned to a commit of a public forge
+by its full id is admitted, `core.pinned_git`), a Gemfile's sources and git gems
 (`bundle install`), a Pipfile's sources (`pipenv install`) and poetry's (`poetry install`). Only the public
 registry of each, over https, is admitted; any other source holds every command of that tool
 (`core.recipes.unread`).
@@ -13,18 +14,21 @@ import tomllib
 
 import re2
 
+from core.pinned_git import pinned_git
 from core.recipes import Recipe, unread
 
 __all__ = ["cargo_manifest_recipes", "gemfile_recipes", "pipfile_recipes", "poetry_source_recipes"]
 
 _DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 _ELSEWHERE_KEYS = ("git", "registry", "registry-index")
+# What a git dependency pinned to a commit may say beside it: which crate of the repository, and how it is built.
+_PINNED_KEYS = frozenset({"git", "rev", "package", "version", "features", "default-features", "optional"})
 _MOST = 8
 
 
 def cargo_manifest_recipes(text: str) -> list[Recipe]:
-    """Cargo.toml: a dependency fetched from git or another registry, one from a path outside the project, and any
-    `[patch]` hold every cargo command."""
+    """Cargo.toml: a dependency fetched from git (but a public forge's commit, by its full id) or another registry,
+    one from a path outside the project, and any `[patch]` hold every cargo command."""
     data = tomllib.loads(text)
     why: list[str] = []
     tables = [data.get(t) for t in _DEPENDENCY_TABLES]
@@ -36,6 +40,8 @@ def cargo_manifest_recipes(text: str) -> list[Recipe]:
         tables.append(workspace.get("dependencies"))
     for table in tables:
         for name, spec in table.items() if isinstance(table, dict) else []:
+            if isinstance(spec, dict) and _pinned(spec):
+                continue
             if isinstance(spec, dict) and (
                 any(k in spec for k in _ELSEWHERE_KEYS) or ".." in str(spec.get("path", "")).split("/")
             ):
@@ -43,6 +49,11 @@ def cargo_manifest_recipes(text: str) -> list[Recipe]:
     if data.get("patch"):
         why.append("Cargo.toml patches dependencies (`[patch]`)")
     return [unread("cargo", w) for w in why[:_MOST]]
+
+
+def _pinned(spec: dict[str, object]) -> bool:
+    """A git dependency pinned to a commit of a public forge, and nothing else said of where it comes from."""
+    return set(spec) <= _PINNED_KEYS and pinned_git(spec.get("git"), spec.get("rev"))
 
 
 _GEM_SOURCE = re2.compile(r"""^\s*source\s*\(?\s*['"]([^'"]*)['"]""")

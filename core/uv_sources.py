@@ -3,7 +3,8 @@
 `uv run pytest` first syncs the project's environment. An index the project names as the default, or a source that
 is a git repository or a URL, replaces what PyPI would give for a package by name (`requests` from a stranger's
 fork): what is installed and then run is then the stranger's. Admitted: PyPI, a package from a folder of the
-project, a workspace member; anything else holds every `uv` command that syncs (`core.recipes.unread`).
+project, a workspace member, a commit of a public forge named by its full id (`core.pinned_git`); anything else
+holds every `uv` command that syncs (`core.recipes.unread`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import tomllib
 
 import re2
 
+from core.pinned_git import pinned_git
 from core.recipes import Recipe, unread
 
 __all__ = ["uv_pyproject_recipes", "uv_toml_recipes"]
@@ -19,6 +21,7 @@ __all__ = ["uv_pyproject_recipes", "uv_toml_recipes"]
 _PYPI = re2.compile(r"^https://(?:pypi\.org/simple|files\.pythonhosted\.org)(?:/.*)?$")
 _PATH = re2.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 _PATH_KEYS = frozenset({"path", "editable", "marker", "extra", "group", "package"})
+_GIT_KEYS = frozenset({"git", "rev", "subdirectory", "marker", "extra", "group"})
 # uv's settings that say where packages come from (uv's settings reference).
 _INDEX_KEYS = ("index-url", "extra-index-url", "find-links", "index", "pip")
 
@@ -59,7 +62,7 @@ def _urls(value: object) -> list[str] | None:
 
 
 def _admitted_source(source: object) -> bool:
-    """A workspace member, or a folder inside the project."""
+    """A workspace member, a folder inside the project, or a commit of a public forge."""
     for one in source if isinstance(source, list) else [source]:
         if not isinstance(one, dict):
             return False
@@ -67,6 +70,14 @@ def _admitted_source(source: object) -> bool:
             continue
         path = one.get("path")
         if isinstance(path, str) and _inside(path) and set(one) <= _PATH_KEYS:
+            continue
+        subdirectory = one.get("subdirectory", "")
+        if (
+            pinned_git(one.get("git"), one.get("rev"))
+            and set(one) <= _GIT_KEYS
+            and isinstance(subdirectory, str)
+            and (not subdirectory or _inside(subdirectory))
+        ):
             continue
         return False
     return True
