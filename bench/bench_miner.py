@@ -68,6 +68,7 @@ def _signal(found: Finding) -> str:
         "hidden": "pitfall: a failure a pipe hid",
         "zsh": "pitfall: zsh",
         "commits": "preference: commit style",
+        "habit": "preference: a habit asked for",
         "symlink": "fact: a link the project keeps",
     }[lesson.kind]
 

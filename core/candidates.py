@@ -40,6 +40,7 @@ class Candidate(BaseModel):
             "hidden": "pitfall",
             "zsh": "pitfall",
             "commits": "preference",
+            "habit": "preference",
         }.get(self.lesson.kind, self.lesson.kind)  # type: ignore[return-value]
 
     @property

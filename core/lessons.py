@@ -19,12 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from core.invisible import normalise
 
 __all__ = [
+    "HABITS",
     "AnyLesson",
     "Category",
     "Command",
     "CommandFact",
     "ConventionalCommits",
     "Correction",
+    "Habit",
+    "HabitName",
     "HiddenFailure",
     "Lesson",
     "NothingSelected",
@@ -196,6 +199,37 @@ class ConventionalCommits(_Value):
     scoped: bool = False
 
 
+HabitName = Literal[
+    "concise", "short_agent_files", "why_comments", "no_backcompat", "grounded", "readme_with_changes",
+    "no_sensitive_data", "no_unasked_docs",
+]  # fmt: skip
+
+
+class Habit(_Value):
+    """A way of working the user asked for in their own words ("be concise", "we don't need backward
+    compatibility"), one of a fixed few: the lesson is our sentence for it (`HABITS`), never their words."""
+
+    kind: Literal["habit"] = "habit"
+    habit: HabitName
+
+
+# The sentence each habit is written as: ours, so nothing of the transcript reaches the agent through it.
+HABITS: dict[str, str] = {
+    "concise": "the user wants short, concise answers: the finding or the recommendation first, no long report"
+    " they did not ask for",
+    "short_agent_files": "keep `AGENTS.md` and `CLAUDE.md` short: bare instructions, no explanation or rationale",
+    "why_comments": "a code comment says why, briefly, never what the code does; leave out a comment that only"
+    " restates the code",
+    "no_backcompat": "do not add backward-compatibility code (readers of an old format, a second path for old data)"
+    " unless asked: the user prefers a clean break",
+    "grounded": "ground claims and recommendations in documentation or an experiment you ran, and say which; do not"
+    " assume",
+    "readme_with_changes": "when a change alters what the project does, update the README in the same change",
+    "no_sensitive_data": "never commit sensitive or personal data; examples in the README and docs stay generic",
+    "no_unasked_docs": "do not write new documentation or summary markdown files unless the user asks for them",
+}
+
+
 class Stopped(_Value):
     """A call the user stopped: a shell command (its name) or a kind of change, never the tool's own name."""
 
@@ -223,6 +257,7 @@ AnyLesson = (
     | ZshShell
     | ConventionalCommits
     | Symlink
+    | Habit
     | Preference
 )
 Lesson = Annotated[AnyLesson, Field(discriminator="kind")]
@@ -399,6 +434,8 @@ def _sentence(lesson: AnyLesson) -> str:
             f"{_code(lesson.command)} piped into `{lesson.filter}` hides its failure (the pipeline succeeds); read its"
             " output, or run it without the pipe"
         )
+    if isinstance(lesson, Habit):
+        return HABITS[lesson.habit]
     if lesson.stopped is None and lesson.answered:
         return f"asked by the agent, the user answered: {_quote(lesson.said)}"
     if lesson.stopped is None:

@@ -28,7 +28,9 @@
   push secrets", "we keep our config in X"; not a hedge or a sentence about the work at hand), a step they check the
   agent took ("does the readme reflect the changes as well? if not please make it so"), what they typed in answer
   to the agent's question (not an option it offered), and the commit style of a
-  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`).
+  title they set (Conventional Commits): only where the transcript shows they typed it (`core.said`); and a way of
+  working they asked for that is one of a fixed few ("be concise", "no backward compatibility"), written as our
+  sentence for it, never theirs (`core.habits`).
 
 Some findings are held for review (`taint`, why: the screen holds them and `playbook review` lists them, never
 exported unseen): a fix only tool output suggested; a routine the agent read in one of the project's own files
@@ -56,11 +58,13 @@ from core.candidates import Candidate, Kind
 from core.corrections import Found, corrections, flat
 from core.executable_scripts import executable
 from core.gh_repository import repository
+from core.habits import habits
 from core.hook_refusals import hooked, warned
 from core.ignored_paths import ignored
 from core.lessons import (
     CommandFact,
     ConventionalCommits,
+    Habit,
     Lesson,
     OwnTool,
     Preference,
@@ -205,6 +209,12 @@ def _commits(lesson: ConventionalCommits | None) -> list[Candidate]:
     return [Candidate(key="preference|commits", section="USER PREFERENCES", lesson=lesson, trigger="commit title")]
 
 
+def _habit(lesson: Habit) -> Candidate:
+    return Candidate(
+        key=f"preference|habit|{lesson.habit}", section="USER PREFERENCES", lesson=lesson, trigger=lesson.habit
+    )
+
+
 # Why a preference is held for review (`playbook review`) rather than exported unseen: a name chosen for one thing
 # of the change at hand, or one of the options the agent proposed, is that change's decision, which the code
 # already records (`core.said.names_one_thing`, `core.said.chooses_among`).
@@ -271,6 +281,7 @@ def observe(messages: Sequence[SessionMessage], cwd: str | None = None) -> Obser
         *(_preference(lesson) for lesson in said(messages)),
         *symlinks(runs, cwd),
         *_commits(commit_style(messages)),
+        *(_habit(h) for h in habits(messages)),
     ]
     stops = sum(1 for r in runs if r.rejected) + sum(1 for m in messages if interrupted(m))
     merged: dict[str, Candidate] = {}

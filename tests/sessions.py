@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from core.lessons import HABITS
 from core.miner import History, mine, observe
 from core.models import SessionMessage
 
@@ -38,3 +39,8 @@ def lessons(session: Session, cwd: str | None = None) -> list[str]:
     """The texts of what `mine` keeps of one session, on its own evidence."""
     seen = observe(session.messages, cwd)
     return [f.text for f in mine(seen, History.of([("s", seen)]))]
+
+
+def habit_text(name: str) -> str:
+    """The text `mine` writes for a habit (`core.lessons.HABITS`) with no project named."""
+    return HABITS[name][0].upper() + HABITS[name][1:] + "."

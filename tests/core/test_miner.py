@@ -23,7 +23,7 @@ from core.store.sessions import load_messages
 from tests.helpers import claude_session
 from tests.labelled import LabelledSet, ceiling, score
 from tests.profiles import examples
-from tests.sessions import Session, lessons
+from tests.sessions import Session, habit_text, lessons
 
 
 def test_a_quality_gate_that_passed_is_a_project_fact_and_one_build_is_not() -> None:
@@ -240,15 +240,18 @@ def test_a_prompt_that_states_a_lasting_rule_is_quoted_from_that_sentence() -> N
         " skill and how to use it with a few examples, and list what each agent of the skill does, with the limits of"
         " each. As always never push sensitive data. Thanks."
     )
-    (found,) = lessons(Claude().prompt(long_task))
-    assert found == 'The user said: "As always never push sensitive data".'
+    assert lessons(Claude().prompt(long_task)) == [
+        'The user said: "As always never push sensitive data".',
+        habit_text("no_sensitive_data"),  # the same ask, as our sentence: no reader needed
+    ]
     strong = (
         "I'm interested in moving the token policy to the deploy repository, and I would consider a formal policy"
         " language for it later on. Ground decisions in authoritative documentation or experiments, do not make"
         " assumptions."
     )
     assert lessons(Claude().prompt(strong)) == [  # the sentence with the cue, not the prompt's first
-        'The user said: "Ground decisions in authoritative documentation or experiments, do not make assumptions".'
+        'The user said: "Ground decisions in authoritative documentation or experiments, do not make assumptions".',
+        habit_text("grounded"),
     ]
     assert lessons(Claude().prompt("why shouldn't we keep the runs folder as it is")) == []  # a question
     assert lessons(Claude().prompt("fix the header colour")) == []  # a task
@@ -276,7 +279,8 @@ def test_a_hedge_a_sentence_about_the_work_at_hand_or_a_bare_question_is_no_last
     assert lessons(Claude().prompt("It is solved when we disable telemetry with TELEMETRY_OPTOUT=1")) != []
     reminded = "nice! does the readme reflect the changes as well? if not please make it so"
     assert lessons(Claude().prompt(reminded)) == [
-        'The user said: "does the readme reflect the changes as well? if not please make it so".'
+        'The user said: "does the readme reflect the changes as well? if not please make it so".',
+        habit_text("readme_with_changes"),
     ]
     assert lessons(Claude().prompt("does it work now? if not tell me")) == []  # asks for news, not a step
     assert lessons(Claude().prompt("We have our wrangler configuration in the deploy repository")) == [
@@ -956,5 +960,8 @@ def test_what_the_user_says_they_only_want_or_use_is_a_lasting_rule_and_what_the
     said = "Trim the setup section of the README. We only use pnpm in this repository, never npm."
     assert lessons(Claude().prompt(said)) == ['The user said: "We only use pnpm in this repository, never npm".']
     concise = "Make the AGENTS.md shorter since we only want a concise instruction and no explanation."
-    assert lessons(Claude().prompt(concise)) == [f'The user said: "{concise.removesuffix(".")}".']
+    assert lessons(Claude().prompt(concise)) == [
+        f'The user said: "{concise.removesuffix(".")}".',
+        habit_text("short_agent_files"),
+    ]
     assert lessons(Claude().prompt("Add the flag to the parser. We only need one more test for it.")) == []

@@ -14,7 +14,7 @@ from core.runs import shell_runs
 from core.said import typed_answers
 from core.sandboxed_git import escalated, sandboxed
 from tests.labelled import UNSAFE
-from tests.sessions import Session, lessons
+from tests.sessions import Session, habit_text, lessons
 
 Claude = Session  # a Claude Code session: its shell tool is `Bash`
 
@@ -32,7 +32,10 @@ def test_a_rule_said_with_should_be_is_quoted_with_the_reason_that_follows_it() 
         ' renovate/reconfigure for this kind of change, the renovate app does the validation".'
     ]
     semantic = "The code should be semantic so the comment doesn't say the what, only the why."
-    assert lessons(Claude().prompt(semantic)) == [f'The user said: "{semantic.removesuffix(".")}".']
+    assert lessons(Claude().prompt(semantic)) == [  # the quote waits for a reader; the habit is our sentence
+        f'The user said: "{semantic.removesuffix(".")}".',
+        habit_text("why_comments"),
+    ]
 
 
 def test_should_be_on_the_answer_to_a_question_of_the_work_at_hand_or_of_this_is_no_rule() -> None:
