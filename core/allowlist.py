@@ -315,7 +315,7 @@ class _Judge:
                 self.refuse(rule, detail)
         elif inner is not None:
             self.program(inner[0], inner[0], inner[1], piped=False)
-        if self.vouched.recipes:
+        if self.vouched.tasks:
             places, as_folders = frozenset(self.places), frozenset(self.as_folders)
             self.found += task_refusals(
                 call, self.vouched, _line_refusals, depth=self.depth, places=places, as_folders=as_folders

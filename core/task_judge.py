@@ -17,9 +17,8 @@ from functools import lru_cache
 
 from core.program_calls import Call, clip
 from core.program_tasks import reads_elsewhere, releases, run_elsewhere, tasks_run
-from core.recipes import EVERY, FALLBACK, PLACES_CUT, PLACES_LINKED, PLACES_SEEN, scanned_folder, unread
+from core.recipes import EVERY, FALLBACK, Tasks, scanned_folder, unread
 from core.refusal import Refusal
-from core.requirements_files import REQUIREMENTS
 from core.shell import parse_command
 from core.vouched import Vouched
 
@@ -72,23 +71,23 @@ class _TaskJudge:
     def refuse(self, rule: str, detail: str) -> None:
         self.found.append(Refusal(rule, detail))
 
-    def elsewhere(self, recipes: frozenset[tuple[str, str]]) -> _TaskJudge:
-        """A judge of the same line by another place's `recipes` alone."""
-        there = replace(self.vouched, recipes=recipes, folders=frozenset())
+    def elsewhere(self, tasks: Tasks) -> _TaskJudge:
+        """A judge of the same line by another place's `tasks` alone."""
+        there = replace(self.vouched, tasks=tasks, folders=frozenset())
         return _TaskJudge(there, self.line_refusals, self.depth, frozenset({""}), frozenset())
 
     def recipes(self, call: Call) -> None:
         """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
         that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
-        by_task = _recipes_by_task(self.vouched.recipes)
-        if call.family in ("pip", "uv") and self.requirements_refused(call, by_task):
+        by_task = _recipes_by_task(self.vouched.tasks.recipes)
+        if call.family in ("pip", "uv") and self.requirements_refused(call):
             return
         tasks = tasks_run(call)
         if tasks and (option := reads_elsewhere(call)) is not None:
             # A folder below the project or a workspace member, whose files were read: judged as the same call run
             # there, by that place's recipes alone.
             elsewhere = run_elsewhere(call)
-            there = _recipes_at(self.vouched.recipes, elsewhere[0]) if elsewhere is not None else frozenset()
+            there = _tasks_at(self.vouched.tasks, elsewhere[0]) if elsewhere is not None else Tasks()
             if elsewhere is None or not there:
                 where = f"`{call.family} {_clip(option)}`"
                 self.refuse("program", f"{where} runs tasks of a file or folder whose recipes were not read")
@@ -99,7 +98,7 @@ class _TaskJudge:
             return
         if tasks or call.family in _EVERY_CALL:
             for place in sorted(self.places - {""}):
-                if self.refused_at(place, call, by_task):
+                if self.refused_at(place, call):
                     return
         # What holds every command of a tool, a task or not: bun loads the project's `.env` into whatever it runs;
         # bundle, pipenv and poetry fetch from the sources the project's manifest names.
@@ -121,34 +120,36 @@ class _TaskJudge:
             if self.lines_refused(what, lines):
                 return
 
-    def refused_at(self, place: str, call: Call, by_task: dict[str, tuple[str, ...]]) -> bool:
+    def refused_at(self, place: str, call: Call) -> bool:
         """Whether `call`, run in the folder `place` below the project, is refused (and why, added): judged by that
         folder's recipes where playbook read it; where it has no runner's file its runner finds the project's own (or
         none), judged as run at the top; a folder not read holds it."""
-        there = _recipes_at(self.vouched.recipes, f"./{place}")
+        tasks = self.vouched.tasks
+        there = _tasks_at(tasks, f"./{place}")
         if there:
             judge = self.elsewhere(there)
             judge.recipes(call)
             self.found += [Refusal(r.rule, f"in `{_clip(place)}/`, {r.detail}") for r in judge.found]
             return bool(judge.found)
-        seen, linked = _places_seen(self.vouched.recipes)
-        through_link = any(place == link or place.startswith(f"{link}/") for link in linked)
-        if PLACES_CUT in by_task or not scanned_folder(place) or through_link:
+        through_link = any(place == link or place.startswith(f"{link}/") for link in tasks.places_linked)
+        if tasks.places_cut or not scanned_folder(place) or through_link:
             self.refuse(
                 "program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder whose recipes were not read"
             )
             return True
-        if place in self.as_folders and place not in seen:  # a folder playbook never saw (or one a link leads to)
+        # A folder playbook never saw (or one a link leads to).
+        if place in self.as_folders and place not in tasks.places_seen:
             self.refuse("program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder playbook did not see")
             return True
         return False  # seen, and no runner's file in it; or a name no folder has (a file's): judged at the top
 
-    def requirements_refused(self, call: Call, by_task: dict[str, tuple[str, ...]]) -> bool:
+    def requirements_refused(self, call: Call) -> bool:
         """Whether an install from a requirements file (`pip install -r requirements.txt`) is refused: the file
         must have been read (`core.requirements_files`) and name only requirements, and what they are."""
+        by_file = _requirements_by_file(self.vouched.tasks.requirements)
         for option, name in _requirements_given(call.args):
             file = name.removeprefix("./")
-            lines = by_task.get(f"{REQUIREMENTS}:{file}")
+            lines = by_file.get(file)
             if lines is None:
                 self.refuse("install", f"`{option} {_clip(name)}`: a requirements file playbook did not read")
                 return True
@@ -194,23 +195,19 @@ def _requirements_given(args: Sequence[str]) -> list[tuple[str, str]]:
 
 
 @lru_cache(maxsize=8)
-def _places_seen(recipes: frozenset[tuple[str, str]]) -> tuple[frozenset[str], frozenset[str]]:
-    """The folders below the projects `core.io.declared` looked at, and the links among them."""
-    seen = {f for task, line in recipes if task == PLACES_SEEN for f in line.split("\n")}
-    return frozenset(seen), frozenset(line for task, line in recipes if task == PLACES_LINKED)
+def _requirements_by_file(requirements: frozenset[tuple[str, str, str]]) -> dict[str, tuple[str, ...]]:
+    """The lines an install from each requirements file of the folder's own (place `""`) is judged by, in order."""
+    by_file: dict[str, list[str]] = {}
+    for place, file, line in requirements:
+        if not place:
+            by_file.setdefault(file, []).append(line)
+    return {file: tuple(sorted(lines)) for file, lines in by_file.items()}
 
 
 @lru_cache(maxsize=64)
-def _recipes_at(recipes: frozenset[tuple[str, str]], place: str) -> frozenset[tuple[str, str]]:
-    """The recipes of the tasks run at `place` (`core.io.declared` keys them `runner@place:task`), keyed as the
-    project's own are (`runner:task`); empty where playbook read no file there."""
-    found = set()
-    for task, line in recipes:
-        runner, _, named = task.partition(":")
-        base, at, where = runner.partition("@")
-        if at and where == place:
-            found.add((f"{base}:{named}", line))
-    return frozenset(found)
+def _tasks_at(tasks: Tasks, place: str) -> Tasks:
+    """`tasks.at(place)`, remembered: a line's tasks are judged at the same few places, against one vouched set."""
+    return tasks.at(place)
 
 
 def _publishing(line: str) -> list[Refusal]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.recipes import Tasks
+
 __all__ = ["Declared", "Vouched"]
 
 
@@ -19,7 +21,7 @@ class Declared:
     folder: str
     programs: frozenset[str] = field(default_factory=frozenset)
     packages: frozenset[str] = field(default_factory=frozenset)
-    recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    tasks: Tasks = field(default_factory=Tasks)
 
 
 @dataclass(frozen=True)
@@ -35,9 +37,9 @@ class Vouched:
     scripts: frozenset[str] = field(default_factory=frozenset)
     languages: frozenset[str] = field(default_factory=frozenset)
     links: bool = True
-    # What the tasks the projects declare run: (task, command line), `core.recipes`; with `projects`, those every
-    # lesson is judged by wherever it was learnt (the repositories an export writes into).
-    recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    # What the tasks the projects declare run (`core.recipes.Tasks`); with `projects`, those every lesson is judged
+    # by wherever it was learnt (the repositories an export writes into).
+    tasks: Tasks = field(default_factory=Tasks)
     # The folders below the project a lesson names (`run \`make test\` in \`sub/\``): its tasks are judged as run
     # in each of them too (`core.screen`).
     folders: frozenset[str] = field(default_factory=frozenset)

@@ -49,10 +49,8 @@ from core.program_tasks import TASK_NAME
 from core.recipes import (
     NOT_PLACES,
     PLACE_DEPTH,
-    PLACES_CUT,
-    PLACES_LINKED,
-    PLACES_SEEN,
     Recipe,
+    Tasks,
     mise_file_task,
     mise_recipes,
     package_json_recipes,
@@ -60,13 +58,13 @@ from core.recipes import (
     tool_versions_recipes,
     unread,
 )
-from core.requirements_files import REQUIREMENTS, requirements_named, requirements_recipes
+from core.requirements_files import requirements_lines, requirements_named
 from core.script_manifests import composer_recipes, deno_recipes
 from core.taskfile import taskfile_recipes
 from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
 from core.uv_sources import uv_pyproject_recipes, uv_toml_recipes
 
-__all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
+__all__ = ["declared_packages", "declared_programs", "declared_scripts", "declared_tasks"]
 
 T = TypeVar("T")
 
@@ -393,38 +391,44 @@ def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe
         return {unread(runner, f"`{path.name}` does not parse")}
 
 
-def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
-    """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
-    justfiles, package.json scripts (and the package managers' settings beside it), mise tasks, Taskfiles,
-    Rakefiles (`core.recipes`), poe's and tox's tasks, deno.json's and composer.json's, cargo's configuration and the
-    Gradle and Maven wrappers' downloads. A file that is there but is too large to read or does not parse holds
-    every task of its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile
-    padded past 1 MB)."""
-    found: set[Recipe] = set()
-    read: dict[tuple[Path, bool], set[Recipe]] = {}
+def declared_tasks(folders: Iterable[Path]) -> Tasks:
+    """What each task the projects in `folders` declare runs (`core.recipes.Tasks`): (task, command line) pairs of
+    their Makefiles, justfiles, package.json scripts (and the package managers' settings beside it), mise tasks,
+    Taskfiles, Rakefiles (`core.recipes`), poe's and tox's tasks, deno.json's and composer.json's, cargo's
+    configuration and the Gradle and Maven wrappers' downloads, at each folder and at the places below them a task
+    may be sent to; their requirements files; the folders below them looked at. A file that is there but is too
+    large to read or does not parse holds every task of its runner: a reader that gave up must not leave its tasks
+    to run by their names (a Makefile padded past 1 MB)."""
+    recipes: set[Recipe] = set()
+    requirements: set[tuple[str, str, str]] = set()
+    seen: set[str] = set()
+    linked: set[str] = set()
+    cut = False
+    read: dict[tuple[Path, bool], Tasks] = {}
     for folder in folders:
         searched = _searched(folder)
-        found |= _recipes_of(folder, searched, read)
-        places, cut, below, linked = _places(folder, searched)
-        if below:
-            found.add((PLACES_SEEN, "\n".join(p.relative_to(folder).as_posix() for p in below)))
-        found.update((PLACES_LINKED, p.relative_to(folder).as_posix()) for p in linked)
-        if cut:
-            found.add((PLACES_CUT, f"$(unread: more than {_MOST_FOLDERS:,} entries or {_MOST_PLACES} places below it)"))
+        own = _recipes_of(folder, searched, read)
+        recipes |= own.recipes
+        requirements |= own.requirements
+        places, cut_below, below, links = _places(folder, searched)
+        seen.update(p.relative_to(folder).as_posix() for p in below)
+        linked.update(p.relative_to(folder).as_posix() for p in links)
+        cut = cut or cut_below
         for place, names in places.items():
             between = [p for p in place.parents if p != folder and folder in p.parents]
-            recipes = _recipes_of(place, [place, *between, *searched], read)
+            there = _recipes_of(place, [place, *between, *searched], read)
             for name in names:
-                for task, line in recipes:
+                for task, line in there.recipes:
                     runner, _, named = task.partition(":")
-                    found.add((f"{runner}@{name}:{named}", line))
-    return frozenset(found)
+                    recipes.add((f"{runner}@{name}:{named}", line))
+                requirements.update((name, file, line) for _, file, line in there.requirements)
+    return Tasks(frozenset(recipes), frozenset(requirements), frozenset(seen), frozenset(linked), cut)
 
 
 _MOST_REQUIREMENTS = 64
 
 
-def _requirements_files(folder: Path) -> set[Recipe]:
+def _requirements_files(folder: Path) -> set[tuple[str, str, str]]:
     """pip's requirements files in `folder` (`*requirements*.txt`, `*constraints*.txt`, `requirements/*.txt`), each
     with what it installs and from where (`core.requirements_files`), the files it names read with it: one that
     holds, or that names a file outside the folder or not there, holds it too."""
@@ -436,52 +440,49 @@ def _requirements_files(folder: Path) -> set[Recipe]:
         )[:_MOST_REQUIREMENTS]
     except OSError:
         return set()
-    found: set[Recipe] = set()
+    found: set[tuple[str, str, str]] = set()
     for path in files:
         name = path.relative_to(folder).as_posix()
-        lines = _requirements_lines(folder, path, set())
-        found |= {(f"{REQUIREMENTS}:{name}", line) for line in lines}
+        found |= {("", name, line) for line in _install_lines(folder, path, set())}
     return found
 
 
-def _requirements_lines(folder: Path, path: Path, seen: set[Path]) -> set[str]:
+def _install_lines(folder: Path, path: Path, seen: set[Path]) -> set[str]:
     """The lines an install from `path` is judged by: its own (`""`: read and admitted), and those of the files it
     names, `_MOST_REQUIREMENTS` files at most."""
     name = path.relative_to(folder).as_posix() if folder in path.parents else path.name
     text = _read(path)
     if text is None:
         return {unread("", f"`{name}` is not there, too large, or cannot be read")[1]}
-    lines = {line for _, line in requirements_recipes(name, text)}
+    lines = set(requirements_lines(name, text))
     seen.add(path)
     for nested in requirements_named(text):
         target = (path.parent / nested).resolve()
         if folder.resolve() not in target.parents or len(seen) >= _MOST_REQUIREMENTS:
             lines.add(unread("", f"`{name}` reads `{nested[:40]}`, outside the project or past what is read")[1])
         elif target not in seen:
-            lines |= _requirements_lines(folder.resolve(), target, seen)
+            lines |= _install_lines(folder.resolve(), target, seen)
     return lines
 
 
-def _recipes_of(folder: Path, searched: list[Path], read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
+def _recipes_of(folder: Path, searched: list[Path], read: dict[tuple[Path, bool], Tasks]) -> Tasks:
     """What the tasks run in `folder` run: the files of `folder` its runners read there alone (make's), and of
     each folder in `searched` (itself and those above it) the others read; each folder's files read once (`read`)."""
-    found = _folder_recipes(folder, True, read)
-    for where in searched:
-        found = found | _folder_recipes(where, False, read)
-    return found
+    return _folder_recipes(folder, True, read).union(*(_folder_recipes(where, False, read) for where in searched))
 
 
-def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
+def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], Tasks]) -> Tasks:
     """The recipes of the files in `where` of the runners that read only the folder they run in (`here_only`), or
-    of the others."""
+    of the others (and, with make's, its requirements files)."""
     if (where, here_only) in read:
         return read[(where, here_only)]
     found: set[Recipe] = set()
+    requirements: set[tuple[str, str, str]] = set()
     for name, runner, reader in _RECIPE_READERS:
         if (runner in _HERE_ONLY) == here_only:
             found |= _recipes_in(where / name, runner, reader)
     if here_only:
-        found |= _requirements_files(where)
+        requirements = _requirements_files(where)
     if not here_only:
         found |= _mise_file_tasks(where)
         for conf in _conf_d(where):  # mise reads every file of `conf.d` as a config of its own
@@ -489,8 +490,8 @@ def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], 
         found |= _any_case(where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes)
         if (where / "rakelib").is_dir():
             found.update(rakefile_recipes(""))
-    read[(where, here_only)] = found
-    return found
+    read[(where, here_only)] = Tasks(frozenset(found), frozenset(requirements))
+    return read[(where, here_only)]
 
 
 # Where a task may be run other than the project's folder (`core.program_tasks.run_elsewhere`): the folders below

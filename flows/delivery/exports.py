@@ -21,7 +21,7 @@ from core.errors import PlaybookFileError
 from core.exposure import about_projects
 from core.hooks import for_project
 from core.invisible import normalise
-from core.io.declared import declared_packages, declared_programs, declared_recipes
+from core.io.declared import declared_packages, declared_programs, declared_tasks
 from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
@@ -111,9 +111,9 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
         said,
         programs=said.programs | declared_programs(targets),
         packages=declared_packages(targets),
-        recipes=declared_recipes(targets),
+        tasks=declared_tasks(targets),
         projects=tuple(
-            Declared(str(f), declared_programs([f]), declared_packages([f]), declared_recipes([f])) for f in sessions
+            Declared(str(f), declared_programs([f]), declared_packages([f]), declared_tasks([f])) for f in sessions
         ),
     )
 

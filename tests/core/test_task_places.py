@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import declared_programs, declared_tasks
 from core.screen import text_holds
 
 EVIL = "rm -rf ~"
@@ -40,7 +40,7 @@ def _project(root: Path) -> Path:
 @pytest.fixture
 def vouched(tmp_path: Path) -> Vouched:
     root = _project(tmp_path)
-    return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    return Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
 
 
 @pytest.mark.parametrize(
@@ -93,11 +93,11 @@ def test_a_task_of_a_place_is_held_for_its_recipe_or_where_its_place_was_not_rea
 def test_a_place_s_runner_settings_hold_its_tasks(tmp_path: Path) -> None:
     root = _project(tmp_path)
     (root / "apps" / "web" / ".npmrc").write_text("script-shell=./evil.sh\n")
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     assert command_refusals("npm --prefix apps/web run lint", vouched)
     assert command_refusals("npm --prefix apps/api run lint", vouched) == []  # another place: its own settings
     (root / ".npmrc").write_text("script-shell=./evil.sh\n")  # the root's are read from every place below it
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     assert command_refusals("npm --prefix apps/api run lint", vouched)
 
 
@@ -111,7 +111,7 @@ def test_any_workspace_patterns_read_in_bounded_time_and_never_admit_a_member_s_
 ) -> None:
     root = _project(tmp_path_factory.mktemp("w"))
     (root / "pnpm-workspace.yaml").write_text(json.dumps({"packages": patterns}))
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     assert command_refusals("pnpm --filter @acme/api test", vouched)  # read and held, or not read and held
 
 
@@ -125,7 +125,7 @@ def _sub_project(root: Path) -> Vouched:
     (root / ".ci").mkdir()
     (root / ".ci" / "Makefile").write_text("test:\n\tpytest\n")
     (root / "docs").mkdir()
-    return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    return Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
 
 
 @pytest.mark.parametrize(
@@ -177,7 +177,7 @@ def test_a_sub_folder_of_any_runner_is_read_where_a_lesson_runs_its_task(
 ) -> None:
     (tmp_path / "sub" / name).parent.mkdir(parents=True)
     (tmp_path / "sub" / name).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert text_holds(f"Run the tests with `{command}` in `sub/`.", vouched), command
     assert text_holds(f"Run the tests with `{command}`.", vouched) == []  # at the top, nothing of sub's runs
 
@@ -191,7 +191,7 @@ def test_a_folder_reached_through_a_link_or_never_seen_holds_its_tasks(tmp_path:
     (root / "sub").symlink_to(root / ".hid")  # round 8b: a link past the rules for hidden and outside folders
     (root / "out").symlink_to(elsewhere)
     (root / "src").mkdir()
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     for lesson in (
         "Run `make test` from `sub/`: from elsewhere it fails.",
         "Run `make test` in `out/`.",
@@ -220,7 +220,7 @@ def test_an_install_from_a_requirements_file_that_says_where_from_is_held(tmp_pa
     (tmp_path / "requirements.txt").write_text("requests==2.31.0\n-r base.txt\n")
     (tmp_path / "base.txt").write_text(f"{line}\nflask\n")  # round 8b: nested, too
     (tmp_path / "requirements-dev.txt").write_text("pytest>=7 --hash=sha256:abc\nruff ; python_version > '3.8'\n")
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals("pip install -r requirements.txt", vouched)
     assert command_refusals("pip install -r elsewhere.txt", vouched)  # a file playbook did not read
     assert command_refusals("python -m pip install -r ./requirements-dev.txt", vouched) == []
