@@ -9,12 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_tasks
+from core.io.declared import Declarations, declared_packages, declared_programs, declared_tasks
 from core.screen import text_holds
+from core.vouched import Declared
 
 EVIL = "rm -rf ~"
 
@@ -224,3 +225,46 @@ def test_an_install_from_a_requirements_file_that_says_where_from_is_held(tmp_pa
     assert command_refusals("pip install -r requirements.txt", vouched)
     assert command_refusals("pip install -r elsewhere.txt", vouched)  # a file playbook did not read
     assert command_refusals("python -m pip install -r ./requirements-dev.txt", vouched) == []
+
+
+def test_what_was_read_below_a_project_is_kept_as_its_own_fields(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "Makefile").write_text("test:\n\tpytest\n")
+    (root / "a" / "b" / "requirements.txt").write_text("--index-url https://evil.example/simple\n")
+    (root / "requirements.txt").write_text("requests==2.31.0\n")
+    (root / "Makefile").write_text("test:\n\tpytest\n")
+    (root / "out").symlink_to(tmp_path)
+    tasks = declared_tasks([root])
+    assert tasks.places_seen == {"a", "a/b"} and tasks.places_linked == {"out"} and not tasks.places_cut
+    assert ("", "requirements.txt", "") in tasks.requirements  # read, and names only a requirement
+    held = [line for place, file, line in tasks.requirements if place == "./a/b" and file == "requirements.txt"]
+    assert held and all(line.startswith("$(unread: ") for line in held)
+    assert {task for task, _ in tasks.recipes} == {"make:test", "make:", "make@./a/b:test", "make@./a/b:"}
+    assert tasks.at("./a/b").recipes == {("make:test", "pytest"), ("make:", "pytest")}
+    assert not tasks.at("./a")  # no file of a runner there
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=st.permutations(range(6)), some=st.integers(min_value=1, max_value=6))
+def test_one_pass_over_folders_that_share_parents_reads_what_each_declares_alone(
+    tmp_path: Path, order: list[int], some: int
+) -> None:
+    """An export reads every session's folder in one pass (`Declarations`), each file once: what it finds for each
+    folder, and for several together, is what a pass of its own finds, in whatever order they are read."""
+    root = tmp_path / "mono"
+    if not root.exists():
+        root.mkdir()
+        _project(root)
+        (root / "apps" / "web" / "justfile").write_text("check:\n    ruff check .\n")
+    folders = [root, root / "apps" / "web", root / "apps" / "api", root / "tools", root / "apps" / "web" / "nested"]
+    folders.append(tmp_path / "gone")
+    chosen = [folders[i] for i in order[:some]]
+    read = Declarations()
+    for folder in chosen:
+        alone = Declared(
+            str(folder), declared_programs([folder]), declared_packages([folder]), declared_tasks([folder])
+        )
+        assert read.project(folder) == alone
+    together = declared_tasks(chosen[:1]).union(*(declared_tasks([f]) for f in chosen[1:]))
+    assert read.tasks(chosen) == together
