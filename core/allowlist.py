@@ -20,7 +20,8 @@ pipes into filters. A simple command is admitted when:
   inline; a package manager installs no package the project does not declare; git and gh run no command through
   their options and reach no other repository;
 - a link it names leads to a host the lesson may name (`core.links`): none in a keyless lesson, in a model's lesson
-  only loopback or a host the user's own prompts named.
+  only loopback or a host the user's own prompts named;
+- a task of the project it runs (`make test`, `npm run build`) runs only what this list admits (`core.task_judge`).
 
 Anything else is refused with the rule that refused it, and the entry waits in `playbook review`. Pure functions.
 """
@@ -29,8 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -39,7 +39,6 @@ import re2
 from core.links import Link, find_links, vouched_host
 from core.policy_git import remote_hosts as _remote_hosts
 from core.program_calls import Call, positionals, value_flags
-from core.program_tasks import reads_elsewhere, releases, run_elsewhere, tasks_run
 from core.programs import (
     FILTERS,
     INTERPRETERS,
@@ -53,9 +52,10 @@ from core.programs import (
     wrapped_command,
 )
 from core.project_paths import BUILD_FOLDERS, PROJECT_DOTFILES, path_problem, write_problem
-from core.recipes import EVERY, FALLBACK, PLACES_CUT, PLACES_LINKED, PLACES_SEEN, scanned_folder, unread
-from core.requirements_files import REQUIREMENTS
+from core.refusal import Refusal
 from core.shell import SimpleCommand, parse_command
+from core.task_judge import task_refusals
+from core.vouched import Declared, Vouched
 
 __all__ = [
     "BUILD_FOLDERS",
@@ -76,49 +76,6 @@ CommandRule = Literal[
     "syntax", "program", "privilege", "pipe", "inline_code", "substitution", "environment", "path", "bypass",
     "install", "link",
 ]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why a command (or a part of an entry) is not admitted: the rule, and what in it the rule refused."""
-
-    rule: str
-    detail: str
-
-
-@dataclass(frozen=True)
-class Declared:
-    """What one project folder declares: its programs, its packages and what its tasks run (`core.io.declared`)."""
-
-    folder: str
-    programs: frozenset[str] = field(default_factory=frozenset)
-    packages: frozenset[str] = field(default_factory=frozenset)
-    recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
-
-
-@dataclass(frozen=True)
-class Vouched:
-    """What the user and their projects vouch for: programs the projects declare or the user's prompts run (which a
-    lesson may run), packages the projects declare as dependencies (which a lesson may install or fetch), hosts,
-    scripts (Unicode) and languages the user's prompts use, and whether links may appear at all (`links=False` for
-    a keyless lesson)."""
-
-    programs: frozenset[str] = field(default_factory=frozenset)
-    packages: frozenset[str] = field(default_factory=frozenset)
-    hosts: frozenset[str] = field(default_factory=frozenset)
-    scripts: frozenset[str] = field(default_factory=frozenset)
-    languages: frozenset[str] = field(default_factory=frozenset)
-    links: bool = True
-    # What the tasks the projects declare run: (task, command line), `core.recipes`; with `projects`, those every
-    # lesson is judged by wherever it was learnt (the repositories an export writes into).
-    recipes: frozenset[tuple[str, str]] = field(default_factory=frozenset)
-    # The folders below the project a lesson names (`run \`make test\` in \`sub/\``): its tasks are judged as run
-    # in each of them too (`core.screen`).
-    folders: frozenset[str] = field(default_factory=frozenset)
-    # What each project folder declares: a lesson is judged by what the folders it was learnt in declare
-    # (`core.playbook_screen`), so one project's task does not hold, or vouch for, the same name in another's,
-    # nor its programs and packages vouch for another's lesson.
-    projects: tuple[Declared, ...] = ()
 
 
 # Variables a command may be given before it: they choose a mode or a format, and name no program, path or host.
@@ -358,104 +315,11 @@ class _Judge:
                 self.refuse(rule, detail)
         elif inner is not None:
             self.program(inner[0], inner[0], inner[1], piped=False)
-        if self.vouched.recipes:
-            self.recipes(call)
-
-    def recipes(self, call: Call) -> None:
-        """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
-        that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
-        by_task = _recipes_by_task(self.vouched.recipes)
-        if call.family in ("pip", "uv") and self.requirements_refused(call, by_task):
-            return
-        tasks = tasks_run(call)
-        if tasks and (option := reads_elsewhere(call)) is not None:
-            # A folder below the project or a workspace member, whose files were read: judged as the same call run
-            # there, by that place's recipes alone.
-            elsewhere = run_elsewhere(call)
-            there = _recipes_at(self.vouched.recipes, elsewhere[0]) if elsewhere is not None else frozenset()
-            if elsewhere is None or not there:
-                where = f"`{call.family} {_clip(option)}`"
-                self.refuse("program", f"{where} runs tasks of a file or folder whose recipes were not read")
-                return
-            judge = _Judge(
-                replace(self.vouched, recipes=there, folders=frozenset()), written=self.written, depth=self.depth
+        if self.vouched.tasks:
+            places, as_folders = frozenset(self.places), frozenset(self.as_folders)
+            self.found += task_refusals(
+                call, self.vouched, _line_refusals, depth=self.depth, places=places, as_folders=as_folders
             )
-            judge.recipes(elsewhere[1])
-            self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
-            return
-        if tasks or call.family in _EVERY_CALL:
-            for place in sorted(self.places - {""}):
-                if self.refused_at(place, call, by_task):
-                    return
-        # What holds every command of a tool, a task or not: bun loads the project's `.env` into whatever it runs;
-        # bundle, pipenv and poetry fetch from the sources the project's manifest names.
-        every = _EVERY_CALL.get(call.family)
-        if every is not None and self.lines_refused(f"`{every}` command", by_task.get(f"{every}:{EVERY}", ())):
-            return
-        for task in tasks:
-            runner, _, named = task.partition(":")
-            own = by_task.get(task, ())
-            # What every task of the file runs, and, for a task with no recipe of its own, what its runner falls
-            # back on (a Makefile's pattern rules).
-            lines = (
-                own + by_task.get(f"{runner}:{EVERY}", ()) + (() if own else by_task.get(f"{runner}:{FALLBACK}", ()))
-            )
-            if lines and self.depth >= _MOST_TASKS_DEEP:
-                self.refuse("program", f"`{_clip(named)}` runs tasks more than {_MOST_TASKS_DEEP} deep")
-                return
-            what = f"`{named}`" if named else "default task" if runner in _TASK_RUNNERS else f"`{runner}` command"
-            if self.lines_refused(what, lines):
-                return
-
-    def refused_at(self, place: str, call: Call, by_task: dict[str, tuple[str, ...]]) -> bool:
-        """Whether `call`, run in the folder `place` below the project, is refused (and why, added): judged by that
-        folder's recipes where playbook read it; where it has no runner's file its runner finds the project's own (or
-        none), judged as run at the top; a folder not read holds it."""
-        there = _recipes_at(self.vouched.recipes, f"./{place}")
-        if there:
-            judge = _Judge(
-                replace(self.vouched, recipes=there, folders=frozenset()), written=self.written, depth=self.depth
-            )
-            judge.recipes(call)
-            self.found += [Refusal(r.rule, f"in `{_clip(place)}/`, {r.detail}") for r in judge.found]
-            return bool(judge.found)
-        seen, linked = _places_seen(self.vouched.recipes)
-        through_link = any(place == link or place.startswith(f"{link}/") for link in linked)
-        if PLACES_CUT in by_task or not scanned_folder(place) or through_link:
-            self.refuse(
-                "program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder whose recipes were not read"
-            )
-            return True
-        if place in self.as_folders and place not in seen:  # a folder playbook never saw (or one a link leads to)
-            self.refuse("program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder playbook did not see")
-            return True
-        return False  # seen, and no runner's file in it; or a name no folder has (a file's): judged at the top
-
-    def requirements_refused(self, call: Call, by_task: dict[str, tuple[str, ...]]) -> bool:
-        """Whether an install from a requirements file (`pip install -r requirements.txt`) is refused: the file
-        must have been read (`core.requirements_files`) and name only requirements, and what they are."""
-        for option, name in _requirements_given(call.args):
-            file = name.removeprefix("./")
-            lines = by_task.get(f"{REQUIREMENTS}:{file}")
-            if lines is None:
-                self.refuse("install", f"`{option} {_clip(name)}`: a requirements file playbook did not read")
-                return True
-            if self.lines_refused(f"`{_clip(file)}`", [line for line in lines if line]):
-                return True
-        return False
-
-    def lines_refused(self, what: str, lines: Sequence[str]) -> bool:
-        """Whether a line the project's `what` runs is refused (and the refusal, the first, added)."""
-        for line in lines:
-            if line.startswith(_UNREAD) and line.endswith(")"):
-                why = _clip(line[len(_UNREAD) : -1])
-                self.refuse("program", f"what the project's {what} runs is known only when it runs: {why}")
-                return True
-            refused = _line_refusals(line, self.vouched, self.depth + 1) or _publishing(line)
-            if refused:
-                self.refuse(refused[0].rule, f"the project's {what} runs `{_clip(line)}`: {refused[0].detail}")
-                return True
-        return False
 
     def arguments(self, family: str, args: list[str]) -> None:
         """Paths, write targets and bypass flags among `args`."""
@@ -638,33 +502,6 @@ def command_refusals(line: str, vouched: Vouched, written: set[str] | None = Non
     return _line_refusals(line, vouched, 0, written)
 
 
-@lru_cache(maxsize=8)
-def _recipes_by_task(recipes: frozenset[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
-    """`recipes` by task, each task's lines in order: built once per vouched set (an export judges thousands of
-    commands against the same one), where a scan of every recipe for each task a command runs would not be."""
-    by_task: dict[str, list[str]] = {}
-    for task, line in recipes:
-        by_task.setdefault(task, []).append(line)
-    return {task: tuple(sorted(lines)) for task, lines in by_task.items()}
-
-
-_EVERY_CALL = {"bun": "bun", "bunx": "bun", "bundle": "bundle", "pipenv": "pipenv", "poetry": "poetry"}
-_REQUIREMENT_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
-
-
-def _requirements_given(args: Sequence[str]) -> list[tuple[str, str]]:
-    """The requirements and constraints files an install is given (`-r x.txt`, `-rx.txt`, `--requirement=x.txt`)."""
-    found = []
-    for i, arg in enumerate(args):
-        if arg in _REQUIREMENT_OPTIONS and i + 1 < len(args):
-            found.append((arg, args[i + 1]))
-        elif arg.startswith(("--requirement=", "--constraint=")):
-            found.append((arg.partition("=")[0], arg.partition("=")[2]))
-        elif arg[:2] in ("-r", "-c") and len(arg) > 2 and not arg.startswith("--"):
-            found.append((arg[:2], arg[2:]))
-    return found
-
-
 _FOLDER = re2.compile(r"^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*$")
 
 
@@ -674,45 +511,6 @@ def _relative_folder(written: str) -> str | None:
     if not _FOLDER.match(folder) or any(part in (".", "..") for part in folder.split("/")):
         return None
     return folder
-
-
-@lru_cache(maxsize=8)
-def _places_seen(recipes: frozenset[tuple[str, str]]) -> tuple[frozenset[str], frozenset[str]]:
-    """The folders below the projects `core.io.declared` looked at, and the links among them."""
-    seen = {f for task, line in recipes if task == PLACES_SEEN for f in line.split("\n")}
-    return frozenset(seen), frozenset(line for task, line in recipes if task == PLACES_LINKED)
-
-
-@lru_cache(maxsize=64)
-def _recipes_at(recipes: frozenset[tuple[str, str]], place: str) -> frozenset[tuple[str, str]]:
-    """The recipes of the tasks run at `place` (`core.io.declared` keys them `runner@place:task`), keyed as the
-    project's own are (`runner:task`); empty where playbook read no file there."""
-    found = set()
-    for task, line in recipes:
-        runner, _, named = task.partition(":")
-        base, at, where = runner.partition("@")
-        if at and where == place:
-            found.add((f"{base}:{named}", line))
-    return frozenset(found)
-
-
-def _publishing(line: str) -> list[Refusal]:
-    """A recipe line whose command publishes, pushes or deploys (`git push origin HEAD:master`, `npm publish`): a
-    routine's name on a recipe that releases says less than it does, and a release is the user's call."""
-    for command in parse_command(line).commands:
-        words = [w for w in command.words[1:] if w is not None and not w.startswith("-")]
-        if words and releases(words[0]):
-            what = _clip(f"{command.written} {words[0]}")
-            return [Refusal("program", f"`{what}` publishes or deploys: a release is the user's call")]
-    return []
-
-
-# Runners whose task named by no name is their default (`make` alone); another's is the command itself (`uv run`).
-_TASK_RUNNERS = frozenset({"make", "just", "task", "rake", "mise"})
-# How `core.recipes.unread` writes a line saying what cannot be read before the task runs.
-_UNREAD = unread("", "")[1][:-1]
-# A task's recipe may run another task, and that one another: past this depth the judge stops reading and holds.
-_MOST_TASKS_DEEP = 4
 
 
 def _line_refusals(line: str, vouched: Vouched, depth: int, written: set[str] | None = None) -> list[Refusal]:

@@ -20,6 +20,7 @@ from core.invisible import normalise
 from core.models import Entry, Playbook
 from core.phrases import Reading, phrase_reading, sentence_refusals
 from core.reading import joined
+from core.recipes import Tasks
 from core.safeguard_talk import safeguard_refusals, safeguard_refusals_after
 from core.screen import MAX_SCREENED, Hold, reading_holds, text_holds
 
@@ -70,8 +71,18 @@ def text_key(text: str) -> str:
 def vouched_key(vouched: Vouched) -> str:
     """A fingerprint of everything in `vouched`: a kept verdict is read again only under the very same."""
     fields = (vouched.programs, vouched.packages, vouched.hosts, vouched.scripts, vouched.languages)
-    recipes = _digest(*sorted(f"{task}\n{line}" for task, line in vouched.recipes))
-    return _digest("vouched", *(_digest(*sorted(f)) for f in fields), str(vouched.links), recipes)
+    return _digest("vouched", *(_digest(*sorted(f)) for f in fields), str(vouched.links), _tasks_key(vouched.tasks))
+
+
+def _tasks_key(tasks: Tasks) -> str:
+    """A fingerprint of everything in `tasks`."""
+    return _digest(
+        _digest(*sorted(f"{task}\n{line}" for task, line in tasks.recipes)),
+        _digest(*sorted(_digest(*requirement) for requirement in tasks.requirements)),
+        _digest(*sorted(tasks.places_seen)),
+        _digest(*sorted(tasks.places_linked)),
+        str(tasks.places_cut),
+    )
 
 
 @lru_cache(maxsize=1 << 14)  # an export looks each key up, then reads it, for the same texts (and strings)
@@ -124,7 +135,7 @@ def _learnt_in(vouched: Vouched, folders: frozenset[str]) -> Vouched:
         vouched,
         programs=vouched.programs.union(*(p.programs for p in chosen)),
         packages=vouched.packages.union(*(p.packages for p in chosen)),
-        recipes=vouched.recipes.union(*(p.recipes for p in chosen)),
+        tasks=vouched.tasks.union(*(p.tasks for p in chosen)),
         projects=(),
     )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 import tomllib
+from dataclasses import dataclass
 
 import re2
 
@@ -22,12 +23,10 @@ __all__ = [
     "EVERY",
     "FALLBACK",
     "NOT_PLACES",
-    "PLACES_CUT",
-    "PLACES_LINKED",
-    "PLACES_SEEN",
     "PLACE_DEPTH",
     "PROGRAM_SETTINGS",
     "Recipe",
+    "Tasks",
     "default_recipes",
     "environment_lines",
     "joined_lines",
@@ -111,15 +110,54 @@ def joined_lines(text: str) -> list[str]:
 
 # The folders below a project whose runners' files are read (`core.io.declared`), as a task sent there is judged
 # (`make -C api`, `cd api && make test`): this deep, none hidden or of installed or built code. Past a bound on how
-# many are read, a line under `PLACES_CUT` says so, and a task sent to a folder not read is held.
+# many are read, `Tasks.places_cut` says so, and a task sent to a folder not read is held.
 PLACE_DEPTH = 3
 NOT_PLACES = frozenset({"node_modules", "vendor", "target", "dist", "build", "__pycache__"})
-PLACES_CUT = "places~:*"  # no runner's name, no place's (`@`)
-# The folders below a project that were looked at (one line, each folder's path on its own line), and the links
-# among them, which are not followed: a task sent to a folder is judged by the top's files only where that folder
-# was seen and holds no runner's file.
-PLACES_SEEN = "places~:seen"
-PLACES_LINKED = "places~:linked"
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """What the tasks of project folders run, as `core.io.declared` read them and `core.task_judge` judges by: their
+    recipes, what an install from each requirements file installs, and which folders below them were looked at."""
+
+    # (task, command line): the task named by its runner (`make:test`), or by its runner and the place below the
+    # folder it is run at (`make@./api:test`, `npm@@acme/web:build`: a folder's path or a workspace member's name).
+    recipes: frozenset[Recipe] = frozenset()
+    # (place, file, line): what an install from the requirements file `file` is judged by (`core.requirements_files`:
+    # `""`, read and admitted), at `place` as the recipes name places (`""`: the folder's own).
+    requirements: frozenset[tuple[str, str, str]] = frozenset()
+    # The folders below that were looked at, and the links among them, which are not followed: a task sent to a
+    # folder is judged by the top's files only where that folder was seen and holds no runner's file.
+    places_seen: frozenset[str] = frozenset()
+    places_linked: frozenset[str] = frozenset()
+    # Whether the bounds cut the folders looked at short: a task sent to a folder not read is held.
+    places_cut: bool = False
+
+    def __bool__(self) -> bool:
+        """Whether anything was read: with nothing, a task is judged by its name alone."""
+        return bool(self.recipes or self.requirements or self.places_seen or self.places_linked or self.places_cut)
+
+    def union(self, *others: Tasks) -> Tasks:
+        """What these and `others` run, together (the tasks of several folders)."""
+        return Tasks(
+            self.recipes.union(*(o.recipes for o in others)),
+            self.requirements.union(*(o.requirements for o in others)),
+            self.places_seen.union(*(o.places_seen for o in others)),
+            self.places_linked.union(*(o.places_linked for o in others)),
+            self.places_cut or any(o.places_cut for o in others),
+        )
+
+    def at(self, place: str) -> Tasks:
+        """What the tasks run at `place` run, keyed as the folder's own are (`runner:task`, place `""`); empty where
+        playbook read no file there."""
+        recipes = set()
+        for task, line in self.recipes:
+            runner, _, named = task.partition(":")
+            base, at, where = runner.partition("@")
+            if at and where == place:
+                recipes.add((f"{base}:{named}", line))
+        requirements = frozenset(("", file, line) for where, file, line in self.requirements if where == place)
+        return Tasks(frozenset(recipes), requirements)
 
 
 def scanned_folder(folder: str) -> bool:

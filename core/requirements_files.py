@@ -3,7 +3,7 @@
 `pip install -r requirements.txt` installs what the file lists, and the file may say where from: an index
 (`--index-url`, `--extra-index-url`), a folder or page of archives (`--find-links`, `--no-index`), a host whose
 certificate is not checked (`--trusted-host`), a repository or an archive by URL (`-e git+https://...`,
-`pkg @ https://...`). A lesson's install is judged by the files it names (`core.allowlist`): only a file of
+`pkg @ https://...`). A lesson's install is judged by the files it names (`core.task_judge`): only a file of
 requirements by name and version, with the options that only say how to check or pick them, is admitted; any
 other line holds the install (round 8b published eight such installs).
 """
@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re2
 
-from core.recipes import Recipe, physical_lines, unread
+from core.recipes import physical_lines, unread
 
-__all__ = ["REQUIREMENTS", "requirements_named", "requirements_recipes"]
+__all__ = ["requirements_lines", "requirements_named"]
 
-# The key an install's file is judged under: `pip~:requirements/dev.txt` (no runner's name).
-REQUIREMENTS = "pip~"
 # A requirement by name (extras, a version, a marker), and nothing that names where it comes from.
 _REQUIREMENT = re2.compile(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[A-Za-z0-9._,\s-]*\])?\s*(?:(?:===|~=|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
@@ -36,8 +34,9 @@ def requirements_named(text: str) -> list[str]:
     return [m.group(1) for line in _lines(text) if (m := _NESTED.match(line)) is not None]
 
 
-def requirements_recipes(name: str, text: str) -> list[Recipe]:
-    """The requirements file `name`: a line that holds an install from it, or one line saying it was read and
+def requirements_lines(name: str, text: str) -> list[str]:
+    """What an install from the requirements file `name` is judged by (`core.recipes.Tasks.requirements`): a line
+    that holds it for each line of the file that names more than a requirement, or one line saying it was read and
     admits it (`""`)."""
     held = []
     for line in _lines(text):
@@ -46,13 +45,10 @@ def requirements_recipes(name: str, text: str) -> list[Recipe]:
         requirement = _HASH.sub("", line)
         if not _REQUIREMENT.match(requirement):
             held.append(line)
-    key = f"{REQUIREMENTS}:{name}"
     if not held:
-        return [(key, "")]
-    return [
-        (key, unread("", f"{name} installs `{line[:50]}`: what or where from is more than a name")[1])
-        for line in held[:4]
-    ]
+        return [""]
+    why = "what or where from is more than a name"
+    return [unread("", f"{name} installs `{line[:50]}`: {why}")[1] for line in held[:4]]
 
 
 def _lines(text: str) -> list[str]:

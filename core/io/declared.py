@@ -15,6 +15,7 @@ import functools
 import json
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -49,10 +50,8 @@ from core.program_tasks import TASK_NAME
 from core.recipes import (
     NOT_PLACES,
     PLACE_DEPTH,
-    PLACES_CUT,
-    PLACES_LINKED,
-    PLACES_SEEN,
     Recipe,
+    Tasks,
     mise_file_task,
     mise_recipes,
     package_json_recipes,
@@ -60,13 +59,14 @@ from core.recipes import (
     tool_versions_recipes,
     unread,
 )
-from core.requirements_files import REQUIREMENTS, requirements_named, requirements_recipes
+from core.requirements_files import requirements_lines, requirements_named
 from core.script_manifests import composer_recipes, deno_recipes
 from core.taskfile import taskfile_recipes
 from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
 from core.uv_sources import uv_pyproject_recipes, uv_toml_recipes
+from core.vouched import Declared
 
-__all__ = ["declared_packages", "declared_programs", "declared_recipes", "declared_scripts"]
+__all__ = ["Declarations", "declared_packages", "declared_programs", "declared_scripts", "declared_tasks"]
 
 T = TypeVar("T")
 
@@ -85,6 +85,66 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+@dataclass
+class _Reading:
+    """What one pass over project folders has read, each once: files' texts, each folder's recipes (those of make's
+    files, or of the others'), the folders below a folder (by depth) and the member patterns of workspaces."""
+
+    texts: dict[Path, str | None] = field(default_factory=dict)
+    recipes: dict[tuple[Path, bool], Tasks] = field(default_factory=dict)
+    folders: dict[tuple[Path, int], tuple[list[Path], bool, list[Path]]] = field(default_factory=dict)
+    workspaces: dict[Path, list[str] | None] = field(default_factory=dict)
+
+    def text(self, path: Path) -> str | None:
+        """The text of the file at `path` (`_read`)."""
+        if path not in self.texts:
+            self.texts[path] = _read(path)
+        return self.texts[path]
+
+    def below(self, root: Path, depth: int) -> tuple[list[Path], bool, list[Path]]:
+        """`_below(root, depth)`."""
+        if (root, depth) not in self.folders:
+            self.folders[(root, depth)] = _below(root, depth)
+        return self.folders[(root, depth)]
+
+    def workspace(self, root: Path) -> list[str] | None:
+        """`_workspace_patterns(root)`."""
+        if root not in self.workspaces:
+            self.workspaces[root] = _workspace_patterns(root, self)
+        return self.workspaces[root]
+
+
+class Declarations:
+    """What project folders declare, read in one pass: each file, folder listing and workspace read once however
+    many of the folders ask for it (an export's session folders share their parents' files and their workspace's
+    members). One pass, one instance: what it read is kept while it lives."""
+
+    def __init__(self) -> None:
+        self._reading = _Reading()
+
+    def programs(self, folders: Iterable[Path]) -> frozenset[str]:
+        """Every program the projects in `folders` declare; a folder that is gone, or a file that does not parse,
+        declares nothing."""
+        return frozenset(_read_all(folders, _READERS, self._reading))
+
+    def packages(self, folders: Iterable[Path]) -> frozenset[str]:
+        """Every dependency the projects in `folders` declare (pyproject, package.json, Cargo.toml): the packages a
+        lesson may install or fetch by name."""
+        manifests = ("pyproject.toml", "package.json", "Cargo.toml")
+        readers = [(name, functools.partial(_dependencies, name)) for name in manifests]
+        return frozenset(_read_all(folders, readers, self._reading))
+
+    def tasks(self, folders: Iterable[Path]) -> Tasks:
+        """What each task the projects in `folders` declare runs (`core.recipes.Tasks`): what their runners' files
+        say (`_tasks`), at each folder and at the places below it a task may be sent to, their requirements files,
+        and the folders below them looked at."""
+        return _tasks(folders, self._reading)
+
+    def project(self, folder: Path) -> Declared:
+        """What the project folder `folder` declares, alone."""
+        return Declared(str(folder), self.programs([folder]), self.packages([folder]), self.tasks([folder]))
 
 
 def _names(values: Iterable[object]) -> set[str]:
@@ -270,25 +330,24 @@ def _dependencies(name: str, text: str) -> set[str]:
 
 
 def declared_packages(folders: Iterable[Path]) -> frozenset[str]:
-    """Every dependency the projects in `folders` declare (pyproject, package.json, Cargo.toml): the packages a
-    lesson may install or fetch by name."""
-    manifests = ("pyproject.toml", "package.json", "Cargo.toml")
-    return frozenset(_read_all(folders, [(name, functools.partial(_dependencies, name)) for name in manifests]))
+    """Every dependency the projects in `folders` declare (`Declarations.packages`, in a pass of its own)."""
+    return Declarations().packages(folders)
 
 
 def declared_programs(folders: Iterable[Path]) -> frozenset[str]:
-    """Every program the projects in `folders` declare; a folder that is gone, or a file that does not parse,
-    declares nothing."""
-    return frozenset(_read_all(folders, _READERS))
+    """Every program the projects in `folders` declare (`Declarations.programs`, in a pass of its own)."""
+    return Declarations().programs(folders)
 
 
-def _read_all(folders: Iterable[Path], readers: Sequence[tuple[str, Callable[[str], Iterable[T]]]]) -> set[T]:
+def _read_all(
+    folders: Iterable[Path], readers: Sequence[tuple[str, Callable[[str], Iterable[T]]]], reading: _Reading
+) -> set[T]:
     """What `readers` (file name, reader of its text) find in the files of `folders`: a folder that is gone, or a
     file that does not parse, adds nothing."""
     found: set[T] = set()
     for folder in folders:
         for name, reader in readers:
-            text = _read(folder / name)
+            text = reading.text(folder / name)
             if text is None:
                 continue
             try:
@@ -357,7 +416,7 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
 )
 
 
-def _mise_file_tasks(folder: Path) -> set[Recipe]:
+def _mise_file_tasks(folder: Path, reading: _Reading) -> set[Recipe]:
     """The file tasks of mise's task folders (`.mise/tasks/test/unit` is `test:unit`), bounded in number."""
     found: set[Recipe] = set()
     for tasks in _MISE_TASK_FOLDERS:
@@ -367,16 +426,16 @@ def _mise_file_tasks(folder: Path) -> set[Recipe]:
         except OSError:
             continue
         for path in files[:_MOST_FILE_TASKS]:
-            text = _read(path)
+            text = reading.text(path)
             name = ":".join(path.relative_to(root).with_suffix("").parts)
             found.update(mise_file_task(name, text if text is not None else "#!unreadable"))
     return found
 
 
-def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe]]) -> set[Recipe]:
+def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe]], reading: _Reading) -> set[Recipe]:
     """What the file at `path` says its runner's tasks run; a file that is there and cannot be read, a line that
     holds them all."""
-    text = _read(path)
+    text = reading.text(path)
     if text is None:
         try:
             there = path.exists()
@@ -393,38 +452,48 @@ def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe
         return {unread(runner, f"`{path.name}` does not parse")}
 
 
-def declared_recipes(folders: Iterable[Path]) -> frozenset[Recipe]:
-    """What each task the projects in `folders` declare runs: (task, command line) pairs of their Makefiles,
-    justfiles, package.json scripts (and the package managers' settings beside it), mise tasks, Taskfiles,
-    Rakefiles (`core.recipes`), poe's and tox's tasks, deno.json's and composer.json's, cargo's configuration and the
-    Gradle and Maven wrappers' downloads. A file that is there but is too large to read or does not parse holds
-    every task of its runner: a reader that gave up must not leave its tasks to run by their names (a Makefile
-    padded past 1 MB)."""
-    found: set[Recipe] = set()
-    read: dict[tuple[Path, bool], set[Recipe]] = {}
+def declared_tasks(folders: Iterable[Path]) -> Tasks:
+    """What each task the projects in `folders` declare runs (`Declarations.tasks`, in a pass of its own)."""
+    return _tasks(folders, _Reading())
+
+
+def _tasks(folders: Iterable[Path], reading: _Reading) -> Tasks:
+    """What each task the projects in `folders` declare runs (`core.recipes.Tasks`): (task, command line) pairs of
+    their Makefiles, justfiles, package.json scripts (and the package managers' settings beside it), mise tasks,
+    Taskfiles, Rakefiles (`core.recipes`), poe's and tox's tasks, deno.json's and composer.json's, cargo's
+    configuration and the Gradle and Maven wrappers' downloads, at each folder and at the places below them a task
+    may be sent to; their requirements files; the folders below them looked at. A file that is there but is too
+    large to read or does not parse holds every task of its runner: a reader that gave up must not leave its tasks
+    to run by their names (a Makefile padded past 1 MB)."""
+    recipes: set[Recipe] = set()
+    requirements: set[tuple[str, str, str]] = set()
+    seen: set[str] = set()
+    linked: set[str] = set()
+    cut = False
     for folder in folders:
         searched = _searched(folder)
-        found |= _recipes_of(folder, searched, read)
-        places, cut, below, linked = _places(folder, searched)
-        if below:
-            found.add((PLACES_SEEN, "\n".join(p.relative_to(folder).as_posix() for p in below)))
-        found.update((PLACES_LINKED, p.relative_to(folder).as_posix()) for p in linked)
-        if cut:
-            found.add((PLACES_CUT, f"$(unread: more than {_MOST_FOLDERS:,} entries or {_MOST_PLACES} places below it)"))
+        own = _recipes_of(folder, searched, reading)
+        recipes |= own.recipes
+        requirements |= own.requirements
+        places, cut_below, below, links = _places(folder, searched, reading)
+        seen.update(p.relative_to(folder).as_posix() for p in below)
+        linked.update(p.relative_to(folder).as_posix() for p in links)
+        cut = cut or cut_below
         for place, names in places.items():
             between = [p for p in place.parents if p != folder and folder in p.parents]
-            recipes = _recipes_of(place, [place, *between, *searched], read)
+            there = _recipes_of(place, [place, *between, *searched], reading)
             for name in names:
-                for task, line in recipes:
+                for task, line in there.recipes:
                     runner, _, named = task.partition(":")
-                    found.add((f"{runner}@{name}:{named}", line))
-    return frozenset(found)
+                    recipes.add((f"{runner}@{name}:{named}", line))
+                requirements.update((name, file, line) for _, file, line in there.requirements)
+    return Tasks(frozenset(recipes), frozenset(requirements), frozenset(seen), frozenset(linked), cut)
 
 
 _MOST_REQUIREMENTS = 64
 
 
-def _requirements_files(folder: Path) -> set[Recipe]:
+def _requirements_files(folder: Path, reading: _Reading) -> set[tuple[str, str, str]]:
     """pip's requirements files in `folder` (`*requirements*.txt`, `*constraints*.txt`, `requirements/*.txt`), each
     with what it installs and from where (`core.requirements_files`), the files it names read with it: one that
     holds, or that names a file outside the folder or not there, holds it too."""
@@ -436,61 +505,62 @@ def _requirements_files(folder: Path) -> set[Recipe]:
         )[:_MOST_REQUIREMENTS]
     except OSError:
         return set()
-    found: set[Recipe] = set()
+    found: set[tuple[str, str, str]] = set()
     for path in files:
         name = path.relative_to(folder).as_posix()
-        lines = _requirements_lines(folder, path, set())
-        found |= {(f"{REQUIREMENTS}:{name}", line) for line in lines}
+        found |= {("", name, line) for line in _install_lines(folder, path, set(), reading)}
     return found
 
 
-def _requirements_lines(folder: Path, path: Path, seen: set[Path]) -> set[str]:
+def _install_lines(folder: Path, path: Path, seen: set[Path], reading: _Reading) -> set[str]:
     """The lines an install from `path` is judged by: its own (`""`: read and admitted), and those of the files it
     names, `_MOST_REQUIREMENTS` files at most."""
     name = path.relative_to(folder).as_posix() if folder in path.parents else path.name
-    text = _read(path)
+    text = reading.text(path)
     if text is None:
         return {unread("", f"`{name}` is not there, too large, or cannot be read")[1]}
-    lines = {line for _, line in requirements_recipes(name, text)}
+    lines = set(requirements_lines(name, text))
     seen.add(path)
     for nested in requirements_named(text):
         target = (path.parent / nested).resolve()
         if folder.resolve() not in target.parents or len(seen) >= _MOST_REQUIREMENTS:
             lines.add(unread("", f"`{name}` reads `{nested[:40]}`, outside the project or past what is read")[1])
         elif target not in seen:
-            lines |= _requirements_lines(folder.resolve(), target, seen)
+            lines |= _install_lines(folder.resolve(), target, seen, reading)
     return lines
 
 
-def _recipes_of(folder: Path, searched: list[Path], read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
+def _recipes_of(folder: Path, searched: list[Path], reading: _Reading) -> Tasks:
     """What the tasks run in `folder` run: the files of `folder` its runners read there alone (make's), and of
-    each folder in `searched` (itself and those above it) the others read; each folder's files read once (`read`)."""
-    found = _folder_recipes(folder, True, read)
-    for where in searched:
-        found = found | _folder_recipes(where, False, read)
-    return found
+    each folder in `searched` (itself and those above it) the others read; each folder's files read once."""
+    own = _folder_recipes(folder, True, reading)
+    return own.union(*(_folder_recipes(where, False, reading) for where in searched))
 
 
-def _folder_recipes(where: Path, here_only: bool, read: dict[tuple[Path, bool], set[Recipe]]) -> set[Recipe]:
+def _folder_recipes(where: Path, here_only: bool, reading: _Reading) -> Tasks:
     """The recipes of the files in `where` of the runners that read only the folder they run in (`here_only`), or
-    of the others."""
+    of the others (and, with make's, its requirements files)."""
+    read = reading.recipes
     if (where, here_only) in read:
         return read[(where, here_only)]
     found: set[Recipe] = set()
+    requirements: set[tuple[str, str, str]] = set()
     for name, runner, reader in _RECIPE_READERS:
         if (runner in _HERE_ONLY) == here_only:
-            found |= _recipes_in(where / name, runner, reader)
+            found |= _recipes_in(where / name, runner, reader, reading)
     if here_only:
-        found |= _requirements_files(where)
+        requirements = _requirements_files(where, reading)
     if not here_only:
-        found |= _mise_file_tasks(where)
+        found |= _mise_file_tasks(where, reading)
         for conf in _conf_d(where):  # mise reads every file of `conf.d` as a config of its own
-            found |= _recipes_in(conf, "mise", mise_recipes)
-        found |= _any_case(where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes)
+            found |= _recipes_in(conf, "mise", mise_recipes, reading)
+        found |= _any_case(
+            where, runner="just", names=("justfile", ".justfile"), reader=justfile_recipes, reading=reading
+        )
         if (where / "rakelib").is_dir():
             found.update(rakefile_recipes(""))
-    read[(where, here_only)] = found
-    return found
+    read[(where, here_only)] = Tasks(frozenset(found), frozenset(requirements))
+    return read[(where, here_only)]
 
 
 # Where a task may be run other than the project's folder (`core.program_tasks.run_elsewhere`): the folders below
@@ -507,23 +577,25 @@ _PLACE_NAMES = frozenset(
 _PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
 
 
-def _places(folder: Path, searched: list[Path]) -> tuple[dict[Path, set[str]], bool, list[Path], list[Path]]:
+def _places(
+    folder: Path, searched: list[Path], reading: _Reading
+) -> tuple[dict[Path, set[str]], bool, list[Path], list[Path]]:
     """The folders a task may be sent to from `folder`, each with the names it is known by there; whether the
     bounds cut the folders below it short (some were not looked at); the folders below it looked at, and the links
     among them (not followed)."""
     places: dict[Path, set[str]] = {}
-    below, cut, linked = _below(folder, PLACE_DEPTH)
+    below, cut, linked = reading.below(folder, PLACE_DEPTH)
     for place in below:
         if _has_runner_files(place):
             places.setdefault(place, set()).add(f"./{place.relative_to(folder).as_posix()}")
-    root = next((w for w in searched if _workspace_patterns(w) is not None), None)
-    if root is not None:
-        patterns = _workspace_patterns(root) or []
-        for member in _below(root, PLACE_DEPTH + 1)[0]:
+    workspace = next(((w, p) for w in searched if (p := reading.workspace(w)) is not None), None)
+    if workspace is not None:
+        root, patterns = workspace
+        for member in reading.below(root, PLACE_DEPTH + 1)[0]:
             relative = member.relative_to(root).as_posix()
             if not _member(relative, patterns):
                 continue
-            data = _json(member / "package.json")
+            data = _json(member / "package.json", reading)
             name = data.get("name") if isinstance(data, dict) else None
             names = places.setdefault(member, set())
             if isinstance(name, str) and _PACKAGE_NAME.match(name):
@@ -570,10 +642,10 @@ def _below(root: Path, depth: int) -> tuple[list[Path], bool, list[Path]]:
     return found, False, linked
 
 
-def _workspace_patterns(root: Path) -> list[str] | None:
+def _workspace_patterns(root: Path, reading: _Reading) -> list[str] | None:
     """The member patterns of the workspace `root` declares (pnpm-workspace.yaml's `packages`, package.json's
     `workspaces` as npm, yarn and bun read it), or None where it declares none."""
-    text = _read(root / "pnpm-workspace.yaml")
+    text = reading.text(root / "pnpm-workspace.yaml")
     if text is not None:
         try:
             data = yaml.safe_load(text)
@@ -581,15 +653,15 @@ def _workspace_patterns(root: Path) -> list[str] | None:
             return None
         packages = data.get("packages") if isinstance(data, dict) else None
         return [p for p in packages if isinstance(p, str)] if isinstance(packages, list) else None
-    data = _json(root / "package.json")
+    data = _json(root / "package.json", reading)
     workspaces = data.get("workspaces") if isinstance(data, dict) else None
     if isinstance(workspaces, dict):
         workspaces = workspaces.get("packages")
     return [p for p in workspaces if isinstance(p, str)] if isinstance(workspaces, list) else None
 
 
-def _json(path: Path) -> object:
-    text = _read(path)
+def _json(path: Path, reading: _Reading) -> object:
+    text = reading.text(path)
     try:
         return json.loads(text) if text is not None else None
     except ValueError:
@@ -662,7 +734,12 @@ def _searched(folder: Path) -> list[Path]:
 
 
 def _any_case(
-    folder: Path, *, runner: str, names: tuple[str, ...], reader: Callable[[str], Iterable[Recipe]]
+    folder: Path,
+    *,
+    runner: str,
+    names: tuple[str, ...],
+    reader: Callable[[str], Iterable[Recipe]],
+    reading: _Reading,
 ) -> set[Recipe]:
     """The files of `folder` named one of `names` in another case (`JUSTFILE`: just matches its file's name in any
     case), read as `reader` reads them; the spellings `_RECIPE_READERS` reads already are left to it."""
@@ -672,7 +749,7 @@ def _any_case(
     except OSError:
         return found
     for entry in entries[:8]:
-        found |= _recipes_in(entry, runner, reader)
+        found |= _recipes_in(entry, runner, reader, reading)
     return found
 
 

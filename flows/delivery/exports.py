@@ -15,13 +15,12 @@ from typing import Literal
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.allowlist import Declared
 from core.budget import BudgetUse, budget_use, fit_budget
 from core.errors import PlaybookFileError
 from core.exposure import about_projects
 from core.hooks import for_project
 from core.invisible import normalise
-from core.io.declared import declared_packages, declared_programs, declared_recipes
+from core.io.declared import Declarations
 from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
@@ -106,15 +105,15 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
     said = vouched_by_prompts(con)
     sessions = sorted({Path(f) for f in project_folders(con)})
     targets = sorted({t.repo.expanduser() for t in rules.targets if t.repo})
-    # A lesson is judged by what the project it was learnt in declares and every repository it is written into.
+    # A lesson is judged by what the project it was learnt in declares and every repository it is written into;
+    # read in one pass, as the sessions' folders share their parents' files and their workspaces.
+    read = Declarations()
     return replace(
         said,
-        programs=said.programs | declared_programs(targets),
-        packages=declared_packages(targets),
-        recipes=declared_recipes(targets),
-        projects=tuple(
-            Declared(str(f), declared_programs([f]), declared_packages([f]), declared_recipes([f])) for f in sessions
-        ),
+        programs=said.programs | read.programs(targets),
+        packages=read.packages(targets),
+        tasks=read.tasks(targets),
+        projects=tuple(read.project(f) for f in sessions),
     )
 
 

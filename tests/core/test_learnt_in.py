@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from core.allowlist import Declared
 from core.models import Entry, Playbook
 from core.playbook_screen import EntryScreen, Support
+from core.recipes import Tasks
 from core.screen import Vouched
 
-TOOL = Declared("/w/tool", programs=frozenset({"bd"}), recipes=frozenset({("make:test", "pytest -q")}))
-WIPER = Declared("/w/wiper", recipes=frozenset({("make:test", "rm -rf ~")}))
+TOOL = Declared("/w/tool", programs=frozenset({"bd"}), tasks=Tasks(frozenset({("make:test", "pytest -q")})))
+WIPER = Declared("/w/wiper", tasks=Tasks(frozenset({("make:test", "rm -rf ~")})))
 PLAIN = Declared("/w/plain")
 VOUCHED = Vouched(projects=(TOOL, WIPER, PLAIN))
 
@@ -42,7 +43,7 @@ def test_a_task_is_judged_by_the_recipe_of_the_project_the_lesson_is_about() -> 
 
 def test_what_every_entry_is_judged_by_applies_whatever_project_it_is_about() -> None:
     # The repository the export writes into has its own `make test`, which deletes the home folder.
-    written_into = Vouched(recipes=frozenset({("make:test", "rm -rf ~")}), projects=(TOOL, WIPER, PLAIN))
+    written_into = Vouched(tasks=Tasks(frozenset({("make:test", "rm -rf ~")})), projects=(TOOL, WIPER, PLAIN))
     assert not _admitted("Run the tests with `make test`.", frozenset({"/w/tool"}), written_into)
 
 

@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import declared_programs, declared_tasks
 
 
 def _vouched(folder: Path, makefile: str) -> Vouched:
     (folder / "Makefile").write_text(makefile)
-    return Vouched(programs=declared_programs([folder]), recipes=declared_recipes([folder]))
+    return Vouched(programs=declared_programs([folder]), tasks=declared_tasks([folder]))
 
 
 def _held(vouched: Vouched, line: str) -> str | None:
@@ -115,9 +115,9 @@ def test_a_pattern_rule_is_what_only_a_target_without_a_recipe_runs(tmp_path: Pa
 
 def test_one_shell_reads_a_recipe_as_one_script(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text(".ONESHELL:\ntest:\n\tcd docs\n\t@rm -rf _build\n")
-    assert declared_recipes([tmp_path]) >= {("make:test", "cd docs\nrm -rf _build")}
+    assert declared_tasks([tmp_path]).recipes >= {("make:test", "cd docs\nrm -rf _build")}
     (tmp_path / "Makefile").write_text("test:\n\tcd docs\n\t@rm -rf _build\n")
-    assert declared_recipes([tmp_path]) >= {("make:test", "cd docs"), ("make:test", "rm -rf _build")}
+    assert declared_tasks([tmp_path]).recipes >= {("make:test", "cd docs"), ("make:test", "rm -rf _build")}
 
 
 # A Makefile as projects write them: every line of it known not to change what runs.

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import declared_programs, declared_tasks
 from core.justfile import justfile_recipes
 from core.package_settings import npmrc_recipes
-from core.recipes import package_json_recipes
+from core.recipes import Tasks, package_json_recipes
 
 # An ordinary project's files, shaped like real ones: each runner's `check`/`test`/`lint` runs routines.
 JUSTFILE = """\
@@ -109,7 +109,7 @@ PACKAGE = {
 
 
 def _vouched(folder: Path) -> Vouched:
-    return Vouched(programs=declared_programs([folder]), recipes=declared_recipes([folder]))
+    return Vouched(programs=declared_programs([folder]), tasks=declared_tasks([folder]))
 
 
 def _write(folder: Path, files: dict[str, str]) -> Path:
@@ -303,14 +303,14 @@ def test_a_taskfile_walked_through_aliases_stays_bounded(tmp_path: Path) -> None
     levels = ["a0: &a0 [ls, ls]"] + [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]" for i in range(1, 31)]
     text = "x:\n" + "".join(f"  {level}\n" for level in levels) + "tasks:\n  test:\n    cmds: *a30\n"
     _write(tmp_path, {"Taskfile.yml": text})
-    recipes = declared_recipes([tmp_path])
+    recipes = declared_tasks([tmp_path]).recipes
     assert len(recipes) < 1000
     assert command_refusals("task test", _vouched(tmp_path))  # the unknown key `x` holds it, and nested lists do
 
 
 def test_settings_files_are_read_never_written(tmp_path: Path) -> None:
     _write(tmp_path, {".npmrc": "script-shell=/bin/zsh\n", "justfile": "set dotenv-load\n"})
-    declared_recipes([tmp_path])
+    declared_tasks([tmp_path])
     assert (tmp_path / ".npmrc").read_text() == "script-shell=/bin/zsh\n"
 
 
@@ -328,8 +328,8 @@ _RECIPES = st.sampled_from(["ruff check .", "rm -rf ~", "pytest -q", "git push -
 @given(body=st.lists(_RECIPES, min_size=1, max_size=3), admitted=st.lists(st.sampled_from(_ADMITTED), max_size=3))
 def test_an_admitted_setting_never_changes_a_verdict(body: list[str], admitted: list[str]) -> None:
     recipe = "check:\n" + "".join(f"    {line}\n" for line in body)
-    plain = Vouched(programs=frozenset({"check"}), recipes=_just(recipe))
-    with_settings = Vouched(programs=frozenset({"check"}), recipes=_just("\n".join(admitted) + "\n" + recipe))
+    plain = Vouched(programs=frozenset({"check"}), tasks=Tasks(_just(recipe)))
+    with_settings = Vouched(programs=frozenset({"check"}), tasks=Tasks(_just("\n".join(admitted) + "\n" + recipe)))
     assert bool(command_refusals("just check", plain)) == bool(command_refusals("just check", with_settings))
 
 
@@ -337,7 +337,7 @@ def test_an_admitted_setting_never_changes_a_verdict(body: list[str], admitted: 
 @given(name=st.from_regex(r"[a-z][a-z-]{2,20}", fullmatch=True), value=st.sampled_from(["", " := true", " := 'x'"]))
 def test_any_setting_not_admitted_holds_every_task(name: str, value: str) -> None:
     recipes = _just(f"set {name}{value}\ncheck:\n    ruff check .\n")
-    held = bool(command_refusals("just check", Vouched(programs=frozenset({"check"}), recipes=recipes)))
+    held = bool(command_refusals("just check", Vouched(programs=frozenset({"check"}), tasks=Tasks(recipes))))
     assert held == (name not in _NOT_HELD)
 
 
@@ -358,8 +358,8 @@ def test_an_npmrc_key_holds_every_script_unless_it_is_admitted(
     admitted: list[str], other: list[str], script: str
 ) -> None:
     scripts = frozenset(package_json_recipes(json.dumps({"scripts": {"test": script}})))
-    plain = Vouched(programs=frozenset({"test"}), recipes=scripts)
+    plain = Vouched(programs=frozenset({"test"}), tasks=Tasks(scripts))
     npmrc = "\n".join(admitted + [f"{key}=x" for key in other])
-    vouched = Vouched(programs=frozenset({"test"}), recipes=scripts | frozenset(npmrc_recipes(npmrc)))
+    vouched = Vouched(programs=frozenset({"test"}), tasks=Tasks(scripts | frozenset(npmrc_recipes(npmrc))))
     held = bool(command_refusals("npm test", plain))
     assert bool(command_refusals("npm test", vouched)) == (bool(other) or held)

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from core.allowlist import Vouched, command_refusals
 from core.build_wrappers import gradle_wrapper_recipes
 from core.cargo_config import cargo_config_recipes
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import declared_programs, declared_tasks
 from core.program_calls import Call
 from core.program_tasks import tasks_run
-from core.recipes import package_json_recipes
+from core.recipes import Tasks, package_json_recipes
 
 PYPROJECT = """\
 [project]
@@ -128,7 +128,7 @@ def _write(folder: Path, files: dict[str, str]) -> Path:
 
 
 def _vouched(folder: Path) -> Vouched:
-    return Vouched(programs=declared_programs([folder]), recipes=declared_recipes([folder]))
+    return Vouched(programs=declared_programs([folder]), tasks=declared_tasks([folder]))
 
 
 @pytest.fixture
@@ -321,7 +321,7 @@ _HELD_CARGO = [
 )
 def test_cargo_holds_every_command_exactly_when_a_key_may_change_what_runs(admitted: list[str], held: str) -> None:
     recipes = frozenset(cargo_config_recipes("\n".join([*admitted, held])))
-    refused = command_refusals("cargo test", Vouched(programs=frozenset({"x"}), recipes=recipes | {("x:y", "ls")}))
+    refused = command_refusals("cargo test", Vouched(programs=frozenset({"x"}), tasks=Tasks(recipes | {("x:y", "ls")})))
     assert bool(refused) == bool(held)
 
 
@@ -352,7 +352,7 @@ def test_package_manager_admits_only_a_release_by_its_version(
 def test_settings_files_are_read_never_written(tmp_path: Path) -> None:
     files = {".cargo/config.toml": CARGO_CONFIG, "tox.ini": TOX_INI, "deno.jsonc": DENO}
     _write(tmp_path, files)
-    declared_recipes([tmp_path])
+    declared_tasks([tmp_path])
     assert {name: (tmp_path / name).read_text() for name in files} == files
 
 
@@ -371,7 +371,7 @@ def test_where_uv_installs_from_and_a_mise_alias_are_read(
     tmp_path: Path, file: str, text: str, line: str, shown: str
 ) -> None:
     (tmp_path / file).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, tasks=declared_tasks([tmp_path]))
     refused = command_refusals(line, vouched)
     assert refused and shown in refused[0].detail, refused
 
@@ -381,7 +381,7 @@ def test_a_project_that_installs_from_pypi_and_its_own_folders_runs_uv(tmp_path:
         '[project]\nname = "x"\n[tool.uv.sources]\nlib = { path = "packages/lib", editable = true }\n'
         'core = { workspace = true }\n[[tool.uv.index]]\nname = "pypi"\nurl = "https://pypi.org/simple"\n'
     )
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals("uv run pytest", vouched) == []
     assert command_refusals("uv sync", vouched) == []
 
@@ -394,7 +394,7 @@ def test_an_install_of_a_dependency_fetched_from_elsewhere_waits_and_the_tests_s
 ) -> None:
     """Round 7b: `npm ci` ran a `github:` dependency's install scripts from a stranger's repository."""
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "jest"}, "dependencies": {"pkg": spec}}))
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     for line in ("npm ci", "npm install", "pnpm install"):
         refused = command_refusals(line, vouched)
         assert refused and "`pkg` is fetched from" in refused[0].detail, (line, refused)
@@ -412,11 +412,11 @@ def test_an_install_of_a_dependency_fetched_from_elsewhere_waits_and_the_tests_s
 def test_pnpm_workspace_settings_are_judged_as_npmrc_keys(tmp_path: Path, text: str, line: str, shown: str) -> None:
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "vitest run"}}))
     (tmp_path / "pnpm-workspace.yaml").write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     refused = command_refusals(line, vouched)
     assert refused and shown in refused[0].detail, refused
     (tmp_path / "pnpm-workspace.yaml").write_text("packages: ['apps/*']\ncatalog:\n  react: ^18\nsaveExact: true\n")
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals("pnpm test", vouched) == []
 
 
@@ -434,11 +434,11 @@ def test_pnpm_workspace_settings_are_judged_as_npmrc_keys(tmp_path: Path, text: 
 def test_what_mise_installs_or_reads_first_holds_its_tasks(tmp_path: Path, file: str, text: str) -> None:
     (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / file).write_text(text)
-    vouched = Vouched(programs=frozenset({"test", "pytest"}), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=frozenset({"test", "pytest"}), tasks=declared_tasks([tmp_path]))
     assert command_refusals("mise run test", vouched), file
     (tmp_path / file).write_text('[tools]\npython = "3.12"\nnode = { version = "20" }\n[tasks.test]\nrun = "pytest"\n')
     if file.endswith(".toml"):
-        vouched = Vouched(programs=frozenset({"test", "pytest"}), recipes=declared_recipes([tmp_path]))
+        vouched = Vouched(programs=frozenset({"test", "pytest"}), tasks=declared_tasks([tmp_path]))
         assert command_refusals("mise run test", vouched) == []
 
 
@@ -459,7 +459,7 @@ def test_a_task_longer_than_what_is_read_is_held_not_cut(tmp_path: Path, file: s
     """Past the 200 lines a reader reads, what a task runs is not judged: the task waits instead of running on the
     strength of its first 200 lines."""
     (tmp_path / file).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]) | {"test"}, tasks=declared_tasks([tmp_path]))
     assert command_refusals(line, vouched), line
 
 
@@ -498,7 +498,7 @@ def test_maven_s_project_config_that_changes_a_build_holds_it(
 ) -> None:
     (tmp_path / ".mvn").mkdir()
     (tmp_path / name).write_text(text)
-    refused = command_refusals(line, Vouched(recipes=declared_recipes([tmp_path])))
+    refused = command_refusals(line, Vouched(tasks=declared_tasks([tmp_path])))
     assert any(shown in r.detail for r in refused), refused
 
 
@@ -510,7 +510,7 @@ def test_maven_s_project_config_that_only_reports_or_sizes_holds_nothing(tmp_pat
     (tmp_path / "pom.xml").write_text(
         f"<project><repositories><repository>{central}</repository></repositories></project>"
     )
-    vouched = Vouched(recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(tasks=declared_tasks([tmp_path]))
     for line in ("mvn test", "./mvnw verify", "mvn -q package"):
         assert command_refusals(line, vouched) == [], line
 
@@ -529,7 +529,7 @@ def test_composer_json_that_changes_where_an_install_fetches_holds_installs_only
     tmp_path: Path, manifest: dict[str, object], shown: str
 ) -> None:
     (tmp_path / "composer.json").write_text(json.dumps({**COMPOSER, **manifest}))
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     for line in ("composer install", "composer update", "composer require --dev x/y"):
         refused = command_refusals(line, vouched)
         assert any(shown in r.detail for r in refused), (line, refused)
@@ -539,7 +539,7 @@ def test_composer_json_that_changes_where_an_install_fetches_holds_installs_only
 def test_composer_json_that_only_lays_out_what_it_installs_holds_nothing(tmp_path: Path) -> None:
     manifest = {**COMPOSER, "config": {"sort-packages": True, "allow-plugins": {"x/y": True}}}
     (tmp_path / "composer.json").write_text(json.dumps({**manifest, "repositories": [{"packagist.org": False}]}))
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals("composer install", vouched) == []
 
 
@@ -567,7 +567,7 @@ def test_a_manifest_that_fetches_from_another_host_holds_its_tool(
     tmp_path: Path, name: str, text: str, line: str
 ) -> None:
     (tmp_path / name).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals(line, vouched), line
 
 
@@ -577,6 +577,6 @@ def test_a_manifest_that_fetches_from_the_public_registry_holds_nothing(tmp_path
     )
     (tmp_path / "Gemfile").write_text('source "https://rubygems.org"\ngem "rails", "~> 7.1"\n')
     (tmp_path / "Pipfile").write_text('[[source]]\nurl = "https://pypi.org/simple"\nverify_ssl = true\nname = "pypi"\n')
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     for line in ("cargo test", "bundle install", "pipenv install"):
         assert command_refusals(line, vouched) == [], line

