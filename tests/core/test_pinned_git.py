@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.allowlist import Vouched, command_refusals
-from core.io.declared import declared_programs, declared_recipes
+from core.io.declared import declared_programs, declared_tasks
 from core.pinned_git import FORGES, pinned_git
 
 SHA = "7ca74011c014de62236373cf4d364ad2758e5f06"
@@ -17,7 +17,7 @@ SHA = "7ca74011c014de62236373cf4d364ad2758e5f06"
 
 def _refused(tmp_path: Path, name: str, text: str, line: str) -> list[str]:
     (tmp_path / name).write_text(text)
-    vouched = Vouched(programs=declared_programs([tmp_path]), recipes=declared_recipes([tmp_path]))
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
     return [r.detail for r in command_refusals(line, vouched)]
 
 
