@@ -4,14 +4,16 @@
 (`--index-url`, `--extra-index-url`), a folder or page of archives (`--find-links`, `--no-index`), a host whose
 certificate is not checked (`--trusted-host`), a repository or an archive by URL (`-e git+https://...`,
 `pkg @ https://...`). A lesson's install is judged by the files it names (`core.task_judge`): only a file of
-requirements by name and version, with the options that only say how to check or pick them, is admitted; any
-other line holds the install (round 8b published eight such installs).
+requirements by name and version, or by a public forge's commit named by its full id (`core.pinned_git`), with the
+options that only say how to check or pick them, is admitted; any other line holds the install (round 8b published
+eight such installs).
 """
 
 from __future__ import annotations
 
 import re2
 
+from core.pinned_git import pinned_git
 from core.recipes import physical_lines, unread
 
 __all__ = ["requirements_lines", "requirements_named"]
@@ -24,6 +26,12 @@ _REQUIREMENT = re2.compile(
 # Options that only say how requirements are checked or picked.
 _ADMITTED_OPTION = re2.compile(
     r"^(?:--hash[= ]\S+|--require-hashes|--pre|--prefer-binary|--only-binary[= ]\S+|--no-binary[= ]\S+)$"
+)
+# A requirement by a git commit: `name @ git+https://host/o/r@<rev>` (a marker after it), or the editable form
+# `-e git+https://host/o/r@<rev>#egg=name`; `pinned_git` judges the address and the commit.
+_BY_COMMIT = re2.compile(
+    r"^(?:[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[A-Za-z0-9._,\s-]*\])?\s*@\s*git\+(\S+)@([0-9a-f]+)\s*(?:;[^@]*)?"
+    r"|(?:-e|--editable)\s+git\+(\S+)@([0-9a-f]+)#egg=[A-Za-z0-9][A-Za-z0-9._-]*)$"
 )
 _NESTED = re2.compile(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=?\s*)(\S+)$")
 _HASH = re2.compile(r"\s+--hash[= ]\S+")
@@ -43,12 +51,21 @@ def requirements_lines(name: str, text: str) -> list[str]:
         if _NESTED.match(line) or _ADMITTED_OPTION.match(line):
             continue
         requirement = _HASH.sub("", line)
-        if not _REQUIREMENT.match(requirement):
+        if not _REQUIREMENT.match(requirement) and not _by_commit(requirement):
             held.append(line)
     if not held:
         return [""]
     why = "what or where from is more than a name"
     return [unread("", f"{name} installs `{line[:50]}`: {why}")[1] for line in held[:4]]
+
+
+def _by_commit(line: str) -> bool:
+    """A requirement pinned to a public forge's commit by its full id."""
+    found = _BY_COMMIT.match(line)
+    if found is None:
+        return False
+    url, rev = (found.group(1), found.group(2)) if found.group(1) is not None else (found.group(3), found.group(4))
+    return pinned_git(url, rev)
 
 
 def _lines(text: str) -> list[str]:

@@ -75,3 +75,21 @@ def test_only_https_to_a_forge_at_a_full_commit_id_is_pinned(scheme: str, host: 
         and all(c in "0123456789abcdef" for c in rev)
         and path in ("/o/r", "/o/r.git")
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "admitted"),
+    [
+        (f"types @ git+https://github.com/o/types@{SHA}", True),
+        (f"types[cli] @ git+https://gitlab.com/o/types.git@{SHA} ; python_version >= '3.11'", True),
+        (f"-e git+https://codeberg.org/o/types@{SHA}#egg=types", True),
+        ("types @ git+https://github.com/o/types@main", False),  # a branch: whatever it points to when installed
+        (f"types @ git+https://evil.example/o/types@{SHA}", False),
+        (f"types @ git+https://me:token@github.com/o/types@{SHA}", False),
+        (f"-e git+https://github.com/o/types@{SHA[:12]}#egg=types", False),
+        (f"-e git+ssh://git@github.com/o/types@{SHA}#egg=types", False),
+    ],
+)
+def test_a_requirements_file_may_name_a_forge_commit_by_its_full_id(tmp_path: Path, line: str, admitted: bool) -> None:
+    refused = _refused(tmp_path, "requirements.txt", f"requests==2.31.0\n{line}\n", "pip install -r requirements.txt")
+    assert (refused == []) == admitted, refused
