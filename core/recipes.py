@@ -25,6 +25,7 @@ __all__ = [
     "NOT_PLACES",
     "PLACE_DEPTH",
     "PROGRAM_SETTINGS",
+    "SHELL",
     "Recipe",
     "Tasks",
     "default_recipes",
@@ -49,6 +50,11 @@ Recipe = tuple[str, str]
 # target), and for lines a task with no recipe of its own runs (`make:%`: a pattern rule, `.DEFAULT`).
 EVERY = "*"
 FALLBACK = "%"
+# The runner of every command in the folder, a task or not (`shell:*`): what mise's `[env]` sets there reaches every
+# program the agent runs once mise is active in its shell (`mise activate`, which a session's shell inherits) or its
+# shims run a tool (`npm` through mise's shim loads `[env]` first); round 8 published `npm test` under a mise
+# `NODE_OPTIONS=--require ./x.js`.
+SHELL = "shell"
 
 # A shell that reads a recipe's lines as the command judge reads them, and its options that stop on an error or
 # trace, never read a profile or take commands from elsewhere (`-l`, `-i`, `--rcfile` wait for review).
@@ -285,15 +291,22 @@ def templated(line: str) -> str:
 
 def mise_recipes(text: str) -> list[Recipe]:
     """mise.toml's tasks: their `run` lines, a line `mise run DEP` for each task in `depends` or `depends_post`, and
-    the variables of `[env]` as lines of `mise:*`; a table or a task's key that changes what runs in a way not read
-    here (`[hooks]`, `_.source`, `file =`, `shell = "python"`) holds the tasks it reaches."""
+    the variables of `[env]` as lines of `mise:*`, those programs read as lines of `shell:*` (every command's,
+    `SHELL`); a table or a task's key that changes what runs in a way not read here (`[hooks]`, `_.source`,
+    `file =`, `shell = "python"`) holds the tasks it reaches."""
     data = tomllib.loads(text)
     found: list[Recipe] = [unread("mise", f"the mise file declares `[{t}]`") for t in data if t not in _MISE_TABLES]
     env = data.get("env", {})
     if isinstance(env, dict) and "_" in env:
         directives = env["_"] if isinstance(env["_"], dict) else {"": None}
-        found.append(unread("mise", f"`[env]` loads `{', '.join(f'_.{k}' for k in directives)}`"))
+        found.append(unread(SHELL, f"mise's `[env]` loads `{', '.join(f'_.{k}' for k in directives)}`"))
         env = {k: v for k, v in env.items() if k != "_"}
+    # A variable programs read (`NODE_OPTIONS`, `PATH`) reaches every command; the project's own (`DATABASE_URL`),
+    # only its code, which its tasks run.
+    if isinstance(env, dict):
+        programs = {k: v for k, v in env.items() if isinstance(k, str) and PROGRAM_SETTINGS.match(k)}
+        found += [(f"{SHELL}:{EVERY}", line) for line in environment_lines(programs, "mise's `[env]`")]
+        env = {k: v for k, v in env.items() if k not in programs}
     found += [("mise:" + EVERY, line) for line in environment_lines(env, "its `[env]`")]
     found += [unread("mise", why) for why in _mise_tools(data.get("tools"), "its `[tools]`")]
     settings = data.get("settings", {})

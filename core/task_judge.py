@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from core.program_calls import Call, clip
 from core.program_tasks import reads_elsewhere, releases, run_elsewhere, tasks_run
-from core.recipes import EVERY, FALLBACK, Tasks, scanned_folder, unread
+from core.recipes import EVERY, FALLBACK, SHELL, Tasks, scanned_folder, unread
 from core.refusal import Refusal
 from core.shell import parse_command
 from core.vouched import Vouched
@@ -80,6 +80,10 @@ class _TaskJudge:
         """A task the project declares is judged by what its recipe runs (a cloned project names `clean` a recipe
         that runs `rm -rf ~`): every line of it, and of the tasks it runs, as deep as `_MOST_TASKS_DEEP`."""
         by_task = _recipes_by_task(self.vouched.tasks.recipes)
+        # What holds every command, a task or not: what mise gives the agent's shell here (`core.recipes.SHELL`);
+        # once, for the line a lesson shows (a recipe's lines run in the same shell).
+        if self.depth == 0 and self.lines_refused("mise `[env]`", by_task.get(f"{SHELL}:{EVERY}", ())):
+            return
         if call.family in ("pip", "uv") and self.requirements_refused(call):
             return
         tasks = tasks_run(call)
@@ -100,8 +104,8 @@ class _TaskJudge:
             for place in sorted(self.places - {""}):
                 if self.refused_at(place, call):
                     return
-        # What holds every command of a tool, a task or not: bun loads the project's `.env` into whatever it runs;
-        # bundle, pipenv and poetry fetch from the sources the project's manifest names.
+        # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv
+        # and poetry fetch from the sources the project's manifest names.
         every = _EVERY_CALL.get(call.family)
         if every is not None and self.lines_refused(f"`{every}` command", by_task.get(f"{every}:{EVERY}", ())):
             return

@@ -268,3 +268,23 @@ def test_one_pass_over_folders_that_share_parents_reads_what_each_declares_alone
         assert read.project(folder) == alone
     together = declared_tasks(chosen[:1]).union(*(declared_tasks([f]) for f in chosen[1:]))
     assert read.tasks(chosen) == together
+
+
+@pytest.mark.parametrize(
+    ("env", "held"),
+    [
+        ('NODE_OPTIONS = "--require ./x.js"', True),  # round 8: every `node` the agent runs loads ./x.js
+        ('_.path = ["{{env.HOME}}/bin"]', True),  # a folder outside the project first on PATH
+        ('PATH = "/tmp/bin:/usr/bin"', True),
+        ('RUST_BACKTRACE = "1"', False),
+        ('DATABASE_URL = "postgres://localhost/dev"', False),  # the project's own setting
+    ],
+)
+def test_what_mise_gives_every_command_here_is_judged_for_every_command(tmp_path: Path, env: str, held: bool) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "vitest run"}}))
+    (tmp_path / "mise.toml").write_text(f"[tools]\nnode = '22'\n[env]\n{env}\n")
+    vouched = Vouched(programs=declared_programs([tmp_path]), tasks=declared_tasks([tmp_path]))
+    for line in ("npm test", "git status", "ls src"):
+        refused = command_refusals(line, vouched)
+        assert bool(refused) == held, (line, refused)
+        assert not refused or "mise `[env]`" in refused[0].detail
