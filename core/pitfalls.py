@@ -58,7 +58,11 @@ def nothing_selected(runs: Sequence[Run]) -> list[Candidate]:
         selector = next(
             ((w, words[i + 1]) for i, w in enumerate(words[:-1]) if w in ("-m", "-k", "--grep", "-t")), None
         )
-        shown = tuple(w for w in words if not w.startswith("/") and not HOME_PATH.search(w))
+        # The command's name and the selector, nothing else it was given: an option's value may be a secret
+        # (`--api-token ...`, round 9), and no other word says why nothing was selected.
+        shown = key_words(command_key(words)) + (selector or ())
+        if any(w.startswith("/") or HOME_PATH.search(w) for w in shown):
+            continue
         lesson = NothingSelected(
             command=Command(words=shown),
             selector=" ".join(selector) if selector else None,

@@ -127,6 +127,18 @@ def test_a_test_command_that_selects_nothing_is_a_pitfall() -> None:
     assert found == ["`uv run pytest -m unit` selects no test (205 deselected): nothing here matches `-m unit`."]
 
 
+@given(
+    option=st.sampled_from(["--api-token", "--ssh-pass", "--password", "-x", "--db"]),
+    value=st.from_regex(r"[A-Za-z0-9!#%+=_-]{6,24}", fullmatch=True),
+    joined=st.booleans(),
+)
+def test_the_no_test_pitfall_shows_only_the_command_and_its_selector(option: str, value: str, joined: bool) -> None:
+    # round 9: `pytest -m unit --api-token hunter2hunter2` was published whole, the token with it
+    given = f"{option}={value}" if joined else f"{option} {value}"
+    found = lessons(Session().run(f"pytest -m unit {given} -v", "5 deselected / 0 selected", error=True))
+    assert found == ["`pytest -m unit` selects no test (5 deselected): nothing here matches `-m unit`."]
+
+
 def test_the_users_words_when_they_stop_a_call_are_a_preference_with_their_home_masked() -> None:
     rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected."
     found = lessons(
