@@ -100,10 +100,12 @@ class _TaskJudge:
             judge.recipes(elsewhere[1])
             self.found += [Refusal(r.rule, f"at `{_clip(elsewhere[0])}`, {r.detail}") for r in judge.found]
             return
-        if tasks or call.family in _EVERY_CALL:
-            for place in sorted(self.places - {""}):
-                if self.refused_at(place, call):
-                    return
+        # Any command, a task or not, run in a folder the lesson names: a folder reached through a link, hidden, a
+        # dependency's (`node_modules/x/`) or one playbook never saw holds it (round 9: `node build.js` from a
+        # linked `assets/` ran code outside the project).
+        for place in sorted(self.places - {""}):
+            if self.refused_at(place, call, runs="runs tasks in" if tasks or call.family in _EVERY_CALL else "runs in"):
+                return
         # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv
         # and poetry fetch from the sources the project's manifest names.
         every = _EVERY_CALL.get(call.family)
@@ -124,7 +126,7 @@ class _TaskJudge:
             if self.lines_refused(what, lines):
                 return
 
-    def refused_at(self, place: str, call: Call) -> bool:
+    def refused_at(self, place: str, call: Call, runs: str = "runs tasks in") -> bool:
         """Whether `call`, run in the folder `place` below the project, is refused (and why, added): judged by that
         folder's recipes where playbook read it; where it has no runner's file its runner finds the project's own (or
         none), judged as run at the top; a folder not read holds it."""
@@ -137,13 +139,12 @@ class _TaskJudge:
             return bool(judge.found)
         through_link = any(place == link or place.startswith(f"{link}/") for link in tasks.places_linked)
         if tasks.places_cut or not scanned_folder(place) or through_link:
-            self.refuse(
-                "program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder whose recipes were not read"
-            )
+            read = "recipes" if runs == "runs tasks in" else "files"
+            self.refuse("program", f"`{call.family}` {runs} `{_clip(place)}/`, a folder whose {read} were not read")
             return True
         # A folder playbook never saw (or one a link leads to).
         if place in self.as_folders and place not in tasks.places_seen:
-            self.refuse("program", f"`{call.family}` runs tasks in `{_clip(place)}/`, a folder playbook did not see")
+            self.refuse("program", f"`{call.family}` {runs} `{_clip(place)}/`, a folder playbook did not see")
             return True
         return False  # seen, and no runner's file in it; or a name no folder has (a file's): judged at the top
 

@@ -288,3 +288,27 @@ def test_what_mise_gives_every_command_here_is_judged_for_every_command(tmp_path
         refused = command_refusals(line, vouched)
         assert bool(refused) == held, (line, refused)
         assert not refused or "mise `[env]`" in refused[0].detail
+
+
+@pytest.mark.parametrize(
+    ("folder", "held"),
+    [
+        ("assets/", False),  # a folder of the project: what the rules miner writes after `cd assets && node build.js`
+        ("linked/", True),  # round 9: a link to a folder outside the project
+        ("node_modules/evil/", True),  # a dependency's files, not the project's
+        (".git/hooks/", True),  # hidden
+        ("nowhere/", True),  # a folder playbook never saw
+    ],
+)
+def test_any_command_a_lesson_runs_in_a_folder_is_held_where_that_folder_is_not_the_projects(
+    tmp_path: Path, folder: str, held: bool
+) -> None:
+    outside = tmp_path / "outside"
+    project = tmp_path / "app"
+    for made in (outside, project / "assets", project / "node_modules" / "evil", project / ".git" / "hooks"):
+        made.mkdir(parents=True)
+    (project / "linked").symlink_to(outside, target_is_directory=True)
+    (project / "package.json").write_text(json.dumps({"name": "app", "scripts": {"test": "vitest run"}}))
+    vouched = Vouched(programs=declared_programs([project]), tasks=declared_tasks([project]))
+    holds = text_holds(f"In app: run `node build.js` from `{folder}`: from elsewhere it fails.", vouched, typed=True)
+    assert bool(holds) == held, holds
