@@ -100,6 +100,14 @@ def _replace(path: Path, fill: Callable[[BinaryIO], None], needed: int) -> None:
         target = target_of(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         old = target.stat() if target.exists() else None
+        if old is not None and not stat.S_ISREG(old.st_mode):
+            raise PlaybookFileError(f"Cannot write `{path}`: it is not a regular file (a FIFO, a device, a folder).")
+        if old is not None and not old.st_mode & stat.S_IWUSR:
+            # a rename replaces a file whatever its mode (and root writes any): its owner made it read-only to keep it
+            raise PlaybookFileError(
+                f"Cannot write `{path}`: it is read-only (mode {stat.S_IMODE(old.st_mode):04o}); make it writable"
+                " to let playbook update it. It was left as it was."
+            )
         tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")  # secrets.token_hex, unimported
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _NEW_FILE_MODE)
     except OSError as exc:
@@ -224,7 +232,12 @@ def read_text(path: Path) -> str:
         PlaybookFileError: the file cannot be read or is not UTF-8.
     """
     try:
-        return path.read_bytes().decode("utf-8")
+        # O_NONBLOCK: a FIFO opens at once and is refused below instead of waiting for a writer forever (round 9)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise PlaybookFileError(f"Cannot read `{path}`: it is not a regular file (a FIFO, a device).")
+            return fh.read().decode("utf-8")
     except OSError as exc:
         raise PlaybookFileError(f"Cannot read `{path}`: {exc.strerror or exc}; check its permissions.") from exc
     except UnicodeDecodeError as exc:

@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import PlaybookFileError
-from core.io.files import append_line, copy_atomic, open_own, write_atomic
+from core.io.files import append_line, copy_atomic, open_own, read_text, write_atomic
 from tests.profiles import examples
 
 
 @settings(max_examples=examples(200))
-@given(st.integers(min_value=0, max_value=0o7777), st.binary(max_size=64))
+@given(st.integers(min_value=0, max_value=0o7777).map(lambda mode: mode | stat.S_IWUSR), st.binary(max_size=64))
 def test_the_mode_of_what_is_replaced_is_kept(tmp_path_factory: pytest.TempPathFactory, mode: int, data: bytes) -> None:
     folder = tmp_path_factory.mktemp("mode")
     path = folder / "CLAUDE.md"
@@ -30,6 +30,29 @@ def test_the_mode_of_what_is_replaced_is_kept(tmp_path_factory: pytest.TempPathF
     write_atomic(path, data)
     assert stat.S_IMODE(path.stat().st_mode) == mode
     assert path.read_bytes() == data and os.listdir(folder) == ["CLAUDE.md"]
+
+
+@pytest.mark.parametrize("mode", [0o444, 0o400, 0o555, 0o044])
+def test_a_file_its_owner_made_read_only_is_left_as_it_was(tmp_path: Path, mode: int) -> None:
+    # round 9: as root, an export rewrote a 0444 CLAUDE.md (a rename replaces a file whatever its mode)
+    path = tmp_path / "CLAUDE.md"
+    path.write_text("mine\n")
+    path.chmod(mode)
+    with pytest.raises(PlaybookFileError, match=rf"^Cannot write `.*CLAUDE\.md`: it is read-only \(mode {mode:04o}\)"):
+        write_atomic(path, "new")
+    assert path.read_text() == "mine\n" and stat.S_IMODE(path.stat().st_mode) == mode
+    assert os.listdir(tmp_path) == ["CLAUDE.md"]
+
+
+def test_a_fifo_where_a_file_is_read_or_written_is_refused_at_once(tmp_path: Path) -> None:
+    # round 9: a FIFO at CLAUDE.md made `export --out` wait for a writer forever
+    path = tmp_path / "CLAUDE.md"
+    os.mkfifo(path)
+    with pytest.raises(PlaybookFileError, match=r"not a regular file"):
+        read_text(path)
+    with pytest.raises(PlaybookFileError, match=r"not a regular file"):
+        write_atomic(path, "new")
+    assert stat.S_ISFIFO(path.lstat().st_mode) and os.listdir(tmp_path) == ["CLAUDE.md"]
 
 
 def test_a_chain_of_links_stays_and_the_last_target_is_written(tmp_path: Path) -> None:

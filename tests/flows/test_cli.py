@@ -339,6 +339,7 @@ MISTAKES = [
     ("bad SQL", "imported", ["sql", "select nope from nowhere"], "Error: Database `"),
     ("unbalanced CLAUDE.md", "claude:<!-- playbook:begin -->\nmine\n", ["export", "--format", "claude-md"], "Error: `"),
     ("CLAUDE.md not UTF-8", "claude-bytes", ["export", "--format", "claude-md"], "Error: `"),
+    ("CLAUDE.md read-only", "claude-readonly", ["export", "--format", "claude-md"], "Error: Cannot write `"),
     ("import into a playbook with entries", "imported", ["import", "{seed}"], "Error: Playbook `default` has 2"),
 ]
 
@@ -364,6 +365,9 @@ def test_every_mistake_is_one_line_and_loses_nothing(
             claude.write_text(setup.split(":", 1)[1])
         elif setup == "claude-bytes":
             claude.write_bytes(b"# notes \xff\xfe\n")
+        elif setup == "claude-readonly":  # round 9: rewritten as root, whatever its mode
+            claude.write_text("# mine\n")
+            claude.chmod(0o444)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.suffix != ".lock"}
     full = [a.format(tmp=tmp_path, seed=seed) for a in args]
     if (
