@@ -87,7 +87,9 @@ SELECT DISTINCT fid FROM _cx_lines WHERE rtype = 'event_msg' AND ptype = 'user_m
 _HAS_EVENTS = "fid IN (SELECT fid FROM _cx_events)"
 
 # What Codex itself puts in a user-role message of an older rollout (no `event_msg` beside it): the repository's
-# AGENTS.md, which whoever wrote the repository chose, never what the person typed.
+# AGENTS.md, which whoever wrote the repository chose, never what the person typed. With the tagged blocks it writes
+# (`<user_instructions>`, `<environment_context>`), never a prompt, whichever record carries it (round 9: a
+# `user_message` event repeating an AGENTS.md block vouched for the program it named).
 _INJECTED = "(starts_with(ltrim(text), '# AGENTS.md instructions for ') OR contains(text, '<INSTRUCTIONS>'))"
 
 # Esc in Codex: the turn it stopped ends in `turn_aborted` with reason `interrupted`. Stored as the marker Claude
@@ -141,8 +143,8 @@ SELECT session_id, path AS source_path, seq, 0 AS part, ts,
            try_cast(regexp_extract(output, '(?i)exit(?:ed with)? code:? (-?\\d+)', 1) AS INTEGER),
            0) <> 0 AS is_error,
        path || ':' || seq AS message_key, false AS is_sidechain, NULL AS agent_id,
-       what = 'user' AND (starts_with(ltrim(text), '<') OR {_INJECTED}) AS is_meta,
-       what = 'prompt' OR (what = 'user' AND NOT starts_with(ltrim(text), '<') AND NOT {_INJECTED}) AS is_prompt
+       what IN ('user', 'prompt') AND (starts_with(ltrim(text), '<') OR {_INJECTED}) AS is_meta,
+       what IN ('user', 'prompt') AND NOT starts_with(ltrim(text), '<') AND NOT {_INJECTED} AS is_prompt
 FROM texts JOIN _cx_files USING (fid)
 """
 
