@@ -254,7 +254,7 @@ def token_spans(text: str, verdicts: Verdicts | None = None) -> list[tuple[int, 
     here are added to it.
     """
     n = len(text)
-    if verdicts is not None and n <= _REMEMBERED:
+    if verdicts and n <= _REMEMBERED:
         known = verdicts.get(text)
         if known is not None:  # the text is a run judged before (a block, a join): the whole text, nothing beside it
             return [(0, n, "[REDACTED:secret]")] if known else _twilio_spans(text, 0, n) if _twilio_sid(text) else []
