@@ -227,7 +227,7 @@ def _whole_run(text: str, chars: set[str] | None) -> list[tuple[int, int]]:
 def _one_run(text: str, chars: set[str], verdicts: Verdicts | None) -> list[tuple[int, int, str]]:
     """`token_spans` of a short text that is one run of token characters (`chars`, more than `_FEWEST_DISTINCT`),
     without padding: the run is the text, nothing stands beside it, and it is no Twilio SID (a SID has at most 18
-    distinct characters). The search and the loop of the general way cost a third of a block's judging."""
+    distinct characters). Without the general way's search and loop: ~0.4 us of the ~4.9 a 100-character run cost."""
     random = _level(text, chars)
     if verdicts is not None:  # a short text: no longer than `_REMEMBERED`
         verdicts[text] = random
