@@ -28,7 +28,7 @@ from core.layered import unseen_texts
 from core.models import Playbook
 from core.operations import live_texts
 from core.patterns import SPACE, Literals, Match, Pattern, escape
-from core.random_token import Verdicts, reads_past, token_spans
+from core.random_token import Verdicts, judge_join, reads_past, token_spans
 from core.secret_rule import Rule, Span, word_char
 from core.secret_rule_set import RuleSet
 from core.secret_rules import PLAIN_RULES
@@ -283,6 +283,8 @@ def boundary_spans(
     def side_ruled(i: int) -> bool:
         return ruled[i] if whole[i] and ruled is not None else bool(side_chosen(i)[0])
 
+    if verdicts:  # a run cut in two, each half judged a random token on its side: the join is judged from them
+        judge_join(tail, head, verdicts)
     found: list[Marked] = []
     for gap in (0, 1):  # tail + head, tail + " " + head; offsets back in tail + head
         window = tail + " " * gap + head

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import core.redact as redact_module
 from core.patterns import Pattern
-from core.random_token import ENTROPY_BITS, Verdicts, entropy, is_random_token, token_spans
+from core.random_token import ENTROPY_BITS, Verdicts, entropy, is_random_token, judge_join, token_spans
 from core.redact import BOUNDARY_CHARS, Marked, boundary_spans, redact_parts, secret_spans
 from tests.secret_kinds import HELD_OUT, KINDS, NEW_SHAPES
 
@@ -87,6 +87,43 @@ _TEXTS = st.lists(st.one_of(_RUNS, _SECRETS, _PROSE, _SIDS), min_size=1, max_siz
 def test_a_runs_verdict_is_the_plain_ones(run: str) -> None:
     """The entropy from one pass of counts (and the shortcuts before it) says what the reference sum says."""
     assert is_random_token(run) == _plain_verdict(run)
+
+
+# Halves of a run that are random tokens themselves (most draws from 40 or more characters are), or near the bar.
+_WIDE = st.lists(st.sampled_from(_TOKEN_CHARS), min_size=19, max_size=66, unique=True).map("".join)
+_HALVES = st.one_of(
+    st.builds(lambda a, n, r: "".join(r.choice(a) for _ in range(n)), _WIDE, st.integers(32, 96), st.randoms()),
+    st.builds(lambda a, n: (a * (n // len(a) + 1))[:n], _WIDE, st.integers(32, 96)),
+    _RUNS,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_HALVES, _HALVES)
+@example("aB3dE5gH7jK9mN1pQ2sT5vW7yZ9bC1dXx0Uu", "Zz8Yy7Xx6Ww5Vv4Uu3Tt2Ss1Rr0QqPpOoNn9")
+@example("aB3dE5gH7jK9mN1pQ2sT5vW7yZ9bC1d/x/y", "/zA1bB2cC3dD4eE5fF6gG7hH8iI9jJ0kK/q")  # the join a path: judged anew
+def test_a_join_judged_from_its_halves_is_judged_as_from_scratch(left: str, right: str) -> None:
+    """A run cut in two whose halves were judged on their own (as `redact_parts` judges each block) and then joined
+    (`judge_join`) has the verdict the run judged from scratch has, and `token_spans` of the join finds what it
+    finds with no verdict kept."""
+    shared: Verdicts = {}
+    token_spans(left, shared)
+    token_spans(right, shared)
+    judge_join(left, right, shared)
+    joined = left + right
+    if joined in shared:
+        assert bool(shared[joined]) == is_random_token(joined) == _plain_verdict(joined)
+    assert token_spans(joined, shared) == token_spans(joined) == _plain_token_spans(joined)
+
+
+def test_a_join_of_two_random_halves_is_judged_without_a_count() -> None:
+    """Two random halves: the join's verdict is kept from them (the test above would pass were it never)."""
+    shared: Verdicts = {}
+    left, right = "aB3dE5gH7jK9mN1pQ2sT5vW7yZ9bC1dXx0Uu", "Zz8Yy7Xx6Ww5Vv4Uu3Tt2Ss1Rr0QqPpOoNn9"
+    token_spans(left, shared)
+    token_spans(right, shared)
+    judge_join(left, right, shared)
+    assert shared[left + right] and is_random_token(left + right)
 
 
 @settings(max_examples=300, deadline=None)
