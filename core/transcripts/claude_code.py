@@ -57,6 +57,11 @@ def _note(text: str) -> str:
     END"""
 
 
+# A record's content blocks read, at most: Claude Code writes a few to a record (a reply's text and calls, the results
+# of a turn's parallel calls); a crafted line of 500,000 blocks made 500,000 parts, and curating them took 40 s and
+# 2 GB (round 9). What lies past it is left in the file, unread.
+_MOST_BLOCKS = 1000
+
 # What a part is, whichever record carries it. A resumed session's file replays its earlier records under new `uuid`s
 # (Claude Code writes this after a resume), and a session resumed into a second file copies them: every copy keeps
 # its tool-use ids, its assistant `message.id` and its timestamp. So a tool call is its id and a tool result the id of
@@ -119,7 +124,7 @@ SELECT * EXCLUDE (msg_id), {_PART_KEY} AS part_key FROM parts;
 
 INSERT INTO _parts BY NAME
 WITH blocks AS (
-    SELECT *, unnest(blocks) AS b, unnest(range(len(blocks))) AS part
+    SELECT *, unnest(blocks[1:{_MOST_BLOCKS}]) AS b, unnest(range(least(len(blocks), {_MOST_BLOCKS}))) AS part
     FROM _cc_lines
     WHERE NOT bad AND type IN ('user', 'assistant') AND blocks IS NOT NULL
 ), noted AS (  -- the notes' patterns once, on the text the user sent (they ran twice, on every text block)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from core.store.db import connect
 from core.store.ingest import ingest
 from core.store.sessions import load_messages
 from core.transcripts import detect
-from tests.helpers import claude_expected, codex_expected, records
+from tests.helpers import claude_expected, claude_session, codex_expected, records
 from tests.profiles import examples
 
 SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # the session `short.jsonl` holds (its records say so)
@@ -450,3 +451,20 @@ def test_codex_records_read_the_same_in_either_layout(items: list[dict[str, Any]
             con.close()
     assert parts[str(old)] == parts[str(new)]
     assert stats[0] == stats[1] == (len(items) + 1, 0, 1)
+
+
+def test_a_record_of_countless_blocks_is_read_to_a_bound_and_the_rest_of_the_session_whole(
+    tmp_path: Path, con: duckdb.DuckDBPyConnection
+) -> None:
+    # round 9: one line of 500,000 text blocks made as many prompts; curating them took 40 s and 2 GB
+    path = tmp_path / "many.jsonl"
+    crafted = [{"type": "text", "text": f"x{i}"} for i in range(5_000)]
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    claude_session(path, "many-1", start, [("user", crafted), ("assistant", "done"), ("user", "thanks")])
+    ingest(con, [path])
+    rows = con.execute("SELECT seq, count(*) FROM messages WHERE session_id = 'many-1' GROUP BY seq ORDER BY seq")
+    counts = [n for _, n in rows.fetchall()]
+    assert counts == [1000, 1, 1]
+    ordered = con.execute("SELECT text FROM messages WHERE session_id = 'many-1' ORDER BY seq, part").fetchall()
+    texts = [t for (t,) in ordered]
+    assert texts[:2] == ["x0", "x1"] and texts[999] == "x999" and texts[-2:] == ["done", "thanks"]
