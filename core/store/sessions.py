@@ -15,6 +15,7 @@ from core.models import SessionMessage
 from core.store.db import fetch_rows
 
 __all__ = [
+    "MOST_PARTS",
     "SAME_PART",
     "SessionFiles",
     "SessionRow",
@@ -56,25 +57,38 @@ def load_messages(
     return [SessionMessage(**dict(zip(names, row, strict=True))) for row in cur.fetchall()]
 
 
+# A session's parts read for curation, at most: real sessions hold a few thousand (the bundled and labelled ones at
+# most 1,250); a crafted file of a million parts would take minutes and gigabytes to read into memory. The first
+# ones are read, the rest left in the store.
+MOST_PARTS = 50_000
+
+
 def load_messages_of(
-    con: duckdb.DuckDBPyConnection, session_ids: Sequence[str], *, after: Mapping[str, datetime | None] | None = None
+    con: duckdb.DuckDBPyConnection,
+    session_ids: Sequence[str],
+    *,
+    after: Mapping[str, datetime | None] | None = None,
+    most: int = MOST_PARTS,
 ) -> Iterator[tuple[str, list[SessionMessage]]]:
     """`load_messages` of many sessions in one query (a query per session costs ~3 ms of CPU however small the
     session): (session id, its messages) in the order of `session_ids`, a session without messages included.
 
     `after`: per session, only the parts written after that time (a session missing from it: all of them).
+    `most`: a session's first parts read, at most (`MOST_PARTS`).
     """
     if not session_ids:
         return
     after = after or {}
+    order = "is_sidechain, ts NULLS LAST, source_path, seq, part"
     cur = con.execute(
-        "SELECT w.i, m.seq, m.part, m.role, m.kind, m.text, m.tool_name, m.tool_input, m.tool_use_id, m.is_error,"
-        " m.is_meta, m.is_prompt, m.is_sidechain FROM messages m"
+        "SELECT i, seq, part, role, kind, text, tool_name, tool_input, tool_use_id, is_error, is_meta, is_prompt,"
+        f" is_sidechain FROM (SELECT *, row_number() OVER (PARTITION BY i ORDER BY {order}) AS n FROM ("
+        " SELECT w.i, m.* FROM messages m"
         " JOIN (SELECT unnest(?) AS sid, unnest(?)::TIMESTAMPTZ AS after, generate_subscripts(?, 1) AS i) w"
         " ON m.session_id = w.sid WHERE (w.after IS NULL OR m.ts > w.after)"
-        f" QUALIFY row_number() OVER (PARTITION BY w.i, {SAME_PART} ORDER BY m.source_path, m.seq) = 1"
-        " ORDER BY w.i, m.is_sidechain, m.ts NULLS LAST, m.source_path, m.seq, m.part",
-        [list(session_ids), [after.get(s) for s in session_ids], list(session_ids)],
+        f" QUALIFY row_number() OVER (PARTITION BY w.i, {SAME_PART} ORDER BY m.source_path, m.seq) = 1))"
+        f" WHERE n <= ? ORDER BY i, {order}",
+        [list(session_ids), [after.get(s) for s in session_ids], list(session_ids), most],
     )
     names = [d[0] for d in cur.description][1:]
     rows = iter(cur.fetchall())

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from core.miner import History, mine, observe
 from core.store.db import connect
 from core.store.ingest import ingest
-from core.store.sessions import load_messages
+from core.store.sessions import load_messages, load_messages_of
 from core.transcripts import detect
 from tests.helpers import claude_expected, claude_session, codex_expected, records
 from tests.profiles import examples
@@ -468,3 +468,15 @@ def test_a_record_of_countless_blocks_is_read_to_a_bound_and_the_rest_of_the_ses
     ordered = con.execute("SELECT text FROM messages WHERE session_id = 'many-1' ORDER BY seq, part").fetchall()
     texts = [t for (t,) in ordered]
     assert texts[:2] == ["x0", "x1"] and texts[999] == "x999" and texts[-2:] == ["done", "thanks"]
+
+
+def test_a_session_is_read_for_curation_to_a_bound_its_first_parts_in_order(
+    tmp_path: Path, con: duckdb.DuckDBPyConnection
+) -> None:
+    path = tmp_path / "long.jsonl"
+    start = datetime(2026, 5, 1, tzinfo=UTC)
+    claude_session(path, "long-1", start, [("user" if i % 2 else "assistant", f"t{i}") for i in range(40)])
+    ingest(con, [path])
+    ((_, everything),) = load_messages_of(con, ["long-1"])
+    ((_, first),) = load_messages_of(con, ["long-1"], most=25)
+    assert [m.text for m in first] == [m.text for m in everything][:25] and len(everything) == 40
