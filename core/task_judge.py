@@ -143,7 +143,7 @@ class _TaskJudge:
             self.refuse("program", f"`{call.family}` {runs} `{_clip(place)}/`, a folder whose {read} were not read")
             return True
         # A folder playbook never saw (or one a link leads to).
-        if place in self.as_folders and place not in tasks.places_seen:
+        if tasks and place in self.as_folders and place not in tasks.places_seen:
             self.refuse("program", f"`{call.family}` {runs} `{_clip(place)}/`, a folder playbook did not see")
             return True
         return False  # seen, and no runner's file in it; or a name no folder has (a file's): judged at the top
