@@ -3,6 +3,8 @@
 A wrapper downloads the distribution its properties name and runs it, so a project pointing `distributionUrl` at its
 own host runs whatever that host serves for every `./gradlew` or `./mvnw` task. The official hosts, over https, are
 admitted; any other host, a key this reader does not know, or a file it cannot read holds every task of the wrapper.
+Gradle's own settings hold every `gradle` and `./gradlew` command when they load code into its JVM (gradle.properties'
+`org.gradle.jvmargs`, a system property) or fetch over plain http (a build script's `allowInsecureProtocol`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re2
 from core.recipes import Recipe, unread
 
 __all__ = [
+    "gradle_properties_recipes",
+    "gradle_script_recipes",
     "gradle_wrapper_recipes",
     "maven_config_recipes",
     "maven_extensions_recipes",
@@ -166,3 +170,51 @@ def maven_pom_recipes(text: str) -> list[Recipe]:
                 where = match.group(1) if match else url[:40]
                 found += [unread(runner, f"pom.xml fetches from `{where}`") for runner in ("mvnw", "mvn")]
     return found
+
+
+# gradle.properties' keys Gradle reads for itself that say how it caches, parallelises, reports or warns; the
+# project's own properties (`kotlin.code.style`, `android.useAndroidX`, `version`) are its build scripts' to read.
+_GRADLE_ADMITTED = frozenset(
+    "org.gradle.caching org.gradle.caching.debug org.gradle.configureondemand org.gradle.console org.gradle.daemon"
+    " org.gradle.daemon.idletimeout org.gradle.debug org.gradle.logging.level org.gradle.logging.stacktrace"
+    " org.gradle.parallel org.gradle.priority org.gradle.vfs.verbose org.gradle.vfs.watch org.gradle.warning.mode"
+    " org.gradle.welcome org.gradle.workers.max org.gradle.configuration-cache org.gradle.configuration-cache.problems"
+    " org.gradle.unsafe.configuration-cache org.gradle.unsafe.configuration-cache-problems"
+    " org.gradle.kotlin.dsl.allWarningsAsErrors"
+    " org.gradle.dependency.verification".split()
+)
+
+
+def gradle_properties_recipes(text: str) -> list[Recipe]:
+    """gradle.properties: `org.gradle.jvmargs` beyond the JVM's sizing and tuning (`-javaagent:`, a trust store), a
+    system property (`systemProp.javax.net.ssl.trustStore`, a proxy), and any other `org.gradle.` key not known to
+    only tune or report (`org.gradle.java.home`, an init script's) hold every `gradle` and `./gradlew` command."""
+    found: list[Recipe] = []
+    for key, value in _properties(text).items():
+        if key == "org.gradle.jvmargs":
+            found += [
+                _gradle_held(f"starts Gradle's JVM with `{w[:40]}`") for w in value.split() if not _JVM_OPTION.match(w)
+            ]
+        elif key == "org.gradle.dependency.verification" and value.strip() != "strict":
+            found.append(_gradle_held(f"sets dependency verification to `{value[:20]}`"))
+        elif key.startswith("systemProp.") or (key.startswith("org.gradle.") and key not in _GRADLE_ADMITTED):
+            found.append(_gradle_held(f"sets `{key[:40]}`"))
+    return found[:8]
+
+
+def _gradle_held(what: str) -> Recipe:
+    return unread("gradle", f"gradle.properties {what}")
+
+
+_BLOCK_COMMENT = re2.compile(r"(?s)/\*.*?\*/")
+_GRADLE_INSECURE = re2.compile(r"(?i)allowInsecureProtocol|[\"']http://")
+
+
+def gradle_script_recipes(text: str) -> list[Recipe]:
+    """settings.gradle(.kts) and build.gradle(.kts): a repository over plain http, or insecure protocols allowed,
+    holds every `gradle` and `./gradlew` command (what it fetches, plugins included, is built and run)."""
+    code = "\n".join(line for line in _BLOCK_COMMENT.sub("", text).splitlines() if not line.lstrip().startswith("//"))
+    match = _GRADLE_INSECURE.search(code)
+    if match is None:
+        return []
+    return [unread("gradle", f"the Gradle build fetches over plain http (`{match.group(0).strip(chr(34) + chr(39))}`)")]

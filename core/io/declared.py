@@ -23,6 +23,8 @@ import re2
 import yaml
 
 from core.build_wrappers import (
+    gradle_properties_recipes,
+    gradle_script_recipes,
     gradle_wrapper_recipes,
     maven_config_recipes,
     maven_extensions_recipes,
@@ -31,9 +33,18 @@ from core.build_wrappers import (
     maven_wrapper_recipes,
 )
 from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
+from core.dotnet_config import directory_props_recipes, global_json_recipes, nuget_config_recipes
 from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
+from core.module_sources import (
+    deno_import_recipes,
+    go_mod_recipes,
+    go_work_recipes,
+    pubspec_recipes,
+    sbt_recipes,
+    swift_package_recipes,
+)
 from core.package_settings import (
     bun_environment_recipes,
     bunfig_recipes,
@@ -44,7 +55,14 @@ from core.package_settings import (
     yarnrc_recipes,
     yarnrc_yml_recipes,
 )
-from core.package_sources import cargo_manifest_recipes, gemfile_recipes, pipfile_recipes, poetry_source_recipes
+from core.package_sources import (
+    bundle_config_recipes,
+    cargo_manifest_recipes,
+    gemfile_recipes,
+    pipfile_recipes,
+    poetry_settings_recipes,
+    poetry_source_recipes,
+)
 from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
 from core.program_tasks import TASK_NAME
 from core.recipes import (
@@ -369,6 +387,10 @@ def _unread_tasks(text: str) -> list[Recipe]:
 _BUN_ENV_FILES = tuple(
     f".env{mode}{local}" for mode in ("", ".development", ".production", ".test") for local in ("", ".local")
 )
+# NuGet reads its config by any of these spellings; MSBuild imports the directory files into every project below.
+_NUGET_CONFIGS = ("nuget.config", "NuGet.Config", "NuGet.config", "Nuget.config")
+_MSBUILD_DIRECTORY_FILES = ("Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props")
+_GRADLE_SCRIPTS = tuple(f"{stem}.gradle{kts}" for stem in ("settings", "build") for kts in ("", ".kts"))
 _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] = (
     ("Makefile", "make", makefile_recipes),
     ("makefile", "make", makefile_recipes),
@@ -413,6 +435,20 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     ("Gemfile", "bundle", gemfile_recipes),
     ("Pipfile", "pipenv", pipfile_recipes),
     ("pyproject.toml", "poetry", poetry_source_recipes),
+    ("poetry.toml", "poetry", poetry_settings_recipes),
+    (".bundle/config", "bundle", bundle_config_recipes),
+    *((name, "dotnet", nuget_config_recipes) for name in _NUGET_CONFIGS),
+    *((name, "dotnet", directory_props_recipes) for name in _MSBUILD_DIRECTORY_FILES),
+    ("global.json", "dotnet", global_json_recipes),
+    ("gradle.properties", "gradle", gradle_properties_recipes),
+    *((name, "gradle", gradle_script_recipes) for name in _GRADLE_SCRIPTS),
+    ("deno.json", "deno", deno_import_recipes),
+    ("deno.jsonc", "deno", deno_import_recipes),
+    ("go.mod", "go", go_mod_recipes),
+    ("go.work", "go", go_work_recipes),
+    ("pubspec.yaml", "dart", pubspec_recipes),
+    ("Package.swift", "swift", swift_package_recipes),
+    ("build.sbt", "sbt", sbt_recipes),
 )
 
 
@@ -559,6 +595,8 @@ def _folder_recipes(where: Path, here_only: bool, reading: _Reading) -> Tasks:
         )
         if (where / "rakelib").is_dir():
             found.update(rakefile_recipes(""))
+        for build in _sbt_project_files(where):  # sbt loads every `project/*.sbt` and `project/*.scala`
+            found |= _recipes_in(build, "sbt", sbt_recipes, reading)
     read[(where, here_only)] = Tasks(frozenset(found), frozenset(requirements))
     return read[(where, here_only)]
 
@@ -715,6 +753,16 @@ def _conf_d(folder: Path) -> list[Path]:
     except OSError:
         return []
     return found[:_MOST_FILE_TASKS]
+
+
+def _sbt_project_files(folder: Path) -> list[Path]:
+    """sbt's build definition files under `project/` of `folder`, a bounded number."""
+    try:
+        return sorted(p for pattern in ("*.sbt", "*.scala") for p in (folder / "project").glob(pattern))[
+            :_MOST_FILE_TASKS
+        ]
+    except OSError:
+        return []
 
 
 def _searched(folder: Path) -> list[Path]:
