@@ -115,7 +115,7 @@ _MAVEN_OPTION = re2.compile(
 # and the rest load or run something.
 _JVM_OPTION = re2.compile(
     r"^(?:-Xm[sx]\d+[kKmMgG]?|-Xss\d+[kKmMgG]?|-XX:(?:MaxMetaspaceSize|ReservedCodeCacheSize)=\d+[kKmMgG]?"
-    r"|-XX:[+-](?:UseG1GC|UseParallelGC|UseSerialGC|TieredCompilation|UseStringDeduplication)|-XX:TieredStopAtLevel=\d"
+    r"|-XX:[+-](?:UseG1GC|UseParallelGC|UseSerialGC|TieredCompilation|UseStringDeduplication|HeapDumpOnOutOfMemoryError)|-XX:TieredStopAtLevel=\d"
     r"|-Dfile\.encoding=[A-Za-z0-9_-]+|-Djava\.awt\.headless=(?:true|false)"
     r"|--add-(?:opens|exports)(?:=|\s+)[A-Za-z0-9_.]+/[A-Za-z0-9_.]+=(?:ALL-UNNAMED|[A-Za-z0-9_.]+))$"
 )

