@@ -22,6 +22,7 @@ __all__ = [
     "maven_jvm_config_recipes",
     "maven_pom_recipes",
     "maven_wrapper_recipes",
+    "sbt_options_recipes",
 ]
 
 _GRADLE_HOSTS = frozenset({"services.gradle.org"})
@@ -208,13 +209,42 @@ def _gradle_held(what: str) -> Recipe:
 
 _BLOCK_COMMENT = re2.compile(r"(?s)/\*.*?\*/")
 _GRADLE_INSECURE = re2.compile(r"(?i)allowInsecureProtocol|[\"']http://")
+# A build included from outside the project, or a script applied from a URL: code the project does not hold.
+_GRADLE_ELSEWHERE = re2.compile(
+    r"""\b(?:includeBuild|includeFlat)\b\s*\(?\s*(?:file\s*\(\s*)?["'](?:\.\./|/|~)"""
+    r"""|\bapply\b\s*\(?\s*from\s*(?::|=)\s*(?:uri\s*\(\s*)?["'][A-Za-z][A-Za-z0-9+.-]*:"""
+    r"""|\bincludeFlat\b"""
+)
 
 
 def gradle_script_recipes(text: str) -> list[Recipe]:
-    """settings.gradle(.kts) and build.gradle(.kts): a repository over plain http, or insecure protocols allowed,
-    holds every `gradle` and `./gradlew` command (what it fetches, plugins included, is built and run)."""
+    """settings.gradle(.kts) and build.gradle(.kts): a repository over plain http, insecure protocols allowed, a build
+    included from outside the project or a script applied from a URL holds every `gradle` and `./gradlew` command
+    (what it fetches, plugins included, is built and run)."""
     code = "\n".join(line for line in _BLOCK_COMMENT.sub("", text).splitlines() if not line.lstrip().startswith("//"))
-    match = _GRADLE_INSECURE.search(code)
-    if match is None:
-        return []
-    return [unread("gradle", f"the Gradle build fetches over plain http (`{match.group(0).strip(chr(34) + chr(39))}`)")]
+    found: list[Recipe] = []
+    if (match := _GRADLE_INSECURE.search(code)) is not None:
+        found.append(
+            unread("gradle", f"the Gradle build fetches over plain http (`{match.group(0).strip(chr(34) + chr(39))}`)")
+        )
+    if (match := _GRADLE_ELSEWHERE.search(code)) is not None:
+        found.append(
+            unread("gradle", f"the Gradle build takes code from outside the project (`{match.group(0)[:40]}`)")
+        )
+    return found
+
+
+# sbt's launcher options that size its JVM (`-J-Xmx2g`) or say how it reports; any other (`-Dsbt.repository.config`,
+# `-J-javaagent:`, `-sbt-jar`) changes what it fetches or runs.
+_SBT_OPTION = re2.compile(r"^(?:-batch|--batch|-no-colors|--no-colors|-v|--verbose|-debug|--debug|-client|--client)$")
+
+
+def sbt_options_recipes(text: str) -> list[Recipe]:
+    """`.jvmopts` and `.sbtopts`: options sbt's launcher starts its JVM with for every `sbt` command; only those that
+    size or tune the JVM (written `-J-Xmx2g` in `.sbtopts`) or say how sbt reports are admitted."""
+    held = [
+        w
+        for w in text.split()
+        if not w.startswith("#") and not _JVM_OPTION.match(w.removeprefix("-J")) and not _SBT_OPTION.match(w)
+    ][:8]
+    return [unread("sbt", f"sbt's launcher options add `{w[:40]}`") for w in held]

@@ -18,6 +18,7 @@ from core.recipes import Recipe, unread
 from core.script_manifests import jsonc
 
 __all__ = [
+    "deno_import_map",
     "deno_import_recipes",
     "go_mod_recipes",
     "go_work_recipes",
@@ -107,6 +108,14 @@ def _deno_target(value: object) -> bool:
     if _DENO_SPECIFIER.match(value):
         return True
     return value.startswith(("./", "../")) and inside_project(value.removeprefix("./"))
+
+
+def deno_import_map(text: str) -> str | None:
+    """The import map file deno.json names (`"importMap": "./import_map.json"`), when it is one inside the project:
+    its `imports` and `scopes` are judged as deno.json's own (`deno_import_recipes`)."""
+    data = jsonc(text)
+    path = data.get("importMap") if isinstance(data, dict) else None
+    return path if isinstance(path, str) and inside_project(path.removeprefix("./")) else None
 
 
 def deno_import_recipes(text: str) -> list[Recipe]:

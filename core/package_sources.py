@@ -46,6 +46,12 @@ def cargo_manifest_recipes(text: str) -> list[Recipe]:
     build = package.get("build") if isinstance(package, dict) else None
     if build is not None and not isinstance(build, bool) and not inside_project(build):
         why.append(f"Cargo.toml's build script is `{str(build)[:40]}`, outside the project")
+    for kind in ("lib", "bin", "test", "bench", "example"):
+        targets = data.get(kind)
+        for target in targets if isinstance(targets, list) else [targets]:
+            path = target.get("path") if isinstance(target, dict) else None
+            if path is not None and not inside_project(path):
+                why.append(f"Cargo.toml builds `[{kind}]` from `{str(path)[:40]}`, outside the project")
     tables = [data.get(t) for t in _DEPENDENCY_TABLES]
     for target in (data.get("target") or {}).values() if isinstance(data.get("target"), dict) else []:
         if isinstance(target, dict):
@@ -93,8 +99,8 @@ def gemfile_recipes(text: str) -> list[Recipe]:
 
 
 def pipfile_recipes(text: str) -> list[Recipe]:
-    """A Pipfile: a `[[source]]` other than PyPI over https with its certificate checked holds every `pipenv`
-    command."""
+    """A Pipfile: a `[[source]]` other than PyPI over https with its certificate checked, and a package from git (but
+    a public forge's commit), a URL or a folder outside the project, hold every `pipenv` command."""
     data = tomllib.loads(text)
     sources = data.get("source", [])
     why = [
@@ -104,18 +110,48 @@ def pipfile_recipes(text: str) -> list[Recipe]:
         or str(s.get("url", "")).rstrip("/") != "https://pypi.org/simple"
         or s.get("verify_ssl", True) is not True
     ]
+    for table in ("packages", "dev-packages"):
+        packages = data.get(table)
+        for name, spec in packages.items() if isinstance(packages, dict) else []:
+            if _elsewhere(spec, "ref"):
+                why.append(f"the Pipfile fetches `{str(name)[:30]}` from elsewhere than PyPI")
     return [unread("pipenv", w) for w in why[:_MOST]]
 
 
+def _elsewhere(spec: object, rev_key: str) -> bool:
+    """A Python dependency (Pipfile's, poetry's) from git but a public forge's commit, a URL or file, or a folder
+    outside the project; a version, extras and markers are the registry's."""
+    for one in spec if isinstance(spec, list) else [spec]:
+        if not isinstance(one, dict):
+            continue
+        if "git" in one and not pinned_git(one.get("git"), one.get(rev_key)):
+            return True
+        if "path" in one and not inside_project(one["path"]):
+            return True
+        if any(k in one for k in ("url", "file", "hg", "svn", "bzr")):
+            return True
+    return False
+
+
 def poetry_source_recipes(text: str) -> list[Recipe]:
-    """pyproject.toml's `[[tool.poetry.source]]`: any source holds every `poetry` command."""
+    """pyproject.toml's `[[tool.poetry.source]]`, and a poetry dependency from git (but a public forge's commit), a
+    URL or a folder outside the project: any holds every `poetry` command."""
     data = tomllib.loads(text)
     tool = data.get("tool")
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
-    sources = poetry.get("source") if isinstance(poetry, dict) else None
-    if not sources:
+    if not isinstance(poetry, dict):
         return []
-    return [unread("poetry", "pyproject.toml names a poetry source: where its installs fetch from")]
+    why = ["pyproject.toml names a poetry source: where its installs fetch from"] if poetry.get("source") else []
+    tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+    groups = poetry.get("group")
+    tables += (
+        [g.get("dependencies") for g in groups.values() if isinstance(g, dict)] if isinstance(groups, dict) else []
+    )
+    for table in tables:
+        for name, spec in table.items() if isinstance(table, dict) else []:
+            if _elsewhere(spec, "rev"):
+                why.append(f"pyproject.toml's poetry dependency `{str(name)[:30]}` is fetched from elsewhere than PyPI")
+    return [unread("poetry", w) for w in why[:_MOST]]
 
 
 # bundler's settings that say how it lays out, groups, caches or reports gems, never where it fetches them from or

@@ -56,6 +56,13 @@ def _judged(settings: object, where: str) -> list[Recipe]:
         urls = _urls(value)
         if urls is None or not all(_PYPI.match(url) for url in urls):
             return [unread("uv", f"{where} sets `{key}`: where uv installs packages from")]
+    workspace = settings.get("workspace")
+    members = workspace.get("members", []) if isinstance(workspace, dict) else []
+    if not isinstance(members, list) or not all(
+        isinstance(m, str) and _inside(m.removeprefix("./").replace("*", "x"))
+        for m in members  # globs: `packages/*`
+    ):
+        return [unread("uv", f"{where} takes workspace members from outside the project")]
     sources = settings.get("sources")
     if isinstance(sources, dict):
         for package, source in sources.items():
