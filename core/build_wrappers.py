@@ -3,6 +3,8 @@
 A wrapper downloads the distribution its properties name and runs it, so a project pointing `distributionUrl` at its
 own host runs whatever that host serves for every `./gradlew` or `./mvnw` task. The official hosts, over https, are
 admitted; any other host, a key this reader does not know, or a file it cannot read holds every task of the wrapper.
+Gradle's own settings hold every `gradle` and `./gradlew` command when they load code into its JVM (gradle.properties'
+`org.gradle.jvmargs`, a system property) or fetch over plain http (a build script's `allowInsecureProtocol`).
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ import re2
 from core.recipes import Recipe, unread
 
 __all__ = [
+    "gradle_properties_recipes",
+    "gradle_script_recipes",
     "gradle_wrapper_recipes",
     "maven_config_recipes",
     "maven_extensions_recipes",
     "maven_jvm_config_recipes",
     "maven_pom_recipes",
     "maven_wrapper_recipes",
+    "sbt_options_recipes",
 ]
 
 _GRADLE_HOSTS = frozenset({"services.gradle.org"})
@@ -111,7 +116,7 @@ _MAVEN_OPTION = re2.compile(
 # and the rest load or run something.
 _JVM_OPTION = re2.compile(
     r"^(?:-Xm[sx]\d+[kKmMgG]?|-Xss\d+[kKmMgG]?|-XX:(?:MaxMetaspaceSize|ReservedCodeCacheSize)=\d+[kKmMgG]?"
-    r"|-XX:[+-](?:UseG1GC|UseParallelGC|UseSerialGC|TieredCompilation|UseStringDeduplication)|-XX:TieredStopAtLevel=\d"
+    r"|-XX:[+-](?:UseG1GC|UseParallelGC|UseSerialGC|TieredCompilation|UseStringDeduplication|HeapDumpOnOutOfMemoryError)|-XX:TieredStopAtLevel=\d"
     r"|-Dfile\.encoding=[A-Za-z0-9_-]+|-Djava\.awt\.headless=(?:true|false)"
     r"|--add-(?:opens|exports)(?:=|\s+)[A-Za-z0-9_.]+/[A-Za-z0-9_.]+=(?:ALL-UNNAMED|[A-Za-z0-9_.]+))$"
 )
@@ -166,3 +171,80 @@ def maven_pom_recipes(text: str) -> list[Recipe]:
                 where = match.group(1) if match else url[:40]
                 found += [unread(runner, f"pom.xml fetches from `{where}`") for runner in ("mvnw", "mvn")]
     return found
+
+
+# gradle.properties' keys Gradle reads for itself that say how it caches, parallelises, reports or warns; the
+# project's own properties (`kotlin.code.style`, `android.useAndroidX`, `version`) are its build scripts' to read.
+_GRADLE_ADMITTED = frozenset(
+    "org.gradle.caching org.gradle.caching.debug org.gradle.configureondemand org.gradle.console org.gradle.daemon"
+    " org.gradle.daemon.idletimeout org.gradle.debug org.gradle.logging.level org.gradle.logging.stacktrace"
+    " org.gradle.parallel org.gradle.priority org.gradle.vfs.verbose org.gradle.vfs.watch org.gradle.warning.mode"
+    " org.gradle.welcome org.gradle.workers.max org.gradle.configuration-cache org.gradle.configuration-cache.problems"
+    " org.gradle.unsafe.configuration-cache org.gradle.unsafe.configuration-cache-problems"
+    " org.gradle.kotlin.dsl.allWarningsAsErrors"
+    " org.gradle.dependency.verification".split()
+)
+
+
+def gradle_properties_recipes(text: str) -> list[Recipe]:
+    """gradle.properties: `org.gradle.jvmargs` beyond the JVM's sizing and tuning (`-javaagent:`, a trust store), a
+    system property (`systemProp.javax.net.ssl.trustStore`, a proxy), and any other `org.gradle.` key not known to
+    only tune or report (`org.gradle.java.home`, an init script's) hold every `gradle` and `./gradlew` command."""
+    found: list[Recipe] = []
+    for key, value in _properties(text).items():
+        if key == "org.gradle.jvmargs":
+            found += [
+                _gradle_held(f"starts Gradle's JVM with `{w[:40]}`") for w in value.split() if not _JVM_OPTION.match(w)
+            ]
+        elif key == "org.gradle.dependency.verification" and value.strip() != "strict":
+            found.append(_gradle_held(f"sets dependency verification to `{value[:20]}`"))
+        elif key.startswith("systemProp.") or (key.startswith("org.gradle.") and key not in _GRADLE_ADMITTED):
+            found.append(_gradle_held(f"sets `{key[:40]}`"))
+    return found[:8]
+
+
+def _gradle_held(what: str) -> Recipe:
+    return unread("gradle", f"gradle.properties {what}")
+
+
+_BLOCK_COMMENT = re2.compile(r"(?s)/\*.*?\*/")
+_GRADLE_INSECURE = re2.compile(r"(?i)allowInsecureProtocol|[\"']http://")
+# A build included from outside the project, or a script applied from a URL: code the project does not hold.
+_GRADLE_ELSEWHERE = re2.compile(
+    r"""\b(?:includeBuild|includeFlat)\b\s*\(?\s*(?:file\s*\(\s*)?["'](?:\.\./|/|~)"""
+    r"""|\bapply\b\s*\(?\s*from\s*(?::|=)\s*(?:uri\s*\(\s*)?["'][A-Za-z][A-Za-z0-9+.-]*:"""
+    r"""|\bincludeFlat\b"""
+)
+
+
+def gradle_script_recipes(text: str) -> list[Recipe]:
+    """settings.gradle(.kts) and build.gradle(.kts): a repository over plain http, insecure protocols allowed, a build
+    included from outside the project or a script applied from a URL holds every `gradle` and `./gradlew` command
+    (what it fetches, plugins included, is built and run)."""
+    code = "\n".join(line for line in _BLOCK_COMMENT.sub("", text).splitlines() if not line.lstrip().startswith("//"))
+    found: list[Recipe] = []
+    if (match := _GRADLE_INSECURE.search(code)) is not None:
+        found.append(
+            unread("gradle", f"the Gradle build fetches over plain http (`{match.group(0).strip(chr(34) + chr(39))}`)")
+        )
+    if (match := _GRADLE_ELSEWHERE.search(code)) is not None:
+        found.append(
+            unread("gradle", f"the Gradle build takes code from outside the project (`{match.group(0)[:40]}`)")
+        )
+    return found
+
+
+# sbt's launcher options that size its JVM (`-J-Xmx2g`) or say how it reports; any other (`-Dsbt.repository.config`,
+# `-J-javaagent:`, `-sbt-jar`) changes what it fetches or runs.
+_SBT_OPTION = re2.compile(r"^(?:-batch|--batch|-no-colors|--no-colors|-v|--verbose|-debug|--debug|-client|--client)$")
+
+
+def sbt_options_recipes(text: str) -> list[Recipe]:
+    """`.jvmopts` and `.sbtopts`: options sbt's launcher starts its JVM with for every `sbt` command; only those that
+    size or tune the JVM (written `-J-Xmx2g` in `.sbtopts`) or say how sbt reports are admitted."""
+    held = [
+        w
+        for w in text.split()
+        if not w.startswith("#") and not _JVM_OPTION.match(w.removeprefix("-J")) and not _SBT_OPTION.match(w)
+    ][:8]
+    return [unread("sbt", f"sbt's launcher options add `{w[:40]}`") for w in held]

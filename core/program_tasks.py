@@ -28,6 +28,7 @@ __all__ = [
     "releases",
     "routine_shaped",
     "run_elsewhere",
+    "runs_in_members",
     "script_name",
     "task_refusals",
     "tasks_run",
@@ -418,6 +419,26 @@ _ELSEWHERE = {
     # (Not maven's `-f` and `-s` alone: read as prefixes they would take `-fae` and `-ff`, failure modes.)
     "mvnw": ("--file", "--settings", "-gs", "--global-settings"),
 }
+
+
+# turbo's own commands that run no task; any other word is a task it runs in every member (`turbo test`).
+_TURBO_COMMANDS = frozenset(
+    "prune gen generate login logout link unlink bin daemon ls info telemetry scan query boundaries devtools".split()
+)
+
+
+def runs_in_members(call: Call) -> str | None:
+    """The subcommand by which a monorepo runner runs a task in every member of the workspace (`turbo run test`,
+    `turbo test`, `lerna run test`, `nx run-many -t test`, `nx affected -t test`), as `pnpm -r` does; None for one
+    that runs none (`turbo ls`, `nx graph`)."""
+    words = call.positionals()
+    sub = words[0] if words else ""
+    several = (
+        (call.family == "turbo" and bool(sub) and sub not in _TURBO_COMMANDS)
+        or (call.family == "lerna" and sub == "run")
+        or (call.family == "nx" and (sub in ("run-many", "affected", "watch") or sub.startswith("affected:")))
+    )
+    return f"{call.family} {sub}" if several else None
 
 
 def reads_elsewhere(call: Call) -> str | None:

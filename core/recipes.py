@@ -199,6 +199,7 @@ def package_json_recipes(text: str) -> list[Recipe]:
         ]
     )
     held += _fetched_dependencies(data)
+    held += _dev_engines_manager(data)
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return held
@@ -219,6 +220,21 @@ def _fetched_dependencies(data: object) -> list[Recipe]:
             if not (isinstance(spec, str) and _REGISTRY_SPEC.match(spec)):
                 return [("npm:preinstall", unread("", f"`{str(name)[:40]}` is fetched from `{str(spec)[:50]}`")[1])]
     return []
+
+
+def _dev_engines_manager(data: object) -> list[Recipe]:
+    """package.json's `devEngines.packageManager` (one or a list) whose `version` is no range of releases (a URL, a
+    git address): the package manager fetches and runs what it names for every script (round 9)."""
+    engines = data.get("devEngines") if isinstance(data, dict) else None
+    managers = engines.get("packageManager") if isinstance(engines, dict) else None
+    for manager in managers if isinstance(managers, list) else [] if managers is None else [managers]:
+        version = manager.get("version", "") if isinstance(manager, dict) else None
+        if not (isinstance(version, str) and _VERSION_RANGE.match(version)):
+            return [unread("npm", f"`devEngines.packageManager` names `{str(version)[:60]}`, no range of releases")]
+    return []
+
+
+_VERSION_RANGE = re2.compile(r"^[0-9A-Za-z.*^~<>=|+ -]*$")
 
 
 # A dependency the registry gives by name: a version or range, a tag, an alias of another package by name

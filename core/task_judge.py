@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from core.program_calls import Call, clip
-from core.program_tasks import reads_elsewhere, releases, run_elsewhere, tasks_run
+from core.program_tasks import reads_elsewhere, releases, run_elsewhere, runs_in_members, tasks_run
 from core.recipes import EVERY, FALLBACK, SHELL, Tasks, scanned_folder, unread
 from core.refusal import Refusal
 from core.shell import parse_command
@@ -34,7 +34,24 @@ _TASK_RUNNERS = frozenset({"make", "just", "task", "rake", "mise"})
 _UNREAD = unread("", "")[1][:-1]
 # A task's recipe may run another task, and that one another: past this depth the judge stops reading and holds.
 _MOST_TASKS_DEEP = 4
-_EVERY_CALL = {"bun": "bun", "bunx": "bun", "bundle": "bundle", "pipenv": "pipenv", "poetry": "poetry"}
+_EVERY_CALL = {
+    "bun": "bun",
+    "bunx": "bun",
+    "bundle": "bundle",
+    "pipenv": "pipenv",
+    "poetry": "poetry",
+    # (round 9) what their manifests and settings fetch and trust (`core.module_sources`, `core.dotnet_config`,
+    # Gradle's settings in `core.build_wrappers`)
+    "dotnet": "dotnet",
+    "gradle": "gradle",
+    "gradlew": "gradle",
+    "deno": "deno",
+    "go": "go",
+    "dart": "dart",
+    "flutter": "dart",
+    "swift": "swift",
+    "sbt": "sbt",
+}
 _REQUIREMENT_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
 
 
@@ -86,6 +103,10 @@ class _TaskJudge:
             return
         if call.family in ("pip", "uv") and self.requirements_refused(call):
             return
+        if (several := runs_in_members(call)) is not None:
+            # Every member's own scripts, as `pnpm -r` runs them: places whose recipes are not read one by one.
+            self.refuse("program", f"`{_clip(several)}` runs tasks in several places, whose recipes were not read")
+            return
         tasks = tasks_run(call)
         if tasks and (option := reads_elsewhere(call)) is not None:
             # A folder below the project or a workspace member, whose files were read: judged as the same call run
@@ -106,8 +127,8 @@ class _TaskJudge:
         for place in sorted(self.places - {""}):
             if self.refused_at(place, call, runs="runs tasks in" if tasks or call.family in _EVERY_CALL else "runs in"):
                 return
-        # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv
-        # and poetry fetch from the sources the project's manifest names.
+        # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv,
+        # poetry, dotnet, gradle, deno, go, dart, swift and sbt fetch from the sources the project's files name.
         every = _EVERY_CALL.get(call.family)
         if every is not None and self.lines_refused(f"`{every}` command", by_task.get(f"{every}:{EVERY}", ())):
             return

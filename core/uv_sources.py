@@ -4,7 +4,10 @@
 is a git repository or a URL, replaces what PyPI would give for a package by name (`requests` from a stranger's
 fork): what is installed and then run is then the stranger's. Admitted: PyPI, a package from a folder of the
 project, a workspace member, a commit of a public forge named by its full id (`core.pinned_git`); anything else
-holds every `uv` command that syncs (`core.recipes.unread`).
+holds every `uv` command that syncs (`core.recipes.unread`). So do the settings that trust a host without its
+certificate (`allow-insecure-host`), fetch Python itself from elsewhere (`python-install-mirror`), hand credentials to
+a keyring program (`keyring-provider`), a build backend from a folder outside the project (`backend-path`), and a
+dependency, an override or a constraint given by a URL (`pkg @ https://...`) that is no pinned commit of a forge.
 """
 
 from __future__ import annotations
@@ -26,9 +29,26 @@ _GIT_KEYS = frozenset({"git", "rev", "subdirectory", "marker", "extra", "group"}
 _INDEX_KEYS = ("index-url", "extra-index-url", "find-links", "index", "pip")
 
 
+# Settings that trust a host whatever its certificate says, or fetch Python or credentials from elsewhere.
+_HELD_KEYS = ("allow-insecure-host", "python-install-mirror", "pypy-install-mirror", "python-downloads-json-url")
+
+
 def _judged(settings: object, where: str) -> list[Recipe]:
     if not isinstance(settings, dict):
         return []
+    for key in _HELD_KEYS:
+        if key in settings:
+            return [unread("uv", f"{where} sets `{key}`")]
+    if settings.get("keyring-provider", "disabled") != "disabled":
+        return [unread("uv", f"{where} sets `keyring-provider`: a program uv runs for credentials")]
+    for key in (
+        "override-dependencies",
+        "constraint-dependencies",
+        "dev-dependencies",
+        "build-constraint-dependencies",
+    ):
+        if (why := _requirements_held(settings.get(key), f"{where} `{key}`")) is not None:
+            return [unread("uv", why)]
     for key in _INDEX_KEYS:
         value = settings.get(key)
         if value is None:
@@ -36,6 +56,13 @@ def _judged(settings: object, where: str) -> list[Recipe]:
         urls = _urls(value)
         if urls is None or not all(_PYPI.match(url) for url in urls):
             return [unread("uv", f"{where} sets `{key}`: where uv installs packages from")]
+    workspace = settings.get("workspace")
+    members = workspace.get("members", []) if isinstance(workspace, dict) else []
+    if not isinstance(members, list) or not all(
+        isinstance(m, str) and _inside(m.removeprefix("./").replace("*", "x"))
+        for m in members  # globs: `packages/*`
+    ):
+        return [unread("uv", f"{where} takes workspace members from outside the project")]
     sources = settings.get("sources")
     if isinstance(sources, dict):
         for package, source in sources.items():
@@ -88,10 +115,63 @@ def _inside(path: str) -> bool:
     return bool(_PATH.match(path)) and ".." not in path.split("/")
 
 
+def _requirements_held(requirements: object, where: str) -> str | None:
+    """Why a list of PEP 508 requirements installs from elsewhere than the registry: one given by a URL
+    (`pkg @ https://host/pkg.whl`, `pkg @ git+https://...@branch`) that is no commit of a public forge by its full
+    id, or a list in a shape not read; None when each is a name and a version."""
+    if requirements is None:
+        return None
+    if not isinstance(requirements, list):
+        return f"{where} is in a shape not read"
+    for requirement in requirements:
+        if not isinstance(requirement, str):
+            return f"{where} lists a requirement in a shape not read"
+        _, at, url = requirement.partition("@")
+        if not at:
+            continue
+        url = url.split(";", 1)[0].strip()
+        address, _, rev = url.removeprefix("git+").rpartition("@")
+        if url.startswith("git+") and pinned_git(address, rev.split("#", 1)[0]) and "#" not in rev:
+            continue
+        return f"{where} installs `{requirement.split('@', 1)[0].strip()[:30]}` from `{url[:40]}`"
+    return None
+
+
+def _project_held(data: dict[str, object]) -> list[Recipe]:
+    """PEP 621's dependencies, optional ones and dependency groups given by URL, and a build backend from a folder
+    outside the project: `uv sync` installs and builds them."""
+    why: list[str] = []
+    project = data.get("project")
+    if isinstance(project, dict):
+        why.append(_requirements_held(project.get("dependencies"), "`[project] dependencies`") or "")
+        optional = project.get("optional-dependencies")
+        for extra, group in optional.items() if isinstance(optional, dict) else []:
+            why.append(_requirements_held(group, f"`optional-dependencies.{str(extra)[:20]}`") or "")
+    groups = data.get("dependency-groups")
+    for name, group in groups.items() if isinstance(groups, dict) else []:
+        # A group may include another by `{include-group = "x"}`: judged where that group is.
+        listed = [g for g in group if not (isinstance(g, dict) and set(g) == {"include-group"})] if isinstance(
+            group, list) else group  # fmt: skip
+        why.append(_requirements_held(listed, f"`dependency-groups.{str(name)[:20]}`") or "")
+    build = data.get("build-system")
+    backend_path = build.get("backend-path") if isinstance(build, dict) else None
+    if backend_path is not None and not (
+        isinstance(backend_path, list)
+        and all(isinstance(p, str) and _inside(p.removeprefix("./")) for p in backend_path)
+    ):
+        why.append("`[build-system] backend-path` loads the build backend from outside the project")
+    return [unread("uv", f"pyproject.toml's {w}") for w in why if w][:8]
+
+
 def uv_pyproject_recipes(text: str) -> list[Recipe]:
-    """pyproject.toml's `[tool.uv]`: a line that holds every syncing `uv` command when it installs from elsewhere."""
-    tool = tomllib.loads(text).get("tool")
-    return _judged(tool.get("uv") if isinstance(tool, dict) else None, "pyproject.toml's `[tool.uv]`")
+    """pyproject.toml's `[tool.uv]`, its dependencies and its build system: a line that holds every syncing `uv`
+    command when it installs from elsewhere or trusts a host without its certificate."""
+    data = tomllib.loads(text)
+    tool = data.get("tool")
+    return [
+        *_judged(tool.get("uv") if isinstance(tool, dict) else None, "pyproject.toml's `[tool.uv]`"),
+        *_project_held(data),
+    ]
 
 
 def uv_toml_recipes(text: str) -> list[Recipe]:

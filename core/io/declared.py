@@ -23,17 +23,30 @@ import re2
 import yaml
 
 from core.build_wrappers import (
+    gradle_properties_recipes,
+    gradle_script_recipes,
     gradle_wrapper_recipes,
     maven_config_recipes,
     maven_extensions_recipes,
     maven_jvm_config_recipes,
     maven_pom_recipes,
     maven_wrapper_recipes,
+    sbt_options_recipes,
 )
 from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
+from core.dotnet_config import directory_props_recipes, global_json_recipes, nuget_config_recipes
 from core.justfile import justfile_recipes
 from core.makefile import makefile_recipes
 from core.markdown import BLOCK_BEGIN, BLOCK_END
+from core.module_sources import (
+    deno_import_map,
+    deno_import_recipes,
+    go_mod_recipes,
+    go_work_recipes,
+    pubspec_recipes,
+    sbt_recipes,
+    swift_package_recipes,
+)
 from core.package_settings import (
     bun_environment_recipes,
     bunfig_recipes,
@@ -44,7 +57,14 @@ from core.package_settings import (
     yarnrc_recipes,
     yarnrc_yml_recipes,
 )
-from core.package_sources import cargo_manifest_recipes, gemfile_recipes, pipfile_recipes, poetry_source_recipes
+from core.package_sources import (
+    bundle_config_recipes,
+    cargo_manifest_recipes,
+    gemfile_recipes,
+    pipfile_recipes,
+    poetry_settings_recipes,
+    poetry_source_recipes,
+)
 from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
 from core.program_tasks import TASK_NAME
 from core.recipes import (
@@ -369,6 +389,15 @@ def _unread_tasks(text: str) -> list[Recipe]:
 _BUN_ENV_FILES = tuple(
     f".env{mode}{local}" for mode in ("", ".development", ".production", ".test") for local in ("", ".local")
 )
+# NuGet reads its config by any of these spellings; MSBuild imports the directory files into every project below.
+_NUGET_CONFIGS = ("nuget.config", "NuGet.Config", "NuGet.config", "Nuget.config")
+_MSBUILD_DIRECTORY_FILES = ("Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props")
+_GRADLE_SCRIPTS = tuple(
+    f"{folder}{stem}.gradle{kts}"
+    for folder in ("", "buildSrc/")
+    for stem in ("settings", "build")
+    for kts in ("", ".kts")
+)
 _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] = (
     ("Makefile", "make", makefile_recipes),
     ("makefile", "make", makefile_recipes),
@@ -413,6 +442,23 @@ _RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] 
     ("Gemfile", "bundle", gemfile_recipes),
     ("Pipfile", "pipenv", pipfile_recipes),
     ("pyproject.toml", "poetry", poetry_source_recipes),
+    ("poetry.toml", "poetry", poetry_settings_recipes),
+    (".bundle/config", "bundle", bundle_config_recipes),
+    *((name, "dotnet", nuget_config_recipes) for name in _NUGET_CONFIGS),
+    *((name, "dotnet", directory_props_recipes) for name in _MSBUILD_DIRECTORY_FILES),
+    ("global.json", "dotnet", global_json_recipes),
+    ("gradle.properties", "gradle", gradle_properties_recipes),
+    *((name, "gradle", gradle_script_recipes) for name in _GRADLE_SCRIPTS),
+    ("deno.json", "deno", deno_import_recipes),
+    ("deno.jsonc", "deno", deno_import_recipes),
+    ("go.mod", "go", go_mod_recipes),
+    ("go.work", "go", go_work_recipes),
+    ("pubspec.yaml", "dart", pubspec_recipes),
+    ("Package.swift", "swift", swift_package_recipes),
+    ("build.sbt", "sbt", sbt_recipes),
+    (".jvmopts", "sbt", sbt_options_recipes),
+    (".sbtopts", "sbt", sbt_options_recipes),
+    ("pubspec_overrides.yaml", "dart", pubspec_recipes),
 )
 
 
@@ -559,6 +605,11 @@ def _folder_recipes(where: Path, here_only: bool, reading: _Reading) -> Tasks:
         )
         if (where / "rakelib").is_dir():
             found.update(rakefile_recipes(""))
+        for build in _globbed(where, ("project/*.sbt", "project/*.scala")):  # sbt loads every one of them
+            found |= _recipes_in(build, "sbt", sbt_recipes, reading)
+        for project in _globbed(where, ("*.csproj", "*.fsproj", "*.vbproj")):  # restore properties, as the props'
+            found |= _recipes_in(project, "dotnet", directory_props_recipes, reading)
+        found |= _deno_import_maps(where, reading)
     read[(where, here_only)] = Tasks(frozenset(found), frozenset(requirements))
     return read[(where, here_only)]
 
@@ -715,6 +766,33 @@ def _conf_d(folder: Path) -> list[Path]:
     except OSError:
         return []
     return found[:_MOST_FILE_TASKS]
+
+
+def _deno_import_maps(folder: Path, reading: _Reading) -> set[Recipe]:
+    """The import map files deno.json (or deno.jsonc) in `folder` names, judged as its own `imports` are: a map inside
+    the project that maps a specifier to a host is as remote as one named by URL."""
+    found: set[Recipe] = set()
+    for name in ("deno.json", "deno.jsonc"):
+        text = reading.text(folder / name)
+        try:
+            path = deno_import_map(text) if text is not None else None
+        except (ValueError, AttributeError, TypeError, RecursionError):
+            continue  # the file itself is judged unparsed by its reader
+        if path is None:
+            continue
+        if reading.text(folder / path) is None:
+            found.add(unread("deno", f"deno.json's import map `{path[:40]}` is not there or cannot be read"))
+        else:
+            found |= _recipes_in(folder / path, "deno", deno_import_recipes, reading)
+    return found
+
+
+def _globbed(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """The files of `folder` matching `patterns` (sbt's `project/*.sbt`, a `*.csproj`), a bounded number."""
+    try:
+        return sorted(p for pattern in patterns for p in folder.glob(pattern))[:_MOST_FILE_TASKS]
+    except OSError:
+        return []
 
 
 def _searched(folder: Path) -> list[Path]:
