@@ -1,9 +1,10 @@
-"""Where `dotnet` restores packages and finds its SDK from, as a project's nuget.config, props and global.json say.
+"""Where `dotnet` restores packages and finds its SDK from.
 
-`dotnet test` restores the project's packages first, and runs what it restores (analyzers, build targets, test
-adapters): a nuget.config that names another feed, or lets one be reached over plain http, an MSBuild property that
-adds restore sources, and global.json's `sdk.paths` (an SDK from a folder of the project's choosing) change what
-runs. Only nuget.org's feed over https is admitted; anything else holds every `dotnet` command.
+As a project's nuget.config, MSBuild props and global.json say. `dotnet test` restores the project's packages
+first, and runs what it restores (analyzers, build targets, test adapters): a nuget.config that names another feed,
+or lets one be reached over plain http, an MSBuild property that adds restore sources, and global.json's `sdk.paths`
+(an SDK from a folder of the project's choosing) change what runs. Only nuget.org's feed over https is admitted;
+anything else holds every `dotnet` command.
 """
 
 from __future__ import annotations
