@@ -138,8 +138,8 @@ def _requirements_held(requirements: object, where: str) -> str | None:
 
 
 def _project_held(data: dict[str, object]) -> list[Recipe]:
-    """PEP 621's dependencies, optional ones and dependency groups given by URL, and a build backend from a folder
-    outside the project: `uv sync` installs and builds them."""
+    """PEP 621's dependencies, optional ones, dependency groups and the build's requirements given by URL, and a
+    build backend from a folder outside the project: `uv sync` installs and builds them."""
     why: list[str] = []
     project = data.get("project")
     if isinstance(project, dict):
@@ -154,6 +154,8 @@ def _project_held(data: dict[str, object]) -> list[Recipe]:
             group, list) else group  # fmt: skip
         why.append(_requirements_held(listed, f"`dependency-groups.{str(name)[:20]}`") or "")
     build = data.get("build-system")
+    if isinstance(build, dict):  # what the build installs first (round 9: a backend from a URL)
+        why.append(_requirements_held(build.get("requires"), "`[build-system] requires`") or "")
     backend_path = build.get("backend-path") if isinstance(build, dict) else None
     if backend_path is not None and not (
         isinstance(backend_path, list)

