@@ -315,9 +315,9 @@ class _Judge:
                 self.refuse(rule, detail)
         elif inner is not None:
             self.program(inner[0], inner[0], inner[1], piped=False)
-        # With nothing of the project read, a folder the lesson runs in is still judged: a hidden one, a dependency's
-        # or one playbook never saw holds it (round 9: `node build.js` from `.git/hooks/`).
-        if self.vouched.tasks or self.places - {""}:
+        # With nothing of the project read, a folder the lesson runs in is still judged: a hidden one or a
+        # dependency's holds it (round 9: `node build.js` from `.git/hooks/`).
+        if self.vouched.tasks or self.as_folders:
             places, as_folders = frozenset(self.places), frozenset(self.as_folders)
             self.found += task_refusals(
                 call, self.vouched, _line_refusals, depth=self.depth, places=places, as_folders=as_folders

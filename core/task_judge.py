@@ -124,8 +124,13 @@ class _TaskJudge:
         # Any command, a task or not, run in a folder the lesson names: a folder reached through a link, hidden, a
         # dependency's (`node_modules/x/`) or one playbook never saw holds it (round 9: `node build.js` from a
         # linked `assets/` ran code outside the project).
+        runs_tasks = bool(tasks) or call.family in _EVERY_CALL
         for place in sorted(self.places - {""}):
-            if self.refused_at(place, call, runs="runs tasks in" if tasks or call.family in _EVERY_CALL else "runs in"):
+            # another command only where the place is written as a folder (`assets/`, or gone to by `cd`): "the style
+            # is in `.clang-format`" names a file
+            if not runs_tasks and place not in self.as_folders:
+                continue
+            if self.refused_at(place, call, runs="runs tasks in" if runs_tasks else "runs in"):
                 return
         # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv,
         # poetry, dotnet, gradle, deno, go, dart, swift and sbt fetch from the sources the project's files name.
