@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import re2
 
-__all__ = ["FORGES", "pinned_git"]
+__all__ = ["FORGES", "pinned_git", "pinned_git_url"]
 
 # Hosts that serve public repositories by commit id, and keep what a commit id names: a fetch from them fetches
 # what the id says and tells no one the project chose where it came from.
@@ -42,3 +42,10 @@ def pinned_git(url: object, rev: object) -> bool:
         and bool(_REPOSITORY.match(parts.path))
         and ".." not in parts.path.split("/")
     )
+
+
+def pinned_git_url(url: str) -> bool:
+    """True for a requirement's address in pip's and PEP 508's form, `git+https://host/o/r@<commit>` (no fragment),
+    whose repository and commit `pinned_git` admits."""
+    address, at, rev = url.removeprefix("git+").rpartition("@")
+    return url.startswith("git+") and bool(at) and pinned_git(address, rev)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re2
 
-from core.pinned_git import pinned_git
+from core.pinned_git import pinned_git_url
 from core.recipes import physical_lines, unread
 
 __all__ = ["requirements_lines", "requirements_named"]
@@ -28,10 +28,10 @@ _ADMITTED_OPTION = re2.compile(
     r"^(?:--hash[= ]\S+|--require-hashes|--pre|--prefer-binary|--only-binary[= ]\S+|--no-binary[= ]\S+)$"
 )
 # A requirement by a git commit: `name @ git+https://host/o/r@<rev>` (a marker after it), or the editable form
-# `-e git+https://host/o/r@<rev>#egg=name`; `pinned_git` judges the address and the commit.
+# `-e git+https://host/o/r@<rev>#egg=name`; `pinned_git_url` judges the address and the commit.
 _BY_COMMIT = re2.compile(
-    r"^(?:[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[A-Za-z0-9._,\s-]*\])?\s*@\s*git\+(\S+)@([0-9a-f]+)\s*(?:;[^@]*)?"
-    r"|(?:-e|--editable)\s+git\+(\S+)@([0-9a-f]+)#egg=[A-Za-z0-9][A-Za-z0-9._-]*)$"
+    r"^(?:[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[A-Za-z0-9._,\s-]*\])?\s*@\s*(git\+\S+@[0-9a-f]+)\s*(?:;[^@]*)?"
+    r"|(?:-e|--editable)\s+(git\+\S+@[0-9a-f]+)#egg=[A-Za-z0-9][A-Za-z0-9._-]*)$"
 )
 _NESTED = re2.compile(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=?\s*)(\S+)$")
 _HASH = re2.compile(r"\s+--hash[= ]\S+")
@@ -64,8 +64,7 @@ def _by_commit(line: str) -> bool:
     found = _BY_COMMIT.match(line)
     if found is None:
         return False
-    url, rev = (found.group(1), found.group(2)) if found.group(1) is not None else (found.group(3), found.group(4))
-    return pinned_git(url, rev)
+    return pinned_git_url(found.group(1) if found.group(1) is not None else found.group(2))
 
 
 def _lines(text: str) -> list[str]:

@@ -130,7 +130,7 @@ class _TaskJudge:
             # is in `.clang-format`" names a file
             if not runs_tasks and place not in self.as_folders:
                 continue
-            if self.refused_at(place, call, runs="runs tasks in" if runs_tasks else "runs in"):
+            if self.refused_at(place, call, runs_tasks=runs_tasks):
                 return
         # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv,
         # poetry, dotnet, gradle, deno, go, dart, swift and sbt fetch from the sources the project's files name.
@@ -152,11 +152,13 @@ class _TaskJudge:
             if self.lines_refused(what, lines):
                 return
 
-    def refused_at(self, place: str, call: Call, runs: str = "runs tasks in") -> bool:
+    def refused_at(self, place: str, call: Call, *, runs_tasks: bool = True) -> bool:
         """Whether `call`, run in the folder `place` below the project, is refused (and why, added): judged by that
         folder's recipes where playbook read it; where it has no runner's file its runner finds the project's own (or
-        none), judged as run at the top; a folder not read holds it."""
+        none), judged as run at the top; a folder not read holds it. `runs_tasks`: `call` runs the project's tasks
+        (else it is another command, run there)."""
         tasks = self.vouched.tasks
+        runs, read = ("runs tasks in", "recipes") if runs_tasks else ("runs in", "files")
         there = _tasks_at(tasks, f"./{place}")
         if there:
             judge = self.elsewhere(there)
@@ -165,7 +167,6 @@ class _TaskJudge:
             return bool(judge.found)
         through_link = any(place == link or place.startswith(f"{link}/") for link in tasks.places_linked)
         if tasks.places_cut or not scanned_folder(place) or through_link:
-            read = "recipes" if runs == "runs tasks in" else "files"
             self.refuse("program", f"`{call.family}` {runs} `{_clip(place)}/`, a folder whose {read} were not read")
             return True
         # A folder playbook never saw (or one a link leads to).

@@ -16,7 +16,7 @@ import tomllib
 
 import re2
 
-from core.pinned_git import pinned_git
+from core.pinned_git import pinned_git, pinned_git_url
 from core.recipes import Recipe, unread
 
 __all__ = ["uv_pyproject_recipes", "uv_toml_recipes"]
@@ -130,8 +130,7 @@ def _requirements_held(requirements: object, where: str) -> str | None:
         if not at:
             continue
         url = url.split(";", 1)[0].strip()
-        address, _, rev = url.removeprefix("git+").rpartition("@")
-        if url.startswith("git+") and pinned_git(address, rev.split("#", 1)[0]) and "#" not in rev:
+        if pinned_git_url(url):
             continue
         return f"{where} installs `{requirement.split('@', 1)[0].strip()[:30]}` from `{url[:40]}`"
     return None
