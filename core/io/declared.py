@@ -1,17 +1,11 @@
-"""The programs a project declares: what its own files say it runs.
+"""What project folders declare, read in one pass: their programs, packages and what their tasks run.
 
-A lesson may tell an agent to run a program the project itself declares: the commands of its `[project.scripts]`,
-its tools' `[tool.*]` sections and dependencies (pyproject.toml), the `bin` entries and dependencies of package.json
-(what `npx` finds) and its scripts, composer.json's packages and scripts, Cargo's binaries, the tools mise or asdf
-pin and mise's tasks, a Makefile's targets, a justfile's recipes and a Taskfile's tasks, and the first word of each
-code span of the hand-written part of its CLAUDE.md / AGENTS.md (outside playbook's own block). Files are read
-bounded and parsed by their own parsers; a file that does not parse declares nothing.
+Which files are read, and how, is `core.io.project_readers`; where a task may be sent, `core.io.task_places`. A pass
+reads each file, folder listing and workspace once however many folders ask for it.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import json
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
@@ -19,92 +13,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-import re2
 import yaml
 
-from core.build_wrappers import (
-    gradle_properties_recipes,
-    gradle_script_recipes,
-    gradle_wrapper_recipes,
-    maven_config_recipes,
-    maven_extensions_recipes,
-    maven_jvm_config_recipes,
-    maven_pom_recipes,
-    maven_wrapper_recipes,
-    sbt_options_recipes,
+from core.dotnet_config import directory_props_recipes
+from core.io.project_readers import (
+    HERE_ONLY,
+    JUSTFILES,
+    MAX_BYTES,
+    MISE_CONF_D,
+    MISE_TASK_FOLDERS,
+    PACKAGE_READERS,
+    PROGRAM_READERS,
+    RECIPE_READERS,
+    TARGET,
+    read_bounded,
 )
-from core.cargo_config import cargo_config_recipes, rust_toolchain_recipes
-from core.dotnet_config import directory_props_recipes, global_json_recipes, nuget_config_recipes
+from core.io.task_places import folders_below, task_places, workspace_patterns
 from core.justfile import justfile_recipes
-from core.makefile import makefile_recipes
-from core.markdown import BLOCK_BEGIN, BLOCK_END
-from core.module_sources import (
-    deno_import_map,
-    deno_import_recipes,
-    go_mod_recipes,
-    go_work_recipes,
-    pubspec_recipes,
-    sbt_recipes,
-    swift_package_recipes,
-)
-from core.package_settings import (
-    bun_environment_recipes,
-    bunfig_recipes,
-    npmrc_recipes,
-    pnpm_workspace_recipes,
-    pnpmfile_recipes,
-    yarn_environment_recipes,
-    yarnrc_recipes,
-    yarnrc_yml_recipes,
-)
-from core.package_sources import (
-    bundle_config_recipes,
-    cargo_manifest_recipes,
-    gemfile_recipes,
-    pipfile_recipes,
-    poetry_settings_recipes,
-    poetry_source_recipes,
-)
-from core.poe_tasks import poe_recipes, poe_tasks_file_recipes
-from core.program_tasks import TASK_NAME
-from core.recipes import (
-    NOT_PLACES,
-    PLACE_DEPTH,
-    Recipe,
-    Tasks,
-    mise_file_task,
-    mise_recipes,
-    package_json_recipes,
-    rakefile_recipes,
-    tool_versions_recipes,
-    unread,
-)
+from core.module_sources import deno_import_map, deno_import_recipes, sbt_recipes
+from core.recipes import Recipe, Tasks, mise_file_task, mise_recipes, rakefile_recipes, unread
 from core.requirements_files import requirements_lines, requirements_named
-from core.script_manifests import composer_recipes, deno_recipes
-from core.taskfile import taskfile_recipes
-from core.tox_config import tox_ini_recipes, tox_pyproject_recipes, tox_setup_cfg_recipes, tox_toml_recipes
-from core.uv_sources import uv_pyproject_recipes, uv_toml_recipes
 from core.vouched import Declared
 
 __all__ = ["Declarations", "declared_packages", "declared_programs", "declared_scripts", "declared_tasks"]
 
 T = TypeVar("T")
-
-_MAX_BYTES = 1 << 20  # a manifest larger than this is no manifest we read
-_NAME = re2.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$")
-_REQUIREMENT = re2.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-# A Makefile target or a justfile recipe: a name at the start of a line, then its colon (not `:=`, an assignment).
-_TARGET = re2.compile(r"(?m)^@?([A-Za-z0-9_][A-Za-z0-9_.-]*)(?:[ \t][^:=\n]*)?:(?:[^=]|$)")
-_SPAN = re2.compile(r"`([A-Za-z0-9_][A-Za-z0-9._+-]{0,63})(?:[ `])")
-
-
-def _read(path: Path) -> str | None:
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 @dataclass
@@ -118,21 +51,21 @@ class _Reading:
     workspaces: dict[Path, list[str] | None] = field(default_factory=dict)
 
     def text(self, path: Path) -> str | None:
-        """The text of the file at `path` (`_read`)."""
+        """The text of the file at `path` (`read_bounded`)."""
         if path not in self.texts:
-            self.texts[path] = _read(path)
+            self.texts[path] = read_bounded(path)
         return self.texts[path]
 
     def below(self, root: Path, depth: int) -> tuple[list[Path], bool, list[Path]]:
-        """`_below(root, depth)`."""
+        """`folders_below(root, depth)`."""
         if (root, depth) not in self.folders:
-            self.folders[(root, depth)] = _below(root, depth)
+            self.folders[(root, depth)] = folders_below(root, depth)
         return self.folders[(root, depth)]
 
     def workspace(self, root: Path) -> list[str] | None:
-        """`_workspace_patterns(root)`."""
+        """`workspace_patterns(root)`."""
         if root not in self.workspaces:
-            self.workspaces[root] = _workspace_patterns(root, self)
+            self.workspaces[root] = workspace_patterns(root, self)
         return self.workspaces[root]
 
 
@@ -147,14 +80,12 @@ class Declarations:
     def programs(self, folders: Iterable[Path]) -> frozenset[str]:
         """Every program the projects in `folders` declare; a folder that is gone, or a file that does not parse,
         declares nothing."""
-        return frozenset(_read_all(folders, _READERS, self._reading))
+        return frozenset(_read_all(folders, PROGRAM_READERS, self._reading))
 
     def packages(self, folders: Iterable[Path]) -> frozenset[str]:
         """Every dependency the projects in `folders` declare (pyproject, package.json, Cargo.toml): the packages a
         lesson may install or fetch by name."""
-        manifests = ("pyproject.toml", "package.json", "Cargo.toml")
-        readers = [(name, functools.partial(_dependencies, name)) for name in manifests]
-        return frozenset(_read_all(folders, readers, self._reading))
+        return frozenset(_read_all(folders, PACKAGE_READERS, self._reading))
 
     def tasks(self, folders: Iterable[Path]) -> Tasks:
         """What each task the projects in `folders` declare runs (`core.recipes.Tasks`): what their runners' files
@@ -165,188 +96,6 @@ class Declarations:
     def project(self, folder: Path) -> Declared:
         """What the project folder `folder` declares, alone."""
         return Declared(str(folder), self.programs([folder]), self.packages([folder]), self.tasks([folder]))
-
-
-def _names(values: Iterable[object]) -> set[str]:
-    return {v for v in values if isinstance(v, str) and _NAME.match(v)}
-
-
-def _requirement_names(values: Iterable[object]) -> set[str]:
-    found = set()
-    for value in values:
-        if isinstance(value, str) and (match := _REQUIREMENT.match(value)):
-            found.add(match.group(1).lower())
-    return found
-
-
-def _pyproject(text: str) -> set[str]:
-    data = tomllib.loads(text)
-    project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-    tool = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
-    found = _names(project.get("scripts", {}) or {}) | _names(project.get("gui-scripts", {}) or {})
-    found |= _names(tool)  # [tool.ruff], [tool.mypy], ...: tools the project runs
-    poetry = tool.get("poetry", {}) if isinstance(tool.get("poetry"), dict) else {}
-    found |= _names(poetry.get("scripts", {}) or {})
-    found |= _requirement_names(project.get("dependencies", []) or [])
-    for group in (project.get("optional-dependencies", {}) or {}).values():
-        found |= _requirement_names(group if isinstance(group, list) else [])
-    for group in (data.get("dependency-groups", {}) or {}).values():
-        found |= _requirement_names(group if isinstance(group, list) else [])
-    return found
-
-
-def _package_json(text: str) -> set[str]:
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        return set()
-    found: set[str] = set()
-    binaries = data.get("bin")
-    if isinstance(binaries, dict):
-        found |= _names(binaries)
-    elif isinstance(binaries, str) and isinstance(data.get("name"), str):
-        found |= _names([data["name"].rsplit("/", 1)[-1]])
-    for key in ("dependencies", "devDependencies", "optionalDependencies"):
-        deps = data.get(key)
-        if isinstance(deps, dict):
-            found |= _names(name.rsplit("/", 1)[-1] for name in deps)
-    scripts = data.get("scripts")  # what `npm run NAME` may run by name
-    if isinstance(scripts, dict):
-        found |= {k for k in scripts if isinstance(k, str) and TASK_NAME.match(k)}
-    return found
-
-
-def _composer(text: str) -> set[str]:
-    """composer.json's packages (their last part: `phpstan/phpstan` installs `vendor/bin/phpstan`), its `bin` files
-    and its scripts (what `composer NAME` may run by name)."""
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        return set()
-    found: set[str] = set()
-    for key in ("require", "require-dev"):
-        deps = data.get(key)
-        if isinstance(deps, dict):
-            found |= _names(name.rsplit("/", 1)[-1] for name in deps if isinstance(name, str) and "/" in name)
-    binaries = data.get("bin")
-    if isinstance(binaries, list):
-        found |= _names(b.rsplit("/", 1)[-1] for b in binaries if isinstance(b, str))
-    scripts = data.get("scripts")
-    if isinstance(scripts, dict):
-        found |= {k for k in scripts if isinstance(k, str) and TASK_NAME.match(k)}
-    return found
-
-
-def _cargo(text: str) -> set[str]:
-    data = tomllib.loads(text)
-    found: set[str] = set()
-    package = data.get("package")
-    if isinstance(package, dict):
-        found |= _names([package.get("name")])
-    bins = data.get("bin")
-    if isinstance(bins, list):
-        found |= _names(b.get("name") for b in bins if isinstance(b, dict))
-    return found
-
-
-def _pinned_tools(text: str) -> set[str]:
-    """`.tool-versions` (asdf) lines, or mise.toml's `[tools]` and the names of its `[tasks]` (what `mise run`
-    may run by name)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return _names(line.split()[0] for line in text.splitlines() if line.split())
-    tools, tasks = data.get("tools", {}), data.get("tasks", {})
-    return (_names(tools) if isinstance(tools, dict) else set()) | (
-        {t for t in tasks if isinstance(t, str) and TASK_NAME.match(t)} if isinstance(tasks, dict) else set()
-    )
-
-
-def _targets(text: str) -> set[str]:
-    """A Makefile's targets or a justfile's recipes: what `make NAME` and `just NAME` may run by name."""
-    return {m.group(1) for m in _TARGET.finditer(text) if TASK_NAME.match(m.group(1))}
-
-
-def _taskfile_tasks(text: str) -> set[str]:
-    """A Taskfile's task names: what `task NAME` may run by name."""
-    data = yaml.safe_load(text)
-    tasks = data.get("tasks") if isinstance(data, dict) else None
-    return {t for t in tasks if isinstance(t, str) and TASK_NAME.match(t)} if isinstance(tasks, dict) else set()
-
-
-def _instructions(text: str) -> set[str]:
-    """The programs the hand-written part of a CLAUDE.md or AGENTS.md names in code spans."""
-    begin, end = text.find(BLOCK_BEGIN[:20]), text.find(BLOCK_END)
-    if begin >= 0 and end > begin:
-        text = text[:begin] + text[end + len(BLOCK_END) :]
-    return {m.group(1) for m in _SPAN.finditer(text)}
-
-
-# The files each runner reads, by the names it looks for them under.
-_JUSTFILES = ("justfile", "Justfile", ".justfile")
-_MISE_FILES = (
-    "mise.toml",
-    ".mise.toml",
-    "mise.local.toml",
-    ".mise.local.toml",
-    "mise/config.toml",
-    ".mise/config.toml",
-    ".config/mise.toml",
-    ".config/mise/config.toml",
-)
-_MISE_TASK_FOLDERS = ("mise-tasks", ".mise-tasks", "mise/tasks", ".mise/tasks", ".config/mise/tasks")
-_TASKFILES = tuple(
-    f"{stem}{dist}.{ext}" for stem in ("Taskfile", "taskfile") for dist in ("", ".dist") for ext in ("yml", "yaml")
-)
-_RAKEFILES = ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb")
-_READERS = (
-    ("pyproject.toml", _pyproject),
-    ("package.json", _package_json),
-    ("Cargo.toml", _cargo),
-    ("composer.json", _composer),
-    (".tool-versions", _pinned_tools),
-    ("mise.toml", _pinned_tools),
-    ("Makefile", _targets),
-    ("makefile", _targets),
-    ("GNUmakefile", _targets),
-    ("justfile", _targets),
-    ("Justfile", _targets),
-    (".justfile", _targets),
-    *((name, _pinned_tools) for name in _MISE_FILES[1:]),
-    *((name, _taskfile_tasks) for name in _TASKFILES),
-    ("CLAUDE.md", _instructions),
-    ("AGENTS.md", _instructions),
-)
-
-
-def _dependencies(name: str, text: str) -> set[str]:
-    """The dependencies a manifest declares (what a lesson may install), by the manifest's file name."""
-    found: set[str]
-    if name == "pyproject.toml":
-        data = tomllib.loads(text)
-        project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-        found = _requirement_names(project.get("dependencies", []) or [])
-        for group in (project.get("optional-dependencies", {}) or {}).values():
-            found |= _requirement_names(group if isinstance(group, list) else [])
-        for group in (data.get("dependency-groups", {}) or {}).values():
-            found |= _requirement_names(group if isinstance(group, list) else [])
-        return found
-    if name == "package.json":
-        data = json.loads(text)
-        found = set()
-        for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
-            deps = data.get(key) if isinstance(data, dict) else None
-            if isinstance(deps, dict):
-                found |= {n for n in deps if isinstance(n, str)}
-                found |= _names(n.rsplit("/", 1)[-1] for n in deps)
-        return found
-    if name == "Cargo.toml":
-        data = tomllib.loads(text)
-        found = set()
-        for key in ("dependencies", "dev-dependencies", "build-dependencies"):
-            deps = data.get(key)
-            if isinstance(deps, dict):
-                found |= _names(deps)
-        return found
-    return set()
 
 
 def declared_packages(folders: Iterable[Path]) -> frozenset[str]:
@@ -380,92 +129,10 @@ def _read_all(
 _MOST_FILE_TASKS = 200  # a project's mise file tasks we read
 
 
-def _unread_tasks(text: str) -> list[Recipe]:
-    """A poe tasks file in a format not read here (YAML, JSON): every `poe` task is held."""
-    return [unread("poe", "its tasks file is not read here")]
-
-
-# The files bun loads into every program it runs (its docs, "Environment variables"), by `NODE_ENV`.
-_BUN_ENV_FILES = tuple(
-    f".env{mode}{local}" for mode in ("", ".development", ".production", ".test") for local in ("", ".local")
-)
-# NuGet reads its config by any of these spellings; MSBuild imports the directory files into every project below.
-_NUGET_CONFIGS = ("nuget.config", "NuGet.Config", "NuGet.config", "Nuget.config")
-_MSBUILD_DIRECTORY_FILES = ("Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props")
-_GRADLE_SCRIPTS = tuple(
-    f"{folder}{stem}.gradle{kts}"
-    for folder in ("", "buildSrc/")
-    for stem in ("settings", "build")
-    for kts in ("", ".kts")
-)
-_RECIPE_READERS: tuple[tuple[str, str, Callable[[str], Iterable[Recipe]]], ...] = (
-    ("Makefile", "make", makefile_recipes),
-    ("makefile", "make", makefile_recipes),
-    ("GNUmakefile", "make", makefile_recipes),
-    *((name, "just", justfile_recipes) for name in _JUSTFILES),
-    ("package.json", "npm", package_json_recipes),
-    (".npmrc", "npm", npmrc_recipes),
-    (".yarnrc.yml", "npm", yarnrc_yml_recipes),
-    (".yarnrc", "npm", yarnrc_recipes),
-    ("bunfig.toml", "npm", bunfig_recipes),
-    (".pnpmfile.cjs", "npm", pnpmfile_recipes),
-    ("pnpm-workspace.yaml", "npm", pnpm_workspace_recipes),
-    (".env.yarn", "npm", yarn_environment_recipes),
-    *((name, "bun", bun_environment_recipes) for name in _BUN_ENV_FILES),
-    *((name, "mise", mise_recipes) for name in _MISE_FILES),
-    (".tool-versions", "mise", tool_versions_recipes),
-    *((name, "task", taskfile_recipes) for name in _TASKFILES),
-    *((name, "rake", rakefile_recipes) for name in _RAKEFILES),
-    ("pyproject.toml", "poe", poe_recipes),
-    ("poe_tasks.toml", "poe", poe_tasks_file_recipes),
-    *((name, "poe", _unread_tasks) for name in ("poe_tasks.yaml", "poe_tasks.yml", "poe_tasks.json")),
-    ("deno.json", "deno", deno_recipes),
-    ("deno.jsonc", "deno", deno_recipes),
-    ("composer.json", "composer", composer_recipes),
-    ("tox.ini", "tox", tox_ini_recipes),
-    ("setup.cfg", "tox", tox_setup_cfg_recipes),
-    ("pyproject.toml", "tox", tox_pyproject_recipes),
-    ("tox.toml", "tox", tox_toml_recipes),
-    (".cargo/config.toml", "cargo", cargo_config_recipes),
-    (".cargo/config", "cargo", cargo_config_recipes),
-    ("pyproject.toml", "uv", uv_pyproject_recipes),
-    ("uv.toml", "uv", uv_toml_recipes),
-    ("rust-toolchain.toml", "cargo", rust_toolchain_recipes),
-    ("rust-toolchain", "cargo", rust_toolchain_recipes),
-    ("gradle/wrapper/gradle-wrapper.properties", "gradlew", gradle_wrapper_recipes),
-    (".mvn/wrapper/maven-wrapper.properties", "mvnw", maven_wrapper_recipes),
-    (".mvn/maven.config", "mvnw", maven_config_recipes),
-    (".mvn/jvm.config", "mvnw", maven_jvm_config_recipes),
-    (".mvn/extensions.xml", "mvnw", maven_extensions_recipes),
-    ("pom.xml", "mvnw", maven_pom_recipes),
-    ("Cargo.toml", "cargo", cargo_manifest_recipes),
-    ("Gemfile", "bundle", gemfile_recipes),
-    ("Pipfile", "pipenv", pipfile_recipes),
-    ("pyproject.toml", "poetry", poetry_source_recipes),
-    ("poetry.toml", "poetry", poetry_settings_recipes),
-    (".bundle/config", "bundle", bundle_config_recipes),
-    *((name, "dotnet", nuget_config_recipes) for name in _NUGET_CONFIGS),
-    *((name, "dotnet", directory_props_recipes) for name in _MSBUILD_DIRECTORY_FILES),
-    ("global.json", "dotnet", global_json_recipes),
-    ("gradle.properties", "gradle", gradle_properties_recipes),
-    *((name, "gradle", gradle_script_recipes) for name in _GRADLE_SCRIPTS),
-    ("deno.json", "deno", deno_import_recipes),
-    ("deno.jsonc", "deno", deno_import_recipes),
-    ("go.mod", "go", go_mod_recipes),
-    ("go.work", "go", go_work_recipes),
-    ("pubspec.yaml", "dart", pubspec_recipes),
-    ("Package.swift", "swift", swift_package_recipes),
-    ("build.sbt", "sbt", sbt_recipes),
-    (".jvmopts", "sbt", sbt_options_recipes),
-    (".sbtopts", "sbt", sbt_options_recipes),
-    ("pubspec_overrides.yaml", "dart", pubspec_recipes),
-)
-
-
 def _mise_file_tasks(folder: Path, reading: _Reading) -> set[Recipe]:
     """The file tasks of mise's task folders (`.mise/tasks/test/unit` is `test:unit`), bounded in number."""
     found: set[Recipe] = set()
-    for tasks in _MISE_TASK_FOLDERS:
+    for tasks in MISE_TASK_FOLDERS:
         root = folder / tasks
         try:
             files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
@@ -488,9 +155,7 @@ def _recipes_in(path: Path, runner: str, reader: Callable[[str], Iterable[Recipe
         except OSError:
             there = True
         return (
-            {unread(runner, f"`{path.name}` is larger than {_MAX_BYTES >> 20} MB or cannot be read")}
-            if there
-            else set()
+            {unread(runner, f"`{path.name}` is larger than {MAX_BYTES >> 20} MB or cannot be read")} if there else set()
         )
     try:
         return set(reader(text))
@@ -521,7 +186,7 @@ def _tasks(folders: Iterable[Path], reading: _Reading) -> Tasks:
         own = _recipes_of(folder, searched, reading)
         recipes |= own.recipes
         requirements |= own.requirements
-        places, cut_below, below, links = _places(folder, searched, reading)
+        places, cut_below, below, links = task_places(folder, searched, reading)
         seen.update(p.relative_to(folder).as_posix() for p in below)
         linked.update(p.relative_to(folder).as_posix() for p in links)
         cut = cut or cut_below
@@ -591,8 +256,8 @@ def _folder_recipes(where: Path, here_only: bool, reading: _Reading) -> Tasks:
         return read[(where, here_only)]
     found: set[Recipe] = set()
     requirements: set[tuple[str, str, str]] = set()
-    for name, runner, reader in _RECIPE_READERS:
-        if (runner in _HERE_ONLY) == here_only:
+    for name, runner, reader in RECIPE_READERS:
+        if (runner in HERE_ONLY) == here_only:
             found |= _recipes_in(where / name, runner, reader, reading)
     if here_only:
         requirements = _requirements_files(where, reading)
@@ -614,155 +279,13 @@ def _folder_recipes(where: Path, here_only: bool, reading: _Reading) -> Tasks:
     return read[(where, here_only)]
 
 
-# Where a task may be run other than the project's folder (`core.program_tasks.run_elsewhere`): the folders below
-# it (`make -C api`, `npm --prefix web`), by their path, and the members of the workspace it is in (`pnpm --filter
-# @acme/web`), by their package's name and path; bounded, a folder or member past the bounds is not read (its
-# tasks wait for review).
-_MOST_FOLDERS = 20_000  # entries looked at (files too: a folder's listing costs what it holds)
-_MOST_PLACES = 128  # read
-# What makes a folder a place a runner may be sent to: the first part of any file a reader reads, any case.
-_PLACE_NAMES = frozenset(
-    name.split("/")[0].lower()
-    for name in [*(n for n, _, _ in _RECIPE_READERS), *_MISE_TASK_FOLDERS, "rakelib"]  # (conf.d: under those)
-)
-_PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
-
-
-def _places(
-    folder: Path, searched: list[Path], reading: _Reading
-) -> tuple[dict[Path, set[str]], bool, list[Path], list[Path]]:
-    """The folders a task may be sent to from `folder`, each with the names it is known by there; whether the
-    bounds cut the folders below it short (some were not looked at); the folders below it looked at, and the links
-    among them (not followed)."""
-    places: dict[Path, set[str]] = {}
-    below, cut, linked = reading.below(folder, PLACE_DEPTH)
-    for place in below:
-        if _has_runner_files(place):
-            places.setdefault(place, set()).add(f"./{place.relative_to(folder).as_posix()}")
-    workspace = next(((w, p) for w in searched if (p := reading.workspace(w)) is not None), None)
-    if workspace is not None:
-        root, patterns = workspace
-        for member in reading.below(root, PLACE_DEPTH + 1)[0]:
-            relative = member.relative_to(root).as_posix()
-            if not _member(relative, patterns):
-                continue
-            data = _json(member / "package.json", reading)
-            name = data.get("name") if isinstance(data, dict) else None
-            names = places.setdefault(member, set())
-            if isinstance(name, str) and _PACKAGE_NAME.match(name):
-                names.add(name)
-    return dict(list(places.items())[:_MOST_PLACES]), cut or len(places) > _MOST_PLACES, below, linked
-
-
-def _has_runner_files(folder: Path) -> bool:
-    """Whether `folder` holds a file (or folder) a runner reads its tasks or settings from."""
-    try:
-        return any(entry.name.lower() in _PLACE_NAMES for entry in folder.iterdir())
-    except OSError:
-        return True  # unreadable: read as a place, whose reading then holds what it cannot read
-
-
-def _below(root: Path, depth: int) -> tuple[list[Path], bool, list[Path]]:
-    """The folders under `root`, `depth` deep, but hidden ones and those of installed or built code (as
-    `core.recipes.scanned_folder` says); whether a bound cut them short; and the links found among them, which
-    are not followed (a link may lead anywhere: a task sent through one waits)."""
-    found: list[Path] = []
-    linked: list[Path] = []
-    level = [root]
-    visited = 0
-    for _ in range(depth):
-        next_level = []
-        for parent in level:
-            try:
-                entries = sorted(parent.iterdir())
-            except OSError:
-                continue
-            for entry in entries:
-                visited += 1
-                if visited > _MOST_FOLDERS:
-                    return found, True, linked
-                if entry.is_symlink():
-                    linked.append(entry)
-                    continue
-                if entry.name.startswith(".") or entry.name in NOT_PLACES:
-                    continue
-                if entry.is_dir():
-                    next_level.append(entry)
-        found += next_level
-        level = next_level
-    return found, False, linked
-
-
-def _workspace_patterns(root: Path, reading: _Reading) -> list[str] | None:
-    """The member patterns of the workspace `root` declares (pnpm-workspace.yaml's `packages`, package.json's
-    `workspaces` as npm, yarn and bun read it), or None where it declares none."""
-    text = reading.text(root / "pnpm-workspace.yaml")
-    if text is not None:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            return None
-        packages = data.get("packages") if isinstance(data, dict) else None
-        return [p for p in packages if isinstance(p, str)] if isinstance(packages, list) else None
-    data = _json(root / "package.json", reading)
-    workspaces = data.get("workspaces") if isinstance(data, dict) else None
-    if isinstance(workspaces, dict):
-        workspaces = workspaces.get("packages")
-    return [p for p in workspaces if isinstance(p, str)] if isinstance(workspaces, list) else None
-
-
-def _json(path: Path, reading: _Reading) -> object:
-    text = reading.text(path)
-    try:
-        return json.loads(text) if text is not None else None
-    except ValueError:
-        return None
-
-
-def _member(relative: str, patterns: list[str]) -> bool:
-    """Whether the folder at `relative` is a member by the workspace's `patterns` (globs, `!` ones excluding; a
-    pattern past `_MOST_SEGMENTS` matches nothing)."""
-    patterns = [p for p in patterns[:_MOST_PATTERNS] if p.count("/") < _MOST_SEGMENTS]
-    included = any(_glob(relative, p.removeprefix("./").rstrip("/")) for p in patterns if not p.startswith("!"))
-    return included and not any(_glob(relative, p[1:].removeprefix("./").rstrip("/")) for p in patterns if p[:1] == "!")
-
-
-_MOST_PATTERNS = 64
-_MOST_SEGMENTS = 16
-
-
-def _glob(relative: str, pattern: str) -> bool:
-    """`relative` matches `pattern` segment by segment, `**` standing for any number of segments."""
-    return _segments(tuple(relative.split("/")), tuple(pattern.split("/")))
-
-
-@functools.lru_cache(maxsize=4096)
-def _segments(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
-    # Cached: each (parts, pattern) pair is decided once, so `**/**/**` reads in time polynomial in its length.
-    if not pattern:
-        return not parts
-    if pattern[0] == "**":
-        return any(_segments(parts[i:], pattern[1:]) for i in range(len(parts) + 1))
-    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and _segments(parts[1:], pattern[1:])
-
-
-# Runners that read their files only in the folder they run in; the others (just, npm and its kin, mise, task,
-# rake, poe, deno, composer, tox, cargo) look in the folders above it too, for their file or a workspace's settings.
-_HERE_ONLY = frozenset({"make", "gradlew", "mvnw"})
 _MOST_LEVELS = 32
-
-
-_MISE_CONF_D = (".config/mise/conf.d", "mise/conf.d", ".mise/conf.d")
 
 
 def _conf_d(folder: Path) -> list[Path]:
     """mise's `conf.d` config files in `folder`, a bounded number."""
     try:
-        found = [
-            p
-            for d in (".config/mise/conf.d", "mise/conf.d", ".mise/conf.d")
-            for p in sorted((folder / d).glob("*.toml"))
-        ]
+        found = [p for d in MISE_CONF_D for p in sorted((folder / d).glob("*.toml"))]
     except OSError:
         return []
     return found[:_MOST_FILE_TASKS]
@@ -820,10 +343,10 @@ def _any_case(
     reading: _Reading,
 ) -> set[Recipe]:
     """The files of `folder` named one of `names` in another case (`JUSTFILE`: just matches its file's name in any
-    case), read as `reader` reads them; the spellings `_RECIPE_READERS` reads already are left to it."""
+    case), read as `reader` reads them; the spellings `RECIPE_READERS` reads already are left to it."""
     found: set[Recipe] = set()
     try:
-        entries = [e for e in folder.iterdir() if e.name.lower() in names and e.name not in _JUSTFILES]
+        entries = [e for e in folder.iterdir() if e.name.lower() in names and e.name not in JUSTFILES]
     except OSError:
         return found
     for entry in entries[:8]:
@@ -834,7 +357,7 @@ def _any_case(
 def declared_scripts(folder: Path, manifest: str) -> set[str] | None:
     """The scripts `manifest` in `folder` declares (package.json's `scripts`, a Makefile's targets, a justfile's
     recipes), or None when there is no such file; a file that does not parse declares nothing."""
-    text = _read(folder / manifest)
+    text = read_bounded(folder / manifest)
     if text is None:
         return None
     if manifest == "package.json":
@@ -844,4 +367,4 @@ def declared_scripts(folder: Path, manifest: str) -> set[str] | None:
             return set()
         scripts = data.get("scripts") if isinstance(data, dict) else None
         return {k for k in scripts if isinstance(k, str)} if isinstance(scripts, dict) else set()
-    return {m.group(1) for m in _TARGET.finditer(text)}
+    return {m.group(1) for m in TARGET.finditer(text)}
