@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from core.program_calls import Call, clip
 from core.program_tasks import reads_elsewhere, releases, run_elsewhere, runs_in_members, tasks_run
+from core.pytest_config import runs_pytest
 from core.recipes import EVERY, FALLBACK, SHELL, Tasks, scanned_folder, unread
 from core.refusal import Refusal
 from core.shell import parse_command
@@ -124,7 +125,9 @@ class _TaskJudge:
         # Any command, a task or not, run in a folder the lesson names: a folder reached through a link, hidden, a
         # dependency's (`node_modules/x/`) or one playbook never saw holds it (round 9: `node build.js` from a
         # linked `assets/` ran code outside the project).
-        runs_tasks = bool(tasks) or call.family in _EVERY_CALL
+        # pytest however it is called (`python -m pytest`, `hatch test`): its configuration may load code from outside.
+        every = "pytest" if runs_pytest(call.family, call.args) else _EVERY_CALL.get(call.family)
+        runs_tasks = bool(tasks) or every is not None
         for place in sorted(self.places - {""}):
             # another command only where the place is written as a folder (`assets/`, or gone to by `cd`): "the style
             # is in `.clang-format`" names a file
@@ -133,8 +136,8 @@ class _TaskJudge:
             if self.refused_at(place, call, runs_tasks=runs_tasks):
                 return
         # What holds every command of a tool: bun loads the project's `.env` into whatever it runs; bundle, pipenv,
-        # poetry, dotnet, gradle, deno, go, dart, swift and sbt fetch from the sources the project's files name.
-        every = _EVERY_CALL.get(call.family)
+        # poetry, dotnet, gradle, deno, go, dart, swift and sbt fetch from the sources the project's files name;
+        # pytest loads the paths and plugins its configuration names (`core.pytest_config`).
         if every is not None and self.lines_refused(f"`{every}` command", by_task.get(f"{every}:{EVERY}", ())):
             return
         for task in tasks:

@@ -28,6 +28,7 @@ from core.io.project_readers import (
     TARGET,
     read_bounded,
 )
+from core.io.pytest_configs import pytest_config_recipes
 from core.io.task_places import folders_below, task_places, workspace_patterns
 from core.justfile import justfile_recipes
 from core.module_sources import deno_import_map, deno_import_recipes, sbt_recipes
@@ -275,6 +276,7 @@ def _folder_recipes(where: Path, here_only: bool, reading: _Reading) -> Tasks:
         for project in _globbed(where, ("*.csproj", "*.fsproj", "*.vbproj")):  # restore properties, as the props'
             found |= _recipes_in(project, "dotnet", directory_props_recipes, reading)
         found |= _deno_import_maps(where, reading)
+        found |= pytest_config_recipes(where, reading.text)  # pytest reads the first it finds, here or above
     read[(where, here_only)] = Tasks(frozenset(found), frozenset(requirements))
     return read[(where, here_only)]
 

@@ -12,6 +12,7 @@ import re2
 import yaml
 
 from core.io.project_readers import MISE_TASK_FOLDERS, RECIPE_READERS
+from core.pytest_config import PYTEST_FILES
 from core.recipes import NOT_PLACES, PLACE_DEPTH
 
 __all__ = ["Reading", "folders_below", "task_places", "workspace_patterns"]
@@ -36,10 +37,11 @@ class Reading(Protocol):
 # tasks wait for review).
 _MOST_FOLDERS = 20_000  # entries looked at (files too: a folder's listing costs what it holds)
 _MOST_PLACES = 128  # read
-# What makes a folder a place a runner may be sent to: the first part of any file a reader reads, any case.
+# What makes a folder a place a runner may be sent to: the first part of any file a reader reads, any case
+# (mise's conf.d: under its folders).
 _PLACE_NAMES = frozenset(
     name.split("/")[0].lower()
-    for name in [*(n for n, _, _ in RECIPE_READERS), *MISE_TASK_FOLDERS, "rakelib"]  # (conf.d: under those)
+    for name in [*(n for n, _, _ in RECIPE_READERS), *MISE_TASK_FOLDERS, *PYTEST_FILES, "rakelib"]
 )
 _PACKAGE_NAME = re2.compile(r"^(?:@[A-Za-z0-9._-]+/)?[A-Za-z0-9._-]+$")  # as a filter names it: no `:`
 

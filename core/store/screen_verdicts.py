@@ -35,7 +35,7 @@ SCREEN_MODULES = (
     "prose_commands", "reading", "screen", "shell", "program_calls", "program_tasks", "policy_builds", "policy_git",
     "policy_javascript", "policy_python", "policy_services", "policy_toolchains", "policy_utilities",
     "fenced_code", "code_tree", "go_code", "javascript_code", "rust_code", "dockerfile", "lessons", "quote_words",
-    "recipes", "project_paths", "requirements_files", "task_judge", "vouched", "refusal",
+    "recipes", "project_paths", "requirements_files", "task_judge", "vouched", "refusal", "pytest_config",
 )  # fmt: skip
 _DATA = ("tlds.txt", "quote_words.txt")
 # The libraries that parse and match for it: another version may read a text differently.
