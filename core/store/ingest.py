@@ -464,6 +464,9 @@ def _commit_batch(
         con.execute(_STORE_PARTS)
         con.execute("DELETE FROM file_noise WHERE path IN (SELECT path FROM _batch_files)")
         con.execute("INSERT INTO file_noise SELECT * FROM _file_noise")
+        # The actions read from the messages just replaced are read again (`refresh_actions`): a file read again with
+        # the same content (`reread`) has the content hash its actions were recorded with.
+        con.execute("DELETE FROM action_files WHERE path IN (SELECT path FROM _batch_files)")
         # A file that moved to another session (its records now name it) leaves its old session.
         previous = [r[0] for r in con.execute(_PREVIOUS_SESSIONS).fetchall()]
         con.execute("DELETE FROM files WHERE path IN (SELECT path FROM _batch_files)")

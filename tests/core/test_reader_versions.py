@@ -21,7 +21,7 @@ from core.store.ingest import ingest, needs_ingest
 from core.store.ledger import count_pending, mark_all_applied
 from core.transcripts.reader_versions import READER_VERSIONS, reader_version
 from flows.cli import app
-from tests.helpers import SAMPLES
+from tests.helpers import SAMPLES, bash, session
 from tests.profiles import examples
 
 runner = CliRunner()
@@ -168,6 +168,22 @@ def test_a_codex_block_stored_as_a_prompt_by_the_old_reader_is_no_prompt_after_t
     assert con.execute("SELECT n_user_prompts FROM sessions WHERE session_id = 'blk-1'").fetchone() == (1,)
     assert con.execute("SELECT reader_version FROM files").fetchone() == (READER_VERSIONS["codex"],)
     assert [r.status for r in ingest(con, [rollout]).results] == ["unchanged"]
+
+
+def test_the_actions_of_a_file_read_again_are_read_from_its_new_reading(
+    tmp_path: Path, con: duckdb.DuckDBPyConnection
+) -> None:
+    """What the agent did is read from the stored calls: those of a file read again are read again, though its
+    content (and so its hash) is the same. Here the old reading stored no call."""
+    session(tmp_path / "p", "s1", "/w/app", [("user", "run the tests"), *bash(1, "s1", "pytest -q", "1 passed")])
+    ingest(con, [tmp_path / "p"])
+    actions = con.execute("SELECT * FROM actions").fetchall()
+    assert len(actions) == 1
+    con.execute("DELETE FROM actions")
+    con.execute("DELETE FROM messages WHERE kind IN ('tool_use', 'tool_result')")
+    con.execute("UPDATE files SET reader_version = 0")
+    assert [r.status for r in ingest(con, [tmp_path / "p"]).results] == ["reread"]
+    assert con.execute("SELECT * FROM actions").fetchall() == actions
 
 
 def test_a_file_its_reader_and_its_content_changed_is_changed_and_a_touched_one_is_read_again(
