@@ -1,6 +1,8 @@
 """Incremental, idempotent ingest of transcript files into `files`, `sessions` and `messages`.
 
-A file is skipped when its (size, mtime) or, failing that, its content hash is already recorded. What a
+A file is skipped when its (size, mtime) or, failing that, its content hash is already recorded, and the reader of
+its format has the version that read it (`core.transcripts.reader_versions`): a file a reader of another version read
+is read again (`reread`), its messages replaced as a changed file's are. What a
 file is and which session it belongs to come from its records (`core.transcripts.detect`): a Claude Code
 session is its `sessionId`, so renamed copies, a session resumed into a second file and subagent files
 (in `<session>/subagents/` or, in older layouts, at the project root) are all one session, their records
@@ -36,11 +38,13 @@ from core.store.sessions import SAME_PART
 from core.transcripts import Detected, Format, detect, load_claude_code, load_codex, load_memory, load_messages
 from core.transcripts._batch import drop_batch, object_size_bound, reset_batch
 from core.transcripts.discovery import META_SUFFIX, discover
+from core.transcripts.reader_versions import reader_version
 
 __all__ = ["FileResult", "IngestSummary", "ingest", "needs_ingest"]
 
 # `refused`: an object of a team's store that may not become a file here (`core.io.keys`), never fetched.
-Status = Literal["new", "changed", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
+# `reread`: the same content, read again because its format's reader changed since it was read.
+Status = Literal["new", "changed", "reread", "unchanged", "shrunk", "failed", "empty", "unrecognised", "refused"]
 HEAD_BYTES = 64 * 1024
 # Each batch costs a fixed ~0.1-0.15 s of CPU (statements, RE2 programs warming up, a commit that checkpoints): at 1 GB,
 # batches of 256 MB take 5-13 % less CPU than batches of 128 MB (5 % on a busy machine, 11-13 % on a quiet one), for
@@ -81,7 +85,8 @@ class FileResult:
     bad_lines: int = 0
     secrets: int = 0  # secrets replaced by a marker before anything was stored
     error: str | None = None  # why the file was not ingested (failed, empty, unrecognised)
-    note: str | None = None  # ingested, but worth saying (a subagent file whose session has no main file)
+    # ingested, but worth saying (read again: its reader changed; a subagent file whose session has no main file)
+    note: str | None = None
 
 
 @dataclass
@@ -120,6 +125,7 @@ class IngestSummary:
         statuses: tuple[Status, ...] = (
             "new",
             "changed",
+            "reread",
             "unchanged",
             "shrunk",
             "failed",
@@ -157,6 +163,7 @@ class _Work:
     agent_id: str | None = None
     agent_type: str | None = None
     agent_description: str | None = None
+    note: str | None = None  # why a file of the same content is read again (`reread`)
 
 
 class _Seen(NamedTuple):
@@ -167,11 +174,28 @@ class _Seen(NamedTuple):
     content_hash: str | None
     status: str
     stored_size: int | None  # the size of the content whose messages are stored
+    format: str | None
+    reader_version: int | None  # the version of the reader that read it (NULL: nothing read)
 
 
 def _ledger(con: duckdb.DuckDBPyConnection) -> dict[str, _Seen]:
-    rows = con.execute("SELECT path, size, mtime, content_hash, status, stored_size FROM files").fetchall()
+    # The reader versions come in this one read of the ledger: a re-ingest with nothing new asks nothing per file.
+    rows = con.execute(
+        "SELECT path, size, mtime, content_hash, status, stored_size, format, reader_version FROM files"
+    ).fetchall()
     return {row[0]: _Seen(*row[1:]) for row in rows}
+
+
+def _outdated(seen: _Seen | None) -> tuple[int | None, int] | None:
+    """(the version that read it, the current one) when the messages stored from the file were read by another
+    version of its format's reader than today's, else None. Only a file with stored messages (`ok`, `shrunk`) has a
+    reading to renew."""
+    if seen is None or seen.status not in ("ok", "shrunk"):
+        return None
+    current = reader_version(seen.format)
+    if current is None or seen.reader_version == current:
+        return None
+    return seen.reader_version, current
 
 
 def _same_stat(seen: _Seen | None, st: os.stat_result) -> bool:
@@ -180,7 +204,8 @@ def _same_stat(seen: _Seen | None, st: os.stat_result) -> bool:
 
 
 def needs_ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[Path]) -> int:
-    """How many files under `paths` are new, grown or changed since the ledger saw them (by size and mtime).
+    """How many files under `paths` are new, grown or changed since the ledger saw them (by size and mtime), or were
+    read by another version of their reader than today's.
 
     A cheap check, a `stat` per file and no reading, so an idle run can stop before any orchestration.
     """
@@ -196,7 +221,7 @@ def needs_ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[Path]) -> int:
         except OSError:
             changed += 1
             continue
-        if not _same_stat(previous, st):
+        if not _same_stat(previous, st) or _outdated(previous):
             changed += 1
     return changed
 
@@ -430,6 +455,7 @@ def _commit_batch(
             "agent_type": w.agent_type,
             "agent_description": w.agent_description,
             "secrets": secrets.get(str(w.path), 0),
+            "reader_version": reader_version(w.fmt),
         }
         for w in batch
     ]
@@ -438,16 +464,20 @@ def _commit_batch(
         con.execute(_STORE_PARTS)
         con.execute("DELETE FROM file_noise WHERE path IN (SELECT path FROM _batch_files)")
         con.execute("INSERT INTO file_noise SELECT * FROM _file_noise")
+        # The actions read from the messages just replaced are read again (`refresh_actions`): a file read again with
+        # the same content (`reread`) has the content hash its actions were recorded with.
+        con.execute("DELETE FROM action_files WHERE path IN (SELECT path FROM _batch_files)")
         # A file that moved to another session (its records now name it) leaves its old session.
         previous = [r[0] for r in con.execute(_PREVIOUS_SESSIONS).fetchall()]
         con.execute("DELETE FROM files WHERE path IN (SELECT path FROM _batch_files)")
         con.execute(
             "INSERT INTO files (path, size, mtime, content_hash, format, session_id, status, n_lines, bad_lines,"
             " noise_records, is_main, cwd, git_branch, agent_version, title, agent_id, agent_type, agent_description,"
-            " n_secrets, stored_size)"
+            " n_secrets, stored_size, reader_version)"
             " SELECT l.path, l.size, l.mtime, l.digest, b.format, b.session_id, 'ok', coalesce(s.n_lines, 0),"
             " coalesce(s.bad_lines, 0), coalesce(s.noise_records, 0), l.is_main, m.cwd, m.git_branch,"
-            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description, l.secrets, l.size"
+            " m.agent_version, m.title, l.agent_id, l.agent_type, l.agent_description, l.secrets, l.size,"
+            " l.reader_version"
             " FROM (SELECT unnest(?) AS l) JOIN _batch_files b ON b.path = l.path"
             " LEFT JOIN _file_stats s ON s.path = l.path LEFT JOIN _file_meta m ON m.path = l.path",
             [ledger],
@@ -476,12 +506,18 @@ def _commit_batch(
             w.session_id,
             int(bad.get(str(w.path), 0)),
             secrets.get(str(w.path), 0),
-            note=(
-                f"subagent file of session `{w.session_id}`, whose main file has not been ingested: kept, and"
-                " joined to its session when the main file arrives"
+            note="; ".join(
+                n
+                for n in (
+                    w.note,
+                    f"subagent file of session `{w.session_id}`, whose main file has not been ingested: kept, and"
+                    " joined to its session when the main file arrives"
+                    if w.session_id in orphans
+                    else None,
+                )
+                if n
             )
-            if w.session_id in orphans
-            else None,
+            or None,
         )
         for w in batch
     ]
@@ -693,7 +729,8 @@ def ingest(
         try:
             st = path.stat()
             previous = known.get(key)
-            if _same_stat(previous, st):
+            outdated = _outdated(previous)
+            if _same_stat(previous, st) and not outdated:
                 summary.results.append(FileResult(key, "unchanged", st.st_size))
                 continue
             digest, head = _digest(path)
@@ -702,12 +739,14 @@ def ingest(
             summary.results.append(result)
             noted.append(_Noted(result, 0, 0.0, None))
             continue
-        if previous and previous.content_hash == digest and previous.status != "failed":
+        same_content = previous is not None and previous.content_hash == digest and previous.status != "failed"
+        if same_content and not outdated:
             touched.append((st.st_mtime, key))
             summary.results.append(FileResult(key, "unchanged", st.st_size))
             continue
         stored = previous.stored_size if previous and previous.status in ("ok", "shrunk") else None
-        if stored is not None and st.st_size < stored:
+        shrank = stored is not None and st.st_size < stored
+        if shrank and not outdated:
             # Transcripts only grow: a shorter file was truncated or replaced. What was read from it before
             # is kept (reading it again would delete it); the ledger notes the new size so it is said once.
             result = FileResult(
@@ -726,6 +765,22 @@ def ingest(
                 )
             continue
         status: Status = "changed" if previous and previous.status in ("ok", "shrunk") else "new"
+        note = None
+        if outdated and previous and (same_content or shrank):
+            # Read only because its reader changed: replaced as a changed file's messages are (`_commit_batch`). A
+            # file that shrank is read as it is now: what was stored from its longer content is a reading the current
+            # reader would not make and cannot make again, and keeping it would keep what the change was made to drop.
+            status = "reread"
+            was, now = outdated
+            note = (
+                f"read again: the {previous.format} reader changed since this file was read"
+                f" (version {was if was is not None else 'unknown'}, now {now})"
+            )
+            if shrank:
+                note += (
+                    f"; the file had shrunk from {stored:,} to {st.st_size:,} bytes, so what was stored from its"
+                    " longer content is replaced by what it holds now"
+                )
         if st.st_size == 0 or not head.strip():
             result = FileResult(key, "empty", 0, error="empty file")
             summary.results.append(result)
@@ -754,6 +809,7 @@ def ingest(
                 found.agent_id,
                 agent_type,
                 agent_description,
+                note,
             )
         )
 

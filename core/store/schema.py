@@ -646,6 +646,18 @@ ALTER TABLE actions ADD COLUMN stdin VARCHAR;     -- the here document's text (`
 DELETE FROM action_files;
 """
 
+_READER_VERSIONS = """
+-- The version of the reader that read each file (core/transcripts/reader_versions.py): a file whose reader has another
+-- version now is read again at the next ingest, as if it had changed, so what is stored is what the current reader
+-- makes of it. A store from before kept no version, and its readers did change without a migration (Codex's
+-- `<user_instructions>` and AGENTS.md blocks stopped being prompts, Claude Code's blocks were bounded), so which
+-- reading a row holds is unknown: every file read is given version 0, which no reader has, and is read again once.
+-- That costs one full ingest; keeping the rows would keep text flagged as the user's prompt that the current reader
+-- does not flag. NULL: nothing read (an empty, unrecognised or failed file), so no reading to renew.
+ALTER TABLE files ADD COLUMN reader_version INTEGER;
+UPDATE files SET reader_version = 0 WHERE status IN ('ok', 'shrunk');
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -676,6 +688,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (27, "the rules' findings per session, apart from a model's exchanges", _RULES_FINDINGS),
     (28, "a worktree's sessions belong to the project that holds it", _WORKTREE_PROJECTS),
     (29, "a command's words and here document as the guards read them, for adherence", _ACTION_WORDS),
+    (30, "the reader version each file was read with: a changed reader reads its files again", _READER_VERSIONS),
 ]
 
 VIEWS = r"""

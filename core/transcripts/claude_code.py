@@ -15,7 +15,12 @@ import duckdb
 
 from core.transcripts._batch import files_table, json_type_of, number_in_file, read_names
 
-__all__ = ["load_claude_code"]
+__all__ = ["READER_VERSION", "load_claude_code"]
+
+# What this reader extracts, as a number: bump it whenever a change here stores other rows (text, flags, keys, counts)
+# from the same file, so the ingest reads every file it read before again (`core.transcripts.reader_versions`).
+# 1: a record's content blocks read to a bound (1,000).
+READER_VERSION = 1
 
 # Content blocks, typed in the same parse as the line (`json_transform` below).
 _BLOCK = (

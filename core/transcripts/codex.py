@@ -18,7 +18,12 @@ import duckdb
 
 from core.transcripts._batch import files_table, json_type_of, number_in_file, read_names
 
-__all__ = ["load_codex"]
+__all__ = ["READER_VERSION", "load_codex"]
+
+# What this reader extracts, as a number: bump it whenever a change here stores other rows (text, flags, keys, counts)
+# from the same file, so the ingest reads every file it read before again (`core.transcripts.reader_versions`).
+# 1: a block Codex writes (`<user_instructions>`, `<environment_context>`, AGENTS.md) is never a prompt.
+READER_VERSION = 1
 
 # The fields of a record: the current layout's `payload` and the older layout's bare fields share one shape, so `p`
 # below is the same struct for both.

@@ -12,7 +12,11 @@ import duckdb
 from core.patterns import Pattern
 from core.transcripts._batch import PART_COLUMNS
 
-__all__ = ["MAX_MEMORY_BYTES", "is_memory", "load_memory", "memory_session"]
+__all__ = ["MAX_MEMORY_BYTES", "READER_VERSION", "is_memory", "load_memory", "memory_session"]
+
+# What this reader extracts, as a number: bump it whenever a change here stores other rows from the same file, so the
+# ingest reads every file it read before again (`core.transcripts.reader_versions`).
+READER_VERSION = 1
 
 MAX_MEMORY_BYTES = 256 * 1024  # a memory file is notes; past this it is read no further
 MAX_MEMORY_FILE = 4 << 20  # a larger file in a memory folder is no memory (and would be hashed whole): left out

@@ -15,7 +15,11 @@ import duckdb
 
 from core.transcripts._batch import PART_COLUMNS
 
-__all__ = ["load_messages", "parse_messages"]
+__all__ = ["READER_VERSION", "load_messages", "parse_messages"]
+
+# What this reader extracts, as a number: bump it whenever a change here stores other rows from the same file, so the
+# ingest reads every file it read before again (`core.transcripts.reader_versions`).
+READER_VERSION = 1
 
 Row = dict[str, Any]
 

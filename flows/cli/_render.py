@@ -298,6 +298,10 @@ def print_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=_json_default, ensure_ascii=False) + "\n")
 
 
+# Files read again because their reader changed, named one a line before the rest are counted in one.
+REREAD_SHOWN = 20
+
+
 def render_ingest(summary: IngestSummary) -> None:
     """The ingest summary table, failed files listed with their error."""
     rows = [
@@ -305,6 +309,11 @@ def render_ingest(summary: IngestSummary) -> None:
         for label, value in [
             ("files new", summary.count("new")),
             ("files changed", summary.count("changed")),
+            *(
+                [("files read again (their reader changed)", summary.count("reread"))]
+                if summary.count("reread")
+                else []
+            ),
             ("files unchanged", summary.count("unchanged")),
             ("files failed", summary.count("failed")),
             ("files shrunk (stored messages kept)", summary.count("shrunk")),
@@ -327,13 +336,30 @@ def render_ingest(summary: IngestSummary) -> None:
         ]
     ]
     print_rows(("", ""), rows, title="Ingest", header=False)  # into a pipe without loading Rich
+    reread = 0
     for r in summary.results:
+        if r.status == "reread":
+            # Once after an upgrade whose reader changed, every file of its format: the first few are named here,
+            # the rest said in one line (`--json` names every one).
+            reread += 1
+            if reread <= REREAD_SHOWN:
+                why = (r.note or "").removeprefix("read again: ")
+                err.print(f"[yellow]read again:[/yellow] {escape(r.path)}: {escape(why)}", highlight=False)
+            if r.bad_lines:
+                err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
+            continue
         if r.status in ("failed", "empty", "unrecognised", "shrunk", "refused"):
             err.print(f"[yellow]{r.status}:[/yellow] {escape(r.path)}: {escape(r.error or '')}", highlight=False)
         elif r.bad_lines:
             err.print(f"[yellow]{r.bad_lines} bad line(s):[/yellow] {escape(r.path)}", highlight=False)
         if r.note:
             err.print(f"[yellow]note:[/yellow] {escape(r.path)}: {escape(r.note)}", highlight=False)
+    if reread > REREAD_SHOWN:
+        err.print(
+            f"[yellow]read again:[/yellow] {reread - REREAD_SHOWN:,} more file(s) whose reader changed since they were"
+            " read (`playbook ingest --json` lists every file).",
+            highlight=False,
+        )
 
 
 @contextmanager

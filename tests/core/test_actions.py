@@ -173,6 +173,7 @@ def test_a_store_from_before_words_regains_its_commands_words_at_the_next_ingest
     old.execute("ALTER TABLE actions DROP COLUMN words")
     old.execute("ALTER TABLE actions DROP COLUMN stdin")
     old.execute("UPDATE actions SET text = 'python3 -c import yaml' WHERE seq = (SELECT min(seq) FROM actions)")
+    old.execute("ALTER TABLE files DROP COLUMN reader_version")  # schema 30
     old.execute("DELETE FROM schema_version WHERE version >= 29")
     old.close()
     with open_db(path) as con:

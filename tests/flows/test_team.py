@@ -124,6 +124,29 @@ def test_push_redacts_at_the_source_and_ingest_reads_the_bucket(tmp_path: Path, 
 
 
 @pytest.mark.slow
+def test_a_bucket_s_files_are_read_again_once_when_their_reader_changed(tmp_path: Path, bucket: object) -> None:
+    """The files fetched from a bucket share the ledger: one its reader has changed since is read again from the
+    cache (nothing fetched), its session still its contributor's, its messages replaced, not duplicated."""
+    push(tmp_path / "alice.duckdb", developer(tmp_path / "alice", "a1"), "alice")
+    team = tmp_path / "team.duckdb"
+    assert runner.invoke(app, ["ingest", URL, "--db", str(team)]).exit_code == 0
+    before = sessions(team)
+    with open_db(team) as con:
+        fetched_at = con.execute("SELECT max(fetched_at) FROM remote_objects").fetchone()
+        con.execute("UPDATE files SET reader_version = 0")
+    done = runner.invoke(app, ["ingest", URL, "--json", "--db", str(team)])
+    assert done.exit_code == 0, done.output
+    files = json.loads(done.stdout)["files"]
+    assert len(files) == 2 and {f["status"] for f in files} == {"reread"}
+    assert all(f["note"].startswith("read again: the claude-code reader changed") for f in files)
+    assert sessions(team) == before and {c for c, _ in before.values()} == {"alice"}
+    with open_db(team) as con:
+        assert con.execute("SELECT max(fetched_at) FROM remote_objects").fetchone() == fetched_at
+    again = runner.invoke(app, ["ingest", URL, "--json", "--db", str(team)])
+    assert {f["status"] for f in json.loads(again.stdout)["files"]} == {"unchanged"}
+
+
+@pytest.mark.slow
 def test_exclusion_and_forgetting(tmp_path: Path, bucket: object, monkeypatch: pytest.MonkeyPatch) -> None:
     push(tmp_path / "a.duckdb", developer(tmp_path / "alice", "a1"), "alice")
     push(tmp_path / "b.duckdb", developer(tmp_path / "bob", "b1"), "bob")
