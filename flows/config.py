@@ -594,4 +594,36 @@ def load_settings(**overrides: Any) -> Settings:
     finally:
         _LAYERS.reset(token)
     settings._files = layers.files
+    named = "db" in flags or "db" in _from_environment() or "db" in layers.own or "db" in layers.local
+    _check_default_store(settings.db, named=named)
     return settings
+
+
+_DEFAULT_DB = Path("data/playbook.duckdb")
+
+
+def _check_default_store(db: Path, *, named: bool) -> None:
+    """A database at the default place (`data/playbook.duckdb` of the working folder) is used only when it is the
+    user's own: playbook made it there for them, or they named it once (`--db`, `PLAYBOOK_DB`, a settings file).
+    One a cloned repository shipped would otherwise be read, published and served to agents as if reviewed (round
+    10). Where nothing is there yet, the place is recorded for the database the command is about to make.
+
+    Raises:
+        ConfigError: the default place holds a database that is not known to be the user's.
+    """
+    place = _DEFAULT_DB.resolve()
+    if db.resolve() != place:
+        return
+    from core.io.trust_store import known_stores, remember_store
+
+    if place in known_stores():
+        return
+    # Nothing of playbook's there yet (no database, no hook snapshots, no shard): the place is this user's to fill.
+    empty = not os.path.lexists(place) and not os.path.lexists(place.parent / "hook")
+    if named or (empty and not any(place.parent.glob(f"{place.stem}.*{place.suffix}"))):
+        remember_store(place)
+        return
+    raise ConfigError(
+        f"`{_DEFAULT_DB}` here was not made by playbook for you (a cloned repository can ship one), so it is not"
+        f" used; to use it, name it once: `--db {_DEFAULT_DB}`."
+    )

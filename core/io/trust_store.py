@@ -2,7 +2,8 @@
 
 The folder is `$XDG_CONFIG_HOME/playbook` (an absolute `XDG_CONFIG_HOME`), else `~/.config/playbook`. The trust
 store, `trusted.json` there, lists each trusted file by resolved path with the SHA-256 of the content the user
-trusted (as `mise trust` and `direnv allow` do): a file that changed is untrusted again. The store is only ever
+trusted (as `mise trust` and `direnv allow` do): a file that changed is untrusted again. It also lists the
+databases at a default place that are the user's own (`stores`). The store is only ever
 read from and written to a regular file this user owns: a link planted in its place, or a file someone else
 owns, is refused in one line, never followed. A rewrite goes to a temporary file beside it, synced and renamed
 over it, keeping the store's mode (0600 when new); writers take turns on a lock of the folder.
@@ -25,7 +26,15 @@ from pydantic import BaseModel, ValidationError
 from core.errors import ConfigError
 from core.trust import TrustRecord
 
-__all__ = ["read_trust_store", "trust_store_path", "update_trust_store", "user_config_dir", "user_config_file"]
+__all__ = [
+    "known_stores",
+    "read_trust_store",
+    "remember_store",
+    "trust_store_path",
+    "update_trust_store",
+    "user_config_dir",
+    "user_config_file",
+]
 
 _STORE = "trusted.json"
 _VERSION = 1
@@ -35,6 +44,9 @@ _NEW_MODE = 0o600
 class _Store(BaseModel):
     version: int = _VERSION
     trusted: list[TrustRecord] = []
+    # Databases at the default place (`data/playbook.duckdb` of a folder) that playbook made there for this user or
+    # that the user named: one a cloned repository shipped is in no one's list (`flows.config.load_settings`).
+    stores: list[Path] = []
 
 
 def user_config_dir() -> Path:
@@ -118,12 +130,39 @@ def _folder_locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def known_stores() -> list[Path]:
+    """The databases at a default place that are the user's own (none when there is no store yet).
+
+    Raises:
+        ConfigError: the store is a link, someone else's, or not valid.
+    """
+    return _read(trust_store_path())[0].stores
+
+
+def remember_store(resolved: Path) -> None:
+    """Record the database at `resolved` as the user's own (it stays until the user removes the line).
+
+    Raises:
+        ConfigError: as `update_trust_store`.
+    """
+    _rewrite(lambda store: store.model_copy(update={"stores": sorted({*store.stores, resolved})}))
+
+
 def update_trust_store(change: Callable[[list[TrustRecord]], list[TrustRecord]]) -> list[TrustRecord]:
     """Rewrite the store with `change` applied to its records (one writer at a time); returns the new records.
 
     Raises:
         ConfigError: the store is a link, someone else's, or not valid, or the folder cannot be written; the
             store is then left as it was.
+    """
+    return _rewrite(lambda store: store.model_copy(update={"trusted": change(store.trusted)})).trusted
+
+
+def _rewrite(change: Callable[[_Store], _Store]) -> _Store:
+    """Rewrite the store with `change` applied (one writer at a time); returns the new store.
+
+    Raises:
+        ConfigError: as `update_trust_store`.
     """
     path = trust_store_path()
     try:
@@ -132,8 +171,8 @@ def update_trust_store(change: Callable[[list[TrustRecord]], list[TrustRecord]])
         raise ConfigError(f"Cannot create `{path.parent}` ({exc.strerror}); fix its permissions.") from exc
     with _folder_locked(path.parent):
         store, mode = _read(path)
-        records = change(store.trusted)
-        data = _Store(trusted=records).model_dump_json(indent=2).encode() + b"\n"
+        store = change(store)
+        data = store.model_dump_json(indent=2).encode() + b"\n"
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{_STORE}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -150,4 +189,4 @@ def update_trust_store(change: Callable[[list[TrustRecord]], list[TrustRecord]])
             if isinstance(exc, OSError):
                 raise ConfigError(f"Cannot write trust store `{path}` ({exc.strerror}); nothing changed.") from exc
             raise
-    return records
+    return store
