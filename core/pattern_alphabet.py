@@ -1,4 +1,4 @@
-"""Whether a pattern can match a text made of given characters alone, read from the pattern's parse.
+"""Whether a pattern can match a text made of given characters alone, read from its parse.
 
 A redactor's rule that needs a space, a `:` or a `=` in every match finds nothing in a text of token characters alone
 (a pasted key, a blob, a block that is one run), so the pass that asks which rules match need not ask it there
