@@ -10,14 +10,13 @@ boundaries, a construct not listed), counts as able to match.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 __all__ = ["may_match_within"]
 
 # The parser behind `re.compile`, a module of the standard library without stubs (`sre_parse`, its public name, is
-# deprecated): only its parse tree is read.
+# deprecated): only its parse tree is read, no pattern is run on `re` (core's patterns run on RE2).
 _parser: Any = importlib.import_module("re._parser")
 
 
@@ -25,6 +24,7 @@ def _word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
+_IGNORECASE = _parser.SRE_FLAG_IGNORECASE
 _CATEGORIES: dict[Any, Callable[[str], bool]] = {
     _parser.CATEGORY_DIGIT: str.isdigit,
     _parser.CATEGORY_NOT_DIGIT: lambda ch: not ch.isdigit(),
@@ -45,11 +45,11 @@ def may_match_within(source: str, alphabet: Iterable[str]) -> bool:
         raise ValueError("may_match_within reads ASCII alphabets only; pass the characters as ASCII")
     try:
         parsed = _parser.parse(source)
-    except (re.error, RecursionError):  # a pattern the parser cannot read (RE2's `\p{L}`): it may match anything
+    except (_parser.error, RecursionError):  # a pattern the parser cannot read (RE2's `\p{L}`): it may match anything
         return True
     folded = chars | {c.swapcase() for c in chars}
     folded |= {_FOLDED_TO_ASCII[c] for c in folded if c in _FOLDED_TO_ASCII}
-    return _sequence(parsed, (chars, frozenset(folded)), bool(parsed.state.flags & re.IGNORECASE))
+    return _sequence(parsed, (chars, frozenset(folded)), bool(parsed.state.flags & _IGNORECASE))
 
 
 # (the alphabet, the alphabet with every case its letters match case-blind)
@@ -75,7 +75,7 @@ def _item(op: Any, value: Any, alphabets: _Alphabets, blind: bool) -> bool:
         return any(_sequence(branch, alphabets, blind) for branch in value[1])
     if op is p.SUBPATTERN:
         _, add, remove, items = value
-        blind = (blind or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
+        blind = (blind or bool(add & _IGNORECASE)) and not remove & _IGNORECASE
         return _sequence(items, alphabets, blind)
     if op in (p.MAX_REPEAT, p.MIN_REPEAT, p.POSSESSIVE_REPEAT):
         return value[0] == 0 or _sequence(value[2], alphabets, blind)
