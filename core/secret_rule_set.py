@@ -9,15 +9,20 @@ the rules' trigger words choose instead (`Rule.triggers`).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 from typing import Any
 
 import re2
 
+from core.pattern_alphabet import may_match_within
 from core.patterns import Literals
 from core.secret_rule import Rule
 
 __all__ = ["RuleSet", "ascii_lowered"]
+
+# What a run of token characters (a key, a random token) is made of: `core.random_token`'s runs.
+_TOKEN_CHARS = string.ascii_letters + string.digits + "+/_-"
 
 
 def ascii_lowered(text: str) -> str:
@@ -40,19 +45,32 @@ class RuleSet:
 
     Two sets: the case-blind rules read the text with its ASCII letters lower-cased (`bytes.lower` does just that),
     the others the text itself. Each set's first member matches every text, so a pass that failed (the set's DFA out
-    of memory) says so by its absence, and the triggers choose.
+    of memory) says so by its absence, and the triggers choose. The second is not read where the first says the text
+    is token characters alone (a pasted key, a blob, a block that is one run: a text no case-blind rule in it can
+    match, `core.pattern_alphabet`): a short text that is one random token pays one pass, not two.
     """
 
-    __slots__ = ("_cased", "_cased_rules", "_folded", "_folded_rules", "_rules", "_runs", "_triggers")
+    __slots__ = ("_cased", "_cased_rules", "_folded", "_folded_rules", "_other", "_rules", "_runs", "_triggers")
 
     def __init__(self, rules: Sequence[Rule], runs: Sequence[str]) -> None:
         self._rules = tuple(rules)
-        self._cased_rules = [i for i, rule in enumerate(rules) if not rule.ignore_case]
-        self._folded_rules = [i for i, rule in enumerate(rules) if rule.ignore_case]
-        self._cased = self._compiled([self._source(rules[i]) for i in self._cased_rules] + list(runs))
+        # A case-blind rule that may match a text of token characters alone (Twilio's hex) is read case-blind in the
+        # first set (RE2's `(?i)`: every text the lower-cased one matches, and the Kelvin sign's and long s's), so a
+        # text of those characters alone is read by the first set only: the others need a space, `=`, `:` or `.`.
+        alone = {
+            i for i, rule in enumerate(rules) if rule.ignore_case and may_match_within(self._source(rule), _TOKEN_CHARS)
+        }
+        self._cased_rules = [i for i, rule in enumerate(rules) if not rule.ignore_case or i in alone]
+        self._folded_rules = [i for i, rule in enumerate(rules) if rule.ignore_case and i not in alone]
+        cased = [
+            self._source(rules[i]) if i not in alone else f"(?i:{self._source(rules[i])})" for i in self._cased_rules
+        ]
+        # last, a character no run of token characters holds: where it is absent, the second set is not read
+        self._cased = self._compiled([*cased, *runs, "[^A-Za-z0-9+/_\\-]"])
         self._folded = self._compiled([self._source(rules[i]) for i in self._folded_rules])
         # the members after the cased rules: each a necessary condition for a random token
         self._runs = frozenset(range(len(self._cased_rules) + 1, len(self._cased_rules) + 1 + len(runs)))
+        self._other = len(self._cased_rules) + 1 + len(runs)
         # Which rules' triggers a text holds (one group of literals a rule), in one RE2 pass: a `str` search per
         # trigger (73 of them) and a set test per rule cost ~10 us a text however short, and `:` is a trigger, so
         # nearly every text paid it. Only where the set pass cannot say.
@@ -83,12 +101,12 @@ class RuleSet:
         if not cased:
             return None
         found = [self._cased_rules[k - 1] for k in cased if 0 < k <= len(self._cased_rules)]
-        if self._folded_rules:
+        if self._folded_rules and self._other in cased:
             folded = self._folded.Match(data.lower())
             if not folded:
                 return None
             found += [self._folded_rules[k - 1] for k in folded if k]
-            found.sort()
+        found.sort()
         return found, self._runs.issubset(cased)
 
     def chosen(self, text: str, among: Sequence[Rule] | None = None) -> tuple[list[tuple[Rule, str]], bool]:

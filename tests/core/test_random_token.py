@@ -89,6 +89,25 @@ def test_a_runs_verdict_is_the_plain_ones(run: str) -> None:
     assert is_random_token(run) == _plain_verdict(run)
 
 
+# Texts that are one short run (32 to 128 characters, as a block or a join often is): random over 19 or more
+# characters, an alphabet cycled (on the bar from 19), mostly one character, paths and ids.
+_SHORT_RUNS = _RUNS.filter(lambda run: run[-1:] != "=").map(lambda run: run[:128]).filter(lambda run: len(run) >= 32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SHORT_RUNS)
+@example(("aB3dE5gH7jK9mN1pQ2s" * 6)[:100])  # 19 characters cycled: just over the bar
+@example(("aB3dE5gH7jK9mN1pQ2s" * 6)[:97])
+@example(("a" * 30 + "B3dE5gH7jK9mN1pQ2sT") * 2)  # mostly one character: out, counted or not
+@example("toolu_" + "aB3dE5gH7jK9mN1pQ2sT5vW7yZ9bC1d")
+def test_a_short_text_that_is_one_run_is_judged_as_the_plain_way_judges_it(run: str) -> None:
+    """The verdict on a short text that is one run (its counts at once, without the share test that spares a long
+    run's counts) is the plain way's, kept or not."""
+    shared: Verdicts = {}
+    assert token_spans(run) == token_spans(run, shared) == _plain_token_spans(run)
+    assert bool(shared.get(run)) == _plain_verdict(run)
+
+
 # Halves of a run that are random tokens themselves (most draws from 40 or more characters are), or near the bar.
 _WIDE = st.lists(st.sampled_from(_TOKEN_CHARS), min_size=19, max_size=66, unique=True).map("".join)
 _HALVES = st.one_of(

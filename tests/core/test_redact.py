@@ -341,6 +341,36 @@ def test_every_rule_that_finds_a_secret_is_among_those_a_text_is_read_with(text:
     assert {rule.name for rule in RULES if _finds(rule, text)} <= chosen
 
 
+# Texts of token characters alone (a pasted key, a blob, a block that is one run), which the set pass reads without its
+# case-blind half: secrets of each kind drawn from each rule's pattern (those that are such runs as they are, and the
+# others with every other character dropped, near-misses mostly), the planted secrets, random runs, Twilio's word
+# before its hex, a SID and its token.
+_NOT_TOKEN = re.compile(r"[^A-Za-z0-9+/_\-]")
+_TOKEN_PIECES = st.one_of(
+    st.sampled_from(RULES).flatmap(_drawn).map(lambda text: _NOT_TOKEN.sub("", text)),
+    st.sampled_from([_NOT_TOKEN.sub("", planted.secret) for planted in (*KINDS, *HELD_OUT, *NEW_SHAPES)]),
+    st.from_regex(r"[A-Za-z0-9+/_\-]{1,80}", fullmatch=True),
+    st.from_regex(r"(?i:twilio)[A-Za-z0-9_]{0,12}[+/_\-]?[0-9a-fA-F]{32}", fullmatch=True),
+    st.from_regex(r"(?:AC|SK)[0-9a-f]{32}[0-9a-f]{32}", fullmatch=True),
+)
+_TOKEN_TEXT = st.lists(_TOKEN_PIECES, min_size=1, max_size=4).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(_TOKEN_TEXT | _TOKEN_TEXT.map(str.swapcase))
+@example("aB3dE5gH7jK9mN1pQ2s" * 5 + "aB3dE")  # the regex bench's run of 19 characters cycled
+@example("TWILIO_AUTH_TOKEN_" + "0123456789ABCDEF" * 2)  # Twilio's word and its hex: case-blind, and found
+def test_a_text_of_token_characters_alone_is_redacted_as_every_rule_redacts_it(text: str) -> None:
+    """The set pass reads a text of token characters alone without the rules that need another character (the
+    case-blind half of its rules but Twilio's): every rule that finds a secret in it is among those chosen, and the
+    spans and the text redacted are those of every rule run."""
+    assert not _NOT_TOKEN.search(text)
+    chosen = {rule.name for rule, _ in _RULE_SET.chosen(text)[0]}
+    assert {rule.name for rule in RULES if _finds(rule, text)} <= chosen
+    assert secret_spans(text) == secret_spans(text, rules=RULES)
+    assert redact(text) == redact(text, rules=RULES)
+
+
 def _boundary_by_the_letter(left: str, right: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     """`boundary_spans` as its docstring says it, every side scanned alone: found in a join, in neither side alone."""
     cut = max(left.rfind("\n") + 1, len(left) - BOUNDARY_CHARS)
