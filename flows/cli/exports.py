@@ -101,8 +101,8 @@ def publish_cmd(
     """
     from flows.delivery.publish import publish_configured, publish_to_git
 
-    ws = workspace(db, None, wait_s=wait)
-    names = [playbook] if playbook else ws.playbooks
+    ws = workspace(db, playbook, wait_s=wait)  # a -p name is checked with the settings, as every command's is
+    names = [ws.playbook] if playbook else ws.playbooks
     if git_repo is None:
         publication = publish_configured(ws, names)
         results = publication.files
