@@ -108,6 +108,7 @@ def test_publish_without_targets_writes_the_playbooks_own_files_and_says_how_to_
         ("default.json", "written"),
     ]
     assert done.stderr.count("\n") == 1 and "No export targets are configured" in done.stderr
+    assert "under `[playbook_settings.default]` in playbook.toml" in done.stderr  # no markup eats the table name
     assert "`make test`" in (tmp_path / "data" / "out" / "default.md").read_text()
     assert (tmp_path / "CLAUDE.md").read_text() == "# Mine\n"  # a file nobody named is never touched
 
