@@ -16,8 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import re2
 from pydantic import BaseModel
+
+from core.playbook_names import is_playbook_name
 
 __all__ = [
     "HARMLESS",
@@ -75,7 +76,6 @@ HARMLESS = frozenset(
 HARMLESS_PER_PLAYBOOK = frozenset({"max_entries", "max_tokens"})
 
 _NAMES = ("playbook", "playbooks")
-_PLAIN_NAME = re2.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _SHOWN = 6  # ignored keys a line names before it counts the rest
 
 # own: the user's config (`~/.config/playbook/config.toml`); trusted: the file as it was trusted; untrusted: never
@@ -130,7 +130,7 @@ def standing_of(records: list[TrustRecord], resolved: Path, digest: str) -> Stan
 
 def _plain_names(value: Any) -> bool:
     names = value if isinstance(value, list) else [value]
-    return all(isinstance(n, str) and _PLAIN_NAME.fullmatch(n) for n in names)
+    return all(is_playbook_name(n) for n in names)
 
 
 def harmless_part(table: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

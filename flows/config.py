@@ -33,6 +33,7 @@ from core.io.keys import Contributor
 from core.io.objects import is_url
 from core.io.trust_store import read_trust_store, user_config_file
 from core.models import Guards
+from core.playbook_names import check_playbook_name
 from core.targets import ExportTarget
 from core.trust import ConfigFile, content_hash, harmless_part, standing_of
 
@@ -276,6 +277,25 @@ class Settings(BaseModel):
         if isinstance(value, str):
             separators = rf",|{re.escape(os.pathsep)}(?!//)"
             return [part for part in re.split(separators, value) if part.strip()]
+        return value
+
+    @field_validator("playbook", mode="after")
+    @classmethod
+    def _playbook_name(cls, value: str) -> str:
+        """Every command's playbook name (`-p`, `PLAYBOOK_PLAYBOOK`, any settings file) is a plain name: it
+        becomes a file name under `out_dir` and a shard's name, so a `/` or `..` would write outside them."""
+        return check_playbook_name(value)
+
+    @field_validator("playbooks", mode="after")
+    @classmethod
+    def _playbook_names(cls, value: list[str]) -> list[str]:
+        return [check_playbook_name(name) for name in value]
+
+    @field_validator("playbook_settings", mode="after")
+    @classmethod
+    def _settings_names(cls, value: dict[str, PlaybookOptions]) -> dict[str, PlaybookOptions]:
+        for name in value:
+            check_playbook_name(name)
         return value
 
     @field_validator("personal_patterns", mode="after")

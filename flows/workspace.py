@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from core.errors import ConfigError
+from core.playbook_names import PLAYBOOK_NAME_RULE, is_playbook_name
 from flows.config import Settings
 from flows.context import Database, ExportRules, RemoteSource, RunConfig, run_config
 
@@ -59,14 +61,20 @@ class Workspace(BaseModel):
         return Database.store_of(self.settings)
 
     def database(self, playbook: str | None = None) -> Database:
-        """The database `playbook` (default: the workspace's) is kept in."""
+        """The database `playbook` (default: the workspace's) is kept in.
+
+        Raises:
+            ConfigError: `playbook` is not a playbook name (a name given to a command as an argument).
+        """
+        if playbook is not None:
+            _check_name(playbook)
         if playbook not in self._databases:
             self._databases[playbook] = Database.of(self.settings, playbook)
         return self._databases[playbook]
 
     def rules(self, playbook: str | None = None) -> ExportRules:
         """What decides an export of `playbook` (default: the workspace's)."""
-        name = playbook or self.playbook
+        name = _check_name(playbook or self.playbook)
         if name not in self._rules:
             self._rules[name] = ExportRules.of(self.settings, name)
         return self._rules[name]
@@ -106,3 +114,11 @@ class Workspace(BaseModel):
     def remote(self) -> RemoteSource:
         """How a team's bucket is read."""
         return RemoteSource.of(self.settings)
+
+
+def _check_name(playbook: str) -> str:
+    """`playbook` when it is a playbook name: the settings check theirs, and this every name a command passes on
+    (`playbook new NAME`, `publish -p NAME`), before any file is named after it."""
+    if not is_playbook_name(playbook):
+        raise ConfigError(f"{playbook!r} is not a playbook name; use {PLAYBOOK_NAME_RULE}.")
+    return playbook

@@ -129,3 +129,28 @@ def test_the_layout_page_is_the_tree() -> None:
         for path in (ROOT / package).rglob("*.py"):
             if path.name != "__init__.py":
                 assert f"  {path.name}" in page, f"the Layout page misses {path.relative_to(ROOT)}"
+
+
+def _commands(group: object, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], object]]:
+    """Every command of the CLI with the words that run it, subcommands of groups included."""
+    found: list[tuple[tuple[str, ...], object]] = []
+    for name, command in sorted(getattr(group, "commands", {}).items()):
+        found += [((*path, name), command), *_commands(command, (*path, name))]
+    return found
+
+
+# A TOML table name (`[playbook_settings.NAME]`, `[mcp_servers.playbook]`), escaped or not in the source text.
+_TABLE = re.compile(r"\\*\[([A-Za-z_][\w-]*(?:\.[\w.-]+)+)\]")
+
+
+@pytest.mark.parametrize("path", [p for p, c in _commands(get_command(app)) if _TABLE.search(repr(vars(c)))])
+def test_the_help_shows_every_toml_table_name_it_is_written_with(path: tuple[str, ...]) -> None:
+    """atk10: rich markup read `[playbook_settings.default]` as a style: the help said "under `` in playbook.toml"."""
+    command = dict(_commands(get_command(app)))[path]
+    texts = [getattr(command, "help", None) or "", *(getattr(p, "help", None) or "" for p in command.params)]  # type: ignore[attr-defined]
+    tables = {m.group(1) for text in texts for m in _TABLE.finditer(text)}
+    assert tables, path
+    shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 0
+    for table in tables:
+        assert f"[{table}]" in shown.stdout, f"`playbook {' '.join(path)} --help` lost [{table}] to markup"

@@ -3,9 +3,10 @@
 A reader (an agent loading CLAUDE.md, a browser opening the report) sees either the old file or the new
 one, never half of it: the bytes go to a temporary file in the same folder, are flushed to disk, and the
 temporary file is renamed over the target. What is replaced keeps what the user gave it: its mode (and owner,
-where this user may set it), and a symbolic link stays a link (the file it points to is what is replaced, as
-in a dotfiles setup). A new file gets 0644 less the umask. A full disk leaves the old file as it was and says,
-in one line, which path and how much space.
+where this user may set it), a symbolic link stays a link (the file it points to is what is replaced, as
+in a dotfiles setup), and a file with several hard links (`AGENTS.md` a link of `CLAUDE.md`) is overwritten in
+place, so every name still shows the one file. A new file gets 0644 less the umask. A full disk leaves the old
+file as it was and says, in one line, which path and how much space.
 
 No write goes through a link someone else made: a link inside a git working copy must lead to a file of that
 same working copy (`target_of`), and the files playbook keeps open or appends to (the run lock, the hook's
@@ -121,13 +122,39 @@ def _replace(path: Path, fill: Callable[[BinaryIO], None], needed: int) -> None:
                 with contextlib.suppress(PermissionError):  # only root may give a file to another user
                     os.chown(fh.fileno(), old.st_uid, old.st_gid)
                 os.chmod(fh.fileno(), stat.S_IMODE(old.st_mode))
-        os.replace(tmp, target)
+        if old is not None and old.st_nlink > 1:
+            _overwrite(target, tmp)
+            tmp.unlink()
+        else:
+            os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise _failed(path, exc, needed) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _overwrite(target: Path, complete: Path) -> None:
+    """Write the bytes of `complete` (flushed to disk) over `target` in place: the same inode, so each of its hard
+    links shows the new content. A rename would give the name a new inode and split the links into two files.
+
+    Not atomic for a reader during the copy (a rename is the only atomic swap, and it breaks the link): the space
+    is reserved first, so a full disk fails before a byte of `target` changes, and until `target` is whole the
+    complete new content is on disk in `complete`.
+    """
+    size = complete.stat().st_size
+    with complete.open("rb") as src, target.open("r+b") as dst:
+        try:
+            os.posix_fallocate(dst.fileno(), 0, size)
+        except OSError as exc:  # a file system without it (EOPNOTSUPP, EINVAL) is written as it is
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise
+        while chunk := src.read(_CHUNK):
+            dst.write(chunk)
+        dst.truncate(size)
+        dst.flush()
+        os.fsync(dst.fileno())
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:

@@ -12,13 +12,14 @@ import os
 import subprocess
 from pathlib import Path
 
-from core.errors import GitError
+from core.errors import ConfigError, GitError
 from core.patterns import SPACE, Pattern
 
 __all__ = [
     "PUBLISH_TRAILER",
     "add_worktree",
     "branch_tip",
+    "checked_out_branch",
     "commit_all",
     "default_branch",
     "git",
@@ -26,7 +27,9 @@ __all__ = [
     "published_versions",
     "push",
     "remote_of",
+    "remotes",
     "remove_worktree",
+    "review_branch",
     "set_branch",
     "work_tree_root",
 ]
@@ -34,6 +37,9 @@ __all__ = [
 # The trailer a publish commit ends with, one per playbook: where the next publish's summary starts.
 PUBLISH_TRAILER = "Playbook-Version"
 _TRAILER = Pattern(rf"^{PUBLISH_TRAILER}: (?P<name>[^{SPACE}]+)=(?P<version>[0-9]+)$", multiline=True)
+# A review branch name: ASCII words joined by `/`, `.`, `_`, `-`, starting with a letter or digit. What git admits
+# beyond this (`+x`, `@`, `a@b`, non-ASCII) is not needed for a review branch and reads as a refspec or a revision.
+_BRANCH = Pattern(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 
 
 def _env() -> dict[str, str]:
@@ -76,10 +82,45 @@ def work_tree_root(path: Path) -> Path:
     return Path(top)
 
 
+def remotes(repo: Path) -> list[str]:
+    """The names of the repository's remotes."""
+    return git(repo, "remote").split()
+
+
 def remote_of(repo: Path) -> str | None:
     """The remote to push to: `origin` when there is one, else the first, else None."""
-    remotes = git(repo, "remote").split()
-    return "origin" if "origin" in remotes else (remotes[0] if remotes else None)
+    names = remotes(repo)
+    return "origin" if "origin" in names else (names[0] if names else None)
+
+
+def checked_out_branch(repo: Path) -> str | None:
+    """The branch checked out in `repo`'s working copy; None on a detached HEAD."""
+    return git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None
+
+
+def review_branch(repo: Path, branch: str) -> str:
+    """`branch` when it is a plain local branch name a publish may create or move; asks git nothing that changes.
+
+    Admitted: a name of ASCII letters, digits and `._/-` (starting with a letter or digit) that
+    `git check-ref-format --branch` accepts as it is (it expands `@` and `@{-1}` to other branches), that is not
+    `HEAD`, not under `refs/` (or `heads/`, `tags/`, `remotes/`, its short spellings) and not under a remote's
+    name (`origin/main` would shadow the remote-tracking branch).
+
+    Raises:
+        ConfigError: any other name; nothing was run that changes the repository.
+    """
+    why = ""
+    if not _BRANCH.fullmatch(branch):
+        why = "use letters, digits and `._/-`, starting with a letter or digit"
+    elif branch == "HEAD" or branch.split("/", 1)[0] in {"refs", "heads", "tags", "remotes"}:
+        why = "give a branch name, not a ref"  # `heads/main` is git's short spelling of `refs/heads/main`
+    elif branch.split("/", 1)[0] in remotes(repo):
+        why = f"`{branch.split('/', 1)[0]}/` names a remote; give a local branch name"
+    elif git(repo, "check-ref-format", "--branch", branch, check=False) != branch:
+        why = "git does not accept it as a branch name"
+    if why:
+        raise ConfigError(f"--branch {branch!r} is not a branch name a publish can use: {why}. Nothing was changed.")
+    return branch
 
 
 def default_branch(repo: Path, remote: str | None) -> str:
@@ -88,23 +129,23 @@ def default_branch(repo: Path, remote: str | None) -> str:
         head = git(repo, "symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD", check=False)
         if head:
             return head.split("/", 1)[1]
-    return git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or "main"
+    return checked_out_branch(repo) or "main"
 
 
 def branch_tip(repo: Path, ref: str) -> str | None:
     """The commit `ref` names, or None when it does not exist."""
-    return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
+    return git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False) or None
 
 
 def published_versions(repo: Path, commit: str) -> dict[str, int]:
     """The playbook versions a publish commit carried (its trailers); {} for any other commit."""
-    trailers = _TRAILER.finditer(git(repo, "log", "-1", "--format=%B", commit))
+    trailers = _TRAILER.finditer(git(repo, "log", "-1", "--format=%B", "--end-of-options", commit))
     return {m.group("name") or "": int(m.group("version") or 0) for m in trailers}
 
 
 def add_worktree(repo: Path, path: Path, commit: str) -> None:
     """A detached worktree of `commit` at `path` (the developer's checkout stays as it is)."""
-    git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
+    git(repo, "worktree", "add", "--detach", "--quiet", "--", str(path), commit)
 
 
 def remove_worktree(repo: Path, path: Path) -> None:
@@ -129,7 +170,7 @@ def commit_all(worktree: Path, paths: list[Path], message: str) -> str | None:
 
 def is_ancestor(repo: Path, older: str, newer: str) -> bool:
     """True when commit `older` is `newer` or one of its ancestors."""
-    return _succeeds(repo, "merge-base", "--is-ancestor", older, newer)
+    return _succeeds(repo, "merge-base", "--is-ancestor", "--end-of-options", older, newer)
 
 
 def _succeeds(repo: Path, *args: str) -> bool:
@@ -150,9 +191,9 @@ def set_branch(repo: Path, branch: str, commit: str) -> None:
     tip = branch_tip(repo, f"refs/heads/{branch}")
     if tip is not None and not is_ancestor(repo, tip, commit):
         raise GitError(f"Local branch `{branch}` has commits the publish would orphan; nothing was moved.")
-    git(repo, "branch", "--force", branch, commit)
+    git(repo, "branch", "--force", "--", branch, commit)
 
 
 def push(repo: Path, remote: str, branch: str) -> None:
     """Push `branch` to `remote` (a fast-forward: the branch only ever grows)."""
-    git(repo, "push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}")
+    git(repo, "push", "--quiet", "--", remote, f"refs/heads/{branch}:refs/heads/{branch}")

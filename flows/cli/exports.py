@@ -87,7 +87,7 @@ def publish_cmd(
     """Write every configured export target (CLAUDE.md, AGENTS.md, GEMINI.md, Cursor and Claude Code rules,
     Copilot instructions) of every playbook, within budget; `nightly` does this last.
 
-    Targets are set per playbook in playbook.toml, `[playbook_settings.NAME] targets = [{kind, path or repo}]`.
+    Targets are set per playbook in playbook.toml, `\\[playbook_settings.NAME] targets = [{kind, path or repo}]`.
     Shared files get a marked block (hand-written text is kept); files playbook owns are written whole, and a
     file it did not write is refused. Exits 3 when a target was refused. Where no playbook has a target (a
     fresh set-up), the playbook's own files in `out_dir` are written, and one line says how to add targets.
@@ -101,8 +101,8 @@ def publish_cmd(
     """
     from flows.delivery.publish import publish_configured, publish_to_git
 
-    ws = workspace(db, None, wait_s=wait)
-    names = [playbook] if playbook else ws.playbooks
+    ws = workspace(db, playbook, wait_s=wait)  # a -p name is checked with the settings, as every command's is
+    names = [ws.playbook] if playbook else ws.playbooks
     if git_repo is None:
         publication = publish_configured(ws, names)
         results = publication.files
@@ -111,7 +111,7 @@ def publish_cmd(
         else:
             render_published(results)
         if publication.note:
-            err.print(publication.note, highlight=False)
+            err.print(escape(publication.note), highlight=False)  # its TOML table name is no markup
     else:
         done = publish_to_git(ws, names, git_repo, branch)
         results = done.files
@@ -137,7 +137,7 @@ def mcp_cmd(db: DbOpt = None) -> None:
     never opens the database; outcomes go to a feedback file the next `ingest` merges.
 
     Claude Code: `claude mcp add playbook -- playbook mcp`; Codex (`~/.codex/config.toml`):
-    `[mcp_servers.playbook]` with `command = "playbook"` and `args = ["mcp"]`.
+    `\\[mcp_servers.playbook]` with `command = "playbook"` and `args = ["mcp"]`.
 
     Example: [bold]playbook mcp --db ~/playbook/playbook.duckdb[/bold]
     """

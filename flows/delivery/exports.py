@@ -25,6 +25,7 @@ from core.io.files import read_text, target_of, write_atomic
 from core.markdown import remove_block, replace_block, to_markdown
 from core.models import Playbook
 from core.playbook_json import encode, playbook_to_dict
+from core.playbook_names import is_playbook_name
 from core.playbook_screen import EntryScreen, Screened, Support, screen_keys
 from core.projects import project_of
 from core.redact import mask_playbook
@@ -339,9 +340,20 @@ def write_export(
 def own_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Published]:
     """Write the playbook's own files, `<out_dir>/<playbook>.md` and `.json` (the seeds' playbook.json), within
     budget; what happened to each (a file that cannot be written safely is refused, not raised)."""
+    if _outside(out_dir, rules.playbook):
+        why = f"{rules.playbook!r} is not a playbook name: its files would not stay in `{out_dir}`; nothing written."
+        name, where = rules.playbook, str(out_dir)
+        return [Published(playbook=name, kind=k, path=where, status="refused", message=why) for k, _ in _FILES]
     with db.open() as con:
         export = prepare_export(con, rules)
         return [write_export(con, export, kind, out_dir / f"{rules.playbook}{suffix}") for kind, suffix in _FILES]
+
+
+def _outside(out_dir: Path, playbook: str) -> bool:
+    """True unless `<out_dir>/<playbook>.*` are files right in `out_dir`. The names a command reaches here with are
+    checked already (settings, workspace): this holds for any caller, since a name is a path's last part only
+    when it is a plain name."""
+    return not is_playbook_name(playbook) or any((out_dir / f"{playbook}{s}").parent != out_dir for _, s in _FILES)
 
 
 def export_files(db: Database, rules: ExportRules, out_dir: Path) -> list[Path]:
@@ -452,12 +464,14 @@ def publishable(db: Database, ws: Workspace, playbooks: Sequence[str]) -> list[E
     """The export rules of `playbooks`, each of which must exist.
 
     Raises:
+        ConfigError: a name is not a playbook name.
         StoreError: a playbook does not exist.
     """
+    rules = [ws.rules(name) for name in playbooks]  # checks each name before a file is named after it
     for name in playbooks:
         with db.for_playbook(name).read() as con:
             require_playbook(con, name)
-    return [ws.rules(name) for name in playbooks]
+    return rules
 
 
 def how_to_add_targets(playbook: str) -> str:

@@ -11,6 +11,7 @@ delays a session. Ingest merges the ledger into `exposures`. `uninstall` takes o
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import duckdb
 from pydantic import BaseModel
@@ -49,6 +50,7 @@ __all__ = [
     "install_hook",
     "merge_ledger",
     "playbook_guards",
+    "refreshes_snapshot",
     "run_hook",
     "snapshot_of",
     "uninstall_hook",
@@ -127,6 +129,25 @@ def write_snapshot(ws: Workspace, *, only_if_present: bool = False) -> Path | No
         return None
     write_snapshot_files(db.path, snapshot_of(ws.database(), ws))
     return path
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def refreshes_snapshot(command: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concatenate[Workspace, _P], _R]:
+    """`command` (a library call that takes the workspace first and may write a playbook version, or change which
+    one is exported), then `write_snapshot(ws, only_if_present=True)`: the hooks and the MCP server read only the
+    snapshot, so without it a retired or reverted entry is served until the next publish or nightly. Once here,
+    for every such command, rather than a call each command could forget."""
+
+    @functools.wraps(command)
+    def refreshing(ws: Workspace, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        result = command(ws, *args, **kwargs)
+        write_snapshot(ws, only_if_present=True)  # after the command's lock and write: the snapshot reads anew
+        return result
+
+    return refreshing
 
 
 def write_snapshot_files(db: Path, snapshot: Snapshot) -> None:

@@ -17,6 +17,7 @@ from core.io.git import (
     PUBLISH_TRAILER,
     add_worktree,
     branch_tip,
+    checked_out_branch,
     commit_all,
     default_branch,
     git,
@@ -25,6 +26,7 @@ from core.io.git import (
     push,
     remote_of,
     remove_worktree,
+    review_branch,
     set_branch,
     work_tree_root,
 )
@@ -66,16 +68,17 @@ def publish_git(db: Database, rules: Sequence[ExportRules], repo: Path, branch: 
     when nothing changed; the default branch is refused.
 
     Raises:
-        ConfigError: `branch` is the repository's default branch.
+        ConfigError: `branch` is no plain branch name, the repository's default branch, or the branch checked out
+            in `repo`; nothing is changed.
         GitError: `repo` is not a working copy, or a git command failed.
     """
     top = work_tree_root(repo.expanduser())
+    branch = review_branch(top, branch)  # before any git call that changes something: a name can be an option
     remote = remote_of(top)
     default = default_branch(top, remote)
-    if branch in {default, "main", "master"}:
-        raise ConfigError(f"Refusing to publish on `{branch}`, the default branch: pass --branch playbook/update.")
+    _refuse_reserved(top, branch, default)
     if remote:
-        git(top, "fetch", "--quiet", remote)
+        git(top, "fetch", "--quiet", "--", remote)
     base = _publish_base(top, remote, branch) or (
         (branch_tip(top, f"{remote}/{default}") if remote else None) or branch_tip(top, "HEAD")
     )
@@ -117,6 +120,25 @@ def publish_git(db: Database, rules: Sequence[ExportRules], repo: Path, branch: 
             "files": files,
         }
     )
+
+
+def _refuse_reserved(top: Path, branch: str, default: str) -> None:
+    """Refuse the branches a publish never moves: the default branch (the remote's HEAD, `main`, `master`, in any
+    case: a case-insensitive file system holds one ref for `MAIN` and `main`) and the branch checked out in `top`
+    (the checkout is never changed).
+
+    Raises:
+        ConfigError: `branch` is one of them.
+    """
+    other = "playbook/update" if branch != "playbook/update" else "playbook/lessons"
+    checked_out = checked_out_branch(top)
+    if checked_out is not None and branch.casefold() == checked_out.casefold():
+        raise ConfigError(
+            f"Refusing to publish on `{branch}`: it is checked out in `{top}`, and publish never changes your checkout;"
+            f" check out another branch there, or pass --branch {other}."
+        )
+    if branch.casefold() in {default.casefold(), "main", "master"}:
+        raise ConfigError(f"Refusing to publish on `{branch}`, the default branch: pass --branch {other}.")
 
 
 def _publish_base(top: Path, remote: str | None, branch: str) -> str | None:

@@ -21,7 +21,7 @@ from core.store.screening import release_holds
 from core.store.versions import current_version, load_version, write_version
 from flows.context import Database
 from flows.delivery.exports import ExportRules, exported_version, screened
-from flows.delivery.hook import write_snapshot
+from flows.delivery.hook import refreshes_snapshot
 from flows.delivery.sources import outdated
 from flows.workspace import Workspace
 
@@ -91,6 +91,7 @@ class Decision(BaseModel):
         return picked
 
 
+@refreshes_snapshot
 def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer: str | None = None) -> ReviewOutcome:
     """List what awaits review, and with `decide`, apply the decision: approve every change not rejected; a
     rejected change becomes a new version that undoes it (history keeps both).
@@ -149,6 +150,7 @@ def held_entries(ws: Workspace, playbook: str) -> list[Screened]:
         return screened(con, rules, model)[1]
 
 
+@refreshes_snapshot
 def release_held(ws: Workspace, playbook: str, names: Sequence[str], by: str | None) -> list[Screened]:
     """Release held entries for export, as they read now (a later change of the text is screened again).
 
@@ -189,6 +191,7 @@ class Hardened(BaseModel):
     refuses: bool  # whether its guard refuses anything (only the failing form of a command is refused)
 
 
+@refreshes_snapshot
 def harden(ws: Workspace, playbook: str, names: Sequence[str], hard: bool, by: str | None) -> list[Hardened]:
     """Make the guards of entries hard rules (`hard`: a call they match is refused, with the lesson as the reason)
     or soft again (the lesson is added to the agent's context); the hooks' snapshot is written again.
@@ -211,5 +214,4 @@ def harden(ws: Workspace, playbook: str, names: Sequence[str], hard: bool, by: s
             refuses = any(g.refusable for g in guards)
             found.append(Hardened(name=name, text=guards[0].text, hard=hard, refuses=refuses))
         set_hard(con, playbook, list(names), hard, by)
-    write_snapshot(ws, only_if_present=True)
     return found

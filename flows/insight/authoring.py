@@ -16,6 +16,7 @@ from core.playbook_json import playbook_from_dict
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
 from core.store.registry import ensure_playbook, playbook_names, require_playbook
 from core.store.versions import load_version, revert, write_version
+from flows.delivery.hook import refreshes_snapshot
 from flows.workspace import Workspace
 
 __all__ = ["Imported", "create_playbook", "import_playbook", "retire_entries", "revert_playbook"]
@@ -33,6 +34,7 @@ class Imported(BaseModel):
     stripped: dict[str, str]
 
 
+@refreshes_snapshot
 def import_playbook(
     ws: Workspace,
     playbook: str,
@@ -94,12 +96,14 @@ def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> N
         ensure_playbook(con, name, section_set)
 
 
+@refreshes_snapshot
 def revert_playbook(ws: Workspace, playbook: str, version: int) -> int:
     """A new version equal to `version` (history is never rewritten); its number."""
     with ws.database(playbook).write("playbook revert", create=False) as con:
         return revert(con, playbook, version)
 
 
+@refreshes_snapshot
 def retire_entries(ws: Workspace, playbook: str, names: list[str]) -> int:
     """A new version of `playbook` without the entries `names` (proposed by `playbook stale`, or any other): a
     version like every other, so `playbook revert` brings them back; its number.

@@ -21,6 +21,7 @@ from core.store.registry import require_playbook, sections_of
 from core.store.runs import finish_run, start_run
 from core.store.versions import current_version, load_version, rediscovery_counts, write_version
 from flows.context import Database, RunConfig
+from flows.delivery.hook import refreshes_snapshot
 from flows.models.providers import ProviderFactory, ProviderHandle, ProviderSpec, make_provider
 from flows.run.curation import new_run_id
 from flows.run.fanout import ask_once
@@ -30,6 +31,7 @@ from flows.workspace import Workspace
 __all__ = ["consolidate", "needs_consolidation", "run_consolidation"]
 
 
+@refreshes_snapshot
 def consolidate(
     ws: Workspace, playbook: str, *, dry_run: bool = False, llm: str | None = None
 ) -> tuple[RunSummary, list[dict[str, Any]]]:

@@ -30,6 +30,7 @@ from core.store.ledger import count_pending
 from core.store.registry import require_playbook
 from flows.context import Database
 from flows.delivery.exports import export_files
+from flows.delivery.hook import refreshes_snapshot
 from flows.models.providers import ProviderSpec
 from flows.prefect_api import HEALTH_TIMEOUT_S, answers, prefect_api
 from flows.run.curation import fail_if_nothing_worked, run_curation
@@ -110,6 +111,7 @@ def estimate(ws: Workspace, request: Launch) -> Quote:
     return Quote(estimate=est, provider=provider, max_calls=ws.settings.max_calls if provider.subscription else None)
 
 
+@refreshes_snapshot
 def launch(
     ws: Workspace,
     request: Launch,

@@ -71,6 +71,42 @@ def test_a_chain_of_links_stays_and_the_last_target_is_written(tmp_path: Path) -
     assert dangling.is_symlink() and (tmp_path / "dotfiles" / "AGENTS.md").read_text() == "made"
 
 
+@settings(max_examples=examples(100))
+@given(st.binary(max_size=3 * 1024), st.binary(max_size=3 * 1024), st.sampled_from([0o600, 0o644, 0o664]))
+def test_a_hard_linked_file_is_written_in_place_so_every_link_shows_it(
+    tmp_path_factory: pytest.TempPathFactory, old: bytes, data: bytes, mode: int
+) -> None:
+    # atk10: CLAUDE.md hard-linked as AGENTS.md became two files after a publish (a rename gives a new inode)
+    folder = tmp_path_factory.mktemp("links")
+    path, other = folder / "CLAUDE.md", folder / "AGENTS.md"
+    path.write_bytes(old)
+    path.chmod(mode)
+    os.link(path, other)
+    inode = path.stat().st_ino
+    write_atomic(other, data)
+    assert path.stat().st_ino == other.stat().st_ino == inode and path.stat().st_nlink == 2
+    assert path.read_bytes() == other.read_bytes() == data
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert sorted(os.listdir(folder)) == ["AGENTS.md", "CLAUDE.md"]  # no temporary file left
+
+
+def test_a_link_to_a_hard_linked_file_stays_a_link_and_the_links_stay_one_file(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "claude.md"
+    real.parent.mkdir()
+    real.write_text("old, and longer than the new text\n")
+    os.link(real, tmp_path / "dotfiles" / "backup.md")
+    link = tmp_path / "CLAUDE.md"
+    link.symlink_to(real)
+    copy_atomic(_written(tmp_path / "source.md", "new\n"), link)
+    assert link.is_symlink() and (tmp_path / "dotfiles" / "backup.md").read_text() == "new\n"
+    assert real.stat().st_nlink == 2
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
 def test_a_write_that_fails_leaves_the_old_file_and_no_temporary_file(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,45 @@ def test_an_agent_reports_only_on_what_it_was_given_and_each_once(db: Path) -> N
     after = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
     harmful = {e["name"]: e["harmful"] for items in after["sections"].values() for e in items}
     assert harmful["pat-001"] == 1 and harmful["mis-001"] == 0  # once a session; never on what it did not have
+
+
+def _session_start(db: Path, cwd: Path) -> str:
+    """The SessionStart digest of a new session (a session is given each lesson once)."""
+    event = {
+        "session_id": f"s-{os.urandom(4).hex()}",
+        "cwd": str(cwd),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    done = runner.invoke(app, ["hook", "session-start", "--db", str(db)], input=json.dumps(event))
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_a_retired_or_reverted_away_entry_is_served_by_no_hook_and_no_mcp_tool(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """atk10: `retire` (and `revert`, `import --replace`) wrote a new version, but the hooks and the MCP server
+    kept serving the snapshot of the last publish; each command that writes a version refreshes it."""
+    monkeypatch.setenv("PLAYBOOK_HOLDOUT", "0")  # every snapshot these commands write: no entry held out at random
+    repo = tmp_path / "src" / "api"
+    gone = "Reset the staging database fixtures"
+    assert gone in str(call(db, "before", [("get_lesson", {"id": "pat-001"})])[1])
+    assert gone in _session_start(db, repo)
+
+    assert runner.invoke(app, ["retire", "pat-001", "--db", str(db)]).exit_code == 0
+    _, got, found = call(
+        db, "after", [("get_lesson", {"id": "pat-001"}), ("search_lessons", {"query": "staging database fixtures"})]
+    )
+    assert gone not in json.dumps(got) + json.dumps(found)
+    assert gone not in _session_start(db, repo) and "Read the whole traceback" in _session_start(db, repo)
+
+    assert runner.invoke(app, ["revert", "1", "--db", str(db)]).exit_code == 0  # brings it back
+    assert gone in _session_start(db, repo)
+    book = tmp_path / "only.json"
+    only = {"PATTERNS & APPROACHES": [ENTRIES["PATTERNS & APPROACHES"][1]]}
+    book.write_text(json.dumps({"version": "1.0", "sections": only}))
+    assert runner.invoke(app, ["import", str(book), "--replace", "--db", str(db)]).exit_code == 0
+    assert gone not in _session_start(db, repo)
+    assert gone not in json.dumps(call(db, "replaced", [("search_lessons", {"query": "staging database fixtures"})]))

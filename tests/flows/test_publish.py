@@ -4,6 +4,8 @@ kept, a file playbook did not write is refused (exit 3) and left as it was, and 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,7 @@ def test_publish_without_targets_writes_the_playbooks_own_files_and_says_how_to_
         ("default.json", "written"),
     ]
     assert done.stderr.count("\n") == 1 and "No export targets are configured" in done.stderr
+    assert "under `[playbook_settings.default]` in playbook.toml" in done.stderr  # no markup eats the table name
     assert "`make test`" in (tmp_path / "data" / "out" / "default.md").read_text()
     assert (tmp_path / "CLAUDE.md").read_text() == "# Mine\n"  # a file nobody named is never touched
 
@@ -167,3 +170,38 @@ targets = [
         ).stdout
     )
     assert carried and all(f"[{e}]" in mine for e in carried[0]["entry_ids"])
+
+
+def test_publish_keeps_modes_and_links_of_what_it_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """atk10: a CLAUDE.md hard-linked as AGENTS.md stays one file (one block), a 0600 file stays 0600, a link stays a
+    link; the hand-written text is kept in each."""
+    hand = "# Mine\nkeep-a hand line\n"
+    linked, private, symlinked = tmp_path / "linked", tmp_path / "private", tmp_path / "symlinked"
+    for repo in (linked, private, symlinked):
+        repo.mkdir()
+        (repo / "CLAUDE.md").write_text(hand)
+    os.link(linked / "CLAUDE.md", linked / "AGENTS.md")
+    (private / "CLAUDE.md").chmod(0o600)
+    (symlinked / "AGENTS.md").symlink_to("CLAUDE.md")
+    targets = ", ".join(
+        f'{{ kind = "{kind}", repo = "{repo}" }}'
+        for repo in (linked, private, symlinked)
+        for kind in ("claude-md", "agents-md")
+    )
+    config = tmp_path / "playbook.toml"
+    config.write_text(f'db = "{tmp_path / "p.duckdb"}"\n[playbook_settings.default]\ntargets = [{targets}]\n')
+    monkeypatch.setenv("PLAYBOOK_CONFIG", str(trust_config(config)))
+    book = tmp_path / "book.json"
+    entries = [{"name": "pat-001", "text": "Run the tests with `make test`.", "helpful": 2}]
+    book.write_text(json.dumps({"version": "1.0", "sections": {"PATTERNS & APPROACHES": entries}}))
+    assert runner.invoke(app, ["import", str(book)]).exit_code == 0
+    inode = (linked / "CLAUDE.md").stat().st_ino
+    for _ in range(2):
+        done = runner.invoke(app, ["publish"])
+        assert done.exit_code == 0, done.output
+    assert (linked / "CLAUDE.md").stat().st_ino == (linked / "AGENTS.md").stat().st_ino == inode
+    assert stat.S_IMODE((private / "CLAUDE.md").stat().st_mode) == 0o600
+    assert (symlinked / "AGENTS.md").is_symlink()
+    for repo in (linked, private, symlinked):
+        text = (repo / "CLAUDE.md").read_text()
+        assert text.startswith(hand) and "`make test`" in text and text.count("playbook:begin") == 1

@@ -178,3 +178,54 @@ def test_a_diverged_review_branch_is_refused_and_left_alone(team: tuple[Path, Pa
     assert line.startswith("Error: Local branch `playbook/update` and `origin/playbook/update` have diverged")
     assert git(work, "rev-parse", "playbook/update") == mine and git(remote, "rev-parse", "playbook/update") == theirs
     assert len(git(work, "worktree", "list").splitlines()) == 1
+
+
+def _repo_state(work: Path) -> tuple[str, str, str, str]:
+    """Every ref, the checked-out branch, HEAD and the working tree's status: what a refused publish leaves alone."""
+    refs = git(work, "for-each-ref", "--format=%(refname) %(objectname)")
+    return refs, git(work, "symbolic-ref", "HEAD"), git(work, "rev-parse", "HEAD"), git(work, "status", "--porcelain")
+
+
+@pytest.mark.parametrize(
+    "branch",
+    ["-m", "-c", "-f", "--edit-description", "--force", "refs/heads/main", "heads/main", "origin/main", "origin/playbook/update",
+     "HEAD", "@", "@{-1}", "MAIN", "Master", "+main", "x:main", "main@{0}", "main~0", " main", "a\nb", "../main",
+     "main.lock", "%6dain", ""],
+)  # fmt: skip
+def test_a_branch_name_that_is_an_option_a_ref_or_a_disguise_is_refused_with_nothing_changed(
+    team: tuple[Path, Path, Path], branch: str
+) -> None:
+    remote, work, _ = team
+    git(work, "checkout", "--quiet", "-b", "feature")  # -m would rename the checked-out branch
+    (work / "CLAUDE.md").write_text(HAND + "an uncommitted edit\n")
+    before, remote_before = _repo_state(work), git(remote, "for-each-ref")
+    done = runner.invoke(app, ["publish", "--git", str(work), "--branch", branch])
+    assert done.exit_code == 1, done.output
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("Error:") and "Traceback" not in done.output
+    assert _repo_state(work) == before and git(remote, "for-each-ref") == remote_before
+
+
+def test_a_plain_branch_name_is_admitted(team: tuple[Path, Path, Path]) -> None:
+    remote, work, _ = team
+    done = publish(work, "--branch", "lessons/team-2.x_1")
+    assert git(remote, "rev-parse", "lessons/team-2.x_1") == done["commit"]
+
+
+def test_the_checked_out_review_branch_is_refused_with_a_way_out(team: tuple[Path, Path, Path]) -> None:
+    """A checkout on `playbook/update` (a clone of an empty remote has no remote HEAD, so that branch is also the
+    default branch's only guess): the refusal says it is checked out and names another branch to pass."""
+    _, work, tmp = team
+    publish(work)
+    git(work, "fetch", "--quiet", "origin")
+    git(work, "checkout", "--quiet", "playbook/update")
+    git(work, "remote", "set-head", "origin", "--delete")
+    (work / "CLAUDE.md").write_text(git(work, "show", "HEAD:CLAUDE.md") + "\nmy review note\n")
+    _new_lesson(tmp, "Run the linters before the tests.")
+    before = _repo_state(work)
+    done = runner.invoke(app, ["publish", "--git", str(work)])
+    assert done.exit_code == 1, done.output
+    (line,) = done.stderr.strip().splitlines()
+    assert "`playbook/update`: it is checked out in" in line and "the default branch" not in line
+    assert "pass --branch playbook/lessons" in line
+    assert _repo_state(work) == before
