@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from core.errors import ConfigError, PlaybookFileError, StoreError
 from core.io.files import read_text
 from core.json_documents import parse_document
+from core.models import Playbook
 from core.operations import apply_operations, normalize_playbook, without_unseen
 from core.playbook_json import MAX_PLAYBOOK_BYTES, decode, playbook_from_dict
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
@@ -76,10 +77,27 @@ def import_playbook(
             note = f"merge of {file}"
             how = f"merged: added {report.applied('ADD')} of {len(adds)} entries, the rest were already there"
         else:
+            _require_unique_ids(incoming, file)  # ids kept as the file gives them: each must name one entry
             model, note = incoming, f"import of {file}"
             how = f"replaced {current.size()} entries" if current.size() else "new"
         version = write_version(con, playbook, model, source="import", note=note)
     return Imported(entries=model.size(), version=version, how=how, stripped=stripped)
+
+
+def _require_unique_ids(incoming: Playbook, file: Path) -> None:
+    """Refuse a file that gives two entries one id (a retire, a feedback or a tag would reach both).
+
+    Raises:
+        PlaybookFileError: an id is given twice, naming it and the next step.
+    """
+    seen: set[str] = set()
+    for section, entry in incoming.entries():
+        if entry.name in seen:
+            raise PlaybookFileError(
+                f"Playbook `{file}` gives id `{entry.name}` to two entries (the second in section {section!r});"
+                " give each its own id, or pass `--merge` to add them under new ids. Nothing was imported."
+            )
+        seen.add(entry.name)
 
 
 def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> None:

@@ -139,3 +139,18 @@ def test_a_section_name_that_is_no_plain_title_is_refused(tmp_path: Path) -> Non
     path.write_text(json.dumps({"sections": {"SQL — queries": [{"name": "sql-001", "text": "Use CTEs."}]}}))
     done = runner.invoke(app, ["import", str(path), "--sections", str(sections), "--db", str(db), "-p", "dw"])
     assert done.exit_code == 0, done.output
+
+
+def test_an_id_given_to_two_entries_is_refused_unless_merged_under_new_ids(db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "twice.json"
+    entries = [{"name": "pat-001", "text": "A one."}, {"name": "pat-001", "text": "B two."}]
+    path.write_text(json.dumps({"sections": {"PATTERNS & APPROACHES": entries}}))
+    assert refused(db, path, "--replace") == (
+        f"Error: Playbook `{path}` gives id `pat-001` to two entries (the second in section 'PATTERNS & APPROACHES');"
+        " give each its own id, or pass `--merge` to add them under new ids. Nothing was imported."
+    )
+    done = runner.invoke(app, ["import", str(path), "--merge", "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    shown = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+    names = [e["name"] for items in shown["sections"].values() for e in items]
+    assert len(names) == len(set(names)) == 4
