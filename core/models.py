@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 __all__ = [
     "CONTRACT_VERSION",
+    "ENTRY_ID_PATTERN",
     "MAX_BULLET_TAGS",
+    "MAX_COUNTER",
     "MAX_OPERATIONS",
     "OP_TYPES",
+    "SLUG_PATTERN",
     "TRUNCATED_TYPE",
     "AddOp",
     "ApplyReport",
@@ -23,6 +26,7 @@ __all__ = [
     "CuratorOutput",
     "DeleteOp",
     "Entry",
+    "EntryId",
     "EvaluationOutcome",
     "Guards",
     "MergeOp",
@@ -41,6 +45,18 @@ __all__ = [
 CONTRACT_VERSION: Literal[1] = 1
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
+# A section's slug, as ids carry it: a lowercase identifier (`pat`, `mis`, a sections.yaml's own).
+SLUG_PATTERN = r"[a-z][a-z0-9_]*"
+# The ids the product makes, and only those: `{slug}-NNN` (`core.operations.next_entry_id`) and a legacy file's
+# `kpt_NNN` (`core.playbook_json.migrate_legacy`). An id is printed bare in CLAUDE.md, hook output and MCP answers,
+# so an entry from outside data (an imported file, a hook script's playbook.json) holding anything else, a line
+# break, a marker or a heading, is refused where it is read rather than cleaned wherever it is printed.
+ENTRY_ID_PATTERN = rf"^(?:{SLUG_PATTERN}-[0-9]+|kpt_[0-9]+)$"
+EntryId = Annotated[str, StringConstraints(pattern=ENTRY_ID_PATTERN)]
+# The largest helpful/harmful count: the store keeps counters as 32-bit integers, so a file's larger one is refused
+# where it is read (naming the file) and the engine's sums and increments stop here.
+MAX_COUNTER = 2**31 - 1
+_Count = Annotated[int, Field(ge=0, le=MAX_COUNTER)]
 OpType = Literal["ADD", "UPDATE", "MERGE", "DELETE"]
 OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "MERGE", "DELETE")
 # At most the first 10 operations of one curator call are considered (a bound on what one answer can do); the
@@ -80,10 +96,10 @@ class Entry(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
-    name: NonEmptyStr
+    name: EntryId
     text: NonEmptyStr
-    helpful: NonNegativeInt = 0
-    harmful: NonNegativeInt = 0
+    helpful: _Count = 0
+    harmful: _Count = 0
 
 
 class Playbook(_Contract):

@@ -33,6 +33,7 @@ from core.invisible import normalise, removed, strip_unseen
 from core.language import mixed_words
 from core.layered import Layered
 from core.models import (
+    MAX_COUNTER,
     MAX_OPERATIONS,
     OP_TYPES,
     TRUNCATED_TYPE,
@@ -597,8 +598,9 @@ def _merge(state: _State, index: int, op: MergeOp, raw: object) -> OpOutcome:
         Entry(
             name=new_id,
             text=op.merged_text,
-            helpful=sum(e.helpful for e in sources),
-            harmful=sum(e.harmful for e in sources),
+            # Counters stop at MAX_COUNTER, what the store keeps (the model refuses more).
+            helpful=min(sum(e.helpful for e in sources), MAX_COUNTER),
+            harmful=min(sum(e.harmful for e in sources), MAX_COUNTER),
         ),
     )
     for sid in valid:
@@ -758,7 +760,10 @@ def apply_evaluations(
     doomed = index.doomed - deltas.keys()
 
     def counted(e: Entry) -> Entry:
-        new = e.model_copy(update={"helpful": e.helpful + deltas[e.name][0], "harmful": e.harmful + deltas[e.name][1]})
+        helpful, harmful = (
+            min(n + d, MAX_COUNTER) for n, d in zip((e.helpful, e.harmful), deltas[e.name], strict=True)
+        )
+        new = e.model_copy(update={"helpful": helpful, "harmful": harmful})
         if should_prune(new):
             doomed.add(new.name)
         return new

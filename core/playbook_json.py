@@ -14,14 +14,16 @@ import json
 import logging
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from core.errors import PlaybookFileError
-from core.models import Entry, Playbook
+from core.json_documents import parse_document
+from core.models import MAX_COUNTER, Entry, EntryId, Playbook
 from core.operations import empty_playbook
 from core.sections import DEFAULT_SECTIONS, SectionSet
 
 __all__ = [
+    "MAX_PLAYBOOK_BYTES",
     "PLAYBOOK_CONTRACTS",
     "decode",
     "default_dict",
@@ -36,6 +38,11 @@ log = logging.getLogger("playbook")
 
 # The playbook.json contract versions this program reads; it writes the last one.
 PLAYBOOK_CONTRACTS: tuple[int, ...] = (1,)
+# The largest playbook.json read: an entry is at most 500 characters (`Guards.max_entry_chars`), about 600 bytes with
+# its id and counters, so 64 MB holds some 100,000 entries, ten times the largest playbook an agent could be given.
+# A bigger file was given by mistake (a disk image, a log) and is refused having read 64 MB of it, not all of it.
+MAX_PLAYBOOK_BYTES = 64 * 2**20
+_ENTRY_ID: TypeAdapter[str] = TypeAdapter(EntryId)
 
 
 def playbook_from_dict(data: dict[str, Any], *, sections: SectionSet = DEFAULT_SECTIONS) -> Playbook:
@@ -66,14 +73,23 @@ def default_dict() -> dict[str, Any]:
     return playbook_to_dict(empty_playbook(), base={"version": "1.0", "last_updated": None})
 
 
+def _is_entry_id(value: object) -> bool:
+    """Whether `value` is an id of the shape the product makes (`core.models.ENTRY_ID_PATTERN`)."""
+    try:
+        _ENTRY_ID.validate_python(value, strict=True)
+    except ValidationError:
+        return False
+    return True
+
+
 def _migrate_key_points(key_points: list[Any]) -> list[dict[str, Any]]:
     """Legacy flat `key_points` -> OTHERS entries (strings become `kpt_NNN`, `score` -> counters).
 
-    Names stay unique: an entry without a name gets `kpt_<position>` unless the list names another entry so,
-    then the next free `kpt_NNN`; a name given twice keeps its first entry and gives the second a fresh one
-    (else a DELETE could not reach the twin).
+    Names stay unique: an entry without a name (or with one no id of ours looks like) gets `kpt_<position>` unless
+    the list names another entry so, then the next free `kpt_NNN`; a name given twice keeps its first entry and
+    gives the second a fresh one (else a DELETE could not reach the twin).
     """
-    explicit = {str(i["name"]) for i in key_points if isinstance(i, dict) and i.get("name")}
+    explicit = {str(i["name"]) for i in key_points if isinstance(i, dict) and _is_entry_id(i.get("name"))}
     taken: set[str] = set()
     counter = 0
 
@@ -94,7 +110,7 @@ def _migrate_key_points(key_points: list[Any]) -> list[dict[str, Any]]:
         score = item.get("score")
         helpful = item.get("helpful", max(score, 0) if isinstance(score, int | float) else 0)
         harmful = item.get("harmful", max(-score, 0) if isinstance(score, int | float) else 0)
-        own = str(item["name"]) if item.get("name") else None
+        own = item["name"] if _is_entry_id(item.get("name")) else None
         positional = f"kpt_{position:03d}"
         if own is not None and own not in taken:
             name = own
@@ -111,8 +127,9 @@ def repair_entries(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list
     """Seed 000's leniency for the dict API: (a copy of `data` whose entries the contract can hold, the entries
     it cannot that were set aside by section, one reason per change).
 
-    A negative or non-integer counter is repaired to 0; an entry without an id or a text, or not an object,
-    is set aside untouched (the caller puts it back), never dropped.
+    A negative or non-integer counter is repaired to 0, one above `MAX_COUNTER` to that; an entry without an id of
+    the shape the product makes or without a text, or not an object, is set aside untouched (the caller puts it
+    back), never dropped.
     """
     sections = data.get("sections")
     if not isinstance(sections, dict):
@@ -129,10 +146,14 @@ def repair_entries(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list
             label = repr(item.get("name")) if isinstance(item, dict) else repr(item)[:40]
             if not (
                 isinstance(item, dict)
-                and all(isinstance(item.get(k), str) and item[k].strip() for k in ("name", "text"))
+                and _is_entry_id(item.get("name"))
+                and isinstance(item.get("text"), str)
+                and item["text"].strip()
             ):
                 aside.setdefault(section, []).append(item)
-                reasons.append(f"entry {label} in {section} has no id or no text; left as it is, outside the update")
+                reasons.append(
+                    f"entry {label[:60]} in {section} has no id or no text; left as it is, outside the update"
+                )
                 continue
             entry = dict(item)
             for counter in ("helpful", "harmful"):
@@ -140,6 +161,9 @@ def repair_entries(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list
                 if type(value) is not int or value < 0:
                     entry[counter] = 0
                     reasons.append(f"entry {label}: {counter}={value!r} repaired to 0")
+                elif value > MAX_COUNTER:
+                    entry[counter] = MAX_COUNTER
+                    reasons.append(f"entry {label}: {counter}={value!r} repaired to {MAX_COUNTER}")
             kept.append(entry)
         fixed[section] = kept
     return {**data, "sections": fixed}, aside, reasons
@@ -165,7 +189,7 @@ def decode(text: str, source: str) -> dict[str, Any]:
             message names `source` and the versions understood.
     """
     try:
-        data = json.loads(text)
+        data = parse_document(text)
     except ValueError as exc:
         raise PlaybookFileError(
             f"Playbook `{source}` is not valid JSON ({exc}); fix or move it, it was left untouched."
@@ -184,15 +208,42 @@ def decode(text: str, source: str) -> dict[str, Any]:
         )
     if not isinstance(data.get("sections", {}), dict):
         raise PlaybookFileError(f"Playbook `{source}` has a `sections` value that is not an object; fix it.")
+    for section, items in (data.get("sections") or {}).items():
+        if items is not None and not isinstance(items, list):
+            raise PlaybookFileError(
+                f"Playbook `{source}` has section {section[:40]!r} whose value is not a list of entries; fix it."
+            )
     try:
         model = playbook_from_dict(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
         raise PlaybookFileError(
-            f"Playbook `{source}` has an invalid entry ({first['msg']}: {first.get('input')!r}); fix it."
+            f"Playbook `{source}` {_first_invalid(data, exc)}; fix it, it was left untouched."
         ) from exc
     base = {k: v for k, v in data.items() if k != "key_points"}
     return playbook_to_dict(model, base=base)
+
+
+def _first_invalid(data: dict[str, Any], exc: ValidationError) -> str:
+    """What is wrong with the first entry of `data` the contract refuses, naming its section and position (never
+    echoing more than a short, escaped piece of what the file holds: an id may be a paragraph of markup)."""
+    for section, items in (data.get("sections") or {}).items():
+        for position, item in enumerate(items or [], start=1):
+            try:
+                Entry.model_validate(item)
+            except ValidationError as error:
+                first = error.errors()[0]
+                field = ".".join(str(p) for p in first["loc"]) or "entry"
+                where = f"entry {position} of section {str(section)[:40]!r}"
+                shown = repr(first.get("input"))
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                if field == "name" and first["type"] == "string_pattern_mismatch":
+                    return (
+                        f"has {where} whose id {shown} is not one playbook makes (a section's slug, a dash and a"
+                        " number: `pat-001`)"
+                    )
+                return f"has {where} with an invalid {field} ({first['msg']}: {shown})"
+    first = exc.errors()[0]
+    return f"has an invalid `{'.'.join(str(p) for p in first['loc'])}` ({first['msg']})"
 
 
 def encode(data: dict[str, Any]) -> str:

@@ -14,11 +14,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import SectionsError
+from core.models import SLUG_PATTERN
 from core.patterns import Pattern
 
 __all__ = ["DEFAULT_SECTIONS", "Section", "SectionSet", "load_sections_yaml"]
 
-_SLUG_RE = Pattern(r"[a-z][a-z0-9_]*")
+_SLUG_RE = Pattern(SLUG_PATTERN)
+# What a section's name may hold: it is printed as a `## NAME` heading in CLAUDE.md and the hooks' digest, so only
+# words (letters, marks, digits), spaces and punctuation that means nothing to Markdown or HTML, on one line, within
+# 80 characters. No line break, `<`, `#`, `*`, `_`, `[`, backquote or invisible character: a name cannot end the
+# marked block, start a heading of its own or hide text.
+_NAME_RE = Pattern(r"[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\p{Pd} &,.;:'\"()/+!?]{0,78}[\p{L}\p{M}\p{N}.)!?])?")
 
 
 class Section(BaseModel):
@@ -49,6 +55,11 @@ class SectionSet(BaseModel):
             name = section.name.strip()
             if name != section.name or not name:
                 raise SectionsError(f"Section name `{section.name}` has surrounding spaces; write it without them.")
+            if not _NAME_RE.fullmatch(name):
+                raise SectionsError(
+                    f"Section name {name[:80]!r} is not a plain title; use up to 80 letters, digits, spaces and"
+                    " `&,.;:'\"()/+!?-`."
+                )
             key = name.casefold()
             if key in seen_names:
                 raise SectionsError(

@@ -524,6 +524,8 @@ def read_config_file(path: Path) -> tuple[dict[str, Any], str]:
         table = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"`{path}` is not valid TOML ({exc}); fix the file.") from exc
+    except RecursionError:  # tomllib recurses per nested array or table: a file of brackets stops it
+        raise ConfigError(f"`{path}` is not valid TOML (it nests arrays or tables too deep); fix the file.") from None
     known = list(Settings.model_fields)
     for key in table:
         if key not in Settings.model_fields:

@@ -21,7 +21,15 @@ from core.jsonx import extract_json
 from core.markdown import format_bullets
 from core.models import ApplyReport, Playbook
 from core.operations import apply_evaluations, apply_operations, next_entry_id, prune
-from core.playbook_json import decode, default_dict, encode, playbook_from_dict, playbook_to_dict, repair_entries
+from core.playbook_json import (
+    MAX_PLAYBOOK_BYTES,
+    decode,
+    default_dict,
+    encode,
+    playbook_from_dict,
+    playbook_to_dict,
+    repair_entries,
+)
 from core.prompts import DEFAULT_PROMPTS_DIR
 from core.sections import DEFAULT_SECTIONS
 
@@ -189,13 +197,14 @@ def load_playbook(path: Path | str) -> dict[str, Any]:
     the default (empty) playbook when the file does not exist.
 
     Raises:
-        PlaybookFileError: the file exists but is unreadable, corrupt, or of a contract version this program
-            does not read (the message names the file and the versions it reads). It is never replaced.
+        PlaybookFileError: the file exists but is unreadable, larger than `MAX_PLAYBOOK_BYTES`, corrupt (an entry
+            whose id is not of the shape playbook makes included), or of a contract version this program does not
+            read (the message names the file and the versions it reads). It is never replaced.
     """
     path = Path(path)
     if not path.exists():
         return default_dict()
-    return decode(read_text(path), str(path))
+    return decode(read_text(path, max_bytes=MAX_PLAYBOOK_BYTES), str(path))
 
 
 def save_playbook(playbook: dict[str, Any], path: Path | str) -> None:

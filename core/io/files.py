@@ -252,19 +252,38 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def read_text(path: Path) -> str:
+def _size(count: int) -> str:
+    return f"{count / 2**20:g} MB" if count >= 2**20 else f"{count:,} bytes"
+
+
+def read_text(path: Path, *, max_bytes: int | None = None) -> str:
     """The UTF-8 text of `path`, with line endings exactly as stored.
 
+    Args:
+        path: the file.
+        max_bytes: the most a file of its kind can hold; a larger one is refused having read at most this many
+            bytes and one more (a 3 GB file given by mistake is not read whole into memory first).
+
     Raises:
-        PlaybookFileError: the file cannot be read or is not UTF-8.
+        PlaybookFileError: the file cannot be read, is larger than `max_bytes`, or is not UTF-8.
     """
     try:
         # O_NONBLOCK: a FIFO opens at once and is refused below instead of waiting for a writer forever (round 9)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
                 raise PlaybookFileError(f"Cannot read `{path}`: it is not a regular file (a FIFO, a device).")
-            return fh.read().decode("utf-8")
+            if max_bytes is None:
+                return fh.read().decode("utf-8")
+            # The size the file says it has, then what is read: a file can grow, or not tell (`/proc`).
+            data = b"" if info.st_size > max_bytes else fh.read(max_bytes + 1)
+            if info.st_size > max_bytes or len(data) > max_bytes:
+                raise PlaybookFileError(
+                    f"`{path}` is larger than {_size(max_bytes)}, more than a file of its kind holds; check it is"
+                    " the right file. It was left untouched."
+                )
+            return data.decode("utf-8")
     except OSError as exc:
         raise PlaybookFileError(f"Cannot read `{path}`: {exc.strerror or exc}; check its permissions.") from exc
     except UnicodeDecodeError as exc:

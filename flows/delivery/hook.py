@@ -30,6 +30,7 @@ from core.guards import Guard
 from core.hooks import build_index
 from core.impact import estimate_counts
 from core.io.files import read_text, write_atomic
+from core.json_documents import parse_document
 from core.redact import Redactor
 from core.store.exposure import impact_counts, ledger_read_bytes, store_feedback, store_ledger_lines
 from core.store.guards import entry_guards
@@ -232,16 +233,24 @@ def _settings_file(scope: Literal["project", "user"], project: Path) -> Path:
     return base / ".claude" / "settings.json"
 
 
+# The largest settings.json read: Claude's settings are a few KB; a bigger file is no settings file to edit.
+_MAX_SETTINGS_BYTES = 16 * 2**20
+
+
 def _load_settings(path: Path) -> dict[str, Any]:
+    """The settings object of `path` ({} when it is missing or blank), refused in one line when it is too large,
+    not JSON, nests deeper than `MAX_DEPTH` (it is written back with an indent, which recurses) or is no object."""
     if not path.exists():
         return {}
-    text = read_text(path)
+    text = read_text(path, max_bytes=_MAX_SETTINGS_BYTES)
     try:
-        data = json.loads(text) if text.strip() else {}
+        data = parse_document(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise PlaybookFileError(
             f"`{path}` is not valid JSON (line {exc.lineno}): {exc.msg}; fix it by hand, it was left untouched."
         ) from exc
+    except ValueError as exc:
+        raise PlaybookFileError(f"`{path}` is not a settings file: {exc}; it was left untouched.") from exc
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise PlaybookFileError(
             f"`{path}` does not hold a settings object with a `hooks` object; it was left untouched."

@@ -3,7 +3,6 @@ the database once and returns what it did."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -11,8 +10,10 @@ from pydantic import BaseModel
 
 from core.errors import ConfigError, PlaybookFileError, StoreError
 from core.io.files import read_text
+from core.json_documents import parse_document
+from core.models import Playbook
 from core.operations import apply_operations, normalize_playbook, without_unseen
-from core.playbook_json import playbook_from_dict
+from core.playbook_json import MAX_PLAYBOOK_BYTES, decode, playbook_from_dict
 from core.sections import DEFAULT_SECTIONS, load_sections_yaml
 from core.store.registry import ensure_playbook, playbook_names, require_playbook
 from core.store.versions import load_version, revert, write_version
@@ -48,7 +49,8 @@ def import_playbook(
     file becomes the version) or `merge` (the file's entries whose text is not there yet are added).
 
     Raises:
-        PlaybookFileError: the file is missing or not a playbook.json this program reads.
+        PlaybookFileError: the file is missing, larger than `MAX_PLAYBOOK_BYTES`, or not a playbook.json this program
+            reads (an entry whose id is not of the shape playbook makes included); nothing is imported then.
         ConfigError: both `replace` and `merge`, or the playbook has entries and neither was asked.
     """
     if replace and merge:
@@ -56,11 +58,11 @@ def import_playbook(
     mode: ImportMode = "replace" if replace else "merge" if merge else "new"
     if not file.exists():
         raise PlaybookFileError(f"File `{file}` does not exist; pass the path of a playbook.json.")
-    from core.compat import load_playbook  # the older formats' readers: only an import needs them
-
-    checked = load_playbook(file)  # a corrupt file stops here, with a message naming it
+    text = read_text(file, max_bytes=MAX_PLAYBOOK_BYTES)  # read once: what is checked is what is imported
+    checked = decode(text, str(file))  # a corrupt file stops here, with a message naming it
     section_set = load_sections_yaml(sections) if sections else DEFAULT_SECTIONS
-    raw = json.loads(read_text(file)) if sections else checked
+    # With its own sections, the file's section names are kept (`decode` read them into the default set).
+    raw = parse_document(text) if sections else checked
     with ws.database(playbook).write("playbook import") as con:
         section_set = ensure_playbook(con, playbook, section_set)
         incoming = normalize_playbook(playbook_from_dict(raw, sections=section_set), section_set)
@@ -77,10 +79,27 @@ def import_playbook(
             note = f"merge of {file}"
             how = f"merged: added {report.applied('ADD')} of {len(adds)} entries, the rest were already there"
         else:
+            _require_unique_ids(incoming, file)  # ids kept as the file gives them: each must name one entry
             model, note = incoming, f"import of {file}"
             how = f"replaced {current.size()} entries" if current.size() else "new"
         version = write_version(con, playbook, model, source="import", note=note)
     return Imported(entries=model.size(), version=version, how=how, stripped=stripped)
+
+
+def _require_unique_ids(incoming: Playbook, file: Path) -> None:
+    """Refuse a file that gives two entries one id (a retire, a feedback or a tag would reach both).
+
+    Raises:
+        PlaybookFileError: an id is given twice, naming it and the next step.
+    """
+    seen: set[str] = set()
+    for section, entry in incoming.entries():
+        if entry.name in seen:
+            raise PlaybookFileError(
+                f"Playbook `{file}` gives id `{entry.name}` to two entries (the second in section {section!r});"
+                " give each its own id, or pass `--merge` to add them under new ids. Nothing was imported."
+            )
+        seen.add(entry.name)
 
 
 def create_playbook(ws: Workspace, name: str, sections: Path | None = None) -> None:

@@ -17,7 +17,7 @@ from core.store.versions import load_version, write_version
 from tests.helpers import long_history
 
 TEXTS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=300).filter(str.strip)
-# Each version: the texts of entries e0..eN (None: that entry is not in the version).
+# Each version: the texts of entries e-0..e-N (None: that entry is not in the version).
 VERSIONS = st.lists(st.lists(st.none() | TEXTS, min_size=1, max_size=4), min_size=1, max_size=6)
 
 
@@ -28,7 +28,7 @@ def test_the_budget_series_is_each_versions_budget_as_exports_count_it(versions:
         ensure_playbook(con, "default")
         section = next(iter(load_version(con, "default").sections))
         for texts in versions:
-            entries = [Entry(name=f"e{i}", text=t) for i, t in enumerate(texts) if t is not None]
+            entries = [Entry(name=f"e-{i}", text=t) for i, t in enumerate(texts) if t is not None]
             write_version(con, "default", Playbook(sections={section: entries}), source="import")
         points = budget_use_sql(con, "default")
         for version, n, tokens in points:

@@ -318,12 +318,12 @@ def test_untrusted_text_is_printed_escaped(tmp_path: Path, monkeypatch: pytest.M
 
     book = {
         "version": "1.0",
-        "sections": {"OTHERS": [{"name": "oth-\u200b009", "text": hidden, "helpful": 0, "harmful": 0}]},
+        "sections": {"OTHERS": [{"name": "oth-009", "text": hidden, "helpful": 0, "harmful": 0}]},
     }
     (tmp_path / "b.json").write_text(json.dumps(book))
     imported = runner.invoke(app, ["import", str(tmp_path / "b.json"), "--merge"])
     assert imported.exit_code == 0, imported.output
-    assert "Note: removed invisible characters from oth-009: U+001B ×1, U+200B ×1, U+202E ×1" in imported.stderr
+    assert "Note: removed invisible characters from oth-009: U+001B ×1, U+202E ×1" in imported.stderr
     with open_db(db) as con:
         texts = [r[0] for r in con.execute("SELECT text FROM entries WHERE valid_to IS NULL").fetchall()]
     assert "Looks harmless.[8m" in texts  # the merged copy, clean

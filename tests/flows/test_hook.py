@@ -351,3 +351,32 @@ def test_the_reflector_is_shown_only_what_the_agent_had_and_other_tags_are_refus
     ]
     # pat-001: helpful from had2, and from `had` (the fake `claude` tags it in the session whose agent had it)
     assert counters[:3] == [("mis-001", 0, 1), ("pat-001", 2, 0), ("pat-002", 0, 0)]  # then the fake's own lesson
+
+
+def test_install_refuses_a_settings_file_nested_too_deep_in_one_line_and_leaves_it(project: dict[str, Path]) -> None:
+    """A cloned repository's settings.json of 100,000 brackets (200 KB) was a 69-line RecursionError (round 10)."""
+    repo, db = project["repo"], project["db"]
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    for text in ('{"hooks":' + "[" * 100_000 + "]" * 100_000 + "}", '{"hooks": {}, "x": ' + "[" * 70 + "]" * 70 + "}"):
+        settings.write_text(text)
+        settings.chmod(0o640)
+        done = runner.invoke(app, ["hook", "install", "--project", str(repo), "--db", str(db)])
+        assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+        assert done.stderr.strip() == (
+            f"Error: `{settings}` is not a settings file: it nests arrays or objects more than 64 deep; it was left"
+            " untouched."
+        )
+        assert settings.read_text() == text and stat.S_IMODE(settings.stat().st_mode) == 0o640
+
+
+def test_install_in_a_repository_whose_playbook_toml_nests_too_deep_says_so_in_one_line(
+    project: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, db = project["repo"], project["db"]
+    (repo / "playbook.toml").write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    monkeypatch.chdir(repo)
+    done = runner.invoke(app, ["hook", "install", "--db", str(db)])
+    assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+    assert len(done.stderr.strip().splitlines()) == 1 and "nests arrays or tables too deep" in done.stderr
+    assert not (repo / ".claude").exists()

@@ -27,7 +27,7 @@ def test_an_export_screens_what_its_budget_takes_and_review_lists_every_held_ent
     entries = [
         *[Entry(name=f"bad-{i}", text=t, helpful=3) for i, t in enumerate(hostile[:5])],
         *[Entry(name=f"ok-{i}", text=t, helpful=1) for i, t in enumerate(ordinary)],
-        Entry(name="bad-last", text=hostile[5]),
+        Entry(name="bad-99", text=hostile[5]),
     ]
     db = tmp_path / "p.duckdb"
     with open_db(db) as con:
@@ -36,7 +36,7 @@ def test_an_export_screens_what_its_budget_takes_and_review_lists_every_held_ent
     ws = Workspace.of(Settings(db=db, out_dir=tmp_path / "out", max_entries=2))
 
     held = [h.name for h in held_entries(ws, "default")]  # every entry read
-    assert "bad-last" in held and len(held) >= 6
+    assert "bad-99" in held and len(held) >= 6
     ranked = [e.name for e in entries]  # by helpful, then the playbook's order: as the budget ranks them
     may_go = [name for name in ranked if name not in held]
     ahead = ranked[: ranked.index(may_go[1]) + 1]  # what the budget asked about until it was full

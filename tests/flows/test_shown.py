@@ -13,7 +13,7 @@ from core.models import Entry, Playbook
 from flows.run.shown import exposed_playbooks, known_ids
 
 SECTIONS = ["STRATEGIES", "COMMANDS", "PITFALLS", "OTHERS"]
-NAMES = st.sampled_from([f"e-{i:03d}" for i in range(40)] + ["g::e-001", "other-9"])
+NAMES = st.sampled_from([f"e-{i:03d}" for i in range(40)] + ["ge-001", "other-9"])
 
 
 @st.composite
