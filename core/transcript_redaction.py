@@ -19,14 +19,20 @@ __all__ = ["redact_transcript"]
 _HOME_NAMES = Pattern(r"(?:/(?:Users|home)/|-(?:Users|home)-)([A-Za-z0-9_.]+)")
 _NOT_NAMES = {"user", "shared", "guest", "public"}
 
-# Keys whose values identify records (ids, timestamps, types): never rewritten, so a redacted transcript is
-# the same sessions and messages as the original.
+# Keys whose values identify records (ids, timestamps, types): never rewritten where the formats write them (the
+# record, its message and content blocks, Codex's payload: `_FRAME_KEYS`), so a redacted transcript is the same
+# sessions and messages as the original. Below any other key (a tool's `input`, Claude Code's `toolUseResult`) they are
+# what an agent or a tool wrote, `{"id": "<token>"}` among them, and are cleaned like any value.
 _IDENTITY_KEYS = frozenset(
     {
         "uuid", "parentUuid", "leafUuid", "sessionId", "session_id", "id", "tool_use_id", "call_id", "requestId",
         "timestamp", "type", "role", "model", "agentId", "version", "signature",
     }
 )  # fmt: skip
+
+
+# The keys from a record down to where its ids are: its message, the message's content blocks, Codex's payload.
+_FRAME_KEYS = frozenset({"message", "content", "payload"})
 
 
 # Where a record keeps its message's text (Claude Code's `text` blocks and `content`, Codex's `text` and `message`): a
@@ -110,20 +116,20 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int
         secrets, personal = secrets + n, personal + k
         return cleaned
 
-    def walk(value: Any, key: str | None = None, owner: Any = None) -> Any:
+    def walk(value: Any, key: str | None = None, owner: Any = None, framed: bool = True) -> Any:
+        """`value` cleaned; `framed`: it is where the formats write ids (`_FRAME_KEYS`), so an id there is kept."""
         nonlocal secrets, personal
         if isinstance(value, str):
-            if key in _IDENTITY_KEYS:
+            if framed and key in _IDENTITY_KEYS:
                 return value
             cleaned, n, k = redactor.clean(value, more.pop((id(owner), key or ""), ()))
             secrets, personal = secrets + n, personal + k
             return cleaned
         if isinstance(value, dict):
-            return dict(
-                zip(_cleaned_keys(list(value), clean_key), (walk(v, k, value) for k, v in value.items()), strict=True)
-            )
+            walked = (walk(v, k, value, framed and (key is None or key in _FRAME_KEYS)) for k, v in value.items())
+            return dict(zip(_cleaned_keys(list(value), clean_key), walked, strict=True))
         if isinstance(value, list):
-            return [walk(v, key) for v in value]
+            return [walk(v, key, None, framed) for v in value]
         return value
 
     out: list[str] = []

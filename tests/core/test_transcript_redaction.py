@@ -37,10 +37,13 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 secret_strings = st.builds(_holding, secrets, st.booleans())
 # Keys: plain, a secret, or text that already reads like the marker a secret key becomes (a collision to keep apart).
 keys = plain_keys | secret_strings | st.sampled_from(["[REDACTED:github_token]", "[REDACTED:github_token] #2"])
+# Below a record's own keys, the names the formats give ids are an agent's or a tool's words too (`{"id": "<token>"}`
+# in a tool's input): cleaned like any other.
+nested_keys = keys | st.sampled_from(["id", "type", "uuid", "timestamp", "signature", "model"])
 leaves = st.none() | st.booleans() | st.integers() | plain | secret_strings
 values = st.recursive(
     leaves,
-    lambda inner: st.lists(inner, max_size=4) | st.lists(st.tuples(keys, inner), max_size=5).map(_object),
+    lambda inner: st.lists(inner, max_size=4) | st.lists(st.tuples(nested_keys, inner), max_size=5).map(_object),
     max_leaves=20,
 )
 records = st.lists(st.lists(st.tuples(keys, values), min_size=1, max_size=5).map(_object), min_size=1, max_size=4)
@@ -105,3 +108,25 @@ def test_keys_that_clean_to_one_text_keep_both_values() -> None:
         "[REDACTED:github_token]": "z",
         "env": {"[REDACTED:github_token]": "[REDACTED:github_token]"},
     }
+
+
+def test_an_id_is_kept_where_the_format_writes_it_and_cleaned_in_a_tool_s_input() -> None:
+    token = "ghp_" + "E5f6" * 9
+    block = {
+        "type": "tool_use",
+        "id": "toolu_01",
+        "name": "X",
+        "input": {"id": token, "type": token, "n": {"id": token}},
+    }
+    record = {
+        "type": "assistant",
+        "uuid": "u1",
+        "message": {"id": "msg_1", "content": [block]},
+        "toolUseResult": {"id": token},
+    }
+    out, found, _, _ = redact_transcript(json.dumps(record) + "\n", Redactor())
+    sent = json.loads(out)
+    assert token not in out and found == 4
+    assert (
+        sent["uuid"] == "u1" and sent["message"]["id"] == "msg_1" and sent["message"]["content"][0]["id"] == "toolu_01"
+    )
