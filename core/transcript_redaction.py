@@ -1,10 +1,11 @@
 """A transcript file redacted record by record, as `push` sends it to a team's bucket: secrets and personal data out
-of every string value (ids, timestamps and types kept), a secret cut across two records' message texts found too,
-and the user names its home paths show masked everywhere in it."""
+of every string value and object key (ids, timestamps and types kept), a secret cut across two records' message
+texts found too, and the user names its home paths show masked everywhere in it."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -18,14 +19,20 @@ __all__ = ["redact_transcript"]
 _HOME_NAMES = Pattern(r"(?:/(?:Users|home)/|-(?:Users|home)-)([A-Za-z0-9_.]+)")
 _NOT_NAMES = {"user", "shared", "guest", "public"}
 
-# Keys whose values identify records (ids, timestamps, types): never rewritten, so a redacted transcript is
-# the same sessions and messages as the original.
+# Keys whose values identify records (ids, timestamps, types): never rewritten where the formats write them (the
+# record, its message and content blocks, Codex's payload: `_FRAME_KEYS`), so a redacted transcript is the same
+# sessions and messages as the original. Below any other key (a tool's `input`, Claude Code's `toolUseResult`) they are
+# what an agent or a tool wrote, `{"id": "<token>"}` among them, and are cleaned like any value.
 _IDENTITY_KEYS = frozenset(
     {
         "uuid", "parentUuid", "leafUuid", "sessionId", "session_id", "id", "tool_use_id", "call_id", "requestId",
         "timestamp", "type", "role", "model", "agentId", "version", "signature",
     }
 )  # fmt: skip
+
+
+# The keys from a record down to where its ids are: its message, the message's content blocks, Codex's payload.
+_FRAME_KEYS = frozenset({"message", "content", "payload"})
 
 
 # Where a record keeps its message's text (Claude Code's `text` blocks and `content`, Codex's `text` and `message`): a
@@ -53,11 +60,34 @@ def _text_slots(record: Any) -> list[tuple[dict[str, Any], str]]:
     return slots
 
 
+def _cleaned_keys(keys: list[str], clean: Callable[[str], str]) -> list[str]:
+    """`keys` (one object's, in order) cleaned by `clean`, still distinct.
+
+    Two keys may clean to the same text (two tokens as keys both become `[REDACTED:github_token]`, or a token and a
+    key that already reads like its marker). Keeping one would drop the other's value without a word, so every key
+    that `clean` changed and that meets a key already taken gets a suffix ` #2`, ` #3`, ...: the keys that `clean`
+    left alone are taken first and never renamed, so the record keeps its ordinary keys as written.
+    """
+    cleaned = [clean(k) for k in keys]
+    taken = {c for k, c in zip(keys, cleaned, strict=True) if c == k}
+    out: list[str] = []
+    for key, new in zip(keys, cleaned, strict=True):
+        if new != key:
+            base, n = new, 1
+            while new in taken:
+                n += 1
+                new = f"{base} #{n}"
+            taken.add(new)
+        out.append(new)
+    return out
+
+
 def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int]:
-    """A JSONL transcript with secrets and personal data removed from every string value of every record
-    (ids, timestamps and types kept), one line per line; a line that is not JSON is cleaned as text. A secret cut
-    where one record's message text ends and the next one's begins is found too (`boundary_spans`): the records
-    between two that carry text wait, so the file is still read once, record by record.
+    """A JSONL transcript with secrets and personal data removed from every string value and object key of every
+    record (ids, timestamps and types kept; keys that clean to the same text stay apart, `_cleaned_keys`), one line
+    per line; a line that is not JSON is cleaned as text. A secret cut where one record's message text ends and the
+    next one's begins is found too (`boundary_spans`): the records between two that carry text wait, so the file is
+    still read once, record by record.
 
     User names are personal data even where no path shows them (`ls -l` output, prompts): the names seen in
     the file's home paths (`/Users/NAME`, `/home/NAME`, Claude Code's `-Users-NAME-` folders) and this
@@ -78,18 +108,28 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int
     secrets = personal = 0
     more: dict[tuple[int, str], list[Marked]] = {}  # by (id of the object, key): spans across a boundary
 
-    def walk(value: Any, key: str | None = None, owner: Any = None) -> Any:
+    def clean_key(key: str) -> str:
+        nonlocal secrets, personal
+        if key in _IDENTITY_KEYS:
+            return key
+        cleaned, n, k = redactor.clean(key)
+        secrets, personal = secrets + n, personal + k
+        return cleaned
+
+    def walk(value: Any, key: str | None = None, owner: Any = None, framed: bool = True) -> Any:
+        """`value` cleaned; `framed`: it is where the formats write ids (`_FRAME_KEYS`), so an id there is kept."""
         nonlocal secrets, personal
         if isinstance(value, str):
-            if key in _IDENTITY_KEYS:
+            if framed and key in _IDENTITY_KEYS:
                 return value
             cleaned, n, k = redactor.clean(value, more.pop((id(owner), key or ""), ()))
             secrets, personal = secrets + n, personal + k
             return cleaned
         if isinstance(value, dict):
-            return {k: walk(v, k, value) for k, v in value.items()}
+            walked = (walk(v, k, value, framed and (key is None or key in _FRAME_KEYS)) for k, v in value.items())
+            return dict(zip(_cleaned_keys(list(value), clean_key), walked, strict=True))
         if isinstance(value, list):
-            return [walk(v, key) for v in value]
+            return [walk(v, key, None, framed) for v in value]
         return value
 
     out: list[str] = []

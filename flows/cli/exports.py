@@ -144,4 +144,9 @@ def mcp_cmd(db: DbOpt = None) -> None:
     from flows.delivery.lessons_server import serve
 
     # With --db (as the plugin and `claude mcp add` write it) no settings are read: the folder is not ours to parse.
-    serve(db if db else workspace(None).database().path)
+    # Without it, a note is redacted as the settings' redactor will redact it in the store (personal patterns too).
+    if db:
+        serve(db)
+    else:
+        ws = workspace(None)
+        serve(ws.database().path, ws.redactor)

@@ -6,8 +6,8 @@ text, the sessions it rests on, its impact verdict, what it cites), `report_outc
 note). Read-only on the store: it answers from the hooks' snapshot (written by every nightly, `publish` and `hook
 install`), never opens the database and never takes the writer's lock; with no snapshot every search is empty. What
 it gives is recorded in the hooks' exposure ledger (source `MCP`), with the holdout applied; outcomes go to an
-append-only feedback file beside it that the next `ingest` merges, validated, with its note redacted. An outcome is
-evidence about an entry: it never changes an entry's text.
+append-only feedback file beside it, the note redacted before it is written, that the next `ingest` merges,
+validated. An outcome is evidence about an entry: it never changes an entry's text.
 """
 
 from __future__ import annotations
@@ -17,12 +17,15 @@ import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.hooks import SESSION_ID, applies, for_project, held_out, prompt_entries
 from core.io.files import append_line
 from core.patterns import Pattern
 from flows.delivery.hookrun import ledger_path, read_snapshot
+
+if TYPE_CHECKING:  # the redactor's rules load only in the server that redacts a note, not in every hook
+    from core.redact import Redactor
 
 __all__ = ["Outcome", "feedback_path", "lessons_server", "serve"]
 
@@ -31,6 +34,13 @@ _ID = Pattern(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,119}")
 _SESSION = Pattern(SESSION_ID)
 NOTE_CHARS = 2000  # of an outcome's note, what is kept
 _QUERY_CHARS = 2000
+
+
+def _default_redactor() -> Redactor:
+    """Secrets, and this machine's home directory: what a note is cleaned of when no settings were read."""
+    from core.redact import Redactor
+
+    return Redactor(home=str(Path.home()))
 
 
 def feedback_path(db: Path) -> Path:
@@ -42,9 +52,17 @@ def _snapshot(db: Path) -> dict[str, Any]:
     return read_snapshot(db, "prompt")
 
 
-def _plain(note: str) -> str:
-    """A note as it is kept: at most `NOTE_CHARS`, without control characters (line breaks and tabs aside)."""
-    return "".join(c for c in note[:NOTE_CHARS] if c.isprintable() or c in "\n\t")
+# How far past `NOTE_CHARS` the redactor reads: a secret that begins inside the kept part is seen whole, so no
+# prefix of it is left where the note is cut.
+_SECRET_REACH = 1000
+
+
+def _plain(note: str, redactor: Redactor) -> str:
+    """A note as it is kept: at most `NOTE_CHARS`, without control characters (line breaks and tabs aside), its
+    secrets and personal data out (`redactor`, as the store redacts it at the next merge: the file beside the store
+    must not keep what the store does not)."""
+    printable = "".join(c for c in note[: NOTE_CHARS + _SECRET_REACH] if c.isprintable() or c in "\n\t")
+    return redactor.text(printable)[:NOTE_CHARS]
 
 
 def _record(
@@ -118,9 +136,18 @@ def get(db: Path, session: str, entry_id: str) -> dict[str, Any] | None:
     return None
 
 
-def report(db: Path, session: str, entry_id: str, outcome: str, note: str = "", given: set[str] | None = None) -> str:
-    """Append an outcome to the feedback file (merged by the next `ingest`); what the agent is told. `given`: the
-    lessons this session was given; an outcome on any other is refused (an agent speaks only of what it had)."""
+def report(
+    db: Path,
+    session: str,
+    entry_id: str,
+    outcome: str,
+    note: str = "",
+    given: set[str] | None = None,
+    redactor: Redactor | None = None,
+) -> str:
+    """Append an outcome to the feedback file (merged by the next `ingest`), its note redacted (`redactor`; default:
+    secrets and this machine's home); what the agent is told. `given`: the lessons this session was given; an
+    outcome on any other is refused (an agent speaks only of what it had)."""
     if not _ID.fullmatch(entry_id) or outcome not in ("helped", "hurt", "wrong"):
         return "Not recorded: give an entry id from search_lessons and an outcome of helped, hurt or wrong."
     if given is not None and entry_id not in given:
@@ -130,7 +157,7 @@ def report(db: Path, session: str, entry_id: str, outcome: str, note: str = "", 
         "at": datetime.now(UTC).isoformat(),
         "entry_id": entry_id,
         "outcome": outcome,
-        "note": _plain(note),
+        "note": _plain(note, redactor or _default_redactor()),
     }
     try:
         append_line(feedback_path(db), json.dumps(line, ensure_ascii=False) + "\n")
@@ -139,9 +166,11 @@ def report(db: Path, session: str, entry_id: str, outcome: str, note: str = "", 
     return f"Recorded: {entry_id} {outcome}. It counts as evidence at the next run; it never changes the lesson's text."
 
 
-def lessons_server(db: Path, session: str | None = None) -> Any:
+def lessons_server(db: Path, session: str | None = None, redactor: Redactor | None = None) -> Any:
     """The MCP server for the database `db` (its hooks' snapshot), serving one agent session (`session`: the
-    exposure ledger's session id; default `PLAYBOOK_MCP_SESSION`, else one made for this process)."""
+    exposure ledger's session id; default `PLAYBOOK_MCP_SESSION`, else one made for this process). `redactor`:
+    what takes secrets and personal data out of a reported note (default: secrets and this machine's home)."""
+    clean = redactor or _default_redactor()
     from mcp.server.mcpserver import MCPServer  # the SDK only for the server's own process
 
     given = session or os.environ.get("PLAYBOOK_MCP_SESSION") or ""
@@ -175,11 +204,11 @@ def lessons_server(db: Path, session: str | None = None) -> Any:
     def report_outcome(id: str, outcome: Outcome, note: str = "") -> str:
         """Say how a lesson you were given turned out in this task: helped, hurt or wrong, with a short note. It
         counts as evidence once per session; it never changes the lesson's text."""
-        return report(db, sid, id, outcome, note, shown)
+        return report(db, sid, id, outcome, note, shown, clean)
 
     return server
 
 
-def serve(db: Path) -> None:
-    """Serve `db`'s lessons over stdio until the client goes away."""
-    lessons_server(db).run("stdio")
+def serve(db: Path, redactor: Redactor | None = None) -> None:
+    """Serve `db`'s lessons over stdio until the client goes away; `redactor`: see `lessons_server`."""
+    lessons_server(db, redactor=redactor).run("stdio")

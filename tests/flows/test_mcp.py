@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 
 from core.hooks import held_out
 from flows.cli import app
+from flows.delivery.lessons_server import NOTE_CHARS, feedback_path
+from tests.helpers import trust_config
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -31,15 +33,23 @@ ENTRIES = {
 }
 
 
-def call(db: Path, session: str, steps: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+def call(db: Path, session: str, steps: list[tuple[str, dict[str, Any]]], settings: Path | None = None) -> list[Any]:
     """Start `playbook mcp` for `db` as the agent's session `session`, list its tools, then call each step's
-    tool; the tools' names first, then each call's result (structured content, else its text)."""
+    tool; the tools' names first, then each call's result (structured content, else its text). `settings`: a
+    trusted playbook.toml naming `db`, read instead of passing `--db` (the session is then the server's own)."""
 
     async def run() -> list[Any]:
+        # Settings read from the environment refuse a `PLAYBOOK_` name they do not know, `PLAYBOOK_MCP_SESSION` too:
+        # the server reading settings makes its own session id.
+        env = (
+            {"PLAYBOOK_CONFIG": str(settings), "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
+            if settings
+            else {"PLAYBOOK_MCP_SESSION": session}
+        )
         server = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "flows.cli", "mcp", "--db", str(db)],
-            env={"PLAYBOOK_MCP_SESSION": session},
+            args=["-m", "flows.cli", "mcp", *([] if settings else ["--db", str(db)])],
+            env=env,
             cwd=str(ROOT),
         )
         async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
@@ -229,3 +239,49 @@ def test_a_retired_or_reverted_away_entry_is_served_by_no_hook_and_no_mcp_tool(
     assert runner.invoke(app, ["import", str(book), "--replace", "--db", str(db)]).exit_code == 0
     assert gone not in _session_start(db, repo)
     assert gone not in json.dumps(call(db, "replaced", [("search_lessons", {"query": "staging database fixtures"})]))
+
+
+def _merged_notes(db: Path) -> list[str]:
+    """The notes the store keeps once the next `ingest` merged the feedback file."""
+    new = db.parent / "new"
+    new.mkdir(exist_ok=True)
+    (new / "x.jsonl").write_text(
+        json.dumps({"type": "user", "sessionId": "x-1", "uuid": "u1", "message": {"role": "user", "content": "hi"}})
+        + "\n"
+    )
+    assert runner.invoke(app, ["ingest", str(new), "--db", str(db)]).exit_code == 0
+    rows = json.loads(runner.invoke(app, ["sql", "SELECT note FROM feedback", "--json", "--db", str(db)]).stdout)
+    return [r["note"] for r in rows]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("read_settings", [False, True], ids=["--db", "settings"])
+def test_the_feedback_file_keeps_no_secret_the_store_would_not(db: Path, tmp_path: Path, read_settings: bool) -> None:
+    """Found by attacking the server: the feedback file beside the store kept an agent's note as written, a token in
+    it, after ingest had stored the note redacted. The note is redacted before it is written, as the store redacts
+    it (with the settings, their personal patterns too), and a token cut where the note is cut leaves no prefix."""
+    token = "ghp_" + "R4t" * 12
+    at_cut = "ghp_" + "M8n" * 12
+    note = f"pat-001 is wrong for Alice Example: {token} in {Path.home()}/work/app. "
+    note += "x" * (NOTE_CHARS - len(note) - 10) + " " + at_cut  # the token runs past the note's kept length
+    settings = None
+    if read_settings:
+        settings = tmp_path / "playbook.toml"
+        settings.write_text(f'db = "{db}"\npersonal_patterns = ["Alice Example"]\n')
+        trust_config(settings)
+    _, found, said = call(
+        db,
+        "s-agent-3",
+        [
+            ("search_lessons", {"query": "staging fixtures"}),
+            ("report_outcome", {"id": "pat-001", "outcome": "wrong", "note": note}),
+        ],
+        settings,
+    )
+    assert [f["id"] for f in found] == ["pat-001"] and "Recorded" in said
+    (line,) = [json.loads(x) for x in feedback_path(db).read_text().splitlines()]
+    kept = line["note"]
+    assert token not in kept and "ghp_" not in kept and str(Path.home()) not in kept
+    assert kept.startswith("pat-001 is wrong for ") and "~/work/app" in kept and len(kept) <= NOTE_CHARS
+    assert ("Alice Example" in kept) is not read_settings  # the settings' personal patterns, only where read
+    assert _merged_notes(db) == [kept]  # the store keeps what the file keeps

@@ -124,6 +124,45 @@ def test_push_redacts_at_the_source_and_ingest_reads_the_bucket(tmp_path: Path, 
 
 
 @pytest.mark.slow
+def test_a_secret_as_an_object_key_never_reaches_the_bucket(tmp_path: Path, bucket: object) -> None:
+    """A token as a record's key or a tool input's key (top level and under `env`) is redacted like a value; two keys
+    that redact to one marker are both kept, and the bucket's copy is the same session, message for message."""
+    one, two = "ghp_" + "Q7w" * 12, "ghp_" + "Z9x" * 12
+    folder = tmp_path / "projects" / "-w-app"
+    folder.mkdir(parents=True)
+    base = {"parentUuid": None, "isSidechain": False, "cwd": "/w/app", "sessionId": "k1", "version": "2.0.42"}
+    tool = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "env", one: "x", two: "y",
+            "env": {one: one}}}  # fmt: skip
+    records = [
+        dict(base, type="user", uuid="u1", timestamp="2026-11-01T10:00:00Z", message={"role": "user", "content": "go"}),
+        dict(base, type="assistant", uuid="u2", timestamp="2026-11-01T10:00:01Z",
+             message={"role": "assistant", "content": [tool]}),
+        dict(base, type="user", uuid="u3", timestamp="2026-11-01T10:00:02Z", **{one: 1},
+             message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}),
+    ]  # fmt: skip
+    (folder / "k1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = push(tmp_path / "dev.duckdb", folder.parent, "dev")
+    assert len(done["pushed"]) == 1 and done["secrets"] == 5
+    (body,) = objects(bucket).values()
+    for leak in (one, two, "Q7wQ7w", "Z9xZ9x"):
+        assert leak not in body
+    sent = [json.loads(line) for line in body.splitlines()]
+    assert [list(r) for r in sent][:2] == [list(r) for r in records][:2]  # ordinary keys kept, in order
+    assert "[REDACTED:github_token]" in sent[2] and sent[2]["uuid"] == "u3"
+    given = sent[1]["message"]["content"][0]["input"]
+    assert given == {
+        "command": "env",
+        "[REDACTED:github_token]": "x",
+        "[REDACTED:github_token] #2": "y",  # not dropped: the second key that redacts to the same marker
+        "env": {"[REDACTED:github_token]": "[REDACTED:github_token]"},
+    }
+    team, local = tmp_path / "team.duckdb", tmp_path / "local.duckdb"
+    assert runner.invoke(app, ["ingest", URL, "--db", str(team)]).exit_code == 0
+    assert runner.invoke(app, ["ingest", str(folder.parent), "--db", str(local)]).exit_code == 0
+    assert {s: n for s, (_, n) in sessions(team).items()} == {s: n for s, (_, n) in sessions(local).items()}
+
+
+@pytest.mark.slow
 def test_a_bucket_s_files_are_read_again_once_when_their_reader_changed(tmp_path: Path, bucket: object) -> None:
     """The files fetched from a bucket share the ledger: one its reader has changed since is read again from the
     cache (nothing fetched), its session still its contributor's, its messages replaced, not duplicated."""
