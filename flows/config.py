@@ -498,7 +498,8 @@ def _layered(*layers: dict[str, Any]) -> dict[str, Any]:
 
 
 # Environment variables of ours that are not settings.
-_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG", "PLAYBOOK_PREFECT", "PLAYBOOK_HOME"}  # PLAYBOOK_HOME: prefect.yaml's pull step
+# PLAYBOOK_HOME: prefect.yaml's pull step; PLAYBOOK_MCP_SESSION: the session id an MCP client gives `playbook mcp`.
+_ENV_NOT_SETTINGS = {"PLAYBOOK_CONFIG", "PLAYBOOK_PREFECT", "PLAYBOOK_HOME", "PLAYBOOK_MCP_SESSION"}
 
 
 def _suggest(name: str, known: list[str]) -> str:

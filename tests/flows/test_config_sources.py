@@ -136,3 +136,27 @@ def test_reading_the_settings_imports_neither_pydantic_settings_nor_asyncio(here
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=here)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_every_variable_the_docs_tell_users_to_set_is_read_without_an_error(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`PLAYBOOK_MCP_SESSION` (docs/delivery.md: the session id an MCP client gives the server) made `playbook mcp`
+    without `--db` fail with "Unknown environment variable": a variable the docs name is a setting or one of ours."""
+    import re
+
+    docs = Path(__file__).parents[2] / "docs"
+    named = {
+        v for page in docs.glob("*.md") for v in re.findall(r"`(PLAYBOOK_[A-Z][A-Z_]*[A-Z])[`=]", page.read_text())
+    }
+    assert "PLAYBOOK_MCP_SESSION" in named
+    named.discard("PLAYBOOK_CONTRACTS")  # docs/contracts.md names a constant of core/playbook_json.py, no variable
+    for variable in sorted(named):
+        if variable.lower().removeprefix("playbook_") in Settings.model_fields:
+            continue
+        monkeypatch.setenv(variable, "s-1")
+        try:
+            load_settings()
+        except ConfigError as exc:  # a value this test made up may be wrong (PLAYBOOK_CONFIG names no file)
+            assert "Unknown environment variable" not in str(exc), exc
+        monkeypatch.delenv(variable)
