@@ -25,6 +25,7 @@ __all__ = [
     "HARMLESS_PER_PLAYBOOK",
     "ConfigFile",
     "Standing",
+    "StoreRecord",
     "TrustRecord",
     "content_hash",
     "harmless_part",
@@ -89,6 +90,15 @@ class TrustRecord(BaseModel):
     path: Path
     sha256: str
     trusted_at: datetime
+
+
+class StoreRecord(BaseModel):
+    """A database at a default place that is the user's own: its resolved path and the file's inode (None: the
+    place was empty when recorded, and the database the command made there is taken as it is first seen). Another
+    file at the same place (a repository cloned again where one was) has another inode."""
+
+    path: Path
+    inode: int | None = None
 
 
 class ConfigFile(BaseModel):

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from core.errors import ConfigError
-from core.trust import TrustRecord
+from core.trust import StoreRecord, TrustRecord
 
 __all__ = [
     "known_stores",
@@ -46,7 +46,7 @@ class _Store(BaseModel):
     trusted: list[TrustRecord] = []
     # Databases at the default place (`data/playbook.duckdb` of a folder) that playbook made there for this user or
     # that the user named: one a cloned repository shipped is in no one's list (`flows.config.load_settings`).
-    stores: list[Path] = []
+    stores: list[StoreRecord] = []
 
 
 def user_config_dir() -> Path:
@@ -130,7 +130,7 @@ def _folder_locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def known_stores() -> list[Path]:
+def known_stores() -> list[StoreRecord]:
     """The databases at a default place that are the user's own (none when there is no store yet).
 
     Raises:
@@ -139,13 +139,18 @@ def known_stores() -> list[Path]:
     return _read(trust_store_path())[0].stores
 
 
-def remember_store(resolved: Path) -> None:
-    """Record the database at `resolved` as the user's own (it stays until the user removes the line).
+def remember_store(record: StoreRecord) -> None:
+    """Record the database at `record.path` as the user's own, replacing what was recorded of that place.
 
     Raises:
         ConfigError: as `update_trust_store`.
     """
-    _rewrite(lambda store: store.model_copy(update={"stores": sorted({*store.stores, resolved})}))
+
+    def change(store: _Store) -> _Store:
+        kept = [r for r in store.stores if r.path != record.path]
+        return store.model_copy(update={"stores": sorted([*kept, record], key=lambda r: str(r.path))})
+
+    _rewrite(change)
 
 
 def update_trust_store(change: Callable[[list[TrustRecord]], list[TrustRecord]]) -> list[TrustRecord]:

@@ -98,3 +98,22 @@ def test_a_database_playbook_makes_at_the_default_place_is_used_after(
     assert (tmp_path / "data" / "playbook.duckdb").is_file()
     code, out = _run("show")
     assert code == 0, out
+
+
+def test_another_file_at_a_place_that_was_the_users_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record is of the file, not of the folder: a repository cloned again where the user's database was
+    brings another file, which is refused until named, and named it is the user's again."""
+    monkeypatch.delenv("PLAYBOOK_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert _run("new", "default")[0] == 0
+    assert _run("show")[0] == 0
+    mine = tmp_path / "data" / "playbook.duckdb"
+    theirs = tmp_path / "attacker" / "playbook.duckdb"
+    assert _run("import", str(_playbook_json(tmp_path)), "--db", str(theirs))[0] == 0
+    mine.unlink()
+    theirs.rename(mine)  # the clone's file, where the user's was
+    code, out = _run("show")
+    assert code == 1 and REFUSED in out, out
+    code, out = _run("show", "--db", "data/playbook.duckdb")
+    assert code == 0 and "pat-001" in out, out
+    assert _run("show")[0] == 0
