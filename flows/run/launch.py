@@ -111,20 +111,30 @@ def estimate(ws: Workspace, request: Launch) -> Quote:
     return Quote(estimate=est, provider=provider, max_calls=ws.settings.max_calls if provider.subscription else None)
 
 
-@refreshes_snapshot
 def launch(
     ws: Workspace,
     request: Launch,
     *,
     watching: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> Launched:
-    """Run what `request` asks, as its command does (see the module docstring). `watching`: a context around the
-    flow run (the CLI's progress bars).
+    """Run what `request` asks, as its command does (see the module docstring), then refresh the hooks' snapshot.
+    `watching`: a context around the flow run (the CLI's progress bars).
 
     Raises:
         ConfigError: the estimate is above `max_cost`, a transcript folder does not exist, `recurate` has no model.
         RunFailedError: every session the run attempted failed (its summaries are on the error).
     """
+    if request.kind == "nightly":  # its flow writes the snapshot itself, as a scheduled nightly no command launches
+        return _launch(ws, request, watching=watching)
+    return refreshes_snapshot(_launch)(ws, request, watching=watching)
+
+
+def _launch(
+    ws: Workspace,
+    request: Launch,
+    *,
+    watching: Callable[[], AbstractContextManager[object]] = nullcontext,
+) -> Launched:
     # The run lock of what the run writes first: the store for a nightly (it ingests), else the playbook's database.
     db = ws.store if request.kind == "nightly" else ws.database(request.playbook)
     provider = ws.provider(request.llm)  # fails fast, before Prefect starts
