@@ -92,14 +92,14 @@ def boundary_spans(
     sides: list[ChosenRules | None] = [None, None]
     whole = (known is not None and cut == 0, known is not None and len(head) == len(right))
 
-    def sidechosen_rules(i: int) -> ChosenRules:
+    def side_rules(i: int) -> ChosenRules:
         choice = sides[i]
         if choice is None:
             choice = sides[i] = chosen_rules((tail, head)[i], rules)
         return choice
 
     def side_ruled(i: int) -> bool:
-        return ruled[i] if whole[i] and ruled is not None else bool(sidechosen_rules(i)[0])
+        return ruled[i] if whole[i] and ruled is not None else bool(side_rules(i)[0])
 
     if verdicts:  # a run cut in two, each half judged a random token on its side: the join is judged from them
         judge_join(tail, head, verdicts)
@@ -120,10 +120,10 @@ def boundary_spans(
     # (a secret found in a join mostly crosses it, and each scan is a pass of every rule the side triggers).
     alone: set[tuple[int, int]] = set()
     if any(b <= n for _, b, _ in found):
-        own = known[0] if known is not None and whole[0] else chosen_spans(tail, sidechosen_rules(0), True, verdicts)
+        own = known[0] if known is not None and whole[0] else chosen_spans(tail, side_rules(0), True, verdicts)
         alone |= {(a, b) for a, b, _ in own}
     if any(a >= n for a, _, _ in found):
-        own = known[1] if known is not None and whole[1] else chosen_spans(head, sidechosen_rules(1), True, verdicts)
+        own = known[1] if known is not None and whole[1] else chosen_spans(head, side_rules(1), True, verdicts)
         alone |= {(a + n, b + n) for a, b, _ in own}
     in_left: list[Marked] = []
     in_right: list[Marked] = []
