@@ -36,6 +36,7 @@ from core.models import Guards
 from core.playbook_names import check_playbook_name
 from core.targets import ExportTarget
 from core.trust import ConfigFile, content_hash, harmless_part, standing_of
+from flows.default_store import DEFAULT_DB, check_default_store
 
 if TYPE_CHECKING:
     from core.redact import Redactor
@@ -140,7 +141,7 @@ class Settings(BaseModel):
     # CPU over its floor, for the environment and two tables we read here in a few lines (bench/bench_cli.py).
     model_config = ConfigDict(extra="ignore", validate_default=True, populate_by_name=True)
 
-    db: Path = Path("data/playbook.duckdb")
+    db: Path = DEFAULT_DB
     playbook: str = "default"  # the playbook a command works on when `-p` is not given
     playbooks: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["default"])
     # Folders of transcripts, and object-storage URLs (`s3://bucket/team`, ...) that developers `push` to.
@@ -509,6 +510,10 @@ def _suggest(name: str, known: list[str]) -> str:
     return f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(sorted(known))}."
 
 
+# Settings fit in a few KB; a bound keeps a planted multi-GB file from being read whole into memory.
+_MAX_CONFIG_BYTES = 1 << 20
+
+
 def read_config_file(path: Path) -> tuple[dict[str, Any], str]:
     """(the table of a settings file, the SHA-256 of the very bytes it was parsed from), its keys checked.
 
@@ -518,9 +523,12 @@ def read_config_file(path: Path) -> tuple[dict[str, Any], str]:
     import tomllib  # only when there is a file to read (it compiles its patterns on import)
 
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(_MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"Cannot read `{path}` ({exc.strerror}); fix its permissions.") from exc
+    if len(data) > _MAX_CONFIG_BYTES:  # a cloned repository's file is read before anything of it is trusted
+        raise ConfigError(f"`{path}` is over {_MAX_CONFIG_BYTES >> 20} MB, more than settings need; fix the file.")
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -618,52 +626,5 @@ def load_settings(**overrides: Any) -> Settings:
         _LAYERS.reset(token)
     settings._files = layers.files
     named = "db" in flags or "db" in _from_environment() or "db" in layers.own or "db" in layers.local
-    _check_default_store(settings.db, named=named)
+    check_default_store(settings.db, named=named)
     return settings
-
-
-_DEFAULT_DB = Path("data/playbook.duckdb")
-
-
-def _check_default_store(db: Path, *, named: bool) -> None:
-    """A database at the default place (`data/playbook.duckdb` of the working folder) is used only when it is the
-    user's own: playbook made it there for them, or they named it (`--db`, `PLAYBOOK_DB`, a settings file). One a
-    cloned repository shipped would otherwise be read, published and served to agents as if reviewed (round 10).
-    The record is of the file (its inode), as `playbook trust` records a file's content: a repository cloned again
-    where one was brings another file, which is the user's only once named.
-
-    Raises:
-        ConfigError: the default place holds a database (or the hooks' snapshots beside one) not known to be the
-            user's.
-    """
-    place = _DEFAULT_DB.resolve()
-    if db.resolve() != place:
-        return
-    from core.io.trust_store import known_stores, remember_store
-    from core.trust import StoreRecord
-
-    try:
-        inode: int | None = os.stat(place).st_ino
-    except FileNotFoundError:
-        inode = None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read `{_DEFAULT_DB}` ({exc.strerror}); fix its permissions or pass `--db`.") from exc
-    record = next((r for r in known_stores() if r.path == place), None)
-    if named:
-        if record is None or record.inode != inode:
-            remember_store(StoreRecord(path=place, inode=inode))
-        return
-    if inode is not None and record is not None and record.inode in (inode, None):
-        if record.inode is None:  # made by the command that found the place empty: now it is known by its inode
-            remember_store(StoreRecord(path=place, inode=inode))
-        return
-    # Nothing of playbook's there yet (no database, no hook snapshots, no shard): the place is this user's to fill.
-    empty = not os.path.lexists(place) and not os.path.lexists(place.parent / "hook")
-    if inode is None and empty and not any(place.parent.glob(f"{place.stem}.*{place.suffix}")):
-        if record is None or record.inode is not None:
-            remember_store(StoreRecord(path=place))
-        return
-    raise ConfigError(
-        f"`{_DEFAULT_DB}` here was not made by playbook for you (a cloned repository can ship one), so it is not"
-        f" used; to use it, name it once: `--db {_DEFAULT_DB}`."
-    )

@@ -299,3 +299,20 @@ def test_every_setting_off_the_allow_list_is_ignored_from_an_untrusted_file(
     found = load_settings()
     assert found.playbooks == without.playbooks and found.playbook == "api"
     assert found.config_files[0].ignored == ["playbooks"]
+
+
+def test_a_settings_file_over_the_bound_is_one_line_and_is_not_read_whole(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cloned repository's `playbook.toml` was read whole before anything of it was judged: a planted file of
+    gigabytes was as much memory. Past 1 MB (settings fit in a few KB) it is refused in one line, and left as it was."""
+    repo = cloned(here, {"playbook.toml": "epoch_size = 3\n" + "# padding\n" * 110_000})
+    config = repo / "playbook.toml"
+    config.chmod(0o640)
+    before = config.read_bytes()
+    monkeypatch.chdir(repo)
+    done = runner.invoke(app, ["sessions", "--db", str(here / "p.duckdb")])
+    assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+    assert done.stderr.splitlines() == ["Error: `playbook.toml` is over 1 MB, more than settings need; fix the file."]
+    assert config.read_bytes() == before and oct(config.stat().st_mode & 0o777) == "0o640"
+    assert not (here / "p.duckdb").exists()
