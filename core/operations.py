@@ -128,9 +128,15 @@ def _id_number(name: str, slug: str) -> int | None:
     return int(number) if number.isascii() and number.isdigit() else None
 
 
-def should_prune(entry: Entry) -> bool:
-    """The seeds' pruning rule: harmful >= 3 and harmful > helpful (so never a 0/0 entry)."""
-    return entry.harmful >= PRUNE_MIN_HARMFUL and entry.harmful > entry.helpful
+def should_prune(entry: Entry, reported: int = 0) -> bool:
+    """The seeds' pruning rule: harmful >= 3 and harmful > helpful (so never a 0/0 entry).
+
+    `reported`: how many of the harmful tags are agents' own reports (`playbook mcp`). They weigh against helpful,
+    but the 3 must come from elsewhere: an agent that read a hostile page can report `wrong` in session after
+    session, and a lesson (a guard's, say) would be gone with no person involved. Such an entry stays until a
+    person retires it; the run's summary names it.
+    """
+    return entry.harmful - reported >= PRUNE_MIN_HARMFUL and entry.harmful > entry.helpful
 
 
 # --- validation ---------------------------------------------------------------------------------
@@ -775,15 +781,17 @@ def apply_evaluations(
     return result, outcomes
 
 
-def prune(playbook: Playbook) -> tuple[Playbook, list[PruneRecord]]:
-    """Remove every entry with harmful >= 3 and harmful > helpful; never mutates `playbook`."""
+def prune(playbook: Playbook, reported: Mapping[str, int] | None = None) -> tuple[Playbook, list[PruneRecord]]:
+    """Remove every entry with harmful >= 3 and harmful > helpful, not counting agents' reports (`reported`, by
+    entry id) toward the 3 (`should_prune`); never mutates `playbook`."""
     if not _indexed(playbook).doomed:  # known from the index carried along: no pass over the entries
         return playbook, []
+    reported = reported or {}
     pruned = [
         PruneRecord(name=e.name, section=s, text=e.text, helpful=e.helpful, harmful=e.harmful)
         for s, items in playbook.sections.items()
         for e in items
-        if should_prune(e)
+        if should_prune(e, reported.get(e.name, 0))
     ]
     if not pruned:
         return playbook, []
@@ -802,8 +810,10 @@ def apply_session(
     near: NearFinder | None = None,
     aliases: Mapping[str, str] | None = None,
     exposed: Collection[str] | None = None,
+    reported: Mapping[str, int] | None = None,
 ) -> tuple[Playbook, ApplyReport]:
-    """One session's full apply step: bullet tags, then operations, then pruning.
+    """One session's full apply step: bullet tags, then operations, then pruning (`reported`: the harmful tags
+    that are agents' own reports, by entry id, which alone never prune: `should_prune`).
 
     Tags come first because the reflector judged the entries of the frozen playbook; applying them
     before a MERGE means the merged entry inherits those verdicts in its summed counters. `exposed`: the
@@ -824,7 +834,7 @@ def apply_session(
         aliases=aliases,
         proposed=curator.truncated_from,
     )
-    final, pruned = prune(changed)
+    final, pruned = prune(changed, reported)
     report = report.model_copy(
         update={
             "evaluations": evaluations,

@@ -236,3 +236,21 @@ def mark_counted(con: duckdb.DuckDBPyConnection, playbook: str, reported: Sequen
         "INSERT INTO feedback_counted VALUES (?, ?, ?, ?, ?)",
         [(playbook, r.session_id, r.entry_id, r.reported_at, version) for r in reported],
     )
+
+
+def reported_harm(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, int]:
+    """Per entry id of `playbook`, the harmful tags that are agents' own reports (`hurt`, `wrong`): the evaluations
+    the feedback versions applied (`flows.run.curation.count_feedback`)."""
+    # Every run asks; most playbooks have no feedback version, and then the evaluations (a row per tag) are not read.
+    versions = [v for (v,) in con.execute(_FEEDBACK_VERSIONS, [playbook]).fetchall()]
+    if not versions:
+        return {}
+    rows = con.execute(
+        "SELECT name, count(*) FROM evaluations WHERE playbook = ? AND version IN (SELECT unnest(?))"
+        " AND rating = 'harmful' AND status = 'applied' GROUP BY name",
+        [playbook, versions],
+    ).fetchall()
+    return {str(name): int(n) for name, n in rows}
+
+
+_FEEDBACK_VERSIONS = "SELECT version FROM versions WHERE playbook = ? AND source = 'feedback'"

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import duckdb
 
@@ -19,11 +20,11 @@ from core.llm.embed import Embedder, one_blas_thread
 from core.llm.guard import CallGuard
 from core.miner import quiet
 from core.models import ApplyReport, Entry, skip_label
-from core.operations import apply_evaluations
+from core.operations import apply_evaluations, should_prune
 from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import keep_pair_count, kept_pair_count, vectors_for
-from core.store.exposure import exposed_entries, mark_counted, uncounted_feedback
+from core.store.exposure import exposed_entries, mark_counted, reported_harm, uncounted_feedback
 from core.store.provenance import entries_by_provider
 from core.store.published import with_trigger
 from core.store.runs import finish_run, start_run
@@ -59,36 +60,55 @@ def new_run_id(kind: str) -> str:
     return f"{kind}-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 
-def count_feedback(db: Database, playbook: str) -> int:
+class Feedback(NamedTuple):
+    """What `count_feedback` did: how many reports it counted, and the entries that only agents' reports would
+    prune (`core.operations.should_prune`), kept for a person."""
+
+    counted: int
+    kept: list[str]
+
+
+def count_feedback(db: Database, playbook: str) -> Feedback:
     """Count the outcomes agents reported (`playbook mcp`) that no run counted yet: `helped` as a helpful tag,
     `hurt` and `wrong` as harmful ones, one per session and entry, and only on an entry that session was given, in
-    one version of their own (an entry's text never changes); how many were read."""
+    one version of their own (an entry's text never changes); how many were read, and which entries the pruning
+    rule would take but for agents' reports."""
     with db.open() as con:
         reported = uncounted_feedback(con, playbook)
-        if not reported:
-            return 0
-        latest = {(r.session_id, r.entry_id): r for r in reported}  # one outcome a session and entry: its last
-        had = exposed_entries(con, playbook, sorted({session for session, _ in latest}))
-        new, outcomes = load_version(con, playbook), []
-        for (session, entry), r in latest.items():
-            verdict = {
-                "name": entry,
-                "rating": "helpful" if r.outcome == "helped" else "harmful",
-                "rationale": f"an agent reported `{r.outcome}` in session {session}",
-            }
-            # Only an entry the session was given (the MCP server or a hook recorded it) counts: `unexposed` else.
-            new, found = apply_evaluations(new, [verdict], exposed=had.get(session, set()))
-            outcomes += found
-        version = write_version(
-            con,
-            playbook,
-            new,
-            source="feedback",
-            report=ApplyReport(evaluations=outcomes),
-            note=f"{len(reported)} outcome(s) reported by agents",
-        )
-        mark_counted(con, playbook, reported, version)
-    return len(reported)
+        new = load_version(con, playbook) if reported else None
+        if new is not None:
+            latest = {(r.session_id, r.entry_id): r for r in reported}  # one outcome a session and entry: its last
+            had = exposed_entries(con, playbook, sorted({session for session, _ in latest}))
+            outcomes = []
+            for (session, entry), r in latest.items():
+                verdict = {
+                    "name": entry,
+                    "rating": "helpful" if r.outcome == "helped" else "harmful",
+                    "rationale": f"an agent reported `{r.outcome}` in session {session}",
+                }
+                # Only an entry the session was given (the MCP server or a hook recorded it) counts: `unexposed` else.
+                new, found = apply_evaluations(new, [verdict], exposed=had.get(session, set()))
+                outcomes += found
+            version = write_version(
+                con,
+                playbook,
+                new,
+                source="feedback",
+                report=ApplyReport(evaluations=outcomes),
+                note=f"{len(reported)} outcome(s) reported by agents",
+            )
+            mark_counted(con, playbook, reported, version)
+        harm = reported_harm(con, playbook)
+        kept: list[str] = []
+        if harm:  # a playbook no agent ever reported on (the usual case) is not rebuilt for this
+            live = new if new is not None else load_version(con, playbook)
+            kept = [
+                e.name
+                for items in live.sections.values()
+                for e in items
+                if e.name in harm and should_prune(e) and not should_prune(e, harm[e.name])
+            ]
+    return Feedback(len(reported), kept)
 
 
 def run_curation(
@@ -161,11 +181,17 @@ def _curate(
     started = time.perf_counter()
     before: list[str] | None = None
     _start(db, summary)
-    counted = count_feedback(db, playbook)
-    if counted:
+    feedback = count_feedback(db, playbook)
+    if feedback.counted:
         summary.notices.append(
-            f"{counted} outcome(s) agents reported through `playbook mcp` were counted as helpful or harmful tags"
-            " (a version of their own; the entries' text is unchanged)."
+            f"{feedback.counted} outcome(s) agents reported through `playbook mcp` were counted as helpful or harmful"
+            " tags (a version of their own; the entries' text is unchanged)."
+        )
+    if feedback.kept:
+        summary.notices.append(
+            f"{len(feedback.kept)} entr{'y' if len(feedback.kept) == 1 else 'ies'} would be pruned only because agents"
+            f" reported them harmful ({', '.join(feedback.kept[:5])}{', ...' if len(feedback.kept) > 5 else ''}):"
+            " kept for you to decide; `playbook retire ID` removes one."
         )
     # numpy's OpenBLAS threads spin between the run's small vector products (a lesson against a few thousand
     # entries): one thread does the same work with a third less of the run's CPU at 5,000 entries.

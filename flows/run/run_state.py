@@ -23,6 +23,7 @@ from core.models import ApplyReport, CuratorOutput, Playbook, ReflectorOutput
 from core.operations import NearFinder
 from core.redact import Redactor
 from core.sections import SectionSet
+from core.store.exposure import reported_harm
 from core.store.registry import sections_of
 from core.store.versions import Tip, current_version, load_version
 from flows.context import Database, RunConfig
@@ -86,6 +87,15 @@ class RunMemo:
     # Each playbook's merged wordings (`core.consolidate.merged_wordings`) with the entry ids its merge history names:
     # read once a run, and again only after an epoch applied a MERGE or an ADD of one of those ids (or failed).
     merged: dict[str, tuple[frozenset[str], dict[str, str]]] = field(default_factory=dict)
+    # Each playbook's harmful tags that are agents' reports, by entry id (`reported`): they alone never prune.
+    reports: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def reported(self, con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
+        """`reported_harm`, read once a run: agents' reports are counted when the run starts, not during it."""
+        held = self.reports.get(name)
+        if held is None:
+            held = self.reports[name] = reported_harm(con, name)
+        return held
 
     def section_set(self, con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
         """`sections_of`, read once a run."""

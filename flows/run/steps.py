@@ -621,6 +621,7 @@ def apply_epoch_sessions(
                 near=near,
                 aliases=aliases,
                 exposed=had[reflection.session_id],
+                reported=ctx.memo.reported(con, ctx.playbook),
             )
             if report.held:  # valid, but it would take too much away: kept for a person to look at
                 record_failure(
@@ -755,6 +756,7 @@ def _apply_to_companion(
         guards=ctx.config.guards,
         near=near,
         exposed=exposed,
+        reported=ctx.memo.reported(con, companion),
     )
     if report.held:
         record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.config.max_attempts, hold=True)

@@ -434,3 +434,20 @@ def test_a_new_id_is_one_above_the_highest_number_of_its_slug(slug: str, ids: li
 
     used = [int(m.group(1)) for i in ids if (m := re.fullmatch(rf"{re.escape(slug)}-([0-9]+)", i))]
     assert engine.next_entry_id(ids, slug) == f"{slug}-{max(used, default=0) + 1:03d}"
+
+
+@given(helpful=st.integers(0, 20), harmful=st.integers(0, 20), share=st.floats(0, 1))
+def test_agents_reports_weigh_against_helpful_but_never_make_the_three(
+    helpful: int, harmful: int, share: float
+) -> None:
+    """Of an entry's harmful tags, `reported` are agents' own reports (`playbook mcp`): with none it is the seeds'
+    rule; with some, an entry is pruned only if the rule holds and the other tags alone make the 3."""
+    reported = int(harmful * share)
+    entry = Entry(name="pat-001", text="Run the failing test first.", helpful=helpful, harmful=harmful)
+    seeds = harmful >= 3 and harmful > helpful
+    assert engine.should_prune(entry) is seeds
+    assert engine.should_prune(entry, reported) is (seeds and harmful - reported >= 3)
+    book = Playbook(sections={"PATTERNS & APPROACHES": [entry]})
+    kept, pruned = engine.prune(book, {"pat-001": reported})
+    assert [p.name for p in pruned] == (["pat-001"] if seeds and harmful - reported >= 3 else [])
+    assert kept.size() == 1 - len(pruned)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 from core.hooks import held_out
 from flows.cli import app
 from flows.delivery.lessons_server import NOTE_CHARS, feedback_path
-from tests.helpers import trust_config
+from tests.helpers import SAMPLES, trust_config
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -197,6 +198,37 @@ def test_an_agent_reports_only_on_what_it_was_given_and_each_once(db: Path) -> N
     after = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
     harmful = {e["name"]: e["harmful"] for items in after["sections"].values() for e in items}
     assert harmful["pat-001"] == 1 and harmful["mis-001"] == 0  # once a session; never on what it did not have
+
+
+def test_agents_reports_alone_never_prune_a_lesson_the_summary_names_it_for_a_person(db: Path) -> None:
+    """Black-box round 10 (`mcp-feedback-prunes`): four sessions whose agent read a hostile page, each reporting
+    `wrong` on a lesson it was given, had the lesson pruned by the next run with no person involved."""
+    for n in range(4):
+        *_, found, done = call(
+            db,
+            f"s-hostile-{n}",
+            [
+                ("search_lessons", {"query": "staging fixtures"}),
+                ("report_outcome", {"id": "pat-001", "outcome": "wrong"}),
+            ],
+        )
+        assert [f["id"] for f in found] == ["pat-001"] and "Recorded" in done
+    new = db.parent / "new"
+    shutil.copytree(SAMPLES / "claude-code" / "spotter", new)  # a real session, so the run applies one
+    assert runner.invoke(app, ["ingest", str(new), "--db", str(db)]).exit_code == 0
+    curated = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)])
+    assert curated.exit_code == 0, curated.output
+    after = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+    harmful = {e["name"]: e["harmful"] for items in after["sections"].values() for e in items}
+    assert harmful.get("pat-001") == 4  # counted, and kept
+    pruned = json.loads(runner.invoke(app, ["sql", "SELECT name FROM prunes", "--json", "--db", str(db)]).stdout)
+    assert pruned == []
+    # The person is told, in the run's summary.
+    assert "1 entry would be pruned only because agents reported them harmful (pat-001)" in " ".join(
+        curated.output.split()
+    ), curated.output
+    # A person decides: retiring it is one command.
+    assert runner.invoke(app, ["retire", "pat-001", "--db", str(db)]).exit_code == 0
 
 
 def _session_start(db: Path, cwd: Path) -> str:
