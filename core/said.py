@@ -248,7 +248,8 @@ def some_sentence(pattern: re2._Regexp, split: Sequence[str]) -> bool:
     """False only when no sentence of `split` (`sentences`) holds a match of `pattern`: one search of them joined a
     line each, so a prompt's cost does not grow by a search per sentence for a pattern it never says. Each line
     reads as its sentence does (`^` and `$` at its ends, a word boundary the same at a line break as at the text's
-    ends); a match that spans a line break only sends the caller to read the sentences one by one."""
+    ends; not `\\A` or `\\z`, which no caller's pattern uses); a match that spans a line break only sends the caller to
+    read the sentences one by one."""
     return bool(_per_line(pattern.pattern).search("\n".join(split)))
 
 
