@@ -16,7 +16,7 @@ import re2
 
 from core.lessons import Habit, HabitName
 from core.models import SessionMessage
-from core.said import sentences, typed_words
+from core.said import sentences, some_sentence, typed_words
 
 __all__ = ["habits"]
 
@@ -124,8 +124,10 @@ def habits(messages: Sequence[SessionMessage]) -> list[Habit]:
         if not m.is_prompt or m.is_sidechain or not m.text or (typed := typed_words(m.text)) is None:
             continue
         split = sentences(typed)
-        for i, sentence in enumerate(split):
-            for cue in _CUES:
+        # the cues whose first words some sentence says: the others cost one search, not one a sentence
+        said = [cue for cue in _CUES if cue.habit not in found and some_sentence(cue.every[0], split)]
+        for i, sentence in enumerate(split if said else ()):
+            for cue in said:
                 if cue.habit in found or not cue.every[0].search(sentence):
                     continue
                 if (not cue.asking and _asks(sentence)) or (cue.unless is not None and cue.unless.search(sentence)):

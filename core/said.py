@@ -6,6 +6,7 @@ dressed as a refusal where the harness does not frame failures, another tool's e
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -32,6 +33,8 @@ __all__ = [
     "interrupted",
     "names_one_thing",
     "said",
+    "sentences",
+    "some_sentence",
     "typed_answers",
     "typed_words",
 ]
@@ -69,6 +72,7 @@ _SENTENCE_END = re2.compile(r"[.!?]\s")
 _PARAGRAPH = re2.compile(r"\n[ \t]*\n")
 
 _SENTENCE_SPLIT = re2.compile(r"(?:[.!?]+|\s[-–—]\s)\s+")
+_SENTENCE_MARKS = ".!?-–—"  # what `_SENTENCE_SPLIT` needs to split a line
 
 # A sentence that states a lasting rule of the user's or a fact of the project, wherever it stands in a prompt.
 _DURABLE = re2.compile(
@@ -230,8 +234,28 @@ def sentences(text: str) -> list[str]:
     """The sentences of what the user typed (a line break ends one too), without the full stop that ends the last
     (the others lose theirs to the split)."""
     flat = _CONTINUED.sub(" ", text)
-    found = [" ".join(p.split()) for line in flat.splitlines() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+    found = [
+        " ".join(p.split())
+        for line in flat.splitlines()
+        # a line with no mark that ends a sentence is one (the split costs a call per line: 15,000 in a 1 MB prompt)
+        for p in (_SENTENCE_SPLIT.split(line) if any(mark in line for mark in _SENTENCE_MARKS) else (line,))
+        if p.strip()
+    ]
     return [s.removesuffix(".") if s.endswith(".") and not s.endswith("..") else s for s in found]
+
+
+def some_sentence(pattern: re2._Regexp, split: Sequence[str]) -> bool:
+    """False only when no sentence of `split` (`sentences`) holds a match of `pattern`: one search of them joined a
+    line each, so a prompt's cost does not grow by a search per sentence for a pattern it never says. Each line
+    reads as its sentence does (`^` and `$` at its ends, a word boundary the same at a line break as at the text's
+    ends; not `\\A` or `\\z`, which no caller's pattern uses); a match that spans a line break only sends the caller to
+    read the sentences one by one."""
+    return bool(_per_line(pattern.pattern).search("\n".join(split)))
+
+
+@functools.cache
+def _per_line(pattern: str) -> re2._Regexp:
+    return re2.compile("(?m)" + pattern)
 
 
 def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
@@ -243,6 +267,8 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     before it ("Make that standard in your workflow") is said with it."""
     split = sentences(text)
     short_prompt = cue is _DURABLE and len(split) <= _REACTION_SENTENCES
+    if not short_prompt and not some_sentence(cue, split):
+        return []
     cued = [
         i
         for i, sentence in enumerate(split)
@@ -271,8 +297,19 @@ def _pasted(text: str) -> bool:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return True
-    first = lines[0]
-    return bool(_PASTED.match(first)) or (len(lines) > 3 and sum(bool(_WORDS.match(x)) for x in lines) < len(lines) / 2)
+    if _PASTED.match(lines[0]):
+        return True
+    if len(lines) <= 3:
+        return False
+    # Mostly pasted when fewer than half the lines read as words: counted only until that is settled either way.
+    words, needed = 0, len(lines) / 2
+    for n, line in enumerate(lines):
+        words += bool(_WORDS.match(line))
+        if words >= needed:
+            return False
+        if words + len(lines) - n - 1 < needed:
+            return True
+    return True
 
 
 def _asks(sentence: str) -> bool:
