@@ -75,6 +75,7 @@ ENTRY_POINTS: list[tuple[str, Callable[[str], object]]] = [
 def _mined(text: str) -> object:
     """The rules miner on a session whose prompt, command and failing output are `text`."""
     from core.miner import History, mine, observe
+    from core.said import sentences
 
     call, result = f"t{len(text)}", text[: len(text) // 2]
     messages = [
@@ -86,6 +87,7 @@ def _mined(text: str) -> object:
         SessionMessage(seq=2, role="tool", kind="tool_result", tool_use_id=call, is_error=True, text=result),
     ]  # fmt: skip
     parse_command.cache_clear()  # each call reads its text anew, as a new session would
+    sentences.cache_clear()
     seen = observe(messages, "/w/app")
     return mine(seen, History.of([("s", seen)]), "app")
 
@@ -164,6 +166,8 @@ CRAFTED: list[tuple[str, Callable[[int], str]]] = [
     ("screen: program words in prose", lambda n: _repeat("pip install ", n)),
     ("screen: override words", lambda n: _repeat("ignore previous ", n)),
     ("screen: braces", lambda n: _repeat("{a,", n)),
+    # A pasted document of rules: every sentence cued (round 11: an 80,000-sentence prompt took a minute).
+    ("miner: every sentence a rule", lambda n: _repeat("As always never push the file. ", n)),
 ]
 
 

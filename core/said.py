@@ -7,6 +7,7 @@ dressed as a refusal where the harness does not frame failures, another tool's e
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -230,9 +231,11 @@ def _stopped(message: SessionMessage) -> Stopped:
     return Stopped(what=kinds.get(message.tool_name or "", "tool"))
 
 
-def sentences(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4)
+def sentences(text: str) -> tuple[str, ...]:
     """The sentences of what the user typed (a line break ends one too), without the full stop that ends the last
-    (the others lose theirs to the split)."""
+    (the others lose theirs to the split). Kept for the last few texts: a prompt's preferences and its habits are
+    read from the same sentences, and the split is most of what reading a typed prompt costs."""
     flat = _CONTINUED.sub(" ", text)
     found = [
         " ".join(p.split())
@@ -241,7 +244,7 @@ def sentences(text: str) -> list[str]:
         for p in (_SENTENCE_SPLIT.split(line) if any(mark in line for mark in _SENTENCE_MARKS) else (line,))
         if p.strip()
     ]
-    return [s.removesuffix(".") if s.endswith(".") and not s.endswith("..") else s for s in found]
+    return tuple(s.removesuffix(".") if s.endswith(".") and not s.endswith("..") else s for s in found)
 
 
 def some_sentence(pattern: re2._Regexp, split: Sequence[str]) -> bool:
@@ -269,18 +272,23 @@ def _cue_sentences(text: str, cue: re2._Regexp = _DURABLE) -> list[str]:
     short_prompt = cue is _DURABLE and len(split) <= _REACTION_SENTENCES
     if not short_prompt and not some_sentence(cue, split):
         return []
-    cued = [
-        i
-        for i, sentence in enumerate(split)
-        if (cue.search(sentence) or (short_prompt and _SHOULD_BE.search(sentence)))
-        and not _asks(sentence)
-        and not _TASK_BOUND.match(sentence)
-    ]
+    cued = list(
+        itertools.islice(
+            (
+                i
+                for i, sentence in enumerate(split)
+                if (cue.search(sentence) or (short_prompt and _SHOULD_BE.search(sentence)))
+                and not _asks(sentence)
+                and not _TASK_BOUND.match(sentence)
+            ),
+            _MOST_RULES,
+        )
+    )
     if not cued:
         return []
-    said = []
+    said, is_cued = [], set(cued)  # a set: a prompt of 80,000 cued sentences made the list's lookups quadratic
     for i in cued:
-        if i - 1 in cued and _REASON.match(split[i]):
+        if i - 1 in is_cued and _REASON.match(split[i]):
             continue  # already said with the rule it gives the reason for
         if i == 0 and _points_back(split[i]):
             continue  # it points back at nothing the prompt says
@@ -371,7 +379,19 @@ def _typed(text: str) -> str:
         kept.append(line)
         if line.rstrip().endswith(":"):
             break
-    return "\n".join(kept)
+    typed = "\n".join(kept)
+    if len(typed) > _MAX_TYPED:  # up to the last sentence that ends within the bound
+        end = max(typed.rfind(mark, 0, _MAX_TYPED) for mark in ("\n", ". ", "! ", "? "))
+        typed = typed[: end + 1] if end > 0 else typed[:_MAX_TYPED]
+    return typed
+
+
+# The rules one prompt states that are read: no prompt in data/ states more than 2; a pasted document of rules is
+# not the user's words, and read whole it costs a quote per sentence.
+_MOST_RULES = 16
+# What of one prompt the rules read: people type far less (the largest typed prompt in data/ is 23 KB); more is a
+# pasted document, which they read sentence by sentence: a prompt of 80,000 rules took a minute (round 11).
+_MAX_TYPED = 64 * 1024
 
 
 def typed_words(prompt: str) -> str | None:

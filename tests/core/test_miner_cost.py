@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from core.miner import observe
 from core.models import SessionMessage
-from core.said import sentences, some_sentence, typed_words
+from core.said import said, sentences, some_sentence, typed_words
 
 _METHODS = ("search", "match", "fullmatch", "split", "sub", "finditer", "findall")
 
@@ -37,6 +37,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
 
 
 def _observed(calls: Counter[str], text: str) -> Counter[str]:
+    sentences.cache_clear()  # each text read anew, as a new session's
     calls.clear()
     observe([SessionMessage(seq=0, role="user", kind="text", is_prompt=True, text=text)], "/w/app")
     return Counter(calls)
@@ -79,3 +80,24 @@ def test_a_pattern_any_sentence_holds_is_found_in_them_all_at_once(
 ) -> None:
     split = sentences("".join(w + j for w, j in parts))
     assert some_sentence(pattern, split) >= any(pattern.search(s) for s in split), (pattern.pattern, split)
+
+
+def test_a_prompts_sentences_are_split_once_for_its_preferences_and_its_habits(calls: Counter[str]) -> None:
+    line = "The build runs on the old server. It is slow today."
+    few, many = (_observed(calls, "\n".join([line] * n)) for n in (100, 200))
+    assert many["split"] - few["split"] == 100  # a split a line; before: two (its preferences, then its habits)
+
+
+def test_a_pasted_document_of_rules_is_read_up_to_a_bound_not_whole() -> None:
+    """Round 11: one prompt of 80,000 sentences, each a rule ("As always never push file1."), took a minute of
+    curation. What of a prompt the rules read is bounded: 64 KB of typed text, cut where a sentence ends, and 16 of
+    the rules it states (no prompt in data/ states more than 2)."""
+    rules = " ".join(f"From now on we use pnpm in package{i}." for i in range(5_000))
+    typed = typed_words(rules)
+    assert typed is not None and 60 * 1024 < len(typed) <= 64 * 1024 and typed.endswith(".")
+    assert rules.startswith(typed)  # the start of the prompt, whole sentences
+    prompt = SessionMessage(seq=0, role="user", kind="text", is_prompt=True, text=rules)
+    stated = [p.said for p in said([prompt])]
+    assert len(stated) == 16 and stated[0].endswith("package0") and stated[-1].endswith("package15")
+    few = " ".join(f"From now on we use pnpm in package{i}." for i in range(5))
+    assert len(said([prompt.model_copy(update={"text": few})])) == 5  # under the bound: every one
