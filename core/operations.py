@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import re2
 
+from core.agent_reports import applied_merges, reports_carried
 from core.invisible import normalise, removed, strip_unseen
 from core.language import mixed_words
 from core.layered import Layered
@@ -834,7 +835,7 @@ def apply_session(
         aliases=aliases,
         proposed=curator.truncated_from,
     )
-    final, pruned = prune(changed, reported)
+    final, pruned = prune(changed, reports_carried(reported, applied_merges(report)) if reported else None)
     report = report.model_copy(
         update={
             "evaluations": evaluations,

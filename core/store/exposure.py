@@ -4,12 +4,14 @@ its impact is estimated from, and the outcomes agents reported (`feedback`) and 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 
 import duckdb
 from pydantic import BaseModel
 
+from core.agent_reports import reports_carried
 from core.exposure import FeedbackLine, LedgerLine
 from core.impact import ImpactCounts
 from core.store.db import fetch_rows
@@ -250,7 +252,15 @@ def reported_harm(con: duckdb.DuckDBPyConnection, playbook: str) -> dict[str, in
         " AND rating = 'harmful' AND status = 'applied' GROUP BY name",
         [playbook, versions],
     ).fetchall()
-    return {str(name): int(n) for name, n in rows}
+    # The entries merged since the first report carry them (`reports_carried`).
+    merges = con.execute(
+        "SELECT entry_id, target_ids FROM operations WHERE playbook = ? AND version > ? AND type = 'MERGE'"
+        " AND status = 'applied' AND entry_id IS NOT NULL ORDER BY version, idx",
+        [playbook, min(versions)],
+    ).fetchall()
+    return reports_carried(
+        {str(name): int(n) for name, n in rows}, [(str(made), json.loads(into)) for made, into in merges]
+    )
 
 
 _FEEDBACK_VERSIONS = "SELECT version FROM versions WHERE playbook = ? AND source = 'feedback'"

@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.agent_reports import applied_merges, reports_carried
 from core.llm.base import LLMResponse, Provider
 from core.llm.embed import VectorIndex
 from core.llm.guard import CallGuard
@@ -96,6 +97,13 @@ class RunMemo:
         if held is None:
             held = self.reports[name] = reported_harm(con, name)
         return held
+
+    def carry_reports(self, name: str, report: ApplyReport) -> None:
+        """After a session applied: the entries its MERGEs made carry their sources' reports for the rest of the
+        run (`reports_carried`)."""
+        held = self.reports.get(name)
+        if held and (merges := applied_merges(report)):
+            self.reports[name] = reports_carried(held, merges)
 
     def section_set(self, con: duckdb.DuckDBPyConnection, name: str) -> SectionSet:
         """`sections_of`, read once a run."""

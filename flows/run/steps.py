@@ -623,6 +623,7 @@ def apply_epoch_sessions(
                 exposed=had[reflection.session_id],
                 reported=ctx.memo.reported(con, ctx.playbook),
             )
+            ctx.memo.carry_reports(ctx.playbook, report)
             if report.held:  # valid, but it would take too much away: kept for a person to look at
                 record_failure(
                     con,
@@ -758,6 +759,7 @@ def _apply_to_companion(
         exposed=exposed,
         reported=ctx.memo.reported(con, companion),
     )
+    ctx.memo.carry_reports(companion, report)
     if report.held:
         record_failure(con, companion, session_id, report.held, ctx.run_id, ctx.config.max_attempts, hold=True)
         return

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from core import layered
 from core import operations as engine
+from core.agent_reports import reports_carried
 from core.models import ApplyReport, BulletTag, CuratorOutput, Entry, OpOutcome, Playbook, ReflectorOutput
 from core.operations import apply_evaluations, apply_operations, apply_session
 from core.sections import DEFAULT_SECTIONS
@@ -451,3 +452,26 @@ def test_agents_reports_weigh_against_helpful_but_never_make_the_three(
     kept, pruned = engine.prune(book, {"pat-001": reported})
     assert [p.name for p in pruned] == (["pat-001"] if seeds and harmful - reported >= 3 else [])
     assert kept.size() == 1 - len(pruned)
+
+
+def test_a_merge_carries_its_sources_agents_reports_so_they_still_never_make_the_three() -> None:
+    """Two entries each with 2 harmful tags, all agents' reports, merged: the merged entry's 4 must stay agents'
+    (round 11: a merge turned them into tags that pruned). With the reports carried it stays; a chain of merges
+    adds them up."""
+    book = Playbook(
+        sections={
+            "OTHERS": [
+                Entry(name="oth-001", text="Prefer pathlib over os.path.", harmful=2),
+                Entry(name="oth-002", text="Use pathlib.Path for file paths.", harmful=2),
+            ]
+        }
+    )
+    merge = {"type": "MERGE", "source_ids": ["oth-001", "oth-002"], "merged_text": "Prefer pathlib for file paths."}
+    session = (ReflectorOutput(bullet_tags=[]), CuratorOutput(operations=[merge]))
+    kept, report = apply_session(book, *session, reported={"oth-001": 2, "oth-002": 2})
+    assert [e.harmful for e in kept.sections["OTHERS"]] == [4] and report.pruned == []
+    _, report = apply_session(book, *session, reported={"oth-001": 1})  # three of the four are tags: pruned
+    assert [p.harmful for p in report.pruned] == [4]
+    assert reports_carried({"a": 1, "b": 2, "d": 4}, [("c", ["a", "b"]), ("e", ["c", "d"])]) == {
+        "a": 1, "b": 2, "c": 3, "d": 4, "e": 7,
+    }  # fmt: skip

@@ -231,6 +231,55 @@ def test_agents_reports_alone_never_prune_a_lesson_the_summary_names_it_for_a_pe
     assert runner.invoke(app, ["retire", "pat-001", "--db", str(db)]).exit_code == 0
 
 
+def test_a_merged_lesson_carries_the_agents_reports_of_what_it_merged(tmp_path: Path, db: Path) -> None:
+    """Black-box round 11 (`m-prune-session-ids`): five agents' reports on a lesson, then `consolidate` merged it with
+    its near-duplicate; the merged entry's summed counters held the reports as if they were tags, and the next run
+    would prune it."""
+    book = tmp_path / "twins.json"
+    book.write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "sections": {
+                    "OTHERS": [
+                        {"name": "oth-001", "text": "Prefer pathlib over os.path.", "helpful": 1},
+                        {"name": "oth-002", "text": "Use pathlib.Path for file paths.", "helpful": 2},
+                    ]
+                },
+            }
+        )
+    )
+    assert runner.invoke(app, ["import", str(book), "--replace", "--db", str(db)]).exit_code == 0
+    done = runner.invoke(
+        app,
+        ["hook", "install", "--project", str(tmp_path / "src" / "api"), "--db", str(db)],
+        env={"PLAYBOOK_HOLDOUT": "0"},
+    )
+    assert done.exit_code == 0, done.output
+    for n in range(5):
+        *_, done = call(
+            db,
+            f"s-agent-{n}",
+            [("get_lesson", {"id": "oth-002"}), ("report_outcome", {"id": "oth-002", "outcome": "wrong"})],
+        )
+        assert "Recorded" in done
+    for sample in ("spotter", "claude-code-viewer"):
+        shutil.copytree(SAMPLES / "claude-code" / sample, tmp_path / sample)
+        assert runner.invoke(app, ["ingest", str(tmp_path / sample), "--db", str(db)]).exit_code == 0
+        curated = runner.invoke(app, ["curate", "--llm", "heuristic", "--db", str(db)])
+        assert curated.exit_code == 0, curated.output
+        if sample == "spotter":
+            assert runner.invoke(app, ["consolidate", "--db", str(db)]).exit_code == 0
+            after = json.loads(runner.invoke(app, ["show", "--format", "json", "--db", str(db)]).stdout)
+            merged = [e for e in after["sections"]["OTHERS"] if "pathlib" in e["text"]]
+            assert len(merged) == 1 and (merged[0]["helpful"], merged[0]["harmful"]) == (3, 5), merged
+    pruned = json.loads(runner.invoke(app, ["sql", "SELECT name FROM prunes", "--json", "--db", str(db)]).stdout)
+    assert pruned == []
+    assert f"would be pruned only because agents reported them harmful ({merged[0]['name']})" in " ".join(
+        curated.output.split()
+    )
+
+
 def _session_start(db: Path, cwd: Path) -> str:
     """The SessionStart digest of a new session (a session is given each lesson once)."""
     event = {
