@@ -15,12 +15,13 @@ from core.playbook_screen import Screened
 from core.redact import mask_playbook
 from core.review import ReviewChange, review_changes, undo_changes
 from core.store.guards import entry_lessons, set_hard
+from core.store.held_ids import held_ids
 from core.store.published import approved_version, record_review
 from core.store.registry import require_playbook
 from core.store.screening import release_holds
 from core.store.versions import current_version, load_version, write_version
 from flows.context import Database
-from flows.delivery.exports import ExportRules, exported_version, screened
+from flows.delivery.exports import ExportRules, exported_version, screened, without_held_ids
 from flows.delivery.hook import refreshes_snapshot
 from flows.delivery.sources import outdated
 from flows.workspace import Workspace
@@ -48,6 +49,8 @@ class ReviewOutcome(BaseModel):
     pending: list[ReviewChange]
     held: list[Screened]
     outdated: dict[str, str] = {}  # entry id -> why what it rests on no longer holds (held from every export)
+    # Entries held by their id (an older version stored one playbook never makes): only JSON shows them, escaped.
+    held_ids: list[str] = []
     decided: bool = False
     version: int | None = None
     approved: int = 0
@@ -106,7 +109,9 @@ def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer:
             require_playbook(con, playbook)
         base, newest = approved_version(con, playbook), current_version(con, playbook)
         approved, current = load_version(con, playbook, base), load_version(con, playbook, newest)
-        changes = review_changes(approved, current)
+        # An entry held by its id is not shown as a change (nor undone by a rejection: `undo_changes` goes by name).
+        shown, _ = without_held_ids(con, playbook, current)
+        changes = review_changes(without_held_ids(con, playbook, approved)[0], shown)
         exported = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
         held = screened(con, rules, exported)[1]
         outcome = ReviewOutcome(
@@ -116,6 +121,7 @@ def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer:
             pending=changes,
             held=held,
             outdated=outdated(con, playbook),
+            held_ids=sorted(held_ids(con, playbook)),
         )
         rejected = decide(changes) if (decide is not None and changes) else None
         if rejected is None:
@@ -179,7 +185,10 @@ def pending_review(db: Database, rules: ExportRules) -> list[ReviewChange]:
         return []
     with db.open() as con:
         approved = load_version(con, rules.playbook, approved_version(con, rules.playbook))
-        return review_changes(approved, load_version(con, rules.playbook))
+        current = load_version(con, rules.playbook)
+        return review_changes(
+            without_held_ids(con, rules.playbook, approved)[0], without_held_ids(con, rules.playbook, current)[0]
+        )
 
 
 class Hardened(BaseModel):
