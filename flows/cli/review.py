@@ -181,7 +181,7 @@ def revalidate_cmd(
 
     Example: [bold]playbook revalidate[/bold]
     """
-    from flows.delivery.sources import revalidate
+    from flows.delivery.review import revalidate
 
     ws = workspace(db, playbook, wait_s=wait)
     found = revalidate(ws, ws.playbook)

@@ -1,7 +1,8 @@
 """Review before publishing: pending changes and held entries, and the decisions on both (`playbook review`).
 
 The changes are those since the last approved version of a playbook that requires review; the held entries
-are those the screen holds."""
+are those the screen holds, and those `playbook revalidate` finds outdated (here, beside the other commands that
+change what the hooks serve and write their snapshot again)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from core.guards import bound_lesson, guards_of
 from core.playbook_screen import Screened
 from core.redact import mask_playbook
 from core.review import ReviewChange, review_changes, undo_changes
+from core.store.citations import record_checks
 from core.store.guards import entry_lessons, set_hard
 from core.store.held_ids import held_ids
 from core.store.published import approved_version, record_review
@@ -23,7 +25,7 @@ from core.store.versions import current_version, load_version, write_version
 from flows.context import Database
 from flows.delivery.exports import ExportRules, exported_version, screened, without_held_ids
 from flows.delivery.hook import refreshes_snapshot
-from flows.delivery.sources import outdated
+from flows.delivery.sources import Source, outdated, sources_of
 from flows.workspace import Workspace
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "held_entries",
     "pending_review",
     "release_held",
+    "revalidate",
     "review",
 ]
 
@@ -177,6 +180,19 @@ def release_held(ws: Workspace, playbook: str, names: Sequence[str], by: str | N
         chosen = [held[n] for n in names]
         release_holds(con, playbook, chosen, by)
         return chosen
+
+
+@refreshes_snapshot
+def revalidate(ws: Workspace, playbook: str) -> list[Source]:
+    """`playbook revalidate`: check every entry's citations now, record each check (with the commit of a git
+    repository), and return them, outdated first. The hooks' snapshot is written again: an entry found outdated
+    is held from the hooks and the MCP server now, not from the next publish or nightly on."""
+    with ws.database(playbook).write("playbook revalidate", create=False) as con:
+        require_playbook(con, playbook)
+        texts = {e.name: e.text for _, e in load_version(con, playbook).entries()}
+        found = [s.model_copy(update={"text": texts.get(s.entry_id, "")}) for s in sources_of(con, playbook).values()]
+        record_checks(con, playbook, [(s.entry_id, s.root, s.commit, s.reason) for s in found])
+    return sorted(found, key=lambda s: ({"held": 0, "ok": 1}.get(s.status, 2), s.entry_id))
 
 
 def pending_review(db: Database, rules: ExportRules) -> list[ReviewChange]:
