@@ -664,14 +664,15 @@ _HELD_IDS = f"""
 -- version's import stored any id, and an id is printed bare in CLAUDE.md, the hooks' digest and MCP answers (a line
 -- break, a marker, a heading and a command in it were). Stored rows are read without validation (`load_version`, for
 -- speed), so every id is checked here once and each such entry is held from every delivery (flows.delivery.exports);
--- the rows stay as they are: history is never rewritten. Ids made from then on are checked where they are made.
-CREATE TABLE held_ids (
+-- the rows stay as they are: history is never rewritten. Ids made from then on are checked where they are made. Run
+-- again (a store taken back to an earlier schema) it adds only what it did not hold.
+CREATE TABLE IF NOT EXISTS held_ids (
     playbook VARCHAR NOT NULL,
     entry_id VARCHAR NOT NULL,
     found_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (playbook, entry_id)
 );
-INSERT INTO held_ids (playbook, entry_id)
+INSERT OR IGNORE INTO held_ids (playbook, entry_id)
     SELECT DISTINCT playbook, name FROM entries WHERE NOT regexp_matches(name, '{ENTRY_ID_PATTERN}');
 """
 
