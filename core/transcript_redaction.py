@@ -5,14 +5,14 @@ texts found too, and the user names its home paths show masked everywhere in it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from core.patterns import Pattern
 from core.redact import Marked, Redactor, boundary_spans
 
-__all__ = ["redact_transcript"]
+__all__ = ["distinct_keys", "keys_kept_apart", "redact_transcript"]
 
 
 # A user name as home paths show it; "USER" (already masked) and shared homes are not names.
@@ -60,15 +60,15 @@ def _text_slots(record: Any) -> list[tuple[dict[str, Any], str]]:
     return slots
 
 
-def _cleaned_keys(keys: list[str], clean: Callable[[str], str]) -> list[str]:
-    """`keys` (one object's, in order) cleaned by `clean`, still distinct.
+def distinct_keys(keys: Sequence[str | None], cleaned: Sequence[str]) -> list[str]:
+    """One object's `keys` (in order) as `cleaned` (the same keys redacted), still distinct.
 
     Two keys may clean to the same text (two tokens as keys both become `[REDACTED:github_token]`, or a token and a
     key that already reads like its marker). Keeping one would drop the other's value without a word, so every key
-    that `clean` changed and that meets a key already taken gets a suffix ` #2`, ` #3`, ...: the keys that `clean`
-    left alone are taken first and never renamed, so the record keeps its ordinary keys as written.
+    that cleaning changed and that meets a key already taken gets a suffix ` #2`, ` #3`, ...: the keys cleaning left
+    alone are taken first and never renamed, so the record keeps its ordinary keys as written. A key given as None
+    (not known) counts as changed.
     """
-    cleaned = [clean(k) for k in keys]
     taken = {c for k, c in zip(keys, cleaned, strict=True) if c == k}
     out: list[str] = []
     for key, new in zip(keys, cleaned, strict=True):
@@ -82,9 +82,62 @@ def _cleaned_keys(keys: list[str], clean: Callable[[str], str]) -> list[str]:
     return out
 
 
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as read, its keys in order, a key given twice kept twice."""
+
+
+def _pairs(text: str) -> Any:
+    """`text` read as JSON with every object as its `_Pairs`; None when it is no JSON (or nests beyond reading)."""
+    try:
+        return json.loads(text, object_pairs_hook=_Pairs)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _has_twin_keys(node: Any) -> bool:
+    if isinstance(node, _Pairs):
+        keys = [k for k, _ in node]
+        return len(set(keys)) < len(keys) or any(_has_twin_keys(v) for _, v in node)
+    return isinstance(node, list) and any(_has_twin_keys(v) for v in node)
+
+
+def keys_kept_apart(original: str, redacted: str) -> str:
+    """`redacted` (the JSON text `original` with its secrets replaced as text, as ingest redacts a tool's input)
+    with the keys of each object kept apart as `redact_transcript` keeps them (`distinct_keys`): two secrets used as
+    keys of one object read as one key after redaction, and a reader keeps the last, losing the other's value
+    without a word. Each key is matched with the original's at its place (objects of the same keys in the same
+    order; where redaction changed an object's shape, every key counts as changed; a key the original gives twice
+    stays as it was). `redacted` as it is when it is no JSON or no key needs renaming (nearly always); else written
+    again, compact."""
+    after = _pairs(redacted)
+    if not _has_twin_keys(after):
+        return redacted
+    renamed = False
+
+    def apart(before: Any, node: Any) -> str:
+        nonlocal renamed
+        if isinstance(node, _Pairs):
+            aligned = isinstance(before, _Pairs) and len(before) == len(node)
+            keys = distinct_keys([k for k, _ in before] if aligned else [None] * len(node), [k for k, _ in node])
+            renamed = renamed or keys != [k for k, _ in node]
+            values = [apart(before[i][1] if aligned else None, v) for i, (_, v) in enumerate(node)]
+            return "{" + ",".join(f"{_dumps(k)}:{v}" for k, v in zip(keys, values, strict=True)) + "}"
+        if isinstance(node, list):
+            aligned = isinstance(before, list) and not isinstance(before, _Pairs) and len(before) == len(node)
+            return "[" + ",".join(apart(before[i] if aligned else None, v) for i, v in enumerate(node)) + "]"
+        return _dumps(node)
+
+    written = apart(_pairs(original), after)
+    return written if renamed else redacted
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int]:
     """A JSONL transcript with secrets and personal data removed from every string value and object key of every
-    record (ids, timestamps and types kept; keys that clean to the same text stay apart, `_cleaned_keys`), one line
+    record (ids, timestamps and types kept; keys that clean to the same text stay apart, `distinct_keys`), one line
     per line; a line that is not JSON is cleaned as text. A secret cut where one record's message text ends and the
     next one's begins is found too (`boundary_spans`): the records between two that carry text wait, so the file is
     still read once, record by record.
@@ -127,7 +180,8 @@ def redact_transcript(text: str, redactor: Redactor) -> tuple[str, int, int, int
             return cleaned
         if isinstance(value, dict):
             walked = (walk(v, k, value, framed and (key is None or key in _FRAME_KEYS)) for k, v in value.items())
-            return dict(zip(_cleaned_keys(list(value), clean_key), walked, strict=True))
+            keys = list(value)
+            return dict(zip(distinct_keys(keys, [clean_key(k) for k in keys]), walked, strict=True))
         if isinstance(value, list):
             return [walk(v, key, None, framed) for v in value]
         return value

@@ -251,3 +251,44 @@ def use_s3(endpoint: str, monkeypatch: Any) -> Any:
         monkeypatch.setenv(name, value)
     s3fs.S3FileSystem.clear_instance_cache()
     return boto3.client("s3")
+
+
+def call_mcp(
+    db: Path, session: str, steps: list[tuple[str, dict[str, Any]]], settings: Path | None = None
+) -> list[Any]:
+    """Start `playbook mcp` for `db` as the agent's session `session`, list its tools, then call each step's
+    tool; the tools' names first, then each call's result (structured content, else its text). `settings`: a
+    trusted playbook.toml naming `db`, read instead of passing `--db` (the session is then the server's own)."""
+    import asyncio
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def run() -> list[Any]:
+        # Settings read from the environment refuse a `PLAYBOOK_` name they do not know, `PLAYBOOK_MCP_SESSION` too:
+        # the server reading settings makes its own session id.
+        env = (
+            {"PLAYBOOK_CONFIG": str(settings), "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
+            if settings
+            else {"PLAYBOOK_MCP_SESSION": session}
+        )
+        server = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "flows.cli", "mcp", *([] if settings else ["--db", str(db)])],
+            env=env,
+            cwd=str(Path(__file__).resolve().parents[1]),
+        )
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            listed = await client.list_tools()
+            found: list[Any] = [sorted(t.name for t in listed.tools)]
+            for name, arguments in steps:
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, result
+                structured = result.structured_content
+                found.append(
+                    structured.get("result", structured) if isinstance(structured, dict) else result.content[0].text
+                )
+            return found
+
+    return asyncio.run(run())

@@ -24,6 +24,7 @@ from core.redact import (
     rule_shapes,
     secret_shapes,
 )
+from core.transcript_redaction import keys_kept_apart
 
 __all__ = ["FAMILY_RULES", "redact_batch"]
 
@@ -60,6 +61,8 @@ def redact_batch(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         new_texts, n = redact_parts([r[3] or "" for r in record], rules=rules, extra=extra)
         for row, text in zip(record, new_texts, strict=True):
             tool_input, k = redact(row[4], rules=rules) if row[4] else (row[4], 0)
+            if k:  # a tool's input is JSON: two secrets as keys of one object must not become one key
+                tool_input = keys_kept_apart(row[4], tool_input)
             n += k
             new_text = text if row[3] is not None else None
             if new_text != row[3] or tool_input != row[4]:

@@ -6,6 +6,7 @@ Never edit a released migration: add a new one.
 
 from __future__ import annotations
 
+from core.models import ENTRY_ID_PATTERN
 from core.projects import project_patterns
 
 __all__ = ["MIGRATIONS", "VIEWS", "project_sql"]
@@ -658,6 +659,23 @@ ALTER TABLE files ADD COLUMN reader_version INTEGER;
 UPDATE files SET reader_version = 0 WHERE status IN ('ok', 'shrunk');
 """
 
+_HELD_IDS = f"""
+-- Entries whose id is not one playbook makes (`core.models.ENTRY_ID_PATTERN`): import checks ids since, but an older
+-- version's import stored any id, and an id is printed bare in CLAUDE.md, the hooks' digest and MCP answers (a line
+-- break, a marker, a heading and a command in it were). Stored rows are read without validation (`load_version`, for
+-- speed), so every id is checked here once and each such entry is held from every delivery (flows.delivery.exports);
+-- the rows stay as they are: history is never rewritten. Ids made from then on are checked where they are made. Run
+-- again (a store taken back to an earlier schema) it adds only what it did not hold.
+CREATE TABLE IF NOT EXISTS held_ids (
+    playbook VARCHAR NOT NULL,
+    entry_id VARCHAR NOT NULL,
+    found_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (playbook, entry_id)
+);
+INSERT OR IGNORE INTO held_ids (playbook, entry_id)
+    SELECT DISTINCT playbook, name FROM entries WHERE NOT regexp_matches(name, '{ENTRY_ID_PATTERN}');
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial: ingest ledger, sessions, messages, versioned playbooks", _INITIAL),
     (2, "llm exchanges and run metrics", _LLM_AND_RUNS),
@@ -689,6 +707,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (28, "a worktree's sessions belong to the project that holds it", _WORKTREE_PROJECTS),
     (29, "a command's words and here document as the guards read them, for adherence", _ACTION_WORDS),
     (30, "the reader version each file was read with: a changed reader reads its files again", _READER_VERSIONS),
+    (31, "entries stored by an older version with an id playbook never makes, held from delivery", _HELD_IDS),
 ]
 
 VIEWS = r"""

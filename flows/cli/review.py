@@ -108,12 +108,21 @@ def review_cmd(
                     "pending": outcome.pending,
                     "held": outcome.held,
                     "outdated": outcome.outdated,
+                    "held_ids": outcome.held_ids,
                 }
             )
             return
         render_held(outcome.held)
         for name, why in sorted(outcome.outdated.items()):
             err.print(f"[yellow]held:[/yellow] {escape(name)}: {escape(why)} (`playbook revalidate`)", highlight=False)
+        if outcome.held_ids:
+            n = len(outcome.held_ids)
+            err.print(
+                f"[yellow]Warning:[/yellow] {n} entr{'y' if n == 1 else 'ies'} held, never delivered: an older version"
+                " stored an id playbook never makes (it may carry markup or commands); `playbook review --json` lists"
+                " them (`held_ids`).",
+                highlight=False,
+            )
         if not outcome.required:
             err.print(f'Note: playbook `{ws.playbook}` has review = "auto": every version is published.')
         if not outcome.pending:
@@ -172,7 +181,7 @@ def revalidate_cmd(
 
     Example: [bold]playbook revalidate[/bold]
     """
-    from flows.delivery.sources import revalidate
+    from flows.delivery.review import revalidate
 
     ws = workspace(db, playbook, wait_s=wait)
     found = revalidate(ws, ws.playbook)

@@ -30,6 +30,7 @@ from core.playbook_screen import EntryScreen, Screened, Support, screen_keys
 from core.projects import project_of
 from core.redact import mask_playbook
 from core.screen import Vouched
+from core.store.held_ids import held_ids
 from core.store.provenance import entry_providers, entry_sources
 from core.store.published import approved_version, record_export, stale_entries
 from core.store.registry import require_playbook
@@ -60,6 +61,7 @@ __all__ = [
     "render_export",
     "screened",
     "vouched",
+    "without_held_ids",
     "write_export",
 ]
 
@@ -119,13 +121,25 @@ def vouched(con: duckdb.DuckDBPyConnection, rules: ExportRules) -> Vouched:
 
 
 def screened(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, list[Screened]]:
-    """`model` as it may reach an agent: normalised (NFKC, no invisible characters), and without the entries the
-    screen holds (`core.screen`) unless a person released their text; the held entries, with the rules that hold
-    them. Every entry is screened (`playbook review`, an export of the whole playbook)."""
-    model, screen = _screen_of(con, rules, model)
+    """`model` as it may reach an agent: normalised (NFKC, no invisible characters), without the entries held by
+    their id (`core.store.held_ids`), and without the entries the screen holds (`core.screen`) unless a person
+    released their text; the held entries, with the rules that hold them. Every entry is screened (`playbook
+    review`, an export of the whole playbook)."""
+    model, screen = _screen_of(con, rules, without_held_ids(con, rules.playbook, model)[0])
     whole = screen.whole()
     keep_verdicts(con, screen.read_now, rules_fingerprint())
     return whole
+
+
+def without_held_ids(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook) -> tuple[Playbook, int]:
+    """`model` without the entries held by their id (an older version stored an id playbook never makes), and how
+    many there were: nothing renders such an id, not even `playbook review`."""
+    held = held_ids(con, playbook)
+    if not held:
+        return model, 0
+    kept = {s: [e for e in items if e.name not in held] for s, items in model.sections.items()}
+    gone = sum(len(items) for items in model.sections.values()) - sum(len(items) for items in kept.values())
+    return model.model_copy(update={"sections": kept}), gone
 
 
 def _screen_of(con: duckdb.DuckDBPyConnection, rules: ExportRules, model: Playbook) -> tuple[Playbook, EntryScreen]:
@@ -208,7 +222,8 @@ def prepare_export(
     (`core.hooks.for_project`), before the budget is spent."""
     latest = version is None
     version = exported_version(con, rules) if latest else version
-    model = mask_playbook(load_version(con, rules.playbook, version), rules.redactor)
+    model, by_id = without_held_ids(con, rules.playbook, load_version(con, rules.playbook, version))
+    model = mask_playbook(model, rules.redactor)
     sources = sources_of(con, rules.playbook)
     outdated = {e: s.reason for e, s in sources.items() if s.status == "held" and s.reason}
     if whole:
@@ -242,17 +257,19 @@ def prepare_export(
         playbook=rules.playbook,
         model=model,
         use=use,
-        note=_note(con, rules.playbook, model, use, whole=whole),
+        note=_note(con, rules.playbook, model, use, whole=whole, by_id=by_id),
         version=version,
         citations={e: [c.shown() for c in src.citations] for e, src in sources.items()},
         outdated=outdated if latest and not whole else {},
     )
 
 
-def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse, *, whole: bool) -> str | None:
+def _note(
+    con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: BudgetUse, *, whole: bool, by_id: int = 0
+) -> str | None:
     """The lines an export ends with: which providers wrote the entries, those written by rules rather than a
     model, entries the screen held (`whole`: of the whole playbook, else of those the budget would take: only those
-    are screened), and entries left out to fit the budget."""
+    are screened), entries held by their id (`by_id`), and entries left out to fit the budget."""
     lines = []
     names = {e.name for _, e in model.entries()}
     writers = Counter(by for name, by in entry_providers(con, playbook).items() if name in names)
@@ -270,6 +287,12 @@ def _note(con: duckdb.DuckDBPyConnection, playbook: str, model: Playbook, use: B
             f"{use.held} entr{'y' if use.held == 1 else 'ies'} held by the screen{among} (not known to be safe: a"
             " command outside the allow-list, a link to a host the user never named, an instruction to the agent,"
             " too little support); `playbook review` lists every held entry with the rule that held it."
+        )
+    if by_id:
+        lines.append(
+            f"Warning: {by_id} entr{'y' if by_id == 1 else 'ies'} held, never delivered: an older version stored"
+            " an id playbook never makes (it may carry markup or commands); `playbook review --json` lists them"
+            " (`held_ids`)."
         )
     if use.left_out:
         lines.append(

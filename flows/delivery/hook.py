@@ -73,11 +73,13 @@ _HOOKS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
 
 
 def _details(
-    con: duckdb.DuckDBPyConnection, name: str, least: int, citations: dict[str, list[str]]
+    con: duckdb.DuckDBPyConnection, name: str, least: int, citations: dict[str, list[str]], given: set[str]
 ) -> dict[str, dict[str, Any]]:
-    """Per live entry: the sessions it rests on, its impact verdict, and what it cites."""
+    """Per entry the export gives (`given`): the sessions it rests on, its impact verdict, and what it cites. Of
+    those only: an entry held from the export (by the screen, or by an id playbook never makes) has no place in the
+    snapshot."""
     sources = entry_sources(con, name)
-    verdicts = {c.entry_id: estimate_counts(c, least).verdict for c in impact_counts(con, name)}
+    verdicts = {c.entry_id: estimate_counts(c, least).verdict for c in impact_counts(con, name) if c.entry_id in given}
     return {
         entry: {"sessions": len(sources.get(entry, [])), "impact": verdict, "citations": citations.get(entry, [])}
         for entry, verdict in verdicts.items()
@@ -96,7 +98,8 @@ def snapshot_of(db: Database, ws: Workspace) -> Snapshot:
             entries = export.model.entries()
             triggers = entry_triggers(con, name)
             guards = entry_guards(con, name, {e.name: e.text for _, e in entries})
-            details = _details(con, name, ws.settings.impact_min_sessions, export.citations)
+            given = {e.name for _, e in entries}
+            details = _details(con, name, ws.settings.impact_min_sessions, export.citations, given)
         scope = ws.settings.session_scope(name)
         globs, inside = scope if scope is not None else ([], True)
         found.append(

@@ -1,7 +1,8 @@
 """Review before publishing: pending changes and held entries, and the decisions on both (`playbook review`).
 
 The changes are those since the last approved version of a playbook that requires review; the held entries
-are those the screen holds."""
+are those the screen holds, and those `playbook revalidate` finds outdated (here, beside the other commands that
+change what the hooks serve and write their snapshot again)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,17 @@ from core.guards import bound_lesson, guards_of
 from core.playbook_screen import Screened
 from core.redact import mask_playbook
 from core.review import ReviewChange, review_changes, undo_changes
+from core.store.citations import record_checks
 from core.store.guards import entry_lessons, set_hard
+from core.store.held_ids import held_ids
 from core.store.published import approved_version, record_review
 from core.store.registry import require_playbook
 from core.store.screening import release_holds
 from core.store.versions import current_version, load_version, write_version
 from flows.context import Database
-from flows.delivery.exports import ExportRules, exported_version, screened
+from flows.delivery.exports import ExportRules, exported_version, screened, without_held_ids
 from flows.delivery.hook import refreshes_snapshot
-from flows.delivery.sources import outdated
+from flows.delivery.sources import Source, outdated, sources_of
 from flows.workspace import Workspace
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "held_entries",
     "pending_review",
     "release_held",
+    "revalidate",
     "review",
 ]
 
@@ -48,6 +52,8 @@ class ReviewOutcome(BaseModel):
     pending: list[ReviewChange]
     held: list[Screened]
     outdated: dict[str, str] = {}  # entry id -> why what it rests on no longer holds (held from every export)
+    # Entries held by their id (an older version stored one playbook never makes): only JSON shows them, escaped.
+    held_ids: list[str] = []
     decided: bool = False
     version: int | None = None
     approved: int = 0
@@ -106,7 +112,9 @@ def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer:
             require_playbook(con, playbook)
         base, newest = approved_version(con, playbook), current_version(con, playbook)
         approved, current = load_version(con, playbook, base), load_version(con, playbook, newest)
-        changes = review_changes(approved, current)
+        # An entry held by its id is not shown as a change (nor undone by a rejection: `undo_changes` goes by name).
+        shown, _ = without_held_ids(con, playbook, current)
+        changes = review_changes(without_held_ids(con, playbook, approved)[0], shown)
         exported = mask_playbook(load_version(con, playbook, exported_version(con, rules)), rules.redactor)
         held = screened(con, rules, exported)[1]
         outcome = ReviewOutcome(
@@ -116,6 +124,7 @@ def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer:
             pending=changes,
             held=held,
             outdated=outdated(con, playbook),
+            held_ids=sorted(held_ids(con, playbook)),
         )
         rejected = decide(changes) if (decide is not None and changes) else None
         if rejected is None:
@@ -173,13 +182,29 @@ def release_held(ws: Workspace, playbook: str, names: Sequence[str], by: str | N
         return chosen
 
 
+@refreshes_snapshot
+def revalidate(ws: Workspace, playbook: str) -> list[Source]:
+    """`playbook revalidate`: check every entry's citations now, record each check (with the commit of a git
+    repository), and return them, outdated first. The hooks' snapshot is written again: an entry found outdated
+    is held from the hooks and the MCP server now, not from the next publish or nightly on."""
+    with ws.database(playbook).write("playbook revalidate", create=False) as con:
+        require_playbook(con, playbook)
+        texts = {e.name: e.text for _, e in load_version(con, playbook).entries()}
+        found = [s.model_copy(update={"text": texts.get(s.entry_id, "")}) for s in sources_of(con, playbook).values()]
+        record_checks(con, playbook, [(s.entry_id, s.root, s.commit, s.reason) for s in found])
+    return sorted(found, key=lambda s: ({"held": 0, "ok": 1}.get(s.status, 2), s.entry_id))
+
+
 def pending_review(db: Database, rules: ExportRules) -> list[ReviewChange]:
     """The changes awaiting `playbook review` (none when the playbook does not require review)."""
     if not rules.review_required:
         return []
     with db.open() as con:
         approved = load_version(con, rules.playbook, approved_version(con, rules.playbook))
-        return review_changes(approved, load_version(con, rules.playbook))
+        current = load_version(con, rules.playbook)
+        return review_changes(
+            without_held_ids(con, rules.playbook, approved)[0], without_held_ids(con, rules.playbook, current)[0]
+        )
 
 
 class Hardened(BaseModel):

@@ -4,25 +4,21 @@ entry's text and is stored redacted; with no snapshot a search is an empty list,
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from typer.testing import CliRunner
 
 from core.hooks import held_out
 from flows.cli import app
 from flows.delivery.lessons_server import NOTE_CHARS, feedback_path
 from tests.helpers import SAMPLES, trust_config
+from tests.servers import call_mcp as call
 
-ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 KEY = "sk-ant-api03-" + "a" * 40  # the shape of an Anthropic key, built here so no scanner flags this file
 ENTRIES = {
@@ -32,41 +28,6 @@ ENTRIES = {
     ],
     "MISTAKES TO AVOID": [{"name": "mis-001", "text": "`npm ci` fails here; use `pnpm install`.", "helpful": 0}],
 }
-
-
-def call(db: Path, session: str, steps: list[tuple[str, dict[str, Any]]], settings: Path | None = None) -> list[Any]:
-    """Start `playbook mcp` for `db` as the agent's session `session`, list its tools, then call each step's
-    tool; the tools' names first, then each call's result (structured content, else its text). `settings`: a
-    trusted playbook.toml naming `db`, read instead of passing `--db` (the session is then the server's own)."""
-
-    async def run() -> list[Any]:
-        # Settings read from the environment refuse a `PLAYBOOK_` name they do not know, `PLAYBOOK_MCP_SESSION` too:
-        # the server reading settings makes its own session id.
-        env = (
-            {"PLAYBOOK_CONFIG": str(settings), "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
-            if settings
-            else {"PLAYBOOK_MCP_SESSION": session}
-        )
-        server = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "flows.cli", "mcp", *([] if settings else ["--db", str(db)])],
-            env=env,
-            cwd=str(ROOT),
-        )
-        async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            listed = await client.list_tools()
-            found: list[Any] = [sorted(t.name for t in listed.tools)]
-            for name, arguments in steps:
-                result = await client.call_tool(name, arguments)
-                assert not result.is_error, result
-                structured = result.structured_content
-                found.append(
-                    structured.get("result", structured) if isinstance(structured, dict) else result.content[0].text
-                )
-            return found
-
-    return asyncio.run(run())
 
 
 @pytest.fixture

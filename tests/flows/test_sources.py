@@ -139,6 +139,32 @@ def test_an_entry_whose_source_is_gone_is_held_everywhere_and_comes_back(learned
     assert json.loads(rows.stdout)[0]["n"] == 2 * len({script, *built})  # every check is kept
 
 
+def session_start(db: Path, cwd: Path) -> str:
+    """What the installed SessionStart hook gives a new session in `cwd` (it reads only the snapshot)."""
+    event = {"session_id": f"s-{cwd.name}", "cwd": str(cwd), "hook_event_name": "SessionStart", "source": "startup"}
+    done = runner.invoke(app, ["hook", "session-start", "--db", str(db)], input=json.dumps(event))
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_revalidate_holds_an_outdated_entry_from_the_hooks_at_once(learned: dict[str, Path]) -> None:
+    """`revalidate` said an entry was held from every hook, but the hooks kept serving the snapshot the last publish
+    or nightly wrote until the next one: it writes the snapshot again."""
+    db, repo = learned["db"], learned["repo"]
+    script = next(e["text"] for e in exported(db).values() if "`pnpm dev`" in e["text"])
+    assert runner.invoke(app, ["hook", "install", "--project", str(repo), "--db", str(db)]).exit_code == 0
+    assert script in session_start(db, repo)
+    (repo / "package.json").write_text(json.dumps({"scripts": {"start": "vite"}}))
+    git(repo, "commit", "-qam", "rename the script")
+    assert runner.invoke(app, ["revalidate", "--db", str(db)]).exit_code == 0
+    assert script not in session_start(db, repo)
+    (repo / "package.json").write_text(json.dumps({"scripts": {"dev": "vite"}}))
+    git(repo, "commit", "-qam", "back")
+    assert runner.invoke(app, ["revalidate", "--db", str(db)]).exit_code == 0
+    assert script in session_start(db, repo)
+
+
 @pytest.mark.slow
 def test_a_project_not_on_this_machine_is_not_checked_and_its_entries_go_out(learned: dict[str, Path]) -> None:
     db, repo = learned["db"], learned["repo"]
