@@ -140,6 +140,19 @@ def should_prune(entry: Entry, reported: int = 0) -> bool:
     return entry.harmful - reported >= PRUNE_MIN_HARMFUL and entry.harmful > entry.helpful
 
 
+def spared_by_reports(playbook: Playbook, reported: Mapping[str, int]) -> list[str]:
+    """The entries of `playbook` the pruning rule would take but for agents' reports (`reported`, by entry id):
+    kept for a person to decide (`playbook review` lists them, each run's summary names them)."""
+    if not reported:
+        return []
+    return [
+        e.name
+        for items in playbook.sections.values()
+        for e in items
+        if e.name in reported and should_prune(e) and not should_prune(e, reported[e.name])
+    ]
+
+
 # --- validation ---------------------------------------------------------------------------------
 
 

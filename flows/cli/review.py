@@ -109,6 +109,7 @@ def review_cmd(
                     "held": outcome.held,
                     "outdated": outcome.outdated,
                     "held_ids": outcome.held_ids,
+                    "reported": outcome.reported,
                 }
             )
             return
@@ -121,6 +122,12 @@ def review_cmd(
                 f"[yellow]Warning:[/yellow] {n} entr{'y' if n == 1 else 'ies'} held, never delivered: an older version"
                 " stored an id playbook never makes (it may carry markup or commands); `playbook review --json` lists"
                 " them (`held_ids`).",
+                highlight=False,
+            )
+        for name in outcome.reported:
+            err.print(
+                f"[yellow]kept:[/yellow] {escape(name)}: only agents' reports (`playbook mcp`) would prune it; it stays"
+                f" until you decide (`playbook retire {escape(name)}` removes it).",
                 highlight=False,
             )
         if not outcome.required:

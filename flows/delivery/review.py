@@ -12,10 +12,12 @@ from pydantic import BaseModel
 
 from core.errors import ConfigError
 from core.guards import bound_lesson, guards_of
+from core.operations import spared_by_reports
 from core.playbook_screen import Screened
 from core.redact import mask_playbook
 from core.review import ReviewChange, review_changes, undo_changes
 from core.store.citations import record_checks
+from core.store.exposure import reported_harm
 from core.store.guards import entry_lessons, set_hard
 from core.store.held_ids import held_ids
 from core.store.published import approved_version, record_review
@@ -54,6 +56,8 @@ class ReviewOutcome(BaseModel):
     outdated: dict[str, str] = {}  # entry id -> why what it rests on no longer holds (held from every export)
     # Entries held by their id (an older version stored one playbook never makes): only JSON shows them, escaped.
     held_ids: list[str] = []
+    # Entries only agents' reports would prune (`core.operations.should_prune`): kept until a person retires them.
+    reported: list[str] = []
     decided: bool = False
     version: int | None = None
     approved: int = 0
@@ -125,6 +129,7 @@ def review(ws: Workspace, playbook: str, decide: Decide | None = None, reviewer:
             held=held,
             outdated=outdated(con, playbook),
             held_ids=sorted(held_ids(con, playbook)),
+            reported=spared_by_reports(shown, reported_harm(con, playbook)),
         )
         rejected = decide(changes) if (decide is not None and changes) else None
         if rejected is None:

@@ -20,7 +20,7 @@ from core.llm.embed import Embedder, one_blas_thread
 from core.llm.guard import CallGuard
 from core.miner import quiet
 from core.models import ApplyReport, Entry, skip_label
-from core.operations import apply_evaluations, should_prune
+from core.operations import apply_evaluations, spared_by_reports
 from core.runsummary import RunFailedError, RunKind, RunSummary
 from core.selection import SessionFilter
 from core.store.embeddings import keep_pair_count, kept_pair_count, vectors_for
@@ -99,15 +99,8 @@ def count_feedback(db: Database, playbook: str) -> Feedback:
             )
             mark_counted(con, playbook, reported, version)
         harm = reported_harm(con, playbook)
-        kept: list[str] = []
-        if harm:  # a playbook no agent ever reported on (the usual case) is not rebuilt for this
-            live = new if new is not None else load_version(con, playbook)
-            kept = [
-                e.name
-                for items in live.sections.values()
-                for e in items
-                if e.name in harm and should_prune(e) and not should_prune(e, harm[e.name])
-            ]
+        # A playbook no agent ever reported on (the usual case) is not rebuilt for this.
+        kept = spared_by_reports(new if new is not None else load_version(con, playbook), harm) if harm else []
     return Feedback(len(reported), kept)
 
 

@@ -188,8 +188,12 @@ def test_agents_reports_alone_never_prune_a_lesson_the_summary_names_it_for_a_pe
     assert "1 entry would be pruned only because agents reported them harmful (pat-001)" in " ".join(
         curated.output.split()
     ), curated.output
-    # A person decides: retiring it is one command.
+    # `playbook review` lists it for the person, who decides: retiring it is one command.
+    listed = runner.invoke(app, ["review", "--db", str(db)])
+    assert listed.exit_code == 0 and "kept: pat-001: only agents' reports" in " ".join(listed.stderr.split())
+    assert json.loads(runner.invoke(app, ["review", "--json", "--db", str(db)]).stdout)["reported"] == ["pat-001"]
     assert runner.invoke(app, ["retire", "pat-001", "--db", str(db)]).exit_code == 0
+    assert json.loads(runner.invoke(app, ["review", "--json", "--db", str(db)]).stdout)["reported"] == []
 
 
 def test_a_merged_lesson_carries_the_agents_reports_of_what_it_merged(tmp_path: Path, db: Path) -> None:
